@@ -1,0 +1,41 @@
+// Configuration structs: the model's shape (from the checkpoint) and the engine's settings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace pagedchat {
+
+/// Shape of a Llama-architecture model.
+struct ModelConfig {
+  int dim = 0;           ///< hidden size
+  int hidden_dim = 0;    ///< feed-forward (SwiGLU) size
+  int n_layers = 0;
+  int n_heads = 0;       ///< query heads
+  int n_kv_heads = 0;    ///< key/value heads (grouped-query attention when < n_heads)
+  int vocab_size = 0;
+  int max_seq_len = 0;   ///< max positions the model was trained with
+  int head_dim = 0;      ///< dim / n_heads
+  float rope_theta = 10000.0f;
+  float norm_eps = 1e-5f;
+  bool shared_classifier = true;  ///< output projection tied to the token embedding
+  int bos_id = 1;
+  int eos_id = 2;
+  bool stop_on_bos = true;  ///< llama2.c checkpoints: a generated BOS ends the sequence (as run.c does)
+};
+
+/// Engine settings (vLLM's EngineArgs, trimmed to what this engine uses).
+struct EngineConfig {
+  std::string model;       ///< a llama2.c .bin file, or a folder holding one .bin and one .model
+  std::string tokenizer;   ///< optional explicit sentencepiece .model
+  int block_size = 16;     ///< tokens per KV-cache block
+  std::size_t kv_cache_bytes = 0;  ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences
+  int num_blocks = 0;      ///< explicit KV block count; overrides kv_cache_bytes when > 0
+  int max_num_seqs = 64;   ///< most requests running at once
+  int max_num_batched_tokens = 512;  ///< token budget of one step (prefill chunks + decodes)
+  int max_model_len = 0;   ///< 0 = the model's max_seq_len; may not exceed it
+  int num_threads = 0;     ///< CPU threads for the forward; 0 = hardware concurrency
+};
+
+}  // namespace pagedchat

@@ -1,0 +1,58 @@
+// LlamaModel: the Llama forward (llama2.c's run.c, batched and paged) over the op interface:
+// per layer RMSNorm -> Q/K/V -> RoPE -> reshape_and_cache -> paged attention -> Wo + residual ->
+// RMSNorm -> SwiGLU MLP + residual; then the final RMSNorm and the classifier, computed only for the
+// tokens whose logits are wanted.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/llama2c_loader.h"
+#include "kernels/ops.h"
+
+namespace pagedchat {
+
+/// The paged KV cache: per layer, K and V tensors [num_blocks * block_size, n_kv_heads * head_dim]
+/// float32.
+struct KVCache {
+  KVCache(const ModelConfig& c, int num_blocks, int block_size);
+  /// Bytes one block takes over all layers, K and V.
+  static std::size_t bytes_per_block(const ModelConfig& c, int block_size);
+
+  int num_blocks, block_size, kv_width;
+  std::vector<std::vector<float>> key, value;  // [n_layers][num_blocks * block_size * kv_width]
+};
+
+/// One flattened batch of T tokens from R requests (see kernels::AttentionMetadata).
+struct ForwardBatch {
+  std::vector<int> input_ids;        ///< [T]
+  std::vector<int> positions;        ///< [T]
+  std::vector<int64_t> slot_mapping; ///< [T]
+  std::vector<int> query_start_loc;  ///< [R + 1]
+  std::vector<int> seq_lens;         ///< [R]
+  std::vector<int> block_tables;     ///< [R * max_blocks_per_seq], unused entries 0
+  int max_blocks_per_seq = 0;
+  std::vector<int> logits_indices;   ///< token indices whose logits are computed, in output order
+
+  int num_tokens() const { return int(input_ids.size()); }
+  int num_requests() const { return int(seq_lens.size()); }
+};
+
+class LlamaModel {
+ public:
+  LlamaModel(const ModelConfig& config, const LlamaWeights& weights, kernels::Backend& backend);
+
+  /// Runs the batch, writing K/V of its tokens into `cache`; fills `logits` with
+  /// [logits_indices.size(), vocab_size] float32 rows.
+  void forward(const ForwardBatch& batch, KVCache& cache, std::vector<float>& logits);
+
+ private:
+  const ModelConfig config_;
+  const LlamaWeights weights_;
+  kernels::Backend& ops_;
+  // Activations, grown to the largest batch seen (no per-step allocation afterwards).
+  std::vector<float> x_, xb_, q_, k_, v_, att_, hb_, hb2_, sel_;
+};
+
+}  // namespace pagedchat

@@ -1,0 +1,73 @@
+// LLMEngine: the continuous-batching engine (vLLM's LLMEngine). Not thread-safe: one thread
+// (the app's EngineWorker, or the CLI) owns it and calls add_request/abort_request/step().
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "outputs.h"
+#include "sampling_params.h"
+
+namespace pagedchat {
+
+class Tokenizer;
+class Scheduler;
+class ModelRunner;
+class Sampler;
+struct Request;
+
+/// Counters for a status line / engine view.
+struct EngineStats {
+  int num_running = 0;
+  int num_waiting = 0;
+  int num_total_blocks = 0;
+  int num_free_blocks = 0;
+  long long num_preemptions = 0;     ///< since start
+  long long num_prompt_tokens = 0;   ///< prompt tokens computed since start
+  long long num_generation_tokens = 0;  ///< tokens generated since start
+  long long num_steps = 0;
+};
+
+class LLMEngine {
+ public:
+  /// Loads the model and tokenizer and sizes the KV cache. Throws std::runtime_error naming the
+  /// file and the problem (missing, truncated, bad header, no tokenizer, cache too small).
+  explicit LLMEngine(const EngineConfig& config);
+  ~LLMEngine();
+  LLMEngine(const LLMEngine&) = delete;
+  LLMEngine& operator=(const LLMEngine&) = delete;
+
+  /// Queues a request; it joins the batch at the next step(). The prompt is tokenized with BOS
+  /// prepended. Throws std::invalid_argument for a duplicate id, invalid params, or a prompt
+  /// that can never fit (prompt length >= max_model_len, or more KV blocks than the cache has).
+  void add_request(const std::string& request_id, const std::string& prompt, const SamplingParams& params);
+  /// Same with token ids given directly (used as is, no BOS added).
+  void add_request(const std::string& request_id, const std::vector<int>& prompt_token_ids,
+                   const SamplingParams& params);
+
+  /// Aborts a waiting or running request and frees its blocks at once. Returns false when the id
+  /// is unknown or already finished. The next step() reports it with finish_reason "abort".
+  bool abort_request(const std::string& request_id);
+
+  /// Runs one scheduler + forward + sampling step over every scheduled request and returns the
+  /// outputs of requests that produced new text or finished (shape per SamplingParams::output_kind).
+  std::vector<RequestOutput> step();
+
+  bool has_unfinished_requests() const;
+  int num_unfinished_requests() const;
+
+  const ModelConfig& model_config() const;
+  const EngineConfig& engine_config() const;
+  const Tokenizer& tokenizer() const;
+  EngineStats stats() const;
+  /// Ids of the requests scheduled in the most recent step (for tests and the engine view).
+  const std::vector<std::string>& last_scheduled_request_ids() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pagedchat
