@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "llm_engine.h"
+#include "engine/llm_engine.h"
 
 namespace pagedchat {
 

@@ -228,6 +228,14 @@ const EngineConfig& LLMEngine::engine_config() const { return impl_->config; }
 const Tokenizer& LLMEngine::tokenizer() const { return *impl_->tokenizer; }
 const std::vector<std::string>& LLMEngine::last_scheduled_request_ids() const { return impl_->last_scheduled; }
 
+std::optional<RequestState> LLMEngine::request_state(const std::string& id) const {
+  auto it = impl_->requests.find(id);
+  if (it == impl_->requests.end()) return std::nullopt;
+  const Request& r = *it->second;
+  return RequestState{r.status, r.num_prompt_tokens(), r.num_computed_tokens, r.num_output_tokens(),
+                      int(r.block_ids.size()), r.num_preemptions};
+}
+
 EngineStats LLMEngine::stats() const {
   EngineStats s = impl_->stats;
   s.num_running = impl_->scheduler->num_running();

@@ -6,9 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "outputs.h"
-#include "sampling_params.h"
+#include <optional>
+
+#include "engine/config.h"
+#include "engine/outputs.h"
+#include "engine/request_status.h"
+#include "engine/sampling_params.h"
 
 namespace pagedchat {
 
@@ -28,6 +31,16 @@ struct EngineStats {
   long long num_prompt_tokens = 0;   ///< prompt tokens computed since start
   long long num_generation_tokens = 0;  ///< tokens generated since start
   long long num_steps = 0;
+};
+
+/// A snapshot of one unfinished request (for tests and the engine view).
+struct RequestState {
+  RequestStatus status = RequestStatus::kWaiting;
+  int num_prompt_tokens = 0;
+  int num_computed_tokens = 0;  ///< tokens whose K/V are in the cache
+  int num_output_tokens = 0;
+  int num_blocks = 0;           ///< length of its block table
+  int num_preemptions = 0;
 };
 
 class LLMEngine {
@@ -57,6 +70,9 @@ class LLMEngine {
 
   bool has_unfinished_requests() const;
   int num_unfinished_requests() const;
+
+  /// State of an unfinished request; nullopt when the id is unknown or finished.
+  std::optional<RequestState> request_state(const std::string& request_id) const;
 
   const ModelConfig& model_config() const;
   const EngineConfig& engine_config() const;

@@ -8,12 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/request_status.h"
 #include "engine/sampling_params.h"
 #include "engine/tokenizer.h"
 
 namespace pagedchat {
-
-enum class RequestStatus { kWaiting, kRunning, kPreempted, kFinished };
 
 struct Request {
   Request(std::string id, std::string prompt_text, std::vector<int> prompt_ids, SamplingParams p,

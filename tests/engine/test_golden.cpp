@@ -1,0 +1,118 @@
+// Golden tests: llama2.c's reference run.c outputs (../shared/models/stories260K/golden) must be
+// reproduced token for token, and the logits within 1e-4.
+#include <QtTest>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <cmath>
+
+#include "engine/llama2c_loader.h"
+#include "engine/llama_model.h"
+#include "engine/llm.h"
+#include "engine/tokenizer.h"
+#include "engine_test_utils.h"
+#include "kernels/ops.h"
+
+using namespace pagedchat;
+
+namespace {
+std::vector<int> toIds(const QJsonArray& a) {
+  std::vector<int> v;
+  for (const auto& x : a) v.push_back(x.toInt());
+  return v;
+}
+QJsonObject readJson(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return QJsonDocument::fromJson(f.readAll()).object();
+}
+}  // namespace
+
+class TestGolden : public QObject {
+  Q_OBJECT
+ private slots:
+  void greedy_data() {
+    QTest::addColumn<QString>("file");
+    for (const char* name : {"bos_only", "once_upon", "lily_tom"})
+      QTest::newRow(name) << testpaths::stories260K() + "/golden/" + name + ".json";
+  }
+
+  void greedy() {
+    QFETCH(QString, file);
+    REQUIRE_MODEL_FILE(file);
+    const QJsonObject g = readJson(file);
+    QVERIFY2(!g.isEmpty(), qPrintable("cannot parse " + file));
+    const std::string prompt = g["prompt"].toString().toStdString();
+    const std::vector<int> expected_prompt = toIds(g["prompt_ids_with_bos"].toArray());
+    const std::vector<int> expected = toIds(g["generated_ids"].toArray());
+    const int steps = g["steps"].toInt();
+
+    LLM llm(testutil::storiesConfig());
+    QCOMPARE(llm.engine().tokenizer().encode(prompt), expected_prompt);
+    const auto outs = llm.generate({prompt}, testutil::greedy(steps - int(expected_prompt.size()) + 1));
+    QCOMPARE(outs.size(), size_t(1));
+    QCOMPARE(outs[0].prompt_token_ids, expected_prompt);
+    const auto& c = outs[0].outputs[0];
+    QCOMPARE(c.token_ids.size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i)
+      QVERIFY2(c.token_ids[i] == expected[i], qPrintable(QString("token %1: got %2, expected %3")
+                                                             .arg(i).arg(c.token_ids[i]).arg(expected[i])));
+    QCOMPARE(QString::fromStdString(prompt + c.text), g["full_text"].toString());
+    QCOMPARE(c.finish_reason.value_or(""), std::string("length"));
+  }
+
+  // Row p of once_upon.logits.f32 is the logits after feeding position p of prompt + generated ids.
+  void logits() {
+    const QString dir = testpaths::stories260K();
+    REQUIRE_MODEL_FILE(dir + "/golden/once_upon.logits.f32");
+    const QJsonObject g = readJson(dir + "/golden/once_upon.json");
+    std::vector<int> seq = toIds(g["prompt_ids_with_bos"].toArray());
+    for (int id : toIds(g["generated_ids"].toArray())) seq.push_back(id);
+    QFile f(dir + "/golden/once_upon.logits.f32");
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray raw = f.readAll();
+    const LoadedModel model = load_llama2c((dir + "/stories260K.bin").toStdString());
+    const int vocab = model.config.vocab_size;
+    const int rows = raw.size() / int(sizeof(float) * vocab);
+    QCOMPARE(rows, 128);
+    QVERIFY(int(seq.size()) >= rows);
+    const float* ref = reinterpret_cast<const float*>(raw.constData());
+
+    // Feed the sequence in uneven chunks through the paged cache (block size 16, scattered blocks).
+    auto backend = kernels::make_cpu_backend(2);
+    LlamaModel llama(model.config, model.weights, *backend);
+    const int bs = 16, nblocks = 12;
+    KVCache cache(model.config, nblocks, bs);
+    const std::vector<int> table = {11, 3, 7, 0, 9, 1, 5, 2};  // 8 blocks = 128 positions
+    double max_err = 0.0;
+    int pos = 0;
+    for (int chunk : {1, 4, 17, 33, 2, 71}) {
+      ForwardBatch b;
+      b.max_blocks_per_seq = int(table.size());
+      b.block_tables = table;
+      b.query_start_loc = {0, chunk};
+      b.seq_lens = {pos + chunk};
+      for (int i = 0; i < chunk; ++i) {
+        const int p = pos + i;
+        b.input_ids.push_back(seq[p]);
+        b.positions.push_back(p);
+        b.slot_mapping.push_back(int64_t(table[p / bs]) * bs + p % bs);
+        b.logits_indices.push_back(i);
+      }
+      std::vector<float> logits;
+      llama.forward(b, cache, logits);
+      for (int i = 0; i < chunk; ++i)
+        for (int v = 0; v < vocab; ++v)
+          max_err = std::max(max_err, double(std::fabs(logits[size_t(i) * vocab + v] - ref[size_t(pos + i) * vocab + v])));
+      pos += chunk;
+    }
+    QCOMPARE(pos, rows);
+    qInfo("max |logit - golden| = %.3g", max_err);
+    QVERIFY2(max_err < 1e-4, qPrintable(QString("max abs logit error %1").arg(max_err)));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestGolden)
+#include "test_golden.moc"
