@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what PagedChat needs to build, test and run on Debian 12 (run as root, or with sudo).
+# Only Debian packages; the CUDA toolkit is optional (found at /usr/local/cuda when present).
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+PACKAGES=(
+  # toolchain
+  cmake g++ make pkg-config
+  # engine
+  libsentencepiece-dev nlohmann-json3-dev libcli11-dev
+  # app: Qt 6 (Quick, Controls, SQL with the SQLite driver, Test, Linguist tools)
+  qt6-base-dev qt6-declarative-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libqt6sql6-sqlite
+  qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts qml6-module-qtquick-window
+  qml6-module-qtquick-templates qml6-module-qtqml-workerscript qml6-module-qtquick-dialogs
+  qml6-module-qt-labs-platform qml6-module-qtcore qml6-module-qttest
+  libsqlite3-dev libgl1-mesa-dri fonts-noto-cjk fonts-dejavu-core
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
