@@ -1,30 +1,78 @@
-// BlockPool: the KV cache's fixed-size blocks (vLLM's v1 BlockPool): a free queue and a reference
-// count per block. Block ids index the per-layer cache tensors [num_blocks * block_size, kv_width].
+// BlockPool: the KV cache's fixed-size blocks (vLLM's v1 BlockPool). Each block has a reference
+// count; blocks nobody references sit in a free queue ordered least recently used first. With
+// prefix caching, a full block is also registered under a hash of (parent block's hash, its token
+// ids, the request's cache salt); a freed block keeps that registration, so a later request with
+// the same prefix can take it back, until it is reused for something else (evicted) from the
+// head of the free queue. Lookups compare the stored key, so a hash collision is a miss, never a
+// wrong hit.
 #pragma once
 
-#include <deque>
+#include <cstdint>
+#include <list>
+#include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace pagedchat {
 
+/// What identifies the contents of one full block: its parent's hash, its token ids and a salt.
+struct BlockKey {
+  uint64_t parent_hash = 0;
+  std::vector<int> token_ids;
+  std::string salt;
+  bool operator==(const BlockKey&) const = default;
+  /// 64-bit hash of the key (FNV-1a over the parent hash, the ids and the salt, then a final mix).
+  uint64_t hash() const;
+};
+
 class BlockPool {
  public:
-  explicit BlockPool(int num_blocks);
+  BlockPool(int num_blocks, bool enable_caching);
 
-  int num_blocks() const { return int(ref_counts_.size()); }
+  int num_blocks() const { return int(blocks_.size()); }
+  /// Blocks that can be handed out now: unreferenced ones, cached or not.
   int num_free_blocks() const { return int(free_queue_.size()); }
-  /// Takes n free blocks (ref count 1 each). Throws std::logic_error when fewer are free; callers
-  /// check num_free_blocks() first.
+  /// Unreferenced blocks that still hold a registered prefix (evictable).
+  int num_cached_free_blocks() const;
+  /// Blocks registered in the prefix cache (referenced or not).
+  int num_cached_blocks() const { return int(cached_.size()); }
+  bool caching_enabled() const { return caching_; }
+
+  /// Takes n blocks from the head of the free queue (evicting their registrations), each with a
+  /// reference count of 1. Throws std::logic_error when fewer are free; callers check first.
   std::vector<int> allocate(int n);
-  /// Adds a reference to an allocated block (sharing between sequences).
+  /// Adds a reference; an unreferenced (cached) block leaves the free queue.
   void incref(int block_id);
-  /// Drops one reference; a block whose count reaches 0 returns to the free queue's tail.
+  /// Drops one reference; at 0 the block joins the free queue's tail (most recently used).
   void free(int block_id);
-  int ref_count(int block_id) const { return ref_counts_.at(block_id); }
+  int ref_count(int block_id) const { return blocks_.at(block_id).ref_count; }
+
+  /// The block registered under `key`, if any (no reference taken).
+  std::optional<int> lookup(const BlockKey& key, uint64_t key_hash) const;
+  /// Registers a full, referenced block under `key` (no-op when caching is off, when the block is
+  /// already registered, or when another block already holds that key).
+  void register_block(int block_id, BlockKey key, uint64_t key_hash);
+  /// The hash a block is registered under, if any.
+  std::optional<uint64_t> block_hash(int block_id) const;
+  /// Drops every registration of unreferenced blocks (vLLM's reset_prefix_cache); returns false
+  /// when some registered blocks are still in use.
+  bool reset_prefix_cache();
 
  private:
-  std::vector<int> ref_counts_;
-  std::deque<int> free_queue_;
+  struct Block {
+    int ref_count = 0;
+    std::optional<uint64_t> hash;
+    BlockKey key;
+    std::list<int>::iterator free_pos;
+    bool in_free_queue = false;
+  };
+  void evict(int block_id);
+
+  std::vector<Block> blocks_;
+  std::list<int> free_queue_;
+  std::unordered_map<uint64_t, int> cached_;  // hash -> block id
+  bool caching_;
 };
 
 }  // namespace pagedchat

@@ -36,6 +36,9 @@ struct EngineConfig {
   int max_num_batched_tokens = 512;  ///< token budget of one step (prefill chunks + decodes)
   int max_model_len = 0;   ///< 0 = the model's max_seq_len; may not exceed it
   int num_threads = 0;     ///< CPU threads for the forward; 0 = hardware concurrency
+  bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
+  int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
+  std::string scheduling_policy = "fcfs";  ///< "fcfs" (arrival order) or "priority" (lower value first)
 };
 
 }  // namespace pagedchat

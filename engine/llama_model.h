@@ -17,6 +17,8 @@ namespace pagedchat {
 /// float32.
 struct KVCache {
   KVCache(const ModelConfig& c, int num_blocks, int block_size);
+  /// Copies every layer's K and V of block `src` into block `dst` (copy-on-write).
+  void copy_block(int src, int dst);
   /// Bytes one block takes over all layers, K and V.
   static std::size_t bytes_per_block(const ModelConfig& c, int block_size);
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -10,6 +11,7 @@
 #include "engine/llama2c_loader.h"
 #include "engine/model_files.h"
 #include "engine/model_runner.h"
+#include "engine/output_processor.h"
 #include "engine/request.h"
 #include "engine/sampler.h"
 #include "engine/scheduler.h"
@@ -21,9 +23,19 @@ namespace {
 
 constexpr int kAutoCacheSequences = 8;  // kv_cache_bytes = 0: room for this many full-length sequences
 
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 std::size_t physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : std::size_t(8) << 30;
+}
+
+SchedulingPolicy parse_policy(const std::string& s) {
+  if (s == "fcfs") return SchedulingPolicy::kFcfs;
+  if (s == "priority") return SchedulingPolicy::kPriority;
+  throw std::invalid_argument("invalid engine config: scheduling_policy must be \"fcfs\" or \"priority\", got \"" + s + "\"");
 }
 
 void check_config(const EngineConfig& c) {
@@ -33,6 +45,8 @@ void check_config(const EngineConfig& c) {
   if (c.max_num_batched_tokens < 1) fail("max_num_batched_tokens must be >= 1");
   if (c.num_blocks < 0) fail("num_blocks must be >= 0");
   if (c.max_model_len < 0) fail("max_model_len must be >= 0");
+  if (c.long_prefill_token_threshold < 0) fail("long_prefill_token_threshold must be >= 0");
+  parse_policy(c.scheduling_policy);
 }
 
 }  // namespace
@@ -44,16 +58,20 @@ struct LLMEngine::Impl {
   std::unique_ptr<KVCacheManager> kv;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<ModelRunner> runner;
+  std::unique_ptr<OutputProcessor> output;
   Sampler sampler;
-  std::unordered_map<std::string, std::unique_ptr<Request>> requests;
+  std::unordered_map<std::string, std::unique_ptr<RequestGroup>> groups;
   std::vector<RequestOutput> pending;  // aborted requests, reported by the next step()
   std::vector<std::string> last_scheduled;
   std::vector<float> logits;
   uint64_t next_arrival = 0;
   EngineStats stats;
 
-  RequestOutput make_output(Request& r, bool finished);
-  void add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params);
+  void add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
+           const RequestOptions& options);
+  SampleResult sample(Request& r, const float* row);
+  void fork(RequestGroup& g);
+  void on_token(RequestGroup& g, Request& r, const SampleResult& s, double t);
 };
 
 LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
@@ -99,77 +117,112 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   m.config.num_blocks = static_cast<int>(num_blocks);
   m.config.kv_cache_bytes = std::size_t(num_blocks) * block_bytes;
 
-  m.kv = std::make_unique<KVCacheManager>(m.config.num_blocks, bs);
+  m.kv = std::make_unique<KVCacheManager>(m.config.num_blocks, bs, m.config.enable_prefix_caching);
   m.scheduler = std::make_unique<Scheduler>(
-      SchedulerConfig{m.config.max_num_seqs, m.config.max_num_batched_tokens}, *m.kv);
+      SchedulerConfig{m.config.max_num_seqs, m.config.max_num_batched_tokens, m.config.long_prefill_token_threshold,
+                      parse_policy(m.config.scheduling_policy)},
+      *m.kv);
   m.runner = std::make_unique<ModelRunner>(m.model, m.config.num_blocks, bs, m.config.num_threads);
+  m.output = std::make_unique<OutputProcessor>(mc, m.config.max_model_len, m.tokenizer.get());
   m.config.num_threads = m.runner->backend().num_threads();
 }
 
 LLMEngine::~LLMEngine() = default;
 
-void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params) {
+void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
+                          const RequestOptions& options) {
   params.validate();
-  if (id.empty()) throw std::invalid_argument("request id must not be empty");
-  if (requests.count(id)) throw std::invalid_argument("request id '" + id + "' is already in use");
-  if (ids.empty()) throw std::invalid_argument("request '" + id + "': the prompt has no tokens");
   const int vocab = model.config.vocab_size;
+  params.validate_for_vocab(vocab);
+  if (id.empty()) throw std::invalid_argument("request id must not be empty");
+  if (groups.count(id)) throw std::invalid_argument("request id '" + id + "' is already in use");
+  if (ids.empty()) throw std::invalid_argument("request '" + id + "': the prompt has no tokens");
   for (int t : ids)
     if (t < 0 || t >= vocab)
       throw std::invalid_argument("request '" + id + "': token id " + std::to_string(t) + " outside the vocabulary [0, " +
                                   std::to_string(vocab) + ")");
-  if (int(ids.size()) >= config.max_model_len)
-    throw std::invalid_argument("request '" + id + "': the prompt has " + std::to_string(ids.size()) +
-                                " tokens, but the context holds " + std::to_string(config.max_model_len) +
-                                " (max_model_len) and at least one must be left to generate");
-  auto req = std::make_unique<Request>(id, std::move(prompt), std::move(ids), params, next_arrival++, *tokenizer);
-  scheduler->add_request(req.get());
-  requests.emplace(id, std::move(req));
+  const long long need = static_cast<long long>(ids.size()) + params.max_tokens;
+  if (need > config.max_model_len)
+    throw std::invalid_argument("request '" + id + "': the prompt (" + std::to_string(ids.size()) +
+                                " tokens) plus max_tokens (" + std::to_string(params.max_tokens) + ") is " +
+                                std::to_string(need) + " tokens, more than max_model_len " +
+                                std::to_string(config.max_model_len));
+  auto g = std::make_unique<RequestGroup>();
+  g->request_id = id;
+  g->prompt = std::move(prompt);
+  g->prompt_token_ids = ids;
+  g->params = params;
+  g->metrics.arrival_time = now_seconds();
+  auto seq = std::make_unique<Request>(id, std::move(ids), params, next_arrival++, tokenizer.get());
+  seq->priority = options.priority;
+  seq->cache_salt = options.cache_salt;
+  seq->group = g.get();
+  scheduler->add_request(seq.get());
+  g->seqs.push_back(std::move(seq));
+  groups.emplace(id, std::move(g));
 }
 
-void LLMEngine::add_request(const std::string& id, const std::string& prompt, const SamplingParams& params) {
-  impl_->add(id, prompt, impl_->tokenizer->encode(prompt, /*add_bos=*/true), params);
+void LLMEngine::add_request(const std::string& id, const std::string& prompt, const SamplingParams& params,
+                            const RequestOptions& options) {
+  impl_->add(id, prompt, impl_->tokenizer->encode(prompt, /*add_bos=*/true), params, options);
 }
 
-void LLMEngine::add_request(const std::string& id, const std::vector<int>& ids, const SamplingParams& params) {
-  impl_->add(id, std::string(), ids, params);
+void LLMEngine::add_request(const std::string& id, const std::vector<int>& ids, const SamplingParams& params,
+                            const RequestOptions& options) {
+  impl_->add(id, std::string(), ids, params, options);
 }
 
 bool LLMEngine::abort_request(const std::string& id) {
   Impl& m = *impl_;
-  auto it = m.requests.find(id);
-  if (it == m.requests.end()) return false;
-  Request& r = *it->second;
-  m.scheduler->remove_request(&r);
-  r.status = RequestStatus::kFinished;
-  r.finish_reason = "abort";
-  m.pending.push_back(m.make_output(r, true));
-  m.requests.erase(it);
+  auto it = m.groups.find(id);
+  if (it == m.groups.end()) return false;
+  RequestGroup& g = *it->second;
+  for (auto& s : g.seqs) {
+    if (!s->is_finished()) m.scheduler->remove_request(s.get());
+    m.output->abort(*s);
+  }
+  g.metrics.finished_time = now_seconds();
+  m.pending.push_back(m.output->make_output(g));
+  m.groups.erase(it);
   return true;
 }
 
-RequestOutput LLMEngine::Impl::make_output(Request& r, bool finished) {
-  RequestOutput out;
-  out.request_id = r.request_id;
-  out.prompt = r.prompt;
-  out.prompt_token_ids = r.prompt_token_ids;
-  out.finished = finished;
-  out.num_computed_prompt_tokens = std::min(r.num_computed_tokens, r.num_prompt_tokens());
-  CompletionOutput c;
-  c.finish_reason = r.finish_reason;
-  const std::string& text = r.detokenizer.text();
-  const auto first_output = r.token_ids.begin() + r.num_prompt_tokens();
-  if (r.params.output_kind == RequestOutputKind::kDelta) {
-    c.text = text.substr(r.num_reported_chars);
-    c.token_ids.assign(first_output + r.num_reported_tokens, r.token_ids.end());
-  } else {
-    c.text = text;
-    c.token_ids.assign(first_output, r.token_ids.end());
+SampleResult LLMEngine::Impl::sample(Request& r, const float* row) {
+  const int vocab = model.config.vocab_size;
+  const std::span<const int> all(r.token_ids);
+  return sampler.sample(row, vocab, r.params, all.first(r.num_prompt_tokens()), all.subspan(r.num_prompt_tokens()),
+                        output->masked_ids(r), r.rng);
+}
+
+// n > 1: the first sequence has just finished the prefill; the others start from its blocks.
+void LLMEngine::Impl::fork(RequestGroup& g) {
+  const Request& parent = *g.seqs.front();
+  for (int i = 1; i < g.params.n; ++i) {
+    SamplingParams p = g.params;
+    if (p.seed) p.seed = *p.seed + uint64_t(i);  // distinct but reproducible streams (as vLLM does)
+    auto child = std::make_unique<Request>(g.request_id + "#" + std::to_string(i), g.prompt_token_ids, p,
+                                           parent.arrival_seq, tokenizer.get());
+    child->index = i;
+    child->group = &g;
+    child->priority = parent.priority;
+    child->cache_salt = parent.cache_salt;
+    child->num_computed_tokens = parent.num_computed_tokens;
+    kv->fork(parent, *child);
+    scheduler->add_running(child.get());
+    g.seqs.push_back(std::move(child));
   }
-  r.num_reported_chars = text.size();
-  r.num_reported_tokens = r.num_output_tokens();
-  out.outputs.push_back(std::move(c));
-  return out;
+  g.forked = true;
+}
+
+void LLMEngine::Impl::on_token(RequestGroup& g, Request& r, const SampleResult& s, double t) {
+  output->append_token(r, s);
+  ++stats.num_generation_tokens;
+  if (r.index == 0) {
+    if (g.metrics.first_token_time == 0) g.metrics.first_token_time = t;
+    g.metrics.last_token_time = t;
+    ++g.metrics.num_generation_tokens;
+  }
+  if (r.finish_reason) scheduler->finish_request(&r);
 }
 
 std::vector<RequestOutput> LLMEngine::step() {
@@ -181,68 +234,84 @@ std::vector<RequestOutput> LLMEngine::step() {
 
   const SchedulerOutput so = m.scheduler->schedule();
   if (so.scheduled.empty()) return outputs;
+  const double t_sched = now_seconds();
   for (const auto& s : so.scheduled) {
-    m.last_scheduled.push_back(s.request->request_id);
-    const int prompt_left = std::max(0, s.request->num_prompt_tokens() - s.request->num_computed_tokens);
+    Request& r = *s.request;
+    RequestGroup& g = *r.group;
+    m.last_scheduled.push_back(r.request_id);
+    if (g.metrics.first_scheduled_time == 0) {
+      g.metrics.first_scheduled_time = t_sched;
+      g.metrics.num_cached_tokens = r.num_computed_tokens;  // prefix-cache hits taken at admission
+    }
+    const int prompt_left = std::max(0, r.num_prompt_tokens() - r.num_computed_tokens);
     m.stats.num_prompt_tokens += std::min(prompt_left, s.num_new_tokens);
   }
+  for (Request* r : so.preempted) ++r->group->metrics.num_preemptions;
   m.runner->execute(so, *m.kv, m.logits);
   m.scheduler->update_after_step(so);
   ++m.stats.num_steps;
 
-  const ModelConfig& mc = m.model.config;
+  const int vocab = m.model.config.vocab_size;
+  const double t = now_seconds();
+  std::vector<RequestGroup*> touched;
   int row = 0;
   for (const auto& s : so.scheduled) {
     if (!s.samples) continue;
     Request& r = *s.request;
-    const int token = m.sampler.sample(m.logits.data() + std::size_t(row++) * mc.vocab_size, mc.vocab_size, r.params, r.rng);
-    r.token_ids.push_back(token);
-    ++m.stats.num_generation_tokens;
-    const bool is_stop_token = !r.params.ignore_eos && (token == mc.eos_id || (mc.stop_on_bos && token == mc.bos_id));
-    if (is_stop_token) {
-      r.finish_reason = "stop";
-    } else {
-      r.detokenizer.add_token(token);
-      if (r.num_output_tokens() >= r.params.max_tokens || r.num_tokens() >= m.config.max_model_len)
-        r.finish_reason = "length";
+    RequestGroup& g = *r.group;
+    const float* logits = m.logits.data() + std::size_t(row++) * vocab;
+    const SampleResult first = m.sample(r, logits);
+    if (!g.forked && g.params.n > 1) {
+      // Every completion samples its first token from the prompt's logits, then runs on its own.
+      m.fork(g);
+      for (size_t i = 1; i < g.seqs.size(); ++i) m.on_token(g, *g.seqs[i], m.sample(*g.seqs[i], logits), t);
     }
-    const bool finished = r.finish_reason.has_value();
+    m.on_token(g, r, first, t);
+    if (std::find(touched.begin(), touched.end(), &g) == touched.end()) touched.push_back(&g);
+  }
+  for (RequestGroup* g : touched) {
+    const bool finished = g->finished();
     if (finished) {
-      r.detokenizer.flush();
-      r.status = RequestStatus::kFinished;
-      m.scheduler->finish_request(&r);
+      g->metrics.finished_time = t;
+      g->metrics.time_to_first_token = g->metrics.first_token_time - g->metrics.arrival_time;
+      if (g->metrics.num_generation_tokens > 1)
+        g->metrics.mean_inter_token_latency = (g->metrics.last_token_time - g->metrics.first_token_time) /
+                                              (g->metrics.num_generation_tokens - 1);
     }
-    const bool has_news = r.detokenizer.text().size() > r.num_reported_chars ||
-                          size_t(r.num_output_tokens()) > r.num_reported_tokens;
-    if (finished || (has_news && r.params.output_kind != RequestOutputKind::kFinalOnly))
-      outputs.push_back(m.make_output(r, finished));
-    if (finished) m.requests.erase(r.request_id);
+    if (finished || (g->params.output_kind != RequestOutputKind::kFinalOnly && m.output->has_news(*g)))
+      outputs.push_back(m.output->make_output(*g));
+    if (finished) m.groups.erase(g->request_id);
   }
   return outputs;
 }
 
-bool LLMEngine::has_unfinished_requests() const { return !impl_->requests.empty() || !impl_->pending.empty(); }
-int LLMEngine::num_unfinished_requests() const { return int(impl_->requests.size()); }
+bool LLMEngine::has_unfinished_requests() const { return !impl_->groups.empty() || !impl_->pending.empty(); }
+int LLMEngine::num_unfinished_requests() const { return int(impl_->groups.size()); }
+bool LLMEngine::reset_prefix_cache() { return impl_->kv->pool().reset_prefix_cache(); }
 const ModelConfig& LLMEngine::model_config() const { return impl_->model.config; }
 const EngineConfig& LLMEngine::engine_config() const { return impl_->config; }
 const Tokenizer& LLMEngine::tokenizer() const { return *impl_->tokenizer; }
 const std::vector<std::string>& LLMEngine::last_scheduled_request_ids() const { return impl_->last_scheduled; }
 
 std::optional<RequestState> LLMEngine::request_state(const std::string& id) const {
-  auto it = impl_->requests.find(id);
-  if (it == impl_->requests.end()) return std::nullopt;
-  const Request& r = *it->second;
+  auto it = impl_->groups.find(id);
+  if (it == impl_->groups.end()) return std::nullopt;
+  const Request& r = *it->second->seqs.front();
   return RequestState{r.status, r.num_prompt_tokens(), r.num_computed_tokens, r.num_output_tokens(),
                       int(r.block_ids.size()), r.num_preemptions};
 }
 
 EngineStats LLMEngine::stats() const {
-  EngineStats s = impl_->stats;
-  s.num_running = impl_->scheduler->num_running();
-  s.num_waiting = impl_->scheduler->num_waiting();
-  s.num_total_blocks = impl_->kv->num_blocks();
-  s.num_free_blocks = impl_->kv->num_free_blocks();
-  s.num_preemptions = impl_->scheduler->num_preemptions();
+  const Impl& m = *impl_;
+  EngineStats s = m.stats;
+  s.num_running = m.scheduler->num_running();
+  s.num_waiting = m.scheduler->num_waiting();
+  s.num_total_blocks = m.kv->num_blocks();
+  s.num_free_blocks = m.kv->num_free_blocks();
+  s.num_preemptions = m.scheduler->num_preemptions();
+  s.prefix_cache_queries = m.kv->prefix_cache_queries();
+  s.prefix_cache_hits = m.kv->prefix_cache_hits();
+  s.num_cached_blocks = m.kv->pool().num_cached_blocks();
   return s;
 }
 

@@ -12,14 +12,20 @@
 #include "engine/outputs.h"
 #include "engine/request_status.h"
 #include "engine/sampling_params.h"
+#include "engine/tokenizer.h"
 
 namespace pagedchat {
 
-class Tokenizer;
 class Scheduler;
 class ModelRunner;
 class Sampler;
 struct Request;
+
+/// Per-request options beside the sampling params (vLLM's add_request arguments).
+struct RequestOptions {
+  int priority = 0;        ///< lower runs first under scheduling_policy "priority"
+  std::string cache_salt;  ///< requests with different salts never share prefix-cache blocks
+};
 
 /// Counters for a status line / engine view.
 struct EngineStats {
@@ -31,6 +37,12 @@ struct EngineStats {
   long long num_prompt_tokens = 0;   ///< prompt tokens computed since start
   long long num_generation_tokens = 0;  ///< tokens generated since start
   long long num_steps = 0;
+  long long prefix_cache_queries = 0;   ///< prompt tokens looked up in the prefix cache
+  long long prefix_cache_hits = 0;      ///< of those, tokens found cached
+  int num_cached_blocks = 0;            ///< blocks registered in the prefix cache
+  double kv_cache_usage() const {
+    return num_total_blocks ? double(num_total_blocks - num_free_blocks) / num_total_blocks : 0.0;
+  }
 };
 
 /// A snapshot of one unfinished request (for tests and the engine view).
@@ -53,12 +65,13 @@ class LLMEngine {
   LLMEngine& operator=(const LLMEngine&) = delete;
 
   /// Queues a request; it joins the batch at the next step(). The prompt is tokenized with BOS
-  /// prepended. Throws std::invalid_argument for a duplicate id, invalid params, or a prompt
-  /// that can never fit (prompt length >= max_model_len, or more KV blocks than the cache has).
-  void add_request(const std::string& request_id, const std::string& prompt, const SamplingParams& params);
+  /// prepended. Throws std::invalid_argument for a duplicate id, invalid params, or a request
+  /// that can never fit (prompt length + max_tokens > max_model_len).
+  void add_request(const std::string& request_id, const std::string& prompt, const SamplingParams& params,
+                   const RequestOptions& options = {});
   /// Same with token ids given directly (used as is, no BOS added).
   void add_request(const std::string& request_id, const std::vector<int>& prompt_token_ids,
-                   const SamplingParams& params);
+                   const SamplingParams& params, const RequestOptions& options = {});
 
   /// Aborts a waiting or running request and frees its blocks at once. Returns false when the id
   /// is unknown or already finished. The next step() reports it with finish_reason "abort".
@@ -69,6 +82,8 @@ class LLMEngine {
   std::vector<RequestOutput> step();
 
   bool has_unfinished_requests() const;
+  /// Forgets every cached prefix not in use (vLLM's reset_prefix_cache); false if some are in use.
+  bool reset_prefix_cache();
   int num_unfinished_requests() const;
 
   /// State of an unfinished request; nullopt when the id is unknown or finished.

@@ -34,6 +34,7 @@ ForwardBatch ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheM
 }
 
 void ModelRunner::execute(const SchedulerOutput& out, const KVCacheManager& kv, std::vector<float>& logits) {
+  for (const auto& [src, dst] : out.blocks_to_copy) cache_.copy_block(src, dst);
   batch_ = build_batch(out, kv);
   model_.forward(batch_, cache_, logits);
 }

@@ -154,7 +154,7 @@ class TestBatching : public QObject {
     cfg.max_num_seqs = 5;            // some requests keep waiting
     LLMEngine engine(cfg);
     const size_t n = 10;
-    for (size_t i = 0; i < n; ++i) engine.add_request(id(i), kPrompts[(i + 6) % kPrompts.size()], testutil::greedy(70));
+    for (size_t i = 0; i < n; ++i) engine.add_request(id(i), kPrompts[(i + 6) % kPrompts.size()], testutil::greedy(60));
     std::set<std::string> seen;  // states in which an abort happened
     for (int step = 0; step < 5000 && engine.has_unfinished_requests(); ++step) {
       engine.step();
@@ -242,13 +242,18 @@ class TestBatching : public QObject {
     QVERIFY(a != c);
   }
 
-  void maxModelLenStopsWithLength() {
+  // Prompt + max_tokens beyond max_model_len is refused up front (no silent truncation).
+  void maxModelLenIsCheckedAtAdd() {
     EngineConfig cfg = testutil::storiesConfig();
     cfg.max_model_len = 32;
-    LLM llm(cfg);
-    const auto out = llm.generate({"Once upon a time"}, testutil::greedy(500))[0];
-    QCOMPARE(out.prompt_token_ids.size() + out.outputs[0].token_ids.size(), size_t(32));
-    QCOMPARE(out.outputs[0].finish_reason.value_or(""), std::string("length"));
+    LLMEngine engine(cfg);
+    const int prompt_len = int(engine.tokenizer().encode("Once upon a time").size());
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, engine.add_request("a", "Once upon a time", testutil::greedy(500)));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             engine.add_request("a", "Once upon a time", testutil::greedy(32 - prompt_len + 1)));
+    engine.add_request("b", "Once upon a time", testutil::greedy(32 - prompt_len));
+    const auto done = testutil::runToCompletion(engine);
+    QCOMPARE(done.at("b").prompt_token_ids.size() + done.at("b").outputs[0].token_ids.size(), size_t(32));
   }
 };
 

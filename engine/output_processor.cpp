@@ -1,0 +1,118 @@
+#include "engine/output_processor.h"
+
+#include <algorithm>
+
+#include "engine/stop_checker.h"
+
+namespace pagedchat {
+
+std::span<const int> OutputProcessor::masked_ids(const Request& r) {
+  masked_.clear();
+  if (r.num_output_tokens() >= r.params.min_tokens) return {};
+  if (!r.params.ignore_eos) {
+    masked_.push_back(model_.eos_id);
+    if (model_.stop_on_bos) masked_.push_back(model_.bos_id);
+  }
+  masked_.insert(masked_.end(), r.params.stop_token_ids.begin(), r.params.stop_token_ids.end());
+  return masked_;
+}
+
+void OutputProcessor::finish(Request& r, const std::string& reason) {
+  r.finish_reason = reason;
+  r.status = RequestStatus::kFinished;
+}
+
+void OutputProcessor::append_token(Request& r, const SampleResult& s) {
+  const SamplingParams& p = r.params;
+  const int token = s.token;
+  r.token_ids.push_back(token);
+  if (p.logprobs) {
+    std::map<int, Logprob> entry;
+    auto piece = [&](int id) {
+      if (!tokenizer_) return std::string();
+      std::string t = tokenizer_->id_to_piece(id);
+      for (size_t at; (at = t.find("\xE2\x96\x81")) != std::string::npos;) t.replace(at, 3, " ");  // "▁"
+      return t;
+    };
+    for (size_t i = 0; i < s.top_logprobs.size(); ++i)
+      entry[s.top_logprobs[i].first] = Logprob{s.top_logprobs[i].second, int(i) + 1, piece(s.top_logprobs[i].first)};
+    entry[token] = Logprob{s.logprob, s.rank, piece(token)};
+    r.logprobs.push_back(std::move(entry));
+    r.cumulative_logprob += s.logprob;
+  }
+
+  const int n_out = r.num_output_tokens();
+  const bool check_stops = n_out >= p.min_tokens;  // no stop of any kind before min_tokens
+  const bool eos = !p.ignore_eos && (token == model_.eos_id || (model_.stop_on_bos && token == model_.bos_id));
+  const bool stop_token = std::find(p.stop_token_ids.begin(), p.stop_token_ids.end(), token) != p.stop_token_ids.end();
+  if (check_stops && eos) {
+    finish(r, "stop");
+  } else if (check_stops && stop_token) {
+    r.stop_reason = token;
+    if (p.include_stop_str_in_output && r.detokenizer) r.text += r.detokenizer->add_token(token);
+    finish(r, "stop");
+  } else if (r.detokenizer) {
+    const size_t before = r.text.size();
+    r.text += r.detokenizer->add_token(token);
+    if (check_stops && !p.stop.empty() && r.text.size() > before)
+      if (auto m = find_stop_string(r.text, before, p.stop, p.include_stop_str_in_output)) {
+        r.text.resize(m->text_length);
+        r.stop_reason = m->stop;
+        finish(r, "stop");
+      }
+  }
+  if (!r.finish_reason && (n_out >= p.max_tokens || r.num_tokens() >= max_model_len_)) finish(r, "length");
+  if (r.finish_reason && r.detokenizer && !std::holds_alternative<std::string>(r.stop_reason))
+    r.text += r.detokenizer->flush();
+  const size_t hold = r.finish_reason || p.include_stop_str_in_output ? 0 : stop_string_holdback(r.text, p.stop);
+  r.num_releasable_chars = std::max(r.num_releasable_chars, r.text.size() - hold);
+}
+
+void OutputProcessor::abort(Request& r) {
+  if (r.finish_reason) return;
+  finish(r, "abort");
+  r.num_releasable_chars = r.text.size();
+}
+
+bool OutputProcessor::has_news(const RequestGroup& g) const {
+  for (const auto& s : g.seqs)
+    if (s->num_releasable_chars > s->num_reported_chars || size_t(s->num_output_tokens()) > s->num_reported_tokens ||
+        (s->finish_reason && !s->reported_finish))
+      return true;
+  return false;
+}
+
+RequestOutput OutputProcessor::make_output(RequestGroup& g) {
+  RequestOutput out;
+  out.request_id = g.request_id;
+  out.prompt = g.prompt;
+  out.prompt_token_ids = g.prompt_token_ids;
+  out.finished = g.finished();
+  out.metrics = g.metrics;
+  out.num_cached_tokens = g.metrics.num_cached_tokens;
+  const Request& first = *g.seqs.front();
+  out.num_computed_prompt_tokens = std::min(first.num_computed_tokens, first.num_prompt_tokens());
+  const bool delta = g.params.output_kind == RequestOutputKind::kDelta;
+  for (auto& sp : g.seqs) {
+    Request& s = *sp;
+    CompletionOutput c;
+    c.index = s.index;
+    c.finish_reason = s.finish_reason;
+    c.stop_reason = s.stop_reason;
+    const size_t from_char = delta ? s.num_reported_chars : 0;
+    const size_t from_tok = delta ? s.num_reported_tokens : 0;
+    c.text = s.text.substr(from_char, s.num_releasable_chars - std::min(from_char, s.num_releasable_chars));
+    c.token_ids.assign(s.token_ids.begin() + s.num_prompt_tokens() + from_tok, s.token_ids.end());
+    if (s.params.logprobs) {
+      c.logprobs.emplace(s.logprobs.begin() + std::min(from_tok, s.logprobs.size()), s.logprobs.end());
+      c.cumulative_logprob = s.cumulative_logprob;
+    }
+    s.num_reported_chars = std::max(s.num_reported_chars, s.num_releasable_chars);
+    s.num_reported_tokens = s.num_output_tokens();
+    if (s.finish_reason) s.reported_finish = true;
+    out.outputs.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace pagedchat
