@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/config.h"
 #include "engine/mapped_file.h"
@@ -33,7 +34,8 @@ struct LlamaWeights {
 struct LoadedModel {
   ModelConfig config;
   LlamaWeights weights;
-  std::unique_ptr<MappedFile> file;
+  std::unique_ptr<MappedFile> file;  ///< the mapping the weights point into, or
+  std::vector<float> owned;           ///< weights built in memory (random models)
 };
 
 /// True when `path` starts with a plausible llama2.c header whose implied size fits the file.

@@ -12,6 +12,7 @@
 #include "engine/model_files.h"
 #include "engine/model_runner.h"
 #include "engine/output_processor.h"
+#include "engine/random_model.h"
 #include "engine/request.h"
 #include "engine/sampler.h"
 #include "engine/scheduler.h"
@@ -78,16 +79,24 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   check_config(config);
   Impl& m = *impl_;
   m.config = config;
-  const ModelFiles files = resolve_model_files(config.model, config.tokenizer);
-  m.model = load_llama2c(files.checkpoint);
-  m.tokenizer = std::make_unique<Tokenizer>(files.tokenizer);
+  ModelFiles files;
+  if (is_random_model_spec(config.model)) {
+    m.model = make_random_model(config.model);  // token ids only, unless a tokenizer is named
+    files = {config.model, config.tokenizer};
+  } else {
+    files = resolve_model_files(config.model, config.tokenizer);
+    m.model = load_llama2c(files.checkpoint);
+  }
   ModelConfig& mc = m.model.config;
-  if (m.tokenizer->vocab_size() != mc.vocab_size)
-    throw std::runtime_error("tokenizer '" + files.tokenizer + "' has " + std::to_string(m.tokenizer->vocab_size()) +
-                             " pieces but the model '" + files.checkpoint + "' has a vocabulary of " +
-                             std::to_string(mc.vocab_size) + ": they do not belong together");
-  if (m.tokenizer->bos_id() >= 0) mc.bos_id = m.tokenizer->bos_id();
-  if (m.tokenizer->eos_id() >= 0) mc.eos_id = m.tokenizer->eos_id();
+  if (!files.tokenizer.empty()) {
+    m.tokenizer = std::make_unique<Tokenizer>(files.tokenizer);
+    if (m.tokenizer->vocab_size() != mc.vocab_size)
+      throw std::runtime_error("tokenizer '" + files.tokenizer + "' has " + std::to_string(m.tokenizer->vocab_size()) +
+                               " pieces but the model '" + files.checkpoint + "' has a vocabulary of " +
+                               std::to_string(mc.vocab_size) + ": they do not belong together");
+    if (m.tokenizer->bos_id() >= 0) mc.bos_id = m.tokenizer->bos_id();
+    if (m.tokenizer->eos_id() >= 0) mc.eos_id = m.tokenizer->eos_id();
+  }
 
   if (m.config.max_model_len == 0) m.config.max_model_len = mc.max_seq_len;
   if (m.config.max_model_len > mc.max_seq_len)
@@ -164,6 +173,8 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
 
 void LLMEngine::add_request(const std::string& id, const std::string& prompt, const SamplingParams& params,
                             const RequestOptions& options) {
+  if (!impl_->tokenizer)
+    throw std::invalid_argument("request '" + id + "': this model has no tokenizer; pass prompt token ids");
   impl_->add(id, prompt, impl_->tokenizer->encode(prompt, /*add_bos=*/true), params, options);
 }
 
@@ -290,7 +301,11 @@ int LLMEngine::num_unfinished_requests() const { return int(impl_->groups.size()
 bool LLMEngine::reset_prefix_cache() { return impl_->kv->pool().reset_prefix_cache(); }
 const ModelConfig& LLMEngine::model_config() const { return impl_->model.config; }
 const EngineConfig& LLMEngine::engine_config() const { return impl_->config; }
-const Tokenizer& LLMEngine::tokenizer() const { return *impl_->tokenizer; }
+const Tokenizer& LLMEngine::tokenizer() const {
+  if (!impl_->tokenizer) throw std::logic_error("this engine's model has no tokenizer");
+  return *impl_->tokenizer;
+}
+bool LLMEngine::has_tokenizer() const { return impl_->tokenizer != nullptr; }
 const std::vector<std::string>& LLMEngine::last_scheduled_request_ids() const { return impl_->last_scheduled; }
 
 std::optional<RequestState> LLMEngine::request_state(const std::string& id) const {

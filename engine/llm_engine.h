@@ -91,7 +91,9 @@ class LLMEngine {
 
   const ModelConfig& model_config() const;
   const EngineConfig& engine_config() const;
+  /// The tokenizer; throws std::logic_error for a model loaded without one (random:).
   const Tokenizer& tokenizer() const;
+  bool has_tokenizer() const;
   EngineStats stats() const;
   /// Ids of the requests scheduled in the most recent step (for tests and the engine view).
   const std::vector<std::string>& last_scheduled_request_ids() const;
