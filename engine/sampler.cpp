@@ -22,6 +22,38 @@ float key(float x) { return std::isnan(x) ? kNegInf : x; }
 
 }  // namespace
 
+// Weighted quickselect: rearranges ord[0, m) so that ord[0, n) holds the n most likely candidates
+// (in partition order, not sorted) where n is the smallest count whose mass reaches `target`.
+// Expected O(m); deterministic (median-of-three pivots, no randomness).
+int Sampler::select_nucleus(int* ord, int m, double target) const {
+  const float* w = work_.data();
+  const double* pr = probs_.data();
+  auto better = [w](int a, int b) { return w[a] > w[b] || (w[a] == w[b] && a < b); };
+  int lo = 0, hi = m;
+  double before = 0.0;  // mass of ord[0, lo), all more likely than anything in ord[lo, hi); < target
+  while (hi - lo > 1) {
+    int a = ord[lo], b = ord[lo + (hi - lo) / 2], c = ord[hi - 1];
+    if (better(b, a)) std::swap(a, b);
+    if (better(c, b)) std::swap(b, c);
+    if (better(b, a)) std::swap(a, b);
+    const int pivot = b;  // median of three
+    int* split = std::partition(ord + lo, ord + hi, [&](int x) { return better(x, pivot); });
+    std::iter_swap(split, std::find(split, ord + hi, pivot));  // pivot right after the better ones
+    const int pos = int(split - ord);
+    double left = 0.0;
+    for (int i = lo; i < pos; ++i) left += pr[ord[i]];
+    if (before + left >= target) {
+      hi = pos;  // the nucleus ends inside the better part (non-empty: before < target)
+    } else if (before + left + pr[pivot] >= target) {
+      return pos + 1;
+    } else {
+      before += left + pr[pivot];
+      lo = pos + 1;
+    }
+  }
+  return std::max(1, hi);  // one candidate left (or rounding ran past the end): take it
+}
+
 int Sampler::sample(const float* logits, int vocab, const SamplingParams& params, std::mt19937_64& rng) {
   return sample(logits, vocab, params, {}, {}, {}, rng).token;
 }
@@ -108,64 +140,59 @@ SampleResult Sampler::sample(const float* logits, int vocab, const SamplingParam
       if (w[i] > best) best = w[i], token = i;
     if (token < 0) throw std::runtime_error("Sampler::sample: every token is masked (all logits -inf or NaN)");
   } else {
-    // 5b. Softmax of logits / temperature, unnormalised: the most likely token has probability 1,
-    // so min_p's threshold (min_p * max prob) is min_p itself.
+    // 5b. Random sampling. Candidates: finite logits that pass min_p. With the softmax of
+    // logits / T left unnormalised, the most likely token has probability 1, so min_p's threshold
+    // (min_p * max prob) becomes the logit threshold max + T * log(min_p).
     float maxv = kNegInf;
     for (int i = 0; i < vocab; ++i)
       if (w[i] > maxv) maxv = w[i];
     if (maxv == kNegInf) throw std::runtime_error("Sampler::sample: every token is masked (all logits -inf or NaN)");
     const double t = p.temperature;
-    const double min_p = p.min_p;
-    double* pr = probs_.data();
+    const double thr = p.min_p > 0.0f ? double(maxv) + t * std::log(double(p.min_p)) : -HUGE_VAL;
     int* ord = order_.data();
-    int m = 0;           // candidates, in id order: probability > 0 and >= min_p
-    double total = 0.0;  // their mass
-    for (int i = 0; i < vocab; ++i) {
-      const double q = std::exp((double(w[i]) - double(maxv)) / t);  // NaN logits give NaN: dropped
-      pr[i] = q;
-      if (q > 0.0 && q >= min_p) {
-        ord[m++] = i;
-        total += q;
-      }
-    }
+    int m = 0;  // candidates ord[0, m), in id order
+    for (int i = 0; i < vocab; ++i)
+      if (w[i] > kNegInf && double(w[i]) >= thr) ord[m++] = i;  // NaN fails both
+    if (m == 0) throw std::runtime_error("Sampler::sample: no token can be sampled");
 
-    auto by_prob = [pr](int a, int b) { return pr[a] > pr[b] || (pr[a] == pr[b] && a < b); };
-    int sorted = 0;  // ord[0, sorted) holds the `sorted` most likely candidates of ord[0, end), in order
-    auto sort_prefix = [&](int upto, int end) {
-      if (upto <= sorted) return;
-      if (upto < end) std::nth_element(ord + sorted, ord + upto, ord + end, by_prob);
-      std::sort(ord + sorted, ord + upto, by_prob);
-      sorted = upto;
-    };
-
-    if (m == 0) throw std::runtime_error("Sampler::sample: no token has a finite probability");
-
-    // top_k (after min_p; both keep a most-likely prefix, so their order does not matter).
-    int k = m;
+    // Most likely first; equal logits: lower id first. A strict total order on candidates.
+    auto better = [w](int a, int b) { return w[a] > w[b] || (w[a] == w[b] && a < b); };
+    bool sorted = false;  // ord[0, m) in `better` order?
     if (p.top_k > 0 && p.top_k < m) {
-      k = p.top_k;
-      sort_prefix(k, m);
-      total = 0.0;
-      for (int i = 0; i < k; ++i) total += pr[ord[i]];
+      const int k = p.top_k;
+      if (k <= 1024) {
+        std::partial_sort(ord, ord + k, ord + m, better);  // heap select: ~one comparison per token
+        sorted = true;
+      } else {
+        std::nth_element(ord, ord + k - 1, ord + m, better);
+      }
+      m = k;
     }
-    // top_p over the renormalised survivors: the smallest most-likely prefix whose mass reaches
-    // top_p. Sorted lazily in growing chunks, so a small nucleus costs O(vocab), not a full sort.
-    int kept = k;
-    double kept_mass = total;
+    // Softmax numerators of the survivors only (min_p and top_k never need them).
+    double* pr = probs_.data();
+    double total = 0.0;
+    for (int i = 0; i < m; ++i) total += pr[ord[i]] = std::exp((double(w[ord[i]]) - double(maxv)) / t);
+
+    // top_p over the renormalised survivors: the smallest most-likely set whose mass reaches
+    // top_p * total (vLLM masks tokens whose ascending cumulative mass is <= 1 - top_p).
+    int kept = m;
     if (p.top_p < 1.0f) {
       const double target = double(p.top_p) * total;
-      double cum = 0.0;
-      int n = 0;
-      while (n < k) {
-        if (n == sorted) sort_prefix(std::min(k, std::max(2 * sorted, sorted + 64)), k);
-        cum += pr[ord[n++]];
-        if (cum >= target) break;
+      if (sorted) {
+        double cum = 0.0;
+        int n = 0;
+        while (n < m) {
+          cum += pr[ord[n++]];
+          if (cum >= target) break;
+        }
+        kept = n;
+      } else {
+        kept = select_nucleus(ord, m, target);
       }
-      kept = std::max(1, n);
-      kept_mass = cum;
     }
-    // One uniform draw, inverse CDF over the kept candidates (in sorted order when a filter sorted
-    // them, else in id order; either way deterministic).
+    // One uniform draw, inverse CDF over the kept candidates in their (deterministic) order.
+    double kept_mass = 0.0;
+    for (int i = 0; i < kept; ++i) kept_mass += pr[ord[i]];
     const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng) * kept_mass;
     double cdf = 0.0;
     token = ord[kept - 1];

@@ -12,7 +12,8 @@
 //      remainder (vllm/v1/sample/ops/topk_topp_sampler.py), and exactly ONE uniform double
 //      drawn from the request's own RNG (inverse CDF), so a seeded request yields the same
 //      tokens whatever batch it runs in.
-// Ties are broken by lower token id everywhere (argmax, top_k, top_p, top-N logprobs).
+// Ties are broken by lower token id everywhere (argmax, top_k, top_p, top-N logprobs). top_k uses a
+// heap partial sort (k <= 1024) or nth_element, top_p a weighted quickselect: no full sort.
 #pragma once
 
 #include <random>
@@ -59,9 +60,11 @@ class Sampler {
   std::span<const float> processed_logits() const { return {work_.data(), size_t(last_vocab_)}; }
 
  private:
+  int select_nucleus(int* ord, int m, double target) const;
+
   std::vector<float> work_;      // [vocab] logits after bias, masks, penalties
-  std::vector<double> probs_;    // [vocab] unnormalised probabilities exp((l - max) / T)
-  std::vector<int> order_;       // candidate ids (sorted prefix by probability when needed)
+  std::vector<double> probs_;    // [vocab] exp((l - max) / T), set for the candidates only
+  std::vector<int> order_;       // candidate ids (top-N logprobs scratch, then sampling)
   std::vector<int> counts_;      // [vocab] occurrences in the output; all zero between calls
   std::vector<unsigned char> seen_;  // [vocab] in prompt or output; all zero between calls
   int last_vocab_ = 0;

@@ -1,0 +1,149 @@
+#include "app/app_controller.h"
+
+#include <QDir>
+#include <QSet>
+#include <QSettings>
+
+#include "app/message_list_model.h"
+
+namespace {
+const QString kPaneConversationsKey = QStringLiteral("panes/conversations");
+const QString kCurrentPaneKey = QStringLiteral("panes/current");
+}  // namespace
+
+AppController::AppController(const AppOptions& options, QObject* parent)
+    : QObject(parent), dataDir_(options.dataDir) {
+  QDir().mkpath(dataDir_);
+  store_ = std::make_unique<ChatStore>(dataDir_);
+  settings_ = std::make_unique<QSettings>(QDir(dataDir_).filePath(QStringLiteral("pagedchat.ini")),
+                                          QSettings::IniFormat);
+  engine_ = new EngineClient(engineConfigFor(options), this);
+  conversations_ = new ConversationListModel(store_.get(), this);
+  panes_ = new PaneListModel(store_.get(), engine_, this);
+  connect(panes_, &PaneListModel::conversationsModified, this, &AppController::onConversationsModified);
+  connect(panes_, &PaneListModel::layoutChanged, this, [this] {
+    savePanes();
+    emit currentConversationChanged();
+  });
+  connect(panes_, &PaneListModel::currentIndexChanged, this, [this] {
+    savePanes();
+    emit currentConversationChanged();
+  });
+  restorePanes();
+}
+
+AppController::~AppController() {
+  // Sessions save their replies through the store and cancel through the engine: they go first,
+  // then the engine thread, then the store. The saved pane layout stays as it was.
+  panes_->disconnect(this);
+  delete panes_;
+  panes_ = nullptr;
+  delete engine_;
+  engine_ = nullptr;
+  store_.reset();
+}
+
+void AppController::start() { engine_->start(); }
+
+qint64 AppController::currentConversationId() const {
+  ChatSession* s = panes_ ? panes_->currentSession() : nullptr;
+  return s ? s->conversationId() : 0;
+}
+
+void AppController::newConversation() {
+  ChatSession* session = panes_->currentSession();
+  if (!session) return;
+  // The current pane already shows an empty conversation: use it rather than piling up empty ones.
+  if (session->conversationId() != 0 && session->messages()->rowCount() == 0) return;
+  try {
+    const QString title = tr("New chat");
+    const qint64 id = store_->createConversation(title);
+    conversations_->reload();
+    session->openConversation(id, title);
+    setErrorText(QString());
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+  }
+}
+
+void AppController::openConversation(qint64 id) {
+  const int pane = panes_->indexOfConversation(id);
+  if (pane >= 0) {
+    panes_->setCurrentIndex(pane);
+    return;
+  }
+  if (ChatSession* session = panes_->currentSession()) session->openConversation(id, titleOf(id));
+}
+
+void AppController::deleteConversation(qint64 id) {
+  for (ChatSession* s : panes_->sessions())
+    if (s->conversationId() == id) s->closeConversation(/*deleted=*/true);
+  try {
+    store_->deleteConversation(id);
+    setErrorText(QString());
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+  }
+  conversations_->reload();
+}
+
+void AppController::onConversationsModified() {
+  try {
+    conversations_->reload();
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+    return;
+  }
+  for (ChatSession* s : panes_->sessions())
+    if (s->conversationId() != 0) s->setTitle(titleOf(s->conversationId()));
+}
+
+QString AppController::titleOf(qint64 id) const {
+  const int row = conversations_->rowOf(id);
+  return row >= 0 ? conversations_->conversations().at(row).title : QString();
+}
+
+void AppController::restorePanes() {
+  restoring_ = true;
+  QList<qint64> saved;
+  for (const QVariant& v : settings_->value(kPaneConversationsKey).toList()) saved.append(v.toLongLong());
+  if (saved.isEmpty()) saved.append(0);
+  while (saved.size() > PaneListModel::kMaxPanes) saved.removeLast();
+
+  QSet<qint64> shown;
+  for (qint64& id : saved) {
+    if (conversations_->rowOf(id) < 0 || shown.contains(id)) id = 0;
+    if (id != 0) shown.insert(id);
+  }
+  // Panes without a (still existing) conversation take the newest ones not shown elsewhere.
+  auto next = conversations_->conversations().cbegin();
+  const auto end = conversations_->conversations().cend();
+  for (qint64& id : saved) {
+    if (id != 0) continue;
+    while (next != end && shown.contains(next->id)) ++next;
+    if (next == end) break;
+    id = next->id;
+    shown.insert(id);
+  }
+  for (qsizetype i = 0; i < saved.size(); ++i) {
+    ChatSession* s = i < panes_->count() ? panes_->sessionAt(static_cast<int>(i)) : panes_->addPane();
+    if (s && saved[i] != 0) s->openConversation(saved[i], titleOf(saved[i]));
+  }
+  panes_->setCurrentIndex(qBound(0, settings_->value(kCurrentPaneKey, 0).toInt(), panes_->count() - 1));
+  restoring_ = false;
+  savePanes();
+}
+
+void AppController::savePanes() {
+  if (restoring_ || !panes_) return;
+  QVariantList ids;
+  for (ChatSession* s : panes_->sessions()) ids.append(s->conversationId());
+  settings_->setValue(kPaneConversationsKey, ids);
+  settings_->setValue(kCurrentPaneKey, panes_->currentIndex());
+}
+
+void AppController::setErrorText(const QString& text) {
+  if (text == errorText_) return;
+  errorText_ = text;
+  emit errorTextChanged();
+}

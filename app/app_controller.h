@@ -1,0 +1,73 @@
+// AppController: the application's root object, handed to QML as `app`.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+#include "app/app_options.h"
+#include "app/chat_store.h"
+#include "app/conversation_list_model.h"
+#include "app/engine_client.h"
+#include "app/pane_list_model.h"
+
+class QSettings;
+
+/// Owns the store, the engine client (and through it the worker thread), the conversation list
+/// and the panes, and implements the conversation list's actions (new, open, delete). Remembers
+/// the panes (how many, which conversation each shows) in `<dataDir>/pagedchat.ini` and reopens
+/// them on the next start; with no saved layout, pane 1 shows the newest conversation.
+class AppController : public QObject {
+  Q_OBJECT
+  Q_PROPERTY(EngineClient* engine READ engine CONSTANT)
+  Q_PROPERTY(ConversationListModel* conversations READ conversations CONSTANT)
+  Q_PROPERTY(PaneListModel* panes READ panes CONSTANT)
+  Q_PROPERTY(qint64 currentConversationId READ currentConversationId NOTIFY currentConversationChanged)
+  Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
+  Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
+
+ public:
+  /// Opens (creating) the store in options.dataDir and restores the panes. Throws StoreError.
+  /// The model is loaded on the worker thread once start() is called.
+  explicit AppController(const AppOptions& options, QObject* parent = nullptr);
+  ~AppController() override;
+
+  /// Starts the engine thread and the model load.
+  void start();
+
+  /// Creates an empty conversation and shows it in the current pane.
+  Q_INVOKABLE void newConversation();
+  /// Shows conversation `id`: focuses the pane that already shows it, else opens it in the current pane.
+  Q_INVOKABLE void openConversation(qint64 id);
+  /// Deletes conversation `id` and its messages; panes showing it become empty.
+  Q_INVOKABLE void deleteConversation(qint64 id);
+
+  EngineClient* engine() const { return engine_; }
+  ConversationListModel* conversations() const { return conversations_; }
+  PaneListModel* panes() const { return panes_; }
+  ChatStore* store() const { return store_.get(); }
+  qint64 currentConversationId() const;
+  QString dataDir() const { return dataDir_; }
+  QString errorText() const { return errorText_; }
+
+ signals:
+  void currentConversationChanged();
+  void errorTextChanged();
+
+ private:
+  void onConversationsModified();
+  void restorePanes();
+  void savePanes();
+  QString titleOf(qint64 id) const;
+  void setErrorText(const QString& text);
+
+  QString dataDir_;
+  std::unique_ptr<ChatStore> store_;
+  std::unique_ptr<QSettings> settings_;
+  EngineClient* engine_ = nullptr;
+  ConversationListModel* conversations_ = nullptr;
+  PaneListModel* panes_ = nullptr;
+  QString errorText_;
+  bool restoring_ = false;
+};

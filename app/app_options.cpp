@@ -1,0 +1,60 @@
+#include "app/app_options.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QStandardPaths>
+
+#ifndef PAGEDCHAT_DEFAULT_MODEL
+#define PAGEDCHAT_DEFAULT_MODEL ""
+#endif
+
+QString defaultModelPath() {
+  const QByteArray env = qgetenv("PAGEDCHAT_MODEL");
+  if (!env.isEmpty()) return QString::fromLocal8Bit(env);
+  return QDir::cleanPath(QString::fromUtf8(PAGEDCHAT_DEFAULT_MODEL));
+}
+
+QString defaultDataDir() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+}
+
+AppOptions parseAppOptions(const QStringList& arguments) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QCoreApplication::translate("AppOptions", "Chat with a local language model."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  const QCommandLineOption model(
+      QStringLiteral("model"),
+      QCoreApplication::translate("AppOptions",
+                                  "Model file or folder (default: $PAGEDCHAT_MODEL, else %1).")
+          .arg(QDir::cleanPath(QString::fromUtf8(PAGEDCHAT_DEFAULT_MODEL))),
+      QStringLiteral("PATH"));
+  const QCommandLineOption tokenizer(
+      QStringLiteral("tokenizer"),
+      QCoreApplication::translate("AppOptions", "Sentencepiece tokenizer model (default: beside the model)."),
+      QStringLiteral("PATH"));
+  const QCommandLineOption dataDir(
+      QStringLiteral("data-dir"),
+      QCoreApplication::translate("AppOptions", "Folder for the chat database (default: %1).")
+          .arg(defaultDataDir()),
+      QStringLiteral("DIR"));
+  parser.addOption(model);
+  parser.addOption(tokenizer);
+  parser.addOption(dataDir);
+  parser.process(arguments);
+
+  AppOptions options;
+  options.modelPath = parser.isSet(model) ? parser.value(model) : defaultModelPath();
+  options.tokenizerPath = parser.value(tokenizer);
+  options.dataDir = parser.isSet(dataDir) ? parser.value(dataDir) : defaultDataDir();
+  return options;
+}
+
+pagedchat::EngineConfig engineConfigFor(const AppOptions& options) {
+  pagedchat::EngineConfig config;
+  config.model = options.modelPath.toStdString();
+  config.tokenizer = options.tokenizerPath.toStdString();
+  return config;
+}

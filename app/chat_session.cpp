@@ -1,0 +1,199 @@
+#include "app/chat_session.h"
+
+#include "app/chat_prompt.h"
+#include "app/chat_store.h"
+#include "app/engine_client.h"
+#include "app/message_list_model.h"
+
+namespace {
+constexpr int kSaveIntervalMs = 1000;  // streamed text reaches the store at least this often
+constexpr int kTitleLength = 40;
+}  // namespace
+
+ChatSession::ChatSession(ChatStore* store, EngineClient* engine, QObject* parent)
+    : QObject(parent), store_(store), engine_(engine), messages_(new MessageListModel(this)) {
+  saveTimer_.setInterval(kSaveIntervalMs);
+  connect(&saveTimer_, &QTimer::timeout, this, [this] { saveReply(); });
+  connect(engine_, &EngineClient::stepFinished, this, &ChatSession::onStepFinished);
+  connect(engine_, &EngineClient::requestRejected, this, &ChatSession::onRequestRejected);
+}
+
+ChatSession::~ChatSession() {
+  if (isBusy()) {
+    engine_->cancel(requestId_);
+    finishReply(QStringLiteral("abort"));
+  }
+}
+
+QAbstractItemModel* ChatSession::messageModel() const { return messages_; }
+
+QString ChatSession::titleFor(const QString& firstMessage) {
+  QString line = firstMessage.simplified();
+  if (line.size() > kTitleLength) line = line.left(kTitleLength - 1).trimmed() + QChar(0x2026);
+  return line.isEmpty() ? tr("New chat") : line;
+}
+
+pagedchat::SamplingParams ChatSession::samplingParams() const {
+  pagedchat::SamplingParams p;
+  p.temperature = static_cast<float>(temperature_);
+  p.top_p = 0.95f;
+  p.max_tokens = maxTokens_;
+  p.output_kind = pagedchat::RequestOutputKind::kDelta;
+  return p;
+}
+
+bool ChatSession::send() {
+  const QString text = inputText_.trimmed();
+  if (text.isEmpty() || isBusy()) return false;
+  if (!engine_->loadError().isEmpty()) {
+    setErrorText(tr("No model is loaded: %1").arg(engine_->loadError()));
+    return false;
+  }
+  const QList<MessageRecord> history = [this] {
+    QList<MessageRecord> h;
+    for (int i = 0; i < messages_->rowCount(); ++i) h.append(messages_->at(i));
+    return h;
+  }();
+  MessageRecord user;
+  MessageRecord reply;
+  try {
+    if (conversationId_ == 0) {
+      title_ = titleFor(text);
+      conversationId_ = store_->createConversation(title_);
+      emit conversationChanged();
+      emit titleChanged();
+    } else if (history.isEmpty() && title_ == tr("New chat")) {
+      setTitle(titleFor(text));
+      store_->renameConversation(conversationId_, title_);
+    }
+    user.conversationId = reply.conversationId = conversationId_;
+    user.role = QStringLiteral("user");
+    user.text = text;
+    user.createdAt = reply.createdAt = QDateTime::currentDateTimeUtc();
+    user.id = store_->addMessage(conversationId_, user.role, user.text);  // committed before generation
+    reply.role = QStringLiteral("assistant");
+    reply.id = store_->addMessage(conversationId_, reply.role, QString());
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+    emit conversationsModified();
+    return false;
+  }
+  setErrorText(QString());
+  messages_->append(user);
+  replyRow_ = messages_->append(reply, /*streaming=*/true);
+  replyId_ = reply.id;
+  replyText_.clear();
+  replyDirty_ = false;
+  requestId_ = engine_->submit(buildChatPrompt(history, text), samplingParams());
+  saveTimer_.start();
+  setInputText(QString());
+  emit busyChanged();
+  emit conversationsModified();
+  return true;
+}
+
+void ChatSession::stop() {
+  if (isBusy()) engine_->cancel(requestId_);
+}
+
+void ChatSession::openConversation(qint64 id, const QString& title) {
+  closeConversation();
+  QList<MessageRecord> records;
+  try {
+    records = store_->messages(id);
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+    return;
+  }
+  conversationId_ = id;
+  messages_->setMessages(records);
+  emit conversationChanged();
+  setTitle(title);
+}
+
+void ChatSession::closeConversation(bool deleted) {
+  if (isBusy()) {
+    engine_->cancel(requestId_);
+    finishReply(QStringLiteral("abort"), /*save=*/!deleted);
+  }
+  setErrorText(QString());
+  messages_->clear();
+  if (conversationId_ != 0) {
+    conversationId_ = 0;
+    emit conversationChanged();
+  }
+  setTitle(QString());
+}
+
+void ChatSession::setTitle(const QString& title) {
+  if (title == title_) return;
+  title_ = title;
+  emit titleChanged();
+}
+
+void ChatSession::setInputText(const QString& text) {
+  if (text == inputText_) return;
+  inputText_ = text;
+  emit inputTextChanged();
+}
+
+void ChatSession::setTemperature(double t) {
+  t = qBound(0.0, t, 2.0);
+  if (qFuzzyCompare(t + 1.0, temperature_ + 1.0)) return;
+  temperature_ = t;
+  emit samplingChanged();
+}
+
+void ChatSession::setMaxTokens(int n) {
+  n = qMax(1, n);
+  if (n == maxTokens_) return;
+  maxTokens_ = n;
+  emit samplingChanged();
+}
+
+void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
+  if (!isBusy()) return;
+  for (const RequestDelta& d : deltas) {
+    if (d.requestId != requestId_) continue;
+    if (!d.text.isEmpty()) {
+      replyText_ += d.text;
+      replyDirty_ = true;
+      messages_->appendText(replyRow_, d.text);
+    }
+    if (d.finished) finishReply(d.finishReason);
+    return;
+  }
+}
+
+void ChatSession::onRequestRejected(const QString& requestId, const QString& message) {
+  if (requestId != requestId_ || requestId_.isEmpty()) return;
+  setErrorText(message);
+  finishReply(QStringLiteral("abort"));
+}
+
+void ChatSession::finishReply(const QString& finishReason, bool save) {
+  saveTimer_.stop();
+  if (save) saveReply(finishReason.isEmpty() ? QStringLiteral("stop") : finishReason);
+  messages_->finish(replyRow_, finishReason);
+  requestId_.clear();
+  replyId_ = 0;
+  replyRow_ = -1;
+  emit busyChanged();
+  emit replyFinished(finishReason);
+}
+
+void ChatSession::saveReply(const QString& finishReason) {
+  if (replyId_ == 0 || (finishReason.isEmpty() && !replyDirty_)) return;
+  try {
+    store_->updateMessage(replyId_, replyText_, finishReason);
+    replyDirty_ = false;
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+  }
+}
+
+void ChatSession::setErrorText(const QString& text) {
+  if (text == errorText_) return;
+  errorText_ = text;
+  emit errorTextChanged();
+}

@@ -1,0 +1,102 @@
+// ChatSession: what one chat pane shows and does.
+#pragma once
+
+#include <QAbstractItemModel>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include "app/request_delta.h"
+#include "engine/sampling_params.h"
+
+class ChatStore;
+class EngineClient;
+class MessageListModel;
+
+/// The state of one chat pane: the conversation it shows (0 = none yet), its messages, the draft
+/// in the input box, and the generation in flight. send() commits the user's message to the store
+/// before it submits the request; the streamed reply is written to the store at least once a
+/// second and when it finishes or is stopped. Runs on the GUI thread.
+class ChatSession : public QObject {
+  Q_OBJECT
+  Q_PROPERTY(qint64 conversationId READ conversationId NOTIFY conversationChanged)
+  Q_PROPERTY(QString title READ title NOTIFY titleChanged)
+  Q_PROPERTY(QAbstractItemModel* messages READ messageModel CONSTANT)
+  Q_PROPERTY(QString inputText READ inputText WRITE setInputText NOTIFY inputTextChanged)
+  Q_PROPERTY(bool busy READ isBusy NOTIFY busyChanged)
+  Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
+  Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY samplingChanged)
+  Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY samplingChanged)
+
+ public:
+  ChatSession(ChatStore* store, EngineClient* engine, QObject* parent = nullptr);
+  /// Stops a running generation and saves its text (finish reason "abort").
+  ~ChatSession() override;
+
+  /// Sends the draft (inputText) as the next user message: what Enter in the input box does.
+  /// Creates a conversation first when the pane has none. Returns false when nothing was sent
+  /// (empty draft, already generating, no model, store error).
+  Q_INVOKABLE bool send();
+  /// Stops the generation in flight; the reply keeps the text so far.
+  Q_INVOKABLE void stop();
+
+  /// Shows conversation `id` (stopping and saving a generation in flight first).
+  void openConversation(qint64 id, const QString& title);
+  /// Shows no conversation. With `deleted`, the current one is gone: nothing more is written.
+  void closeConversation(bool deleted = false);
+  void setTitle(const QString& title);
+
+  qint64 conversationId() const { return conversationId_; }
+  QString title() const { return title_; }
+  MessageListModel* messages() const { return messages_; }
+  QAbstractItemModel* messageModel() const;
+  QString inputText() const { return inputText_; }
+  void setInputText(const QString& text);
+  bool isBusy() const { return !requestId_.isEmpty(); }
+  QString errorText() const { return errorText_; }
+  QString requestId() const { return requestId_; }
+  double temperature() const { return temperature_; }
+  void setTemperature(double t);
+  int maxTokens() const { return maxTokens_; }
+  void setMaxTokens(int n);
+  pagedchat::SamplingParams samplingParams() const;
+
+  /// Title given to a conversation from its first message.
+  static QString titleFor(const QString& firstMessage);
+
+ signals:
+  void conversationChanged();
+  void titleChanged();
+  void inputTextChanged();
+  void busyChanged();
+  void errorTextChanged();
+  void samplingChanged();
+  /// The store's conversation list changed (created, renamed, new message): reload lists.
+  void conversationsModified();
+  /// A reply finished (reason "stop", "length" or "abort").
+  void replyFinished(const QString& finishReason);
+
+ private:
+  void onStepFinished(const QList<RequestDelta>& deltas);
+  void onRequestRejected(const QString& requestId, const QString& message);
+  void finishReply(const QString& finishReason, bool save = true);
+  void saveReply(const QString& finishReason = QString());
+  void setErrorText(const QString& text);
+
+  ChatStore* store_;
+  EngineClient* engine_;
+  MessageListModel* messages_;
+  qint64 conversationId_ = 0;
+  QString title_;
+  QString inputText_;
+  QString errorText_;
+  double temperature_ = 0.8;
+  int maxTokens_ = 256;
+
+  QString requestId_;       ///< request in flight, empty when idle
+  qint64 replyId_ = 0;      ///< store id of the assistant message being streamed
+  int replyRow_ = -1;       ///< its row in messages_
+  QString replyText_;
+  bool replyDirty_ = false; ///< text not yet written to the store
+  QTimer saveTimer_;
+};

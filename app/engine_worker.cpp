@@ -1,0 +1,151 @@
+#include "app/engine_worker.h"
+
+#include <QElapsedTimer>
+#include <QFileInfo>
+
+#include <exception>
+#include <utility>
+
+#include "engine/llm_engine.h"
+
+EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, QObject* parent)
+    : QObject(parent), config_(config) {
+  qRegisterMetaType<RequestDelta>();
+  qRegisterMetaType<QList<RequestDelta>>();
+  qRegisterMetaType<EngineStepStats>();
+  qRegisterMetaType<pagedchat::SamplingParams>();
+}
+
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::loadModel() {
+  if (engine_) return;
+  try {
+    engine_ = std::make_unique<pagedchat::LLMEngine>(config_);
+  } catch (const std::exception& e) {
+    emit loadFailed(QString::fromStdString(e.what()));
+    return;
+  }
+  const pagedchat::ModelConfig& mc = engine_->model_config();
+  QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
+  const QString details = tr("%1 layers, dim %2, vocab %3, %4 KV blocks")
+                              .arg(mc.n_layers)
+                              .arg(mc.dim)
+                              .arg(mc.vocab_size)
+                              .arg(engine_->stats().num_total_blocks);
+  emit modelLoaded(name, details);
+  scheduleStep();  // requests submitted while loading
+}
+
+void EngineWorker::submit(const QString& requestId, const QString& prompt,
+                          const pagedchat::SamplingParams& params) {
+  Command c;
+  c.requestId = requestId;
+  c.prompt = prompt;
+  c.params = params;
+  c.params.output_kind = pagedchat::RequestOutputKind::kDelta;
+  pending_.append(std::move(c));
+  scheduleStep();
+}
+
+void EngineWorker::cancel(const QString& requestId) {
+  Command c;
+  c.isCancel = true;
+  c.requestId = requestId;
+  pending_.append(std::move(c));
+  scheduleStep();
+}
+
+void EngineWorker::scheduleStep() {
+  if (stepScheduled_) return;
+  stepScheduled_ = true;
+  QMetaObject::invokeMethod(this, &EngineWorker::runStep, Qt::QueuedConnection);
+}
+
+void EngineWorker::drainCommands() {
+  const QList<Command> commands = std::exchange(pending_, {});
+  for (const Command& c : commands) {
+    if (c.isCancel) {
+      if (engine_ && active_.contains(c.requestId) &&
+          engine_->abort_request(c.requestId.toStdString())) {
+        abortedUnreported_.insert(c.requestId);
+      }
+      continue;
+    }
+    if (!engine_) {
+      emit requestRejected(c.requestId, tr("No model is loaded."));
+      continue;
+    }
+    try {
+      engine_->add_request(c.requestId.toStdString(), c.prompt.toStdString(), c.params);
+      active_.insert(c.requestId);
+    } catch (const std::exception& e) {
+      emit requestRejected(c.requestId, QString::fromStdString(e.what()));
+    }
+  }
+}
+
+void EngineWorker::failAllActive(const QString& message) {
+  for (const QString& id : std::as_const(active_)) emit requestRejected(id, message);
+  active_.clear();
+  abortedUnreported_.clear();
+}
+
+void EngineWorker::runStep() {
+  stepScheduled_ = false;
+  drainCommands();  // without a model (failed load) this rejects every submit
+  if (!engine_) return;
+  if (!engine_->has_unfinished_requests() && abortedUnreported_.isEmpty()) return;
+
+  QElapsedTimer timer;
+  timer.start();
+  std::vector<pagedchat::RequestOutput> outputs;
+  try {
+    outputs = engine_->step();
+  } catch (const std::exception& e) {
+    failAllActive(tr("Engine error: %1").arg(QString::fromStdString(e.what())));
+    return;
+  }
+  const double stepMs = timer.nsecsElapsed() / 1e6;
+
+  QList<RequestDelta> deltas;
+  deltas.reserve(static_cast<qsizetype>(outputs.size()) + abortedUnreported_.size());
+  for (const pagedchat::RequestOutput& out : outputs) {
+    RequestDelta d;
+    d.requestId = QString::fromStdString(out.request_id);
+    if (!out.outputs.empty()) {
+      const pagedchat::CompletionOutput& c = out.outputs.front();
+      d.text = QString::fromStdString(c.text);
+      d.newTokens = static_cast<int>(c.token_ids.size());
+      if (c.finish_reason) d.finishReason = QString::fromStdString(*c.finish_reason);
+    }
+    d.finished = out.finished;
+    if (d.finished) {
+      if (d.finishReason.isEmpty()) d.finishReason = QStringLiteral("stop");
+      active_.remove(d.requestId);
+      abortedUnreported_.remove(d.requestId);
+    }
+    deltas.append(std::move(d));
+  }
+  // An aborted request the engine did not report (it may drop it at once) still gets its final delta.
+  for (const QString& id : std::as_const(abortedUnreported_)) {
+    RequestDelta d;
+    d.requestId = id;
+    d.finished = true;
+    d.finishReason = QStringLiteral("abort");
+    active_.remove(id);
+    deltas.append(std::move(d));
+  }
+  abortedUnreported_.clear();
+
+  const pagedchat::EngineStats s = engine_->stats();
+  EngineStepStats stats;
+  stats.numRunning = s.num_running;
+  stats.numWaiting = s.num_waiting;
+  stats.numSteps = s.num_steps;
+  stats.numGenerationTokens = s.num_generation_tokens;
+  stats.stepMs = stepMs;
+  emit stepFinished(deltas, stats);
+
+  if (engine_->has_unfinished_requests() || !pending_.isEmpty()) scheduleStep();
+}

@@ -1,0 +1,72 @@
+#include "app/message_list_model.h"
+
+MessageListModel::MessageListModel(QObject* parent) : QAbstractListModel(parent) {}
+
+int MessageListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QVariant MessageListModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  const Row& row = rows_.at(index.row());
+  switch (role) {
+    case MessageIdRole: return row.record.id;
+    case RoleRole: return row.record.role;
+    case Qt::DisplayRole:
+    case TextRole: return row.record.text;
+    case FinishReasonRole: return row.record.finishReason;
+    case StreamingRole: return row.streaming;
+    default: return {};
+  }
+}
+
+QHash<int, QByteArray> MessageListModel::roleNames() const {
+  return {{MessageIdRole, "messageId"},
+          {RoleRole, "role"},
+          {TextRole, "text"},
+          {FinishReasonRole, "finishReason"},
+          {StreamingRole, "streaming"}};
+}
+
+void MessageListModel::setMessages(const QList<MessageRecord>& messages) {
+  beginResetModel();
+  rows_.clear();
+  rows_.reserve(messages.size());
+  for (const MessageRecord& m : messages) rows_.append({m, false});
+  endResetModel();
+  emit countChanged();
+}
+
+void MessageListModel::clear() { setMessages({}); }
+
+int MessageListModel::append(const MessageRecord& message, bool streaming) {
+  const int row = static_cast<int>(rows_.size());
+  beginInsertRows(QModelIndex(), row, row);
+  rows_.append({message, streaming});
+  endInsertRows();
+  emit countChanged();
+  return row;
+}
+
+void MessageListModel::appendText(int row, const QString& delta) {
+  if (row < 0 || row >= rows_.size() || delta.isEmpty()) return;
+  rows_[row].record.text += delta;
+  const QModelIndex i = index(row);
+  emit dataChanged(i, i, {TextRole, Qt::DisplayRole});
+}
+
+void MessageListModel::finish(int row, const QString& finishReason) {
+  if (row < 0 || row >= rows_.size()) return;
+  rows_[row].record.finishReason = finishReason;
+  rows_[row].streaming = false;
+  const QModelIndex i = index(row);
+  emit dataChanged(i, i, {FinishReasonRole, StreamingRole});
+}
+
+QString MessageListModel::textAt(int row) const {
+  return row >= 0 && row < rows_.size() ? rows_.at(row).record.text : QString();
+}
+
+QString MessageListModel::roleAt(int row) const {
+  return row >= 0 && row < rows_.size() ? rows_.at(row).record.role : QString();
+}

@@ -1,0 +1,50 @@
+// MessageListModel: the messages of the conversation one chat pane shows.
+#pragma once
+
+#include <QAbstractListModel>
+#include <QList>
+
+#include "app/chat_store.h"
+
+/// List model of one conversation's messages (oldest first) for a pane's ListView. Roles:
+/// messageId, role ("user"/"assistant"/"system"), text, finishReason, streaming (true while the
+/// assistant reply is still being generated).
+class MessageListModel : public QAbstractListModel {
+  Q_OBJECT
+  Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+
+ public:
+  enum Roles { MessageIdRole = Qt::UserRole + 1, RoleRole, TextRole, FinishReasonRole, StreamingRole };
+  Q_ENUM(Roles)
+
+  explicit MessageListModel(QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = QModelIndex()) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QHash<int, QByteArray> roleNames() const override;
+
+  /// Replaces every row.
+  void setMessages(const QList<MessageRecord>& messages);
+  void clear();
+  /// Appends a row; returns its row number.
+  int append(const MessageRecord& message, bool streaming = false);
+  /// Appends `delta` to the text of `row`.
+  void appendText(int row, const QString& delta);
+  /// Marks `row` done with `finishReason`.
+  void finish(int row, const QString& finishReason);
+
+  const MessageRecord& at(int row) const { return rows_.at(row).record; }
+  /// Text of the row's message (tests and the QML side use the roles instead).
+  Q_INVOKABLE QString textAt(int row) const;
+  Q_INVOKABLE QString roleAt(int row) const;
+
+ signals:
+  void countChanged();
+
+ private:
+  struct Row {
+    MessageRecord record;
+    bool streaming = false;
+  };
+  QList<Row> rows_;
+};

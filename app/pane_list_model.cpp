@@ -1,0 +1,69 @@
+#include "app/pane_list_model.h"
+
+#include "app/chat_session.h"
+
+PaneListModel::PaneListModel(ChatStore* store, EngineClient* engine, QObject* parent)
+    : QAbstractListModel(parent), store_(store), engine_(engine) {
+  addPane();
+}
+
+PaneListModel::~PaneListModel() { qDeleteAll(std::exchange(sessions_, {})); }
+
+int PaneListModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(sessions_.size());
+}
+
+QVariant PaneListModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  if (role == SessionRole) return QVariant::fromValue(sessions_.at(index.row()));
+  return {};
+}
+
+QHash<int, QByteArray> PaneListModel::roleNames() const { return {{SessionRole, "session"}}; }
+
+ChatSession* PaneListModel::addPane() {
+  if (!canAddPane()) return nullptr;
+  auto* session = new ChatSession(store_, engine_, this);
+  connect(session, &ChatSession::conversationsModified, this, &PaneListModel::conversationsModified);
+  connect(session, &ChatSession::conversationChanged, this, &PaneListModel::layoutChanged);
+  const int row = static_cast<int>(sessions_.size());
+  beginInsertRows(QModelIndex(), row, row);
+  sessions_.append(session);
+  endInsertRows();
+  emit countChanged();
+  setCurrentIndex(row);
+  emit layoutChanged();
+  return session;
+}
+
+void PaneListModel::closePane(int index) {
+  if (!canClosePane() || index < 0 || index >= sessions_.size()) return;
+  beginRemoveRows(QModelIndex(), index, index);
+  ChatSession* session = sessions_.takeAt(index);
+  endRemoveRows();
+  session->disconnect(this);
+  delete session;  // stops and saves its generation
+  emit countChanged();
+  if (currentIndex_ >= sessions_.size() || currentIndex_ > index) {
+    currentIndex_ = qMax(0, currentIndex_ - 1);
+  }
+  emit currentIndexChanged();
+  emit layoutChanged();
+}
+
+ChatSession* PaneListModel::sessionAt(int index) const {
+  return index >= 0 && index < sessions_.size() ? sessions_.at(index) : nullptr;
+}
+
+int PaneListModel::indexOfConversation(qint64 id) const {
+  if (id == 0) return -1;
+  for (qsizetype i = 0; i < sessions_.size(); ++i)
+    if (sessions_[i]->conversationId() == id) return static_cast<int>(i);
+  return -1;
+}
+
+void PaneListModel::setCurrentIndex(int index) {
+  if (index < 0 || index >= sessions_.size() || index == currentIndex_) return;
+  currentIndex_ = index;
+  emit currentIndexChanged();
+}

@@ -1,0 +1,64 @@
+// PaneListModel: the chat panes shown side by side.
+#pragma once
+
+#include <QAbstractListModel>
+#include <QList>
+
+#include "app/chat_session.h"
+
+class ChatStore;
+class EngineClient;
+
+/// List model of the side-by-side chat panes (1 to maxPanes), one ChatSession each (role
+/// "session"). Tracks which pane is current: the conversation list opens conversations there.
+class PaneListModel : public QAbstractListModel {
+  Q_OBJECT
+  Q_PROPERTY(int count READ count NOTIFY countChanged)
+  Q_PROPERTY(int maxPanes READ maxPanes CONSTANT)
+  Q_PROPERTY(bool canAddPane READ canAddPane NOTIFY countChanged)
+  Q_PROPERTY(bool canClosePane READ canClosePane NOTIFY countChanged)
+  Q_PROPERTY(int currentIndex READ currentIndex WRITE setCurrentIndex NOTIFY currentIndexChanged)
+  Q_PROPERTY(ChatSession* currentSession READ currentSession NOTIFY currentIndexChanged)
+
+ public:
+  enum Roles { SessionRole = Qt::UserRole + 1 };
+  static constexpr int kMaxPanes = 4;
+
+  PaneListModel(ChatStore* store, EngineClient* engine, QObject* parent = nullptr);
+  ~PaneListModel() override;
+
+  int rowCount(const QModelIndex& parent = QModelIndex()) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QHash<int, QByteArray> roleNames() const override;
+
+  /// Adds an empty pane at the end and makes it current; returns it (nullptr at the maximum).
+  Q_INVOKABLE ChatSession* addPane();
+  /// Closes pane `index` (stopping its generation); the last pane cannot be closed.
+  Q_INVOKABLE void closePane(int index);
+  Q_INVOKABLE ChatSession* sessionAt(int index) const;
+  /// Pane showing conversation `id`, or -1.
+  Q_INVOKABLE int indexOfConversation(qint64 id) const;
+
+  int count() const { return static_cast<int>(sessions_.size()); }
+  int maxPanes() const { return kMaxPanes; }
+  bool canAddPane() const { return sessions_.size() < kMaxPanes; }
+  bool canClosePane() const { return sessions_.size() > 1; }
+  int currentIndex() const { return currentIndex_; }
+  void setCurrentIndex(int index);
+  ChatSession* currentSession() const { return sessionAt(currentIndex_); }
+  const QList<ChatSession*>& sessions() const { return sessions_; }
+
+ signals:
+  void countChanged();
+  void currentIndexChanged();
+  /// A pane was added or closed, or a pane switched conversation (for saving the layout).
+  void layoutChanged();
+  /// Forwarded from any session: the store's conversation list changed.
+  void conversationsModified();
+
+ private:
+  ChatStore* store_;
+  EngineClient* engine_;
+  QList<ChatSession*> sessions_;
+  int currentIndex_ = 0;
+};

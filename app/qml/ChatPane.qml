@@ -1,0 +1,77 @@
+// One chat pane: header, the conversation's messages, and the input box.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+Pane {
+    id: pane
+
+    /// The pane's ChatSession (C++), from the PaneListModel's "session" role.
+    required property QtObject session
+    required property int index
+    /// The PaneListModel and EngineClient (C++).
+    required property QtObject panes
+    required property QtObject engine
+
+    readonly property bool isCurrent: panes.currentIndex === index
+
+    function makeCurrent() { panes.currentIndex = index }
+
+    objectName: "chatPane" + index
+    padding: 0
+    Accessible.name: qsTr("Chat pane %1").arg(index + 1)
+    background: Rectangle {
+        color: Theme.surfaceColor
+        radius: Theme.radius
+        border.color: pane.isCurrent ? Material.accentColor : Theme.borderColor
+        border.width: pane.isCurrent ? 2 : 1
+    }
+
+    TapHandler {
+        onTapped: pane.makeCurrent()
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 2
+        spacing: 0
+
+        PaneHeader {
+            Layout.fillWidth: true
+            title: pane.session.title !== "" ? pane.session.title : qsTr("New chat")
+            busy: pane.session.busy
+            paneNumber: pane.index + 1
+            canClose: pane.panes.canClosePane
+            onCloseRequested: pane.panes.closePane(pane.index)
+        }
+
+        MessageList {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            model: pane.session.messages
+            paneNumber: pane.index + 1
+        }
+
+        Label {
+            Layout.fillWidth: true
+            Layout.leftMargin: 16
+            Layout.rightMargin: 16
+            visible: pane.session.errorText !== ""
+            text: pane.session.errorText
+            color: Theme.errorColor
+            wrapMode: Text.Wrap
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: text
+        }
+
+        ChatInput {
+            Layout.fillWidth: true
+            Layout.margins: 12
+            session: pane.session
+            paneNumber: pane.index + 1
+            canSend: pane.engine.loadError === ""
+            onInputFocused: pane.makeCurrent()
+        }
+    }
+}

@@ -1,0 +1,45 @@
+// A small "Generating" pill with a pulsing dot, shown in a pane's header while a reply streams.
+import QtQuick
+import QtQuick.Controls
+
+Rectangle {
+    id: chip
+
+    property bool running: false
+
+    implicitWidth: row.implicitWidth + 20
+    implicitHeight: 24
+    radius: 12
+    color: Theme.selectionColor
+    Accessible.role: Accessible.Indicator
+    Accessible.name: qsTr("Generating")
+
+    Row {
+        id: row
+        anchors.centerIn: parent
+        spacing: 6
+
+        Rectangle {
+            id: dot
+            anchors.verticalCenter: parent.verticalCenter
+            width: 8
+            height: 8
+            radius: 4
+            color: Theme.userBubbleColor
+
+            SequentialAnimation on opacity {
+                running: chip.running
+                loops: Animation.Infinite
+                NumberAnimation { from: 1; to: 0.25; duration: 500 }
+                NumberAnimation { from: 0.25; to: 1; duration: 500 }
+            }
+        }
+        Label {
+            anchors.verticalCenter: parent.verticalCenter
+            text: qsTr("Generating")
+            font.pixelSize: 12
+            color: Theme.userBubbleColor
+            Accessible.name: text
+        }
+    }
+}

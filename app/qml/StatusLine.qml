@@ -1,0 +1,72 @@
+// The status line: model, load state, tokens per second, running requests.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+ToolBar {
+    id: statusLine
+
+    /// The EngineClient (C++).
+    required property QtObject engine
+    property string dataDir
+
+    readonly property string statusText: {
+        if (engine.loading)
+            return qsTr("Loading %1…").arg(engine.modelName)
+        if (engine.loadError !== "")
+            return qsTr("No model loaded")
+        const activity = engine.numRunning > 0 ? qsTr("%n running", "", engine.numRunning) : qsTr("idle")
+        return qsTr("Model: %1  ·  %2 tok/s  ·  %3")
+            .arg(engine.modelName)
+            .arg(engine.tokensPerSecond.toFixed(1))
+            .arg(activity)
+    }
+
+    implicitHeight: 32
+    background: Rectangle {
+        color: Theme.surfaceColor
+        Rectangle {
+            width: parent.width
+            height: 1
+            color: Theme.borderColor
+        }
+    }
+
+    RowLayout {
+        anchors.fill: parent
+        anchors.leftMargin: 16
+        anchors.rightMargin: 16
+        spacing: 16
+
+        Rectangle {
+            implicitWidth: 8
+            implicitHeight: 8
+            radius: 4
+            color: statusLine.engine.loadError !== "" ? Theme.errorColor
+                 : statusLine.engine.loading ? "#f9a825" : "#2e7d32"
+        }
+        Label {
+            objectName: "statusLabel"
+            text: statusLine.statusText
+            color: Theme.assistantTextColor
+            Accessible.name: qsTr("Engine status")
+            Accessible.description: text
+        }
+        Label {
+            text: statusLine.engine.modelDetails
+            color: Theme.mutedTextColor
+            elide: Text.ElideRight
+            Layout.fillWidth: true
+            Accessible.name: qsTr("Model details")
+            Accessible.description: text
+        }
+        Label {
+            text: qsTr("Data: %1").arg(statusLine.dataDir)
+            color: Theme.mutedTextColor
+            elide: Text.ElideMiddle
+            Layout.maximumWidth: 360
+            Accessible.name: qsTr("Data folder")
+            Accessible.description: text
+        }
+    }
+}
