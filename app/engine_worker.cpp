@@ -1,6 +1,8 @@
 #include "app/engine_worker.h"
 
 #include <QElapsedTimer>
+
+#include <algorithm>
 #include <QFileInfo>
 
 #include <exception>
@@ -77,7 +79,19 @@ void EngineWorker::drainCommands() {
       continue;
     }
     try {
-      engine_->add_request(c.requestId.toStdString(), c.prompt.toStdString(), c.params);
+      // The reply may use what the context leaves after the prompt (the engine refuses a request
+      // whose prompt + max_tokens exceeds max_model_len rather than truncating it).
+      const std::vector<int> ids = engine_->tokenizer().encode(c.prompt.toStdString());
+      const int room = engine_->engine_config().max_model_len - static_cast<int>(ids.size());
+      if (room < 1) {
+        emit requestRejected(c.requestId, tr("The message is %1 tokens long; the model's context holds %2.")
+                                              .arg(ids.size())
+                                              .arg(engine_->engine_config().max_model_len));
+        continue;
+      }
+      pagedchat::SamplingParams params = c.params;
+      params.max_tokens = std::min(params.max_tokens, room);
+      engine_->add_request(c.requestId.toStdString(), ids, params);
       active_.insert(c.requestId);
     } catch (const std::exception& e) {
       emit requestRejected(c.requestId, QString::fromStdString(e.what()));

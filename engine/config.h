@@ -7,6 +7,10 @@
 
 namespace pagedchat {
 
+/// How rotary embedding pairs a head's dimensions: llama2.c / Meta / GGUF rotate interleaved pairs
+/// (2i, 2i+1); Hugging Face checkpoints rotate halves (i, i + head_dim/2) ("neox" style).
+enum class RopeStyle { kInterleaved, kNeox };
+
 /// Shape of a Llama-architecture model.
 struct ModelConfig {
   int dim = 0;           ///< hidden size
@@ -18,6 +22,7 @@ struct ModelConfig {
   int max_seq_len = 0;   ///< max positions the model was trained with
   int head_dim = 0;      ///< dim / n_heads
   float rope_theta = 10000.0f;
+  RopeStyle rope_style = RopeStyle::kInterleaved;
   float norm_eps = 1e-5f;
   bool shared_classifier = true;  ///< output projection tied to the token embedding
   int bos_id = 1;

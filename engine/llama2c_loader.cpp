@@ -74,13 +74,14 @@ bool looks_like_llama2c_checkpoint(const std::string& path) {
 
 LoadedModel load_llama2c(const std::string& path) {
   LoadedModel m;
-  m.file = std::make_unique<MappedFile>(path);
-  const std::size_t size = m.file->size();
+  m.files.push_back(std::make_unique<MappedFile>(path));
+  const MappedFile& file = *m.files.back();
+  const std::size_t size = file.size();
   if (size < kHeaderBytes)
     throw std::runtime_error("'" + path + "' is truncated: " + std::to_string(size) +
                              " bytes, shorter than the 28-byte llama2.c header");
   Header h{};
-  std::memcpy(&h, m.file->data(), kHeaderBytes);
+  std::memcpy(&h, file.data(), kHeaderBytes);
   if (const std::string err = check_header(h); !err.empty())
     throw std::runtime_error("'" + path + "' is not a valid llama2.c checkpoint: " + err);
   const uint64_t need = kHeaderBytes + expected_floats(h) * sizeof(float);
@@ -105,7 +106,7 @@ LoadedModel load_llama2c(const std::string& path) {
   c.eos_id = 2;
   c.stop_on_bos = true;
 
-  const float* p = reinterpret_cast<const float*>(m.file->data() + kHeaderBytes);
+  const float* p = reinterpret_cast<const float*>(file.data() + kHeaderBytes);
   const uint64_t dim = c.dim, hidden = c.hidden_dim, L = c.n_layers, hd = c.head_dim;
   const uint64_t q = uint64_t(c.n_heads) * hd, kv = uint64_t(c.n_kv_heads) * hd;
   LlamaWeights& w = m.weights;
@@ -114,16 +115,22 @@ LoadedModel load_llama2c(const std::string& path) {
     p += n;
     return t;
   };
+  // run.c order: each tensor is stacked over layers.
   w.token_embedding = take(uint64_t(c.vocab_size) * dim);
-  w.rms_att = take(L * dim);
-  w.wq = take(L * dim * q);
-  w.wk = take(L * dim * kv);
-  w.wv = take(L * dim * kv);
-  w.wo = take(L * q * dim);
-  w.rms_ffn = take(L * dim);
-  w.w1 = take(L * dim * hidden);
-  w.w2 = take(L * hidden * dim);
-  w.w3 = take(L * dim * hidden);
+  w.layers.resize(L);
+  auto stacked = [&](const float* LayerWeights::*field, uint64_t per_layer) {
+    const float* base = take(L * per_layer);
+    for (uint64_t l = 0; l < L; ++l) w.layers[l].*field = base + l * per_layer;
+  };
+  stacked(&LayerWeights::rms_att, dim);
+  stacked(&LayerWeights::wq, dim * q);
+  stacked(&LayerWeights::wk, dim * kv);
+  stacked(&LayerWeights::wv, dim * kv);
+  stacked(&LayerWeights::wo, q * dim);
+  stacked(&LayerWeights::rms_ffn, dim);
+  stacked(&LayerWeights::w1, dim * hidden);
+  stacked(&LayerWeights::w2, hidden * dim);
+  stacked(&LayerWeights::w3, dim * hidden);
   w.rms_final = take(dim);
   take(uint64_t(c.max_seq_len) * hd);  // freq_cis_real, freq_cis_imag: RoPE is computed instead
   w.wcls = c.shared_classifier ? w.token_embedding : take(uint64_t(c.vocab_size) * dim);

@@ -3,40 +3,11 @@
 // classifier shares the token embedding), then float32 weights in run.c's order.
 #pragma once
 
-#include <memory>
 #include <string>
-#include <vector>
 
-#include "engine/config.h"
-#include "engine/mapped_file.h"
+#include "engine/model_weights.h"
 
 namespace pagedchat {
-
-/// Pointers into the mapped checkpoint. Per-layer tensors are stacked over layers:
-/// wq [L, n_heads*hd, dim], wk/wv [L, n_kv_heads*hd, dim], wo [L, dim, n_heads*hd],
-/// w1/w3 [L, hidden, dim], w2 [L, dim, hidden], norms [L, dim]; all row-major float32.
-struct LlamaWeights {
-  const float* token_embedding = nullptr;  ///< [vocab, dim]
-  const float* rms_att = nullptr;
-  const float* wq = nullptr;
-  const float* wk = nullptr;
-  const float* wv = nullptr;
-  const float* wo = nullptr;
-  const float* rms_ffn = nullptr;
-  const float* w1 = nullptr;
-  const float* w2 = nullptr;
-  const float* w3 = nullptr;
-  const float* rms_final = nullptr;        ///< [dim]
-  const float* wcls = nullptr;             ///< [vocab, dim]; == token_embedding when shared
-};
-
-/// A loaded model: its shape, its weights and the mapping that keeps them alive.
-struct LoadedModel {
-  ModelConfig config;
-  LlamaWeights weights;
-  std::unique_ptr<MappedFile> file;  ///< the mapping the weights point into, or
-  std::vector<float> owned;           ///< weights built in memory (random models)
-};
 
 /// True when `path` starts with a plausible llama2.c header whose implied size fits the file.
 bool looks_like_llama2c_checkpoint(const std::string& path);

@@ -59,24 +59,25 @@ void LlamaModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<floa
 
   ops_.embedding(x_.data(), w.token_embedding, b.input_ids.data(), T, dim);
   for (int l = 0; l < c.n_layers; ++l) {
-    const std::size_t L = l;
-    ops_.rms_norm(xb_.data(), x_.data(), w.rms_att + L * dim, T, dim, c.norm_eps);
-    ops_.matmul(q_.data(), xb_.data(), w.wq + L * q_width * dim, T, q_width, dim);
-    ops_.matmul(k_.data(), xb_.data(), w.wk + L * kv_width * dim, T, kv_width, dim);
-    ops_.matmul(v_.data(), xb_.data(), w.wv + L * kv_width * dim, T, kv_width, dim);
-    ops_.rotary_embedding(q_.data(), k_.data(), b.positions.data(), T, c.n_heads, c.n_kv_heads, hd, c.rope_theta);
+    const LayerWeights& lw = w.layers[l];
+    ops_.rms_norm(xb_.data(), x_.data(), lw.rms_att, T, dim, c.norm_eps);
+    ops_.matmul(q_.data(), xb_.data(), lw.wq, T, q_width, dim);
+    ops_.matmul(k_.data(), xb_.data(), lw.wk, T, kv_width, dim);
+    ops_.matmul(v_.data(), xb_.data(), lw.wv, T, kv_width, dim);
+    ops_.rotary_embedding(q_.data(), k_.data(), b.positions.data(), T, c.n_heads, c.n_kv_heads, hd, c.rope_theta,
+                           c.rope_style == RopeStyle::kNeox);
     ops_.reshape_and_cache(k_.data(), v_.data(), cache.key[l].data(), cache.value[l].data(), b.slot_mapping.data(), T,
                            kv_width);
     ops_.paged_attention(att_.data(), q_.data(), cache.key[l].data(), cache.value[l].data(), meta, c.n_heads,
                          c.n_kv_heads, hd);
-    ops_.matmul(xb_.data(), att_.data(), w.wo + L * dim * q_width, T, dim, q_width);
+    ops_.matmul(xb_.data(), att_.data(), lw.wo, T, dim, q_width);
     ops_.add(x_.data(), xb_.data(), std::int64_t(T) * dim);
 
-    ops_.rms_norm(xb_.data(), x_.data(), w.rms_ffn + L * dim, T, dim, c.norm_eps);
-    ops_.matmul(hb_.data(), xb_.data(), w.w1 + L * hidden * dim, T, hidden, dim);
-    ops_.matmul(hb2_.data(), xb_.data(), w.w3 + L * hidden * dim, T, hidden, dim);
+    ops_.rms_norm(xb_.data(), x_.data(), lw.rms_ffn, T, dim, c.norm_eps);
+    ops_.matmul(hb_.data(), xb_.data(), lw.w1, T, hidden, dim);
+    ops_.matmul(hb2_.data(), xb_.data(), lw.w3, T, hidden, dim);
     ops_.silu_and_mul(hb_.data(), hb_.data(), hb2_.data(), T, hidden);
-    ops_.matmul(xb_.data(), hb_.data(), w.w2 + L * dim * hidden, T, dim, hidden);
+    ops_.matmul(xb_.data(), hb_.data(), lw.w2, T, dim, hidden);
     ops_.add(x_.data(), xb_.data(), std::int64_t(T) * dim);
   }
 

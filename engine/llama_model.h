@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/config.h"
-#include "engine/llama2c_loader.h"
+#include "engine/model_weights.h"
 #include "kernels/ops.h"
 
 namespace pagedchat {

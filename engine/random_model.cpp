@@ -96,29 +96,29 @@ LoadedModel make_random_model(const std::string& spec) {
 
   LoadedModel m;
   m.config = c;
-  m.owned.resize(n);
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> dist(0.0f, 0.02f);
-  float* p = m.owned.data();
-  LlamaWeights& w = m.weights;
-  auto take = [&](uint64_t count, bool ones) {
-    float* t = p;
+  auto tensor = [&](uint64_t count, bool ones) {
+    float* t = m.allocate(count);
     if (ones) std::fill(t, t + count, 1.0f);
     else for (uint64_t i = 0; i < count; ++i) t[i] = dist(rng);
-    p += count;
     return t;
   };
-  w.token_embedding = take(uint64_t(c.vocab_size) * dim, false);
-  w.rms_att = take(L * dim, true);
-  w.wq = take(L * dim * q, false);
-  w.wk = take(L * dim * kv, false);
-  w.wv = take(L * dim * kv, false);
-  w.wo = take(L * q * dim, false);
-  w.rms_ffn = take(L * dim, true);
-  w.w1 = take(L * dim * hidden, false);
-  w.w2 = take(L * hidden * dim, false);
-  w.w3 = take(L * dim * hidden, false);
-  w.rms_final = take(dim, true);
+  LlamaWeights& w = m.weights;
+  w.token_embedding = tensor(uint64_t(c.vocab_size) * dim, false);
+  w.layers.resize(L);
+  for (auto& l : w.layers) {
+    l.rms_att = tensor(dim, true);
+    l.wq = tensor(dim * q, false);
+    l.wk = tensor(dim * kv, false);
+    l.wv = tensor(dim * kv, false);
+    l.wo = tensor(q * dim, false);
+    l.rms_ffn = tensor(dim, true);
+    l.w1 = tensor(dim * hidden, false);
+    l.w2 = tensor(hidden * dim, false);
+    l.w3 = tensor(dim * hidden, false);
+  }
+  w.rms_final = tensor(dim, true);
   w.wcls = w.token_embedding;
   return m;
 }

@@ -36,11 +36,12 @@ class Backend {
   /// out[T, n] = x[T, k] · w[n, k]^T. Each output element is reduced in the same order whatever T
   /// is, so a request's results do not depend on what else is in the batch (batch invariance).
   virtual void matmul(float* out, const float* x, const float* w, int T, int n, int k) = 0;
-  /// Rotary embedding on interleaved pairs (llama2.c, Meta's original Llama): for head h and pair
-  /// i, (x[2i], x[2i+1]) rotates by angle pos * theta^(-2i/head_dim). q: [T, n_heads*head_dim],
-  /// k: [T, n_kv_heads*head_dim], in place.
+  /// Rotary embedding (RoFormer, Su et al. 2021): pair i of every head rotates by angle
+  /// pos * theta^(-2i/head_dim). Interleaved pairs (x[2i], x[2i+1]) as llama2.c and Meta's Llama,
+  /// or with `neox` the halves (x[i], x[i + head_dim/2]) as Hugging Face checkpoints.
+  /// q: [T, n_heads*head_dim], k: [T, n_kv_heads*head_dim], in place.
   virtual void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,
-                                int head_dim, float theta) = 0;
+                                int head_dim, float theta, bool neox) = 0;
   /// Writes k, v [T, kv_width] into the caches [num_slots, kv_width] at slot_mapping[t]
   /// (slot = block_id * block_size + offset); a negative slot marks padding and is skipped.
   virtual void reshape_and_cache(const float* k, const float* v, float* key_cache, float* value_cache,

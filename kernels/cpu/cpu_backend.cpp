@@ -64,20 +64,23 @@ class CpuBackend final : public Backend {
   }
 
   void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,
-                        int head_dim, float theta) override {
+                        int head_dim, float theta, bool neox) override {
+    const int half = head_dim / 2;
     for (int t = 0; t < T; ++t) {
       const float pos = float(positions[t]);
       auto rotate = [&](float* v, int heads) {
         for (int h = 0; h < heads; ++h) {
           float* vh = v + int64_t(h) * head_dim;
-          for (int i = 0; i < head_dim; i += 2) {
-            // run.c: freq = 1 / theta^(i / head_dim); angle = pos * freq.
-            const float freq = 1.0f / std::pow(theta, float(i) / float(head_dim));
+          for (int i = 0; i < half; ++i) {
+            // run.c: freq = 1 / theta^(2i / head_dim); angle = pos * freq.
+            const float freq = 1.0f / std::pow(theta, float(2 * i) / float(head_dim));
             const float val = pos * freq;
             const float c = std::cos(val), s = std::sin(val);
-            const float v0 = vh[i], v1 = vh[i + 1];
-            vh[i] = v0 * c - v1 * s;
-            vh[i + 1] = v0 * s + v1 * c;
+            float& x0 = neox ? vh[i] : vh[2 * i];
+            float& x1 = neox ? vh[i + half] : vh[2 * i + 1];
+            const float v0 = x0, v1 = x1;
+            x0 = v0 * c - v1 * s;
+            x1 = v0 * s + v1 * c;
           }
         }
       };

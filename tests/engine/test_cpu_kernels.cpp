@@ -118,7 +118,7 @@ class TestCpuKernels : public QObject {
     auto q = randomVec(heads * hd, rng_), k = randomVec(kvh * hd, rng_);
     auto q0 = q, k0 = k;
     const int pos = 37;
-    be->rotary_embedding(q.data(), k.data(), &pos, 1, heads, kvh, hd, 10000.0f);
+    be->rotary_embedding(q.data(), k.data(), &pos, 1, heads, kvh, hd, 10000.0f, false);
     for (int h = 0; h < heads; ++h)
       for (int i = 0; i < hd; i += 2) {
         const double a = pos * std::pow(10000.0, -double(i) / hd);
@@ -127,6 +127,16 @@ class TestCpuKernels : public QObject {
         QVERIFY(std::fabs(q[h * hd + i + 1] - (x0 * std::sin(a) + x1 * std::cos(a))) < 1e-4);
       }
     QVERIFY(k != k0);
+    // Rotate-half ("neox") pairs i with i + hd/2.
+    auto qn = q0, kn = k0;
+    be->rotary_embedding(qn.data(), kn.data(), &pos, 1, heads, kvh, hd, 10000.0f, true);
+    for (int h = 0; h < heads; ++h)
+      for (int i = 0; i < hd / 2; ++i) {
+        const double a = pos * std::pow(10000.0, -2.0 * i / hd);
+        const double x0 = q0[h * hd + i], x1 = q0[h * hd + i + hd / 2];
+        QVERIFY(std::fabs(qn[h * hd + i] - (x0 * std::cos(a) - x1 * std::sin(a))) < 1e-4);
+        QVERIFY(std::fabs(qn[h * hd + i + hd / 2] - (x0 * std::sin(a) + x1 * std::cos(a))) < 1e-4);
+      }
   }
 
   void reshapeAndCacheSkipsPadding() {

@@ -1,0 +1,94 @@
+// pagedchat-cli generate, run as a user would: plain and --json output, streaming, sequential
+// prefix-cache reuse, stop strings, errors on stderr with a non-zero exit.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+
+#include "test_paths.h"
+
+namespace {
+struct Run {
+  int exitCode = -1;
+  QByteArray out, err;
+};
+Run cli(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(PAGEDCHAT_CLI), args);
+  Run r;
+  if (!p.waitForFinished(120000)) return r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+QStringList base() { return {"generate", "--model", testpaths::stories260K(), "--temperature", "0", "--threads", "1"}; }
+}  // namespace
+
+class TestCliGenerate : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { REQUIRE_MODEL_FILE(testpaths::stories260K() + "/stories260K.bin"); }
+
+  void plainAndJsonAgree() {
+    const Run plain = cli(base() << "--prompt" << "Once upon a time" << "--max-tokens" << "30");
+    QCOMPARE(plain.exitCode, 0);
+    QVERIFY(plain.out.startsWith(", there was a little girl"));
+    const Run json = cli(base() << "--prompt" << "Once upon a time" << "--prompt" << "The dog" << "--max-tokens" << "30"
+                                << "--json" << "--logprobs" << "2");
+    QCOMPARE(json.exitCode, 0);
+    const QJsonArray arr = QJsonDocument::fromJson(json.out).array();
+    QCOMPARE(arr.size(), 3);  // two outputs, then the engine stats
+    const QJsonObject first = arr[0].toObject();
+    const QJsonObject c = first["outputs"].toArray()[0].toObject();
+    QCOMPARE(c["text"].toString().toUtf8() + "\n", plain.out);
+    QCOMPARE(c["token_ids"].toArray().size(), 30);
+    QCOMPARE(c["finish_reason"].toString(), QString("length"));
+    QVERIFY(c["stop_reason"].isNull());
+    QCOMPARE(c["logprobs"].toArray().size(), 30);
+    QCOMPARE(first["prompt_token_ids"].toArray()[0].toInt(), 1);
+    QVERIFY(first["metrics"].toObject()["time_to_first_token"].toDouble() > 0);
+    QVERIFY(arr[2].toObject().contains("engine_stats"));
+    QCOMPARE(arr[2].toObject()["engine_stats"].toObject()["num_generation_tokens"].toInt(), 60);
+  }
+
+  void streamEqualsFinal() {
+    const Run stream = cli(base() << "--prompt" << "Once upon a time" << "--max-tokens" << "30" << "--stream");
+    const Run plain = cli(base() << "--prompt" << "Once upon a time" << "--max-tokens" << "30");
+    QCOMPARE(stream.exitCode, 0);
+    QCOMPARE(stream.out, plain.out);
+  }
+
+  void stopStringAndSequentialReuse() {
+    const Run r = cli(base() << "--prompt" << "Once upon a time, there was a little girl named Lily."
+                             << "--prompt" << "Once upon a time, there was a little girl named Lily. She"
+                             << "--sequential" << "--max-tokens" << "40" << "--stop" << "park" << "--json");
+    QCOMPARE(r.exitCode, 0);
+    const QJsonArray arr = QJsonDocument::fromJson(r.out).array();
+    QCOMPARE(arr[0].toObject()["num_cached_tokens"].toInt(), 0);
+    QVERIFY(arr[1].toObject()["num_cached_tokens"].toInt() >= 16);
+    const QJsonObject c = arr[0].toObject()["outputs"].toArray()[0].toObject();
+    if (c["finish_reason"].toString() == "stop") {
+      QCOMPARE(c["stop_reason"].toString(), QString("park"));
+      QVERIFY(!c["text"].toString().contains("park"));
+    }
+  }
+
+  void errorsGoToStderr() {
+    Run r = cli({"generate", "--model", "/no/such/model", "--prompt", "x"});
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY(r.err.contains("/no/such/model"));
+    r = cli(base() << "--prompt" << "x" << "--max-tokens" << "100000");
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.err.contains("max_model_len"));
+    r = cli(base() << "--prompt" << "x" << "--top-p" << "0");
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.err.contains("top_p"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliGenerate)
+#include "test_cli_generate.moc"
