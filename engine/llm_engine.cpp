@@ -8,11 +8,9 @@
 #include <unordered_map>
 
 #include "engine/kv_cache_manager.h"
-#include "engine/llama2c_loader.h"
-#include "engine/model_files.h"
+#include "engine/model_loader.h"
 #include "engine/model_runner.h"
 #include "engine/output_processor.h"
-#include "engine/random_model.h"
 #include "engine/request.h"
 #include "engine/sampler.h"
 #include "engine/scheduler.h"
@@ -56,6 +54,7 @@ struct LLMEngine::Impl {
   EngineConfig config;
   LoadedModel model;
   std::unique_ptr<Tokenizer> tokenizer;
+  std::string chat_template;
   std::unique_ptr<KVCacheManager> kv;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<ModelRunner> runner;
@@ -79,29 +78,17 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   check_config(config);
   Impl& m = *impl_;
   m.config = config;
-  ModelFiles files;
-  if (is_random_model_spec(config.model)) {
-    m.model = make_random_model(config.model);  // token ids only, unless a tokenizer is named
-    files = {config.model, config.tokenizer};
-  } else {
-    files = resolve_model_files(config.model, config.tokenizer);
-    m.model = load_llama2c(files.checkpoint);
-  }
+  ModelBundle bundle = load_model(config);
+  m.model = std::move(bundle.model);
+  m.tokenizer = std::move(bundle.tokenizer);
+  m.chat_template = std::move(bundle.chat_template);
   ModelConfig& mc = m.model.config;
-  if (!files.tokenizer.empty()) {
-    m.tokenizer = std::make_unique<Tokenizer>(files.tokenizer);
-    if (m.tokenizer->vocab_size() != mc.vocab_size)
-      throw std::runtime_error("tokenizer '" + files.tokenizer + "' has " + std::to_string(m.tokenizer->vocab_size()) +
-                               " pieces but the model '" + files.checkpoint + "' has a vocabulary of " +
-                               std::to_string(mc.vocab_size) + ": they do not belong together");
-    if (m.tokenizer->bos_id() >= 0) mc.bos_id = m.tokenizer->bos_id();
-    if (m.tokenizer->eos_id() >= 0) mc.eos_id = m.tokenizer->eos_id();
-  }
+  const std::string model_path = bundle.path;
 
   if (m.config.max_model_len == 0) m.config.max_model_len = mc.max_seq_len;
   if (m.config.max_model_len > mc.max_seq_len)
     throw std::invalid_argument("max_model_len " + std::to_string(m.config.max_model_len) + " exceeds the model's " +
-                                std::to_string(mc.max_seq_len) + " positions ('" + files.checkpoint + "')");
+                                std::to_string(mc.max_seq_len) + " positions ('" + model_path + "')");
 
   const int bs = m.config.block_size;
   const std::size_t block_bytes = KVCache::bytes_per_block(mc, bs);

@@ -17,6 +17,15 @@ Tokenizer::Tokenizer(const std::string& model_path)
     throw std::runtime_error("'" + model_path + "' is not a sentencepiece model: " + status.ToString());
 }
 
+std::unique_ptr<Tokenizer> Tokenizer::from_serialized_proto(const std::string& proto, const std::string& name) {
+  std::unique_ptr<Tokenizer> t(new Tokenizer());
+  t->path_ = name;
+  t->sp_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
+  const auto status = t->sp_->LoadFromSerializedProto(proto);
+  if (!status.ok()) throw std::runtime_error("the tokenizer of '" + name + "' is not usable: " + status.ToString());
+  return t;
+}
+
 Tokenizer::~Tokenizer() = default;
 
 std::vector<int> Tokenizer::encode(std::string_view text, bool add_bos) const {

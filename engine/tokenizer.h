@@ -16,6 +16,9 @@ class Tokenizer {
   /// Loads a sentencepiece `.model` file. Throws std::runtime_error naming the file when it is
   /// missing or not a sentencepiece model.
   explicit Tokenizer(const std::string& model_path);
+  /// Loads a serialized sentencepiece ModelProto (e.g. built from a GGUF vocabulary); `name`
+  /// names its source in errors. Throws std::runtime_error when the proto is rejected.
+  static std::unique_ptr<Tokenizer> from_serialized_proto(const std::string& proto, const std::string& name);
   ~Tokenizer();
 
   /// Token ids of `text`, with BOS prepended when `add_bos` (llama2.c/Llama models expect it).
@@ -32,6 +35,7 @@ class Tokenizer {
   const std::string& path() const { return path_; }
 
  private:
+  Tokenizer() = default;
   std::string path_;
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
 };

@@ -1,0 +1,27 @@
+// load_model: opens whatever the user named as the model (a llama2.c checkpoint, a GGUF file, a
+// Hugging Face folder, or "random:SHAPE") and returns its weights, its tokenizer and its chat
+// template, ready for the engine.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/config.h"
+#include "engine/model_weights.h"
+#include "engine/tokenizer.h"
+
+namespace pagedchat {
+
+struct ModelBundle {
+  LoadedModel model;
+  std::unique_ptr<Tokenizer> tokenizer;  ///< null for random: models without --tokenizer
+  std::string chat_template;             ///< the model's template text (Jinja) when the files carry one
+  std::string format;                    ///< "llama2.c", "gguf", "huggingface", "random"
+  std::string path;                      ///< the file or folder loaded
+};
+
+/// Detects the format of config.model and loads it (tokenizer from config.tokenizer when given).
+/// Throws std::runtime_error naming the file and the problem; std::invalid_argument for bad specs.
+ModelBundle load_model(const EngineConfig& config);
+
+}  // namespace pagedchat
