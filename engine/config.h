@@ -20,6 +20,9 @@ struct ModelConfig {
   int n_kv_heads = 0;    ///< key/value heads (grouped-query attention when < n_heads)
   int vocab_size = 0;
   int max_seq_len = 0;   ///< max positions the model was trained with
+  /// True when max_seq_len comes from metadata that may understate the trained context (GGUF,
+  /// config.json): a larger max_model_len is then allowed with a warning, as vLLM allows.
+  bool max_seq_len_is_soft = false;
   int head_dim = 0;      ///< dim / n_heads
   float rope_theta = 10000.0f;
   RopeStyle rope_style = RopeStyle::kInterleaved;

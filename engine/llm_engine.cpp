@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -86,6 +87,12 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   const std::string model_path = bundle.path;
 
   if (m.config.max_model_len == 0) m.config.max_model_len = mc.max_seq_len;
+  if (m.config.max_model_len > mc.max_seq_len && mc.max_seq_len_is_soft) {
+    std::fprintf(stderr, "pagedchat: warning: max_model_len %d exceeds the %d positions in '%s''s metadata; "
+                 "outputs past them may be wrong if the model was not trained that long\n",
+                 m.config.max_model_len, mc.max_seq_len, model_path.c_str());
+    mc.max_seq_len = m.config.max_model_len;
+  }
   if (m.config.max_model_len > mc.max_seq_len)
     throw std::invalid_argument("max_model_len " + std::to_string(m.config.max_model_len) + " exceeds the model's " +
                                 std::to_string(mc.max_seq_len) + " positions ('" + model_path + "')");
@@ -292,6 +299,7 @@ const Tokenizer& LLMEngine::tokenizer() const {
   if (!impl_->tokenizer) throw std::logic_error("this engine's model has no tokenizer");
   return *impl_->tokenizer;
 }
+const std::string& LLMEngine::chat_template() const { return impl_->chat_template; }
 bool LLMEngine::has_tokenizer() const { return impl_->tokenizer != nullptr; }
 const std::vector<std::string>& LLMEngine::last_scheduled_request_ids() const { return impl_->last_scheduled; }
 

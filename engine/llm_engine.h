@@ -94,6 +94,8 @@ class LLMEngine {
   /// The tokenizer; throws std::logic_error for a model loaded without one (random:).
   const Tokenizer& tokenizer() const;
   bool has_tokenizer() const;
+  /// The chat template text the model files carry (Jinja), or "" when none.
+  const std::string& chat_template() const;
   EngineStats stats() const;
   /// Ids of the requests scheduled in the most recent step (for tests and the engine view).
   const std::vector<std::string>& last_scheduled_request_ids() const;
