@@ -13,4 +13,8 @@ using Command = std::function<int()>;
 /// `generate`: submit every --prompt together (one batch) and print the continuations.
 Command add_generate_command(CLI::App& app);
 
+/// `bench`: `throughput`, `latency` and `chat` benchmarks on random token-id prompts (see
+/// engine/cli/bench_common.h); model load time is excluded from every figure.
+Command add_bench_command(CLI::App& app);
+
 }  // namespace pagedchat::cli

@@ -1,4 +1,4 @@
-// pagedchat-cli: the engine from the command line (generate; later chat, bench, convert).
+// pagedchat-cli: the engine from the command line (generate, bench; later chat, convert).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   CLI::App app{"PagedChat command-line interface: paged, continuously batched LLM inference"};
   app.require_subcommand(1);
   auto generate = pagedchat::cli::add_generate_command(app);
+  auto bench = pagedchat::cli::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("generate")) return generate();
+    if (app.got_subcommand("bench")) return bench();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pagedchat-cli: error: %s\n", e.what());
     return 1;

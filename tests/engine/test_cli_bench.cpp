@@ -1,0 +1,176 @@
+// `pagedchat-cli bench`: runs the real binary (PAGEDCHAT_CLI, compiled in by CMake) on a tiny
+// random model with --json and checks the shape and consistency of the reports. No timing
+// thresholds: only that the figures exist, are positive and finite, and agree with each other.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+
+#include <cmath>
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  QByteArray out, err;
+};
+
+CliRun runCli(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(PAGEDCHAT_CLI), args);
+  CliRun r;
+  if (!p.waitForStarted(30000)) {
+    r.err = "could not start " PAGEDCHAT_CLI;
+    return r;
+  }
+  p.waitForFinished(240000);
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  r.exit_code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  return r;
+}
+
+const QStringList kModel = {"--model", "random:stories260K", "--threads", "2", "--json"};
+
+// Runs `bench <args>` and parses its JSON object; fails the test (empty object) otherwise.
+QJsonObject benchJson(const QStringList& args) {
+  const CliRun r = runCli(QStringList{"bench"} + args + kModel);
+  if (r.exit_code != 0) {
+    qWarning("exit %d, stderr: %s", r.exit_code, r.err.constData());
+    return {};
+  }
+  QJsonParseError e{};
+  const QJsonDocument doc = QJsonDocument::fromJson(r.out, &e);
+  if (e.error != QJsonParseError::NoError || !doc.isObject()) {
+    qWarning("bad JSON (%s): %s", qPrintable(e.errorString()), r.out.constData());
+    return {};
+  }
+  return doc.object();
+}
+
+bool positiveFinite(const QJsonValue& v) { return v.isDouble() && std::isfinite(v.toDouble()) && v.toDouble() > 0; }
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max(1.0, std::abs(b)); }
+
+}  // namespace
+
+class TestCliBench : public QObject {
+  Q_OBJECT
+ private slots:
+  void throughput() {
+    const QJsonObject j = benchJson({"throughput", "--num-prompts", "4", "--input-len", "16", "--output-len", "8"});
+    QVERIFY(!j.isEmpty());
+    QCOMPARE(j["benchmark"].toString(), QString("throughput"));
+    for (const char* k : {"requests_per_s", "output_tokens_per_s", "total_tokens_per_s", "elapsed_s",
+                          "kv_cache_usage_peak", "load_time_s"})
+      QVERIFY2(positiveFinite(j[k]), k);
+    QCOMPARE(j["num_prompts"].toInt(), 4);
+    QCOMPARE(j["input_len"].toInt(), 16);
+    QCOMPARE(j["output_len"].toInt(), 8);
+    QCOMPARE(j["num_output_tokens"].toInt(), 4 * 8);
+    QVERIFY(j.contains("num_preemptions"));
+    QVERIFY(j["kv_cache_usage_peak"].toDouble() <= 1.0);
+    const double elapsed = j["elapsed_s"].toDouble();
+    QVERIFY(near(j["output_tokens_per_s"].toDouble() * elapsed, 4 * 8));
+    QVERIFY(near(j["total_tokens_per_s"].toDouble() * elapsed, 4 * (16 + 8)));
+    QVERIFY(near(j["requests_per_s"].toDouble() * elapsed, 4));
+    QVERIFY(j["engine_stats"].isObject());
+    QCOMPARE(j["engine_stats"]["num_generation_tokens"].toInt(), 4 * 8);
+  }
+
+  void throughputWithoutPrefixCaching() {
+    const QJsonObject j = benchJson({"throughput", "--num-prompts", "2", "--input-len", "16", "--output-len", "4",
+                                     "--no-prefix-caching"});
+    QVERIFY(!j.isEmpty());
+    QCOMPARE(j["engine"]["enable_prefix_caching"].toBool(), false);
+    QVERIFY(positiveFinite(j["output_tokens_per_s"]));
+  }
+
+  void latency() {
+    const QJsonObject j = benchJson({"latency", "--input-len", "8", "--output-len", "8", "--num-iters", "1"});
+    QVERIFY(!j.isEmpty());
+    QCOMPARE(j["benchmark"].toString(), QString("latency"));
+    for (const char* k : {"ttft_ms", "itl_ms_p50", "itl_ms_p90", "itl_ms_p99", "decode_tokens_per_s", "e2e_ms"})
+      QVERIFY2(positiveFinite(j[k]), k);
+    QVERIFY(j["itl_ms_p50"].toDouble() <= j["itl_ms_p90"].toDouble());
+    QVERIFY(j["itl_ms_p90"].toDouble() <= j["itl_ms_p99"].toDouble());
+    QVERIFY(j["e2e_ms"].toDouble() >= j["ttft_ms"].toDouble());
+    QCOMPARE(j["num_iters"].toInt(), 1);
+    QCOMPARE(j["iterations"].toArray().size(), 1);
+    // The single iteration is the median.
+    QVERIFY(near(j["iterations"][0]["e2e_ms"].toDouble(), j["e2e_ms"].toDouble()));
+  }
+
+  void chat() {
+    const QJsonObject j = benchJson({"chat", "--sessions", "2", "--turns", "3", "--user-len", "16", "--output-len", "8"});
+    QVERIFY(!j.isEmpty());
+    QCOMPARE(j["benchmark"].toString(), QString("chat"));
+    QCOMPARE(j["num_sessions"].toInt(), 2);
+    QCOMPARE(j["num_turns"].toInt(), 3);
+    const QJsonArray turns = j["per_turn"].toArray();
+    QCOMPARE(turns.size(), 3);
+    for (int t = 0; t < 3; ++t) {
+      const QJsonObject turn = turns[t].toObject();
+      QCOMPARE(turn["turn"].toInt(), t + 1);
+      QCOMPARE(turn["prompt_len"].toInt(), (t + 1) * 16 + t * 8);  // whole conversation so far
+      const QJsonObject on = turn["caching_on"].toObject(), off = turn["caching_off"].toObject();
+      for (const QJsonObject& pass : {on, off}) {
+        QVERIFY(positiveFinite(pass["ttft_ms_mean"]));
+        QVERIFY(positiveFinite(pass["kv_cache_usage_peak"]));
+        QVERIFY(positiveFinite(pass["elapsed_s"]));
+        QVERIFY(pass.contains("prefix_cache_hit_rate"));
+      }
+      QCOMPARE(off["num_cached_tokens_mean"].toDouble(), 0.0);
+      QCOMPARE(off["prefix_cache_hit_rate"].toDouble(), 0.0);
+      if (t >= 1) {  // the previous turn's prompt and output are in the cache
+        QVERIFY2(on["num_cached_tokens_mean"].toDouble() > 0, qPrintable(QString("turn %1").arg(t + 1)));
+        QVERIFY(on["prefix_cache_hit_rate"].toDouble() > 0);
+        QVERIFY(on["prefix_cache_hit_rate"].toDouble() <= 1.0);
+      }
+    }
+    const QJsonObject totals = j["totals"].toObject();
+    for (const char* pass : {"caching_on", "caching_off"}) {
+      const QJsonObject p = totals[pass].toObject();
+      QVERIFY2(positiveFinite(p["elapsed_s"]), pass);
+      QVERIFY2(positiveFinite(p["ttft_ms_mean"]), pass);
+      QVERIFY2(positiveFinite(p["output_tokens_per_s"]), pass);
+      QCOMPARE(p["num_output_tokens"].toInt(), 2 * 3 * 8);
+      QCOMPARE(p["num_prompt_tokens"].toInt(), 2 * (16 + 40 + 64));
+    }
+    QVERIFY(totals["caching_on"]["num_cached_tokens"].toInt() > 0);
+    QCOMPARE(totals["caching_off"]["num_cached_tokens"].toInt(), 0);
+    QVERIFY(positiveFinite(j["ttft_speedup"]));
+  }
+
+  void tooLong_data() {
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("limit");
+    QTest::newRow("throughput, explicit --max-model-len")
+        << QStringList{"throughput", "--num-prompts", "2", "--input-len", "60", "--output-len", "8", "--max-model-len", "64"}
+        << "max_model_len 64";
+    QTest::newRow("latency, the model's 512 positions")
+        << QStringList{"latency", "--input-len", "500", "--output-len", "100"} << "max_model_len 512";
+    QTest::newRow("chat, turns x (user + output)")
+        << QStringList{"chat", "--sessions", "1", "--turns", "10", "--user-len", "32", "--output-len", "32"}
+        << "max_model_len 512";
+  }
+
+  void tooLong() {
+    QFETCH(QStringList, args);
+    QFETCH(QString, limit);
+    const CliRun r = runCli(QStringList{"bench"} + args + kModel);
+    QVERIFY(r.exit_code != 0);
+    QVERIFY2(r.err.contains(limit.toUtf8()), r.err.constData());
+    QVERIFY(r.out.trimmed().isEmpty());
+  }
+
+  void missingSubcommand() {
+    const CliRun r = runCli({"bench"});
+    QVERIFY(r.exit_code != 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliBench)
+#include "test_cli_bench.moc"
