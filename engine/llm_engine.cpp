@@ -314,6 +314,22 @@ std::optional<RequestState> LLMEngine::request_state(const std::string& id) cons
                       int(r.block_ids.size()), r.num_preemptions};
 }
 
+std::vector<KVBlockInfo> LLMEngine::kv_cache_snapshot() const {
+  const Impl& m = *impl_;
+  const BlockPool& pool = m.kv->pool();
+  std::vector<KVBlockInfo> blocks(pool.num_blocks());
+  for (int b = 0; b < pool.num_blocks(); ++b) {
+    blocks[b].ref_count = pool.ref_count(b);
+    blocks[b].cached = pool.block_hash(b).has_value();
+  }
+  for (const Request* r : m.scheduler->running())
+    for (int b : r->block_ids) {
+      auto& ids = blocks[b].request_ids;
+      if (std::find(ids.begin(), ids.end(), r->group->request_id) == ids.end()) ids.push_back(r->group->request_id);
+    }
+  return blocks;
+}
+
 EngineStats LLMEngine::stats() const {
   const Impl& m = *impl_;
   EngineStats s = m.stats;
