@@ -12,12 +12,13 @@ const QString kCurrentPaneKey = QStringLiteral("panes/current");
 }  // namespace
 
 AppController::AppController(const AppOptions& options, QObject* parent)
-    : QObject(parent), dataDir_(options.dataDir) {
+    : QObject(parent), dataDir_(options.dataDir), sendOnStart_(options.sendOnStart) {
   QDir().mkpath(dataDir_);
   store_ = std::make_unique<ChatStore>(dataDir_);
   settings_ = std::make_unique<QSettings>(QDir(dataDir_).filePath(QStringLiteral("pagedchat.ini")),
                                           QSettings::IniFormat);
   engine_ = new EngineClient(engineConfigFor(options), this);
+  throughput_ = new ThroughputMeter(engine_, this);
   conversations_ = new ConversationListModel(store_.get(), this);
   panes_ = new PaneListModel(store_.get(), engine_, this);
   connect(panes_, &PaneListModel::conversationsModified, this, &AppController::onConversationsModified);
@@ -38,12 +39,26 @@ AppController::~AppController() {
   panes_->disconnect(this);
   delete panes_;
   panes_ = nullptr;
+  delete throughput_;
+  throughput_ = nullptr;
   delete engine_;
   engine_ = nullptr;
   store_.reset();
 }
 
-void AppController::start() { engine_->start(); }
+void AppController::start() {
+  if (!sendOnStart_.isEmpty()) {
+    sendOnStartConnection_ = connect(engine_, &EngineClient::stateChanged, this, [this] {
+      if (engine_->isLoading()) return;
+      disconnect(sendOnStartConnection_);
+      if (ChatSession* session = panes_->sessionAt(0)) {
+        session->setInputText(sendOnStart_);
+        session->send();
+      }
+    });
+  }
+  engine_->start();
+}
 
 qint64 AppController::currentConversationId() const {
   ChatSession* s = panes_ ? panes_->currentSession() : nullptr;

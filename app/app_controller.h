@@ -11,6 +11,7 @@
 #include "app/conversation_list_model.h"
 #include "app/engine_client.h"
 #include "app/pane_list_model.h"
+#include "app/throughput_meter.h"
 
 class QSettings;
 
@@ -23,6 +24,7 @@ class AppController : public QObject {
   Q_PROPERTY(EngineClient* engine READ engine CONSTANT)
   Q_PROPERTY(ConversationListModel* conversations READ conversations CONSTANT)
   Q_PROPERTY(PaneListModel* panes READ panes CONSTANT)
+  Q_PROPERTY(ThroughputMeter* throughput READ throughput CONSTANT)
   Q_PROPERTY(qint64 currentConversationId READ currentConversationId NOTIFY currentConversationChanged)
   Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
   Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
@@ -33,7 +35,8 @@ class AppController : public QObject {
   explicit AppController(const AppOptions& options, QObject* parent = nullptr);
   ~AppController() override;
 
-  /// Starts the engine thread and the model load.
+  /// Starts the engine thread and the model load (and, with options.sendOnStart, sends that text
+  /// in the first pane once the model is loaded).
   void start();
 
   /// Creates an empty conversation and shows it in the current pane.
@@ -46,6 +49,7 @@ class AppController : public QObject {
   EngineClient* engine() const { return engine_; }
   ConversationListModel* conversations() const { return conversations_; }
   PaneListModel* panes() const { return panes_; }
+  ThroughputMeter* throughput() const { return throughput_; }
   ChatStore* store() const { return store_.get(); }
   qint64 currentConversationId() const;
   QString dataDir() const { return dataDir_; }
@@ -68,6 +72,9 @@ class AppController : public QObject {
   EngineClient* engine_ = nullptr;
   ConversationListModel* conversations_ = nullptr;
   PaneListModel* panes_ = nullptr;
+  ThroughputMeter* throughput_ = nullptr;
+  QString sendOnStart_;
+  QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;
   bool restoring_ = false;
 };

@@ -19,6 +19,13 @@ QString defaultDataDir() {
   return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
 }
 
+namespace {
+void addHidden(QCommandLineParser& parser, QCommandLineOption option) {
+  option.setFlags(QCommandLineOption::HiddenFromHelp);
+  parser.addOption(option);
+}
+}  // namespace
+
 AppOptions parseAppOptions(const QStringList& arguments) {
   QCommandLineParser parser;
   parser.setApplicationDescription(
@@ -40,15 +47,27 @@ AppOptions parseAppOptions(const QStringList& arguments) {
       QCoreApplication::translate("AppOptions", "Folder for the chat database (default: %1).")
           .arg(defaultDataDir()),
       QStringLiteral("DIR"));
+  const QCommandLineOption send(QStringLiteral("send"), QString(), QStringLiteral("TEXT"));
   parser.addOption(model);
   parser.addOption(tokenizer);
   parser.addOption(dataDir);
+  addHidden(parser, send);
+  // Options QGuiApplication (and Qt Quick Controls) take out of argv themselves: accepted here so
+  // that parsing before the GUI exists does not call them unknown.
+  for (const char* name : {"platform", "platformpluginpath", "platformtheme", "plugin", "display",
+                           "qwindowgeometry", "geometry", "qwindowtitle", "title", "qwindowicon",
+                           "icon", "session", "name", "style", "qmljsdebugger"})
+    addHidden(parser, QCommandLineOption(QString::fromLatin1(name), QString(), QStringLiteral("VALUE")));
+  for (const char* name : {"reverse", "nograb", "dograb", "testability"})
+    addHidden(parser, QCommandLineOption(QString::fromLatin1(name)));
+  parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
   parser.process(arguments);
 
   AppOptions options;
   options.modelPath = parser.isSet(model) ? parser.value(model) : defaultModelPath();
   options.tokenizerPath = parser.value(tokenizer);
   options.dataDir = parser.isSet(dataDir) ? parser.value(dataDir) : defaultDataDir();
+  options.sendOnStart = parser.value(send);
   return options;
 }
 

@@ -11,6 +11,9 @@ struct AppOptions {
   QString modelPath;      ///< a model file or folder (see EngineConfig::model)
   QString tokenizerPath;  ///< optional explicit sentencepiece .model
   QString dataDir;        ///< folder of the SQLite store and the pane settings
+  /// Hidden --send TEXT: sent in the first pane once the model is loaded (used by the tests that
+  /// drive the real binary, which cannot type into an offscreen window).
+  QString sendOnStart;
 };
 
 /// The model used when neither --model nor $PAGEDCHAT_MODEL is given: stories260K from the
@@ -22,7 +25,10 @@ QString defaultDataDir();
 /// Parses `pagedchat [--model PATH] [--tokenizer PATH] [--data-dir DIR]`. Precedence for the
 /// model: --model, then $PAGEDCHAT_MODEL, then defaultModelPath(). Prints help/version and exits
 /// for --help/--version, and prints the error and exits with status 1 on unknown options.
-/// `arguments` includes the program name, as QCoreApplication::arguments().
+/// `arguments` includes the program name, as QCoreApplication::arguments(). Needs only a
+/// QCoreApplication, so main() runs it before creating the QGuiApplication (help and errors then
+/// print without a display); Qt's own GUI options (-platform, -style, ...) are accepted and left
+/// to QGuiApplication. Single-dash words are long options (`-platform offscreen`, `-model PATH`).
 AppOptions parseAppOptions(const QStringList& arguments);
 
 /// The engine settings the app runs with for `options`.

@@ -1,5 +1,9 @@
 #include "app/chat_session.h"
 
+#include <QTextBoundaryFinder>
+
+#include <utility>
+
 #include "app/chat_prompt.h"
 #include "app/chat_store.h"
 #include "app/engine_client.h"
@@ -29,7 +33,14 @@ QAbstractItemModel* ChatSession::messageModel() const { return messages_; }
 
 QString ChatSession::titleFor(const QString& firstMessage) {
   QString line = firstMessage.simplified();
-  if (line.size() > kTitleLength) line = line.left(kTitleLength - 1).trimmed() + QChar(0x2026);
+  // Counted and cut in user-perceived characters (grapheme clusters), never inside an emoji's
+  // surrogate pair, a ZWJ sequence or a decomposed Hangul syllable.
+  QTextBoundaryFinder graphemes(QTextBoundaryFinder::Grapheme, line);
+  int count = 0;
+  qsizetype cut = 0;  // end of the first kTitleLength - 1 graphemes
+  while (count <= kTitleLength && graphemes.toNextBoundary() != -1)
+    if (++count == kTitleLength - 1) cut = graphemes.position();
+  if (count > kTitleLength) line = line.left(cut).trimmed() + QChar(0x2026);
   return line.isEmpty() ? tr("New chat") : line;
 }
 
@@ -54,34 +65,40 @@ bool ChatSession::send() {
     for (int i = 0; i < messages_->rowCount(); ++i) h.append(messages_->at(i));
     return h;
   }();
-  MessageRecord user;
-  MessageRecord reply;
+  PendingTurn turn;
+  turn.active = true;
+  turn.draft = inputText_;
+  turn.text = text;
   try {
     if (conversationId_ == 0) {
       title_ = titleFor(text);
       conversationId_ = store_->createConversation(title_);
+      turn.createdConversation = true;
       emit conversationChanged();
       emit titleChanged();
     } else if (history.isEmpty() && title_ == tr("New chat")) {
+      turn.titleBefore = title_;
       setTitle(titleFor(text));
       store_->renameConversation(conversationId_, title_);
     }
-    user.conversationId = reply.conversationId = conversationId_;
-    user.role = QStringLiteral("user");
-    user.text = text;
-    user.createdAt = reply.createdAt = QDateTime::currentDateTimeUtc();
-    user.id = store_->addMessage(conversationId_, user.role, user.text);  // committed before generation
-    reply.role = QStringLiteral("assistant");
-    reply.id = store_->addMessage(conversationId_, reply.role, QString());
   } catch (const StoreError& e) {
     setErrorText(QString::fromUtf8(e.what()));
     emit conversationsModified();
     return false;
   }
+  // The messages reach the store in commitTurn(), once the engine has taken the request.
+  MessageRecord user;
+  MessageRecord reply;
+  user.conversationId = reply.conversationId = conversationId_;
+  user.role = QStringLiteral("user");
+  user.text = text;
+  user.createdAt = reply.createdAt = QDateTime::currentDateTimeUtc();
+  reply.role = QStringLiteral("assistant");
   setErrorText(QString());
-  messages_->append(user);
+  turn.userRow = messages_->append(user);
   replyRow_ = messages_->append(reply, /*streaming=*/true);
-  replyId_ = reply.id;
+  pending_ = turn;
+  replyId_ = 0;
   replyText_.clear();
   replyDirty_ = false;
   requestId_ = engine_->submit(buildChatPrompt(history, text), samplingParams());
@@ -155,6 +172,7 @@ void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
   if (!isBusy()) return;
   for (const RequestDelta& d : deltas) {
     if (d.requestId != requestId_) continue;
+    if (pending_.active && !commitTurn()) engine_->cancel(requestId_);  // cannot be saved: stop
     if (!d.text.isEmpty()) {
       replyText_ += d.text;
       replyDirty_ = true;
@@ -167,12 +185,57 @@ void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
 
 void ChatSession::onRequestRejected(const QString& requestId, const QString& message) {
   if (requestId != requestId_ || requestId_.isEmpty()) return;
-  setErrorText(message);
-  finishReply(QStringLiteral("abort"));
+  if (!pending_.active) {  // failed after it started (engine error): keep the text so far
+    setErrorText(message);
+    finishReply(QStringLiteral("abort"));
+    return;
+  }
+  // Refused before it started: take the turn back as if it had not been sent.
+  const PendingTurn turn = std::exchange(pending_, {});
+  saveTimer_.stop();
+  messages_->removeFrom(turn.userRow);
+  requestId_.clear();
+  replyRow_ = -1;
+  try {
+    if (turn.createdConversation) {
+      store_->deleteConversation(conversationId_);
+      conversationId_ = 0;
+      emit conversationChanged();
+      setTitle(QString());
+    } else if (!turn.titleBefore.isNull()) {
+      store_->renameConversation(conversationId_, turn.titleBefore);
+      setTitle(turn.titleBefore);
+    }
+  } catch (const StoreError&) {
+    // Best effort: the conversation then stays in the list, empty, under the new title.
+  }
+  setInputText(inputText_.isEmpty() ? turn.draft : turn.draft + QLatin1Char('\n') + inputText_);
+  setErrorText(tr("Not sent: %1 Your text is back in the input box.").arg(message));
+  emit busyChanged();
+  emit conversationsModified();
+}
+
+/// Writes the pending turn (the user's message, the reply so far) to the store.
+bool ChatSession::commitTurn() {
+  if (!pending_.active) return true;
+  const PendingTurn turn = std::exchange(pending_, {});
+  try {
+    messages_->setMessageId(turn.userRow,
+                            store_->addMessage(conversationId_, QStringLiteral("user"), turn.text));
+    replyId_ = store_->addMessage(conversationId_, QStringLiteral("assistant"), QString());
+    messages_->setMessageId(replyRow_, replyId_);
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+    return false;
+  }
+  emit conversationsModified();
+  return true;
 }
 
 void ChatSession::finishReply(const QString& finishReason, bool save) {
   saveTimer_.stop();
+  if (save) commitTurn();  // stopped (or the app quit) before the engine's first delta
+  pending_ = {};
   if (save) saveReply(finishReason.isEmpty() ? QStringLiteral("stop") : finishReason);
   messages_->finish(replyRow_, finishReason);
   requestId_.clear();

@@ -14,9 +14,12 @@ class EngineClient;
 class MessageListModel;
 
 /// The state of one chat pane: the conversation it shows (0 = none yet), its messages, the draft
-/// in the input box, and the generation in flight. send() commits the user's message to the store
-/// before it submits the request; the streamed reply is written to the store at least once a
-/// second and when it finishes or is stopped. Runs on the GUI thread.
+/// in the input box, and the generation in flight. The turn (the user's message and the reply)
+/// is written to the store as soon as the engine has taken the request (its first delta), or when
+/// it is stopped or the app quits before that; a request the engine refuses (prompt too long, no
+/// model) is taken back: its rows go, the conversation is as before, the text returns to the input
+/// box and errorText says why. The streamed reply is written to the store at least once a second
+/// and when it finishes or is stopped. Runs on the GUI thread.
 class ChatSession : public QObject {
   Q_OBJECT
   Q_PROPERTY(qint64 conversationId READ conversationId NOTIFY conversationChanged)
@@ -79,6 +82,7 @@ class ChatSession : public QObject {
  private:
   void onStepFinished(const QList<RequestDelta>& deltas);
   void onRequestRejected(const QString& requestId, const QString& message);
+  bool commitTurn();
   void finishReply(const QString& finishReason, bool save = true);
   void saveReply(const QString& finishReason = QString());
   void setErrorText(const QString& text);
@@ -93,6 +97,17 @@ class ChatSession : public QObject {
   double temperature_ = 0.8;
   int maxTokens_ = 256;
 
+  /// The turn in flight until the engine takes it: its rows are only in messages_, and what
+  /// send() changed in the store is undone if the engine refuses the request.
+  struct PendingTurn {
+    bool active = false;
+    QString draft;                     ///< the input box as sent, given back on rejection
+    QString text;                      ///< the user's message
+    int userRow = -1;
+    bool createdConversation = false;  ///< send() created conversationId_
+    QString titleBefore;               ///< null unless send() renamed the conversation
+  };
+  PendingTurn pending_;
   QString requestId_;       ///< request in flight, empty when idle
   qint64 replyId_ = 0;      ///< store id of the assistant message being streamed
   int replyRow_ = -1;       ///< its row in messages_

@@ -6,6 +6,7 @@
 #include "app/chat_store.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QSqlDatabase>
 #include <QSqlDriver>
@@ -15,6 +16,9 @@
 #include <QVariantList>
 
 #include <atomic>
+#include <cerrno>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -101,6 +105,26 @@ QVariant textValue(const QString& s) {
   return s.isNull() ? QVariant(QString(QLatin1String(""))) : QVariant(s);
 }
 
+/// Why QDir::mkpath(dir) failed, in words: a file where a folder should be, or the system's reason
+/// (permission denied, read-only file system, ...) for the first folder that could not be made.
+QString mkpathFailure(const QString& dir) {
+  const QString absolute = QDir::cleanPath(QDir(dir).absolutePath());
+  QString existing = absolute;  // the deepest ancestor (or the path itself) that exists
+  QString missing;              // its child on the way to `absolute`
+  while (!QFileInfo::exists(existing)) {
+    const QString parent = QFileInfo(existing).path();
+    if (parent == existing) break;
+    missing = existing;
+    existing = parent;
+  }
+  if (QFileInfo::exists(existing) && !QFileInfo(existing).isDir())
+    return QStringLiteral("%1 is a file, not a folder").arg(QDir::toNativeSeparators(existing));
+  if (missing.isEmpty()) return QStringLiteral("unknown error");
+  if (::mkdir(QFile::encodeName(missing).constData(), 0777) != 0)
+    return QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(missing), qt_error_string(errno));
+  return QStringLiteral("unknown error");  // it could be made now: the failure was transient
+}
+
 }  // namespace
 
 ChatStore::ChatStore(const QString& dataDir, QObject* parent) : QObject(parent) {
@@ -123,7 +147,7 @@ void ChatStore::openDatabase(const QString& dataDir) {
   if (!QDir().mkpath(dataDir))
     fail(m_path, QStringLiteral("cannot create the data directory %1")
                      .arg(QDir::toNativeSeparators(dataDir)),
-         QString());
+         mkpathFailure(dataDir));
   if (QFileInfo(m_path).isDir())
     fail(m_path, QStringLiteral("the database path is a directory"), QString());
 

@@ -1,4 +1,5 @@
 // pagedchat: the desktop chat application.
+#include <QCoreApplication>
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQuickWindow>
@@ -9,18 +10,44 @@
 #include "app/app_controller.h"
 #include "app/app_options.h"
 #include "app/main_window.h"
+#include "app/unix_signal_quitter.h"
+
+namespace {
+void setApplicationNames() {
+  QCoreApplication::setApplicationName(QStringLiteral("PagedChat"));
+  QCoreApplication::setApplicationVersion(QStringLiteral(PAGEDCHAT_VERSION));
+}
+}  // namespace
 
 int main(int argc, char** argv) {
-  QGuiApplication app(argc, argv);
-  QGuiApplication::setApplicationName(QStringLiteral("PagedChat"));
-  QGuiApplication::setApplicationVersion(QStringLiteral(PAGEDCHAT_VERSION));
+  AppOptions options;
+  {
+    // The command line first, with no GUI: --help, --version and errors print (and exit) even
+    // where no display can be opened.
+    QCoreApplication parsing(argc, argv);
+    setApplicationNames();
+    options = parseAppOptions(QCoreApplication::arguments());
+  }
 
-  const AppOptions options = parseAppOptions(QGuiApplication::arguments());
+  QGuiApplication app(argc, argv);
+  setApplicationNames();
+  // SIGTERM/SIGINT/SIGHUP quit through the event loop: the controller's destructor then stops
+  // every generation and saves the partial replies.
+  UnixSignalQuitter signalQuitter;
+
   std::unique_ptr<AppController> controller;
   try {
     controller = std::make_unique<AppController>(options);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "pagedchat: %s\n", e.what());
+    const QString details = QString::fromUtf8(e.what());
+    std::fprintf(stderr, "pagedchat: %s\n", qPrintable(details));
+    QQmlApplicationEngine errorEngine;
+    const QString headline =
+        QCoreApplication::translate("main", "PagedChat could not open its chat data.");
+    const QString hint = QCoreApplication::translate(
+        "main", "Check that folder, or start PagedChat with --data-dir DIR to use another one.");
+    if (loadErrorWindow(errorEngine, headline, details + QStringLiteral("\n\n") + hint))
+      QGuiApplication::exec();
     return 1;
   }
   controller->start();

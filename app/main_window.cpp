@@ -9,11 +9,24 @@
 
 Q_IMPORT_QML_PLUGIN(PagedChatPlugin)
 
-QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, AppController* controller) {
+namespace {
+QQuickWindow* load(QQmlApplicationEngine& engine, const QString& file, const QVariantMap& properties) {
   if (QQuickStyle::name().isEmpty()) QQuickStyle::setStyle(QStringLiteral("Material"));
   engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
-  engine.setInitialProperties({{QStringLiteral("app"), QVariant::fromValue(controller)}});
-  engine.load(QUrl(QStringLiteral("qrc:/qt/qml/PagedChat/Main.qml")));
+  engine.setInitialProperties(properties);
+  engine.load(QUrl(QStringLiteral("qrc:/qt/qml/PagedChat/") + file));
   if (engine.rootObjects().isEmpty()) return nullptr;
   return qobject_cast<QQuickWindow*>(engine.rootObjects().constFirst());
+}
+}  // namespace
+
+QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, AppController* controller) {
+  return load(engine, QStringLiteral("Main.qml"),
+              {{QStringLiteral("app"), QVariant::fromValue(controller)}});
+}
+
+QQuickWindow* loadErrorWindow(QQmlApplicationEngine& engine, const QString& headline,
+                              const QString& details) {
+  return load(engine, QStringLiteral("ErrorWindow.qml"),
+              {{QStringLiteral("headline"), headline}, {QStringLiteral("details"), details}});
 }

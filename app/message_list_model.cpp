@@ -63,6 +63,21 @@ void MessageListModel::finish(int row, const QString& finishReason) {
   emit dataChanged(i, i, {FinishReasonRole, StreamingRole});
 }
 
+void MessageListModel::setMessageId(int row, qint64 id) {
+  if (row < 0 || row >= rows_.size()) return;
+  rows_[row].record.id = id;
+  const QModelIndex i = index(row);
+  emit dataChanged(i, i, {MessageIdRole});
+}
+
+void MessageListModel::removeFrom(int row) {
+  if (row < 0 || row >= rows_.size()) return;
+  beginRemoveRows(QModelIndex(), row, static_cast<int>(rows_.size()) - 1);
+  rows_.resize(row);
+  endRemoveRows();
+  emit countChanged();
+}
+
 QString MessageListModel::textAt(int row) const {
   return row >= 0 && row < rows_.size() ? rows_.at(row).record.text : QString();
 }

@@ -8,7 +8,9 @@
 
 /// List model of one conversation's messages (oldest first) for a pane's ListView. Roles:
 /// messageId, role ("user"/"assistant"/"system"), text, finishReason, streaming (true while the
-/// assistant reply is still being generated).
+/// assistant reply is still being generated). A loaded assistant message with an empty finish
+/// reason was cut off by a crash (the app died while it streamed): the view shows it as
+/// "interrupted".
 class MessageListModel : public QAbstractListModel {
   Q_OBJECT
   Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
@@ -32,6 +34,10 @@ class MessageListModel : public QAbstractListModel {
   void appendText(int row, const QString& delta);
   /// Marks `row` done with `finishReason`.
   void finish(int row, const QString& finishReason);
+  /// Sets the store id of `row` (a message written to the store after it was shown).
+  void setMessageId(int row, qint64 id);
+  /// Removes `row` and every row after it.
+  void removeFrom(int row);
 
   const MessageRecord& at(int row) const { return rows_.at(row).record; }
   /// Text of the row's message (tests and the QML side use the roles instead).

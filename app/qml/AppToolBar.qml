@@ -9,15 +9,29 @@ ToolBar {
 
     /// The PaneListModel (C++).
     required property QtObject panes
+    /// Whether the conversation list is shown (the menu button toggles it).
+    property bool sidebarOpen: true
+
+    signal sidebarToggled()
 
     Material.foreground: "white"
     Accessible.name: qsTr("Main tool bar")
 
     RowLayout {
         anchors.fill: parent
-        anchors.leftMargin: 16
+        anchors.leftMargin: 4
         anchors.rightMargin: 8
 
+        ToolButton {
+            objectName: "sidebarToggle"
+            text: "\u2630"
+            font.pixelSize: 20
+            onClicked: toolBar.sidebarToggled()
+            Accessible.name: toolBar.sidebarOpen ? qsTr("Hide the conversation list")
+                                                 : qsTr("Show the conversation list")
+            ToolTip.visible: hovered
+            ToolTip.text: Accessible.name
+        }
         Label {
             text: qsTr("PagedChat")
             font.pixelSize: 20

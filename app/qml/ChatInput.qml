@@ -88,7 +88,7 @@ ColumnLayout {
         Layout.fillWidth: true
         Layout.rightMargin: 4
         horizontalAlignment: Text.AlignRight
-        elide: Text.ElideLeft
+        elide: Text.ElideRight
         text: qsTr("Enter to send · Shift+Enter for a new line")
         font.pixelSize: 11
         color: Theme.mutedTextColor

@@ -54,6 +54,7 @@ Pane {
         }
 
         Label {
+            objectName: "paneError"
             Layout.fillWidth: true
             Layout.leftMargin: 16
             Layout.rightMargin: 16

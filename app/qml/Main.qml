@@ -22,13 +22,39 @@ ApplicationWindow {
     Material.primary: Theme.primary
     Material.accent: Theme.accent
 
+    /// The conversation list is shown (the tool bar's menu button toggles it).
+    property bool sidebarOpen: true
+    /// Panes never get narrower than this; when they cannot all fit, the row of panes scrolls.
+    readonly property int paneMinimumWidth: 220
+
+    /// Scrolls the row of panes so that pane `index` is fully visible.
+    function showPane(index) {
+        const pane = paneRepeater.itemAt(index)
+        if (!pane || paneScroller.contentWidth <= paneScroller.width)
+            return
+        if (pane.x < paneScroller.contentX)
+            paneScroller.contentX = pane.x
+        else if (pane.x + pane.width > paneScroller.contentX + paneScroller.width)
+            paneScroller.contentX = pane.x + pane.width - paneScroller.width
+    }
+
     header: AppToolBar {
         panes: window.app.panes
+        sidebarOpen: window.sidebarOpen
+        onSidebarToggled: window.sidebarOpen = !window.sidebarOpen
     }
 
     footer: StatusLine {
         engine: window.app.engine
+        throughput: window.app.throughput
         dataDir: window.app.dataDir
+    }
+
+    QuitShortcut {}
+
+    Connections {
+        target: window.app.panes
+        function onCurrentIndexChanged() { Qt.callLater(window.showPane, window.app.panes.currentIndex) }
     }
 
     ColumnLayout {
@@ -49,20 +75,55 @@ ApplicationWindow {
             spacing: 12
 
             ConversationList {
-                Layout.preferredWidth: 260
+                objectName: "conversationList"
+                visible: window.sidebarOpen
+                // Narrower when three or four panes share the window (all four fit at 1280 px).
+                Layout.preferredWidth: window.app.panes.count >= 3 ? 220 : 260
                 Layout.fillHeight: true
                 app: window.app
             }
 
-            Repeater {
-                model: window.app.panes
-                delegate: ChatPane {
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    Layout.preferredWidth: 100
-                    Layout.minimumWidth: 260
-                    panes: window.app.panes
-                    engine: window.app.engine
+            // The panes share the width; below paneMinimumWidth each, the row scrolls sideways
+            // (scroll bar below it) so that every pane's buttons stay reachable.
+            Flickable {
+                id: paneScroller
+                objectName: "paneScroller"
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                readonly property bool overflows: contentWidth > width
+                contentWidth: Math.max(width, window.app.panes.count * window.paneMinimumWidth
+                                              + (window.app.panes.count - 1) * paneRow.spacing)
+                contentHeight: height
+                bottomMargin: overflows ? 12 : 0
+                clip: overflows
+                interactive: false  // dragging selects text in the panes; the scroll bar scrolls
+                boundsBehavior: Flickable.StopAtBounds
+                // Keep the current pane in view when the window narrows or panes come and go.
+                onWidthChanged: Qt.callLater(window.showPane, window.app.panes.currentIndex)
+                onContentWidthChanged: Qt.callLater(window.showPane, window.app.panes.currentIndex)
+                ScrollBar.horizontal: ScrollBar {
+                    policy: paneScroller.overflows ? ScrollBar.AlwaysOn : ScrollBar.AlwaysOff
+                    Accessible.name: qsTr("Scroll chat panes")
+                }
+
+                RowLayout {
+                    id: paneRow
+                    width: paneScroller.contentWidth
+                    height: paneScroller.height - paneScroller.bottomMargin
+                    spacing: 12
+
+                    Repeater {
+                        id: paneRepeater
+                        model: window.app.panes
+                        delegate: ChatPane {
+                            Layout.fillWidth: true
+                            Layout.fillHeight: true
+                            Layout.preferredWidth: 100
+                            Layout.minimumWidth: window.paneMinimumWidth
+                            panes: window.app.panes
+                            engine: window.app.engine
+                        }
+                    }
                 }
             }
         }

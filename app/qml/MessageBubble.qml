@@ -12,46 +12,83 @@ Item {
     required property bool streaming
 
     readonly property bool isUser: role === "user"
+    /// The app died while this reply streamed (killed, crashed, power loss): no finish reason was
+    /// saved. A reply stopped by the user or by quitting the app has finish reason "abort".
+    readonly property bool interrupted: role === "assistant" && !streaming && finishReason === ""
     /// A story model continues the prompt: its reply often starts with a space or a newline.
     readonly property string shownText: isUser ? text : text.replace(/^\s+/, "")
-    readonly property real maxBubbleWidth: Math.max(120, width * 0.82 - 32)
-    readonly property string note: finishReason === "abort" ? qsTr("stopped")
+    /// A finished reply without any text: the bubble says so instead of staying empty.
+    readonly property bool noReply: !isUser && !streaming && shownText === ""
+    readonly property string note: interrupted ? qsTr("interrupted")
+                                  : finishReason === "abort" ? qsTr("stopped")
                                   : finishReason === "length" ? qsTr("length limit reached") : ""
+    readonly property string displayText: {
+        if (shownText !== "")
+            return shownText
+        if (streaming)
+            return "\u2026"
+        if (!noReply)
+            return ""
+        return interrupted ? qsTr("(no reply \u2014 interrupted)")
+             : finishReason === "abort" ? qsTr("(no reply \u2014 stopped)") : qsTr("(no reply)")
+    }
+
+    readonly property int horizontalPadding: 14
+    readonly property real maxTextWidth: Math.max(120, width * 0.82 - 32) - 2 * horizontalPadding
+    /// The text's natural width, measured apart from the TextEdit and rounded up: a TextEdit given
+    /// exactly its own fractional implicitWidth can wrap its last word ("H / i", "Go / 4"). The
+    /// extra pixel leaves room for the cursor width the text layout keeps at the end of a line.
+    readonly property real textWidth: Math.min(
+        maxTextWidth,
+        Math.ceil(Math.max(measure.implicitWidth, noteLabel.visible ? noteLabel.implicitWidth : 0)) + 1)
 
     implicitHeight: box.height
+
+    Text {
+        id: measure
+        visible: false
+        text: content.text
+        font: content.font
+        textFormat: Text.PlainText
+    }
 
     Rectangle {
         id: box
         x: bubble.isUser ? bubble.width - width - 16 : 16
-        width: Math.min(bubble.maxBubbleWidth, Math.max(content.implicitWidth, noteLabel.implicitWidth)) + 28
+        width: bubble.textWidth + 2 * bubble.horizontalPadding
         height: column.implicitHeight + 20
         radius: 14
         color: bubble.isUser ? Theme.userBubbleColor : Theme.assistantBubbleColor
 
         ColumnLayout {
             id: column
-            x: 14
+            x: bubble.horizontalPadding
             y: 10
-            width: box.width - 28
+            width: bubble.textWidth
             spacing: 4
 
             TextEdit {
                 id: content
+                objectName: "messageText"
                 Layout.fillWidth: true
                 readOnly: true
                 selectByMouse: true
                 wrapMode: TextEdit.Wrap
                 textFormat: TextEdit.PlainText
                 font.pixelSize: 15
-                color: bubble.isUser ? Theme.userTextColor : Theme.assistantTextColor
+                font.italic: bubble.noReply
+                color: bubble.noReply ? Theme.mutedTextColor
+                     : bubble.isUser ? Theme.userTextColor : Theme.assistantTextColor
                 selectionColor: "#9fa8da"
-                text: bubble.shownText !== "" || !bubble.streaming ? bubble.shownText : "\u2026"
+                text: bubble.displayText
                 Accessible.role: Accessible.StaticText
-                Accessible.name: (bubble.isUser ? qsTr("You: %1") : qsTr("Model: %1")).arg(bubble.shownText)
+                Accessible.name: (bubble.isUser ? qsTr("You: %1") : qsTr("Model: %1")).arg(
+                                     bubble.noReply ? bubble.displayText : bubble.shownText)
             }
             Label {
                 id: noteLabel
-                visible: bubble.note !== ""
+                objectName: "messageNote"
+                visible: bubble.note !== "" && !bubble.noReply
                 text: bubble.note
                 font.pixelSize: 11
                 font.italic: true

@@ -37,6 +37,7 @@ Rectangle {
             running: header.busy
         }
         ToolButton {
+            objectName: "closePaneButton"
             text: "\u00d7"
             font.pixelSize: 18
             enabled: header.canClose

@@ -6,9 +6,14 @@ import QtQuick.Layouts
 ToolBar {
     id: statusLine
 
-    /// The EngineClient (C++).
+    /// The EngineClient and the ThroughputMeter (C++).
     required property QtObject engine
+    required property QtObject throughput
     property string dataDir
+
+    /// Tokens per second over the last second while generating; a dash when idle.
+    readonly property string rateText: throughput.active && throughput.tokensPerSecond >= 0
+                                       ? throughput.tokensPerSecond.toFixed(1) : "\u2014"
 
     readonly property string statusText: {
         if (engine.loading)
@@ -18,7 +23,7 @@ ToolBar {
         const activity = engine.numRunning > 0 ? qsTr("%n running", "", engine.numRunning) : qsTr("idle")
         return qsTr("Model: %1  ·  %2 tok/s  ·  %3")
             .arg(engine.modelName)
-            .arg(engine.tokensPerSecond.toFixed(1))
+            .arg(statusLine.rateText)
             .arg(activity)
     }
 

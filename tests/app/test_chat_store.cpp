@@ -503,6 +503,13 @@ void TestChatStore::unusableDataDirThrows() {
       storeErrorOf([&] { ChatStore store(file + QStringLiteral("/sub")); }, &thrown);
   QVERIFY2(thrown, "a data dir below a plain file must throw StoreError");
   QVERIFY2(msg.contains(QStringLiteral("pagedchat.sqlite3")), qPrintable(msg));
+  // The message says why, not just that it failed.
+  QVERIFY2(msg.contains(QDir::toNativeSeparators(file) + QStringLiteral(" is a file, not a folder")),
+           qPrintable(msg));
+  // The data dir itself being a file: the same reason.
+  const QString self = storeErrorOf([&] { ChatStore store(file); }, &thrown);
+  QVERIFY(thrown);
+  QVERIFY2(self.contains(QStringLiteral("is a file, not a folder")), qPrintable(self));
 }
 
 QTEST_GUILESS_MAIN(TestChatStore)

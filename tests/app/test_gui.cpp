@@ -11,6 +11,7 @@
 #include "app/chat_session.h"
 #include "app/main_window.h"
 #include "app/message_list_model.h"
+#include "app/chat_store.h"
 #include "test_paths.h"
 
 namespace {
@@ -32,6 +33,20 @@ QQuickItem* findItem(QQuickItem* root, const QString& name) {
   return nullptr;
 }
 
+/// Every visible visual descendant of `root` named `name`, in tree order.
+QList<QQuickItem*> findVisibleItems(QQuickItem* root, const QString& name) {
+  QList<QQuickItem*> found;
+  if (!root || !root->isVisible()) return found;
+  if (root->objectName() == name) found.append(root);
+  for (QQuickItem* child : root->childItems()) found += findVisibleItems(child, name);
+  return found;
+}
+
+/// `item`'s rectangle in window coordinates.
+QRectF windowRect(QQuickItem* item) {
+  return item->mapRectToScene(QRectF(0, 0, item->width(), item->height()));
+}
+
 }  // namespace
 
 class TestGui : public QObject {
@@ -43,6 +58,10 @@ class TestGui : public QObject {
   void restartShowsConversation();
   void conversationActions();
   void commandLine();
+  void messageBubbles();
+  void fourPanesFit();
+  void quitShortcutAndIdleRate();
+  void errorWindow();
   void cleanupTestCase();
 
  private:
@@ -226,6 +245,198 @@ void TestGui::commandLine() {
            QStringLiteral("/cli"));
   if (saved.isNull()) qunsetenv("PAGEDCHAT_MODEL");
   else qputenv("PAGEDCHAT_MODEL", saved);
+}
+
+void TestGui::messageBubbles() {
+  // Short messages stay on one line (the bubble used to come out a fraction of a pixel too narrow
+  // for its own text: "H / i", "Go / 4"); long ones wrap inside the pane; a reply cut off by a
+  // crash (no finish reason) says "interrupted".
+  QTemporaryDir dir;
+  const QStringList shortTexts = {QStringLiteral("Hi"), QStringLiteral("Go 4"),
+                                  QStringLiteral("Sue saw a cat"), QStringLiteral("The little dog"),
+                                  QStringLiteral("Ok"), QStringLiteral("W"), QStringLiteral("Tim ran."),
+                                  QStringLiteral("A big red ball"), QStringLiteral("Lily and Tom 🎉"),
+                                  QStringLiteral("안녕하세요")};
+  const QString longText = QStringLiteral("Once upon a time there was a little girl named Lily. ").repeated(8);
+  qint64 conversation = 0;
+  {
+    ChatStore store(dir.path());
+    conversation = store.createConversation(QStringLiteral("Bubbles"));
+    for (const QString& t : shortTexts) {
+      store.addMessage(conversation, QStringLiteral("user"), t);
+      store.addMessage(conversation, QStringLiteral("assistant"), QLatin1Char(' ') + t, QStringLiteral("stop"));
+    }
+    store.addMessage(conversation, QStringLiteral("user"), longText);
+    store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral(" Tom and"));  // crashed mid-reply
+    store.addMessage(conversation, QStringLiteral("user"), QStringLiteral("Go on"));
+    store.addMessage(conversation, QStringLiteral("assistant"), QString());  // crashed before any text
+  }
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = dir.path();
+  AppController controller(options);
+  QCOMPARE(controller.panes()->sessionAt(0)->conversationId(), conversation);
+
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  window->resize(1280, 800);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  auto* list = qobject_cast<QQuickItem*>(findItem(window->contentItem(), QStringLiteral("messageList1")));
+  QVERIFY(list);
+  QTest::qWait(50);
+
+  // Each row's text item, scrolled into view (a ListView only makes the delegates it shows, and
+  // drops them again once out of view: read what is needed at once).
+  struct Shown {
+    QString text;
+    int lineCount = 0;
+    double width = 0;
+    QStringList notes;
+  };
+  const int rows = static_cast<int>(shortTexts.size()) * 2 + 4;
+  QCOMPARE(list->property("count").toInt(), rows);
+  list->setProperty("followEnd", false);
+  QList<Shown> shown;
+  for (int row = 0; row < rows; ++row) {
+    QVERIFY(QMetaObject::invokeMethod(list, "positionViewAtIndex", Q_ARG(int, row), Q_ARG(int, 4 /*Contain*/)));
+    QQuickItem* delegate = nullptr;
+    QTRY_VERIFY(QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate),
+                                          Q_ARG(int, row)) && delegate);
+    QTest::qWait(10);  // let the delegate's layout settle
+    QVERIFY(QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate), Q_ARG(int, row)));
+    QVERIFY(delegate);
+    QQuickItem* text = findItem(delegate, QStringLiteral("messageText"));
+    QVERIFY(text);
+    Shown s;
+    s.text = text->property("text").toString();
+    s.lineCount = text->property("lineCount").toInt();
+    s.width = text->width();
+    for (QQuickItem* n : findVisibleItems(delegate, QStringLiteral("messageNote")))
+      s.notes << n->property("text").toString();
+    shown.append(s);
+  }
+  const double paneWidth = list->width();
+  for (int i = 0; i < shortTexts.size() * 2; ++i) {
+    QCOMPARE(shown.at(i).text, shortTexts.at(i / 2));
+    QVERIFY2(shown.at(i).lineCount == 1, qPrintable(QStringLiteral("\"%1\" wraps: %2 lines at width %3")
+                                                        .arg(shown.at(i).text)
+                                                        .arg(shown.at(i).lineCount)
+                                                        .arg(shown.at(i).width)));
+    QVERIFY(shown.at(i).notes.isEmpty());
+  }
+  const int last = static_cast<int>(shortTexts.size()) * 2;
+  QVERIFY(shown.at(last).lineCount > 2);  // the long one wraps, inside the pane
+  QVERIFY(shown.at(last).width < paneWidth);
+  QCOMPARE(shown.at(last + 1).text, QStringLiteral("Tom and"));
+  QCOMPARE(shown.at(last + 1).notes, QStringList{QStringLiteral("interrupted")});
+  QCOMPARE(shown.at(last + 2).text, QStringLiteral("Go on"));
+  QCOMPARE(shown.at(last + 3).text, QStringLiteral("(no reply \u2014 interrupted)"));
+  QCOMPARE(shown.at(last + 3).notes, QStringList());  // the empty one says it in its text
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+void TestGui::fourPanesFit() {
+  // At the default 1280x800 all four panes, with their close and Send buttons, are inside the
+  // window; in a narrow window the row of panes scrolls and the current pane is scrolled into view.
+  QTemporaryDir dir;
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = dir.path();
+  AppController controller(options);
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  window->resize(1280, 800);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  while (controller.panes()->canAddPane()) QVERIFY(controller.panes()->addPane());
+  QCOMPARE(controller.panes()->count(), 4);
+  QTest::qWait(100);
+
+  const QRectF windowArea(0, 0, window->width(), window->height());
+  QQuickItem* sidebar = findItem(window->contentItem(), QStringLiteral("conversationList"));
+  QVERIFY(sidebar && sidebar->isVisible());
+  for (int i = 0; i < 4; ++i) {
+    QQuickItem* pane = findItem(window->contentItem(), QStringLiteral("chatPane%1").arg(i));
+    QVERIFY(pane);
+    for (const QString& name : {QStringLiteral("closePaneButton"), QStringLiteral("sendButton"),
+                                QStringLiteral("inputArea")}) {
+      QQuickItem* item = findItem(pane, name);
+      QVERIFY2(item, qPrintable(name));
+      const QRectF r = windowRect(item);
+      QVERIFY2(windowArea.contains(r), qPrintable(QStringLiteral("pane %1 %2 at x %3..%4, window %5")
+                                                      .arg(i).arg(name).arg(r.left()).arg(r.right())
+                                                      .arg(window->width())));
+      QVERIFY2(!r.intersects(windowRect(sidebar)), qPrintable(name));
+    }
+  }
+  auto* scroller = findItem(window->contentItem(), QStringLiteral("paneScroller"));
+  QVERIFY(scroller);
+  QCOMPARE(scroller->property("overflows").toBool(), false);
+
+  // Narrow window: the panes keep their minimum width and scroll; making the last pane current
+  // brings its buttons into view.
+  window->resize(800, 600);
+  QTRY_VERIFY(scroller->property("overflows").toBool());
+  controller.panes()->setCurrentIndex(0);
+  controller.panes()->setCurrentIndex(3);
+  QTRY_VERIFY(QRectF(0, 0, window->width(), window->height())
+                  .contains(windowRect(findItem(findItem(window->contentItem(), QStringLiteral("chatPane3")),
+                                                QStringLiteral("closePaneButton")))));
+  // The tool bar button hides the conversation list.
+  QQuickItem* toggle = findItem(window->contentItem(), QStringLiteral("sidebarToggle"));
+  QVERIFY(toggle);
+  QVERIFY(QMetaObject::invokeMethod(toggle, "clicked"));
+  QTRY_VERIFY(!sidebar->isVisible());
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+void TestGui::quitShortcutAndIdleRate() {
+  QTemporaryDir dir;
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = dir.path();
+  AppController controller(options);
+  QQmlApplicationEngine engine;  // its quit() reaches QCoreApplication::quit(): a no-op outside exec()
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  window->requestActivate();
+  QVERIFY(QTest::qWaitForWindowActive(window));
+
+  // No generation yet: the status line shows no rate rather than 0.0 or a stale figure.
+  auto* status = findItem(window->contentItem(), QStringLiteral("statusLabel"));
+  QVERIFY(status);
+  const QString statusText = status->property("text").toString();
+  if (!statusText.contains(QLatin1String("Loading")) && !statusText.contains(QLatin1String("No model")))
+    QVERIFY2(statusText.contains(QStringLiteral("\u2014 tok/s")), qPrintable(statusText));
+
+  QSignalSpy quit(&engine, &QQmlEngine::quit);
+  auto* input = findItem(window->contentItem(), QStringLiteral("inputArea"));
+  QVERIFY(input);
+  input->forceActiveFocus();  // also while typing
+  QTest::keyClick(window, Qt::Key_Q, Qt::ControlModifier);
+  QCOMPARE(quit.size(), 1);
+}
+
+void TestGui::errorWindow() {
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadErrorWindow(engine, QStringLiteral("PagedChat could not open its chat data."),
+                                         QStringLiteral("ChatStore: the database is corrupt (database: /x)"));
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QTest::qWait(50);
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  QCOMPARE(findItem(window->contentItem(), QStringLiteral("errorHeadline"))->property("text").toString(),
+           QStringLiteral("PagedChat could not open its chat data."));
+  QCOMPARE(findItem(window->contentItem(), QStringLiteral("errorDetails"))->property("text").toString(),
+           QStringLiteral("ChatStore: the database is corrupt (database: /x)"));
+  QSignalSpy quit(&engine, &QQmlEngine::quit);
+  QVERIFY(QMetaObject::invokeMethod(findItem(window->contentItem(), QStringLiteral("quitButton")), "clicked"));
+  QCOMPARE(quit.size(), 1);
 }
 
 QTEST_MAIN(TestGui)

@@ -1,0 +1,220 @@
+// ChatSession without the GUI: conversation titles cut at grapheme boundaries; a request the
+// engine refuses (prompt too long) leaves no trace in the pane or the store and gives the text
+// back; a reply stopped before the engine's first delta still saves the turn. ThroughputMeter:
+// no figure while idle, the rate over the last second while generating.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTextBoundaryFinder>
+#include <QtTest>
+
+#include "app/chat_session.h"
+#include "app/chat_store.h"
+#include "app/engine_client.h"
+#include "app/message_list_model.h"
+#include "app/throughput_meter.h"
+#include "test_paths.h"
+
+namespace {
+
+pagedchat::EngineConfig storiesConfig() {
+  pagedchat::EngineConfig config;
+  config.model = testpaths::stories260K().toStdString();
+  return config;
+}
+
+/// True when `s` has no unpaired UTF-16 surrogate.
+bool wellFormed(const QString& s) {
+  for (qsizetype i = 0; i < s.size(); ++i) {
+    if (s.at(i).isHighSurrogate()) {
+      if (i + 1 >= s.size() || !s.at(i + 1).isLowSurrogate()) return false;
+      ++i;
+    } else if (s.at(i).isLowSurrogate()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+int graphemeCount(const QString& s) {
+  QTextBoundaryFinder f(QTextBoundaryFinder::Grapheme, s);
+  int n = 0;
+  while (f.toNextBoundary() != -1) ++n;
+  return n;
+}
+
+/// A prompt far longer than stories260K's 512-token context.
+QString tooLongPrompt() {
+  return QStringLiteral("Once upon a time there was a little girl named Lily who loved to play. ").repeated(60);
+}
+
+}  // namespace
+
+class TestChatSession : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void titles();
+  void throughputMeter();
+  void rejectedPromptLeavesNoTrace();
+  void stopBeforeFirstDeltaSavesTurn();
+};
+
+void TestChatSession::titles() {
+  const QChar ellipsis(0x2026);
+  // Short titles stay as they are (whitespace simplified); empty ones are "New chat".
+  QCOMPARE(ChatSession::titleFor(QStringLiteral("  Hi \n there ")), QStringLiteral("Hi there"));
+  QCOMPARE(ChatSession::titleFor(QStringLiteral("   ")), QStringLiteral("New chat"));
+  const QString forty = QStringLiteral("a").repeated(40);
+  QCOMPARE(ChatSession::titleFor(forty), forty);
+  QCOMPARE(ChatSession::titleFor(forty + QLatin1Char('b')), QStringLiteral("a").repeated(39) + ellipsis);
+
+  // The emoji sits at UTF-16 units 38..39: left(39) used to keep half of it.
+  const QString party = QStringLiteral("abcdefghij abcdefghij abcdefghij abcde🎉 party");
+  const QString partyTitle = ChatSession::titleFor(party);
+  QVERIFY(wellFormed(partyTitle));
+  QCOMPARE(partyTitle, QStringLiteral("abcdefghij abcdefghij abcdefghij abcde🎉") + ellipsis);
+
+  // Korean, precomposed (one UTF-16 unit per syllable) and decomposed into jamo (NFD: two or
+  // three code points per syllable, one grapheme): cut at the same syllable either way.
+  const QString korean = QStringLiteral(
+      "오늘은 날씨가 정말 좋아서 친구들과 함께 공원에 가서 오랫동안 산책을 하고 맛있는 점심을 먹었습니다");
+  const QString koreanTitle = ChatSession::titleFor(korean);
+  QVERIFY(koreanTitle.endsWith(ellipsis));
+  QVERIFY(graphemeCount(koreanTitle) >= 38 && graphemeCount(koreanTitle) <= 40);  // trailing space trimmed
+  QVERIFY(korean.startsWith(koreanTitle.chopped(1)));
+  const QString decomposed = korean.normalized(QString::NormalizationForm_D);
+  QVERIFY(decomposed.size() > korean.size());
+  const QString decomposedTitle = ChatSession::titleFor(decomposed);
+  QCOMPARE(decomposedTitle.normalized(QString::NormalizationForm_C), koreanTitle);
+  QVERIFY(decomposed.startsWith(decomposedTitle.chopped(1)));
+
+  // A ZWJ family and a flag are single graphemes: never split.
+  const QString family = QStringLiteral("👨‍👩‍👧‍👦");
+  const QString flags = QStringLiteral("x").repeated(38) + family + QStringLiteral("🇰🇷 and more words");
+  const QString flagsTitle = ChatSession::titleFor(flags);
+  QVERIFY(wellFormed(flagsTitle));
+  QCOMPARE(flagsTitle, QStringLiteral("x").repeated(38) + family + ellipsis);
+}
+
+void TestChatSession::throughputMeter() {
+  ThroughputMeter meter;
+  QSignalSpy changed(&meter, &ThroughputMeter::changed);
+  QVERIFY(!meter.isActive());
+  QVERIFY(meter.tokensPerSecond() < 0);
+
+  // A burst: the first step only starts the clock; then 10 tokens every 10 ms = 1000 tok/s.
+  meter.addStep(1000, 10, 1);
+  QVERIFY(meter.isActive());
+  QVERIFY(meter.tokensPerSecond() < 0);  // nothing measured yet: no "0.0"
+  for (int i = 1; i <= 50; ++i) meter.addStep(1000 + 10 * i, 10, 1);
+  QCOMPARE(meter.tokensPerSecond(), 1000.0);
+  // Slower for two seconds: the figure follows within the one-second window.
+  for (int i = 1; i <= 200; ++i) meter.addStep(1500 + 10 * i, 2, 1);
+  QCOMPARE(meter.tokensPerSecond(), 200.0);
+  // Steps stop coming while a request still runs: the figure falls, rather than staying.
+  meter.refresh(3500 + 500);
+  QCOMPARE(meter.tokensPerSecond(), 100.0);
+  meter.refresh(3500 + 1500);
+  QCOMPARE(meter.tokensPerSecond(), 0.0);
+  // Idle: no figure at all, and the next burst is measured on its own.
+  const qsizetype before = changed.size();
+  meter.addStep(6000, 3, 0);
+  QVERIFY(!meter.isActive());
+  QVERIFY(meter.tokensPerSecond() < 0);
+  QVERIFY(changed.size() > before);
+  meter.addStep(60000, 5, 2);
+  meter.addStep(60100, 50, 2);
+  QCOMPARE(meter.tokensPerSecond(), 500.0);
+}
+
+void TestChatSession::rejectedPromptLeavesNoTrace() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  ChatStore store(dir.path());
+  EngineClient engine(storiesConfig());
+  engine.start();
+  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  ChatSession session(&store, &engine);
+
+  // A new pane: the conversation send() created goes again.
+  const QString draft = QStringLiteral("  ") + tooLongPrompt();
+  session.setInputText(draft);
+  QVERIFY(session.send());
+  QCOMPARE(session.inputText(), QString());
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(session.messages()->rowCount(), 0);
+  QCOMPARE(session.conversationId(), 0);
+  QCOMPARE(session.title(), QString());
+  QCOMPARE(store.conversations().size(), 0);
+  QCOMPARE(session.inputText(), draft);  // nothing typed is lost
+  QVERIFY2(session.errorText().startsWith(QStringLiteral("Not sent:")), qPrintable(session.errorText()));
+  QVERIFY2(!session.errorText().contains(QLatin1String("req-")), qPrintable(session.errorText()));
+
+  // A conversation with history: the earlier turn stays, nothing new is stored, title unchanged.
+  session.setInputText(QStringLiteral("Tom had a red ball"));
+  QVERIFY(session.send());
+  QCOMPARE(session.errorText(), QString());
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  const qint64 conversation = session.conversationId();
+  QVERIFY(conversation != 0);
+  const QString title = session.title();
+  QCOMPARE(store.messages(conversation).size(), 2);
+  session.setInputText(tooLongPrompt());
+  QVERIFY(session.send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(session.messages()->rowCount(), 2);
+  QCOMPARE(session.conversationId(), conversation);
+  QCOMPARE(session.title(), title);
+  const QList<MessageRecord> stored = store.messages(conversation);
+  QCOMPARE(stored.size(), 2);
+  QCOMPARE(stored.at(0).text, QStringLiteral("Tom had a red ball"));
+  QVERIFY(!stored.at(1).finishReason.isEmpty());
+  QCOMPARE(session.inputText(), tooLongPrompt());
+  QVERIFY(!session.errorText().isEmpty());
+
+  // An empty "New chat" conversation renamed by send() gets its title back.
+  const qint64 empty = store.createConversation(QStringLiteral("New chat"));
+  session.openConversation(empty, QStringLiteral("New chat"));
+  session.setInputText(tooLongPrompt());
+  QVERIFY(session.send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(session.conversationId(), empty);
+  QCOMPARE(session.title(), QStringLiteral("New chat"));
+  QCOMPARE(store.conversations().size(), 2);
+  for (const ConversationRecord& c : store.conversations())
+    if (c.id == empty) QCOMPARE(c.title, QStringLiteral("New chat"));
+  QCOMPARE(store.messages(empty).size(), 0);
+
+  // The next message goes through normally and clears the error.
+  session.setInputText(QStringLiteral("Lily saw a bird"));
+  QVERIFY(session.send());
+  QCOMPARE(session.errorText(), QString());
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(store.messages(empty).size(), 2);
+}
+
+void TestChatSession::stopBeforeFirstDeltaSavesTurn() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  ChatStore store(dir.path());
+  EngineClient engine(storiesConfig());
+  engine.start();
+  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  {
+    ChatSession session(&store, &engine);
+    session.setInputText(QStringLiteral("Once upon a time"));
+    QVERIFY(session.send());
+    // Closing the pane (or quitting) before any delta arrived: the turn is saved as stopped.
+  }
+  const QList<ConversationRecord> conversations = store.conversations();
+  QCOMPARE(conversations.size(), 1);
+  const QList<MessageRecord> stored = store.messages(conversations.at(0).id);
+  QCOMPARE(stored.size(), 2);
+  QCOMPARE(stored.at(0).role, QStringLiteral("user"));
+  QCOMPARE(stored.at(0).text, QStringLiteral("Once upon a time"));
+  QCOMPARE(stored.at(1).role, QStringLiteral("assistant"));
+  QCOMPARE(stored.at(1).finishReason, QStringLiteral("abort"));
+}
+
+QTEST_MAIN(TestChatSession)
+#include "test_chat_session.moc"
