@@ -86,7 +86,8 @@ bool ChatSession::send() {
     emit conversationsModified();
     return false;
   }
-  // The messages reach the store in commitTurn(), once the engine has taken the request.
+  // The user's message (and an empty reply) are committed before the request is submitted; if the
+  // engine refuses it, onRequestRejected() takes them out again.
   MessageRecord user;
   MessageRecord reply;
   user.conversationId = reply.conversationId = conversationId_;
@@ -97,8 +98,20 @@ bool ChatSession::send() {
   setErrorText(QString());
   turn.userRow = messages_->append(user);
   replyRow_ = messages_->append(reply, /*streaming=*/true);
+  try {
+    turn.userId = store_->addMessage(conversationId_, QStringLiteral("user"), text);
+    turn.replyId = store_->addMessage(conversationId_, QStringLiteral("assistant"), QString());
+  } catch (const StoreError& e) {
+    messages_->removeFrom(turn.userRow);
+    replyRow_ = -1;
+    setErrorText(QString::fromUtf8(e.what()));
+    emit conversationsModified();
+    return false;
+  }
+  messages_->setMessageId(turn.userRow, turn.userId);
+  messages_->setMessageId(replyRow_, turn.replyId);
   pending_ = turn;
-  replyId_ = 0;
+  replyId_ = turn.replyId;
   replyText_.clear();
   replyDirty_ = false;
   requestId_ = engine_->submit(buildChatPrompt(history, text), samplingParams());
@@ -197,6 +210,8 @@ void ChatSession::onRequestRejected(const QString& requestId, const QString& mes
   requestId_.clear();
   replyRow_ = -1;
   try {
+    store_->deleteMessage(turn.replyId);
+    store_->deleteMessage(turn.userId);
     if (turn.createdConversation) {
       store_->deleteConversation(conversationId_);
       conversationId_ = 0;
@@ -215,20 +230,9 @@ void ChatSession::onRequestRejected(const QString& requestId, const QString& mes
   emit conversationsModified();
 }
 
-/// Writes the pending turn (the user's message, the reply so far) to the store.
+/// The engine has taken the pending turn (its messages are already in the store).
 bool ChatSession::commitTurn() {
-  if (!pending_.active) return true;
-  const PendingTurn turn = std::exchange(pending_, {});
-  try {
-    messages_->setMessageId(turn.userRow,
-                            store_->addMessage(conversationId_, QStringLiteral("user"), turn.text));
-    replyId_ = store_->addMessage(conversationId_, QStringLiteral("assistant"), QString());
-    messages_->setMessageId(replyRow_, replyId_);
-  } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
-    return false;
-  }
-  emit conversationsModified();
+  pending_ = {};
   return true;
 }
 

@@ -104,6 +104,7 @@ class ChatSession : public QObject {
     QString draft;                     ///< the input box as sent, given back on rejection
     QString text;                      ///< the user's message
     int userRow = -1;
+    qint64 userId = 0, replyId = 0;    ///< store ids, written before the request is submitted
     bool createdConversation = false;  ///< send() created conversationId_
     QString titleBefore;               ///< null unless send() renamed the conversation
   };

@@ -351,6 +351,11 @@ void ChatStore::updateMessage(qint64 messageId, const QString& text, const QStri
   tx.commit();
 }
 
+void ChatStore::deleteMessage(qint64 messageId) {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  exec(db, m_path, QStringLiteral("DELETE FROM messages WHERE id = ?"), {messageId});
+}
+
 QList<MessageRecord> ChatStore::messages(qint64 conversationId) const {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString sql = QStringLiteral(

@@ -49,6 +49,8 @@ class ChatStore : public QObject {
                     const QString& finishReason = QString());
   /// Replaces the text (and finish reason) of a message; committed on return.
   void updateMessage(qint64 messageId, const QString& text, const QString& finishReason = QString());
+  /// Deletes one message (a turn the engine refused); unknown ids are ignored.
+  void deleteMessage(qint64 messageId);
   QList<MessageRecord> messages(qint64 conversationId) const;  ///< oldest first
 
  private:

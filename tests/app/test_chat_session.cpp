@@ -204,6 +204,11 @@ void TestChatSession::stopBeforeFirstDeltaSavesTurn() {
     ChatSession session(&store, &engine);
     session.setInputText(QStringLiteral("Once upon a time"));
     QVERIFY(session.send());
+    // The user's message is committed before generation starts (no event processed yet).
+    const QList<MessageRecord> before = store.messages(session.conversationId());
+    QCOMPARE(before.size(), 2);
+    QCOMPARE(before.at(0).text, QStringLiteral("Once upon a time"));
+    QCOMPARE(before.at(1).finishReason, QString());
     // Closing the pane (or quitting) before any delta arrived: the turn is saved as stopped.
   }
   const QList<ConversationRecord> conversations = store.conversations();
