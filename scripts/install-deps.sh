@@ -15,6 +15,9 @@ PACKAGES=(
   qml6-module-qtquick-templates qml6-module-qtqml-workerscript qml6-module-qtquick-dialogs
   qml6-module-qt-labs-platform qml6-module-qtcore qml6-module-qttest
   libsqlite3-dev libgl1-mesa-dri fonts-noto-cjk fonts-dejavu-core
+  # packages (installer/, tests/packaging): CPack DEB with dpkg-shlibdeps, icons rendered from SVG,
+  # .desktop and AppStream checks, man page checks; fonts-noto-color-emoji is a run-time dependency
+  dpkg-dev file librsvg2-bin desktop-file-utils appstream groff-base fonts-noto-color-emoji
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
