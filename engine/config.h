@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct EngineConfig {
   bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
   int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
   std::string scheduling_policy = "fcfs";  ///< "fcfs" (arrival order) or "priority" (lower value first)
+  /// Called during loading with (bytes read, total bytes) of the weight files, from the loading
+  /// thread; may be empty.
+  std::function<void(std::uint64_t, std::uint64_t)> load_progress;
 };
 
 }  // namespace pagedchat

@@ -45,6 +45,7 @@ void check_config(const EngineConfig& c) {
   if (c.max_num_batched_tokens < 1) fail("max_num_batched_tokens must be >= 1");
   if (c.num_blocks < 0) fail("num_blocks must be >= 0");
   if (c.max_model_len < 0) fail("max_model_len must be >= 0");
+  if (c.num_threads < 0 || c.num_threads > 1024) fail("num_threads must be in [0, 1024] (0 = all cores), got " + std::to_string(c.num_threads));
   if (c.long_prefill_token_threshold < 0) fail("long_prefill_token_threshold must be >= 0");
   parse_policy(c.scheduling_policy);
 }
@@ -116,7 +117,9 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                              std::to_string(m.config.max_model_len) + " (needs " + std::to_string(blocks_per_seq) +
                              " blocks, " + std::to_string(blocks_per_seq * block_bytes) +
                              " bytes); raise kv_cache_bytes or lower max_model_len");
-  if (num_blocks > (1 << 30)) throw std::runtime_error("KV cache of " + std::to_string(num_blocks) + " blocks is too large");
+  if (num_blocks > (1 << 30))
+    throw std::runtime_error("KV cache of " + std::to_string(num_blocks) + " blocks is too large (at most " +
+                             std::to_string(1 << 30) + " blocks)");
   m.config.num_blocks = static_cast<int>(num_blocks);
   m.config.kv_cache_bytes = std::size_t(num_blocks) * block_bytes;
 
@@ -309,6 +312,22 @@ std::optional<RequestState> LLMEngine::request_state(const std::string& id) cons
   const Request& r = *it->second->seqs.front();
   return RequestState{r.status, r.num_prompt_tokens(), r.num_computed_tokens, r.num_output_tokens(),
                       int(r.block_ids.size()), r.num_preemptions};
+}
+
+std::vector<KVBlockInfo> LLMEngine::kv_cache_snapshot() const {
+  const Impl& m = *impl_;
+  const BlockPool& pool = m.kv->pool();
+  std::vector<KVBlockInfo> blocks(pool.num_blocks());
+  for (int b = 0; b < pool.num_blocks(); ++b) {
+    blocks[b].ref_count = pool.ref_count(b);
+    blocks[b].cached = pool.block_hash(b).has_value();
+  }
+  for (const Request* r : m.scheduler->running())
+    for (int b : r->block_ids) {
+      auto& ids = blocks[b].request_ids;
+      if (std::find(ids.begin(), ids.end(), r->group->request_id) == ids.end()) ids.push_back(r->group->request_id);
+    }
+  return blocks;
 }
 
 EngineStats LLMEngine::stats() const {

@@ -21,6 +21,13 @@ class ModelRunner;
 class Sampler;
 struct Request;
 
+/// One KV-cache block as an engine view shows it (see LLMEngine::kv_cache_snapshot()).
+struct KVBlockInfo {
+  int ref_count = 0;                     ///< 0 = free
+  bool cached = false;                   ///< registered in the prefix cache (reusable by hash)
+  std::vector<std::string> request_ids;  ///< requests whose block table holds it (shared prefix: several)
+};
+
 /// Per-request options beside the sampling params (vLLM's add_request arguments).
 struct RequestOptions {
   int priority = 0;        ///< lower runs first under scheduling_policy "priority"
@@ -85,6 +92,9 @@ class LLMEngine {
   /// Forgets every cached prefix not in use (vLLM's reset_prefix_cache); false if some are in use.
   bool reset_prefix_cache();
   int num_unfinished_requests() const;
+
+  /// Every KV block's state, indexed by block id (a copy; O(blocks + running tokens)).
+  std::vector<KVBlockInfo> kv_cache_snapshot() const;
 
   /// State of an unfinished request; nullopt when the id is unknown or finished.
   std::optional<RequestState> request_state(const std::string& request_id) const;

@@ -1,6 +1,7 @@
 #include "engine/model_loader.h"
 
 #include <filesystem>
+#include <algorithm>
 #include <stdexcept>
 
 #include "engine/gguf/gguf_llama.h"
@@ -29,6 +30,25 @@ std::string single_gguf_in(const std::string& path) {
     }
   }
   return found;
+}
+
+// Reads every mapped page once (reporting progress), so the first requests do not stall on page
+// faults and the app can show a progress bar in bytes.
+void prefault(const LoadedModel& model, const EngineConfig& config) {
+  std::uint64_t total = 0, done = 0;
+  for (const auto& f : model.files) total += f->size();
+  for (const auto& b : model.buffers) total += b.size() * sizeof(float);
+  constexpr std::size_t kChunk = 16u << 20, kPage = 4096;
+  volatile unsigned char sink = 0;
+  for (const auto& f : model.files)
+    for (std::size_t off = 0; off < f->size(); off += kChunk) {
+      const std::size_t end = std::min(f->size(), off + kChunk);
+      for (std::size_t p = off; p < end; p += kPage) sink = sink + f->data()[p];
+      done += end - off;
+      if (config.load_progress) config.load_progress(done, total);
+    }
+  done = total;  // owned buffers were filled by the loader
+  if (config.load_progress) config.load_progress(done, total);
 }
 
 }  // namespace
@@ -67,6 +87,7 @@ ModelBundle load_model(const EngineConfig& in) {
     if (b.format != "huggingface" && b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
     if (b.format != "huggingface" && b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
   }
+  prefault(b.model, config);
   return b;
 }
 

@@ -22,7 +22,7 @@ void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_f
   cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
   cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");
   cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
-  cmd->add_option("--threads", e.num_threads, "CPU threads (default: all)");
+  cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
   if (prefix_caching_flag)
     cmd->add_flag("--no-prefix-caching", opt.no_prefix_caching, "turn automatic prefix caching off");
   cmd->add_option("--seed", opt.seed, "seed of the random prompts and the samplers (default 0)");

@@ -1,10 +1,12 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "engine/cli/commands.h"
 #include "engine/cli/json_output.h"
@@ -17,7 +19,7 @@ struct GenerateOptions {
   EngineConfig engine;
   SamplingParams sampling;
   std::vector<std::string> prompts;
-  long long seed = -1;
+  std::optional<uint64_t> seed;
   int logprobs = -1;
   int priority = 0;
   bool json = false, sequential = false, no_prefix_caching = false, stream = false;
@@ -51,7 +53,7 @@ void merge_delta(RequestOutput& acc, const RequestOutput& delta) {
 }
 
 int run_generate(GenerateOptions& opt) {
-  if (opt.seed >= 0) opt.sampling.seed = static_cast<uint64_t>(opt.seed);
+  if (opt.seed) opt.sampling.seed = opt.seed;
   if (opt.logprobs >= 0) opt.sampling.logprobs = opt.logprobs;
   if (opt.no_prefix_caching) opt.engine.enable_prefix_caching = false;
   opt.sampling.output_kind = opt.stream ? RequestOutputKind::kDelta : RequestOutputKind::kFinalOnly;
@@ -136,7 +138,11 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--presence-penalty", s.presence_penalty, "[-2, 2], on tokens already generated");
   cmd->add_option("--frequency-penalty", s.frequency_penalty, "[-2, 2], times each token's count so far");
   cmd->add_option("--repetition-penalty", s.repetition_penalty, "> 0, on prompt and generated tokens (1 = off)");
-  cmd->add_option("--seed", opt->seed, "per-request RNG seed");
+  cmd->add_option("--seed", opt->seed, "per-request RNG seed")->check([](const std::string& v) {
+    uint64_t x = 0;
+    const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+    return r.ec == std::errc() && r.ptr == v.data() + v.size() ? std::string() : "seed must be an integer in [0, 2^64 - 1]";
+  });
   cmd->add_option("--max-tokens", s.max_tokens, "most tokens to generate per completion (default 256)");
   cmd->add_option("--min-tokens", s.min_tokens, "tokens generated before EOS or a stop may end it");
   cmd->add_option("--stop", s.stop, "stop string (repeatable)");
@@ -155,7 +161,7 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens, "token budget of one step");
   cmd->add_option("--long-prefill-token-threshold", opt->engine.long_prefill_token_threshold,
                   "most prompt tokens of one request per step (0 = no cap)");
-  cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
+  cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default 0: all cores)");
   cmd->add_flag("--json", opt->json, "print a JSON array of request outputs, then {\"engine_stats\": ...}");
   return [opt]() { return run_generate(*opt); };
 }

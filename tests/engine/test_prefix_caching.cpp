@@ -115,6 +115,46 @@ class TestPrefixCaching : public QObject {
     QVERIFY(done.at("a2").num_cached_tokens > 0);
   }
 
+  // The engine view's block map: shared prefix blocks list both requests; all free at the end.
+  void kvCacheSnapshot() {
+    LLMEngine engine(config(true));
+    engine.add_request("a", kStory, testutil::greedy(30));
+    for (int i = 0; i < 5; ++i) engine.step();  // "a" has prefilled and cached its full blocks
+    engine.add_request("b", kStory + " Then", testutil::greedy(30));
+    engine.step();
+    const auto blocks = engine.kv_cache_snapshot();
+    QCOMPARE(int(blocks.size()), engine.stats().num_total_blocks);
+    int shared = 0, used = 0;
+    for (const auto& b : blocks) {
+      if (b.ref_count > 0) ++used;
+      QCOMPARE(int(b.request_ids.size()) <= b.ref_count, true);
+      if (b.request_ids.size() == 2) {
+        ++shared;
+        QVERIFY(b.cached);
+        QCOMPARE(b.ref_count, 2);
+      }
+    }
+    QVERIFY(shared >= 1);
+    QCOMPARE(used, engine.stats().num_total_blocks - engine.stats().num_free_blocks);
+    testutil::runToCompletion(engine);
+    for (const auto& b : engine.kv_cache_snapshot()) {
+      QCOMPARE(b.ref_count, 0);
+      QVERIFY(b.request_ids.empty());
+    }
+  }
+
+  // Loading reports progress in bytes up to the file size.
+  void loadProgress() {
+    EngineConfig c = config(true);
+    std::vector<std::pair<uint64_t, uint64_t>> calls;
+    c.load_progress = [&](uint64_t done, uint64_t total) { calls.emplace_back(done, total); };
+    LLMEngine engine(c);
+    QVERIFY(!calls.empty());
+    QCOMPARE(calls.back().first, calls.back().second);
+    QVERIFY(calls.back().second >= QFileInfo(testpaths::stories260K() + "/stories260K.bin").size());
+    for (size_t i = 1; i < calls.size(); ++i) QVERIFY(calls[i].first >= calls[i - 1].first);
+  }
+
   // A small cache: cached blocks are evicted least recently used first, outputs stay right and
   // every block is free at the end.
   void evictionUnderPressure() {
