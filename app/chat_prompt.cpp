@@ -1,6 +1,40 @@
 #include "app/chat_prompt.h"
 
-QString buildChatPrompt(const QList<MessageRecord>& history, const QString& userMessage) {
-  Q_UNUSED(history);
-  return userMessage;
+namespace {
+const QString kSystem = QStringLiteral("system");
+const QString kUser = QStringLiteral("user");
+const QString kAssistant = QStringLiteral("assistant");
+const QString kJoin = QStringLiteral("\n\n");
+}  // namespace
+
+QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<MessageRecord>& history,
+                                       const QString& userMessage) {
+  QStringList system;
+  if (!systemPrompt.isEmpty()) system.append(systemPrompt);
+  QList<PromptMessage> turns;
+  auto add = [&turns](const QString& role, const QString& text) {
+    if (turns.isEmpty() && role == kAssistant) return;  // a conversation starts with the user
+    if (!turns.isEmpty() && turns.constLast().role == role) {
+      turns.last().text += kJoin + text;
+      return;
+    }
+    turns.append({role, text});
+  };
+  for (const MessageRecord& m : history) {
+    if (m.role == kSystem) {
+      if (!m.text.isEmpty()) system.append(m.text);
+    } else if (m.role == kUser || m.role == kAssistant) {
+      add(m.role, m.text);
+    }
+  }
+  add(kUser, userMessage);
+  if (!system.isEmpty()) turns.prepend({kSystem, system.join(kJoin)});
+  return turns;
+}
+
+std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages) {
+  std::vector<pagedchat::ChatMessage> out;
+  out.reserve(static_cast<size_t>(messages.size()));
+  for (const PromptMessage& m : messages) out.push_back({m.role.toStdString(), m.text.toStdString()});
+  return out;
 }

@@ -1,12 +1,34 @@
-// The text sent to the engine for one chat turn. Kept in one place so chat templates can replace it.
+// The conversation sent to the engine for one chat turn. The GUI thread only collects the
+// messages (role, text); the engine worker renders them with the model's chat template and
+// tokenizes them (pagedchat::fit_chat), so the GUI never tokenizes.
 #pragma once
 
 #include <QList>
+#include <QMetaType>
 #include <QString>
 
-#include "app/chat_store.h"
+#include <vector>
 
-/// Builds the prompt for a new user turn. `history` holds the conversation's earlier messages
-/// (oldest first, without the new one). stories260K has no chat template, so for now the prompt
-/// is the user's message as is; a later change adds per-model chat templates here.
-QString buildChatPrompt(const QList<MessageRecord>& history, const QString& userMessage);
+#include "app/chat_store.h"
+#include "engine/chat_template.h"
+
+/// One message of the conversation a request carries. `role` is "system", "user" or "assistant".
+struct PromptMessage {
+  QString role;
+  QString text;
+  bool operator==(const PromptMessage&) const = default;
+};
+Q_DECLARE_METATYPE(PromptMessage)
+
+/// The messages of a new user turn, in the order every chat template expects: the system
+/// message (`systemPrompt`, then any stored system records, joined by a blank line) when there
+/// is one, the pane's earlier user/assistant messages (`history`, oldest first, without the new
+/// one), and `userMessage` last. Consecutive messages of one role (e.g. a reply that was never
+/// stored) are joined by a blank line and leading assistant messages are left out, so the roles
+/// alternate user/assistant as the strict templates (llama-2, mistral, vicuna) require. An empty
+/// assistant message (a reply stopped at once) is kept: it still separates two user turns.
+QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<MessageRecord>& history,
+                                       const QString& userMessage);
+
+/// The engine's form of `messages` (UTF-8).
+std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages);

@@ -114,7 +114,8 @@ bool ChatSession::send() {
   replyId_ = turn.replyId;
   replyText_.clear();
   replyDirty_ = false;
-  requestId_ = engine_->submit(buildChatPrompt(history, text), samplingParams());
+  promptTokens_ = cachedPromptTokens_ = 0;
+  requestId_ = engine_->submit(buildChatMessages(systemPrompt_, history, text), samplingParams());
   saveTimer_.start();
   setInputText(QString());
   emit busyChanged();
@@ -181,11 +182,21 @@ void ChatSession::setMaxTokens(int n) {
   emit samplingChanged();
 }
 
+void ChatSession::setSystemPrompt(const QString& text) {
+  if (text == systemPrompt_) return;
+  systemPrompt_ = text;
+  emit samplingChanged();
+}
+
 void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
   if (!isBusy()) return;
   for (const RequestDelta& d : deltas) {
     if (d.requestId != requestId_) continue;
     if (pending_.active && !commitTurn()) engine_->cancel(requestId_);  // cannot be saved: stop
+    if (d.numPromptTokens > 0) {
+      promptTokens_ = d.numPromptTokens;
+      cachedPromptTokens_ = d.numCachedTokens;
+    }
     if (!d.text.isEmpty()) {
       replyText_ += d.text;
       replyDirty_ = true;

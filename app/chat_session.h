@@ -30,6 +30,7 @@ class ChatSession : public QObject {
   Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
   Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY samplingChanged)
   Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY samplingChanged)
+  Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY samplingChanged)
 
  public:
   ChatSession(ChatStore* store, EngineClient* engine, QObject* parent = nullptr);
@@ -37,8 +38,11 @@ class ChatSession : public QObject {
   ~ChatSession() override;
 
   /// Sends the draft (inputText) as the next user message: what Enter in the input box does.
-  /// Creates a conversation first when the pane has none. Returns false when nothing was sent
-  /// (empty draft, already generating, no model, store error).
+  /// Creates a conversation first when the pane has none. The request carries the whole
+  /// conversation (system prompt, earlier messages, the new one: buildChatMessages()), which the
+  /// engine worker renders with the model's chat template; the repeated turns come from the
+  /// prefix cache. Returns false when nothing was sent (empty draft, already generating, no
+  /// model, store error).
   Q_INVOKABLE bool send();
   /// Stops the generation in flight; the reply keeps the text so far.
   Q_INVOKABLE void stop();
@@ -62,7 +66,14 @@ class ChatSession : public QObject {
   void setTemperature(double t);
   int maxTokens() const { return maxTokens_; }
   void setMaxTokens(int n);
+  /// System message put before the conversation of every request (empty = none).
+  QString systemPrompt() const { return systemPrompt_; }
+  void setSystemPrompt(const QString& text);
   pagedchat::SamplingParams samplingParams() const;
+  /// Prompt tokens of the latest request (the rendered conversation), and how many of them the
+  /// prefix cache supplied; 0 until its first delta arrives.
+  int promptTokens() const { return promptTokens_; }
+  int cachedPromptTokens() const { return cachedPromptTokens_; }
 
   /// Title given to a conversation from its first message.
   static QString titleFor(const QString& firstMessage);
@@ -96,6 +107,9 @@ class ChatSession : public QObject {
   QString errorText_;
   double temperature_ = 0.8;
   int maxTokens_ = 256;
+  QString systemPrompt_;
+  int promptTokens_ = 0;
+  int cachedPromptTokens_ = 0;
 
   /// The turn in flight until the engine takes it: its rows are only in messages_, and what
   /// send() changed in the store is undone if the engine refuses the request.

@@ -36,10 +36,10 @@ void EngineClient::start() {
   QMetaObject::invokeMethod(worker_, &EngineWorker::loadModel, Qt::QueuedConnection);
 }
 
-QString EngineClient::submit(const QString& prompt, const pagedchat::SamplingParams& params) {
+QString EngineClient::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params) {
   const QString id = QStringLiteral("req-%1").arg(nextRequestId_++);
   QMetaObject::invokeMethod(worker_, "submit", Qt::QueuedConnection, Q_ARG(QString, id),
-                            Q_ARG(QString, prompt), Q_ARG(pagedchat::SamplingParams, params));
+                            Q_ARG(QList<PromptMessage>, messages), Q_ARG(pagedchat::SamplingParams, params));
   return id;
 }
 

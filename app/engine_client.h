@@ -8,6 +8,7 @@
 #include <QString>
 #include <QThread>
 
+#include "app/chat_prompt.h"
 #include "app/request_delta.h"
 #include "engine/config.h"
 #include "engine/sampling_params.h"
@@ -36,8 +37,10 @@ class EngineClient : public QObject {
   /// Starts the worker thread and loads the model there. Call once.
   void start();
 
-  /// Queues a generation; returns its request id ("req-N"). Deltas arrive via stepFinished().
-  QString submit(const QString& prompt, const pagedchat::SamplingParams& params);
+  /// Queues a chat turn: `messages` is the whole conversation (buildChatMessages()); the worker
+  /// thread renders it with the model's chat template. Returns the request id ("req-N"). Deltas
+  /// arrive via stepFinished().
+  QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params);
   /// Asks the worker to stop a request; its last delta has finish reason "abort".
   void cancel(const QString& requestId);
 

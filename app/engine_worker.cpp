@@ -8,10 +8,13 @@
 #include <exception>
 #include <utility>
 
+#include "engine/chat_template.h"
 #include "engine/llm_engine.h"
 
-EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, QObject* parent)
-    : QObject(parent), config_(config) {
+EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, const QString& chatTemplate, QObject* parent)
+    : QObject(parent), config_(config), chatTemplateOverride_(chatTemplate) {
+  qRegisterMetaType<PromptMessage>();
+  qRegisterMetaType<QList<PromptMessage>>();
   qRegisterMetaType<RequestDelta>();
   qRegisterMetaType<QList<RequestDelta>>();
   qRegisterMetaType<EngineStepStats>();
@@ -22,28 +25,35 @@ EngineWorker::~EngineWorker() = default;
 
 void EngineWorker::loadModel() {
   if (engine_) return;
+  std::string templateWarning;
   try {
+    const std::string overrideName = chatTemplateOverride_.toStdString();
+    pagedchat::resolve_chat_template(overrideName, "");  // an unknown name fails before the load
     engine_ = std::make_unique<pagedchat::LLMEngine>(config_);
+    templateName_ = pagedchat::resolve_chat_template(overrideName, engine_->chat_template(), &templateWarning);
   } catch (const std::exception& e) {
+    engine_.reset();
     emit loadFailed(QString::fromStdString(e.what()));
     return;
   }
+  if (!templateWarning.empty()) qInfo("pagedchat: %s", templateWarning.c_str());
   const pagedchat::ModelConfig& mc = engine_->model_config();
   QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
-  const QString details = tr("%1 layers, dim %2, vocab %3, %4 KV blocks")
+  const QString details = tr("%1 layers, dim %2, vocab %3, %4 KV blocks, chat template %5")
                               .arg(mc.n_layers)
                               .arg(mc.dim)
                               .arg(mc.vocab_size)
-                              .arg(engine_->stats().num_total_blocks);
+                              .arg(engine_->stats().num_total_blocks)
+                              .arg(QString::fromStdString(templateName_));
   emit modelLoaded(name, details);
   scheduleStep();  // requests submitted while loading
 }
 
-void EngineWorker::submit(const QString& requestId, const QString& prompt,
+void EngineWorker::submit(const QString& requestId, const QList<PromptMessage>& messages,
                           const pagedchat::SamplingParams& params) {
   Command c;
   c.requestId = requestId;
-  c.prompt = prompt;
+  c.messages = messages;
   c.params = params;
   c.params.output_kind = pagedchat::RequestOutputKind::kDelta;
   pending_.append(std::move(c));
@@ -79,20 +89,22 @@ void EngineWorker::drainCommands() {
       continue;
     }
     try {
-      // The reply may use what the context leaves after the prompt (the engine refuses a request
-      // whose prompt + max_tokens exceeds max_model_len rather than truncating it).
-      const std::vector<int> ids = engine_->tokenizer().encode(c.prompt.toStdString());
-      const int room = engine_->engine_config().max_model_len - static_cast<int>(ids.size());
-      if (room < 1) {
-        emit requestRejected(c.requestId, tr("The message is %1 tokens long; the model's context holds %2.")
-                                              .arg(ids.size())
-                                              .arg(engine_->engine_config().max_model_len));
-        continue;
-      }
+      // The whole conversation is rendered with the chat template; the reply may use what the
+      // context leaves after it (the engine refuses a request whose prompt + max_tokens exceeds
+      // max_model_len rather than truncating it), and the oldest turns make room when needed.
+      const pagedchat::ModelConfig& mc = engine_->model_config();
+      const pagedchat::ChatPrompt prompt =
+          pagedchat::fit_chat(engine_->tokenizer(), templateName_, toChatMessages(c.messages), mc.bos_id, mc.eos_id,
+                              engine_->engine_config().max_model_len, c.params.max_tokens);
       pagedchat::SamplingParams params = c.params;
-      params.max_tokens = std::min(params.max_tokens, room);
-      engine_->add_request(c.requestId.toStdString(), ids, params);
+      params.max_tokens = prompt.max_tokens;
+      for (const std::string& s : pagedchat::chat_template_stop_strings(templateName_)) params.stop.push_back(s);
+      engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params);
       active_.insert(c.requestId);
+    } catch (const pagedchat::ChatTooLongError& e) {
+      emit requestRejected(c.requestId, tr("The message is %1 tokens long; the model's context holds %2.")
+                                            .arg(e.num_tokens)
+                                            .arg(e.max_model_len));
     } catch (const std::exception& e) {
       emit requestRejected(c.requestId, QString::fromStdString(e.what()));
     }
@@ -133,6 +145,8 @@ void EngineWorker::runStep() {
       d.newTokens = static_cast<int>(c.token_ids.size());
       if (c.finish_reason) d.finishReason = QString::fromStdString(*c.finish_reason);
     }
+    d.numPromptTokens = static_cast<int>(out.prompt_token_ids.size());
+    d.numCachedTokens = out.num_cached_tokens;
     d.finished = out.finished;
     if (d.finished) {
       if (d.finishReason.isEmpty()) d.finishReason = QStringLiteral("stop");

@@ -7,7 +7,9 @@
 #include <QString>
 
 #include <memory>
+#include <string>
 
+#include "app/chat_prompt.h"
 #include "app/request_delta.h"
 #include "engine/config.h"
 #include "engine/sampling_params.h"
@@ -29,18 +31,28 @@ class EngineWorker : public QObject {
   Q_OBJECT
 
  public:
-  explicit EngineWorker(const pagedchat::EngineConfig& config, QObject* parent = nullptr);
+  /// `chatTemplate` names the chat template (pagedchat::chat_template_names()), or "auto" / ""
+  /// for the one detected from the model's files when it loads.
+  explicit EngineWorker(const pagedchat::EngineConfig& config, const QString& chatTemplate = QStringLiteral("auto"),
+                        QObject* parent = nullptr);
   ~EngineWorker() override;
 
   /// True once loadModel() succeeded. Worker thread only.
   bool isLoaded() const { return engine_ != nullptr; }
+  /// The chat template in use once loaded (e.g. "none" for a llama2.c checkpoint). Worker thread only.
+  QString chatTemplate() const { return QString::fromStdString(templateName_); }
 
  public slots:
-  /// Loads the model and tokenizer (may take a while). Emits modelLoaded() or loadFailed().
+  /// Loads the model and tokenizer (may take a while) and resolves the chat template. Emits
+  /// modelLoaded() or loadFailed() (also for an unknown template name).
   void loadModel();
-  /// Queues a request; `params.output_kind` is forced to kDelta. A request the engine refuses
-  /// (duplicate id, bad params, prompt too long, no model) is reported by requestRejected().
-  void submit(const QString& requestId, const QString& prompt, const pagedchat::SamplingParams& params);
+  /// Queues a chat request: `messages` is the conversation (buildChatMessages()), rendered and
+  /// tokenized here with the chat template (pagedchat::fit_chat): the oldest turns are dropped
+  /// when it does not fit the context, max_tokens is clamped to what the context leaves, and
+  /// the template's stop strings are added. `params.output_kind` is forced to kDelta. A request
+  /// the engine refuses (duplicate id, bad params or roles, newest message longer than the
+  /// context, no model) is reported by requestRejected().
+  void submit(const QString& requestId, const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params);
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
 
@@ -55,7 +67,7 @@ class EngineWorker : public QObject {
   struct Command {
     bool isCancel = false;
     QString requestId;
-    QString prompt;
+    QList<PromptMessage> messages;
     pagedchat::SamplingParams params;
   };
 
@@ -65,6 +77,8 @@ class EngineWorker : public QObject {
   void failAllActive(const QString& message);
 
   pagedchat::EngineConfig config_;
+  QString chatTemplateOverride_;
+  std::string templateName_;  ///< resolved at load
   std::unique_ptr<pagedchat::LLMEngine> engine_;
   QList<Command> pending_;
   QSet<QString> active_;            ///< submitted, not yet reported finished

@@ -13,6 +13,8 @@ struct RequestDelta {
   int newTokens = 0;       ///< tokens generated in this step for this request
   bool finished = false;
   QString finishReason;    ///< "stop", "length" or "abort" once finished, else empty
+  int numPromptTokens = 0; ///< the request's prompt length (the rendered conversation), in tokens
+  int numCachedTokens = 0; ///< of those, tokens found in the prefix cache (a conversation's earlier turns)
 };
 
 /// Engine counters sampled right after one step, for the status line.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace pagedchat {
 
@@ -31,6 +32,10 @@ struct ModelConfig {
   bool shared_classifier = true;  ///< output projection tied to the token embedding
   int bos_id = 1;
   int eos_id = 2;
+  /// Further ids that also end a sequence, besides eos_id (Hugging Face configs may list several
+  /// eos_token_id values: the first becomes eos_id, the rest land here). Empty for most models.
+  std::vector<int> extra_eos_ids;
+  bool add_bos = true;      ///< prepend BOS to text prompts (tokenizer_config add_bos_token, GGUF add_bos_token)
   bool stop_on_bos = true;  ///< llama2.c checkpoints: a generated BOS ends the sequence (as run.c does)
 };
 

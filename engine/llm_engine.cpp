@@ -172,7 +172,7 @@ void LLMEngine::add_request(const std::string& id, const std::string& prompt, co
                             const RequestOptions& options) {
   if (!impl_->tokenizer)
     throw std::invalid_argument("request '" + id + "': this model has no tokenizer; pass prompt token ids");
-  impl_->add(id, prompt, impl_->tokenizer->encode(prompt, /*add_bos=*/true), params, options);
+  impl_->add(id, prompt, impl_->tokenizer->encode(prompt, impl_->model.config.add_bos), params, options);
 }
 
 void LLMEngine::add_request(const std::string& id, const std::vector<int>& ids, const SamplingParams& params,

@@ -1,8 +1,12 @@
 #include "engine/model_loader.h"
 
+#include <filesystem>
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/gguf/gguf_llama.h"
+#include "engine/gguf/gguf_reader.h"
+#include "engine/hf/hf_loader.h"
 #include "engine/llama2c_loader.h"
 #include "engine/model_files.h"
 #include "engine/random_model.h"
@@ -10,6 +14,23 @@
 namespace pagedchat {
 
 namespace {
+
+// A folder with no llama2.c checkpoint but exactly one .gguf file names that file.
+std::string single_gguf_in(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return {};
+  std::string found;
+  for (const auto& e : fs::directory_iterator(path, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    if (e.path().extension() == ".bin" && looks_like_llama2c_checkpoint(e.path().string())) return {};
+    if (e.path().extension() == ".gguf") {
+      if (!found.empty()) return {};  // ambiguous: let the llama2.c resolver explain
+      found = e.path().string();
+    }
+  }
+  return found;
+}
 
 // Reads every mapped page once (reporting progress), so the first requests do not stall on page
 // faults and the app can show a progress bar in bytes.
@@ -32,13 +53,24 @@ void prefault(const LoadedModel& model, const EngineConfig& config) {
 
 }  // namespace
 
-ModelBundle load_model(const EngineConfig& config) {
+ModelBundle load_model(const EngineConfig& in) {
+  EngineConfig config = in;
+  if (const std::string gguf = single_gguf_in(config.model); !gguf.empty()) config.model = gguf;
   ModelBundle b;
   b.path = config.model;
   if (is_random_model_spec(config.model)) {
     b.format = "random";
     b.model = make_random_model(config.model);  // token ids only, unless a tokenizer is named
     if (!config.tokenizer.empty()) b.tokenizer = std::make_unique<Tokenizer>(config.tokenizer);
+  } else if (is_gguf_file(config.model)) {
+    b.format = "gguf";  // weights, vocabulary and chat template in one file
+    GgufModel g = load_gguf(config.model, /*with_tokenizer=*/config.tokenizer.empty());
+    b.model = std::move(g.model);
+    b.tokenizer = config.tokenizer.empty() ? std::move(g.tokenizer) : std::make_unique<Tokenizer>(config.tokenizer);
+    b.chat_template = std::move(g.chat_template);
+    b.model.config.add_bos = g.add_bos;
+  } else if (const std::string hf = hf_folder_of(config.model); !hf.empty()) {
+    b = load_hf_folder(hf, config.tokenizer);  // bos/eos ids from config.json, not the tokenizer
   } else {
     const ModelFiles files = resolve_model_files(config.model, config.tokenizer);
     b.format = "llama2.c";
@@ -52,8 +84,8 @@ ModelBundle load_model(const EngineConfig& config) {
       throw std::runtime_error("tokenizer '" + b.tokenizer->path() + "' has " + std::to_string(b.tokenizer->vocab_size()) +
                                " pieces but the model '" + b.path + "' has a vocabulary of " +
                                std::to_string(mc.vocab_size) + ": they do not belong together");
-    if (b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
-    if (b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
+    if (b.format != "huggingface" && b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
+    if (b.format != "huggingface" && b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
   }
   prefault(b.model, config);
   return b;

@@ -11,6 +11,7 @@ std::span<const int> OutputProcessor::masked_ids(const Request& r) {
   if (r.num_output_tokens() >= r.params.min_tokens) return {};
   if (!r.params.ignore_eos) {
     masked_.push_back(model_.eos_id);
+    masked_.insert(masked_.end(), model_.extra_eos_ids.begin(), model_.extra_eos_ids.end());
     if (model_.stop_on_bos) masked_.push_back(model_.bos_id);
   }
   masked_.insert(masked_.end(), r.params.stop_token_ids.begin(), r.params.stop_token_ids.end());
@@ -43,7 +44,9 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
 
   const int n_out = r.num_output_tokens();
   const bool check_stops = n_out >= p.min_tokens;  // no stop of any kind before min_tokens
-  const bool eos = !p.ignore_eos && (token == model_.eos_id || (model_.stop_on_bos && token == model_.bos_id));
+  const bool eos = !p.ignore_eos && (token == model_.eos_id || (model_.stop_on_bos && token == model_.bos_id) ||
+                                     std::find(model_.extra_eos_ids.begin(), model_.extra_eos_ids.end(), token) !=
+                                         model_.extra_eos_ids.end());
   const bool stop_token = std::find(p.stop_token_ids.begin(), p.stop_token_ids.end(), token) != p.stop_token_ids.end();
   if (check_stops && eos) {
     finish(r, "stop");

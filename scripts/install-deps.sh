@@ -9,12 +9,19 @@ PACKAGES=(
   cmake g++ make pkg-config
   # engine
   libsentencepiece-dev nlohmann-json3-dev libcli11-dev
+  # GGUF vocabularies -> sentencepiece ModelProto (protoc; static libprotobuf-lite, see engine/CMakeLists.txt)
+  protobuf-compiler libprotobuf-dev
   # app: Qt 6 (Quick, Controls, SQL with the SQLite driver, Test, Linguist tools)
   qt6-base-dev qt6-declarative-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libqt6sql6-sqlite
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts qml6-module-qtquick-window
   qml6-module-qtquick-templates qml6-module-qtqml-workerscript qml6-module-qtquick-dialogs
   qml6-module-qt-labs-platform qml6-module-qtcore qml6-module-qttest
-  libsqlite3-dev libgl1-mesa-dri fonts-noto-cjk fonts-dejavu-core fonts-noto-color-emoji
+  # parser fuzzing in CI (libFuzzer)
+  clang libclang-rt-14-dev
+  libsqlite3-dev libgl1-mesa-dri fonts-noto-cjk fonts-dejavu-core
+  # packages (installer/, tests/packaging): CPack DEB with dpkg-shlibdeps, icons rendered from SVG,
+  # .desktop and AppStream checks, man page checks; fonts-noto-color-emoji is a run-time dependency
+  dpkg-dev file librsvg2-bin desktop-file-utils appstream groff-base fonts-noto-color-emoji
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,4 +1,4 @@
-// pagedchat-cli: the engine from the command line (generate, bench; later chat, convert).
+// pagedchat-cli: the engine from the command line (generate, chat, bench, convert).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -10,7 +10,9 @@ int main(int argc, char** argv) {
   CLI::App app{"PagedChat command-line interface: paged, continuously batched LLM inference"};
   app.require_subcommand(1);
   auto generate = pagedchat::cli::add_generate_command(app);
+  auto chat = pagedchat::cli::add_chat_command(app);
   auto bench = pagedchat::cli::add_bench_command(app);
+  auto convert = pagedchat::cli::add_convert_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -18,7 +20,9 @@ int main(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("generate")) return generate();
+    if (app.got_subcommand("chat")) return chat();
     if (app.got_subcommand("bench")) return bench();
+    if (app.got_subcommand("convert")) return convert();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pagedchat-cli: error: %s\n", e.what());
     return 1;

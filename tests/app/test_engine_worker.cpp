@@ -1,5 +1,6 @@
 // EngineWorker: two requests submitted from the GUI thread run in the same engine steps, stream
-// deltas through one signal per step, finish, and their concatenated deltas equal solo runs.
+// deltas through one signal per step, finish, and their concatenated deltas equal solo runs; a
+// conversation's second turn is rendered on the worker and finds its first turn in the prefix cache.
 #include <QSignalSpy>
 #include <QThread>
 #include <QtTest>
@@ -26,9 +27,12 @@ pagedchat::SamplingParams greedy(int maxTokens) {
   return p;
 }
 
+QList<PromptMessage> userTurn(const QString& text) { return {{QStringLiteral("user"), text}}; }
+
 /// Owns a worker on its own thread, as EngineClient does, without the status bookkeeping.
 struct WorkerThread {
-  explicit WorkerThread(const pagedchat::EngineConfig& config) : worker(new EngineWorker(config)) {
+  explicit WorkerThread(const pagedchat::EngineConfig& config, const QString& chatTemplate = QStringLiteral("auto"))
+      : worker(new EngineWorker(config, chatTemplate)) {
     worker->moveToThread(&thread);
     QObject::connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
     thread.start();
@@ -37,9 +41,12 @@ struct WorkerThread {
     thread.quit();
     thread.wait();
   }
-  void submit(const QString& id, const QString& prompt, const pagedchat::SamplingParams& p) {
+  void submit(const QString& id, const QList<PromptMessage>& messages, const pagedchat::SamplingParams& p) {
     QMetaObject::invokeMethod(worker, "submit", Qt::QueuedConnection, Q_ARG(QString, id),
-                              Q_ARG(QString, prompt), Q_ARG(pagedchat::SamplingParams, p));
+                              Q_ARG(QList<PromptMessage>, messages), Q_ARG(pagedchat::SamplingParams, p));
+  }
+  void submit(const QString& id, const QString& prompt, const pagedchat::SamplingParams& p) {
+    submit(id, userTurn(prompt), p);
   }
   QThread thread;
   EngineWorker* worker;
@@ -52,6 +59,7 @@ class TestEngineWorker : public QObject {
 
  private slots:
   void twoRequestsShareSteps();
+  void secondTurnReusesCache();
   void cancelReportsAbort();
   void loadErrorIsReported();
 };
@@ -131,6 +139,63 @@ void TestEngineWorker::twoRequestsShareSteps() {
   QCOMPARE(textB, soloB);
 }
 
+void TestEngineWorker::secondTurnReusesCache() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  const QString u1 = QStringLiteral("Once upon a time"), u2 = QStringLiteral(" One day");
+  constexpr int kMaxTokens = 40;
+  WorkerThread w(storiesConfig());
+  QSignalSpy loaded(w.worker, &EngineWorker::modelLoaded);
+  QSignalSpy rejected(w.worker, &EngineWorker::requestRejected);
+  QList<RequestDelta> received;
+  connect(w.worker, &EngineWorker::stepFinished, this,
+          [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(w.worker, "loadModel", Qt::QueuedConnection);
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+  // A llama2.c checkpoint carries no chat template: plain continuation.
+  QVERIFY2(loaded.at(0).at(1).toString().endsWith(QLatin1String("chat template none")),
+           qPrintable(loaded.at(0).at(1).toString()));
+
+  // Runs one turn; returns its text, prompt length and cached count (the same in every delta).
+  auto turn = [&](const QString& id, const QList<PromptMessage>& messages, int& prompt, int& cached) {
+    received.clear();
+    w.submit(id, messages, greedy(kMaxTokens));
+    if (!QTest::qWaitFor([&] { return !received.isEmpty() && received.constLast().finished; }, 60000)) return QString();
+    QString text;
+    prompt = received.constFirst().numPromptTokens;
+    cached = received.constFirst().numCachedTokens;
+    for (const RequestDelta& d : std::as_const(received)) {
+      if (d.requestId != id || d.numPromptTokens != prompt || d.numCachedTokens != cached) return QString();
+      text += d.text;
+    }
+    return text;
+  };
+  int prompt1 = 0, cached1 = -1, prompt2 = 0, cached2 = -1;
+  const QString r1 = turn(QStringLiteral("t1"), userTurn(u1), prompt1, cached1);
+  QVERIFY(!r1.isEmpty());
+  QCOMPARE(cached1, 0);
+  const QList<PromptMessage> conversation = {{"user", u1}, {"assistant", r1}, {"user", u2}};
+  QCOMPARE(buildChatMessages(QString(), {MessageRecord{0, 0, "user", u1, {}, {}}, MessageRecord{0, 0, "assistant", r1, "stop", {}}}, u2),
+           conversation);
+  const QString r2 = turn(QStringLiteral("t2"), conversation, prompt2, cached2);
+  QVERIFY(!r2.isEmpty());
+  QCOMPARE(rejected.count(), 0);
+  // The second prompt is the first turn (prompt + reply) plus the new message; its first blocks
+  // were computed by the first turn and come from the prefix cache.
+  QVERIFY2(prompt2 > prompt1 + 10, qPrintable(QString("%1 vs %2").arg(prompt2).arg(prompt1)));
+  QVERIFY2(cached2 >= 16 && cached2 < prompt2, qPrintable(QString::number(cached2)));
+  // "none" renders the concatenation: the reply is what the plain prompt gives.
+  pagedchat::LLM llm(storiesConfig());
+  pagedchat::SamplingParams p = greedy(kMaxTokens);
+  p.output_kind = pagedchat::RequestOutputKind::kCumulative;
+  QCOMPARE(r2, QString::fromStdString(llm.generate({(u1 + r1 + u2).toStdString()}, p).at(0).outputs.at(0).text));
+
+  // A message longer than the whole context is refused with its length.
+  w.submit(QStringLiteral("long"), QString(QStringLiteral("the dog ran. ")).repeated(200), greedy(4));
+  QTRY_COMPARE_WITH_TIMEOUT(rejected.count(), 1, 10000);
+  QVERIFY2(rejected.at(0).at(1).toString().contains(QLatin1String("context holds 512")),
+           qPrintable(rejected.at(0).at(1).toString()));
+}
+
 void TestEngineWorker::cancelReportsAbort() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   WorkerThread w(storiesConfig());
@@ -165,6 +230,14 @@ void TestEngineWorker::loadErrorIsReported() {
   w.submit(QStringLiteral("x"), QStringLiteral("hi"), greedy(4));
   QTRY_COMPARE_WITH_TIMEOUT(rejected.count(), 1, 10000);
   QCOMPARE(rejected.at(0).at(0).toString(), QStringLiteral("x"));
+
+  // An unknown chat template name fails the load, listing the known ones.
+  WorkerThread bad(storiesConfig(), QStringLiteral("llama2"));
+  QSignalSpy badFailed(bad.worker, &EngineWorker::loadFailed);
+  QMetaObject::invokeMethod(bad.worker, "loadModel", Qt::QueuedConnection);
+  QTRY_COMPARE_WITH_TIMEOUT(badFailed.count(), 1, 30000);
+  QVERIFY2(badFailed.at(0).at(0).toString().contains(QLatin1String("llama-2")),
+           qPrintable(badFailed.at(0).at(0).toString()));
 }
 
 QTEST_GUILESS_MAIN(TestEngineWorker)

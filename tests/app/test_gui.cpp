@@ -1,5 +1,6 @@
 // The app's QML loads without warnings (offscreen), and a prompt typed into a pane's input box
-// and sent with Enter produces a streamed assistant reply in that pane's model and in the store.
+// and sent with Enter produces a streamed assistant reply in that pane's model and in the store;
+// a pane's second turn sends the whole conversation and finds the first turn in the prefix cache.
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
@@ -57,6 +58,7 @@ class TestGui : public QObject {
   void loadsWithoutWarningsAndChats();
   void restartShowsConversation();
   void conversationActions();
+  void secondTurnReusesCache();
   void commandLine();
   void messageBubbles();
   void fourPanesFit();
@@ -207,6 +209,39 @@ void TestGui::conversationActions() {
   QCOMPARE(panes->sessionAt(0)->conversationId(), 0);
   QCOMPARE(controller.conversations()->rowCount(), 1);
   QCOMPARE(controller.conversations()->idAt(0), second);
+}
+
+void TestGui::secondTurnReusesCache() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = dir.path();
+  AppController controller(options);
+  controller.start();
+  QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
+  ChatSession* session = controller.panes()->sessionAt(0);
+  session->setTemperature(0.0);  // greedy: a reply long enough to fill a KV block
+  session->setMaxTokens(40);
+
+  session->setInputText(QStringLiteral("Once upon a time"));
+  QVERIFY(session->send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 60000);
+  const int firstPrompt = session->promptTokens();
+  QVERIFY(firstPrompt > 0);
+  QCOMPARE(session->cachedPromptTokens(), 0);
+
+  session->setInputText(QStringLiteral("One day"));
+  QVERIFY(session->send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 60000);
+  QCOMPARE(session->errorText(), QString());
+  QCOMPARE(session->messages()->rowCount(), 4);
+  QVERIFY(!session->messages()->textAt(3).isEmpty());
+  // The second request's prompt is the whole conversation (stories260K: the texts concatenated),
+  // so its leading blocks are the first turn's prompt and reply, already in the cache.
+  QVERIFY2(session->promptTokens() > firstPrompt + 10, qPrintable(QString::number(session->promptTokens())));
+  QVERIFY2(session->cachedPromptTokens() >= 16, qPrintable(QString::number(session->cachedPromptTokens())));
+  QVERIFY(session->cachedPromptTokens() < session->promptTokens());
 }
 
 void TestGui::restartShowsConversation() {

@@ -1,0 +1,114 @@
+// pagedchat-cli chat, run as a user would: user lines on stdin, streamed replies on stdout, the
+// conversation re-sent each turn (the second turn's prompt found in the prefix cache), /reset and
+// /exit, old turns dropped to fit a small context, errors on stderr.
+#include <QtTest>
+
+#include <QProcess>
+#include <QRegularExpression>
+
+#include "test_paths.h"
+
+namespace {
+struct Run {
+  int exitCode = -1;
+  QByteArray out, err;
+};
+Run cli(const QStringList& args, const QByteArray& input = {}) {
+  QProcess p;
+  p.start(QStringLiteral(PAGEDCHAT_CLI), args);
+  Run r;
+  if (!p.waitForStarted(30000)) return r;
+  p.write(input);
+  p.closeWriteChannel();
+  if (!p.waitForFinished(120000)) return r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+QStringList chatArgs(int maxTokens = 30) {
+  return {"chat", "--model", testpaths::stories260K(), "--temperature", "0", "--threads", "1", "--max-tokens",
+          QString::number(maxTokens), "--verbose"};
+}
+// What `generate` prints for `prompt` (greedy, 30 tokens), without the final newline.
+QByteArray generated(const QString& prompt) {
+  const Run r = cli({"generate", "--model", testpaths::stories260K(), "--temperature", "0", "--threads", "1",
+                     "--max-tokens", "30", "--prompt", prompt});
+  return r.exitCode == 0 && r.out.endsWith('\n') ? r.out.chopped(1) : QByteArray("<generate failed>");
+}
+// The (cached, prompt) pairs of the "[cached N/M prompt tokens]" lines.
+QList<QPair<int, int>> cachedCounts(const QByteArray& err) {
+  QList<QPair<int, int>> out;
+  static const QRegularExpression re(QStringLiteral(R"(\[cached (\d+)/(\d+) prompt tokens\])"));
+  for (auto it = re.globalMatch(QString::fromUtf8(err)); it.hasNext();) {
+    const auto m = it.next();
+    out.append({m.captured(1).toInt(), m.captured(2).toInt()});
+  }
+  return out;
+}
+}  // namespace
+
+class TestCliChat : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { REQUIRE_MODEL_FILE(testpaths::stories260K() + "/stories260K.bin"); }
+
+  void twoTurnsReuseThePrefix() {
+    const QString u1 = "Once upon a time", u2 = " One day";
+    const Run r = cli(chatArgs(), (u1 + "\n" + u2 + "\n").toUtf8());
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("[chat template: none]"), r.err.constData());  // a llama2.c checkpoint has none
+    // stories260K's template is plain continuation: each reply is what `generate` gives for the
+    // conversation so far as one prompt.
+    const QByteArray r1 = generated(u1);
+    const QByteArray r2 = generated(u1 + QString::fromUtf8(r1) + u2);
+    QVERIFY(!r1.isEmpty() && !r2.isEmpty());
+    QCOMPARE(r.out, r1 + "\n" + r2 + "\n");
+    const auto counts = cachedCounts(r.err);
+    QCOMPARE(counts.size(), 2);
+    QCOMPARE(counts[0].first, 0);
+    QVERIFY2(counts[1].first > 0, r.err.constData());  // the first turn's blocks, prompt and reply
+    QVERIFY(counts[1].first < counts[1].second);
+    QVERIFY(counts[1].second > counts[0].second);
+  }
+
+  void resetAndExit() {
+    const Run r = cli(chatArgs(), "Once upon a time\n\n/reset\nOnce upon a time\n/exit\nnever read\n");
+    QCOMPARE(r.exitCode, 0);
+    const QByteArray r1 = generated("Once upon a time");
+    QCOMPARE(r.out, r1 + "\n" + r1 + "\n");  // after /reset the same first turn; blank lines are skipped
+    QVERIFY(r.err.contains("[conversation reset]"));
+    QCOMPARE(cachedCounts(r.err).size(), 2);
+  }
+
+  void dropsOldestTurnsToFit() {
+    QStringList args = chatArgs(16);
+    args << "--max-model-len" << "64" << "--system" << "Tim and Sue.";
+    const Run r = cli(args, "Once upon a time\n They played\n The dog ran\n It was fun\n The end\n");
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("oldest messages to fit max_model_len 64"), r.err.constData());
+    const auto counts = cachedCounts(r.err);
+    QCOMPARE(counts.size(), 5);
+    for (const auto& c : counts) QVERIFY(c.second <= 64 - 16);
+  }
+
+  void errorsGoToStderr() {
+    Run r = cli({"chat", "--model", testpaths::stories260K(), "--chat-template", "llama2"});
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains("llama-2") && r.err.contains("chatml"), r.err.constData());  // the known names
+    r = cli({"chat", "--model", "/no/such/model"}, "hi\n");
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.err.contains("/no/such/model"));
+    // A message longer than the context is skipped with a message; the chat goes on.
+    QStringList args = chatArgs();
+    args << "--max-model-len" << "16";
+    r = cli(args, "Once upon a time there was a very long sentence that does not fit at all\nHi\n");
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("message skipped"), r.err.constData());
+    QCOMPARE(cachedCounts(r.err).size(), 1);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliChat)
+#include "test_cli_chat.moc"

@@ -1,0 +1,82 @@
+// pagedchat-cli convert: stories260K written as GGUF (f32, f16, q8_0) and as a Hugging Face folder
+// (f32, bf16); each output, loaded back by generate, reproduces the golden tokens (exactly for
+// f32; the number of matching tokens is reported for the others).
+#include <QtTest>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "test_paths.h"
+
+namespace {
+int runCli(const QStringList& args, QByteArray* out = nullptr, QByteArray* err = nullptr) {
+  QProcess p;
+  p.start(QStringLiteral(PAGEDCHAT_CLI), args);
+  if (!p.waitForFinished(300000)) return -1;
+  if (out) *out = p.readAllStandardOutput();
+  if (err) *err = p.readAllStandardError();
+  return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+}
+QJsonObject golden(const QString& name) {
+  QFile f(testpaths::stories260K() + "/golden/" + name + ".json");
+  return f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject();
+}
+}  // namespace
+
+class TestCliConvert : public QObject {
+  Q_OBJECT
+  QTemporaryDir tmp_;
+
+ private slots:
+  void initTestCase() { REQUIRE_MODEL_FILE(testpaths::stories260K() + "/stories260K.bin"); }
+
+  void roundTrip_data() {
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<bool>("exact");
+    QTest::newRow("gguf f32") << "gguf" << "f32" << true;
+    QTest::newRow("gguf f16") << "gguf" << "f16" << false;
+    QTest::newRow("gguf q8_0") << "gguf" << "q8_0" << false;
+    QTest::newRow("hf f32") << "hf" << "f32" << true;
+    QTest::newRow("hf bf16") << "hf" << "bf16" << false;
+  }
+  void roundTrip() {
+    QFETCH(QString, to);
+    QFETCH(QString, type);
+    QFETCH(bool, exact);
+    const QString out = tmp_.filePath(to + "-" + type + (to == "gguf" ? ".gguf" : ""));
+    QByteArray err;
+    QCOMPARE(runCli({"convert", "--model", testpaths::stories260K(), "--to", to, "--type", type, "--out", out}, nullptr, &err), 0);
+    QVERIFY2(err.contains("wrote"), err.constData());
+    const QJsonObject g = golden("once_upon");
+    const QJsonArray expected = g["generated_ids"].toArray();
+    QByteArray json;
+    QCOMPARE(runCli({"generate", "--model", out, "--prompt", g["prompt"].toString(), "--temperature", "0", "--max-tokens",
+                     QString::number(expected.size()), "--json", "--threads", "1"},
+                    &json, &err),
+             0);
+    const QJsonArray ids = QJsonDocument::fromJson(json).array()[0].toObject()["outputs"].toArray()[0].toObject()["token_ids"].toArray();
+    int match = 0;
+    while (match < ids.size() && match < expected.size() && ids[match] == expected[match]) ++match;
+    qInfo("%s %s: %d of %d golden tokens match before the first difference", qPrintable(to), qPrintable(type), match,
+          int(expected.size()));
+    if (exact) QCOMPARE(ids, expected);
+    else QVERIFY(match >= 20);  // quantization noise may flip near-ties later on
+  }
+
+  void badArguments() {
+    QByteArray err;
+    QVERIFY(runCli({"convert", "--model", testpaths::stories260K(), "--to", "gguf", "--type", "bf16", "--out",
+                    tmp_.filePath("x.gguf")}, nullptr, &err) != 0);
+    QVERIFY(err.contains("f32"));
+    QVERIFY(runCli({"convert", "--model", "/no/such", "--to", "hf", "--out", tmp_.filePath("y")}, nullptr, &err) != 0);
+    QVERIFY(err.contains("/no/such"));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliConvert)
+#include "test_cli_convert.moc"
