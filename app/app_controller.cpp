@@ -17,7 +17,7 @@ AppController::AppController(const AppOptions& options, QObject* parent)
   store_ = std::make_unique<ChatStore>(dataDir_);
   settings_ = std::make_unique<QSettings>(QDir(dataDir_).filePath(QStringLiteral("pagedchat.ini")),
                                           QSettings::IniFormat);
-  engine_ = new EngineClient(engineConfigFor(options), this);
+  engine_ = new EngineClient(engineConfigFor(options), this, options.chatTemplate);
   throughput_ = new ThroughputMeter(engine_, this);
   conversations_ = new ConversationListModel(store_.get(), this);
   panes_ = new PaneListModel(store_.get(), engine_, this);

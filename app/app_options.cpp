@@ -50,6 +50,13 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   const QCommandLineOption send(QStringLiteral("send"), QString(), QStringLiteral("TEXT"));
   parser.addOption(model);
   parser.addOption(tokenizer);
+  const QCommandLineOption chatTemplate(
+      QStringLiteral("chat-template"),
+      QCoreApplication::translate("AppOptions",
+                                  "Chat template: auto (from the model files), llama-2, chatml, zephyr, mistral, "
+                                  "vicuna or none."),
+      QStringLiteral("name"), QStringLiteral("auto"));
+  parser.addOption(chatTemplate);
   parser.addOption(dataDir);
   addHidden(parser, send);
   // Options QGuiApplication (and Qt Quick Controls) take out of argv themselves: accepted here so
@@ -66,6 +73,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   AppOptions options;
   options.modelPath = parser.isSet(model) ? parser.value(model) : defaultModelPath();
   options.tokenizerPath = parser.value(tokenizer);
+  options.chatTemplate = parser.value(chatTemplate);
   options.dataDir = parser.isSet(dataDir) ? parser.value(dataDir) : defaultDataDir();
   options.sendOnStart = parser.value(send);
   return options;

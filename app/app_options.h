@@ -11,6 +11,7 @@ struct AppOptions {
   QString modelPath;      ///< a model file or folder (see EngineConfig::model)
   QString tokenizerPath;  ///< optional explicit sentencepiece .model
   QString dataDir;        ///< folder of the SQLite store and the pane settings
+  QString chatTemplate = QStringLiteral("auto");  ///< --chat-template: a template name, or auto
   /// Hidden --send TEXT: sent in the first pane once the model is loaded (used by the tests that
   /// drive the real binary, which cannot type into an offscreen window).
   QString sendOnStart;
@@ -22,7 +23,7 @@ QString defaultModelPath();
 /// QStandardPaths::AppDataLocation (application name must be set first).
 QString defaultDataDir();
 
-/// Parses `pagedchat [--model PATH] [--tokenizer PATH] [--data-dir DIR]`. Precedence for the
+/// Parses `pagedchat [--model PATH] [--tokenizer PATH] [--data-dir DIR] [--chat-template NAME]`. Precedence for the
 /// model: --model, then $PAGEDCHAT_MODEL, then defaultModelPath(). Prints help/version and exits
 /// for --help/--version, and prints the error and exits with status 1 on unknown options.
 /// `arguments` includes the program name, as QCoreApplication::arguments(). Needs only a

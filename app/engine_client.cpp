@@ -9,11 +9,11 @@ constexpr qint64 kRateWindowMs = 1000;   // tokens/s is measured over the last s
 constexpr qint64 kStatsIntervalMs = 200; // at most 5 status updates a second
 }  // namespace
 
-EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* parent)
+EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* parent, const QString& chatTemplate)
     : QObject(parent), modelPath_(QString::fromStdString(config.model)) {
   modelName_ = QFileInfo(modelPath_).completeBaseName();
   thread_.setObjectName(QStringLiteral("EngineWorker"));
-  worker_ = new EngineWorker(config);
+  worker_ = new EngineWorker(config, chatTemplate);
   worker_->moveToThread(&thread_);
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
   connect(worker_, &EngineWorker::modelLoaded, this, &EngineClient::onModelLoaded);

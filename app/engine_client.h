@@ -30,7 +30,9 @@ class EngineClient : public QObject {
   Q_PROPERTY(int numRunning READ numRunning NOTIFY statsChanged)
 
  public:
-  explicit EngineClient(const pagedchat::EngineConfig& config, QObject* parent = nullptr);
+  /// `chatTemplate`: a chat template name, or "auto" to take it from the model files.
+  explicit EngineClient(const pagedchat::EngineConfig& config, QObject* parent = nullptr,
+                        const QString& chatTemplate = QStringLiteral("auto"));
   /// Stops the worker thread (waits for the step in progress, at most one).
   ~EngineClient() override;
 
