@@ -11,12 +11,17 @@ const QString kPaneConversationsKey = QStringLiteral("panes/conversations");
 const QString kCurrentPaneKey = QStringLiteral("panes/current");
 }  // namespace
 
-AppController::AppController(const AppOptions& options, QObject* parent)
+QString AppController::settingsFile(const QString& dataDir) {
+  return QDir(dataDir).filePath(QStringLiteral("pagedchat.ini"));
+}
+
+AppController::AppController(const AppOptions& options, QObject* parent, Translator* translator)
     : QObject(parent), dataDir_(options.dataDir), sendOnStart_(options.sendOnStart) {
   QDir().mkpath(dataDir_);
+  translator_ = translator ? translator : new Translator(settingsFile(dataDir_), this);
+  connect(translator_, &Translator::languageChanged, this, &AppController::languageChanged);
   store_ = std::make_unique<ChatStore>(dataDir_);
-  settings_ = std::make_unique<QSettings>(QDir(dataDir_).filePath(QStringLiteral("pagedchat.ini")),
-                                          QSettings::IniFormat);
+  settings_ = std::make_unique<QSettings>(settingsFile(dataDir_), QSettings::IniFormat);
   engine_ = new EngineClient(engineConfigFor(options), this, options.chatTemplate);
   throughput_ = new ThroughputMeter(engine_, this);
   conversations_ = new ConversationListModel(store_.get(), this);

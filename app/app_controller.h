@@ -12,6 +12,7 @@
 #include "app/engine_client.h"
 #include "app/pane_list_model.h"
 #include "app/throughput_meter.h"
+#include "app/translator.h"
 
 class QSettings;
 
@@ -28,12 +29,20 @@ class AppController : public QObject {
   Q_PROPERTY(qint64 currentConversationId READ currentConversationId NOTIFY currentConversationChanged)
   Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
   Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
+  /// The UI language: "system", "en" or "ko" (saved in pagedchat.ini; switches at once).
+  Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
+  Q_PROPERTY(Translator* translator READ translator CONSTANT)
 
  public:
   /// Opens (creating) the store in options.dataDir and restores the panes. Throws StoreError.
-  /// The model is loaded on the worker thread once start() is called.
-  explicit AppController(const AppOptions& options, QObject* parent = nullptr);
+  /// The model is loaded on the worker thread once start() is called. Without a `translator`
+  /// (which must outlive the controller) it makes its own, reading <dataDir>/pagedchat.ini.
+  explicit AppController(const AppOptions& options, QObject* parent = nullptr,
+                         Translator* translator = nullptr);
   ~AppController() override;
+
+  /// <dataDir>/pagedchat.ini: the pane layout and the UI language.
+  static QString settingsFile(const QString& dataDir);
 
   /// Starts the engine thread and the model load (and, with options.sendOnStart, sends that text
   /// in the first pane once the model is loaded).
@@ -54,10 +63,14 @@ class AppController : public QObject {
   qint64 currentConversationId() const;
   QString dataDir() const { return dataDir_; }
   QString errorText() const { return errorText_; }
+  Translator* translator() const { return translator_; }
+  QString language() const { return translator_->language(); }
+  void setLanguage(const QString& language) { translator_->setLanguage(language); }
 
  signals:
   void currentConversationChanged();
   void errorTextChanged();
+  void languageChanged();
 
  private:
   void onConversationsModified();
@@ -73,6 +86,7 @@ class AppController : public QObject {
   ConversationListModel* conversations_ = nullptr;
   PaneListModel* panes_ = nullptr;
   ThroughputMeter* throughput_ = nullptr;
+  Translator* translator_ = nullptr;
   QString sendOnStart_;
   QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;

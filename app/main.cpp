@@ -10,6 +10,7 @@
 #include "app/app_controller.h"
 #include "app/app_options.h"
 #include "app/main_window.h"
+#include "app/translator.h"
 #include "app/unix_signal_quitter.h"
 
 namespace {
@@ -34,10 +35,13 @@ int main(int argc, char** argv) {
   // SIGTERM/SIGINT/SIGHUP quit through the event loop: the controller's destructor then stops
   // every generation and saves the partial replies.
   UnixSignalQuitter signalQuitter;
+  // The UI language: the system locale's, or the one chosen in the settings (also for the error
+  // window below, shown when the controller cannot start).
+  Translator translator(AppController::settingsFile(options.dataDir));
 
   std::unique_ptr<AppController> controller;
   try {
-    controller = std::make_unique<AppController>(options);
+    controller = std::make_unique<AppController>(options, nullptr, &translator);
   } catch (const std::exception& e) {
     const QString details = QString::fromUtf8(e.what());
     std::fprintf(stderr, "pagedchat: %s\n", qPrintable(details));

@@ -21,6 +21,8 @@ QQuickWindow* load(QQmlApplicationEngine& engine, const QString& file, const QVa
 }  // namespace
 
 QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, AppController* controller) {
+  // A language switch (the tool bar's menu, or app.language) re-evaluates every qsTr() binding.
+  QObject::connect(controller, &AppController::languageChanged, &engine, &QQmlEngine::retranslate);
   return load(engine, QStringLiteral("Main.qml"),
               {{QStringLiteral("app"), QVariant::fromValue(controller)}});
 }

@@ -9,6 +9,21 @@ ToolBar {
 
     /// The PaneListModel (C++).
     required property QtObject panes
+    /// The AppController (C++): its `language` ("system", "en", "ko") switches the UI language.
+    property QtObject app: null
+    /// The language menu's entries. A language's own name is not translated.
+    readonly property var languages: [
+        { code: "system", name: qsTr("System") },
+        { code: "en", name: "English" },
+        { code: "ko", name: "한국어" }
+    ]
+    readonly property string languageName: {
+        const code = toolBar.app ? toolBar.app.language : "system"
+        for (const entry of toolBar.languages)
+            if (entry.code === code)
+                return entry.name
+        return code
+    }
     /// Whether the conversation list is shown (the menu button toggles it).
     property bool sidebarOpen: true
 
@@ -40,9 +55,48 @@ ToolBar {
         }
         Item { Layout.fillWidth: true }
         Label {
-            text: qsTr("%1 of %2 panes").arg(toolBar.panes.count).arg(toolBar.panes.maxPanes)
+            text: qsTr("%1 of %n panes", "", toolBar.panes.maxPanes).arg(toolBar.panes.count)
             opacity: 0.8
             Accessible.name: text
+        }
+        ToolButton {
+            id: languageButton
+            objectName: "languageButton"
+            visible: toolBar.app !== null
+            text: qsTr("Language: %1").arg(toolBar.languageName)
+            onClicked: languageMenu.open()
+            Accessible.name: qsTr("Choose the language")
+            ToolTip.visible: hovered && !languageMenu.visible
+            ToolTip.text: qsTr("The language of PagedChat; System follows the system settings")
+
+            Menu {
+                id: languageMenu
+                objectName: "languageMenu"
+                y: languageButton.height
+                Material.foreground: Theme.assistantTextColor
+
+                MenuItem {
+                    objectName: "language_system"
+                    text: toolBar.languages[0].name
+                    checkable: true
+                    checked: toolBar.app !== null && toolBar.app.language === "system"
+                    onTriggered: toolBar.app.language = "system"
+                }
+                MenuItem {
+                    objectName: "language_en"
+                    text: toolBar.languages[1].name
+                    checkable: true
+                    checked: toolBar.app !== null && toolBar.app.language === "en"
+                    onTriggered: toolBar.app.language = "en"
+                }
+                MenuItem {
+                    objectName: "language_ko"
+                    text: toolBar.languages[2].name
+                    checkable: true
+                    checked: toolBar.app !== null && toolBar.app.language === "ko"
+                    onTriggered: toolBar.app.language = "ko"
+                }
+            }
         }
         ToolButton {
             text: qsTr("+ Add pane")

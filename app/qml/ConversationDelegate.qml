@@ -45,7 +45,8 @@ ItemDelegate {
             }
             Label {
                 Layout.fillWidth: true
-                text: Qt.formatDateTime(row.updatedAt, "d MMM, hh:mm")
+                //: Date format of a conversation's last activity (QDateTime format: day, month, time)
+                text: Qt.formatDateTime(row.updatedAt, qsTr("d MMM, hh:mm"))
                 font.pixelSize: 11
                 color: Theme.mutedTextColor
                 Accessible.name: qsTr("Last activity %1").arg(text)

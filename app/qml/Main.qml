@@ -40,6 +40,7 @@ ApplicationWindow {
 
     header: AppToolBar {
         panes: window.app.panes
+        app: window.app
         sidebarOpen: window.sidebarOpen
         onSidebarToggled: window.sidebarOpen = !window.sidebarOpen
     }

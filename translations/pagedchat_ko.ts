@@ -1,0 +1,391 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="ko" sourcelanguage="en">
+<context>
+    <name>AppController</name>
+    <message>
+        <source>New chat</source>
+        <translation>새 대화</translation>
+    </message>
+</context>
+<context>
+    <name>AppOptions</name>
+    <message>
+        <source>Chat with a local language model.</source>
+        <translation>로컬 언어 모델과 대화합니다.</translation>
+    </message>
+    <message>
+        <source>Model file or folder (default: $PAGEDCHAT_MODEL, else %1).</source>
+        <translation>모델 파일 또는 폴더 (기본값: $PAGEDCHAT_MODEL, 없으면 %1).</translation>
+    </message>
+    <message>
+        <source>Sentencepiece tokenizer model (default: beside the model).</source>
+        <translation>SentencePiece 토크나이저 모델 (기본값: 모델과 같은 위치).</translation>
+    </message>
+    <message>
+        <source>Folder for the chat database (default: %1).</source>
+        <translation>대화 데이터베이스 폴더 (기본값: %1).</translation>
+    </message>
+    <message>
+        <source>Chat template: auto (from the model files), llama-2, chatml, zephyr, mistral, vicuna or none.</source>
+        <translation>채팅 템플릿: auto(모델 파일에서 읽음), llama-2, chatml, zephyr, mistral, vicuna 또는 none.</translation>
+    </message>
+</context>
+<context>
+    <name>AppToolBar</name>
+    <message>
+        <source>System</source>
+        <translation>시스템 설정</translation>
+    </message>
+    <message>
+        <source>Main tool bar</source>
+        <translation>기본 도구 모음</translation>
+    </message>
+    <message>
+        <source>Hide the conversation list</source>
+        <translation>대화 목록 숨기기</translation>
+    </message>
+    <message>
+        <source>Show the conversation list</source>
+        <translation>대화 목록 보기</translation>
+    </message>
+    <message>
+        <source>PagedChat</source>
+        <translation>PagedChat</translation>
+    </message>
+    <message>
+        <source>Language: %1</source>
+        <translation>언어: %1</translation>
+    </message>
+    <message>
+        <source>Choose the language</source>
+        <translation>언어 선택</translation>
+    </message>
+    <message>
+        <source>The language of PagedChat; System follows the system settings</source>
+        <translation>PagedChat의 표시 언어입니다. 시스템 설정을 고르면 시스템 언어를 따릅니다</translation>
+    </message>
+    <message>
+        <source>+ Add pane</source>
+        <translation>+ 창 추가</translation>
+    </message>
+    <message>
+        <source>Add a chat pane</source>
+        <translation>대화 창 추가</translation>
+    </message>
+    <message>
+        <source>Open another chat side by side (up to %1)</source>
+        <translation>다른 대화를 나란히 엽니다 (최대 %1개)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n panes</source>
+        <translation>
+            <numerusform>창 %1/%n개</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ChatInput</name>
+    <message>
+        <source>Message input area</source>
+        <translation>메시지 입력 영역</translation>
+    </message>
+    <message>
+        <source>Type a message…</source>
+        <translation>메시지를 입력하세요…</translation>
+    </message>
+    <message>
+        <source>Message for pane %1</source>
+        <translation>창 %1의 메시지</translation>
+    </message>
+    <message>
+        <source>Enter sends, Shift+Enter adds a line</source>
+        <translation>Enter로 보내고, Shift+Enter로 줄을 바꿉니다</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>중지</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>보내기</translation>
+    </message>
+    <message>
+        <source>Stop generating in pane %1</source>
+        <translation>창 %1의 생성 중지</translation>
+    </message>
+    <message>
+        <source>Send message in pane %1</source>
+        <translation>창 %1에서 메시지 보내기</translation>
+    </message>
+    <message>
+        <source>Enter to send · Shift+Enter for a new line</source>
+        <translation>Enter: 보내기 · Shift+Enter: 줄 바꿈</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPane</name>
+    <message>
+        <source>Chat pane %1</source>
+        <translation>대화 창 %1</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>새 대화</translation>
+    </message>
+</context>
+<context>
+    <name>ChatSession</name>
+    <message>
+        <source>New chat</source>
+        <translation>새 대화</translation>
+    </message>
+    <message>
+        <source>No model is loaded: %1</source>
+        <translation>불러온 모델이 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>Not sent: %1 Your text is back in the input box.</source>
+        <translation>보내지 못했습니다: %1 입력한 내용은 입력 칸에 다시 넣어 두었습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationDelegate</name>
+    <message>
+        <source>Open conversation %1</source>
+        <translation>대화 열기: %1</translation>
+    </message>
+    <message>
+        <source>d MMM, hh:mm</source>
+        <extracomment>Date format of a conversation&apos;s last activity (QDateTime format: day, month, time)</extracomment>
+        <translation>M월 d일 HH:mm</translation>
+    </message>
+    <message>
+        <source>Last activity %1</source>
+        <translation>마지막 활동 %1</translation>
+    </message>
+    <message>
+        <source>Delete conversation %1</source>
+        <translation>대화 삭제: %1</translation>
+    </message>
+    <message>
+        <source>Delete conversation</source>
+        <translation>대화 삭제</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationList</name>
+    <message>
+        <source>Conversations</source>
+        <translation>대화</translation>
+    </message>
+    <message>
+        <source>Chats</source>
+        <translation>대화 목록</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>새 대화</translation>
+    </message>
+    <message>
+        <source>New conversation</source>
+        <translation>새 대화 시작</translation>
+    </message>
+    <message>
+        <source>Conversation list</source>
+        <translation>대화 목록</translation>
+    </message>
+    <message>
+        <source>Scroll conversations</source>
+        <translation>대화 목록 스크롤</translation>
+    </message>
+    <message>
+        <source>No conversations yet. Type a message in a pane to start one.</source>
+        <translation>아직 대화가 없습니다. 창에 메시지를 입력해 대화를 시작하세요.</translation>
+    </message>
+</context>
+<context>
+    <name>EngineClient</name>
+    <message>
+        <source>The model could not be loaded.</source>
+        <translation>모델을 불러올 수 없습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>EngineWorker</name>
+    <message>
+        <source>%1 layers, dim %2, vocab %3, %4 KV blocks, chat template %5</source>
+        <translation>레이어 %1개, 차원 %2, 어휘 %3개, KV 블록 %4개, 채팅 템플릿 %5</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>불러온 모델이 없습니다.</translation>
+    </message>
+    <message>
+        <source>The message is %1 tokens long; the model&apos;s context holds %2.</source>
+        <translation>메시지가 %1토큰으로, 모델의 컨텍스트 크기(%2토큰)를 넘습니다.</translation>
+    </message>
+    <message>
+        <source>Engine error: %1</source>
+        <translation>엔진 오류: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorWindow</name>
+    <message>
+        <source>PagedChat: cannot start</source>
+        <translation>PagedChat: 시작할 수 없음</translation>
+    </message>
+    <message>
+        <source>Error details</source>
+        <translation>오류 세부 정보</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>종료</translation>
+    </message>
+    <message>
+        <source>Quit PagedChat</source>
+        <translation>PagedChat 종료</translation>
+    </message>
+</context>
+<context>
+    <name>GeneratingChip</name>
+    <message>
+        <source>Generating</source>
+        <translation>생성 중</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>PagedChat</source>
+        <translation>PagedChat</translation>
+    </message>
+    <message>
+        <source>The model could not be loaded: %1</source>
+        <translation>모델을 불러올 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>Scroll chat panes</source>
+        <translation>대화 창 스크롤</translation>
+    </message>
+</context>
+<context>
+    <name>MessageBubble</name>
+    <message>
+        <source>interrupted</source>
+        <translation>중단됨</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>중지됨</translation>
+    </message>
+    <message>
+        <source>length limit reached</source>
+        <translation>길이 제한에 도달함</translation>
+    </message>
+    <message>
+        <source>(no reply — interrupted)</source>
+        <translation>(응답 없음 — 중단됨)</translation>
+    </message>
+    <message>
+        <source>(no reply — stopped)</source>
+        <translation>(응답 없음 — 중지됨)</translation>
+    </message>
+    <message>
+        <source>(no reply)</source>
+        <translation>(응답 없음)</translation>
+    </message>
+    <message>
+        <source>You: %1</source>
+        <translation>나: %1</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>모델: %1</translation>
+    </message>
+</context>
+<context>
+    <name>MessageList</name>
+    <message>
+        <source>Messages in pane %1</source>
+        <translation>창 %1의 메시지 목록</translation>
+    </message>
+    <message>
+        <source>Scroll messages</source>
+        <translation>메시지 스크롤</translation>
+    </message>
+    <message>
+        <source>Start a story: type its first words below and press Enter.</source>
+        <translation>이야기를 시작해 보세요. 아래에 첫 문장을 입력하고 Enter를 누르세요.</translation>
+    </message>
+</context>
+<context>
+    <name>PaneHeader</name>
+    <message>
+        <source>Pane %1 conversation: %2</source>
+        <translation>창 %1 대화: %2</translation>
+    </message>
+    <message>
+        <source>Close pane %1</source>
+        <translation>창 %1 닫기</translation>
+    </message>
+    <message>
+        <source>Close this pane</source>
+        <translation>이 창 닫기</translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message>
+        <source>Loading %1…</source>
+        <translation>%1 불러오는 중…</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>모델 없음</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n running</source>
+        <translation>
+            <numerusform>%n개 실행 중</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>대기 중</translation>
+    </message>
+    <message>
+        <source>Model: %1  ·  %2 tok/s  ·  %3</source>
+        <translation>모델: %1  ·  %2 토큰/초  ·  %3</translation>
+    </message>
+    <message>
+        <source>Engine status</source>
+        <translation>엔진 상태</translation>
+    </message>
+    <message>
+        <source>Model details</source>
+        <translation>모델 정보</translation>
+    </message>
+    <message>
+        <source>Data: %1</source>
+        <translation>데이터: %1</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>데이터 폴더</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>PagedChat could not open its chat data.</source>
+        <translation>PagedChat에서 대화 데이터를 열 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>Check that folder, or start PagedChat with --data-dir DIR to use another one.</source>
+        <translation>해당 폴더를 확인하거나, --data-dir DIR 옵션으로 다른 폴더를 지정해 PagedChat을 시작하세요.</translation>
+    </message>
+</context>
+</TS>
