@@ -53,6 +53,10 @@ struct EngineConfig {
   bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
   int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
   std::string scheduling_policy = "fcfs";  ///< "fcfs" (arrival order) or "priority" (lower value first)
+  /// Weight precision as in vLLM: "auto" (as the file stores them; the CPU computes in float32),
+  /// "float32", or "float16" / "bfloat16": weights rounded to that type (stored as float32 on the
+  /// CPU, 4 bytes per weight; activations and accumulation stay float32).
+  std::string dtype = "auto";
   /// Called during loading with (bytes read, total bytes) of the weight files, from the loading
   /// thread; may be empty.
   std::function<void(std::uint64_t, std::uint64_t)> load_progress;

@@ -48,6 +48,8 @@ void check_config(const EngineConfig& c) {
   if (c.num_threads < 0 || c.num_threads > 1024) fail("num_threads must be in [0, 1024] (0 = all cores), got " + std::to_string(c.num_threads));
   if (c.long_prefill_token_threshold < 0) fail("long_prefill_token_threshold must be >= 0");
   parse_policy(c.scheduling_policy);
+  if (c.dtype != "auto" && c.dtype != "float32" && c.dtype != "float16" && c.dtype != "bfloat16")
+    fail("dtype must be auto, float32, float16 or bfloat16, got \"" + c.dtype + "\"");
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_f
   cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
   cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");
   cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
+  cmd->add_option("--dtype", e.dtype, "weights: auto, float32, float16 or bfloat16 (computed in float32 on the CPU)");
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
   if (prefix_caching_flag)
     cmd->add_flag("--no-prefix-caching", opt.no_prefix_caching, "turn automatic prefix caching off");

@@ -63,6 +63,38 @@ class TestGolden : public QObject {
     QCOMPARE(c.finish_reason.value_or(""), std::string("length"));
   }
 
+  // --dtype float16/bfloat16 rounds the weights: golden tokens mostly kept, logits close.
+  void reducedPrecisionWeights_data() {
+    QTest::addColumn<QString>("dtype");
+    QTest::addColumn<int>("minMatch");
+    QTest::newRow("float16") << "float16" << 100;
+    QTest::newRow("bfloat16") << "bfloat16" << 40;
+  }
+  void reducedPrecisionWeights() {
+    QFETCH(QString, dtype);
+    QFETCH(int, minMatch);
+    const QString file = testpaths::stories260K() + "/golden/once_upon.json";
+    REQUIRE_MODEL_FILE(file);
+    const QJsonObject g = readJson(file);
+    const std::vector<int> expected = toIds(g["generated_ids"].toArray());
+    EngineConfig c = testutil::storiesConfig();
+    c.dtype = dtype.toStdString();
+    LLM llm(c);
+    const auto ids = llm.generate({g["prompt"].toString().toStdString()}, testutil::greedy(int(expected.size())))[0]
+                         .outputs[0].token_ids;
+    int match = 0;
+    while (match < int(ids.size()) && ids[match] == expected[match]) ++match;
+    qInfo("%s: %d of %d golden tokens before the first difference", qPrintable(dtype), match, int(expected.size()));
+    QVERIFY(match >= minMatch);
+    // The rounding is real: the sampled tokens' log-probabilities differ from float32's.
+    SamplingParams lp = testutil::greedy(10);
+    lp.logprobs = 0;
+    LLM f32(testutil::storiesConfig());
+    const auto a = llm.generate({g["prompt"].toString().toStdString()}, lp)[0].outputs[0].cumulative_logprob;
+    const auto b = f32.generate({g["prompt"].toString().toStdString()}, lp)[0].outputs[0].cumulative_logprob;
+    QVERIFY(a && b && *a != *b);
+  }
+
   // Row p of once_upon.logits.f32 is the logits after feeding position p of prompt + generated ids.
   void logits() {
     const QString dir = testpaths::stories260K();
