@@ -47,6 +47,11 @@ struct EngineConfig {
   bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
   int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
   std::string scheduling_policy = "fcfs";  ///< "fcfs" (arrival order) or "priority" (lower value first)
+  /// Weight type of the forward (vLLM's --dtype): "auto" (the loaded float32), "float32",
+  /// "bfloat16", or "float16". The CPU backend computes in float32 with float32 or bfloat16
+  /// weights: "bfloat16" and "float16" pack bfloat16 copies of the matrices (round to nearest
+  /// even) and use bfloat16 dot products (AVX512-BF16 where the CPU has it).
+  std::string dtype = "auto";
 };
 
 }  // namespace pagedchat
