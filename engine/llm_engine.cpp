@@ -344,8 +344,9 @@ EngineStats LLMEngine::stats() const {
 
 std::string LLMEngine::backend_name() const {
   kernels::Backend& b = impl_->runner->backend();
-  return std::string(b.name()) + " " + cpu::isa_name(cpu::backend_isa(b)) + ", " + std::to_string(b.num_threads()) +
-         " threads";
+  std::string s = b.name();
+  if (s == "cpu") s += std::string(" ") + cpu::isa_name(cpu::backend_isa(b));
+  return s + ", " + std::to_string(b.num_threads()) + " threads";
 }
 
 std::size_t LLMEngine::packed_weight_bytes() const { return impl_->runner->model().packed_bytes(); }

@@ -102,7 +102,7 @@ class LLMEngine {
   /// The chat template text the model files carry (Jinja), or "" when none.
   const std::string& chat_template() const;
   EngineStats stats() const;
-  /// The backend and its kernels, e.g. "cpu avx512bf16, 2 threads".
+  /// The backend and its kernels, e.g. "cpu avx512, 2 threads".
   std::string backend_name() const;
   /// Bytes of the weight copies packed for the backend (float32 or bfloat16).
   std::size_t packed_weight_bytes() const;

@@ -109,7 +109,7 @@ uint16_t float_to_bf16(float x);
 float bf16_to_float(uint16_t b);
 
 /// The threaded CPU implementation; num_threads <= 0 means all hardware threads. Kernels for the
-/// best instruction set this CPU has (see kernels/cpu/cpu_features.h; $PAGEDCHAT_CPU_ISA lowers it).
+/// instruction set cpu::default_isa() picks (kernels/cpu/cpu_features.h; $PAGEDCHAT_CPU_ISA).
 std::unique_ptr<Backend> make_cpu_backend(int num_threads);
 
 }  // namespace pagedchat::kernels

@@ -172,7 +172,12 @@ class CpuBackend final : public kernels::Backend {
     const std::size_t scratch = std::size_t(kAttentionQueryBlock) * ((max_ctx + 15) / 16 * 16);
     for (auto& s : attention_scratch_)
       if (s.size() < scratch) s.resize(scratch);
-    pool_.parallel_chunks(int64_t(order_.size()) * n_heads, 1, [&](int64_t b, int64_t e, int thread) {
+    // With requests enough for every thread, a thread takes all heads of a request: its K/V rows
+    // are then read by one core (one head's slice after another, the rest prefetched into that
+    // core's L2) instead of by both (10% faster for 64 decoding requests).
+    const int64_t items = int64_t(order_.size()) * n_heads;
+    const int64_t chunk = int64_t(order_.size()) >= 4 * pool_.num_threads() ? n_heads : 1;
+    pool_.parallel_chunks(items, chunk, [&](int64_t b, int64_t e, int thread) {
       for (int64_t i = b; i < e; ++i)
         k_.attention(a, order_[i / n_heads], int(i % n_heads), attention_scratch_[thread].data());
     });

@@ -35,18 +35,19 @@ bool isa_supported(Isa isa) { return int(isa) <= int(detect_isa()); }
 Isa default_isa() {
   static const Isa isa = [] {
     const Isa best = detect_isa();
+    const Isa preferred = best == Isa::kAvx512Bf16 ? Isa::kAvx512 : best;
     const char* env = std::getenv("PAGEDCHAT_CPU_ISA");
-    if (!env || !*env) return best;
+    if (!env || !*env) return preferred;
     for (Isa i : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16})
       if (std::strcmp(env, isa_name(i)) == 0) {
         if (int(i) <= int(best)) return i;
         std::fprintf(stderr, "pagedchat: warning: PAGEDCHAT_CPU_ISA=%s is not supported by this CPU; using %s\n", env,
-                     isa_name(best));
-        return best;
+                     isa_name(preferred));
+        return preferred;
       }
     std::fprintf(stderr, "pagedchat: warning: PAGEDCHAT_CPU_ISA=%s is not one of scalar, avx2, avx512, avx512bf16; using %s\n",
-                 env, isa_name(best));
-    return best;
+                 env, isa_name(preferred));
+    return preferred;
   }();
   return isa;
 }

@@ -33,14 +33,16 @@ PC_TARGET void tile_bf16_native(int kc, const void* xp, int64_t ldx, const void*
   tile_init<MR, NV>(c, out, ldo, last_valid, accumulate);
   for (int kk = 0; kk < kc; kk += 2) {
     __m512i b[NV];
-#pragma GCC unroll 16
+PC_UNROLL
+    for (int v = 0; v < NV; ++v) __builtin_prefetch(w + v * ps + (kk + 2 * kPrefetchK) * kPanel);
+PC_UNROLL
     for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_si512(w + v * ps + kk * kPanel);
-#pragma GCC unroll 16
+PC_UNROLL
     for (int t = 0; t < MR; ++t) {
       int32_t pair;
       std::memcpy(&pair, x + t * ldx + kk, sizeof pair);
       const __m512i a = _mm512_set1_epi32(pair);
-#pragma GCC unroll 16
+PC_UNROLL
       for (int v = 0; v < NV; ++v) c[t][v].v = _mm512_dpbf16_ps(c[t][v].v, (__m512bh)a, (__m512bh)b[v]);
     }
   }
