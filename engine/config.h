@@ -53,9 +53,10 @@ struct EngineConfig {
   bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
   int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
   std::string scheduling_policy = "fcfs";  ///< "fcfs" (arrival order) or "priority" (lower value first)
-  /// Weight precision as in vLLM: "auto" (as the file stores them; the CPU computes in float32),
-  /// "float32", or "float16" / "bfloat16": weights rounded to that type (stored as float32 on the
-  /// CPU, 4 bytes per weight; activations and accumulation stay float32).
+  /// Weight type of the forward (vLLM's --dtype): "auto" (the loaded float32), "float32",
+  /// "bfloat16", or "float16". The CPU backend computes in float32 with float32 or bfloat16
+  /// weights: "bfloat16" and "float16" pack bfloat16 copies of the matrices (round to nearest
+  /// even) and use bfloat16 dot products (AVX512-BF16 where the CPU has it).
   std::string dtype = "auto";
   /// Called during loading with (bytes read, total bytes) of the weight files, from the loading
   /// thread; may be empty.

@@ -1,10 +1,13 @@
 // LlamaModel: the Llama forward (llama2.c's run.c, batched and paged) over the op interface:
-// per layer RMSNorm -> Q/K/V -> RoPE -> reshape_and_cache -> paged attention -> Wo + residual ->
-// RMSNorm -> SwiGLU MLP + residual; then the final RMSNorm and the classifier, computed only for the
-// tokens whose logits are wanted.
+// per layer RMSNorm -> Q/K/V (one stacked linear) -> RoPE + reshape_and_cache (fused) -> paged
+// attention -> Wo -> residual add + RMSNorm (fused) -> gate/up (one stacked linear) -> SwiGLU ->
+// down -> residual add + next layer's RMSNorm (fused); then the final RMSNorm and the classifier,
+// computed only for the tokens whose logits are wanted. The weight matrices are packed once, at
+// construction, in the backend's layout and the configured weight type.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/config.h"
@@ -43,18 +46,32 @@ struct ForwardBatch {
 
 class LlamaModel {
  public:
-  LlamaModel(const ModelConfig& config, const LlamaWeights& weights, kernels::Backend& backend);
+  /// Packs the matrices of `weights` for `backend` (float32 copies, or bfloat16 ones rounded to
+  /// nearest even); `weights` must stay alive (the embedding table and norms are read in place).
+  LlamaModel(const ModelConfig& config, const LlamaWeights& weights, kernels::Backend& backend,
+             kernels::WeightType weight_type = kernels::WeightType::kFloat32);
 
   /// Runs the batch, writing K/V of its tokens into `cache`; fills `logits` with
   /// [logits_indices.size(), vocab_size] float32 rows.
   void forward(const ForwardBatch& batch, KVCache& cache, std::vector<float>& logits);
 
+  kernels::WeightType weight_type() const { return weight_type_; }
+  /// Bytes of the packed weight copies.
+  std::size_t packed_bytes() const;
+
  private:
+  struct PackedLayer {
+    std::unique_ptr<kernels::PackedWeights> qkv, wo, gate_up, down;
+  };
+
   const ModelConfig config_;
   const LlamaWeights weights_;
   kernels::Backend& ops_;
+  kernels::WeightType weight_type_;
+  std::vector<PackedLayer> layers_;
+  std::unique_ptr<kernels::PackedWeights> classifier_;
   // Activations, grown to the largest batch seen (no per-step allocation afterwards).
-  std::vector<float> x_, xb_, q_, k_, v_, att_, hb_, hb2_, sel_;
+  std::vector<float> x_, xb_, qkv_, q_, att_, gate_up_, hb_, sel_;
 };
 
 }  // namespace pagedchat

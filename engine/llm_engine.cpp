@@ -16,6 +16,7 @@
 #include "engine/sampler.h"
 #include "engine/scheduler.h"
 #include "engine/tokenizer.h"
+#include "kernels/cpu/cpu_backend.h"
 
 namespace pagedchat {
 
@@ -38,6 +39,17 @@ SchedulingPolicy parse_policy(const std::string& s) {
   throw std::invalid_argument("invalid engine config: scheduling_policy must be \"fcfs\" or \"priority\", got \"" + s + "\"");
 }
 
+}  // namespace
+
+kernels::WeightType parse_dtype(const std::string& s) {
+  if (s == "auto" || s == "float32") return kernels::WeightType::kFloat32;
+  if (s == "bfloat16" || s == "float16") return kernels::WeightType::kBFloat16;
+  throw std::invalid_argument("invalid engine config: dtype must be \"auto\", \"float32\", \"float16\" or \"bfloat16\", got \"" +
+                              s + "\"");
+}
+
+namespace {
+
 void check_config(const EngineConfig& c) {
   auto fail = [](const std::string& m) { throw std::invalid_argument("invalid engine config: " + m); };
   if (c.block_size < 1 || c.block_size > 1024) fail("block_size must be in [1, 1024], got " + std::to_string(c.block_size));
@@ -48,8 +60,7 @@ void check_config(const EngineConfig& c) {
   if (c.num_threads < 0 || c.num_threads > 1024) fail("num_threads must be in [0, 1024] (0 = all cores), got " + std::to_string(c.num_threads));
   if (c.long_prefill_token_threshold < 0) fail("long_prefill_token_threshold must be >= 0");
   parse_policy(c.scheduling_policy);
-  if (c.dtype != "auto" && c.dtype != "float32" && c.dtype != "float16" && c.dtype != "bfloat16")
-    fail("dtype must be auto, float32, float16 or bfloat16, got \"" + c.dtype + "\"");
+  parse_dtype(c.dtype);
 }
 
 }  // namespace
@@ -130,7 +141,8 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
       SchedulerConfig{m.config.max_num_seqs, m.config.max_num_batched_tokens, m.config.long_prefill_token_threshold,
                       parse_policy(m.config.scheduling_policy)},
       *m.kv);
-  m.runner = std::make_unique<ModelRunner>(m.model, m.config.num_blocks, bs, m.config.num_threads);
+  m.runner = std::make_unique<ModelRunner>(m.model, m.config.num_blocks, bs, m.config.num_threads,
+                                           parse_dtype(m.config.dtype));
   m.output = std::make_unique<OutputProcessor>(mc, m.config.max_model_len, m.tokenizer.get());
   m.config.num_threads = m.runner->backend().num_threads();
 }
@@ -345,5 +357,14 @@ EngineStats LLMEngine::stats() const {
   s.num_cached_blocks = m.kv->pool().num_cached_blocks();
   return s;
 }
+
+std::string LLMEngine::backend_name() const {
+  kernels::Backend& b = impl_->runner->backend();
+  std::string s = b.name();
+  if (s == "cpu") s += std::string(" ") + cpu::isa_name(cpu::backend_isa(b));
+  return s + ", " + std::to_string(b.num_threads()) + " threads";
+}
+
+std::size_t LLMEngine::packed_weight_bytes() const { return impl_->runner->model().packed_bytes(); }
 
 }  // namespace pagedchat

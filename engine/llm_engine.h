@@ -13,8 +13,13 @@
 #include "engine/request_status.h"
 #include "engine/sampling_params.h"
 #include "engine/tokenizer.h"
+#include "kernels/ops.h"
 
 namespace pagedchat {
+
+/// EngineConfig::dtype -> the weight type the backend packs; throws std::invalid_argument
+/// naming the allowed values.
+kernels::WeightType parse_dtype(const std::string& dtype);
 
 class Scheduler;
 class ModelRunner;
@@ -107,6 +112,10 @@ class LLMEngine {
   /// The chat template text the model files carry (Jinja), or "" when none.
   const std::string& chat_template() const;
   EngineStats stats() const;
+  /// The backend and its kernels, e.g. "cpu avx512, 2 threads".
+  std::string backend_name() const;
+  /// Bytes of the weight copies packed for the backend (float32 or bfloat16).
+  std::size_t packed_weight_bytes() const;
   /// Ids of the requests scheduled in the most recent step (for tests and the engine view).
   const std::vector<std::string>& last_scheduled_request_ids() const;
 

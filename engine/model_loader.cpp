@@ -4,9 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "engine/dequant.h"
 #include "engine/gguf/gguf_llama.h"
-#include "engine/hf/safetensors.h"
 #include "engine/gguf/gguf_reader.h"
 #include "engine/hf/hf_loader.h"
 #include "engine/llama2c_loader.h"
@@ -53,41 +51,6 @@ void prefault(const LoadedModel& model, const EngineConfig& config) {
   if (config.load_progress) config.load_progress(done, total);
 }
 
-// --dtype float16/bfloat16: every weight tensor rounded to that precision (vLLM casts the model's
-// parameters to the dtype). Tensors mapped from a file are copied first.
-void apply_dtype(LoadedModel& m, const std::string& dtype) {
-  if (dtype == "auto" || dtype == "float32") return;
-  const bool f16 = dtype == "float16";
-  if (!f16 && dtype != "bfloat16")
-    throw std::invalid_argument("invalid dtype '" + dtype + "': expected auto, float32, float16 or bfloat16");
-  const ModelConfig& c = m.config;
-  const std::size_t dim = c.dim, hidden = c.hidden_dim, q = std::size_t(c.n_heads) * c.head_dim,
-                    kv = std::size_t(c.n_kv_heads) * c.head_dim, vocab = c.vocab_size;
-  auto round = [&](const float*& t, std::size_t n) {
-    float* out = m.allocate(n);
-    for (std::size_t i = 0; i < n; ++i)
-      out[i] = f16 ? fp16_to_fp32(fp32_to_fp16(t[i])) : bf16_to_fp32(f32_to_bf16(t[i]));
-    t = out;
-  };
-  LlamaWeights& w = m.weights;
-  const bool tied = w.wcls == w.token_embedding;
-  round(w.token_embedding, vocab * dim);
-  w.wcls = tied ? w.token_embedding : w.wcls;
-  if (!tied) round(w.wcls, vocab * dim);
-  round(w.rms_final, dim);
-  for (auto& l : w.layers) {
-    round(l.rms_att, dim);
-    round(l.rms_ffn, dim);
-    round(l.wq, q * dim);
-    round(l.wk, kv * dim);
-    round(l.wv, kv * dim);
-    round(l.wo, dim * q);
-    round(l.w1, hidden * dim);
-    round(l.w2, dim * hidden);
-    round(l.w3, hidden * dim);
-  }
-}
-
 }  // namespace
 
 ModelBundle load_model(const EngineConfig& in) {
@@ -124,7 +87,6 @@ ModelBundle load_model(const EngineConfig& in) {
     if (b.format != "huggingface" && b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
     if (b.format != "huggingface" && b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
   }
-  apply_dtype(b.model, config.dtype);
   prefault(b.model, config);
   return b;
 }

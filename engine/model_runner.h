@@ -14,7 +14,8 @@ namespace pagedchat {
 
 class ModelRunner {
  public:
-  ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads);
+  ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads,
+              kernels::WeightType weight_type = kernels::WeightType::kFloat32);
 
   /// Runs one step. logits: [number of sampling requests, vocab], in SchedulerOutput order of the
   /// requests with samples == true.
@@ -22,6 +23,8 @@ class ModelRunner {
 
   /// Builds the batch for `out` (exposed for tests).
   ForwardBatch build_batch(const SchedulerOutput& out, const KVCacheManager& kv) const;
+  /// The same into `b`, reusing its vectors' capacity (no allocation once they are large enough).
+  void build_batch(const SchedulerOutput& out, const KVCacheManager& kv, ForwardBatch& b) const;
 
   LlamaModel& model() { return model_; }
   KVCache& cache() { return cache_; }

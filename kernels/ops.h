@@ -4,8 +4,10 @@
 // Formulas follow llama2.c's run.c (karpathy/llama2.c) and vLLM's csrc/ kernels.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 namespace pagedchat::kernels {
 
@@ -22,7 +24,30 @@ struct AttentionMetadata {
   int block_size = 0;                    ///< tokens per KV block
 };
 
-/// The op interface. Methods never throw; callers validate shapes.
+/// Element type of a packed weight matrix. Activations are always float32.
+enum class WeightType { kFloat32, kBFloat16 };
+
+/// One matrix [rows, k] (row-major float32) of a stack packed into one PackedWeights.
+struct WeightPart {
+  const float* data = nullptr;
+  int rows = 0;
+};
+
+/// A weight matrix prepared by Backend::pack_weights in the layout and element type the backend's
+/// linear() reads: one or more row-major [rows_i, k] float32 matrices stacked along the output
+/// dimension (Q, K and V as one matrix; gate and up as another), so one linear() computes them all.
+class PackedWeights {
+ public:
+  virtual ~PackedWeights() = default;
+  int rows = 0;                        ///< n: output features (sum of the parts' rows)
+  int cols = 0;                        ///< k: input features
+  WeightType type = WeightType::kFloat32;
+  std::size_t bytes = 0;               ///< memory the packed copy holds
+};
+
+/// The op interface. Methods never throw (except pack_weights on allocation failure); callers
+/// validate shapes. The ops after `add` have default implementations composed from the ones
+/// before, so a backend only overrides what it can do faster.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -54,9 +79,37 @@ class Backend {
   virtual void silu_and_mul(float* out, const float* gate, const float* up, int T, int hidden) = 0;
   /// x[n] += y[n].
   virtual void add(float* x, const float* y, int64_t n) = 0;
+
+  /// Packs `parts` (stacked along the output dimension, each [rows_i, k]) for linear(). For
+  /// kBFloat16 the values are rounded to bfloat16 (round to nearest even). The originals are not
+  /// referenced afterwards.
+  virtual std::unique_ptr<PackedWeights> pack_weights(std::span<const WeightPart> parts, int k, WeightType type);
+  /// out[T, n] = x[T, k] · w^T. Batch invariant: row t of out depends only on row t of x, bitwise,
+  /// whatever T is. Float32 weights give the same values as matmul() on the unpacked matrix.
+  virtual void linear(float* out, const float* x, const PackedWeights& w, int T);
+  /// vLLM's fused_add_rms_norm: residual += y, then out = rms_norm(residual) with `weight`, per row
+  /// of [T, dim]. out may alias y.
+  virtual void fused_add_rms_norm(float* out, float* residual, const float* y, const float* weight, int T, int dim,
+                                  float eps);
+  /// SwiGLU on the output of a stacked gate+up linear(): gate_up is [T, 2*hidden] (gate in the
+  /// first half of each row, up in the second); out[T, hidden] = silu(gate) * up.
+  virtual void silu_and_mul_stacked(float* out, const float* gate_up, int T, int hidden);
+  /// The attention prologue on the output of a stacked Q/K/V linear(): qkv is
+  /// [T, (n_heads + 2*n_kv_heads) * head_dim] (Q, K, V per row). Writes RoPE(Q) to q [T,
+  /// n_heads*head_dim] and RoPE(K), V into the caches at slot_mapping (negative slots skipped), as
+  /// rotary_embedding followed by reshape_and_cache would.
+  virtual void qkv_rope_and_cache(float* q, const float* qkv, const int* positions, float* key_cache,
+                                  float* value_cache, const int64_t* slot_mapping, int T, int n_heads,
+                                  int n_kv_heads, int head_dim, float theta, bool neox);
 };
 
-/// The threaded CPU implementation; num_threads <= 0 means all hardware threads.
+/// Rounds a float to the nearest bfloat16 (ties to even; NaN stays NaN) and returns its bits.
+uint16_t float_to_bf16(float x);
+/// The float a bfloat16 holds (exact).
+float bf16_to_float(uint16_t b);
+
+/// The threaded CPU implementation; num_threads <= 0 means all hardware threads. Kernels for the
+/// instruction set cpu::default_isa() picks (kernels/cpu/cpu_features.h; $PAGEDCHAT_CPU_ISA).
 std::unique_ptr<Backend> make_cpu_backend(int num_threads);
 
 }  // namespace pagedchat::kernels

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -22,8 +23,9 @@ void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_f
   cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
   cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");
   cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
-  cmd->add_option("--dtype", e.dtype, "weights: auto, float32, float16 or bfloat16 (computed in float32 on the CPU)");
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
+  cmd->add_option("--dtype", e.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)")
+      ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
   if (prefix_caching_flag)
     cmd->add_flag("--no-prefix-caching", opt.no_prefix_caching, "turn automatic prefix caching off");
   cmd->add_option("--seed", opt.seed, "seed of the random prompts and the samplers (default 0)");
@@ -45,6 +47,14 @@ void check_fits(long long tokens, const std::string& what, int max_model_len, in
 
 void check_fits(long long tokens, const std::string& what, const LLMEngine& engine) {
   check_fits(tokens, what, engine.engine_config().max_model_len, engine.model_config().max_seq_len);
+}
+
+std::size_t peak_rss_bytes() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::size_t(std::stoull(line.substr(6))) * 1024;  // kB
+  return 0;
 }
 
 double now_s() {
@@ -105,6 +115,10 @@ nlohmann::json engine_json(const LLMEngine& engine) {
           {"max_num_batched_tokens", c.max_num_batched_tokens},
           {"num_threads", c.num_threads},
           {"enable_prefix_caching", c.enable_prefix_caching},
+          {"dtype", c.dtype},
+          {"backend", engine.backend_name()},
+          {"packed_weight_bytes", engine.packed_weight_bytes()},
+          {"peak_rss_bytes", peak_rss_bytes()},
           {"model_shape",
            {{"dim", m.dim},
             {"hidden_dim", m.hidden_dim},
@@ -123,22 +137,26 @@ std::string engine_line(const LLMEngine& engine) {
     << "), max_model_len " << c.max_model_len << ", " << c.num_blocks << " KV blocks of " << c.block_size
     << " tokens, max_num_seqs " << c.max_num_seqs << ", max_num_batched_tokens " << c.max_num_batched_tokens
     << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto"))
-    << ", prefix caching " << (c.enable_prefix_caching ? "on" : "off");
+    << ", prefix caching " << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << " ("
+    << engine.backend_name() << ")";
   return s.str();
 }
 
 }  // namespace bench
 
 Command add_bench_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("bench", "Benchmarks: throughput, latency, multi-turn chat (model load excluded)");
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded)");
   cmd->require_subcommand(1);
   auto throughput = bench::add_throughput_command(*cmd);
   auto latency = bench::add_latency_command(*cmd);
   auto chat = bench::add_chat_command(*cmd);
-  return [cmd, throughput, latency, chat]() {
+  auto llama = bench::add_llama_command(*cmd);
+  return [cmd, throughput, latency, chat, llama]() {
     if (cmd->got_subcommand("throughput")) return throughput();
     if (cmd->got_subcommand("latency")) return latency();
     if (cmd->got_subcommand("chat")) return chat();
+    if (cmd->got_subcommand("llama")) return llama();
     return 2;
   };
 }

@@ -25,7 +25,7 @@ struct CommonOptions {
 };
 
 /// Registers --model, --tokenizer, the engine flags (--max-model-len, --kv-cache-bytes,
-/// --block-size, --max-num-seqs, --max-num-batched-tokens, --threads), --seed and --json on
+/// --block-size, --max-num-seqs, --max-num-batched-tokens, --threads, --dtype), --seed and --json on
 /// `cmd`; --no-prefix-caching too when `prefix_caching_flag`.
 void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_flag);
 
@@ -45,6 +45,9 @@ struct LoadedEngine {
 
 /// Builds an engine from `config` (prefix caching as given there) and times the load.
 LoadedEngine load_engine(const EngineConfig& config);
+
+/// The process's peak resident memory (VmHWM in /proc/self/status), 0 where unknown.
+std::size_t peak_rss_bytes();
 
 /// Seconds on the monotonic clock (std::chrono::steady_clock), the engine's own time base.
 double now_s();
@@ -68,7 +71,8 @@ double mean(const std::vector<double>& values);
 
 /// The engine settings that shape the figures, as JSON (model, block_size, num_blocks,
 /// kv_cache_bytes, max_model_len, max_num_seqs, max_num_batched_tokens, num_threads,
-/// enable_prefix_caching) plus the model's shape.
+/// enable_prefix_caching, dtype, backend, packed_weight_bytes, peak_rss_bytes) plus the model's
+/// shape.
 nlohmann::json engine_json(const LLMEngine& engine);
 
 /// One line describing the engine for the human-readable summaries.
@@ -80,5 +84,7 @@ Command add_throughput_command(CLI::App& bench);
 Command add_latency_command(CLI::App& bench);
 /// `chat`: concurrent multi-turn sessions, prefix caching on and off.
 Command add_chat_command(CLI::App& bench);
+/// `llama`: llama-bench (pp512, tg128) and llama-batched-bench workloads in their terms.
+Command add_llama_command(CLI::App& bench);
 
 }  // namespace pagedchat::cli::bench

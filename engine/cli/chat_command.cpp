@@ -130,7 +130,7 @@ Command add_chat_command(CLI::App& app) {
   cmd->add_option("--seed", opt->seed, "RNG seed of every reply");
   cmd->add_option("--repetition-penalty", s.repetition_penalty, "> 0, on prompt and generated tokens (1 = off)");
   cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
-  cmd->add_option("--dtype", opt->engine.dtype, "weights: auto, float32, float16 or bfloat16 (computed in float32 on the CPU)");
+  cmd->add_option("--dtype", opt->engine.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)");
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
   cmd->add_flag("--verbose", opt->verbose, "print the template and [cached N/M prompt tokens] per turn on stderr");
   return [opt]() { return run_chat(*opt); };

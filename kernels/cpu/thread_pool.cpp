@@ -1,66 +1,104 @@
 #include "kernels/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace pagedchat::cpu {
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Busy-waiting: pause for kPauseSpin, then yield the core (to whoever else wants it) until kSpin,
+// then sleep. A decode step runs ~100 parallel regions a few hundred microseconds apart; sleeping
+// between them would add a futex wake-up (tens of microseconds) to each.
+constexpr auto kPauseSpin = std::chrono::microseconds(5);
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+// Spins until pred() or the spin budget is spent; returns pred().
+template <typename Pred>
+bool spin_until(const Pred& pred) {
+  const auto start = Clock::now();
+  for (int i = 0;; ++i) {
+    if (pred()) return true;
+    if ((i & 63) != 63) {
+      cpu_relax();
+      continue;
+    }
+    const auto waited = Clock::now() - start;
+    if (waited > kSpin) return pred();
+    if (waited > kPauseSpin) std::this_thread::yield();
+  }
+}
+
+}  // namespace
+
 ThreadPool::ThreadPool(int num_threads) {
-  if (num_threads <= 0) num_threads = std::max(1u, std::thread::hardware_concurrency());
+  if (num_threads <= 0) num_threads = int(std::max(1u, std::thread::hardware_concurrency()));
   for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
 ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  start_cv_.notify_all();
+  stop_.store(true);
+  generation_.fetch_add(1);
+  generation_.notify_all();
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::worker_loop(int index) {
-  uint64_t seen = 0;
+void ThreadPool::take_chunks(int thread) {
   for (;;) {
-    const std::function<void(int64_t, int64_t)>* fn;
-    int64_t begin, end;
-    {
-      std::unique_lock lock(mu_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      fn = fn_;
-      begin = std::min(n_, index * chunk_);
-      end = std::min(n_, begin + chunk_);
-    }
-    if (begin < end) (*fn)(begin, end);
-    {
-      std::lock_guard lock(mu_);
-      if (--pending_ == 0) done_cv_.notify_one();
-    }
+    const int64_t b = next_.fetch_add(chunk_, std::memory_order_relaxed);
+    if (b >= n_) return;
+    fn_(ctx_, b, std::min(n_, b + chunk_), thread);
   }
 }
 
-void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn, int64_t grain) {
-  if (n <= 0) return;
-  const int64_t threads = num_threads();
-  grain = std::max<int64_t>(1, grain);
-  if (threads == 1 || n <= grain) {
-    fn(0, n);
-    return;
+void ThreadPool::worker_loop(int index) {
+  uint32_t seen = 0;
+  for (;;) {
+    if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; })) {
+      sleepers_.fetch_add(1);
+      generation_.wait(seen);  // returns at once if the generation moved meanwhile
+      sleepers_.fetch_sub(1);
+    }
+    const uint32_t g = generation_.load(std::memory_order_acquire);
+    if (g == seen) continue;  // spurious wake-up
+    seen = g;
+    if (stop_.load()) return;
+    // Enter job g unless the caller has already closed it (or a later one): its context may be
+    // gone, or the next job's being written. With both sides sequentially consistent, either the
+    // caller sees us in active_ and waits, or we see the job closed.
+    active_.fetch_add(1);
+    if (int32_t(g - closed_.load()) > 0) take_chunks(index);
+    if (active_.fetch_sub(1) == 1 && caller_sleeping_.load()) active_.notify_one();
   }
-  const int64_t chunk = std::max(grain, (n + threads - 1) / threads);
-  {
-    std::lock_guard lock(mu_);
-    fn_ = &fn;
-    n_ = n;
-    chunk_ = chunk;
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
-  }
-  start_cv_.notify_all();
-  fn(0, std::min(n, chunk));
-  std::unique_lock lock(mu_);
-  done_cv_.wait(lock, [&] { return pending_ == 0; });
+}
+
+void ThreadPool::dispatch(Fn fn, const void* ctx, int64_t n, int64_t chunk) {
+  fn_ = fn;
+  ctx_ = ctx;
+  n_ = n;
+  chunk_ = chunk;
+  next_.store(0, std::memory_order_relaxed);
+  const uint32_t g = generation_.fetch_add(1) + 1;  // publishes the job
+  if (sleepers_.load() > 0) generation_.notify_all();
+  take_chunks(0);
+  closed_.store(g);  // every chunk is taken; late workers stay out
+  if (active_.load() == 0) return;
+  if (spin_until([&] { return active_.load(std::memory_order_acquire) == 0; })) return;
+  caller_sleeping_.store(true);
+  for (int a; (a = active_.load()) != 0;) active_.wait(a);
+  caller_sleeping_.store(false);
 }
 
 }  // namespace pagedchat::cpu

@@ -187,6 +187,17 @@ class TestBadInput : public QObject {
     c.num_blocks = 3;  // 48 tokens < 512 positions
     EXPECT_ERROR(LLM{c}, "KV cache", "max_model_len");
   }
+
+  void badDtype() {
+    EngineConfig c = config(testpaths::stories260K());
+    c.dtype = "int8";
+    EXPECT_ERROR(LLM{c}, "dtype", "bfloat16", "int8");
+    for (const char* ok : {"auto", "float32", "bfloat16", "float16"}) {
+      c.dtype = ok;
+      LLM llm(c);
+      QCOMPARE(llm.generate({"Once"}, testutil::greedy(3))[0].outputs[0].token_ids.size(), size_t(3));
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(TestBadInput)

@@ -166,6 +166,45 @@ class TestCliBench : public QObject {
     QVERIFY(r.out.trimmed().isEmpty());
   }
 
+  // llama-bench / llama-batched-bench terms: pp and tg rows, one batched row per --npl value
+  // whose speeds agree with their times; --dtype reaches the engine.
+  void llama() {
+    const QJsonObject j = benchJson({"llama", "-p", "64", "-n", "16", "-r", "2", "--npp", "32", "--ntg", "8", "--npl",
+                                     "1,3", "--dtype", "bfloat16"});
+    QCOMPARE(j["benchmark"].toString(), QString("llama"));
+    const QJsonArray tests = j["tests"].toArray();
+    QCOMPARE(tests.size(), 2);
+    QCOMPARE(tests[0].toObject()["test"].toString(), QString("pp64"));
+    QCOMPARE(tests[1].toObject()["test"].toString(), QString("tg16"));
+    for (const auto& t : tests) {
+      QVERIFY(positiveFinite(t.toObject()["avg_ts"]));
+      QCOMPARE(t.toObject()["samples_ts"].toArray().size(), 2);
+    }
+    const QJsonArray batched = j["batched"].toArray();
+    QCOMPARE(batched.size(), 2);
+    for (int i = 0; i < 2; ++i) {
+      const QJsonObject b = batched[i].toObject();
+      const int pl = i == 0 ? 1 : 3;
+      QCOMPARE(b["pl"].toInt(), pl);
+      QCOMPARE(b["n_kv"].toInt(), pl * (32 + 8));
+      QVERIFY(positiveFinite(b["t_pp"]) && positiveFinite(b["t_tg"]));
+      QVERIFY(near(b["speed_pp"].toDouble(), pl * 32 / b["t_pp"].toDouble()));
+      QVERIFY(near(b["speed_tg"].toDouble(), pl * 8 / b["t_tg"].toDouble()));
+      QVERIFY(near(b["t"].toDouble(), b["t_pp"].toDouble() + b["t_tg"].toDouble()));
+      QVERIFY(near(b["speed"].toDouble(), pl * 40 / b["t"].toDouble()));
+    }
+    const QJsonObject e = j["engine"].toObject();
+    QCOMPARE(e["dtype"].toString(), QString("bfloat16"));
+    QVERIFY(e["backend"].toString().startsWith("cpu "));
+    QVERIFY(positiveFinite(e["packed_weight_bytes"]) && positiveFinite(e["peak_rss_bytes"]));
+  }
+
+  void badDtype() {
+    const CliRun r = runCli(QStringList{"bench", "latency", "--dtype", "int8"} + kModel);
+    QVERIFY(r.exit_code != 0);
+    QVERIFY2(r.err.contains("dtype"), r.err.constData());
+  }
+
   void missingSubcommand() {
     const CliRun r = runCli({"bench"});
     QVERIFY(r.exit_code != 0);

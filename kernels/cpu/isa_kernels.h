@@ -1,0 +1,75 @@
+// The per-instruction-set kernel table the CPU backend dispatches through. Each table is built in
+// its own translation unit (kernels_scalar.cpp, kernels_avx2.cpp, kernels_avx512.cpp,
+// kernels_avx512bf16.cpp) from the same templated sources (gemm_impl.inc, attention_impl.inc,
+// rowwise_impl.inc) over a 16-lane vector type V, so all of them compute bitwise the same float32
+// results; only the vdpbf16ps GEMM is specific to one table.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/ops.h"
+
+namespace pagedchat::cpu {
+
+/// Output features per packed panel (one AVX-512 register of float32).
+constexpr int kPanel = 16;
+
+/// One GEMM out[T, n] = x[T, k] · W^T over packed panels (see packed_weights.h for the layouts).
+struct GemmArgs {
+  float* out = nullptr;
+  int64_t ldo = 0;          ///< floats between rows of out
+  const void* x = nullptr;  ///< float32 rows; for bfloat16 weights the prepared rows (prepare_bf16)
+  int64_t ldx = 0;          ///< elements between rows of x
+  const void* w = nullptr;  ///< packed panels
+  int64_t panel_stride = 0; ///< elements (float or uint16) between panels
+  int T = 0, n = 0;
+  int k = 0;                ///< reduction length: k, or for bfloat16 k rounded up to even
+};
+
+/// What paged attention reads; item (r, h) = every query token of request r, head h.
+struct AttentionArgs {
+  float* out = nullptr;
+  const float* q = nullptr;
+  const float* key_cache = nullptr;
+  const float* value_cache = nullptr;
+  kernels::AttentionMetadata meta;
+  int n_heads = 0, n_kv_heads = 0, head_dim = 0;
+  float scale = 0.0f;
+};
+
+/// Query tokens attention handles together (sharing each K/V row load).
+constexpr int kAttentionQueryBlock = 4;
+
+struct IsaKernels {
+  Isa isa = Isa::kScalar;
+  /// GEMM over panels [p0, p1) and rows [t0, t1); every output element is reduced over k in order
+  /// (acc = fma(x, w, acc) from 0), whatever the tile it falls in.
+  void (*gemm_f32)(const GemmArgs&, int p0, int p1, int t0, int t1) = nullptr;
+  void (*gemm_bf16)(const GemmArgs&, int p0, int p1, int t0, int t1) = nullptr;
+  /// Converts x[T, k] for gemm_bf16: rows of `kp` (even) elements, zero padded, rounded to
+  /// bfloat16; stored as uint16 when bf16_native, else as the rounded floats.
+  void (*prepare_bf16)(void* dst, const float* x, int T, int k, int kp) = nullptr;
+  bool bf16_native = false;
+  /// Rows blocked per GEMM micro-tile (the T granularity of gemm_*) and panels per micro-tile.
+  int gemm_mr = 1, gemm_nv = 1;
+  /// Paged attention for request r, head h; scratch holds kAttentionQueryBlock * (context rounded
+  /// up to 16) floats.
+  void (*attention)(const AttentionArgs&, int r, int h, float* scratch) = nullptr;
+  /// One row each.
+  void (*rms_norm)(float* out, const float* x, const float* weight, int dim, float eps) = nullptr;
+  void (*add_rms_norm)(float* out, float* residual, const float* y, const float* weight, int dim, float eps) = nullptr;
+  void (*silu_and_mul)(float* out, const float* gate, const float* up, int n) = nullptr;
+  void (*add)(float* x, const float* y, int64_t n) = nullptr;
+};
+
+/// The table for `isa` (which must be supported by this CPU and compiled in: on non-x86 builds
+/// only kScalar exists, and the other levels fall back to it).
+const IsaKernels& isa_kernels(Isa isa);
+
+const IsaKernels& scalar_kernels();
+const IsaKernels* avx2_kernels();        ///< nullptr when not compiled in (non-x86)
+const IsaKernels* avx512_kernels();
+const IsaKernels* avx512bf16_kernels();
+
+}  // namespace pagedchat::cpu

@@ -1,0 +1,101 @@
+// V: 16 float lanes in two AVX2 registers (lanes 0-7 in lo, 8-15 in hi). Same operations, lane by
+// lane, as simd_scalar.h (see there); only included by kernels_avx2.cpp and only called after
+// runtime dispatch chose AVX2 + FMA.
+#pragma once
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#define PC_TARGET_AVX2 __attribute__((target("avx2,fma")))
+
+namespace pagedchat::cpu::isa_avx2 {
+
+struct V {
+  __m256 lo, hi;
+
+  PC_TARGET_AVX2 static inline V zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
+  PC_TARGET_AVX2 static inline V set1(float x) {
+    const __m256 s = _mm256_set1_ps(x);
+    return {s, s};
+  }
+  PC_TARGET_AVX2 static inline V load(const float* p) { return {_mm256_loadu_ps(p), _mm256_loadu_ps(p + 8)}; }
+  PC_TARGET_AVX2 static inline __m256i mask8(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  PC_TARGET_AVX2 static inline V load_n(const float* p, int n) {
+    return {_mm256_maskload_ps(p, mask8(n)), _mm256_maskload_ps(p + 8, mask8(n - 8))};
+  }
+  PC_TARGET_AVX2 inline void store(float* p) const {
+    _mm256_storeu_ps(p, lo);
+    _mm256_storeu_ps(p + 8, hi);
+  }
+  PC_TARGET_AVX2 inline void store_n(float* p, int n) const {
+    _mm256_maskstore_ps(p, mask8(n), lo);
+    _mm256_maskstore_ps(p + 8, mask8(n - 8), hi);
+  }
+  PC_TARGET_AVX2 static inline V fma(V a, V b, V c) {
+    return {_mm256_fmadd_ps(a.lo, b.lo, c.lo), _mm256_fmadd_ps(a.hi, b.hi, c.hi)};
+  }
+  PC_TARGET_AVX2 static inline V add(V a, V b) { return {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)}; }
+  PC_TARGET_AVX2 static inline V sub(V a, V b) { return {_mm256_sub_ps(a.lo, b.lo), _mm256_sub_ps(a.hi, b.hi)}; }
+  PC_TARGET_AVX2 static inline V mul(V a, V b) { return {_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi)}; }
+  PC_TARGET_AVX2 static inline V div(V a, V b) { return {_mm256_div_ps(a.lo, b.lo), _mm256_div_ps(a.hi, b.hi)}; }
+  PC_TARGET_AVX2 static inline V max(V a, V b) { return {_mm256_max_ps(a.lo, b.lo), _mm256_max_ps(a.hi, b.hi)}; }
+  // Tree (i, i+8), (i, i+4), (i, i+2), (i, i+1), as simd_scalar.h.
+  PC_TARGET_AVX2 static inline float reduce_add(V a) {
+    const __m256 s8 = _mm256_add_ps(a.lo, a.hi);
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+  }
+  /// Lane p = reduce_add(a[p]), bitwise.
+  PC_TARGET_AVX2 static inline V reduce_add16(const V* a) {
+    alignas(32) float r[16];
+    for (int p = 0; p < 16; ++p) r[p] = reduce_add(a[p]);
+    return load(r);
+  }
+  PC_TARGET_AVX2 static inline float reduce_max(V a) {
+    const __m256 s8 = _mm256_max_ps(a.lo, a.hi);
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+  }
+  PC_TARGET_AVX2 static inline void load_bf16_pairs(const uint16_t* p, V& even, V& odd) {
+    const __m256i mask = _mm256_set1_epi32(int(0xffff0000u));
+    const __m256i u0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i u1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16));
+    even = {_mm256_castsi256_ps(_mm256_slli_epi32(u0, 16)), _mm256_castsi256_ps(_mm256_slli_epi32(u1, 16))};
+    odd = {_mm256_castsi256_ps(_mm256_and_si256(u0, mask)), _mm256_castsi256_ps(_mm256_and_si256(u1, mask))};
+  }
+  PC_TARGET_AVX2 static inline __m256 round_bf16_8(__m256 a) {
+    const __m256i u = _mm256_castps_si256(a);
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    const __m256i r = _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb);
+    return _mm256_castsi256_ps(_mm256_and_si256(r, _mm256_set1_epi32(int(0xffff0000u))));
+  }
+  PC_TARGET_AVX2 static inline V round_bf16(V a) { return {round_bf16_8(a.lo), round_bf16_8(a.hi)}; }
+  PC_TARGET_AVX2 static inline __m256 exp8(__m256 x0) {
+    __m256 x = _mm256_min_ps(_mm256_max_ps(x0, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.0f));
+    x = _mm256_blendv_ps(x, x0, _mm256_cmp_ps(x0, x0, _CMP_UNORD_Q));  // NaN stays NaN
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fmadd_ps(n, _mm256_set1_ps(-0.693359375f), x);
+    r = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    const __m256 y = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+    return _mm256_and_ps(y, _mm256_cmp_ps(x0, _mm256_set1_ps(-87.3f), _CMP_NLT_UQ));
+  }
+  PC_TARGET_AVX2 static inline V exp(V a) { return {exp8(a.lo), exp8(a.hi)}; }
+};
+
+}  // namespace pagedchat::cpu::isa_avx2

@@ -1,0 +1,82 @@
+// Default implementations of the Backend ops that compose from the basic ones (kernels/ops.h), so
+// a backend (CUDA) only overrides what it does faster; and the bfloat16 conversions.
+#include <cstring>
+#include <vector>
+
+#include "kernels/ops.h"
+
+namespace pagedchat::kernels {
+
+uint16_t float_to_bf16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u);  // NaN: keep it quiet
+  u += 0x7fffu + ((u >> 16) & 1u);                                          // round to nearest even
+  return uint16_t(u >> 16);
+}
+
+float bf16_to_float(uint16_t b) {
+  const uint32_t u = uint32_t(b) << 16;
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+namespace {
+
+// Float32 rows, stacked; bfloat16 values are kept rounded, as float32.
+struct DefaultPackedWeights final : PackedWeights {
+  std::vector<float> data;
+};
+
+}  // namespace
+
+std::unique_ptr<PackedWeights> Backend::pack_weights(std::span<const WeightPart> parts, int k, WeightType type) {
+  auto p = std::make_unique<DefaultPackedWeights>();
+  p->cols = k;
+  p->type = type;
+  for (const WeightPart& part : parts) {
+    const std::size_t n = std::size_t(part.rows) * k;
+    const std::size_t at = p->data.size();
+    p->data.resize(at + n);
+    for (std::size_t i = 0; i < n; ++i)
+      p->data[at + i] = type == WeightType::kBFloat16 ? bf16_to_float(float_to_bf16(part.data[i])) : part.data[i];
+    p->rows += part.rows;
+  }
+  p->bytes = p->data.size() * sizeof(float);
+  return p;
+}
+
+void Backend::linear(float* out, const float* x, const PackedWeights& w, int T) {
+  matmul(out, x, static_cast<const DefaultPackedWeights&>(w).data.data(), T, w.rows, w.cols);
+}
+
+void Backend::fused_add_rms_norm(float* out, float* residual, const float* y, const float* weight, int T, int dim,
+                                 float eps) {
+  add(residual, y, int64_t(T) * dim);
+  rms_norm(out, residual, weight, T, dim, eps);
+}
+
+void Backend::silu_and_mul_stacked(float* out, const float* gate_up, int T, int hidden) {
+  for (int t = 0; t < T; ++t) {
+    const float* g = gate_up + int64_t(t) * 2 * hidden;
+    silu_and_mul(out + int64_t(t) * hidden, g, g + hidden, 1, hidden);
+  }
+}
+
+void Backend::qkv_rope_and_cache(float* q, const float* qkv, const int* positions, float* key_cache,
+                                 float* value_cache, const int64_t* slot_mapping, int T, int n_heads, int n_kv_heads,
+                                 int head_dim, float theta, bool neox) {
+  const int qw = n_heads * head_dim, kvw = n_kv_heads * head_dim, w = qw + 2 * kvw;
+  std::vector<float> k(std::size_t(T) * kvw), v(std::size_t(T) * kvw);
+  for (int t = 0; t < T; ++t) {
+    const float* row = qkv + int64_t(t) * w;
+    std::memcpy(q + int64_t(t) * qw, row, sizeof(float) * qw);
+    std::memcpy(k.data() + int64_t(t) * kvw, row + qw, sizeof(float) * kvw);
+    std::memcpy(v.data() + int64_t(t) * kvw, row + qw + kvw, sizeof(float) * kvw);
+  }
+  rotary_embedding(q, k.data(), positions, T, n_heads, n_kv_heads, head_dim, theta, neox);
+  reshape_and_cache(k.data(), v.data(), key_cache, value_cache, slot_mapping, T, kvw);
+}
+
+}  // namespace pagedchat::kernels

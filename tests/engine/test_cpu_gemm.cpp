@@ -1,0 +1,203 @@
+// CPU GEMM kernels (kernels/cpu): float32 and bfloat16 linear() on every instruction set this
+// machine runs, against double-precision references; bitwise agreement between instruction sets;
+// bitwise batch invariance for T = 1..33 and across thread counts; bfloat16 rounding and the
+// packed layout's round trip.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/packed_weights.h"
+#include "kernels/ops.h"
+
+using namespace pagedchat;
+using kernels::WeightPart;
+using kernels::WeightType;
+
+namespace {
+
+std::vector<float> randomVec(size_t n, std::mt19937& rng) {
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+float roundBf16(float x) { return kernels::bf16_to_float(kernels::float_to_bf16(x)); }
+
+std::vector<cpu::Isa> supportedIsas() {
+  std::vector<cpu::Isa> v;
+  for (auto i : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Bf16})
+    if (cpu::isa_supported(i)) v.push_back(i);
+  return v;
+}
+
+bool sameBits(const float* a, const float* b, size_t n) { return std::memcmp(a, b, n * sizeof(float)) == 0; }
+
+struct Shape {
+  int n, k;
+};
+// Edge cases: n not a multiple of the 16-wide panel, odd k (bfloat16 pads), k past the 256 k-block.
+const Shape kShapes[] = {{37, 61}, {16, 1}, {64, 64}, {100, 300}, {50, 700}, {3, 17}};
+
+// out = x · W^T with W stacked from two parts, on `be`.
+std::vector<float> runLinear(kernels::Backend& be, const std::vector<float>& x, const std::vector<float>& w, int T,
+                             Shape s, WeightType type) {
+  const int n0 = s.n / 2;
+  const WeightPart parts[] = {{w.data(), n0}, {w.data() + size_t(n0) * s.k, s.n - n0}};
+  auto packed = be.pack_weights(parts, s.k, type);
+  std::vector<float> out(size_t(T) * s.n, NAN);
+  be.linear(out.data(), x.data(), *packed, T);
+  return out;
+}
+
+}  // namespace
+
+class TestCpuGemm : public QObject {
+  Q_OBJECT
+  std::mt19937 rng_{7};
+
+ private slots:
+  void initTestCase() {
+    qInfo("detected %s; testing %d instruction-set levels", cpu::isa_name(cpu::detect_isa()),
+          int(supportedIsas().size()));
+  }
+
+  void bf16Rounding() {
+    QCOMPARE(kernels::float_to_bf16(1.0f), uint16_t(0x3f80));
+    QCOMPARE(kernels::float_to_bf16(1.0f + 0x1p-8f), uint16_t(0x3f80));  // tie -> even (down)
+    QCOMPARE(kernels::float_to_bf16(1.0f + 3 * 0x1p-8f), uint16_t(0x3f82));  // tie -> even (up)
+    QCOMPARE(kernels::float_to_bf16(1.0f + 0x1p-8f + 0x1p-20f), uint16_t(0x3f81));
+    QCOMPARE(kernels::float_to_bf16(-0.0f), uint16_t(0x8000));
+    QCOMPARE(kernels::float_to_bf16(INFINITY), uint16_t(0x7f80));
+    QCOMPARE(kernels::float_to_bf16(3.4e38f), uint16_t(0x7f80));  // rounds past the largest bfloat16
+    QVERIFY(std::isnan(kernels::bf16_to_float(kernels::float_to_bf16(NAN))));
+    for (uint32_t b = 0; b < 0x10000; ++b) {  // every bfloat16 survives float and back
+      const float f = kernels::bf16_to_float(uint16_t(b));
+      if (!std::isnan(f)) QCOMPARE(kernels::float_to_bf16(f), uint16_t(b));
+    }
+  }
+
+  void packRoundTrip_data() {
+    QTest::addColumn<int>("type");
+    QTest::newRow("float32") << int(WeightType::kFloat32);
+    QTest::newRow("bfloat16") << int(WeightType::kBFloat16);
+  }
+  void packRoundTrip() {
+    QFETCH(int, type);
+    const WeightType t = WeightType(type);
+    for (const Shape s : kShapes) {
+      auto w = randomVec(size_t(s.n) * s.k, rng_);
+      const int n0 = s.n / 3;
+      const WeightPart parts[] = {{w.data(), n0}, {w.data() + size_t(n0) * s.k, s.n - n0}};
+      cpu::CpuPackedWeights p(parts, s.k, t);
+      p.fill(0, p.num_panels());
+      QCOMPARE(p.rows, s.n);
+      QCOMPARE(p.num_panels(), (s.n + 15) / 16);
+      QCOMPARE(p.padded_k(), t == WeightType::kBFloat16 ? (s.k + 1) / 2 * 2 : s.k);
+      QVERIFY(p.bytes >= size_t(p.num_panels()) * 16 * p.padded_k() * (t == WeightType::kBFloat16 ? 2 : 4));
+      for (int r = 0; r < s.n; ++r)
+        for (int c = 0; c < s.k; ++c) {
+          const float v = w[size_t(r) * s.k + c];
+          QCOMPARE(p.at(r, c), t == WeightType::kBFloat16 ? roundBf16(v) : v);
+        }
+      for (int r = s.n; r < p.num_panels() * 16; ++r)  // padding rows and columns are zero
+        for (int c = 0; c < p.padded_k(); ++c) QCOMPARE(p.at(r, c), 0.0f);
+    }
+  }
+
+  // Each level against a double reference: float32 rel. error < 1e-6; bfloat16 computes with
+  // x and W rounded to bfloat16 (products exact, float32 sums), rel. error < 1e-6 against that.
+  void linearMatchesReference() {
+    for (cpu::Isa isa : supportedIsas())
+      for (WeightType t : {WeightType::kFloat32, WeightType::kBFloat16}) {
+        auto be = cpu::make_cpu_backend(2, isa);
+        for (const Shape s : kShapes) {
+          const int T = 13;
+          auto x = randomVec(size_t(T) * s.k, rng_), w = randomVec(size_t(s.n) * s.k, rng_);
+          const auto out = runLinear(*be, x, w, T, s, t);
+          double num = 0, den = 0;
+          for (int i = 0; i < T; ++i)
+            for (int o = 0; o < s.n; ++o) {
+              double ref = 0;
+              for (int j = 0; j < s.k; ++j) {
+                float xv = x[size_t(i) * s.k + j], wv = w[size_t(o) * s.k + j];
+                if (t == WeightType::kBFloat16) xv = roundBf16(xv), wv = roundBf16(wv);
+                ref += double(xv) * wv;
+              }
+              const double d = out[size_t(i) * s.n + o] - ref;
+              num += d * d;
+              den += ref * ref;
+            }
+          const double err = std::sqrt(num / den);
+          QVERIFY2(err < 1e-6, qPrintable(QString("%1 %2 n=%3 k=%4: rel err %5")
+                                              .arg(cpu::isa_name(isa))
+                                              .arg(t == WeightType::kBFloat16 ? "bf16" : "f32")
+                                              .arg(s.n)
+                                              .arg(s.k)
+                                              .arg(err)));
+        }
+      }
+  }
+
+  // Float32: every level gives the scalar path's bits (the same fma sequence per element).
+  // Bfloat16: the emulated levels agree bitwise, and vdpbf16ps with them (no denormals here).
+  void linearBitwiseAcrossIsas() {
+    auto scalar = cpu::make_cpu_backend(1, cpu::Isa::kScalar);
+    for (WeightType t : {WeightType::kFloat32, WeightType::kBFloat16})
+      for (const Shape s : kShapes) {
+        const int T = 11;
+        auto x = randomVec(size_t(T) * s.k, rng_), w = randomVec(size_t(s.n) * s.k, rng_);
+        const auto ref = runLinear(*scalar, x, w, T, s, t);
+        for (cpu::Isa isa : supportedIsas()) {
+          auto be = cpu::make_cpu_backend(2, isa);
+          const auto out = runLinear(*be, x, w, T, s, t);
+          QVERIFY2(sameBits(out.data(), ref.data(), out.size()),
+                   qPrintable(QString("%1 n=%2 k=%3").arg(cpu::isa_name(isa)).arg(s.n).arg(s.k)));
+        }
+      }
+  }
+
+  // Row t of linear() is bitwise the same for T = 1..33 (tiles of every height, with and without
+  // k-blocking) and for 1, 2 or 3 threads.
+  void linearBatchInvariant() {
+    const int maxT = 33;
+    for (cpu::Isa isa : supportedIsas())
+      for (WeightType t : {WeightType::kFloat32, WeightType::kBFloat16})
+        for (const Shape s : {Shape{37, 61}, Shape{50, 700}, Shape{130, 40}}) {
+          auto x = randomVec(size_t(maxT) * s.k, rng_), w = randomVec(size_t(s.n) * s.k, rng_);
+          auto be2 = cpu::make_cpu_backend(2, isa);
+          const auto full = runLinear(*be2, x, w, maxT, s, t);
+          for (int threads : {1, 3}) {
+            auto be = cpu::make_cpu_backend(threads, isa);
+            QVERIFY(sameBits(runLinear(*be, x, w, maxT, s, t).data(), full.data(), full.size()));
+          }
+          for (int T = 1; T <= maxT; ++T) {
+            const auto part = runLinear(*be2, x, w, T, s, t);
+            QVERIFY2(sameBits(part.data(), full.data(), part.size()),
+                     qPrintable(QString("%1 T=%2 n=%3 k=%4").arg(cpu::isa_name(isa)).arg(T).arg(s.n).arg(s.k)));
+          }
+          for (int row = 0; row < maxT; row += 5) {  // a row alone, from anywhere in the batch
+            std::vector<float> one(x.begin() + size_t(row) * s.k, x.begin() + size_t(row + 1) * s.k);
+            const auto out = runLinear(*be2, one, w, 1, s, t);
+            QVERIFY(sameBits(out.data(), full.data() + size_t(row) * s.n, size_t(s.n)));
+          }
+        }
+  }
+
+  // matmul() on an unpacked matrix equals linear() on its float32 packing, bitwise.
+  void matmulEqualsLinear() {
+    auto be = kernels::make_cpu_backend(2);
+    const Shape s{37, 61};
+    const int T = 9;
+    auto x = randomVec(size_t(T) * s.k, rng_), w = randomVec(size_t(s.n) * s.k, rng_);
+    std::vector<float> out(size_t(T) * s.n);
+    be->matmul(out.data(), x.data(), w.data(), T, s.n, s.k);
+    QVERIFY(sameBits(out.data(), runLinear(*be, x, w, T, s, WeightType::kFloat32).data(), out.size()));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCpuGemm)
+#include "test_cpu_gemm.moc"

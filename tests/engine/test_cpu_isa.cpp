@@ -1,0 +1,231 @@
+// The non-GEMM CPU kernels on every instruction set this machine runs: paged attention, RMSNorm
+// (plain and fused with the residual add), SwiGLU and the fused Q/K/V RoPE + cache write agree
+// bitwise with the scalar path and with the default (composed) implementations in kernels/ops.h;
+// attention gives bitwise the same result for a prompt whether it is prefilled in one chunk, in
+// pieces, or batched with other requests.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/ops.h"
+
+using namespace pagedchat;
+using kernels::AttentionMetadata;
+
+namespace {
+
+std::vector<float> randomVec(size_t n, std::mt19937& rng, float scale = 1.0f) {
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+std::vector<cpu::Isa> supportedIsas() {
+  std::vector<cpu::Isa> v;
+  for (auto i : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Bf16})
+    if (cpu::isa_supported(i)) v.push_back(i);
+  return v;
+}
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+// The Backend base-class (default) implementations of the fused ops, over a CPU backend's basic
+// ops: what the fused CPU kernels must reproduce.
+class Composed final : public kernels::Backend {
+ public:
+  explicit Composed(kernels::Backend& b) : b_(b) {}
+  const char* name() const override { return "composed"; }
+  int num_threads() const override { return b_.num_threads(); }
+  void embedding(float* o, const float* t, const int* ids, int T, int d) override { b_.embedding(o, t, ids, T, d); }
+  void rms_norm(float* o, const float* x, const float* w, int T, int d, float e) override { b_.rms_norm(o, x, w, T, d, e); }
+  void matmul(float* o, const float* x, const float* w, int T, int n, int k) override { b_.matmul(o, x, w, T, n, k); }
+  void rotary_embedding(float* q, float* k, const int* p, int T, int h, int kvh, int hd, float th, bool nx) override {
+    b_.rotary_embedding(q, k, p, T, h, kvh, hd, th, nx);
+  }
+  void reshape_and_cache(const float* k, const float* v, float* kc, float* vc, const int64_t* s, int T, int w) override {
+    b_.reshape_and_cache(k, v, kc, vc, s, T, w);
+  }
+  void paged_attention(float* o, const float* q, const float* kc, const float* vc, const AttentionMetadata& m, int h,
+                       int kvh, int hd) override {
+    b_.paged_attention(o, q, kc, vc, m, h, kvh, hd);
+  }
+  void silu_and_mul(float* o, const float* g, const float* u, int T, int h) override { b_.silu_and_mul(o, g, u, T, h); }
+  void add(float* x, const float* y, int64_t n) override { b_.add(x, y, n); }
+
+ private:
+  kernels::Backend& b_;
+};
+
+// One request's paged layout: context `ctx` in shuffled blocks of `bs` tokens.
+struct Paged {
+  std::vector<int> table;
+  int maxb = 0;
+};
+
+}  // namespace
+
+class TestCpuIsa : public QObject {
+  Q_OBJECT
+  std::mt19937 rng_{11};
+
+ private slots:
+  void rowwiseOpsBitwiseAcrossIsas() {
+    const int T = 5, dim = 37, hidden = 45;
+    auto x = randomVec(size_t(T) * dim, rng_), y = randomVec(x.size(), rng_), w = randomVec(dim, rng_);
+    auto gu = randomVec(size_t(T) * 2 * hidden, rng_, 4.0f);
+    gu[3] = -120.0f;  // exp underflow and overflow paths of SiLU
+    gu[4] = 100.0f;
+    std::vector<std::vector<float>> ref;
+    for (cpu::Isa isa : supportedIsas()) {
+      auto be = cpu::make_cpu_backend(2, isa);
+      std::vector<float> norm(x.size()), fused(x.size()), res = x, swiglu(size_t(T) * hidden), sum = x;
+      be->rms_norm(norm.data(), x.data(), w.data(), T, dim, 1e-5f);
+      be->fused_add_rms_norm(fused.data(), res.data(), y.data(), w.data(), T, dim, 1e-5f);
+      be->silu_and_mul_stacked(swiglu.data(), gu.data(), T, hidden);
+      be->add(sum.data(), y.data(), int64_t(sum.size()));
+      // Against the definitions.
+      for (int t = 0; t < T; ++t) {
+        double ss = 0;
+        for (int j = 0; j < dim; ++j) ss += double(x[t * dim + j]) * x[t * dim + j];
+        const double inv = 1.0 / std::sqrt(ss / dim + 1e-5);
+        for (int j = 0; j < dim; ++j) QVERIFY(std::fabs(norm[t * dim + j] - w[j] * x[t * dim + j] * inv) < 1e-5);
+        for (int j = 0; j < hidden; ++j) {
+          const double g = gu[t * 2 * hidden + j], u = gu[t * 2 * hidden + hidden + j];
+          const double want = g / (1.0 + std::exp(-g)) * u;
+          QVERIFY2(std::fabs(swiglu[t * hidden + j] - want) <= 1e-6 * std::max(1.0, std::fabs(want)),
+                   qPrintable(QString("%1: silu(%2) * %3 = %4, want %5").arg(cpu::isa_name(isa)).arg(g).arg(u)
+                                  .arg(swiglu[t * hidden + j]).arg(want)));
+        }
+      }
+      for (size_t i = 0; i < x.size(); ++i) QCOMPARE(res[i], x[i] + y[i]);
+      QVERIFY(sameBits(res, sum));
+      // The fused op equals add then rms_norm.
+      std::vector<float> twostep(x.size());
+      be->rms_norm(twostep.data(), sum.data(), w.data(), T, dim, 1e-5f);
+      QVERIFY(sameBits(fused, twostep));
+      const std::vector<std::vector<float>> outs = {norm, fused, swiglu};
+      if (ref.empty()) ref = outs;
+      for (size_t i = 0; i < outs.size(); ++i) QVERIFY2(sameBits(outs[i], ref[i]), cpu::isa_name(isa));
+    }
+  }
+
+  void qkvRopeAndCacheMatchesComposed() {
+    const int T = 4, heads = 4, kvh = 2, hd = 8, qw = heads * hd, kvw = kvh * hd, w = qw + 2 * kvw;
+    auto qkv = randomVec(size_t(T) * w, rng_);
+    const std::vector<int> pos = {0, 7, 8, 300};
+    const std::vector<int64_t> slotMap = {5, -1, 0, 9};
+    for (cpu::Isa isa : supportedIsas())
+      for (bool neox : {false, true}) {
+        auto be = cpu::make_cpu_backend(2, isa);
+        Composed composed(*be);
+        std::vector<float> q1(size_t(T) * qw), q2(q1.size()), kc1(10 * kvw, 0), vc1(kc1), kc2(kc1), vc2(kc1);
+        be->qkv_rope_and_cache(q1.data(), qkv.data(), pos.data(), kc1.data(), vc1.data(), slotMap.data(), T, heads, kvh, hd,
+                               10000.0f, neox);
+        composed.qkv_rope_and_cache(q2.data(), qkv.data(), pos.data(), kc2.data(), vc2.data(), slotMap.data(), T, heads,
+                                    kvh, hd, 10000.0f, neox);
+        QVERIFY(sameBits(q1, q2));
+        QVERIFY(sameBits(kc1, kc2));
+        QVERIFY(sameBits(vc1, vc2));
+      }
+  }
+
+  // Three requests (a 9-token prefill after 20 cached, a decode at 45, a 40-token prefill from 0)
+  // in one call, against each one alone and against the prefill split into chunks; every
+  // instruction set gives the scalar result. Head dims 8, 48 and 64 (partial and whole vectors).
+  void attentionChunkAndBatchInvariant_data() {
+    QTest::addColumn<int>("hd");
+    QTest::addColumn<int>("bs");
+    QTest::newRow("hd8 bs4") << 8 << 4;
+    QTest::newRow("hd48 bs16") << 48 << 16;
+    QTest::newRow("hd64 bs16") << 64 << 16;
+    QTest::newRow("hd20 bs32") << 20 << 32;
+  }
+  void attentionChunkAndBatchInvariant() {
+    QFETCH(int, hd);
+    QFETCH(int, bs);
+    const int heads = 4, kvh = 2, qw = heads * hd, kvw = kvh * hd, nblocks = 40;
+    const std::vector<int> ctx = {29, 45, 40}, qlen = {9, 1, 40};
+    auto kc = randomVec(size_t(nblocks) * bs * kvw, rng_), vc = randomVec(kc.size(), rng_);
+    std::vector<int> perm(nblocks);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng_);
+    const int maxb = (45 + bs - 1) / bs;
+    std::vector<int> tables(3 * maxb, 0);
+    for (int r = 0, next = 0; r < 3; ++r)
+      for (int b = 0; b < (ctx[r] + bs - 1) / bs; ++b) tables[r * maxb + b] = perm[next++];
+    const int T = 50;
+    auto q = randomVec(size_t(T) * qw, rng_);
+    const std::vector<int> qsl = {0, 9, 10, 50};
+    auto run = [&](kernels::Backend& be, const std::vector<int>& reqs, const std::vector<std::pair<int, int>>& spans) {
+      // spans: per request (first query index within it, query count); returns out rows for them.
+      std::vector<int> loc = {0}, lens, tab;
+      std::vector<float> qq;
+      for (size_t i = 0; i < reqs.size(); ++i) {
+        const int r = reqs[i], first = spans[i].first, n = spans[i].second;
+        for (int j = 0; j < n; ++j) {
+          const float* src = q.data() + size_t(qsl[r] + first + j) * qw;
+          qq.insert(qq.end(), src, src + qw);
+        }
+        loc.push_back(loc.back() + n);
+        lens.push_back(ctx[r] - qlen[r] + first + n);
+        tab.insert(tab.end(), tables.begin() + r * maxb, tables.begin() + (r + 1) * maxb);
+      }
+      AttentionMetadata m{loc.data(), lens.data(), tab.data(), maxb, int(reqs.size()), bs};
+      std::vector<float> out(qq.size(), NAN);
+      be.paged_attention(out.data(), qq.data(), kc.data(), vc.data(), m, heads, kvh, hd);
+      return out;
+    };
+    std::vector<float> ref;
+    for (cpu::Isa isa : supportedIsas()) {
+      auto be = cpu::make_cpu_backend(2, isa);
+      const auto all = run(*be, {0, 1, 2}, {{0, 9}, {0, 1}, {0, 40}});
+      if (ref.empty()) ref = all;
+      QVERIFY2(sameBits(all, ref), cpu::isa_name(isa));
+      // Each request alone.
+      for (int r = 0; r < 3; ++r) {
+        const auto alone = run(*be, {r}, {{0, qlen[r]}});
+        QVERIFY(std::memcmp(alone.data(), all.data() + size_t(qsl[r]) * qw, alone.size() * sizeof(float)) == 0);
+      }
+      // Request 2's prefill in chunks 1 + 6 + 33 (as chunked prefill would run it).
+      int first = 0;
+      for (int n : {1, 6, 33}) {
+        const auto part = run(*be, {2}, {{first, n}});
+        QVERIFY(std::memcmp(part.data(), all.data() + size_t(qsl[2] + first) * qw, part.size() * sizeof(float)) == 0);
+        first += n;
+      }
+    }
+    // And the values: a double-precision softmax attention for a few rows.
+    for (int t : {0, 8, 9, 10, 49}) {
+      const int r = t < 9 ? 0 : t < 10 ? 1 : 2;
+      const int pos = ctx[r] - qlen[r] + (t - qsl[r]);
+      for (int h = 0; h < heads; ++h) {
+        auto kv = [&](const std::vector<float>& c, int p) {
+          return &c[size_t(tables[r * maxb + p / bs] * bs + p % bs) * kvw + size_t(h / (heads / kvh)) * hd];
+        };
+        std::vector<double> s(pos + 1);
+        double mx = -1e300, sum = 0;
+        for (int p = 0; p <= pos; ++p) {
+          double d = 0;
+          for (int i = 0; i < hd; ++i) d += double(q[size_t(t) * qw + h * hd + i]) * kv(kc, p)[i];
+          mx = std::max(mx, s[p] = d / std::sqrt(double(hd)));
+        }
+        for (auto& v : s) sum += (v = std::exp(v - mx));
+        for (int i = 0; i < hd; ++i) {
+          double o = 0;
+          for (int p = 0; p <= pos; ++p) o += s[p] / sum * kv(vc, p)[i];
+          QVERIFY(std::fabs(ref[size_t(t) * qw + h * hd + i] - o) < 1e-5);
+        }
+      }
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCpuIsa)
+#include "test_cpu_isa.moc"
