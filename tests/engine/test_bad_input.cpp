@@ -176,12 +176,6 @@ class TestBadInput : public QObject {
     QCOMPARE(engine.num_unfinished_requests(), 1);
   }
 
-  void badDtype() {
-    EngineConfig c = config(testpaths::stories260K());
-    c.dtype = "int3";
-    EXPECT_ERROR(LLM{c}, "dtype", "int3");
-  }
-
   void cacheTooSmall() {
     EngineConfig c = config(testpaths::stories260K());
     c.num_blocks = 3;  // 48 tokens < 512 positions
