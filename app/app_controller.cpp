@@ -4,6 +4,8 @@
 #include <QSet>
 #include <QSettings>
 
+#include <utility>
+
 #include "app/message_list_model.h"
 
 namespace {
@@ -21,6 +23,16 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   translator_ = translator ? translator : new Translator(settingsFile(dataDir_), this);
   connect(translator_, &Translator::languageChanged, this, &AppController::languageChanged);
   store_ = std::make_unique<ChatStore>(dataDir_);
+  // Conversations deleted in an earlier run whose undo time never ran out: gone for good now.
+  try {
+    store_->purgeDeletedConversations();
+  } catch (const StoreError& e) {
+    qWarning("pagedchat: %s", e.what());
+  }
+  undoTimer_ = new QTimer(this);
+  undoTimer_->setSingleShot(true);
+  undoTimer_->setInterval(undoTimeoutMs);
+  connect(undoTimer_, &QTimer::timeout, this, &AppController::commitDelete);
   settings_ = std::make_unique<QSettings>(settingsFile(dataDir_), QSettings::IniFormat);
   engine_ = new EngineClient(engineConfigFor(options), this, options.chatTemplate);
   throughput_ = new ThroughputMeter(engine_, this);
@@ -41,6 +53,7 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
 AppController::~AppController() {
   // Sessions save their replies through the store and cancel through the engine: they go first,
   // then the engine thread, then the store. The saved pane layout stays as it was.
+  commitDelete();
   panes_->disconnect(this);
   delete panes_;
   panes_ = nullptr;
@@ -96,15 +109,71 @@ void AppController::openConversation(qint64 id) {
 }
 
 void AppController::deleteConversation(qint64 id) {
+  commitDelete();  // one undo at a time: the previous one goes for good
+  const QString title = titleOf(id);
   for (ChatSession* s : panes_->sessions())
     if (s->conversationId() == id) s->closeConversation(/*deleted=*/true);
   try {
-    store_->deleteConversation(id);
+    store_->softDeleteConversation(id);
     setErrorText(QString());
+    undoDeleteId_ = id;
+    undoDeleteTitle_ = title.isEmpty() ? tr("Conversation") : title;
+    undoTimer_->start();
+    emit undoDeleteChanged();
   } catch (const StoreError& e) {
     setErrorText(QString::fromUtf8(e.what()));
   }
   conversations_->reload();
+}
+
+void AppController::undoDelete() {
+  if (undoDeleteId_ == 0) return;
+  const qint64 id = std::exchange(undoDeleteId_, 0);
+  undoTimer_->stop();
+  undoDeleteTitle_.clear();
+  emit undoDeleteChanged();
+  try {
+    store_->restoreConversation(id);
+    conversations_->reload();
+    openConversation(id);
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+  }
+}
+
+void AppController::commitDelete() {
+  if (undoDeleteId_ == 0) return;
+  const qint64 id = std::exchange(undoDeleteId_, 0);
+  undoTimer_->stop();
+  undoDeleteTitle_.clear();
+  emit undoDeleteChanged();
+  try {
+    store_->deleteConversation(id);
+  } catch (const StoreError& e) {
+    // Still hidden; purged on the next start.
+    qWarning("pagedchat: %s", e.what());
+  }
+}
+
+void AppController::renameConversation(qint64 id, const QString& title) {
+  const QString t = title.simplified();
+  if (t.isEmpty()) return;
+  try {
+    store_->renameConversation(id, t);
+    setErrorText(QString());
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+  }
+  onConversationsModified();
+}
+
+void AppController::setPinned(qint64 id, bool pinned) {
+  try {
+    store_->setPinned(id, pinned);
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+  }
+  onConversationsModified();
 }
 
 void AppController::onConversationsModified() {
@@ -120,7 +189,22 @@ void AppController::onConversationsModified() {
 
 QString AppController::titleOf(qint64 id) const {
   const int row = conversations_->rowOf(id);
-  return row >= 0 ? conversations_->conversations().at(row).title : QString();
+  if (row >= 0) return conversations_->conversations().at(row).title;
+  try {  // not among the loaded rows
+    return store_->conversation(id).title;
+  } catch (const StoreError&) {
+    return QString();
+  }
+}
+
+bool AppController::conversationExists(qint64 id) const {
+  if (id == 0) return false;
+  if (conversations_->rowOf(id) >= 0) return true;
+  try {
+    return !store_->conversation(id).deletedAt.isValid();
+  } catch (const StoreError&) {
+    return false;
+  }
 }
 
 void AppController::restorePanes() {
@@ -132,7 +216,7 @@ void AppController::restorePanes() {
 
   QSet<qint64> shown;
   for (qint64& id : saved) {
-    if (conversations_->rowOf(id) < 0 || shown.contains(id)) id = 0;
+    if (!conversationExists(id) || shown.contains(id)) id = 0;
     if (id != 0) shown.insert(id);
   }
   // Panes without a (still existing) conversation take the newest ones not shown elsewhere.

@@ -3,6 +3,9 @@
 
 #include <QObject>
 #include <QString>
+#include <QTimer>
+#include <QUrl>
+#include <QVariantList>
 
 #include <memory>
 
@@ -32,6 +35,8 @@ class AppController : public QObject {
   /// The UI language: "system", "en" or "ko" (saved in pagedchat.ini; switches at once).
   Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
   Q_PROPERTY(Translator* translator READ translator CONSTANT)
+  /// Title of the conversation deleteConversation() just hid; empty when there is nothing to undo.
+  Q_PROPERTY(QString undoDeleteTitle READ undoDeleteTitle NOTIFY undoDeleteChanged)
 
  public:
   /// Opens (creating) the store in options.dataDir and restores the panes. Throws StoreError.
@@ -52,8 +57,32 @@ class AppController : public QObject {
   Q_INVOKABLE void newConversation();
   /// Shows conversation `id`: focuses the pane that already shows it, else opens it in the current pane.
   Q_INVOKABLE void openConversation(qint64 id);
-  /// Deletes conversation `id` and its messages; panes showing it become empty.
+  /// Deletes conversation `id`: hidden at once (panes showing it become empty), deleted for good
+  /// when the undo time (undoTimeoutMs) has passed, another conversation is deleted, or on the
+  /// next start. undoDelete() brings it back until then.
   Q_INVOKABLE void deleteConversation(qint64 id);
+  /// Restores the conversation deleteConversation() hid last.
+  Q_INVOKABLE void undoDelete();
+  /// Deletes the hidden conversation for good now (the undo banner was dismissed or timed out).
+  Q_INVOKABLE void commitDelete();
+  Q_INVOKABLE void renameConversation(qint64 id, const QString& title);
+  Q_INVOKABLE void setPinned(qint64 id, bool pinned);
+  /// Full-text search (ChatStore::search): a list of {messageId, conversationId, title, role,
+  /// snippet (rich text, matches in bold)}.
+  Q_INVOKABLE QVariantList search(const QString& text) const;
+  /// Opens a search result: the conversation in the current pane, scrolled to the message.
+  Q_INVOKABLE void openSearchResult(qint64 conversationId, qint64 messageId);
+  /// Writes conversation `id` to `file` (a path or file: URL) as "markdown" or "json". Returns
+  /// false and sets errorText when it cannot.
+  Q_INVOKABLE bool exportConversation(qint64 id, const QUrl& file, const QString& format);
+  /// Imports a JSON file written by exportConversation() and opens it; returns the new
+  /// conversation's id, or 0 (errorText says why).
+  Q_INVOKABLE qint64 importConversation(const QUrl& file);
+  /// Clears errorText (the banner's close button).
+  Q_INVOKABLE void clearError() { setErrorText(QString()); }
+  /// How long a deleted conversation can be brought back (ms).
+  static constexpr int undoTimeoutMs = 8000;
+  QString undoDeleteTitle() const { return undoDeleteTitle_; }
 
   EngineClient* engine() const { return engine_; }
   ConversationListModel* conversations() const { return conversations_; }
@@ -71,12 +100,14 @@ class AppController : public QObject {
   void currentConversationChanged();
   void errorTextChanged();
   void languageChanged();
+  void undoDeleteChanged();
 
  private:
   void onConversationsModified();
   void restorePanes();
   void savePanes();
   QString titleOf(qint64 id) const;
+  bool conversationExists(qint64 id) const;
   void setErrorText(const QString& text);
 
   QString dataDir_;
@@ -91,4 +122,7 @@ class AppController : public QObject {
   QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;
   bool restoring_ = false;
+  qint64 undoDeleteId_ = 0;      ///< soft-deleted, waiting for undo or purge
+  QString undoDeleteTitle_;
+  QTimer* undoTimer_ = nullptr;
 };

@@ -7,8 +7,11 @@ const QString kAssistant = QStringLiteral("assistant");
 const QString kJoin = QStringLiteral("\n\n");
 }  // namespace
 
-QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<MessageRecord>& history,
-                                       const QString& userMessage) {
+namespace {
+/// The common part: system message first, `history` with roles alternating, then `last` (role,
+/// text) when `last.role` is not empty.
+QList<PromptMessage> build(const QString& systemPrompt, const QList<MessageRecord>& history,
+                           const PromptMessage& last) {
   QStringList system;
   if (!systemPrompt.isEmpty()) system.append(systemPrompt);
   QList<PromptMessage> turns;
@@ -27,8 +30,20 @@ QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<
       add(m.role, m.text);
     }
   }
-  add(kUser, userMessage);
+  if (!last.role.isEmpty()) add(last.role, last.text);
   if (!system.isEmpty()) turns.prepend({kSystem, system.join(kJoin)});
+  return turns;
+}
+}  // namespace
+
+QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<MessageRecord>& history,
+                                       const QString& userMessage) {
+  return build(systemPrompt, history, {kUser, userMessage});
+}
+
+QList<PromptMessage> buildContinuationMessages(const QString& systemPrompt, const QList<MessageRecord>& history) {
+  QList<PromptMessage> turns = build(systemPrompt, history, {});
+  if (turns.isEmpty() || turns.constLast().role != kAssistant) return {};
   return turns;
 }
 

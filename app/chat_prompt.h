@@ -30,5 +30,10 @@ Q_DECLARE_METATYPE(PromptMessage)
 QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<MessageRecord>& history,
                                        const QString& userMessage);
 
+/// The messages of a continuation: as buildChatMessages() without a new user message, `history`
+/// ending with the assistant reply to continue (sent with EngineClient::submit(..., continueLast)).
+/// Empty when the last message (after joining) is not an assistant reply.
+QList<PromptMessage> buildContinuationMessages(const QString& systemPrompt, const QList<MessageRecord>& history);
+
 /// The engine's form of `messages` (UTF-8).
 std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages);

@@ -60,24 +60,18 @@ bool ChatSession::send() {
     setErrorText(tr("No model is loaded: %1").arg(engine_->loadError()));
     return false;
   }
-  const QList<MessageRecord> history = [this] {
-    QList<MessageRecord> h;
-    for (int i = 0; i < messages_->rowCount(); ++i) h.append(messages_->at(i));
-    return h;
-  }();
-  PendingTurn turn;
-  turn.active = true;
-  turn.draft = inputText_;
-  turn.text = text;
+  const QList<MessageRecord> history = rows(0, messages_->rowCount());
+  bool createdConversation = false;
+  QString titleBefore;
   try {
     if (conversationId_ == 0) {
       title_ = titleFor(text);
       conversationId_ = store_->createConversation(title_);
-      turn.createdConversation = true;
+      createdConversation = true;
       emit conversationChanged();
       emit titleChanged();
     } else if (history.isEmpty() && title_ == tr("New chat")) {
-      turn.titleBefore = title_;
+      titleBefore = title_;
       setTitle(titleFor(text));
       store_->renameConversation(conversationId_, title_);
     }
@@ -86,38 +80,75 @@ bool ChatSession::send() {
     emit conversationsModified();
     return false;
   }
+  const qint64 parent = history.isEmpty() ? 0 : history.constLast().id;
+  if (!startReply(history, text, parent, 0, inputText_, createdConversation, titleBefore)) return false;
+  setInputText(QString());
+  return true;
+}
+
+QList<MessageRecord> ChatSession::rows(int from, int to) const {
+  QList<MessageRecord> out;
+  for (int i = qMax(0, from); i < qMin(to, messages_->rowCount()); ++i) out.append(messages_->at(i));
+  return out;
+}
+
+bool ChatSession::startReply(const QList<MessageRecord>& history, const QString& userText,
+                             qint64 userParentId, qint64 existingUserId, const QString& draft,
+                             bool createdConversation, const QString& titleBefore) {
   // The user's message (and an empty reply) are committed before the request is submitted; if the
   // engine refuses it, onRequestRejected() takes them out again.
-  MessageRecord user;
+  PendingTurn turn;
+  turn.active = true;
+  turn.draft = draft;
+  turn.text = userText;
+  turn.createdConversation = createdConversation;
+  turn.titleBefore = titleBefore;
   MessageRecord reply;
-  user.conversationId = reply.conversationId = conversationId_;
-  user.role = QStringLiteral("user");
-  user.text = text;
-  user.createdAt = reply.createdAt = QDateTime::currentDateTimeUtc();
+  reply.conversationId = conversationId_;
+  reply.createdAt = QDateTime::currentDateTimeUtc();
   reply.role = QStringLiteral("assistant");
   setErrorText(QString());
-  turn.userRow = messages_->append(user);
-  replyRow_ = messages_->append(reply, /*streaming=*/true);
   try {
-    turn.userId = store_->addMessage(conversationId_, QStringLiteral("user"), text);
-    turn.replyId = store_->addMessage(conversationId_, QStringLiteral("assistant"), QString());
+    turn.leafBefore = store_->conversation(conversationId_).currentLeafId;
+    qint64 userId = existingUserId;
+    if (existingUserId == 0) {
+      MessageRecord user;
+      user.conversationId = conversationId_;
+      user.parentId = userParentId;
+      user.role = QStringLiteral("user");
+      user.text = userText;
+      user.createdAt = reply.createdAt;
+      userId = turn.userId =
+          store_->addMessage(conversationId_, user.role, userText, QString(), userParentId);
+      user.id = userId;
+      turn.userRow = messages_->append(user);
+      refreshSiblings(turn.userRow);
+    }
+    reply.parentId = userId;
+    reply.id = turn.replyId = store_->addMessage(conversationId_, reply.role, QString(), QString(), userId);
   } catch (const StoreError& e) {
-    messages_->removeFrom(turn.userRow);
-    replyRow_ = -1;
+    if (turn.userId != 0) {
+      try {
+        store_->deleteMessage(turn.userId);
+      } catch (const StoreError&) {
+      }
+    }
+    reloadBranch();
     setErrorText(QString::fromUtf8(e.what()));
     emit conversationsModified();
     return false;
   }
-  messages_->setMessageId(turn.userRow, turn.userId);
-  messages_->setMessageId(replyRow_, turn.replyId);
+  replyRow_ = messages_->append(reply, /*streaming=*/true);
+  if (turn.userRow < 0) turn.userRow = replyRow_;
+  refreshSiblings(replyRow_);
   pending_ = turn;
   replyId_ = turn.replyId;
   replyText_.clear();
   replyDirty_ = false;
   promptTokens_ = cachedPromptTokens_ = 0;
-  requestId_ = engine_->submit(buildChatMessages(systemPrompt_, history, text), samplingParams());
+  lastRequest_ = buildChatMessages(systemPrompt_, history, userText);
+  requestId_ = engine_->submit(lastRequest_, samplingParams());
   saveTimer_.start();
-  setInputText(QString());
   emit busyChanged();
   emit conversationsModified();
   return true;
@@ -131,7 +162,7 @@ void ChatSession::openConversation(qint64 id, const QString& title) {
   closeConversation();
   QList<MessageRecord> records;
   try {
-    records = store_->messages(id);
+    records = store_->branch(id);
   } catch (const StoreError& e) {
     setErrorText(QString::fromUtf8(e.what()));
     return;
@@ -217,26 +248,40 @@ void ChatSession::onRequestRejected(const QString& requestId, const QString& mes
   // Refused before it started: take the turn back as if it had not been sent.
   const PendingTurn turn = std::exchange(pending_, {});
   saveTimer_.stop();
-  messages_->removeFrom(turn.userRow);
   requestId_.clear();
+  if (turn.continuation) {  // nothing new was stored: the reply is as it was
+    messages_->finish(replyRow_, turn.finishBefore);
+    replyId_ = 0;
+    replyRow_ = -1;
+    setErrorText(tr("Not continued: %1").arg(message));
+    emit busyChanged();
+    return;
+  }
+  replyId_ = 0;
   replyRow_ = -1;
   try {
     store_->deleteMessage(turn.replyId);
-    store_->deleteMessage(turn.userId);
+    if (turn.userId != 0) store_->deleteMessage(turn.userId);
     if (turn.createdConversation) {
       store_->deleteConversation(conversationId_);
       conversationId_ = 0;
       emit conversationChanged();
       setTitle(QString());
-    } else if (!turn.titleBefore.isNull()) {
-      store_->renameConversation(conversationId_, turn.titleBefore);
-      setTitle(turn.titleBefore);
+    } else {
+      store_->setCurrentLeaf(conversationId_, turn.leafBefore);
+      if (!turn.titleBefore.isNull()) {
+        store_->renameConversation(conversationId_, turn.titleBefore);
+        setTitle(turn.titleBefore);
+      }
     }
   } catch (const StoreError&) {
     // Best effort: the conversation then stays in the list, empty, under the new title.
   }
-  setInputText(inputText_.isEmpty() ? turn.draft : turn.draft + QLatin1Char('\n') + inputText_);
-  setErrorText(tr("Not sent: %1 Your text is back in the input box.").arg(message));
+  reloadBranch();
+  if (!turn.draft.isNull())
+    setInputText(inputText_.isEmpty() ? turn.draft : turn.draft + QLatin1Char('\n') + inputText_);
+  setErrorText(turn.draft.isNull() ? tr("Not sent: %1").arg(message)
+                                   : tr("Not sent: %1 Your text is back in the input box.").arg(message));
   emit busyChanged();
   emit conversationsModified();
 }
@@ -252,6 +297,7 @@ void ChatSession::finishReply(const QString& finishReason, bool save) {
   if (save) commitTurn();  // stopped (or the app quit) before the engine's first delta
   pending_ = {};
   if (save) saveReply(finishReason.isEmpty() ? QStringLiteral("stop") : finishReason);
+
   messages_->finish(replyRow_, finishReason);
   requestId_.clear();
   replyId_ = 0;

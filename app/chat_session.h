@@ -6,6 +6,7 @@
 #include <QString>
 #include <QTimer>
 
+#include "app/chat_prompt.h"
 #include "app/request_delta.h"
 #include "engine/sampling_params.h"
 
@@ -46,6 +47,28 @@ class ChatSession : public QObject {
   Q_INVOKABLE bool send();
   /// Stops the generation in flight; the reply keeps the text so far.
   Q_INVOKABLE void stop();
+
+  // Message actions (chat_session_branches.cpp). None runs while a reply is generated; each
+  // returns false (and sets errorText when it is worth saying why) when nothing was done.
+  /// Generates a new answer to the last question: a new assistant message beside the last one
+  /// (same parent); the old answer stays as a sibling branch.
+  Q_INVOKABLE bool regenerate();
+  /// Sends `text` in place of the user message at `row`: a new user message beside it (same
+  /// parent) and a new answer; the old branch stays and can be switched back to.
+  Q_INVOKABLE bool editMessage(int row, const QString& text);
+  /// Shows the sibling `step` places from the message at `row` (-1 previous, +1 next) and the
+  /// newest branch below it.
+  Q_INVOKABLE bool switchBranch(int row, int step);
+  /// Continues the last answer when it was cut off (finish reason "length", "abort" or none):
+  /// the conversation is sent with that answer open at the end, and the new text is appended to it.
+  Q_INVOKABLE bool continueReply();
+  /// True when continueReply() applies to the last row.
+  Q_INVOKABLE bool canContinue() const;
+  /// Shows message `messageId` (switching to a branch through it when needed) and emits
+  /// messageShown(row) for the view to scroll to and highlight it.
+  Q_INVOKABLE bool showMessage(qint64 messageId);
+  /// The messages of the latest request (tests, debugging).
+  QList<PromptMessage> lastRequest() const { return lastRequest_; }
 
   /// Shows conversation `id` (stopping and saving a generation in flight first).
   void openConversation(qint64 id, const QString& title);
@@ -89,11 +112,24 @@ class ChatSession : public QObject {
   void conversationsModified();
   /// A reply finished (reason "stop", "length" or "abort").
   void replyFinished(const QString& finishReason);
+  /// showMessage() put the message at `row`: scroll there and highlight it.
+  void messageShown(int row, qint64 messageId);
 
  private:
   void onStepFinished(const QList<RequestDelta>& deltas);
   void onRequestRejected(const QString& requestId, const QString& message);
   bool commitTurn();
+  /// Starts a reply: adds the user message `userText` under `userParentId` (unless
+  /// `existingUserId` names the question being answered again) and an empty answer, then submits
+  /// `history` + the question. `draft` goes back to the input box if the engine refuses.
+  bool startReply(const QList<MessageRecord>& history, const QString& userText, qint64 userParentId,
+                  qint64 existingUserId, const QString& draft, bool createdConversation,
+                  const QString& titleBefore);
+  /// Re-reads the shown branch from the store.
+  void reloadBranch();
+  /// Sets the sibling position of `row` (its message is the newest of its siblings).
+  void refreshSiblings(int row);
+  QList<MessageRecord> rows(int from, int to) const;
   void finishReply(const QString& finishReason, bool save = true);
   void saveReply(const QString& finishReason = QString());
   void setErrorText(const QString& text);
@@ -121,6 +157,9 @@ class ChatSession : public QObject {
     qint64 userId = 0, replyId = 0;    ///< store ids, written before the request is submitted
     bool createdConversation = false;  ///< send() created conversationId_
     QString titleBefore;               ///< null unless send() renamed the conversation
+    qint64 leafBefore = 0;             ///< the shown branch before (restored on rejection)
+    bool continuation = false;         ///< continueReply(): nothing new in the store
+    QString finishBefore;              ///< the continued reply's finish reason before
   };
   PendingTurn pending_;
   QString requestId_;       ///< request in flight, empty when idle
@@ -129,4 +168,5 @@ class ChatSession : public QObject {
   QString replyText_;
   bool replyDirty_ = false; ///< text not yet written to the store
   QTimer saveTimer_;
+  QList<PromptMessage> lastRequest_;
 };

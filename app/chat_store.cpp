@@ -4,6 +4,7 @@
 // transaction, so all writes are durable when the method returns. Every failing statement
 // throws StoreError carrying SQLite's message and the database path.
 #include "app/chat_store.h"
+#include "app/chat_store_sql.h"
 
 #include <QDir>
 #include <QFile>
@@ -12,6 +13,7 @@
 #include <QSqlDriver>
 #include <QSqlError>
 #include <QSqlQuery>
+#include <QSqlRecord>
 #include <QVariant>
 #include <QVariantList>
 
@@ -20,90 +22,14 @@
 
 #include <sys/stat.h>
 
+using namespace chatstore;
+
 namespace {
 
-constexpr int kSchemaVersion = 1;        // PRAGMA user_version written by migrate()
 constexpr int kBusyTimeoutMs = 2000;     // how long a write waits for another connection's lock
 const char kFileName[] = "pagedchat.sqlite3";
 
 std::atomic<quint64> g_connectionCounter{0};
-
-[[noreturn]] void fail(const QString& path, const QString& what, const QString& detail) {
-  throw StoreError(QStringLiteral("ChatStore: %1: %2 (database: %3)")
-                       .arg(what, detail.trimmed(), QDir::toNativeSeparators(path))
-                       .toStdString());
-}
-
-[[noreturn]] void failQuery(const QString& path, const QString& sql, const QSqlError& error) {
-  fail(path, QStringLiteral("\"%1\" failed").arg(sql.simplified()), error.text());
-}
-
-/// Prepares, binds and runs one statement; throws StoreError when any step fails.
-QSqlQuery exec(const QSqlDatabase& db, const QString& path, const QString& sql,
-               const QVariantList& binds = {}) {
-  QSqlQuery q(db);
-  q.setForwardOnly(true);
-  if (!q.prepare(sql)) failQuery(path, sql, q.lastError());
-  for (const QVariant& v : binds) q.addBindValue(v);
-  if (!q.exec()) failQuery(path, sql, q.lastError());
-  return q;
-}
-
-/// Runs a statement that yields one row and returns its first column.
-QVariant scalar(const QSqlDatabase& db, const QString& path, const QString& sql,
-                const QVariantList& binds = {}) {
-  QSqlQuery q = exec(db, path, sql, binds);
-  if (!q.next()) {
-    if (q.lastError().isValid()) failQuery(path, sql, q.lastError());
-    fail(path, QStringLiteral("\"%1\" returned no row").arg(sql), QString());
-  }
-  return q.value(0);
-}
-
-/// Reads the next row, distinguishing "no more rows" from a read error (e.g. corruption).
-bool nextRow(QSqlQuery& q, const QString& path, const QString& sql) {
-  if (q.next()) return true;
-  if (q.lastError().isValid()) failQuery(path, sql, q.lastError());
-  return false;
-}
-
-/// BEGIN IMMEDIATE on construction (takes the write lock up front, so a locked database fails
-/// here rather than half-way through), ROLLBACK on destruction unless commit() succeeded.
-class WriteTransaction {
- public:
-  WriteTransaction(const QSqlDatabase& db, const QString& path) : m_db(db), m_path(path) {
-    exec(m_db, m_path, QStringLiteral("BEGIN IMMEDIATE"));
-  }
-  ~WriteTransaction() {
-    if (!m_done) {
-      QSqlQuery q(m_db);
-      q.exec(QStringLiteral("ROLLBACK"));  // best effort; never throws from a destructor
-    }
-  }
-  WriteTransaction(const WriteTransaction&) = delete;
-  WriteTransaction& operator=(const WriteTransaction&) = delete;
-
-  void commit() {
-    exec(m_db, m_path, QStringLiteral("COMMIT"));
-    m_done = true;
-  }
-
- private:
-  QSqlDatabase m_db;
-  QString m_path;
-  bool m_done = false;
-};
-
-QDateTime parseStamp(const QVariant& v) {
-  if (v.isNull()) return {};
-  QDateTime t = QDateTime::fromString(v.toString(), Qt::ISODateWithMs);
-  return t.isValid() ? t.toUTC() : QDateTime();
-}
-
-/// Binds a possibly-null QString as '' rather than SQL NULL (the text columns are NOT NULL).
-QVariant textValue(const QString& s) {
-  return s.isNull() ? QVariant(QString(QLatin1String(""))) : QVariant(s);
-}
 
 /// Why QDir::mkpath(dir) failed, in words: a file where a folder should be, or the system's reason
 /// (permission denied, read-only file system, ...) for the first folder that could not be made.
@@ -179,69 +105,9 @@ void ChatStore::openDatabase(const QString& dataDir) {
              problems.mid(0, 5).join(QLatin1String("; ")));
     }
 
-    // WAL is persistent in the file; the result row names the mode actually in effect (some file
-    // systems cannot do WAL, in which case SQLite keeps the rollback journal, which is still safe).
-    scalar(db, m_path, QStringLiteral("PRAGMA journal_mode = WAL"));
     if (scalar(db, m_path, QStringLiteral("PRAGMA foreign_keys")).toInt() != 1)
       fail(m_path, QStringLiteral("cannot enable foreign keys"), QString());
   }
-}
-
-void ChatStore::migrate() {
-  const QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-  const QString userVersionSql = QStringLiteral("PRAGMA user_version");
-
-  auto checkVersion = [&](int version) {
-    if (version > kSchemaVersion)
-      fail(m_path,
-           QStringLiteral("the database schema version %1 is newer than this version of "
-                          "PagedChat supports (%2); please update PagedChat")
-               .arg(version)
-               .arg(kSchemaVersion),
-           QString());
-    if (version < 0)
-      fail(m_path, QStringLiteral("invalid database schema version %1").arg(version), QString());
-  };
-
-  int version = scalar(db, m_path, userVersionSql).toInt();
-  checkVersion(version);
-  if (version == kSchemaVersion) return;
-
-  WriteTransaction tx(db, m_path);
-  version = scalar(db, m_path, userVersionSql).toInt();  // another process may have migrated
-  checkVersion(version);
-  if (version == kSchemaVersion) return;  // tx rolls back (nothing written)
-
-  while (version < kSchemaVersion) {
-    switch (version) {
-      case 0:  // -> 1: initial schema
-        exec(db, m_path, QStringLiteral(
-            "CREATE TABLE IF NOT EXISTS conversations ("
-            " id INTEGER PRIMARY KEY,"
-            " title TEXT NOT NULL,"
-            " created_at TEXT,"
-            " updated_at TEXT)"));
-        exec(db, m_path, QStringLiteral(
-            "CREATE TABLE IF NOT EXISTS messages ("
-            " id INTEGER PRIMARY KEY,"
-            " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
-            " role TEXT NOT NULL CHECK(role IN ('system','user','assistant')),"
-            " text TEXT NOT NULL,"
-            " finish_reason TEXT NOT NULL DEFAULT '',"
-            " created_at TEXT)"));
-        exec(db, m_path, QStringLiteral(
-            "CREATE INDEX IF NOT EXISTS messages_conversation_id"
-            " ON messages(conversation_id, id)"));
-        break;
-      default:
-        fail(m_path, QStringLiteral("no migration from schema version %1").arg(version),
-             QString());
-    }
-    ++version;
-  }
-  // PRAGMA does not take bound parameters; version is an int we computed.
-  exec(db, m_path, QStringLiteral("PRAGMA user_version = %1").arg(version));
-  tx.commit();
 }
 
 void ChatStore::close() {
@@ -263,14 +129,6 @@ QString ChatStore::nextTimestamp() {
   return now.toString(Qt::ISODateWithMs);
 }
 
-namespace {
-QSqlDatabase openConnection(const QString& name, const QString& path) {
-  if (name.isEmpty()) fail(path, QStringLiteral("the store is closed"), QString());
-  QSqlDatabase db = QSqlDatabase::database(name, false);
-  if (!db.isOpen()) fail(path, QStringLiteral("the store is closed"), QString());
-  return db;
-}
-}  // namespace
 
 qint64 ChatStore::createConversation(const QString& title) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
@@ -297,38 +155,115 @@ void ChatStore::deleteConversation(qint64 id) {
   exec(db, m_path, QStringLiteral("DELETE FROM conversations WHERE id = ?"), {id});
 }
 
-QList<ConversationRecord> ChatStore::conversations() const {
+namespace {
+const QString kConversationColumns = QStringLiteral(
+    "id, title, created_at, updated_at, pinned, current_leaf_id, deleted_at");
+
+ConversationRecord readConversation(const QSqlQuery& q) {
+  ConversationRecord r;
+  r.id = q.value(0).toLongLong();
+  r.title = q.value(1).toString();
+  r.createdAt = parseStamp(q.value(2));
+  r.updatedAt = parseStamp(q.value(3));
+  r.pinned = q.value(4).toInt() != 0;
+  r.currentLeafId = q.value(5).toLongLong();
+  r.deletedAt = parseStamp(q.value(6));
+  return r;
+}
+}  // namespace
+
+QList<ConversationRecord> ChatStore::conversations(int offset, int limit) const {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  // Served by the partial index conversations_live (see chat_store_migrations.cpp): a page is a
+  // short index range scan, whatever the number of conversations.
   const QString sql = QStringLiteral(
-      "SELECT id, title, created_at, updated_at FROM conversations"
-      " ORDER BY updated_at DESC, id DESC");
-  QSqlQuery q = exec(db, m_path, sql);
+      "SELECT %1 FROM conversations WHERE deleted_at IS NULL"
+      " ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ? OFFSET ?").arg(kConversationColumns);
+  QSqlQuery q = exec(db, m_path, sql, {limit < 0 ? -1 : limit, qMax(0, offset)});
   QList<ConversationRecord> out;
-  while (nextRow(q, m_path, sql)) {
-    ConversationRecord r;
-    r.id = q.value(0).toLongLong();
-    r.title = q.value(1).toString();
-    r.createdAt = parseStamp(q.value(2));
-    r.updatedAt = parseStamp(q.value(3));
-    out.append(r);
-  }
+  while (nextRow(q, m_path, sql)) out.append(readConversation(q));
   return out;
 }
 
+int ChatStore::conversationCount() const {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  return scalar(db, m_path,
+                QStringLiteral("SELECT count(*) FROM conversations WHERE deleted_at IS NULL"))
+      .toInt();
+}
+
+ConversationRecord ChatStore::conversation(qint64 id) const {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  const QString sql =
+      QStringLiteral("SELECT %1 FROM conversations WHERE id = ?").arg(kConversationColumns);
+  QSqlQuery q = exec(db, m_path, sql, {id});
+  if (!nextRow(q, m_path, sql))
+    fail(m_path, QStringLiteral("cannot read conversation %1").arg(id),
+         QStringLiteral("no such conversation"));
+  return readConversation(q);
+}
+
+void ChatStore::setPinned(qint64 id, bool pinned) {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  QSqlQuery q = exec(db, m_path, QStringLiteral("UPDATE conversations SET pinned = ? WHERE id = ?"),
+                     {pinned ? 1 : 0, id});
+  if (q.numRowsAffected() == 0)
+    fail(m_path, QStringLiteral("cannot pin conversation %1").arg(id),
+         QStringLiteral("no such conversation"));
+}
+
+void ChatStore::softDeleteConversation(qint64 id) {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  exec(db, m_path, QStringLiteral("UPDATE conversations SET deleted_at = ? WHERE id = ?"),
+       {nextTimestamp(), id});
+}
+
+void ChatStore::restoreConversation(qint64 id) {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  exec(db, m_path, QStringLiteral("UPDATE conversations SET deleted_at = NULL WHERE id = ?"), {id});
+}
+
+int ChatStore::purgeDeletedConversations(const QDateTime& cutoff) {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  if (!cutoff.isValid()) {
+    QSqlQuery q = exec(db, m_path,
+                       QStringLiteral("DELETE FROM conversations WHERE deleted_at IS NOT NULL"));
+    return q.numRowsAffected();
+  }
+  QSqlQuery q = exec(db, m_path,
+                     QStringLiteral("DELETE FROM conversations WHERE deleted_at IS NOT NULL"
+                                    " AND deleted_at <= ?"),
+                     {cutoff.toUTC().toString(Qt::ISODateWithMs)});
+  return q.numRowsAffected();
+}
+
 qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const QString& text,
-                             const QString& finishReason) {
+                             const QString& finishReason, qint64 parentId) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString now = nextTimestamp();
   WriteTransaction tx(db, m_path);
+  if (parentId == kAppendToBranch) {
+    const QString sql = QStringLiteral("SELECT current_leaf_id FROM conversations WHERE id = ?");
+    QSqlQuery q = exec(db, m_path, sql, {conversationId});
+    parentId = nextRow(q, m_path, sql) ? q.value(0).toLongLong() : 0;
+  } else if (parentId != 0) {
+    const QVariant owner = scalar(
+        db, m_path, QStringLiteral("SELECT (SELECT conversation_id FROM messages WHERE id = ?)"),
+        {parentId});
+    if (owner.isNull() || owner.toLongLong() != conversationId)
+      fail(m_path, QStringLiteral("cannot add a message to conversation %1").arg(conversationId),
+           QStringLiteral("parent message %1 is not in that conversation").arg(parentId));
+  }
   QSqlQuery q = exec(db, m_path,
-                     QStringLiteral("INSERT INTO messages(conversation_id, role, text,"
-                                    " finish_reason, created_at) VALUES(?, ?, ?, ?, ?)"),
-                     {conversationId, textValue(role), textValue(text), textValue(finishReason),
-                      now});
+                     QStringLiteral("INSERT INTO messages(conversation_id, parent_id, role, text,"
+                                    " finish_reason, created_at) VALUES(?, ?, ?, ?, ?, ?)"),
+                     {conversationId, idOrNull(parentId), textValue(role), textValue(text),
+                      textValue(finishReason), now});
   const qint64 id = q.lastInsertId().toLongLong();
   q.finish();
-  exec(db, m_path, QStringLiteral("UPDATE conversations SET updated_at = ? WHERE id = ?"),
-       {now, conversationId});
+  exec(db, m_path,
+       QStringLiteral("UPDATE conversations SET updated_at = ?, current_leaf_id = ? WHERE id = ?"),
+       {now, id, conversationId});
   tx.commit();
   return id;
 }
@@ -353,25 +288,56 @@ void ChatStore::updateMessage(qint64 messageId, const QString& text, const QStri
 
 void ChatStore::deleteMessage(qint64 messageId) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  WriteTransaction tx(db, m_path);
+  const QString sql = QStringLiteral("SELECT conversation_id, parent_id FROM messages WHERE id = ?");
+  QSqlQuery q = exec(db, m_path, sql, {messageId});
+  if (!nextRow(q, m_path, sql)) return;  // unknown: nothing to do (tx rolls back)
+  const qint64 conversationId = q.value(0).toLongLong();
+  const qint64 parentId = q.value(1).toLongLong();
+  q.finish();
+  // Is the current leaf at or below the message? Then the shown branch ends at its parent.
+  const bool leafGoes =
+      scalar(db, m_path,
+             QStringLiteral("WITH RECURSIVE up(id, parent_id) AS ("
+                            " SELECT m.id, m.parent_id FROM messages m, conversations c"
+                            "  WHERE c.id = ? AND m.id = c.current_leaf_id"
+                            " UNION ALL SELECT m.id, m.parent_id FROM messages m JOIN up"
+                            "  ON m.id = up.parent_id)"
+                            " SELECT count(*) FROM up WHERE id = ?"),
+             {conversationId, messageId})
+          .toInt() > 0;
+  // parent_id ... ON DELETE CASCADE removes the messages below it too.
   exec(db, m_path, QStringLiteral("DELETE FROM messages WHERE id = ?"), {messageId});
+  if (leafGoes)
+    exec(db, m_path, QStringLiteral("UPDATE conversations SET current_leaf_id = ? WHERE id = ?"),
+         {idOrNull(parentId), conversationId});
+  tx.commit();
 }
 
-QList<MessageRecord> ChatStore::messages(qint64 conversationId) const {
+QList<MessageRecord> ChatStore::readMessages(const QString& sql, const QVariantList& binds) const {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
-  const QString sql = QStringLiteral(
-      "SELECT id, conversation_id, role, text, finish_reason, created_at FROM messages"
-      " WHERE conversation_id = ? ORDER BY id");
-  QSqlQuery q = exec(db, m_path, sql, {conversationId});
+  QSqlQuery q = exec(db, m_path, sql, binds);
   QList<MessageRecord> out;
   while (nextRow(q, m_path, sql)) {
     MessageRecord r;
     r.id = q.value(0).toLongLong();
     r.conversationId = q.value(1).toLongLong();
-    r.role = q.value(2).toString();
-    r.text = q.value(3).toString();
-    r.finishReason = q.value(4).toString();
-    r.createdAt = parseStamp(q.value(5));
+    r.parentId = q.value(2).toLongLong();
+    r.role = q.value(3).toString();
+    r.text = q.value(4).toString();
+    r.finishReason = q.value(5).toString();
+    r.createdAt = parseStamp(q.value(6));
+    if (q.record().count() > 8) {
+      r.siblingIndex = q.value(7).toInt();
+      r.siblingCount = q.value(8).toInt();
+    }
     out.append(r);
   }
   return out;
+}
+
+QList<MessageRecord> ChatStore::messages(qint64 conversationId) const {
+  return readMessages(QStringLiteral("SELECT %1 FROM messages m WHERE m.conversation_id = ?"
+                                     " ORDER BY m.id").arg(messageColumns()),
+                      {conversationId});
 }

@@ -1,11 +1,20 @@
 // ChatStore: conversations and messages in one SQLite file (Qt SQL, QSQLITE driver).
-// WAL journal, foreign keys on, schema versioned with PRAGMA user_version.
+// WAL journal, foreign keys on, schema versioned with PRAGMA user_version (see
+// chat_store_migrations.cpp for the versions). Implementation split by topic:
+//   chat_store.cpp             opening, conversations, messages
+//   chat_store_migrations.cpp  schema versions, upgrade with a backup copy
+//   chat_store_tree.cpp        message tree: shown branch, siblings, leaves
+//   chat_store_search.cpp      full-text search (FTS5)
+//   chat_store_export.cpp      export to Markdown / JSON, import JSON
 #pragma once
 
+#include <QByteArray>
 #include <QDateTime>
 #include <QList>
 #include <QObject>
 #include <QString>
+
+#include <stdexcept>
 
 /// One conversation row.
 struct ConversationRecord {
@@ -13,16 +22,40 @@ struct ConversationRecord {
   QString title;
   QDateTime createdAt;   ///< UTC
   QDateTime updatedAt;   ///< UTC; bumped on every new message or text update
+  bool pinned = false;   ///< pinned conversations come first in the list
+  qint64 currentLeafId = 0;  ///< last message of the branch shown (0 = none / empty)
+  QDateTime deletedAt;   ///< UTC; set while the conversation is soft-deleted (undo possible)
 };
 
-/// One message row. role is "system", "user" or "assistant".
+/// One message row. role is "system", "user" or "assistant". Messages form a tree per
+/// conversation: parentId is the message this one answers or follows (0 = a first message).
 struct MessageRecord {
   qint64 id = 0;
   qint64 conversationId = 0;
+  qint64 parentId = 0;   ///< 0 for a root message
   QString role;
   QString text;
   QString finishReason;  ///< "", "stop", "length", "abort" (empty while streaming / for user messages)
   QDateTime createdAt;   ///< UTC
+  int siblingIndex = 0;  ///< position among the messages with the same parent (oldest = 0); branch() only
+  int siblingCount = 1;  ///< how many messages share the parent (1 = no alternatives); branch() only
+};
+
+/// One full-text search result.
+struct SearchHit {
+  qint64 messageId = 0;
+  qint64 conversationId = 0;
+  QString conversationTitle;
+  QString role;
+  /// A short excerpt around the match as rich text (HTML-escaped, matches in <b>...</b>).
+  QString snippetHtml;
+};
+
+/// Error from the store; what() holds SQLite's message and the database path (or, for an
+/// import, what is wrong with the file).
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// All methods run on the calling (GUI) thread and are short single statements or transactions.
@@ -31,41 +64,100 @@ struct MessageRecord {
 class ChatStore : public QObject {
   Q_OBJECT
  public:
-  /// Opens (creating when missing) `<dataDir>/pagedchat.sqlite3`. Throws StoreError.
+  /// The schema version this build writes (PRAGMA user_version).
+  static constexpr int kSchemaVersion = 2;
+  /// JSON export format name and version (the "format" / "version" fields).
+  static constexpr const char* kJsonFormat = "pagedchat-conversation";
+  static constexpr int kJsonFormatVersion = 1;
+
+  /// Opens (creating when missing) `<dataDir>/pagedchat.sqlite3`, upgrading an older schema after
+  /// writing a backup copy next to it (backupPath()). A database newer than this build knows, or
+  /// a corrupt one, throws StoreError and is left untouched.
   explicit ChatStore(const QString& dataDir, QObject* parent = nullptr);
   ~ChatStore() override;
 
   QString databasePath() const;
+  /// The backup copy written before this open upgraded the schema; empty when none was needed.
+  QString backupPath() const { return m_backupPath; }
   /// Closes the connection (further calls throw). Safe to call twice.
   void close();
 
+  // --- conversations -------------------------------------------------------------------------
   qint64 createConversation(const QString& title);
   void renameConversation(qint64 id, const QString& title);
-  void deleteConversation(qint64 id);                 ///< deletes its messages too
-  QList<ConversationRecord> conversations() const;    ///< newest updatedAt first
+  void deleteConversation(qint64 id);                 ///< deletes at once, with its messages
+  /// Live (not soft-deleted) conversations: pinned first, then newest updatedAt first; `limit` < 0
+  /// = all. Paging with offset/limit (the sidebar loads a page at a time).
+  QList<ConversationRecord> conversations(int offset = 0, int limit = -1) const;
+  /// Number of live conversations.
+  int conversationCount() const;
+  /// One conversation (also a soft-deleted one). Throws StoreError when there is none.
+  ConversationRecord conversation(qint64 id) const;
+  void setPinned(qint64 id, bool pinned);
+  /// Soft delete: hides the conversation (deleted_at = now) until restoreConversation() or a purge.
+  void softDeleteConversation(qint64 id);
+  /// Undoes softDeleteConversation().
+  void restoreConversation(qint64 id);
+  /// Deletes for good the soft-deleted conversations deleted at or before `cutoff` (default: all).
+  /// Returns how many went.
+  int purgeDeletedConversations(const QDateTime& cutoff = QDateTime());
 
-  /// Inserts and commits a message; returns its id.
+  // --- messages --------------------------------------------------------------------------------
+  /// Parent value for addMessage(): "after the last message of the shown branch".
+  static constexpr qint64 kAppendToBranch = -1;
+  /// Inserts and commits a message under `parentId` (0 = a root message; kAppendToBranch = after
+  /// the conversation's current leaf) and makes it the conversation's current leaf; returns its id.
   qint64 addMessage(qint64 conversationId, const QString& role, const QString& text,
-                    const QString& finishReason = QString());
+                    const QString& finishReason = QString(), qint64 parentId = kAppendToBranch);
   /// Replaces the text (and finish reason) of a message; committed on return.
   void updateMessage(qint64 messageId, const QString& text, const QString& finishReason = QString());
-  /// Deletes one message (a turn the engine refused); unknown ids are ignored.
+  /// Deletes one message and the messages below it (a turn the engine refused); when the shown
+  /// branch went with it, its parent becomes the current leaf. Unknown ids are ignored.
   void deleteMessage(qint64 messageId);
-  QList<MessageRecord> messages(qint64 conversationId) const;  ///< oldest first
+  /// Every message of the conversation (all branches), oldest first.
+  QList<MessageRecord> messages(qint64 conversationId) const;
+
+  // --- message tree (chat_store_tree.cpp) -------------------------------------------------------
+  /// The shown branch: root -> current leaf, oldest first, with siblingIndex/siblingCount.
+  QList<MessageRecord> branch(qint64 conversationId) const;
+  /// The path root -> `leafId` (with sibling info); empty for an unknown id.
+  QList<MessageRecord> pathTo(qint64 leafId) const;
+  /// Messages with the same parent as `messageId` (itself included), oldest first.
+  QList<MessageRecord> siblings(qint64 messageId) const;
+  /// The leaf reached from `messageId` by always taking the newest child.
+  qint64 newestLeafUnder(qint64 messageId) const;
+  /// Makes `leafId` (a message of `conversationId`, or 0) the end of the shown branch.
+  void setCurrentLeaf(qint64 conversationId, qint64 leafId);
+
+  // --- search (chat_store_search.cpp) -----------------------------------------------------------
+  /// Messages of live conversations containing every word of `text` (each word also as a prefix:
+  /// "hel" finds "hello"), newest first, at most `limit`. Any text is accepted: quotes and FTS5
+  /// operators are taken literally. Empty text gives no results.
+  QList<SearchHit> search(const QString& text, int limit = 50) const;
+  /// The FTS5 MATCH expression search() uses for `text`: each word as a quoted prefix phrase.
+  static QString ftsQuery(const QString& text);
+
+  // --- export / import (chat_store_export.cpp) -------------------------------------------------
+  /// The shown branch of a conversation as Markdown (title heading, one section per message).
+  QString exportMarkdown(qint64 conversationId) const;
+  /// The whole conversation (every branch) as JSON: {"format": kJsonFormat, "version": 1,
+  /// "title", "createdAt", "updatedAt", "pinned", "currentLeafId", "messages": [{"id",
+  /// "parentId", "role", "text", "finishReason", "createdAt"}]}; ids are local to the file.
+  QByteArray exportJson(qint64 conversationId) const;
+  /// Imports a conversation written by exportJson() as a new conversation; returns its id. Anything
+  /// else (malformed JSON, another format or version, missing or wrong fields) throws StoreError
+  /// saying what is wrong, and nothing is imported (one transaction).
+  qint64 importJson(const QByteArray& json);
 
  private:
   void openDatabase(const QString& dataDir);
   void migrate();
+  void writeBackup(int fromVersion);
   QString nextTimestamp();  ///< ISO-8601 UTC with ms, strictly increasing within this instance
+  QList<MessageRecord> readMessages(const QString& sql, const QVariantList& binds) const;
 
   QString m_path;            ///< <dataDir>/pagedchat.sqlite3
   QString m_connectionName;  ///< unique QSqlDatabase connection name; empty once closed
+  QString m_backupPath;      ///< written by this open's migration, if any
   QDateTime m_lastStamp;     ///< last timestamp handed out by nextTimestamp()
-};
-
-#include <stdexcept>
-/// Error from the store; what() holds SQLite's message and the database path.
-class StoreError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };

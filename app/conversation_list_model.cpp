@@ -17,25 +17,63 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
     case TitleRole: return c.title;
     case UpdatedAtRole: return c.updatedAt.toLocalTime();
+    case PinnedRole: return c.pinned;
+    case SectionRole: return groupTitle(groupOf(c, now()));
     default: return {};
   }
 }
 
 QHash<int, QByteArray> ConversationListModel::roleNames() const {
-  return {{ConversationIdRole, "conversationId"}, {TitleRole, "title"}, {UpdatedAtRole, "updatedAt"}};
+  return {{ConversationIdRole, "conversationId"},
+          {TitleRole, "title"},
+          {UpdatedAtRole, "updatedAt"},
+          {PinnedRole, "pinned"},
+          {SectionRole, "section"}};
+}
+
+bool ConversationListModel::canFetchMore(const QModelIndex& parent) const {
+  return !parent.isValid() && rows_.size() < total_;
+}
+
+void ConversationListModel::fetchMore(const QModelIndex& parent) {
+  if (!canFetchMore(parent)) return;
+  QList<ConversationRecord> page;
+  try {
+    page = store_->conversations(static_cast<int>(rows_.size()), pageSize_);
+  } catch (const StoreError& e) {
+    qWarning("pagedchat: %s", e.what());
+    total_ = static_cast<int>(rows_.size());  // stop asking
+    return;
+  }
+  if (page.isEmpty()) {
+    total_ = static_cast<int>(rows_.size());
+    return;
+  }
+  const int first = static_cast<int>(rows_.size());
+  beginInsertRows(QModelIndex(), first, first + static_cast<int>(page.size()) - 1);
+  rows_.append(page);
+  endInsertRows();
+  emit countChanged();
 }
 
 void ConversationListModel::reload() {
-  QList<ConversationRecord> fresh = store_->conversations();
+  const int want = qMax(pageSize_, static_cast<int>(rows_.size()));
+  QList<ConversationRecord> fresh = store_->conversations(0, want);
+  const int total = store_->conversationCount();
   bool sameOrder = fresh.size() == rows_.size();
   for (qsizetype i = 0; sameOrder && i < fresh.size(); ++i) sameOrder = fresh[i].id == rows_[i].id;
   if (sameOrder) {
     rows_ = std::move(fresh);
     if (!rows_.isEmpty()) emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1));
+    if (total != total_) {
+      total_ = total;
+      emit countChanged();
+    }
     return;
   }
   beginResetModel();
   rows_ = std::move(fresh);
+  total_ = total;
   endResetModel();
   emit countChanged();
 }
@@ -48,4 +86,34 @@ int ConversationListModel::rowOf(qint64 id) const {
 
 qint64 ConversationListModel::idAt(int row) const {
   return row >= 0 && row < rows_.size() ? rows_.at(row).id : 0;
+}
+
+void ConversationListModel::setNow(const QDateTime& now) {
+  now_ = now;
+  if (!rows_.isEmpty()) emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1), {SectionRole});
+}
+
+QDateTime ConversationListModel::now() const {
+  return now_.isValid() ? now_ : QDateTime::currentDateTime();
+}
+
+ConversationListModel::Group ConversationListModel::groupOf(const ConversationRecord& c,
+                                                            const QDateTime& now) {
+  if (c.pinned) return Group::Pinned;
+  const qint64 days = c.updatedAt.toLocalTime().date().daysTo(now.toLocalTime().date());
+  if (days <= 0) return Group::Today;  // (a clock set back: still "today")
+  if (days == 1) return Group::Yesterday;
+  if (days < 7) return Group::Previous7Days;
+  return Group::Older;
+}
+
+QString ConversationListModel::groupTitle(Group group) {
+  switch (group) {
+    case Group::Pinned: return tr("Pinned");
+    case Group::Today: return tr("Today");
+    case Group::Yesterday: return tr("Yesterday");
+    case Group::Previous7Days: return tr("Previous 7 days");
+    case Group::Older: return tr("Older");
+  }
+  return {};
 }

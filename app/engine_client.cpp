@@ -36,10 +36,12 @@ void EngineClient::start() {
   QMetaObject::invokeMethod(worker_, &EngineWorker::loadModel, Qt::QueuedConnection);
 }
 
-QString EngineClient::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params) {
+QString EngineClient::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
+                             bool continueLast) {
   const QString id = QStringLiteral("req-%1").arg(nextRequestId_++);
   QMetaObject::invokeMethod(worker_, "submit", Qt::QueuedConnection, Q_ARG(QString, id),
-                            Q_ARG(QList<PromptMessage>, messages), Q_ARG(pagedchat::SamplingParams, params));
+                            Q_ARG(QList<PromptMessage>, messages), Q_ARG(pagedchat::SamplingParams, params),
+                            Q_ARG(bool, continueLast));
   return id;
 }
 

@@ -41,8 +41,10 @@ class EngineClient : public QObject {
 
   /// Queues a chat turn: `messages` is the whole conversation (buildChatMessages()); the worker
   /// thread renders it with the model's chat template. Returns the request id ("req-N"). Deltas
-  /// arrive via stepFinished().
-  QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params);
+  /// arrive via stepFinished(). With `continueLast` the last message is an assistant reply the
+  /// model continues (a cut-off answer): the prompt ends inside it.
+  QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
+                 bool continueLast = false);
   /// Asks the worker to stop a request; its last delta has finish reason "abort".
   void cancel(const QString& requestId);
 

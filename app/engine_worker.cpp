@@ -50,8 +50,9 @@ void EngineWorker::loadModel() {
 }
 
 void EngineWorker::submit(const QString& requestId, const QList<PromptMessage>& messages,
-                          const pagedchat::SamplingParams& params) {
+                          const pagedchat::SamplingParams& params, bool continueLast) {
   Command c;
+  c.continueLast = continueLast;
   c.requestId = requestId;
   c.messages = messages;
   c.params = params;
@@ -95,7 +96,7 @@ void EngineWorker::drainCommands() {
       const pagedchat::ModelConfig& mc = engine_->model_config();
       const pagedchat::ChatPrompt prompt =
           pagedchat::fit_chat(engine_->tokenizer(), templateName_, toChatMessages(c.messages), mc.bos_id, mc.eos_id,
-                              engine_->engine_config().max_model_len, c.params.max_tokens);
+                              engine_->engine_config().max_model_len, c.params.max_tokens, c.continueLast);
       pagedchat::SamplingParams params = c.params;
       params.max_tokens = prompt.max_tokens;
       for (const std::string& s : pagedchat::chat_template_stop_strings(templateName_)) params.stop.push_back(s);

@@ -51,8 +51,10 @@ class EngineWorker : public QObject {
   /// when it does not fit the context, max_tokens is clamped to what the context leaves, and
   /// the template's stop strings are added. `params.output_kind` is forced to kDelta. A request
   /// the engine refuses (duplicate id, bad params or roles, newest message longer than the
-  /// context, no model) is reported by requestRejected().
-  void submit(const QString& requestId, const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params);
+  /// context, no model) is reported by requestRejected(). With `continueLast` the last message
+  /// is an assistant reply the model continues (the prompt ends inside it, not after its turn).
+  void submit(const QString& requestId, const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
+              bool continueLast = false);
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
 
@@ -69,6 +71,7 @@ class EngineWorker : public QObject {
     QString requestId;
     QList<PromptMessage> messages;
     pagedchat::SamplingParams params;
+    bool continueLast = false;
   };
 
   void scheduleStep();

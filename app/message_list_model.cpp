@@ -16,6 +16,9 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case TextRole: return row.record.text;
     case FinishReasonRole: return row.record.finishReason;
     case StreamingRole: return row.streaming;
+    case SiblingIndexRole: return row.record.siblingIndex;
+    case SiblingCountRole: return row.record.siblingCount;
+    case IsLastRole: return index.row() == rows_.size() - 1;
     default: return {};
   }
 }
@@ -25,7 +28,10 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
           {RoleRole, "role"},
           {TextRole, "text"},
           {FinishReasonRole, "finishReason"},
-          {StreamingRole, "streaming"}};
+          {StreamingRole, "streaming"},
+          {SiblingIndexRole, "siblingIndex"},
+          {SiblingCountRole, "siblingCount"},
+          {IsLastRole, "isLast"}};
 }
 
 void MessageListModel::setMessages(const QList<MessageRecord>& messages) {
@@ -44,6 +50,7 @@ int MessageListModel::append(const MessageRecord& message, bool streaming) {
   beginInsertRows(QModelIndex(), row, row);
   rows_.append({message, streaming});
   endInsertRows();
+  if (row > 0) emit dataChanged(index(row - 1), index(row - 1), {IsLastRole});
   emit countChanged();
   return row;
 }
@@ -75,6 +82,7 @@ void MessageListModel::removeFrom(int row) {
   beginRemoveRows(QModelIndex(), row, static_cast<int>(rows_.size()) - 1);
   rows_.resize(row);
   endRemoveRows();
+  if (row > 0) emit dataChanged(index(row - 1), index(row - 1), {IsLastRole});
   emit countChanged();
 }
 
@@ -84,4 +92,25 @@ QString MessageListModel::textAt(int row) const {
 
 QString MessageListModel::roleAt(int row) const {
   return row >= 0 && row < rows_.size() ? rows_.at(row).record.role : QString();
+}
+
+void MessageListModel::setSiblings(int row, int index, int count) {
+  if (row < 0 || row >= rows_.size()) return;
+  rows_[row].record.siblingIndex = index;
+  rows_[row].record.siblingCount = count;
+  const QModelIndex i = this->index(row);
+  emit dataChanged(i, i, {SiblingIndexRole, SiblingCountRole});
+}
+
+void MessageListModel::setStreaming(int row, bool streaming) {
+  if (row < 0 || row >= rows_.size()) return;
+  rows_[row].streaming = streaming;
+  const QModelIndex i = index(row);
+  emit dataChanged(i, i, {StreamingRole});
+}
+
+int MessageListModel::rowOfMessage(qint64 id) const {
+  for (qsizetype i = 0; i < rows_.size(); ++i)
+    if (rows_.at(i).record.id == id) return static_cast<int>(i);
+  return -1;
 }

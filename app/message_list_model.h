@@ -6,9 +6,10 @@
 
 #include "app/chat_store.h"
 
-/// List model of one conversation's messages (oldest first) for a pane's ListView. Roles:
+/// List model of the shown branch of one conversation (root first) for a pane's ListView. Roles:
 /// messageId, role ("user"/"assistant"/"system"), text, finishReason, streaming (true while the
-/// assistant reply is still being generated). A loaded assistant message with an empty finish
+/// assistant reply is still being generated), siblingIndex / siblingCount (this message's
+/// position among the alternatives with the same parent: "2/3"), isLast (the last row). A loaded assistant message with an empty finish
 /// reason was cut off by a crash (the app died while it streamed): the view shows it as
 /// "interrupted".
 class MessageListModel : public QAbstractListModel {
@@ -16,7 +17,16 @@ class MessageListModel : public QAbstractListModel {
   Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
 
  public:
-  enum Roles { MessageIdRole = Qt::UserRole + 1, RoleRole, TextRole, FinishReasonRole, StreamingRole };
+  enum Roles {
+    MessageIdRole = Qt::UserRole + 1,
+    RoleRole,
+    TextRole,
+    FinishReasonRole,
+    StreamingRole,
+    SiblingIndexRole,
+    SiblingCountRole,
+    IsLastRole
+  };
   Q_ENUM(Roles)
 
   explicit MessageListModel(QObject* parent = nullptr);
@@ -38,6 +48,12 @@ class MessageListModel : public QAbstractListModel {
   void setMessageId(int row, qint64 id);
   /// Removes `row` and every row after it.
   void removeFrom(int row);
+  /// Sets the sibling position of `row` ("index + 1 / count" in the view).
+  void setSiblings(int row, int index, int count);
+  /// Marks `row` as streaming again (a continued reply).
+  void setStreaming(int row, bool streaming);
+  /// Row of message `id`, or -1.
+  Q_INVOKABLE int rowOfMessage(qint64 id) const;
 
   const MessageRecord& at(int row) const { return rows_.at(row).record; }
   /// Text of the row's message (tests and the QML side use the roles instead).

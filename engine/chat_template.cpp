@@ -219,11 +219,36 @@ std::string resolve_chat_template(const std::string& override_name, const std::s
 }
 
 RenderedPrompt render_chat(const std::string& name, const std::vector<ChatMessage>& messages,
-                           bool add_generation_prompt) {
+                           bool add_generation_prompt, bool continue_final_message) {
   const TemplateSpec& spec = spec_for(name);
   validate(spec, messages);
   Builder b;
-  spec.render(b, messages, add_generation_prompt);
+  if (!continue_final_message) {
+    spec.render(b, messages, add_generation_prompt);
+  } else {
+    // Render with a marker in place of the last reply, then cut everything after the marker (the
+    // end of the turn) and put the reply back as it is.
+    if (messages.back().role != "assistant")
+      throw std::invalid_argument("chat template '" + spec.name +
+                                  "': only an assistant message can be continued; the last message is '" +
+                                  messages.back().role + "'");
+    constexpr std::string_view kMarker = "\x1e<pagedchat-continue>\x1e";
+    Messages marked = messages;
+    marked.back().content = std::string(kMarker);
+    spec.render(b, marked, false);
+    auto& ps = b.pieces();
+    bool found = false;
+    for (size_t i = 0; i < ps.size() && !found; ++i) {
+      if (ps[i].kind != PromptPiece::Kind::kText) continue;
+      const size_t at = ps[i].text.rfind(kMarker);
+      if (at == std::string::npos) continue;
+      ps[i].text = ps[i].text.substr(0, at) + messages.back().content;
+      ps.resize(i + 1);
+      if (ps[i].text.empty()) ps.pop_back();
+      found = true;
+    }
+    if (!found) throw std::logic_error("chat template '" + spec.name + "': cannot continue the last message");
+  }
   auto& pieces = b.pieces();
   if (pieces.empty() || pieces.front().kind != PromptPiece::Kind::kBos) pieces.insert(pieces.begin(), PromptPiece{PromptPiece::Kind::kBos, {}});
   RenderedPrompt r;
@@ -238,9 +263,9 @@ RenderedPrompt render_chat(const std::string& name, const std::vector<ChatMessag
 
 std::vector<int> encode_chat(const Tokenizer& tokenizer, const std::string& name,
                              const std::vector<ChatMessage>& messages, bool add_generation_prompt, int bos_id,
-                             int eos_id) {
+                             int eos_id, bool continue_final_message) {
   const TemplateSpec& spec = spec_for(name);
-  const RenderedPrompt r = render_chat(name, messages, add_generation_prompt);
+  const RenderedPrompt r = render_chat(name, messages, add_generation_prompt, continue_final_message);
   std::vector<int> ids;
   for (const PromptPiece& p : r.pieces) {
     if (p.kind == PromptPiece::Kind::kBos) {
@@ -262,7 +287,7 @@ int chat_reply_reserve(int max_tokens, int max_model_len) {
 }
 
 ChatPrompt fit_chat(const Tokenizer& tokenizer, const std::string& name, const std::vector<ChatMessage>& messages,
-                    int bos_id, int eos_id, int max_model_len, int max_tokens) {
+                    int bos_id, int eos_id, int max_model_len, int max_tokens, bool continue_final_message) {
   const size_t budget = static_cast<size_t>(std::max(0, max_model_len - chat_reply_reserve(max_tokens, max_model_len)));
   const size_t first = has_system(messages) ? 1 : 0;
   // Where the kept conversation may start: its first message, or any later user message.
@@ -272,7 +297,7 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const std::string& name, const s
   auto encode_from = [&](size_t cut) {
     std::vector<ChatMessage> kept(messages.begin(), messages.begin() + static_cast<long>(first));
     kept.insert(kept.end(), messages.begin() + static_cast<long>(cut), messages.end());
-    return encode_chat(tokenizer, name, kept, /*add_generation_prompt=*/true, bos_id, eos_id);
+    return encode_chat(tokenizer, name, kept, /*add_generation_prompt=*/true, bos_id, eos_id, continue_final_message);
   };
   std::vector<int> ids = encode_from(first);  // also validates the whole conversation
   size_t chosen = 0;

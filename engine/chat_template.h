@@ -85,8 +85,11 @@ std::string resolve_chat_template(const std::string& override_name, const std::s
 /// messages, an unknown role, or a role order the template does not allow: llama-2, mistral and
 /// vicuna take an optional first system message, then user/assistant alternating from a user
 /// message; chatml, zephyr and none take the roles in any order.
+/// With `continue_final_message` the last message must be an assistant message, and the prompt
+/// ends right after its content, without the end of its turn (EOS, "<|im_end|>", ...): the model
+/// continues that reply (a cut-off answer). add_generation_prompt is then ignored.
 RenderedPrompt render_chat(const std::string& name, const std::vector<ChatMessage>& messages,
-                           bool add_generation_prompt);
+                           bool add_generation_prompt, bool continue_final_message = false);
 
 /// Token ids of render_chat(name, messages, add_generation_prompt): each text run is encoded by
 /// `tokenizer` on its own without BOS (sentencepiece adds its "▁" dummy prefix, as Meta's
@@ -96,7 +99,7 @@ RenderedPrompt render_chat(const std::string& name, const std::vector<ChatMessag
 /// encoded as plain text, never as a special token.
 std::vector<int> encode_chat(const Tokenizer& tokenizer, const std::string& name,
                              const std::vector<ChatMessage>& messages, bool add_generation_prompt, int bos_id,
-                             int eos_id);
+                             int eos_id, bool continue_final_message = false);
 
 /// A chat request's prompt, fitted into the context.
 struct ChatPrompt {
@@ -113,8 +116,9 @@ int chat_reply_reserve(int max_tokens, int max_model_len);
 /// message and the replies after it; a leading system message is always kept) until the prompt
 /// leaves chat_reply_reserve() tokens of `max_model_len`. When only the newest turn is left and
 /// it is still longer, it is sent anyway if it leaves at least one token. Throws
-/// ChatTooLongError when it does not; std::invalid_argument as render_chat.
+/// ChatTooLongError when it does not; std::invalid_argument as render_chat. With
+/// `continue_final_message` the prompt ends inside the last (assistant) message (render_chat).
 ChatPrompt fit_chat(const Tokenizer& tokenizer, const std::string& name, const std::vector<ChatMessage>& messages,
-                    int bos_id, int eos_id, int max_model_len, int max_tokens);
+                    int bos_id, int eos_id, int max_model_len, int max_tokens, bool continue_final_message = false);
 
 }  // namespace pagedchat

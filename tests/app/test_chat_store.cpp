@@ -121,7 +121,7 @@ void TestChatStore::schemaAndPragmas() {
 
     RawDb raw(store.databasePath());
     QVERIFY2(raw.ok(), qPrintable(raw.error()));
-    QCOMPARE(raw.scalar(QStringLiteral("PRAGMA user_version")).toInt(), 1);
+    QCOMPARE(raw.scalar(QStringLiteral("PRAGMA user_version")).toInt(), ChatStore::kSchemaVersion);
     QCOMPARE(raw.scalar(QStringLiteral("PRAGMA journal_mode")).toString(), QStringLiteral("wal"));
     QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE type='table'"
                                        " AND name IN ('conversations','messages')"))

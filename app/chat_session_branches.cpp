@@ -1,0 +1,132 @@
+// ChatSession's message actions: regenerate, edit and resend, switch branch, continue, and
+// showing a message found by search. The conversation is a tree (ChatStore); the pane shows
+// one branch, and every request carries exactly that branch (root -> the question).
+#include "app/chat_prompt.h"
+#include "app/chat_session.h"
+#include "app/chat_store.h"
+#include "app/engine_client.h"
+#include "app/message_list_model.h"
+
+namespace {
+const QString kUser = QStringLiteral("user");
+const QString kAssistant = QStringLiteral("assistant");
+}  // namespace
+
+void ChatSession::reloadBranch() {
+  if (conversationId_ == 0) {
+    messages_->clear();
+    return;
+  }
+  try {
+    messages_->setMessages(store_->branch(conversationId_));
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+  }
+}
+
+void ChatSession::refreshSiblings(int row) {
+  if (row < 0 || row >= messages_->rowCount()) return;
+  const int count = static_cast<int>(store_->siblings(messages_->at(row).id).size());
+  messages_->setSiblings(row, qMax(0, count - 1), qMax(1, count));
+}
+
+bool ChatSession::regenerate() {
+  const int last = messages_->rowCount() - 1;
+  if (isBusy() || last < 1 || conversationId_ == 0) return false;
+  const MessageRecord answer = messages_->at(last);
+  const MessageRecord question = messages_->at(last - 1);
+  if (answer.role != kAssistant || question.role != kUser || answer.parentId != question.id) return false;
+  if (!engine_->loadError().isEmpty()) {
+    setErrorText(tr("No model is loaded: %1").arg(engine_->loadError()));
+    return false;
+  }
+  messages_->removeFrom(last);  // the old answer stays in the store, a sibling of the new one
+  return startReply(rows(0, last - 1), question.text, question.parentId, question.id, QString(),
+                    false, QString());
+}
+
+bool ChatSession::editMessage(int row, const QString& text) {
+  const QString trimmed = text.trimmed();
+  if (isBusy() || row < 0 || row >= messages_->rowCount() || trimmed.isEmpty()) return false;
+  const MessageRecord old = messages_->at(row);
+  if (old.role != kUser) return false;
+  if (!engine_->loadError().isEmpty()) {
+    setErrorText(tr("No model is loaded: %1").arg(engine_->loadError()));
+    return false;
+  }
+  messages_->removeFrom(row);  // the old question and what follows stay as a sibling branch
+  return startReply(rows(0, row), trimmed, old.parentId, 0, text, false, QString());
+}
+
+bool ChatSession::switchBranch(int row, int step) {
+  if (isBusy() || row < 0 || row >= messages_->rowCount() || step == 0) return false;
+  try {
+    const QList<MessageRecord> siblings = store_->siblings(messages_->at(row).id);
+    int index = -1;
+    for (int i = 0; i < siblings.size(); ++i)
+      if (siblings.at(i).id == messages_->at(row).id) index = i;
+    const int target = index + step;
+    if (index < 0 || target < 0 || target >= siblings.size()) return false;
+    store_->setCurrentLeaf(conversationId_, store_->newestLeafUnder(siblings.at(target).id));
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));
+    return false;
+  }
+  reloadBranch();
+  return true;
+}
+
+bool ChatSession::canContinue() const {
+  const int last = messages_->rowCount() - 1;
+  if (isBusy() || last < 0) return false;
+  const MessageRecord& m = messages_->at(last);
+  return m.role == kAssistant && m.id != 0 &&
+         (m.finishReason == QLatin1String("length") || m.finishReason == QLatin1String("abort") ||
+          m.finishReason.isEmpty());
+}
+
+bool ChatSession::continueReply() {
+  if (!canContinue()) return false;
+  if (!engine_->loadError().isEmpty()) {
+    setErrorText(tr("No model is loaded: %1").arg(engine_->loadError()));
+    return false;
+  }
+  const int last = messages_->rowCount() - 1;
+  const QList<PromptMessage> request = buildContinuationMessages(systemPrompt_, rows(0, last + 1));
+  if (request.isEmpty()) return false;
+  PendingTurn turn;
+  turn.active = true;
+  turn.continuation = true;
+  turn.finishBefore = messages_->at(last).finishReason;
+  setErrorText(QString());
+  pending_ = turn;
+  replyRow_ = last;
+  replyId_ = messages_->at(last).id;
+  replyText_ = messages_->at(last).text;
+  replyDirty_ = false;
+  promptTokens_ = cachedPromptTokens_ = 0;
+  messages_->setStreaming(last, true);
+  lastRequest_ = request;
+  requestId_ = engine_->submit(request, samplingParams(), /*continueLast=*/true);
+  saveTimer_.start();
+  emit busyChanged();
+  return true;
+}
+
+bool ChatSession::showMessage(qint64 messageId) {
+  int row = messages_->rowOfMessage(messageId);
+  if (row < 0) {
+    if (isBusy() || conversationId_ == 0) return false;
+    try {
+      store_->setCurrentLeaf(conversationId_, store_->newestLeafUnder(messageId));
+    } catch (const StoreError& e) {
+      setErrorText(QString::fromUtf8(e.what()));
+      return false;
+    }
+    reloadBranch();
+    row = messages_->rowOfMessage(messageId);
+    if (row < 0) return false;
+  }
+  emit messageShown(row, messageId);
+  return true;
+}
