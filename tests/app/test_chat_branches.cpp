@@ -1,0 +1,190 @@
+// ChatSession's message actions with the real engine (stories260K): regenerate and edit keep
+// the old branch, switching branches, every request carries exactly the shown branch, continuing
+// a cut-off answer appends to it, showing a search hit on another branch; and the continuation
+// prompt of each chat template ends inside the assistant's reply.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/chat_session.h"
+#include "app/chat_store.h"
+#include "app/engine_client.h"
+#include "app/message_list_model.h"
+#include "engine/chat_template.h"
+#include "test_paths.h"
+
+namespace {
+
+pagedchat::EngineConfig storiesConfig() {
+  pagedchat::EngineConfig config;
+  config.model = testpaths::stories260K().toStdString();
+  return config;
+}
+
+QStringList texts(const QList<PromptMessage>& messages) {
+  QStringList out;
+  for (const PromptMessage& m : messages) out << m.role + QLatin1Char(':') + m.text;
+  return out;
+}
+
+QStringList rowTexts(const MessageListModel* model) {
+  QStringList out;
+  for (int i = 0; i < model->rowCount(); ++i) out << model->roleAt(i) + QLatin1Char(':') + model->textAt(i);
+  return out;
+}
+
+int siblingIndex(const MessageListModel* m, int row) {
+  return m->data(m->index(row), MessageListModel::SiblingIndexRole).toInt();
+}
+int siblingCount(const MessageListModel* m, int row) {
+  return m->data(m->index(row), MessageListModel::SiblingCountRole).toInt();
+}
+
+}  // namespace
+
+class TestChatBranches : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void continuationPrompts();
+  void regenerateEditSwitch();
+  void continueCutOffAnswer();
+};
+
+void TestChatBranches::continuationPrompts() {
+  using pagedchat::render_chat;
+  const std::vector<pagedchat::ChatMessage> m = {{"user", "Hi"}, {"assistant", "Hel"}};
+  auto text = [&](const char* name) { return QString::fromStdString(render_chat(name, m, true, true).text); };
+  QCOMPARE(text("chatml"), QStringLiteral("<s><|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHel"));
+  QCOMPARE(text("zephyr"), QStringLiteral("<s><|user|>\nHi</s>\n<|assistant|>\nHel"));
+  QCOMPARE(text("llama-2"), QStringLiteral("<s>[INST] Hi [/INST] Hel"));
+  QCOMPARE(text("mistral"), QStringLiteral("<s> [INST] Hi [/INST] Hel"));
+  QVERIFY(text("vicuna").endsWith(QStringLiteral("USER: Hi ASSISTANT: Hel")));
+  QCOMPARE(text("none"), QStringLiteral("<s>HiHel"));
+  // The token ids end with the reply's text, never with EOS.
+  const pagedchat::RenderedPrompt r = render_chat("zephyr", m, true, true);
+  QCOMPARE(r.pieces.back().kind, pagedchat::PromptPiece::Kind::kText);
+  // Only an assistant message can be continued.
+  QVERIFY_THROWS_EXCEPTION(std::invalid_argument, render_chat("chatml", {{"user", "Hi"}}, true, true));
+}
+
+void TestChatBranches::regenerateEditSwitch() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  ChatStore store(dir.path());
+  EngineClient engine(storiesConfig());
+  engine.start();
+  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  ChatSession session(&store, &engine);
+  session.setMaxTokens(12);
+  MessageListModel* rows = session.messages();
+
+  session.setInputText(QStringLiteral("Tom had a red ball"));
+  QVERIFY(session.send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  const qint64 conversation = session.conversationId();
+  QCOMPARE(rows->rowCount(), 2);
+  const QString a1 = rows->textAt(1);
+  QCOMPARE(siblingCount(rows, 1), 1);
+
+  // Regenerate: a second answer beside the first; the request is the question alone.
+  QVERIFY(!session.switchBranch(1, -1));  // nothing to switch to yet
+  QVERIFY(session.regenerate());
+  QVERIFY(!session.regenerate());  // busy
+  QCOMPARE(texts(session.lastRequest()), QStringList{QStringLiteral("user:Tom had a red ball")});
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(rows->rowCount(), 2);
+  QCOMPARE(siblingIndex(rows, 1), 1);
+  QCOMPARE(siblingCount(rows, 1), 2);
+  QCOMPARE(store.messages(conversation).size(), 3);
+  const qint64 a2Id = rows->at(1).id;
+  const QString a2 = rows->textAt(1);
+
+  // Back to the first answer, then continue the conversation there.
+  QVERIFY(session.switchBranch(1, -1));
+  QCOMPARE(rows->textAt(1), a1);
+  QCOMPARE(siblingIndex(rows, 1), 0);
+  QVERIFY(!session.switchBranch(1, -1));  // already the first
+  session.setInputText(QStringLiteral("Lily saw a bird"));
+  QVERIFY(session.send());
+  // The request is the shown branch: the first answer, not the regenerated one.
+  QCOMPARE(texts(session.lastRequest()),
+           (QStringList{QStringLiteral("user:Tom had a red ball"), QStringLiteral("assistant:") + a1,
+                        QStringLiteral("user:Lily saw a bird")}));
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(rows->rowCount(), 4);
+  const QString a3 = rows->textAt(3);
+
+  // Edit the second question: a sibling question with its own answer; the old one stays.
+  QVERIFY(!session.editMessage(1, QStringLiteral("not a user message")));
+  QVERIFY(session.editMessage(2, QStringLiteral("Lily saw a cat")));
+  QCOMPARE(texts(session.lastRequest()),
+           (QStringList{QStringLiteral("user:Tom had a red ball"), QStringLiteral("assistant:") + a1,
+                        QStringLiteral("user:Lily saw a cat")}));
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(rows->rowCount(), 4);
+  QCOMPARE(rows->textAt(2), QStringLiteral("Lily saw a cat"));
+  QCOMPARE(siblingIndex(rows, 2), 1);
+  QCOMPARE(siblingCount(rows, 2), 2);
+  QCOMPARE(store.messages(conversation).size(), 7);
+
+  QVERIFY(session.switchBranch(2, -1));
+  QCOMPARE(rowTexts(rows), (QStringList{QStringLiteral("user:Tom had a red ball"), QStringLiteral("assistant:") + a1,
+                                       QStringLiteral("user:Lily saw a bird"), QStringLiteral("assistant:") + a3}));
+  QVERIFY(session.switchBranch(2, +1));
+  QCOMPARE(rows->textAt(2), QStringLiteral("Lily saw a cat"));
+
+  // The shown branch is remembered: another pane (or the next start) opens the same one.
+  ChatSession other(&store, &engine);
+  other.openConversation(conversation, session.title());
+  QCOMPARE(rowTexts(other.messages()), rowTexts(rows));
+
+  // A search hit on a branch not shown: showMessage() switches to it and says where it is.
+  QSignalSpy shown(&other, &ChatSession::messageShown);
+  QVERIFY(other.showMessage(a2Id));
+  QCOMPARE(shown.size(), 1);
+  QCOMPARE(shown.at(0).at(0).toInt(), 1);
+  QCOMPARE(other.messages()->textAt(1), a2);
+  QCOMPARE(other.messages()->rowCount(), 2);
+}
+
+void TestChatBranches::continueCutOffAnswer() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  ChatStore store(dir.path());
+  EngineClient engine(storiesConfig());
+  engine.start();
+  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  ChatSession session(&store, &engine);
+  session.setTemperature(0.0);
+  session.setMaxTokens(6);
+  MessageListModel* rows = session.messages();
+  session.setInputText(QStringLiteral("Once upon a time"));
+  QVERIFY(!session.canContinue());
+  QVERIFY(session.send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(rows->at(1).finishReason, QStringLiteral("length"));
+  QVERIFY(session.canContinue());
+  const QString before = rows->textAt(1);
+  const qint64 replyId = rows->at(1).id;
+  QVERIFY(!before.isEmpty());
+
+  QVERIFY(session.continueReply());
+  // The request ends with the partial answer (rendered open at the end by the worker).
+  QCOMPARE(texts(session.lastRequest()),
+           (QStringList{QStringLiteral("user:Once upon a time"), QStringLiteral("assistant:") + before}));
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(rows->rowCount(), 2);
+  QCOMPARE(rows->at(1).id, replyId);
+  QVERIFY2(rows->textAt(1).startsWith(before), qPrintable(rows->textAt(1)));
+  QVERIFY2(rows->textAt(1).size() > before.size(), qPrintable(rows->textAt(1)));
+  QVERIFY(!rows->at(1).finishReason.isEmpty());
+  // Saved in place: still one answer, with the longer text.
+  const QList<MessageRecord> stored = store.messages(session.conversationId());
+  QCOMPARE(stored.size(), 2);
+  QCOMPARE(stored.at(1).text, rows->textAt(1));
+  QCOMPARE(stored.at(1).finishReason, rows->at(1).finishReason);
+}
+
+QTEST_MAIN(TestChatBranches)
+#include "test_chat_branches.moc"
