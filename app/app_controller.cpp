@@ -111,8 +111,9 @@ void AppController::openConversation(qint64 id) {
 void AppController::deleteConversation(qint64 id) {
   commitDelete();  // one undo at a time: the previous one goes for good
   const QString title = titleOf(id);
+  // The reply in flight is saved (stopped): the deletion can still be undone.
   for (ChatSession* s : panes_->sessions())
-    if (s->conversationId() == id) s->closeConversation(/*deleted=*/true);
+    if (s->conversationId() == id) s->closeConversation();
   try {
     store_->softDeleteConversation(id);
     setErrorText(QString());

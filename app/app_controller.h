@@ -82,6 +82,8 @@ class AppController : public QObject {
   Q_INVOKABLE void clearError() { setErrorText(QString()); }
   /// How long a deleted conversation can be brought back (ms).
   static constexpr int undoTimeoutMs = 8000;
+  /// Changes the undo time (tests).
+  void setUndoTimeout(int ms) { undoTimer_->setInterval(ms); }
   QString undoDeleteTitle() const { return undoDeleteTitle_; }
 
   EngineClient* engine() const { return engine_; }

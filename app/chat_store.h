@@ -32,11 +32,11 @@ struct ConversationRecord {
 struct MessageRecord {
   qint64 id = 0;
   qint64 conversationId = 0;
-  qint64 parentId = 0;   ///< 0 for a root message
   QString role;
   QString text;
   QString finishReason;  ///< "", "stop", "length", "abort" (empty while streaming / for user messages)
   QDateTime createdAt;   ///< UTC
+  qint64 parentId = 0;   ///< 0 for a root message
   int siblingIndex = 0;  ///< position among the messages with the same parent (oldest = 0); branch() only
   int siblingCount = 1;  ///< how many messages share the parent (1 = no alternatives); branch() only
 };

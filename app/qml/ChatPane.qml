@@ -50,6 +50,7 @@ Pane {
             Layout.fillWidth: true
             Layout.fillHeight: true
             model: pane.session.messages
+            session: pane.session
             paneNumber: pane.index + 1
         }
 

@@ -1,4 +1,5 @@
-// One row of the conversation list: title, last activity, delete button.
+// One row of the conversation list: title (renamed inline), last activity, pin mark, and a
+// menu: rename, pin/unpin, export to Markdown or JSON, delete (undoable).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -10,19 +11,41 @@ ItemDelegate {
     required property double conversationId
     required property string title
     required property date updatedAt
+    required property bool pinned
     property double currentConversationId: 0
 
     signal openRequested(double id)
     signal deleteRequested(double id)
+    signal renameRequested(double id, string title)
+    signal pinRequested(double id, bool pinned)
+    /// format: "markdown" or "json"
+    signal exportRequested(double id, string title, string format)
 
     readonly property bool isCurrent: conversationId === currentConversationId
+    /// The title is being edited in place.
+    property bool renaming: false
+
+    function startRename() {
+        renameField.text = row.title
+        row.renaming = true
+        renameField.forceActiveFocus()
+        renameField.selectAll()
+    }
+    function finishRename(accept) {
+        if (!row.renaming)
+            return
+        row.renaming = false
+        if (accept && renameField.text.trim() !== "" && renameField.text !== row.title)
+            row.renameRequested(row.conversationId, renameField.text)
+    }
 
     highlighted: isCurrent
     leftPadding: 12
     rightPadding: 4
     topPadding: 6
     bottomPadding: 6
-    onClicked: openRequested(conversationId)
+    onClicked: if (!renaming) openRequested(conversationId)
+    onDoubleClicked: startRename()
     Accessible.name: qsTr("Open conversation %1").arg(title)
 
     background: Rectangle {
@@ -30,18 +53,35 @@ ItemDelegate {
         color: row.isCurrent ? Theme.selectionColor : row.hovered ? "#f4f5f9" : "transparent"
     }
 
+    TapHandler {
+        acceptedButtons: Qt.RightButton
+        onTapped: menu.popup()
+    }
+
     contentItem: RowLayout {
         spacing: 4
         ColumnLayout {
             Layout.fillWidth: true
             spacing: 0
-            Label {
+            TextField {
+                id: renameField
+                objectName: "renameField"
+                visible: row.renaming
                 Layout.fillWidth: true
-                text: row.title
+                font.pixelSize: 14
+                Accessible.name: qsTr("New title")
+                onAccepted: row.finishRename(true)
+                onActiveFocusChanged: if (!activeFocus) row.finishRename(true)
+                Keys.onEscapePressed: row.finishRename(false)
+            }
+            Label {
+                visible: !row.renaming
+                Layout.fillWidth: true
+                text: (row.pinned ? "\u{1F4CC} " : "") + row.title
                 elide: Text.ElideRight
                 font.weight: row.isCurrent ? Font.Medium : Font.Normal
                 color: Theme.assistantTextColor
-                Accessible.name: text
+                Accessible.name: row.pinned ? qsTr("Pinned: %1").arg(row.title) : row.title
             }
             Label {
                 Layout.fillWidth: true
@@ -53,15 +93,54 @@ ItemDelegate {
             }
         }
         ToolButton {
+            objectName: "conversationMenuButton"
+            text: "\u22ee"
+            font.pixelSize: 18
+            implicitWidth: 28
+            implicitHeight: 32
+            opacity: row.hovered || row.isCurrent ? 1 : 0.35
+            onClicked: menu.popup()
+            Accessible.name: qsTr("Actions for conversation %1").arg(row.title)
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Rename, pin, export, delete")
+        }
+        ToolButton {
+            objectName: "deleteConversationButton"
             text: "\u00d7"
             font.pixelSize: 18
-            implicitWidth: 32
+            implicitWidth: 28
             implicitHeight: 32
             opacity: row.hovered || row.isCurrent ? 1 : 0.35
             onClicked: row.deleteRequested(row.conversationId)
             Accessible.name: qsTr("Delete conversation %1").arg(row.title)
             ToolTip.visible: hovered
             ToolTip.text: qsTr("Delete conversation")
+        }
+    }
+
+    Menu {
+        id: menu
+        MenuItem {
+            text: qsTr("Rename")
+            onTriggered: row.startRename()
+        }
+        MenuItem {
+            text: row.pinned ? qsTr("Unpin") : qsTr("Pin")
+            onTriggered: row.pinRequested(row.conversationId, !row.pinned)
+        }
+        MenuSeparator {}
+        MenuItem {
+            text: qsTr("Export as Markdown…")
+            onTriggered: row.exportRequested(row.conversationId, row.title, "markdown")
+        }
+        MenuItem {
+            text: qsTr("Export as JSON…")
+            onTriggered: row.exportRequested(row.conversationId, row.title, "json")
+        }
+        MenuSeparator {}
+        MenuItem {
+            text: qsTr("Delete")
+            onTriggered: row.deleteRequested(row.conversationId)
         }
     }
 }

@@ -1,7 +1,12 @@
-// The saved conversations, newest first: new, open (click) and delete.
+// The saved conversations, pinned first, then newest first under date headings (Pinned, Today,
+// Yesterday, Previous 7 days, Older): new, open (click), rename, pin, export, import, delete
+// with undo, and the full-text search panel (Ctrl+F). Rows load a page at a time as the list
+// scrolls (ConversationListModel::fetchMore).
+import QtCore
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
+import QtQuick.Dialogs
 import QtQuick.Layouts
 
 Pane {
@@ -9,6 +14,13 @@ Pane {
 
     /// The AppController (C++).
     required property QtObject app
+    /// The search panel replaces the list.
+    property bool searching: false
+
+    function openSearch() {
+        sidebar.searching = true
+        Qt.callLater(searchPanel.focusField)
+    }
 
     padding: 0
     Accessible.name: qsTr("Conversations")
@@ -18,6 +30,29 @@ Pane {
         border.color: Theme.borderColor
     }
 
+    Shortcut {
+        sequences: [StandardKey.Find]
+        onActivated: sidebar.openSearch()
+    }
+
+    FileDialog {
+        id: exportDialog
+        property double conversationId: 0
+        property string format: "markdown"
+        title: format === "json" ? qsTr("Export conversation as JSON") : qsTr("Export conversation as Markdown")
+        fileMode: FileDialog.SaveFile
+        nameFilters: format === "json" ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
+        defaultSuffix: format === "json" ? "json" : "md"
+        onAccepted: sidebar.app.exportConversation(conversationId, selectedFile, format)
+    }
+    FileDialog {
+        id: importDialog
+        title: qsTr("Import a conversation (PagedChat JSON)")
+        fileMode: FileDialog.OpenFile
+        nameFilters: [qsTr("JSON files (*.json)"), qsTr("All files (*)")]
+        onAccepted: sidebar.app.importConversation(selectedFile)
+    }
+
     ColumnLayout {
         anchors.fill: parent
         anchors.margins: 12
@@ -25,6 +60,7 @@ Pane {
 
         RowLayout {
             Layout.fillWidth: true
+            spacing: 0
             Label {
                 text: qsTr("Chats")
                 font.pixelSize: 18
@@ -32,6 +68,24 @@ Pane {
                 color: Theme.assistantTextColor
                 Layout.fillWidth: true
                 Accessible.name: text
+            }
+            ToolButton {
+                objectName: "searchButton"
+                text: "\u{1F50D}"
+                checkable: true
+                checked: sidebar.searching
+                onClicked: sidebar.searching ? sidebar.searching = false : sidebar.openSearch()
+                Accessible.name: qsTr("Search chats")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Search all chats (Ctrl+F)")
+            }
+            ToolButton {
+                objectName: "importButton"
+                text: "\u2b73"
+                onClicked: importDialog.open()
+                Accessible.name: qsTr("Import conversation")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Import a conversation from a JSON file")
             }
             Button {
                 objectName: "newConversationButton"
@@ -42,23 +96,62 @@ Pane {
             }
         }
 
+        SearchPanel {
+            id: searchPanel
+            objectName: "searchPanel"
+            visible: sidebar.searching
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            app: sidebar.app
+            onCloseRequested: sidebar.searching = false
+        }
+
         ListView {
             id: list
             objectName: "conversationListView"
+            visible: !sidebar.searching
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true
             spacing: 2
+            reuseItems: true
             model: sidebar.app.conversations
             Accessible.name: qsTr("Conversation list")
             Accessible.role: Accessible.List
             ScrollBar.vertical: ScrollBar { Accessible.name: qsTr("Scroll conversations") }
+
+            section.property: "section"
+            section.criteria: ViewSection.FullString
+            section.delegate: Label {
+                required property string section
+                width: ListView.view.width
+                topPadding: 8
+                bottomPadding: 2
+                leftPadding: 12
+                text: section
+                font.pixelSize: 11
+                font.weight: Font.DemiBold
+                font.capitalization: Font.AllUppercase
+                color: Theme.mutedTextColor
+                Accessible.role: Accessible.Heading
+                Accessible.name: section
+            }
 
             delegate: ConversationDelegate {
                 width: ListView.view.width
                 currentConversationId: sidebar.app.currentConversationId
                 onOpenRequested: (id) => sidebar.app.openConversation(id)
                 onDeleteRequested: (id) => sidebar.app.deleteConversation(id)
+                onRenameRequested: (id, title) => sidebar.app.renameConversation(id, title)
+                onPinRequested: (id, pinned) => sidebar.app.setPinned(id, pinned)
+                onExportRequested: (id, title, format) => {
+                    exportDialog.conversationId = id
+                    exportDialog.format = format
+                    const safe = title.replace(/[\\/:*?"<>|]/g, "_").trim() || "conversation"
+                    exportDialog.selectedFile = StandardPaths.writableLocation(StandardPaths.DocumentsLocation)
+                            + "/" + encodeURIComponent(safe) + (format === "json" ? ".json" : ".md")
+                    exportDialog.open()
+                }
             }
 
             Label {
@@ -70,6 +163,38 @@ Pane {
                 color: Theme.mutedTextColor
                 text: qsTr("No conversations yet. Type a message in a pane to start one.")
                 Accessible.name: text
+            }
+        }
+
+        // "Conversation deleted — Undo": shown while the deletion can be undone.
+        Rectangle {
+            objectName: "undoDeleteBanner"
+            Layout.fillWidth: true
+            visible: sidebar.app.undoDeleteTitle !== ""
+            implicitHeight: undoRow.implicitHeight + 8
+            radius: 8
+            color: "#323232"
+            RowLayout {
+                id: undoRow
+                anchors.fill: parent
+                anchors.leftMargin: 10
+                anchors.rightMargin: 4
+                Label {
+                    Layout.fillWidth: true
+                    text: qsTr("Deleted \u201c%1\u201d").arg(sidebar.app.undoDeleteTitle)
+                    elide: Text.ElideRight
+                    color: "white"
+                    Accessible.role: Accessible.AlertMessage
+                    Accessible.name: text
+                }
+                Button {
+                    objectName: "undoDeleteButton"
+                    text: qsTr("Undo")
+                    flat: true
+                    Material.foreground: "#ffcc80"
+                    onClicked: sidebar.app.undoDelete()
+                    Accessible.name: qsTr("Undo delete")
+                }
             }
         }
     }

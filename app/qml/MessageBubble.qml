@@ -10,6 +10,11 @@ Item {
     required property string text
     required property string finishReason
     required property bool streaming
+    // Message actions (MessageActions.qml): the row, its place among its versions, last row.
+    required property int index
+    required property int siblingIndex
+    required property int siblingCount
+    required property bool isLast
 
     readonly property bool isUser: role === "user"
     /// The app died while this reply streamed (killed, crashed, power loss): no finish reason was
@@ -42,7 +47,7 @@ Item {
         maxTextWidth,
         Math.ceil(Math.max(measure.implicitWidth, noteLabel.visible ? noteLabel.implicitWidth : 0)) + 1)
 
-    implicitHeight: box.height
+    implicitHeight: box.height + messageActions.implicitHeight + 2
 
     Text {
         id: measure
@@ -59,6 +64,9 @@ Item {
         height: column.implicitHeight + 20
         radius: 14
         color: bubble.isUser ? Theme.userBubbleColor : Theme.assistantBubbleColor
+        // A search result being shown (MessageList.highlightedRow).
+        border.width: bubble.ListView.view && bubble.ListView.view.highlightedRow === bubble.index ? 3 : 0
+        border.color: Theme.accentHighlightColor
 
         ColumnLayout {
             id: column
@@ -96,5 +104,21 @@ Item {
                 Accessible.name: text
             }
         }
+    }
+
+    MessageActions {
+        id: messageActions
+        x: 16
+        y: box.height + 2
+        width: bubble.width - 32
+        session: bubble.ListView.view ? bubble.ListView.view.session : null
+        row: bubble.index
+        role: bubble.role
+        text: bubble.text
+        finishReason: bubble.finishReason
+        streaming: bubble.streaming
+        isLast: bubble.isLast
+        siblingIndex: bubble.siblingIndex
+        siblingCount: bubble.siblingCount
     }
 }

@@ -6,6 +6,10 @@ ListView {
     id: list
 
     property int paneNumber: 1
+    /// The pane's ChatSession (C++): the bubbles' actions call it.
+    property QtObject session: null
+    /// Row of the message a search result opened (highlighted for a few seconds), or -1.
+    property int highlightedRow: -1
     /// True while the view shows the end of the list: new text then keeps it there.
     property bool followEnd: true
 
@@ -21,6 +25,21 @@ ListView {
 
     delegate: MessageBubble {
         width: ListView.view.width
+    }
+
+    Connections {
+        target: list.session
+        function onMessageShown(row, messageId) {
+            list.followEnd = false
+            list.highlightedRow = row
+            highlightTimer.restart()
+            Qt.callLater(function() { list.positionViewAtIndex(row, ListView.Center) })
+        }
+    }
+    Timer {
+        id: highlightTimer
+        interval: 4000
+        onTriggered: list.highlightedRow = -1
     }
 
     onMovementEnded: followEnd = atYEnd

@@ -1,0 +1,179 @@
+// The actions under one message: copy, branch switcher "< 2/3 >", regenerate (last answer),
+// continue (a cut-off last answer), edit (user messages, with an inline editor that resends).
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+ColumnLayout {
+    id: actions
+
+    /// The pane's ChatSession (C++); null hides the actions that need it.
+    property QtObject session: null
+    /// The message's row and model roles.
+    property int row: -1
+    property string role: ""
+    property string text: ""
+    property string finishReason: ""
+    property bool streaming: false
+    property bool isLast: false
+    property int siblingIndex: 0
+    property int siblingCount: 1
+
+    /// The inline editor is open.
+    property bool editing: false
+
+    readonly property bool isUser: role === "user"
+    readonly property bool idle: session !== null && !session.busy && !streaming
+    readonly property bool canRegenerate: idle && isLast && role === "assistant"
+    readonly property bool canContinue: canRegenerate
+        && (finishReason === "length" || finishReason === "abort" || finishReason === "")
+    readonly property bool canEdit: idle && isUser
+
+    function copyText() {
+        clipboardHelper.text = actions.text
+        clipboardHelper.selectAll()
+        clipboardHelper.copy()
+        clipboardHelper.text = ""
+        copiedTip.visible = true
+        copiedTimer.restart()
+    }
+    function startEdit() {
+        editor.text = actions.text
+        actions.editing = true
+        editor.forceActiveFocus()
+        editor.cursorPosition = editor.length
+    }
+    function submitEdit() {
+        if (editor.text.trim() === "")
+            return
+        if (actions.session.editMessage(actions.row, editor.text))
+            actions.editing = false
+    }
+
+    spacing: 4
+
+    // Copy goes through a hidden TextEdit: QML has no clipboard API of its own.
+    TextEdit {
+        id: clipboardHelper
+        visible: false
+    }
+    Timer {
+        id: copiedTimer
+        interval: 1200
+        onTriggered: copiedTip.visible = false
+    }
+
+    // The inline editor of a user message.
+    ColumnLayout {
+        visible: actions.editing
+        Layout.fillWidth: true
+        spacing: 4
+        TextArea {
+            id: editor
+            objectName: "editArea"
+            Layout.fillWidth: true
+            wrapMode: TextEdit.Wrap
+            font.pixelSize: 15
+            Accessible.name: qsTr("Edit message")
+            Keys.onReturnPressed: (event) => {
+                if (event.modifiers & Qt.ShiftModifier)
+                    event.accepted = false
+                else
+                    actions.submitEdit()
+            }
+            Keys.onEscapePressed: actions.editing = false
+        }
+        RowLayout {
+            Layout.alignment: Qt.AlignRight
+            Button {
+                objectName: "editCancelButton"
+                text: qsTr("Cancel")
+                flat: true
+                onClicked: actions.editing = false
+                Accessible.name: qsTr("Cancel editing")
+            }
+            Button {
+                objectName: "editSendButton"
+                text: qsTr("Save and send")
+                highlighted: true
+                enabled: actions.canEdit && editor.text.trim() !== ""
+                onClicked: actions.submitEdit()
+                Accessible.name: qsTr("Save the edited message and send it")
+            }
+        }
+    }
+
+    RowLayout {
+        visible: !actions.editing && !actions.streaming
+        Layout.alignment: actions.isUser ? Qt.AlignRight : Qt.AlignLeft
+        spacing: 0
+
+        ToolButton {
+            objectName: "branchPrevButton"
+            visible: actions.siblingCount > 1
+            enabled: actions.idle && actions.siblingIndex > 0
+            text: "\u2039"
+            font.pixelSize: 16
+            implicitWidth: 28
+            onClicked: actions.session.switchBranch(actions.row, -1)
+            Accessible.name: qsTr("Previous version")
+        }
+        Label {
+            objectName: "branchLabel"
+            visible: actions.siblingCount > 1
+            //: Which version of a message is shown: "2/3"
+            text: qsTr("%1/%2").arg(actions.siblingIndex + 1).arg(actions.siblingCount)
+            font.pixelSize: 12
+            color: Theme.mutedTextColor
+            Accessible.name: qsTr("Version %1 of %2").arg(actions.siblingIndex + 1).arg(actions.siblingCount)
+        }
+        ToolButton {
+            objectName: "branchNextButton"
+            visible: actions.siblingCount > 1
+            enabled: actions.idle && actions.siblingIndex + 1 < actions.siblingCount
+            text: "\u203a"
+            font.pixelSize: 16
+            implicitWidth: 28
+            onClicked: actions.session.switchBranch(actions.row, +1)
+            Accessible.name: qsTr("Next version")
+        }
+        ToolButton {
+            objectName: "copyButton"
+            text: qsTr("Copy")
+            font.pixelSize: 12
+            enabled: actions.text !== ""
+            onClicked: actions.copyText()
+            Accessible.name: qsTr("Copy message")
+            ToolTip {
+                id: copiedTip
+                text: qsTr("Copied")
+            }
+        }
+        ToolButton {
+            objectName: "editButton"
+            visible: actions.isUser
+            enabled: actions.canEdit
+            text: qsTr("Edit")
+            font.pixelSize: 12
+            onClicked: actions.startEdit()
+            Accessible.name: qsTr("Edit and resend message")
+        }
+        ToolButton {
+            objectName: "regenerateButton"
+            visible: actions.canRegenerate
+            text: qsTr("Regenerate")
+            font.pixelSize: 12
+            onClicked: actions.session.regenerate()
+            Accessible.name: qsTr("Regenerate answer")
+        }
+        ToolButton {
+            objectName: "continueButton"
+            visible: actions.canContinue
+            text: qsTr("Continue")
+            font.pixelSize: 12
+            onClicked: actions.session.continueReply()
+            Accessible.name: qsTr("Continue the cut-off answer")
+        }
+    }
+}

@@ -1,0 +1,244 @@
+// The history features through AppController and the real window (offscreen, no model needed):
+// delete with undo (and for good after the undo time, or on the next start), rename and pin,
+// export / import through files (bad files give an error and import nothing), search and
+// opening a result; the window shows date sections, Ctrl+F opens the search panel, and no QML
+// warning is printed on the way.
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/app_controller.h"
+#include "app/app_options.h"
+#include "app/chat_session.h"
+#include "app/chat_store.h"
+#include "app/main_window.h"
+#include "app/message_list_model.h"
+#include "test_paths.h"
+
+namespace {
+
+QStringList g_messages;
+QtMessageHandler g_previous = nullptr;
+
+void failOnWarnings(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+  if (type == QtWarningMsg || type == QtCriticalMsg || type == QtFatalMsg) g_messages.append(message);
+  if (g_previous) g_previous(type, context, message);
+}
+
+QQuickItem* findItem(QQuickItem* root, const QString& name) {
+  if (!root) return nullptr;
+  if (root->objectName() == name) return root;
+  for (QQuickItem* child : root->childItems())
+    if (QQuickItem* found = findItem(child, name)) return found;
+  return nullptr;
+}
+
+/// The first visible descendant of `root` named `name`.
+QQuickItem* findVisibleItem(QQuickItem* root, const QString& name) {
+  if (!root || !root->isVisible()) return nullptr;
+  if (root->objectName() == name) return root;
+  for (QQuickItem* child : root->childItems())
+    if (QQuickItem* found = findVisibleItem(child, name)) return found;
+  return nullptr;
+}
+
+AppOptions optionsFor(const QTemporaryDir& dir) {
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = dir.path();
+  return options;
+}
+
+}  // namespace
+
+class TestHistoryGui : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { g_previous = qInstallMessageHandler(failOnWarnings); }
+  void cleanupTestCase() { qInstallMessageHandler(g_previous); }
+  void deleteUndoRenamePin();
+  void exportImportFiles();
+  void searchOpensMessage();
+  void windowSectionsAndSearchPanel();
+};
+
+void TestHistoryGui::deleteUndoRenamePin() {
+  QTemporaryDir dir;
+  qint64 a = 0, b = 0;
+  {
+    AppController controller(optionsFor(dir));
+    ChatStore* store = controller.store();
+    a = store->createConversation(QStringLiteral("Alpha"));
+    store->addMessage(a, QStringLiteral("user"), QStringLiteral("hello"));
+    b = store->createConversation(QStringLiteral("Beta"));
+    controller.conversations()->reload();
+    controller.openConversation(a);
+    QCOMPARE(controller.currentConversationId(), a);
+
+    // Hidden at once, restorable with its messages.
+    QSignalSpy undoChanged(&controller, &AppController::undoDeleteChanged);
+    controller.deleteConversation(a);
+    QCOMPARE(controller.conversations()->rowCount(), 1);
+    QCOMPARE(controller.currentConversationId(), 0);
+    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("Alpha"));
+    QVERIFY(undoChanged.size() >= 1);
+    controller.undoDelete();
+    QCOMPARE(controller.undoDeleteTitle(), QString());
+    QCOMPARE(controller.conversations()->rowCount(), 2);
+    QCOMPARE(controller.currentConversationId(), a);
+    QCOMPARE(store->messages(a).size(), 1);
+
+    // Rename and pin.
+    controller.renameConversation(a, QStringLiteral("  Alpha   renamed "));
+    QCOMPARE(store->conversation(a).title, QStringLiteral("Alpha renamed"));
+    QCOMPARE(controller.panes()->sessionAt(0)->title(), QStringLiteral("Alpha renamed"));
+    controller.renameConversation(a, QStringLiteral("   "));  // ignored
+    QCOMPARE(store->conversation(a).title, QStringLiteral("Alpha renamed"));
+    QCOMPARE(controller.conversations()->idAt(0), b);  // the newest
+    controller.setPinned(a, true);
+    QCOMPARE(controller.conversations()->idAt(0), a);
+    controller.setPinned(a, false);
+    QCOMPARE(controller.conversations()->idAt(0), b);
+
+    // After the undo time the deletion is final.
+    controller.setUndoTimeout(50);
+    controller.deleteConversation(a);
+    QTRY_COMPARE(controller.undoDeleteTitle(), QString());
+    QVERIFY_THROWS_EXCEPTION(StoreError, store->conversation(a));
+    // A deletion still undoable when the app quits is final on the next start.
+    controller.setUndoTimeout(60000);
+    controller.deleteConversation(b);
+    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("Beta"));
+  }
+  AppController again(optionsFor(dir));
+  QCOMPARE(again.conversations()->rowCount(), 0);
+  QVERIFY_THROWS_EXCEPTION(StoreError, again.store()->conversation(b));
+}
+
+void TestHistoryGui::exportImportFiles() {
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir));
+  ChatStore* store = controller.store();
+  const qint64 id = store->createConversation(QStringLiteral("Export me"));
+  store->addMessage(id, QStringLiteral("user"), QStringLiteral("질문"));
+  store->addMessage(id, QStringLiteral("assistant"), QStringLiteral("answer"), QStringLiteral("stop"));
+  controller.conversations()->reload();
+
+  const QString md = dir.filePath(QStringLiteral("out.md"));
+  const QString json = dir.filePath(QStringLiteral("out.json"));
+  QVERIFY(controller.exportConversation(id, QUrl::fromLocalFile(md), QStringLiteral("markdown")));
+  QVERIFY(controller.exportConversation(id, QUrl::fromLocalFile(json), QStringLiteral("json")));
+  QFile mdFile(md);
+  QVERIFY(mdFile.open(QIODevice::ReadOnly));
+  QVERIFY(QString::fromUtf8(mdFile.readAll()).contains(QStringLiteral("질문")));
+  QVERIFY(!controller.exportConversation(id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("no/such/dir/x.md"))),
+                                         QStringLiteral("markdown")));
+  QVERIFY(controller.errorText().contains(QStringLiteral("Cannot write")));
+
+  const qint64 imported = controller.importConversation(QUrl::fromLocalFile(json));
+  QVERIFY(imported != 0 && imported != id);
+  QCOMPARE(controller.errorText(), QString());
+  QCOMPARE(controller.currentConversationId(), imported);
+  QCOMPARE(controller.panes()->sessionAt(0)->messages()->rowCount(), 2);
+  QCOMPARE(controller.conversations()->rowCount(), 2);
+
+  const QString bad = dir.filePath(QStringLiteral("bad.json"));
+  QFile f(bad);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write("{\"format\": \"something-else\", \"version\": 1}");
+  f.close();
+  QCOMPARE(controller.importConversation(QUrl::fromLocalFile(bad)), 0);
+  QVERIFY2(controller.errorText().contains(QStringLiteral("not a PagedChat conversation")), qPrintable(controller.errorText()));
+  QCOMPARE(controller.importConversation(QUrl::fromLocalFile(dir.filePath(QStringLiteral("missing.json")))), 0);
+  QVERIFY(controller.errorText().contains(QStringLiteral("Cannot read")));
+  QCOMPARE(store->conversationCount(), 2);
+}
+
+void TestHistoryGui::searchOpensMessage() {
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir));
+  ChatStore* store = controller.store();
+  const qint64 c = store->createConversation(QStringLiteral("Fruit"));
+  const qint64 u = store->addMessage(c, QStringLiteral("user"), QStringLiteral("tell me about apples"));
+  const qint64 first = store->addMessage(c, QStringLiteral("assistant"), QStringLiteral("Apples are red"));
+  store->addMessage(c, QStringLiteral("assistant"), QStringLiteral("Pears are green"), QString(), u);  // shown
+  store->createConversation(QStringLiteral("Other"));
+  controller.conversations()->reload();
+
+  const QVariantList hits = controller.search(QStringLiteral("apples red"));
+  QCOMPARE(hits.size(), 1);
+  const QVariantMap hit = hits.at(0).toMap();
+  QCOMPARE(hit.value(QStringLiteral("messageId")).toLongLong(), first);
+  QCOMPARE(hit.value(QStringLiteral("title")).toString(), QStringLiteral("Fruit"));
+  QVERIFY(hit.value(QStringLiteral("snippet")).toString().contains(QStringLiteral("<b>Apples</b>")));
+  QCOMPARE(controller.search(QStringLiteral("\"")).size(), 0);
+
+  ChatSession* session = controller.panes()->sessionAt(0);
+  QSignalSpy shown(session, &ChatSession::messageShown);
+  controller.openSearchResult(c, first);
+  QCOMPARE(session->conversationId(), c);
+  QCOMPARE(shown.size(), 1);
+  QCOMPARE(session->messages()->textAt(1), QStringLiteral("Apples are red"));  // its branch
+}
+
+void TestHistoryGui::windowSectionsAndSearchPanel() {
+  QTemporaryDir dir;
+  {
+    ChatStore store(dir.path());
+    const qint64 p = store.createConversation(QStringLiteral("Pinned one"));
+    store.setPinned(p, true);
+    const qint64 c = store.createConversation(QStringLiteral("Today one"));
+    const qint64 u = store.addMessage(c, QStringLiteral("user"), QStringLiteral("find the walrus"));
+    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a walrus"), QStringLiteral("length"));
+    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("another walrus"), QStringLiteral("stop"), u);
+  }
+  AppController controller(optionsFor(dir));
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QTest::qWait(50);
+
+  const qint64 today = controller.conversations()->idAt(1);  // after the pinned one
+  controller.openConversation(today);
+  auto* list = findItem(window->contentItem(), QStringLiteral("conversationListView"));
+  QVERIFY(list);
+  QCOMPARE(list->property("count").toInt(), 2);
+  // The branch switcher of the regenerated answer: "2/2".
+  QQuickItem* label = nullptr;
+  QTRY_VERIFY((label = findVisibleItem(window->contentItem(), QStringLiteral("branchLabel"))));
+  QCOMPARE(label->property("text").toString(), QStringLiteral("2/2"));
+
+  // Ctrl+F opens the search panel with the focus in its field; typing finds the message.
+  QTest::keyClick(window, Qt::Key_F, Qt::ControlModifier);
+  auto* panel = findItem(window->contentItem(), QStringLiteral("searchPanel"));
+  QVERIFY(panel);
+  QTRY_VERIFY(panel->isVisible());
+  auto* field = findItem(window->contentItem(), QStringLiteral("searchField"));
+  QTRY_VERIFY(field->hasActiveFocus());
+  for (const char c : {'w', 'a', 'l', 'r'}) QTest::keyClick(window, c);
+  auto* results = findItem(window->contentItem(), QStringLiteral("searchResults"));
+  QTRY_COMPARE(results->property("count").toInt(), 3);
+  QTest::keyClick(window, Qt::Key_Escape);
+  QTRY_VERIFY(!panel->isVisible());
+
+  // Delete shows the undo banner; Undo brings the row back.
+  controller.deleteConversation(controller.conversations()->idAt(1));
+  auto* banner = findItem(window->contentItem(), QStringLiteral("undoDeleteBanner"));
+  QTRY_VERIFY(banner->isVisible());
+  QCOMPARE(list->property("count").toInt(), 1);
+  controller.undoDelete();
+  QTRY_VERIFY(!banner->isVisible());
+  QCOMPARE(list->property("count").toInt(), 2);
+
+  QTest::qWait(50);
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+QTEST_MAIN(TestHistoryGui)
+#include "test_history_gui.moc"
