@@ -7,6 +7,22 @@
         <source>New chat</source>
         <translation>New chat</translation>
     </message>
+    <message>
+        <source>Conversation</source>
+        <translation>Conversation</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>Cannot write %1: %2</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>Cannot read %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 (file: %2)</source>
+        <translation>%1 (file: %2)</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -149,6 +165,33 @@
         <source>Not sent: %1 Your text is back in the input box.</source>
         <translation>Not sent: %1 Your text is back in the input box.</translation>
     </message>
+    <message>
+        <source>Not continued: %1</source>
+        <translation>Not continued: %1</translation>
+    </message>
+    <message>
+        <source>Not sent: %1</source>
+        <translation>Not sent: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ChatStore</name>
+    <message>
+        <source>User</source>
+        <translation>User</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Assistant</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <source>(cut off)</source>
+        <translation>(cut off)</translation>
+    </message>
 </context>
 <context>
     <name>ConversationDelegate</name>
@@ -172,6 +215,46 @@
     <message>
         <source>Delete conversation</source>
         <translation>Delete conversation</translation>
+    </message>
+    <message>
+        <source>New title</source>
+        <translation>New title</translation>
+    </message>
+    <message>
+        <source>Pinned: %1</source>
+        <translation>Pinned: %1</translation>
+    </message>
+    <message>
+        <source>Actions for conversation %1</source>
+        <translation>Actions for conversation %1</translation>
+    </message>
+    <message>
+        <source>Rename, pin, export, delete</source>
+        <translation>Rename, pin, export, delete</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>Rename</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>Unpin</translation>
+    </message>
+    <message>
+        <source>Pin</source>
+        <translation>Pin</translation>
+    </message>
+    <message>
+        <source>Export as Markdown…</source>
+        <translation>Export as Markdown…</translation>
+    </message>
+    <message>
+        <source>Export as JSON…</source>
+        <translation>Export as JSON…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Delete</translation>
     </message>
 </context>
 <context>
@@ -203,6 +286,81 @@
     <message>
         <source>No conversations yet. Type a message in a pane to start one.</source>
         <translation>No conversations yet. Type a message in a pane to start one.</translation>
+    </message>
+    <message>
+        <source>Export conversation as JSON</source>
+        <translation>Export conversation as JSON</translation>
+    </message>
+    <message>
+        <source>Export conversation as Markdown</source>
+        <translation>Export conversation as Markdown</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON files (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown files (*.md)</source>
+        <translation>Markdown files (*.md)</translation>
+    </message>
+    <message>
+        <source>Import a conversation (PagedChat JSON)</source>
+        <translation>Import a conversation (PagedChat JSON)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>All files (*)</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>Search chats</translation>
+    </message>
+    <message>
+        <source>Search all chats (Ctrl+F)</source>
+        <translation>Search all chats (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>Import conversation</source>
+        <translation>Import conversation</translation>
+    </message>
+    <message>
+        <source>Import a conversation from a JSON file</source>
+        <translation>Import a conversation from a JSON file</translation>
+    </message>
+    <message>
+        <source>Deleted “%1”</source>
+        <translation>Deleted “%1”</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>Undo</translation>
+    </message>
+    <message>
+        <source>Undo delete</source>
+        <translation>Undo delete</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationListModel</name>
+    <message>
+        <source>Pinned</source>
+        <translation>Pinned</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>Today</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>Yesterday</translation>
+    </message>
+    <message>
+        <source>Previous 7 days</source>
+        <translation>Previous 7 days</translation>
+    </message>
+    <message>
+        <source>Older</source>
+        <translation>Older</translation>
     </message>
 </context>
 <context>
@@ -273,6 +431,82 @@
     </message>
 </context>
 <context>
+    <name>MessageActions</name>
+    <message>
+        <source>Edit message</source>
+        <translation>Edit message</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Cancel editing</source>
+        <translation>Cancel editing</translation>
+    </message>
+    <message>
+        <source>Save and send</source>
+        <translation>Save and send</translation>
+    </message>
+    <message>
+        <source>Save the edited message and send it</source>
+        <translation>Save the edited message and send it</translation>
+    </message>
+    <message>
+        <source>Previous version</source>
+        <translation>Previous version</translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <extracomment>Which version of a message is shown: &quot;2/3&quot;</extracomment>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <source>Version %1 of %2</source>
+        <translation>Version %1 of %2</translation>
+    </message>
+    <message>
+        <source>Next version</source>
+        <translation>Next version</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Copy</translation>
+    </message>
+    <message>
+        <source>Copy message</source>
+        <translation>Copy message</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Copied</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>Edit</translation>
+    </message>
+    <message>
+        <source>Edit and resend message</source>
+        <translation>Edit and resend message</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>Regenerate</translation>
+    </message>
+    <message>
+        <source>Regenerate answer</source>
+        <translation>Regenerate answer</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>Continue</translation>
+    </message>
+    <message>
+        <source>Continue the cut-off answer</source>
+        <translation>Continue the cut-off answer</translation>
+    </message>
+</context>
+<context>
     <name>MessageBubble</name>
     <message>
         <source>interrupted</source>
@@ -335,6 +569,33 @@
     <message>
         <source>Close this pane</source>
         <translation>Close this pane</translation>
+    </message>
+</context>
+<context>
+    <name>SearchPanel</name>
+    <message>
+        <source>Search all chats</source>
+        <translation>Search all chats</translation>
+    </message>
+    <message>
+        <source>Search text</source>
+        <translation>Search text</translation>
+    </message>
+    <message>
+        <source>Close search</source>
+        <translation>Close search</translation>
+    </message>
+    <message>
+        <source>Search results</source>
+        <translation>Search results</translation>
+    </message>
+    <message>
+        <source>Result in %1</source>
+        <translation>Result in %1</translation>
+    </message>
+    <message>
+        <source>No messages found.</source>
+        <translation>No messages found.</translation>
     </message>
 </context>
 <context>

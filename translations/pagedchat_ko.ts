@@ -7,6 +7,22 @@
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
+    <message>
+        <source>Conversation</source>
+        <translation>대화</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1에 쓸 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1을(를) 읽을 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>%1 (file: %2)</source>
+        <translation>%1 (파일: %2)</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -148,6 +164,33 @@
         <source>Not sent: %1 Your text is back in the input box.</source>
         <translation>보내지 못했습니다: %1 입력한 내용은 입력 칸에 다시 넣어 두었습니다.</translation>
     </message>
+    <message>
+        <source>Not continued: %1</source>
+        <translation>이어 쓰지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <source>Not sent: %1</source>
+        <translation>보내지 못했습니다: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ChatStore</name>
+    <message>
+        <source>User</source>
+        <translation>사용자</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>어시스턴트</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>시스템</translation>
+    </message>
+    <message>
+        <source>(cut off)</source>
+        <translation>(중간에 끊김)</translation>
+    </message>
 </context>
 <context>
     <name>ConversationDelegate</name>
@@ -171,6 +214,46 @@
     <message>
         <source>Delete conversation</source>
         <translation>대화 삭제</translation>
+    </message>
+    <message>
+        <source>New title</source>
+        <translation>새 제목</translation>
+    </message>
+    <message>
+        <source>Pinned: %1</source>
+        <translation>고정됨: %1</translation>
+    </message>
+    <message>
+        <source>Actions for conversation %1</source>
+        <translation>대화 %1 작업</translation>
+    </message>
+    <message>
+        <source>Rename, pin, export, delete</source>
+        <translation>이름 바꾸기, 고정, 내보내기, 삭제</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>이름 바꾸기</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>고정 해제</translation>
+    </message>
+    <message>
+        <source>Pin</source>
+        <translation>고정</translation>
+    </message>
+    <message>
+        <source>Export as Markdown…</source>
+        <translation>Markdown으로 내보내기…</translation>
+    </message>
+    <message>
+        <source>Export as JSON…</source>
+        <translation>JSON으로 내보내기…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>삭제</translation>
     </message>
 </context>
 <context>
@@ -202,6 +285,81 @@
     <message>
         <source>No conversations yet. Type a message in a pane to start one.</source>
         <translation>아직 대화가 없습니다. 창에 메시지를 입력해 대화를 시작하세요.</translation>
+    </message>
+    <message>
+        <source>Export conversation as JSON</source>
+        <translation>대화를 JSON으로 내보내기</translation>
+    </message>
+    <message>
+        <source>Export conversation as Markdown</source>
+        <translation>대화를 Markdown으로 내보내기</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 파일 (*.json)</translation>
+    </message>
+    <message>
+        <source>Markdown files (*.md)</source>
+        <translation>Markdown 파일 (*.md)</translation>
+    </message>
+    <message>
+        <source>Import a conversation (PagedChat JSON)</source>
+        <translation>대화 가져오기 (PagedChat JSON)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>모든 파일 (*)</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>채팅 검색</translation>
+    </message>
+    <message>
+        <source>Search all chats (Ctrl+F)</source>
+        <translation>모든 채팅 검색 (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>Import conversation</source>
+        <translation>대화 가져오기</translation>
+    </message>
+    <message>
+        <source>Import a conversation from a JSON file</source>
+        <translation>JSON 파일에서 대화 가져오기</translation>
+    </message>
+    <message>
+        <source>Deleted “%1”</source>
+        <translation>“%1” 삭제됨</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>실행 취소</translation>
+    </message>
+    <message>
+        <source>Undo delete</source>
+        <translation>삭제 취소</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationListModel</name>
+    <message>
+        <source>Pinned</source>
+        <translation>고정됨</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>오늘</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>어제</translation>
+    </message>
+    <message>
+        <source>Previous 7 days</source>
+        <translation>지난 7일</translation>
+    </message>
+    <message>
+        <source>Older</source>
+        <translation>이전</translation>
     </message>
 </context>
 <context>
@@ -272,6 +430,82 @@
     </message>
 </context>
 <context>
+    <name>MessageActions</name>
+    <message>
+        <source>Edit message</source>
+        <translation>메시지 편집</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <source>Cancel editing</source>
+        <translation>편집 취소</translation>
+    </message>
+    <message>
+        <source>Save and send</source>
+        <translation>저장하고 보내기</translation>
+    </message>
+    <message>
+        <source>Save the edited message and send it</source>
+        <translation>편집한 메시지를 저장하고 보내기</translation>
+    </message>
+    <message>
+        <source>Previous version</source>
+        <translation>이전 버전</translation>
+    </message>
+    <message>
+        <source>%1/%2</source>
+        <extracomment>Which version of a message is shown: &quot;2/3&quot;</extracomment>
+        <translation>%1/%2</translation>
+    </message>
+    <message>
+        <source>Version %1 of %2</source>
+        <translation>%2개 중 %1번째 버전</translation>
+    </message>
+    <message>
+        <source>Next version</source>
+        <translation>다음 버전</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>복사</translation>
+    </message>
+    <message>
+        <source>Copy message</source>
+        <translation>메시지 복사</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>복사됨</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>편집</translation>
+    </message>
+    <message>
+        <source>Edit and resend message</source>
+        <translation>메시지를 편집해서 다시 보내기</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>다시 생성</translation>
+    </message>
+    <message>
+        <source>Regenerate answer</source>
+        <translation>답변 다시 생성</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>이어 쓰기</translation>
+    </message>
+    <message>
+        <source>Continue the cut-off answer</source>
+        <translation>끊긴 답변 이어 쓰기</translation>
+    </message>
+</context>
+<context>
     <name>MessageBubble</name>
     <message>
         <source>interrupted</source>
@@ -334,6 +568,33 @@
     <message>
         <source>Close this pane</source>
         <translation>이 창 닫기</translation>
+    </message>
+</context>
+<context>
+    <name>SearchPanel</name>
+    <message>
+        <source>Search all chats</source>
+        <translation>모든 채팅 검색</translation>
+    </message>
+    <message>
+        <source>Search text</source>
+        <translation>검색어</translation>
+    </message>
+    <message>
+        <source>Close search</source>
+        <translation>검색 닫기</translation>
+    </message>
+    <message>
+        <source>Search results</source>
+        <translation>검색 결과</translation>
+    </message>
+    <message>
+        <source>Result in %1</source>
+        <translation>%1의 검색 결과</translation>
+    </message>
+    <message>
+        <source>No messages found.</source>
+        <translation>찾은 메시지가 없습니다.</translation>
     </message>
 </context>
 <context>

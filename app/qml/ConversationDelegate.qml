@@ -22,6 +22,8 @@ ItemDelegate {
     signal exportRequested(double id, string title, string format)
 
     readonly property bool isCurrent: conversationId === currentConversationId
+    /// Put before a pinned conversation's title (U+1F4CC PUSHPIN).
+    readonly property string pinMark: "\uD83D\uDCCC "
     /// The title is being edited in place.
     property bool renaming: false
 
@@ -77,7 +79,7 @@ ItemDelegate {
             Label {
                 visible: !row.renaming
                 Layout.fillWidth: true
-                text: (row.pinned ? "\u{1F4CC} " : "") + row.title
+                text: (row.pinned ? row.pinMark : "") + row.title
                 elide: Text.ElideRight
                 font.weight: row.isCurrent ? Font.Medium : Font.Normal
                 color: Theme.assistantTextColor

@@ -14,6 +14,8 @@ Pane {
 
     /// The AppController (C++).
     required property QtObject app
+    /// The search button's glyph (U+1F50D LEFT-POINTING MAGNIFYING GLASS).
+    readonly property string searchGlyph: "\uD83D\uDD0D"
     /// The search panel replaces the list.
     property bool searching: false
 
@@ -39,10 +41,11 @@ Pane {
         id: exportDialog
         property double conversationId: 0
         property string format: "markdown"
-        title: format === "json" ? qsTr("Export conversation as JSON") : qsTr("Export conversation as Markdown")
+        readonly property bool isJson: format === "json"
+        title: isJson ? qsTr("Export conversation as JSON") : qsTr("Export conversation as Markdown")
         fileMode: FileDialog.SaveFile
-        nameFilters: format === "json" ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
-        defaultSuffix: format === "json" ? "json" : "md"
+        nameFilters: isJson ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
+        defaultSuffix: isJson ? "json" : "md"
         onAccepted: sidebar.app.exportConversation(conversationId, selectedFile, format)
     }
     FileDialog {
@@ -71,7 +74,7 @@ Pane {
             }
             ToolButton {
                 objectName: "searchButton"
-                text: "\u{1F50D}"
+                text: sidebar.searchGlyph
                 checkable: true
                 checked: sidebar.searching
                 onClicked: sidebar.searching ? sidebar.searching = false : sidebar.openSearch()
