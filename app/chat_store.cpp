@@ -26,7 +26,8 @@ using namespace chatstore;
 
 namespace {
 
-constexpr int kBusyTimeoutMs = 2000;     // how long a write waits for another connection's lock
+constexpr int kBusyTimeoutMs = 2000;
+constexpr qint64 kFullCheckMaxBytes = 32LL << 20;  // quick_check at open up to this file size     // how long a write waits for another connection's lock
 const char kFileName[] = "pagedchat.sqlite3";
 
 std::atomic<quint64> g_connectionCounter{0};
@@ -91,23 +92,27 @@ void ChatStore::openDatabase(const QString& dataDir) {
     exec(db, m_path, QStringLiteral("PRAGMA foreign_keys = ON"));
 
     // First statement that actually reads the file: a non-database or damaged file fails here
-    // (SQLITE_NOTADB / SQLITE_CORRUPT) or reports problems as rows other than "ok".
-    {
-      const QString sql = QStringLiteral("PRAGMA quick_check");
-      QSqlQuery q = exec(db, m_path, sql);
-      QStringList problems;
-      while (nextRow(q, m_path, sql)) {
-        const QString row = q.value(0).toString();
-        if (row != QLatin1String("ok")) problems << row;
-      }
-      if (!problems.isEmpty())
-        fail(m_path, QStringLiteral("the database is corrupt"),
-             problems.mid(0, 5).join(QLatin1String("; ")));
-    }
-
+    // (SQLITE_NOTADB / SQLITE_CORRUPT). A small file also gets a full quick_check; a big one
+    // (whose check would cost about a second per 400 MB at every start) is checked before an
+    // upgrade (migrate()), and damage found later fails that statement with StoreError.
+    scalar(db, m_path, QStringLiteral("SELECT count(*) FROM sqlite_master"));
+    if (QFileInfo(m_path).size() <= kFullCheckMaxBytes) checkIntegrity();
     if (scalar(db, m_path, QStringLiteral("PRAGMA foreign_keys")).toInt() != 1)
       fail(m_path, QStringLiteral("cannot enable foreign keys"), QString());
   }
+}
+
+void ChatStore::checkIntegrity() {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  const QString sql = QStringLiteral("PRAGMA quick_check");
+  QSqlQuery q = exec(db, m_path, sql);
+  QStringList problems;
+  while (nextRow(q, m_path, sql)) {
+    const QString row = q.value(0).toString();
+    if (row != QLatin1String("ok")) problems << row;
+  }
+  if (!problems.isEmpty())
+    fail(m_path, QStringLiteral("the database is corrupt"), problems.mid(0, 5).join(QLatin1String("; ")));
 }
 
 void ChatStore::close() {

@@ -152,6 +152,8 @@ class ChatStore : public QObject {
  private:
   void openDatabase(const QString& dataDir);
   void migrate();
+  /// PRAGMA quick_check; throws StoreError listing the first problems.
+  void checkIntegrity();
   void writeBackup(int fromVersion);
   QString nextTimestamp();  ///< ISO-8601 UTC with ms, strictly increasing within this instance
   QList<MessageRecord> readMessages(const QString& sql, const QVariantList& binds) const;

@@ -108,7 +108,10 @@ void ChatStore::migrate() {
   scalar(db, m_path, QStringLiteral("PRAGMA journal_mode = WAL"));
   if (version == kSchemaVersion) return;
 
-  if (version >= 1) writeBackup(version);  // version 0: a new, empty file: nothing to keep
+  if (version >= 1) {  // version 0: a new, empty file: nothing to keep
+    checkIntegrity();  // (again, for a big file): never upgrade a damaged database
+    writeBackup(version);
+  }
 
   WriteTransaction tx(db, m_path);
   version = scalar(db, m_path, userVersionSql).toInt();  // another process may have migrated

@@ -16,6 +16,8 @@ Pane {
     required property QtObject app
     /// The search button's glyph (U+1F50D LEFT-POINTING MAGNIFYING GLASS).
     readonly property string searchGlyph: "\uD83D\uDD0D"
+    /// The import button's glyph (U+1F4E5 INBOX TRAY).
+    readonly property string importGlyph: "\uD83D\uDCE5"
     /// The search panel replaces the list.
     property bool searching: false
 
@@ -84,7 +86,7 @@ Pane {
             }
             ToolButton {
                 objectName: "importButton"
-                text: "\u2b73"
+                text: sidebar.importGlyph
                 onClicked: importDialog.open()
                 Accessible.name: qsTr("Import conversation")
                 ToolTip.visible: hovered

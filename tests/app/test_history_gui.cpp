@@ -14,6 +14,7 @@
 #include "app/app_options.h"
 #include "app/chat_session.h"
 #include "app/chat_store.h"
+#include "app/conversation_list_model.h"
 #include "app/main_window.h"
 #include "app/message_list_model.h"
 #include "test_paths.h"
@@ -64,6 +65,7 @@ class TestHistoryGui : public QObject {
   void exportImportFiles();
   void searchOpensMessage();
   void windowSectionsAndSearchPanel();
+  void listLoadsPagesWhileScrolling();
 };
 
 void TestHistoryGui::deleteUndoRenamePin() {
@@ -213,6 +215,8 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   QQuickItem* label = nullptr;
   QTRY_VERIFY((label = findVisibleItem(window->contentItem(), QStringLiteral("branchLabel"))));
   QCOMPARE(label->property("text").toString(), QStringLiteral("2/2"));
+  // Screenshots for a look (in the test's working folder, i.e. the build tree).
+  window->grabWindow().save(QStringLiteral("history-sidebar.png"));
 
   // Ctrl+F opens the search panel with the focus in its field; typing finds the message.
   QTest::keyClick(window, Qt::Key_F, Qt::ControlModifier);
@@ -224,6 +228,8 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   for (const char c : {'w', 'a', 'l', 'r'}) QTest::keyClick(window, c);
   auto* results = findItem(window->contentItem(), QStringLiteral("searchResults"));
   QTRY_COMPARE(results->property("count").toInt(), 3);
+  QTest::qWait(20);
+  window->grabWindow().save(QStringLiteral("history-search.png"));
   QTest::keyClick(window, Qt::Key_Escape);
   QTRY_VERIFY(!panel->isVisible());
 
@@ -237,6 +243,30 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   QCOMPARE(list->property("count").toInt(), 2);
 
   QTest::qWait(50);
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+void TestHistoryGui::listLoadsPagesWhileScrolling() {
+  QTemporaryDir dir;
+  {
+    ChatStore store(dir.path());
+    for (int i = 0; i < 250; ++i) store.createConversation(QStringLiteral("Chat %1").arg(i));
+  }
+  AppController controller(optionsFor(dir));
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  auto* list = findItem(window->contentItem(), QStringLiteral("conversationListView"));
+  QVERIFY(list);
+  QVERIFY(list->property("count").toInt() < 250);  // a page or two, not all
+  // Scrolling to the end makes the view ask for the next page, and again.
+  for (int i = 0; i < 10 && list->property("count").toInt() < 250; ++i) {
+    QMetaObject::invokeMethod(list, "positionViewAtEnd");
+    QTest::qWait(20);
+  }
+  QCOMPARE(list->property("count").toInt(), 250);
+  QCOMPARE(controller.conversations()->totalCount(), 250);
   QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
 }
 
