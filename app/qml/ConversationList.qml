@@ -77,6 +77,7 @@ Pane {
             ToolButton {
                 objectName: "searchButton"
                 text: sidebar.searchGlyph
+                font.pixelSize: 16
                 checkable: true
                 checked: sidebar.searching
                 onClicked: sidebar.searching ? sidebar.searching = false : sidebar.openSearch()
@@ -87,6 +88,7 @@ Pane {
             ToolButton {
                 objectName: "importButton"
                 text: sidebar.importGlyph
+                font.pixelSize: 16
                 onClicked: importDialog.open()
                 Accessible.name: qsTr("Import conversation")
                 ToolTip.visible: hovered

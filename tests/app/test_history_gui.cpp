@@ -230,6 +230,24 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   QTRY_COMPARE(results->property("count").toInt(), 3);
   QTest::qWait(20);
   window->grabWindow().save(QStringLiteral("history-search.png"));
+  // Clicking the hit on the other branch ("a walrus", 1/2) shows that branch, scrolled to and
+  // highlighting the message.
+  QQuickItem* hitItem = nullptr;
+  auto* content = results->property("contentItem").value<QQuickItem*>();
+  for (QQuickItem* child : content->childItems())
+    if (child->property("index").toInt() == 1 && child->isVisible()) hitItem = child;
+  QVERIFY(hitItem);
+  QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier,
+                    hitItem->mapToScene(QPointF(hitItem->width() / 2, hitItem->height() / 2)).toPoint());
+  ChatSession* session = controller.panes()->sessionAt(0);
+  QTRY_COMPARE(session->messages()->textAt(1), QStringLiteral("a walrus"));
+  auto* messages = findItem(window->contentItem(), QStringLiteral("messageList1"));
+  QVERIFY(messages);
+  QTRY_COMPARE(messages->property("highlightedRow").toInt(), 1);
+  QTest::qWait(20);
+  window->grabWindow().save(QStringLiteral("history-search-opened.png"));
+
+  field->forceActiveFocus();
   QTest::keyClick(window, Qt::Key_Escape);
   QTRY_VERIFY(!panel->isVisible());
 
