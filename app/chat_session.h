@@ -21,6 +21,11 @@ class MessageListModel;
 /// model) is taken back: its rows go, the conversation is as before, the text returns to the input
 /// box and errorText says why. The streamed reply is written to the store at least once a second
 /// and when it finishes or is stopped. Runs on the GUI thread.
+///
+/// A conversation is a tree of messages (ChatStore); the pane shows one branch, root to the
+/// conversation's current leaf, and every request sends exactly that branch. regenerate() and
+/// editMessage() add siblings (the old branch stays), switchBranch() moves between them, and
+/// continueReply() appends to a cut-off answer (chat_session_branches.cpp).
 class ChatSession : public QObject {
   Q_OBJECT
   Q_PROPERTY(qint64 conversationId READ conversationId NOTIFY conversationChanged)

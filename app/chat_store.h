@@ -60,7 +60,9 @@ class StoreError : public std::runtime_error {
 
 /// All methods run on the calling (GUI) thread and are short single statements or transactions.
 /// Errors (locked, corrupt or unwritable database) throw StoreError with SQLite's message and the
-/// file path; nothing already committed is lost.
+/// file path; nothing already committed is lost. Opening runs PRAGMA quick_check on files up to
+/// 32 MB (and on any file before a schema upgrade); in a bigger file, damage fails the statement
+/// that meets it.
 class ChatStore : public QObject {
   Q_OBJECT
  public:
