@@ -21,8 +21,12 @@ Pane {
     /// The search panel replaces the list.
     property bool searching: false
 
+    /// The search panel was opened (Ctrl+F): the window shows the sidebar if it was hidden.
+    signal searchOpened()
+
     function openSearch() {
         sidebar.searching = true
+        sidebar.searchOpened()
         Qt.callLater(searchPanel.focusField)
     }
 

@@ -82,6 +82,7 @@ ApplicationWindow {
                 Layout.preferredWidth: window.app.panes.count >= 3 ? 220 : 260
                 Layout.fillHeight: true
                 app: window.app
+                onSearchOpened: window.sidebarOpen = true
             }
 
             // The panes share the width; below paneMinimumWidth each, the row scrolls sideways

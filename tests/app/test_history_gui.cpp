@@ -218,8 +218,13 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   // Screenshots for a look (in the test's working folder, i.e. the build tree).
   window->grabWindow().save(QStringLiteral("history-sidebar.png"));
 
-  // Ctrl+F opens the search panel with the focus in its field; typing finds the message.
+  // Ctrl+F opens the search panel with the focus in its field (showing the sidebar if it was
+  // hidden); typing finds the message.
+  window->setProperty("sidebarOpen", false);
+  auto* sidebar = findItem(window->contentItem(), QStringLiteral("conversationList"));
+  QTRY_VERIFY(!sidebar->isVisible());
   QTest::keyClick(window, Qt::Key_F, Qt::ControlModifier);
+  QTRY_VERIFY(sidebar->isVisible());
   auto* panel = findItem(window->contentItem(), QStringLiteral("searchPanel"));
   QVERIFY(panel);
   QTRY_VERIFY(panel->isVisible());
