@@ -63,6 +63,13 @@ qint64 AppController::importConversation(const QUrl& file) {
     setErrorText(tr("Cannot read %1: %2").arg(QDir::toNativeSeparators(path), in.errorString()));
     return 0;
   }
+  constexpr qint64 kMaxImportBytes = 512LL << 20;  // far above any real conversation
+  if (in.size() > kMaxImportBytes) {
+    setErrorText(tr("Cannot import %1: the file is larger than %2 MB")
+                     .arg(QDir::toNativeSeparators(path))
+                     .arg(kMaxImportBytes >> 20));
+    return 0;
+  }
   qint64 id = 0;
   try {
     id = store_->importJson(in.readAll());

@@ -23,6 +23,10 @@
         <source>%1 (file: %2)</source>
         <translation>%1 (file: %2)</translation>
     </message>
+    <message>
+        <source>Cannot import %1: the file is larger than %2 MB</source>
+        <translation>Cannot import %1: the file is larger than %2 MB</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>

@@ -23,6 +23,10 @@
         <source>%1 (file: %2)</source>
         <translation>%1 (파일: %2)</translation>
     </message>
+    <message>
+        <source>Cannot import %1: the file is larger than %2 MB</source>
+        <translation>%1을(를) 가져올 수 없습니다: 파일이 %2 MB보다 큽니다</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
