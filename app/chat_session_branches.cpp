@@ -26,8 +26,12 @@ void ChatSession::reloadBranch() {
 
 void ChatSession::refreshSiblings(int row) {
   if (row < 0 || row >= messages_->rowCount()) return;
-  const int count = static_cast<int>(store_->siblings(messages_->at(row).id).size());
-  messages_->setSiblings(row, qMax(0, count - 1), qMax(1, count));
+  try {
+    const int count = static_cast<int>(store_->siblings(messages_->at(row).id).size());
+    messages_->setSiblings(row, qMax(0, count - 1), qMax(1, count));
+  } catch (const StoreError& e) {
+    setErrorText(QString::fromUtf8(e.what()));  // only the "2/3" figure is missing
+  }
 }
 
 bool ChatSession::regenerate() {
