@@ -66,7 +66,7 @@ Item {
         color: bubble.isUser ? Theme.userBubbleColor : Theme.assistantBubbleColor
         // A search result being shown (MessageList.highlightedRow).
         border.width: bubble.ListView.view && bubble.ListView.view.highlightedRow === bubble.index ? 3 : 0
-        border.color: Theme.accentHighlightColor
+        border.color: bubble.ListView.view ? bubble.ListView.view.highlightColor : "transparent"
 
         ColumnLayout {
             id: column

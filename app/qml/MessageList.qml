@@ -10,6 +10,8 @@ ListView {
     property QtObject session: null
     /// Row of the message a search result opened (highlighted for a few seconds), or -1.
     property int highlightedRow: -1
+    /// Border colour of that message (amber: visible on light and dark bubbles alike).
+    readonly property color highlightColor: "#ffb300"
     /// True while the view shows the end of the list: new text then keeps it there.
     property bool followEnd: true
 

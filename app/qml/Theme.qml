@@ -16,6 +16,5 @@ QtObject {
     readonly property color mutedTextColor: "#6b7280"
     readonly property color selectionColor: "#e3e7f7"
     readonly property color errorColor: "#c62828"
-    readonly property color accentHighlightColor: "#ffb300"
     readonly property int radius: 10
 }
