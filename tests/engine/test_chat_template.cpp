@@ -102,6 +102,7 @@ class TestChatTemplate : public QObject {
   void encodesLikeTheReferences();
   void fitDropsOldestTurns();
   void rejectsBadInput();
+  void continuesFinalMessage();
 };
 
 void TestChatTemplate::rendersCanonicalFormats_data() {
@@ -355,3 +356,35 @@ void TestChatTemplate::rejectsBadInput() {
 
 QTEST_GUILESS_MAIN(TestChatTemplate)
 #include "test_chat_template.moc"
+
+// continue_final_message: the prompt ends inside the last assistant reply (no EOS, no end-of-turn
+// marker) so that the model continues it; the ids are the complete conversation's ids up to the
+// reply's text; fit_chat passes it through.
+void TestChatTemplate::continuesFinalMessage() {
+  const std::vector<ChatMessage> m = {{"system", "Be brief."}, {"user", "Hi"}, {"assistant", "Hello the"}};
+  auto q = [](const RenderedPrompt& r) { return QString::fromStdString(r.text); };
+  QCOMPARE(q(render_chat("chatml", m, true, true)),
+           QString("<s><|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+                   "<|im_start|>assistant\nHello the"));
+  QCOMPARE(q(render_chat("llama-2", m, true, true)), QString("<s>[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST] Hello the"));
+  QCOMPARE(q(render_chat("mistral", m, false, true)), QString("<s> [INST] Be brief.\n\nHi [/INST] Hello the"));
+  QCOMPARE(q(render_chat("zephyr", m, true, true)),
+           QString("<s><|system|>\nBe brief.</s>\n<|user|>\nHi</s>\n<|assistant|>\nHello the"));
+  QCOMPARE(q(render_chat("vicuna", m, true, true)), QString("<s>Be brief. USER: Hi ASSISTANT: Hello the"));
+  QCOMPARE(q(render_chat("none", m, true, true)), QString("<s>Be brief.HiHello the"));
+  // Each is the closed rendering with its end of turn cut off.
+  for (const std::string& name : chat_template_names()) {
+    const QString open = q(render_chat(name, m, false, true));
+    QVERIFY2(q(render_chat(name, m, false)).startsWith(open), name.c_str());
+  }
+  QVERIFY_THROWS_EXCEPTION(std::invalid_argument, render_chat("chatml", {{"user", "Hi"}}, true, true));
+
+  const QString path = testpaths::modelFile("llama2-tokenizer/tokenizer.model");
+  REQUIRE_MODEL_FILE(path);
+  const Tokenizer tok(path.toStdString());
+  const std::vector<int> open = encode_chat(tok, "zephyr", m, true, 1, 2, true);
+  const std::vector<int> closed = encode_chat(tok, "zephyr", m, false, 1, 2);
+  QVERIFY(open.back() != 2);
+  QVERIFY(std::equal(open.begin(), open.end(), closed.begin()));
+  QCOMPARE(fit_chat(tok, "zephyr", m, 1, 2, 4096, 64, true).token_ids, open);
+}
