@@ -1,5 +1,6 @@
 #include "app/engine_client.h"
 
+#include <QDir>
 #include <QFileInfo>
 
 #include "app/engine_worker.h"
@@ -10,7 +11,10 @@ constexpr qint64 kStatsIntervalMs = 200; // at most 5 status updates a second
 }  // namespace
 
 EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* parent, const QString& chatTemplate)
-    : QObject(parent), config_(config), chatTemplate_(chatTemplate), modelPath_(QString::fromStdString(config.model)) {
+    : QObject(parent),
+      config_(config),
+      chatTemplate_(chatTemplate),
+      modelPath_(config.model.empty() ? QString() : QDir::cleanPath(QString::fromStdString(config.model))) {
   config_.load_progress = nullptr;  // the worker installs its own
   modelName_ = QFileInfo(modelPath_).completeBaseName();
   thread_.setObjectName(QStringLiteral("EngineWorker"));
@@ -50,8 +54,9 @@ void EngineClient::start() {
   QMetaObject::invokeMethod(worker_, &EngineWorker::loadModel, Qt::QueuedConnection);
 }
 
-void EngineClient::loadModel(const QString& path, const QString& chatTemplate) {
+void EngineClient::loadModel(const QString& rawPath, const QString& chatTemplate) {
   ensureThread();
+  const QString path = QDir::cleanPath(rawPath);
   config_.model = path.toStdString();
   if (path != modelPath_) config_.tokenizer.clear();  // an explicit tokenizer went with the old model
   chatTemplate_ = chatTemplate.isEmpty() ? QStringLiteral("auto") : chatTemplate;

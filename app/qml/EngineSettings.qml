@@ -2,6 +2,7 @@
 // threads. Apply validates, saves them and reloads the model with them (with progress).
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Controls.Material
 import QtQuick.Layouts
 
 Pane {

@@ -3,6 +3,7 @@
 // blocks still in the prefix cache outlined), the prefix-cache hit rate, and tokens/s over time.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Controls.Material
 import QtQuick.Layouts
 import PagedChat
 
@@ -120,7 +121,8 @@ Pane {
                 id: requestList
                 objectName: "requestList"
                 Layout.fillHeight: true
-                Layout.preferredWidth: 300
+                Layout.fillWidth: true
+                Layout.preferredWidth: 1  // half the row; the plot takes the other half
                 clip: true
                 model: view.monitor.requests
                 Accessible.name: qsTr("Running and waiting requests")
@@ -131,6 +133,7 @@ Pane {
                 }
                 delegate: Row {
                     required property var modelData
+                    width: ListView.view.width
                     spacing: 6
                     Rectangle {
                         width: 10; height: 10
@@ -138,6 +141,8 @@ Pane {
                         color: modelData.pane > 0 ? view.paneColors[(modelData.pane - 1) % 4] : blockMap.otherColor
                     }
                     Label {
+                        width: parent.width - 16
+                        elide: Text.ElideRight
                         font.pixelSize: 12
                         text: qsTr("%1 · %2 · %3 · %4 prompt + %5 new tokens · %6 blocks")
                               .arg(modelData.pane > 0 ? qsTr("pane %1").arg(modelData.pane) : qsTr("no pane"))
@@ -157,6 +162,7 @@ Pane {
 
             ColumnLayout {
                 Layout.fillWidth: true
+                Layout.preferredWidth: 1
                 Layout.fillHeight: true
                 spacing: 2
                 Label {

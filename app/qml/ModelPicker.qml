@@ -24,7 +24,12 @@ Dialog {
     standardButtons: Dialog.Close
     width: Math.min(parent ? parent.width - 80 : 640, 640)
     anchors.centerIn: parent
-    Accessible.name: qsTr("Model picker")
+    // A plain surface (the style's elevation shadow needs shader effects some renderers lack).
+    background: Rectangle {
+        color: Theme.surfaceColor
+        radius: Theme.radius
+        border.color: Theme.borderColor
+    }
     onAboutToShow: picker.app.recentModels.refresh()
 
     FileDialog {

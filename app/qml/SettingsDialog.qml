@@ -2,6 +2,7 @@
 // pages (appearance, ...) are added as tabs beside it.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Controls.Material
 import QtQuick.Layouts
 
 Dialog {
@@ -17,7 +18,12 @@ Dialog {
     width: Math.min(parent ? parent.width - 80 : 620, 620)
     height: Math.min(parent ? parent.height - 80 : 560, 560)
     anchors.centerIn: parent
-    Accessible.name: qsTr("Settings")
+    // A plain surface (the style's elevation shadow needs shader effects some renderers lack).
+    background: Rectangle {
+        color: Theme.surfaceColor
+        radius: Theme.radius
+        border.color: Theme.borderColor
+    }
     onAboutToShow: engineLoader.item && engineLoader.item.reset()
 
     ColumnLayout {

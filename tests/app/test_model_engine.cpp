@@ -249,7 +249,7 @@ void TestModelEngine::rememberedModelLoadsNextStart() {
   AppOptions given = optionsFor(data.path());
   given.modelGiven = true;  // --model wins
   AppController app(given);
-  QCOMPARE(app.engine()->modelPath(), testpaths::stories260K());
+  QCOMPARE(app.engine()->modelPath(), QDir::cleanPath(testpaths::stories260K()));
 }
 
 void TestModelEngine::monitorSnapshotWhileTwoPanesGenerate() {
