@@ -48,6 +48,9 @@ ApplicationWindow {
         onSettingsRequested: settingsDialog.open()
     }
 
+    // The engine view window goes with the main window (the app quits when both are closed).
+    onClosing: engineWindow.close()
+
     /// Shows the live engine view window (raising it when already open).
     function showEngineView() {
         engineWindow.show()

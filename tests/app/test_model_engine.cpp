@@ -5,6 +5,9 @@
 #include <QDir>
 #include <QFile>
 #include <QSemaphore>
+
+#include <atomic>
+
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -12,6 +15,7 @@
 #include "app/app_controller.h"
 #include "app/app_options.h"
 #include "app/chat_session.h"
+#include "app/chat_store.h"
 #include "app/engine_monitor.h"
 #include "app/engine_worker.h"
 #include "app/message_list_model.h"
@@ -58,6 +62,7 @@ class TestModelEngine : public QObject {
  private slots:
   void truncatedFileReportsNameAndReason();
   void unloadThenLoadAgain();
+  void openingAModelStopsRunningReplies();
   void progressIsMonotonic();
   void settingsReloadChangesBlockCount();
   void rememberedModelLoadsNextStart();
@@ -148,6 +153,42 @@ void TestModelEngine::unloadThenLoadAgain() {
   session->setMaxTokens(8);
   QCOMPARE(chat(session, QStringLiteral("Hello")), QStringLiteral("length"));
   QCOMPARE(session->messages()->rowCount(), rows + 2);
+}
+
+void TestModelEngine::openingAModelStopsRunningReplies() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir data;
+  AppController app(optionsFor(data.path()));
+  app.start();
+  EngineClient* engine = app.engine();
+  QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
+  ChatSession* session = app.panes()->sessionAt(0);
+  session->setMaxTokens(400);
+  session->setTemperature(0.0);
+
+  // The worker is held (on its thread) inside the step that produced the first tokens, so the
+  // new model's load is queued while the request is certainly still running.
+  QSemaphore hold;
+  std::atomic<bool> held{false};
+  const QMetaObject::Connection c = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
+    if (!held.exchange(true)) hold.acquire();
+  }, Qt::DirectConnection);
+  QSignalSpy finished(session, &ChatSession::replyFinished);
+  session->setInputText(QStringLiteral("Once upon a time"));
+  QVERIFY(session->send());
+  QTRY_VERIFY_WITH_TIMEOUT(held.load(), 30000);
+  const QString gguf = QDir::cleanPath(testpaths::modelFile(QStringLiteral("stories260K/stories260K.gguf")));
+  app.openModel(gguf);
+  QVERIFY(engine->isLoading());
+  hold.release();
+  QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+  disconnect(c);
+  QCOMPARE(finished.at(0).at(0).toString(), QStringLiteral("abort"));
+  QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
+  QCOMPARE(engine->modelPath(), gguf);
+  QCOMPARE(session->messages()->rowCount(), 2);
+  QVERIFY(!session->messages()->at(1).text.isEmpty());  // the text so far is kept
+  QCOMPARE(app.store()->messages(session->conversationId()).at(1).text, session->messages()->at(1).text);
 }
 
 void TestModelEngine::progressIsMonotonic() {
