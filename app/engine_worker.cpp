@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <QFileInfo>
+#include <QPointer>
+
+#include <memory>
 
 #include <exception>
 #include <utility>
@@ -82,15 +85,21 @@ void EngineWorker::load(int generation) {
   std::string templateWarning;
   pagedchat::EngineConfig config = config_;
   // Progress comes from inside the loader on this thread: throttled, then queued to the GUI.
-  QElapsedTimer sinceEmit;
-  qint64 lastDone = -1;
-  config.load_progress = [&](std::uint64_t done, std::uint64_t total) {
+  // The engine keeps a copy of its config (with this callback): the state is shared, not borrowed.
+  struct ProgressState {
+    QElapsedTimer sinceEmit;
+    qint64 lastDone = -1;
+  };
+  auto state = std::make_shared<ProgressState>();
+  QPointer<EngineWorker> self(this);
+  config.load_progress = [state, self, generation](std::uint64_t done, std::uint64_t total) {
     const bool last = done >= total;
-    if (!last && lastDone >= 0 && sinceEmit.isValid() && sinceEmit.elapsed() < 1000 / kMaxProgressPerSecond) return;
-    if (static_cast<qint64>(done) < lastDone) return;  // never backwards
-    lastDone = static_cast<qint64>(done);
-    sinceEmit.start();
-    emit loadProgress(static_cast<qint64>(done), static_cast<qint64>(total), generation);
+    if (!self) return;
+    if (!last && state->lastDone >= 0 && state->sinceEmit.elapsed() < 1000 / kMaxProgressPerSecond) return;
+    if (static_cast<qint64>(done) < state->lastDone) return;  // never backwards
+    state->lastDone = static_cast<qint64>(done);
+    state->sinceEmit.start();
+    emit self->loadProgress(static_cast<qint64>(done), static_cast<qint64>(total), generation);
   };
   try {
     const std::string overrideName = chatTemplateOverride_.toStdString();
