@@ -34,6 +34,7 @@ Dialog {
 
     FileDialog {
         id: fileDialog
+        objectName: "modelFileDialog"
         title: qsTr("Open a model file")
         fileMode: FileDialog.OpenFile
         nameFilters: [qsTr("Model files (*.gguf *.bin)"), qsTr("All files (*)")]
@@ -41,6 +42,7 @@ Dialog {
     }
     FolderDialog {
         id: folderDialog
+        objectName: "modelFolderDialog"
         title: qsTr("Open a model folder")
         onAccepted: picker.app.openModelUrl(selectedFolder)
     }

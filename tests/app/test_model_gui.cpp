@@ -95,6 +95,20 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QTest::qWait(400);  // the dialog's enter transition
   save(window, QStringLiteral("model-picker.png"));
 
+  // Open file… and Open folder… open their dialogs (cancelled here).
+  for (const auto& [button, dialogName] : {std::pair{"openModelFile", "modelFileDialog"},
+                                           std::pair{"openModelFolder", "modelFolderDialog"}}) {
+    QQuickItem* b = findItem(overlay, QString::fromLatin1(button));
+    QVERIFY(b);
+    click(window, b);
+    QObject* dialog = picker->findChild<QObject*>(QString::fromLatin1(dialogName));
+    QVERIFY(dialog);
+    QTRY_VERIFY(dialog->property("visible").toBool());
+    QMetaObject::invokeMethod(dialog, "reject");
+    QTRY_VERIFY(!dialog->property("visible").toBool());
+  }
+  QVERIFY(client->isReady());  // nothing changed
+
   // Unload: the panes say that no model is loaded, and Send is disabled.
   QQuickItem* unload = findItem(overlay, QStringLiteral("unloadModel"));
   QVERIFY(unload);
