@@ -170,7 +170,15 @@ void TestModelEngine::openingAModelStopsRunningReplies() {
   // new model's load is queued while the request is certainly still running.
   QSemaphore hold;
   std::atomic<bool> held{false};
-  const QMetaObject::Connection c = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
+  struct Release {
+    QSemaphore& s;
+    QMetaObject::Connection c;
+    ~Release() {  // never leaves the worker waiting or calling into this frame, whatever fails
+      QObject::disconnect(c);
+      s.release();
+    }
+  } release{hold, {}};
+  release.c = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
     if (!held.exchange(true)) hold.acquire();
   }, Qt::DirectConnection);
   QSignalSpy finished(session, &ChatSession::replyFinished);
@@ -182,7 +190,6 @@ void TestModelEngine::openingAModelStopsRunningReplies() {
   QVERIFY(engine->isLoading());
   hold.release();
   QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-  disconnect(c);
   QCOMPARE(finished.at(0).at(0).toString(), QStringLiteral("abort"));
   QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
   QCOMPARE(engine->modelPath(), gguf);
