@@ -186,11 +186,12 @@ void TestModelGui::pickerSettingsAndEngineView() {
   }
   QSemaphore gate;
   QMetaObject::invokeMethod(client->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+  bool sent = true;
   for (ChatSession* s : {one, two}) {
     s->setTemperature(0.0);
     s->setMaxTokens(400);
     s->setInputText(prompt);
-    QVERIFY(s->send());
+    sent = s->send() && sent;
   }
   // Hold the worker (on its own thread) right after it sent a snapshot with both requests
   // running, so that the view is captured mid-generation.
@@ -208,6 +209,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
     if (snap.numRunning == 2 && !held.exchange(true)) hold.acquire();
   }, Qt::DirectConnection);
   gate.release();
+  QVERIFY(sent);
   QTRY_VERIFY_WITH_TIMEOUT(monitor->numRunning() == 2 && monitor->usedBlocks() > 0, 30000);
   QTest::qWait(100);
   auto* summary = findItem(engineWindow->contentItem(), QStringLiteral("engineSummary"));
