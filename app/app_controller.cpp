@@ -1,6 +1,7 @@
 #include "app/app_controller.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QSet>
 #include <QSettings>
 
@@ -34,10 +35,34 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   undoTimer_->setInterval(undoTimeoutMs);
   connect(undoTimer_, &QTimer::timeout, this, &AppController::commitDelete);
   settings_ = std::make_unique<QSettings>(settingsFile(dataDir_), QSettings::IniFormat);
-  engine_ = new EngineClient(engineConfigFor(options), this, options.chatTemplate);
+  recentModels_ = new RecentModelsModel(settings_.get(), this);
+  engineSettings_ = new EngineSettings(settings_.get(), this);
+  // The model: the one named on the command line, else the one loaded last time (if it still
+  // exists), else the default. --chat-template is remembered for the model it was given with.
+  AppOptions startOptions = options;
+  if (!options.modelGiven && QFileInfo::exists(recentModels_->lastModel())) {
+    startOptions.modelPath = recentModels_->lastModel();
+    startOptions.tokenizerPath.clear();
+  }
+  QString chatTemplate = options.chatTemplate;
+  if (chatTemplate.isEmpty() || chatTemplate == QLatin1String("auto"))
+    chatTemplate = recentModels_->chatTemplateFor(startOptions.modelPath);
+  else
+    recentModels_->setChatTemplateFor(startOptions.modelPath, chatTemplate);
+  pagedchat::EngineConfig config = engineConfigFor(startOptions);
+  engineSettings_->applyTo(config);
+  engine_ = new EngineClient(config, this, chatTemplate);
+  connect(engine_, &EngineClient::modelLoadFinished, this,
+          [this](bool ok, const QString& path) { onModelLoadFinished(ok, path); });
+  connect(engineSettings_, &EngineSettings::applied, this, [this] {
+    pagedchat::EngineConfig c = engine_->engineConfig();
+    engineSettings_->applyTo(c);
+    engine_->setEngineConfig(c);  // reloads the current model with them
+  });
   throughput_ = new ThroughputMeter(engine_, this);
   conversations_ = new ConversationListModel(store_.get(), this);
   panes_ = new PaneListModel(store_.get(), engine_, this);
+  monitor_ = new EngineMonitor(engine_, panes_, this);
   connect(panes_, &PaneListModel::conversationsModified, this, &AppController::onConversationsModified);
   connect(panes_, &PaneListModel::layoutChanged, this, [this] {
     savePanes();
@@ -55,6 +80,8 @@ AppController::~AppController() {
   // then the engine thread, then the store. The saved pane layout stays as it was.
   commitDelete();
   panes_->disconnect(this);
+  delete monitor_;
+  monitor_ = nullptr;
   delete panes_;
   panes_ = nullptr;
   delete throughput_;
@@ -175,6 +202,26 @@ void AppController::setPinned(qint64 id, bool pinned) {
     setErrorText(QString::fromUtf8(e.what()));
   }
   onConversationsModified();
+}
+
+void AppController::openModel(const QString& path) {
+  const QString clean = QDir::cleanPath(QDir::fromNativeSeparators(path.trimmed()));
+  if (clean.isEmpty() || clean == QLatin1String(".")) return;
+  engine_->loadModel(clean, recentModels_->chatTemplateFor(clean));
+}
+
+void AppController::openModelUrl(const QUrl& url) {
+  openModel(url.isLocalFile() ? url.toLocalFile() : url.toString());
+}
+
+void AppController::unloadModel() { engine_->unloadModel(); }
+
+QString AppController::applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads) {
+  return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads);
+}
+
+void AppController::onModelLoadFinished(bool ok, const QString& path) {
+  if (ok && !path.isEmpty()) recentModels_->add(path);
 }
 
 void AppController::onConversationsModified() {

@@ -13,6 +13,9 @@
 #include "app/chat_store.h"
 #include "app/conversation_list_model.h"
 #include "app/engine_client.h"
+#include "app/engine_monitor.h"
+#include "app/engine_settings.h"
+#include "app/recent_models_model.h"
 #include "app/pane_list_model.h"
 #include "app/throughput_meter.h"
 #include "app/translator.h"
@@ -29,6 +32,10 @@ class AppController : public QObject {
   Q_PROPERTY(ConversationListModel* conversations READ conversations CONSTANT)
   Q_PROPERTY(PaneListModel* panes READ panes CONSTANT)
   Q_PROPERTY(ThroughputMeter* throughput READ throughput CONSTANT)
+  /// The model picker's recent models, the engine settings page, the live engine view's data.
+  Q_PROPERTY(RecentModelsModel* recentModels READ recentModels CONSTANT)
+  Q_PROPERTY(EngineSettings* engineSettings READ engineSettings CONSTANT)
+  Q_PROPERTY(EngineMonitor* monitor READ monitor CONSTANT)
   Q_PROPERTY(qint64 currentConversationId READ currentConversationId NOTIFY currentConversationChanged)
   Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
   Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
@@ -86,10 +93,25 @@ class AppController : public QObject {
   void setUndoTimeout(int ms) { undoTimer_->setInterval(ms); }
   QString undoDeleteTitle() const { return undoDeleteTitle_; }
 
+  /// Loads the model file or folder `path` on the worker thread (running requests are stopped
+  /// first and keep their text). Once it loads it heads the recent models and is loaded on the
+  /// next start; a failure shows in engine.loadError (file name and reason).
+  Q_INVOKABLE void openModel(const QString& path);
+  /// openModel() for a file dialog's URL.
+  Q_INVOKABLE void openModelUrl(const QUrl& url);
+  /// Stops every request and frees the model; the panes say that no model is loaded.
+  Q_INVOKABLE void unloadModel();
+  /// Validates and saves the engine settings and reloads the model with them (on the worker
+  /// thread, with progress). Returns "" or the validation message (nothing changes then).
+  Q_INVOKABLE QString applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads);
+
   EngineClient* engine() const { return engine_; }
   ConversationListModel* conversations() const { return conversations_; }
   PaneListModel* panes() const { return panes_; }
   ThroughputMeter* throughput() const { return throughput_; }
+  RecentModelsModel* recentModels() const { return recentModels_; }
+  EngineSettings* engineSettings() const { return engineSettings_; }
+  EngineMonitor* monitor() const { return monitor_; }
   ChatStore* store() const { return store_.get(); }
   qint64 currentConversationId() const;
   QString dataDir() const { return dataDir_; }
@@ -111,6 +133,7 @@ class AppController : public QObject {
   QString titleOf(qint64 id) const;
   bool conversationExists(qint64 id) const;
   void setErrorText(const QString& text);
+  void onModelLoadFinished(bool ok, const QString& path);
 
   QString dataDir_;
   std::unique_ptr<ChatStore> store_;
@@ -119,6 +142,9 @@ class AppController : public QObject {
   ConversationListModel* conversations_ = nullptr;
   PaneListModel* panes_ = nullptr;
   ThroughputMeter* throughput_ = nullptr;
+  RecentModelsModel* recentModels_ = nullptr;
+  EngineSettings* engineSettings_ = nullptr;
+  EngineMonitor* monitor_ = nullptr;
   Translator* translator_ = nullptr;
   QString sendOnStart_;
   QMetaObject::Connection sendOnStartConnection_;

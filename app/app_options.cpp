@@ -72,6 +72,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
 
   AppOptions options;
   options.modelPath = parser.isSet(model) ? parser.value(model) : defaultModelPath();
+  options.modelGiven = parser.isSet(model) || !qgetenv("PAGEDCHAT_MODEL").isEmpty();
   options.tokenizerPath = parser.value(tokenizer);
   options.chatTemplate = parser.value(chatTemplate);
   options.dataDir = parser.isSet(dataDir) ? parser.value(dataDir) : defaultDataDir();

@@ -56,8 +56,10 @@ pagedchat::SamplingParams ChatSession::samplingParams() const {
 bool ChatSession::send() {
   const QString text = inputText_.trimmed();
   if (text.isEmpty() || isBusy()) return false;
-  if (!engine_->loadError().isEmpty()) {
-    setErrorText(tr("No model is loaded: %1").arg(engine_->loadError()));
+  if (!engine_->isLoaded() && !engine_->isLoading()) {  // while one loads, the request waits for it
+    setErrorText(engine_->loadError().isEmpty()
+                     ? tr("No model is loaded. Open one from the Model menu to chat.")
+                     : tr("No model is loaded: %1").arg(engine_->loadError()));
     return false;
   }
   const QList<MessageRecord> history = rows(0, messages_->rowCount());

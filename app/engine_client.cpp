@@ -1,5 +1,6 @@
 #include "app/engine_client.h"
 
+#include <QDir>
 #include <QFileInfo>
 
 #include "app/engine_worker.h"
@@ -10,16 +11,23 @@ constexpr qint64 kStatsIntervalMs = 200; // at most 5 status updates a second
 }  // namespace
 
 EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* parent, const QString& chatTemplate)
-    : QObject(parent), modelPath_(QString::fromStdString(config.model)) {
+    : QObject(parent),
+      config_(config),
+      chatTemplate_(chatTemplate),
+      modelPath_(config.model.empty() ? QString() : QDir::cleanPath(QString::fromStdString(config.model))) {
+  config_.load_progress = nullptr;  // the worker installs its own
   modelName_ = QFileInfo(modelPath_).completeBaseName();
   thread_.setObjectName(QStringLiteral("EngineWorker"));
-  worker_ = new EngineWorker(config, chatTemplate);
+  worker_ = new EngineWorker(config_, chatTemplate);
   worker_->moveToThread(&thread_);
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
   connect(worker_, &EngineWorker::modelLoaded, this, &EngineClient::onModelLoaded);
   connect(worker_, &EngineWorker::loadFailed, this, &EngineClient::onLoadFailed);
+  connect(worker_, &EngineWorker::loadProgress, this, &EngineClient::onLoadProgress);
+  connect(worker_, &EngineWorker::modelUnloaded, this, &EngineClient::onModelUnloaded);
   connect(worker_, &EngineWorker::stepFinished, this, &EngineClient::onStepFinished);
   connect(worker_, &EngineWorker::requestRejected, this, &EngineClient::requestRejected);
+  connect(worker_, &EngineWorker::snapshotReady, this, &EngineClient::snapshotReady);
   clock_.start();
 }
 
@@ -29,11 +37,74 @@ EngineClient::~EngineClient() {
   if (!started_) delete worker_;  // never ran: finished() did not fire
 }
 
-void EngineClient::start() {
+void EngineClient::ensureThread() {
   if (started_) return;
   started_ = true;
   thread_.start();
+}
+
+void EngineClient::start() {
+  if (started_) return;
+  ensureThread();
+  if (modelPath_.isEmpty()) {
+    loading_ = false;
+    emit stateChanged();
+    return;
+  }
   QMetaObject::invokeMethod(worker_, &EngineWorker::loadModel, Qt::QueuedConnection);
+}
+
+void EngineClient::loadModel(const QString& rawPath, const QString& chatTemplate) {
+  ensureThread();
+  const QString path = QDir::cleanPath(rawPath);
+  config_.model = path.toStdString();
+  if (path != modelPath_) config_.tokenizer.clear();  // an explicit tokenizer went with the old model
+  chatTemplate_ = chatTemplate.isEmpty() ? QStringLiteral("auto") : chatTemplate;
+  modelPath_ = path;
+  modelName_ = QFileInfo(path).completeBaseName();
+  modelDetails_.clear();
+  loadError_.clear();
+  loading_ = true;
+  loaded_ = false;  // the old model goes first
+  numKvBlocks_ = 0;
+  loadProgress_ = 0.0;
+  const int generation = ++generation_;
+  QMetaObject::invokeMethod(worker_, "loadModelWith", Qt::QueuedConnection,
+                            Q_ARG(pagedchat::EngineConfig, config_), Q_ARG(QString, chatTemplate_),
+                            Q_ARG(int, generation));
+  emit loadProgressChanged();
+  emit stateChanged();
+}
+
+void EngineClient::unloadModel() {
+  ensureThread();
+  const int generation = ++generation_;
+  QMetaObject::invokeMethod(worker_, "unloadModel", Qt::QueuedConnection, Q_ARG(int, generation));
+  modelPath_.clear();
+  config_.model.clear();
+  modelName_.clear();
+  modelDetails_.clear();
+  loadError_.clear();
+  loading_ = false;
+  loaded_ = false;
+  numKvBlocks_ = 0;
+  loadProgress_ = 0.0;
+  emit loadProgressChanged();
+  emit stateChanged();
+}
+
+void EngineClient::setEngineConfig(const pagedchat::EngineConfig& config) {
+  const std::string model = config_.model, tokenizer = config_.tokenizer;
+  config_ = config;
+  config_.model = model;
+  config_.tokenizer = tokenizer;
+  config_.load_progress = nullptr;
+  if (!modelPath_.isEmpty()) loadModel(modelPath_, chatTemplate_);
+}
+
+void EngineClient::setMonitoring(bool on, int minIntervalMs) {
+  QMetaObject::invokeMethod(worker_, "setMonitoring", Qt::QueuedConnection, Q_ARG(bool, on),
+                            Q_ARG(int, minIntervalMs));
 }
 
 QString EngineClient::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
@@ -49,18 +120,41 @@ void EngineClient::cancel(const QString& requestId) {
   QMetaObject::invokeMethod(worker_, "cancel", Qt::QueuedConnection, Q_ARG(QString, requestId));
 }
 
-void EngineClient::onModelLoaded(const QString& name, const QString& details) {
+void EngineClient::onModelLoaded(const QString& name, const QString& details, int numBlocks, int generation) {
+  if (generation != generation_) return;  // replaced by a later load or unload
   loading_ = false;
+  loaded_ = true;
   loadError_.clear();
   if (!name.isEmpty()) modelName_ = name;
   modelDetails_ = details;
+  numKvBlocks_ = numBlocks;
+  if (loadProgress_ != 1.0) {
+    loadProgress_ = 1.0;
+    emit loadProgressChanged();
+  }
   emit stateChanged();
+  emit modelLoadFinished(true, modelPath_, QString());
 }
 
-void EngineClient::onLoadFailed(const QString& message) {
+void EngineClient::onLoadFailed(const QString& message, int generation) {
+  if (generation != generation_) return;
   loading_ = false;
+  loaded_ = false;
   loadError_ = message.isEmpty() ? tr("The model could not be loaded.") : message;
   emit stateChanged();
+  emit modelLoadFinished(false, modelPath_, loadError_);
+}
+
+void EngineClient::onLoadProgress(qint64 done, qint64 total, int generation) {
+  if (generation != generation_ || total <= 0) return;
+  const double p = qBound(0.0, static_cast<double>(done) / static_cast<double>(total), 1.0);
+  if (p <= loadProgress_) return;
+  loadProgress_ = p;
+  emit loadProgressChanged();
+}
+
+void EngineClient::onModelUnloaded(int generation) {
+  Q_UNUSED(generation);  // the state changed when unloadModel() was called
 }
 
 void EngineClient::onStepFinished(const QList<RequestDelta>& deltas, const EngineStepStats& stats) {

@@ -17,15 +17,25 @@ class EngineWorker;
 
 /// GUI-thread facade over an EngineWorker running on its own QThread. submit() and cancel()
 /// post queued calls and return at once; per-step deltas come back through stepFinished().
-/// Also keeps what the status line shows: model name, load state and error, tokens per second.
+/// Also keeps what the status line shows: model name, load state, progress and error, tokens per
+/// second. Models are loaded, replaced and unloaded on the worker thread; the GUI never waits.
 class EngineClient : public QObject {
   Q_OBJECT
   Q_PROPERTY(bool loading READ isLoading NOTIFY stateChanged)
+  /// A model is loaded and no other is loading: requests run.
   Q_PROPERTY(bool ready READ isReady NOTIFY stateChanged)
+  /// A model is loaded (it may be being replaced: see loading).
+  Q_PROPERTY(bool loaded READ isLoaded NOTIFY stateChanged)
+  /// Why the last load failed (names the file), or "".
   Q_PROPERTY(QString loadError READ loadError NOTIFY stateChanged)
   Q_PROPERTY(QString modelName READ modelName NOTIFY stateChanged)
   Q_PROPERTY(QString modelDetails READ modelDetails NOTIFY stateChanged)
-  Q_PROPERTY(QString modelPath READ modelPath CONSTANT)
+  /// The model loaded, being loaded, or that failed to load ("" after unloadModel()).
+  Q_PROPERTY(QString modelPath READ modelPath NOTIFY stateChanged)
+  /// KV-cache blocks of the loaded model (0 when none).
+  Q_PROPERTY(int numKvBlocks READ numKvBlocks NOTIFY stateChanged)
+  /// Fraction of the weight bytes read while loading, 0 to 1.
+  Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
   Q_PROPERTY(double tokensPerSecond READ tokensPerSecond NOTIFY statsChanged)
   Q_PROPERTY(int numRunning READ numRunning NOTIFY statsChanged)
 
@@ -36,8 +46,25 @@ class EngineClient : public QObject {
   /// Stops the worker thread (waits for the step in progress, at most one).
   ~EngineClient() override;
 
-  /// Starts the worker thread and loads the model there. Call once.
+  /// Starts the worker thread and loads the model given to the constructor there (none when its
+  /// path is empty). Call once.
   void start();
+
+  /// Loads `path` (a model file or folder) on the worker thread in place of the current model,
+  /// with the current engine settings; running requests are stopped first (their replies keep
+  /// the text so far). `chatTemplate` as in the constructor. Progress: loadProgress; outcome:
+  /// modelLoadFinished(). Starts the worker thread if start() was not called.
+  Q_INVOKABLE void loadModel(const QString& path, const QString& chatTemplate = QStringLiteral("auto"));
+  /// Stops every request and frees the model; sending is refused until a model is loaded.
+  Q_INVOKABLE void unloadModel();
+  /// Replaces the engine settings (block size, KV cache, sequences, threads; the model and
+  /// tokenizer fields are ignored) and reloads the current model with them, if there is one.
+  void setEngineConfig(const pagedchat::EngineConfig& config);
+  /// The engine settings models are loaded with (model = the current path).
+  const pagedchat::EngineConfig& engineConfig() const { return config_; }
+  /// Turns the worker's snapshots (snapshotReady()) on or off; at most one per `minIntervalMs`
+  /// (tests pass 0 to see every step).
+  void setMonitoring(bool on, int minIntervalMs = 100);
 
   /// Queues a chat turn: `messages` is the whole conversation (buildChatMessages()); the worker
   /// thread renders it with the model's chat template. Returns the request id ("req-N"). Deltas
@@ -49,11 +76,15 @@ class EngineClient : public QObject {
   void cancel(const QString& requestId);
 
   bool isLoading() const { return loading_; }
-  bool isReady() const { return !loading_ && loadError_.isEmpty(); }
+  bool isReady() const { return !loading_ && loaded_; }
+  bool isLoaded() const { return loaded_; }
   QString loadError() const { return loadError_; }
   QString modelName() const { return modelName_; }
   QString modelDetails() const { return modelDetails_; }
   QString modelPath() const { return modelPath_; }
+  QString chatTemplate() const { return chatTemplate_; }
+  int numKvBlocks() const { return numKvBlocks_; }
+  double loadProgress() const { return loadProgress_; }
   double tokensPerSecond() const { return tokensPerSecond_; }
   int numRunning() const { return numRunning_; }
 
@@ -63,23 +94,37 @@ class EngineClient : public QObject {
  signals:
   void stateChanged();
   void statsChanged();
+  void loadProgressChanged();
+  /// A load finished: `ok`, or not with `error` (names the file and the reason).
+  void modelLoadFinished(bool ok, const QString& path, const QString& error);
   /// One per engine step, in the GUI thread.
   void stepFinished(const QList<RequestDelta>& deltas);
   void requestRejected(const QString& requestId, const QString& message);
+  /// The worker's engine snapshot (only while monitoring).
+  void snapshotReady(const EngineSnapshot& snapshot);
 
  private:
-  void onModelLoaded(const QString& name, const QString& details);
-  void onLoadFailed(const QString& message);
+  void ensureThread();
+  void onModelLoaded(const QString& name, const QString& details, int numBlocks, int generation);
+  void onLoadFailed(const QString& message, int generation);
+  void onLoadProgress(qint64 done, qint64 total, int generation);
+  void onModelUnloaded(int generation);
   void onStepFinished(const QList<RequestDelta>& deltas, const EngineStepStats& stats);
 
   QThread thread_;
   EngineWorker* worker_ = nullptr;
+  pagedchat::EngineConfig config_;
+  QString chatTemplate_;
   QString modelPath_;
   bool started_ = false;
   bool loading_ = true;
+  bool loaded_ = false;
+  int generation_ = 0;  ///< of the latest load/unload asked for; older outcomes are ignored
   QString loadError_;
   QString modelName_;
   QString modelDetails_;
+  int numKvBlocks_ = 0;
+  double loadProgress_ = 0.0;
   qint64 nextRequestId_ = 1;
 
   QElapsedTimer clock_;

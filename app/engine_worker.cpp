@@ -4,10 +4,14 @@
 
 #include <algorithm>
 #include <QFileInfo>
+#include <QPointer>
+
+#include <memory>
 
 #include <exception>
 #include <utility>
 
+#include "app/engine_snapshot.h"
 #include "engine/chat_template.h"
 #include "engine/llm_engine.h"
 
@@ -19,33 +23,112 @@ EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, const QString&
   qRegisterMetaType<QList<RequestDelta>>();
   qRegisterMetaType<EngineStepStats>();
   qRegisterMetaType<pagedchat::SamplingParams>();
+  qRegisterMetaType<pagedchat::EngineConfig>();
+  qRegisterMetaType<EngineSnapshot>();
+  clock_.start();
 }
 
 EngineWorker::~EngineWorker() = default;
 
 void EngineWorker::loadModel() {
   if (engine_) return;
+  load(0);
+}
+
+void EngineWorker::loadModelWith(const pagedchat::EngineConfig& config, const QString& chatTemplate,
+                                 int generation) {
+  abortAll();
+  engine_.reset();  // the old model's memory goes before the new one is mapped
+  config_ = config;
+  chatTemplateOverride_ = chatTemplate;
+  load(generation);
+}
+
+void EngineWorker::unloadModel(int generation) {
+  abortAll();
+  engine_.reset();
+  templateName_.clear();
+  emit modelUnloaded(generation);
+  maybeSnapshot(/*force=*/true);
+  if (!pending_.isEmpty()) scheduleStep();  // submits still queued are rejected: no model
+}
+
+void EngineWorker::setMonitoring(bool on, int minIntervalMs) {
+  monitoring_ = on;
+  snapshotIntervalMs_ = std::max(0, minIntervalMs);
+  if (on) maybeSnapshot(/*force=*/true);
+}
+
+void EngineWorker::abortAll() {
+  if (active_.isEmpty()) return;
+  QList<RequestDelta> deltas;
+  for (const QString& id : std::as_const(active_)) {
+    if (engine_) engine_->abort_request(id.toStdString());
+    RequestDelta d;
+    d.requestId = id;
+    d.finished = true;
+    d.finishReason = QStringLiteral("abort");
+    deltas.append(std::move(d));
+  }
+  active_.clear();
+  abortedUnreported_.clear();
+  EngineStepStats stats;
+  if (engine_) {
+    const pagedchat::EngineStats s = engine_->stats();
+    stats.numSteps = s.num_steps;
+    stats.numGenerationTokens = s.num_generation_tokens;
+  }
+  emit stepFinished(deltas, stats);
+}
+
+void EngineWorker::load(int generation) {
   std::string templateWarning;
+  pagedchat::EngineConfig config = config_;
+  // Progress comes from inside the loader on this thread: throttled, then queued to the GUI.
+  // The engine keeps a copy of its config (with this callback): the state is shared, not borrowed.
+  struct ProgressState {
+    QElapsedTimer sinceEmit;
+    qint64 lastDone = -1;
+  };
+  auto state = std::make_shared<ProgressState>();
+  QPointer<EngineWorker> self(this);
+  config.load_progress = [state, self, generation](std::uint64_t done, std::uint64_t total) {
+    const bool last = done >= total;
+    if (!self) return;
+    if (!last && state->lastDone >= 0 && state->sinceEmit.elapsed() < 1000 / kMaxProgressPerSecond) return;
+    if (static_cast<qint64>(done) < state->lastDone) return;  // never backwards
+    state->lastDone = static_cast<qint64>(done);
+    state->sinceEmit.start();
+    emit self->loadProgress(static_cast<qint64>(done), static_cast<qint64>(total), generation);
+  };
   try {
     const std::string overrideName = chatTemplateOverride_.toStdString();
     pagedchat::resolve_chat_template(overrideName, "");  // an unknown name fails before the load
-    engine_ = std::make_unique<pagedchat::LLMEngine>(config_);
+    engine_ = std::make_unique<pagedchat::LLMEngine>(config);
     templateName_ = pagedchat::resolve_chat_template(overrideName, engine_->chat_template(), &templateWarning);
   } catch (const std::exception& e) {
     engine_.reset();
-    emit loadFailed(QString::fromStdString(e.what()));
+    QString message = QString::fromStdString(e.what());
+    const QString path = QString::fromStdString(config_.model);
+    const QString file = QFileInfo(path).fileName();
+    // The loaders name the file in most messages; where one does not, say which file it was.
+    if (!path.isEmpty() && !message.contains(file)) message = tr("%1: %2").arg(path, message);
+    emit loadFailed(message, generation);
+    scheduleStep();  // requests submitted while loading are rejected
     return;
   }
   if (!templateWarning.empty()) qInfo("pagedchat: %s", templateWarning.c_str());
   const pagedchat::ModelConfig& mc = engine_->model_config();
   QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
+  const int numBlocks = engine_->stats().num_total_blocks;
   const QString details = tr("%1 layers, dim %2, vocab %3, %4 KV blocks, chat template %5")
                               .arg(mc.n_layers)
                               .arg(mc.dim)
                               .arg(mc.vocab_size)
-                              .arg(engine_->stats().num_total_blocks)
+                              .arg(numBlocks)
                               .arg(QString::fromStdString(templateName_));
-  emit modelLoaded(name, details);
+  emit modelLoaded(name, details, numBlocks, generation);
+  maybeSnapshot(/*force=*/true);
   scheduleStep();  // requests submitted while loading
 }
 
@@ -176,5 +259,21 @@ void EngineWorker::runStep() {
   stats.stepMs = stepMs;
   emit stepFinished(deltas, stats);
 
-  if (engine_->has_unfinished_requests() || !pending_.isEmpty()) scheduleStep();
+  const bool more = engine_->has_unfinished_requests() || !pending_.isEmpty();
+  maybeSnapshot(/*force=*/!engine_->has_unfinished_requests());  // the idle state always shows
+  if (more) scheduleStep();
+}
+
+void EngineWorker::maybeSnapshot(bool force) {
+  if (!monitoring_) return;
+  const qint64 now = clock_.elapsed();
+  if (!force && lastSnapshotMs_ >= 0 && now - lastSnapshotMs_ < snapshotIntervalMs_) return;
+  lastSnapshotMs_ = now;
+  if (!engine_) {
+    emit snapshotReady(EngineSnapshot{});
+    return;
+  }
+  QStringList ids(active_.cbegin(), active_.cend());
+  ids.sort();
+  emit snapshotReady(makeEngineSnapshot(*engine_, ids));
 }

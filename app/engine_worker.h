@@ -1,6 +1,7 @@
 // EngineWorker: owns the LLMEngine on its own thread and runs its step loop.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QList>
 #include <QObject>
 #include <QSet>
@@ -17,6 +18,7 @@
 namespace pagedchat { class LLMEngine; }
 
 Q_DECLARE_METATYPE(pagedchat::SamplingParams)
+Q_DECLARE_METATYPE(pagedchat::EngineConfig)
 
 /// Lives on a worker QThread and owns the LLMEngine (which is not thread-safe). Every public slot
 /// is meant to be called through a queued connection (QMetaObject::invokeMethod with
@@ -37,6 +39,11 @@ class EngineWorker : public QObject {
                         QObject* parent = nullptr);
   ~EngineWorker() override;
 
+  /// Most snapshots a second the worker sends while monitoring (setMonitoring()).
+  static constexpr int kMaxSnapshotsPerSecond = 10;
+  /// Most load progress signals a second (the first and the last are always sent).
+  static constexpr int kMaxProgressPerSecond = 20;
+
   /// True once loadModel() succeeded. Worker thread only.
   bool isLoaded() const { return engine_ != nullptr; }
   /// The chat template in use once loaded (e.g. "none" for a llama2.c checkpoint). Worker thread only.
@@ -46,6 +53,18 @@ class EngineWorker : public QObject {
   /// Loads the model and tokenizer (may take a while) and resolves the chat template. Emits
   /// modelLoaded() or loadFailed() (also for an unknown template name).
   void loadModel();
+  /// Replaces the model: stops every request first (each gets its final delta with finish reason
+  /// "abort", so a pane keeps the text so far), frees the engine, then loads `config` with chat
+  /// template `chatTemplate` ("auto" = from the files), reporting loadProgress() on the way.
+  /// Emits modelLoaded() or loadFailed() carrying `generation`, so that the GUI can ignore the
+  /// outcome of a load it has since replaced.
+  void loadModelWith(const pagedchat::EngineConfig& config, const QString& chatTemplate, int generation);
+  /// Stops every request (final deltas "abort"), frees the engine and emits modelUnloaded().
+  void unloadModel(int generation);
+  /// While on, a snapshotReady() follows engine steps (at most one per `minIntervalMs`, by default
+  /// 1000 / kMaxSnapshotsPerSecond; always one when the engine goes idle); one is also sent at
+  /// once when switched on.
+  void setMonitoring(bool on, int minIntervalMs = 1000 / kMaxSnapshotsPerSecond);
   /// Queues a chat request: `messages` is the conversation (buildChatMessages()), rendered and
   /// tokenized here with the chat template (pagedchat::fit_chat): the oldest turns are dropped
   /// when it does not fit the context, max_tokens is clamped to what the context leaves, and
@@ -59,8 +78,15 @@ class EngineWorker : public QObject {
   void cancel(const QString& requestId);
 
  signals:
-  void modelLoaded(const QString& modelName, const QString& details);
-  void loadFailed(const QString& message);
+  /// `numBlocks`: KV-cache blocks; `generation` as given to loadModelWith() (0 for loadModel()).
+  void modelLoaded(const QString& modelName, const QString& details, int numBlocks, int generation);
+  /// `message` names the file and the reason.
+  void loadFailed(const QString& message, int generation);
+  /// Bytes of the weight files read so far while loading (`total` > 0), non-decreasing.
+  void loadProgress(qint64 done, qint64 total, int generation);
+  void modelUnloaded(int generation);
+  /// The engine's state for the engine view (see setMonitoring()).
+  void snapshotReady(const EngineSnapshot& snapshot);
   void requestRejected(const QString& requestId, const QString& message);
   /// Emitted once per engine step with the delta of every request that made progress or finished.
   void stepFinished(const QList<RequestDelta>& deltas, const EngineStepStats& stats);
@@ -78,6 +104,12 @@ class EngineWorker : public QObject {
   void runStep();
   void drainCommands();
   void failAllActive(const QString& message);
+  /// Aborts every active request and emits their final "abort" deltas in one stepFinished().
+  void abortAll();
+  /// Loads config_ (engine_ must be empty); emits modelLoaded()/loadFailed() with `generation`.
+  void load(int generation);
+  void maybeSnapshot(bool force);
+  EngineSnapshot takeSnapshot() const;
 
   pagedchat::EngineConfig config_;
   QString chatTemplateOverride_;
@@ -87,4 +119,8 @@ class EngineWorker : public QObject {
   QSet<QString> active_;            ///< submitted, not yet reported finished
   QSet<QString> abortedUnreported_; ///< aborted, final delta not yet emitted
   bool stepScheduled_ = false;
+  bool monitoring_ = false;
+  int snapshotIntervalMs_ = 1000 / kMaxSnapshotsPerSecond;
+  qint64 lastSnapshotMs_ = -1;
+  QElapsedTimer clock_;
 };

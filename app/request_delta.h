@@ -26,5 +26,41 @@ struct EngineStepStats {
   double stepMs = 0.0;               ///< wall time of this step
 };
 
+/// One unfinished request as the engine view lists it.
+struct EngineRequestInfo {
+  QString requestId;
+  bool running = false;      ///< in the running batch (else waiting or preempted)
+  int promptTokens = 0;
+  int computedTokens = 0;    ///< tokens whose K/V are in the cache
+  int outputTokens = 0;
+  int blocks = 0;            ///< length of its block table
+};
+
+/// A compact picture of the engine for the engine view (EngineMonitor), taken on the worker
+/// thread after a step, at most ~10 times a second. Per block only an owner index and a flag
+/// byte travel: a few bytes per block, however many blocks the cache has.
+struct EngineSnapshot {
+  enum BlockFlag : quint8 { kUsed = 1, kShared = 2, kCached = 4 };
+  int numRunning = 0;
+  int numWaiting = 0;
+  int totalBlocks = 0;
+  int usedBlocks = 0;    ///< ref count > 0
+  int freeBlocks = 0;    ///< ref count 0, not in the prefix cache
+  int cachedBlocks = 0;  ///< ref count 0, kept in the prefix cache (reusable, evictable)
+  int sharedBlocks = 0;  ///< ref count > 1 (a prefix shared by several requests)
+  qint64 prefixCacheQueries = 0;
+  qint64 prefixCacheHits = 0;
+  qint64 numGenerationTokens = 0;
+  qint64 numPromptTokens = 0;
+  qint64 numPreemptions = 0;
+  QList<EngineRequestInfo> requests;  ///< unfinished requests, running first
+  /// Per block: index into `requests` of the first running request holding it, or -1.
+  QList<qint32> blockOwner;
+  /// Per block: BlockFlag bits.
+  QByteArray blockFlags;
+};
+
 Q_DECLARE_METATYPE(RequestDelta)
+Q_DECLARE_METATYPE(EngineRequestInfo)
+Q_DECLARE_METATYPE(EngineSnapshot)
 Q_DECLARE_METATYPE(EngineStepStats)

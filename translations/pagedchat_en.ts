@@ -104,6 +104,46 @@
             <numerusform>%1 of %n panes</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Model: loading %1…</source>
+        <translation>Model: loading %1…</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>Model: %1</translation>
+    </message>
+    <message>
+        <source>Model: none</source>
+        <translation>Model: none</translation>
+    </message>
+    <message>
+        <source>Choose the model</source>
+        <translation>Choose the model</translation>
+    </message>
+    <message>
+        <source>Open a model, load a recent one, or unload it (Ctrl+O)</source>
+        <translation>Open a model, load a recent one, or unload it (Ctrl+O)</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>Engine</translation>
+    </message>
+    <message>
+        <source>Show the live engine view</source>
+        <translation>Show the live engine view</translation>
+    </message>
+    <message>
+        <source>Requests, KV-cache blocks and speed, live (Ctrl+Shift+E)</source>
+        <translation>Requests, KV-cache blocks and speed, live (Ctrl+Shift+E)</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Settings</translation>
+    </message>
+    <message>
+        <source>Settings (Ctrl+,)</source>
+        <translation>Settings (Ctrl+,)</translation>
+    </message>
 </context>
 <context>
     <name>ChatInput</name>
@@ -154,6 +194,10 @@
         <source>New chat</source>
         <translation>New chat</translation>
     </message>
+    <message>
+        <source>No model is loaded: open one with the Model button (Ctrl+O) to chat.</source>
+        <translation>No model is loaded: open one with the Model button (Ctrl+O) to chat.</translation>
+    </message>
 </context>
 <context>
     <name>ChatSession</name>
@@ -176,6 +220,10 @@
     <message>
         <source>Not sent: %1</source>
         <translation>Not sent: %1</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Open one from the Model menu to chat.</source>
+        <translation>No model is loaded. Open one from the Model menu to chat.</translation>
     </message>
 </context>
 <context>
@@ -375,6 +423,200 @@
     </message>
 </context>
 <context>
+    <name>EngineSettings</name>
+    <message>
+        <source>Engine settings</source>
+        <translation>Engine settings</translation>
+    </message>
+    <message>
+        <source>KV cache size (MiB, 0 = automatic)</source>
+        <translation>KV cache size (MiB, 0 = automatic)</translation>
+    </message>
+    <message>
+        <source>KV cache size in MiB</source>
+        <translation>KV cache size in MiB</translation>
+    </message>
+    <message>
+        <source>Max concurrent sequences</source>
+        <translation>Max concurrent sequences</translation>
+    </message>
+    <message>
+        <source>Maximum concurrent sequences</source>
+        <translation>Maximum concurrent sequences</translation>
+    </message>
+    <message>
+        <source>Block size (tokens per KV block)</source>
+        <translation>Block size (tokens per KV block)</translation>
+    </message>
+    <message>
+        <source>Block size in tokens</source>
+        <translation>Block size in tokens</translation>
+    </message>
+    <message>
+        <source>CPU threads (0 = all cores)</source>
+        <translation>CPU threads (0 = all cores)</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU threads</translation>
+    </message>
+    <message>
+        <source>Applying reloads the model: replies in progress are stopped and keep their text so far.</source>
+        <translation>Applying reloads the model: replies in progress are stopped and keep their text so far.</translation>
+    </message>
+    <message>
+        <source>Reloading the model… %1%</source>
+        <translation>Reloading the model… %1%</translation>
+    </message>
+    <message>
+        <source>Applied: %1 KV blocks.</source>
+        <translation>Applied: %1 KV blocks.</translation>
+    </message>
+    <message>
+        <source>The model did not load with these settings: %1</source>
+        <translation>The model did not load with these settings: %1</translation>
+    </message>
+    <message>
+        <source>Saved; they apply when a model is loaded.</source>
+        <translation>Saved; they apply when a model is loaded.</translation>
+    </message>
+    <message>
+        <source>Model load progress</source>
+        <translation>Model load progress</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>Reset</translation>
+    </message>
+    <message>
+        <source>Reset the engine settings to the saved values</source>
+        <translation>Reset the engine settings to the saved values</translation>
+    </message>
+    <message>
+        <source>Apply and reload</source>
+        <translation>Apply and reload</translation>
+    </message>
+    <message>
+        <source>Apply the engine settings and reload the model</source>
+        <translation>Apply the engine settings and reload the model</translation>
+    </message>
+    <message>
+        <source>The KV cache size must be between 0 (automatic) and %1 MiB (half the memory); %2 MiB was given.</source>
+        <translation>The KV cache size must be between 0 (automatic) and %1 MiB (half the memory); %2 MiB was given.</translation>
+    </message>
+    <message>
+        <source>The number of concurrent sequences must be between 1 and %1; %2 was given.</source>
+        <translation>The number of concurrent sequences must be between 1 and %1; %2 was given.</translation>
+    </message>
+    <message>
+        <source>The block size must be between 1 and %1 tokens; %2 was given.</source>
+        <translation>The block size must be between 1 and %1 tokens; %2 was given.</translation>
+    </message>
+    <message>
+        <source>The number of CPU threads must be between 0 (all cores) and %1; %2 was given.</source>
+        <translation>The number of CPU threads must be between 0 (all cores) and %1; %2 was given.</translation>
+    </message>
+</context>
+<context>
+    <name>EngineView</name>
+    <message>
+        <source>Engine view</source>
+        <translation>Engine view</translation>
+    </message>
+    <message>
+        <source>%1 running · %2 waiting · KV blocks: %3 used, %4 free, %5 cached, of %6 · %7 shared · prefix-cache hit rate %8</source>
+        <translation>%1 running · %2 waiting · KV blocks: %3 used, %4 free, %5 cached, of %6 · %7 shared · prefix-cache hit rate %8</translation>
+    </message>
+    <message>
+        <source>Pane %1</source>
+        <translation>Pane %1</translation>
+    </message>
+    <message>
+        <source>Other request</source>
+        <translation>Other request</translation>
+    </message>
+    <message>
+        <source>Shared prefix (ref count &gt; 1)</source>
+        <translation>Shared prefix (ref count &gt; 1)</translation>
+    </message>
+    <message>
+        <source>Free, kept in the prefix cache</source>
+        <translation>Free, kept in the prefix cache</translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation>Free</translation>
+    </message>
+    <message>
+        <source>KV cache block map</source>
+        <translation>KV cache block map</translation>
+    </message>
+    <message>
+        <source>%1 of %2 blocks in use</source>
+        <translation>%1 of %2 blocks in use</translation>
+    </message>
+    <message>
+        <source>Block %1</source>
+        <translation>Block %1</translation>
+    </message>
+    <message>
+        <source>pane %1</source>
+        <translation>pane %1</translation>
+    </message>
+    <message>
+        <source>in use</source>
+        <translation>in use</translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation>free</translation>
+    </message>
+    <message>
+        <source>shared</source>
+        <translation>shared</translation>
+    </message>
+    <message>
+        <source>cached</source>
+        <translation>cached</translation>
+    </message>
+    <message>
+        <source>Running and waiting requests</source>
+        <translation>Running and waiting requests</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>Requests</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 · %4 prompt + %5 new tokens · %6 blocks</source>
+        <translation>%1 · %2 · %3 · %4 prompt + %5 new tokens · %6 blocks</translation>
+    </message>
+    <message>
+        <source>no pane</source>
+        <translation>no pane</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>running</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>waiting</translation>
+    </message>
+    <message>
+        <source>No requests</source>
+        <translation>No requests</translation>
+    </message>
+    <message>
+        <source>Tokens/s (peak %1)</source>
+        <translation>Tokens/s (peak %1)</translation>
+    </message>
+    <message>
+        <source>Tokens per second over time</source>
+        <translation>Tokens per second over time</translation>
+    </message>
+</context>
+<context>
     <name>EngineWorker</name>
     <message>
         <source>%1 layers, dim %2, vocab %3, %4 KV blocks, chat template %5</source>
@@ -391,6 +633,10 @@
     <message>
         <source>Engine error: %1</source>
         <translation>Engine error: %1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
     </message>
 </context>
 <context>
@@ -432,6 +678,10 @@
     <message>
         <source>Scroll chat panes</source>
         <translation>Scroll chat panes</translation>
+    </message>
+    <message>
+        <source>PagedChat engine view</source>
+        <translation>PagedChat engine view</translation>
     </message>
 </context>
 <context>
@@ -561,6 +811,101 @@
     </message>
 </context>
 <context>
+    <name>ModelPicker</name>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>Open a model file</source>
+        <translation>Open a model file</translation>
+    </message>
+    <message>
+        <source>Model files (*.gguf *.bin)</source>
+        <translation>Model files (*.gguf *.bin)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>All files (*)</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>Open a model folder</translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>Loading %1…</translation>
+    </message>
+    <message>
+        <source>Loaded: %1</source>
+        <translation>Loaded: %1</translation>
+    </message>
+    <message>
+        <source>Not loaded: %1</source>
+        <translation>Not loaded: %1</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>No model is loaded.</translation>
+    </message>
+    <message>
+        <source>Model load progress</source>
+        <translation>Model load progress</translation>
+    </message>
+    <message>
+        <source>Open file…</source>
+        <translation>Open file…</translation>
+    </message>
+    <message>
+        <source>Open folder…</source>
+        <translation>Open folder…</translation>
+    </message>
+    <message>
+        <source>Unload</source>
+        <translation>Unload</translation>
+    </message>
+    <message>
+        <source>Unload the model</source>
+        <translation>Unload the model</translation>
+    </message>
+    <message>
+        <source>Stop every reply and free the model&apos;s memory</source>
+        <translation>Stop every reply and free the model&apos;s memory</translation>
+    </message>
+    <message>
+        <source>Recent models</source>
+        <translation>Recent models</translation>
+    </message>
+    <message>
+        <source>Remove missing</source>
+        <translation>Remove missing</translation>
+    </message>
+    <message>
+        <source>Remove missing models from the list</source>
+        <translation>Remove missing models from the list</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>Load %1</translation>
+    </message>
+    <message>
+        <source>%1 (missing)</source>
+        <translation>%1 (missing)</translation>
+    </message>
+    <message>
+        <source>%1 — missing</source>
+        <translation>%1 — missing</translation>
+    </message>
+    <message>
+        <source>Remove %1 from the list</source>
+        <translation>Remove %1 from the list</translation>
+    </message>
+    <message>
+        <source>No recent models yet.</source>
+        <translation>No recent models yet.</translation>
+    </message>
+</context>
+<context>
     <name>PaneHeader</name>
     <message>
         <source>Pane %1 conversation: %2</source>
@@ -603,6 +948,21 @@
     </message>
 </context>
 <context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Settings</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>Engine</translation>
+    </message>
+    <message>
+        <source>Engine settings</source>
+        <translation>Engine settings</translation>
+    </message>
+</context>
+<context>
     <name>StatusLine</name>
     <message>
         <source>Loading %1…</source>
@@ -642,6 +1002,10 @@
     <message>
         <source>Data folder</source>
         <translation>Data folder</translation>
+    </message>
+    <message>
+        <source>Model load progress</source>
+        <translation>Model load progress</translation>
     </message>
 </context>
 <context>

@@ -103,6 +103,46 @@
             <numerusform>창 %1/%n개</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Model: loading %1…</source>
+        <translation>모델: %1 불러오는 중…</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>모델: %1</translation>
+    </message>
+    <message>
+        <source>Model: none</source>
+        <translation>모델: 없음</translation>
+    </message>
+    <message>
+        <source>Choose the model</source>
+        <translation>모델 선택</translation>
+    </message>
+    <message>
+        <source>Open a model, load a recent one, or unload it (Ctrl+O)</source>
+        <translation>모델을 열거나, 최근 모델을 불러오거나, 모델을 내립니다 (Ctrl+O)</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>엔진</translation>
+    </message>
+    <message>
+        <source>Show the live engine view</source>
+        <translation>실시간 엔진 보기 열기</translation>
+    </message>
+    <message>
+        <source>Requests, KV-cache blocks and speed, live (Ctrl+Shift+E)</source>
+        <translation>요청, KV 캐시 블록, 속도를 실시간으로 봅니다 (Ctrl+Shift+E)</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>설정</translation>
+    </message>
+    <message>
+        <source>Settings (Ctrl+,)</source>
+        <translation>설정 (Ctrl+,)</translation>
+    </message>
 </context>
 <context>
     <name>ChatInput</name>
@@ -153,6 +193,10 @@
         <source>New chat</source>
         <translation>새 대화</translation>
     </message>
+    <message>
+        <source>No model is loaded: open one with the Model button (Ctrl+O) to chat.</source>
+        <translation>불러온 모델이 없습니다. 대화하려면 모델 버튼(Ctrl+O)으로 모델을 여세요.</translation>
+    </message>
 </context>
 <context>
     <name>ChatSession</name>
@@ -175,6 +219,10 @@
     <message>
         <source>Not sent: %1</source>
         <translation>보내지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Open one from the Model menu to chat.</source>
+        <translation>불러온 모델이 없습니다. 대화하려면 모델 메뉴에서 모델을 여세요.</translation>
     </message>
 </context>
 <context>
@@ -374,6 +422,200 @@
     </message>
 </context>
 <context>
+    <name>EngineSettings</name>
+    <message>
+        <source>Engine settings</source>
+        <translation>엔진 설정</translation>
+    </message>
+    <message>
+        <source>KV cache size (MiB, 0 = automatic)</source>
+        <translation>KV 캐시 크기 (MiB, 0 = 자동)</translation>
+    </message>
+    <message>
+        <source>KV cache size in MiB</source>
+        <translation>KV 캐시 크기 (MiB)</translation>
+    </message>
+    <message>
+        <source>Max concurrent sequences</source>
+        <translation>최대 동시 시퀀스 수</translation>
+    </message>
+    <message>
+        <source>Maximum concurrent sequences</source>
+        <translation>최대 동시 시퀀스 수</translation>
+    </message>
+    <message>
+        <source>Block size (tokens per KV block)</source>
+        <translation>블록 크기 (KV 블록당 토큰 수)</translation>
+    </message>
+    <message>
+        <source>Block size in tokens</source>
+        <translation>블록 크기 (토큰)</translation>
+    </message>
+    <message>
+        <source>CPU threads (0 = all cores)</source>
+        <translation>CPU 스레드 (0 = 모든 코어)</translation>
+    </message>
+    <message>
+        <source>CPU threads</source>
+        <translation>CPU 스레드</translation>
+    </message>
+    <message>
+        <source>Applying reloads the model: replies in progress are stopped and keep their text so far.</source>
+        <translation>적용하면 모델을 다시 불러옵니다. 진행 중인 응답은 중지되며 지금까지의 내용은 유지됩니다.</translation>
+    </message>
+    <message>
+        <source>Reloading the model… %1%</source>
+        <translation>모델을 다시 불러오는 중… %1%</translation>
+    </message>
+    <message>
+        <source>Applied: %1 KV blocks.</source>
+        <translation>적용됨: KV 블록 %1개.</translation>
+    </message>
+    <message>
+        <source>The model did not load with these settings: %1</source>
+        <translation>이 설정으로는 모델을 불러오지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <source>Saved; they apply when a model is loaded.</source>
+        <translation>저장했습니다. 모델을 불러올 때 적용됩니다.</translation>
+    </message>
+    <message>
+        <source>Model load progress</source>
+        <translation>모델 불러오기 진행률</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>되돌리기</translation>
+    </message>
+    <message>
+        <source>Reset the engine settings to the saved values</source>
+        <translation>엔진 설정을 저장된 값으로 되돌리기</translation>
+    </message>
+    <message>
+        <source>Apply and reload</source>
+        <translation>적용하고 다시 불러오기</translation>
+    </message>
+    <message>
+        <source>Apply the engine settings and reload the model</source>
+        <translation>엔진 설정을 적용하고 모델을 다시 불러오기</translation>
+    </message>
+    <message>
+        <source>The KV cache size must be between 0 (automatic) and %1 MiB (half the memory); %2 MiB was given.</source>
+        <translation>KV 캐시 크기는 0(자동)에서 %1 MiB(메모리의 절반) 사이여야 합니다. 입력한 값: %2 MiB.</translation>
+    </message>
+    <message>
+        <source>The number of concurrent sequences must be between 1 and %1; %2 was given.</source>
+        <translation>동시 시퀀스 수는 1에서 %1 사이여야 합니다. 입력한 값: %2.</translation>
+    </message>
+    <message>
+        <source>The block size must be between 1 and %1 tokens; %2 was given.</source>
+        <translation>블록 크기는 1에서 %1 토큰 사이여야 합니다. 입력한 값: %2.</translation>
+    </message>
+    <message>
+        <source>The number of CPU threads must be between 0 (all cores) and %1; %2 was given.</source>
+        <translation>CPU 스레드 수는 0(모든 코어)에서 %1 사이여야 합니다. 입력한 값: %2.</translation>
+    </message>
+</context>
+<context>
+    <name>EngineView</name>
+    <message>
+        <source>Engine view</source>
+        <translation>엔진 보기</translation>
+    </message>
+    <message>
+        <source>%1 running · %2 waiting · KV blocks: %3 used, %4 free, %5 cached, of %6 · %7 shared · prefix-cache hit rate %8</source>
+        <translation>실행 %1 · 대기 %2 · KV 블록: 사용 %3, 비어 있음 %4, 캐시됨 %5, 전체 %6 · 공유 %7 · 프리픽스 캐시 적중률 %8</translation>
+    </message>
+    <message>
+        <source>Pane %1</source>
+        <translation>창 %1</translation>
+    </message>
+    <message>
+        <source>Other request</source>
+        <translation>다른 요청</translation>
+    </message>
+    <message>
+        <source>Shared prefix (ref count &gt; 1)</source>
+        <translation>공유 프리픽스 (참조 수 &gt; 1)</translation>
+    </message>
+    <message>
+        <source>Free, kept in the prefix cache</source>
+        <translation>비어 있음, 프리픽스 캐시에 보관</translation>
+    </message>
+    <message>
+        <source>Free</source>
+        <translation>비어 있음</translation>
+    </message>
+    <message>
+        <source>KV cache block map</source>
+        <translation>KV 캐시 블록 맵</translation>
+    </message>
+    <message>
+        <source>%1 of %2 blocks in use</source>
+        <translation>블록 %2개 중 %1개 사용 중</translation>
+    </message>
+    <message>
+        <source>Block %1</source>
+        <translation>블록 %1</translation>
+    </message>
+    <message>
+        <source>pane %1</source>
+        <translation>창 %1</translation>
+    </message>
+    <message>
+        <source>in use</source>
+        <translation>사용 중</translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation>비어 있음</translation>
+    </message>
+    <message>
+        <source>shared</source>
+        <translation>공유됨</translation>
+    </message>
+    <message>
+        <source>cached</source>
+        <translation>캐시됨</translation>
+    </message>
+    <message>
+        <source>Running and waiting requests</source>
+        <translation>실행 중이거나 대기 중인 요청</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>요청</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 · %4 prompt + %5 new tokens · %6 blocks</source>
+        <translation>%1 · %2 · %3 · 프롬프트 %4 + 새 토큰 %5 · 블록 %6개</translation>
+    </message>
+    <message>
+        <source>no pane</source>
+        <translation>창 없음</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>실행 중</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>대기 중</translation>
+    </message>
+    <message>
+        <source>No requests</source>
+        <translation>요청 없음</translation>
+    </message>
+    <message>
+        <source>Tokens/s (peak %1)</source>
+        <translation>토큰/초 (최고 %1)</translation>
+    </message>
+    <message>
+        <source>Tokens per second over time</source>
+        <translation>시간에 따른 초당 토큰 수</translation>
+    </message>
+</context>
+<context>
     <name>EngineWorker</name>
     <message>
         <source>%1 layers, dim %2, vocab %3, %4 KV blocks, chat template %5</source>
@@ -390,6 +632,10 @@
     <message>
         <source>Engine error: %1</source>
         <translation>엔진 오류: %1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
     </message>
 </context>
 <context>
@@ -431,6 +677,10 @@
     <message>
         <source>Scroll chat panes</source>
         <translation>대화 창 스크롤</translation>
+    </message>
+    <message>
+        <source>PagedChat engine view</source>
+        <translation>PagedChat 엔진 보기</translation>
     </message>
 </context>
 <context>
@@ -560,6 +810,101 @@
     </message>
 </context>
 <context>
+    <name>ModelPicker</name>
+    <message>
+        <source>Model</source>
+        <translation>모델</translation>
+    </message>
+    <message>
+        <source>Open a model file</source>
+        <translation>모델 파일 열기</translation>
+    </message>
+    <message>
+        <source>Model files (*.gguf *.bin)</source>
+        <translation>모델 파일 (*.gguf *.bin)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>모든 파일 (*)</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>모델 폴더 열기</translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>%1 불러오는 중…</translation>
+    </message>
+    <message>
+        <source>Loaded: %1</source>
+        <translation>불러옴: %1</translation>
+    </message>
+    <message>
+        <source>Not loaded: %1</source>
+        <translation>불러오지 못함: %1</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>불러온 모델이 없습니다.</translation>
+    </message>
+    <message>
+        <source>Model load progress</source>
+        <translation>모델 불러오기 진행률</translation>
+    </message>
+    <message>
+        <source>Open file…</source>
+        <translation>파일 열기…</translation>
+    </message>
+    <message>
+        <source>Open folder…</source>
+        <translation>폴더 열기…</translation>
+    </message>
+    <message>
+        <source>Unload</source>
+        <translation>내리기</translation>
+    </message>
+    <message>
+        <source>Unload the model</source>
+        <translation>모델 내리기</translation>
+    </message>
+    <message>
+        <source>Stop every reply and free the model&apos;s memory</source>
+        <translation>모든 응답을 중지하고 모델이 쓰던 메모리를 해제합니다</translation>
+    </message>
+    <message>
+        <source>Recent models</source>
+        <translation>최근 모델</translation>
+    </message>
+    <message>
+        <source>Remove missing</source>
+        <translation>없는 항목 제거</translation>
+    </message>
+    <message>
+        <source>Remove missing models from the list</source>
+        <translation>목록에서 없어진 모델 제거</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>%1 불러오기</translation>
+    </message>
+    <message>
+        <source>%1 (missing)</source>
+        <translation>%1 (없음)</translation>
+    </message>
+    <message>
+        <source>%1 — missing</source>
+        <translation>%1 — 없음</translation>
+    </message>
+    <message>
+        <source>Remove %1 from the list</source>
+        <translation>목록에서 %1 제거</translation>
+    </message>
+    <message>
+        <source>No recent models yet.</source>
+        <translation>최근 모델이 아직 없습니다.</translation>
+    </message>
+</context>
+<context>
     <name>PaneHeader</name>
     <message>
         <source>Pane %1 conversation: %2</source>
@@ -602,6 +947,21 @@
     </message>
 </context>
 <context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>설정</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>엔진</translation>
+    </message>
+    <message>
+        <source>Engine settings</source>
+        <translation>엔진 설정</translation>
+    </message>
+</context>
+<context>
     <name>StatusLine</name>
     <message>
         <source>Loading %1…</source>
@@ -640,6 +1000,10 @@
     <message>
         <source>Data folder</source>
         <translation>데이터 폴더</translation>
+    </message>
+    <message>
+        <source>Model load progress</source>
+        <translation>모델 불러오기 진행률</translation>
     </message>
 </context>
 <context>

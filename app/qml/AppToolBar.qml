@@ -28,6 +28,10 @@ ToolBar {
     property bool sidebarOpen: true
 
     signal sidebarToggled()
+    /// The model button, the engine view button and the settings button were pressed.
+    signal modelPickerRequested()
+    signal engineViewRequested()
+    signal settingsRequested()
 
     Material.foreground: "white"
     Accessible.name: qsTr("Main tool bar")
@@ -53,7 +57,38 @@ ToolBar {
             font.weight: Font.Medium
             Accessible.name: text
         }
+        ToolButton {
+            objectName: "modelButton"
+            visible: toolBar.app !== null
+            readonly property QtObject engine: toolBar.app ? toolBar.app.engine : null
+            text: !engine ? "" : engine.loading ? qsTr("Model: loading %1…").arg(engine.modelName)
+                  : engine.loaded ? qsTr("Model: %1").arg(engine.modelName) : qsTr("Model: none")
+            onClicked: toolBar.modelPickerRequested()
+            Accessible.name: qsTr("Choose the model")
+            Accessible.description: text
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Open a model, load a recent one, or unload it (Ctrl+O)")
+        }
         Item { Layout.fillWidth: true }
+        ToolButton {
+            objectName: "engineViewButton"
+            visible: toolBar.app !== null
+            text: qsTr("Engine")
+            onClicked: toolBar.engineViewRequested()
+            Accessible.name: qsTr("Show the live engine view")
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Requests, KV-cache blocks and speed, live (Ctrl+Shift+E)")
+        }
+        ToolButton {
+            objectName: "settingsButton"
+            visible: toolBar.app !== null
+            text: "\u2699"
+            font.pixelSize: 18
+            onClicked: toolBar.settingsRequested()
+            Accessible.name: qsTr("Settings")
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Settings (Ctrl+,)")
+        }
         Label {
             text: qsTr("%1 of %n panes", "", toolBar.panes.maxPanes).arg(toolBar.panes.count)
             opacity: 0.8

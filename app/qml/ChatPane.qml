@@ -67,12 +67,24 @@ Pane {
             Accessible.name: text
         }
 
+        Label {
+            objectName: "paneNoModel"
+            Layout.fillWidth: true
+            Layout.leftMargin: 16
+            Layout.rightMargin: 16
+            visible: !pane.engine.loaded && !pane.engine.loading && !pane.session.busy
+            text: qsTr("No model is loaded: open one with the Model button (Ctrl+O) to chat.")
+            color: Theme.mutedTextColor
+            wrapMode: Text.Wrap
+            Accessible.name: text
+        }
+
         ChatInput {
             Layout.fillWidth: true
             Layout.margins: 12
             session: pane.session
             paneNumber: pane.index + 1
-            canSend: pane.engine.loadError === ""
+            canSend: pane.engine.loaded || pane.engine.loading
             onInputFocused: pane.makeCurrent()
         }
     }

@@ -43,6 +43,55 @@ ApplicationWindow {
         app: window.app
         sidebarOpen: window.sidebarOpen
         onSidebarToggled: window.sidebarOpen = !window.sidebarOpen
+        onModelPickerRequested: modelPicker.open()
+        onEngineViewRequested: window.showEngineView()
+        onSettingsRequested: settingsDialog.open()
+    }
+
+    // The engine view window goes with the main window (the app quits when both are closed).
+    onClosing: engineWindow.close()
+
+    /// Shows the live engine view window (raising it when already open).
+    function showEngineView() {
+        engineWindow.show()
+        engineWindow.raise()
+        engineWindow.requestActivate()
+    }
+
+    ModelPicker {
+        id: modelPicker
+        app: window.app
+    }
+    SettingsDialog {
+        id: settingsDialog
+        app: window.app
+    }
+    Window {
+        id: engineWindow
+        objectName: "engineWindow"
+        title: qsTr("PagedChat engine view")
+        width: 900
+        height: 640
+        minimumWidth: 480
+        minimumHeight: 360
+        color: Theme.windowColor
+        EngineView {
+            anchors.fill: parent
+            monitor: window.app.monitor
+            shown: engineWindow.visible
+        }
+    }
+    Shortcut {
+        sequences: ["Ctrl+,"]
+        onActivated: settingsDialog.open()
+    }
+    Shortcut {
+        sequences: [StandardKey.Open]
+        onActivated: modelPicker.open()
+    }
+    Shortcut {
+        sequences: ["Ctrl+Shift+E"]
+        onActivated: window.showEngineView()
     }
 
     footer: StatusLine {

@@ -18,7 +18,7 @@ ToolBar {
     readonly property string statusText: {
         if (engine.loading)
             return qsTr("Loading %1…").arg(engine.modelName)
-        if (engine.loadError !== "")
+        if (engine.loadError !== "" || !engine.loaded)
             return qsTr("No model loaded")
         const activity = engine.numRunning > 0 ? qsTr("%n running", "", engine.numRunning) : qsTr("idle")
         return qsTr("Model: %1  ·  %2 tok/s  ·  %3")
@@ -48,7 +48,8 @@ ToolBar {
             implicitHeight: 8
             radius: 4
             color: statusLine.engine.loadError !== "" ? Theme.errorColor
-                 : statusLine.engine.loading ? "#f9a825" : "#2e7d32"
+                 : statusLine.engine.loading ? "#f9a825"
+                 : statusLine.engine.loaded ? "#2e7d32" : Theme.mutedTextColor
         }
         Label {
             objectName: "statusLabel"
@@ -56,6 +57,16 @@ ToolBar {
             color: Theme.assistantTextColor
             Accessible.name: qsTr("Engine status")
             Accessible.description: text
+        }
+        ProgressBar {
+            objectName: "statusLoadProgress"
+            visible: statusLine.engine.loading
+            from: 0
+            to: 1
+            value: statusLine.engine.loadProgress
+            Layout.preferredWidth: 160
+            Accessible.name: qsTr("Model load progress")
+            Accessible.description: Math.round(value * 100) + "%"
         }
         Label {
             text: statusLine.engine.modelDetails

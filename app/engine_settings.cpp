@@ -1,0 +1,88 @@
+#include "app/engine_settings.h"
+
+#include <QSettings>
+#include <QThread>
+
+#include <algorithm>
+
+#if defined(Q_OS_UNIX)
+#include <unistd.h>
+#endif
+
+namespace {
+const QString kKvKey = QStringLiteral("engine/kvCacheMiB");
+const QString kSeqsKey = QStringLiteral("engine/maxNumSeqs");
+const QString kBlockKey = QStringLiteral("engine/blockSize");
+const QString kThreadsKey = QStringLiteral("engine/numThreads");
+
+qint64 physicalMemoryMiB() {
+#if defined(Q_OS_UNIX) && defined(_SC_PHYS_PAGES)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return static_cast<qint64>(pages) * page / (1024 * 1024);
+#endif
+  return 0;
+}
+}  // namespace
+
+EngineSettings::EngineSettings(QSettings* settings, QObject* parent) : QObject(parent), settings_(settings) {
+  const int kv = settings_->value(kKvKey, 0).toInt();
+  const int seqs = settings_->value(kSeqsKey, 64).toInt();
+  const int block = settings_->value(kBlockKey, 16).toInt();
+  const int threads = settings_->value(kThreadsKey, 0).toInt();
+  if (validationError(kv, seqs, block, threads).isEmpty()) {
+    kvCacheMiB_ = kv;
+    maxNumSeqs_ = seqs;
+    blockSize_ = block;
+    numThreads_ = threads;
+  }
+}
+
+int EngineSettings::maxKvCacheMiB() const {
+  const qint64 mem = physicalMemoryMiB();
+  return static_cast<int>(std::min<qint64>(mem > 0 ? mem / 2 : 64 * 1024, 1 << 30));
+}
+
+int EngineSettings::maxThreads() const { return std::min(1024, 4 * std::max(1, QThread::idealThreadCount())); }
+
+QString EngineSettings::validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads) const {
+  if (kvCacheMiB < 0 || kvCacheMiB > maxKvCacheMiB())
+    return tr("The KV cache size must be between 0 (automatic) and %1 MiB (half the memory); %2 MiB was given.")
+        .arg(maxKvCacheMiB())
+        .arg(kvCacheMiB);
+  if (maxNumSeqs < 1 || maxNumSeqs > kMaxNumSeqs)
+    return tr("The number of concurrent sequences must be between 1 and %1; %2 was given.")
+        .arg(kMaxNumSeqs)
+        .arg(maxNumSeqs);
+  if (blockSize < 1 || blockSize > kMaxBlockSize)
+    return tr("The block size must be between 1 and %1 tokens; %2 was given.").arg(kMaxBlockSize).arg(blockSize);
+  if (numThreads < 0 || numThreads > maxThreads())
+    return tr("The number of CPU threads must be between 0 (all cores) and %1; %2 was given.")
+        .arg(maxThreads())
+        .arg(numThreads);
+  return {};
+}
+
+QString EngineSettings::apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads) {
+  const QString error = validationError(kvCacheMiB, maxNumSeqs, blockSize, numThreads);
+  if (!error.isEmpty()) return error;
+  kvCacheMiB_ = kvCacheMiB;
+  maxNumSeqs_ = maxNumSeqs;
+  blockSize_ = blockSize;
+  numThreads_ = numThreads;
+  settings_->setValue(kKvKey, kvCacheMiB_);
+  settings_->setValue(kSeqsKey, maxNumSeqs_);
+  settings_->setValue(kBlockKey, blockSize_);
+  settings_->setValue(kThreadsKey, numThreads_);
+  settings_->sync();
+  emit changed();
+  emit applied();
+  return {};
+}
+
+void EngineSettings::applyTo(pagedchat::EngineConfig& config) const {
+  config.kv_cache_bytes = static_cast<std::size_t>(kvCacheMiB_) * 1024 * 1024;
+  config.num_blocks = 0;
+  config.max_num_seqs = maxNumSeqs_;
+  config.block_size = blockSize_;
+  config.num_threads = numThreads_;
+}

@@ -1,0 +1,13 @@
+// makeEngineSnapshot(): the engine view's picture of an LLMEngine.
+#pragma once
+
+#include <QStringList>
+
+#include "app/request_delta.h"
+
+namespace pagedchat { class LLMEngine; }
+
+/// Builds an EngineSnapshot of `engine` (call on the thread that owns it): counters, one entry
+/// per unfinished request among `requestIds` (running first, then waiting, each in the given
+/// order), and per KV block its first running owner and flags. Cost O(blocks + running tokens).
+EngineSnapshot makeEngineSnapshot(const pagedchat::LLMEngine& engine, const QStringList& requestIds);

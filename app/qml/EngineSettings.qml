@@ -1,0 +1,148 @@
+// The settings dialog's engine page: KV cache size, concurrent sequences, block size, CPU
+// threads. Apply validates, saves them and reloads the model with them (with progress).
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+Pane {
+    id: page
+
+    /// The AppController (C++): engineSettings, applyEngineSettings(), engine.
+    required property QtObject app
+    readonly property QtObject settings: app.engineSettings
+    /// The last validation message ("" when the values were applied or not yet checked).
+    property string errorText: ""
+    /// True once Apply succeeded, until a value changes again.
+    property bool appliedOk: false
+
+    /// Puts the saved values back into the fields.
+    function reset() {
+        kvField.value = page.settings.kvCacheMiB
+        seqsField.value = page.settings.maxNumSeqs
+        blockField.value = page.settings.blockSize
+        threadsField.value = page.settings.numThreads
+        page.errorText = ""
+        page.appliedOk = false
+    }
+    /// Validates, saves and reloads; returns true when applied.
+    function apply() {
+        page.errorText = page.app.applyEngineSettings(kvField.value, seqsField.value,
+                                                      blockField.value, threadsField.value)
+        page.appliedOk = page.errorText === ""
+        return page.appliedOk
+    }
+
+    objectName: "engineSettingsPage"
+    Accessible.name: qsTr("Engine settings")
+    Component.onCompleted: reset()
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 12
+
+        GridLayout {
+            columns: 2
+            columnSpacing: 16
+            rowSpacing: 8
+            Layout.fillWidth: true
+
+            Label { text: qsTr("KV cache size (MiB, 0 = automatic)") }
+            SpinBox {
+                id: kvField
+                objectName: "kvCacheField"
+                from: 0
+                to: 1000000  // the real limit is checked on Apply, with a message
+                editable: true
+                onValueModified: page.appliedOk = false
+                Accessible.name: qsTr("KV cache size in MiB")
+            }
+            Label { text: qsTr("Max concurrent sequences") }
+            SpinBox {
+                id: seqsField
+                objectName: "maxSeqsField"
+                from: 0
+                to: 100000
+                editable: true
+                onValueModified: page.appliedOk = false
+                Accessible.name: qsTr("Maximum concurrent sequences")
+            }
+            Label { text: qsTr("Block size (tokens per KV block)") }
+            SpinBox {
+                id: blockField
+                objectName: "blockSizeField"
+                from: 0
+                to: 100000
+                editable: true
+                onValueModified: page.appliedOk = false
+                Accessible.name: qsTr("Block size in tokens")
+            }
+            Label { text: qsTr("CPU threads (0 = all cores)") }
+            SpinBox {
+                id: threadsField
+                objectName: "threadsField"
+                from: 0
+                to: 100000
+                editable: true
+                onValueModified: page.appliedOk = false
+                Accessible.name: qsTr("CPU threads")
+            }
+        }
+
+        Label {
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            color: Theme.mutedTextColor
+            text: qsTr("Applying reloads the model: replies in progress are stopped and keep their text so far.")
+        }
+        Label {
+            objectName: "engineSettingsError"
+            Layout.fillWidth: true
+            visible: page.errorText !== ""
+            text: page.errorText
+            color: Theme.errorColor
+            wrapMode: Text.Wrap
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: text
+        }
+        Label {
+            Layout.fillWidth: true
+            visible: page.appliedOk
+            wrapMode: Text.Wrap
+            text: page.app.engine.loading
+                  ? qsTr("Reloading the model… %1%").arg(Math.round(page.app.engine.loadProgress * 100))
+                  : page.app.engine.loaded ? qsTr("Applied: %1 KV blocks.").arg(page.app.engine.numKvBlocks)
+                  : page.app.engine.loadError !== "" ? qsTr("The model did not load with these settings: %1")
+                                                      .arg(page.app.engine.loadError)
+                  : qsTr("Saved; they apply when a model is loaded.")
+            color: page.app.engine.loadError !== "" ? Theme.errorColor : Theme.assistantTextColor
+            Accessible.name: text
+        }
+        ProgressBar {
+            Layout.fillWidth: true
+            visible: page.appliedOk && page.app.engine.loading
+            from: 0
+            to: 1
+            value: page.app.engine.loadProgress
+            Accessible.name: qsTr("Model load progress")
+        }
+
+        RowLayout {
+            Layout.fillWidth: true
+            Item { Layout.fillWidth: true }
+            Button {
+                text: qsTr("Reset")
+                onClicked: page.reset()
+                Accessible.name: qsTr("Reset the engine settings to the saved values")
+            }
+            Button {
+                objectName: "applyEngineSettings"
+                text: qsTr("Apply and reload")
+                highlighted: true
+                onClicked: page.apply()
+                Accessible.name: qsTr("Apply the engine settings and reload the model")
+            }
+        }
+        Item { Layout.fillHeight: true }
+    }
+}

@@ -1,0 +1,55 @@
+// RecentModelsModel: the model picker's list of recently loaded models.
+#pragma once
+
+#include <QAbstractListModel>
+#include <QStringList>
+
+class QSettings;
+
+/// The models loaded before, newest first (at most kMaxRecent), kept in pagedchat.ini under
+/// "models/recent"; the newest is also the one to load on the next start (lastModel). Each row
+/// tells whether the file or folder still exists (role "exists"), so that the picker can show a
+/// missing one as such; remove() and removeMissing() take rows out. Runs on the GUI thread.
+class RecentModelsModel : public QAbstractListModel {
+  Q_OBJECT
+  Q_PROPERTY(int count READ count NOTIFY countChanged)
+  Q_PROPERTY(QString lastModel READ lastModel NOTIFY countChanged)
+
+ public:
+  enum Roles { PathRole = Qt::UserRole + 1, NameRole, ExistsRole, IsFolderRole };
+  static constexpr int kMaxRecent = 10;
+
+  /// Reads the list from `settings` (which must outlive the model).
+  explicit RecentModelsModel(QSettings* settings, QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = QModelIndex()) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QHash<int, QByteArray> roleNames() const override;
+
+  /// Puts `path` at the top (moving it when listed) and saves; drops the oldest beyond kMaxRecent.
+  Q_INVOKABLE void add(const QString& path);
+  /// Takes `path` out of the list and saves.
+  Q_INVOKABLE void remove(const QString& path);
+  /// Takes every model whose file or folder is gone out of the list; returns how many.
+  Q_INVOKABLE int removeMissing();
+  /// Checks again which files exist (the picker calls it when it opens).
+  Q_INVOKABLE void refresh();
+  /// The chat template remembered for `path` ("auto" when none).
+  Q_INVOKABLE QString chatTemplateFor(const QString& path) const;
+  /// Remembers `name` as `path`'s chat template ("auto" forgets it).
+  void setChatTemplateFor(const QString& path, const QString& name);
+
+  int count() const { return static_cast<int>(paths_.size()); }
+  const QStringList& paths() const { return paths_; }
+  /// The newest entry ("" when the list is empty).
+  QString lastModel() const { return paths_.isEmpty() ? QString() : paths_.first(); }
+
+ signals:
+  void countChanged();
+
+ private:
+  void save();
+
+  QSettings* settings_;
+  QStringList paths_;
+};

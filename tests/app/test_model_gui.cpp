@@ -1,0 +1,230 @@
+// The model and engine UI in the real main window (offscreen): Ctrl+O opens the model picker with
+// the recent models, its Unload button unloads (panes say so, sending is disabled), a recent
+// model loads again with progress; Ctrl+, opens the settings dialog whose engine page refuses a
+// bad value with a message and applies good ones by a reload; the engine view window shows two
+// panes' requests and blocks while they generate. Screenshots go to the build folder
+// (screenshots/model-picker.png, engine-settings.png, engine-view.png).
+#include <QDir>
+
+#include <atomic>
+
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QSemaphore>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/app_controller.h"
+#include "app/app_options.h"
+#include "app/chat_session.h"
+#include "app/engine_monitor.h"
+#include "app/engine_worker.h"
+#include "app/main_window.h"
+#include "test_paths.h"
+
+namespace {
+
+QStringList g_messages;
+QtMessageHandler g_previous = nullptr;
+void failOnWarnings(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+  // The offscreen platform cannot raise windows; that is not the app's fault.
+  if ((type == QtWarningMsg || type == QtCriticalMsg || type == QtFatalMsg) &&
+      !message.contains(QLatin1String("does not support raise()")))
+    g_messages.append(message);
+  if (g_previous) g_previous(type, context, message);
+}
+
+QQuickItem* findItem(QQuickItem* root, const QString& name) {
+  if (!root) return nullptr;
+  if (root->objectName() == name) return root;
+  for (QQuickItem* child : root->childItems())
+    if (QQuickItem* found = findItem(child, name)) return found;
+  return nullptr;
+}
+
+QObject* findObject(QObject* root, const QString& name) {
+  return root->objectName() == name ? root : root->findChild<QObject*>(name);
+}
+
+void save(QQuickWindow* window, const QString& name) {
+  QDir().mkpath(QStringLiteral("screenshots"));
+  window->grabWindow().save(QStringLiteral("screenshots/") + name);
+}
+
+void click(QQuickWindow* window, QQuickItem* item) {
+  const QPointF c = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
+  QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier, c.toPoint());
+}
+
+}  // namespace
+
+class TestModelGui : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void pickerSettingsAndEngineView();
+};
+
+void TestModelGui::pickerSettingsAndEngineView() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir data;
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = data.path();
+  AppController controller(options);
+  controller.start();
+  g_previous = qInstallMessageHandler(failOnWarnings);
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  EngineClient* client = controller.engine();
+  QTRY_VERIFY_WITH_TIMEOUT(client->isReady(), 60000);
+  QTRY_COMPARE(controller.recentModels()->count(), 1);
+
+  // Ctrl+O: the model picker, listing the loaded model.
+  window->requestActivate();
+  QTest::keyClick(window, Qt::Key_O, Qt::ControlModifier);
+  QObject* picker = findObject(window, QStringLiteral("modelPicker"));
+  QVERIFY(picker);
+  QTRY_VERIFY(picker->property("opened").toBool());
+  QQuickItem* overlay = window->contentItem();  // the root item: popups live in its overlay
+  QTRY_VERIFY(findItem(overlay, QStringLiteral("recentModels")));
+  QTRY_COMPARE(findItem(overlay, QStringLiteral("recentModels"))->property("count").toInt(), 1);
+  QTest::qWait(400);  // the dialog's enter transition
+  save(window, QStringLiteral("model-picker.png"));
+
+  // Open file… and Open folder… open their dialogs (cancelled here).
+  for (const auto& [button, dialogName] : {std::pair{"openModelFile", "modelFileDialog"},
+                                           std::pair{"openModelFolder", "modelFolderDialog"}}) {
+    QQuickItem* b = findItem(overlay, QString::fromLatin1(button));
+    QVERIFY(b);
+    click(window, b);
+    QObject* dialog = picker->findChild<QObject*>(QString::fromLatin1(dialogName));
+    QVERIFY(dialog);
+    QTRY_VERIFY(dialog->property("visible").toBool());
+    QMetaObject::invokeMethod(dialog, "reject");
+    QTRY_VERIFY(!dialog->property("visible").toBool());
+  }
+  QVERIFY(client->isReady());  // nothing changed
+
+  // Unload: the panes say that no model is loaded, and Send is disabled.
+  QQuickItem* unload = findItem(overlay, QStringLiteral("unloadModel"));
+  QVERIFY(unload);
+  click(window, unload);
+  QTRY_VERIFY(!client->isLoaded());
+  QQuickItem* noModel = findItem(window->contentItem(), QStringLiteral("paneNoModel"));
+  QVERIFY(noModel);
+  QTRY_VERIFY(noModel->isVisible());
+  controller.panes()->sessionAt(0)->setInputText(QStringLiteral("Hello"));
+  QQuickItem* send = findItem(window->contentItem(), QStringLiteral("sendButton"));
+  QVERIFY(send);
+  QVERIFY(!send->isEnabled());
+
+  // Load it again from the recent list: a click on its row.
+  QQuickItem* list = findItem(overlay, QStringLiteral("recentModels"));
+  auto* row = list->property("contentItem").value<QQuickItem*>()->childItems().value(0);
+  QVERIFY(row);
+  click(window, row);
+  QTRY_VERIFY_WITH_TIMEOUT(client->isReady(), 60000);
+  QTRY_VERIFY(!noModel->isVisible());
+  QTRY_VERIFY(send->isEnabled());
+  QMetaObject::invokeMethod(picker, "close");
+  QTRY_VERIFY(!picker->property("visible").toBool());
+
+  // Ctrl+,: the settings dialog's engine page.
+  QTest::keyClick(window, Qt::Key_Comma, Qt::ControlModifier);
+  QObject* settings = findObject(window, QStringLiteral("settingsDialog"));
+  QVERIFY(settings);
+  QTRY_VERIFY(settings->property("opened").toBool());
+  QQuickItem* page = findItem(overlay, QStringLiteral("engineSettingsPage"));
+  QVERIFY(page);
+  findItem(page, QStringLiteral("blockSizeField"))->setProperty("value", 0);
+  QMetaObject::invokeMethod(page, "apply");
+  QVERIFY2(page->property("errorText").toString().contains(QLatin1String("block size")),
+           qPrintable(page->property("errorText").toString()));
+  QVERIFY(client->isReady());  // nothing reloaded
+  findItem(page, QStringLiteral("blockSizeField"))->setProperty("value", 16);
+  findItem(page, QStringLiteral("kvCacheField"))->setProperty("value", 2);
+  QSignalSpy loaded(client, &EngineClient::modelLoadFinished);
+  QTest::qWait(300);  // let the page settle (transitions, layout) before clicking
+  click(window, findItem(page, QStringLiteral("applyEngineSettings")));
+  QVERIFY(loaded.wait(60000));
+  QVERIFY(loaded.at(0).at(0).toBool());
+  QCOMPARE(page->property("errorText").toString(), QString());
+  QCOMPARE(controller.engineSettings()->kvCacheMiB(), 2);
+  QTest::qWait(400);
+  save(window, QStringLiteral("engine-settings.png"));
+  QMetaObject::invokeMethod(settings, "close");
+  QTRY_VERIFY(!settings->property("visible").toBool());
+
+  // Ctrl+Shift+E: the engine view, while two panes generate (a snapshot after every step).
+  controller.monitor()->setSnapshotInterval(0);
+  QTest::keyClick(window, Qt::Key_E, Qt::ControlModifier | Qt::ShiftModifier);
+  QQuickWindow* engineWindow = nullptr;
+  for (QObject* o : engine.rootObjects().constFirst()->findChildren<QQuickWindow*>())
+    if (o->objectName() == QLatin1String("engineWindow")) engineWindow = qobject_cast<QQuickWindow*>(o);
+  QVERIFY(engineWindow);
+  QTRY_VERIFY(engineWindow->isVisible());
+  QVERIFY(QTest::qWaitForWindowExposed(engineWindow));
+  EngineMonitor* monitor = controller.monitor();
+  QTRY_VERIFY(monitor->isActive());
+  ChatSession* one = controller.panes()->sessionAt(0);
+  ChatSession* two = controller.panes()->addPane();
+  QVERIFY(two);
+  const QString prompt = QStringLiteral("Once upon a time, there was a little girl named Lily. She loved to play "
+                                        "outside in the park with her friends.");
+  {
+    // A chat without a pane leaves the prompt in the prefix cache: both panes then share it.
+    ChatSession warm(controller.store(), client);
+    warm.setMaxTokens(2);
+    warm.setInputText(prompt);
+    QSignalSpy warmDone(&warm, &ChatSession::replyFinished);
+    QVERIFY(warm.send());
+    QVERIFY(warmDone.wait(30000));
+  }
+  QSemaphore gate;
+  QMetaObject::invokeMethod(client->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+  bool sent = true;
+  for (ChatSession* s : {one, two}) {
+    s->setTemperature(0.0);
+    s->setMaxTokens(400);
+    s->setInputText(prompt);
+    sent = s->send() && sent;
+  }
+  // Hold the worker (on its own thread) right after it sent a snapshot with both requests
+  // running, so that the view is captured mid-generation.
+  QSemaphore hold;
+  std::atomic<bool> held{false};
+  struct Release {
+    QSemaphore& s;
+    QMetaObject::Connection c;
+    ~Release() {  // never leaves the worker waiting or calling into this frame, whatever fails
+      QObject::disconnect(c);
+      s.release();
+    }
+  } releaseHold{hold, {}};
+  releaseHold.c = connect(client->worker(), &EngineWorker::snapshotReady, this, [&](const EngineSnapshot& snap) {
+    if (snap.numRunning == 2 && !held.exchange(true)) hold.acquire();
+  }, Qt::DirectConnection);
+  gate.release();
+  QVERIFY(sent);
+  QTRY_VERIFY_WITH_TIMEOUT(monitor->numRunning() == 2 && monitor->usedBlocks() > 0, 30000);
+  QTest::qWait(100);
+  auto* summary = findItem(engineWindow->contentItem(), QStringLiteral("engineSummary"));
+  QVERIFY(summary);
+  QVERIFY2(summary->property("text").toString().startsWith(QLatin1String("2 running")),
+           qPrintable(summary->property("text").toString()));
+  QVERIFY(monitor->sharedBlocks() > 0);
+  save(engineWindow, QStringLiteral("engine-view.png"));
+  hold.release();
+  QTRY_VERIFY_WITH_TIMEOUT(!one->isBusy() && !two->isBusy(), 60000);
+  engineWindow->close();
+  QTRY_VERIFY(!monitor->isActive());
+  qInstallMessageHandler(g_previous);
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+QTEST_MAIN(TestModelGui)
+#include "test_model_gui.moc"
