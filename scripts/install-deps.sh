@@ -15,7 +15,7 @@ PACKAGES=(
   qt6-base-dev qt6-declarative-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libqt6sql6-sqlite
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts qml6-module-qtquick-window
   qml6-module-qtquick-templates qml6-module-qtqml-workerscript qml6-module-qtquick-dialogs
-  qml6-module-qt-labs-platform qml6-module-qtcore qml6-module-qttest
+  qml6-module-qt-labs-platform qml6-module-qt-labs-folderlistmodel qml6-module-qtcore qml6-module-qttest
   # parser fuzzing in CI (libFuzzer)
   clang libclang-rt-14-dev
   libsqlite3-dev libgl1-mesa-dri fonts-noto-cjk fonts-dejavu-core
