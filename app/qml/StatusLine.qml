@@ -53,12 +53,14 @@ ToolBar {
         Label {
             objectName: "statusLabel"
             text: statusLine.statusText
+            textFormat: Text.PlainText
             color: Theme.assistantTextColor
             Accessible.name: qsTr("Engine status")
             Accessible.description: text
         }
         Label {
             text: statusLine.engine.modelDetails
+            textFormat: Text.PlainText
             color: Theme.mutedTextColor
             elide: Text.ElideRight
             Layout.fillWidth: true
@@ -67,6 +69,7 @@ ToolBar {
         }
         Label {
             text: qsTr("Data: %1").arg(statusLine.dataDir)
+            textFormat: Text.PlainText
             color: Theme.mutedTextColor
             elide: Text.ElideMiddle
             Layout.maximumWidth: 360
