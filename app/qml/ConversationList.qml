@@ -24,10 +24,31 @@ Pane {
     /// The search panel was opened (Ctrl+F): the window shows the sidebar if it was hidden.
     signal searchOpened()
 
-    /// Opens a file dialog; when it cannot be shown (its QML implementation failed to load, e.g.
+    /// The QML module QtQuick.Dialogs' own (non-native) FileDialog imports; without it that
+    /// dialog cannot load, and Qt 6.4 crashes in FileDialog.open() (a property for tests).
+    property string fileDialogModule: "Qt.labs.folderlistmodel"
+    property int fileDialogModuleFound: -1  // -1: not checked yet, 0: missing, 1: found
+
+    /// Whether fileDialogModule can be imported (checked once).
+    function fileDialogUsable() {
+        if (sidebar.fileDialogModuleFound < 0) {
+            try {
+                const probe = Qt.createQmlObject("import QtQml\nimport " + sidebar.fileDialogModule
+                                                 + "\nQtObject {}", sidebar, "fileDialogProbe")
+                probe.destroy()
+                sidebar.fileDialogModuleFound = 1
+            } catch (e) {
+                sidebar.fileDialogModuleFound = 0
+            }
+        }
+        return sidebar.fileDialogModuleFound === 1
+    }
+
+    /// Opens a file dialog; when it cannot be shown (its QML implementation cannot load, e.g.
     /// a missing Qt module), says so in the window's error banner instead of doing nothing.
     function openDialog(dialog) {
-        dialog.open()
+        if (sidebar.fileDialogUsable())
+            dialog.open()
         if (!dialog.visible)
             sidebar.app.showError(qsTr("The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel)."))
     }

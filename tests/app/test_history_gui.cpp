@@ -464,6 +464,17 @@ void TestHistoryGui::fileDialogsOpen() {
   QVERIFY(QMetaObject::invokeMethod(sidebar, "openDialog", Q_ARG(QVariant, QVariant::fromValue(fake.get()))));
   QVERIFY2(controller.errorText().contains(QStringLiteral("file dialog could not be opened")),
            qPrintable(controller.errorText()));
+  // The module the non-native dialog needs is missing: the dialog is not opened (Qt 6.4 would
+  // crash in open()), and the banner says why.
+  controller.clearError();
+  sidebar->setProperty("fileDialogModule", QStringLiteral("Qt.labs.nosuchmodule"));
+  sidebar->setProperty("fileDialogModuleFound", -1);
+  QVERIFY(QMetaObject::invokeMethod(sidebar, "openImport"));
+  QVERIFY(!importDialog->property("visible").toBool());
+  QVERIFY2(controller.errorText().contains(QStringLiteral("qml6-module-qt-labs-folderlistmodel")),
+           qPrintable(controller.errorText()));
+  QCOMPARE(sidebar->property("fileDialogModuleFound").toInt(), 0);
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
 }
 
 void TestHistoryGui::titlesArePlainText() {
