@@ -100,7 +100,15 @@ QString ChatStore::exportMarkdown(qint64 conversationId) const {
     const QString heading = m.role == QLatin1String("user")        ? tr("User")
                             : m.role == QLatin1String("assistant") ? tr("Assistant")
                                                                    : tr("System");
-    md += QStringLiteral("\n## %1\n\n%2\n").arg(heading, m.text);
+    // An answer's leading whitespace (a story model continues the prompt: " there was a ...")
+    // is left out, as in the window.
+    QString text = m.text;
+    if (m.role == QLatin1String("assistant")) {
+      qsizetype start = 0;
+      while (start < text.size() && text.at(start).isSpace()) ++start;
+      text.remove(0, start);
+    }
+    md += QStringLiteral("\n## %1\n\n%2\n").arg(heading, text);
     if (m.role == QLatin1String("assistant") &&
         (m.finishReason == QLatin1String("length") || m.finishReason == QLatin1String("abort")))
       md += QStringLiteral("\n*%1*\n").arg(tr("(cut off)"));

@@ -352,6 +352,13 @@ void TestChatHistory::exportImportRoundTrip() {
   QVERIFY(md.contains(QStringLiteral("new answer")));
   QVERIFY(!md.contains(QStringLiteral("old answer")));  // the shown branch only
   QVERIFY(md.contains(QStringLiteral("(cut off)")));
+  // An answer's leading whitespace is left out of the Markdown (as in the window), not its text.
+  const qint64 spaced = store.createConversation(QStringLiteral("spaced"));
+  store.addMessage(spaced, QStringLiteral("user"), QStringLiteral("Once upon a time"));
+  store.addMessage(spaced, QStringLiteral("assistant"), QStringLiteral(" \nthere was a cat"), QStringLiteral("stop"));
+  QVERIFY2(store.exportMarkdown(spaced).endsWith(QStringLiteral("## Assistant\n\nthere was a cat\n")),
+           qPrintable(store.exportMarkdown(spaced)));
+  QCOMPARE(store.branch(spaced).constLast().text, QStringLiteral(" \nthere was a cat"));
 
   const QByteArray json = store.exportJson(c);
   const QJsonObject root = QJsonDocument::fromJson(json).object();

@@ -3,6 +3,8 @@
 // export / import through files (bad files give an error and import nothing), search and
 // opening a result; the window shows date sections, Ctrl+F opens the search panel, and no QML
 // warning is printed on the way.
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -14,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <functional>
 #include <memory>
 
 #include "app/app_controller.h"
@@ -77,6 +80,7 @@ class TestHistoryGui : public QObject {
   void replySavedMovesToToday();
   void fileDialogsOpen();
   void titlesArePlainText();
+  void copyTakesTheShownText();
 };
 
 void TestHistoryGui::deleteUndoRenamePin() {
@@ -526,6 +530,49 @@ void TestHistoryGui::titlesArePlainText() {
   QTRY_VERIFY((banner = findVisibleItem(window->contentItem(), QStringLiteral("errorBannerText"))));
   QCOMPARE(banner->property("textFormat").toInt(), plainText);
   QCOMPARE(banner->property("text").toString(), controller.errorText());
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+void TestHistoryGui::copyTakesTheShownText() {
+  // A story model's answer often starts with a space (it continues the prompt); the window
+  // shows it without, and Copy copies what is shown.
+  QTemporaryDir dir;
+  qint64 id = 0;
+  {
+    ChatStore store(dir.path());
+    id = store.createConversation(QStringLiteral("Story"));
+    store.addMessage(id, QStringLiteral("user"), QStringLiteral("Once upon a time"));
+    store.addMessage(id, QStringLiteral("assistant"), QStringLiteral(" there was a cat"), QStringLiteral("stop"));
+  }
+  AppController controller(optionsFor(dir));
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  controller.openConversation(id);
+  QList<QQuickItem*> buttons;
+  std::function<void(QQuickItem*)> collect = [&](QQuickItem* item) {
+    if (!item || !item->isVisible()) return;
+    if (item->objectName() == QLatin1String("copyButton")) buttons << item;
+    for (QQuickItem* child : item->childItems()) collect(child);
+  };
+  QQuickItem* copy = nullptr;
+  QTRY_VERIFY([&] {
+    buttons.clear();
+    collect(window->contentItem());
+    for (QQuickItem* b : buttons)
+      for (QQuickItem* p = b->parentItem(); p; p = p->parentItem())
+        if (p->property("role").toString() == QLatin1String("assistant") && p->property("row").isValid()) {
+          copy = b;
+          return true;
+        }
+    return false;
+  }());
+  QGuiApplication::clipboard()->clear();
+  QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier,
+                    copy->mapToScene(QPointF(copy->width() / 2, copy->height() / 2)).toPoint());
+  QTRY_COMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("there was a cat"));
   QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
 }
 
