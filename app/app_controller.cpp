@@ -30,10 +30,6 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   } catch (const StoreError& e) {
     qWarning("pagedchat: %s", e.what());
   }
-  undoTimer_ = new QTimer(this);
-  undoTimer_->setSingleShot(true);
-  undoTimer_->setInterval(undoTimeoutMs);
-  connect(undoTimer_, &QTimer::timeout, this, &AppController::commitDelete);
   settings_ = std::make_unique<QSettings>(settingsFile(dataDir_), QSettings::IniFormat);
   recentModels_ = new RecentModelsModel(settings_.get(), this);
   engineSettings_ = new EngineSettings(settings_.get(), this);
@@ -136,7 +132,9 @@ void AppController::openConversation(qint64 id) {
 }
 
 void AppController::deleteConversation(qint64 id) {
-  commitDelete();  // one undo at a time: the previous one goes for good
+  if (id == 0) return;
+  for (const PendingDelete& p : std::as_const(pendingDeletes_))
+    if (p.id == id) return;  // already hidden (a second click on the same row)
   const QString title = titleOf(id);
   // The reply in flight is saved (stopped): the deletion can still be undone.
   for (ChatSession* s : panes_->sessions())
@@ -144,9 +142,15 @@ void AppController::deleteConversation(qint64 id) {
   try {
     store_->softDeleteConversation(id);
     setErrorText(QString());
-    undoDeleteId_ = id;
-    undoDeleteTitle_ = title.isEmpty() ? tr("Conversation") : title;
-    undoTimer_->start();
+    PendingDelete pending;
+    pending.id = id;
+    pending.title = title.isEmpty() ? tr("Conversation") : title;
+    pending.timer = new QTimer(this);
+    pending.timer->setSingleShot(true);
+    pending.timer->setInterval(undoTimeoutMs_);
+    connect(pending.timer, &QTimer::timeout, this, [this, id] { commitDeleteOf(id); });
+    pending.timer->start();
+    pendingDeletes_.append(pending);
     emit undoDeleteChanged();
   } catch (const StoreError& e) {
     setErrorText(QString::fromUtf8(e.what()));
@@ -155,31 +159,39 @@ void AppController::deleteConversation(qint64 id) {
 }
 
 void AppController::undoDelete() {
-  if (undoDeleteId_ == 0) return;
-  const qint64 id = std::exchange(undoDeleteId_, 0);
-  undoTimer_->stop();
-  undoDeleteTitle_.clear();
+  if (pendingDeletes_.isEmpty()) return;
+  const PendingDelete pending = pendingDeletes_.takeLast();
+  delete pending.timer;
   emit undoDeleteChanged();
   try {
-    store_->restoreConversation(id);
+    store_->restoreConversation(pending.id);
     conversations_->reload();
-    openConversation(id);
+    // Back in the list; it replaces nothing: only an empty current pane shows it.
+    ChatSession* current = panes_->currentSession();
+    if (current && current->conversationId() == 0) openConversation(pending.id);
   } catch (const StoreError& e) {
     setErrorText(QString::fromUtf8(e.what()));
   }
 }
 
 void AppController::commitDelete() {
-  if (undoDeleteId_ == 0) return;
-  const qint64 id = std::exchange(undoDeleteId_, 0);
-  undoTimer_->stop();
-  undoDeleteTitle_.clear();
-  emit undoDeleteChanged();
-  try {
-    store_->deleteConversation(id);
-  } catch (const StoreError& e) {
-    // Still hidden; purged on the next start.
-    qWarning("pagedchat: %s", e.what());
+  while (!pendingDeletes_.isEmpty()) commitDeleteOf(pendingDeletes_.constFirst().id);
+}
+
+void AppController::commitDeleteOf(qint64 id) {
+  for (qsizetype i = 0; i < pendingDeletes_.size(); ++i) {
+    if (pendingDeletes_.at(i).id != id) continue;
+    const PendingDelete pending = pendingDeletes_.takeAt(i);
+    pending.timer->stop();
+    pending.timer->deleteLater();  // may be the timer whose timeout called us
+    emit undoDeleteChanged();
+    try {
+      store_->deleteConversation(id);
+    } catch (const StoreError& e) {
+      // Still hidden; purged on the next start.
+      qWarning("pagedchat: %s", e.what());
+    }
+    return;
   }
 }
 

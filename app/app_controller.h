@@ -42,8 +42,10 @@ class AppController : public QObject {
   /// The UI language: "system", "en" or "ko" (saved in pagedchat.ini; switches at once).
   Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
   Q_PROPERTY(Translator* translator READ translator CONSTANT)
-  /// Title of the conversation deleteConversation() just hid; empty when there is nothing to undo.
+  /// Title of the conversation deleteConversation() hid last; empty when there is nothing to undo.
   Q_PROPERTY(QString undoDeleteTitle READ undoDeleteTitle NOTIFY undoDeleteChanged)
+  /// How many deletions can still be undone (each until its own undo time runs out).
+  Q_PROPERTY(int undoDeleteCount READ undoDeleteCount NOTIFY undoDeleteChanged)
 
  public:
   /// Opens (creating) the store in options.dataDir and restores the panes. Throws StoreError.
@@ -65,12 +67,13 @@ class AppController : public QObject {
   /// Shows conversation `id`: focuses the pane that already shows it, else opens it in the current pane.
   Q_INVOKABLE void openConversation(qint64 id);
   /// Deletes conversation `id`: hidden at once (panes showing it become empty), deleted for good
-  /// when the undo time (undoTimeoutMs) has passed, another conversation is deleted, or on the
-  /// next start. undoDelete() brings it back until then.
+  /// when its undo time (undoTimeoutMs) has passed, or on the next start. Several deletions can
+  /// be pending at once; undoDelete() brings back the most recent one until then.
   Q_INVOKABLE void deleteConversation(qint64 id);
-  /// Restores the conversation deleteConversation() hid last.
+  /// Restores the conversation deleteConversation() hid last (the others stay pending). It shows
+  /// in the list; it opens in the current pane only when that pane is empty.
   Q_INVOKABLE void undoDelete();
-  /// Deletes the hidden conversation for good now (the undo banner was dismissed or timed out).
+  /// Deletes every pending conversation for good now (the undo banner was dismissed).
   Q_INVOKABLE void commitDelete();
   Q_INVOKABLE void renameConversation(qint64 id, const QString& title);
   Q_INVOKABLE void setPinned(qint64 id, bool pinned);
@@ -85,13 +88,16 @@ class AppController : public QObject {
   /// Imports a JSON file written by exportConversation() and opens it; returns the new
   /// conversation's id, or 0 (errorText says why).
   Q_INVOKABLE qint64 importConversation(const QUrl& file);
+  /// Shows `text` in the window's error banner (errors found in QML, e.g. a dialog that failed).
+  Q_INVOKABLE void showError(const QString& text) { setErrorText(text); }
   /// Clears errorText (the banner's close button).
   Q_INVOKABLE void clearError() { setErrorText(QString()); }
   /// How long a deleted conversation can be brought back (ms).
   static constexpr int undoTimeoutMs = 8000;
-  /// Changes the undo time (tests).
-  void setUndoTimeout(int ms) { undoTimer_->setInterval(ms); }
-  QString undoDeleteTitle() const { return undoDeleteTitle_; }
+  /// Changes the undo time of later deletions (tests).
+  void setUndoTimeout(int ms) { undoTimeoutMs_ = ms; }
+  QString undoDeleteTitle() const { return pendingDeletes_.isEmpty() ? QString() : pendingDeletes_.constLast().title; }
+  int undoDeleteCount() const { return static_cast<int>(pendingDeletes_.size()); }
 
   /// Loads the model file or folder `path` on the worker thread (running requests are stopped
   /// first and keep their text). Once it loads it heads the recent models and is loaded on the
@@ -134,6 +140,15 @@ class AppController : public QObject {
   bool conversationExists(qint64 id) const;
   void setErrorText(const QString& text);
   void onModelLoadFinished(bool ok, const QString& path);
+  /// Deletes pending conversation `id` for good (its undo time ran out).
+  void commitDeleteOf(qint64 id);
+
+  /// A soft-deleted conversation waiting for undo or purge.
+  struct PendingDelete {
+    qint64 id = 0;
+    QString title;
+    QTimer* timer = nullptr;  ///< single shot: commitDeleteOf(id)
+  };
 
   QString dataDir_;
   std::unique_ptr<ChatStore> store_;
@@ -150,7 +165,6 @@ class AppController : public QObject {
   QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;
   bool restoring_ = false;
-  qint64 undoDeleteId_ = 0;      ///< soft-deleted, waiting for undo or purge
-  QString undoDeleteTitle_;
-  QTimer* undoTimer_ = nullptr;
+  QList<PendingDelete> pendingDeletes_;  ///< oldest first
+  int undoTimeoutMs_ = undoTimeoutMs;
 };

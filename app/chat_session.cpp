@@ -298,6 +298,7 @@ void ChatSession::finishReply(const QString& finishReason, bool save) {
   saveTimer_.stop();
   if (save) commitTurn();  // stopped (or the app quit) before the engine's first delta
   pending_ = {};
+  const bool saved = save && replyId_ != 0;
   if (save) saveReply(finishReason.isEmpty() ? QStringLiteral("stop") : finishReason);
 
   messages_->finish(replyRow_, finishReason);
@@ -306,6 +307,9 @@ void ChatSession::finishReply(const QString& finishReason, bool save) {
   replyRow_ = -1;
   emit busyChanged();
   emit replyFinished(finishReason);
+  // The saved reply moved the conversation's "updated" time (a continued or regenerated answer
+  // of an older conversation now belongs under Today): the sidebar reloads.
+  if (saved) emit conversationsModified();
 }
 
 void ChatSession::saveReply(const QString& finishReason) {

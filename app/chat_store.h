@@ -147,9 +147,16 @@ class ChatStore : public QObject {
   /// "parentId", "role", "text", "finishReason", "createdAt"}]}; ids are local to the file.
   QByteArray exportJson(qint64 conversationId) const;
   /// Imports a conversation written by exportJson() as a new conversation; returns its id. Anything
-  /// else (malformed JSON, another format or version, missing or wrong fields) throws StoreError
-  /// saying what is wrong, and nothing is imported (one transaction).
+  /// else (malformed JSON or UTF-8, another format or version, missing fields, fields of the wrong
+  /// type, an empty title, a finishReason other than ""/stop/length/abort or on a non-assistant
+  /// message, a date that is not ISO 8601 or lies more than kImportFutureToleranceSecs in the
+  /// future, text with NUL characters or unpaired surrogates) throws StoreError naming the field,
+  /// and nothing is imported (one transaction). Dates may be missing or "" (= the import time).
   qint64 importJson(const QByteArray& json);
+
+  /// How far in the future an imported date may lie (clock differences between machines); a
+  /// later date is refused rather than changed.
+  static constexpr int kImportFutureToleranceSecs = 3600;
 
  private:
   void openDatabase(const QString& dataDir);

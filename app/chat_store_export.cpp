@@ -2,6 +2,7 @@
 // JSON import.
 #include <QHash>
 #include <QSet>
+#include <QStringDecoder>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -20,11 +21,44 @@ QString stamp(const QDateTime& t) { return t.isValid() ? t.toUTC().toString(Qt::
   throw StoreError(QStringLiteral("Cannot import: %1").arg(why).toStdString());
 }
 
+/// The JSON type of `v`, for messages ("a string", "a number", ...).
+QString typeName(const QJsonValue& v) {
+  switch (v.type()) {
+    case QJsonValue::Null: return QStringLiteral("null");
+    case QJsonValue::Bool: return QStringLiteral("a boolean");
+    case QJsonValue::Double: return QStringLiteral("a number");
+    case QJsonValue::String: return QStringLiteral("a string");
+    case QJsonValue::Array: return QStringLiteral("a list");
+    case QJsonValue::Object: return QStringLiteral("an object");
+    case QJsonValue::Undefined: break;
+  }
+  return QStringLiteral("missing");
+}
+
+/// Refuses text that cannot be stored faithfully: NUL characters and unpaired UTF-16 surrogates
+/// (a JSON "\ud800" escape parses to one).
+void checkText(const QString& text, const QString& where, const QString& key) {
+  for (qsizetype i = 0; i < text.size(); ++i) {
+    const QChar c = text.at(i);
+    if (c.isNull())
+      badImport(QStringLiteral("%1: \"%2\" contains a NUL character").arg(where, key));
+    if (c.isHighSurrogate() && i + 1 < text.size() && text.at(i + 1).isLowSurrogate()) {
+      ++i;
+      continue;
+    }
+    if (c.isSurrogate())
+      badImport(QStringLiteral("%1: \"%2\" contains invalid text (an unpaired UTF-16 surrogate)")
+                    .arg(where, key));
+  }
+}
+
 /// A required string member of `o` (`where` names the object in messages).
 QString requireString(const QJsonObject& o, const QString& key, const QString& where) {
   const QJsonValue v = o.value(key);
   if (v.isUndefined()) badImport(QStringLiteral("%1 has no \"%2\" field").arg(where, key));
-  if (!v.isString()) badImport(QStringLiteral("%1: \"%2\" is not a string").arg(where, key));
+  if (!v.isString())
+    badImport(QStringLiteral("%1: \"%2\" must be a string, not %3").arg(where, key, typeName(v)));
+  checkText(v.toString(), where, key);
   return v.toString();
 }
 
@@ -37,9 +71,24 @@ qint64 optionalId(const QJsonObject& o, const QString& key, const QString& where
   return v.toInteger();
 }
 
-QDateTime optionalStamp(const QJsonObject& o, const QString& key) {
-  const QDateTime t = QDateTime::fromString(o.value(key).toString(), Qt::ISODateWithMs);
-  return t.isValid() ? t.toUTC() : QDateTime();
+/// An optional time stamp (missing, null or "" = none, i.e. an invalid QDateTime): otherwise an
+/// ISO-8601 string, at most kImportFutureToleranceSecs after `now`.
+QDateTime optionalStamp(const QJsonObject& o, const QString& key, const QString& where,
+                        const QDateTime& now) {
+  const QJsonValue v = o.value(key);
+  if (v.isUndefined() || v.isNull()) return {};
+  if (!v.isString())
+    badImport(QStringLiteral("%1: \"%2\" must be a string (an ISO-8601 date), not %3")
+                  .arg(where, key, typeName(v)));
+  if (v.toString().isEmpty()) return {};
+  const QDateTime t = QDateTime::fromString(v.toString(), Qt::ISODateWithMs);
+  if (!t.isValid())
+    badImport(QStringLiteral("%1: \"%2\" is not a date (\"%3\"; expected ISO 8601, e.g. "
+                             "2024-01-31T12:00:00.000Z)")
+                  .arg(where, key, v.toString().left(40)));
+  if (t.toUTC() > now.addSecs(ChatStore::kImportFutureToleranceSecs))
+    badImport(QStringLiteral("%1: \"%2\" is in the future (%3)").arg(where, key, v.toString()));
+  return t.toUTC();
 }
 
 }  // namespace
@@ -51,7 +100,15 @@ QString ChatStore::exportMarkdown(qint64 conversationId) const {
     const QString heading = m.role == QLatin1String("user")        ? tr("User")
                             : m.role == QLatin1String("assistant") ? tr("Assistant")
                                                                    : tr("System");
-    md += QStringLiteral("\n## %1\n\n%2\n").arg(heading, m.text);
+    // An answer's leading whitespace (a story model continues the prompt: " there was a ...")
+    // is left out, as in the window.
+    QString text = m.text;
+    if (m.role == QLatin1String("assistant")) {
+      qsizetype start = 0;
+      while (start < text.size() && text.at(start).isSpace()) ++start;
+      text.remove(0, start);
+    }
+    md += QStringLiteral("\n## %1\n\n%2\n").arg(heading, text);
     if (m.role == QLatin1String("assistant") &&
         (m.finishReason == QLatin1String("length") || m.finishReason == QLatin1String("abort")))
       md += QStringLiteral("\n*%1*\n").arg(tr("(cut off)"));
@@ -87,6 +144,10 @@ QByteArray ChatStore::exportJson(qint64 conversationId) const {
 
 qint64 ChatStore::importJson(const QByteArray& json) {
   // Everything is checked before anything is written.
+  // Bytes that are not UTF-8 would be stored damaged (Qt's JSON parser may replace them).
+  QStringDecoder utf8(QStringDecoder::Utf8);
+  (void)QString(utf8.decode(json));
+  if (utf8.hasError()) badImport(QStringLiteral("the file is not valid UTF-8 text"));
   QJsonParseError parseError;
   const QJsonDocument doc = QJsonDocument::fromJson(json, &parseError);
   if (parseError.error != QJsonParseError::NoError)
@@ -96,18 +157,29 @@ qint64 ChatStore::importJson(const QByteArray& json) {
   if (!doc.isObject()) badImport(QStringLiteral("the file is not a PagedChat conversation (no JSON object)"));
   const QJsonObject root = doc.object();
   const QString top = QStringLiteral("the conversation");
+  const QDateTime nowUtc = QDateTime::currentDateTimeUtc();
   const QJsonValue format = root.value(QStringLiteral("format"));
+  if (!format.isUndefined() && !format.isString())
+    badImport(QStringLiteral("the file is not a PagedChat conversation (\"format\" must be a string, not %1)")
+                  .arg(typeName(format)));
   if (format.toString() != QLatin1String(kJsonFormat))
     badImport(QStringLiteral("the file is not a PagedChat conversation (format is %1, expected \"%2\")")
                   .arg(format.isUndefined() ? QStringLiteral("missing")
-                                            : QStringLiteral("\"%1\"").arg(format.toVariant().toString()),
+                                            : QStringLiteral("\"%1\"").arg(format.toString().left(80)),
                        QLatin1String(kJsonFormat)));
   const QJsonValue version = root.value(QStringLiteral("version"));
-  if (!version.isDouble() || version.toInteger() != kJsonFormatVersion)
+  if (version.isUndefined()) badImport(QStringLiteral("the conversation has no \"version\" field"));
+  if (!version.isDouble())
+    badImport(QStringLiteral("\"version\" must be a number, not %1").arg(typeName(version)));
+  if (version.toDouble() != static_cast<double>(kJsonFormatVersion))
     badImport(QStringLiteral("unsupported format version %1 (this PagedChat reads version %2)")
-                  .arg(version.isUndefined() ? QStringLiteral("(missing)") : version.toVariant().toString())
+                  .arg(version.toDouble())
                   .arg(kJsonFormatVersion));
+  const QJsonValue pinned = root.value(QStringLiteral("pinned"));
+  if (!pinned.isUndefined() && !pinned.isNull() && !pinned.isBool())
+    badImport(QStringLiteral("\"pinned\" must be true or false, not %1").arg(typeName(pinned)));
   const QString title = requireString(root, QStringLiteral("title"), top);
+  if (title.trimmed().isEmpty()) badImport(QStringLiteral("the conversation's \"title\" is empty"));
   const QJsonValue list = root.value(QStringLiteral("messages"));
   if (!list.isArray()) badImport(QStringLiteral("the conversation has no \"messages\" list"));
 
@@ -135,26 +207,40 @@ qint64 ChatStore::importJson(const QByteArray& json) {
         r.role != QLatin1String("system"))
       badImport(QStringLiteral("%1: unknown role \"%2\"").arg(where, r.role));
     r.text = requireString(o, QStringLiteral("text"), where);
-    r.finishReason = o.value(QStringLiteral("finishReason")).toString();
-    r.createdAt = optionalStamp(o, QStringLiteral("createdAt"));
+    const QJsonValue finish = o.value(QStringLiteral("finishReason"));
+    if (!finish.isUndefined() && !finish.isNull()) {
+      if (!finish.isString())
+        badImport(QStringLiteral("%1: \"finishReason\" must be a string, not %2").arg(where, typeName(finish)));
+      r.finishReason = finish.toString();
+      static const QStringList known = {QString(), QStringLiteral("stop"), QStringLiteral("length"),
+                                        QStringLiteral("abort")};
+      if (!known.contains(r.finishReason))
+        badImport(QStringLiteral("%1: unknown \"finishReason\" \"%2\" (expected \"\", \"stop\", "
+                                 "\"length\" or \"abort\")")
+                      .arg(where, r.finishReason.left(40)));
+      if (!r.finishReason.isEmpty() && r.role != QLatin1String("assistant"))
+        badImport(QStringLiteral("%1: \"finishReason\" is set on a %2 message (only answers have one)")
+                      .arg(where, r.role));
+    }
+    r.createdAt = optionalStamp(o, QStringLiteral("createdAt"), where, nowUtc);
     seen.insert(r.fileId);
     rows.append(r);
   }
+  const QDateTime created = optionalStamp(root, QStringLiteral("createdAt"), top, nowUtc);
+  const QDateTime updated = optionalStamp(root, QStringLiteral("updatedAt"), top, nowUtc);
   const qint64 fileLeaf = optionalId(root, QStringLiteral("currentLeafId"), top);
   if (fileLeaf != 0 && !seen.contains(fileLeaf))
     badImport(QStringLiteral("\"currentLeafId\" %1 is not one of the messages").arg(fileLeaf));
 
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString now = nextTimestamp();
-  const QDateTime created = optionalStamp(root, QStringLiteral("createdAt"));
-  const QDateTime updated = optionalStamp(root, QStringLiteral("updatedAt"));
   WriteTransaction tx(db, m_path);
   QSqlQuery c = exec(db, m_path,
                      QStringLiteral("INSERT INTO conversations(title, created_at, updated_at, pinned)"
                                     " VALUES(?, ?, ?, ?)"),
                      {textValue(title), created.isValid() ? stamp(created) : now,
                       updated.isValid() ? stamp(updated) : now,
-                      root.value(QStringLiteral("pinned")).toBool() ? 1 : 0});
+                      pinned.toBool() ? 1 : 0});
   const qint64 conversationId = c.lastInsertId().toLongLong();
   c.finish();
   QHash<qint64, qint64> newIds;  // file id -> store id

@@ -9,8 +9,10 @@
 //      sync by triggers; the partial index conversations_live for the sidebar's pages.
 //
 // An existing database older than kSchemaVersion is copied to
-// "<file>.v<old>-backup-<UTC timestamp>" (VACUUM INTO: a consistent, compact copy, WAL included)
-// before it is upgraded in one transaction. A newer or corrupt database is refused untouched.
+// "<file>.v<old>-backup-<UTC timestamp>" before anything in it changes (a rollback-journal file
+// is copied byte for byte under a read lock; a WAL file with VACUUM INTO, a consistent copy with
+// the WAL folded in), then upgraded in one transaction. A newer or corrupt database is refused untouched.
+#include <QFile>
 #include <QFileInfo>
 #include <QtGlobal>
 
@@ -105,13 +107,18 @@ void ChatStore::migrate() {
 
   // WAL is persistent in the file; the result row names the mode actually in effect (some file
   // systems cannot do WAL, in which case SQLite keeps the rollback journal, which is still safe).
-  scalar(db, m_path, QStringLiteral("PRAGMA journal_mode = WAL"));
-  if (version == kSchemaVersion) return;
+  // It changes the file's header, so an older file gets it only after its backup is written.
+  auto enableWal = [&] { scalar(db, m_path, QStringLiteral("PRAGMA journal_mode = WAL")); };
+  if (version == kSchemaVersion) {
+    enableWal();
+    return;
+  }
 
   if (version >= 1) {  // version 0: a new, empty file: nothing to keep
     checkIntegrity();  // (again, for a big file): never upgrade a damaged database
-    writeBackup(version);
+    writeBackup(version);  // the file as it was, before any change (the journal mode included)
   }
+  enableWal();
 
   WriteTransaction tx(db, m_path);
   version = scalar(db, m_path, userVersionSql).toInt();  // another process may have migrated
@@ -139,10 +146,28 @@ void ChatStore::writeBackup(int fromVersion) {
   QString backup = QStringLiteral("%1.v%2-backup-%3").arg(m_path).arg(fromVersion).arg(stamp);
   for (int n = 2; QFileInfo::exists(backup); ++n)  // two upgrades within one second
     backup = QStringLiteral("%1.v%2-backup-%3-%4").arg(m_path).arg(fromVersion).arg(stamp).arg(n);
-  // Fold the WAL into the main file first (best effort: VACUUM INTO reads through the WAL anyway).
-  exec(db, m_path, QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
-  // VACUUM INTO writes a consistent copy of the database as this connection sees it.
-  exec(db, m_path, QStringLiteral("VACUUM INTO ?"), {backup});
+  const QString mode = scalar(db, m_path, QStringLiteral("PRAGMA journal_mode")).toString();
+  if (mode.compare(QLatin1String("wal"), Qt::CaseInsensitive) != 0) {
+    // Rollback journal: the file alone is the database. A read transaction (a SHARED lock, taken
+    // by the first read; it also rolls back a hot journal) keeps writers out while the bytes are
+    // copied, so the backup is exactly the file as it was.
+    exec(db, m_path, QStringLiteral("BEGIN"));
+    scalar(db, m_path, QStringLiteral("SELECT count(*) FROM sqlite_master"));
+    QFile::remove(backup);
+    const bool copied = QFile::copy(m_path, backup);
+    exec(db, m_path, QStringLiteral("COMMIT"));
+    if (!copied) {
+      QFile::remove(backup);
+      fail(m_path, QStringLiteral("cannot write the backup copy %1 before the upgrade")
+                       .arg(QDir::toNativeSeparators(backup)),
+           QString());
+    }
+  } else {
+    // WAL: part of the database may live in the -wal file; fold it in (best effort), then
+    // VACUUM INTO writes a consistent copy of the database as this connection sees it.
+    exec(db, m_path, QStringLiteral("PRAGMA wal_checkpoint(TRUNCATE)"));
+    exec(db, m_path, QStringLiteral("VACUUM INTO ?"), {backup});
+  }
   m_backupPath = backup;
   qInfo("pagedchat: upgrading the chat database from schema version %d to %d; backup copy: %s",
         fromVersion, kSchemaVersion, qUtf8Printable(QDir::toNativeSeparators(backup)));

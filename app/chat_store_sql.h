@@ -14,11 +14,18 @@
 
 namespace chatstore {
 
-/// Throws StoreError "ChatStore: <what>: <detail> (database: <path>)".
+/// The text of a StoreError: "ChatStore: <what>: <detail> (database: <path>)", or
+/// "ChatStore: <what> (database: <path>)" when the detail is empty (no dangling colon).
+inline QString failMessage(const QString& path, const QString& what, const QString& detail) {
+  const QString d = detail.trimmed();
+  const QString file = QDir::toNativeSeparators(path);
+  return d.isEmpty() ? QStringLiteral("ChatStore: %1 (database: %2)").arg(what.trimmed(), file)
+                     : QStringLiteral("ChatStore: %1: %2 (database: %3)").arg(what.trimmed(), d, file);
+}
+
+/// Throws StoreError with failMessage(path, what, detail).
 [[noreturn]] inline void fail(const QString& path, const QString& what, const QString& detail) {
-  throw StoreError(QStringLiteral("ChatStore: %1: %2 (database: %3)")
-                       .arg(what, detail.trimmed(), QDir::toNativeSeparators(path))
-                       .toStdString());
+  throw StoreError(failMessage(path, what, detail).toStdString());
 }
 
 [[noreturn]] inline void failQuery(const QString& path, const QString& sql, const QSqlError& error) {

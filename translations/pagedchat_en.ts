@@ -391,6 +391,14 @@
         <source>Undo delete</source>
         <translation>Undo delete</translation>
     </message>
+    <message>
+        <source>The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel).</source>
+        <translation>The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel).</translation>
+    </message>
+    <message>
+        <source>Deleted “%1” (+%2 more)</source>
+        <translation>Deleted “%1” (+%2 more)</translation>
+    </message>
 </context>
 <context>
     <name>ConversationListModel</name>

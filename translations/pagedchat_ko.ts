@@ -390,6 +390,14 @@
         <source>Undo delete</source>
         <translation>삭제 취소</translation>
     </message>
+    <message>
+        <source>The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel).</source>
+        <translation>파일 대화 상자를 열 수 없습니다(Qt Quick Dialogs 모듈이 없습니다. Debian에서는 qml6-module-qt-labs-folderlistmodel을 설치하세요).</translation>
+    </message>
+    <message>
+        <source>Deleted “%1” (+%2 more)</source>
+        <translation>“%1” 삭제됨 (외 %2개)</translation>
+    </message>
 </context>
 <context>
     <name>ConversationListModel</name>

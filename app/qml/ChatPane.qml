@@ -61,6 +61,7 @@ Pane {
             Layout.rightMargin: 16
             visible: pane.session.errorText !== ""
             text: pane.session.errorText
+            textFormat: Text.PlainText
             color: Theme.errorColor
             wrapMode: Text.Wrap
             Accessible.role: Accessible.AlertMessage

@@ -77,9 +77,11 @@ ItemDelegate {
                 Keys.onEscapePressed: row.finishRename(false)
             }
             Label {
+                objectName: "conversationTitle"
                 visible: !row.renaming
                 Layout.fillWidth: true
                 text: (row.pinned ? row.pinMark : "") + row.title
+                textFormat: Text.PlainText  // a conversation title is never markup (no <img> fetches)
                 elide: Text.ElideRight
                 font.weight: row.isCurrent ? Font.Medium : Font.Normal
                 color: Theme.assistantTextColor

@@ -24,6 +24,38 @@ Pane {
     /// The search panel was opened (Ctrl+F): the window shows the sidebar if it was hidden.
     signal searchOpened()
 
+    /// The QML module QtQuick.Dialogs' own (non-native) FileDialog imports; without it that
+    /// dialog cannot load, and Qt 6.4 crashes in FileDialog.open() (a property for tests).
+    property string fileDialogModule: "Qt.labs.folderlistmodel"
+    property int fileDialogModuleFound: -1  // -1: not checked yet, 0: missing, 1: found
+
+    /// Whether fileDialogModule can be imported (checked once).
+    function fileDialogUsable() {
+        if (sidebar.fileDialogModuleFound < 0) {
+            try {
+                const probe = Qt.createQmlObject("import QtQml\nimport " + sidebar.fileDialogModule
+                                                 + "\nQtObject {}", sidebar, "fileDialogProbe")
+                probe.destroy()
+                sidebar.fileDialogModuleFound = 1
+            } catch (e) {
+                sidebar.fileDialogModuleFound = 0
+            }
+        }
+        return sidebar.fileDialogModuleFound === 1
+    }
+
+    /// Opens a file dialog; when it cannot be shown (its QML implementation cannot load, e.g.
+    /// a missing Qt module), says so in the window's error banner instead of doing nothing.
+    function openDialog(dialog) {
+        if (sidebar.fileDialogUsable())
+            dialog.open()
+        if (!dialog.visible)
+            sidebar.app.showError(qsTr("The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel)."))
+    }
+
+    /// Opens the import dialog (the sidebar's import button).
+    function openImport() { sidebar.openDialog(importDialog) }
+
     function openSearch() {
         sidebar.searching = true
         sidebar.searchOpened()
@@ -45,6 +77,7 @@ Pane {
 
     FileDialog {
         id: exportDialog
+        objectName: "exportDialog"
         property double conversationId: 0
         property string format: "markdown"
         readonly property bool isJson: format === "json"
@@ -56,6 +89,7 @@ Pane {
     }
     FileDialog {
         id: importDialog
+        objectName: "importDialog"
         title: qsTr("Import a conversation (PagedChat JSON)")
         fileMode: FileDialog.OpenFile
         nameFilters: [qsTr("JSON files (*.json)"), qsTr("All files (*)")]
@@ -93,7 +127,7 @@ Pane {
                 objectName: "importButton"
                 text: sidebar.importGlyph
                 font.pixelSize: 16
-                onClicked: importDialog.open()
+                onClicked: sidebar.openImport()
                 Accessible.name: qsTr("Import conversation")
                 ToolTip.visible: hovered
                 ToolTip.text: qsTr("Import a conversation from a JSON file")
@@ -161,7 +195,7 @@ Pane {
                     const safe = title.replace(/[\\/:*?"<>|]/g, "_").trim() || "conversation"
                     exportDialog.selectedFile = StandardPaths.writableLocation(StandardPaths.DocumentsLocation)
                             + "/" + encodeURIComponent(safe) + (format === "json" ? ".json" : ".md")
-                    exportDialog.open()
+                    sidebar.openDialog(exportDialog)
                 }
             }
 
@@ -192,7 +226,13 @@ Pane {
                 anchors.rightMargin: 4
                 Label {
                     Layout.fillWidth: true
-                    text: qsTr("Deleted \u201c%1\u201d").arg(sidebar.app.undoDeleteTitle)
+                    objectName: "undoDeleteLabel"
+                    // Several deletions can be pending: Undo brings back the most recent one.
+                    text: sidebar.app.undoDeleteCount > 1
+                          ? qsTr("Deleted \u201c%1\u201d (+%2 more)").arg(sidebar.app.undoDeleteTitle)
+                                .arg(sidebar.app.undoDeleteCount - 1)
+                          : qsTr("Deleted \u201c%1\u201d").arg(sidebar.app.undoDeleteTitle)
+                    textFormat: Text.PlainText  // a title is never markup
                     elide: Text.ElideRight
                     color: "white"
                     Accessible.role: Accessible.AlertMessage

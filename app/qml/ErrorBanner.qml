@@ -13,6 +13,7 @@ Rectangle {
 
     Label {
         id: label
+        objectName: "errorBannerText"
         anchors.fill: parent
         anchors.leftMargin: 16
         anchors.rightMargin: 16
@@ -20,6 +21,7 @@ Rectangle {
         wrapMode: Text.Wrap
         color: "white"
         text: banner.message
+        textFormat: Text.PlainText  // messages carry file names and titles, never markup
         Accessible.role: Accessible.AlertMessage
         Accessible.name: text
     }

@@ -40,6 +40,7 @@ ApplicationWindow {
             objectName: "errorHeadline"
             Layout.fillWidth: true
             text: window.headline
+            textFormat: Text.PlainText
             wrapMode: Text.Wrap
             font.pixelSize: 20
             font.weight: Font.Medium

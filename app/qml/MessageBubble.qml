@@ -114,7 +114,7 @@ Item {
         session: bubble.ListView.view ? bubble.ListView.view.session : null
         row: bubble.index
         role: bubble.role
-        text: bubble.text
+        text: bubble.shownText  // copy what is shown (an answer's leading space is not)
         finishReason: bubble.finishReason
         streaming: bubble.streaming
         isLast: bubble.isLast

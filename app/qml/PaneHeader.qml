@@ -24,8 +24,10 @@ Rectangle {
         spacing: 8
 
         Label {
+            objectName: "paneTitle"
             Layout.fillWidth: true
             text: header.title
+            textFormat: Text.PlainText  // a conversation title is never markup
             elide: Text.ElideRight
             font.pixelSize: 16
             font.weight: Font.Medium

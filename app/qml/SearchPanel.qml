@@ -75,8 +75,10 @@ ColumnLayout {
             contentItem: ColumnLayout {
                 spacing: 2
                 Label {
+                    objectName: "searchResultTitle"
                     Layout.fillWidth: true
                     text: hit.modelData.title
+                    textFormat: Text.PlainText  // a conversation title is never markup
                     elide: Text.ElideRight
                     font.weight: Font.Medium
                     color: Theme.assistantTextColor

@@ -54,6 +54,7 @@ ToolBar {
         Label {
             objectName: "statusLabel"
             text: statusLine.statusText
+            textFormat: Text.PlainText
             color: Theme.assistantTextColor
             Accessible.name: qsTr("Engine status")
             Accessible.description: text
@@ -70,6 +71,7 @@ ToolBar {
         }
         Label {
             text: statusLine.engine.modelDetails
+            textFormat: Text.PlainText
             color: Theme.mutedTextColor
             elide: Text.ElideRight
             Layout.fillWidth: true
@@ -78,6 +80,7 @@ ToolBar {
         }
         Label {
             text: qsTr("Data: %1").arg(statusLine.dataDir)
+            textFormat: Text.PlainText
             color: Theme.mutedTextColor
             elide: Text.ElideMiddle
             Layout.maximumWidth: 360

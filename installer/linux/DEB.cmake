@@ -18,7 +18,7 @@ set(PAGEDCHAT_DEB_RUNTIME_DEPENDS
   qml6-module-qtqml-workerscript
   qml6-module-qtquick-dialogs
   qml6-module-qt-labs-platform
-  qml6-module-qt-labs-folderlistmodel  # the model picker's FileDialog/FolderDialog (Qt Quick implementation)
+  qml6-module-qt-labs-folderlistmodel  # the non-native FileDialog/FolderDialog (QtQuick.Dialogs) imports it
   qml6-module-qtcore
   libqt6sql6-sqlite
   fonts-noto-cjk

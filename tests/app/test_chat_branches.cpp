@@ -49,6 +49,7 @@ class TestChatBranches : public QObject {
   void continuationPrompts();
   void regenerateEditSwitch();
   void continueCutOffAnswer();
+  void regeneratedAnswerStartsLikeTheFirst();
 };
 
 void TestChatBranches::continuationPrompts() {
@@ -184,6 +185,40 @@ void TestChatBranches::continueCutOffAnswer() {
   QCOMPARE(stored.size(), 2);
   QCOMPARE(stored.at(1).text, rows->textAt(1));
   QCOMPARE(stored.at(1).finishReason, rows->at(1).finishReason);
+}
+
+void TestChatBranches::regeneratedAnswerStartsLikeTheFirst() {
+  // Greedy sampling: a regenerated answer is the same request, so the very same text, leading
+  // whitespace included: the first answer and a regenerated one are detokenized alike (the
+  // detokenizer decodes each answer after the prompt's last tokens, so a leading space is the
+  // model's own, e.g. "Tom" + " He liked", and never added or dropped by the request kind).
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  ChatStore store(dir.path());
+  EngineClient engine(storiesConfig());
+  engine.start();
+  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  ChatSession session(&store, &engine);
+  session.setTemperature(0.0);
+  session.setMaxTokens(8);
+  MessageListModel* rows = session.messages();
+  // Answers that start with punctuation, a space or a word piece: each regenerated alike, in the
+  // first turn and in later ones (whose prompts end with earlier answers).
+  for (const QString& question : {QStringLiteral("Once upon a time"), QStringLiteral("Lily saw a bird"),
+                                   QStringLiteral("Tom"), QStringLiteral("Sue and Ben played")}) {
+    session.setInputText(question);
+    QVERIFY(session.send());
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+    const int last = rows->rowCount() - 1;
+    const QString first = rows->textAt(last);
+    QVERIFY(!first.isEmpty());
+    QVERIFY(session.regenerate());
+    QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+    const QString again = rows->textAt(last);
+    QCOMPARE(siblingCount(rows, last), 2);
+    QCOMPARE(again, first);
+    QCOMPARE(store.messages(session.conversationId()).constLast().text, again);  // as stored
+  }
 }
 
 QTEST_MAIN(TestChatBranches)

@@ -21,7 +21,7 @@
 namespace {
 
 /// Builds `<dir>/pagedchat.sqlite3` exactly as PagedChat's schema version 1 wrote it.
-void writeV1Database(const QString& path) {
+void writeV1Database(const QString& path, bool wal = true) {
   const QString name = QStringLiteral("v1-writer");
   {
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
@@ -29,7 +29,7 @@ void writeV1Database(const QString& path) {
     QVERIFY(db.open());
     QSqlQuery q(db);
     const QStringList sql = {
-        "PRAGMA journal_mode = WAL",
+        wal ? "PRAGMA journal_mode = WAL" : "PRAGMA journal_mode = DELETE",
         "CREATE TABLE conversations (id INTEGER PRIMARY KEY, title TEXT NOT NULL, created_at TEXT,"
         " updated_at TEXT)",
         "CREATE TABLE messages (id INTEGER PRIMARY KEY,"
@@ -89,6 +89,8 @@ class TestChatHistory : public QObject {
  private slots:
   void migrateV1WithBackup();
   void newerVersionRefusedUntouched();
+  void backupIsTheOriginalBytes();
+  void errorMessagesHaveNoDanglingColon();
   void messageTree();
   void search();
   void exportImportRoundTrip();
@@ -177,6 +179,75 @@ void TestChatHistory::newerVersionRefusedUntouched() {
   QVERIFY(f.open(QIODevice::ReadOnly));
   QCOMPARE(f.readAll(), before);  // not a byte changed
   QCOMPARE(QDir(dir.path()).entryList(QStringList{QStringLiteral("*backup*")}, QDir::Files).size(), 0);
+}
+
+void TestChatHistory::backupIsTheOriginalBytes() {
+  // A v1 file in rollback-journal mode: the backup is the file exactly as it was (the switch to
+  // WAL, which rewrites the header, comes after the backup).
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("pagedchat.sqlite3"));
+  writeV1Database(path, /*wal=*/false);
+  if (QTest::currentTestFailed()) return;
+  QVERIFY(!QFileInfo::exists(path + QStringLiteral("-wal")));
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  const QByteArray before = f.readAll();
+  f.close();
+  QVERIFY(before.size() > 0);
+  ChatStore store(dir.path());
+  QVERIFY(!store.backupPath().isEmpty());
+  QFile b(store.backupPath());
+  QVERIFY(b.open(QIODevice::ReadOnly));
+  QCOMPARE(b.readAll(), before);
+  QCOMPARE(store.branch(1).size(), 4);  // and the upgrade itself still happened
+}
+
+void TestChatHistory::errorMessagesHaveNoDanglingColon() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("pagedchat.sqlite3"));
+  writeV1Database(path);
+  {
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("future2"));
+    db.setDatabaseName(path);
+    QVERIFY(db.open());
+    QSqlQuery q(db);
+    QVERIFY(q.exec(QStringLiteral("PRAGMA user_version = 9")));
+    db.close();
+  }
+  QSqlDatabase::removeDatabase(QStringLiteral("future2"));
+  QString message;
+  try {
+    ChatStore store(dir.path());
+  } catch (const StoreError& e) {
+    message = QString::fromUtf8(e.what());
+  }
+  // No detail: "ChatStore: <what> (database: <path>)", without ": " before the parenthesis.
+  QVERIFY2(message.startsWith(QStringLiteral("ChatStore: the database schema version 9 is newer")),
+           qPrintable(message));
+  QVERIFY2(message.endsWith(QStringLiteral("please update PagedChat (database: %1)")
+                                .arg(QDir::toNativeSeparators(path))),
+           qPrintable(message));
+  QVERIFY2(!message.contains(QStringLiteral(":  ")) && !message.contains(QStringLiteral(": (")),
+           qPrintable(message));
+  // With a detail: "<what>: <detail> (database: ...)".
+  ChatStore ok(QDir(dir.path()).filePath(QStringLiteral("other")));
+  message.clear();
+  try {
+    ok.setPinned(12345, true);
+  } catch (const StoreError& e) {
+    message = QString::fromUtf8(e.what());
+  }
+  QVERIFY2(message.startsWith(QStringLiteral("ChatStore: cannot pin conversation 12345")), qPrintable(message));
+  QVERIFY2(!message.contains(QStringLiteral(":  ")) && !message.contains(QStringLiteral(": (")),
+           qPrintable(message));
+  ok.close();
+  message.clear();
+  try {
+    ok.conversations();
+  } catch (const StoreError& e) {
+    message = QString::fromUtf8(e.what());
+  }
+  QVERIFY2(message.startsWith(QStringLiteral("ChatStore: the store is closed (database: ")), qPrintable(message));
 }
 
 void TestChatHistory::messageTree() {
@@ -281,6 +352,13 @@ void TestChatHistory::exportImportRoundTrip() {
   QVERIFY(md.contains(QStringLiteral("new answer")));
   QVERIFY(!md.contains(QStringLiteral("old answer")));  // the shown branch only
   QVERIFY(md.contains(QStringLiteral("(cut off)")));
+  // An answer's leading whitespace is left out of the Markdown (as in the window), not its text.
+  const qint64 spaced = store.createConversation(QStringLiteral("spaced"));
+  store.addMessage(spaced, QStringLiteral("user"), QStringLiteral("Once upon a time"));
+  store.addMessage(spaced, QStringLiteral("assistant"), QStringLiteral(" \nthere was a cat"), QStringLiteral("stop"));
+  QVERIFY2(store.exportMarkdown(spaced).endsWith(QStringLiteral("## Assistant\n\nthere was a cat\n")),
+           qPrintable(store.exportMarkdown(spaced)));
+  QCOMPARE(store.branch(spaced).constLast().text, QStringLiteral(" \nthere was a cat"));
 
   const QByteArray json = store.exportJson(c);
   const QJsonObject root = QJsonDocument::fromJson(json).object();
@@ -333,7 +411,7 @@ void TestChatHistory::badImportsLeaveNothing() {
   brokenSecond.append(QJsonObject{{QStringLiteral("id"), 99}, {QStringLiteral("parentId"), 12345},
                                   {QStringLiteral("role"), QStringLiteral("user")}, {QStringLiteral("text"), QStringLiteral("t")}});
   noText[0] = m1;
-  const QList<QPair<QByteArray, QString>> cases = {
+  QList<QPair<QByteArray, QString>> cases = {
       {QByteArray("{not json"), QStringLiteral("not valid JSON")},
       {QByteArray("[1,2]"), QStringLiteral("not a PagedChat conversation")},
       {QByteArray(""), QStringLiteral("not valid JSON")},
@@ -347,6 +425,49 @@ void TestChatHistory::badImportsLeaveNothing() {
       {with(QStringLiteral("messages"), brokenSecond), QStringLiteral("message 2: parent 12345")},
       {with(QStringLiteral("currentLeafId"), 777), QStringLiteral("currentLeafId")},
   };
+  // Fields of the wrong type or with impossible values (one changed at a time, in message 1 or
+  // at the top).
+  auto withMessage = [&](const QString& key, const QJsonValue& v) {
+    QJsonArray list = good.value(QStringLiteral("messages")).toArray();
+    QJsonObject m = list[0].toObject();
+    m.insert(key, v);
+    list[0] = m;
+    return with(QStringLiteral("messages"), list);
+  };
+  QJsonArray answerList = good.value(QStringLiteral("messages")).toArray();
+  answerList.append(QJsonObject{{QStringLiteral("id"), 50}, {QStringLiteral("parentId"), answerList[0].toObject().value(QStringLiteral("id"))},
+                                {QStringLiteral("role"), QStringLiteral("assistant")}, {QStringLiteral("text"), QStringLiteral("a")},
+                                {QStringLiteral("finishReason"), QStringLiteral("done")}});
+  const QString future = QDateTime::currentDateTimeUtc().addDays(2).toString(Qt::ISODateWithMs);
+  QByteArray badUtf8 = with(QStringLiteral("title"), QStringLiteral("TITLE_MARK"));
+  badUtf8.replace("TITLE_MARK", "ab\xff\xfe");
+  QByteArray loneSurrogate = with(QStringLiteral("title"), QStringLiteral("TITLE_MARK"));
+  loneSurrogate.replace("TITLE_MARK", "a\\ud800b");
+  QByteArray nulTitle = with(QStringLiteral("title"), QStringLiteral("TITLE_MARK"));
+  nulTitle.replace("TITLE_MARK", "a\\u0000b");
+  cases << QList<QPair<QByteArray, QString>>{
+      {with(QStringLiteral("version"), QStringLiteral("1")), QStringLiteral("\"version\" must be a number, not a string")},
+      {with(QStringLiteral("format"), 5), QStringLiteral("\"format\" must be a string, not a number")},
+      {with(QStringLiteral("pinned"), QStringLiteral("yes")), QStringLiteral("\"pinned\" must be true or false, not a string")},
+      {with(QStringLiteral("pinned"), 1), QStringLiteral("\"pinned\" must be true or false, not a number")},
+      {with(QStringLiteral("title"), QStringLiteral("")), QStringLiteral("\"title\" is empty")},
+      {with(QStringLiteral("title"), QStringLiteral("   ")), QStringLiteral("\"title\" is empty")},
+      {with(QStringLiteral("title"), 3), QStringLiteral("\"title\" must be a string, not a number")},
+      {with(QStringLiteral("createdAt"), QStringLiteral("yesterday")), QStringLiteral("the conversation: \"createdAt\" is not a date")},
+      {with(QStringLiteral("updatedAt"), QStringLiteral("2024-13-45T99:00:00Z")), QStringLiteral("\"updatedAt\" is not a date")},
+      {with(QStringLiteral("updatedAt"), 12), QStringLiteral("\"updatedAt\" must be a string")},
+      {with(QStringLiteral("createdAt"), future), QStringLiteral("\"createdAt\" is in the future")},
+      {withMessage(QStringLiteral("createdAt"), future), QStringLiteral("message 1: \"createdAt\" is in the future")},
+      {withMessage(QStringLiteral("createdAt"), QStringLiteral("soon")), QStringLiteral("message 1: \"createdAt\" is not a date")},
+      {withMessage(QStringLiteral("finishReason"), 1), QStringLiteral("message 1: \"finishReason\" must be a string, not a number")},
+      {withMessage(QStringLiteral("finishReason"), QStringLiteral("stop")), QStringLiteral("message 1: \"finishReason\" is set on a user message")},
+      {with(QStringLiteral("messages"), answerList), QStringLiteral("message 2: unknown \"finishReason\" \"done\"")},
+      {withMessage(QStringLiteral("text"), QString(QStringLiteral("a")) + QChar(0) + QStringLiteral("b")), QStringLiteral("message 1: \"text\" contains a NUL character")},
+      {withMessage(QStringLiteral("text"), true), QStringLiteral("message 1: \"text\" must be a string, not a boolean")},
+      {nulTitle, QStringLiteral("\"title\" contains a NUL character")},
+      {loneSurrogate, QStringLiteral("\"title\" contains invalid text")},
+      {badUtf8, QStringLiteral("not valid UTF-8")},
+  };
   for (const auto& [bytes, expected] : cases) {
     const QString error = importError(store, bytes);
     QVERIFY2(error.startsWith(QStringLiteral("Cannot import:")), qPrintable(error));
@@ -354,6 +475,22 @@ void TestChatHistory::badImportsLeaveNothing() {
   }
   QCOMPARE(store.conversationCount(), 1);
   QCOMPARE(store.messages(c).size(), 1);
+  // Still accepted: empty / missing dates (= now), a date within the tolerance, pinned false/null,
+  // a surrogate pair (emoji), finishReason "" on a user message.
+  QJsonObject fine = good;
+  fine.insert(QStringLiteral("createdAt"), QString());
+  fine.remove(QStringLiteral("updatedAt"));
+  fine.insert(QStringLiteral("pinned"), QJsonValue());
+  fine.insert(QStringLiteral("title"), QStringLiteral("emoji \U0001F600"));
+  QJsonArray fineList = fine.value(QStringLiteral("messages")).toArray();
+  QJsonObject fm = fineList[0].toObject();
+  fm.insert(QStringLiteral("createdAt"), QDateTime::currentDateTimeUtc().addSecs(60).toString(Qt::ISODateWithMs));
+  fm.insert(QStringLiteral("finishReason"), QString());
+  fineList[0] = fm;
+  fine.insert(QStringLiteral("messages"), fineList);
+  const qint64 imported = store.importJson(QJsonDocument(fine).toJson());
+  QCOMPARE(store.conversation(imported).title, QStringLiteral("emoji \U0001F600"));
+  QVERIFY(store.conversation(imported).createdAt.isValid());
 }
 
 void TestChatHistory::softDeleteRestorePurge() {

@@ -3,12 +3,21 @@
 // export / import through files (bad files give an error and import nothing), search and
 // opening a result; the window shows date sections, Ctrl+F opens the search panel, and no QML
 // warning is printed on the way.
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QQmlApplicationEngine>
+#include <QQmlComponent>
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <functional>
+#include <memory>
 
 #include "app/app_controller.h"
 #include "app/app_options.h"
@@ -66,6 +75,12 @@ class TestHistoryGui : public QObject {
   void searchOpensMessage();
   void windowSectionsAndSearchPanel();
   void listLoadsPagesWhileScrolling();
+  void severalPendingDeletes();
+  void undoKeepsTheCurrentPane();
+  void replySavedMovesToToday();
+  void fileDialogsOpen();
+  void titlesArePlainText();
+  void copyTakesTheShownText();
 };
 
 void TestHistoryGui::deleteUndoRenamePin() {
@@ -290,6 +305,274 @@ void TestHistoryGui::listLoadsPagesWhileScrolling() {
   }
   QCOMPARE(list->property("count").toInt(), 250);
   QCOMPARE(controller.conversations()->totalCount(), 250);
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+void TestHistoryGui::severalPendingDeletes() {
+  // Two quick deletions: both stay undoable (the first is not deleted for good by the second);
+  // Undo brings back the most recent; the rest is purged on the next start.
+  QTemporaryDir dir;
+  qint64 a = 0, b = 0, c = 0;
+  {
+    AppController controller(optionsFor(dir));
+    ChatStore* store = controller.store();
+    a = store->createConversation(QStringLiteral("A"));
+    store->addMessage(a, QStringLiteral("user"), QStringLiteral("keep a"));
+    b = store->createConversation(QStringLiteral("B"));
+    c = store->createConversation(QStringLiteral("C"));
+    controller.conversations()->reload();
+    controller.deleteConversation(a);
+    controller.deleteConversation(b);
+    controller.deleteConversation(b);  // a second click on the same row changes nothing
+    QCOMPARE(controller.undoDeleteCount(), 2);
+    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("B"));
+    QCOMPARE(controller.conversations()->rowCount(), 1);
+    QVERIFY(store->conversation(a).deletedAt.isValid());  // hidden, not gone
+    QCOMPARE(store->messages(a).size(), 1);
+    controller.undoDelete();
+    QCOMPARE(controller.undoDeleteCount(), 1);
+    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("A"));
+    QVERIFY(!store->conversation(b).deletedAt.isValid());
+    controller.undoDelete();  // the earlier one is still undoable
+    QCOMPARE(controller.undoDeleteCount(), 0);
+    QCOMPARE(controller.undoDeleteTitle(), QString());
+    QCOMPARE(store->messages(a).size(), 1);
+    QCOMPARE(controller.conversations()->rowCount(), 3);
+
+    // Each pending deletion has its own undo time.
+    controller.setUndoTimeout(60000);
+    controller.deleteConversation(c);
+    controller.setUndoTimeout(30);
+    controller.deleteConversation(b);
+    QTRY_COMPARE(controller.undoDeleteCount(), 1);
+    QVERIFY_THROWS_EXCEPTION(StoreError, store->conversation(b));
+    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("C"));
+    QVERIFY(store->conversation(c).deletedAt.isValid());
+    controller.setUndoTimeout(60000);
+    controller.deleteConversation(a);
+    QCOMPARE(controller.undoDeleteCount(), 2);
+  }
+  // Quitting with two pending: both gone at the next start.
+  AppController again(optionsFor(dir));
+  QCOMPARE(again.conversations()->rowCount(), 0);
+  QVERIFY_THROWS_EXCEPTION(StoreError, again.store()->conversation(a));
+  QVERIFY_THROWS_EXCEPTION(StoreError, again.store()->conversation(c));
+}
+
+void TestHistoryGui::undoKeepsTheCurrentPane() {
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir));
+  ChatStore* store = controller.store();
+  const qint64 a = store->createConversation(QStringLiteral("Shown"));
+  const qint64 b = store->createConversation(QStringLiteral("Deleted"));
+  controller.conversations()->reload();
+  controller.openConversation(a);
+  QCOMPARE(controller.currentConversationId(), a);
+  controller.deleteConversation(b);  // not shown anywhere
+  controller.undoDelete();
+  QCOMPARE(controller.currentConversationId(), a);  // the pane still shows what it showed
+  QVERIFY(controller.conversations()->rowOf(b) >= 0);  // back in the list
+  // An empty current pane shows the restored conversation.
+  controller.deleteConversation(a);
+  QCOMPARE(controller.currentConversationId(), 0);
+  controller.undoDelete();
+  QCOMPARE(controller.currentConversationId(), a);
+}
+
+void TestHistoryGui::replySavedMovesToToday() {
+  // Continuing (or regenerating) an answer in an old conversation moves it under "Today".
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir));
+  auto oldConversation = [&](const QString& title, const QString& finish) {
+    QJsonArray messages{
+        QJsonObject{{"id", 1}, {"role", "user"}, {"text", "Once upon a time"}, {"createdAt", "2024-01-01T10:00:00.000Z"}},
+        QJsonObject{{"id", 2}, {"parentId", 1}, {"role", "assistant"}, {"text", "there was a"},
+                    {"finishReason", finish}, {"createdAt", "2024-01-01T10:00:01.000Z"}}};
+    QJsonObject root{{"format", "pagedchat-conversation"}, {"version", 1}, {"title", title},
+                     {"createdAt", "2024-01-01T10:00:00.000Z"}, {"updatedAt", "2024-01-01T10:00:01.000Z"},
+                     {"messages", messages}};
+    return controller.store()->importJson(QJsonDocument(root).toJson());
+  };
+  const qint64 cont = oldConversation(QStringLiteral("Continue me"), QStringLiteral("length"));
+  const qint64 regen = oldConversation(QStringLiteral("Regenerate me"), QStringLiteral("stop"));
+  ConversationListModel* list = controller.conversations();
+  list->reload();
+  auto sectionOf = [&](qint64 id) {
+    const int row = list->rowOf(id);
+    return row < 0 ? QString() : list->data(list->index(row), ConversationListModel::SectionRole).toString();
+  };
+  const QString older = ConversationListModel::groupTitle(ConversationListModel::Group::Older);
+  const QString today = ConversationListModel::groupTitle(ConversationListModel::Group::Today);
+  QCOMPARE(sectionOf(cont), older);
+  QCOMPARE(sectionOf(regen), older);
+
+  controller.start();
+  QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
+  ChatSession* session = controller.panes()->currentSession();
+  session->setMaxTokens(4);
+  controller.openConversation(cont);
+  QVERIFY(session->continueReply());
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 30000);
+  QCOMPARE(sectionOf(cont), today);
+  QCOMPARE(list->idAt(0), cont);  // newest first
+
+  controller.openConversation(regen);
+  QVERIFY(session->regenerate());
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 30000);
+  QCOMPARE(sectionOf(regen), today);
+  QCOMPARE(list->idAt(0), regen);
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+void TestHistoryGui::fileDialogsOpen() {
+  // The export / import dialogs (QtQuick.Dialogs FileDialog, the non-native one under the
+  // offscreen platform) load and show; one that cannot be shown is reported in the banner.
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir));
+  const qint64 id = controller.store()->createConversation(QStringLiteral("Dialog test"));
+  controller.conversations()->reload();
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QQuickItem* sidebar = findItem(window->contentItem(), QStringLiteral("conversationList"));
+  QVERIFY(sidebar);
+  QObject* importDialog = window->findChild<QObject*>(QStringLiteral("importDialog"));
+  QObject* exportDialog = window->findChild<QObject*>(QStringLiteral("exportDialog"));
+  QVERIFY(importDialog);
+  QVERIFY(exportDialog);
+
+  QVERIFY(QMetaObject::invokeMethod(sidebar, "openImport"));
+  QTRY_VERIFY(importDialog->property("visible").toBool());
+  QCOMPARE(controller.errorText(), QString());
+  QTest::qWait(50);
+  window->grabWindow().save(QStringLiteral("history-import-dialog.png"));
+  QVERIFY(QMetaObject::invokeMethod(importDialog, "reject"));
+  QTRY_VERIFY(!importDialog->property("visible").toBool());
+
+  exportDialog->setProperty("conversationId", static_cast<double>(id));
+  QVERIFY(QMetaObject::invokeMethod(sidebar, "openDialog", Q_ARG(QVariant, QVariant::fromValue(exportDialog))));
+  QTRY_VERIFY(exportDialog->property("visible").toBool());
+  QCOMPARE(controller.errorText(), QString());
+  QVERIFY(QMetaObject::invokeMethod(exportDialog, "reject"));
+  QTRY_VERIFY(!exportDialog->property("visible").toBool());
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+
+  // A dialog whose open() shows nothing (as when its implementation fails to load): the user is told.
+  QQmlComponent broken(&engine);
+  broken.setData("import QtQml\nQtObject { property bool visible: false; function open() {} }", QUrl());
+  std::unique_ptr<QObject> fake(broken.create());
+  QVERIFY2(fake, qPrintable(broken.errorString()));
+  QVERIFY(QMetaObject::invokeMethod(sidebar, "openDialog", Q_ARG(QVariant, QVariant::fromValue(fake.get()))));
+  QVERIFY2(controller.errorText().contains(QStringLiteral("file dialog could not be opened")),
+           qPrintable(controller.errorText()));
+  // The module the non-native dialog needs is missing: the dialog is not opened (Qt 6.4 would
+  // crash in open()), and the banner says why.
+  controller.clearError();
+  sidebar->setProperty("fileDialogModule", QStringLiteral("Qt.labs.nosuchmodule"));
+  sidebar->setProperty("fileDialogModuleFound", -1);
+  QVERIFY(QMetaObject::invokeMethod(sidebar, "openImport"));
+  QVERIFY(!importDialog->property("visible").toBool());
+  QVERIFY2(controller.errorText().contains(QStringLiteral("qml6-module-qt-labs-folderlistmodel")),
+           qPrintable(controller.errorText()));
+  QCOMPARE(sidebar->property("fileDialogModuleFound").toInt(), 0);
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+void TestHistoryGui::titlesArePlainText() {
+  // Titles are shown as they are: markup in a title is text (no bold, no image fetched).
+  const QString title = QStringLiteral("<b>Bold</b> <img src=\"http://127.0.0.1:9/x.png\"> &amp;");
+  QTemporaryDir dir;
+  qint64 id = 0;
+  {
+    ChatStore store(dir.path());
+    id = store.createConversation(title);
+    store.addMessage(id, QStringLiteral("user"), QStringLiteral("marmalade"));
+  }
+  AppController controller(optionsFor(dir));
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  controller.openConversation(id);
+  const int plainText = 0;  // Text.PlainText
+  auto checkLabel = [&](const QString& name, const QString& expected) {
+    QQuickItem* label = nullptr;
+    QTRY_VERIFY2((label = findVisibleItem(window->contentItem(), name)), qPrintable(name));
+    QCOMPARE(label->property("textFormat").toInt(), plainText);
+    QCOMPARE(label->property("text").toString(), expected);
+  };
+  checkLabel(QStringLiteral("conversationTitle"), title);
+  if (QTest::currentTestFailed()) return;
+  checkLabel(QStringLiteral("paneTitle"), title);
+  if (QTest::currentTestFailed()) return;
+  // The search result's title.
+  QTest::keyClick(window, Qt::Key_F, Qt::ControlModifier);
+  auto* field = findItem(window->contentItem(), QStringLiteral("searchField"));
+  QTRY_VERIFY(field && field->hasActiveFocus());
+  for (const char c : {'m', 'a', 'r', 'm'}) QTest::keyClick(window, c);
+  checkLabel(QStringLiteral("searchResultTitle"), title);
+  if (QTest::currentTestFailed()) return;
+  QTest::keyClick(window, Qt::Key_Escape);
+  // The undo banner.
+  controller.deleteConversation(id);
+  QQuickItem* undo = nullptr;
+  QTRY_VERIFY((undo = findVisibleItem(window->contentItem(), QStringLiteral("undoDeleteLabel"))));
+  QCOMPARE(undo->property("textFormat").toInt(), plainText);
+  QVERIFY2(undo->property("text").toString().contains(title), qPrintable(undo->property("text").toString()));
+  // The error banner with a file name in it.
+  controller.importConversation(QUrl::fromLocalFile(dir.filePath(QStringLiteral("<i>missing</i>.json"))));
+  QVERIFY(controller.errorText().contains(QStringLiteral("<i>missing</i>.json")));
+  QQuickItem* banner = nullptr;
+  QTRY_VERIFY((banner = findVisibleItem(window->contentItem(), QStringLiteral("errorBannerText"))));
+  QCOMPARE(banner->property("textFormat").toInt(), plainText);
+  QCOMPARE(banner->property("text").toString(), controller.errorText());
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+void TestHistoryGui::copyTakesTheShownText() {
+  // A story model's answer often starts with a space (it continues the prompt); the window
+  // shows it without, and Copy copies what is shown.
+  QTemporaryDir dir;
+  qint64 id = 0;
+  {
+    ChatStore store(dir.path());
+    id = store.createConversation(QStringLiteral("Story"));
+    store.addMessage(id, QStringLiteral("user"), QStringLiteral("Once upon a time"));
+    store.addMessage(id, QStringLiteral("assistant"), QStringLiteral(" there was a cat"), QStringLiteral("stop"));
+  }
+  AppController controller(optionsFor(dir));
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  controller.openConversation(id);
+  QList<QQuickItem*> buttons;
+  std::function<void(QQuickItem*)> collect = [&](QQuickItem* item) {
+    if (!item || !item->isVisible()) return;
+    if (item->objectName() == QLatin1String("copyButton")) buttons << item;
+    for (QQuickItem* child : item->childItems()) collect(child);
+  };
+  QQuickItem* copy = nullptr;
+  QTRY_VERIFY([&] {
+    buttons.clear();
+    collect(window->contentItem());
+    for (QQuickItem* b : buttons)
+      for (QQuickItem* p = b->parentItem(); p; p = p->parentItem())
+        if (p->property("role").toString() == QLatin1String("assistant") && p->property("row").isValid()) {
+          copy = b;
+          return true;
+        }
+    return false;
+  }());
+  QGuiApplication::clipboard()->clear();
+  QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier,
+                    copy->mapToScene(QPointF(copy->width() / 2, copy->height() / 2)).toPoint());
+  QTRY_COMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("there was a cat"));
   QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
 }
 

@@ -89,8 +89,8 @@ done
 depends="$(field Depends | tr ',|' '\n\n' | sed -E 's/\(.*\)//; s/^ +//; s/ +$//' | grep -v '^$' | sort -u)"
 runtime_depends=(qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtqml-workerscript
-  qml6-module-qtquick-dialogs qml6-module-qt-labs-platform qml6-module-qt-labs-folderlistmodel qml6-module-qtcore
-  libqt6sql6-sqlite
+  qml6-module-qtquick-dialogs qml6-module-qt-labs-platform qml6-module-qt-labs-folderlistmodel
+  qml6-module-qtcore libqt6sql6-sqlite
   fonts-noto-cjk fonts-noto-color-emoji)
 shlib_depends=(libc6 libstdc++6 libqt6core6 libqt6gui6 libqt6qml6 libqt6quick6 libqt6sql6 libsentencepiece0)
 for p in "${runtime_depends[@]}" "${shlib_depends[@]}"; do
