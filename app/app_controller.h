@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "app/app_options.h"
+#include "app/blind_compare.h"
 #include "app/chat_store.h"
 #include "app/conversation_list_model.h"
 #include "app/engine_client.h"
@@ -32,8 +33,17 @@ class AppController : public QObject {
   /// The UI language: "system", "en" or "ko" (saved in pagedchat.ini; switches at once).
   Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
   Q_PROPERTY(Translator* translator READ translator CONSTANT)
+  Q_PROPERTY(BlindCompare* compare READ compare CONSTANT)
+  /// The colour theme: "light", "dark" or "system" (saved in pagedchat.ini).
+  Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY appearanceChanged)
+  /// The base font size of messages and controls in pixels, kMinFontSize..kMaxFontSize (saved).
+  Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY appearanceChanged)
 
  public:
+  static constexpr int kMinFontSize = 10;
+  static constexpr int kMaxFontSize = 28;
+  static constexpr int kDefaultFontSize = 15;
+
   /// Opens (creating) the store in options.dataDir and restores the panes. Throws StoreError.
   /// The model is loaded on the worker thread once start() is called. Without a `translator`
   /// (which must outlive the controller) it makes its own, reading <dataDir>/pagedchat.ini.
@@ -66,11 +76,18 @@ class AppController : public QObject {
   Translator* translator() const { return translator_; }
   QString language() const { return translator_->language(); }
   void setLanguage(const QString& language) { translator_->setLanguage(language); }
+  BlindCompare* compare() const { return compare_; }
+  QString theme() const { return theme_; }
+  /// Unknown names are ignored.
+  void setTheme(const QString& theme);
+  int fontSize() const { return fontSize_; }
+  void setFontSize(int pixels);  ///< clamped to kMinFontSize..kMaxFontSize
 
  signals:
   void currentConversationChanged();
   void errorTextChanged();
   void languageChanged();
+  void appearanceChanged();
 
  private:
   void onConversationsModified();
@@ -86,6 +103,9 @@ class AppController : public QObject {
   ConversationListModel* conversations_ = nullptr;
   PaneListModel* panes_ = nullptr;
   ThroughputMeter* throughput_ = nullptr;
+  BlindCompare* compare_ = nullptr;
+  QString theme_ = QStringLiteral("system");
+  int fontSize_ = kDefaultFontSize;
   Translator* translator_ = nullptr;
   QString sendOnStart_;
   QMetaObject::Connection sendOnStartConnection_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QDateTime>
+#include <QJsonArray>
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -53,9 +54,17 @@ class ChatStore : public QObject {
   void deleteMessage(qint64 messageId);
   QList<MessageRecord> messages(qint64 conversationId) const;  ///< oldest first
 
+  /// Stores a blind-compare vote (app/chat_store_votes.cpp): the prompt sent to all panes, the
+  /// winning pane's index (-1 = tie) and per pane {conversationId, messageId, label, settings{...},
+  /// text}. Returns the vote's id. Throws StoreError (also for winnerPane out of range).
+  qint64 addCompareVote(const QString& prompt, int winnerPane, const QJsonArray& panes);
+  /// Every stored vote, oldest first: {id, createdAt (ISO UTC), prompt, winnerPane, panes}.
+  QJsonArray compareVotes() const;
+
  private:
   void openDatabase(const QString& dataDir);
   void migrate();
+  void ensureVotesTable() const;  ///< compare_votes, created on first use (chat_store_votes.cpp)
   QString nextTimestamp();  ///< ISO-8601 UTC with ms, strictly increasing within this instance
 
   QString m_path;            ///< <dataDir>/pagedchat.sqlite3

@@ -18,6 +18,7 @@ EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* paren
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
   connect(worker_, &EngineWorker::modelLoaded, this, &EngineClient::onModelLoaded);
   connect(worker_, &EngineWorker::loadFailed, this, &EngineClient::onLoadFailed);
+  connect(worker_, &EngineWorker::contextLengthKnown, this, [this](int n) { maxPositions_ = n; });
   connect(worker_, &EngineWorker::stepFinished, this, &EngineClient::onStepFinished);
   connect(worker_, &EngineWorker::requestRejected, this, &EngineClient::requestRejected);
   clock_.start();

@@ -45,6 +45,7 @@ void EngineWorker::loadModel() {
                               .arg(mc.vocab_size)
                               .arg(engine_->stats().num_total_blocks)
                               .arg(QString::fromStdString(templateName_));
+  emit contextLengthKnown(engine_->engine_config().max_model_len);
   emit modelLoaded(name, details);
   scheduleStep();  // requests submitted while loading
 }

@@ -59,6 +59,8 @@ class EngineWorker : public QObject {
  signals:
   void modelLoaded(const QString& modelName, const QString& details);
   void loadFailed(const QString& message);
+  /// The context length of every request (max_model_len), emitted just before modelLoaded().
+  void contextLengthKnown(int maxPositions);
   void requestRejected(const QString& requestId, const QString& message);
   /// Emitted once per engine step with the delta of every request that made progress or finished.
   void stepFinished(const QList<RequestDelta>& deltas, const EngineStepStats& stats);

@@ -13,6 +13,12 @@ Pane {
     /// The PaneListModel and EngineClient (C++).
     required property QtObject panes
     required property QtObject engine
+    /// The BlindCompare (C++); null outside the main window (tests).
+    property QtObject compare: null
+
+    readonly property bool blind: compare !== null && compare.hidden
+    /// Opens the pane's settings (the header's gear button).
+    function openSettings() { settingsPopup.open() }
 
     readonly property bool isCurrent: panes.currentIndex === index
 
@@ -43,7 +49,11 @@ Pane {
             busy: pane.session.busy
             paneNumber: pane.index + 1
             canClose: pane.panes.canClosePane
+            session: pane.session
+            compareLabel: pane.compare !== null && pane.compare.enabled ? pane.compare.labelFor(pane.index) : ""
+            settingsHidden: pane.blind
             onCloseRequested: pane.panes.closePane(pane.index)
+            onSettingsRequested: pane.openSettings()
         }
 
         MessageList {
@@ -70,9 +80,19 @@ Pane {
             Layout.fillWidth: true
             Layout.margins: 12
             session: pane.session
+            panes: pane.panes
+            compare: pane.compare
             paneNumber: pane.index + 1
             canSend: pane.engine.loadError === ""
             onInputFocused: pane.makeCurrent()
         }
+    }
+
+    PaneSettingsPopup {
+        id: settingsPopup
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        settings: pane.session.settings
+        paneNumber: pane.index + 1
     }
 }

@@ -27,7 +27,7 @@ Pane {
             Layout.fillWidth: true
             Label {
                 text: qsTr("Chats")
-                font.pixelSize: 18
+                font.pixelSize: Theme.titleFontSize
                 font.weight: Font.Medium
                 color: Theme.assistantTextColor
                 Layout.fillWidth: true

@@ -18,9 +18,14 @@ ApplicationWindow {
     title: qsTr("PagedChat")
     color: Theme.windowColor
 
-    Material.theme: Material.Light
+    Material.theme: Theme.dark ? Material.Dark : Material.Light
     Material.primary: Theme.primary
     Material.accent: Theme.accent
+    font.pixelSize: Theme.uiFontSize
+
+    // The saved appearance (AppController) drives the Theme singleton.
+    Binding { target: Theme; property: "mode"; value: window.app.theme }
+    Binding { target: Theme; property: "fontSize"; value: window.app.fontSize }
 
     /// The conversation list is shown (the tool bar's menu button toggles it).
     property bool sidebarOpen: true
@@ -53,6 +58,52 @@ ApplicationWindow {
 
     QuitShortcut {}
 
+    /// The current pane's item (null while panes are rebuilt).
+    function currentPane() { return paneRepeater.itemAt(window.app.panes.currentIndex) }
+    function openSettings() { settingsDialog.open() }
+
+    Shortcut {
+        sequence: "Ctrl+N"
+        context: Qt.ApplicationShortcut
+        onActivated: window.app.newConversation()
+    }
+    Shortcut {
+        sequence: "Ctrl+Shift+N"
+        context: Qt.ApplicationShortcut
+        enabled: window.app.panes.canAddPane
+        onActivated: window.app.panes.addPane()
+    }
+    Shortcut {
+        sequence: "Ctrl+W"
+        context: Qt.ApplicationShortcut
+        enabled: window.app.panes.canClosePane
+        onActivated: window.app.panes.closePane(window.app.panes.currentIndex)
+    }
+    Shortcut {
+        sequence: "Ctrl+,"
+        context: Qt.ApplicationShortcut
+        onActivated: window.openSettings()
+    }
+    Shortcut {
+        // Esc stops the current pane's reply (every pane's while sending to all panes).
+        sequence: "Esc"
+        context: Qt.WindowShortcut
+        enabled: window.app.panes.anyBusy && !settingsDialog.visible
+        onActivated: {
+            if (window.app.panes.sendToAllEnabled || window.app.compare.enabled)
+                window.app.panes.stopAll()
+            else if (window.app.panes.currentSession)
+                window.app.panes.currentSession.stop()
+        }
+    }
+
+    SettingsDialog {
+        id: settingsDialog
+        app: window.app
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+    }
+
     Connections {
         target: window.app.panes
         function onCurrentIndexChanged() { Qt.callLater(window.showPane, window.app.panes.currentIndex) }
@@ -67,6 +118,16 @@ ApplicationWindow {
             message: window.app.engine.loadError !== ""
                      ? qsTr("The model could not be loaded: %1").arg(window.app.engine.loadError)
                      : window.app.errorText
+        }
+
+        CompareBar {
+            Layout.fillWidth: true
+            Layout.leftMargin: 12
+            Layout.rightMargin: 12
+            Layout.topMargin: 8
+            visible: window.app.panes.count > 1
+            compare: window.app.compare
+            panes: window.app.panes
         }
 
         RowLayout {
@@ -123,6 +184,7 @@ ApplicationWindow {
                             Layout.minimumWidth: window.paneMinimumWidth
                             panes: window.app.panes
                             engine: window.app.engine
+                            compare: window.app.compare
                         }
                     }
                 }

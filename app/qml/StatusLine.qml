@@ -48,7 +48,7 @@ ToolBar {
             implicitHeight: 8
             radius: 4
             color: statusLine.engine.loadError !== "" ? Theme.errorColor
-                 : statusLine.engine.loading ? "#f9a825" : "#2e7d32"
+                 : statusLine.engine.loading ? Theme.warningColor : Theme.okColor
         }
         Label {
             objectName: "statusLabel"

@@ -1,0 +1,56 @@
+// The settings dialog (Ctrl+,): one tab per page. Pages are Items added to `pages` (each with a
+// `title` property for its tab); the Appearance page comes first. To add a page, list it in the
+// StackLayout below with a `title`.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+Dialog {
+    id: dialog
+
+    /// The AppController (C++).
+    required property QtObject app
+
+    objectName: "settingsDialog"
+    title: qsTr("Settings")
+    modal: true
+    focus: true
+    standardButtons: Dialog.Close
+    width: Math.min(560, parent ? parent.width - 48 : 560)
+    height: Math.min(520, parent ? parent.height - 48 : 520)
+
+    onAboutToShow: tabs.currentIndex = 0
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 12
+
+        TabBar {
+            id: tabs
+            objectName: "settingsTabs"
+            Layout.fillWidth: true
+            Accessible.name: qsTr("Settings pages")
+            Repeater {
+                model: pages.children.length
+                delegate: TabButton {
+                    required property int index
+                    text: pages.children[index].title
+                    width: implicitWidth
+                    Accessible.name: text
+                }
+            }
+        }
+
+        StackLayout {
+            id: pages
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            currentIndex: tabs.currentIndex
+
+            AppearancePage {
+                app: dialog.app
+            }
+        }
+    }
+}
