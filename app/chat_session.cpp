@@ -134,6 +134,7 @@ bool ChatSession::sendText(const QString& draft) {
   replyDirty_ = false;
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   requestId_ = engine_->submit(buildChatMessages(systemPrompt(), history, text), samplingParams());
+  replyClock_.start();
   saveTimer_.start();
   emit contextChanged();
   emit busyChanged();
@@ -198,10 +199,7 @@ void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
       promptTokens_ = d.numPromptTokens;
       cachedPromptTokens_ = d.numCachedTokens;
     }
-    if (d.newTokens > 0) {
-      if (replyTokens_ == 0) replyClock_.start();
-      replyTokens_ += d.newTokens;
-    }
+    if (d.newTokens > 0) replyTokens_ += d.newTokens;
     throughput_->addStep(engine_->clockMs(), d.newTokens, d.finished ? 0 : 1);
     if (d.numPromptTokens > 0 || d.newTokens > 0) emit contextChanged();
     if (!d.text.isEmpty()) {
@@ -257,9 +255,10 @@ bool ChatSession::commitTurn() {
 void ChatSession::finishReply(const QString& finishReason, bool save) {
   saveTimer_.stop();
   throughput_->addStep(engine_->clockMs(), 0, 0);
-  if (replyTokens_ > 1 && replyClock_.isValid() && replyClock_.elapsed() > 0) {
-    // The first token's time is the prompt's: the rate counts the tokens after it.
-    lastReplyRate_ = 1000.0 * (replyTokens_ - 1) / static_cast<double>(replyClock_.elapsed());
+  // From submission to the end (the prompt's time included): deltas can reach the GUI thread in
+  // bursts, so timing from the first delta would overstate the rate.
+  if (replyTokens_ > 0 && replyClock_.isValid() && replyClock_.elapsed() > 0) {
+    lastReplyRate_ = 1000.0 * replyTokens_ / static_cast<double>(replyClock_.elapsed());
     emit contextChanged();
   }
   if (save) commitTurn();  // stopped (or the app quit) before the engine's first delta

@@ -38,7 +38,7 @@ class ChatSession : public QObject {
   Q_PROPERTY(PaneSettings* settings READ settings CONSTANT)
   /// This pane's generation speed while it streams (ThroughputMeter of its own deltas).
   Q_PROPERTY(ThroughputMeter* throughput READ throughput CONSTANT)
-  /// Average tokens/s of the last finished reply (-1 = none yet).
+  /// Tokens/s of the last finished reply, from submission to its end (-1 = none yet).
   Q_PROPERTY(double lastReplyRate READ lastReplyRate NOTIFY contextChanged)
   /// Context use of the current branch: the latest request's prompt tokens plus the tokens
   /// generated for it (0 until the pane's first request), and the model's max positions (0 =
@@ -132,7 +132,7 @@ class ChatSession : public QObject {
   QString errorText_;
   PaneSettings* settings_;
   ThroughputMeter* throughput_;
-  QElapsedTimer replyClock_;  ///< started at the reply's first token
+  QElapsedTimer replyClock_;  ///< started when the request is submitted
   double lastReplyRate_ = -1.0;
   int replyTokens_ = 0;       ///< tokens generated for the latest request
   int promptTokens_ = 0;

@@ -72,6 +72,9 @@ ColumnLayout {
                     Accessible.name: qsTr("Message for pane %1").arg(input.paneNumber)
                     Accessible.description: qsTr("Enter sends, Shift+Enter adds a line")
                     onActiveFocusChanged: if (activeFocus) input.inputFocused()
+                    // Tab moves on (keyboard-only use) rather than typing a tab character.
+                    Keys.onTabPressed: (event) => { event.accepted = true; nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason) }
+                    Keys.onBacktabPressed: (event) => { event.accepted = true; nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason) }
                     Keys.onPressed: (event) => {
                         if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
                                 && !(event.modifiers & Qt.ShiftModifier)) {

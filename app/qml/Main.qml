@@ -58,6 +58,16 @@ ApplicationWindow {
 
     QuitShortcut {}
 
+    /// The blind-compare bar is shown (two panes or more). Updated after a pane is added or
+    /// closed rather than during it: re-laying out the window while the Repeater is still
+    /// removing a pane crashes Qt 6.4's RowLayout.
+    property bool compareBarShown: false
+    Component.onCompleted: compareBarShown = app.panes.count > 1
+    Connections {
+        target: window.app.panes
+        function onCountChanged() { Qt.callLater(() => window.compareBarShown = window.app.panes.count > 1) }
+    }
+
     /// The current pane's item (null while panes are rebuilt).
     function currentPane() { return paneRepeater.itemAt(window.app.panes.currentIndex) }
     function openSettings() { settingsDialog.open() }
@@ -125,7 +135,7 @@ ApplicationWindow {
             Layout.leftMargin: 12
             Layout.rightMargin: 12
             Layout.topMargin: 8
-            visible: window.app.panes.count > 1
+            visible: window.compareBarShown
             compare: window.app.compare
             panes: window.app.panes
         }
@@ -168,20 +178,22 @@ ApplicationWindow {
                     Accessible.name: qsTr("Scroll chat panes")
                 }
 
-                RowLayout {
+                // A Row, not a RowLayout: Qt 6.4's RowLayout can crash re-laying out while its
+                // Repeater removes a closed pane.
+                Row {
                     id: paneRow
                     width: paneScroller.contentWidth
                     height: paneScroller.height - paneScroller.bottomMargin
                     spacing: 12
+                    readonly property real paneWidth: (width - spacing * (window.app.panes.count - 1))
+                                                      / Math.max(1, window.app.panes.count)
 
                     Repeater {
                         id: paneRepeater
                         model: window.app.panes
                         delegate: ChatPane {
-                            Layout.fillWidth: true
-                            Layout.fillHeight: true
-                            Layout.preferredWidth: 100
-                            Layout.minimumWidth: window.paneMinimumWidth
+                            width: paneRow.paneWidth
+                            height: paneRow.height
                             panes: window.app.panes
                             engine: window.app.engine
                             compare: window.app.compare

@@ -16,11 +16,20 @@ Dialog {
     title: qsTr("Settings")
     modal: true
     focus: true
-    standardButtons: Dialog.Close
     width: Math.min(560, parent ? parent.width - 48 : 560)
     height: Math.min(520, parent ? parent.height - 48 : 520)
 
     onAboutToShow: tabs.currentIndex = 0
+
+    footer: DialogButtonBox {
+        Button {
+            objectName: "closeSettingsButton"
+            text: qsTr("Close")
+            flat: true
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+            Accessible.name: qsTr("Close the settings")
+        }
+    }
 
     ColumnLayout {
         anchors.fill: parent
