@@ -12,6 +12,7 @@
 #include "app/chat_session.h"
 #include "app/main_window.h"
 #include "app/message_list_model.h"
+#include "app/pane_settings.h"
 #include "app/chat_store.h"
 #include "test_paths.h"
 
@@ -62,6 +63,7 @@ class TestGui : public QObject {
   void commandLine();
   void messageBubbles();
   void fourPanesFit();
+  void twoPanesStreamAtOnce();
   void quitShortcutAndIdleRate();
   void errorWindow();
   void cleanupTestCase();
@@ -472,6 +474,73 @@ void TestGui::errorWindow() {
   QSignalSpy quit(&engine, &QQmlEngine::quit);
   QVERIFY(QMetaObject::invokeMethod(findItem(window->contentItem(), QStringLiteral("quitButton")), "clicked"));
   QCOMPARE(quit.size(), 1);
+}
+
+void TestGui::twoPanesStreamAtOnce() {
+  // Two panes, "Send to all panes" ticked in the window, one prompt typed once and sent with
+  // Enter: both panes stream at once (both busy, the engine running two requests) and each
+  // message model ends with the prompt and its own reply, rendered in its own list.
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = dir.path();
+  AppController controller(options);
+  controller.start();
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
+  QVERIFY(controller.panes()->addPane());
+  QTRY_VERIFY(findItem(window->contentItem(), QStringLiteral("chatPane1")));
+  ChatSession* first = controller.panes()->sessionAt(0);
+  ChatSession* second = controller.panes()->sessionAt(1);
+  first->setMaxTokens(200);
+  second->setMaxTokens(200);
+  QVERIFY(second->settings()->apply({{QStringLiteral("temperature"), QStringLiteral("0")}}).isEmpty());
+
+  QQuickItem* pane0 = findItem(window->contentItem(), QStringLiteral("chatPane0"));
+  QQuickItem* toggle = findItem(pane0, QStringLiteral("sendToAllToggle"));
+  QVERIFY(toggle && toggle->isVisible());
+  QVERIFY(QMetaObject::invokeMethod(toggle, "toggle"));
+  QVERIFY(QMetaObject::invokeMethod(toggle, "toggled"));
+  QVERIFY(controller.panes()->sendToAllEnabled());
+  QQuickItem* input = findItem(pane0, QStringLiteral("inputArea"));
+  QVERIFY(input);
+  input->forceActiveFocus();
+  for (QChar c : QStringLiteral("Lily and Tom")) QTest::keyClick(window, c.toLatin1());
+  QCOMPARE(first->inputText(), QStringLiteral("Lily and Tom"));
+  int bothRunning = 0;
+  QObject::connect(controller.engine(), &EngineClient::statsChanged, this, [&] {
+    bothRunning = qMax(bothRunning, controller.engine()->numRunning());
+  });
+  QTest::keyClick(window, Qt::Key_Return);
+  // Sent to both at once (the engine may already be done: stories260K is fast).
+  QCOMPARE(first->messages()->rowCount(), 2);
+  QCOMPARE(second->messages()->rowCount(), 2);
+  QCOMPARE(first->inputText(), QString());
+  QTRY_VERIFY_WITH_TIMEOUT(!first->isBusy() && !second->isBusy(), 60000);
+  QCOMPARE(bothRunning, 2);  // in the same engine batch
+
+  for (ChatSession* s : {first, second}) {
+    QCOMPARE(s->errorText(), QString());
+    MessageListModel* m = s->messages();
+    QCOMPARE(m->rowCount(), 2);
+    QCOMPARE(m->textAt(0), QStringLiteral("Lily and Tom"));
+    QCOMPARE(m->roleAt(1), QStringLiteral("assistant"));
+    QVERIFY(!m->textAt(1).trimmed().isEmpty());
+    QVERIFY(s->contextUsed() > 0 && s->contextUsed() <= s->contextLimit());
+  }
+  QVERIFY(first->conversationId() != second->conversationId());
+  // Each list shows its own reply.
+  for (int pane = 0; pane < 2; ++pane) {
+    auto* list = findItem(window->contentItem(), QStringLiteral("messageList%1").arg(pane + 1));
+    QVERIFY(list);
+    QTRY_COMPARE(list->property("count").toInt(), 2);
+  }
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
 }
 
 QTEST_MAIN(TestGui)
