@@ -17,6 +17,8 @@ Pane {
     property QtObject compare: null
 
     readonly property bool blind: compare !== null && compare.hidden
+    /// The pane's settings popup (PaneSettingsPopup).
+    readonly property alias settingsPopup: settingsPopup
     /// Opens the pane's settings (the header's gear button).
     function openSettings() { settingsPopup.open() }
 
