@@ -4,6 +4,7 @@
 // a long streaming answer re-lays out only its last block.
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Controls.Material
 import QtQuick.Layouts
 import PagedChat
 
@@ -124,6 +125,7 @@ Column {
                                 font.pixelSize: Theme.smallFontSize
                                 implicitHeight: 28
                                 focusPolicy: Qt.StrongFocus
+                                Material.foreground: Theme.linkColor
                                 onClicked: {
                                     clipboardHelper.copyText(blockLoader.text)
                                     copied = true

@@ -20,7 +20,8 @@ QtObject {
     readonly property bool dark: mode === "dark" || (mode === "system" && systemDark)
 
     readonly property int primary: Material.Indigo
-    readonly property int accent: dark ? Material.LightBlue : Material.Indigo
+    // Dark: a mid indigo rather than Material's pale dark-theme shade, so white text on it stays readable.
+    readonly property var accent: dark ? "#5c6bc0" : Material.Indigo
     readonly property color windowColor: dark ? "#15171c" : "#eef0f5"
     readonly property color surfaceColor: dark ? "#1e2128" : "#ffffff"
     readonly property color borderColor: dark ? "#343846" : "#dde1ea"
