@@ -30,6 +30,15 @@ Item {
         }
     }
 
+    Component {
+        id: compareBarComponent
+        CompareBar {
+            width: 1100
+            compare: app.compare
+            panes: app.panes
+        }
+    }
+
     TestCase {
         name: "Panes"
         when: windowShown
@@ -53,6 +62,7 @@ Item {
         }
 
         function cleanup() {
+            app.compare.enabled = false
             app.panes.stopAll()
             tryVerify(() => !app.panes.anyBusy, 30000)
             app.panes.sendToAllEnabled = false
@@ -159,6 +169,36 @@ Item {
             mouseClick(apply)
             tryVerify(() => !popup.visible)
             compare(settings.temperature, 0.3)
+        }
+
+        function test_5_blindCompareVoteButtons() {
+            waitReady()
+            verify(app.panes.addPane())
+            for (let i = 0; i < 2; ++i)
+                app.panes.sessionAt(i).settings.apply({ maxTokens: "20" })
+            const bar = createTemporaryObject(compareBarComponent, root)
+            const toggle = findChild(bar, "blindCompareSwitch")
+            verify(toggle && toggle.enabled)
+            mouseClick(toggle)
+            verify(app.compare.enabled)
+            verify(app.compare.hidden)
+            // A pane's header shows its letter instead of the title and hides the settings.
+            const pane = createTemporaryObject(paneComponent, root, { session: app.panes.sessionAt(0), index: 0 })
+            compare(findChild(pane, "compareLabel").visible, true)
+            compare(findChild(pane, "paneSettingsButton").enabled, false)
+            compare(app.panes.sendToAll("A cat and a dog"), 2)
+            compare(app.compare.phase, "generating")
+            tryVerify(() => app.compare.phase === "voting", 60000)
+            const voteB = findChild(bar, "voteB")
+            verify(voteB && voteB.visible)
+            verify(findChild(bar, "voteTie").visible)
+            const winner = app.compare.paneForLabel(1)
+            mouseClick(voteB)
+            compare(app.compare.phase, "revealed")
+            compare(app.compare.winnerPane, winner)
+            verify(!app.compare.hidden)
+            compare(findChild(pane, "paneSettingsButton").enabled, true)
+            verify(findChild(bar, "compareStatus").text.indexOf("B") >= 0)
         }
     }
 }
