@@ -2,6 +2,10 @@
 // accessible name; keyboard shortcuts and Tab navigation; and the rendering benchmark: a
 // 20 000-token answer streaming in one pane while two others stream, with frame times.
 #include <QAccessible>
+#include <QClipboard>
+#include <QFont>
+#include <QFontMetricsF>
+#include <QGuiApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -138,7 +142,23 @@ void TestGuiPanes::everyControlHasAnAccessibleName() {
   QVERIFY2(countInteractive(window) >= 12, qPrintable(QString::number(countInteractive(window))));
   QStringList bad = unnamedControls(window);
   QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
-  QVERIFY(findItem(window->contentItem(), QStringLiteral("copyCodeButton")));  // checked above too
+  // The code block's Copy button puts the code on the clipboard.
+  QQuickItem* copy = findItem(window->contentItem(), QStringLiteral("copyCodeButton"));
+  QVERIFY(copy);
+  QGuiApplication::clipboard()->clear();
+  QVERIFY(QMetaObject::invokeMethod(copy, "clicked"));
+  QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("int x;"));
+  QCOMPARE(copy->property("text").toString(), QStringLiteral("Copied"));
+  // The code is in a monospace font: "iiii" is as wide as "MMMM".
+  const QFontMetricsF code(findItem(window->contentItem(), QStringLiteral("codeText"))->property("font").value<QFont>());
+  QCOMPARE(code.horizontalAdvance(QStringLiteral("iiii")), code.horizontalAdvance(QStringLiteral("MMMM")));
+  // The font size setting reaches the messages.
+  QQuickItem* prose = findItem(window->contentItem(), QStringLiteral("messageProse"));
+  QVERIFY(prose);
+  QCOMPARE(prose->property("font").value<QFont>().pixelSize(), AppController::kDefaultFontSize);
+  controller.setFontSize(20);
+  QCOMPARE(prose->property("font").value<QFont>().pixelSize(), 20);
+  controller.setFontSize(AppController::kDefaultFontSize);
 
   // The pane settings popup and the settings dialog, open.
   QQuickItem* pane = findItem(window->contentItem(), QStringLiteral("chatPane0"));
