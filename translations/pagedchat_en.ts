@@ -524,6 +524,10 @@
         <source>Context use of pane %1</source>
         <translation>Context use of pane %1</translation>
     </message>
+    <message>
+        <source>Context — / %1</source>
+        <translation>Context — / %1</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettings</name>

@@ -523,6 +523,10 @@
         <source>Context use of pane %1</source>
         <translation>창 %1의 컨텍스트 사용량</translation>
     </message>
+    <message>
+        <source>Context — / %1</source>
+        <translation>컨텍스트 — / %1</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettings</name>

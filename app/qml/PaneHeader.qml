@@ -125,8 +125,11 @@ Rectangle {
                 objectName: "paneContext"
                 Layout.fillWidth: true
                 visible: header.contextLimit > 0
-                text: qsTr("Context %1 / %2 (%3%)").arg(header.contextUsed).arg(header.contextLimit)
-                      .arg(Math.round(header.contextFraction * 100))
+                // Known once the pane has sent a request (the engine counts the rendered prompt).
+                text: header.contextUsed > 0
+                      ? qsTr("Context %1 / %2 (%3%)").arg(header.contextUsed).arg(header.contextLimit)
+                            .arg(Math.round(header.contextFraction * 100))
+                      : qsTr("Context — / %1").arg(header.contextLimit)
                 font.pixelSize: Theme.smallFontSize
                 font.weight: header.contextWarning ? Font.Bold : Font.Normal
                 color: header.contextWarning ? Theme.warningColor : Theme.mutedTextColor
