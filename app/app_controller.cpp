@@ -8,10 +8,14 @@
 #include <utility>
 
 #include "app/message_list_model.h"
+#include "app/pane_settings.h"
 
 namespace {
 const QString kPaneConversationsKey = QStringLiteral("panes/conversations");
 const QString kCurrentPaneKey = QStringLiteral("panes/current");
+const QString kPaneSettingsKey = QStringLiteral("panes/settings");
+const QString kThemeKey = QStringLiteral("appearance/theme");
+const QString kFontSizeKey = QStringLiteral("appearance/fontSize");
 }  // namespace
 
 QString AppController::settingsFile(const QString& dataDir) {
@@ -68,7 +72,27 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
     savePanes();
     emit currentConversationChanged();
   });
+  compare_ = new BlindCompare(panes_, store_.get(), this);
+  const QString theme = settings_->value(kThemeKey, theme_).toString();
+  if (theme == QLatin1String("light") || theme == QLatin1String("dark")) theme_ = theme;
+  fontSize_ = qBound(kMinFontSize, settings_->value(kFontSizeKey, kDefaultFontSize).toInt(), kMaxFontSize);
   restorePanes();
+}
+
+void AppController::setTheme(const QString& theme) {
+  if (theme != QLatin1String("light") && theme != QLatin1String("dark") && theme != QLatin1String("system")) return;
+  if (theme == theme_) return;
+  theme_ = theme;
+  settings_->setValue(kThemeKey, theme_);
+  emit appearanceChanged();
+}
+
+void AppController::setFontSize(int pixels) {
+  pixels = qBound(kMinFontSize, pixels, kMaxFontSize);
+  if (pixels == fontSize_) return;
+  fontSize_ = pixels;
+  settings_->setValue(kFontSizeKey, fontSize_);
+  emit appearanceChanged();
 }
 
 AppController::~AppController() {
@@ -78,6 +102,8 @@ AppController::~AppController() {
   panes_->disconnect(this);
   delete monitor_;
   monitor_ = nullptr;
+  delete compare_;
+  compare_ = nullptr;
   delete panes_;
   panes_ = nullptr;
   delete throughput_;
@@ -289,8 +315,10 @@ void AppController::restorePanes() {
     id = next->id;
     shown.insert(id);
   }
+  const QVariantList savedSettings = settings_->value(kPaneSettingsKey).toList();
   for (qsizetype i = 0; i < saved.size(); ++i) {
     ChatSession* s = i < panes_->count() ? panes_->sessionAt(static_cast<int>(i)) : panes_->addPane();
+    if (s && i < savedSettings.size()) s->settings()->fromMap(savedSettings.at(i).toMap());
     if (s && saved[i] != 0) s->openConversation(saved[i], titleOf(saved[i]));
   }
   panes_->setCurrentIndex(qBound(0, settings_->value(kCurrentPaneKey, 0).toInt(), panes_->count() - 1));
@@ -301,8 +329,13 @@ void AppController::restorePanes() {
 void AppController::savePanes() {
   if (restoring_ || !panes_) return;
   QVariantList ids;
-  for (ChatSession* s : panes_->sessions()) ids.append(s->conversationId());
+  QVariantList paneSettings;
+  for (ChatSession* s : panes_->sessions()) {
+    ids.append(s->conversationId());
+    paneSettings.append(s->settings()->toMap());
+  }
   settings_->setValue(kPaneConversationsKey, ids);
+  settings_->setValue(kPaneSettingsKey, paneSettings);
   settings_->setValue(kCurrentPaneKey, panes_->currentIndex());
 }
 

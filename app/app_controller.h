@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "app/app_options.h"
+#include "app/blind_compare.h"
 #include "app/chat_store.h"
 #include "app/conversation_list_model.h"
 #include "app/engine_client.h"
@@ -46,8 +47,17 @@ class AppController : public QObject {
   Q_PROPERTY(QString undoDeleteTitle READ undoDeleteTitle NOTIFY undoDeleteChanged)
   /// How many deletions can still be undone (each until its own undo time runs out).
   Q_PROPERTY(int undoDeleteCount READ undoDeleteCount NOTIFY undoDeleteChanged)
+  Q_PROPERTY(BlindCompare* compare READ compare CONSTANT)
+  /// The colour theme: "light", "dark" or "system" (saved in pagedchat.ini).
+  Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY appearanceChanged)
+  /// The base font size of messages and controls in pixels, kMinFontSize..kMaxFontSize (saved).
+  Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY appearanceChanged)
 
  public:
+  static constexpr int kMinFontSize = 10;
+  static constexpr int kMaxFontSize = 28;
+  static constexpr int kDefaultFontSize = 15;
+
   /// Opens (creating) the store in options.dataDir and restores the panes. Throws StoreError.
   /// The model is loaded on the worker thread once start() is called. Without a `translator`
   /// (which must outlive the controller) it makes its own, reading <dataDir>/pagedchat.ini.
@@ -125,12 +135,19 @@ class AppController : public QObject {
   Translator* translator() const { return translator_; }
   QString language() const { return translator_->language(); }
   void setLanguage(const QString& language) { translator_->setLanguage(language); }
+  BlindCompare* compare() const { return compare_; }
+  QString theme() const { return theme_; }
+  /// Unknown names are ignored.
+  void setTheme(const QString& theme);
+  int fontSize() const { return fontSize_; }
+  void setFontSize(int pixels);  ///< clamped to kMinFontSize..kMaxFontSize
 
  signals:
   void currentConversationChanged();
   void errorTextChanged();
   void languageChanged();
   void undoDeleteChanged();
+  void appearanceChanged();
 
  private:
   void onConversationsModified();
@@ -160,6 +177,9 @@ class AppController : public QObject {
   RecentModelsModel* recentModels_ = nullptr;
   EngineSettings* engineSettings_ = nullptr;
   EngineMonitor* monitor_ = nullptr;
+  BlindCompare* compare_ = nullptr;
+  QString theme_ = QStringLiteral("system");
+  int fontSize_ = kDefaultFontSize;
   Translator* translator_ = nullptr;
   QString sendOnStart_;
   QMetaObject::Connection sendOnStartConnection_;

@@ -8,6 +8,8 @@
 #include "app/chat_store.h"
 #include "app/engine_client.h"
 #include "app/message_list_model.h"
+#include "app/pane_settings.h"
+#include "app/throughput_meter.h"
 
 namespace {
 constexpr int kSaveIntervalMs = 1000;  // streamed text reaches the store at least this often
@@ -15,7 +17,14 @@ constexpr int kTitleLength = 40;
 }  // namespace
 
 ChatSession::ChatSession(ChatStore* store, EngineClient* engine, QObject* parent)
-    : QObject(parent), store_(store), engine_(engine), messages_(new MessageListModel(this)) {
+    : QObject(parent),
+      store_(store),
+      engine_(engine),
+      messages_(new MessageListModel(this)),
+      settings_(new PaneSettings(this)),
+      throughput_(new ThroughputMeter(nullptr, this)) {
+  connect(settings_, &PaneSettings::changed, this, &ChatSession::samplingChanged);
+  connect(engine_, &EngineClient::stateChanged, this, &ChatSession::contextChanged);
   saveTimer_.setInterval(kSaveIntervalMs);
   connect(&saveTimer_, &QTimer::timeout, this, [this] { saveReply(); });
   connect(engine_, &EngineClient::stepFinished, this, &ChatSession::onStepFinished);
@@ -44,24 +53,36 @@ QString ChatSession::titleFor(const QString& firstMessage) {
   return line.isEmpty() ? tr("New chat") : line;
 }
 
-pagedchat::SamplingParams ChatSession::samplingParams() const {
-  pagedchat::SamplingParams p;
-  p.temperature = static_cast<float>(temperature_);
-  p.top_p = 0.95f;
-  p.max_tokens = maxTokens_;
-  p.output_kind = pagedchat::RequestOutputKind::kDelta;
-  return p;
-}
+pagedchat::SamplingParams ChatSession::samplingParams() const { return settings_->samplingParams(); }
+
+double ChatSession::temperature() const { return settings_->temperature(); }
+void ChatSession::setTemperature(double t) { settings_->setTemperature(t); }
+int ChatSession::maxTokens() const { return settings_->maxTokens(); }
+void ChatSession::setMaxTokens(int n) { settings_->setMaxTokens(n); }
+QString ChatSession::systemPrompt() const { return settings_->systemPrompt(); }
+void ChatSession::setSystemPrompt(const QString& text) { settings_->setSystemPrompt(text); }
+int ChatSession::contextLimit() const { return engine_->maxPositions(); }
 
 bool ChatSession::send() {
-  const QString text = inputText_.trimmed();
+  const QString draft = inputText_;
+  if (!sendText(draft)) return false;
+  // A refused request may already have put the draft back (onRequestRejected): keep that.
+  if (inputText_ == draft) setInputText(QString());
+  return true;
+}
+
+bool ChatSession::checkModel() {
+  if (engine_->isLoaded() || engine_->isLoading()) return true;  // while one loads, requests wait for it
+  setErrorText(engine_->loadError().isEmpty()
+                   ? tr("No model is loaded. Open one from the Model menu to chat.")
+                   : tr("No model is loaded: %1").arg(engine_->loadError()));
+  return false;
+}
+
+bool ChatSession::sendText(const QString& draft) {
+  const QString text = draft.trimmed();
   if (text.isEmpty() || isBusy()) return false;
-  if (!engine_->isLoaded() && !engine_->isLoading()) {  // while one loads, the request waits for it
-    setErrorText(engine_->loadError().isEmpty()
-                     ? tr("No model is loaded. Open one from the Model menu to chat.")
-                     : tr("No model is loaded: %1").arg(engine_->loadError()));
-    return false;
-  }
+  if (!checkModel()) return false;
   const QList<MessageRecord> history = rows(0, messages_->rowCount());
   bool createdConversation = false;
   QString titleBefore;
@@ -83,9 +104,7 @@ bool ChatSession::send() {
     return false;
   }
   const qint64 parent = history.isEmpty() ? 0 : history.constLast().id;
-  if (!startReply(history, text, parent, 0, inputText_, createdConversation, titleBefore)) return false;
-  setInputText(QString());
-  return true;
+  return startReply(history, text, parent, 0, draft, createdConversation, titleBefore);
 }
 
 QList<MessageRecord> ChatSession::rows(int from, int to) const {
@@ -147,10 +166,12 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
   replyId_ = turn.replyId;
   replyText_.clear();
   replyDirty_ = false;
-  promptTokens_ = cachedPromptTokens_ = 0;
-  lastRequest_ = buildChatMessages(systemPrompt_, history, userText);
+  promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
+  lastRequest_ = buildChatMessages(systemPrompt(), history, userText);
   requestId_ = engine_->submit(lastRequest_, samplingParams());
+  replyClock_.start();
   saveTimer_.start();
+  emit contextChanged();
   emit busyChanged();
   emit conversationsModified();
   return true;
@@ -182,6 +203,9 @@ void ChatSession::closeConversation(bool deleted) {
   }
   setErrorText(QString());
   messages_->clear();
+  promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
+  lastReplyRate_ = -1.0;
+  emit contextChanged();
   if (conversationId_ != 0) {
     conversationId_ = 0;
     emit conversationChanged();
@@ -201,26 +225,6 @@ void ChatSession::setInputText(const QString& text) {
   emit inputTextChanged();
 }
 
-void ChatSession::setTemperature(double t) {
-  t = qBound(0.0, t, 2.0);
-  if (qFuzzyCompare(t + 1.0, temperature_ + 1.0)) return;
-  temperature_ = t;
-  emit samplingChanged();
-}
-
-void ChatSession::setMaxTokens(int n) {
-  n = qMax(1, n);
-  if (n == maxTokens_) return;
-  maxTokens_ = n;
-  emit samplingChanged();
-}
-
-void ChatSession::setSystemPrompt(const QString& text) {
-  if (text == systemPrompt_) return;
-  systemPrompt_ = text;
-  emit samplingChanged();
-}
-
 void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
   if (!isBusy()) return;
   for (const RequestDelta& d : deltas) {
@@ -230,6 +234,9 @@ void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
       promptTokens_ = d.numPromptTokens;
       cachedPromptTokens_ = d.numCachedTokens;
     }
+    if (d.newTokens > 0) replyTokens_ += d.newTokens;
+    throughput_->addStep(engine_->clockMs(), d.newTokens, d.finished ? 0 : 1);
+    if (d.numPromptTokens > 0 || d.newTokens > 0) emit contextChanged();
     if (!d.text.isEmpty()) {
       replyText_ += d.text;
       replyDirty_ = true;
@@ -296,6 +303,13 @@ bool ChatSession::commitTurn() {
 
 void ChatSession::finishReply(const QString& finishReason, bool save) {
   saveTimer_.stop();
+  throughput_->addStep(engine_->clockMs(), 0, 0);
+  // From submission to the end (the prompt's time included): deltas can reach the GUI thread in
+  // bursts, so timing from the first delta would overstate the rate.
+  if (replyTokens_ > 0 && replyClock_.isValid() && replyClock_.elapsed() > 0) {
+    lastReplyRate_ = 1000.0 * replyTokens_ / static_cast<double>(replyClock_.elapsed());
+    emit contextChanged();
+  }
   if (save) commitTurn();  // stopped (or the app quit) before the engine's first delta
   pending_ = {};
   const bool saved = save && replyId_ != 0;

@@ -2,12 +2,15 @@
 #pragma once
 
 #include <QAbstractItemModel>
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
 
 #include "app/chat_prompt.h"
+#include "app/pane_settings.h"
 #include "app/request_delta.h"
+#include "app/throughput_meter.h"
 #include "engine/sampling_params.h"
 
 class ChatStore;
@@ -37,6 +40,17 @@ class ChatSession : public QObject {
   Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY samplingChanged)
   Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY samplingChanged)
   Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY samplingChanged)
+  /// The pane's system prompt and sampling settings (every request uses them).
+  Q_PROPERTY(PaneSettings* settings READ settings CONSTANT)
+  /// This pane's generation speed while it streams (ThroughputMeter of its own deltas).
+  Q_PROPERTY(ThroughputMeter* throughput READ throughput CONSTANT)
+  /// Tokens/s of the last finished reply, from submission to its end (-1 = none yet).
+  Q_PROPERTY(double lastReplyRate READ lastReplyRate NOTIFY contextChanged)
+  /// Context use of the current branch: the latest request's prompt tokens plus the tokens
+  /// generated for it (0 until the pane's first request), and the model's max positions (0 =
+  /// unknown, no model yet).
+  Q_PROPERTY(int contextUsed READ contextUsed NOTIFY contextChanged)
+  Q_PROPERTY(int contextLimit READ contextLimit NOTIFY contextChanged)
 
  public:
   ChatSession(ChatStore* store, EngineClient* engine, QObject* parent = nullptr);
@@ -50,6 +64,10 @@ class ChatSession : public QObject {
   /// prefix cache. Returns false when nothing was sent (empty draft, already generating, no
   /// model, store error).
   Q_INVOKABLE bool send();
+  /// Sends `text` as the next user message without touching the draft in the input box (what
+  /// "send to all panes" does for the other panes). Same rules and result as send(); a refused
+  /// request puts `text` into the input box.
+  Q_INVOKABLE bool sendText(const QString& text);
   /// Stops the generation in flight; the reply keeps the text so far.
   Q_INVOKABLE void stop();
 
@@ -90,14 +108,20 @@ class ChatSession : public QObject {
   bool isBusy() const { return !requestId_.isEmpty(); }
   QString errorText() const { return errorText_; }
   QString requestId() const { return requestId_; }
-  double temperature() const { return temperature_; }
+  /// Shortcuts to settings(): temperature, max tokens, system prompt.
+  double temperature() const;
   void setTemperature(double t);
-  int maxTokens() const { return maxTokens_; }
+  int maxTokens() const;
   void setMaxTokens(int n);
   /// System message put before the conversation of every request (empty = none).
-  QString systemPrompt() const { return systemPrompt_; }
+  QString systemPrompt() const;
   void setSystemPrompt(const QString& text);
   pagedchat::SamplingParams samplingParams() const;
+  PaneSettings* settings() const { return settings_; }
+  ThroughputMeter* throughput() const { return throughput_; }
+  double lastReplyRate() const { return lastReplyRate_; }
+  int contextUsed() const { return promptTokens_ + replyTokens_; }
+  int contextLimit() const;
   /// Prompt tokens of the latest request (the rendered conversation), and how many of them the
   /// prefix cache supplied; 0 until its first delta arrives.
   int promptTokens() const { return promptTokens_; }
@@ -113,6 +137,7 @@ class ChatSession : public QObject {
   void busyChanged();
   void errorTextChanged();
   void samplingChanged();
+  void contextChanged();
   /// The store's conversation list changed (created, renamed, new message): reload lists.
   void conversationsModified();
   /// A reply finished (reason "stop", "length" or "abort").
@@ -135,6 +160,8 @@ class ChatSession : public QObject {
   /// Sets the sibling position of `row` (its message is the newest of its siblings).
   void refreshSiblings(int row);
   QList<MessageRecord> rows(int from, int to) const;
+  /// True when a model is loaded or loading; else sets errorText (no model / its load error).
+  bool checkModel();
   void finishReply(const QString& finishReason, bool save = true);
   void saveReply(const QString& finishReason = QString());
   void setErrorText(const QString& text);
@@ -146,9 +173,11 @@ class ChatSession : public QObject {
   QString title_;
   QString inputText_;
   QString errorText_;
-  double temperature_ = 0.8;
-  int maxTokens_ = 256;
-  QString systemPrompt_;
+  PaneSettings* settings_;
+  ThroughputMeter* throughput_;
+  QElapsedTimer replyClock_;  ///< started when the request is submitted
+  double lastReplyRate_ = -1.0;
+  int replyTokens_ = 0;       ///< tokens generated for the latest request
   int promptTokens_ = 0;
   int cachedPromptTokens_ = 0;
 

@@ -40,10 +40,7 @@ bool ChatSession::regenerate() {
   const MessageRecord answer = messages_->at(last);
   const MessageRecord question = messages_->at(last - 1);
   if (answer.role != kAssistant || question.role != kUser || answer.parentId != question.id) return false;
-  if (!engine_->loadError().isEmpty()) {
-    setErrorText(tr("No model is loaded: %1").arg(engine_->loadError()));
-    return false;
-  }
+  if (!checkModel()) return false;
   messages_->removeFrom(last);  // the old answer stays in the store, a sibling of the new one
   return startReply(rows(0, last - 1), question.text, question.parentId, question.id, QString(),
                     false, QString());
@@ -54,10 +51,7 @@ bool ChatSession::editMessage(int row, const QString& text) {
   if (isBusy() || row < 0 || row >= messages_->rowCount() || trimmed.isEmpty()) return false;
   const MessageRecord old = messages_->at(row);
   if (old.role != kUser) return false;
-  if (!engine_->loadError().isEmpty()) {
-    setErrorText(tr("No model is loaded: %1").arg(engine_->loadError()));
-    return false;
-  }
+  if (!checkModel()) return false;
   messages_->removeFrom(row);  // the old question and what follows stay as a sibling branch
   return startReply(rows(0, row), trimmed, old.parentId, 0, text, false, QString());
 }
@@ -91,12 +85,9 @@ bool ChatSession::canContinue() const {
 
 bool ChatSession::continueReply() {
   if (!canContinue()) return false;
-  if (!engine_->loadError().isEmpty()) {
-    setErrorText(tr("No model is loaded: %1").arg(engine_->loadError()));
-    return false;
-  }
+  if (!checkModel()) return false;
   const int last = messages_->rowCount() - 1;
-  const QList<PromptMessage> request = buildContinuationMessages(systemPrompt_, rows(0, last + 1));
+  const QList<PromptMessage> request = buildContinuationMessages(systemPrompt(), rows(0, last + 1));
   if (request.isEmpty()) return false;
   PendingTurn turn;
   turn.active = true;
@@ -108,11 +99,13 @@ bool ChatSession::continueReply() {
   replyId_ = messages_->at(last).id;
   replyText_ = messages_->at(last).text;
   replyDirty_ = false;
-  promptTokens_ = cachedPromptTokens_ = 0;
+  promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   messages_->setStreaming(last, true);
   lastRequest_ = request;
   requestId_ = engine_->submit(request, samplingParams(), /*continueLast=*/true);
+  replyClock_.start();
   saveTimer_.start();
+  emit contextChanged();
   emit busyChanged();
   return true;
 }

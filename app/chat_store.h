@@ -10,6 +10,7 @@
 
 #include <QByteArray>
 #include <QDateTime>
+#include <QJsonArray>
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -157,6 +158,14 @@ class ChatStore : public QObject {
   /// How far in the future an imported date may lie (clock differences between machines); a
   /// later date is refused rather than changed.
   static constexpr int kImportFutureToleranceSecs = 3600;
+
+  /// Stores a blind-compare vote (app/chat_store_votes.cpp): the prompt sent to all panes, the
+  /// winning pane's index (-1 = tie) and per pane {conversationId, messageId, label, settings{...},
+  /// text}. Returns the vote's id. Throws StoreError (also for fewer than two panes or winnerPane
+  /// out of range).
+  qint64 addCompareVote(const QString& prompt, int winnerPane, const QJsonArray& panes);
+  /// Every stored vote, oldest first: {id, createdAt (ISO UTC), prompt, winnerPane, panes}.
+  QJsonArray compareVotes() const;
 
  private:
   void openDatabase(const QString& dataDir);

@@ -82,6 +82,16 @@ void migrateTo2(const QSqlDatabase& db, const QString& path) {
       " INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);"
       " INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END"));
   exec(db, path, QStringLiteral("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')"));
+
+  // Blind-compare votes (ChatStore::addCompareVote): the panes as JSON text. No foreign key, so a
+  // vote outlives the conversations it compared.
+  exec(db, path, QStringLiteral(
+      "CREATE TABLE compare_votes ("
+      " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+      " created_at TEXT NOT NULL,"
+      " prompt TEXT NOT NULL,"
+      " winner_pane INTEGER NOT NULL,"
+      " panes TEXT NOT NULL)"));
 }
 
 }  // namespace

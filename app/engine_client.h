@@ -38,6 +38,9 @@ class EngineClient : public QObject {
   Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
   Q_PROPERTY(double tokensPerSecond READ tokensPerSecond NOTIFY statsChanged)
   Q_PROPERTY(int numRunning READ numRunning NOTIFY statsChanged)
+  /// The context length requests get (the engine's max_model_len: the model's max positions
+  /// unless configured lower); 0 until the model is loaded.
+  Q_PROPERTY(int maxPositions READ maxPositions NOTIFY stateChanged)
 
  public:
   /// `chatTemplate`: a chat template name, or "auto" to take it from the model files.
@@ -87,6 +90,9 @@ class EngineClient : public QObject {
   double loadProgress() const { return loadProgress_; }
   double tokensPerSecond() const { return tokensPerSecond_; }
   int numRunning() const { return numRunning_; }
+  int maxPositions() const { return maxPositions_; }
+  /// Milliseconds on the client's monotonic clock (for per-pane throughput meters).
+  qint64 clockMs() const { return clock_.elapsed(); }
 
   /// The worker (lives on the engine thread; use only through queued calls / connections).
   EngineWorker* worker() const { return worker_; }
@@ -132,4 +138,5 @@ class EngineClient : public QObject {
   qint64 lastStatsEmitMs_ = -1;
   double tokensPerSecond_ = 0.0;
   int numRunning_ = 0;
+  int maxPositions_ = 0;
 };

@@ -127,6 +127,7 @@ void EngineWorker::load(int generation) {
                               .arg(mc.vocab_size)
                               .arg(numBlocks)
                               .arg(QString::fromStdString(templateName_));
+  emit contextLengthKnown(engine_->engine_config().max_model_len);
   emit modelLoaded(name, details, numBlocks, generation);
   maybeSnapshot(/*force=*/true);
   scheduleStep();  // requests submitted while loading

@@ -87,6 +87,8 @@ class EngineWorker : public QObject {
   void modelUnloaded(int generation);
   /// The engine's state for the engine view (see setMonitoring()).
   void snapshotReady(const EngineSnapshot& snapshot);
+  /// The context length of every request (max_model_len), emitted just before modelLoaded().
+  void contextLengthKnown(int maxPositions);
   void requestRejected(const QString& requestId, const QString& message);
   /// Emitted once per engine step with the delta of every request that made progress or finished.
   void stepFinished(const QList<RequestDelta>& deltas, const EngineStepStats& stats);

@@ -1,6 +1,13 @@
 #include "app/message_list_model.h"
 
-MessageListModel::MessageListModel(QObject* parent) : QAbstractListModel(parent) {}
+#include <iterator>
+#include <utility>
+
+MessageListModel::MessageListModel(QObject* parent) : QAbstractListModel(parent) {
+  textNotifyTimer_.setSingleShot(true);
+  textNotifyTimer_.setInterval(kTextNotifyMs);
+  connect(&textNotifyTimer_, &QTimer::timeout, this, &MessageListModel::flushTextChanges);
+}
 
 int MessageListModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
@@ -35,6 +42,7 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
 }
 
 void MessageListModel::setMessages(const QList<MessageRecord>& messages) {
+  textChangedRows_.clear();
   beginResetModel();
   rows_.clear();
   rows_.reserve(messages.size());
@@ -58,12 +66,23 @@ int MessageListModel::append(const MessageRecord& message, bool streaming) {
 void MessageListModel::appendText(int row, const QString& delta) {
   if (row < 0 || row >= rows_.size() || delta.isEmpty()) return;
   rows_[row].record.text += delta;
-  const QModelIndex i = index(row);
-  emit dataChanged(i, i, {TextRole, Qt::DisplayRole});
+  textChangedRows_.insert(row);
+  if (!textNotifyTimer_.isActive()) textNotifyTimer_.start();
+}
+
+void MessageListModel::flushTextChanges() {
+  textNotifyTimer_.stop();
+  const QSet<int> rows = std::exchange(textChangedRows_, {});
+  for (int row : rows) {
+    if (row >= rows_.size()) continue;
+    const QModelIndex i = index(row);
+    emit dataChanged(i, i, {TextRole, Qt::DisplayRole});
+  }
 }
 
 void MessageListModel::finish(int row, const QString& finishReason) {
   if (row < 0 || row >= rows_.size()) return;
+  flushTextChanges();
   rows_[row].record.finishReason = finishReason;
   rows_[row].streaming = false;
   const QModelIndex i = index(row);
@@ -79,6 +98,8 @@ void MessageListModel::setMessageId(int row, qint64 id) {
 
 void MessageListModel::removeFrom(int row) {
   if (row < 0 || row >= rows_.size()) return;
+  for (auto it = textChangedRows_.begin(); it != textChangedRows_.end();)
+    it = *it >= row ? textChangedRows_.erase(it) : std::next(it);
   beginRemoveRows(QModelIndex(), row, static_cast<int>(rows_.size()) - 1);
   rows_.resize(row);
   endRemoveRows();

@@ -3,6 +3,8 @@
 
 #include <QAbstractListModel>
 #include <QList>
+#include <QSet>
+#include <QTimer>
 
 #include "app/chat_store.h"
 
@@ -40,8 +42,13 @@ class MessageListModel : public QAbstractListModel {
   void clear();
   /// Appends a row; returns its row number.
   int append(const MessageRecord& message, bool streaming = false);
-  /// Appends `delta` to the text of `row`.
+  /// Appends `delta` to the text of `row`. The text (data(), textAt()) changes at once; views
+  /// are told (dataChanged) at most every kTextNotifyMs, so a reply streaming many tokens a second
+  /// is re-laid out at most ten times a second (finish() and flushTextChanges() tell at once).
   void appendText(int row, const QString& delta);
+  /// Emits the pending dataChanged() of appendText() now.
+  void flushTextChanges();
+  static constexpr int kTextNotifyMs = 100;
   /// Marks `row` done with `finishReason`.
   void finish(int row, const QString& finishReason);
   /// Sets the store id of `row` (a message written to the store after it was shown).
@@ -69,4 +76,6 @@ class MessageListModel : public QAbstractListModel {
     bool streaming = false;
   };
   QList<Row> rows_;
+  QSet<int> textChangedRows_;  ///< rows whose text changed since the last dataChanged()
+  QTimer textNotifyTimer_;
 };

@@ -26,6 +26,8 @@ ChatSession* PaneListModel::addPane() {
   auto* session = new ChatSession(store_, engine_, this);
   connect(session, &ChatSession::conversationsModified, this, &PaneListModel::conversationsModified);
   connect(session, &ChatSession::conversationChanged, this, &PaneListModel::layoutChanged);
+  connect(session, &ChatSession::busyChanged, this, &PaneListModel::anyBusyChanged);
+  connect(session, &ChatSession::samplingChanged, this, &PaneListModel::layoutChanged);
   const int row = static_cast<int>(sessions_.size());
   beginInsertRows(QModelIndex(), row, row);
   sessions_.append(session);
@@ -49,6 +51,7 @@ void PaneListModel::closePane(int index) {
   }
   emit currentIndexChanged();
   emit layoutChanged();
+  emit anyBusyChanged();
 }
 
 ChatSession* PaneListModel::sessionAt(int index) const {
@@ -66,4 +69,31 @@ void PaneListModel::setCurrentIndex(int index) {
   if (index < 0 || index >= sessions_.size() || index == currentIndex_) return;
   currentIndex_ = index;
   emit currentIndexChanged();
+}
+
+int PaneListModel::sendToAll(const QString& text) {
+  if (text.trimmed().isEmpty()) return 0;
+  QList<int> sent;
+  // A copy: a pane's send may emit signals that reach QML, which must not change the list meanwhile.
+  const QList<ChatSession*> sessions = sessions_;
+  for (qsizetype i = 0; i < sessions.size(); ++i)
+    if (!sessions[i]->isBusy() && sessions[i]->sendText(text)) sent.append(static_cast<int>(i));
+  if (!sent.isEmpty()) emit sentToAll(text, sent);
+  return static_cast<int>(sent.size());
+}
+
+void PaneListModel::stopAll() {
+  for (ChatSession* s : std::as_const(sessions_)) s->stop();
+}
+
+void PaneListModel::setSendToAllEnabled(bool on) {
+  if (on == sendToAllEnabled_) return;
+  sendToAllEnabled_ = on;
+  emit sendToAllEnabledChanged();
+}
+
+bool PaneListModel::anyBusy() const {
+  for (ChatSession* s : sessions_)
+    if (s->isBusy()) return true;
+  return false;
 }

@@ -19,6 +19,10 @@ class PaneListModel : public QAbstractListModel {
   Q_PROPERTY(bool canClosePane READ canClosePane NOTIFY countChanged)
   Q_PROPERTY(int currentIndex READ currentIndex WRITE setCurrentIndex NOTIFY currentIndexChanged)
   Q_PROPERTY(ChatSession* currentSession READ currentSession NOTIFY currentIndexChanged)
+  /// "Send to all panes" is on: Enter in any pane's input box sends its text to every pane.
+  Q_PROPERTY(bool sendToAllEnabled READ sendToAllEnabled WRITE setSendToAllEnabled NOTIFY sendToAllEnabledChanged)
+  /// Some pane is generating.
+  Q_PROPERTY(bool anyBusy READ anyBusy NOTIFY anyBusyChanged)
 
  public:
   enum Roles { SessionRole = Qt::UserRole + 1 };
@@ -36,6 +40,11 @@ class PaneListModel : public QAbstractListModel {
   /// Closes pane `index` (stopping its generation); the last pane cannot be closed.
   Q_INVOKABLE void closePane(int index);
   Q_INVOKABLE ChatSession* sessionAt(int index) const;
+  /// Sends `text` to every pane (each creates its own conversation if it has none); they all
+  /// stream at once. Panes already generating are skipped. Returns how many panes sent it.
+  Q_INVOKABLE int sendToAll(const QString& text);
+  /// Stops every pane's generation.
+  Q_INVOKABLE void stopAll();
   /// Pane showing conversation `id`, or -1.
   Q_INVOKABLE int indexOfConversation(qint64 id) const;
 
@@ -47,6 +56,9 @@ class PaneListModel : public QAbstractListModel {
   void setCurrentIndex(int index);
   ChatSession* currentSession() const { return sessionAt(currentIndex_); }
   const QList<ChatSession*>& sessions() const { return sessions_; }
+  bool sendToAllEnabled() const { return sendToAllEnabled_; }
+  void setSendToAllEnabled(bool on);
+  bool anyBusy() const;
 
  signals:
   void countChanged();
@@ -55,10 +67,15 @@ class PaneListModel : public QAbstractListModel {
   void layoutChanged();
   /// Forwarded from any session: the store's conversation list changed.
   void conversationsModified();
+  void sendToAllEnabledChanged();
+  void anyBusyChanged();
+  /// sendToAll() sent `text` to the panes `sent` (indexes).
+  void sentToAll(const QString& text, const QList<int>& sent);
 
  private:
   ChatStore* store_;
   EngineClient* engine_;
   QList<ChatSession*> sessions_;
   int currentIndex_ = 0;
+  bool sendToAllEnabled_ = false;
 };

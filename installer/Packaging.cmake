@@ -21,8 +21,8 @@ include(GNUInstallDirs)
 set(PAGEDCHAT_APP_ID "io.github.pagedchat.PagedChat")
 set(PAGEDCHAT_HOMEPAGE "https://github.com/pagedchat/pagedchat" CACHE STRING
     "Project homepage (packages, AppStream metainfo)")
-set(PAGEDCHAT_SCREENSHOT_URL "https://raw.githubusercontent.com/pagedchat/pagedchat/main/docs/screenshot.png"
-    CACHE STRING "Screenshot in the AppStream metainfo (docs/screenshot.png as published)")
+set(PAGEDCHAT_SCREENSHOT_URL "https://raw.githubusercontent.com/pagedchat/pagedchat/main/docs/screenshot-light.png"
+    CACHE STRING "Screenshot in the AppStream metainfo (docs/screenshot-light.png as published)")
 set(PAGEDCHAT_PACKAGE_CONTACT "PagedChat developers <pagedchat@users.noreply.github.com>" CACHE STRING
     "Maintainer of the packages (Debian Maintainer field)")
 set(PAGEDCHAT_INSTALLER_DIR "${CMAKE_CURRENT_LIST_DIR}")

@@ -19,6 +19,8 @@ PACKAGES=(
   # parser fuzzing in CI (libFuzzer)
   clang libclang-rt-14-dev
   libsqlite3-dev libgl1-mesa-dri fonts-noto-cjk fonts-dejavu-core
+  # screenshots test (tests/app/test_screenshots): a virtual X server with OpenGL (Mesa)
+  xvfb xauth
   # packages (installer/, tests/packaging): CPack DEB with dpkg-shlibdeps, icons rendered from SVG,
   # .desktop and AppStream checks, man page checks; fonts-noto-color-emoji is a run-time dependency
   dpkg-dev file librsvg2-bin desktop-file-utils appstream groff-base fonts-noto-color-emoji

@@ -146,6 +146,60 @@
     </message>
 </context>
 <context>
+    <name>AppearancePage</name>
+    <message>
+        <source>Appearance</source>
+        <translation>Appearance</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Light</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>Dark</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>Theme</translation>
+    </message>
+    <message>
+        <source>Font size</source>
+        <translation>Font size</translation>
+    </message>
+    <message>
+        <source>Font size in pixels</source>
+        <translation>Font size in pixels</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Language</translation>
+    </message>
+    <message>
+        <source>System follows the desktop&apos;s light or dark colours. Shortcuts: Ctrl+N new chat, Ctrl+Shift+N new pane, Ctrl+W close pane, Enter send, Shift+Enter new line, Esc stop, Ctrl+, settings.</source>
+        <translation>System follows the desktop&apos;s light or dark colours. Shortcuts: Ctrl+N new chat, Ctrl+Shift+N new pane, Ctrl+W close pane, Enter send, Shift+Enter new line, Esc stop, Ctrl+, settings.</translation>
+    </message>
+</context>
+<context>
+    <name>BlindCompare</name>
+    <message>
+        <source>Vote once every pane has finished its answer.</source>
+        <translation>Vote once every pane has finished its answer.</translation>
+    </message>
+    <message>
+        <source>Pane %1 is not part of this comparison.</source>
+        <translation>Pane %1 is not part of this comparison.</translation>
+    </message>
+    <message>
+        <source>The vote could not be saved: %1</source>
+        <translation>The vote could not be saved: %1</translation>
+    </message>
+</context>
+<context>
     <name>ChatInput</name>
     <message>
         <source>Message input area</source>
@@ -182,6 +236,18 @@
     <message>
         <source>Enter to send · Shift+Enter for a new line</source>
         <translation>Enter to send · Shift+Enter for a new line</translation>
+    </message>
+    <message>
+        <source>Send message to all panes</source>
+        <translation>Send message to all panes</translation>
+    </message>
+    <message>
+        <source>Send to all panes</source>
+        <translation>Send to all panes</translation>
+    </message>
+    <message>
+        <source>Enter sends the message to every pane at once</source>
+        <translation>Enter sends the message to every pane at once</translation>
     </message>
 </context>
 <context>
@@ -243,6 +309,53 @@
     <message>
         <source>(cut off)</source>
         <translation>(cut off)</translation>
+    </message>
+</context>
+<context>
+    <name>CompareBar</name>
+    <message>
+        <source>Blind compare</source>
+        <translation>Blind compare</translation>
+    </message>
+    <message>
+        <source>Compare the panes&apos; answers without knowing their settings.</source>
+        <translation>Compare the panes&apos; answers without knowing their settings.</translation>
+    </message>
+    <message>
+        <source>Waiting for every pane to finish…</source>
+        <translation>Waiting for every pane to finish…</translation>
+    </message>
+    <message>
+        <source>Which answer is better?</source>
+        <translation>Which answer is better?</translation>
+    </message>
+    <message>
+        <source>You voted a tie. Settings are shown again.</source>
+        <translation>You voted a tie. Settings are shown again.</translation>
+    </message>
+    <message>
+        <source>You picked %1 (pane %2). Settings are shown again.</source>
+        <translation>You picked %1 (pane %2). Settings are shown again.</translation>
+    </message>
+    <message>
+        <source>Type a prompt: it goes to every pane; labels are shuffled.</source>
+        <translation>Type a prompt: it goes to every pane; labels are shuffled.</translation>
+    </message>
+    <message>
+        <source>Blind compare mode</source>
+        <translation>Blind compare mode</translation>
+    </message>
+    <message>
+        <source>%1 is better</source>
+        <translation>%1 is better</translation>
+    </message>
+    <message>
+        <source>Tie</source>
+        <translation>Tie</translation>
+    </message>
+    <message>
+        <source>Both are as good: tie</source>
+        <translation>Both are as good: tie</translation>
     </message>
 </context>
 <context>
@@ -804,6 +917,37 @@
     </message>
 </context>
 <context>
+    <name>MessageContent</name>
+    <message>
+        <source>code</source>
+        <translation>code</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Copied</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Copy</translation>
+    </message>
+    <message>
+        <source>Copy the %1 code</source>
+        <translation>Copy the %1 code</translation>
+    </message>
+    <message>
+        <source>Copy the code</source>
+        <translation>Copy the code</translation>
+    </message>
+    <message>
+        <source>Scroll the code sideways</source>
+        <translation>Scroll the code sideways</translation>
+    </message>
+    <message>
+        <source>Code: %1</source>
+        <translation>Code: %1</translation>
+    </message>
+</context>
+<context>
     <name>MessageList</name>
     <message>
         <source>Messages in pane %1</source>
@@ -924,8 +1068,197 @@
         <translation>Close pane %1</translation>
     </message>
     <message>
-        <source>Close this pane</source>
-        <translation>Close this pane</translation>
+        <source>%1 tok/s</source>
+        <translation>%1 tok/s</translation>
+    </message>
+    <message>
+        <source>Answer %1</source>
+        <translation>Answer %1</translation>
+    </message>
+    <message>
+        <source>Blind compare</source>
+        <translation>Blind compare</translation>
+    </message>
+    <message>
+        <source>Settings of pane %1</source>
+        <translation>Settings of pane %1</translation>
+    </message>
+    <message>
+        <source>Hidden until you vote</source>
+        <translation>Hidden until you vote</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Settings</translation>
+    </message>
+    <message>
+        <source>Close this pane (Ctrl+W)</source>
+        <translation>Close this pane (Ctrl+W)</translation>
+    </message>
+    <message>
+        <source>Speed: %1</source>
+        <translation>Speed: %1</translation>
+    </message>
+    <message>
+        <source>Context %1 / %2 (%3%)</source>
+        <translation>Context %1 / %2 (%3%)</translation>
+    </message>
+    <message>
+        <source>Context almost full: %1</source>
+        <translation>Context almost full: %1</translation>
+    </message>
+    <message>
+        <source>Context use: %1</source>
+        <translation>Context use: %1</translation>
+    </message>
+    <message>
+        <source>Context use of pane %1</source>
+        <translation>Context use of pane %1</translation>
+    </message>
+    <message>
+        <source>Context — / %1</source>
+        <translation>Context — / %1</translation>
+    </message>
+</context>
+<context>
+    <name>PaneSettings</name>
+    <message>
+        <source>temperature %1 · top-p %2 · top-k %3 · min-p %4 · repetition %5 · max %6 tokens · seed %7</source>
+        <translation>temperature %1 · top-p %2 · top-k %3 · min-p %4 · repetition %5 · max %6 tokens · seed %7</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>off</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>random</translation>
+    </message>
+    <message>
+        <source>%1 must be a number.</source>
+        <translation>%1 must be a number.</translation>
+    </message>
+    <message>
+        <source>%1 must be between %2 and %3.</source>
+        <translation>%1 must be between %2 and %3.</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Temperature</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Repetition penalty</source>
+        <translation>Repetition penalty</translation>
+    </message>
+    <message>
+        <source>Top-k must be a whole number from 0 (off) to %1.</source>
+        <translation>Top-k must be a whole number from 0 (off) to %1.</translation>
+    </message>
+    <message>
+        <source>Max tokens must be a whole number from 1 to %1.</source>
+        <translation>Max tokens must be a whole number from 1 to %1.</translation>
+    </message>
+    <message>
+        <source>Seed must be &quot;random&quot; or a whole number of 0 or more.</source>
+        <translation>Seed must be &quot;random&quot; or a whole number of 0 or more.</translation>
+    </message>
+</context>
+<context>
+    <name>PaneSettingsPopup</name>
+    <message>
+        <source>Settings of pane %1</source>
+        <translation>Settings of pane %1</translation>
+    </message>
+    <message>
+        <source>Pane settings</source>
+        <translation>Pane settings</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>System prompt</translation>
+    </message>
+    <message>
+        <source>Instructions put before every conversation in this pane</source>
+        <translation>Instructions put before every conversation in this pane</translation>
+    </message>
+    <message>
+        <source>Temperature (0–2)</source>
+        <translation>Temperature (0–2)</translation>
+    </message>
+    <message>
+        <source>Top-p (0.01–1)</source>
+        <translation>Top-p (0.01–1)</translation>
+    </message>
+    <message>
+        <source>Top-k (0 = off)</source>
+        <translation>Top-k (0 = off)</translation>
+    </message>
+    <message>
+        <source>Min-p (0–1)</source>
+        <translation>Min-p (0–1)</translation>
+    </message>
+    <message>
+        <source>Repetition penalty (0.5–2)</source>
+        <translation>Repetition penalty (0.5–2)</translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation>Max tokens</translation>
+    </message>
+    <message>
+        <source>Seed (&quot;random&quot; or a number)</source>
+        <translation>Seed (&quot;random&quot; or a number)</translation>
+    </message>
+    <message>
+        <source>Defaults</source>
+        <translation>Defaults</translation>
+    </message>
+    <message>
+        <source>Reset the sampling settings to the defaults</source>
+        <translation>Reset the sampling settings to the defaults</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Close without changes</source>
+        <translation>Close without changes</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>Apply</translation>
+    </message>
+    <message>
+        <source>Apply the settings</source>
+        <translation>Apply the settings</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>Settings</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <source>Close the settings</source>
+        <translation>Close the settings</translation>
+    </message>
+    <message>
+        <source>Settings pages</source>
+        <translation>Settings pages</translation>
     </message>
 </context>
 <context>

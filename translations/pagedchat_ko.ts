@@ -145,6 +145,60 @@
     </message>
 </context>
 <context>
+    <name>AppearancePage</name>
+    <message>
+        <source>Appearance</source>
+        <translation>모양</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>시스템</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>밝게</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>어둡게</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>테마</translation>
+    </message>
+    <message>
+        <source>Font size</source>
+        <translation>글자 크기</translation>
+    </message>
+    <message>
+        <source>Font size in pixels</source>
+        <translation>글자 크기(픽셀)</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>언어</translation>
+    </message>
+    <message>
+        <source>System follows the desktop&apos;s light or dark colours. Shortcuts: Ctrl+N new chat, Ctrl+Shift+N new pane, Ctrl+W close pane, Enter send, Shift+Enter new line, Esc stop, Ctrl+, settings.</source>
+        <translation>시스템은 데스크톱의 밝은 색 또는 어두운 색을 따릅니다. 단축키: Ctrl+N 새 대화, Ctrl+Shift+N 새 창, Ctrl+W 창 닫기, Enter 보내기, Shift+Enter 줄 바꿈, Esc 중지, Ctrl+, 설정.</translation>
+    </message>
+</context>
+<context>
+    <name>BlindCompare</name>
+    <message>
+        <source>Vote once every pane has finished its answer.</source>
+        <translation>모든 창의 답이 끝난 뒤에 투표하세요.</translation>
+    </message>
+    <message>
+        <source>Pane %1 is not part of this comparison.</source>
+        <translation>창 %1은 이 비교에 들어 있지 않습니다.</translation>
+    </message>
+    <message>
+        <source>The vote could not be saved: %1</source>
+        <translation>투표를 저장하지 못했습니다: %1</translation>
+    </message>
+</context>
+<context>
     <name>ChatInput</name>
     <message>
         <source>Message input area</source>
@@ -181,6 +235,18 @@
     <message>
         <source>Enter to send · Shift+Enter for a new line</source>
         <translation>Enter: 보내기 · Shift+Enter: 줄 바꿈</translation>
+    </message>
+    <message>
+        <source>Send message to all panes</source>
+        <translation>모든 창에 메시지 보내기</translation>
+    </message>
+    <message>
+        <source>Send to all panes</source>
+        <translation>모든 창에 보내기</translation>
+    </message>
+    <message>
+        <source>Enter sends the message to every pane at once</source>
+        <translation>Enter를 누르면 메시지를 모든 창에 한꺼번에 보냅니다</translation>
     </message>
 </context>
 <context>
@@ -242,6 +308,53 @@
     <message>
         <source>(cut off)</source>
         <translation>(중간에 끊김)</translation>
+    </message>
+</context>
+<context>
+    <name>CompareBar</name>
+    <message>
+        <source>Blind compare</source>
+        <translation>블라인드 비교</translation>
+    </message>
+    <message>
+        <source>Compare the panes&apos; answers without knowing their settings.</source>
+        <translation>설정을 모른 채 창들의 답을 비교합니다.</translation>
+    </message>
+    <message>
+        <source>Waiting for every pane to finish…</source>
+        <translation>모든 창이 끝나기를 기다리는 중…</translation>
+    </message>
+    <message>
+        <source>Which answer is better?</source>
+        <translation>어느 답이 더 나은가요?</translation>
+    </message>
+    <message>
+        <source>You voted a tie. Settings are shown again.</source>
+        <translation>무승부로 투표했습니다. 설정이 다시 보입니다.</translation>
+    </message>
+    <message>
+        <source>You picked %1 (pane %2). Settings are shown again.</source>
+        <translation>%1(창 %2)을 골랐습니다. 설정이 다시 보입니다.</translation>
+    </message>
+    <message>
+        <source>Type a prompt: it goes to every pane; labels are shuffled.</source>
+        <translation>프롬프트를 입력하세요. 모든 창에 보내지고 이름표는 섞입니다.</translation>
+    </message>
+    <message>
+        <source>Blind compare mode</source>
+        <translation>블라인드 비교 모드</translation>
+    </message>
+    <message>
+        <source>%1 is better</source>
+        <translation>%1이 더 나음</translation>
+    </message>
+    <message>
+        <source>Tie</source>
+        <translation>무승부</translation>
+    </message>
+    <message>
+        <source>Both are as good: tie</source>
+        <translation>둘 다 비슷함: 무승부</translation>
     </message>
 </context>
 <context>
@@ -803,6 +916,37 @@
     </message>
 </context>
 <context>
+    <name>MessageContent</name>
+    <message>
+        <source>code</source>
+        <translation>코드</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>복사됨</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>복사</translation>
+    </message>
+    <message>
+        <source>Copy the %1 code</source>
+        <translation>%1 코드 복사</translation>
+    </message>
+    <message>
+        <source>Copy the code</source>
+        <translation>코드 복사</translation>
+    </message>
+    <message>
+        <source>Scroll the code sideways</source>
+        <translation>코드를 옆으로 스크롤</translation>
+    </message>
+    <message>
+        <source>Code: %1</source>
+        <translation>코드: %1</translation>
+    </message>
+</context>
+<context>
     <name>MessageList</name>
     <message>
         <source>Messages in pane %1</source>
@@ -923,8 +1067,197 @@
         <translation>창 %1 닫기</translation>
     </message>
     <message>
-        <source>Close this pane</source>
-        <translation>이 창 닫기</translation>
+        <source>%1 tok/s</source>
+        <translation>%1 토큰/초</translation>
+    </message>
+    <message>
+        <source>Answer %1</source>
+        <translation>답 %1</translation>
+    </message>
+    <message>
+        <source>Blind compare</source>
+        <translation>블라인드 비교</translation>
+    </message>
+    <message>
+        <source>Settings of pane %1</source>
+        <translation>창 %1 설정</translation>
+    </message>
+    <message>
+        <source>Hidden until you vote</source>
+        <translation>투표할 때까지 숨겨짐</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>설정</translation>
+    </message>
+    <message>
+        <source>Close this pane (Ctrl+W)</source>
+        <translation>이 창 닫기 (Ctrl+W)</translation>
+    </message>
+    <message>
+        <source>Speed: %1</source>
+        <translation>속도: %1</translation>
+    </message>
+    <message>
+        <source>Context %1 / %2 (%3%)</source>
+        <translation>컨텍스트 %1 / %2 (%3%)</translation>
+    </message>
+    <message>
+        <source>Context almost full: %1</source>
+        <translation>컨텍스트가 거의 찼습니다: %1</translation>
+    </message>
+    <message>
+        <source>Context use: %1</source>
+        <translation>컨텍스트 사용량: %1</translation>
+    </message>
+    <message>
+        <source>Context use of pane %1</source>
+        <translation>창 %1의 컨텍스트 사용량</translation>
+    </message>
+    <message>
+        <source>Context — / %1</source>
+        <translation>컨텍스트 — / %1</translation>
+    </message>
+</context>
+<context>
+    <name>PaneSettings</name>
+    <message>
+        <source>temperature %1 · top-p %2 · top-k %3 · min-p %4 · repetition %5 · max %6 tokens · seed %7</source>
+        <translation>온도 %1 · top-p %2 · top-k %3 · min-p %4 · 반복 %5 · 최대 %6 토큰 · 시드 %7</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>끔</translation>
+    </message>
+    <message>
+        <source>random</source>
+        <translation>무작위</translation>
+    </message>
+    <message>
+        <source>%1 must be a number.</source>
+        <translation>%1은(는) 숫자여야 합니다.</translation>
+    </message>
+    <message>
+        <source>%1 must be between %2 and %3.</source>
+        <translation>%1은(는) %2에서 %3 사이여야 합니다.</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>온도</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Repetition penalty</source>
+        <translation>반복 페널티</translation>
+    </message>
+    <message>
+        <source>Top-k must be a whole number from 0 (off) to %1.</source>
+        <translation>Top-k는 0(끔)부터 %1까지의 정수여야 합니다.</translation>
+    </message>
+    <message>
+        <source>Max tokens must be a whole number from 1 to %1.</source>
+        <translation>최대 토큰은 1부터 %1까지의 정수여야 합니다.</translation>
+    </message>
+    <message>
+        <source>Seed must be &quot;random&quot; or a whole number of 0 or more.</source>
+        <translation>시드는 &quot;random&quot;이거나 0 이상의 정수여야 합니다.</translation>
+    </message>
+</context>
+<context>
+    <name>PaneSettingsPopup</name>
+    <message>
+        <source>Settings of pane %1</source>
+        <translation>창 %1 설정</translation>
+    </message>
+    <message>
+        <source>Pane settings</source>
+        <translation>창 설정</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>시스템 프롬프트</translation>
+    </message>
+    <message>
+        <source>Instructions put before every conversation in this pane</source>
+        <translation>이 창의 모든 대화 앞에 붙는 지시문</translation>
+    </message>
+    <message>
+        <source>Temperature (0–2)</source>
+        <translation>온도 (0–2)</translation>
+    </message>
+    <message>
+        <source>Top-p (0.01–1)</source>
+        <translation>Top-p (0.01–1)</translation>
+    </message>
+    <message>
+        <source>Top-k (0 = off)</source>
+        <translation>Top-k (0 = 끔)</translation>
+    </message>
+    <message>
+        <source>Min-p (0–1)</source>
+        <translation>Min-p (0–1)</translation>
+    </message>
+    <message>
+        <source>Repetition penalty (0.5–2)</source>
+        <translation>반복 페널티 (0.5–2)</translation>
+    </message>
+    <message>
+        <source>Max tokens</source>
+        <translation>최대 토큰</translation>
+    </message>
+    <message>
+        <source>Seed (&quot;random&quot; or a number)</source>
+        <translation>시드 (&quot;random&quot; 또는 숫자)</translation>
+    </message>
+    <message>
+        <source>Defaults</source>
+        <translation>기본값</translation>
+    </message>
+    <message>
+        <source>Reset the sampling settings to the defaults</source>
+        <translation>샘플링 설정을 기본값으로 되돌리기</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <source>Close without changes</source>
+        <translation>바꾸지 않고 닫기</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>적용</translation>
+    </message>
+    <message>
+        <source>Apply the settings</source>
+        <translation>설정 적용</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>설정</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>닫기</translation>
+    </message>
+    <message>
+        <source>Close the settings</source>
+        <translation>설정 닫기</translation>
+    </message>
+    <message>
+        <source>Settings pages</source>
+        <translation>설정 페이지</translation>
     </message>
 </context>
 <context>

@@ -11,14 +11,28 @@ ColumnLayout {
     required property QtObject session
     property int paneNumber: 1
     property bool canSend: true
+    /// The PaneListModel and BlindCompare (C++), for "send to all panes"; may be null (tests).
+    property QtObject panes: null
+    property QtObject compare: null
+    /// Enter sends to every pane (the toggle below the box, or blind compare mode).
+    readonly property bool sendsToAll: panes !== null && panes.count > 1
+                                       && (panes.sendToAllEnabled || (compare !== null && compare.enabled))
 
     signal inputFocused()
 
     /// What Enter does: the draft is already in session.inputText.
     function send() {
-        if (input.canSend)
+        if (!input.canSend)
+            return
+        if (input.sendsToAll) {
+            if (input.panes.sendToAll(input.session.inputText) > 0)
+                input.session.inputText = ""
+        } else {
             input.session.send()
+        }
     }
+    /// Gives the text box the keyboard focus.
+    function focusInput() { textArea.forceActiveFocus() }
 
     spacing: 4
 
@@ -49,7 +63,7 @@ ColumnLayout {
                     onTextChanged: input.session.inputText = text
                     placeholderText: qsTr("Type a message…")
                     wrapMode: TextEdit.Wrap
-                    font.pixelSize: 15
+                    font.pixelSize: Theme.messageFontSize
                     topPadding: 8
                     bottomPadding: 8
                     leftPadding: 4
@@ -58,6 +72,9 @@ ColumnLayout {
                     Accessible.name: qsTr("Message for pane %1").arg(input.paneNumber)
                     Accessible.description: qsTr("Enter sends, Shift+Enter adds a line")
                     onActiveFocusChanged: if (activeFocus) input.inputFocused()
+                    // Tab moves on (keyboard-only use) rather than typing a tab character.
+                    Keys.onTabPressed: (event) => { event.accepted = true; nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason) }
+                    Keys.onBacktabPressed: (event) => { event.accepted = true; nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason) }
                     Keys.onPressed: (event) => {
                         if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
                                 && !(event.modifiers & Qt.ShiftModifier)) {
@@ -79,19 +96,39 @@ ColumnLayout {
                 bottomInset: 0
                 onClicked: input.session.busy ? input.session.stop() : input.send()
                 Accessible.name: input.session.busy ? qsTr("Stop generating in pane %1").arg(input.paneNumber)
+                                                    : input.sendsToAll ? qsTr("Send message to all panes")
                                                     : qsTr("Send message in pane %1").arg(input.paneNumber)
             }
         }
     }
 
-    Label {
+    RowLayout {
         Layout.fillWidth: true
-        Layout.rightMargin: 4
-        horizontalAlignment: Text.AlignRight
-        elide: Text.ElideRight
-        text: qsTr("Enter to send · Shift+Enter for a new line")
-        font.pixelSize: 11
-        color: Theme.mutedTextColor
-        Accessible.name: text
+        spacing: 4
+
+        CheckBox {
+            objectName: "sendToAllToggle"
+            visible: input.panes !== null && input.panes.count > 1
+            enabled: input.compare === null || !input.compare.enabled
+            checked: input.panes !== null && (input.panes.sendToAllEnabled
+                                              || (input.compare !== null && input.compare.enabled))
+            text: qsTr("Send to all panes")
+            font.pixelSize: Theme.smallFontSize
+            padding: 0
+            implicitHeight: 28
+            onToggled: input.panes.sendToAllEnabled = checked
+            Accessible.name: qsTr("Send to all panes")
+            Accessible.description: qsTr("Enter sends the message to every pane at once")
+        }
+        Label {
+            Layout.fillWidth: true
+            Layout.rightMargin: 4
+            horizontalAlignment: Text.AlignRight
+            elide: Text.ElideRight
+            text: qsTr("Enter to send · Shift+Enter for a new line")
+            font.pixelSize: Theme.smallFontSize
+            color: Theme.mutedTextColor
+            Accessible.name: text
+        }
     }
 }

@@ -13,6 +13,14 @@ Pane {
     /// The PaneListModel and EngineClient (C++).
     required property QtObject panes
     required property QtObject engine
+    /// The BlindCompare (C++); null outside the main window (tests).
+    property QtObject compare: null
+
+    readonly property bool blind: compare !== null && compare.hidden
+    /// The pane's settings popup (PaneSettingsPopup).
+    readonly property alias settingsPopup: settingsPopup
+    /// Opens the pane's settings (the header's gear button).
+    function openSettings() { settingsPopup.open() }
 
     readonly property bool isCurrent: panes.currentIndex === index
 
@@ -43,7 +51,11 @@ Pane {
             busy: pane.session.busy
             paneNumber: pane.index + 1
             canClose: pane.panes.canClosePane
+            session: pane.session
+            compareLabel: pane.compare !== null && pane.compare.enabled ? pane.compare.labelFor(pane.index) : ""
+            settingsHidden: pane.blind
             onCloseRequested: pane.panes.closePane(pane.index)
+            onSettingsRequested: pane.openSettings()
         }
 
         MessageList {
@@ -84,9 +96,19 @@ Pane {
             Layout.fillWidth: true
             Layout.margins: 12
             session: pane.session
+            panes: pane.panes
+            compare: pane.compare
             paneNumber: pane.index + 1
             canSend: pane.engine.loaded || pane.engine.loading
             onInputFocused: pane.makeCurrent()
         }
+    }
+
+    PaneSettingsPopup {
+        id: settingsPopup
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        settings: pane.session.settings
+        paneNumber: pane.index + 1
     }
 }

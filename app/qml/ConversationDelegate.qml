@@ -52,7 +52,7 @@ ItemDelegate {
 
     background: Rectangle {
         radius: 8
-        color: row.isCurrent ? Theme.selectionColor : row.hovered ? "#f4f5f9" : "transparent"
+        color: row.isCurrent ? Theme.selectionColor : row.hovered ? Theme.hoverColor : "transparent"
     }
 
     TapHandler {
@@ -91,7 +91,7 @@ ItemDelegate {
                 Layout.fillWidth: true
                 //: Date format of a conversation's last activity (QDateTime format: day, month, time)
                 text: Qt.formatDateTime(row.updatedAt, qsTr("d MMM, hh:mm"))
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallFontSize
                 color: Theme.mutedTextColor
                 Accessible.name: qsTr("Last activity %1").arg(text)
             }

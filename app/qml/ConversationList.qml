@@ -106,7 +106,7 @@ Pane {
             spacing: 0
             Label {
                 text: qsTr("Chats")
-                font.pixelSize: 18
+                font.pixelSize: Theme.titleFontSize
                 font.weight: Font.Medium
                 color: Theme.assistantTextColor
                 Layout.fillWidth: true

@@ -37,7 +37,7 @@ Rectangle {
         Label {
             anchors.verticalCenter: parent.verticalCenter
             text: qsTr("Generating")
-            font.pixelSize: 12
+            font.pixelSize: Theme.smallFontSize + 1
             color: Theme.userBubbleColor
             Accessible.name: text
         }

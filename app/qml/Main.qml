@@ -18,9 +18,14 @@ ApplicationWindow {
     title: qsTr("PagedChat")
     color: Theme.windowColor
 
-    Material.theme: Material.Light
+    Material.theme: Theme.dark ? Material.Dark : Material.Light
     Material.primary: Theme.primary
     Material.accent: Theme.accent
+    font.pixelSize: Theme.uiFontSize
+
+    // The saved appearance (AppController) drives the Theme singleton.
+    Binding { target: Theme; property: "mode"; value: window.app.theme }
+    Binding { target: Theme; property: "fontSize"; value: window.app.fontSize }
 
     /// The conversation list is shown (the tool bar's menu button toggles it).
     property bool sidebarOpen: true
@@ -62,10 +67,6 @@ ApplicationWindow {
         id: modelPicker
         app: window.app
     }
-    SettingsDialog {
-        id: settingsDialog
-        app: window.app
-    }
     Window {
         id: engineWindow
         objectName: "engineWindow"
@@ -80,10 +81,6 @@ ApplicationWindow {
             monitor: window.app.monitor
             shown: engineWindow.visible
         }
-    }
-    Shortcut {
-        sequences: ["Ctrl+,"]
-        onActivated: settingsDialog.open()
     }
     Shortcut {
         sequences: [StandardKey.Open]
@@ -102,6 +99,62 @@ ApplicationWindow {
 
     QuitShortcut {}
 
+    /// The blind-compare bar is shown (two panes or more). Updated after a pane is added or
+    /// closed rather than during it: re-laying out the window while the Repeater is still
+    /// removing a pane crashes Qt 6.4's RowLayout.
+    property bool compareBarShown: false
+    Component.onCompleted: compareBarShown = app.panes.count > 1
+    Connections {
+        target: window.app.panes
+        function onCountChanged() { Qt.callLater(() => window.compareBarShown = window.app.panes.count > 1) }
+    }
+
+    /// The current pane's item (null while panes are rebuilt).
+    function currentPane() { return paneRepeater.itemAt(window.app.panes.currentIndex) }
+    function openSettings() { settingsDialog.open() }
+
+    Shortcut {
+        sequence: "Ctrl+N"
+        context: Qt.ApplicationShortcut
+        onActivated: window.app.newConversation()
+    }
+    Shortcut {
+        sequence: "Ctrl+Shift+N"
+        context: Qt.ApplicationShortcut
+        enabled: window.app.panes.canAddPane
+        onActivated: window.app.panes.addPane()
+    }
+    Shortcut {
+        sequence: "Ctrl+W"
+        context: Qt.ApplicationShortcut
+        enabled: window.app.panes.canClosePane
+        onActivated: window.app.panes.closePane(window.app.panes.currentIndex)
+    }
+    Shortcut {
+        sequence: "Ctrl+,"
+        context: Qt.ApplicationShortcut
+        onActivated: window.openSettings()
+    }
+    Shortcut {
+        // Esc stops the current pane's reply (every pane's while sending to all panes).
+        sequence: "Esc"
+        context: Qt.WindowShortcut
+        enabled: window.app.panes.anyBusy && !settingsDialog.visible
+        onActivated: {
+            if (window.app.panes.sendToAllEnabled || window.app.compare.enabled)
+                window.app.panes.stopAll()
+            else if (window.app.panes.currentSession)
+                window.app.panes.currentSession.stop()
+        }
+    }
+
+    SettingsDialog {
+        id: settingsDialog
+        app: window.app
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+    }
+
     Connections {
         target: window.app.panes
         function onCurrentIndexChanged() { Qt.callLater(window.showPane, window.app.panes.currentIndex) }
@@ -116,6 +169,16 @@ ApplicationWindow {
             message: window.app.engine.loadError !== ""
                      ? qsTr("The model could not be loaded: %1").arg(window.app.engine.loadError)
                      : window.app.errorText
+        }
+
+        CompareBar {
+            Layout.fillWidth: true
+            Layout.leftMargin: 12
+            Layout.rightMargin: 12
+            Layout.topMargin: 8
+            visible: window.compareBarShown
+            compare: window.app.compare
+            panes: window.app.panes
         }
 
         RowLayout {
@@ -157,22 +220,25 @@ ApplicationWindow {
                     Accessible.name: qsTr("Scroll chat panes")
                 }
 
-                RowLayout {
+                // A Row, not a RowLayout: Qt 6.4's RowLayout can crash re-laying out while its
+                // Repeater removes a closed pane.
+                Row {
                     id: paneRow
                     width: paneScroller.contentWidth
                     height: paneScroller.height - paneScroller.bottomMargin
                     spacing: 12
+                    readonly property real paneWidth: (width - spacing * (window.app.panes.count - 1))
+                                                      / Math.max(1, window.app.panes.count)
 
                     Repeater {
                         id: paneRepeater
                         model: window.app.panes
                         delegate: ChatPane {
-                            Layout.fillWidth: true
-                            Layout.fillHeight: true
-                            Layout.preferredWidth: 100
-                            Layout.minimumWidth: window.paneMinimumWidth
+                            width: paneRow.paneWidth
+                            height: paneRow.height
                             panes: window.app.panes
                             engine: window.app.engine
+                            compare: window.app.compare
                         }
                     }
                 }

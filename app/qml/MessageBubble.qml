@@ -45,15 +45,21 @@ Item {
     /// extra pixel leaves room for the cursor width the text layout keeps at the end of a line.
     readonly property real textWidth: Math.min(
         maxTextWidth,
-        Math.ceil(Math.max(measure.implicitWidth, noteLabel.visible ? noteLabel.implicitWidth : 0)) + 1)
+        bubble.measured ? Math.ceil(Math.max(measure.implicitWidth, noteLabel.visible ? noteLabel.implicitWidth : 0)) + 1
+                        : bubble.maxTextWidth)
 
     implicitHeight: box.height + messageActions.implicitHeight + 2
 
+    /// Measures short messages only: a long one (or one with code) takes the full width anyway,
+    /// and measuring it would lay its whole text out again on every update.
+    readonly property bool measured: displayText.length < 600 && displayText.indexOf("```") < 0
+                                     && displayText.indexOf("~~~") < 0
     Text {
         id: measure
         visible: false
-        text: content.text
-        font: content.font
+        text: bubble.measured ? bubble.displayText : ""
+        font.pixelSize: Theme.messageFontSize
+        font.italic: bubble.noReply
         textFormat: Text.PlainText
     }
 
@@ -75,30 +81,26 @@ Item {
             width: bubble.textWidth
             spacing: 4
 
-            TextEdit {
+            MessageContent {
                 id: content
                 objectName: "messageText"
                 Layout.fillWidth: true
-                readOnly: true
-                selectByMouse: true
-                wrapMode: TextEdit.Wrap
-                textFormat: TextEdit.PlainText
-                font.pixelSize: 15
-                font.italic: bubble.noReply
-                color: bubble.noReply ? Theme.mutedTextColor
-                     : bubble.isUser ? Theme.userTextColor : Theme.assistantTextColor
-                selectionColor: "#9fa8da"
                 text: bubble.displayText
-                Accessible.role: Accessible.StaticText
-                Accessible.name: (bubble.isUser ? qsTr("You: %1") : qsTr("Model: %1")).arg(
-                                     bubble.noReply ? bubble.displayText : bubble.shownText)
+                streaming: bubble.streaming
+                plain: bubble.shownText === ""
+                italic: bubble.noReply
+                textColor: bubble.noReply ? Theme.mutedTextColor
+                         : bubble.isUser ? Theme.userTextColor : Theme.assistantTextColor
+                linkColor: bubble.isUser ? Theme.userTextColor : Theme.linkColor
+                accessibleName: (bubble.isUser ? qsTr("You: %1") : qsTr("Model: %1")).arg(
+                                    bubble.noReply ? bubble.displayText : bubble.shownText)
             }
             Label {
                 id: noteLabel
                 objectName: "messageNote"
                 visible: bubble.note !== "" && !bubble.noReply
                 text: bubble.note
-                font.pixelSize: 11
+                font.pixelSize: Theme.smallFontSize
                 font.italic: true
                 color: Theme.mutedTextColor
                 Accessible.name: text

@@ -1,5 +1,6 @@
-// The settings dialog (Ctrl+,): one tab per page. The engine page is EngineSettings.qml; further
-// pages (appearance, ...) are added as tabs beside it.
+// The settings dialog (Ctrl+,): one tab per page. Pages are Items added to `pages` (each with a
+// `title` property for its tab): Appearance, then Engine (EngineSettings.qml). To add a page,
+// list it in the StackLayout below with a `title`.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -14,38 +15,64 @@ Dialog {
     objectName: "settingsDialog"
     title: qsTr("Settings")
     modal: true
-    standardButtons: Dialog.Close
-    width: Math.min(parent ? parent.width - 80 : 620, 620)
-    height: Math.min(parent ? parent.height - 80 : 560, 560)
-    anchors.centerIn: parent
+    focus: true
+    width: Math.min(560, parent ? parent.width - 48 : 560)
+    height: Math.min(520, parent ? parent.height - 48 : 520)
+
     // A plain surface (the style's elevation shadow needs shader effects some renderers lack).
     background: Rectangle {
         color: Theme.surfaceColor
         radius: Theme.radius
         border.color: Theme.borderColor
     }
-    onAboutToShow: engineLoader.item && engineLoader.item.reset()
+    onAboutToShow: {
+        tabs.currentIndex = 0
+        enginePage.reset()
+    }
+
+    footer: DialogButtonBox {
+        Button {
+            objectName: "closeSettingsButton"
+            text: qsTr("Close")
+            flat: true
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+            Accessible.name: qsTr("Close the settings")
+        }
+    }
 
     ColumnLayout {
         anchors.fill: parent
-        spacing: 0
+        spacing: 12
 
         TabBar {
             id: tabs
+            objectName: "settingsTabs"
             Layout.fillWidth: true
-            TabButton {
-                text: qsTr("Engine")
-                Accessible.name: qsTr("Engine settings")
+            Accessible.name: qsTr("Settings pages")
+            Repeater {
+                model: pages.children.length
+                delegate: TabButton {
+                    required property int index
+                    text: pages.children[index].title
+                    width: implicitWidth
+                    Accessible.name: text
+                }
             }
         }
+
         StackLayout {
+            id: pages
             Layout.fillWidth: true
             Layout.fillHeight: true
             currentIndex: tabs.currentIndex
 
-            Loader {
-                id: engineLoader
-                sourceComponent: EngineSettings { app: dialog.app }
+            AppearancePage {
+                app: dialog.app
+            }
+            EngineSettings {
+                id: enginePage
+                readonly property string title: qsTr("Engine")
+                app: dialog.app
             }
         }
     }

@@ -48,8 +48,8 @@ ToolBar {
             implicitHeight: 8
             radius: 4
             color: statusLine.engine.loadError !== "" ? Theme.errorColor
-                 : statusLine.engine.loading ? "#f9a825"
-                 : statusLine.engine.loaded ? "#2e7d32" : Theme.mutedTextColor
+                 : statusLine.engine.loading ? Theme.warningColor
+                 : statusLine.engine.loaded ? Theme.okColor : Theme.mutedTextColor
         }
         Label {
             objectName: "statusLabel"

@@ -12,6 +12,7 @@
 #include "app/chat_session.h"
 #include "app/main_window.h"
 #include "app/message_list_model.h"
+#include "app/pane_settings.h"
 #include "app/chat_store.h"
 #include "test_paths.h"
 
@@ -62,6 +63,7 @@ class TestGui : public QObject {
   void commandLine();
   void messageBubbles();
   void fourPanesFit();
+  void twoPanesStreamAtOnce();
   void quitShortcutAndIdleRate();
   void errorWindow();
   void cleanupTestCase();
@@ -472,6 +474,89 @@ void TestGui::errorWindow() {
   QSignalSpy quit(&engine, &QQmlEngine::quit);
   QVERIFY(QMetaObject::invokeMethod(findItem(window->contentItem(), QStringLiteral("quitButton")), "clicked"));
   QCOMPARE(quit.size(), 1);
+}
+
+void TestGui::twoPanesStreamAtOnce() {
+  // Two panes, "Send to all panes" ticked in the window, one prompt typed once and sent with
+  // Enter: both panes stream at once (both busy, the engine running two requests) and each
+  // message model ends with the prompt and its own reply, rendered in its own list.
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = dir.path();
+  AppController controller(options);
+  controller.start();
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
+  QVERIFY(controller.panes()->addPane());
+  QTRY_VERIFY(findItem(window->contentItem(), QStringLiteral("chatPane1")));
+  ChatSession* first = controller.panes()->sessionAt(0);
+  ChatSession* second = controller.panes()->sessionAt(1);
+  first->setMaxTokens(200);
+  second->setMaxTokens(200);
+  QVERIFY(second->settings()->apply({{QStringLiteral("temperature"), QStringLiteral("0")}}).isEmpty());
+
+  QQuickItem* pane0 = findItem(window->contentItem(), QStringLiteral("chatPane0"));
+  QQuickItem* toggle = findItem(pane0, QStringLiteral("sendToAllToggle"));
+  QVERIFY(toggle && toggle->isVisible());
+  QVERIFY(QMetaObject::invokeMethod(toggle, "toggle"));
+  QVERIFY(QMetaObject::invokeMethod(toggle, "toggled"));
+  QVERIFY(controller.panes()->sendToAllEnabled());
+  QQuickItem* input = findItem(pane0, QStringLiteral("inputArea"));
+  QVERIFY(input);
+  input->forceActiveFocus();
+  for (QChar c : QStringLiteral("Lily and Tom")) QTest::keyClick(window, c.toLatin1());
+  QCOMPARE(first->inputText(), QStringLiteral("Lily and Tom"));
+  // Both panes generating at the same moment (their requests go to the engine together).
+  bool bothBusy = false;
+  const QMetaObject::Connection busyConnection = QObject::connect(
+      second, &ChatSession::busyChanged, this, [&] { bothBusy = bothBusy || (first->isBusy() && second->isBusy()); });
+  QTest::keyClick(window, Qt::Key_Return);
+  // Sent to both at once (the engine may already be done: stories260K is fast).
+  QCOMPARE(first->messages()->rowCount(), 2);
+  QCOMPARE(second->messages()->rowCount(), 2);
+  QCOMPARE(first->inputText(), QString());
+  QTRY_VERIFY_WITH_TIMEOUT(!first->isBusy() && !second->isBusy(), 60000);
+  QObject::disconnect(busyConnection);
+  QVERIFY(bothBusy);
+
+  for (ChatSession* s : {first, second}) {
+    QCOMPARE(s->errorText(), QString());
+    MessageListModel* m = s->messages();
+    QCOMPARE(m->rowCount(), 2);
+    QCOMPARE(m->textAt(0), QStringLiteral("Lily and Tom"));
+    QCOMPARE(m->roleAt(1), QStringLiteral("assistant"));
+    QVERIFY(!m->textAt(1).trimmed().isEmpty());
+    QVERIFY(s->contextUsed() > 0 && s->contextUsed() <= s->contextLimit());
+  }
+  QVERIFY(first->conversationId() != second->conversationId());
+  // Each list shows its own reply.
+  for (int pane = 0; pane < 2; ++pane) {
+    auto* list = findItem(window->contentItem(), QStringLiteral("messageList%1").arg(pane + 1));
+    QVERIFY(list);
+    QTRY_COMPARE(list->property("count").toInt(), 2);
+  }
+
+  // Esc stops the reply in flight — every pane's, while sending to all.
+  first->setMaxTokens(400);
+  second->setMaxTokens(400);
+  QSignalSpy finishedFirst(first, &ChatSession::replyFinished);
+  QSignalSpy finishedSecond(second, &ChatSession::replyFinished);
+  QCOMPARE(controller.panes()->sendToAll(QStringLiteral("Once upon a time")), 2);
+  QVERIFY(controller.panes()->anyBusy());
+  QTest::keyClick(window, Qt::Key_Escape);
+  QTRY_VERIFY_WITH_TIMEOUT(!controller.panes()->anyBusy(), 30000);
+  QCOMPARE(finishedFirst.size(), 1);
+  QCOMPARE(finishedSecond.size(), 1);
+  // The engine may finish a reply between the send and the key: at least one was stopped.
+  QVERIFY(finishedFirst.at(0).at(0).toString() == QLatin1String("abort")
+          || finishedSecond.at(0).at(0).toString() == QLatin1String("abort"));
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
 }
 
 QTEST_MAIN(TestGui)

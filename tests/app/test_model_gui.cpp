@@ -140,6 +140,10 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QTRY_VERIFY(settings->property("opened").toBool());
   QQuickItem* page = findItem(overlay, QStringLiteral("engineSettingsPage"));
   QVERIFY(page);
+  QQuickItem* tabs = findItem(overlay, QStringLiteral("settingsTabs"));  // Appearance comes first
+  QVERIFY(tabs);
+  tabs->setProperty("currentIndex", 1);
+  QTRY_VERIFY(page->isVisible());
   findItem(page, QStringLiteral("blockSizeField"))->setProperty("value", 0);
   QMetaObject::invokeMethod(page, "apply");
   QVERIFY2(page->property("errorText").toString().contains(QLatin1String("block size")),

@@ -1,16 +1,39 @@
-// Runs the Qt Quick Tests in tests/app/qml (tst_*.qml) against the app's QML module "PagedChat".
+// Qt Quick Test for the panes' QML components (tests/app/qml/tst_*.qml) with the real app objects:
+// an AppController on a temporary data folder with stories260K, handed to the tests as `app`.
+#include <QQmlContext>
 #include <QQmlEngine>
+#include <QTemporaryDir>
 #include <QtQml/qqmlextensionplugin.h>
 #include <QtQuickTest>
 
+#include <memory>
+
+#include "app/app_controller.h"
+#include "app/app_options.h"
+#include "test_paths.h"
+
 Q_IMPORT_QML_PLUGIN(PagedChatPlugin)
 
-/// Makes the static PagedChat module importable in the test's engine.
+/// Makes the controller before the QML tests run and gives it to them.
 class Setup : public QObject {
   Q_OBJECT
+
  public slots:
-  void qmlEngineAvailable(QQmlEngine* engine) { engine->addImportPath(QStringLiteral("qrc:/qt/qml")); }
+  void qmlEngineAvailable(QQmlEngine* engine) {
+    engine->addImportPath(QStringLiteral("qrc:/qt/qml"));
+    AppOptions options;
+    options.modelPath = testpaths::stories260K();
+    options.dataDir = dataDir_.path();
+    controller_ = std::make_unique<AppController>(options);
+    controller_->start();
+    engine->rootContext()->setContextProperty(QStringLiteral("app"), controller_.get());
+  }
+  void cleanupTestCase() { controller_.reset(); }
+
+ private:
+  QTemporaryDir dataDir_;
+  std::unique_ptr<AppController> controller_;
 };
 
-QUICK_TEST_MAIN_WITH_SETUP(pagedchat_qml_components, Setup)
+QUICK_TEST_MAIN_WITH_SETUP(test_qml_components, Setup)
 #include "test_qml_components.moc"

@@ -1,0 +1,215 @@
+#include "app/pane_settings.h"
+
+#include <cmath>
+#include <optional>
+
+namespace {
+
+struct Range {
+  double lo, hi;
+};
+const Range kTemperature{0.0, 2.0};
+const Range kTopP{0.01, 1.0};
+const Range kTopK{0, 1000};
+const Range kMinP{0.0, 1.0};
+const Range kRepetition{0.5, 2.0};
+
+/// Reads a number typed by the user ("0.7", "0,7", " 1 "); nullopt when it is not one.
+std::optional<double> parseNumber(const QVariant& v) {
+  if (v.typeId() == QMetaType::Double || v.typeId() == QMetaType::Int || v.typeId() == QMetaType::LongLong) {
+    const double d = v.toDouble();
+    return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+  }
+  QString s = v.toString().trimmed();
+  s.replace(QLatin1Char(','), QLatin1Char('.'));
+  bool ok = false;
+  const double d = s.toDouble(&ok);
+  return ok && std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+}
+
+std::optional<qint64> parseInteger(const QVariant& v) {
+  const std::optional<double> d = parseNumber(v);
+  if (!d || *d != std::floor(*d) || std::fabs(*d) > 9.0e15) return std::nullopt;
+  return static_cast<qint64>(*d);
+}
+
+bool isRandomSeed(const QString& s) {
+  const QString t = s.trimmed();
+  return t.isEmpty() || t.compare(QLatin1String("random"), Qt::CaseInsensitive) == 0;
+}
+
+}  // namespace
+
+PaneSettings::PaneSettings(QObject* parent) : QObject(parent) {}
+
+void PaneSettings::setSystemPrompt(const QString& text) {
+  if (text == systemPrompt_) return;
+  systemPrompt_ = text;
+  emit changed();
+}
+
+void PaneSettings::setTemperature(double t) {
+  t = qBound(kTemperature.lo, t, kTemperature.hi);
+  if (qFuzzyCompare(t + 1.0, temperature_ + 1.0)) return;
+  temperature_ = t;
+  emit changed();
+}
+
+void PaneSettings::setTopP(double p) {
+  p = qBound(kTopP.lo, p, kTopP.hi);
+  if (qFuzzyCompare(p + 1.0, topP_ + 1.0)) return;
+  topP_ = p;
+  emit changed();
+}
+
+void PaneSettings::setTopK(int k) {
+  k = qBound(0, k, static_cast<int>(kTopK.hi));
+  if (k == topK_) return;
+  topK_ = k;
+  emit changed();
+}
+
+void PaneSettings::setMinP(double p) {
+  p = qBound(kMinP.lo, p, kMinP.hi);
+  if (qFuzzyCompare(p + 1.0, minP_ + 1.0)) return;
+  minP_ = p;
+  emit changed();
+}
+
+void PaneSettings::setRepetitionPenalty(double r) {
+  r = qBound(kRepetition.lo, r, kRepetition.hi);
+  if (qFuzzyCompare(r + 1.0, repetitionPenalty_ + 1.0)) return;
+  repetitionPenalty_ = r;
+  emit changed();
+}
+
+void PaneSettings::setMaxTokens(int n) {
+  n = qBound(1, n, kMaxTokensLimit);
+  if (n == maxTokens_) return;
+  maxTokens_ = n;
+  emit changed();
+}
+
+void PaneSettings::setSeed(const QString& seed) {
+  QString s;
+  if (isRandomSeed(seed)) {
+    s = QStringLiteral("random");
+  } else {
+    const std::optional<qint64> n = parseInteger(seed);
+    if (!n || *n < 0) return;
+    s = QString::number(*n);
+  }
+  if (s == seed_) return;
+  seed_ = s;
+  emit changed();
+}
+
+QString PaneSettings::summary() const {
+  return tr("temperature %1 · top-p %2 · top-k %3 · min-p %4 · repetition %5 · max %6 tokens · seed %7")
+      .arg(temperature_)
+      .arg(topP_)
+      .arg(topK_ == 0 ? tr("off") : QString::number(topK_))
+      .arg(minP_)
+      .arg(repetitionPenalty_)
+      .arg(maxTokens_)
+      .arg(seed_ == QLatin1String("random") ? tr("random") : seed_);
+}
+
+QVariantMap PaneSettings::validate(const QVariantMap& values) const {
+  QVariantMap errors;
+  auto checkRange = [&](const QString& key, const Range& r, const QString& name) {
+    if (!values.contains(key)) return;
+    const std::optional<double> d = parseNumber(values.value(key));
+    if (!d)
+      errors.insert(key, tr("%1 must be a number.").arg(name));
+    else if (*d < r.lo || *d > r.hi)
+      errors.insert(key, tr("%1 must be between %2 and %3.").arg(name).arg(r.lo).arg(r.hi));
+  };
+  checkRange(QStringLiteral("temperature"), kTemperature, tr("Temperature"));
+  checkRange(QStringLiteral("topP"), kTopP, tr("Top-p"));
+  checkRange(QStringLiteral("minP"), kMinP, tr("Min-p"));
+  checkRange(QStringLiteral("repetitionPenalty"), kRepetition, tr("Repetition penalty"));
+  if (values.contains(QStringLiteral("topK"))) {
+    const std::optional<qint64> k = parseInteger(values.value(QStringLiteral("topK")));
+    if (!k || *k < 0 || *k > kTopK.hi)
+      errors.insert(QStringLiteral("topK"),
+                    tr("Top-k must be a whole number from 0 (off) to %1.").arg(static_cast<int>(kTopK.hi)));
+  }
+  if (values.contains(QStringLiteral("maxTokens"))) {
+    const std::optional<qint64> n = parseInteger(values.value(QStringLiteral("maxTokens")));
+    if (!n || *n < 1 || *n > kMaxTokensLimit)
+      errors.insert(QStringLiteral("maxTokens"),
+                    tr("Max tokens must be a whole number from 1 to %1.").arg(kMaxTokensLimit));
+  }
+  if (values.contains(QStringLiteral("seed"))) {
+    const QString s = values.value(QStringLiteral("seed")).toString();
+    if (!isRandomSeed(s)) {
+      const std::optional<qint64> n = parseInteger(s);
+      if (!n || *n < 0)
+        errors.insert(QStringLiteral("seed"), tr("Seed must be \"random\" or a whole number of 0 or more."));
+    }
+  }
+  return errors;
+}
+
+QVariantMap PaneSettings::apply(const QVariantMap& values) {
+  const QVariantMap errors = validate(values);
+  if (!errors.isEmpty()) return errors;
+  const QVariantMap old = toMap();
+  const bool wasBlocked = blockSignals(true);  // one changed() for the whole set
+  if (values.contains(QStringLiteral("systemPrompt")))
+    setSystemPrompt(values.value(QStringLiteral("systemPrompt")).toString());
+  if (values.contains(QStringLiteral("temperature")))
+    setTemperature(*parseNumber(values.value(QStringLiteral("temperature"))));
+  if (values.contains(QStringLiteral("topP"))) setTopP(*parseNumber(values.value(QStringLiteral("topP"))));
+  if (values.contains(QStringLiteral("topK")))
+    setTopK(static_cast<int>(*parseInteger(values.value(QStringLiteral("topK")))));
+  if (values.contains(QStringLiteral("minP"))) setMinP(*parseNumber(values.value(QStringLiteral("minP"))));
+  if (values.contains(QStringLiteral("repetitionPenalty")))
+    setRepetitionPenalty(*parseNumber(values.value(QStringLiteral("repetitionPenalty"))));
+  if (values.contains(QStringLiteral("maxTokens")))
+    setMaxTokens(static_cast<int>(*parseInteger(values.value(QStringLiteral("maxTokens")))));
+  if (values.contains(QStringLiteral("seed"))) setSeed(values.value(QStringLiteral("seed")).toString());
+  blockSignals(wasBlocked);
+  if (toMap() != old) emit changed();
+  return {};
+}
+
+void PaneSettings::reset(bool includingPrompt) {
+  const PaneSettings defaults;
+  QVariantMap map = defaults.toMap();
+  if (!includingPrompt) map.remove(QStringLiteral("systemPrompt"));
+  apply(map);
+}
+
+QVariantMap PaneSettings::toMap() const {
+  return {{QStringLiteral("systemPrompt"), systemPrompt_},
+          {QStringLiteral("temperature"), temperature_},
+          {QStringLiteral("topP"), topP_},
+          {QStringLiteral("topK"), topK_},
+          {QStringLiteral("minP"), minP_},
+          {QStringLiteral("repetitionPenalty"), repetitionPenalty_},
+          {QStringLiteral("maxTokens"), maxTokens_},
+          {QStringLiteral("seed"), seed_}};
+}
+
+void PaneSettings::fromMap(const QVariantMap& map) {
+  QVariantMap valid;
+  const QVariantMap errors = validate(map);
+  for (auto it = map.cbegin(); it != map.cend(); ++it)
+    if (!errors.contains(it.key())) valid.insert(it.key(), it.value());
+  apply(valid);
+}
+
+pagedchat::SamplingParams PaneSettings::samplingParams() const {
+  pagedchat::SamplingParams p;
+  p.temperature = static_cast<float>(temperature_);
+  p.top_p = static_cast<float>(topP_);
+  p.top_k = topK_;
+  p.min_p = static_cast<float>(minP_);
+  p.repetition_penalty = static_cast<float>(repetitionPenalty_);
+  p.max_tokens = maxTokens_;
+  if (seed_ != QLatin1String("random")) p.seed = seed_.toULongLong();
+  p.output_kind = pagedchat::RequestOutputKind::kDelta;
+  return p;
+}

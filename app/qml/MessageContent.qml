@@ -1,0 +1,178 @@
+// A message's body: Markdown prose (Qt's GitHub dialect) and fenced code blocks, each code block
+// in a monospace box with a copy button. The blocks come from MessageBlocksModel, which updates
+// at most ten times a second while a reply streams and touches only the blocks that changed, so
+// a long streaming answer re-lays out only its last block.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+import PagedChat
+
+Column {
+    id: content
+
+    /// The message's Markdown source.
+    property string text
+    property bool streaming: false
+    /// Shown as plain text (placeholders such as "(no reply)"), not as Markdown.
+    property bool plain: false
+    property color textColor: Theme.assistantTextColor
+    property color linkColor: Theme.linkColor
+    property bool italic: false
+    /// Used by screen readers for the whole message.
+    property string accessibleName: text
+    /// Lines of text shown (all blocks together).
+    readonly property int lineCount: {
+        let n = 0
+        for (let i = 0; i < blockRepeater.count; ++i) {
+            const loader = blockRepeater.itemAt(i)
+            if (loader && loader.item)
+                n += loader.item.lineCount
+        }
+        return n
+    }
+
+    spacing: 8
+    Accessible.role: Accessible.StaticText
+    Accessible.name: accessibleName
+
+    MessageBlocksModel {
+        id: blocks
+        text: content.text
+        streaming: content.streaming
+    }
+
+    // Copies through a hidden text field (QML has no clipboard API in Qt 6.4).
+    TextEdit {
+        id: clipboardHelper
+        visible: false
+        function copyText(t) {
+            text = t
+            selectAll()
+            copy()
+            text = ""
+        }
+    }
+
+    Repeater {
+        id: blockRepeater
+        model: blocks
+
+        delegate: Loader {
+            id: blockLoader
+            required property string kind
+            required property string text
+            required property string language
+            required property bool closed
+            required property int index
+
+            width: content.width
+            sourceComponent: kind === "code" ? codeBlock : proseBlock
+
+            Component {
+                id: proseBlock
+                TextEdit {
+                    objectName: "messageProse"
+                    width: blockLoader.width
+                    readOnly: true
+                    selectByMouse: true
+                    activeFocusOnPress: false
+                    wrapMode: TextEdit.Wrap
+                    textFormat: content.plain ? TextEdit.PlainText : TextEdit.MarkdownText
+                    text: blockLoader.text
+                    font.pixelSize: Theme.messageFontSize
+                    font.italic: content.italic
+                    color: content.textColor
+                    selectionColor: Theme.textSelectionColor
+                    onLinkActivated: (link) => Qt.openUrlExternally(link)
+                    Accessible.ignored: true
+                }
+            }
+
+            Component {
+                id: codeBlock
+                Rectangle {
+                    objectName: "codeBlock"
+                    readonly property int lineCount: code.lineCount
+                    width: blockLoader.width
+                    height: codeColumn.implicitHeight + 8
+                    radius: 6
+                    color: Theme.codeBackgroundColor
+                    border.color: Theme.borderColor
+
+                    ColumnLayout {
+                        id: codeColumn
+                        x: 8
+                        y: 4
+                        width: parent.width - 16
+                        spacing: 2
+
+                        RowLayout {
+                            Layout.fillWidth: true
+                            Label {
+                                Layout.fillWidth: true
+                                text: blockLoader.language !== "" ? blockLoader.language : qsTr("code")
+                                font.pixelSize: Theme.smallFontSize
+                                color: Theme.mutedTextColor
+                                elide: Text.ElideRight
+                                Accessible.ignored: true
+                            }
+                            ToolButton {
+                                id: copyButton
+                                objectName: "copyCodeButton"
+                                property bool copied: false
+                                text: copied ? qsTr("Copied") : qsTr("Copy")
+                                font.pixelSize: Theme.smallFontSize
+                                implicitHeight: 28
+                                focusPolicy: Qt.StrongFocus
+                                Material.foreground: Theme.linkColor
+                                onClicked: {
+                                    clipboardHelper.copyText(blockLoader.text)
+                                    copied = true
+                                    copiedTimer.restart()
+                                }
+                                Accessible.name: blockLoader.language !== ""
+                                                 ? qsTr("Copy the %1 code").arg(blockLoader.language)
+                                                 : qsTr("Copy the code")
+                                Timer {
+                                    id: copiedTimer
+                                    interval: 1500
+                                    onTriggered: copyButton.copied = false
+                                }
+                            }
+                        }
+                        // Long lines scroll sideways rather than wrap.
+                        Flickable {
+                            Layout.fillWidth: true
+                            Layout.preferredHeight: code.implicitHeight
+                            contentWidth: code.implicitWidth
+                            contentHeight: code.implicitHeight
+                            flickableDirection: Flickable.HorizontalFlick
+                            boundsBehavior: Flickable.StopAtBounds
+                            clip: true
+                            ScrollBar.horizontal: ScrollBar {
+                                policy: ScrollBar.AsNeeded
+                                Accessible.name: qsTr("Scroll the code sideways")
+                            }
+                            TextEdit {
+                                id: code
+                                objectName: "codeText"
+                                readOnly: true
+                                selectByMouse: true
+                                activeFocusOnPress: false
+                                textFormat: TextEdit.PlainText
+                                text: blockLoader.text
+                                font.family: Theme.monospaceFamily
+                                font.pixelSize: Theme.messageFontSize - 1
+                                color: Theme.assistantTextColor
+                                selectionColor: Theme.textSelectionColor
+                                Accessible.role: Accessible.StaticText
+                                Accessible.name: qsTr("Code: %1").arg(blockLoader.text)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

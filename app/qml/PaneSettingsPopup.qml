@@ -1,0 +1,166 @@
+// A pane's settings: system prompt and sampling parameters. The fields are checked together on
+// Apply (PaneSettings.apply); an invalid one shows why under it and nothing is changed.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+
+Dialog {
+    id: popup
+
+    /// The pane's PaneSettings (C++).
+    property QtObject settings: null
+    property int paneNumber: 1
+    /// Field -> error message from the last Apply.
+    property var errors: ({})
+
+    objectName: "paneSettingsPopup"
+    title: qsTr("Settings of pane %1").arg(paneNumber)
+    modal: true
+    focus: true
+    padding: 16
+    width: Math.min(420, parent ? parent.width - 24 : 420)
+
+    /// Copies the current settings into the fields.
+    function load() {
+        errors = {}
+        if (!settings)
+            return
+        promptField.text = settings.systemPrompt
+        temperatureField.text = settings.temperature.toString()
+        topPField.text = settings.topP.toString()
+        topKField.text = settings.topK.toString()
+        minPField.text = settings.minP.toString()
+        repetitionField.text = settings.repetitionPenalty.toString()
+        maxTokensField.text = settings.maxTokens.toString()
+        seedField.text = settings.seed
+    }
+
+    /// Applies the fields; returns true when all were valid.
+    function applyFields() {
+        errors = settings.apply({
+            systemPrompt: promptField.text,
+            temperature: temperatureField.text,
+            topP: topPField.text,
+            topK: topKField.text,
+            minP: minPField.text,
+            repetitionPenalty: repetitionField.text,
+            maxTokens: maxTokensField.text,
+            seed: seedField.text
+        })
+        return Object.keys(errors).length === 0
+    }
+
+    onAboutToShow: load()
+
+    component SettingField: ColumnLayout {
+        id: field
+        property alias label: fieldLabel.text
+        property alias text: input.text
+        property string key
+        property string hint
+        Layout.fillWidth: true
+        spacing: 0
+        Label {
+            id: fieldLabel
+            font.pixelSize: Theme.smallFontSize
+            color: Theme.mutedTextColor
+        }
+        TextField {
+            id: input
+            objectName: "setting_" + field.key
+            Layout.fillWidth: true
+            selectByMouse: true
+            placeholderText: field.hint
+            Accessible.name: fieldLabel.text
+            Accessible.description: popup.errors[field.key] || field.hint
+            onAccepted: if (popup.applyFields()) popup.close()
+        }
+        Label {
+            objectName: "error_" + field.key
+            Layout.fillWidth: true
+            visible: popup.errors[field.key] !== undefined
+            text: popup.errors[field.key] || ""
+            color: Theme.errorColor
+            wrapMode: Text.Wrap
+            font.pixelSize: Theme.smallFontSize
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: text
+        }
+    }
+
+    contentItem: ScrollView {
+        implicitHeight: Math.min(form.implicitHeight, popup.parent ? popup.parent.height - 160 : 600)
+        contentWidth: availableWidth
+        Accessible.name: qsTr("Pane settings")
+
+        ColumnLayout {
+            id: form
+            width: parent.width
+            spacing: 6
+
+            Label {
+                text: qsTr("System prompt")
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+            }
+            TextArea {
+                id: promptField
+                objectName: "setting_systemPrompt"
+                Layout.fillWidth: true
+                Layout.preferredHeight: Math.max(72, implicitHeight)
+                wrapMode: TextEdit.Wrap
+                placeholderText: qsTr("Instructions put before every conversation in this pane")
+                Accessible.name: qsTr("System prompt")
+            }
+            GridLayout {
+                Layout.fillWidth: true
+                columns: 2
+                columnSpacing: 12
+                rowSpacing: 4
+                SettingField { id: temperatureField; key: "temperature"; label: qsTr("Temperature (0–2)"); hint: "0.8" }
+                SettingField { id: topPField; key: "topP"; label: qsTr("Top-p (0.01–1)"); hint: "0.95" }
+                SettingField { id: topKField; key: "topK"; label: qsTr("Top-k (0 = off)"); hint: "0" }
+                SettingField { id: minPField; key: "minP"; label: qsTr("Min-p (0–1)"); hint: "0" }
+                SettingField { id: repetitionField; key: "repetitionPenalty"; label: qsTr("Repetition penalty (0.5–2)"); hint: "1" }
+                SettingField { id: maxTokensField; key: "maxTokens"; label: qsTr("Max tokens"); hint: "256" }
+                SettingField {
+                    id: seedField
+                    key: "seed"
+                    label: qsTr("Seed (\"random\" or a number)")
+                    hint: "random"
+                    Layout.columnSpan: 2
+                }
+            }
+        }
+    }
+
+    footer: DialogButtonBox {
+        Button {
+            objectName: "resetSettingsButton"
+            text: qsTr("Defaults")
+            flat: true
+            DialogButtonBox.buttonRole: DialogButtonBox.ResetRole
+            Accessible.name: qsTr("Reset the sampling settings to the defaults")
+        }
+        Button {
+            objectName: "cancelSettingsButton"
+            text: qsTr("Cancel")
+            flat: true
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+            Accessible.name: qsTr("Close without changes")
+        }
+        Button {
+            objectName: "applySettingsButton"
+            text: qsTr("Apply")
+            highlighted: true
+            DialogButtonBox.buttonRole: DialogButtonBox.ApplyRole
+            onClicked: if (popup.applyFields()) popup.close()
+            Accessible.name: qsTr("Apply the settings")
+        }
+        onReset: {
+            popup.settings.reset(false)
+            popup.load()
+        }
+    }
+}

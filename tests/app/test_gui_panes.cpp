@@ -1,0 +1,343 @@
+// The real window offscreen, for the panes' features: every interactive control has an
+// accessible name; keyboard shortcuts and Tab navigation; and the rendering benchmark: a
+// 20 000-token answer streaming in one pane while two others stream, with frame times.
+#include <QAccessible>
+#include <QClipboard>
+#include <QFont>
+#include <QFontMetricsF>
+#include <QGuiApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QSGRendererInterface>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+
+#include "app/app_controller.h"
+#include "app/app_options.h"
+#include "app/chat_session.h"
+#include "app/chat_store.h"
+#include "app/main_window.h"
+#include "app/message_list_model.h"
+#include "app/pane_settings.h"
+#include "test_paths.h"
+
+namespace {
+
+QStringList g_messages;
+QtMessageHandler g_previous = nullptr;
+
+void collectWarnings(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+  if (type == QtWarningMsg || type == QtCriticalMsg || type == QtFatalMsg) g_messages.append(message);
+  if (g_previous) g_previous(type, context, message);
+}
+
+QQuickItem* findItem(QQuickItem* root, const QString& name) {
+  if (!root) return nullptr;
+  if (root->objectName() == name) return root;
+  for (QQuickItem* child : root->childItems())
+    if (QQuickItem* found = findItem(child, name)) return found;
+  return nullptr;
+}
+
+void collectVisible(QQuickItem* root, QList<QQuickItem*>& out) {
+  if (!root || !root->isVisible()) return;
+  out.append(root);
+  for (QQuickItem* child : root->childItems()) collectVisible(child, out);
+}
+
+/// The Qt Quick Controls classes a user operates (their QML types derive from these).
+const char* const kInteractive[] = {"QQuickAbstractButton", "QQuickTextField", "QQuickTextArea", "QQuickComboBox",
+                                    "QQuickSpinBox",        "QQuickSlider",    "QQuickRangeSlider", "QQuickDial",
+                                    "QQuickTumbler"};
+
+bool isInteractive(const QQuickItem* item) {
+  return std::any_of(std::begin(kInteractive), std::end(kInteractive), [item](const char* c) { return item->inherits(c); });
+}
+
+/// Visible interactive controls whose accessible name is missing or has no letter in it (a bare
+/// "×" or "⚙" says nothing to a screen reader user).
+QStringList unnamedControls(QQuickWindow* window) {
+  QList<QQuickItem*> items;
+  collectVisible(window->contentItem(), items);
+  QStringList bad;
+  for (QQuickItem* item : items) {
+    // A control's own parts (a ComboBox's text field) are named through the control.
+    if (!isInteractive(item) || (item->parentItem() && isInteractive(item->parentItem()))) continue;
+    QAccessibleInterface* iface = QAccessible::queryAccessibleInterface(item);
+    const QString name = iface ? iface->text(QAccessible::Name) : QString();
+    if (std::any_of(name.cbegin(), name.cend(), [](QChar c) { return c.isLetter(); })) continue;
+    QStringList where;  // the classes and names above it, for finding it in the QML
+    for (QQuickItem* p = item->parentItem(); p && where.size() < 6; p = p->parentItem())
+      where << QString::fromLatin1(p->metaObject()->className()) + (p->objectName().isEmpty() ? QString() : QLatin1Char('#') + p->objectName());
+    bad << QStringLiteral("%1 \"%2\" (name \"%3\", text \"%4\") in %5")
+               .arg(QString::fromLatin1(item->metaObject()->className()), item->objectName(), name,
+                    item->property("text").toString(), where.join(QStringLiteral(" < ")));
+  }
+  return bad;
+}
+
+int countInteractive(QQuickWindow* window) {
+  QList<QQuickItem*> items;
+  collectVisible(window->contentItem(), items);
+  return static_cast<int>(std::count_if(items.cbegin(), items.cend(), isInteractive));
+}
+
+AppOptions optionsFor(const QString& dataDir) {
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = dataDir;
+  return options;
+}
+
+double percentile(QList<double> v, double p) {
+  if (v.isEmpty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.at(std::min<qsizetype>(v.size() - 1, static_cast<qsizetype>(p * static_cast<double>(v.size()))));
+}
+
+}  // namespace
+
+class TestGuiPanes : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase();
+  void everyControlHasAnAccessibleName();
+  void keyboardShortcutsAndTabOrder();
+  void renderingBenchmark();
+  void cleanupTestCase();
+};
+
+void TestGuiPanes::initTestCase() {
+  QAccessible::setActive(true);
+  g_previous = qInstallMessageHandler(collectWarnings);
+}
+
+void TestGuiPanes::cleanupTestCase() { qInstallMessageHandler(g_previous); }
+
+void TestGuiPanes::everyControlHasAnAccessibleName() {
+  QTemporaryDir dir;
+  {
+    ChatStore store(dir.path());
+    const qint64 c = store.createConversation(QStringLiteral("Code"));
+    store.addMessage(c, QStringLiteral("user"), QStringLiteral("Show code"));
+    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("Here:\n```cpp\nint x;\n```\n"), QStringLiteral("stop"));
+  }
+  AppController controller(optionsFor(dir.path()));
+  g_messages.clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QVERIFY(controller.panes()->addPane());
+  controller.compare()->setEnabled(true);  // the compare bar's switch and status
+  QTest::qWait(100);
+  QVERIFY2(countInteractive(window) >= 12, qPrintable(QString::number(countInteractive(window))));
+  QStringList bad = unnamedControls(window);
+  QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
+  // The code block's Copy button puts the code on the clipboard.
+  QQuickItem* copy = findItem(window->contentItem(), QStringLiteral("copyCodeButton"));
+  QVERIFY(copy);
+  QGuiApplication::clipboard()->clear();
+  QVERIFY(QMetaObject::invokeMethod(copy, "clicked"));
+  QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("int x;"));
+  QCOMPARE(copy->property("text").toString(), QStringLiteral("Copied"));
+  // The code is in a monospace font: "iiii" is as wide as "MMMM".
+  const QFontMetricsF code(findItem(window->contentItem(), QStringLiteral("codeText"))->property("font").value<QFont>());
+  QCOMPARE(code.horizontalAdvance(QStringLiteral("iiii")), code.horizontalAdvance(QStringLiteral("MMMM")));
+  // The font size setting reaches the messages.
+  QQuickItem* prose = findItem(window->contentItem(), QStringLiteral("messageProse"));
+  QVERIFY(prose);
+  QCOMPARE(prose->property("font").value<QFont>().pixelSize(), AppController::kDefaultFontSize);
+  controller.setFontSize(20);
+  QCOMPARE(prose->property("font").value<QFont>().pixelSize(), 20);
+  controller.setFontSize(AppController::kDefaultFontSize);
+
+  // The pane settings popup and the settings dialog, open.
+  QQuickItem* pane = findItem(window->contentItem(), QStringLiteral("chatPane0"));
+  controller.compare()->setEnabled(false);
+  QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
+  QTest::qWait(400);  // the popup's enter transition
+  QVERIFY(findItem(window->contentItem(), QStringLiteral("setting_temperature")));
+  bad = unnamedControls(window);
+  QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
+  QTest::keyClick(window, Qt::Key_Escape);
+  QTest::qWait(400);
+  QVERIFY(QMetaObject::invokeMethod(window, "openSettings"));
+  QTest::qWait(400);
+  QVERIFY(findItem(window->contentItem(), QStringLiteral("themeBox")));
+  bad = unnamedControls(window);
+  QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
+  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+void TestGuiPanes::keyboardShortcutsAndTabOrder() {
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir.path()));
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  window->requestActivate();
+  QVERIFY(QTest::qWaitForWindowActive(window));
+  PaneListModel* panes = controller.panes();
+
+  QTest::keyClick(window, Qt::Key_N, Qt::ControlModifier | Qt::ShiftModifier);  // new pane
+  QCOMPARE(panes->count(), 2);
+  QCOMPARE(panes->currentIndex(), 1);
+  QTest::keyClick(window, Qt::Key_N, Qt::ControlModifier);  // new chat in the current pane
+  QVERIFY(panes->sessionAt(1)->conversationId() != 0);
+  QCOMPARE(controller.conversations()->rowCount(), 1);
+  QTest::keyClick(window, Qt::Key_W, Qt::ControlModifier);  // close the current pane
+  QCOMPARE(panes->count(), 1);
+  QTest::keyClick(window, Qt::Key_W, Qt::ControlModifier);  // the last one stays
+  QCOMPARE(panes->count(), 1);
+  QTest::keyClick(window, Qt::Key_Comma, Qt::ControlModifier);  // settings
+  QQuickItem* dialogPage = nullptr;
+  QTRY_VERIFY((dialogPage = findItem(window->contentItem(), QStringLiteral("appearancePage"))) && dialogPage->isVisible());
+  QTest::keyClick(window, Qt::Key_Escape);
+  QTRY_VERIFY(!findItem(window->contentItem(), QStringLiteral("appearancePage"))
+              || !findItem(window->contentItem(), QStringLiteral("appearancePage"))->isVisible());
+
+  // Tab alone reaches the sidebar, each pane's controls and input box; focus is always on a
+  // visible item.
+  QVERIFY(panes->addPane());
+  QTest::qWait(50);
+  QSet<QString> reached;
+  for (int i = 0; i < 40; ++i) {
+    QTest::keyClick(window, Qt::Key_Tab);
+    QQuickItem* focus = window->activeFocusItem();
+    QVERIFY(focus);
+    QVERIFY2(focus->isVisible(), qPrintable(focus->objectName()));
+    QQuickItem* p = focus;
+    QString pane;
+    while (p && !p->objectName().startsWith(QLatin1String("chatPane"))) p = p->parentItem();
+    if (p) pane = p->objectName() + QLatin1Char('/');
+    reached.insert(pane + focus->objectName());
+  }
+  for (const QString& name : {QStringLiteral("newConversationButton"), QStringLiteral("chatPane0/inputArea"),
+                              QStringLiteral("chatPane1/inputArea"), QStringLiteral("chatPane0/paneSettingsButton"),
+                              QStringLiteral("chatPane1/sendToAllToggle")})
+    QVERIFY2(reached.contains(name), qPrintable(name + QStringLiteral(" not reached; reached: ") +
+                                                QStringList(reached.values()).join(QStringLiteral(", "))));
+}
+
+void TestGuiPanes::renderingBenchmark() {
+  // One pane streams a 20 000-token answer (Markdown: paragraphs, a code block now and then)
+  // while two others stream short answers; tokens are fed straight into the panes' message
+  // models (no model needed) at about 4 000 tokens/s in all. Records the window's frame times.
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir.path()));
+  PaneListModel* panes = controller.panes();
+  QVERIFY(panes->addPane());
+  QVERIFY(panes->addPane());
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  window->resize(1280, 800);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+
+  QList<int> rows;
+  for (int i = 0; i < 3; ++i) {
+    MessageListModel* m = panes->sessionAt(i)->messages();
+    MessageRecord user;
+    user.role = QStringLiteral("user");
+    user.text = QStringLiteral("Write a long story");
+    m->append(user);
+    MessageRecord reply;
+    reply.role = QStringLiteral("assistant");
+    rows.append(m->append(reply, /*streaming=*/true));
+  }
+  const QStringList words = {QStringLiteral(" Lily"), QStringLiteral(" saw"), QStringLiteral(" a"),
+                             QStringLiteral(" big"), QStringLiteral(" red"), QStringLiteral(" ball"),
+                             QStringLiteral(" and"), QStringLiteral(" the"), QStringLiteral(" dog"),
+                             QStringLiteral(" ran."), QStringLiteral(" **Tom**"), QStringLiteral(" `x`")};
+  auto token = [&](int n) -> QString {
+    if (n % 400 == 399) return QStringLiteral("\n\n```python\nfor i in range(3):\n    print(i)\n```\n\n");
+    if (n % 60 == 59) return QStringLiteral("\n\n");
+    return words.at(n % words.size());
+  };
+
+  // Frame cost: from the start of a frame (afterAnimating: polish, sync and render follow) to its
+  // end (frameSwapped); the GUI thread's cost of the model updates between frames is timed apart.
+  QList<double> frameMs;
+  QElapsedTimer frameClock;
+  frameClock.start();
+  qint64 frameStart = -1;
+  const auto startConn = QObject::connect(window, &QQuickWindow::afterAnimating, window,
+                                          [&] { frameStart = frameClock.nsecsElapsed(); });
+  const auto endConn = QObject::connect(window, &QQuickWindow::frameSwapped, window, [&] {
+    if (frameStart >= 0) frameMs.append(static_cast<double>(frameClock.nsecsElapsed() - frameStart) / 1e6);
+    frameStart = -1;
+  });
+  constexpr int kTokens = 20000;
+  constexpr int kTokensPerSecond = 4000;  // into the long answer; the other two get one per tick
+  QElapsedTimer wall;
+  wall.start();
+  QList<double> updateMs;  // GUI-thread time of each batch of appendText() calls
+  QList<double> loopMs;    // one loop round: the batch plus everything the event loop then runs
+  qint64 roundStart = -1;
+  int fed = 0;
+  int otherFed = 0;
+  while (fed < kTokens) {
+    const qint64 now = wall.nsecsElapsed();
+    if (roundStart >= 0) loopMs.append(static_cast<double>(now - roundStart) / 1e6);
+    roundStart = now;
+    const int due = std::min<int>(kTokens, static_cast<int>(wall.elapsed() * kTokensPerSecond / 1000) + 1);
+    QElapsedTimer update;
+    update.start();
+    MessageListModel* m = panes->sessionAt(0)->messages();
+    while (fed < due) m->appendText(rows[0], token(fed++));
+    for (int p = 1; p < 3; ++p) panes->sessionAt(p)->messages()->appendText(rows[p], token(otherFed));
+    ++otherFed;
+    updateMs.append(static_cast<double>(update.nsecsElapsed()) / 1e6);
+    QTest::qWait(2);
+  }
+  panes->sessionAt(0)->messages()->finish(rows[0], QStringLiteral("stop"));
+  const double streamSeconds = static_cast<double>(wall.elapsed()) / 1000.0;
+  QTest::qWait(200);
+  QObject::disconnect(startConn);
+  QObject::disconnect(endConn);
+
+  // The long bubble's block model: updates coalesced to at most ~10 a second.
+  QQuickItem* list = findItem(window->contentItem(), QStringLiteral("messageList1"));
+  QVERIFY(list);
+  QQuickItem* bubble = nullptr;
+  QVERIFY(QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, bubble), Q_ARG(int, 1)));
+  QVERIFY(bubble);
+  QQuickItem* content = findItem(bubble, QStringLiteral("messageText"));
+  QVERIFY(content);
+  int updates = -1;
+  int blockCount = 0;
+  for (QObject* child : content->children())
+    if (child->inherits("MessageBlocksModel")) {
+      updates = child->property("updateCount").toInt();
+      blockCount = child->property("count").toInt();
+    }
+  QVERIFY(updates > 0);
+  QVERIFY2(updates <= streamSeconds * 10 + 5, qPrintable(QStringLiteral("%1 updates in %2 s").arg(updates).arg(streamSeconds)));
+  QVERIFY(blockCount > 20);  // prose chunks and code blocks
+  QVERIFY(frameMs.size() > 10);
+  const double p50 = percentile(frameMs, 0.5), p95 = percentile(frameMs, 0.95), worst = percentile(frameMs, 1.0);
+  qInfo("rendering (%s, %s): %d tokens in %.1f s (%.0f tok/s), %lld frames, frame time p50 %.1f ms, p95 %.1f ms, "
+        "max %.1f ms; model updates p50 %.2f ms, p95 %.2f ms, max %.1f ms; event loop round (2 ms wait "
+        "included) p50 %.1f ms, p95 %.1f ms, max %.1f ms; %d block re-splits, %d blocks",
+        qPrintable(QGuiApplication::platformName()),
+        window->rendererInterface()->graphicsApi() == QSGRendererInterface::Software ? "software" : "rhi", kTokens,
+        streamSeconds, kTokens / streamSeconds, static_cast<long long>(frameMs.size()), p50, p95, worst,
+        percentile(updateMs, 0.5), percentile(updateMs, 0.95), percentile(updateMs, 1.0), percentile(loopMs, 0.5),
+        percentile(loopMs, 0.95), percentile(loopMs, 1.0), updates, blockCount);
+  QVERIFY2(p95 < 250, qPrintable(QString::number(p95)));
+  // The GUI thread never stalls: no round of the event loop takes a quarter of a second.
+  QVERIFY2(percentile(loopMs, 1.0) < 250, qPrintable(QString::number(percentile(loopMs, 1.0))));
+}
+
+QTEST_MAIN(TestGuiPanes)
+#include "test_gui_panes.moc"
