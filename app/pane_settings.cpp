@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <optional>
+#include <type_traits>
 
 namespace {
 
@@ -38,6 +39,20 @@ bool isRandomSeed(const QString& s) {
   return t.isEmpty() || t.compare(QLatin1String("random"), Qt::CaseInsensitive) == 0;
 }
 
+/// Sets `field` to `value` clamped to [lo, hi]; true when that changed it (doubles are compared
+/// fuzzily, so a value that only differs by rounding is no change).
+template <typename T>
+bool assignClamped(T& field, T value, T lo, T hi) {
+  value = qBound(lo, value, hi);
+  if constexpr (std::is_floating_point_v<T>) {
+    if (qFuzzyCompare(value + 1.0, field + 1.0)) return false;
+  } else {
+    if (value == field) return false;
+  }
+  field = value;
+  return true;
+}
+
 }  // namespace
 
 PaneSettings::PaneSettings(QObject* parent) : QObject(parent) {}
@@ -49,45 +64,27 @@ void PaneSettings::setSystemPrompt(const QString& text) {
 }
 
 void PaneSettings::setTemperature(double t) {
-  t = qBound(kTemperature.lo, t, kTemperature.hi);
-  if (qFuzzyCompare(t + 1.0, temperature_ + 1.0)) return;
-  temperature_ = t;
-  emit changed();
+  if (assignClamped(temperature_, t, kTemperature.lo, kTemperature.hi)) emit changed();
 }
 
 void PaneSettings::setTopP(double p) {
-  p = qBound(kTopP.lo, p, kTopP.hi);
-  if (qFuzzyCompare(p + 1.0, topP_ + 1.0)) return;
-  topP_ = p;
-  emit changed();
+  if (assignClamped(topP_, p, kTopP.lo, kTopP.hi)) emit changed();
 }
 
 void PaneSettings::setTopK(int k) {
-  k = qBound(0, k, static_cast<int>(kTopK.hi));
-  if (k == topK_) return;
-  topK_ = k;
-  emit changed();
+  if (assignClamped(topK_, k, 0, static_cast<int>(kTopK.hi))) emit changed();
 }
 
 void PaneSettings::setMinP(double p) {
-  p = qBound(kMinP.lo, p, kMinP.hi);
-  if (qFuzzyCompare(p + 1.0, minP_ + 1.0)) return;
-  minP_ = p;
-  emit changed();
+  if (assignClamped(minP_, p, kMinP.lo, kMinP.hi)) emit changed();
 }
 
 void PaneSettings::setRepetitionPenalty(double r) {
-  r = qBound(kRepetition.lo, r, kRepetition.hi);
-  if (qFuzzyCompare(r + 1.0, repetitionPenalty_ + 1.0)) return;
-  repetitionPenalty_ = r;
-  emit changed();
+  if (assignClamped(repetitionPenalty_, r, kRepetition.lo, kRepetition.hi)) emit changed();
 }
 
 void PaneSettings::setMaxTokens(int n) {
-  n = qBound(1, n, kMaxTokensLimit);
-  if (n == maxTokens_) return;
-  maxTokens_ = n;
-  emit changed();
+  if (assignClamped(maxTokens_, n, 1, kMaxTokensLimit)) emit changed();
 }
 
 void PaneSettings::setSeed(const QString& seed) {

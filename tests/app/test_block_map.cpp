@@ -9,17 +9,11 @@
 
 #include "app/block_map_item.h"
 #include "app/engine_monitor.h"
+#include "gui_test_util.h"
 
 Q_IMPORT_QML_PLUGIN(PagedChatPlugin)
 
 namespace {
-
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-void collect(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  if (type != QtDebugMsg && type != QtInfoMsg) g_warnings.append(message);
-  if (g_previous) g_previous(type, context, message);
-}
 
 /// `n` blocks: block 0 used and shared, 1 used, 2 free but cached, the rest free; 2 requests.
 EngineSnapshot snapshotOf(int n) {
@@ -115,8 +109,8 @@ void TestBlockMap::thousandsOfBlocksFit() {
 void TestBlockMap::engineViewLoads() {
   EngineMonitor monitor(nullptr, nullptr);
   monitor.setSnapshot(snapshotOf(300));
-  g_warnings.clear();
-  g_previous = qInstallMessageHandler(collect);
+  apptest::warnings().clear();
+  apptest::installWarningCollector();
   QQmlApplicationEngine engine;
   engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
   engine.setInitialProperties({{QStringLiteral("monitor"), QVariant::fromValue<QObject*>(&monitor)}});
@@ -142,8 +136,8 @@ void TestBlockMap::engineViewLoads() {
                text.contains(QLatin1String("of 300")),
            qPrintable(text));
   QTest::qWait(50);
-  qInstallMessageHandler(g_previous);
-  QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join(QLatin1Char('\n'))));
+  apptest::removeWarningCollector();
+  APPTEST_VERIFY_NO_WARNINGS();
   view->setVisible(false);
   QVERIFY(!monitor.isActive());
 }

@@ -11,15 +11,11 @@
 #include "app/engine_client.h"
 #include "app/message_list_model.h"
 #include "engine/chat_template.h"
-#include "test_paths.h"
+#include "app_test_util.h"
+
+using apptest::storiesConfig;
 
 namespace {
-
-pagedchat::EngineConfig storiesConfig() {
-  pagedchat::EngineConfig config;
-  config.model = testpaths::stories260K().toStdString();
-  return config;
-}
 
 QStringList texts(const QList<PromptMessage>& messages) {
   QStringList out;

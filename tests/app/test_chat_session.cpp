@@ -12,15 +12,11 @@
 #include "app/engine_client.h"
 #include "app/message_list_model.h"
 #include "app/throughput_meter.h"
-#include "test_paths.h"
+#include "app_test_util.h"
+
+using apptest::storiesConfig;
 
 namespace {
-
-pagedchat::EngineConfig storiesConfig() {
-  pagedchat::EngineConfig config;
-  config.model = testpaths::stories260K().toStdString();
-  return config;
-}
 
 /// True when `s` has no unpaired UTF-16 surrogate.
 bool wellFormed(const QString& s) {

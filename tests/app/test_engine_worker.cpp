@@ -9,15 +9,11 @@
 
 #include "app/engine_worker.h"
 #include "engine/llm.h"
-#include "test_paths.h"
+#include "app_test_util.h"
+
+using apptest::storiesConfig;
 
 namespace {
-
-pagedchat::EngineConfig storiesConfig() {
-  pagedchat::EngineConfig config;
-  config.model = testpaths::stories260K().toStdString();
-  return config;
-}
 
 pagedchat::SamplingParams greedy(int maxTokens) {
   pagedchat::SamplingParams p;

@@ -14,42 +14,11 @@
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
 #include "app/chat_store.h"
-#include "test_paths.h"
+#include "gui_test_util.h"
 
-namespace {
-
-QStringList g_messages;  // warnings and errors seen while the handler is installed
-QtMessageHandler g_previous = nullptr;
-
-void failOnWarnings(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  if (type == QtWarningMsg || type == QtCriticalMsg || type == QtFatalMsg) g_messages.append(message);
-  if (g_previous) g_previous(type, context, message);
-}
-
-/// Finds a visual descendant of `root` by objectName (delegates are not always QObject children).
-QQuickItem* findItem(QQuickItem* root, const QString& name) {
-  if (!root) return nullptr;
-  if (root->objectName() == name) return root;
-  for (QQuickItem* child : root->childItems())
-    if (QQuickItem* found = findItem(child, name)) return found;
-  return nullptr;
-}
-
-/// Every visible visual descendant of `root` named `name`, in tree order.
-QList<QQuickItem*> findVisibleItems(QQuickItem* root, const QString& name) {
-  QList<QQuickItem*> found;
-  if (!root || !root->isVisible()) return found;
-  if (root->objectName() == name) found.append(root);
-  for (QQuickItem* child : root->childItems()) found += findVisibleItems(child, name);
-  return found;
-}
-
-/// `item`'s rectangle in window coordinates.
-QRectF windowRect(QQuickItem* item) {
-  return item->mapRectToScene(QRectF(0, 0, item->width(), item->height()));
-}
-
-}  // namespace
+using apptest::findItem;
+using apptest::findVisibleItems;
+using apptest::windowRect;
 
 class TestGui : public QObject {
   Q_OBJECT
@@ -76,26 +45,23 @@ class TestGui : public QObject {
 
 void TestGui::initTestCase() {
   QVERIFY(dataDir_.isValid());
-  g_previous = qInstallMessageHandler(failOnWarnings);
+  apptest::installWarningCollector();
 }
 
-void TestGui::cleanupTestCase() { qInstallMessageHandler(g_previous); }
+void TestGui::cleanupTestCase() { apptest::removeWarningCollector(); }
 
 void TestGui::loadsWithoutWarningsAndChats() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dataDir_.path();
-  AppController controller(options);
+  AppController controller(apptest::optionsFor(dataDir_.path()));
   controller.start();
 
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
   QVERIFY(QTest::qWaitForWindowExposed(window));
   QTest::qWait(50);  // let deferred bindings and layouts settle
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 
   QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
 
@@ -167,15 +133,12 @@ void TestGui::loadsWithoutWarningsAndChats() {
   QCOMPARE(controller.conversations()->rowCount(), 1);
 
   QTest::qWait(50);
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestGui::conversationActions() {
   QTemporaryDir dir;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
-  AppController controller(options);  // no model needed
+  AppController controller(apptest::optionsFor(dir.path()));  // no model needed
   PaneListModel* panes = controller.panes();
   QCOMPARE(panes->count(), 1);
   QCOMPARE(controller.conversations()->rowCount(), 0);
@@ -216,10 +179,7 @@ void TestGui::conversationActions() {
 void TestGui::secondTurnReusesCache() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir dir;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
-  AppController controller(options);
+  AppController controller(apptest::optionsFor(dir.path()));
   controller.start();
   QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
   ChatSession* session = controller.panes()->sessionAt(0);
@@ -248,10 +208,8 @@ void TestGui::secondTurnReusesCache() {
 
 void TestGui::restartShowsConversation() {
   if (conversationId_ == 0) QSKIP("needs the previous test's conversation");
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dataDir_.path();
-  AppController controller(options);  // no engine start needed: the store and panes restore
+  // No engine start needed: the store and panes restore.
+  AppController controller(apptest::optionsFor(dataDir_.path()));
   QCOMPARE(controller.panes()->count(), 2);
   ChatSession* first = controller.panes()->sessionAt(0);
   QCOMPARE(first->conversationId(), conversationId_);
@@ -308,13 +266,10 @@ void TestGui::messageBubbles() {
     store.addMessage(conversation, QStringLiteral("user"), QStringLiteral("Go on"));
     store.addMessage(conversation, QStringLiteral("assistant"), QString());  // crashed before any text
   }
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
-  AppController controller(options);
+  AppController controller(apptest::optionsFor(dir.path()));
   QCOMPARE(controller.panes()->sessionAt(0)->conversationId(), conversation);
 
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -371,18 +326,15 @@ void TestGui::messageBubbles() {
   QCOMPARE(shown.at(last + 2).text, QStringLiteral("Go on"));
   QCOMPARE(shown.at(last + 3).text, QStringLiteral("(no reply \u2014 interrupted)"));
   QCOMPARE(shown.at(last + 3).notes, QStringList());  // the empty one says it in its text
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestGui::fourPanesFit() {
   // At the default 1280x800 all four panes, with their close and Send buttons, are inside the
   // window; in a narrow window the row of panes scrolls and the current pane is scrolled into view.
   QTemporaryDir dir;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
-  AppController controller(options);
-  g_messages.clear();
+  AppController controller(apptest::optionsFor(dir.path()));
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -427,15 +379,12 @@ void TestGui::fourPanesFit() {
   QVERIFY(toggle);
   QVERIFY(QMetaObject::invokeMethod(toggle, "clicked"));
   QTRY_VERIFY(!sidebar->isVisible());
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestGui::quitShortcutAndIdleRate() {
   QTemporaryDir dir;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
-  AppController controller(options);
+  AppController controller(apptest::optionsFor(dir.path()));
   QQmlApplicationEngine engine;  // its quit() reaches QCoreApplication::quit(): a no-op outside exec()
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -459,14 +408,14 @@ void TestGui::quitShortcutAndIdleRate() {
 }
 
 void TestGui::errorWindow() {
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadErrorWindow(engine, QStringLiteral("PagedChat could not open its chat data."),
                                          QStringLiteral("ChatStore: the database is corrupt (database: /x)"));
   QVERIFY(window);
   QVERIFY(QTest::qWaitForWindowExposed(window));
   QTest::qWait(50);
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
   QCOMPARE(findItem(window->contentItem(), QStringLiteral("errorHeadline"))->property("text").toString(),
            QStringLiteral("PagedChat could not open its chat data."));
   QCOMPARE(findItem(window->contentItem(), QStringLiteral("errorDetails"))->property("text").toString(),
@@ -482,12 +431,9 @@ void TestGui::twoPanesStreamAtOnce() {
   // message model ends with the prompt and its own reply, rendered in its own list.
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir dir;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
-  AppController controller(options);
+  AppController controller(apptest::optionsFor(dir.path()));
   controller.start();
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -556,7 +502,7 @@ void TestGui::twoPanesStreamAtOnce() {
   // The engine may finish a reply between the send and the key: at least one was stopped.
   QVERIFY(finishedFirst.at(0).at(0).toString() == QLatin1String("abort")
           || finishedSecond.at(0).at(0).toString() == QLatin1String("abort"));
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 QTEST_MAIN(TestGui)

@@ -26,25 +26,12 @@
 #include "app/main_window.h"
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
-#include "test_paths.h"
+#include "gui_test_util.h"
+
+using apptest::findItem;
+using apptest::optionsFor;
 
 namespace {
-
-QStringList g_messages;
-QtMessageHandler g_previous = nullptr;
-
-void collectWarnings(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  if (type == QtWarningMsg || type == QtCriticalMsg || type == QtFatalMsg) g_messages.append(message);
-  if (g_previous) g_previous(type, context, message);
-}
-
-QQuickItem* findItem(QQuickItem* root, const QString& name) {
-  if (!root) return nullptr;
-  if (root->objectName() == name) return root;
-  for (QQuickItem* child : root->childItems())
-    if (QQuickItem* found = findItem(child, name)) return found;
-  return nullptr;
-}
 
 void collectVisible(QQuickItem* root, QList<QQuickItem*>& out) {
   if (!root || !root->isVisible()) return;
@@ -89,13 +76,6 @@ int countInteractive(QQuickWindow* window) {
   return static_cast<int>(std::count_if(items.cbegin(), items.cend(), isInteractive));
 }
 
-AppOptions optionsFor(const QString& dataDir) {
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dataDir;
-  return options;
-}
-
 double percentile(QList<double> v, double p) {
   if (v.isEmpty()) return 0;
   std::sort(v.begin(), v.end());
@@ -117,10 +97,10 @@ class TestGuiPanes : public QObject {
 
 void TestGuiPanes::initTestCase() {
   QAccessible::setActive(true);
-  g_previous = qInstallMessageHandler(collectWarnings);
+  apptest::installWarningCollector();
 }
 
-void TestGuiPanes::cleanupTestCase() { qInstallMessageHandler(g_previous); }
+void TestGuiPanes::cleanupTestCase() { apptest::removeWarningCollector(); }
 
 void TestGuiPanes::everyControlHasAnAccessibleName() {
   QTemporaryDir dir;
@@ -131,7 +111,7 @@ void TestGuiPanes::everyControlHasAnAccessibleName() {
     store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("Here:\n```cpp\nint x;\n```\n"), QStringLiteral("stop"));
   }
   AppController controller(optionsFor(dir.path()));
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -175,7 +155,7 @@ void TestGuiPanes::everyControlHasAnAccessibleName() {
   QVERIFY(findItem(window->contentItem(), QStringLiteral("themeBox")));
   bad = unnamedControls(window);
   QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestGuiPanes::keyboardShortcutsAndTabOrder() {

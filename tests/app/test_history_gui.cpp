@@ -26,50 +26,18 @@
 #include "app/conversation_list_model.h"
 #include "app/main_window.h"
 #include "app/message_list_model.h"
-#include "test_paths.h"
+#include "gui_test_util.h"
 
-namespace {
-
-QStringList g_messages;
-QtMessageHandler g_previous = nullptr;
-
-void failOnWarnings(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  if (type == QtWarningMsg || type == QtCriticalMsg || type == QtFatalMsg) g_messages.append(message);
-  if (g_previous) g_previous(type, context, message);
-}
-
-QQuickItem* findItem(QQuickItem* root, const QString& name) {
-  if (!root) return nullptr;
-  if (root->objectName() == name) return root;
-  for (QQuickItem* child : root->childItems())
-    if (QQuickItem* found = findItem(child, name)) return found;
-  return nullptr;
-}
-
-/// The first visible descendant of `root` named `name`.
-QQuickItem* findVisibleItem(QQuickItem* root, const QString& name) {
-  if (!root || !root->isVisible()) return nullptr;
-  if (root->objectName() == name) return root;
-  for (QQuickItem* child : root->childItems())
-    if (QQuickItem* found = findVisibleItem(child, name)) return found;
-  return nullptr;
-}
-
-AppOptions optionsFor(const QTemporaryDir& dir) {
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
-  return options;
-}
-
-}  // namespace
+using apptest::findItem;
+using apptest::findVisibleItem;
+using apptest::optionsFor;
 
 class TestHistoryGui : public QObject {
   Q_OBJECT
 
  private slots:
-  void initTestCase() { g_previous = qInstallMessageHandler(failOnWarnings); }
-  void cleanupTestCase() { qInstallMessageHandler(g_previous); }
+  void initTestCase() { apptest::installWarningCollector(); }
+  void cleanupTestCase() { apptest::removeWarningCollector(); }
   void deleteUndoRenamePin();
   void exportImportFiles();
   void searchOpensMessage();
@@ -214,7 +182,7 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
     store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("another walrus"), QStringLiteral("stop"), u);
   }
   AppController controller(optionsFor(dir));
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -281,7 +249,7 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   QCOMPARE(list->property("count").toInt(), 2);
 
   QTest::qWait(50);
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestHistoryGui::listLoadsPagesWhileScrolling() {
@@ -291,7 +259,7 @@ void TestHistoryGui::listLoadsPagesWhileScrolling() {
     for (int i = 0; i < 250; ++i) store.createConversation(QStringLiteral("Chat %1").arg(i));
   }
   AppController controller(optionsFor(dir));
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(QTest::qWaitForWindowExposed(window));
@@ -305,7 +273,7 @@ void TestHistoryGui::listLoadsPagesWhileScrolling() {
   }
   QCOMPARE(list->property("count").toInt(), 250);
   QCOMPARE(controller.conversations()->totalCount(), 250);
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestHistoryGui::severalPendingDeletes() {
@@ -422,7 +390,7 @@ void TestHistoryGui::replySavedMovesToToday() {
   QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 30000);
   QCOMPARE(sectionOf(regen), today);
   QCOMPARE(list->idAt(0), regen);
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestHistoryGui::fileDialogsOpen() {
@@ -432,7 +400,7 @@ void TestHistoryGui::fileDialogsOpen() {
   AppController controller(optionsFor(dir));
   const qint64 id = controller.store()->createConversation(QStringLiteral("Dialog test"));
   controller.conversations()->reload();
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -458,7 +426,7 @@ void TestHistoryGui::fileDialogsOpen() {
   QCOMPARE(controller.errorText(), QString());
   QVERIFY(QMetaObject::invokeMethod(exportDialog, "reject"));
   QTRY_VERIFY(!exportDialog->property("visible").toBool());
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 
   // A dialog whose open() shows nothing (as when its implementation fails to load): the user is told.
   QQmlComponent broken(&engine);
@@ -478,7 +446,7 @@ void TestHistoryGui::fileDialogsOpen() {
   QVERIFY2(controller.errorText().contains(QStringLiteral("qml6-module-qt-labs-folderlistmodel")),
            qPrintable(controller.errorText()));
   QCOMPARE(sidebar->property("fileDialogModuleFound").toInt(), 0);
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestHistoryGui::titlesArePlainText() {
@@ -492,7 +460,7 @@ void TestHistoryGui::titlesArePlainText() {
     store.addMessage(id, QStringLiteral("user"), QStringLiteral("marmalade"));
   }
   AppController controller(optionsFor(dir));
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -530,7 +498,7 @@ void TestHistoryGui::titlesArePlainText() {
   QTRY_VERIFY((banner = findVisibleItem(window->contentItem(), QStringLiteral("errorBannerText"))));
   QCOMPARE(banner->property("textFormat").toInt(), plainText);
   QCOMPARE(banner->property("text").toString(), controller.errorText());
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestHistoryGui::copyTakesTheShownText() {
@@ -545,7 +513,7 @@ void TestHistoryGui::copyTakesTheShownText() {
     store.addMessage(id, QStringLiteral("assistant"), QStringLiteral(" there was a cat"), QStringLiteral("stop"));
   }
   AppController controller(optionsFor(dir));
-  g_messages.clear();
+  apptest::warnings().clear();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -573,7 +541,7 @@ void TestHistoryGui::copyTakesTheShownText() {
   QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier,
                     copy->mapToScene(QPointF(copy->width() / 2, copy->height() / 2)).toPoint());
   QTRY_COMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("there was a cat"));
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 QTEST_MAIN(TestHistoryGui)

@@ -21,16 +21,11 @@
 #include "app/message_list_model.h"
 #include "engine/llama_model.h"
 #include "engine/llm.h"
-#include "test_paths.h"
+#include "app_test_util.h"
+
+using apptest::optionsFor;
 
 namespace {
-
-AppOptions optionsFor(const QString& dataDir) {
-  AppOptions o;
-  o.modelPath = testpaths::stories260K();
-  o.dataDir = dataDir;
-  return o;
-}
 
 /// A copy of stories260K's checkpoint cut to `bytes`, beside its tokenizer, in `dir`.
 QString truncatedCopy(const QTemporaryDir& dir, qint64 bytes) {
@@ -170,15 +165,8 @@ void TestModelEngine::openingAModelStopsRunningReplies() {
   // new model's load is queued while the request is certainly still running.
   QSemaphore hold;
   std::atomic<bool> held{false};
-  struct Release {
-    QSemaphore& s;
-    QMetaObject::Connection c;
-    ~Release() {  // never leaves the worker waiting or calling into this frame, whatever fails
-      QObject::disconnect(c);
-      s.release();
-    }
-  } release{hold, {}};
-  release.c = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
+  apptest::ReleaseOnExit release{hold, {}};  // whatever fails, the worker is let go
+  release.connection = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
     if (!held.exchange(true)) hold.acquire();
   }, Qt::DirectConnection);
   QSignalSpy finished(session, &ChatSession::replyFinished);

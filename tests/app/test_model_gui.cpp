@@ -21,43 +21,11 @@
 #include "app/engine_monitor.h"
 #include "app/engine_worker.h"
 #include "app/main_window.h"
-#include "test_paths.h"
+#include "gui_test_util.h"
 
-namespace {
-
-QStringList g_messages;
-QtMessageHandler g_previous = nullptr;
-void failOnWarnings(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  // The offscreen platform cannot raise windows; that is not the app's fault.
-  if ((type == QtWarningMsg || type == QtCriticalMsg || type == QtFatalMsg) &&
-      !message.contains(QLatin1String("does not support raise()")))
-    g_messages.append(message);
-  if (g_previous) g_previous(type, context, message);
-}
-
-QQuickItem* findItem(QQuickItem* root, const QString& name) {
-  if (!root) return nullptr;
-  if (root->objectName() == name) return root;
-  for (QQuickItem* child : root->childItems())
-    if (QQuickItem* found = findItem(child, name)) return found;
-  return nullptr;
-}
-
-QObject* findObject(QObject* root, const QString& name) {
-  return root->objectName() == name ? root : root->findChild<QObject*>(name);
-}
-
-void save(QQuickWindow* window, const QString& name) {
-  QDir().mkpath(QStringLiteral("screenshots"));
-  window->grabWindow().save(QStringLiteral("screenshots/") + name);
-}
-
-void click(QQuickWindow* window, QQuickItem* item) {
-  const QPointF c = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
-  QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier, c.toPoint());
-}
-
-}  // namespace
+using apptest::click;
+using apptest::findItem;
+using apptest::findObject;
 
 class TestModelGui : public QObject {
   Q_OBJECT
@@ -69,12 +37,10 @@ class TestModelGui : public QObject {
 void TestModelGui::pickerSettingsAndEngineView() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir data;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = data.path();
-  AppController controller(options);
+  AppController controller(apptest::optionsFor(data.path()));
   controller.start();
-  g_previous = qInstallMessageHandler(failOnWarnings);
+  // The offscreen platform cannot raise windows; that is not the app's fault.
+  apptest::installWarningCollector({QStringLiteral("does not support raise()")});
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -93,7 +59,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QTRY_VERIFY(findItem(overlay, QStringLiteral("recentModels")));
   QTRY_COMPARE(findItem(overlay, QStringLiteral("recentModels"))->property("count").toInt(), 1);
   QTest::qWait(400);  // the dialog's enter transition
-  save(window, QStringLiteral("model-picker.png"));
+  apptest::saveScreenshot(window, QStringLiteral("model-picker.png"));
 
   // Open file… and Open folder… open their dialogs (cancelled here).
   for (const auto& [button, dialogName] : {std::pair{"openModelFile", "modelFileDialog"},
@@ -159,7 +125,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QCOMPARE(page->property("errorText").toString(), QString());
   QCOMPARE(controller.engineSettings()->kvCacheMiB(), 2);
   QTest::qWait(400);
-  save(window, QStringLiteral("engine-settings.png"));
+  apptest::saveScreenshot(window, QStringLiteral("engine-settings.png"));
   QMetaObject::invokeMethod(settings, "close");
   QTRY_VERIFY(!settings->property("visible").toBool());
 
@@ -201,15 +167,8 @@ void TestModelGui::pickerSettingsAndEngineView() {
   // running, so that the view is captured mid-generation.
   QSemaphore hold;
   std::atomic<bool> held{false};
-  struct Release {
-    QSemaphore& s;
-    QMetaObject::Connection c;
-    ~Release() {  // never leaves the worker waiting or calling into this frame, whatever fails
-      QObject::disconnect(c);
-      s.release();
-    }
-  } releaseHold{hold, {}};
-  releaseHold.c = connect(client->worker(), &EngineWorker::snapshotReady, this, [&](const EngineSnapshot& snap) {
+  apptest::ReleaseOnExit releaseHold{hold, {}};  // whatever fails, the worker is let go
+  releaseHold.connection = connect(client->worker(), &EngineWorker::snapshotReady, this, [&](const EngineSnapshot& snap) {
     if (snap.numRunning == 2 && !held.exchange(true)) hold.acquire();
   }, Qt::DirectConnection);
   gate.release();
@@ -221,13 +180,13 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QVERIFY2(summary->property("text").toString().startsWith(QLatin1String("2 running")),
            qPrintable(summary->property("text").toString()));
   QVERIFY(monitor->sharedBlocks() > 0);
-  save(engineWindow, QStringLiteral("engine-view.png"));
+  apptest::saveScreenshot(engineWindow, QStringLiteral("engine-view.png"));
   hold.release();
   QTRY_VERIFY_WITH_TIMEOUT(!one->isBusy() && !two->isBusy(), 60000);
   engineWindow->close();
   QTRY_VERIFY(!monitor->isActive());
-  qInstallMessageHandler(g_previous);
-  QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+  apptest::removeWarningCollector();
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 QTEST_MAIN(TestModelGui)

@@ -16,7 +16,7 @@
 #include "app/message_blocks_model.h"
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
-#include "test_paths.h"
+#include "app_test_util.h"
 
 using Kind = MarkdownBlock::Kind;
 
@@ -130,9 +130,7 @@ void TestPanes::settingsSamplingParams() {
 
 void TestPanes::settingsPersistPerPane() {
   QTemporaryDir dir;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
+  AppOptions options = apptest::optionsFor(dir.path());
   {
     AppController controller(options);
     QVERIFY(controller.panes()->addPane());
@@ -158,9 +156,7 @@ void TestPanes::settingsPersistPerPane() {
 
 void TestPanes::appearancePersists() {
   QTemporaryDir dir;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
+  AppOptions options = apptest::optionsFor(dir.path());
   {
     AppController controller(options);
     QCOMPARE(controller.theme(), QStringLiteral("system"));
@@ -215,10 +211,7 @@ void TestPanes::compareVoteStorage() {
 void TestPanes::sendToAllStreamsInEveryPane() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir dir;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
-  AppController controller(options);
+  AppController controller(apptest::optionsFor(dir.path()));
   controller.start();
   QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
   PaneListModel* panes = controller.panes();
@@ -258,10 +251,7 @@ void TestPanes::sendToAllStreamsInEveryPane() {
 void TestPanes::blindCompareRound() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir dir;
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dir.path();
-  AppController controller(options);
+  AppController controller(apptest::optionsFor(dir.path()));
   controller.start();
   BlindCompare* compare = controller.compare();
   QVERIFY(!compare->isAvailable());

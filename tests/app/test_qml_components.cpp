@@ -10,7 +10,7 @@
 
 #include "app/app_controller.h"
 #include "app/app_options.h"
-#include "test_paths.h"
+#include "app_test_util.h"
 
 Q_IMPORT_QML_PLUGIN(PagedChatPlugin)
 
@@ -21,10 +21,7 @@ class Setup : public QObject {
  public slots:
   void qmlEngineAvailable(QQmlEngine* engine) {
     engine->addImportPath(QStringLiteral("qrc:/qt/qml"));
-    AppOptions options;
-    options.modelPath = testpaths::stories260K();
-    options.dataDir = dataDir_.path();
-    controller_ = std::make_unique<AppController>(options);
+    controller_ = std::make_unique<AppController>(apptest::optionsFor(dataDir_.path()));
     controller_->start();
     engine->rootContext()->setContextProperty(QStringLiteral("app"), controller_.get());
   }

@@ -15,16 +15,9 @@
 #include "app/chat_session.h"
 #include "app/main_window.h"
 #include "app/pane_settings.h"
-#include "test_paths.h"
+#include "app_test_util.h"
 
-namespace {
-AppOptions optionsFor(const QString& dataDir) {
-  AppOptions options;
-  options.modelPath = testpaths::stories260K();
-  options.dataDir = dataDir;
-  return options;
-}
-}  // namespace
+using apptest::optionsFor;
 
 class TestScreenshots : public QObject {
   Q_OBJECT

@@ -22,7 +22,7 @@
 #include "app/app_options.h"
 #include "app/main_window.h"
 #include "app/translator.h"
-#include "test_paths.h"
+#include "gui_test_util.h"
 
 namespace {
 
@@ -155,14 +155,6 @@ QString readText(const QString& path) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return {};
   return QString::fromUtf8(f.readAll());
-}
-
-QQuickItem* findItem(QQuickItem* root, const QString& name) {
-  if (!root) return nullptr;
-  if (root->objectName() == name) return root;
-  for (QQuickItem* child : root->childItems())
-    if (QQuickItem* found = findItem(child, name)) return found;
-  return nullptr;
 }
 
 }  // namespace
@@ -301,8 +293,8 @@ void TestTranslations::switchesLanguageAtRunTime() {
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
   QVERIFY(QTest::qWaitForWindowExposed(window));
-  QQuickItem* newButton = findItem(window->contentItem(), QStringLiteral("newConversationButton"));
-  QQuickItem* languageButton = findItem(window->contentItem(), QStringLiteral("languageButton"));
+  QQuickItem* newButton = apptest::findItem(window->contentItem(), QStringLiteral("newConversationButton"));
+  QQuickItem* languageButton = apptest::findItem(window->contentItem(), QStringLiteral("languageButton"));
   QVERIFY(newButton && languageButton);
   QCOMPARE(newButton->property("text").toString(), QStringLiteral("New chat"));
   QCOMPARE(languageButton->property("text").toString(), QStringLiteral("Language: English"));

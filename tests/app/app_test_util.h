@@ -1,0 +1,50 @@
+// Helpers shared by the app tests (tests/app) that need no window: the options and engine
+// configuration that load the default test model (stories260K, see test_paths.h), and a guard
+// that releases a semaphore holding the engine worker whatever way a test leaves its frame.
+// The window helpers (finding items, clicking, screenshots, collecting QML warnings) are in
+// gui_test_util.h.
+#pragma once
+
+#include <QMetaObject>
+#include <QObject>
+#include <QSemaphore>
+#include <QString>
+#include <QTemporaryDir>
+
+#include "app/app_options.h"
+#include "engine/config.h"
+#include "test_paths.h"
+
+namespace apptest {
+
+/// AppController options that load stories260K and keep the store and settings in `dataDir`.
+inline AppOptions optionsFor(const QString& dataDir) {
+  AppOptions options;
+  options.modelPath = testpaths::stories260K();
+  options.dataDir = dataDir;
+  return options;
+}
+
+/// optionsFor() with the data in `dir`.
+inline AppOptions optionsFor(const QTemporaryDir& dir) { return optionsFor(dir.path()); }
+
+/// An engine configuration for stories260K with every other setting at its default.
+inline pagedchat::EngineConfig storiesConfig() {
+  pagedchat::EngineConfig config;
+  config.model = testpaths::stories260K().toStdString();
+  return config;
+}
+
+/// Holds the engine worker inside a signal handler: on leaving scope it disconnects `connection`
+/// (the handler that acquires `semaphore` on the worker's thread) and then releases `semaphore`,
+/// so a failing test never leaves the worker waiting or calling into a finished frame.
+struct ReleaseOnExit {
+  QSemaphore& semaphore;
+  QMetaObject::Connection connection;
+  ~ReleaseOnExit() {
+    QObject::disconnect(connection);
+    semaphore.release();
+  }
+};
+
+}  // namespace apptest

@@ -1,0 +1,119 @@
+// Helpers shared by the app tests that drive the real QML window (offscreen or under xvfb-run):
+// finding items by objectName, clicking them, saving screenshots, and collecting the Qt
+// warnings (QML errors, binding loops) printed meanwhile so that a test can require none.
+#pragma once
+
+#include <QDir>
+#include <QList>
+#include <QObject>
+#include <QPointF>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QRectF>
+#include <QStringList>
+#include <QtTest>
+
+#include "app_test_util.h"
+
+namespace apptest {
+
+/// Finds a visual descendant of `root` (or `root` itself) by objectName, visible or not;
+/// nullptr when there is none. Walks child items, since delegates are not always QObject children.
+inline QQuickItem* findItem(QQuickItem* root, const QString& name) {
+  if (!root) return nullptr;
+  if (root->objectName() == name) return root;
+  for (QQuickItem* child : root->childItems())
+    if (QQuickItem* found = findItem(child, name)) return found;
+  return nullptr;
+}
+
+/// The first visible visual descendant of `root` named `name` (below visible parents only).
+inline QQuickItem* findVisibleItem(QQuickItem* root, const QString& name) {
+  if (!root || !root->isVisible()) return nullptr;
+  if (root->objectName() == name) return root;
+  for (QQuickItem* child : root->childItems())
+    if (QQuickItem* found = findVisibleItem(child, name)) return found;
+  return nullptr;
+}
+
+/// Every visible visual descendant of `root` named `name`, in tree order.
+inline QList<QQuickItem*> findVisibleItems(QQuickItem* root, const QString& name) {
+  QList<QQuickItem*> found;
+  if (!root || !root->isVisible()) return found;
+  if (root->objectName() == name) found.append(root);
+  for (QQuickItem* child : root->childItems()) found += findVisibleItems(child, name);
+  return found;
+}
+
+/// `root` or its first QObject descendant named `name` (dialogs and windows, which are not items).
+inline QObject* findObject(QObject* root, const QString& name) {
+  return root->objectName() == name ? root : root->findChild<QObject*>(name);
+}
+
+/// `item`'s rectangle in window coordinates.
+inline QRectF windowRect(QQuickItem* item) {
+  return item->mapRectToScene(QRectF(0, 0, item->width(), item->height()));
+}
+
+/// Clicks the middle of `item` with the left mouse button, as a user would.
+inline void click(QQuickWindow* window, QQuickItem* item) {
+  const QPointF c = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
+  QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier, c.toPoint());
+}
+
+/// Saves a grab of `window` as screenshots/`name` below the current folder (the build folder
+/// under CTest), creating the folder; returns false when the image could not be written.
+inline bool saveScreenshot(QQuickWindow* window, const QString& name) {
+  QDir().mkpath(QStringLiteral("screenshots"));
+  return window->grabWindow().save(QStringLiteral("screenshots/") + name);
+}
+
+namespace detail {
+struct WarningState {
+  QStringList messages;
+  QStringList ignored;
+  QtMessageHandler previous = nullptr;
+  bool installed = false;
+};
+inline WarningState& warningState() {
+  static WarningState state;
+  return state;
+}
+inline void collectWarning(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+  WarningState& s = warningState();
+  if (type == QtWarningMsg || type == QtCriticalMsg || type == QtFatalMsg) {
+    bool ignore = false;
+    for (const QString& part : s.ignored) ignore = ignore || message.contains(part);
+    if (!ignore) s.messages.append(message);
+  }
+  if (s.previous) s.previous(type, context, message);
+}
+}  // namespace detail
+
+/// Starts collecting the warnings, criticals and fatals Qt prints (they are still passed on to
+/// the previous handler); messages containing any of `ignored` are not collected.
+inline void installWarningCollector(const QStringList& ignored = {}) {
+  detail::WarningState& s = detail::warningState();
+  s.ignored = ignored;
+  if (s.installed) return;
+  s.previous = qInstallMessageHandler(detail::collectWarning);
+  s.installed = true;
+}
+
+/// Stops collecting and puts the previous message handler back; the collected list stays.
+inline void removeWarningCollector() {
+  detail::WarningState& s = detail::warningState();
+  if (!s.installed) return;
+  qInstallMessageHandler(s.previous);
+  s.previous = nullptr;
+  s.installed = false;
+}
+
+/// The warnings collected so far; clear() it before the part of a test that must print none.
+inline QStringList& warnings() { return detail::warningState().messages; }
+
+}  // namespace apptest
+
+/// Fails the test, listing them, when any warning was collected (see apptest::warnings()).
+#define APPTEST_VERIFY_NO_WARNINGS() \
+  QVERIFY2(apptest::warnings().isEmpty(), qPrintable(apptest::warnings().join(QLatin1Char('\n'))))
