@@ -288,8 +288,8 @@
         <translation>Not sent: %1</translation>
     </message>
     <message>
-        <source>No model is loaded. Open one from the Model menu to chat.</source>
-        <translation>No model is loaded. Open one from the Model menu to chat.</translation>
+        <source>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</source>
+        <translation>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</translation>
     </message>
 </context>
 <context>

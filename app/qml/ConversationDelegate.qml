@@ -124,6 +124,17 @@ ItemDelegate {
 
     Menu {
         id: menu
+        objectName: "conversationMenu"
+        // As wide as its widest item: no entry is cut off at large font sizes or in Korean.
+        width: {
+            let w = 160
+            for (let i = 0; i < count; ++i) {
+                const item = itemAt(i)
+                if (item)
+                    w = Math.max(w, item.implicitWidth)
+            }
+            return w + leftPadding + rightPadding
+        }
         MenuItem {
             text: qsTr("Rename")
             onTriggered: row.startRename()
