@@ -761,6 +761,13 @@
     </message>
 </context>
 <context>
+    <name>ErrorBanner</name>
+    <message>
+        <source>Dismiss error</source>
+        <translation>Dismiss error</translation>
+    </message>
+</context>
+<context>
     <name>ErrorWindow</name>
     <message>
         <source>PagedChat: cannot start</source>
@@ -1243,25 +1250,6 @@
     </message>
 </context>
 <context>
-    <name>SettingsDialog</name>
-    <message>
-        <source>Settings</source>
-        <translation>Settings</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>Close</translation>
-    </message>
-    <message>
-        <source>Close the settings</source>
-        <translation>Close the settings</translation>
-    </message>
-    <message>
-        <source>Settings pages</source>
-        <translation>Settings pages</translation>
-    </message>
-</context>
-<context>
     <name>SearchPanel</name>
     <message>
         <source>Search all chats</source>
@@ -1295,12 +1283,20 @@
         <translation>Settings</translation>
     </message>
     <message>
-        <source>Engine</source>
-        <translation>Engine</translation>
+        <source>Close</source>
+        <translation>Close</translation>
     </message>
     <message>
-        <source>Engine settings</source>
-        <translation>Engine settings</translation>
+        <source>Close the settings</source>
+        <translation>Close the settings</translation>
+    </message>
+    <message>
+        <source>Settings pages</source>
+        <translation>Settings pages</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>Engine</translation>
     </message>
 </context>
 <context>

@@ -760,6 +760,13 @@
     </message>
 </context>
 <context>
+    <name>ErrorBanner</name>
+    <message>
+        <source>Dismiss error</source>
+        <translation>오류 닫기</translation>
+    </message>
+</context>
+<context>
     <name>ErrorWindow</name>
     <message>
         <source>PagedChat: cannot start</source>
@@ -1242,25 +1249,6 @@
     </message>
 </context>
 <context>
-    <name>SettingsDialog</name>
-    <message>
-        <source>Settings</source>
-        <translation>설정</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>닫기</translation>
-    </message>
-    <message>
-        <source>Close the settings</source>
-        <translation>설정 닫기</translation>
-    </message>
-    <message>
-        <source>Settings pages</source>
-        <translation>설정 페이지</translation>
-    </message>
-</context>
-<context>
     <name>SearchPanel</name>
     <message>
         <source>Search all chats</source>
@@ -1294,12 +1282,20 @@
         <translation>설정</translation>
     </message>
     <message>
-        <source>Engine</source>
-        <translation>엔진</translation>
+        <source>Close</source>
+        <translation>닫기</translation>
     </message>
     <message>
-        <source>Engine settings</source>
-        <translation>엔진 설정</translation>
+        <source>Close the settings</source>
+        <translation>설정 닫기</translation>
+    </message>
+    <message>
+        <source>Settings pages</source>
+        <translation>설정 페이지</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>엔진</translation>
     </message>
 </context>
 <context>
