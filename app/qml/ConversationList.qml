@@ -126,6 +126,7 @@ Pane {
                 Layout.alignment: Qt.AlignRight
                 spacing: 0
                 ToolButton {
+                    FocusFrame {}
                     objectName: "searchButton"
                     text: sidebar.searchGlyph
                     font.pixelSize: 16
@@ -137,6 +138,7 @@ Pane {
                     ToolTip.text: qsTr("Search all chats (Ctrl+F)")
                 }
                 ToolButton {
+                    FocusFrame {}
                     objectName: "importButton"
                     text: sidebar.importGlyph
                     font.pixelSize: 16
@@ -146,6 +148,7 @@ Pane {
                     ToolTip.text: qsTr("Import a conversation from a JSON file")
                 }
                 Button {
+                    FocusFrame {}
                     objectName: "newConversationButton"
                     text: qsTr("New chat")
                     highlighted: true

@@ -66,6 +66,7 @@ Rectangle {
             Accessible.name: text
         }
         ToolButton {
+            FocusFrame {}
             id: closeButton
             objectName: "errorBannerClose"
             Layout.alignment: Qt.AlignVCenter

@@ -91,6 +91,7 @@ ColumnLayout {
         RowLayout {
             Layout.alignment: Qt.AlignRight
             Button {
+                FocusFrame {}
                 objectName: "editCancelButton"
                 text: qsTr("Cancel")
                 flat: true
@@ -98,6 +99,7 @@ ColumnLayout {
                 Accessible.name: qsTr("Cancel editing")
             }
             Button {
+                FocusFrame {}
                 objectName: "editSendButton"
                 text: qsTr("Save and send")
                 highlighted: true
@@ -127,6 +129,7 @@ ColumnLayout {
         spacing: 0
 
         ToolButton {
+            FocusFrame {}
             id: prevButton
             objectName: "branchPrevButton"
             visible: actions.siblingCount > 1
@@ -149,6 +152,7 @@ ColumnLayout {
             Accessible.name: qsTr("Version %1 of %2").arg(actions.siblingIndex + 1).arg(actions.siblingCount)
         }
         ToolButton {
+            FocusFrame {}
             objectName: "branchNextButton"
             visible: actions.siblingCount > 1
             enabled: actions.idle && actions.siblingIndex + 1 < actions.siblingCount
@@ -159,6 +163,7 @@ ColumnLayout {
             Accessible.name: qsTr("Next version")
         }
         ToolButton {
+            FocusFrame {}
             objectName: "copyButton"
             text: qsTr("Copy")
             font.pixelSize: 12
@@ -171,6 +176,7 @@ ColumnLayout {
             }
         }
         ToolButton {
+            FocusFrame {}
             objectName: "editButton"
             visible: actions.isUser
             enabled: actions.canEdit
@@ -180,6 +186,7 @@ ColumnLayout {
             Accessible.name: qsTr("Edit and resend message")
         }
         ToolButton {
+            FocusFrame {}
             objectName: "regenerateButton"
             visible: actions.canRegenerate
             enabled: actions.modelAvailable
@@ -189,6 +196,7 @@ ColumnLayout {
             Accessible.name: qsTr("Regenerate answer")
         }
         ToolButton {
+            FocusFrame {}
             objectName: "continueButton"
             visible: actions.canContinue
             enabled: actions.modelAvailable

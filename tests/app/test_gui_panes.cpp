@@ -221,6 +221,7 @@ void TestGuiPanes::keyboardShortcutsAndTabOrder() {
   QVERIFY(panes->addPane());
   QTest::qWait(50);
   QSet<QString> reached;
+  int framed = 0;
   for (int i = 0; i < 40; ++i) {
     QTest::keyClick(window, Qt::Key_Tab);
     QQuickItem* focus = window->activeFocusItem();
@@ -231,7 +232,14 @@ void TestGuiPanes::keyboardShortcutsAndTabOrder() {
     while (p && !p->objectName().startsWith(QLatin1String("chatPane"))) p = p->parentItem();
     if (p) pane = p->objectName() + QLatin1Char('/');
     reached.insert(pane + focus->objectName());
+    // A control reached with Tab shows a clear focus frame (FocusFrame.qml).
+    for (QQuickItem* child : focus->childItems())
+      if (child->objectName() == QLatin1String("focusFrame")) {
+        ++framed;
+        QVERIFY2(child->isVisible(), qPrintable(focus->objectName()));
+      }
   }
+  QVERIFY2(framed >= 5, qPrintable(QString::number(framed)));
   for (const QString& name : {QStringLiteral("newConversationButton"), QStringLiteral("chatPane0/inputArea"),
                               QStringLiteral("chatPane1/inputArea"), QStringLiteral("chatPane0/paneSettingsButton"),
                               QStringLiteral("chatPane1/sendToAllToggle")})
