@@ -51,7 +51,9 @@ void BlindCompare::shuffle() {
 }
 
 void BlindCompare::startRound(const QString& text, const QList<int>& panes) {
-  shuffle();
+  // Labels shown while idle (fresh from endRound) stay: the user may already have seen them.
+  // A round after a finished one gets new ones; `labels` notifies, so the headers follow.
+  if (phase_ != QLatin1String("idle")) shuffle();
   prompt_ = text.trimmed();
   roundPanes_ = panes;
   winnerPane_ = -2;

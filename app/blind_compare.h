@@ -14,7 +14,8 @@ class PaneListModel;
 /// their settings are hidden; once every pane has finished, the user votes (vote(pane) or a tie,
 /// vote(-1)); the vote goes to the store (ChatStore::addCompareVote) and the panes are revealed.
 /// Phases: "idle" (no round yet), "generating", "voting", "revealed". Each new round reshuffles
-/// the labels. Closing or adding a pane ends the round unvoted.
+/// the labels (a round started from "idle" keeps the labels already shown). Closing or adding a
+/// pane ends the round unvoted.
 class BlindCompare : public QObject {
   Q_OBJECT
   Q_PROPERTY(bool enabled READ isEnabled WRITE setEnabled NOTIFY enabledChanged)

@@ -74,7 +74,7 @@ bool ChatSession::send() {
 bool ChatSession::checkModel() {
   if (engine_->isLoaded() || engine_->isLoading()) return true;  // while one loads, requests wait for it
   setErrorText(engine_->loadError().isEmpty()
-                   ? tr("No model is loaded. Open one from the Model menu to chat.")
+                   ? tr("No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.")
                    : tr("No model is loaded: %1").arg(engine_->loadError()));
   return false;
 }

@@ -288,8 +288,8 @@
         <translation>Not sent: %1</translation>
     </message>
     <message>
-        <source>No model is loaded. Open one from the Model menu to chat.</source>
-        <translation>No model is loaded. Open one from the Model menu to chat.</translation>
+        <source>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</source>
+        <translation>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</translation>
     </message>
 </context>
 <context>
@@ -758,6 +758,13 @@
     <message>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorBanner</name>
+    <message>
+        <source>Dismiss error</source>
+        <translation>Dismiss error</translation>
     </message>
 </context>
 <context>
@@ -1243,25 +1250,6 @@
     </message>
 </context>
 <context>
-    <name>SettingsDialog</name>
-    <message>
-        <source>Settings</source>
-        <translation>Settings</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>Close</translation>
-    </message>
-    <message>
-        <source>Close the settings</source>
-        <translation>Close the settings</translation>
-    </message>
-    <message>
-        <source>Settings pages</source>
-        <translation>Settings pages</translation>
-    </message>
-</context>
-<context>
     <name>SearchPanel</name>
     <message>
         <source>Search all chats</source>
@@ -1295,12 +1283,20 @@
         <translation>Settings</translation>
     </message>
     <message>
-        <source>Engine</source>
-        <translation>Engine</translation>
+        <source>Close</source>
+        <translation>Close</translation>
     </message>
     <message>
-        <source>Engine settings</source>
-        <translation>Engine settings</translation>
+        <source>Close the settings</source>
+        <translation>Close the settings</translation>
+    </message>
+    <message>
+        <source>Settings pages</source>
+        <translation>Settings pages</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>Engine</translation>
     </message>
 </context>
 <context>

@@ -55,7 +55,7 @@
     <name>AppToolBar</name>
     <message>
         <source>System</source>
-        <translation>시스템 설정</translation>
+        <translation>시스템</translation>
     </message>
     <message>
         <source>Main tool bar</source>
@@ -287,8 +287,8 @@
         <translation>보내지 못했습니다: %1</translation>
     </message>
     <message>
-        <source>No model is loaded. Open one from the Model menu to chat.</source>
-        <translation>불러온 모델이 없습니다. 대화하려면 모델 메뉴에서 모델을 여세요.</translation>
+        <source>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</source>
+        <translation>불러온 모델이 없습니다. 대화하려면 도구 모음의 모델 버튼(Ctrl+O)으로 모델을 여세요.</translation>
     </message>
 </context>
 <context>
@@ -346,7 +346,7 @@
     </message>
     <message>
         <source>%1 is better</source>
-        <translation>%1이 더 나음</translation>
+        <translation>%1 답변이 더 나음</translation>
     </message>
     <message>
         <source>Tie</source>
@@ -760,6 +760,13 @@
     </message>
 </context>
 <context>
+    <name>ErrorBanner</name>
+    <message>
+        <source>Dismiss error</source>
+        <translation>오류 닫기</translation>
+    </message>
+</context>
+<context>
     <name>ErrorWindow</name>
     <message>
         <source>PagedChat: cannot start</source>
@@ -1013,7 +1020,7 @@
     </message>
     <message>
         <source>Unload</source>
-        <translation>내리기</translation>
+        <translation>모델 내리기</translation>
     </message>
     <message>
         <source>Unload the model</source>
@@ -1242,25 +1249,6 @@
     </message>
 </context>
 <context>
-    <name>SettingsDialog</name>
-    <message>
-        <source>Settings</source>
-        <translation>설정</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>닫기</translation>
-    </message>
-    <message>
-        <source>Close the settings</source>
-        <translation>설정 닫기</translation>
-    </message>
-    <message>
-        <source>Settings pages</source>
-        <translation>설정 페이지</translation>
-    </message>
-</context>
-<context>
     <name>SearchPanel</name>
     <message>
         <source>Search all chats</source>
@@ -1294,12 +1282,20 @@
         <translation>설정</translation>
     </message>
     <message>
-        <source>Engine</source>
-        <translation>엔진</translation>
+        <source>Close</source>
+        <translation>닫기</translation>
     </message>
     <message>
-        <source>Engine settings</source>
-        <translation>엔진 설정</translation>
+        <source>Close the settings</source>
+        <translation>설정 닫기</translation>
+    </message>
+    <message>
+        <source>Settings pages</source>
+        <translation>설정 페이지</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>엔진</translation>
     </message>
 </context>
 <context>

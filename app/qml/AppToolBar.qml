@@ -42,6 +42,7 @@ ToolBar {
         anchors.rightMargin: 8
 
         ToolButton {
+            FocusFrame {}
             objectName: "sidebarToggle"
             text: "\u2630"
             font.pixelSize: 20
@@ -58,6 +59,7 @@ ToolBar {
             Accessible.name: text
         }
         ToolButton {
+            FocusFrame {}
             objectName: "modelButton"
             visible: toolBar.app !== null
             readonly property QtObject engine: toolBar.app ? toolBar.app.engine : null
@@ -71,6 +73,7 @@ ToolBar {
         }
         Item { Layout.fillWidth: true }
         ToolButton {
+            FocusFrame {}
             objectName: "engineViewButton"
             visible: toolBar.app !== null
             text: qsTr("Engine")
@@ -80,6 +83,7 @@ ToolBar {
             ToolTip.text: qsTr("Requests, KV-cache blocks and speed, live (Ctrl+Shift+E)")
         }
         ToolButton {
+            FocusFrame {}
             objectName: "settingsButton"
             visible: toolBar.app !== null
             text: "\u2699"
@@ -95,6 +99,7 @@ ToolBar {
             Accessible.name: text
         }
         ToolButton {
+            FocusFrame {}
             id: languageButton
             objectName: "languageButton"
             visible: toolBar.app !== null
@@ -134,6 +139,7 @@ ToolBar {
             }
         }
         ToolButton {
+            FocusFrame {}
             text: qsTr("+ Add pane")
             enabled: toolBar.panes.canAddPane
             onClicked: toolBar.panes.addPane()

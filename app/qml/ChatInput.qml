@@ -86,6 +86,7 @@ ColumnLayout {
             }
 
             Button {
+                FocusFrame {}
                 objectName: input.session.busy ? "stopButton" : "sendButton"
                 text: input.session.busy ? qsTr("Stop") : qsTr("Send")
                 highlighted: true

@@ -21,6 +21,8 @@ Pane {
     readonly property alias settingsPopup: settingsPopup
     /// Opens the pane's settings (the header's gear button).
     function openSettings() { settingsPopup.open() }
+    /// Puts the keyboard focus in the pane's input box.
+    function focusInput() { chatInput.focusInput() }
 
     readonly property bool isCurrent: panes.currentIndex === index
 
@@ -52,7 +54,8 @@ Pane {
             paneNumber: pane.index + 1
             canClose: pane.panes.canClosePane
             session: pane.session
-            compareLabel: pane.compare !== null && pane.compare.enabled ? pane.compare.labelFor(pane.index) : ""
+            // The labels property notifies on every reshuffle: the header always shows the stored label.
+            compareLabel: pane.compare !== null && pane.compare.enabled ? (pane.compare.labels[pane.index] || "") : ""
             settingsHidden: pane.blind
             onCloseRequested: pane.panes.closePane(pane.index)
             onSettingsRequested: pane.openSettings()
@@ -64,6 +67,11 @@ Pane {
             model: pane.session.messages
             session: pane.session
             paneNumber: pane.index + 1
+            /// Blind compare: finish reasons and Continue would tell the panes' settings apart
+            /// (MessageBubble reads this through ListView.view).
+            property bool detailsHidden: pane.blind
+            /// Regenerate, Continue and Edit need a model (loaded or loading).
+            property bool modelAvailable: pane.engine.loaded || pane.engine.loading
         }
 
         Label {
@@ -93,6 +101,7 @@ Pane {
         }
 
         ChatInput {
+            id: chatInput
             Layout.fillWidth: true
             Layout.margins: 12
             session: pane.session

@@ -72,6 +72,7 @@ Rectangle {
             }
         }
         Button {
+            FocusFrame {}
             objectName: "voteTie"
             visible: bar.compare.enabled && bar.compare.phase === "voting"
             text: qsTr("Tie")

@@ -42,6 +42,7 @@ ItemDelegate {
     }
 
     highlighted: isCurrent
+    FocusFrame {}
     leftPadding: 12
     rightPadding: 4
     topPadding: 6
@@ -97,6 +98,7 @@ ItemDelegate {
             }
         }
         ToolButton {
+            FocusFrame {}
             objectName: "conversationMenuButton"
             text: "\u22ee"
             font.pixelSize: 18
@@ -109,6 +111,7 @@ ItemDelegate {
             ToolTip.text: qsTr("Rename, pin, export, delete")
         }
         ToolButton {
+            FocusFrame {}
             objectName: "deleteConversationButton"
             text: "\u00d7"
             font.pixelSize: 18
@@ -124,6 +127,17 @@ ItemDelegate {
 
     Menu {
         id: menu
+        objectName: "conversationMenu"
+        // As wide as its widest item: no entry is cut off at large font sizes or in Korean.
+        width: {
+            let w = 160
+            for (let i = 0; i < count; ++i) {
+                const item = itemAt(i)
+                if (item)
+                    w = Math.max(w, item.implicitWidth)
+            }
+            return w + leftPadding + rightPadding
+        }
         MenuItem {
             text: qsTr("Rename")
             onTriggered: row.startRename()

@@ -101,43 +101,60 @@ Pane {
         anchors.margins: 12
         spacing: 8
 
-        RowLayout {
+        // The title and the buttons share a row when they fit; otherwise (narrow sidebar, large
+        // font, longer languages) the buttons go below the title instead of covering it.
+        GridLayout {
+            id: header
+            objectName: "sidebarHeader"
             Layout.fillWidth: true
-            spacing: 0
+            columns: headerTitle.implicitWidth + headerButtons.implicitWidth + 8 > width ? 1 : 2
+            columnSpacing: 8
+            rowSpacing: 4
             Label {
+                id: headerTitle
+                objectName: "sidebarTitle"
                 text: qsTr("Chats")
+                elide: Text.ElideRight
                 font.pixelSize: Theme.titleFontSize
                 font.weight: Font.Medium
                 color: Theme.assistantTextColor
                 Layout.fillWidth: true
                 Accessible.name: text
             }
-            ToolButton {
-                objectName: "searchButton"
-                text: sidebar.searchGlyph
-                font.pixelSize: 16
-                checkable: true
-                checked: sidebar.searching
-                onClicked: sidebar.searching ? sidebar.searching = false : sidebar.openSearch()
-                Accessible.name: qsTr("Search chats")
-                ToolTip.visible: hovered
-                ToolTip.text: qsTr("Search all chats (Ctrl+F)")
-            }
-            ToolButton {
-                objectName: "importButton"
-                text: sidebar.importGlyph
-                font.pixelSize: 16
-                onClicked: sidebar.openImport()
-                Accessible.name: qsTr("Import conversation")
-                ToolTip.visible: hovered
-                ToolTip.text: qsTr("Import a conversation from a JSON file")
-            }
-            Button {
-                objectName: "newConversationButton"
-                text: qsTr("New chat")
-                highlighted: true
-                onClicked: sidebar.app.newConversation()
-                Accessible.name: qsTr("New conversation")
+            RowLayout {
+                id: headerButtons
+                Layout.alignment: Qt.AlignRight
+                spacing: 0
+                ToolButton {
+                    FocusFrame {}
+                    objectName: "searchButton"
+                    text: sidebar.searchGlyph
+                    font.pixelSize: 16
+                    checkable: true
+                    checked: sidebar.searching
+                    onClicked: sidebar.searching ? sidebar.searching = false : sidebar.openSearch()
+                    Accessible.name: qsTr("Search chats")
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Search all chats (Ctrl+F)")
+                }
+                ToolButton {
+                    FocusFrame {}
+                    objectName: "importButton"
+                    text: sidebar.importGlyph
+                    font.pixelSize: 16
+                    onClicked: sidebar.openImport()
+                    Accessible.name: qsTr("Import conversation")
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Import a conversation from a JSON file")
+                }
+                Button {
+                    FocusFrame {}
+                    objectName: "newConversationButton"
+                    text: qsTr("New chat")
+                    highlighted: true
+                    onClicked: sidebar.app.newConversation()
+                    Accessible.name: qsTr("New conversation")
+                }
             }
         }
 

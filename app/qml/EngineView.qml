@@ -51,13 +51,13 @@ Pane {
                     required property int index
                     spacing: 4
                     Rectangle { width: 12; height: 12; color: view.paneColors[index] }
-                    Label { text: qsTr("Pane %1").arg(index + 1); font.pixelSize: 12 }
+                    Label { text: qsTr("Pane %1").arg(index + 1); font.pixelSize: Theme.smallFontSize }
                 }
             }
             Row {
                 spacing: 4
                 Rectangle { width: 12; height: 12; color: blockMap.otherColor }
-                Label { text: qsTr("Other request"); font.pixelSize: 12 }
+                Label { text: qsTr("Other request"); font.pixelSize: Theme.smallFontSize }
             }
             Row {
                 spacing: 4
@@ -65,17 +65,17 @@ Pane {
                     width: 12; height: 12; color: view.paneColors[0]
                     Rectangle { width: 6; height: 6; color: blockMap.sharedMarkColor }
                 }
-                Label { text: qsTr("Shared prefix (ref count > 1)"); font.pixelSize: 12 }
+                Label { text: qsTr("Shared prefix (ref count > 1)"); font.pixelSize: Theme.smallFontSize }
             }
             Row {
                 spacing: 4
                 Rectangle { width: 12; height: 12; color: blockMap.freeColor; border.color: blockMap.cachedColor; border.width: 2 }
-                Label { text: qsTr("Free, kept in the prefix cache"); font.pixelSize: 12 }
+                Label { text: qsTr("Free, kept in the prefix cache"); font.pixelSize: Theme.smallFontSize }
             }
             Row {
                 spacing: 4
                 Rectangle { width: 12; height: 12; color: blockMap.freeColor }
-                Label { text: qsTr("Free"); font.pixelSize: 12 }
+                Label { text: qsTr("Free"); font.pixelSize: Theme.smallFontSize }
             }
         }
 
@@ -143,7 +143,7 @@ Pane {
                     Label {
                         width: parent.width - 16
                         elide: Text.ElideRight
-                        font.pixelSize: 12
+                        font.pixelSize: Theme.smallFontSize
                         text: qsTr("%1 · %2 · %3 · %4 prompt + %5 new tokens · %6 blocks")
                               .arg(modelData.pane > 0 ? qsTr("pane %1").arg(modelData.pane) : qsTr("no pane"))
                               .arg(modelData.requestId)

@@ -67,7 +67,8 @@ ApplicationWindow {
         id: modelPicker
         app: window.app
     }
-    Window {
+    // An ApplicationWindow with the main window's theme, colours and font size.
+    ApplicationWindow {
         id: engineWindow
         objectName: "engineWindow"
         title: qsTr("PagedChat engine view")
@@ -76,6 +77,10 @@ ApplicationWindow {
         minimumWidth: 480
         minimumHeight: 360
         color: Theme.windowColor
+        Material.theme: Theme.dark ? Material.Dark : Material.Light
+        Material.primary: Theme.primary
+        Material.accent: Theme.accent
+        font.pixelSize: Theme.uiFontSize
         EngineView {
             anchors.fill: parent
             monitor: window.app.monitor
@@ -122,7 +127,15 @@ ApplicationWindow {
         sequence: "Ctrl+Shift+N"
         context: Qt.ApplicationShortcut
         enabled: window.app.panes.canAddPane
-        onActivated: window.app.panes.addPane()
+        // The new pane becomes current; its input box gets the keyboard focus once it exists.
+        onActivated: {
+            if (window.app.panes.addPane())
+                Qt.callLater(() => {
+                    const pane = window.currentPane()
+                    if (pane)
+                        pane.focusInput()
+                })
+        }
     }
     Shortcut {
         sequence: "Ctrl+W"
@@ -166,9 +179,11 @@ ApplicationWindow {
 
         ErrorBanner {
             Layout.fillWidth: true
-            message: window.app.engine.loadError !== ""
-                     ? qsTr("The model could not be loaded: %1").arg(window.app.engine.loadError)
-                     : window.app.errorText
+            objectName: "errorBanner"
+            engineError: window.app.engine.loadError !== ""
+                         ? qsTr("The model could not be loaded: %1").arg(window.app.engine.loadError) : ""
+            appError: window.app.errorText
+            onCloseRequested: window.app.clearError()
         }
 
         CompareBar {

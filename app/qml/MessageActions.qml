@@ -16,6 +16,10 @@ ColumnLayout {
     property string text: ""
     property string finishReason: ""
     property bool streaming: false
+    /// Blind compare: the round's settings are hidden, and Continue would reveal a length limit.
+    property bool detailsHidden: false
+    /// A model is loaded or loading: without one, Regenerate, Continue and Save-and-send are off.
+    property bool modelAvailable: true
     property bool isLast: false
     property int siblingIndex: 0
     property int siblingCount: 1
@@ -26,7 +30,7 @@ ColumnLayout {
     readonly property bool isUser: role === "user"
     readonly property bool idle: session !== null && !session.busy && !streaming
     readonly property bool canRegenerate: idle && isLast && role === "assistant"
-    readonly property bool canContinue: canRegenerate
+    readonly property bool canContinue: canRegenerate && !detailsHidden
         && (finishReason === "length" || finishReason === "abort" || finishReason === "")
     readonly property bool canEdit: idle && isUser
 
@@ -87,6 +91,7 @@ ColumnLayout {
         RowLayout {
             Layout.alignment: Qt.AlignRight
             Button {
+                FocusFrame {}
                 objectName: "editCancelButton"
                 text: qsTr("Cancel")
                 flat: true
@@ -94,22 +99,38 @@ ColumnLayout {
                 Accessible.name: qsTr("Cancel editing")
             }
             Button {
+                FocusFrame {}
                 objectName: "editSendButton"
                 text: qsTr("Save and send")
                 highlighted: true
-                enabled: actions.canEdit && editor.text.trim() !== ""
+                enabled: actions.canEdit && actions.modelAvailable && editor.text.trim() !== ""
                 onClicked: actions.submitEdit()
                 Accessible.name: qsTr("Save the edited message and send it")
             }
         }
     }
 
-    RowLayout {
+    // A Flow: in a narrow pane the actions wrap onto a second line instead of being cut off.
+    Flow {
+        id: actionRow
+        objectName: "messageActionRow"
+        /// The width of the visible actions on one line.
+        readonly property real naturalWidth: {
+            let w = 0
+            for (let i = 0; i < children.length; ++i)
+                if (children[i].visible)
+                    w += children[i].implicitWidth
+            return w
+        }
         visible: !actions.editing && !actions.streaming
         Layout.alignment: actions.isUser ? Qt.AlignRight : Qt.AlignLeft
+        Layout.preferredWidth: Math.min(naturalWidth, actions.width)
+        Layout.maximumWidth: actions.width
         spacing: 0
 
         ToolButton {
+            FocusFrame {}
+            id: prevButton
             objectName: "branchPrevButton"
             visible: actions.siblingCount > 1
             enabled: actions.idle && actions.siblingIndex > 0
@@ -125,10 +146,13 @@ ColumnLayout {
             //: Which version of a message is shown: "2/3"
             text: qsTr("%1/%2").arg(actions.siblingIndex + 1).arg(actions.siblingCount)
             font.pixelSize: 12
+            height: prevButton.implicitHeight
+            verticalAlignment: Text.AlignVCenter
             color: Theme.mutedTextColor
             Accessible.name: qsTr("Version %1 of %2").arg(actions.siblingIndex + 1).arg(actions.siblingCount)
         }
         ToolButton {
+            FocusFrame {}
             objectName: "branchNextButton"
             visible: actions.siblingCount > 1
             enabled: actions.idle && actions.siblingIndex + 1 < actions.siblingCount
@@ -139,6 +163,7 @@ ColumnLayout {
             Accessible.name: qsTr("Next version")
         }
         ToolButton {
+            FocusFrame {}
             objectName: "copyButton"
             text: qsTr("Copy")
             font.pixelSize: 12
@@ -151,6 +176,7 @@ ColumnLayout {
             }
         }
         ToolButton {
+            FocusFrame {}
             objectName: "editButton"
             visible: actions.isUser
             enabled: actions.canEdit
@@ -160,16 +186,20 @@ ColumnLayout {
             Accessible.name: qsTr("Edit and resend message")
         }
         ToolButton {
+            FocusFrame {}
             objectName: "regenerateButton"
             visible: actions.canRegenerate
+            enabled: actions.modelAvailable
             text: qsTr("Regenerate")
             font.pixelSize: 12
             onClicked: actions.session.regenerate()
             Accessible.name: qsTr("Regenerate answer")
         }
         ToolButton {
+            FocusFrame {}
             objectName: "continueButton"
             visible: actions.canContinue
+            enabled: actions.modelAvailable
             text: qsTr("Continue")
             font.pixelSize: 12
             onClicked: actions.session.continueReply()

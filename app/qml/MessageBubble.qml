@@ -17,6 +17,8 @@ Item {
     required property bool isLast
 
     readonly property bool isUser: role === "user"
+    /// Blind compare hides the round's settings until the vote: no finish reason, no Continue.
+    readonly property bool detailsHidden: ListView.view !== null && ListView.view.detailsHidden === true
     /// The app died while this reply streamed (killed, crashed, power loss): no finish reason was
     /// saved. A reply stopped by the user or by quitting the app has finish reason "abort".
     readonly property bool interrupted: role === "assistant" && !streaming && finishReason === ""
@@ -24,7 +26,8 @@ Item {
     readonly property string shownText: isUser ? text : text.replace(/^\s+/, "")
     /// A finished reply without any text: the bubble says so instead of staying empty.
     readonly property bool noReply: !isUser && !streaming && shownText === ""
-    readonly property string note: interrupted ? qsTr("interrupted")
+    readonly property string note: detailsHidden ? ""
+                                  : interrupted ? qsTr("interrupted")
                                   : finishReason === "abort" ? qsTr("stopped")
                                   : finishReason === "length" ? qsTr("length limit reached") : ""
     readonly property string displayText: {
@@ -34,6 +37,8 @@ Item {
             return "\u2026"
         if (!noReply)
             return ""
+        if (detailsHidden)
+            return qsTr("(no reply)")
         return interrupted ? qsTr("(no reply \u2014 interrupted)")
              : finishReason === "abort" ? qsTr("(no reply \u2014 stopped)") : qsTr("(no reply)")
     }
@@ -118,6 +123,8 @@ Item {
         role: bubble.role
         text: bubble.shownText  // copy what is shown (an answer's leading space is not)
         finishReason: bubble.finishReason
+        detailsHidden: bubble.detailsHidden
+        modelAvailable: !bubble.ListView.view || bubble.ListView.view.modelAvailable !== false
         streaming: bubble.streaming
         isLast: bubble.isLast
         siblingIndex: bubble.siblingIndex

@@ -87,6 +87,7 @@ Rectangle {
                 running: header.busy
             }
             ToolButton {
+                FocusFrame {}
                 objectName: "paneSettingsButton"
                 text: "\u2699"
                 font.pixelSize: Theme.titleFontSize
@@ -98,6 +99,7 @@ Rectangle {
                               : header.session ? header.session.settings.summary : qsTr("Settings")
             }
             ToolButton {
+                FocusFrame {}
                 objectName: "closePaneButton"
                 text: "\u00d7"
                 font.pixelSize: Theme.titleFontSize

@@ -36,6 +36,15 @@ Dialog {
         seedField.text = settings.seed
     }
 
+    /// Removes the message of field `key` (it is being edited).
+    function clearError(key) {
+        if (errors[key] === undefined)
+            return
+        const rest = Object.assign({}, errors)
+        delete rest[key]
+        errors = rest
+    }
+
     /// Applies the fields; returns true when all were valid.
     function applyFields() {
         errors = settings.apply({
@@ -60,6 +69,8 @@ Dialog {
         property string key
         property string hint
         Layout.fillWidth: true
+        // Equal preferred widths: the two columns stay equal when a message wraps under a field.
+        Layout.preferredWidth: 100
         spacing: 0
         Label {
             id: fieldLabel
@@ -75,6 +86,8 @@ Dialog {
             Accessible.name: fieldLabel.text
             Accessible.description: popup.errors[field.key] || field.hint
             onAccepted: if (popup.applyFields()) popup.close()
+            // A field's message goes once the user edits it (the others stay until Apply).
+            onTextEdited: popup.clearError(field.key)
         }
         Label {
             objectName: "error_" + field.key

@@ -1,6 +1,7 @@
 // The settings dialog (Ctrl+,): one tab per page. Pages are Items added to `pages` (each with a
-// `title` property for its tab): Appearance, then Engine (EngineSettings.qml). To add a page,
-// list it in the StackLayout below with a `title`.
+// `title` property for its tab): Appearance, then Engine (EngineSettings.qml in a ScrollView).
+// To add a page, list it in the StackLayout below with a `title`; a page scrolls (ScrollView), so
+// nothing is cut off at large font sizes or in longer languages.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -16,8 +17,9 @@ Dialog {
     title: qsTr("Settings")
     modal: true
     focus: true
-    width: Math.min(560, parent ? parent.width - 48 : 560)
-    height: Math.min(520, parent ? parent.height - 48 : 520)
+    // Wider with a larger font; as tall as its content, within the window (the pages scroll).
+    width: Math.min(Math.round(560 * Math.max(1, Theme.fontSize / 15)), parent ? parent.width - 48 : 560)
+    height: Math.min(Math.max(implicitHeight, 320), parent ? parent.height - 48 : 520)
 
     // A plain surface (the style's elevation shadow needs shader effects some renderers lack).
     background: Rectangle {
@@ -69,10 +71,18 @@ Dialog {
             AppearancePage {
                 app: dialog.app
             }
-            EngineSettings {
-                id: enginePage
+            // The engine page grows with messages and progress: it scrolls like the others.
+            ScrollView {
+                id: engineScroll
+                objectName: "engineSettingsScroll"
                 readonly property string title: qsTr("Engine")
-                app: dialog.app
+                contentWidth: availableWidth
+                clip: true
+                EngineSettings {
+                    id: enginePage
+                    width: engineScroll.availableWidth
+                    app: dialog.app
+                }
             }
         }
     }

@@ -35,6 +35,8 @@ QtObject {
     readonly property color textSelectionColor: dark ? "#5c6bc0" : "#9fa8da"
     readonly property color codeBackgroundColor: dark ? "#12141a" : "#f7f8fa"
     readonly property color linkColor: dark ? "#82b1ff" : "#303f9f"
+    /// The keyboard-focus frame (FocusFrame.qml): strong contrast on both themes' surfaces.
+    readonly property color focusColor: dark ? "#ffd54f" : "#1a237e"
     readonly property color errorColor: dark ? "#ef5350" : "#c62828"
     readonly property color warningColor: dark ? "#ffb74d" : "#e65100"
     readonly property color okColor: dark ? "#66bb6a" : "#2e7d32"

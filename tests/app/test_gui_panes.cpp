@@ -91,6 +91,8 @@ class TestGuiPanes : public QObject {
   void initTestCase();
   void everyControlHasAnAccessibleName();
   void keyboardShortcutsAndTabOrder();
+  void settingsDialogFitsLargeKorean();
+  void errorBannerCloses();
   void renderingBenchmark();
   void cleanupTestCase();
 };
@@ -172,6 +174,14 @@ void TestGuiPanes::keyboardShortcutsAndTabOrder() {
   QTest::keyClick(window, Qt::Key_N, Qt::ControlModifier | Qt::ShiftModifier);  // new pane
   QCOMPARE(panes->count(), 2);
   QCOMPARE(panes->currentIndex(), 1);
+  // The keyboard focus moves to the new pane's input box.
+  QTRY_VERIFY(window->activeFocusItem() && window->activeFocusItem()->objectName() == QLatin1String("inputArea"));
+  {
+    QQuickItem* p = window->activeFocusItem();
+    while (p && !p->objectName().startsWith(QLatin1String("chatPane"))) p = p->parentItem();
+    QVERIFY(p);
+    QCOMPARE(p->objectName(), QStringLiteral("chatPane1"));
+  }
   QTest::keyClick(window, Qt::Key_N, Qt::ControlModifier);  // new chat in the current pane
   QVERIFY(panes->sessionAt(1)->conversationId() != 0);
   QCOMPARE(controller.conversations()->rowCount(), 1);
@@ -191,6 +201,7 @@ void TestGuiPanes::keyboardShortcutsAndTabOrder() {
   QVERIFY(panes->addPane());
   QTest::qWait(50);
   QSet<QString> reached;
+  int framed = 0;
   for (int i = 0; i < 40; ++i) {
     QTest::keyClick(window, Qt::Key_Tab);
     QQuickItem* focus = window->activeFocusItem();
@@ -201,12 +212,94 @@ void TestGuiPanes::keyboardShortcutsAndTabOrder() {
     while (p && !p->objectName().startsWith(QLatin1String("chatPane"))) p = p->parentItem();
     if (p) pane = p->objectName() + QLatin1Char('/');
     reached.insert(pane + focus->objectName());
+    // A control reached with Tab shows a clear focus frame (FocusFrame.qml).
+    for (QQuickItem* child : focus->childItems())
+      if (child->objectName() == QLatin1String("focusFrame")) {
+        ++framed;
+        QVERIFY2(child->isVisible(), qPrintable(focus->objectName()));
+      }
   }
+  QVERIFY2(framed >= 5, qPrintable(QString::number(framed)));
   for (const QString& name : {QStringLiteral("newConversationButton"), QStringLiteral("chatPane0/inputArea"),
                               QStringLiteral("chatPane1/inputArea"), QStringLiteral("chatPane0/paneSettingsButton"),
                               QStringLiteral("chatPane1/sendToAllToggle")})
     QVERIFY2(reached.contains(name), qPrintable(name + QStringLiteral(" not reached; reached: ") +
                                                 QStringList(reached.values()).join(QStringLiteral(", "))));
+}
+
+void TestGuiPanes::settingsDialogFitsLargeKorean() {
+  // Font size 18, Korean, a validation message: the dialog stays in the window and the engine
+  // page's Apply button can be scrolled into the dialog's visible area.
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir.path()));
+  controller.setLanguage(QStringLiteral("ko"));
+  controller.setFontSize(18);
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  window->resize(1280, 720);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  // Four panes: the narrow sidebar's title and its search button do not overlap.
+  for (int i = 0; i < 3; ++i) QVERIFY(controller.panes()->addPane());
+  QTest::qWait(100);
+  QQuickItem* title = findItem(window->contentItem(), QStringLiteral("sidebarTitle"));
+  QQuickItem* search = findItem(window->contentItem(), QStringLiteral("searchButton"));
+  QVERIFY(title && search);
+  const QRectF titleText = title->mapRectToScene(
+      QRectF(0, 0, std::min(title->implicitWidth(), title->width()), title->height()));
+  const QRectF searchRect = search->mapRectToScene(QRectF(0, 0, search->width(), search->height()));
+  QVERIFY2(!titleText.intersects(searchRect) && title->implicitWidth() <= title->width() + 0.5,
+           qPrintable(QStringLiteral("title %1+%2 (needs %3), search at %4")
+                          .arg(titleText.x()).arg(title->width()).arg(title->implicitWidth()).arg(searchRect.x())));
+  QVERIFY(QMetaObject::invokeMethod(window, "openSettings"));
+  QQuickItem* tabs = nullptr;
+  QTRY_VERIFY((tabs = findItem(window->contentItem(), QStringLiteral("settingsTabs"))) && tabs->isVisible());
+  tabs->setProperty("currentIndex", 1);
+  QQuickItem* page = findItem(window->contentItem(), QStringLiteral("engineSettingsPage"));
+  QVERIFY(page);
+  QQuickItem* kv = findItem(page, QStringLiteral("kvCacheField"));
+  QVERIFY(kv);
+  kv->setProperty("value", 999999);  // too large: a validation message
+  QVERIFY(QMetaObject::invokeMethod(page, "apply"));
+  QTest::qWait(400);  // the dialog's enter transition
+  QVERIFY(!page->property("errorText").toString().isEmpty());
+  QQuickItem* dialogContent = tabs->parentItem();  // the dialog's content column
+  QVERIFY(dialogContent);
+  const QRectF inWindow = dialogContent->mapRectToScene(QRectF(0, 0, dialogContent->width(), dialogContent->height()));
+  QVERIFY2(inWindow.bottom() <= window->height() && inWindow.top() >= 0, qPrintable(QString::number(inWindow.bottom())));
+  QQuickItem* scroll = findItem(window->contentItem(), QStringLiteral("engineSettingsScroll"));
+  QVERIFY(scroll);
+  QQuickItem* apply = findItem(page, QStringLiteral("applyEngineSettings"));
+  QVERIFY(apply && apply->isVisible());
+  // Scroll the page to its end (its Flickable is the ScrollView's contentItem).
+  QObject* flick = scroll->property("contentItem").value<QObject*>();
+  QVERIFY(flick);
+  const qreal maxY = std::max<qreal>(0, flick->property("contentHeight").toReal() - scroll->height());
+  flick->setProperty("contentY", maxY);
+  QTest::qWait(50);
+  const QPointF top = apply->mapToItem(dialogContent, QPointF(0, 0));
+  QVERIFY2(top.y() >= 0 && top.y() + apply->height() <= dialogContent->height() + 0.5,
+           qPrintable(QStringLiteral("Apply at %1..%2, dialog content height %3")
+                          .arg(top.y()).arg(top.y() + apply->height()).arg(dialogContent->height())));
+  QVERIFY(top.x() >= 0 && top.x() + apply->width() <= dialogContent->width() + 0.5);
+}
+
+void TestGuiPanes::errorBannerCloses() {
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir.path()));
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QCOMPARE(controller.importConversation(QUrl::fromLocalFile(dir.path() + QStringLiteral("/missing.json"))), 0);
+  QVERIFY(!controller.errorText().isEmpty());
+  QQuickItem* banner = findItem(window->contentItem(), QStringLiteral("errorBanner"));
+  QVERIFY(banner && banner->isVisible());
+  QQuickItem* close = findItem(banner, QStringLiteral("errorBannerClose"));
+  QVERIFY(close && close->isVisible());
+  QVERIFY(QMetaObject::invokeMethod(close, "clicked"));
+  QVERIFY(!banner->isVisible());
+  QVERIFY(controller.errorText().isEmpty());  // dismissing clears the error
 }
 
 void TestGuiPanes::renderingBenchmark() {

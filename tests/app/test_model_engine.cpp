@@ -140,6 +140,14 @@ void TestModelEngine::unloadThenLoadAgain() {
   QVERIFY(!session->send());
   QVERIFY2(session->errorText().contains(QLatin1String("No model is loaded")), qPrintable(session->errorText()));
   QCOMPARE(session->messages()->rowCount(), rows);
+  QVERIFY2(session->errorText().contains(QLatin1String("Model button")), qPrintable(session->errorText()));
+  // Regenerate and Continue are refused too and leave the last answer (and its actions) in place.
+  const QString lastText = session->messages()->textAt(rows - 1);
+  QVERIFY(!session->regenerate());
+  QVERIFY(!session->continueReply());
+  QCOMPARE(session->messages()->rowCount(), rows);
+  QCOMPARE(session->messages()->textAt(rows - 1), lastText);
+  QVERIFY(!session->isBusy());
 
   // Load again: chatting works.
   app.openModel(testpaths::stories260K());

@@ -13,6 +13,8 @@
 #include <QQuickWindow>
 #include <QSemaphore>
 #include <QTemporaryDir>
+#include <QColor>
+#include <QFont>
 #include <QtTest>
 
 #include "app/app_controller.h"
@@ -183,6 +185,18 @@ void TestModelGui::pickerSettingsAndEngineView() {
   apptest::saveScreenshot(engineWindow, QStringLiteral("engine-view.png"));
   hold.release();
   QTRY_VERIFY_WITH_TIMEOUT(!one->isBusy() && !two->isBusy(), 60000);
+  // The engine view follows the theme and the font size, like the main window.
+  controller.setTheme(QStringLiteral("dark"));
+  controller.setFontSize(20);
+  QTest::qWait(50);
+  QCOMPARE(summary->property("font").value<QFont>().pixelSize(), 19);  // Theme.uiFontSize at 20
+  QVERIFY2(summary->property("color").value<QColor>().lightnessF() > 0.6,
+           qPrintable(summary->property("color").value<QColor>().name()));  // light text on dark
+  QVERIFY(engineWindow->color().lightnessF() < 0.4);
+  controller.setTheme(QStringLiteral("light"));
+  controller.setFontSize(AppController::kDefaultFontSize);
+  QTest::qWait(50);
+  QVERIFY(summary->property("color").value<QColor>().lightnessF() < 0.4);
   engineWindow->close();
   QTRY_VERIFY(!monitor->isActive());
   apptest::removeWarningCollector();

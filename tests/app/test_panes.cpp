@@ -269,8 +269,10 @@ void TestPanes::blindCompareRound() {
   for (ChatSession* s : controller.panes()->sessions())
     QVERIFY(s->settings()->apply({{"maxTokens", "24"}, {"seed", "5"}}).isEmpty());
   QVERIFY(controller.panes()->sessionAt(1)->settings()->apply({{"temperature", "1.5"}}).isEmpty());
+  const QStringList shown = compare->labels();  // what the pane headers show now
   QCOMPARE(controller.panes()->sendToAll(QStringLiteral("Tom had a dog")), 2);
   QCOMPARE(compare->phase(), QStringLiteral("generating"));
+  QCOMPARE(compare->labels(), shown);  // the first round keeps the labels already shown
   QStringList labels = compare->labels();
   labels.sort();
   QCOMPARE(labels, (QStringList{"A", "B"}));

@@ -40,6 +40,23 @@ Item {
             return d
         }
 
+        function test_menuFitsItsItems() {
+            const d = make()
+            d.font.pixelSize = 24  // a large font: the menu widens instead of eliding
+            mouseClick(findChild(d, "conversationMenuButton"))
+            const menu = findChild(d, "conversationMenu")
+            verify(menu)
+            tryVerify(() => menu.opened)
+            for (let i = 0; i < menu.count; ++i) {
+                const item = menu.itemAt(i)
+                if (item.text === undefined || item.text === "")
+                    continue  // a separator
+                verify(item.contentItem.implicitWidth <= item.contentItem.width + 0.5,
+                       item.text + ": " + item.contentItem.implicitWidth + " > " + item.contentItem.width)
+            }
+            menu.close()
+        }
+
         function test_openAndDelete() {
             const d = make()
             mouseClick(d, 40, d.height / 2)

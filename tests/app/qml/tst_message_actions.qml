@@ -58,6 +58,43 @@ Item {
             compare(mockSession.calls, ["regenerate", "continue"])
         }
 
+        function test_noModelDisablesActions() {
+            const a = make({ row: 1, role: "assistant", text: "Once", finishReason: "length", isLast: true,
+                             modelAvailable: false })
+            verify(button(a, "regenerateButton").visible)
+            verify(!button(a, "regenerateButton").enabled)
+            verify(!button(a, "continueButton").enabled)
+            verify(button(a, "copyButton").enabled)
+            mouseClick(button(a, "regenerateButton"))
+            mouseClick(button(a, "continueButton"))
+            compare(mockSession.calls, [])
+            a.modelAvailable = true  // a model loads: the actions come back
+            verify(button(a, "regenerateButton").enabled)
+            verify(button(a, "continueButton").enabled)
+        }
+
+        function test_narrowPaneWrapsActions() {
+            const a = make({ row: 1, role: "assistant", text: "Once", finishReason: "length", isLast: true })
+            a.width = 150  // a narrow pane: Copy, Regenerate and Continue do not fit on one line
+            wait(50)  // the layouts update on the next polish
+            for (const name of ["copyButton", "regenerateButton", "continueButton"]) {
+                const b = button(a, name)
+                verify(b.visible)
+                const p = b.mapToItem(a, 0, 0)
+                verify(p.x >= 0 && p.x + b.width <= a.width + 0.5, name + " at " + p.x + "+" + b.width)
+            }
+            verify(a.implicitHeight > button(a, "copyButton").height * 1.5)  // two lines
+        }
+
+        function test_blindCompareHidesContinue() {
+            const a = make({ row: 1, role: "assistant", text: "Once", finishReason: "length", isLast: true,
+                             detailsHidden: true })
+            verify(button(a, "regenerateButton").visible)
+            verify(!button(a, "continueButton").visible)  // would tell a lower max-tokens apart
+            a.detailsHidden = false
+            verify(button(a, "continueButton").visible)
+        }
+
         function test_finishedAnswerNotLast() {
             const a = make({ row: 1, role: "assistant", text: "done", finishReason: "stop", isLast: false })
             verify(!button(a, "regenerateButton").visible)

@@ -165,7 +165,16 @@ Item {
             compare(error.text, "Temperature must be between 0 and 2.")
             verify(popup.opened, "stays open with the message")
             verify(settings.temperature !== 5)
-            field.text = "0.3"
+            // The columns keep their widths with a message; editing the field clears its message.
+            const other = findChild(popup.contentItem, "setting_topP")
+            compare(field.width, other.width)
+            field.forceActiveFocus()
+            field.selectAll()
+            keyClick(Qt.Key_0)
+            keyClick(Qt.Key_Period)
+            keyClick(Qt.Key_3)
+            compare(field.text, "0.3")
+            verify(!error.visible)
             mouseClick(apply)
             tryVerify(() => !popup.visible)
             compare(settings.temperature, 0.3)
@@ -184,15 +193,31 @@ Item {
             verify(app.compare.hidden)
             // A pane's header shows its letter instead of the title and hides the settings.
             const pane = createTemporaryObject(paneComponent, root, { session: app.panes.sessionAt(0), index: 0 })
+            const pane1 = createTemporaryObject(paneComponent, root, { session: app.panes.sessionAt(1), index: 1 })
             compare(findChild(pane, "compareLabel").visible, true)
             compare(findChild(pane, "paneSettingsButton").enabled, false)
+            const headerLabel = (p) => findChild(p, "compareLabel").children[0].text
             compare(app.panes.sendToAll("A cat and a dog"), 2)
             compare(app.compare.phase, "generating")
+            // Each header shows the label stored for its pane, also after a reshuffle.
+            compare(headerLabel(pane), app.compare.labelFor(0))
+            compare(headerLabel(pane1), app.compare.labelFor(1))
             tryVerify(() => app.compare.phase === "voting", 60000)
+            compare(headerLabel(pane), app.compare.labelFor(0))
+            compare(headerLabel(pane1), app.compare.labelFor(1))
+            // Both answers hit the 20-token limit: neither says so nor offers Continue.
+            for (const p of [pane, pane1]) {
+                tryVerify(() => findChild(p, "messageNote") !== null)
+                compare(findChild(p, "messageNote").visible, false)
+                const cont = findChild(p, "continueButton")
+                verify(cont === null || !cont.visible)
+            }
             const voteB = findChild(bar, "voteB")
             verify(voteB && voteB.visible)
             verify(findChild(bar, "voteTie").visible)
-            const winner = app.compare.paneForLabel(1)
+            // "B is better" stores the pane whose header shows "B".
+            const winner = headerLabel(pane) === "B" ? 0 : 1
+            compare(headerLabel(winner === 0 ? pane : pane1), "B")
             mouseClick(voteB)
             compare(app.compare.phase, "revealed")
             compare(app.compare.winnerPane, winner)
