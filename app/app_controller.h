@@ -156,7 +156,12 @@ class AppController : public QObject {
   QString titleOf(qint64 id) const;
   bool conversationExists(qint64 id) const;
   void setErrorText(const QString& text);
-  void onModelLoadFinished(bool ok, const QString& path);
+  /// Saves applied engine settings once the reload worked; when it failed, restores the saved
+  /// ones and reloads the model with them; a saved KV cache too small for a model goes back to
+  /// automatic. Says why in errorText.
+  void onModelLoadFinished(bool ok, const QString& path, const QString& error);
+  /// Reloads the current model with the engine settings.
+  void reloadWithEngineSettings();
   /// Deletes pending conversation `id` for good (its undo time ran out).
   void commitDeleteOf(qint64 id);
 
@@ -185,6 +190,7 @@ class AppController : public QObject {
   QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;
   bool restoring_ = false;
+  bool settingsReloadPending_ = false;  ///< the load in progress tries applied engine settings
   QList<PendingDelete> pendingDeletes_;  ///< oldest first
   int undoTimeoutMs_ = undoTimeoutMs;
 };

@@ -134,7 +134,8 @@ void EngineClient::onModelLoaded(const QString& name, const QString& details, in
     emit loadProgressChanged();
   }
   emit stateChanged();
-  emit modelLoadFinished(true, modelPath_, QString());
+  const QString path = modelPath_;  // copies: a receiver may start another load
+  emit modelLoadFinished(true, path, QString());
 }
 
 void EngineClient::onLoadFailed(const QString& message, int generation) {
@@ -143,7 +144,8 @@ void EngineClient::onLoadFailed(const QString& message, int generation) {
   loaded_ = false;
   loadError_ = message.isEmpty() ? tr("The model could not be loaded.") : message;
   emit stateChanged();
-  emit modelLoadFinished(false, modelPath_, loadError_);
+  const QString path = modelPath_, error = loadError_;  // copies: a receiver may start another load
+  emit modelLoadFinished(false, path, error);
 }
 
 void EngineClient::onLoadProgress(qint64 done, qint64 total, int generation) {

@@ -27,6 +27,14 @@
         <source>Cannot import %1: the file is larger than %2 MB</source>
         <translation>Cannot import %1: the file is larger than %2 MB</translation>
     </message>
+    <message>
+        <source>The engine settings were not applied: %1 The previous settings were restored.</source>
+        <translation>The engine settings were not applied: %1 The previous settings were restored.</translation>
+    </message>
+    <message>
+        <source>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</source>
+        <translation>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -637,6 +645,14 @@
         <source>The number of CPU threads must be between 0 (all cores) and %1; %2 was given.</source>
         <translation>The number of CPU threads must be between 0 (all cores) and %1; %2 was given.</translation>
     </message>
+    <message>
+        <source>KV cache size (MiB) too small for this model: it cannot hold one full-length sequence.</source>
+        <translation>KV cache size (MiB) too small for this model: it cannot hold one full-length sequence.</translation>
+    </message>
+    <message>
+        <source>KV cache size (MiB) too small for this model: needs at least %1 MiB for one full-length sequence.</source>
+        <translation>KV cache size (MiB) too small for this model: needs at least %1 MiB for one full-length sequence.</translation>
+    </message>
 </context>
 <context>
     <name>EngineView</name>
@@ -1243,25 +1259,6 @@
     </message>
 </context>
 <context>
-    <name>SettingsDialog</name>
-    <message>
-        <source>Settings</source>
-        <translation>Settings</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>Close</translation>
-    </message>
-    <message>
-        <source>Close the settings</source>
-        <translation>Close the settings</translation>
-    </message>
-    <message>
-        <source>Settings pages</source>
-        <translation>Settings pages</translation>
-    </message>
-</context>
-<context>
     <name>SearchPanel</name>
     <message>
         <source>Search all chats</source>
@@ -1295,12 +1292,20 @@
         <translation>Settings</translation>
     </message>
     <message>
-        <source>Engine</source>
-        <translation>Engine</translation>
+        <source>Close</source>
+        <translation>Close</translation>
     </message>
     <message>
-        <source>Engine settings</source>
-        <translation>Engine settings</translation>
+        <source>Close the settings</source>
+        <translation>Close the settings</translation>
+    </message>
+    <message>
+        <source>Settings pages</source>
+        <translation>Settings pages</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>Engine</translation>
     </message>
 </context>
 <context>
