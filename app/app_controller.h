@@ -98,6 +98,11 @@ class AppController : public QObject {
   /// Imports a JSON file written by exportConversation() and opens it; returns the new
   /// conversation's id, or 0 (errorText says why).
   Q_INVOKABLE qint64 importConversation(const QUrl& file);
+  /// The local path a file dialog's URL names: an absolute path typed into the name field (which
+  /// the dialog appends to its folder, "/folder//typed/path") wins; cleaned.
+  static QString localPathOf(const QUrl& file);
+  /// The folder file dialogs start in: the Documents folder if it exists, else the home folder.
+  Q_INVOKABLE QUrl documentsFolder() const;
   /// Shows `text` in the window's error banner (errors found in QML, e.g. a dialog that failed).
   Q_INVOKABLE void showError(const QString& text) { setErrorText(text); }
   /// Clears errorText (the banner's close button).

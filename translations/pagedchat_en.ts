@@ -35,6 +35,14 @@
         <source>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</source>
         <translation>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</translation>
     </message>
+    <message>
+        <source>No file name was given for the export.</source>
+        <translation>No file name was given for the export.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: the folder %2 does not exist.</source>
+        <translation>Cannot write %1: the folder %2 does not exist.</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -519,6 +527,14 @@
     <message>
         <source>Deleted “%1” (+%2 more)</source>
         <translation>Deleted “%1” (+%2 more)</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Save</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>Import</translation>
     </message>
 </context>
 <context>

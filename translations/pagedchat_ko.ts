@@ -35,6 +35,14 @@
         <source>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</source>
         <translation>저장된 KV 캐시 크기(%1 MiB)가 이 모델에 너무 작아 자동으로 되돌렸습니다. %2</translation>
     </message>
+    <message>
+        <source>No file name was given for the export.</source>
+        <translation>내보낼 파일 이름이 없습니다.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: the folder %2 does not exist.</source>
+        <translation>%1에 쓸 수 없습니다: 폴더 %2이(가) 없습니다.</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -518,6 +526,14 @@
     <message>
         <source>Deleted “%1” (+%2 more)</source>
         <translation>“%1” 삭제됨 (외 %2개)</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>저장</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>가져오기</translation>
     </message>
 </context>
 <context>

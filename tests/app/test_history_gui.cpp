@@ -155,6 +155,17 @@ void TestHistoryGui::exportImportFiles() {
   QVERIFY(!controller.exportConversation(id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("no/such/dir/x.md"))),
                                          QStringLiteral("markdown")));
   QVERIFY(controller.errorText().contains(QStringLiteral("Cannot write")));
+  QVERIFY(controller.errorText().contains(QStringLiteral("does not exist")));
+  // An absolute path typed into the save dialog's name field comes back appended to its folder.
+  QTemporaryDir other;
+  const QString typed = other.filePath(QStringLiteral("lt.json"));
+  QVERIFY(controller.exportConversation(id, QUrl(QStringLiteral("file:///root/Documents/") + QUrl::fromLocalFile(typed).path()),
+                                        QStringLiteral("json")));
+  QVERIFY2(QFileInfo::exists(typed), qPrintable(controller.errorText()));
+  QCOMPARE(AppController::localPathOf(QUrl(QStringLiteral("file:///home/me/Documents//tmp/pcexp/lt.json"))),
+           QStringLiteral("/tmp/pcexp/lt.json"));
+  QCOMPARE(AppController::localPathOf(QUrl::fromLocalFile(QStringLiteral("/tmp/a/./b.md"))), QStringLiteral("/tmp/a/b.md"));
+  QVERIFY(QFileInfo(controller.documentsFolder().toLocalFile()).isDir());
 
   const qint64 imported = controller.importConversation(QUrl::fromLocalFile(json));
   QVERIFY(imported != 0 && imported != id);
@@ -456,6 +467,11 @@ void TestHistoryGui::fileDialogsOpen() {
   QVERIFY(QMetaObject::invokeMethod(sidebar, "openDialog", Q_ARG(QVariant, QVariant::fromValue(exportDialog))));
   QTRY_VERIFY(exportDialog->property("visible").toBool());
   QCOMPARE(controller.errorText(), QString());
+  QCOMPARE(exportDialog->property("fileMode").toInt(), 2);  // FileDialog.SaveFile
+  QCOMPARE(exportDialog->property("acceptLabel").toString(), QStringLiteral("Save"));
+  QCOMPARE(importDialog->property("fileMode").toInt(), 0);  // FileDialog.OpenFile
+  QCOMPARE(importDialog->property("currentFolder").toUrl(), controller.documentsFolder());
+  QCOMPARE(importDialog->property("nameFilters").toStringList().value(0), QStringLiteral("JSON files (*.json)"));
   QVERIFY(QMetaObject::invokeMethod(exportDialog, "reject"));
   QTRY_VERIFY(!exportDialog->property("visible").toBool());
   QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
