@@ -81,6 +81,7 @@ class TestHistoryGui : public QObject {
   void fileDialogsOpen();
   void titlesArePlainText();
   void copyTakesTheShownText();
+  void restoredPaneAndSearchJumpInTheWindow();
 };
 
 void TestHistoryGui::deleteUndoRenamePin() {
@@ -590,6 +591,64 @@ void TestHistoryGui::copyTakesTheShownText() {
                     copy->mapToScene(QPointF(copy->width() / 2, copy->height() / 2)).toPoint());
   QTRY_COMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("there was a cat"));
   QVERIFY2(g_messages.isEmpty(), qPrintable(g_messages.join(QLatin1Char('\n'))));
+}
+
+namespace {
+/// True when `row`'s delegate exists in `list` and at least half of it (or of the view) is inside
+/// the list's viewport.
+bool rowVisible(QQuickItem* list, int row) {
+  QQuickItem* item = nullptr;
+  if (!QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, item), Q_ARG(int, row)) || !item)
+    return false;
+  const qreal top = item->mapToItem(list, QPointF(0, 0)).y();
+  const qreal bottom = top + item->height();
+  const qreal overlap = std::min(bottom, list->height()) - std::max(top, qreal(0));
+  return overlap >= std::min(item->height(), list->height()) / 2;
+}
+}  // namespace
+
+void TestHistoryGui::restoredPaneAndSearchJumpInTheWindow() {
+  QTemporaryDir dir;
+  qint64 c = 0;
+  QList<qint64> ids;
+  {
+    ChatStore store(dir.path());
+    c = store.createConversation(QStringLiteral("Long one"));
+    qint64 parent = 0;
+    for (int i = 0; i < 40; ++i) {
+      QString text = QStringLiteral("Message %1. ").arg(i);
+      for (int k = 0; k < (i % 5) * 6; ++k) text += QStringLiteral("Some longer filler text that wraps. ");
+      if (i == 8 || i == 16) text += QStringLiteral("The magic word is here.");
+      parent = store.addMessage(c, i % 2 ? QStringLiteral("assistant") : QStringLiteral("user"), text,
+                                i % 2 ? QStringLiteral("stop") : QString(), parent);
+      ids.append(parent);
+    }
+  }
+  AppController controller(optionsFor(dir));  // restores a pane with the newest conversation
+  QCOMPARE(controller.currentConversationId(), c);
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  auto* list = findItem(window->contentItem(), QStringLiteral("messageList1"));
+  QVERIFY(list);
+  QTRY_COMPARE(list->property("count").toInt(), 40);
+  // Opened at the latest message, not at the top.
+  QTRY_VERIFY(rowVisible(list, 39));
+  QTest::qWait(300);
+  QVERIFY(rowVisible(list, 39));
+  QVERIFY(!rowVisible(list, 0));
+
+  // A search result far above: highlighted and in view, also after the rows settled.
+  for (int row : {16, 8, 30, 2}) {
+    controller.openSearchResult(c, ids.at(row));
+    QTRY_COMPARE(list->property("highlightedRow").toInt(), row);
+    QTRY_VERIFY2(rowVisible(list, row), qPrintable(QString::number(row)));
+    QTest::qWait(300);
+    QVERIFY2(rowVisible(list, row), qPrintable(QString::number(row)));
+    QCOMPARE(list->property("highlightedRow").toInt(), row);
+  }
+  window->grabWindow().save(QStringLiteral("history-search-jump.png"));
 }
 
 QTEST_MAIN(TestHistoryGui)
