@@ -40,9 +40,14 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   // The model: the one named on the command line, else the one loaded last time (if it still
   // exists), else the default. --chat-template is remembered for the model it was given with.
   AppOptions startOptions = options;
-  if (!options.modelGiven && QFileInfo::exists(recentModels_->lastModel())) {
+  // The tokenizer given with a model (--tokenizer) is remembered with it (a "random:" model has none).
+  if (!options.modelGiven && RecentModelsModel::modelExists(recentModels_->lastModel())) {
     startOptions.modelPath = recentModels_->lastModel();
-    startOptions.tokenizerPath.clear();
+    startOptions.tokenizerPath = recentModels_->tokenizerFor(startOptions.modelPath);
+  } else {
+    recentModels_->setTokenizerFor(startOptions.modelPath, startOptions.tokenizerPath.isEmpty()
+                                                               ? QString()
+                                                               : QFileInfo(startOptions.tokenizerPath).absoluteFilePath());
   }
   QString chatTemplate = options.chatTemplate;
   if (chatTemplate.isEmpty() || chatTemplate == QLatin1String("auto"))
@@ -246,7 +251,7 @@ void AppController::setPinned(qint64 id, bool pinned) {
 void AppController::openModel(const QString& path) {
   const QString clean = QDir::cleanPath(QDir::fromNativeSeparators(path.trimmed()));
   if (clean.isEmpty() || clean == QLatin1String(".")) return;
-  engine_->loadModel(clean, recentModels_->chatTemplateFor(clean));
+  engine_->loadModel(clean, recentModels_->chatTemplateFor(clean), recentModels_->tokenizerFor(clean));
 }
 
 void AppController::openModelUrl(const QUrl& url) {

@@ -55,11 +55,14 @@ void EngineClient::start() {
   QMetaObject::invokeMethod(worker_, &EngineWorker::loadModel, Qt::QueuedConnection);
 }
 
-void EngineClient::loadModel(const QString& rawPath, const QString& chatTemplate) {
+void EngineClient::loadModel(const QString& rawPath, const QString& chatTemplate, const QString& tokenizer) {
   ensureThread();
   const QString path = QDir::cleanPath(rawPath);
   config_.model = path.toStdString();
-  if (path != modelPath_) config_.tokenizer.clear();  // an explicit tokenizer went with the old model
+  if (!tokenizer.isEmpty())
+    config_.tokenizer = tokenizer.toStdString();
+  else if (path != modelPath_)
+    config_.tokenizer.clear();  // an explicit tokenizer went with the old model
   chatTemplate_ = chatTemplate.isEmpty() ? QStringLiteral("auto") : chatTemplate;
   modelPath_ = path;
   modelName_ = QFileInfo(path).completeBaseName();

@@ -20,6 +20,7 @@
 #include "app/engine_monitor.h"
 #include "app/engine_worker.h"
 #include "app/message_list_model.h"
+#include "app/recent_models_model.h"
 #include "engine/llama_model.h"
 #include "engine/llm.h"
 #include "test_paths.h"
@@ -68,6 +69,7 @@ class TestModelEngine : public QObject {
   void settingsReloadChangesBlockCount();
   void savedTooSmallKvCacheFallsBackToAutomatic();
   void rememberedModelLoadsNextStart();
+  void randomModelInRecents();
   void monitorSnapshotWhileTwoPanesGenerate();
 };
 
@@ -310,6 +312,39 @@ void TestModelEngine::savedTooSmallKvCacheFallsBackToAutomatic() {
   QVERIFY2(app.errorText().contains(QLatin1String("set back to automatic")), qPrintable(app.errorText()));
   QSettings ini(AppController::settingsFile(data.path()), QSettings::IniFormat);
   QCOMPARE(ini.value(QStringLiteral("engine/kvCacheMiB")).toInt(), 0);
+}
+
+void TestModelEngine::randomModelInRecents() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir data;
+  const QString spec = QStringLiteral("random:stories260K");
+  const QString tokenizer = testpaths::modelFile(QStringLiteral("stories260K/tok512.model"));
+  {
+    AppOptions o = optionsFor(data.path());
+    o.modelPath = spec;
+    o.tokenizerPath = tokenizer;
+    o.modelGiven = true;
+    AppController app(o);
+    app.start();
+    QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
+    RecentModelsModel* recent = app.recentModels();
+    QCOMPARE(recent->lastModel(), spec);
+    QVERIFY(recent->data(recent->index(0), RecentModelsModel::ExistsRole).toBool());  // not "missing"
+    QCOMPARE(recent->removeMissing(), 0);
+    // Another model, then the random one again from the recent list: loads, with its tokenizer.
+    app.openModel(testpaths::stories260K());
+    QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
+    app.openModel(recent->data(recent->index(1), RecentModelsModel::PathRole).toString());
+    QTRY_VERIFY_WITH_TIMEOUT(!app.engine()->isLoading(), 60000);
+    QVERIFY2(app.engine()->isReady(), qPrintable(app.engine()->loadError()));
+    QCOMPARE(app.engine()->modelPath(), spec);
+    QCOMPARE(QString::fromStdString(app.engine()->engineConfig().tokenizer), QFileInfo(tokenizer).absoluteFilePath());
+    const QString reason = chat(app.panes()->sessionAt(0), QStringLiteral("Once"));
+    QVERIFY2(reason == QLatin1String("stop") || reason == QLatin1String("length"), qPrintable(reason));
+  }
+  AppController again(optionsFor(data.path()));  // no --model: the random one, with its tokenizer
+  QCOMPARE(again.engine()->modelPath(), spec);
+  QCOMPARE(QString::fromStdString(again.engine()->engineConfig().tokenizer), QFileInfo(tokenizer).absoluteFilePath());
 }
 
 void TestModelEngine::rememberedModelLoadsNextStart() {
