@@ -40,9 +40,14 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   // The model: the one named on the command line, else the one loaded last time (if it still
   // exists), else the default. --chat-template is remembered for the model it was given with.
   AppOptions startOptions = options;
-  if (!options.modelGiven && QFileInfo::exists(recentModels_->lastModel())) {
+  // The tokenizer given with a model (--tokenizer) is remembered with it (a "random:" model has none).
+  if (!options.modelGiven && RecentModelsModel::modelExists(recentModels_->lastModel())) {
     startOptions.modelPath = recentModels_->lastModel();
-    startOptions.tokenizerPath.clear();
+    startOptions.tokenizerPath = recentModels_->tokenizerFor(startOptions.modelPath);
+  } else {
+    recentModels_->setTokenizerFor(startOptions.modelPath, startOptions.tokenizerPath.isEmpty()
+                                                               ? QString()
+                                                               : QFileInfo(startOptions.tokenizerPath).absoluteFilePath());
   }
   QString chatTemplate = options.chatTemplate;
   if (chatTemplate.isEmpty() || chatTemplate == QLatin1String("auto"))
@@ -53,11 +58,12 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   engineSettings_->applyTo(config);
   engine_ = new EngineClient(config, this, chatTemplate);
   connect(engine_, &EngineClient::modelLoadFinished, this,
-          [this](bool ok, const QString& path) { onModelLoadFinished(ok, path); });
+          [this](bool ok, const QString& path, const QString& error) { onModelLoadFinished(ok, path, error); });
   connect(engineSettings_, &EngineSettings::applied, this, [this] {
-    pagedchat::EngineConfig c = engine_->engineConfig();
-    engineSettings_->applyTo(c);
-    engine_->setEngineConfig(c);  // reloads the current model with them
+    // Saved only once the model reloaded with them (onModelLoadFinished()).
+    settingsReloadPending_ = !engine_->modelPath().isEmpty();
+    reloadWithEngineSettings();
+    if (!settingsReloadPending_) engineSettings_->commit();  // no model to try them on
   });
   throughput_ = new ThroughputMeter(engine_, this);
   conversations_ = new ConversationListModel(store_.get(), this);
@@ -245,7 +251,7 @@ void AppController::setPinned(qint64 id, bool pinned) {
 void AppController::openModel(const QString& path) {
   const QString clean = QDir::cleanPath(QDir::fromNativeSeparators(path.trimmed()));
   if (clean.isEmpty() || clean == QLatin1String(".")) return;
-  engine_->loadModel(clean, recentModels_->chatTemplateFor(clean));
+  engine_->loadModel(clean, recentModels_->chatTemplateFor(clean), recentModels_->tokenizerFor(clean));
 }
 
 void AppController::openModelUrl(const QUrl& url) {
@@ -258,8 +264,38 @@ QString AppController::applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int b
   return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads);
 }
 
-void AppController::onModelLoadFinished(bool ok, const QString& path) {
-  if (ok && !path.isEmpty()) recentModels_->add(path);
+void AppController::reloadWithEngineSettings() {
+  pagedchat::EngineConfig c = engine_->engineConfig();
+  engineSettings_->applyTo(c);
+  engine_->setEngineConfig(c);  // reloads the current model with them
+}
+
+void AppController::onModelLoadFinished(bool ok, const QString& path, const QString& error) {
+  const bool settingsReload = std::exchange(settingsReloadPending_, false);
+  if (ok) {
+    if (settingsReload) engineSettings_->commit();
+    if (!path.isEmpty()) recentModels_->add(path);
+    return;
+  }
+  const QString kvMessage = EngineSettings::kvCacheTooSmallMessage(error);
+  if (settingsReload && engineSettings_->hasUnsavedValues()) {
+    // The new settings do not work with this model: keep the saved ones and the model.
+    engineSettings_->revert();
+    reloadWithEngineSettings();
+    setErrorText(tr("The engine settings were not applied: %1 The previous settings were restored.")
+                     .arg(kvMessage.isEmpty() ? error : kvMessage));
+    return;
+  }
+  if (!kvMessage.isEmpty() && engineSettings_->kvCacheMiB() != 0) {
+    // Saved settings (an earlier run, a hand-edited file) too small for this model: automatic.
+    const int was = engineSettings_->kvCacheMiB();
+    engineSettings_->resetKvCacheToAutomatic();
+    reloadWithEngineSettings();
+    setErrorText(tr("The saved KV cache size (%1 MiB) was too small for this model; it was set back to "
+                    "automatic. %2")
+                     .arg(was)
+                     .arg(kvMessage));
+  }
 }
 
 void AppController::onConversationsModified() {

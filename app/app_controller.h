@@ -98,6 +98,11 @@ class AppController : public QObject {
   /// Imports a JSON file written by exportConversation() and opens it; returns the new
   /// conversation's id, or 0 (errorText says why).
   Q_INVOKABLE qint64 importConversation(const QUrl& file);
+  /// The local path a file dialog's URL names: an absolute path typed into the name field (which
+  /// the dialog appends to its folder, "/folder//typed/path") wins; cleaned.
+  static QString localPathOf(const QUrl& file);
+  /// The folder file dialogs start in: the Documents folder if it exists, else the home folder.
+  Q_INVOKABLE QUrl documentsFolder() const;
   /// Shows `text` in the window's error banner (errors found in QML, e.g. a dialog that failed).
   Q_INVOKABLE void showError(const QString& text) { setErrorText(text); }
   /// Clears errorText (the banner's close button).
@@ -156,7 +161,12 @@ class AppController : public QObject {
   QString titleOf(qint64 id) const;
   bool conversationExists(qint64 id) const;
   void setErrorText(const QString& text);
-  void onModelLoadFinished(bool ok, const QString& path);
+  /// Saves applied engine settings once the reload worked; when it failed, restores the saved
+  /// ones and reloads the model with them; a saved KV cache too small for a model goes back to
+  /// automatic. Says why in errorText.
+  void onModelLoadFinished(bool ok, const QString& path, const QString& error);
+  /// Reloads the current model with the engine settings.
+  void reloadWithEngineSettings();
   /// Deletes pending conversation `id` for good (its undo time ran out).
   void commitDeleteOf(qint64 id);
 
@@ -185,6 +195,7 @@ class AppController : public QObject {
   QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;
   bool restoring_ = false;
+  bool settingsReloadPending_ = false;  ///< the load in progress tries applied engine settings
   QList<PendingDelete> pendingDeletes_;  ///< oldest first
   int undoTimeoutMs_ = undoTimeoutMs;
 };

@@ -7,9 +7,21 @@
 #include "app/app_controller.h"
 #include "app/chat_session.h"
 
-namespace {
-QString localPath(const QUrl& file) { return file.isLocalFile() ? file.toLocalFile() : file.toString(); }
-}  // namespace
+#include <QStandardPaths>
+
+QString AppController::localPathOf(const QUrl& file) {
+  QString path = file.isLocalFile() ? file.toLocalFile() : file.toString();
+  // An absolute path typed into a file dialog's name field comes back appended to the dialog's
+  // folder ("/home/me/Documents//tmp/x.json"): the typed path wins.
+  const qsizetype twoSlashes = path.indexOf(QLatin1String("//"), 1);
+  if (twoSlashes > 0) path = path.mid(twoSlashes + 1);
+  return path.isEmpty() ? path : QDir::cleanPath(path);
+}
+
+QUrl AppController::documentsFolder() const {
+  const QString docs = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  return QUrl::fromLocalFile(!docs.isEmpty() && QFileInfo(docs).isDir() ? docs : QDir::homePath());
+}
 
 QVariantList AppController::search(const QString& text) const {
   QVariantList out;
@@ -34,7 +46,16 @@ void AppController::openSearchResult(qint64 conversationId, qint64 messageId) {
 }
 
 bool AppController::exportConversation(qint64 id, const QUrl& file, const QString& format) {
-  const QString path = localPath(file);
+  const QString path = localPathOf(file);
+  if (path.isEmpty()) {
+    setErrorText(tr("No file name was given for the export."));
+    return false;
+  }
+  if (!QFileInfo(QFileInfo(path).absolutePath()).isDir()) {
+    setErrorText(tr("Cannot write %1: the folder %2 does not exist.")
+                     .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(QFileInfo(path).absolutePath())));
+    return false;
+  }
   QByteArray bytes;
   try {
     if (format == QLatin1String("json"))
@@ -57,7 +78,7 @@ bool AppController::exportConversation(qint64 id, const QUrl& file, const QStrin
 }
 
 qint64 AppController::importConversation(const QUrl& file) {
-  const QString path = localPath(file);
+  const QString path = localPathOf(file);
   QFile in(path);
   if (!in.open(QIODevice::ReadOnly)) {
     setErrorText(tr("Cannot read %1: %2").arg(QDir::toNativeSeparators(path), in.errorString()));

@@ -119,10 +119,14 @@ QString ChatStore::exportMarkdown(qint64 conversationId) const {
 QByteArray ChatStore::exportJson(qint64 conversationId) const {
   const ConversationRecord c = conversation(conversationId);
   QJsonArray messages;
+  // Ids local to the file: 1, 2, ... in the database's order (parents first).
+  QHash<qint64, qint64> fileIds;
+  const auto fileId = [&fileIds](qint64 id) { return id == 0 ? QJsonValue() : QJsonValue(fileIds.value(id)); };
   for (const MessageRecord& m : this->messages(conversationId)) {  // by id: parents first
+    fileIds.insert(m.id, fileIds.size() + 1);
     QJsonObject o;
-    o.insert(QStringLiteral("id"), m.id);
-    o.insert(QStringLiteral("parentId"), m.parentId == 0 ? QJsonValue() : QJsonValue(m.parentId));
+    o.insert(QStringLiteral("id"), fileIds.value(m.id));
+    o.insert(QStringLiteral("parentId"), fileId(m.parentId));
     o.insert(QStringLiteral("role"), m.role);
     o.insert(QStringLiteral("text"), m.text);
     o.insert(QStringLiteral("finishReason"), m.finishReason);
@@ -136,8 +140,7 @@ QByteArray ChatStore::exportJson(qint64 conversationId) const {
   root.insert(QStringLiteral("createdAt"), stamp(c.createdAt));
   root.insert(QStringLiteral("updatedAt"), stamp(c.updatedAt));
   root.insert(QStringLiteral("pinned"), c.pinned);
-  root.insert(QStringLiteral("currentLeafId"),
-              c.currentLeafId == 0 ? QJsonValue() : QJsonValue(c.currentLeafId));
+  root.insert(QStringLiteral("currentLeafId"), fileIds.contains(c.currentLeafId) ? fileId(c.currentLeafId) : QJsonValue());
   root.insert(QStringLiteral("messages"), messages);
   return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }

@@ -55,11 +55,14 @@ void EngineClient::start() {
   QMetaObject::invokeMethod(worker_, &EngineWorker::loadModel, Qt::QueuedConnection);
 }
 
-void EngineClient::loadModel(const QString& rawPath, const QString& chatTemplate) {
+void EngineClient::loadModel(const QString& rawPath, const QString& chatTemplate, const QString& tokenizer) {
   ensureThread();
   const QString path = QDir::cleanPath(rawPath);
   config_.model = path.toStdString();
-  if (path != modelPath_) config_.tokenizer.clear();  // an explicit tokenizer went with the old model
+  if (!tokenizer.isEmpty())
+    config_.tokenizer = tokenizer.toStdString();
+  else if (path != modelPath_)
+    config_.tokenizer.clear();  // an explicit tokenizer went with the old model
   chatTemplate_ = chatTemplate.isEmpty() ? QStringLiteral("auto") : chatTemplate;
   modelPath_ = path;
   modelName_ = QFileInfo(path).completeBaseName();
@@ -134,7 +137,8 @@ void EngineClient::onModelLoaded(const QString& name, const QString& details, in
     emit loadProgressChanged();
   }
   emit stateChanged();
-  emit modelLoadFinished(true, modelPath_, QString());
+  const QString path = modelPath_;  // copies: a receiver may start another load
+  emit modelLoadFinished(true, path, QString());
 }
 
 void EngineClient::onLoadFailed(const QString& message, int generation) {
@@ -143,7 +147,8 @@ void EngineClient::onLoadFailed(const QString& message, int generation) {
   loaded_ = false;
   loadError_ = message.isEmpty() ? tr("The model could not be loaded.") : message;
   emit stateChanged();
-  emit modelLoadFinished(false, modelPath_, loadError_);
+  const QString path = modelPath_, error = loadError_;  // copies: a receiver may start another load
+  emit modelLoadFinished(false, path, error);
 }
 
 void EngineClient::onLoadProgress(qint64 done, qint64 total, int generation) {

@@ -57,7 +57,10 @@ class EngineClient : public QObject {
   /// with the current engine settings; running requests are stopped first (their replies keep
   /// the text so far). `chatTemplate` as in the constructor. Progress: loadProgress; outcome:
   /// modelLoadFinished(). Starts the worker thread if start() was not called.
-  Q_INVOKABLE void loadModel(const QString& path, const QString& chatTemplate = QStringLiteral("auto"));
+  /// `tokenizer`: a tokenizer file to use instead of the model's own ("" = the model's; when
+  /// reloading the same path, the one it was loaded with stays).
+  Q_INVOKABLE void loadModel(const QString& path, const QString& chatTemplate = QStringLiteral("auto"),
+                             const QString& tokenizer = QString());
   /// Stops every request and frees the model; sending is refused until a model is loaded.
   Q_INVOKABLE void unloadModel();
   /// Replaces the engine settings (block size, KV cache, sequences, threads; the model and

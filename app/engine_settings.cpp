@@ -1,5 +1,6 @@
 #include "app/engine_settings.h"
 
+#include <QRegularExpression>
 #include <QSettings>
 #include <QThread>
 
@@ -35,6 +36,10 @@ EngineSettings::EngineSettings(QSettings* settings, QObject* parent) : QObject(p
     blockSize_ = block;
     numThreads_ = threads;
   }
+  savedKvCacheMiB_ = kvCacheMiB_;
+  savedMaxNumSeqs_ = maxNumSeqs_;
+  savedBlockSize_ = blockSize_;
+  savedNumThreads_ = numThreads_;
 }
 
 int EngineSettings::maxKvCacheMiB() const {
@@ -69,14 +74,54 @@ QString EngineSettings::apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int
   maxNumSeqs_ = maxNumSeqs;
   blockSize_ = blockSize;
   numThreads_ = numThreads;
+  emit changed();
+  emit applied();
+  return {};
+}
+
+void EngineSettings::commit() {
+  savedKvCacheMiB_ = kvCacheMiB_;
+  savedMaxNumSeqs_ = maxNumSeqs_;
+  savedBlockSize_ = blockSize_;
+  savedNumThreads_ = numThreads_;
   settings_->setValue(kKvKey, kvCacheMiB_);
   settings_->setValue(kSeqsKey, maxNumSeqs_);
   settings_->setValue(kBlockKey, blockSize_);
   settings_->setValue(kThreadsKey, numThreads_);
   settings_->sync();
+}
+
+void EngineSettings::revert() {
+  if (!hasUnsavedValues()) return;
+  kvCacheMiB_ = savedKvCacheMiB_;
+  maxNumSeqs_ = savedMaxNumSeqs_;
+  blockSize_ = savedBlockSize_;
+  numThreads_ = savedNumThreads_;
   emit changed();
-  emit applied();
-  return {};
+}
+
+bool EngineSettings::hasUnsavedValues() const {
+  return kvCacheMiB_ != savedKvCacheMiB_ || maxNumSeqs_ != savedMaxNumSeqs_ || blockSize_ != savedBlockSize_ ||
+         numThreads_ != savedNumThreads_;
+}
+
+void EngineSettings::resetKvCacheToAutomatic() {
+  kvCacheMiB_ = 0;
+  commit();
+  emit changed();
+}
+
+QString EngineSettings::kvCacheTooSmallMessage(const QString& engineError) {
+  if (!engineError.contains(QLatin1String("KV cache too small"))) return {};
+  // The engine says "... (needs N blocks, B bytes); ...": B bytes hold one full-length sequence.
+  static const QRegularExpression needs(QStringLiteral("needs (\\d+) blocks, (\\d+) bytes"));
+  const QRegularExpressionMatch m = needs.match(engineError);
+  if (!m.hasMatch())
+    return tr("KV cache size (MiB) too small for this model: it cannot hold one full-length sequence.");
+  const qint64 bytes = m.captured(2).toLongLong();
+  const qint64 mib = (bytes + (1 << 20) - 1) >> 20;
+  return tr("KV cache size (MiB) too small for this model: needs at least %1 MiB for one full-length sequence.")
+      .arg(std::max<qint64>(1, mib));
 }
 
 void EngineSettings::applyTo(pagedchat::EngineConfig& config) const {

@@ -11,7 +11,8 @@ class QSettings;
 /// The engine settings the user chose, kept in pagedchat.ini under "engine/": KV-cache size in
 /// MiB (0 = automatic: room for 8 full-length sequences), most sequences running at once, tokens
 /// per KV block, CPU threads (0 = all cores). apply() validates (validationError() says what is
-/// wrong, in words), saves and emits applied(); the controller then reloads the model with them.
+/// wrong, in words), takes the values and emits applied(); the controller then reloads the model
+/// with them and calls commit() (saves) when the reload worked, or revert() when it failed.
 class EngineSettings : public QObject {
   Q_OBJECT
   Q_PROPERTY(int kvCacheMiB READ kvCacheMiB NOTIFY changed)
@@ -40,9 +41,20 @@ class EngineSettings : public QObject {
 
   /// "" when the values are acceptable, else a sentence saying which value is wrong and why.
   Q_INVOKABLE QString validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads) const;
-  /// Validates, saves and emits applied() (also when nothing changed: the model reloads).
-  /// Returns validationError() (nothing is saved then).
+  /// Validates, takes the values (not saved yet: see commit()) and emits applied() (also when
+  /// nothing changed: the model reloads). Returns validationError() (nothing changes then).
   Q_INVOKABLE QString apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads);
+  /// Saves the values taken by apply() (the reload with them worked).
+  void commit();
+  /// Goes back to the saved values (the reload with the applied ones failed).
+  void revert();
+  /// True between apply() and commit()/revert() when the values differ from the saved ones.
+  bool hasUnsavedValues() const;
+  /// Sets the KV-cache size back to automatic (0) and saves it.
+  void resetKvCacheToAutomatic();
+  /// The engine's "KV cache too small" load error in the settings' terms ("KV cache size (MiB)
+  /// too small for this model: needs at least N MiB ..."), or "" for any other error.
+  static QString kvCacheTooSmallMessage(const QString& engineError);
   /// Copies the settings into the engine configuration `config`.
   void applyTo(pagedchat::EngineConfig& config) const;
 
@@ -57,4 +69,8 @@ class EngineSettings : public QObject {
   int maxNumSeqs_ = 64;
   int blockSize_ = 16;
   int numThreads_ = 0;
+  int savedKvCacheMiB_ = 0;  ///< the values in the file
+  int savedMaxNumSeqs_ = 64;
+  int savedBlockSize_ = 16;
+  int savedNumThreads_ = 0;
 };

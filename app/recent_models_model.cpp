@@ -12,7 +12,26 @@ const QString kTemplatesGroup = QStringLiteral("modelTemplates");
 QString templateKey(const QString& path) {
   return kTemplatesGroup + QLatin1Char('/') + QString::fromLatin1(path.toUtf8().toHex());
 }
+QString tokenizerKey(const QString& path) {
+  return QStringLiteral("modelTokenizers/") + QString::fromLatin1(path.toUtf8().toHex());
+}
 }  // namespace
+
+bool RecentModelsModel::modelExists(const QString& path) {
+  return path.startsWith(QLatin1String("random:")) || QFileInfo::exists(path);
+}
+
+QString RecentModelsModel::tokenizerFor(const QString& path) const {
+  return settings_->value(tokenizerKey(QDir::cleanPath(path))).toString();
+}
+
+void RecentModelsModel::setTokenizerFor(const QString& path, const QString& tokenizer) {
+  const QString key = tokenizerKey(QDir::cleanPath(path));
+  if (tokenizer.isEmpty())
+    settings_->remove(key);
+  else
+    settings_->setValue(key, tokenizer);
+}
 
 RecentModelsModel::RecentModelsModel(QSettings* settings, QObject* parent)
     : QAbstractListModel(parent), settings_(settings) {
@@ -34,7 +53,7 @@ QVariant RecentModelsModel::data(const QModelIndex& index, int role) const {
       return info.fileName().isEmpty() ? path : info.fileName();
     }
     case PathRole: return QDir::toNativeSeparators(path);
-    case ExistsRole: return QFileInfo::exists(path);
+    case ExistsRole: return modelExists(path);
     case IsFolderRole: return QFileInfo(path).isDir();
     default: return {};
   }
@@ -71,7 +90,7 @@ void RecentModelsModel::remove(const QString& rawPath) {
 int RecentModelsModel::removeMissing() {
   int removed = 0;
   for (qsizetype row = paths_.size() - 1; row >= 0; --row) {
-    if (QFileInfo::exists(paths_.at(row))) continue;
+    if (modelExists(paths_.at(row))) continue;
     beginRemoveRows({}, static_cast<int>(row), static_cast<int>(row));
     paths_.removeAt(row);
     endRemoveRows();

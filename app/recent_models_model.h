@@ -38,6 +38,12 @@ class RecentModelsModel : public QAbstractListModel {
   Q_INVOKABLE QString chatTemplateFor(const QString& path) const;
   /// Remembers `name` as `path`'s chat template ("auto" forgets it).
   void setChatTemplateFor(const QString& path, const QString& name);
+  /// The tokenizer file given with `path` (--tokenizer), or "" for the model's own.
+  QString tokenizerFor(const QString& path) const;
+  /// Remembers `tokenizer` for `path` ("" forgets it).
+  void setTokenizerFor(const QString& path, const QString& tokenizer);
+  /// True when `path` can be loaded: an existing file or folder, or a "random:" model spec.
+  static bool modelExists(const QString& path);
 
   int count() const { return static_cast<int>(paths_.size()); }
   const QStringList& paths() const { return paths_; }

@@ -27,6 +27,22 @@
         <source>Cannot import %1: the file is larger than %2 MB</source>
         <translation>Cannot import %1: the file is larger than %2 MB</translation>
     </message>
+    <message>
+        <source>The engine settings were not applied: %1 The previous settings were restored.</source>
+        <translation>The engine settings were not applied: %1 The previous settings were restored.</translation>
+    </message>
+    <message>
+        <source>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</source>
+        <translation>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</translation>
+    </message>
+    <message>
+        <source>No file name was given for the export.</source>
+        <translation>No file name was given for the export.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: the folder %2 does not exist.</source>
+        <translation>Cannot write %1: the folder %2 does not exist.</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -512,6 +528,14 @@
         <source>Deleted “%1” (+%2 more)</source>
         <translation>Deleted “%1” (+%2 more)</translation>
     </message>
+    <message>
+        <source>Save</source>
+        <translation>Save</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>Import</translation>
+    </message>
 </context>
 <context>
     <name>ConversationListModel</name>
@@ -636,6 +660,14 @@
     <message>
         <source>The number of CPU threads must be between 0 (all cores) and %1; %2 was given.</source>
         <translation>The number of CPU threads must be between 0 (all cores) and %1; %2 was given.</translation>
+    </message>
+    <message>
+        <source>KV cache size (MiB) too small for this model: it cannot hold one full-length sequence.</source>
+        <translation>KV cache size (MiB) too small for this model: it cannot hold one full-length sequence.</translation>
+    </message>
+    <message>
+        <source>KV cache size (MiB) too small for this model: needs at least %1 MiB for one full-length sequence.</source>
+        <translation>KV cache size (MiB) too small for this model: needs at least %1 MiB for one full-length sequence.</translation>
     </message>
 </context>
 <context>

@@ -27,6 +27,22 @@
         <source>Cannot import %1: the file is larger than %2 MB</source>
         <translation>%1을(를) 가져올 수 없습니다: 파일이 %2 MB보다 큽니다</translation>
     </message>
+    <message>
+        <source>The engine settings were not applied: %1 The previous settings were restored.</source>
+        <translation>엔진 설정이 적용되지 않았습니다: %1 이전 설정을 복원했습니다.</translation>
+    </message>
+    <message>
+        <source>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</source>
+        <translation>저장된 KV 캐시 크기(%1 MiB)가 이 모델에 너무 작아 자동으로 되돌렸습니다. %2</translation>
+    </message>
+    <message>
+        <source>No file name was given for the export.</source>
+        <translation>내보낼 파일 이름이 없습니다.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: the folder %2 does not exist.</source>
+        <translation>%1에 쓸 수 없습니다: 폴더 %2이(가) 없습니다.</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -511,6 +527,14 @@
         <source>Deleted “%1” (+%2 more)</source>
         <translation>“%1” 삭제됨 (외 %2개)</translation>
     </message>
+    <message>
+        <source>Save</source>
+        <translation>저장</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>가져오기</translation>
+    </message>
 </context>
 <context>
     <name>ConversationListModel</name>
@@ -635,6 +659,14 @@
     <message>
         <source>The number of CPU threads must be between 0 (all cores) and %1; %2 was given.</source>
         <translation>CPU 스레드 수는 0(모든 코어)에서 %1 사이여야 합니다. 입력한 값: %2.</translation>
+    </message>
+    <message>
+        <source>KV cache size (MiB) too small for this model: it cannot hold one full-length sequence.</source>
+        <translation>KV 캐시 크기(MiB)가 이 모델에 너무 작습니다: 최대 길이 시퀀스 하나도 담을 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>KV cache size (MiB) too small for this model: needs at least %1 MiB for one full-length sequence.</source>
+        <translation>KV 캐시 크기(MiB)가 이 모델에 너무 작습니다: 최대 길이 시퀀스 하나에 최소 %1 MiB가 필요합니다.</translation>
     </message>
 </context>
 <context>

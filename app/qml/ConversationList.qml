@@ -54,7 +54,10 @@ Pane {
     }
 
     /// Opens the import dialog (the sidebar's import button).
-    function openImport() { sidebar.openDialog(importDialog) }
+    function openImport() {
+        importDialog.currentFolder = sidebar.app.documentsFolder()  // a fresh listing
+        sidebar.openDialog(importDialog)
+    }
 
     function openSearch() {
         sidebar.searching = true
@@ -83,6 +86,7 @@ Pane {
         readonly property bool isJson: format === "json"
         title: isJson ? qsTr("Export conversation as JSON") : qsTr("Export conversation as Markdown")
         fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Save")
         nameFilters: isJson ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
         defaultSuffix: isJson ? "json" : "md"
         onAccepted: sidebar.app.exportConversation(conversationId, selectedFile, format)
@@ -92,6 +96,7 @@ Pane {
         objectName: "importDialog"
         title: qsTr("Import a conversation (PagedChat JSON)")
         fileMode: FileDialog.OpenFile
+        acceptLabel: qsTr("Import")
         nameFilters: [qsTr("JSON files (*.json)"), qsTr("All files (*)")]
         onAccepted: sidebar.app.importConversation(selectedFile)
     }
@@ -210,8 +215,10 @@ Pane {
                     exportDialog.conversationId = id
                     exportDialog.format = format
                     const safe = title.replace(/[\\/:*?"<>|]/g, "_").trim() || "conversation"
-                    exportDialog.selectedFile = StandardPaths.writableLocation(StandardPaths.DocumentsLocation)
-                            + "/" + encodeURIComponent(safe) + (format === "json" ? ".json" : ".md")
+                    const folder = sidebar.app.documentsFolder()
+                    exportDialog.currentFolder = folder
+                    exportDialog.selectedFile = folder + "/" + encodeURIComponent(safe)
+                            + (format === "json" ? ".json" : ".md")
                     sidebar.openDialog(exportDialog)
                 }
             }

@@ -29,13 +29,52 @@ ListView {
         width: ListView.view.width
     }
 
+    /// Row being brought into view (a search result), or -1. Rows above it get their real
+    /// heights only once created, so it is placed again until the layout settles.
+    property int jumpRow: -1
+
+    /// Centres `row` (placed again while rows around it are created and measured).
+    function jumpTo(row) {
+        list.followEnd = false
+        list.jumpRow = row
+        list.highlightedRow = row
+        highlightTimer.restart()
+        jumpTimer.ticks = 0
+        jumpTimer.restart()
+        list.placeJumpRow()
+    }
+    /// Shows the end of the list (not while a search result is being brought into view).
+    function toEnd() {
+        if (list.jumpRow < 0)
+            list.positionViewAtEnd()
+    }
+    function placeJumpRow() {
+        if (list.jumpRow < 0 || list.jumpRow >= list.count)
+            return
+        list.forceLayout()
+        list.positionViewAtIndex(list.jumpRow, ListView.Center)
+    }
+
     Connections {
         target: list.session
-        function onMessageShown(row, messageId) {
-            list.followEnd = false
-            list.highlightedRow = row
-            highlightTimer.restart()
-            Qt.callLater(function() { list.positionViewAtIndex(row, ListView.Center) })
+        function onMessageShown(row, messageId) { list.jumpTo(row) }
+        function onConversationChanged() {
+            list.jumpRow = -1
+            list.followEnd = true
+            Qt.callLater(list.toEnd)
+        }
+    }
+    Timer {
+        id: jumpTimer
+        property int ticks: 0
+        interval: 40
+        repeat: true
+        onTriggered: {
+            list.placeJumpRow()
+            if (++ticks >= 12) {
+                stop()
+                list.jumpRow = -1
+            }
         }
     }
     Timer {
@@ -44,12 +83,26 @@ ListView {
         onTriggered: list.highlightedRow = -1
     }
 
+    onMovementStarted: {
+        jumpTimer.stop()  // the user scrolls: leave the view where they put it
+        jumpRow = -1
+    }
     onMovementEnded: followEnd = atYEnd
     onCountChanged: {
+        if (jumpRow >= 0)
+            return
         followEnd = true
-        Qt.callLater(list.positionViewAtEnd)
+        Qt.callLater(list.toEnd)
     }
-    onContentHeightChanged: if (followEnd) Qt.callLater(list.positionViewAtEnd)
+    onContentHeightChanged: {
+        if (jumpRow >= 0)
+            Qt.callLater(list.placeJumpRow)
+        else if (followEnd)
+            Qt.callLater(list.toEnd)
+    }
+    // A conversation opened (restored) before the view had its size: at the latest message.
+    onHeightChanged: if (followEnd && jumpRow < 0) Qt.callLater(list.toEnd)
+    Component.onCompleted: Qt.callLater(list.toEnd)
 
     Label {
         anchors.centerIn: parent

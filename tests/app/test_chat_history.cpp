@@ -386,6 +386,32 @@ void TestChatHistory::exportImportRoundTrip() {
   QCOMPARE(again.value(QStringLiteral("title")), root.value(QStringLiteral("title")));
   QCOMPARE(again.value(QStringLiteral("createdAt")), root.value(QStringLiteral("createdAt")));
   QCOMPARE(store.exportMarkdown(imported), md);
+  // Ids local to the file (1, 2, 3; parents and the current leaf to match): the same file again.
+  QCOMPARE(again.value(QStringLiteral("messages")), root.value(QStringLiteral("messages")));
+  QCOMPARE(again.value(QStringLiteral("currentLeafId")), root.value(QStringLiteral("currentLeafId")));
+  const QJsonArray msgs = root.value(QStringLiteral("messages")).toArray();
+  for (int i = 0; i < msgs.size(); ++i) QCOMPARE(msgs.at(i).toObject().value(QStringLiteral("id")).toInt(), i + 1);
+  QVERIFY(msgs.at(0).toObject().value(QStringLiteral("parentId")).isNull());
+  QCOMPARE(msgs.at(1).toObject().value(QStringLiteral("parentId")).toInt(), 1);
+  QCOMPARE(msgs.at(2).toObject().value(QStringLiteral("parentId")).toInt(), 1);
+  QCOMPARE(root.value(QStringLiteral("currentLeafId")).toInt(), 3);
+  // Files with other ids (database ids, as older versions wrote) import the same.
+  QJsonObject shifted = root;
+  QJsonArray shiftedMsgs;
+  for (const QJsonValue& v : msgs) {
+    QJsonObject o = v.toObject();
+    o.insert(QStringLiteral("id"), o.value(QStringLiteral("id")).toInt() + 40);
+    if (!o.value(QStringLiteral("parentId")).isNull())
+      o.insert(QStringLiteral("parentId"), o.value(QStringLiteral("parentId")).toInt() + 40);
+    shiftedMsgs.append(o);
+  }
+  shifted.insert(QStringLiteral("messages"), shiftedMsgs);
+  shifted.insert(QStringLiteral("currentLeafId"), 43);
+  const qint64 fromShifted = store.importJson(QJsonDocument(shifted).toJson());
+  QCOMPARE(store.exportJson(fromShifted).size() > 0, true);
+  QCOMPARE(QJsonDocument::fromJson(store.exportJson(fromShifted)).object().value(QStringLiteral("messages")),
+           root.value(QStringLiteral("messages")));
+  QCOMPARE(store.exportMarkdown(fromShifted), md);
 }
 
 void TestChatHistory::badImportsLeaveNothing() {

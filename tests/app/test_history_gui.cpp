@@ -49,6 +49,7 @@ class TestHistoryGui : public QObject {
   void fileDialogsOpen();
   void titlesArePlainText();
   void copyTakesTheShownText();
+  void restoredPaneAndSearchJumpInTheWindow();
 };
 
 void TestHistoryGui::deleteUndoRenamePin() {
@@ -123,6 +124,17 @@ void TestHistoryGui::exportImportFiles() {
   QVERIFY(!controller.exportConversation(id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("no/such/dir/x.md"))),
                                          QStringLiteral("markdown")));
   QVERIFY(controller.errorText().contains(QStringLiteral("Cannot write")));
+  QVERIFY(controller.errorText().contains(QStringLiteral("does not exist")));
+  // An absolute path typed into the save dialog's name field comes back appended to its folder.
+  QTemporaryDir other;
+  const QString typed = other.filePath(QStringLiteral("lt.json"));
+  QVERIFY(controller.exportConversation(id, QUrl(QStringLiteral("file:///root/Documents/") + QUrl::fromLocalFile(typed).path()),
+                                        QStringLiteral("json")));
+  QVERIFY2(QFileInfo::exists(typed), qPrintable(controller.errorText()));
+  QCOMPARE(AppController::localPathOf(QUrl(QStringLiteral("file:///home/me/Documents//tmp/pcexp/lt.json"))),
+           QStringLiteral("/tmp/pcexp/lt.json"));
+  QCOMPARE(AppController::localPathOf(QUrl::fromLocalFile(QStringLiteral("/tmp/a/./b.md"))), QStringLiteral("/tmp/a/b.md"));
+  QVERIFY(QFileInfo(controller.documentsFolder().toLocalFile()).isDir());
 
   const qint64 imported = controller.importConversation(QUrl::fromLocalFile(json));
   QVERIFY(imported != 0 && imported != id);
@@ -424,6 +436,11 @@ void TestHistoryGui::fileDialogsOpen() {
   QVERIFY(QMetaObject::invokeMethod(sidebar, "openDialog", Q_ARG(QVariant, QVariant::fromValue(exportDialog))));
   QTRY_VERIFY(exportDialog->property("visible").toBool());
   QCOMPARE(controller.errorText(), QString());
+  QCOMPARE(exportDialog->property("fileMode").toInt(), 2);  // FileDialog.SaveFile
+  QCOMPARE(exportDialog->property("acceptLabel").toString(), QStringLiteral("Save"));
+  QCOMPARE(importDialog->property("fileMode").toInt(), 0);  // FileDialog.OpenFile
+  QCOMPARE(importDialog->property("currentFolder").toUrl(), controller.documentsFolder());
+  QCOMPARE(importDialog->property("nameFilters").toStringList().value(0), QStringLiteral("JSON files (*.json)"));
   QVERIFY(QMetaObject::invokeMethod(exportDialog, "reject"));
   QTRY_VERIFY(!exportDialog->property("visible").toBool());
   APPTEST_VERIFY_NO_WARNINGS();
@@ -542,6 +559,64 @@ void TestHistoryGui::copyTakesTheShownText() {
                     copy->mapToScene(QPointF(copy->width() / 2, copy->height() / 2)).toPoint());
   QTRY_COMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("there was a cat"));
   APPTEST_VERIFY_NO_WARNINGS();
+}
+
+namespace {
+/// True when `row`'s delegate exists in `list` and at least half of it (or of the view) is inside
+/// the list's viewport.
+bool rowVisible(QQuickItem* list, int row) {
+  QQuickItem* item = nullptr;
+  if (!QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, item), Q_ARG(int, row)) || !item)
+    return false;
+  const qreal top = item->mapToItem(list, QPointF(0, 0)).y();
+  const qreal bottom = top + item->height();
+  const qreal overlap = std::min(bottom, list->height()) - std::max(top, qreal(0));
+  return overlap >= std::min(item->height(), list->height()) / 2;
+}
+}  // namespace
+
+void TestHistoryGui::restoredPaneAndSearchJumpInTheWindow() {
+  QTemporaryDir dir;
+  qint64 c = 0;
+  QList<qint64> ids;
+  {
+    ChatStore store(dir.path());
+    c = store.createConversation(QStringLiteral("Long one"));
+    qint64 parent = 0;
+    for (int i = 0; i < 40; ++i) {
+      QString text = QStringLiteral("Message %1. ").arg(i);
+      for (int k = 0; k < (i % 5) * 6; ++k) text += QStringLiteral("Some longer filler text that wraps. ");
+      if (i == 8 || i == 16) text += QStringLiteral("The magic word is here.");
+      parent = store.addMessage(c, i % 2 ? QStringLiteral("assistant") : QStringLiteral("user"), text,
+                                i % 2 ? QStringLiteral("stop") : QString(), parent);
+      ids.append(parent);
+    }
+  }
+  AppController controller(optionsFor(dir));  // restores a pane with the newest conversation
+  QCOMPARE(controller.currentConversationId(), c);
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  auto* list = findItem(window->contentItem(), QStringLiteral("messageList1"));
+  QVERIFY(list);
+  QTRY_COMPARE(list->property("count").toInt(), 40);
+  // Opened at the latest message, not at the top.
+  QTRY_VERIFY(rowVisible(list, 39));
+  QTest::qWait(300);
+  QVERIFY(rowVisible(list, 39));
+  QVERIFY(!rowVisible(list, 0));
+
+  // A search result far above: highlighted and in view, also after the rows settled.
+  for (int row : {16, 8, 30, 2}) {
+    controller.openSearchResult(c, ids.at(row));
+    QTRY_COMPARE(list->property("highlightedRow").toInt(), row);
+    QTRY_VERIFY2(rowVisible(list, row), qPrintable(QString::number(row)));
+    QTest::qWait(300);
+    QVERIFY2(rowVisible(list, row), qPrintable(QString::number(row)));
+    QCOMPARE(list->property("highlightedRow").toInt(), row);
+  }
+  window->grabWindow().save(QStringLiteral("history-search-jump.png"));
 }
 
 QTEST_MAIN(TestHistoryGui)

@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QSemaphore>
+#include <QSettings>
 
 #include <atomic>
 
@@ -19,6 +20,7 @@
 #include "app/engine_monitor.h"
 #include "app/engine_worker.h"
 #include "app/message_list_model.h"
+#include "app/recent_models_model.h"
 #include "engine/llama_model.h"
 #include "engine/llm.h"
 #include "app_test_util.h"
@@ -60,7 +62,9 @@ class TestModelEngine : public QObject {
   void openingAModelStopsRunningReplies();
   void progressIsMonotonic();
   void settingsReloadChangesBlockCount();
+  void savedTooSmallKvCacheFallsBackToAutomatic();
   void rememberedModelLoadsNextStart();
+  void randomModelInRecents();
   void monitorSnapshotWhileTwoPanesGenerate();
 };
 
@@ -260,15 +264,83 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
   const QString reason = chat(app.panes()->sessionAt(0), QStringLiteral("Once upon a time"));
   QVERIFY2(reason == QLatin1String("stop") || reason == QLatin1String("length"), qPrintable(reason));
 
-  // Too small a cache for one sequence: the engine's reason is shown, and the app recovers.
+  // Too small a cache for one sequence: said in the settings' terms, the saved settings and the
+  // model stay (reloaded with them), nothing bad is saved.
+  const int blocksBefore = engine->numKvBlocks();
   QSignalSpy done(engine, &EngineClient::modelLoadFinished);
   QCOMPARE(app.applyEngineSettings(1, 4, 1024, 1), QString());  // one 1024-token block > 1 MiB
   QVERIFY(done.wait(60000));
   QVERIFY(!done.at(0).at(0).toBool());
-  QVERIFY2(engine->loadError().contains(QLatin1String("KV cache too small")), qPrintable(engine->loadError()));
+  QVERIFY2(done.at(0).at(2).toString().contains(QLatin1String("KV cache too small")),
+           qPrintable(done.at(0).at(2).toString()));
+  QVERIFY2(app.errorText().contains(QLatin1String("KV cache size (MiB) too small for this model: needs at least")),
+           qPrintable(app.errorText()));
+  QCOMPARE(app.engineSettings()->kvCacheMiB(), 4);
+  QCOMPARE(app.engineSettings()->blockSize(), 32);
+  QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
+  QCOMPARE(engine->numKvBlocks(), blocksBefore);
+  QCOMPARE(engine->engineConfig().block_size, 32);
+  {
+    QSettings ini(AppController::settingsFile(data.path()), QSettings::IniFormat);
+    QCOMPARE(ini.value(QStringLiteral("engine/kvCacheMiB")).toInt(), 4);
+    QCOMPARE(ini.value(QStringLiteral("engine/blockSize")).toInt(), 32);
+  }
   QCOMPARE(app.applyEngineSettings(0, 64, 16, 0), QString());
   QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
   QCOMPARE(engine->numKvBlocks(), autoBlocks);
+}
+
+void TestModelEngine::savedTooSmallKvCacheFallsBackToAutomatic() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir data;
+  {
+    QSettings ini(AppController::settingsFile(data.path()), QSettings::IniFormat);
+    ini.setValue(QStringLiteral("engine/kvCacheMiB"), 1);
+    ini.setValue(QStringLiteral("engine/blockSize"), 1024);  // one block > 1 MiB: fails to load
+  }
+  AppController app(optionsFor(data.path()));
+  QSignalSpy done(app.engine(), &EngineClient::modelLoadFinished);
+  app.start();
+  QVERIFY(done.wait(60000));
+  QVERIFY(!done.at(0).at(0).toBool());
+  QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
+  QCOMPARE(app.engineSettings()->kvCacheMiB(), 0);
+  QVERIFY2(app.errorText().contains(QLatin1String("set back to automatic")), qPrintable(app.errorText()));
+  QSettings ini(AppController::settingsFile(data.path()), QSettings::IniFormat);
+  QCOMPARE(ini.value(QStringLiteral("engine/kvCacheMiB")).toInt(), 0);
+}
+
+void TestModelEngine::randomModelInRecents() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir data;
+  const QString spec = QStringLiteral("random:stories260K");
+  const QString tokenizer = testpaths::modelFile(QStringLiteral("stories260K/tok512.model"));
+  {
+    AppOptions o = optionsFor(data.path());
+    o.modelPath = spec;
+    o.tokenizerPath = tokenizer;
+    o.modelGiven = true;
+    AppController app(o);
+    app.start();
+    QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
+    RecentModelsModel* recent = app.recentModels();
+    QCOMPARE(recent->lastModel(), spec);
+    QVERIFY(recent->data(recent->index(0), RecentModelsModel::ExistsRole).toBool());  // not "missing"
+    QCOMPARE(recent->removeMissing(), 0);
+    // Another model, then the random one again from the recent list: loads, with its tokenizer.
+    app.openModel(testpaths::stories260K());
+    QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
+    app.openModel(recent->data(recent->index(1), RecentModelsModel::PathRole).toString());
+    QTRY_VERIFY_WITH_TIMEOUT(!app.engine()->isLoading(), 60000);
+    QVERIFY2(app.engine()->isReady(), qPrintable(app.engine()->loadError()));
+    QCOMPARE(app.engine()->modelPath(), spec);
+    QCOMPARE(QString::fromStdString(app.engine()->engineConfig().tokenizer), QFileInfo(tokenizer).absoluteFilePath());
+    const QString reason = chat(app.panes()->sessionAt(0), QStringLiteral("Once"));
+    QVERIFY2(reason == QLatin1String("stop") || reason == QLatin1String("length"), qPrintable(reason));
+  }
+  AppController again(optionsFor(data.path()));  // no --model: the random one, with its tokenizer
+  QCOMPARE(again.engine()->modelPath(), spec);
+  QCOMPARE(QString::fromStdString(again.engine()->engineConfig().tokenizer), QFileInfo(tokenizer).absoluteFilePath());
 }
 
 void TestModelEngine::rememberedModelLoadsNextStart() {

@@ -19,6 +19,7 @@ class TestModelSettings : public QObject {
   void recentModelsChatTemplate();
   void engineSettingsValidation();
   void engineSettingsSaved();
+  void kvCacheTooSmallMessage();
 };
 
 namespace {
@@ -149,6 +150,10 @@ void TestModelSettings::engineSettingsSaved() {
     QSignalSpy applied(&engine, &EngineSettings::applied);
     QCOMPARE(engine.apply(3, 8, 32, 2), QString());
     QCOMPARE(applied.count(), 1);
+    QVERIFY(engine.hasUnsavedValues());
+    QVERIFY(!settings.contains(QStringLiteral("engine/kvCacheMiB")));  // saved once the reload worked
+    engine.commit();
+    QVERIFY(!engine.hasUnsavedValues());
     pagedchat::EngineConfig config;
     engine.applyTo(config);
     QCOMPARE(config.kv_cache_bytes, std::size_t(3) << 20);
@@ -169,6 +174,23 @@ void TestModelSettings::engineSettingsSaved() {
   EngineSettings engine(&settings);
   QCOMPARE(engine.blockSize(), 16);  // out of range: the defaults
   QCOMPARE(engine.maxNumSeqs(), 64);
+  // A reload that failed: back to the saved values, nothing saved.
+  QCOMPARE(engine.apply(1, 8, 1024, 2), QString());
+  QCOMPARE(engine.kvCacheMiB(), 1);
+  engine.revert();
+  QCOMPARE(engine.kvCacheMiB(), 0);  // the values read at start (the defaults)
+  QCOMPARE(engine.blockSize(), 16);
+  QCOMPARE(settings.value(QStringLiteral("engine/blockSize")).toInt(), -5);
+}
+
+void TestModelSettings::kvCacheTooSmallMessage() {
+  const QString engineError = QStringLiteral(
+      "KV cache too small: 0 blocks of 1024 tokens cannot hold one sequence of max_model_len 512 (needs 1 blocks, "
+      "3145728 bytes); raise kv_cache_bytes or lower max_model_len");
+  QCOMPARE(EngineSettings::kvCacheTooSmallMessage(engineError),
+           QStringLiteral("KV cache size (MiB) too small for this model: needs at least 3 MiB for one full-length "
+                          "sequence."));
+  QVERIFY(EngineSettings::kvCacheTooSmallMessage(QStringLiteral("cannot open x.bin")).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestModelSettings)
