@@ -3,6 +3,8 @@
 // warnings (QML errors, binding loops) printed meanwhile so that a test can require none.
 #pragma once
 
+#include <algorithm>
+
 #include <QDir>
 #include <QList>
 #include <QObject>
@@ -55,10 +57,67 @@ inline QRectF windowRect(QQuickItem* item) {
   return item->mapRectToScene(QRectF(0, 0, item->width(), item->height()));
 }
 
-/// Clicks the middle of `item` with the left mouse button, as a user would.
-inline void click(QQuickWindow* window, QQuickItem* item) {
+/// Scrolls every Flickable (ListView, ScrollView's content, ...) above `item` so that `item` is
+/// inside its viewport, as a user would scroll before clicking.
+inline void scrollIntoView(QQuickItem* item) {
+  for (QQuickItem* a = item ? item->parentItem() : nullptr; a; a = a->parentItem()) {
+    if (!a->inherits("QQuickFlickable")) continue;
+    const QRectF r = item->mapRectToItem(a, QRectF(0, 0, item->width(), item->height()));
+    qreal delta = 0;
+    if (r.bottom() > a->height()) delta = r.bottom() - a->height();
+    if (r.top() - delta < 0) delta = r.top();
+    if (delta == 0) continue;
+    const qreal maxY = std::max<qreal>(0, a->property("contentHeight").toReal() - a->height());
+    a->setProperty("contentY", std::clamp<qreal>(a->property("contentY").toReal() + delta, 0, maxY));
+  }
+}
+
+/// Why a click on `item` would not reach it ("" when it would): not visible, disabled, its middle
+/// outside the window or outside a clipping ancestor (a scrolled-away part of a list or page).
+inline QString clickProblem(QQuickWindow* window, QQuickItem* item) {
+  if (!item) return QStringLiteral("no item");
+  const QString name = item->objectName().isEmpty() ? QString::fromLatin1(item->metaObject()->className())
+                                                     : item->objectName();
+  if (!item->isVisible()) return name + QStringLiteral(" is not visible");
+  if (!item->isEnabled()) return name + QStringLiteral(" is disabled");
   const QPointF c = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
-  QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier, c.toPoint());
+  if (!QRectF(0, 0, window->width(), window->height()).contains(c))
+    return QStringLiteral("%1's middle (%2, %3) is outside the %4x%5 window")
+        .arg(name).arg(c.x()).arg(c.y()).arg(window->width()).arg(window->height());
+  for (QQuickItem* a = item->parentItem(); a; a = a->parentItem()) {
+    if (!a->clip()) continue;
+    const QPointF p = a->mapFromScene(c);
+    if (!QRectF(0, 0, a->width(), a->height()).contains(p))
+      return QStringLiteral("%1's middle is clipped away by %2 (%3)")
+          .arg(name, QString::fromLatin1(a->metaObject()->className()), a->objectName());
+  }
+  return {};
+}
+
+/// Clicks the middle of `item` with the left mouse button, as a user would: first scrolls it
+/// into view and waits until its place in the window has settled (layouts and transitions run
+/// on later frames). Returns false, with the reason printed, when the click could not reach it.
+[[nodiscard]] inline bool click(QQuickWindow* window, QQuickItem* item) {
+  if (!item) {
+    qWarning("click: no item");
+    return false;
+  }
+  scrollIntoView(item);
+  QPointF last(-1e9, -1e9);
+  for (int i = 0; i < 100; ++i) {  // settled: the same place over two looks 50 ms apart (<= 5 s)
+    QTest::qWait(50);
+    const QPointF now = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
+    if (now == last) break;
+    last = now;
+    scrollIntoView(item);
+  }
+  const QString problem = clickProblem(window, item);
+  if (!problem.isEmpty()) {
+    qWarning("click: %s", qPrintable(problem));
+    return false;
+  }
+  QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier, last.toPoint());
+  return true;
 }
 
 /// Saves a grab of `window` as screenshots/`name` below the current folder (the build folder

@@ -68,7 +68,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
                                            std::pair{"openModelFolder", "modelFolderDialog"}}) {
     QQuickItem* b = findItem(overlay, QString::fromLatin1(button));
     QVERIFY(b);
-    click(window, b);
+    QVERIFY(click(window, b));
     QObject* dialog = picker->findChild<QObject*>(QString::fromLatin1(dialogName));
     QVERIFY(dialog);
     QTRY_VERIFY(dialog->property("visible").toBool());
@@ -80,7 +80,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   // Unload: the panes say that no model is loaded, and Send is disabled.
   QQuickItem* unload = findItem(overlay, QStringLiteral("unloadModel"));
   QVERIFY(unload);
-  click(window, unload);
+  QVERIFY(click(window, unload));
   QTRY_VERIFY(!client->isLoaded());
   QQuickItem* noModel = findItem(window->contentItem(), QStringLiteral("paneNoModel"));
   QVERIFY(noModel);
@@ -94,7 +94,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QQuickItem* list = findItem(overlay, QStringLiteral("recentModels"));
   auto* row = list->property("contentItem").value<QQuickItem*>()->childItems().value(0);
   QVERIFY(row);
-  click(window, row);
+  QVERIFY(click(window, row));
   QTRY_VERIFY_WITH_TIMEOUT(client->isReady(), 60000);
   QTRY_VERIFY(!noModel->isVisible());
   QTRY_VERIFY(send->isEnabled());
@@ -120,9 +120,11 @@ void TestModelGui::pickerSettingsAndEngineView() {
   findItem(page, QStringLiteral("blockSizeField"))->setProperty("value", 16);
   findItem(page, QStringLiteral("kvCacheField"))->setProperty("value", 2);
   QSignalSpy loaded(client, &EngineClient::modelLoadFinished);
-  QTest::qWait(300);  // let the page settle (transitions, layout) before clicking
-  click(window, findItem(page, QStringLiteral("applyEngineSettings")));
-  QVERIFY(loaded.wait(60000));
+  QVERIFY(click(window, findItem(page, QStringLiteral("applyEngineSettings"))));
+  // The click applied the values (the reload may even have finished while the click's events
+  // were processed, so the spy's count is checked, not only waited on).
+  QVERIFY2(page->property("appliedOk").toBool(), qPrintable(page->property("errorText").toString()));
+  QTRY_VERIFY_WITH_TIMEOUT(loaded.count() > 0, 60000);
   QVERIFY(loaded.at(0).at(0).toBool());
   QCOMPARE(page->property("errorText").toString(), QString());
   QCOMPARE(controller.engineSettings()->kvCacheMiB(), 2);
