@@ -26,6 +26,9 @@ class TestGui : public QObject {
   Q_OBJECT
 
  private slots:
+  // A QML engine destroyed at the end of the previous test may warn about delegates it was still
+  // creating; each test counts only its own warnings.
+  void init() { apptest::warnings().clear(); }
   void initTestCase();
   void loadsWithoutWarningsAndChats();
   void restartShowsConversation();

@@ -36,6 +36,9 @@ class TestHistoryGui : public QObject {
   Q_OBJECT
 
  private slots:
+  // A QML engine destroyed at the end of the previous test may warn about delegates it was still
+  // creating; each test counts only its own warnings.
+  void init() { apptest::warnings().clear(); }
   void initTestCase() { apptest::installWarningCollector(); }
   void cleanupTestCase() { apptest::removeWarningCollector(); }
   void deleteUndoRenamePin();
