@@ -280,10 +280,11 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
   const QString kvMessage = EngineSettings::kvCacheTooSmallMessage(error);
   if (settingsReload && engineSettings_->hasUnsavedValues()) {
     // The new settings do not work with this model: keep the saved ones and the model.
-    engineSettings_->revert();
+    const QString message = tr("The engine settings were not applied: %1 The previous settings were restored.")
+                                .arg(kvMessage.isEmpty() ? error : kvMessage);
+    engineSettings_->revert(message);
     reloadWithEngineSettings();
-    setErrorText(tr("The engine settings were not applied: %1 The previous settings were restored.")
-                     .arg(kvMessage.isEmpty() ? error : kvMessage));
+    setErrorText(message);
     return;
   }
   if (!kvMessage.isEmpty() && engineSettings_->kvCacheMiB() != 0) {

@@ -91,13 +91,14 @@ void EngineSettings::commit() {
   settings_->sync();
 }
 
-void EngineSettings::revert() {
+void EngineSettings::revert(const QString& reason) {
   if (!hasUnsavedValues()) return;
   kvCacheMiB_ = savedKvCacheMiB_;
   maxNumSeqs_ = savedMaxNumSeqs_;
   blockSize_ = savedBlockSize_;
   numThreads_ = savedNumThreads_;
   emit changed();
+  emit reverted(reason);
 }
 
 bool EngineSettings::hasUnsavedValues() const {

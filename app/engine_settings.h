@@ -46,8 +46,9 @@ class EngineSettings : public QObject {
   Q_INVOKABLE QString apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads);
   /// Saves the values taken by apply() (the reload with them worked).
   void commit();
-  /// Goes back to the saved values (the reload with the applied ones failed).
-  void revert();
+  /// Goes back to the saved values (the reload with the applied ones failed) and emits
+  /// reverted(`reason`): the settings page shows why, next to the values it puts back.
+  void revert(const QString& reason = QString());
   /// True between apply() and commit()/revert() when the values differ from the saved ones.
   bool hasUnsavedValues() const;
   /// Sets the KV-cache size back to automatic (0) and saves it.
@@ -62,6 +63,8 @@ class EngineSettings : public QObject {
   void changed();
   /// New values were saved: reload the model with them.
   void applied();
+  /// The applied values did not work (`reason`, in words) and the saved ones are back.
+  void reverted(const QString& reason);
 
  private:
   QSettings* settings_;

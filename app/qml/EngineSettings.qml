@@ -33,6 +33,15 @@ Pane {
         return page.appliedOk
     }
 
+    // A reload with the applied values failed: the saved values are back in the fields, with why.
+    Connections {
+        target: page.settings
+        function onReverted(reason) {
+            page.reset()
+            page.errorText = reason
+        }
+    }
+
     objectName: "engineSettingsPage"
     Accessible.name: qsTr("Engine settings")
     Component.onCompleted: reset()

@@ -268,8 +268,11 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
   // model stay (reloaded with them), nothing bad is saved.
   const int blocksBefore = engine->numKvBlocks();
   QSignalSpy done(engine, &EngineClient::modelLoadFinished);
+  QSignalSpy reverted(app.engineSettings(), &EngineSettings::reverted);
   QCOMPARE(app.applyEngineSettings(1, 4, 1024, 1), QString());  // one 1024-token block > 1 MiB
-  QVERIFY(done.wait(60000));
+  QTRY_VERIFY_WITH_TIMEOUT(done.count() > 0, 60000);
+  QCOMPARE(reverted.count(), 1);  // the settings page is told why
+  QCOMPARE(reverted.at(0).at(0).toString(), app.errorText());
   QVERIFY(!done.at(0).at(0).toBool());
   QVERIFY2(done.at(0).at(2).toString().contains(QLatin1String("KV cache too small")),
            qPrintable(done.at(0).at(2).toString()));

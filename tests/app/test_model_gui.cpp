@@ -130,6 +130,22 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QCOMPARE(controller.engineSettings()->kvCacheMiB(), 2);
   QTest::qWait(400);
   apptest::saveScreenshot(window, QStringLiteral("engine-settings.png"));
+  // Values that pass the checks but fail the reload (one 1024-token block is more than 1 MiB):
+  // the page puts the saved values back and says why, not "Applied".
+  findItem(page, QStringLiteral("kvCacheField"))->setProperty("value", 1);
+  findItem(page, QStringLiteral("blockSizeField"))->setProperty("value", 1024);
+  loaded.clear();
+  QVERIFY(click(window, findItem(page, QStringLiteral("applyEngineSettings"))));
+  QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 2, 60000);  // the failed load, then the saved settings again
+  QVERIFY(!loaded.at(0).at(0).toBool());
+  QVERIFY(loaded.at(1).at(0).toBool());
+  QVERIFY2(page->property("errorText").toString().contains(QLatin1String("too small")),
+           qPrintable(page->property("errorText").toString()));
+  QVERIFY(!page->property("appliedOk").toBool());
+  QCOMPARE(findItem(page, QStringLiteral("kvCacheField"))->property("value").toInt(), 2);
+  QCOMPARE(findItem(page, QStringLiteral("blockSizeField"))->property("value").toInt(), 16);
+  QCOMPARE(controller.engineSettings()->blockSize(), 16);
+  controller.clearError();
   QMetaObject::invokeMethod(settings, "close");
   QTRY_VERIFY(!settings->property("visible").toBool());
 

@@ -177,10 +177,15 @@ void TestModelSettings::engineSettingsSaved() {
   // A reload that failed: back to the saved values, nothing saved.
   QCOMPARE(engine.apply(1, 8, 1024, 2), QString());
   QCOMPARE(engine.kvCacheMiB(), 1);
-  engine.revert();
+  QSignalSpy reverted(&engine, &EngineSettings::reverted);
+  engine.revert(QStringLiteral("too small"));
+  QCOMPARE(reverted.count(), 1);
+  QCOMPARE(reverted.at(0).at(0).toString(), QStringLiteral("too small"));
   QCOMPARE(engine.kvCacheMiB(), 0);  // the values read at start (the defaults)
   QCOMPARE(engine.blockSize(), 16);
   QCOMPARE(settings.value(QStringLiteral("engine/blockSize")).toInt(), -5);
+  engine.revert(QStringLiteral("again"));  // nothing applied: nothing to revert, no signal
+  QCOMPARE(reverted.count(), 1);
 }
 
 void TestModelSettings::kvCacheTooSmallMessage() {
