@@ -18,6 +18,7 @@ Column {
     property bool plain: false
     property color textColor: Theme.assistantTextColor
     property color linkColor: Theme.linkColor
+    property color tableBorderColor: Theme.borderColor
     property bool italic: false
     /// Used by screen readers for the whole message.
     property string accessibleName: text
@@ -72,6 +73,7 @@ Column {
             Component {
                 id: proseBlock
                 TextEdit {
+                    id: proseEdit
                     objectName: "messageProse"
                     width: blockLoader.width
                     readOnly: true
@@ -86,6 +88,14 @@ Column {
                     selectionColor: Theme.textSelectionColor
                     onLinkActivated: (link) => Qt.openUrlExternally(link)
                     Accessible.ignored: true
+
+                    // Links in the bubble's link colour (per theme), tables with borders and padding.
+                    MarkdownStyler {
+                        objectName: "markdownStyler"
+                        document: content.plain ? null : proseEdit.textDocument
+                        linkColor: content.linkColor
+                        tableBorderColor: content.tableBorderColor
+                    }
                 }
             }
 
