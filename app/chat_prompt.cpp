@@ -47,6 +47,10 @@ QList<PromptMessage> buildContinuationMessages(const QString& systemPrompt, cons
   return turns;
 }
 
+QList<PromptMessage> buildConversationMessages(const QString& systemPrompt, const QList<MessageRecord>& history) {
+  return build(systemPrompt, history, {});
+}
+
 std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages) {
   std::vector<pagedchat::ChatMessage> out;
   out.reserve(static_cast<size_t>(messages.size()));

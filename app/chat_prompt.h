@@ -35,5 +35,9 @@ QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<
 /// Empty when the last message (after joining) is not an assistant reply.
 QList<PromptMessage> buildContinuationMessages(const QString& systemPrompt, const QList<MessageRecord>& history);
 
+/// The messages of the conversation as it stands (`history` after `systemPrompt`, roles joined
+/// as in buildChatMessages(), no new message): what the pane's context holds, for counting.
+QList<PromptMessage> buildConversationMessages(const QString& systemPrompt, const QList<MessageRecord>& history);
+
 /// The engine's form of `messages` (UTF-8).
 std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages);

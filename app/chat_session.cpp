@@ -29,6 +29,15 @@ ChatSession::ChatSession(ChatStore* store, EngineClient* engine, QObject* parent
   connect(&saveTimer_, &QTimer::timeout, this, [this] { saveReply(); });
   connect(engine_, &EngineClient::stepFinished, this, &ChatSession::onStepFinished);
   connect(engine_, &EngineClient::requestRejected, this, &ChatSession::onRequestRejected);
+  connect(engine_, &EngineClient::tokenCountReady, this, [this](int ticket, int count) {
+    if (ticket != countTicket_) return;
+    countedTokens_ = count;
+    emit contextChanged();
+  });
+  // Another model (or the same with other settings) counts differently.
+  connect(engine_, &EngineClient::modelLoadFinished, this, [this](bool ok) {
+    if (ok && !isBusy()) countContext();
+  });
 }
 
 ChatSession::~ChatSession() {
@@ -192,8 +201,19 @@ void ChatSession::openConversation(qint64 id, const QString& title) {
   }
   conversationId_ = id;
   messages_->setMessages(records);
+  countContext();
   emit conversationChanged();
   setTitle(title);
+}
+
+void ChatSession::countContext() {
+  countedTokens_ = -1;
+  const QList<PromptMessage> conversation = buildConversationMessages(systemPrompt(), rows(0, messages_->rowCount()));
+  if (conversation.isEmpty() || !engine_->isLoaded()) {
+    countTicket_ = 0;  // an answer still on its way is stale
+    return;
+  }
+  countTicket_ = engine_->countTokens(conversation);
 }
 
 void ChatSession::closeConversation(bool deleted) {
@@ -204,6 +224,9 @@ void ChatSession::closeConversation(bool deleted) {
   setErrorText(QString());
   messages_->clear();
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
+  countedTokens_ = -1;
+  countTicket_ = 0;
+  lastLeafUnder_.clear();
   lastReplyRate_ = -1.0;
   emit contextChanged();
   if (conversationId_ != 0) {

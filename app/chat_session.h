@@ -3,6 +3,7 @@
 
 #include <QAbstractItemModel>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
 #include <QString>
 #include <QTimer>
@@ -79,8 +80,8 @@ class ChatSession : public QObject {
   /// Sends `text` in place of the user message at `row`: a new user message beside it (same
   /// parent) and a new answer; the old branch stays and can be switched back to.
   Q_INVOKABLE bool editMessage(int row, const QString& text);
-  /// Shows the sibling `step` places from the message at `row` (-1 previous, +1 next) and the
-  /// newest branch below it.
+  /// Shows the sibling `step` places from the message at `row` (-1 previous, +1 next) and below
+  /// it the branch this pane showed there last (the newest one when none, or when that is gone).
   Q_INVOKABLE bool switchBranch(int row, int step);
   /// Continues the last answer when it was cut off (finish reason "length", "abort" or none):
   /// the conversation is sent with that answer open at the end, and the new text is appended to it.
@@ -120,7 +121,13 @@ class ChatSession : public QObject {
   PaneSettings* settings() const { return settings_; }
   ThroughputMeter* throughput() const { return throughput_; }
   double lastReplyRate() const { return lastReplyRate_; }
-  int contextUsed() const { return promptTokens_ + replyTokens_; }
+  /// Tokens the conversation takes in the context: the latest request's prompt plus its reply
+  /// so far, or, before any request of this pane (a conversation just opened, another branch
+  /// shown, the model reloaded), the conversation counted by the engine's tokenizer with the
+  /// chat template (countContext()); 0 while unknown.
+  int contextUsed() const {
+    return promptTokens_ + replyTokens_ > 0 ? promptTokens_ + replyTokens_ : qMax(0, countedTokens_);
+  }
   int contextLimit() const;
   /// Prompt tokens of the latest request (the rendered conversation), and how many of them the
   /// prefix cache supplied; 0 until its first delta arrives.
@@ -157,6 +164,11 @@ class ChatSession : public QObject {
                   const QString& titleBefore);
   /// Re-reads the shown branch from the store.
   void reloadBranch();
+  /// Asks the engine to count the shown conversation's tokens (contextUsed() before a request).
+  void countContext();
+  /// Before the pane leaves the branch through the message at `row` (switch, edit, regenerate):
+  /// remembers the leaf shown below it, for switchBranch() to show on return.
+  void rememberShownLeaf(int row);
   /// Sets the sibling position of `row` (its message is the newest of its siblings).
   void refreshSiblings(int row);
   QList<MessageRecord> rows(int from, int to) const;
@@ -180,6 +192,10 @@ class ChatSession : public QObject {
   int replyTokens_ = 0;       ///< tokens generated for the latest request
   int promptTokens_ = 0;
   int cachedPromptTokens_ = 0;
+  int countedTokens_ = -1;  ///< the shown conversation counted by the engine (-1: not known)
+  int countTicket_ = 0;     ///< the count asked for last (older answers are ignored)
+  /// Per message the pane left (rememberShownLeaf()): the leaf shown under it then.
+  QHash<qint64, qint64> lastLeafUnder_;
 
   /// The turn in flight until the engine takes it: its rows are only in messages_, and what
   /// send() changed in the store is undone if the engine refuses the request.

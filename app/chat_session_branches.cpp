@@ -1,6 +1,8 @@
 // ChatSession's message actions: regenerate, edit and resend, switch branch, continue, and
 // showing a message found by search. The conversation is a tree (ChatStore); the pane shows
 // one branch, and every request carries exactly that branch (root -> the question).
+#include <algorithm>
+
 #include "app/chat_prompt.h"
 #include "app/chat_session.h"
 #include "app/chat_store.h"
@@ -22,6 +24,10 @@ void ChatSession::reloadBranch() {
   } catch (const StoreError& e) {
     setErrorText(QString::fromUtf8(e.what()));
   }
+  // Another branch: the latest request's figures were about the old one.
+  promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
+  countContext();
+  emit contextChanged();
 }
 
 void ChatSession::refreshSiblings(int row) {
@@ -41,6 +47,7 @@ bool ChatSession::regenerate() {
   const MessageRecord question = messages_->at(last - 1);
   if (answer.role != kAssistant || question.role != kUser || answer.parentId != question.id) return false;
   if (!checkModel()) return false;
+  rememberShownLeaf(last);
   messages_->removeFrom(last);  // the old answer stays in the store, a sibling of the new one
   return startReply(rows(0, last - 1), question.text, question.parentId, question.id, QString(),
                     false, QString());
@@ -52,8 +59,14 @@ bool ChatSession::editMessage(int row, const QString& text) {
   const MessageRecord old = messages_->at(row);
   if (old.role != kUser) return false;
   if (!checkModel()) return false;
+  rememberShownLeaf(row);
   messages_->removeFrom(row);  // the old question and what follows stay as a sibling branch
   return startReply(rows(0, row), trimmed, old.parentId, 0, text, false, QString());
+}
+
+void ChatSession::rememberShownLeaf(int row) {
+  if (row >= 0 && row < messages_->rowCount() && messages_->at(row).id != 0)
+    lastLeafUnder_.insert(messages_->at(row).id, messages_->at(messages_->rowCount() - 1).id);
 }
 
 bool ChatSession::switchBranch(int row, int step) {
@@ -65,7 +78,16 @@ bool ChatSession::switchBranch(int row, int step) {
       if (siblings.at(i).id == messages_->at(row).id) index = i;
     const int target = index + step;
     if (index < 0 || target < 0 || target >= siblings.size()) return false;
-    store_->setCurrentLeaf(conversationId_, store_->newestLeafUnder(siblings.at(target).id));
+    // Coming back to a branch shows the part of it seen last (as chat apps do), else its newest.
+    rememberShownLeaf(row);
+    const qint64 targetId = siblings.at(target).id;
+    qint64 leaf = store_->newestLeafUnder(targetId);
+    if (const auto seen = lastLeafUnder_.constFind(targetId); seen != lastLeafUnder_.constEnd()) {
+      const QList<MessageRecord> path = store_->pathTo(seen.value());  // empty once deleted
+      const bool under = std::any_of(path.begin(), path.end(), [&](const MessageRecord& m) { return m.id == targetId; });
+      if (under && store_->newestLeafUnder(seen.value()) == seen.value()) leaf = seen.value();
+    }
+    store_->setCurrentLeaf(conversationId_, leaf);
   } catch (const StoreError& e) {
     setErrorText(QString::fromUtf8(e.what()));
     return false;

@@ -29,6 +29,7 @@ EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* paren
   connect(worker_, &EngineWorker::stepFinished, this, &EngineClient::onStepFinished);
   connect(worker_, &EngineWorker::requestRejected, this, &EngineClient::requestRejected);
   connect(worker_, &EngineWorker::snapshotReady, this, &EngineClient::snapshotReady);
+  connect(worker_, &EngineWorker::tokenCountReady, this, &EngineClient::tokenCountReady);
   clock_.start();
 }
 
@@ -118,6 +119,14 @@ QString EngineClient::submit(const QList<PromptMessage>& messages, const pagedch
                             Q_ARG(QList<PromptMessage>, messages), Q_ARG(pagedchat::SamplingParams, params),
                             Q_ARG(bool, continueLast));
   return id;
+}
+
+int EngineClient::countTokens(const QList<PromptMessage>& messages) {
+  ensureThread();
+  const int ticket = nextCountTicket_++;
+  QMetaObject::invokeMethod(worker_, "countTokens", Qt::QueuedConnection, Q_ARG(int, ticket),
+                            Q_ARG(QList<PromptMessage>, messages));
+  return ticket;
 }
 
 void EngineClient::cancel(const QString& requestId) {

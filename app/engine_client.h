@@ -97,6 +97,10 @@ class EngineClient : public QObject {
   /// Milliseconds on the client's monotonic clock (for per-pane throughput meters).
   qint64 clockMs() const { return clock_.elapsed(); }
 
+  /// Asks the worker to count the tokens of `messages` with the chat template (see
+  /// EngineWorker::countTokens()); the answer comes as tokenCountReady() with the returned ticket.
+  int countTokens(const QList<PromptMessage>& messages);
+
   /// The worker (lives on the engine thread; use only through queued calls / connections).
   EngineWorker* worker() const { return worker_; }
 
@@ -109,6 +113,8 @@ class EngineClient : public QObject {
   /// One per engine step, in the GUI thread.
   void stepFinished(const QList<RequestDelta>& deltas);
   void requestRejected(const QString& requestId, const QString& message);
+  /// Tokens counted for countTokens(`ticket`); -1 when they could not be counted (no model).
+  void tokenCountReady(int ticket, int count);
   /// The worker's engine snapshot (only while monitoring).
   void snapshotReady(const EngineSnapshot& snapshot);
 
@@ -135,6 +141,7 @@ class EngineClient : public QObject {
   int numKvBlocks_ = 0;
   double loadProgress_ = 0.0;
   qint64 nextRequestId_ = 1;
+  int nextCountTicket_ = 1;
 
   QElapsedTimer clock_;
   QList<QPair<qint64, qint64>> rateWindow_;  ///< (ms, total generated tokens), last ~second

@@ -153,6 +153,22 @@ void EngineWorker::cancel(const QString& requestId) {
   scheduleStep();
 }
 
+void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages) {
+  int count = -1;
+  if (engine_ && !messages.isEmpty()) {
+    try {
+      const pagedchat::ModelConfig& mc = engine_->model_config();
+      const bool generationPrompt = messages.constLast().role != QLatin1String("assistant");
+      count = static_cast<int>(pagedchat::encode_chat(engine_->tokenizer(), templateName_, toChatMessages(messages),
+                                                      generationPrompt, mc.bos_id, mc.eos_id)
+                                   .size());
+    } catch (const std::exception&) {
+      count = -1;  // roles this template does not take: not counted
+    }
+  }
+  emit tokenCountReady(ticket, count);
+}
+
 void EngineWorker::scheduleStep() {
   if (stepScheduled_) return;
   stepScheduled_ = true;

@@ -76,6 +76,10 @@ class EngineWorker : public QObject {
               bool continueLast = false);
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
+  /// Counts the tokens of `messages` rendered with the chat template (pagedchat::encode_chat; a
+  /// generation prompt when the last message is not the assistant's) and emits tokenCountReady()
+  /// with `ticket`: -1 when no model is loaded or the template refuses the messages.
+  void countTokens(int ticket, const QList<PromptMessage>& messages);
 
  signals:
   /// `numBlocks`: KV-cache blocks; `generation` as given to loadModelWith() (0 for loadModel()).
@@ -90,6 +94,8 @@ class EngineWorker : public QObject {
   /// The context length of every request (max_model_len), emitted just before modelLoaded().
   void contextLengthKnown(int maxPositions);
   void requestRejected(const QString& requestId, const QString& message);
+  /// The answer to countTokens(`ticket`).
+  void tokenCountReady(int ticket, int count);
   /// Emitted once per engine step with the delta of every request that made progress or finished.
   void stepFinished(const QList<RequestDelta>& deltas, const EngineStepStats& stats);
 

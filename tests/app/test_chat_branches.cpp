@@ -11,6 +11,7 @@
 #include "app/engine_client.h"
 #include "app/message_list_model.h"
 #include "engine/chat_template.h"
+#include "engine/tokenizer.h"
 #include "app_test_util.h"
 
 using apptest::storiesConfig;
@@ -46,6 +47,8 @@ class TestChatBranches : public QObject {
   void regenerateEditSwitch();
   void continueCutOffAnswer();
   void regeneratedAnswerStartsLikeTheFirst();
+  void contextUseOfAnOpenedConversation();
+  void switchingBackShowsTheBranchSeenLast();
 };
 
 void TestChatBranches::continuationPrompts() {
@@ -215,6 +218,97 @@ void TestChatBranches::regeneratedAnswerStartsLikeTheFirst() {
     QCOMPARE(again, first);
     QCOMPARE(store.messages(session.conversationId()).constLast().text, again);  // as stored
   }
+}
+
+void TestChatBranches::contextUseOfAnOpenedConversation() {
+  // A conversation opened from the history shows its context use before any new request: the
+  // engine counts it with the tokenizer and chat template; other branches count on their own.
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  ChatStore store(dir.path());
+  EngineClient engine(storiesConfig());
+  engine.start();
+  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  ChatSession session(&store, &engine);
+  session.setTemperature(0.0);
+  session.setMaxTokens(20);
+  session.setInputText(QStringLiteral("Tom had a red ball"));
+  QVERIFY(session.send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  const int live = session.contextUsed();  // the request's prompt + reply, from the engine
+  QVERIFY(live > 0);
+  const qint64 id = session.conversationId();
+  const QString reply = session.messages()->textAt(1);
+
+  session.closeConversation();
+  QCOMPARE(session.contextUsed(), 0);
+  session.openConversation(id, QStringLiteral("Tom"));
+  QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0, 30000);
+  // The same count as the tokenizer and template give for the stored messages ("none": BOS,
+  // the user's text, the reply's text and the EOS that ends the model's turn).
+  pagedchat::Tokenizer tokenizer((testpaths::stories260K() + QStringLiteral("/tok512.model")).toStdString());
+  const std::vector<int> ids = pagedchat::encode_chat(
+      tokenizer, "none", {{"user", "Tom had a red ball"}, {"assistant", reply.toStdString()}}, false,
+      /*bos_id=*/1, /*eos_id=*/2);  // llama2.c's ids
+  QCOMPARE(session.contextUsed(), static_cast<int>(ids.size()));
+  // Re-tokenising the reply's text may merge or split a piece or two of what was generated.
+  QVERIFY2(std::abs(session.contextUsed() - live) <= 3,
+           qPrintable(QStringLiteral("%1 counted, %2 live").arg(session.contextUsed()).arg(live)));
+
+  // Another branch (an edited question) counts on its own; switching back counts again.
+  session.setMaxTokens(4);
+  QVERIFY(session.editMessage(0, QStringLiteral("Lily")));
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  const int edited = session.contextUsed();
+  QVERIFY(edited > 0 && edited < session.contextLimit());
+  QVERIFY(session.switchBranch(0, -1));
+  QCOMPARE(session.messages()->textAt(0), QStringLiteral("Tom had a red ball"));
+  QTRY_COMPARE_WITH_TIMEOUT(session.contextUsed(), static_cast<int>(ids.size()), 30000);
+  QVERIFY(session.switchBranch(0, 1));
+  QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0 && session.contextUsed() != static_cast<int>(ids.size()), 30000);
+  QVERIFY2(std::abs(session.contextUsed() - edited) <= 3,
+           qPrintable(QStringLiteral("%1 counted, %2 live: %3").arg(session.contextUsed()).arg(edited).arg(rowTexts(session.messages()).join(QLatin1Char('|')))));
+}
+
+void TestChatBranches::switchingBackShowsTheBranchSeenLast() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  ChatStore store(dir.path());
+  EngineClient engine(storiesConfig());
+  engine.start();
+  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  ChatSession session(&store, &engine);
+  session.setMaxTokens(6);
+  MessageListModel* rows = session.messages();
+  session.setInputText(QStringLiteral("Tom had a red ball"));
+  QVERIFY(session.send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  const qint64 firstAnswer = rows->at(1).id;
+  QVERIFY(session.regenerate());  // a second answer: the newest under the question
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QVERIFY(rows->at(1).id != firstAnswer);
+  QVERIFY(session.switchBranch(1, -1));  // the user goes back to the first answer
+  QCOMPARE(rows->at(1).id, firstAnswer);
+
+  QVERIFY(session.editMessage(0, QStringLiteral("Lily")));  // another question beside the first
+  QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
+  QCOMPARE(rows->textAt(0), QStringLiteral("Lily"));
+  QVERIFY(session.switchBranch(0, -1));  // back to the first question: the answer seen there
+  QCOMPARE(rows->textAt(0), QStringLiteral("Tom had a red ball"));
+  QCOMPARE(rows->at(1).id, firstAnswer);
+  QCOMPARE(siblingIndex(rows, 1), 0);
+  QVERIFY(session.switchBranch(0, 1));  // and forward again: the edited question's answer
+  QCOMPARE(rows->textAt(0), QStringLiteral("Lily"));
+  QCOMPARE(rows->rowCount(), 2);
+
+  // A remembered branch that was deleted: the newest one is shown instead.
+  QVERIFY(session.switchBranch(0, -1));
+  QVERIFY(session.switchBranch(1, 1));  // the second answer
+  QVERIFY(session.switchBranch(0, 1));  // leave the first question, remembering the second answer
+  const qint64 secondAnswer = store.siblings(firstAnswer).constLast().id;
+  store.deleteMessage(secondAnswer);
+  QVERIFY(session.switchBranch(0, -1));
+  QCOMPARE(rows->at(1).id, firstAnswer);  // the only answer left
 }
 
 QTEST_MAIN(TestChatBranches)
