@@ -251,6 +251,7 @@ void AppController::setPinned(qint64 id, bool pinned) {
 void AppController::openModel(const QString& path) {
   const QString clean = QDir::cleanPath(QDir::fromNativeSeparators(path.trimmed()));
   if (clean.isEmpty() || clean == QLatin1String(".")) return;
+  setModelLoadError(QString());
   engine_->loadModel(clean, recentModels_->chatTemplateFor(clean), recentModels_->tokenizerFor(clean));
 }
 
@@ -258,7 +259,17 @@ void AppController::openModelUrl(const QUrl& url) {
   openModel(url.isLocalFile() ? url.toLocalFile() : url.toString());
 }
 
-void AppController::unloadModel() { engine_->unloadModel(); }
+void AppController::unloadModel() {
+  setModelLoadError(QString());
+  lastLoadedModel_.clear();
+  engine_->unloadModel();
+}
+
+void AppController::setModelLoadError(const QString& text) {
+  if (text == modelLoadError_) return;
+  modelLoadError_ = text;
+  emit modelLoadErrorChanged();
+}
 
 QString AppController::applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads) {
   return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads);
@@ -274,7 +285,10 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
   const bool settingsReload = std::exchange(settingsReloadPending_, false);
   if (ok) {
     if (settingsReload) engineSettings_->commit();
-    if (!path.isEmpty()) recentModels_->add(path);
+    if (!path.isEmpty()) {
+      recentModels_->add(path);
+      lastLoadedModel_ = path;
+    }
     return;
   }
   const QString kvMessage = EngineSettings::kvCacheTooSmallMessage(error);
@@ -296,7 +310,20 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
                     "automatic. %2")
                      .arg(was)
                      .arg(kvMessage));
+    return;
   }
+  if (lastLoadedModel_.isEmpty() || lastLoadedModel_ == path) {
+    setModelLoadError(error);
+    return;
+  }
+  // The model the user opened did not load: the one loaded before (freed first, to keep memory
+  // for the new one) comes back, with its chat template and tokenizer.
+  const QString previous = lastLoadedModel_;
+  const QString message =
+      tr("%1 The model loaded before (%2) was loaded again.").arg(error, QFileInfo(previous).fileName());
+  setModelLoadError(message);
+  setErrorText(message);
+  engine_->loadModel(previous, recentModels_->chatTemplateFor(previous), recentModels_->tokenizerFor(previous));
 }
 
 void AppController::onConversationsModified() {

@@ -40,6 +40,9 @@ class AppController : public QObject {
   Q_PROPERTY(qint64 currentConversationId READ currentConversationId NOTIFY currentConversationChanged)
   Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
   Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
+  /// Why the model the user opened last did not load ("" once another is opened or unloaded);
+  /// the model picker shows it, also after the previous model was loaded again.
+  Q_PROPERTY(QString modelLoadError READ modelLoadError NOTIFY modelLoadErrorChanged)
   /// The UI language: "system", "en" or "ko" (saved in pagedchat.ini; switches at once).
   Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
   Q_PROPERTY(Translator* translator READ translator CONSTANT)
@@ -116,7 +119,8 @@ class AppController : public QObject {
 
   /// Loads the model file or folder `path` on the worker thread (running requests are stopped
   /// first and keep their text). Once it loads it heads the recent models and is loaded on the
-  /// next start; a failure shows in engine.loadError (file name and reason).
+  /// next start. A failure shows in modelLoadError and errorText (file name and reason), and the
+  /// model loaded before, if any, is loaded again (with its chat template and tokenizer).
   Q_INVOKABLE void openModel(const QString& path);
   /// openModel() for a file dialog's URL.
   Q_INVOKABLE void openModelUrl(const QUrl& url);
@@ -137,6 +141,7 @@ class AppController : public QObject {
   qint64 currentConversationId() const;
   QString dataDir() const { return dataDir_; }
   QString errorText() const { return errorText_; }
+  QString modelLoadError() const { return modelLoadError_; }
   Translator* translator() const { return translator_; }
   QString language() const { return translator_->language(); }
   void setLanguage(const QString& language) { translator_->setLanguage(language); }
@@ -150,6 +155,7 @@ class AppController : public QObject {
  signals:
   void currentConversationChanged();
   void errorTextChanged();
+  void modelLoadErrorChanged();
   void languageChanged();
   void undoDeleteChanged();
   void appearanceChanged();
@@ -161,9 +167,11 @@ class AppController : public QObject {
   QString titleOf(qint64 id) const;
   bool conversationExists(qint64 id) const;
   void setErrorText(const QString& text);
+  void setModelLoadError(const QString& text);
   /// Saves applied engine settings once the reload worked; when it failed, restores the saved
   /// ones and reloads the model with them; a saved KV cache too small for a model goes back to
-  /// automatic. Says why in errorText.
+  /// automatic. A model the user opened that fails to load gives way to the one loaded before.
+  /// Says why in errorText.
   void onModelLoadFinished(bool ok, const QString& path, const QString& error);
   /// Reloads the current model with the engine settings.
   void reloadWithEngineSettings();
@@ -194,6 +202,8 @@ class AppController : public QObject {
   QString sendOnStart_;
   QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;
+  QString modelLoadError_;
+  QString lastLoadedModel_;  ///< path of the model that loaded last ("" after an unload)
   bool restoring_ = false;
   bool settingsReloadPending_ = false;  ///< the load in progress tries applied engine settings
   QList<PendingDelete> pendingDeletes_;  ///< oldest first

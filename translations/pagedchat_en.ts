@@ -43,6 +43,10 @@
         <source>Cannot write %1: the folder %2 does not exist.</source>
         <translation>Cannot write %1: the folder %2 does not exist.</translation>
     </message>
+    <message>
+        <source>%1 The model loaded before (%2) was loaded again.</source>
+        <translation>%1 The model loaded before (%2) was loaded again.</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>

@@ -43,6 +43,10 @@
         <source>Cannot write %1: the folder %2 does not exist.</source>
         <translation>%1에 쓸 수 없습니다: 폴더 %2이(가) 없습니다.</translation>
     </message>
+    <message>
+        <source>%1 The model loaded before (%2) was loaded again.</source>
+        <translation>%1 이전에 불러온 모델(%2)을 다시 불러왔습니다.</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>

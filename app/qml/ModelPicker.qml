@@ -75,8 +75,8 @@ Dialog {
         Label {
             objectName: "modelLoadError"
             Layout.fillWidth: true
-            visible: picker.engine.loadError !== ""
-            text: picker.engine.loadError
+            visible: text !== ""
+            text: picker.app.modelLoadError
             color: Theme.errorColor
             wrapMode: Text.Wrap
             Accessible.role: Accessible.AlertMessage

@@ -1,6 +1,7 @@
 // EngineWorker: two requests submitted from the GUI thread run in the same engine steps, stream
 // deltas through one signal per step, finish, and their concatenated deltas equal solo runs; a
 // conversation's second turn is rendered on the worker and finds its first turn in the prefix cache.
+#include <QSemaphore>
 #include <QSignalSpy>
 #include <QThread>
 #include <QtTest>
@@ -95,9 +96,14 @@ void TestEngineWorker::twoRequestsShareSteps() {
     return std::count_if(received.cbegin(), received.cend(), [](const RequestDelta& d) { return d.finished; });
   };
 
-  // Both submits leave the GUI thread back to back; the worker drains them between steps.
+  // Both submits reach the worker's queue before it runs a step (it is held at a gate meanwhile,
+  // so a busy machine pausing this thread between them cannot let "a" finish alone); the
+  // worker drains them together at its next step.
+  QSemaphore gate;
+  QMetaObject::invokeMethod(w.worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);
   w.submit(QStringLiteral("a"), promptA, greedy(kMaxTokens));
   w.submit(QStringLiteral("b"), promptB, greedy(kMaxTokens));
+  gate.release();
   QTRY_COMPARE_WITH_TIMEOUT(finishedCount(), 2, 60000);
   // The worker is idle now (no unfinished requests): the spy's record is complete and stable.
 

@@ -5,6 +5,7 @@
 // panes' requests and blocks while they generate. Screenshots go to the build folder
 // (screenshots/model-picker.png, engine-settings.png, engine-view.png).
 #include <QDir>
+#include <QFile>
 
 #include <atomic>
 
@@ -98,6 +99,26 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QTRY_VERIFY_WITH_TIMEOUT(client->isReady(), 60000);
   QTRY_VERIFY(!noModel->isVisible());
   QTRY_VERIFY(send->isEnabled());
+
+  // A file that is not a model: the picker says why, and the model loaded before is back.
+  const QString notAModel = data.filePath(QStringLiteral("notes.gguf"));
+  {
+    QFile f(notAModel);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("these are not weights");
+  }
+  const QString good = client->modelPath();
+  controller.openModel(notAModel);
+  QQuickItem* loadError = findItem(overlay, QStringLiteral("modelLoadError"));
+  QVERIFY(loadError);
+  QTRY_VERIFY_WITH_TIMEOUT(loadError->isVisible() && client->isReady(), 60000);
+  QVERIFY2(loadError->property("text").toString().contains(QLatin1String("notes.gguf")),
+           qPrintable(loadError->property("text").toString()));
+  QCOMPARE(client->modelPath(), good);
+  QCOMPARE(findItem(overlay, QStringLiteral("modelState"))->property("text").toString(),
+           QStringLiteral("Loaded: %1").arg(good));
+  QVERIFY(send->isEnabled());
+  controller.clearError();
   QMetaObject::invokeMethod(picker, "close");
   QTRY_VERIFY(!picker->property("visible").toBool());
 
