@@ -37,6 +37,22 @@ int siblingCount(const MessageListModel* m, int row) {
   return m->data(m->index(row), MessageListModel::SiblingCountRole).toInt();
 }
 
+/// A pane's session on stories260K, its chat store in a temporary folder; the engine is started
+/// (a test waits for engine.isReady()).
+struct PaneFixture {
+  QTemporaryDir dir;
+  ChatStore store{dir.path()};
+  EngineClient engine{storiesConfig()};
+  ChatSession session{&store, &engine};
+  PaneFixture() { engine.start(); }
+  struct Parts {
+    ChatStore& store;
+    EngineClient& engine;
+    ChatSession& session;
+  };
+  Parts parts() { return {store, engine, session}; }
+};
+
 }  // namespace
 
 class TestChatBranches : public QObject {
@@ -70,12 +86,9 @@ void TestChatBranches::continuationPrompts() {
 
 void TestChatBranches::regenerateEditSwitch() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
-  QTemporaryDir dir;
-  ChatStore store(dir.path());
-  EngineClient engine(storiesConfig());
-  engine.start();
-  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
-  ChatSession session(&store, &engine);
+  PaneFixture f;
+  QTRY_VERIFY_WITH_TIMEOUT(f.engine.isReady(), 60000);
+  auto [store, engine, session] = f.parts();
   session.setMaxTokens(12);
   MessageListModel* rows = session.messages();
 
@@ -150,12 +163,9 @@ void TestChatBranches::regenerateEditSwitch() {
 
 void TestChatBranches::continueCutOffAnswer() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
-  QTemporaryDir dir;
-  ChatStore store(dir.path());
-  EngineClient engine(storiesConfig());
-  engine.start();
-  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
-  ChatSession session(&store, &engine);
+  PaneFixture f;
+  QTRY_VERIFY_WITH_TIMEOUT(f.engine.isReady(), 60000);
+  auto [store, engine, session] = f.parts();
   session.setTemperature(0.0);
   session.setMaxTokens(6);
   MessageListModel* rows = session.messages();
@@ -192,12 +202,9 @@ void TestChatBranches::regeneratedAnswerStartsLikeTheFirst() {
   // detokenizer decodes each answer after the prompt's last tokens, so a leading space is the
   // model's own, e.g. "Tom" + " He liked", and never added or dropped by the request kind).
   REQUIRE_MODEL_FILE(testpaths::stories260K());
-  QTemporaryDir dir;
-  ChatStore store(dir.path());
-  EngineClient engine(storiesConfig());
-  engine.start();
-  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
-  ChatSession session(&store, &engine);
+  PaneFixture f;
+  QTRY_VERIFY_WITH_TIMEOUT(f.engine.isReady(), 60000);
+  auto [store, engine, session] = f.parts();
   session.setTemperature(0.0);
   session.setMaxTokens(8);
   MessageListModel* rows = session.messages();
@@ -224,12 +231,9 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
   // A conversation opened from the history shows its context use before any new request: the
   // engine counts it with the tokenizer and chat template; other branches count on their own.
   REQUIRE_MODEL_FILE(testpaths::stories260K());
-  QTemporaryDir dir;
-  ChatStore store(dir.path());
-  EngineClient engine(storiesConfig());
-  engine.start();
-  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
-  ChatSession session(&store, &engine);
+  PaneFixture f;
+  QTRY_VERIFY_WITH_TIMEOUT(f.engine.isReady(), 60000);
+  auto [store, engine, session] = f.parts();
   session.setTemperature(0.0);
   session.setMaxTokens(20);
   session.setInputText(QStringLiteral("Tom had a red ball"));
@@ -272,12 +276,9 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
 
 void TestChatBranches::switchingBackShowsTheBranchSeenLast() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
-  QTemporaryDir dir;
-  ChatStore store(dir.path());
-  EngineClient engine(storiesConfig());
-  engine.start();
-  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
-  ChatSession session(&store, &engine);
+  PaneFixture f;
+  QTRY_VERIFY_WITH_TIMEOUT(f.engine.isReady(), 60000);
+  auto [store, engine, session] = f.parts();
   session.setMaxTokens(6);
   MessageListModel* rows = session.messages();
   session.setInputText(QStringLiteral("Tom had a red ball"));
