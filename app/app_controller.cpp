@@ -32,7 +32,10 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   try {
     store_->purgeDeletedConversations();
   } catch (const StoreError& e) {
+    // Another program holds the database (or it is read-only): chats can still be read, and a
+    // later write says why in its own message. Shown once the window is up.
     qWarning("pagedchat: %s", e.what());
+    errorText_ = tr("The chat database cannot be written now: %1").arg(QString::fromUtf8(e.what()));
   }
   settings_ = std::make_unique<QSettings>(settingsFile(dataDir_), QSettings::IniFormat);
   recentModels_ = new RecentModelsModel(settings_.get(), this);
@@ -252,6 +255,7 @@ void AppController::openModel(const QString& path) {
   const QString clean = QDir::cleanPath(QDir::fromNativeSeparators(path.trimmed()));
   if (clean.isEmpty() || clean == QLatin1String(".")) return;
   setModelLoadError(QString());
+  if (modelErrorShown_) setErrorText(QString());  // a new attempt: the last one's message goes
   engine_->loadModel(clean, recentModels_->chatTemplateFor(clean), recentModels_->tokenizerFor(clean));
 }
 
@@ -261,6 +265,7 @@ void AppController::openModelUrl(const QUrl& url) {
 
 void AppController::unloadModel() {
   setModelLoadError(QString());
+  if (modelErrorShown_) setErrorText(QString());
   lastLoadedModel_.clear();
   engine_->unloadModel();
 }
@@ -284,7 +289,10 @@ void AppController::reloadWithEngineSettings() {
 void AppController::onModelLoadFinished(bool ok, const QString& path, const QString& error) {
   const bool settingsReload = std::exchange(settingsReloadPending_, false);
   if (ok) {
-    if (settingsReload) engineSettings_->commit();
+    if (settingsReload) {
+      engineSettings_->commit();
+      if (modelErrorShown_) setErrorText(QString());  // an earlier failed attempt's message
+    }
     if (!path.isEmpty()) {
       recentModels_->add(path);
       lastLoadedModel_ = path;
@@ -298,7 +306,7 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
                                 .arg(kvMessage.isEmpty() ? error : kvMessage);
     engineSettings_->revert(message);
     reloadWithEngineSettings();
-    setErrorText(message);
+    setModelErrorText(message);
     return;
   }
   if (!kvMessage.isEmpty() && engineSettings_->kvCacheMiB() != 0) {
@@ -306,7 +314,7 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
     const int was = engineSettings_->kvCacheMiB();
     engineSettings_->resetKvCacheToAutomatic();
     reloadWithEngineSettings();
-    setErrorText(tr("The saved KV cache size (%1 MiB) was too small for this model; it was set back to "
+    setModelErrorText(tr("The saved KV cache size (%1 MiB) was too small for this model; it was set back to "
                     "automatic. %2")
                      .arg(was)
                      .arg(kvMessage));
@@ -322,7 +330,7 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
   const QString message =
       tr("%1 The model loaded before (%2) was loaded again.").arg(error, QFileInfo(previous).fileName());
   setModelLoadError(message);
-  setErrorText(message);
+  setModelErrorText(message);
   engine_->loadModel(previous, recentModels_->chatTemplateFor(previous), recentModels_->tokenizerFor(previous));
 }
 
@@ -404,7 +412,13 @@ void AppController::savePanes() {
 }
 
 void AppController::setErrorText(const QString& text) {
+  modelErrorShown_ = false;
   if (text == errorText_) return;
   errorText_ = text;
   emit errorTextChanged();
+}
+
+void AppController::setModelErrorText(const QString& text) {
+  setErrorText(text);
+  modelErrorShown_ = true;
 }

@@ -168,6 +168,9 @@ class AppController : public QObject {
   bool conversationExists(qint64 id) const;
   void setErrorText(const QString& text);
   void setModelLoadError(const QString& text);
+  /// setErrorText() for a model or engine-settings load; such a message goes when the user opens
+  /// or unloads a model or applies engine settings that load.
+  void setModelErrorText(const QString& text);
   /// Saves applied engine settings once the reload worked; when it failed, restores the saved
   /// ones and reloads the model with them; a saved KV cache too small for a model goes back to
   /// automatic. A model the user opened that fails to load gives way to the one loaded before.
@@ -203,6 +206,7 @@ class AppController : public QObject {
   QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;
   QString modelLoadError_;
+  bool modelErrorShown_ = false;  ///< errorText_ came from setModelErrorText()
   QString lastLoadedModel_;  ///< path of the model that loaded last ("" after an unload)
   bool restoring_ = false;
   bool settingsReloadPending_ = false;  ///< the load in progress tries applied engine settings

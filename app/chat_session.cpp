@@ -213,7 +213,7 @@ void ChatSession::countContext() {
     countTicket_ = 0;  // an answer still on its way is stale
     return;
   }
-  countTicket_ = engine_->countTokens(conversation);
+  countTicket_ = engine_->countTokens(conversation, maxTokens());
 }
 
 void ChatSession::closeConversation(bool deleted) {

@@ -123,8 +123,9 @@ class ChatSession : public QObject {
   double lastReplyRate() const { return lastReplyRate_; }
   /// Tokens the conversation takes in the context: the latest request's prompt plus its reply
   /// so far, or, before any request of this pane (a conversation just opened, another branch
-  /// shown, the model reloaded), the conversation counted by the engine's tokenizer with the
-  /// chat template (countContext()); 0 while unknown.
+  /// shown, the model reloaded), the conversation as the next request would send it, counted by
+  /// the engine with the chat template (oldest turns dropped when it does not fit:
+  /// countContext()); 0 while unknown.
   int contextUsed() const {
     return promptTokens_ + replyTokens_ > 0 ? promptTokens_ + replyTokens_ : qMax(0, countedTokens_);
   }

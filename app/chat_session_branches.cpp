@@ -26,6 +26,7 @@ void ChatSession::reloadBranch() {
   }
   // Another branch: the latest request's figures were about the old one.
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
+  lastReplyRate_ = -1.0;
   countContext();
   emit contextChanged();
 }

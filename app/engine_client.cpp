@@ -121,11 +121,11 @@ QString EngineClient::submit(const QList<PromptMessage>& messages, const pagedch
   return id;
 }
 
-int EngineClient::countTokens(const QList<PromptMessage>& messages) {
+int EngineClient::countTokens(const QList<PromptMessage>& messages, int maxTokens) {
   ensureThread();
   const int ticket = nextCountTicket_++;
   QMetaObject::invokeMethod(worker_, "countTokens", Qt::QueuedConnection, Q_ARG(int, ticket),
-                            Q_ARG(QList<PromptMessage>, messages));
+                            Q_ARG(QList<PromptMessage>, messages), Q_ARG(int, maxTokens));
   return ticket;
 }
 

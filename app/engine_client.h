@@ -97,9 +97,10 @@ class EngineClient : public QObject {
   /// Milliseconds on the client's monotonic clock (for per-pane throughput meters).
   qint64 clockMs() const { return clock_.elapsed(); }
 
-  /// Asks the worker to count the tokens of `messages` with the chat template (see
-  /// EngineWorker::countTokens()); the answer comes as tokenCountReady() with the returned ticket.
-  int countTokens(const QList<PromptMessage>& messages);
+  /// Asks the worker to count the tokens of `messages` as a request with `maxTokens` would send
+  /// them (see EngineWorker::countTokens()); the answer comes as tokenCountReady() with the
+  /// returned ticket.
+  int countTokens(const QList<PromptMessage>& messages, int maxTokens);
 
   /// The worker (lives on the engine thread; use only through queued calls / connections).
   EngineWorker* worker() const { return worker_; }

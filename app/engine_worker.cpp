@@ -153,14 +153,20 @@ void EngineWorker::cancel(const QString& requestId) {
   scheduleStep();
 }
 
-void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages) {
+void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages, int maxTokens) {
   int count = -1;
   if (engine_ && !messages.isEmpty()) {
+    const pagedchat::ModelConfig& mc = engine_->model_config();
+    const std::vector<pagedchat::ChatMessage> chat = toChatMessages(messages);
+    const bool continueLast = messages.constLast().role == QLatin1String("assistant");
     try {
-      const pagedchat::ModelConfig& mc = engine_->model_config();
-      const bool generationPrompt = messages.constLast().role != QLatin1String("assistant");
-      count = static_cast<int>(pagedchat::encode_chat(engine_->tokenizer(), templateName_, toChatMessages(messages),
-                                                      generationPrompt, mc.bos_id, mc.eos_id)
+      count = static_cast<int>(pagedchat::fit_chat(engine_->tokenizer(), templateName_, chat, mc.bos_id, mc.eos_id,
+                                                   engine_->engine_config().max_model_len, std::max(1, maxTokens),
+                                                   continueLast)
+                                   .token_ids.size());
+    } catch (const pagedchat::ChatTooLongError&) {
+      count = static_cast<int>(pagedchat::encode_chat(engine_->tokenizer(), templateName_, chat, !continueLast,
+                                                      mc.bos_id, mc.eos_id, continueLast)
                                    .size());
     } catch (const std::exception&) {
       count = -1;  // roles this template does not take: not counted

@@ -76,10 +76,12 @@ class EngineWorker : public QObject {
               bool continueLast = false);
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
-  /// Counts the tokens of `messages` rendered with the chat template (pagedchat::encode_chat; a
-  /// generation prompt when the last message is not the assistant's) and emits tokenCountReady()
-  /// with `ticket`: -1 when no model is loaded or the template refuses the messages.
-  void countTokens(int ticket, const QList<PromptMessage>& messages);
+  /// Counts the tokens of `messages` as the next request would send them (pagedchat::fit_chat
+  /// with the chat template and `maxTokens`: the oldest turns dropped when they do not fit; a
+  /// last assistant message left open, as when it is continued) and emits tokenCountReady() with
+  /// `ticket`. A conversation whose newest turn alone is too long counts whole (over the limit);
+  /// -1 when no model is loaded or the template refuses the messages.
+  void countTokens(int ticket, const QList<PromptMessage>& messages, int maxTokens);
 
  signals:
   /// `numBlocks`: KV-cache blocks; `generation` as given to loadModelWith() (0 for loadModel()).

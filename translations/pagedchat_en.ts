@@ -47,6 +47,10 @@
         <source>%1 The model loaded before (%2) was loaded again.</source>
         <translation>%1 The model loaded before (%2) was loaded again.</translation>
     </message>
+    <message>
+        <source>The chat database cannot be written now: %1</source>
+        <translation>The chat database cannot be written now: %1</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -618,10 +622,6 @@
         <translation>Reloading the model… %1%</translation>
     </message>
     <message>
-        <source>Applied: %1 KV blocks.</source>
-        <translation>Applied: %1 KV blocks.</translation>
-    </message>
-    <message>
         <source>The model did not load with these settings: %1</source>
         <translation>The model did not load with these settings: %1</translation>
     </message>
@@ -672,6 +672,13 @@
     <message>
         <source>KV cache size (MiB) too small for this model: needs at least %1 MiB for one full-length sequence.</source>
         <translation>KV cache size (MiB) too small for this model: needs at least %1 MiB for one full-length sequence.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Applied: %n KV block(s).</source>
+        <translation>
+            <numerusform>Applied: %n KV block.</numerusform>
+            <numerusform>Applied: %n KV blocks.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

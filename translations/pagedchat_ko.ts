@@ -47,6 +47,10 @@
         <source>%1 The model loaded before (%2) was loaded again.</source>
         <translation>%1 이전에 불러온 모델(%2)을 다시 불러왔습니다.</translation>
     </message>
+    <message>
+        <source>The chat database cannot be written now: %1</source>
+        <translation>지금은 대화 데이터베이스에 쓸 수 없습니다: %1</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -617,10 +621,6 @@
         <translation>모델을 다시 불러오는 중… %1%</translation>
     </message>
     <message>
-        <source>Applied: %1 KV blocks.</source>
-        <translation>적용됨: KV 블록 %1개.</translation>
-    </message>
-    <message>
         <source>The model did not load with these settings: %1</source>
         <translation>이 설정으로는 모델을 불러오지 못했습니다: %1</translation>
     </message>
@@ -671,6 +671,12 @@
     <message>
         <source>KV cache size (MiB) too small for this model: needs at least %1 MiB for one full-length sequence.</source>
         <translation>KV 캐시 크기(MiB)가 이 모델에 너무 작습니다: 최대 길이 시퀀스 하나에 최소 %1 MiB가 필요합니다.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Applied: %n KV block(s).</source>
+        <translation>
+            <numerusform>적용됨: KV 블록 %n개.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -120,7 +120,7 @@ Pane {
             wrapMode: Text.Wrap
             text: page.app.engine.loading
                   ? qsTr("Reloading the model… %1%").arg(Math.round(page.app.engine.loadProgress * 100))
-                  : page.app.engine.loaded ? qsTr("Applied: %1 KV blocks.").arg(page.app.engine.numKvBlocks)
+                  : page.app.engine.loaded ? qsTr("Applied: %n KV block(s).", "", page.app.engine.numKvBlocks)
                   : page.app.engine.loadError !== "" ? qsTr("The model did not load with these settings: %1")
                                                       .arg(page.app.engine.loadError)
                   : qsTr("Saved; they apply when a model is loaded.")

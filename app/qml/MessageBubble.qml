@@ -97,7 +97,7 @@ Item {
                 textColor: bubble.noReply ? Theme.mutedTextColor
                          : bubble.isUser ? Theme.userTextColor : Theme.assistantTextColor
                 linkColor: bubble.isUser ? Theme.userTextColor : Theme.linkColor
-                tableBorderColor: bubble.isUser ? Theme.userTableBorderColor : Theme.borderColor
+                tableBorderColor: bubble.isUser ? Theme.userTableBorderColor : Theme.tableBorderColor
                 accessibleName: (bubble.isUser ? qsTr("You: %1") : qsTr("Model: %1")).arg(
                                     bubble.noReply ? bubble.displayText : bubble.shownText)
             }

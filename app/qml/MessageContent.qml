@@ -18,7 +18,7 @@ Column {
     property bool plain: false
     property color textColor: Theme.assistantTextColor
     property color linkColor: Theme.linkColor
-    property color tableBorderColor: Theme.borderColor
+    property color tableBorderColor: Theme.tableBorderColor
     property bool italic: false
     /// Used by screen readers for the whole message.
     property string accessibleName: text

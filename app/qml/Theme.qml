@@ -35,7 +35,8 @@ QtObject {
     readonly property color textSelectionColor: dark ? "#5c6bc0" : "#9fa8da"
     readonly property color codeBackgroundColor: dark ? "#12141a" : "#f7f8fa"
     readonly property color linkColor: dark ? "#82b1ff" : "#303f9f"
-    /// Table lines in Markdown tables on the user's (indigo) bubble.
+    /// Lines of Markdown tables in the model's bubble, and on the user's (indigo) bubble.
+    readonly property color tableBorderColor: dark ? "#555b6e" : "#b0b6c4"
     readonly property color userTableBorderColor: "#9fa8da"
     /// The keyboard-focus frame (FocusFrame.qml): strong contrast on both themes' surfaces.
     readonly property color focusColor: dark ? "#ffd54f" : "#1a237e"

@@ -248,12 +248,12 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
   QCOMPARE(session.contextUsed(), 0);
   session.openConversation(id, QStringLiteral("Tom"));
   QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0, 30000);
-  // The same count as the tokenizer and template give for the stored messages ("none": BOS,
-  // the user's text, the reply's text and the EOS that ends the model's turn).
+  // The same count as the tokenizer and template give for the stored messages as the next
+  // request would send them ("none": BOS, the user's text, the reply's text, left open).
   pagedchat::Tokenizer tokenizer((testpaths::stories260K() + QStringLiteral("/tok512.model")).toStdString());
   const std::vector<int> ids = pagedchat::encode_chat(
       tokenizer, "none", {{"user", "Tom had a red ball"}, {"assistant", reply.toStdString()}}, false,
-      /*bos_id=*/1, /*eos_id=*/2);  // llama2.c's ids
+      /*bos_id=*/1, /*eos_id=*/2, /*continue_final_message=*/true);  // llama2.c's ids
   QCOMPARE(session.contextUsed(), static_cast<int>(ids.size()));
   // Re-tokenising the reply's text may merge or split a piece or two of what was generated.
   QVERIFY2(std::abs(session.contextUsed() - live) <= 3,
@@ -272,6 +272,21 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
   QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0 && session.contextUsed() != static_cast<int>(ids.size()), 30000);
   QVERIFY2(std::abs(session.contextUsed() - edited) <= 3,
            qPrintable(QStringLiteral("%1 counted, %2 live: %3").arg(session.contextUsed()).arg(edited).arg(rowTexts(session.messages()).join(QLatin1Char('|')))));
+
+  // A conversation longer than the context counts as a request would send it: the oldest turns
+  // are dropped, so it stays within the limit (the whole of it would not fit).
+  const qint64 longId = store.createConversation(QStringLiteral("long"));
+  QString turn;
+  for (int i = 0; i < 12; ++i) turn += QStringLiteral("Lily and Tom went to the park to play with the big red ball. ");
+  for (int i = 0; i < 8; ++i) {
+    store.addMessage(longId, QStringLiteral("user"), turn);
+    store.addMessage(longId, QStringLiteral("assistant"), turn, QStringLiteral("length"));
+  }
+  session.openConversation(longId, QStringLiteral("long"));
+  QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0, 30000);
+  QVERIFY2(session.contextUsed() <= session.contextLimit(),
+           qPrintable(QStringLiteral("%1 / %2").arg(session.contextUsed()).arg(session.contextLimit())));
+  QVERIFY(session.contextUsed() > session.contextLimit() / 2);  // not just the newest message
 }
 
 void TestChatBranches::switchingBackShowsTheBranchSeenLast() {

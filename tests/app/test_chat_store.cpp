@@ -13,7 +13,10 @@
 
 #include <memory>
 
+#include "app/app_controller.h"
+#include "app/app_options.h"
 #include "app/chat_store.h"
+#include "app/conversation_list_model.h"
 
 namespace {
 
@@ -441,6 +444,19 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
   // WAL: reading still works while the writer holds its lock, and sees only committed data.
   QCOMPARE(ids(store.conversations()), (QList<qint64>{conv}));
   QCOMPARE(store.messages(conv).size(), 2);
+
+  {
+    // The app started meanwhile: its start-up clean-up cannot write, which the window's banner
+    // says (not only the terminal); the conversations are still listed.
+    AppOptions options;
+    options.dataDir = dir.path();
+    AppController app(options);
+    QVERIFY2(app.errorText().contains(store.databasePath()) &&
+                 (app.errorText().contains(QLatin1String("locked"), Qt::CaseInsensitive) ||
+                  app.errorText().contains(QLatin1String("busy"), Qt::CaseInsensitive)),
+             qPrintable(app.errorText()));
+    QCOMPARE(app.conversations()->rowCount(), 1);
+  }
 
   QVERIFY2(locker->exec(QStringLiteral("ROLLBACK")), qPrintable(locker->error()));
   locker.reset();

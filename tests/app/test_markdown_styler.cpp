@@ -102,12 +102,12 @@ void TestMarkdownStyler::linksAndTablesInMessageContent() {
   QTextTableFormat format = tables(assistant).constFirst()->format();
   QCOMPARE(format.cellPadding(), MarkdownStyler::kCellPadding);
   QCOMPARE(format.border(), 1.0);
-  QCOMPARE(format.borderBrush().color(), QColor(QStringLiteral("#dde1ea")));
+  QCOMPARE(format.borderBrush().color(), QColor(QStringLiteral("#b0b6c4")));
 
   // The dark theme: existing links and table borders follow without re-parsing.
   QMetaObject::invokeMethod(root.get(), "setThemeMode", Q_ARG(QVariant, QStringLiteral("dark")));
   QTRY_VERIFY(allEqual(linkColors(assistant), darkLink));
-  QTRY_COMPARE(tables(assistant).constFirst()->format().borderBrush().color(), QColor(QStringLiteral("#343846")));
+  QTRY_COMPARE(tables(assistant).constFirst()->format().borderBrush().color(), QColor(QStringLiteral("#555b6e")));
   QVERIFY(allEqual(linkColors(user), QColor(Qt::white)));
 
   // New text (a streaming reply's next update): its links are styled too.

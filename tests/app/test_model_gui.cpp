@@ -166,7 +166,16 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QCOMPARE(findItem(page, QStringLiteral("kvCacheField"))->property("value").toInt(), 2);
   QCOMPARE(findItem(page, QStringLiteral("blockSizeField"))->property("value").toInt(), 16);
   QCOMPARE(controller.engineSettings()->blockSize(), 16);
-  controller.clearError();
+  QVERIFY(controller.errorText().contains(QLatin1String("not applied")));  // the banner says so too
+  // Values that work: applied, and the banner's message about the failed attempt goes.
+  findItem(page, QStringLiteral("kvCacheField"))->setProperty("value", 3);
+  loaded.clear();
+  QVERIFY(click(window, findItem(page, QStringLiteral("applyEngineSettings"))));
+  QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, 60000);
+  QVERIFY(loaded.at(0).at(0).toBool());
+  QCOMPARE(controller.engineSettings()->kvCacheMiB(), 3);
+  QCOMPARE(controller.errorText(), QString());
+  QCOMPARE(page->property("errorText").toString(), QString());
   QMetaObject::invokeMethod(settings, "close");
   QTRY_VERIFY(!settings->property("visible").toBool());
 
