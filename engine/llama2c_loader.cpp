@@ -60,17 +60,24 @@ uint64_t expected_floats(const Header& h) {
 
 }  // namespace
 
-bool looks_like_llama2c_checkpoint(const std::string& path) {
+std::string llama2c_checkpoint_problem(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return false;
+  if (!in) return "cannot be read";
   const auto size = static_cast<uint64_t>(in.tellg());
-  if (size < kHeaderBytes) return false;
+  if (size < kHeaderBytes)
+    return "is truncated: " + std::to_string(size) + " bytes, shorter than the 28-byte llama2.c header";
   in.seekg(0);
   Header h{};
   in.read(reinterpret_cast<char*>(&h), kHeaderBytes);
-  if (!in || !check_header(h).empty()) return false;
-  return kHeaderBytes + expected_floats(h) * sizeof(float) <= size;
+  if (!in) return "cannot be read";
+  if (const std::string err = check_header(h); !err.empty()) return "is not a valid llama2.c checkpoint: " + err;
+  const uint64_t need = kHeaderBytes + expected_floats(h) * sizeof(float);
+  if (need > size)
+    return "is truncated: the header needs " + std::to_string(need) + " bytes, the file has " + std::to_string(size);
+  return {};
 }
+
+bool looks_like_llama2c_checkpoint(const std::string& path) { return llama2c_checkpoint_problem(path).empty(); }
 
 LoadedModel load_llama2c(const std::string& path) {
   LoadedModel m;

@@ -9,7 +9,12 @@
 
 namespace pagedchat {
 
-/// True when `path` starts with a plausible llama2.c header whose implied size fits the file.
+/// Why `path` is not a usable llama2.c checkpoint ("cannot be read", "is truncated: ...", "is not
+/// a valid llama2.c checkpoint: ..."), or "" when it starts with a plausible header whose implied
+/// size fits the file. Reads only the 28-byte header and the file size.
+std::string llama2c_checkpoint_problem(const std::string& path);
+
+/// True when llama2c_checkpoint_problem(`path`) is "".
 bool looks_like_llama2c_checkpoint(const std::string& path);
 
 /// Loads a llama2.c checkpoint by mmap. Every header value is range-checked and every tensor's

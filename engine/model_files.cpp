@@ -40,17 +40,25 @@ ModelFiles resolve_model_files(const std::string& model, const std::string& toke
     dir = path;
     const auto bins = files_with_extension(path, ".bin");
     std::vector<fs::path> checkpoints;
-    for (const auto& b : bins)
-      if (looks_like_llama2c_checkpoint(b.string())) checkpoints.push_back(b);
+    std::string rejected;  // "a.bin is truncated: ...; b.bin is not ..."
+    for (const auto& b : bins) {
+      if (const std::string problem = llama2c_checkpoint_problem(b.string()); problem.empty())
+        checkpoints.push_back(b);
+      else
+        rejected += (rejected.empty() ? "" : "; ") + b.filename().string() + " " + problem;
+    }
     if (checkpoints.empty())
       throw std::runtime_error("no llama2.c checkpoint (.bin) found in '" + model + "'" +
-                               (bins.empty() ? std::string() : " (rejected: " + join(bins) + ")"));
+                               (rejected.empty() ? std::string() : " (" + rejected + ")"));
     if (checkpoints.size() > 1)
       throw std::runtime_error("several checkpoints in '" + model + "' (" + join(checkpoints) + "): name the file");
     files.checkpoint = checkpoints.front().string();
   } else {
     files.checkpoint = path.string();
     dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+    // The file's own problem first: a broken checkpoint matters more than a missing tokenizer.
+    if (const std::string problem = llama2c_checkpoint_problem(files.checkpoint); !problem.empty())
+      throw std::runtime_error("'" + files.checkpoint + "' " + problem);
   }
 
   if (!tokenizer.empty()) {

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 
 #include "engine/llama2c_loader.h"
@@ -85,7 +86,18 @@ class TestBadInput : public QObject {
     const int n = length < 0 ? int(checkpoint_.size()) - 4 : length;
     const QString path = modelDir(QString("trunc%1").arg(n), checkpoint_.left(n)) + "/model.bin";
     EXPECT_ERROR(load_llama2c(path.toStdString()), path);
-    EXPECT_ERROR(LLM(config(path)), path);
+    EXPECT_ERROR(LLM(config(path)), path, "truncated");
+    // The folder holding it says which file it rejected and why.
+    EXPECT_ERROR(LLM(config(QFileInfo(path).path())), "model.bin is truncated");
+  }
+
+  void truncatedWithoutTokenizer() {
+    // A broken checkpoint alone in its folder: its own problem is what the user needs to hear,
+    // not the missing tokenizer.
+    const QString dir = tmp_.filePath("trunc_notok");
+    QDir().mkpath(dir);
+    writeFile(dir + "/model.bin", checkpoint_.left(1000));
+    EXPECT_ERROR(LLM(config(dir + "/model.bin")), dir + "/model.bin", "truncated");
   }
 
   void absurdHeader_data() {
