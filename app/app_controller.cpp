@@ -22,6 +22,16 @@ QString AppController::settingsFile(const QString& dataDir) {
   return QDir(dataDir).filePath(QStringLiteral("pagedchat.ini"));
 }
 
+namespace {
+/// `text` ending with a full stop (engine messages have none), to put another sentence after it.
+QString sentence(const QString& text) {
+  const QString t = text.trimmed();
+  return t.isEmpty() || t.endsWith(QLatin1Char('.')) || t.endsWith(QLatin1Char('!')) || t.endsWith(QLatin1Char('?'))
+             ? t
+             : t + QLatin1Char('.');
+}
+}  // namespace
+
 AppController::AppController(const AppOptions& options, QObject* parent, Translator* translator)
     : QObject(parent), dataDir_(options.dataDir), sendOnStart_(options.sendOnStart) {
   QDir().mkpath(dataDir_);
@@ -35,7 +45,7 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
     // Another program holds the database (or it is read-only): chats can still be read, and a
     // later write says why in its own message. Shown once the window is up.
     qWarning("pagedchat: %s", e.what());
-    errorText_ = tr("The chat database cannot be written now: %1").arg(QString::fromUtf8(e.what()));
+    errorText_ = purgeError_ = tr("The chat database cannot be written now: %1").arg(QString::fromUtf8(e.what()));
   }
   settings_ = std::make_unique<QSettings>(settingsFile(dataDir_), QSettings::IniFormat);
   recentModels_ = new RecentModelsModel(settings_.get(), this);
@@ -303,7 +313,7 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
   if (settingsReload && engineSettings_->hasUnsavedValues()) {
     // The new settings do not work with this model: keep the saved ones and the model.
     const QString message = tr("The engine settings were not applied: %1 The previous settings were restored.")
-                                .arg(kvMessage.isEmpty() ? error : kvMessage);
+                                .arg(sentence(kvMessage.isEmpty() ? error : kvMessage));
     engineSettings_->revert(message);
     reloadWithEngineSettings();
     setModelErrorText(message);
@@ -328,7 +338,7 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
   // for the new one) comes back, with its chat template and tokenizer.
   const QString previous = lastLoadedModel_;
   const QString message =
-      tr("%1 The model loaded before (%2) was loaded again.").arg(error, QFileInfo(previous).fileName());
+      tr("%1 The model loaded before (%2) was loaded again.").arg(sentence(error), QFileInfo(previous).fileName());
   setModelLoadError(message);
   setModelErrorText(message);
   engine_->loadModel(previous, recentModels_->chatTemplateFor(previous), recentModels_->tokenizerFor(previous));
@@ -340,6 +350,16 @@ void AppController::onConversationsModified() {
   } catch (const StoreError& e) {
     setErrorText(QString::fromUtf8(e.what()));
     return;
+  }
+  if (!purgeError_.isEmpty()) {
+    // The start-up clean-up could not write: try again now that a conversation changed (the
+    // database is writable again when that change was saved); its banner goes once it works.
+    try {
+      store_->purgeDeletedConversations();
+      if (errorText_ == purgeError_) setErrorText(QString());
+      purgeError_.clear();
+    } catch (const StoreError&) {
+    }
   }
   for (ChatSession* s : panes_->sessions())
     if (s->conversationId() != 0) s->setTitle(titleOf(s->conversationId()));

@@ -206,6 +206,7 @@ class AppController : public QObject {
   QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;
   QString modelLoadError_;
+  QString purgeError_;  ///< the start-up clean-up's message while it has not worked yet
   bool modelErrorShown_ = false;  ///< errorText_ came from setModelErrorText()
   QString lastLoadedModel_;  ///< path of the model that loaded last ("" after an unload)
   bool restoring_ = false;

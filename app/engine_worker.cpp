@@ -121,11 +121,10 @@ void EngineWorker::load(int generation) {
   const pagedchat::ModelConfig& mc = engine_->model_config();
   QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
   const int numBlocks = engine_->stats().num_total_blocks;
-  const QString details = tr("%1 layers, dim %2, vocab %3, %4 KV blocks, chat template %5")
+  const QString details = tr("%1 layers, dim %2, vocab %3, %n KV block(s), chat template %4", "", numBlocks)
                               .arg(mc.n_layers)
                               .arg(mc.dim)
                               .arg(mc.vocab_size)
-                              .arg(numBlocks)
                               .arg(QString::fromStdString(templateName_));
   emit contextLengthKnown(engine_->engine_config().max_model_len);
   emit modelLoaded(name, details, numBlocks, generation);

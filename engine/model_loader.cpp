@@ -1,7 +1,7 @@
 #include "engine/model_loader.h"
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
 #include "engine/gguf/gguf_llama.h"
@@ -62,7 +62,8 @@ ModelBundle load_model(const EngineConfig& in) {
     b.format = "random";
     b.model = make_random_model(config.model);  // token ids only, unless a tokenizer is named
     if (!config.tokenizer.empty()) b.tokenizer = std::make_unique<Tokenizer>(config.tokenizer);
-  } else if (is_gguf_file(config.model)) {
+  } else if (is_gguf_file(config.model) || std::filesystem::path(config.model).extension() == ".gguf") {
+    // A ".gguf" without the magic is reported as a broken GGUF file, not as a llama2.c one.
     b.format = "gguf";  // weights, vocabulary and chat template in one file
     GgufModel g = load_gguf(config.model, /*with_tokenizer=*/config.tokenizer.empty());
     b.model = std::move(g.model);

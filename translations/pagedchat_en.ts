@@ -783,10 +783,6 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <source>%1 layers, dim %2, vocab %3, %4 KV blocks, chat template %5</source>
-        <translation>%1 layers, dim %2, vocab %3, %4 KV blocks, chat template %5</translation>
-    </message>
-    <message>
         <source>No model is loaded.</source>
         <translation>No model is loaded.</translation>
     </message>
@@ -801,6 +797,13 @@
     <message>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 layers, dim %2, vocab %3, %n KV block(s), chat template %4</source>
+        <translation>
+            <numerusform>%1 layers, dim %2, vocab %3, %n KV block, chat template %4</numerusform>
+            <numerusform>%1 layers, dim %2, vocab %3, %n KV blocks, chat template %4</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -781,10 +781,6 @@
 <context>
     <name>EngineWorker</name>
     <message>
-        <source>%1 layers, dim %2, vocab %3, %4 KV blocks, chat template %5</source>
-        <translation>레이어 %1개, 차원 %2, 어휘 %3개, KV 블록 %4개, 채팅 템플릿 %5</translation>
-    </message>
-    <message>
         <source>No model is loaded.</source>
         <translation>불러온 모델이 없습니다.</translation>
     </message>
@@ -799,6 +795,12 @@
     <message>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 layers, dim %2, vocab %3, %n KV block(s), chat template %4</source>
+        <translation>
+            <numerusform>레이어 %1개, 차원 %2, 어휘 %3개, KV 블록 %n개, 채팅 템플릿 %4</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -17,6 +17,7 @@
 #include "app/app_options.h"
 #include "app/chat_store.h"
 #include "app/conversation_list_model.h"
+#include "app/pane_list_model.h"
 
 namespace {
 
@@ -445,21 +446,25 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
   QCOMPARE(ids(store.conversations()), (QList<qint64>{conv}));
   QCOMPARE(store.messages(conv).size(), 2);
 
-  {
-    // The app started meanwhile: its start-up clean-up cannot write, which the window's banner
-    // says (not only the terminal); the conversations are still listed.
-    AppOptions options;
-    options.dataDir = dir.path();
-    AppController app(options);
-    QVERIFY2(app.errorText().contains(store.databasePath()) &&
-                 (app.errorText().contains(QLatin1String("locked"), Qt::CaseInsensitive) ||
-                  app.errorText().contains(QLatin1String("busy"), Qt::CaseInsensitive)),
-             qPrintable(app.errorText()));
-    QCOMPARE(app.conversations()->rowCount(), 1);
-  }
+  // The app started meanwhile: its start-up clean-up cannot write, which the window's banner says
+  // (not only the terminal); the conversations are still listed.
+  AppOptions options;
+  options.dataDir = dir.path();
+  auto app = std::make_unique<AppController>(options);
+  const QString startError = app->errorText();
+  QVERIFY2(startError.contains(store.databasePath()) &&
+               (startError.contains(QLatin1String("locked"), Qt::CaseInsensitive) ||
+                startError.contains(QLatin1String("busy"), Qt::CaseInsensitive)),
+           qPrintable(startError));
+  QCOMPARE(app->conversations()->rowCount(), 1);
+  emit app->panes()->conversationsModified();  // a pane saved something: still locked, still said
+  QCOMPARE(app->errorText(), startError);
 
   QVERIFY2(locker->exec(QStringLiteral("ROLLBACK")), qPrintable(locker->error()));
   locker.reset();
+  emit app->panes()->conversationsModified();  // the next change after the lock: clean-up done, banner gone
+  QCOMPARE(app->errorText(), QString());
+  app.reset();
 
   // After the lock is gone the store works again and nothing committed earlier is lost.
   const qint64 m3 = store.addMessage(conv, QStringLiteral("user"), QStringLiteral("after"));

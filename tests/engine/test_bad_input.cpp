@@ -147,6 +147,14 @@ class TestBadInput : public QObject {
     EXPECT_ERROR(LLM{c}, "32000", "512");
   }
 
+  void textFileNamedGguf() {
+    // Not a model at all, but named .gguf: said to be a broken GGUF file (no "GGUF" magic), not a
+    // broken llama2.c checkpoint.
+    const QString path = tmp_.filePath("notes.gguf");
+    writeFile(path, "these are my notes, not weights\n");
+    EXPECT_ERROR(LLM(config(path)), path, "not a valid GGUF file", "GGUF");
+  }
+
   void folderWithoutCheckpoint() {
     const QString dir = tmp_.filePath("empty");
     QDir().mkpath(dir);
