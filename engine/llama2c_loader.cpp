@@ -58,23 +58,31 @@ uint64_t expected_floats(const Header& h) {
   return n;
 }
 
+/// Why a file of `size` bytes whose first bytes are `h` (nullptr when it is shorter than a
+/// header) is not a usable checkpoint ("is truncated: ...", "is not a valid ..."), or "".
+std::string checkpoint_problem(const Header* h, uint64_t size) {
+  if (!h) return "is truncated: " + std::to_string(size) + " bytes, shorter than the 28-byte llama2.c header";
+  if (const std::string err = check_header(*h); !err.empty()) return "is not a valid llama2.c checkpoint: " + err;
+  const uint64_t need = kHeaderBytes + expected_floats(*h) * sizeof(float);
+  if (need > size)
+    return "is truncated: the header (dim " + std::to_string(h->dim) + ", " + std::to_string(h->n_layers) +
+           " layers, vocab " + std::to_string(std::abs(h->vocab_size)) + ") needs " + std::to_string(need) +
+           " bytes, the file has " + std::to_string(size);
+  return {};
+}
+
 }  // namespace
 
 std::string llama2c_checkpoint_problem(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return "cannot be read";
   const auto size = static_cast<uint64_t>(in.tellg());
-  if (size < kHeaderBytes)
-    return "is truncated: " + std::to_string(size) + " bytes, shorter than the 28-byte llama2.c header";
+  if (size < kHeaderBytes) return checkpoint_problem(nullptr, size);
   in.seekg(0);
   Header h{};
   in.read(reinterpret_cast<char*>(&h), kHeaderBytes);
   if (!in) return "cannot be read";
-  if (const std::string err = check_header(h); !err.empty()) return "is not a valid llama2.c checkpoint: " + err;
-  const uint64_t need = kHeaderBytes + expected_floats(h) * sizeof(float);
-  if (need > size)
-    return "is truncated: the header needs " + std::to_string(need) + " bytes, the file has " + std::to_string(size);
-  return {};
+  return checkpoint_problem(&h, size);
 }
 
 bool looks_like_llama2c_checkpoint(const std::string& path) { return llama2c_checkpoint_problem(path).empty(); }
@@ -84,18 +92,10 @@ LoadedModel load_llama2c(const std::string& path) {
   m.files.push_back(std::make_unique<MappedFile>(path));
   const MappedFile& file = *m.files.back();
   const std::size_t size = file.size();
-  if (size < kHeaderBytes)
-    throw std::runtime_error("'" + path + "' is truncated: " + std::to_string(size) +
-                             " bytes, shorter than the 28-byte llama2.c header");
   Header h{};
-  std::memcpy(&h, file.data(), kHeaderBytes);
-  if (const std::string err = check_header(h); !err.empty())
-    throw std::runtime_error("'" + path + "' is not a valid llama2.c checkpoint: " + err);
-  const uint64_t need = kHeaderBytes + expected_floats(h) * sizeof(float);
-  if (need > size)
-    throw std::runtime_error("'" + path + "' is truncated: the header (dim " + std::to_string(h.dim) + ", " +
-                             std::to_string(h.n_layers) + " layers, vocab " + std::to_string(std::abs(h.vocab_size)) +
-                             ") needs " + std::to_string(need) + " bytes, the file has " + std::to_string(size));
+  if (size >= kHeaderBytes) std::memcpy(&h, file.data(), kHeaderBytes);
+  if (const std::string problem = checkpoint_problem(size >= kHeaderBytes ? &h : nullptr, size); !problem.empty())
+    throw std::runtime_error("'" + path + "' " + problem);
 
   ModelConfig& c = m.config;
   c.dim = h.dim;
