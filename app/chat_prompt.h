@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/chat_store.h"
-#include "engine/chat_template.h"
+#include "engine/text/chat_template.h"
 
 /// One message of the conversation a request carries. `role` is "system", "user" or "assistant".
 struct PromptMessage {

@@ -12,7 +12,7 @@
 #include "app/pane_settings.h"
 #include "app/request_delta.h"
 #include "app/throughput_meter.h"
-#include "engine/sampling_params.h"
+#include "engine/sample/sampling_params.h"
 
 class ChatStore;
 class EngineClient;

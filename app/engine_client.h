@@ -11,7 +11,7 @@
 #include "app/chat_prompt.h"
 #include "app/request_delta.h"
 #include "engine/config.h"
-#include "engine/sampling_params.h"
+#include "engine/sample/sampling_params.h"
 
 class EngineWorker;
 

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "app/engine_snapshot.h"
-#include "engine/chat_template.h"
+#include "engine/text/chat_template.h"
 #include "engine/llm_engine.h"
 
 EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, const QString& chatTemplate, QObject* parent)

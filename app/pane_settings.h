@@ -6,7 +6,7 @@
 #include <QString>
 #include <QVariantMap>
 
-#include "engine/sampling_params.h"
+#include "engine/sample/sampling_params.h"
 
 /// The settings of one pane: the system prompt put before every request and the sampling
 /// parameters (temperature, top-p, top-k, min-p, repetition penalty, max tokens, seed). Setters

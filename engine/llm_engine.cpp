@@ -8,14 +8,14 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "engine/kv_cache_manager.h"
-#include "engine/model_loader.h"
-#include "engine/model_runner.h"
+#include "engine/core/kv_cache_manager.h"
+#include "engine/loader/model_loader.h"
+#include "engine/model/model_runner.h"
 #include "engine/output_processor.h"
-#include "engine/request.h"
-#include "engine/sampler.h"
-#include "engine/scheduler.h"
-#include "engine/tokenizer.h"
+#include "engine/core/request.h"
+#include "engine/sample/sampler.h"
+#include "engine/core/scheduler.h"
+#include "engine/text/tokenizer.h"
 #include "kernels/cpu/cpu_backend.h"
 
 namespace pagedchat {

@@ -10,9 +10,9 @@
 
 #include "engine/config.h"
 #include "engine/outputs.h"
-#include "engine/request_status.h"
-#include "engine/sampling_params.h"
-#include "engine/tokenizer.h"
+#include "engine/core/request_status.h"
+#include "engine/sample/sampling_params.h"
+#include "engine/text/tokenizer.h"
 #include "kernels/ops.h"
 
 namespace pagedchat {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/stop_checker.h"
+#include "engine/sample/stop_checker.h"
 
 namespace pagedchat {
 

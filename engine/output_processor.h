@@ -6,8 +6,8 @@
 #include <span>
 
 #include "engine/config.h"
-#include "engine/request.h"
-#include "engine/sampler.h"
+#include "engine/core/request.h"
+#include "engine/sample/sampler.h"
 
 namespace pagedchat {
 

@@ -7,8 +7,8 @@ SUDO=""
 PACKAGES=(
   # toolchain
   cmake g++ make pkg-config
-  # engine
-  libsentencepiece-dev nlohmann-json3-dev libcli11-dev
+  # engine: sentencepiece, JSON, CLI; PCRE2 (BPE pre-tokenizer expressions) and ICU (NFC)
+  libsentencepiece-dev nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
   # GGUF vocabularies -> sentencepiece ModelProto (protoc; static libprotobuf-lite, see engine/CMakeLists.txt)
   protobuf-compiler libprotobuf-dev
   # app: Qt 6 (Quick, Controls, SQL with the SQLite driver, Test, Linguist tools)
@@ -33,4 +33,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Outside references the tests compare against (tests/js/package.json): @huggingface/jinja and
+# @lenml/tokenizers from the npm registry, under Node.js (Debian's nodejs/npm when none is installed).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "install-deps: installing nodejs npm"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends nodejs npm
+fi
+js_dir="$(cd "$(dirname "$0")/../tests/js" && pwd)"
+if ! cmp -s "$js_dir/package-lock.json" "$js_dir/node_modules/.pagedchat-installed-lock.json" 2>/dev/null; then
+  echo "install-deps: npm ci in tests/js"
+  (cd "$js_dir" && npm ci --no-audit --no-fund --loglevel=error &&
+    cp package-lock.json node_modules/.pagedchat-installed-lock.json)
 fi

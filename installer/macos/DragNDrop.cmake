@@ -1,7 +1,7 @@
 # CPack DragNDrop settings (included by installer/Packaging.cmake on macOS). Output:
 # pagedchat-<version>-Darwin.dmg holding PagedChat.app (Info.plist from installer/macos/Info.plist.in,
 # Qt deployed into the bundle by macdeployqt through qt_generate_deploy_qml_app_script) and a link
-# to /Applications. pagedchat-cli is installed by engine/CMakeLists.txt into bin/ of the image.
+# to /Applications. pagedchat-cli is installed by cli/CMakeLists.txt into bin/ of the image.
 set(CPACK_DMG_VOLUME_NAME "PagedChat")
 set(CPACK_DMG_FORMAT UDZO)
 set(CPACK_DMG_FILESYSTEM APFS)

@@ -10,8 +10,8 @@
 #include "app/chat_store.h"
 #include "app/engine_client.h"
 #include "app/message_list_model.h"
-#include "engine/chat_template.h"
-#include "engine/tokenizer.h"
+#include "engine/text/chat_template.h"
+#include "engine/text/tokenizer.h"
 #include "app_test_util.h"
 
 using apptest::storiesConfig;

@@ -7,7 +7,7 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 
-#include "engine/llama2c_loader.h"
+#include "engine/loader/llama2c/llama2c_loader.h"
 #include "engine/llm.h"
 #include "engine_test_utils.h"
 

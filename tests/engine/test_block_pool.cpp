@@ -2,8 +2,8 @@
 // registration, eviction, collision safety, copy-on-write.
 #include <QtTest>
 
-#include "engine/block_pool.h"
-#include "engine/kv_cache_manager.h"
+#include "engine/core/block_pool.h"
+#include "engine/core/kv_cache_manager.h"
 
 using namespace pagedchat;
 

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "engine/chat_template.h"
-#include "engine/tokenizer.h"
+#include "engine/text/chat_template.h"
+#include "engine/text/tokenizer.h"
 #include "test_paths.h"
 
 using namespace pagedchat;

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <random>
 
-#include "engine/dequant.h"
+#include "engine/loader/gguf/dequant.h"
 
 using namespace pagedchat;
 

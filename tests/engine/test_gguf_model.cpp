@@ -12,13 +12,13 @@
 #include <cstdio>
 #include <unistd.h>
 
-#include "engine/gguf/gguf_llama.h"
-#include "engine/gguf/gguf_reader.h"
-#include "engine/gguf/gguf_writer.h"
-#include "engine/llama2c_loader.h"
-#include "engine/llama_model.h"
+#include "engine/loader/gguf/gguf_llama.h"
+#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/loader/gguf/gguf_writer.h"
+#include "engine/loader/llama2c/llama2c_loader.h"
+#include "engine/model/llama_model.h"
 #include "engine/llm.h"
-#include "engine/model_loader.h"
+#include "engine/loader/model_loader.h"
 #include "engine_test_utils.h"
 #include "kernels/ops.h"
 

@@ -8,16 +8,16 @@
 #include <QTemporaryDir>
 #include <random>
 
-#include "engine/gguf/gguf_llama.h"
-#include "engine/gguf/gguf_reader.h"
-#include "engine/gguf/gguf_tokenizer.h"
-#include "engine/model_loader.h"
+#include "engine/loader/gguf/gguf_llama.h"
+#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/loader/gguf/gguf_tokenizer.h"
+#include "engine/loader/model_loader.h"
 #include "test_paths.h"
 
 using namespace pagedchat;
 
 namespace {
-// ---- A GGUF byte builder independent of engine/gguf/gguf_writer.cpp -------------------------
+// ---- A GGUF byte builder independent of engine/loader/gguf/gguf_writer.cpp -------------------------
 template <typename T>
 QByteArray le(T v) { return QByteArray(reinterpret_cast<const char*>(&v), sizeof v); }
 QByteArray str(const std::string& s) { return le<uint64_t>(s.size()) + QByteArray(s.data(), int(s.size())); }

@@ -6,9 +6,9 @@
 #include <QTemporaryDir>
 #include <sentencepiece_processor.h>
 
-#include "engine/gguf/gguf_reader.h"
-#include "engine/gguf/gguf_tokenizer.h"
-#include "engine/gguf/gguf_writer.h"
+#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/loader/gguf/gguf_tokenizer.h"
+#include "engine/loader/gguf/gguf_writer.h"
 #include "sentencepiece_model.pb.h"
 #include "test_paths.h"
 

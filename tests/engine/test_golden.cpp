@@ -8,10 +8,10 @@
 #include <QJsonObject>
 #include <cmath>
 
-#include "engine/llama2c_loader.h"
-#include "engine/llama_model.h"
+#include "engine/loader/llama2c/llama2c_loader.h"
+#include "engine/model/llama_model.h"
 #include "engine/llm.h"
-#include "engine/tokenizer.h"
+#include "engine/text/tokenizer.h"
 #include "engine_test_utils.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/ops.h"

@@ -5,10 +5,10 @@
 #include <QTemporaryDir>
 #include <random>
 
-#include "engine/hf/hf_loader.h"
-#include "engine/hf/safetensors.h"
+#include "engine/loader/hf/hf_loader.h"
+#include "engine/loader/hf/safetensors.h"
 #include "engine/llm.h"
-#include "engine/model_loader.h"
+#include "engine/loader/model_loader.h"
 #include "engine_test_utils.h"
 #include "test_hf_utils.h"
 

@@ -4,7 +4,7 @@
 
 #include <QTemporaryDir>
 
-#include "engine/hf/hf_config.h"
+#include "engine/loader/hf/hf_config.h"
 #include "engine/llm.h"
 #include "test_hf_utils.h"
 

@@ -4,7 +4,7 @@
 
 #include <QTemporaryDir>
 
-#include "engine/hf/safetensors.h"
+#include "engine/loader/hf/safetensors.h"
 #include "engine/llm.h"
 #include "test_hf_utils.h"
 

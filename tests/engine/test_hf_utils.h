@@ -13,9 +13,9 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "engine/hf/hf_writer.h"
-#include "engine/llama2c_loader.h"
-#include "engine/llama_model.h"
+#include "engine/loader/hf/hf_writer.h"
+#include "engine/loader/llama2c/llama2c_loader.h"
+#include "engine/model/llama_model.h"
 #include "kernels/ops.h"
 #include "test_paths.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sampler.h"
+#include "engine/sample/sampler.h"
 
 using namespace pagedchat;
 

@@ -1,7 +1,7 @@
 // Tokenizer (sentencepiece) round trips, and the incremental detokenizer's UTF-8 safety.
 #include <QtTest>
 
-#include "engine/tokenizer.h"
+#include "engine/text/tokenizer.h"
 #include "test_paths.h"
 
 using namespace pagedchat;

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "engine/gguf/gguf_llama.h"
-#include "engine/gguf/gguf_reader.h"
-#include "engine/gguf/gguf_tokenizer.h"
+#include "engine/loader/gguf/gguf_llama.h"
+#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/loader/gguf/gguf_tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   try {

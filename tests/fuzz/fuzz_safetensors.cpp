@@ -1,5 +1,5 @@
-// libFuzzer target for the safetensors parser (engine/hf/safetensors.cpp) and the Hugging Face
-// JSON config parsers (engine/hf/hf_config.cpp). Any input must give either tensors whose byte
+// libFuzzer target for the safetensors parser (engine/loader/hf/safetensors.cpp) and the Hugging Face
+// JSON config parsers (engine/loader/hf/hf_config.cpp). Any input must give either tensors whose byte
 // ranges lie inside the input and do not overlap, or a std::runtime_error; never a crash, a leak
 // or an out-of-bounds read (built with -fsanitize=fuzzer,address,undefined).
 //
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/hf/hf_config.h"
-#include "engine/hf/safetensors.h"
+#include "engine/loader/hf/hf_config.h"
+#include "engine/loader/hf/safetensors.h"
 
 namespace {
 

@@ -1,0 +1,213 @@
+// `pagedchat-cli bench llama`: the workloads of llama.cpp's llama-bench (-p 512 -n 128) and
+// llama-batched-bench (-npp 128 -ntg 128 -npl 1,4,8,16), run through the engine and printed in
+// their terms, so the two can be compared on one machine:
+//   pp512: one 512-token prompt, time to its first token (one forward of 512 tokens);
+//   tg128: one request from a 1-token prompt, 128 single-token forwards;
+//   batched: B requests of PP random tokens prefilled together (one step), then TG decode steps
+//   of B tokens; S_PP = B*PP / T_PP, S_TG = B*TG / T_TG, S = B*(PP+TG) / (T_PP + T_TG).
+// Greedy sampling, ignore_eos, prefix caching off; the KV cache and the step token budget are
+// raised to hold the largest batch.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "cli/bench_common.h"
+
+namespace pagedchat::cli::bench {
+
+namespace {
+
+struct LlamaOptions {
+  CommonOptions common;
+  int n_prompt = 512;
+  int n_gen = 128;
+  int repetitions = 5;
+  int npp = 128;
+  int ntg = 128;
+  std::vector<int> npl = {1, 4, 8, 16};
+};
+
+SamplingParams greedy_exact(int n) {
+  SamplingParams p = exact_length_params(n, 0, RequestOutputKind::kDelta);
+  p.temperature = 0.0f;
+  return p;
+}
+
+// Submits `prompts` together and steps to the end. Returns {seconds until every request had its
+// first token, seconds after that until all finished}.
+std::pair<double, double> run_batch(LLMEngine& engine, const std::vector<std::vector<int>>& prompts, int max_tokens,
+                                    int& next_id) {
+  std::map<std::string, int> tokens;
+  const double t0 = now_s();
+  for (const auto& p : prompts) {
+    const std::string id = "llama-bench-" + std::to_string(next_id++);
+    engine.add_request(id, p, greedy_exact(max_tokens));
+    tokens[id] = 0;
+  }
+  size_t started = 0;
+  double t1 = 0;
+  while (engine.has_unfinished_requests()) {
+    for (const auto& out : engine.step())
+      for (const auto& c : out.outputs) {
+        int& n = tokens[out.request_id];
+        if (n == 0 && !c.token_ids.empty()) ++started;
+        n += int(c.token_ids.size());
+      }
+    if (t1 == 0 && started == prompts.size()) t1 = now_s();
+  }
+  const double t2 = now_s();
+  for (const auto& [id, n] : tokens)
+    if (n != max_tokens)
+      throw std::runtime_error("request " + id + " generated " + std::to_string(n) + " tokens, expected " +
+                               std::to_string(max_tokens));
+  return {t1 - t0, t2 - t1};
+}
+
+struct Stat {
+  double mean = 0, stddev = 0;
+};
+Stat stat(const std::vector<double>& v) {
+  Stat s;
+  s.mean = mean(v);
+  double ss = 0;
+  for (double x : v) ss += (x - s.mean) * (x - s.mean);
+  s.stddev = v.size() > 1 ? std::sqrt(ss / double(v.size() - 1)) : 0.0;
+  return s;
+}
+
+long long parameter_count(const ModelConfig& m) {
+  const long long dim = m.dim, hd = m.head_dim, L = m.n_layers;
+  const long long q = m.n_heads * hd, kv = m.n_kv_heads * hd;
+  long long n = (long long)(m.vocab_size) * dim * (m.shared_classifier ? 1 : 2) + dim;
+  n += L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * (long long)m.hidden_dim);
+  return n;
+}
+
+int run_llama(LlamaOptions& opt) {
+  if (opt.n_prompt < 0 || opt.n_gen < 0 || opt.repetitions < 1 || opt.npp < 1 || opt.ntg < 1)
+    throw std::invalid_argument("-p and -n must be >= 0; -r, --npp and --ntg >= 1");
+  std::erase(opt.npl, 0);  // --npl 0: no batched runs
+  for (int b : opt.npl)
+    if (b < 1) throw std::invalid_argument("--npl values must be >= 1 (0 alone skips the batched runs)");
+  EngineConfig config = opt.common.engine;
+  config.enable_prefix_caching = false;
+  const int max_npl = opt.npl.empty() ? 1 : *std::max_element(opt.npl.begin(), opt.npl.end());
+  config.max_num_seqs = std::max(config.max_num_seqs, max_npl);
+  config.max_num_batched_tokens = std::max({config.max_num_batched_tokens, opt.n_prompt, max_npl * opt.npp});
+  LoadedEngine loaded = load_engine(config);
+  // The KV cache must hold the largest batch without preemption.
+  const int bs = loaded.engine->engine_config().block_size;
+  const long long need = std::max<long long>((long long)max_npl * ((opt.npp + opt.ntg + bs - 1) / bs),
+                                             (std::max(opt.n_prompt, opt.n_gen) + 1 + bs - 1) / bs);
+  if (config.num_blocks == 0 && config.kv_cache_bytes == 0 && loaded.engine->stats().num_total_blocks < need) {
+    loaded.engine.reset();
+    config.num_blocks = int(need);
+    loaded = load_engine(config);
+  }
+  LLMEngine& engine = *loaded.engine;
+  const ModelConfig& mc = engine.model_config();
+  const int max_len = engine.engine_config().max_model_len;
+  std::mt19937_64 rng(opt.common.seed);
+  int next_id = 0;
+
+  nlohmann::json tests = nlohmann::json::array();
+  auto single = [&](const std::string& name, int prompt_len, int max_tokens, int counted) {
+    if (prompt_len + max_tokens > max_len) {
+      std::fprintf(stderr, "pagedchat-cli: note: %s skipped: %d tokens exceed max_model_len %d\n", name.c_str(),
+                   prompt_len + max_tokens, max_len);
+      return;
+    }
+    std::vector<double> tps;
+    for (int r = -1; r < opt.repetitions; ++r) {  // r = -1: warm-up
+      const auto [first, rest] = run_batch(engine, {random_prompt(rng, prompt_len, mc.vocab_size)}, max_tokens, next_id);
+      if (r >= 0) tps.push_back(counted / (first + rest));
+    }
+    const Stat s = stat(tps);
+    tests.push_back({{"test", name}, {"n_prompt", prompt_len}, {"n_gen", max_tokens}, {"avg_ts", s.mean},
+                     {"stddev_ts", s.stddev}, {"samples_ts", tps}});
+  };
+  if (opt.n_prompt > 0) single("pp" + std::to_string(opt.n_prompt), opt.n_prompt, 1, opt.n_prompt);
+  if (opt.n_gen > 0) single("tg" + std::to_string(opt.n_gen), 1, opt.n_gen, opt.n_gen);
+
+  nlohmann::json batched = nlohmann::json::array();
+  // max_tokens = ntg + 1: the prefill samples the first token, then ntg decode steps follow. The
+  // engine admits prompt + max_tokens <= max_model_len, so at exactly npp + ntg = max_model_len
+  // one decode step fewer is run (and counted).
+  if (!opt.npl.empty()) check_fits((long long)opt.npp + opt.ntg, "npp + ntg", engine);
+  const int decode_steps = opt.npp + opt.ntg + 1 <= max_len ? opt.ntg : opt.ntg - 1;
+  if (!opt.npl.empty() && decode_steps < opt.ntg)
+    std::fprintf(stderr, "pagedchat-cli: note: npp + ntg = max_model_len %d: %d decode steps are timed, not %d\n",
+                 max_len, decode_steps, opt.ntg);
+  for (int b : opt.npl) {
+    std::vector<std::vector<int>> prompts;
+    for (int i = 0; i < b; ++i) prompts.push_back(random_prompt(rng, opt.npp, mc.vocab_size));
+    const auto [t_pp, t_tg] = run_batch(engine, prompts, decode_steps + 1, next_id);
+    const double pp = double(b) * opt.npp, tg = double(b) * decode_steps;
+    batched.push_back({{"pp", opt.npp}, {"tg", opt.ntg}, {"pl", b}, {"n_kv", b * (opt.npp + opt.ntg)},
+                       {"t_pp", t_pp}, {"speed_pp", pp / t_pp}, {"t_tg", t_tg}, {"speed_tg", tg / t_tg},
+                       {"t", t_pp + t_tg}, {"speed", (pp + tg) / (t_pp + t_tg)},
+                       {"speed_out", tg / (t_pp + t_tg)}});
+  }
+
+  const long long params = parameter_count(mc);
+  if (opt.common.json) {
+    nlohmann::json j = {{"benchmark", "llama"},      {"model", engine.engine_config().model},
+                        {"n_params", params},        {"tests", tests},
+                        {"batched", batched},        {"load_time_s", loaded.load_s},
+                        {"engine", engine_json(engine)}};
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("%s\n", engine_line(engine).c_str());
+  std::printf("model load %.2f s (excluded); greedy sampling; %d repetitions after a warm-up\n\n", loaded.load_s,
+              opt.repetitions);
+  const std::string& dtype = engine.engine_config().dtype;
+  const std::string model = engine.engine_config().model + (dtype == "auto" || dtype == "float32" ? " F32" : " BF16");
+  std::string backend = engine.backend_name();
+  backend = backend.substr(0, backend.find(','));
+  const double mib = double(engine.packed_weight_bytes()) / (1 << 20);
+  std::printf("| model | size | params | backend | threads | test | t/s |\n");
+  std::printf("| --- | ---: | ---: | --- | ---: | ---: | ---: |\n");
+  for (const auto& t : tests)
+    std::printf("| %s | %.2f MiB | %.2f M | %s | %d | %s | %.2f ± %.2f |\n", model.c_str(), mib, params / 1e6,
+                backend.c_str(), engine.engine_config().num_threads,
+                t["test"].get<std::string>().c_str(), t["avg_ts"].get<double>(), t["stddev_ts"].get<double>());
+  if (!batched.empty()) {
+    std::printf("\n|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |    S t/s | S_out t/s |\n");
+    std::printf("|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|-----------|\n");
+    for (const auto& r : batched)
+      std::printf("| %5d | %6d | %4d | %6d | %8.3f | %8.2f | %8.3f | %8.2f | %8.3f | %8.2f | %9.2f |\n",
+                  r["pp"].get<int>(), r["tg"].get<int>(), r["pl"].get<int>(), r["n_kv"].get<int>(),
+                  r["t_pp"].get<double>(), r["speed_pp"].get<double>(), r["t_tg"].get<double>(),
+                  r["speed_tg"].get<double>(), r["t"].get<double>(), r["speed"].get<double>(),
+                  r["speed_out"].get<double>());
+    std::printf("S_out: output tokens per second over the whole run (B*TG / T).\n");
+  }
+  std::printf("peak resident memory %.1f MiB\n", double(peak_rss_bytes()) / (1 << 20));
+  return 0;
+}
+
+}  // namespace
+
+Command add_llama_command(CLI::App& bench) {
+  auto opt = std::make_shared<LlamaOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "llama", "llama-bench (pp/tg) and llama-batched-bench workloads, printed in their terms");
+  add_common_options(cmd, opt->common, /*prefix_caching_flag=*/false);
+  cmd->add_option("-p,--n-prompt", opt->n_prompt, "prompt tokens of the pp test (default 512; 0 skips it)");
+  cmd->add_option("-n,--n-gen", opt->n_gen, "generated tokens of the tg test (default 128; 0 skips it)");
+  cmd->add_option("-r,--repetitions", opt->repetitions, "repetitions of pp and tg (default 5)");
+  cmd->add_option("--npp", opt->npp, "batched: prompt tokens per sequence (default 128)");
+  cmd->add_option("--ntg", opt->ntg, "batched: generated tokens per sequence (default 128)");
+  cmd->add_option("--npl", opt->npl, "batched: numbers of parallel sequences (default 1,4,8,16; 0 skips)")
+      ->delimiter(',');
+  return [opt]() { return run_llama(*opt); };
+}
+
+}  // namespace pagedchat::cli::bench

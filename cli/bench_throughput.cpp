@@ -1,0 +1,114 @@
+// `pagedchat-cli bench throughput`: offline throughput as vLLM's benchmark_throughput.py measures
+// it: every request submitted at once, wall time from the first add_request to the last finish.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+
+#include "cli/bench_common.h"
+#include "cli/json_output.h"
+
+namespace pagedchat::cli::bench {
+
+namespace {
+
+struct ThroughputOptions {
+  CommonOptions common;
+  int num_prompts = 16;
+  int input_len = 128;
+  int output_len = 128;
+};
+
+int run_throughput(ThroughputOptions& opt) {
+  if (opt.num_prompts < 1 || opt.input_len < 1 || opt.output_len < 1)
+    throw std::invalid_argument("--num-prompts, --input-len and --output-len must be >= 1");
+  const std::string sum = "input_len " + std::to_string(opt.input_len) + " + output_len " + std::to_string(opt.output_len);
+  const long long seq_len = static_cast<long long>(opt.input_len) + opt.output_len;
+  check_fits(seq_len, sum, opt.common.engine.max_model_len);  // early, before the load, when given
+  EngineConfig config = opt.common.engine;
+  if (opt.common.no_prefix_caching) config.enable_prefix_caching = false;
+  LoadedEngine loaded = load_engine(config);
+  LLMEngine& engine = *loaded.engine;
+  check_fits(seq_len, sum, engine);
+
+  std::mt19937_64 rng(opt.common.seed);
+  std::vector<std::vector<int>> prompts;
+  for (int i = 0; i < opt.num_prompts; ++i)
+    prompts.push_back(random_prompt(rng, opt.input_len, engine.model_config().vocab_size));
+
+  double kv_peak = 0;
+  long long output_tokens = 0;
+  std::vector<double> ttfts_ms;
+  const double t0 = now_s();
+  for (int i = 0; i < opt.num_prompts; ++i)
+    engine.add_request(std::to_string(i), prompts[size_t(i)],
+                       exact_length_params(opt.output_len, opt.common.seed + uint64_t(i), RequestOutputKind::kFinalOnly));
+  while (engine.has_unfinished_requests()) {
+    for (const auto& out : engine.step()) {
+      if (!out.finished) continue;
+      const size_t n = out.outputs.empty() ? 0 : out.outputs.front().token_ids.size();
+      if (n != size_t(opt.output_len))
+        throw std::runtime_error("request " + out.request_id + " generated " + std::to_string(n) + " tokens, expected " +
+                                 std::to_string(opt.output_len));
+      output_tokens += static_cast<long long>(n);
+      ttfts_ms.push_back(out.metrics.time_to_first_token * 1e3);
+    }
+    kv_peak = std::max(kv_peak, engine.stats().kv_cache_usage());
+  }
+  const double elapsed = now_s() - t0;
+  const EngineStats stats = engine.stats();
+  const long long prompt_tokens = static_cast<long long>(opt.num_prompts) * opt.input_len;
+
+  nlohmann::json j = {{"benchmark", "throughput"},
+                      {"num_prompts", opt.num_prompts},
+                      {"input_len", opt.input_len},
+                      {"output_len", opt.output_len},
+                      {"elapsed_s", elapsed},
+                      {"requests_per_s", opt.num_prompts / elapsed},
+                      {"output_tokens_per_s", double(output_tokens) / elapsed},
+                      {"total_tokens_per_s", double(prompt_tokens + output_tokens) / elapsed},
+                      {"num_prompt_tokens", prompt_tokens},
+                      {"num_output_tokens", output_tokens},
+                      {"ttft_ms_mean", mean(ttfts_ms)},
+                      {"ttft_ms_max", ttfts_ms.empty() ? 0.0 : *std::max_element(ttfts_ms.begin(), ttfts_ms.end())},
+                      {"num_preemptions", stats.num_preemptions},
+                      {"kv_cache_usage_peak", kv_peak},
+                      {"num_steps", stats.num_steps},
+                      {"load_time_s", loaded.load_s},
+                      {"sampling", "temperature 1.0, seed = --seed + request index, ignore_eos, min_tokens = max_tokens = output_len"},
+                      {"engine", engine_json(engine)},
+                      {"engine_stats", to_json(stats)}};
+  if (opt.common.json) {
+    std::cout << dump(j) << "\n";
+    return 0;
+  }
+  std::printf("%s\n", engine_line(engine).c_str());
+  std::printf("model load %.2f s (excluded)\n", loaded.load_s);
+  std::printf("%d prompts x %d input tokens -> %d output tokens each, all submitted at once\n", opt.num_prompts,
+              opt.input_len, opt.output_len);
+  std::printf("Elapsed:    %.3f s over %lld steps\n", elapsed, stats.num_steps);
+  std::printf("Throughput: %.2f requests/s, %.1f total tokens/s, %.1f output tokens/s\n", opt.num_prompts / elapsed,
+              double(prompt_tokens + output_tokens) / elapsed, double(output_tokens) / elapsed);
+  std::printf("TTFT:       mean %.1f ms, max %.1f ms\n", mean(ttfts_ms), j["ttft_ms_max"].get<double>());
+  std::printf("KV cache:   peak usage %.1f%% of %d blocks, %lld preemptions\n", kv_peak * 100.0,
+              stats.num_total_blocks, stats.num_preemptions);
+  return 0;
+}
+
+}  // namespace
+
+Command add_throughput_command(CLI::App& bench) {
+  auto opt = std::make_shared<ThroughputOptions>();
+  CLI::App* cmd = bench.add_subcommand(
+      "throughput", "N random token-id prompts submitted at once, each generating exactly output-len tokens");
+  add_common_options(cmd, opt->common, /*prefix_caching_flag=*/true);
+  cmd->add_option("--num-prompts", opt->num_prompts, "number of requests (default 16)");
+  cmd->add_option("--input-len", opt->input_len, "prompt tokens per request (default 128)");
+  cmd->add_option("--output-len", opt->output_len, "generated tokens per request (default 128)");
+  return [opt]() { return run_throughput(*opt); };
+}
+
+}  // namespace pagedchat::cli::bench

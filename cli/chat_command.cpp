@@ -1,0 +1,139 @@
+// `pagedchat-cli chat`: an interactive conversation on stdin/stdout. Each user line becomes a
+// turn; the whole conversation so far is rendered with the model's chat template and sent again
+// (automatic prefix caching makes the repeated part cheap), and the reply streams to stdout.
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/text/chat_template.h"
+#include "cli/commands.h"
+#include "engine/llm_engine.h"
+
+namespace pagedchat::cli {
+
+namespace {
+
+struct ChatOptions {
+  EngineConfig engine;
+  SamplingParams sampling;
+  std::string system;
+  std::string chat_template = "auto";
+  long long seed = -1;
+  bool verbose = false;
+};
+
+bool is_blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+// Runs one request to completion, streaming its text to stdout. Returns the reply text and sets
+// `cached` to the prompt tokens the prefix cache supplied.
+std::string stream_reply(LLMEngine& engine, const std::string& id, const std::vector<int>& prompt,
+                         const SamplingParams& params, int& cached) {
+  engine.add_request(id, prompt, params);
+  std::string reply;
+  while (engine.has_unfinished_requests())
+    for (const RequestOutput& out : engine.step()) {
+      cached = out.num_cached_tokens;
+      for (const CompletionOutput& c : out.outputs) {
+        std::cout << c.text;
+        reply += c.text;
+      }
+      std::cout.flush();
+    }
+  std::cout << "\n";
+  std::cout.flush();
+  return reply;
+}
+
+int run_chat(ChatOptions& opt) {
+  if (opt.seed >= 0) opt.sampling.seed = static_cast<uint64_t>(opt.seed);
+  opt.sampling.output_kind = RequestOutputKind::kDelta;
+  opt.sampling.n = 1;
+  opt.sampling.validate();
+  // An unknown --chat-template fails before the (possibly slow) model load.
+  if (opt.chat_template != "auto" && !opt.chat_template.empty()) resolve_chat_template(opt.chat_template, "");
+  LLMEngine engine(opt.engine);
+  const Tokenizer& tokenizer = engine.tokenizer();
+  std::string reason;
+  const std::string tmpl = resolve_chat_template(opt.chat_template, engine.chat_template(), &reason);
+  if (!reason.empty()) std::fprintf(stderr, "pagedchat-cli: warning: %s\n", reason.c_str());
+  if (opt.verbose) std::fprintf(stderr, "[chat template: %s]\n", tmpl.c_str());
+  for (const std::string& s : chat_template_stop_strings(tmpl)) opt.sampling.stop.push_back(s);
+
+  const ModelConfig& mc = engine.model_config();
+  const int max_model_len = engine.engine_config().max_model_len;
+  const bool interactive = isatty(STDIN_FILENO) != 0;
+  std::vector<ChatMessage> history;  // user/assistant turns, oldest first; the system message apart
+  std::string line;
+  for (int turn = 1;; ++turn) {
+    if (interactive) std::cerr << "> " << std::flush;
+    if (!std::getline(std::cin, line)) break;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line == "/exit") break;
+    if (line == "/reset") {
+      history.clear();
+      std::cerr << "[conversation reset]\n";
+      continue;
+    }
+    if (is_blank(line)) continue;
+
+    std::vector<ChatMessage> messages;
+    if (!opt.system.empty()) messages.push_back({"system", opt.system});
+    messages.insert(messages.end(), history.begin(), history.end());
+    messages.push_back({"user", line});
+    ChatPrompt prompt;
+    try {
+      prompt = fit_chat(tokenizer, tmpl, messages, mc.bos_id, mc.eos_id, max_model_len, opt.sampling.max_tokens);
+    } catch (const ChatTooLongError& e) {
+      std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
+      continue;
+    }
+    if (prompt.num_dropped_messages > 0) {
+      history.erase(history.begin(), history.begin() + prompt.num_dropped_messages);
+      std::cerr << "[dropped the " << prompt.num_dropped_messages << " oldest messages to fit max_model_len "
+                << max_model_len << "]\n";
+    }
+    SamplingParams params = opt.sampling;
+    params.max_tokens = prompt.max_tokens;
+    int cached = 0;
+    const std::string reply = stream_reply(engine, "chat-" + std::to_string(turn), prompt.token_ids, params, cached);
+    if (opt.verbose)
+      std::cerr << "[cached " << cached << "/" << prompt.token_ids.size() << " prompt tokens]\n" << std::flush;
+    history.push_back({"user", line});
+    history.push_back({"assistant", reply});
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_chat_command(CLI::App& app) {
+  auto opt = std::make_shared<ChatOptions>();
+  opt->sampling.max_tokens = 256;
+  SamplingParams& s = opt->sampling;
+  CLI::App* cmd = app.add_subcommand(
+      "chat", "Chat on stdin/stdout: one user message per line; /reset clears the history, /exit (or EOF) ends");
+  cmd->add_option("--model", opt->engine.model, "llama2.c checkpoint (.bin), GGUF file, or a model folder")->required();
+  cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
+  cmd->add_option("--system", opt->system, "system message placed before the conversation");
+  cmd->add_option("--chat-template", opt->chat_template,
+                  "llama-2, mistral, chatml, zephyr, vicuna, none, or auto (default: detected from the model)");
+  cmd->add_option("--temperature", s.temperature, "0 = greedy (default 1)");
+  cmd->add_option("--top-p", s.top_p, "nucleus sampling mass (1 = off)");
+  cmd->add_option("--top-k", s.top_k, "keep the k most likely tokens (0 or -1 = off)");
+  cmd->add_option("--max-tokens", s.max_tokens, "most tokens per reply (default 256)");
+  cmd->add_option("--seed", opt->seed, "RNG seed of every reply");
+  cmd->add_option("--repetition-penalty", s.repetition_penalty, "> 0, on prompt and generated tokens (1 = off)");
+  cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
+  cmd->add_option("--dtype", opt->engine.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)");
+  cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
+  cmd->add_flag("--verbose", opt->verbose, "print the template and [cached N/M prompt tokens] per turn on stderr");
+  return [opt]() { return run_chat(*opt); };
+}
+
+}  // namespace pagedchat::cli

@@ -1,0 +1,27 @@
+// pagedchat-cli subcommands. Each registers its options on a CLI11 subcommand and returns the
+// function that runs it (exit code; errors are printed to stderr by main).
+#pragma once
+
+#include <functional>
+
+namespace CLI { class App; }
+
+namespace pagedchat::cli {
+
+using Command = std::function<int()>;
+
+/// `generate`: submit every --prompt together (one batch) and print the continuations.
+Command add_generate_command(CLI::App& app);
+
+/// `chat`: an interactive conversation on stdin/stdout with the model's chat template; each turn
+/// re-sends the whole conversation (prefix caching reuses it) and streams the reply.
+Command add_chat_command(CLI::App& app);
+
+/// `bench`: `throughput`, `latency` and `chat` benchmarks on random token-id prompts (see
+/// cli/bench_common.h); model load time is excluded from every figure.
+Command add_bench_command(CLI::App& app);
+
+/// `convert`: write a model as GGUF (f32, f16, q8_0) or as a Hugging Face folder (f32, bf16).
+Command add_convert_command(CLI::App& app);
+
+}  // namespace pagedchat::cli

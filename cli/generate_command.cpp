@@ -1,0 +1,171 @@
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "cli/commands.h"
+#include "cli/json_output.h"
+#include "engine/llm_engine.h"
+
+namespace pagedchat::cli {
+
+namespace {
+struct GenerateOptions {
+  EngineConfig engine;
+  SamplingParams sampling;
+  std::vector<std::string> prompts;
+  std::optional<uint64_t> seed;
+  int logprobs = -1;
+  int priority = 0;
+  bool json = false, sequential = false, no_prefix_caching = false, stream = false;
+};
+
+// Folds a kDelta output into the cumulative record of its request.
+void merge_delta(RequestOutput& acc, const RequestOutput& delta) {
+  if (acc.request_id.empty()) {
+    acc = delta;
+    return;
+  }
+  for (const auto& c : delta.outputs) {
+    auto it = std::find_if(acc.outputs.begin(), acc.outputs.end(), [&](const CompletionOutput& a) { return a.index == c.index; });
+    if (it == acc.outputs.end()) {
+      acc.outputs.push_back(c);
+      continue;
+    }
+    it->text += c.text;
+    it->token_ids.insert(it->token_ids.end(), c.token_ids.begin(), c.token_ids.end());
+    if (c.logprobs) {
+      if (!it->logprobs) it->logprobs.emplace();
+      it->logprobs->insert(it->logprobs->end(), c.logprobs->begin(), c.logprobs->end());
+    }
+    it->cumulative_logprob = c.cumulative_logprob;
+    it->finish_reason = c.finish_reason;
+    it->stop_reason = c.stop_reason;
+  }
+  acc.finished = delta.finished;
+  acc.metrics = delta.metrics;
+  acc.num_cached_tokens = delta.num_cached_tokens;
+}
+
+int run_generate(GenerateOptions& opt) {
+  if (opt.seed) opt.sampling.seed = opt.seed;
+  if (opt.logprobs >= 0) opt.sampling.logprobs = opt.logprobs;
+  if (opt.no_prefix_caching) opt.engine.enable_prefix_caching = false;
+  opt.sampling.output_kind = opt.stream ? RequestOutputKind::kDelta : RequestOutputKind::kFinalOnly;
+  opt.sampling.validate();
+  if (opt.priority != 0) opt.engine.scheduling_policy = "priority";
+  LLMEngine engine(opt.engine);
+
+  std::vector<RequestOutput> results(opt.prompts.size());
+  std::map<std::string, size_t> index;
+  const bool many = opt.prompts.size() > 1;
+  auto submit = [&](size_t i) {
+    const std::string id = std::to_string(i);
+    engine.add_request(id, opt.prompts[i], opt.sampling, RequestOptions{opt.priority, {}});
+    index[id] = i;
+  };
+  auto drain = [&] {
+    while (engine.has_unfinished_requests())
+      for (auto& out : engine.step()) {
+        const size_t i = index.at(out.request_id);
+        if (!opt.stream) {
+          if (out.finished) results[i] = std::move(out);
+          continue;
+        }
+        for (const auto& c : out.outputs) {
+          if (c.text.empty()) continue;
+          if (opt.json)
+            std::cout << dump({{"request_id", out.request_id}, {"index", c.index}, {"delta", c.text}}, -1) << "\n";
+          else if (many || opt.sampling.n > 1)
+            std::cout << "[" << i << (opt.sampling.n > 1 ? "." + std::to_string(c.index) : "") << "] " << c.text << "\n";
+          else
+            std::cout << c.text;
+        }
+        std::cout.flush();
+        merge_delta(results[i], out);
+      }
+  };
+  if (opt.sequential) {
+    for (size_t i = 0; i < opt.prompts.size(); ++i) {
+      submit(i);
+      drain();
+    }
+  } else {
+    for (size_t i = 0; i < opt.prompts.size(); ++i) submit(i);
+    drain();
+  }
+  if (opt.stream && !opt.json) {
+    std::cout << "\n";
+    return 0;
+  }
+  if (opt.json) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& o : results) arr.push_back(to_json(o));
+    arr.push_back({{"engine_stats", to_json(engine.stats())}});
+    std::cout << dump(arr) << "\n";
+    return 0;
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (many) std::cout << "=== [" << i << "] " << results[i].prompt << "\n";
+    for (const auto& c : results[i].outputs) {
+      if (results[i].outputs.size() > 1) std::cout << "--- completion " << c.index << "\n";
+      std::cout << c.text << "\n";
+    }
+  }
+  return 0;
+}
+}  // namespace
+
+Command add_generate_command(CLI::App& app) {
+  auto opt = std::make_shared<GenerateOptions>();
+  opt->sampling.max_tokens = 256;
+  SamplingParams& s = opt->sampling;
+  CLI::App* cmd = app.add_subcommand("generate", "Generate continuations of one or more prompts (submitted as one batch)");
+  cmd->add_option("--model", opt->engine.model, "llama2.c checkpoint (.bin) or a folder holding one .bin and one .model")
+      ->required();
+  cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
+  cmd->add_option("--prompt", opt->prompts, "prompt text (repeat for several prompts)")->required();
+  cmd->add_option("--n", s.n, "completions per prompt (default 1)");
+  cmd->add_option("--temperature", s.temperature, "0 = greedy (default 1)");
+  cmd->add_option("--top-k", s.top_k, "keep the k most likely tokens (0 or -1 = off)");
+  cmd->add_option("--top-p", s.top_p, "nucleus sampling mass (1 = off)");
+  cmd->add_option("--min-p", s.min_p, "drop tokens less likely than min_p x the most likely (0 = off)");
+  cmd->add_option("--presence-penalty", s.presence_penalty, "[-2, 2], on tokens already generated");
+  cmd->add_option("--frequency-penalty", s.frequency_penalty, "[-2, 2], times each token's count so far");
+  cmd->add_option("--repetition-penalty", s.repetition_penalty, "> 0, on prompt and generated tokens (1 = off)");
+  cmd->add_option("--seed", opt->seed, "per-request RNG seed")->check([](const std::string& v) {
+    uint64_t x = 0;
+    const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+    return r.ec == std::errc() && r.ptr == v.data() + v.size() ? std::string() : "seed must be an integer in [0, 2^64 - 1]";
+  });
+  cmd->add_option("--max-tokens", s.max_tokens, "most tokens to generate per completion (default 256)");
+  cmd->add_option("--min-tokens", s.min_tokens, "tokens generated before EOS or a stop may end it");
+  cmd->add_option("--stop", s.stop, "stop string (repeatable)");
+  cmd->add_option("--stop-token-id", s.stop_token_ids, "stop token id (repeatable)");
+  cmd->add_flag("--include-stop-str-in-output", s.include_stop_str_in_output, "keep the stop string in the text");
+  cmd->add_flag("--ignore-eos", s.ignore_eos, "keep generating past EOS");
+  cmd->add_option("--logprobs", opt->logprobs, "report the top-N log-probabilities of each token");
+  cmd->add_option("--priority", opt->priority, "request priority (lower first; switches to priority scheduling)");
+  cmd->add_flag("--sequential", opt->sequential, "submit the prompts one after another (shows prefix-cache reuse)");
+  cmd->add_flag("--no-prefix-caching", opt->no_prefix_caching, "turn automatic prefix caching off");
+  cmd->add_flag("--stream", opt->stream, "print text deltas as they are generated");
+  cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
+  cmd->add_option("--kv-cache-bytes", opt->engine.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
+  cmd->add_option("--block-size", opt->engine.block_size, "tokens per KV-cache block (default 16)");
+  cmd->add_option("--max-num-seqs", opt->engine.max_num_seqs, "most requests running at once");
+  cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens, "token budget of one step");
+  cmd->add_option("--long-prefill-token-threshold", opt->engine.long_prefill_token_threshold,
+                  "most prompt tokens of one request per step (0 = no cap)");
+  cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default 0: all cores)");
+  cmd->add_option("--dtype", opt->engine.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)")
+      ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
+  cmd->add_flag("--json", opt->json, "print a JSON array of request outputs, then {\"engine_stats\": ...}");
+  return [opt]() { return run_generate(*opt); };
+}
+
+}  // namespace pagedchat::cli

@@ -1,0 +1,31 @@
+// pagedchat-cli: the engine from the command line (generate, chat, bench, convert).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"PagedChat command-line interface: paged, continuously batched LLM inference"};
+  app.require_subcommand(1);
+  auto generate = pagedchat::cli::add_generate_command(app);
+  auto chat = pagedchat::cli::add_chat_command(app);
+  auto bench = pagedchat::cli::add_bench_command(app);
+  auto convert = pagedchat::cli::add_convert_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    if (app.got_subcommand("generate")) return generate();
+    if (app.got_subcommand("chat")) return chat();
+    if (app.got_subcommand("bench")) return bench();
+    if (app.got_subcommand("convert")) return convert();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pagedchat-cli: error: %s\n", e.what());
+    return 1;
+  }
+  return 2;
+}

@@ -1,0 +1,85 @@
+// Request: one sequence's life in the engine (vLLM's v1 Request). A user request with n > 1 is a
+// RequestGroup of n sequences that share the prompt's KV blocks after its prefill (fork).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/outputs.h"
+#include "engine/core/request_status.h"
+#include "engine/sample/sampling_params.h"
+#include "engine/text/tokenizer.h"
+
+namespace pagedchat {
+
+struct RequestGroup;
+
+struct Request {
+  Request(std::string id, std::vector<int> prompt_ids, SamplingParams p, uint64_t arrival, const Tokenizer* tok)
+      : request_id(std::move(id)), prompt_token_ids(std::move(prompt_ids)), params(std::move(p)),
+        arrival_seq(arrival) {
+    token_ids = prompt_token_ids;
+    rng.seed(params.seed ? *params.seed : std::random_device{}());
+    if (tok) detokenizer.emplace(*tok, prompt_token_ids);
+  }
+
+  std::string request_id;           ///< internal id (the group's id, "#i" appended for i > 0)
+  std::vector<int> prompt_token_ids;
+  std::vector<int> token_ids;       ///< prompt then generated ids (what the KV cache must hold)
+  SamplingParams params;
+  uint64_t arrival_seq;             ///< order of add_request (lower = earlier)
+  int priority = 0;                 ///< lower runs first under the priority policy
+  std::string cache_salt;           ///< isolates this request's prefix-cache entries
+  RequestGroup* group = nullptr;
+  int index = 0;                    ///< completion index within the group
+
+  RequestStatus status = RequestStatus::kWaiting;
+  int num_computed_tokens = 0;      ///< tokens whose K/V are in the cache
+  std::vector<int> block_ids;       ///< block table: block i holds positions [i*bs, (i+1)*bs)
+  std::vector<uint64_t> block_hashes;  ///< prefix-cache hash chain of its full blocks
+  int num_cached_blocks = 0;        ///< leading blocks registered in the prefix cache
+  int num_preemptions = 0;
+
+  // Output side.
+  std::mt19937_64 rng;
+  std::optional<IncrementalDetokenizer> detokenizer;  ///< absent for engines without a tokenizer
+  std::string text;                 ///< output text (stop string cut applied once finished)
+  size_t num_releasable_chars = 0;  ///< text bytes that can be reported (held back: maybe a stop string)
+  size_t num_reported_chars = 0;    ///< text bytes already returned (kDelta)
+  size_t num_reported_tokens = 0;   ///< output ids already returned (kDelta)
+  std::optional<std::string> finish_reason;
+  bool reported_finish = false;     ///< the finish reason was returned once
+  StopReason stop_reason;
+  std::vector<std::map<int, Logprob>> logprobs;
+  double cumulative_logprob = 0.0;
+
+  int num_tokens() const { return int(token_ids.size()); }
+  int num_prompt_tokens() const { return int(prompt_token_ids.size()); }
+  int num_output_tokens() const { return int(token_ids.size() - prompt_token_ids.size()); }
+  bool is_finished() const { return status == RequestStatus::kFinished; }
+};
+
+/// The user-visible request: n sequences (completions) and the timings of the whole.
+struct RequestGroup {
+  std::string request_id;
+  std::string prompt;
+  std::vector<int> prompt_token_ids;
+  SamplingParams params;
+  std::vector<std::unique_ptr<Request>> seqs;  ///< seqs[0] prefills; the rest fork from it
+  bool forked = false;
+  RequestMetrics metrics;
+
+  /// All sequences finished (before the fork there is only seqs[0]).
+  bool finished() const {
+    for (const auto& s : seqs)
+      if (!s->is_finished()) return false;
+    return true;
+  }
+};
+
+}  // namespace pagedchat

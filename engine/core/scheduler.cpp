@@ -1,0 +1,116 @@
+#include "engine/core/scheduler.h"
+
+#include <algorithm>
+
+namespace pagedchat {
+
+bool Scheduler::before(const Request* a, const Request* b) const {
+  if (config_.policy == SchedulingPolicy::kPriority && a->priority != b->priority) return a->priority < b->priority;
+  return a->arrival_seq < b->arrival_seq;
+}
+
+void Scheduler::insert_waiting(Request* request) {
+  auto it = std::find_if(waiting_.begin(), waiting_.end(), [&](Request* w) { return before(request, w); });
+  waiting_.insert(it, request);
+}
+
+void Scheduler::add_request(Request* request) {
+  request->status = RequestStatus::kWaiting;
+  insert_waiting(request);
+}
+
+void Scheduler::add_running(Request* request) {
+  request->status = RequestStatus::kRunning;
+  running_.push_back(request);
+}
+
+void Scheduler::remove_request(Request* request) {
+  std::erase(running_, request);
+  std::erase(waiting_, request);
+  kv_.free(*request);
+}
+
+void Scheduler::finish_request(Request* request) {
+  std::erase(running_, request);
+  kv_.free(*request);
+}
+
+void Scheduler::preempt(Request* request) {
+  std::erase(running_, request);
+  kv_.free(*request);
+  request->status = RequestStatus::kPreempted;
+  request->num_computed_tokens = 0;  // recompute prompt + output so far when admitted again
+  ++request->num_preemptions;
+  ++num_preemptions_;
+  insert_waiting(request);
+}
+
+int Scheduler::cap(const Request* r, int num_new, int budget) const {
+  if (config_.long_prefill_token_threshold > 0) num_new = std::min(num_new, config_.long_prefill_token_threshold);
+  return std::min(num_new, budget);
+}
+
+SchedulerOutput Scheduler::schedule() {
+  SchedulerOutput out;
+  int budget = config_.max_num_batched_tokens;
+
+  // 1. Running requests, in admission order.
+  for (size_t i = 0; i < running_.size() && budget > 0;) {
+    Request* req = running_[i];
+    const int num_new = cap(req, req->num_tokens() - req->num_computed_tokens, budget);
+    bool scheduled = true;
+    while (!kv_.allocate_slots(*req, num_new)) {
+      // Out of blocks: preempt the running request that would run last (possibly this one).
+      Request* victim = *std::max_element(running_.begin(), running_.end(),
+                                          [&](Request* a, Request* b) { return before(a, b); });
+      if (auto it = std::find_if(out.scheduled.begin(), out.scheduled.end(),
+                                 [&](const ScheduledRequest& s) { return s.request == victim; });
+          it != out.scheduled.end()) {
+        // A victim already scheduled this step loses its place in the batch too.
+        budget += it->num_new_tokens;
+        out.total_num_scheduled_tokens -= it->num_new_tokens;
+        out.scheduled.erase(it);
+        --i;  // it stood before req in running_
+      }
+      preempt(victim);
+      out.preempted.push_back(victim);
+      if (victim == req) {
+        scheduled = false;
+        break;
+      }
+    }
+    if (!scheduled) continue;  // running_[i] is now the next request
+    out.scheduled.push_back({req, num_new, req->num_computed_tokens + num_new == req->num_tokens()});
+    out.total_num_scheduled_tokens += num_new;
+    budget -= num_new;
+    ++i;
+  }
+
+  // 2. Waiting requests, unless this step had to preempt (no room to grow).
+  while (out.preempted.empty() && !waiting_.empty() && budget > 0 &&
+         int(running_.size()) < config_.max_num_seqs) {
+    Request* req = waiting_.front();
+    KVCacheManager::ComputedBlocks computed;
+    if (req->block_ids.empty()) computed = kv_.get_computed_blocks(*req);
+    const int start = req->block_ids.empty() ? computed.num_tokens : req->num_computed_tokens;
+    const int num_new = cap(req, req->num_tokens() - start, budget);
+    if (!kv_.allocate_slots(*req, num_new, &computed)) break;
+    waiting_.pop_front();
+    req->status = RequestStatus::kRunning;
+    running_.push_back(req);
+    out.scheduled.push_back({req, num_new, req->num_computed_tokens + num_new == req->num_tokens()});
+    out.total_num_scheduled_tokens += num_new;
+    budget -= num_new;
+  }
+  out.blocks_to_copy = kv_.take_pending_copies();
+  return out;
+}
+
+void Scheduler::update_after_step(const SchedulerOutput& out) {
+  for (const auto& s : out.scheduled) {
+    s.request->num_computed_tokens += s.num_new_tokens;
+    kv_.cache_blocks(*s.request, s.request->num_computed_tokens);
+  }
+}
+
+}  // namespace pagedchat

@@ -1,0 +1,78 @@
+// Scheduler: continuous batching with vLLM v1's unified token budget. Each step: running requests
+// first (a decode token, or the next chunk of an unfinished prefill), then waiting requests
+// (priority order, then arrival) while budget, max_num_seqs and free blocks allow; a long prompt
+// is prefilled in chunks of at most long_prefill_token_threshold tokens, so other requests keep
+// going. A waiting request first takes its prefix-cache hits. When a running request cannot get a
+// block, the latest-arrived (fcfs) or lowest-priority (priority) running request is preempted: its
+// blocks are freed and it goes back to the waiting queue, to be recomputed when admitted again.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/core/kv_cache_manager.h"
+#include "engine/core/request.h"
+
+namespace pagedchat {
+
+struct ScheduledRequest {
+  Request* request;
+  int num_new_tokens;   ///< tokens computed for it this step, from request->num_computed_tokens
+  bool samples;         ///< this step reaches the end of its known tokens: a new token is sampled
+};
+
+/// What one step runs: requests in batch order.
+struct SchedulerOutput {
+  std::vector<ScheduledRequest> scheduled;
+  int total_num_scheduled_tokens = 0;
+  std::vector<Request*> preempted;              ///< preempted while building this step
+  std::vector<std::pair<int, int>> blocks_to_copy;  ///< copy-on-write (source, destination)
+};
+
+enum class SchedulingPolicy { kFcfs, kPriority };
+
+struct SchedulerConfig {
+  int max_num_seqs = 64;
+  int max_num_batched_tokens = 512;
+  int long_prefill_token_threshold = 0;  ///< most prompt tokens of one request per step; 0 = no cap
+  SchedulingPolicy policy = SchedulingPolicy::kFcfs;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const SchedulerConfig& config, KVCacheManager& kv) : config_(config), kv_(kv) {}
+
+  void add_request(Request* request);
+  /// Adds a request that already holds its blocks and computed tokens (a forked completion).
+  void add_running(Request* request);
+  /// Removes the request from whichever queue holds it and frees its blocks.
+  void remove_request(Request* request);
+  SchedulerOutput schedule();
+  /// After the forward: advances num_computed_tokens and registers newly full blocks.
+  void update_after_step(const SchedulerOutput& out);
+  /// Drops a finished request from the running queue and frees its blocks.
+  void finish_request(Request* request);
+
+  int num_running() const { return int(running_.size()); }
+  int num_waiting() const { return int(waiting_.size()); }
+  long long num_preemptions() const { return num_preemptions_; }
+  bool has_requests() const { return !running_.empty() || !waiting_.empty(); }
+  const std::vector<Request*>& running() const { return running_; }
+  const std::deque<Request*>& waiting() const { return waiting_; }
+
+ private:
+  void preempt(Request* request);
+  void insert_waiting(Request* request);
+  bool before(const Request* a, const Request* b) const;  // runs first
+  int cap(const Request* r, int num_new, int budget) const;
+
+  SchedulerConfig config_;
+  KVCacheManager& kv_;
+  std::vector<Request*> running_;   ///< in admission order
+  std::deque<Request*> waiting_;    ///< in scheduling order
+  long long num_preemptions_ = 0;
+};
+
+}  // namespace pagedchat

@@ -1,0 +1,186 @@
+#include "engine/loader/hf/hf_loader.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/loader/hf/safetensors.h"
+
+namespace fs = std::filesystem;
+
+namespace pagedchat {
+namespace {
+
+std::string shape_str(const std::vector<uint64_t>& s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+/// The folder's chat template: tokenizer_config.json's, else chat_template.jinja, else
+/// chat_template.json ({"chat_template": "..."}), as newer transformers versions save it.
+std::string find_chat_template(const fs::path& dir, const HfTokenizerConfig& tc) {
+  if (!tc.chat_template.empty()) return tc.chat_template;
+  std::error_code ec;
+  if (fs::is_regular_file(dir / "chat_template.jinja", ec)) return read_text_file((dir / "chat_template.jinja").string());
+  const fs::path js = dir / "chat_template.json";
+  if (fs::is_regular_file(js, ec)) {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_text_file(js.string()));
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error("'" + js.string() + "': not valid JSON: " + e.what());
+    }
+    if (j.is_object() && j.contains("chat_template") && j["chat_template"].is_string())
+      return j["chat_template"].get<std::string>();
+    throw std::runtime_error("'" + js.string() + "': no \"chat_template\" string");
+  }
+  return {};
+}
+
+std::string find_tokenizer(const fs::path& dir, const std::string& explicit_path) {
+  std::error_code ec;
+  if (!explicit_path.empty()) {
+    if (!fs::is_regular_file(explicit_path, ec)) throw std::runtime_error("tokenizer '" + explicit_path + "' does not exist");
+    return explicit_path;
+  }
+  const fs::path model = dir / "tokenizer.model";
+  if (fs::is_regular_file(model, ec)) return model.string();
+  if (fs::exists(dir / "tokenizer.json", ec))
+    throw std::runtime_error("'" + dir.string() +
+                             "' has a tokenizer.json but no tokenizer.model: only sentencepiece tokenizers are "
+                             "supported; add the model's tokenizer.model or pass one with --tokenizer");
+  throw std::runtime_error("no tokenizer.model (sentencepiece) in '" + dir.string() + "'; pass one with --tokenizer");
+}
+
+}  // namespace
+
+std::string hf_folder_of(const std::string& path) {
+  if (path.empty()) return {};
+  std::error_code ec;
+  auto is_hf = [&](const fs::path& d) {
+    for (const char* f : {"config.json", "model.safetensors", "model.safetensors.index.json"})
+      if (fs::is_regular_file(d / f, ec)) return true;
+    return false;
+  };
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) return is_hf(p) ? path : std::string();
+  if (!fs::is_regular_file(p, ec)) return {};
+  const std::string name = p.filename().string();
+  const bool hf_file = name == "config.json" || name == "model.safetensors.index.json" ||
+                       (name.size() > 12 && name.compare(name.size() - 12, 12, ".safetensors") == 0);
+  const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+  return hf_file && is_hf(dir) ? dir.string() : std::string();
+}
+
+LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
+  SafetensorsSet st = SafetensorsSet::open_folder(dir);
+  const std::string config_name = (fs::path(dir) / "config.json").string();
+  LoadedModel m;
+  m.config = cfg.config;
+  ModelConfig& c = m.config;
+
+  for (const auto& [name, t] : st.tensors())
+    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0)
+      throw std::runtime_error("tensor '" + name + "' in '" + t.file + "' is a bias: bias terms are not supported");
+
+  bool in_place = false;
+  auto take = [&](const std::string& name, std::vector<uint64_t> shape) -> const float* {
+    const StTensor* t = st.find(name);
+    if (!t) throw std::runtime_error("tensor '" + name + "' is missing from '" + st.source() + "'");
+    if (t->shape != shape)
+      throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' has shape " + shape_str(t->shape) + ", but '" +
+                               config_name + "' implies " + shape_str(shape));
+    if (t->dtype == StDtype::kF32 && reinterpret_cast<uintptr_t>(t->data) % alignof(float) == 0) {
+      in_place = true;
+      return reinterpret_cast<const float*>(t->data);
+    }
+    if (!supported(t->dtype))
+      throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' has dtype " + dtype_name(t->dtype) +
+                               "; only F32, F16 and BF16 are supported");
+    float* buf = m.allocate(t->num_elements);
+    to_float32(*t, buf);
+    return buf;
+  };
+
+  const uint64_t dim = c.dim, hidden = c.hidden_dim, vocab = c.vocab_size;
+  const uint64_t q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
+  LlamaWeights& w = m.weights;
+  w.token_embedding = take("model.embed_tokens.weight", {vocab, dim});
+  w.layers.resize(c.n_layers);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const std::string p = "model.layers." + std::to_string(l) + ".";
+    LayerWeights& lw = w.layers[l];
+    lw.rms_att = take(p + "input_layernorm.weight", {dim});
+    lw.wq = take(p + "self_attn.q_proj.weight", {q, dim});
+    lw.wk = take(p + "self_attn.k_proj.weight", {kv, dim});
+    lw.wv = take(p + "self_attn.v_proj.weight", {kv, dim});
+    lw.wo = take(p + "self_attn.o_proj.weight", {dim, q});
+    lw.rms_ffn = take(p + "post_attention_layernorm.weight", {dim});
+    lw.w1 = take(p + "mlp.gate_proj.weight", {hidden, dim});
+    lw.w3 = take(p + "mlp.up_proj.weight", {hidden, dim});
+    lw.w2 = take(p + "mlp.down_proj.weight", {dim, hidden});
+  }
+  w.rms_final = take("model.norm.weight", {dim});
+  if (!c.shared_classifier && st.find("lm_head.weight")) {
+    w.wcls = take("lm_head.weight", {vocab, dim});
+  } else {
+    c.shared_classifier = true;
+    w.wcls = w.token_embedding;
+  }
+  if (in_place) m.files = st.release_files();  // else every weight was copied: let the mappings go
+  return m;
+}
+
+ModelBundle load_hf_folder(const std::string& dir, const std::string& tokenizer) {
+  const fs::path d(dir);
+  std::error_code ec;
+  const std::string config_path = (d / "config.json").string();
+  if (!fs::is_regular_file(config_path, ec))
+    throw std::runtime_error("'" + dir + "' has no config.json: a Hugging Face folder needs one beside its weights");
+  const HfModelConfig cfg = parse_hf_config(read_text_file(config_path), config_path);
+
+  HfTokenizerConfig tc;
+  if (fs::is_regular_file(d / "tokenizer_config.json", ec)) {
+    const std::string p = (d / "tokenizer_config.json").string();
+    tc = parse_tokenizer_config(read_text_file(p), p);
+  }
+  HfGenerationConfig gc;
+  if (fs::is_regular_file(d / "generation_config.json", ec)) {
+    const std::string p = (d / "generation_config.json").string();
+    gc = parse_generation_config(read_text_file(p), p);
+  }
+  const std::string tokenizer_path = find_tokenizer(d, tokenizer);
+
+  ModelBundle b;
+  b.format = "huggingface";
+  b.path = dir;
+  b.model = load_hf_weights(dir, cfg);
+  b.tokenizer = std::make_unique<Tokenizer>(tokenizer_path);
+  b.chat_template = find_chat_template(d, tc);
+  b.generation_defaults = gc.defaults;
+
+  ModelConfig& mc = b.model.config;
+  if (tc.add_bos_token) mc.add_bos = *tc.add_bos_token;
+  if (!cfg.has_bos_id) {
+    if (gc.bos_id) mc.bos_id = *gc.bos_id;
+    else if (b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
+  }
+  if (!cfg.has_eos_id) {
+    if (!gc.eos_ids.empty()) mc.eos_id = gc.eos_ids.front();
+    else if (b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
+  }
+  for (int id : gc.eos_ids) {
+    if (id >= mc.vocab_size)
+      throw std::runtime_error("'" + (d / "generation_config.json").string() + "': eos_token_id " + std::to_string(id) +
+                               " is not below vocab_size " + std::to_string(mc.vocab_size));
+    if (id != mc.eos_id && std::find(mc.extra_eos_ids.begin(), mc.extra_eos_ids.end(), id) == mc.extra_eos_ids.end())
+      mc.extra_eos_ids.push_back(id);
+  }
+  return b;
+}
+
+}  // namespace pagedchat

@@ -1,0 +1,40 @@
+// Loading a Hugging Face Llama/Mistral folder: config.json, model.safetensors (or shards with
+// model.safetensors.index.json), tokenizer.model, and optionally tokenizer_config.json,
+// generation_config.json, chat_template.jinja.
+#pragma once
+
+#include <string>
+
+#include "engine/loader/hf/hf_config.h"
+#include "engine/loader/model_loader.h"
+
+namespace pagedchat {
+
+/// The Hugging Face folder `path` names, or "" when it names none: `path` itself when it is a
+/// folder holding config.json, model.safetensors or model.safetensors.index.json; its parent when
+/// it is config.json, a .safetensors file or the index inside such a folder. (A folder with
+/// weights but no config.json is taken, so that loading it reports the missing config.json.)
+std::string hf_folder_of(const std::string& path);
+
+/// Loads the weights of folder `dir` for the shape in `cfg` (transformers' Llama tensor names:
+/// model.embed_tokens.weight [vocab, hidden], model.layers.N.input_layernorm.weight [hidden],
+/// self_attn.q_proj [heads*head_dim, hidden], k_proj/v_proj [kv_heads*head_dim, hidden],
+/// o_proj [hidden, heads*head_dim], post_attention_layernorm [hidden], mlp.gate_proj/up_proj
+/// [intermediate, hidden], mlp.down_proj [hidden, intermediate], model.norm.weight [hidden],
+/// lm_head.weight [vocab, hidden] (the embedding is used when lm_head is absent or
+/// tie_word_embeddings is true). F32 tensors aligned to 4 bytes are used in the mapping; F16/BF16
+/// (and unaligned F32) are converted to owned float32 buffers. Throws std::runtime_error naming
+/// the tensor and its file for a missing tensor, a wrong shape, an unsupported dtype, or bias
+/// tensors (not supported), and as SafetensorsSet::open_folder() for the files themselves.
+LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg);
+
+/// Loads the whole folder: config.json (parse_hf_config), the weights (load_hf_weights), the
+/// sentencepiece tokenizer (`tokenizer` when non-empty, else dir/tokenizer.model; a folder with
+/// only tokenizer.json is refused, naming the missing tokenizer.model), the chat template
+/// (tokenizer_config.json, else chat_template.jinja, else chat_template.json) and the sampling
+/// defaults of generation_config.json. bos/eos ids come from config.json, else
+/// generation_config.json, else the tokenizer; eos ids listed in generation_config.json are added
+/// to extra_eos_ids. format = "huggingface", path = dir. Throws std::runtime_error naming the file.
+ModelBundle load_hf_folder(const std::string& dir, const std::string& tokenizer);
+
+}  // namespace pagedchat

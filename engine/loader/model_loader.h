@@ -1,0 +1,40 @@
+// load_model: opens whatever the user named as the model (a llama2.c checkpoint, a GGUF file, a
+// Hugging Face folder, or "random:SHAPE") and returns its weights, its tokenizer and its chat
+// template, ready for the engine.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/config.h"
+#include "engine/model/model_weights.h"
+#include "engine/text/tokenizer.h"
+
+namespace pagedchat {
+
+/// Sampling defaults a model ships with (Hugging Face generation_config.json; vLLM applies them
+/// as the defaults of requests that do not set the field). Unset = the engine's own default.
+struct SamplingDefaults {
+  std::optional<float> temperature;
+  std::optional<float> top_p;
+  std::optional<int> top_k;
+  std::optional<float> repetition_penalty;
+  std::optional<int> max_new_tokens;  ///< SamplingParams::max_tokens
+  bool empty() const { return !temperature && !top_p && !top_k && !repetition_penalty && !max_new_tokens; }
+};
+
+struct ModelBundle {
+  LoadedModel model;
+  std::unique_ptr<Tokenizer> tokenizer;  ///< null for random: models without --tokenizer
+  std::string chat_template;             ///< the model's template text (Jinja) when the files carry one
+  std::string format;                    ///< "llama2.c", "gguf", "huggingface", "random"
+  std::string path;                      ///< the file or folder loaded
+  SamplingDefaults generation_defaults;  ///< from generation_config.json (Hugging Face folders)
+};
+
+/// Detects the format of config.model and loads it (tokenizer from config.tokenizer when given).
+/// Throws std::runtime_error naming the file and the problem; std::invalid_argument for bad specs.
+ModelBundle load_model(const EngineConfig& config);
+
+}  // namespace pagedchat
