@@ -47,7 +47,7 @@ void EngineWorker::loadModelWith(const pagedchat::EngineConfig& config, const QS
 void EngineWorker::unloadModel(int generation) {
   abortAll();
   engine_.reset();
-  templateName_.clear();
+  chatTemplate_.reset();
   emit modelUnloaded(generation);
   maybeSnapshot(/*force=*/true);
   if (!pending_.isEmpty()) scheduleStep();  // submits still queued are rejected: no model
@@ -105,7 +105,8 @@ void EngineWorker::load(int generation) {
     const std::string overrideName = chatTemplateOverride_.toStdString();
     pagedchat::resolve_chat_template(overrideName, "");  // an unknown name fails before the load
     engine_ = std::make_unique<pagedchat::LLMEngine>(config);
-    templateName_ = pagedchat::resolve_chat_template(overrideName, engine_->chat_template(), &templateWarning);
+    chatTemplate_ = pagedchat::resolve_chat_template(overrideName, engine_->chat_template(),
+                                                     "'" + config_.model + "'", &templateWarning);
   } catch (const std::exception& e) {
     engine_.reset();
     QString message = QString::fromStdString(e.what());
@@ -125,7 +126,9 @@ void EngineWorker::load(int generation) {
                               .arg(mc.n_layers)
                               .arg(mc.dim)
                               .arg(mc.vocab_size)
-                              .arg(QString::fromStdString(templateName_));
+                              .arg(chatTemplate_->is_builtin()
+                                       ? QString::fromStdString(chatTemplate_->name())
+                                       : tr("the model's own (%1 format)").arg(QString::fromStdString(chatTemplate_->family())));
   emit contextLengthKnown(engine_->engine_config().max_model_len);
   emit modelLoaded(name, details, numBlocks, generation);
   maybeSnapshot(/*force=*/true);
@@ -155,23 +158,29 @@ void EngineWorker::cancel(const QString& requestId) {
 void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages, int maxTokens) {
   int count = -1;
   if (engine_ && !messages.isEmpty()) {
-    const pagedchat::ModelConfig& mc = engine_->model_config();
     const std::vector<pagedchat::ChatMessage> chat = toChatMessages(messages);
     const bool continueLast = messages.constLast().role == QLatin1String("assistant");
     try {
-      count = static_cast<int>(pagedchat::fit_chat(engine_->tokenizer(), templateName_, chat, mc.bos_id, mc.eos_id,
-                                                   engine_->engine_config().max_model_len, std::max(1, maxTokens),
-                                                   continueLast)
+      pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
+      encode.continue_final_message = continueLast;
+      count = static_cast<int>(pagedchat::fit_chat(engine_->tokenizer(), *chatTemplate_, chat, encode,
+                                                   engine_->engine_config().max_model_len, std::max(1, maxTokens))
                                    .token_ids.size());
     } catch (const pagedchat::ChatTooLongError&) {
-      count = static_cast<int>(pagedchat::encode_chat(engine_->tokenizer(), templateName_, chat, !continueLast,
-                                                      mc.bos_id, mc.eos_id, continueLast)
-                                   .size());
+      pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
+      encode.continue_final_message = continueLast;
+      count = static_cast<int>(
+          pagedchat::encode_chat(engine_->tokenizer(), *chatTemplate_, chat, !continueLast, encode).size());
     } catch (const std::exception&) {
       count = -1;  // roles this template does not take: not counted
     }
   }
   emit tokenCountReady(ticket, count);
+}
+
+pagedchat::ChatEncodeOptions EngineWorker::chatEncodeOptions() const {
+  const pagedchat::ModelConfig& mc = engine_->model_config();
+  return pagedchat::chat_encode_options(engine_->tokenizer(), mc.add_bos, mc.bos_id);
 }
 
 void EngineWorker::scheduleStep() {
@@ -198,13 +207,20 @@ void EngineWorker::drainCommands() {
       // The whole conversation is rendered with the chat template; the reply may use what the
       // context leaves after it (the engine refuses a request whose prompt + max_tokens exceeds
       // max_model_len rather than truncating it), and the oldest turns make room when needed.
-      const pagedchat::ModelConfig& mc = engine_->model_config();
+      pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
+      encode.continue_final_message = c.continueLast;
       const pagedchat::ChatPrompt prompt =
-          pagedchat::fit_chat(engine_->tokenizer(), templateName_, toChatMessages(c.messages), mc.bos_id, mc.eos_id,
-                              engine_->engine_config().max_model_len, c.params.max_tokens, c.continueLast);
+          pagedchat::fit_chat(engine_->tokenizer(), *chatTemplate_, toChatMessages(c.messages), encode,
+                              engine_->engine_config().max_model_len, c.params.max_tokens);
+      if (!prompt.warning.empty() && prompt.warning != lastTemplateWarning_) {
+        lastTemplateWarning_ = prompt.warning;  // said once per kind of failure, not per request
+        qWarning("pagedchat: %s", prompt.warning.c_str());
+      }
       pagedchat::SamplingParams params = c.params;
       params.max_tokens = prompt.max_tokens;
-      for (const std::string& s : pagedchat::chat_template_stop_strings(templateName_)) params.stop.push_back(s);
+      const pagedchat::ChatStopConditions stops = pagedchat::chat_stop_conditions(*chatTemplate_, engine_->tokenizer());
+      params.stop.insert(params.stop.end(), stops.stop.begin(), stops.stop.end());
+      params.stop_token_ids.insert(params.stop_token_ids.end(), stops.stop_token_ids.begin(), stops.stop_token_ids.end());
       engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params);
       active_.insert(c.requestId);
     } catch (const pagedchat::ChatTooLongError& e) {

@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "app/chat_prompt.h"
@@ -47,7 +48,7 @@ class EngineWorker : public QObject {
   /// True once loadModel() succeeded. Worker thread only.
   bool isLoaded() const { return engine_ != nullptr; }
   /// The chat template in use once loaded (e.g. "none" for a llama2.c checkpoint). Worker thread only.
-  QString chatTemplate() const { return QString::fromStdString(templateName_); }
+  QString chatTemplate() const { return chatTemplate_ ? QString::fromStdString(chatTemplate_->name()) : QString(); }
 
  public slots:
   /// Loads the model and tokenizer (may take a while) and resolves the chat template. Emits
@@ -120,10 +121,13 @@ class EngineWorker : public QObject {
   void load(int generation);
   void maybeSnapshot(bool force);
   EngineSnapshot takeSnapshot() const;
+  /// How the loaded model's chat prompts are encoded (its BOS rule). engine_ must be set.
+  pagedchat::ChatEncodeOptions chatEncodeOptions() const;
 
   pagedchat::EngineConfig config_;
   QString chatTemplateOverride_;
-  std::string templateName_;  ///< resolved at load
+  std::optional<pagedchat::ChatTemplate> chatTemplate_;  ///< resolved at load
+  std::string lastTemplateWarning_;  ///< the template's last fallback warning (logged once)
   std::unique_ptr<pagedchat::LLMEngine> engine_;
   QList<Command> pending_;
   QSet<QString> active_;            ///< submitted, not yet reported finished

@@ -59,13 +59,21 @@ int run_chat(ChatOptions& opt) {
   if (opt.chat_template != "auto" && !opt.chat_template.empty()) resolve_chat_template(opt.chat_template, "");
   LLMEngine engine(opt.engine);
   const Tokenizer& tokenizer = engine.tokenizer();
-  std::string reason;
-  const std::string tmpl = resolve_chat_template(opt.chat_template, engine.chat_template(), &reason);
-  if (!reason.empty()) std::fprintf(stderr, "pagedchat-cli: warning: %s\n", reason.c_str());
-  if (opt.verbose) std::fprintf(stderr, "[chat template: %s]\n", tmpl.c_str());
-  for (const std::string& s : chat_template_stop_strings(tmpl)) opt.sampling.stop.push_back(s);
+  std::string warning;
+  const ChatTemplate tmpl =
+      resolve_chat_template(opt.chat_template, engine.chat_template(), "'" + opt.engine.model + "'", &warning);
+  if (!warning.empty()) std::fprintf(stderr, "pagedchat-cli: warning: %s\n", warning.c_str());
+  if (opt.verbose)
+    std::fprintf(stderr, "[chat template: %s]\n",
+                 tmpl.is_builtin() ? tmpl.name().c_str() : ("the model's (" + tmpl.family() + " format)").c_str());
+  const ChatStopConditions stops = chat_stop_conditions(tmpl, tokenizer);
+  opt.sampling.stop.insert(opt.sampling.stop.end(), stops.stop.begin(), stops.stop.end());
+  opt.sampling.stop_token_ids.insert(opt.sampling.stop_token_ids.end(), stops.stop_token_ids.begin(),
+                                     stops.stop_token_ids.end());
 
   const ModelConfig& mc = engine.model_config();
+  const ChatEncodeOptions encode = chat_encode_options(tokenizer, mc.add_bos, mc.bos_id);
+  bool warned = false;
   const int max_model_len = engine.engine_config().max_model_len;
   const bool interactive = isatty(STDIN_FILENO) != 0;
   std::vector<ChatMessage> history;  // user/assistant turns, oldest first; the system message apart
@@ -88,10 +96,17 @@ int run_chat(ChatOptions& opt) {
     messages.push_back({"user", line});
     ChatPrompt prompt;
     try {
-      prompt = fit_chat(tokenizer, tmpl, messages, mc.bos_id, mc.eos_id, max_model_len, opt.sampling.max_tokens);
+      prompt = fit_chat(tokenizer, tmpl, messages, encode, max_model_len, opt.sampling.max_tokens);
     } catch (const ChatTooLongError& e) {
       std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
       continue;
+    } catch (const ChatTemplateError& e) {
+      std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
+      continue;
+    }
+    if (!prompt.warning.empty() && !warned) {
+      std::cerr << "pagedchat-cli: warning: " << prompt.warning << "\n";
+      warned = true;
     }
     if (prompt.num_dropped_messages > 0) {
       history.erase(history.begin(), history.begin() + prompt.num_dropped_messages);
@@ -122,7 +137,8 @@ Command add_chat_command(CLI::App& app) {
   cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
   cmd->add_option("--system", opt->system, "system message placed before the conversation");
   cmd->add_option("--chat-template", opt->chat_template,
-                  "llama-2, mistral, chatml, zephyr, vicuna, none, or auto (default: detected from the model)");
+                  "the model's own (auto, the default), a built-in (llama-2, mistral, chatml, zephyr, vicuna, "
+                  "llama3, deepseek-r1, phi3, gemma, none) or a .jinja file");
   cmd->add_option("--temperature", s.temperature, "0 = greedy (default 1)");
   cmd->add_option("--top-p", s.top_p, "nucleus sampling mass (1 = off)");
   cmd->add_option("--top-k", s.top_k, "keep the k most likely tokens (0 or -1 = off)");

@@ -1,152 +1,25 @@
 #include "engine/text/chat_template.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <optional>
+#include <sstream>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
+#include "engine/text/builtin_chat_templates.h"
+#include "engine/text/jinja/jinja.h"
 #include "engine/text/tokenizer.h"
 
 namespace pagedchat {
 
 namespace {
 
-constexpr std::string_view kBosText = "<s>";
-constexpr std::string_view kEosText = "</s>";
-
-// Collects the pieces of a rendered prompt (adjacent text runs merged).
-class Builder {
- public:
-  void text(std::string_view s) {
-    if (s.empty()) return;
-    if (pieces_.empty() || pieces_.back().kind != PromptPiece::Kind::kText) pieces_.push_back({});
-    pieces_.back().text += s;
-  }
-  void bos() { pieces_.push_back({PromptPiece::Kind::kBos, {}}); }
-  void eos() { pieces_.push_back({PromptPiece::Kind::kEos, {}}); }
-  std::vector<PromptPiece>& pieces() { return pieces_; }
-
- private:
-  std::vector<PromptPiece> pieces_;
-};
-
-// Python's str.strip() on ASCII whitespace (what the Jinja templates' .strip() does to ASCII text).
-std::string strip(std::string_view s) {
-  constexpr std::string_view ws = " \t\n\r\v\f";
-  const size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return {};
-  return std::string(s.substr(b, s.find_last_not_of(ws) - b + 1));
-}
-
-bool has_system(const std::vector<ChatMessage>& m) { return !m.empty() && m.front().role == "system"; }
-
-using Messages = std::vector<ChatMessage>;
-
-// llama-2: meta-llama/Llama-2-7b-chat-hf tokenizer_config.json "chat_template", which writes
-// Meta's llama/generation.py chat_completion format as text: every user turn is
-// "<s>[INST] " + content.strip() + " [/INST]", every assistant turn " " + content.strip() + " </s>";
-// the system message is wrapped in "<<SYS>>\n...\n<</SYS>>\n\n" and put before the first user
-// message (inside that strip()). No generation prompt: the user turn already ends at "[/INST]".
-void render_llama2(Builder& b, const Messages& m, bool) {
-  const bool sys = has_system(m);
-  for (size_t i = sys ? 1 : 0, k = 0; i < m.size(); ++i, ++k) {
-    std::string content = m[i].content;
-    if (k == 0 && sys) content = "<<SYS>>\n" + m[0].content + "\n<</SYS>>\n\n" + content;
-    if (m[i].role == "user") {
-      b.bos();
-      b.text("[INST] " + strip(content) + " [/INST]");
-    } else {
-      b.text(" " + strip(content) + " ");
-      b.eos();
-    }
-  }
-}
-
-// mistral: mistralai/Mistral-7B-Instruct-v0.2 (and v0.1) tokenizer_config.json "chat_template",
-// Mistral's "v1" format: bos_token, then per user turn " [INST] " + content + " [/INST]" (the
-// system message + "\n\n" prepended to the first user message's content), per assistant turn
-// " " + content + eos_token. Contents are not stripped.
-void render_mistral(Builder& b, const Messages& m, bool) {
-  const bool sys = has_system(m);
-  b.bos();
-  for (size_t i = sys ? 1 : 0, k = 0; i < m.size(); ++i, ++k) {
-    if (m[i].role == "user") {
-      const std::string content = k == 0 && sys ? m[0].content + "\n\n" + m[i].content : m[i].content;
-      b.text(" [INST] " + content + " [/INST]");
-    } else {
-      b.text(" " + m[i].content);
-      b.eos();
-    }
-  }
-}
-
-// chatml: OpenAI's ChatML as Hugging Face models carry it (e.g. teknium/OpenHermes-2.5-Mistral-7B):
-// "<|im_start|>" + role + "\n" + content + "<|im_end|>\n" per message, "<|im_start|>assistant\n"
-// as the generation prompt.
-void render_chatml(Builder& b, const Messages& m, bool gen) {
-  for (const ChatMessage& msg : m) b.text("<|im_start|>" + msg.role + "\n" + msg.content + "<|im_end|>\n");
-  if (gen) b.text("<|im_start|>assistant\n");
-}
-
-// zephyr: TinyLlama/TinyLlama-1.1B-Chat-v1.0 (= HuggingFaceH4/zephyr-7b-beta) "chat_template":
-// "<|" + role + "|>\n" + content + eos_token + "\n" per message (the "\n" after the expression is
-// kept by Jinja's trim_blocks), "<|assistant|>\n" as the generation prompt.
-void render_zephyr(Builder& b, const Messages& m, bool gen) {
-  for (const ChatMessage& msg : m) {
-    b.text("<|" + msg.role + "|>\n" + msg.content);
-    b.eos();
-    b.text("\n");
-  }
-  if (gen) b.text("<|assistant|>\n");
-}
-
-// vicuna: FastChat's "vicuna_v1.1" conversation template (lm-sys/FastChat fastchat/conversation.py;
-// vicuna-7b-v1.5 ships no Jinja template): SeparatorStyle.ADD_COLON_TWO with sep " ", sep2 "</s>":
-// system + " ", then "USER: " + U + " " and "ASSISTANT: " + A + "</s>", and "ASSISTANT:" as the
-// generation prompt. Contents are stripped, as FastChat's chat loop stores them.
-constexpr std::string_view kVicunaSystem =
-    "A chat between a curious user and an artificial intelligence assistant. "
-    "The assistant gives helpful, detailed, and polite answers to the user's questions.";
-
-void render_vicuna(Builder& b, const Messages& m, bool gen) {
-  const bool sys = has_system(m);
-  b.text((sys ? strip(m[0].content) : std::string(kVicunaSystem)) + " ");
-  for (size_t i = sys ? 1 : 0; i < m.size(); ++i) {
-    if (m[i].role == "user") {
-      b.text("USER: " + strip(m[i].content) + " ");
-    } else {
-      b.text("ASSISTANT: " + strip(m[i].content));
-      b.eos();
-    }
-  }
-  if (gen) b.text("ASSISTANT:");
-}
-
-// none: the contents concatenated as they are (a story model continues the text).
-void render_none(Builder& b, const Messages& m, bool) {
-  for (const ChatMessage& msg : m) b.text(msg.content);
-}
-
-enum class RoleOrder { kAny, kAlternating };
-
-struct TemplateSpec {
-  std::string name;
-  void (*render)(Builder&, const Messages&, bool);
-  RoleOrder order;
-  bool space_is_prefix;  // a text run's leading space after a special token is sentencepiece's "▁"
-  std::vector<std::string> stop;
-};
-
-const std::vector<TemplateSpec>& registry() {
-  static const std::vector<TemplateSpec> specs = {
-      {"llama-2", render_llama2, RoleOrder::kAlternating, false, {"[INST]"}},
-      {"mistral", render_mistral, RoleOrder::kAlternating, true, {"[INST]"}},
-      {"chatml", render_chatml, RoleOrder::kAny, false, {"<|im_end|>", "<|im_start|>"}},
-      {"zephyr", render_zephyr, RoleOrder::kAny, false, {"<|user|>", "<|system|>"}},
-      {"vicuna", render_vicuna, RoleOrder::kAlternating, false, {"USER:"}},
-      {"none", render_none, RoleOrder::kAny, false, {}},
-  };
-  return specs;
-}
+// What replaces the last message's content when a reply is continued: the rendering is cut right
+// after it (see ChatTemplate::render). Control characters a template does not touch.
+constexpr std::string_view kContinueMarker = "\x1e<pagedchat-continue>\x1e";
 
 std::string names_list() {
   std::string s;
@@ -154,45 +27,212 @@ std::string names_list() {
   return s;
 }
 
-const TemplateSpec& spec_for(const std::string& name) {
-  for (const TemplateSpec& s : registry())
-    if (s.name == name) return s;
-  throw std::invalid_argument("unknown chat template '" + name + "' (known: " + names_list() + ", or auto)");
-}
-
-void validate(const TemplateSpec& spec, const Messages& m) {
-  if (m.empty()) throw std::invalid_argument("chat template '" + spec.name + "': no messages to render");
-  for (size_t i = 0; i < m.size(); ++i)
-    if (m[i].role != "system" && m[i].role != "user" && m[i].role != "assistant")
-      throw std::invalid_argument("chat template '" + spec.name + "': message " + std::to_string(i + 1) +
-                                  " has role '" + m[i].role + "'; roles are system, user and assistant");
-  if (spec.order != RoleOrder::kAlternating) return;
-  const size_t first = has_system(m) ? 1 : 0;
-  if (first == m.size())
-    throw std::invalid_argument("chat template '" + spec.name + "': a system message needs a user message after it");
-  for (size_t i = first; i < m.size(); ++i) {
-    const char* expected = (i - first) % 2 == 0 ? "user" : "assistant";
-    if (m[i].role != expected)
-      throw std::invalid_argument("chat template '" + spec.name + "': conversation roles must alternate "
-                                  "user/assistant/user/... after an optional first system message; message " +
-                                  std::to_string(i + 1) + " is '" + m[i].role + "', expected '" + expected + "'");
-  }
+// Python's str.strip() on ASCII whitespace.
+std::string strip(std::string_view s) {
+  constexpr std::string_view ws = " \t\n\r\v\f";
+  const size_t b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  return std::string(s.substr(b, s.find_last_not_of(ws) - b + 1));
 }
 
 bool contains(const std::string& s, std::string_view needle) { return s.find(needle) != std::string::npos; }
+
+const BuiltinChatTemplate& builtin_or_throw(const std::string& name) {
+  if (const BuiltinChatTemplate* b = find_builtin_chat_template(name)) return *b;
+  throw ChatTemplateError("unknown chat template '" + name + "' (known: " + names_list() +
+                          ", auto, or the path of a .jinja file)");
+}
+
+// The roles and role order a built-in renders (`m` is a JSON array of message objects).
+void validate(const BuiltinChatTemplate& spec, const nlohmann::json& m) {
+  const std::string& name = spec.name;
+  if (m.empty()) throw ChatTemplateError("chat template '" + name + "': no messages to render");
+  auto role_of = [&](size_t i) { return m[i]["role"].get<std::string>(); };
+  for (size_t i = 0; i < m.size(); ++i) {
+    const std::string role = role_of(i);
+    if (role != "system" && role != "user" && role != "assistant")
+      throw ChatTemplateError("chat template '" + name + "': message " + std::to_string(i + 1) + " has role '" + role +
+                              "'; roles are system, user and assistant");
+    if (!m[i].contains("content") || !m[i]["content"].is_string())
+      throw ChatTemplateError("chat template '" + name + "': message " + std::to_string(i + 1) +
+                              " has no text \"content\"");
+  }
+  if (spec.order != ChatRoleOrder::kAlternating) return;
+  const size_t first = role_of(0) == "system" ? 1 : 0;
+  if (first == m.size())
+    throw ChatTemplateError("chat template '" + name + "': a system message needs a user message after it");
+  for (size_t i = first; i < m.size(); ++i) {
+    const char* expected = (i - first) % 2 == 0 ? "user" : "assistant";
+    if (role_of(i) != expected)
+      throw ChatTemplateError("chat template '" + name +
+                              "': conversation roles must alternate user/assistant/user/... after an optional "
+                              "first system message; message " +
+                              std::to_string(i + 1) + " is '" + role_of(i) + "', expected '" + expected + "'");
+  }
+}
+
+// Every message an object with a string "role" (what every template reads).
+void check_shape(const std::string& origin, const nlohmann::json& m) {
+  if (!m.is_array()) throw ChatTemplateError(origin + ": the messages must be a JSON array");
+  if (m.empty()) throw ChatTemplateError(origin + ": no messages to render");
+  for (size_t i = 0; i < m.size(); ++i)
+    if (!m[i].is_object() || !m[i].contains("role") || !m[i]["role"].is_string())
+      throw ChatTemplateError(origin + ": message " + std::to_string(i + 1) + " is not an object with a \"role\" string");
+}
+
+nlohmann::json to_json(const std::vector<ChatMessage>& messages) {
+  nlohmann::json msgs = nlohmann::json::array();
+  for (const ChatMessage& m : messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
+  return msgs;
+}
+
+// The first `n` bytes of `t`, data ranges clipped.
+TemplatedText prefix_of(const TemplatedText& t, size_t n) {
+  TemplatedText out;
+  out.text = t.text.substr(0, n);
+  for (const ByteRange& r : t.data)
+    if (r.begin < n) out.data.push_back({r.begin, std::min(r.end, n)});
+  return out;
+}
+
+// Renders `t` with the conversation as data and the options as trusted variables.
+TemplatedText render_jinja(const jinja::Template& t, const nlohmann::json& messages, const ChatRenderOptions& o,
+                           bool add_generation_prompt) {
+  nlohmann::json vars = {{"add_generation_prompt", add_generation_prompt}};
+  if (o.bos_token) vars["bos_token"] = *o.bos_token;
+  if (o.eos_token) vars["eos_token"] = *o.eos_token;
+  if (o.enable_thinking) vars["enable_thinking"] = *o.enable_thinking;
+  jinja::Value context = jinja::value_from_json(vars, /*is_data=*/false);
+  context.set("messages", jinja::value_from_json(messages, /*is_data=*/true));
+  if (!o.extra_variables_json.empty()) {
+    nlohmann::json extra;
+    try {
+      extra = nlohmann::json::parse(o.extra_variables_json);
+    } catch (const nlohmann::json::exception& e) {
+      throw ChatTemplateError(std::string("chat template variables: not valid JSON: ") + e.what());
+    }
+    if (!extra.is_object()) throw ChatTemplateError("chat template variables must be a JSON object");
+    for (const auto& [key, value] : extra.items())
+      if (key != "messages") context.set(key, jinja::value_from_json(value, /*is_data=*/true));
+  }
+  return t.render(context);
+}
+
+// One rendering of `t`, continued or not (see ChatTemplate::render).
+TemplatedText render_with(const jinja::Template& t, const std::string& origin, const nlohmann::json& messages,
+                          const ChatRenderOptions& o) {
+  if (!o.continue_final_message) return render_jinja(t, messages, o, o.add_generation_prompt);
+  const nlohmann::json& last = messages.back();
+  if (last["role"] != "assistant" || !last.contains("content") || !last["content"].is_string())
+    throw ChatTemplateError(origin + ": only an assistant message can be continued; the last message is '" +
+                            last["role"].get<std::string>() + "'");
+  // As transformers' continue_final_message: render the closed conversation and cut right after
+  // the last message's content. A marker stands in for the content so that the cut is exact even
+  // when the text also appears earlier; the content goes back in as it is.
+  nlohmann::json marked = messages;
+  marked.back()["content"] = std::string(kContinueMarker);
+  const TemplatedText closed = render_jinja(t, marked, o, /*add_generation_prompt=*/false);
+  const size_t at = closed.text.rfind(kContinueMarker);
+  if (at == std::string::npos)
+    throw ChatTemplateError(origin + ": cannot continue the last message (the template does not write it as it is)");
+  TemplatedText open = prefix_of(closed, at);
+  open.append(last["content"].get<std::string>(), /*is_data=*/true);
+  return open;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ChatTemplateError("cannot read the chat template file '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The text of special token `id`, or "" for none (-1).
+std::string token_text(const Tokenizer& tok, int id) { return id >= 0 && id < tok.vocab_size() ? tok.id_to_piece(id) : ""; }
 
 }  // namespace
 
 const std::vector<std::string>& chat_template_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> n;
-    for (const TemplateSpec& s : registry()) n.push_back(s.name);
+    for (const BuiltinChatTemplate& t : builtin_chat_templates()) n.push_back(t.name);
     return n;
   }();
   return names;
 }
 
-const std::vector<std::string>& chat_template_stop_strings(const std::string& name) { return spec_for(name).stop; }
+ChatTemplate ChatTemplate::builtin(const std::string& name) {
+  const BuiltinChatTemplate& b = builtin_or_throw(name);
+  // Parsed once per process; the sources are ours and covered by test_chat_template.
+  static const std::vector<std::shared_ptr<const jinja::Template>> parsed = [] {
+    std::vector<std::shared_ptr<const jinja::Template>> v;
+    for (const BuiltinChatTemplate& t : builtin_chat_templates())
+      v.push_back(std::make_shared<const jinja::Template>(t.source, "built-in chat template '" + t.name + "'"));
+    return v;
+  }();
+  ChatTemplate t;
+  t.name_ = t.family_ = b.name;
+  t.origin_ = "chat template '" + b.name + "'";
+  t.jinja_ = parsed[size_t(&b - builtin_chat_templates().data())];
+  return t;
+}
+
+ChatTemplate ChatTemplate::from_jinja(const std::string& source, const std::string& origin) {
+  ChatTemplate t;
+  t.name_ = "jinja";
+  t.family_ = detect_chat_template(source);
+  t.origin_ = origin;
+  try {
+    t.jinja_ = std::make_shared<const jinja::Template>(source, origin);
+  } catch (const jinja::Error& e) {
+    throw ChatTemplateError(std::string(e.what()));
+  }
+  return t;
+}
+
+const std::vector<std::string>& ChatTemplate::end_of_turn_markers() const {
+  return builtin_or_throw(family_).end_of_turn;
+}
+
+TemplatedText ChatTemplate::render(const std::vector<ChatMessage>& messages, const ChatRenderOptions& options,
+                                   std::string* warning) const {
+  return render(to_json(messages), options, warning);
+}
+
+TemplatedText ChatTemplate::render(const nlohmann::json& messages, const ChatRenderOptions& options,
+                                   std::string* warning) const {
+  if (warning) warning->clear();
+  check_shape(origin_, messages);
+  if (is_builtin()) {
+    validate(builtin_or_throw(name_), messages);
+    ChatRenderOptions o = options;  // the built-ins write bos_token/eos_token unconditionally
+    if (!o.bos_token) o.bos_token = "";
+    if (!o.eos_token) o.eos_token = "";
+    try {
+      return render_with(*jinja_, origin_, messages, o);
+    } catch (const jinja::Error& e) {
+      throw ChatTemplateError(std::string(e.what()));
+    }
+  }
+  try {
+    return render_with(*jinja_, origin_, messages, options);
+  } catch (const jinja::Error& e) {
+    if (!options.fallback_to_builtin) throw ChatTemplateError(std::string(e.what()));
+    // The model's template failed (it refused the conversation, or it needs something the
+    // interpreter does not do): its family's built-in renders the same format.
+    const std::string why = e.what();
+    const ChatTemplate fallback = builtin(family_);
+    TemplatedText out;
+    try {
+      out = fallback.render(messages, options);
+    } catch (const ChatTemplateError& again) {
+      throw ChatTemplateError(why + " (the built-in '" + family_ + "' template failed too: " + again.what() + ")");
+    }
+    if (warning) *warning = why + "; rendered with the built-in chat template '" + family_ + "' instead";
+    return out;
+  }
+}
 
 std::string detect_chat_template(const std::string& jinja, std::string* reason) {
   if (reason) reason->clear();
@@ -200,123 +240,125 @@ std::string detect_chat_template(const std::string& jinja, std::string* reason) 
   if (trimmed.empty()) return "none";
   for (const std::string& n : chat_template_names())
     if (trimmed == n) return n;
+  if (contains(jinja, "<|start_header_id|>")) return "llama3";
+  if (contains(jinja, "<｜Assistant｜>")) return "deepseek-r1";
   if (contains(jinja, "<|im_start|>")) return "chatml";
-  if (contains(jinja, "<|user|>") && contains(jinja, "<|assistant|>") && !contains(jinja, "<|end|>")) return "zephyr";
+  if (contains(jinja, "<start_of_turn>")) return "gemma";
+  if (contains(jinja, "<|user|>") && contains(jinja, "<|end|>")) return "phi3";
+  if (contains(jinja, "<|user|>") && contains(jinja, "<|assistant|>")) return "zephyr";
   if (contains(jinja, "<<SYS>>")) return "llama-2";
   if (contains(jinja, "[INST]")) return "mistral";
   if (contains(jinja, "USER:") || contains(jinja, "ASSISTANT:")) return "vicuna";
   if (reason)
-    *reason = "the model's chat template matches none of the known formats (" + names_list() +
+    *reason = "the chat template matches none of the built-in formats (" + names_list() +
               "); using plain continuation ('none'); choose one with --chat-template";
   return "none";
 }
 
-std::string resolve_chat_template(const std::string& override_name, const std::string& model_template_text,
-                                  std::string* reason) {
-  if (override_name.empty() || override_name == "auto") return detect_chat_template(model_template_text, reason);
-  if (reason) reason->clear();
-  return spec_for(override_name).name;
+ChatTemplate resolve_chat_template(const std::string& override_spec, const std::string& model_template_text,
+                                   const std::string& model_name, std::string* warning) {
+  if (warning) warning->clear();
+  if (!override_spec.empty() && override_spec != "auto") {
+    if (find_builtin_chat_template(override_spec)) return ChatTemplate::builtin(override_spec);
+    std::error_code ec;
+    const bool is_file = std::filesystem::is_regular_file(override_spec, ec);
+    if (is_file || override_spec.ends_with(".jinja"))
+      return ChatTemplate::from_jinja(read_file(override_spec), "the chat template '" + override_spec + "'");
+    builtin_or_throw(override_spec);  // throws, listing the names
+  }
+  const std::string trimmed = strip(model_template_text);
+  if (trimmed.empty()) return ChatTemplate::builtin("none");
+  if (find_builtin_chat_template(trimmed)) return ChatTemplate::builtin(trimmed);
+  try {
+    return ChatTemplate::from_jinja(model_template_text, "the chat template of " + model_name);
+  } catch (const ChatTemplateError& e) {
+    std::string reason;
+    const std::string family = detect_chat_template(model_template_text, &reason);
+    if (warning)
+      *warning = std::string(e.what()) + "; using the built-in chat template '" + family + "' instead" +
+                 (reason.empty() ? "" : " (" + reason + ")");
+    return ChatTemplate::builtin(family);
+  }
 }
 
-RenderedPrompt render_chat(const std::string& name, const std::vector<ChatMessage>& messages,
-                           bool add_generation_prompt, bool continue_final_message) {
-  const TemplateSpec& spec = spec_for(name);
-  validate(spec, messages);
-  Builder b;
-  if (!continue_final_message) {
-    spec.render(b, messages, add_generation_prompt);
-  } else {
-    // Render with a marker in place of the last reply, then cut everything after the marker (the
-    // end of the turn) and put the reply back as it is.
-    if (messages.back().role != "assistant")
-      throw std::invalid_argument("chat template '" + spec.name +
-                                  "': only an assistant message can be continued; the last message is '" +
-                                  messages.back().role + "'");
-    constexpr std::string_view kMarker = "\x1e<pagedchat-continue>\x1e";
-    Messages marked = messages;
-    marked.back().content = std::string(kMarker);
-    spec.render(b, marked, false);
-    auto& ps = b.pieces();
-    bool found = false;
-    for (size_t i = 0; i < ps.size() && !found; ++i) {
-      if (ps[i].kind != PromptPiece::Kind::kText) continue;
-      const size_t at = ps[i].text.rfind(kMarker);
-      if (at == std::string::npos) continue;
-      ps[i].text = ps[i].text.substr(0, at) + messages.back().content;
-      ps.resize(i + 1);
-      if (ps[i].text.empty()) ps.pop_back();
-      found = true;
-    }
-    if (!found) throw std::logic_error("chat template '" + spec.name + "': cannot continue the last message");
-  }
-  auto& pieces = b.pieces();
-  if (pieces.empty() || pieces.front().kind != PromptPiece::Kind::kBos) pieces.insert(pieces.begin(), PromptPiece{PromptPiece::Kind::kBos, {}});
-  RenderedPrompt r;
-  r.template_name = spec.name;
-  for (const PromptPiece& p : pieces)
-    r.text += p.kind == PromptPiece::Kind::kText ? std::string_view(p.text)
-              : p.kind == PromptPiece::Kind::kBos ? kBosText
-                                                  : kEosText;
-  r.pieces = std::move(pieces);
+ChatEncodeOptions chat_encode_options(const Tokenizer& tokenizer, bool model_adds_bos, int model_bos_id) {
+  ChatEncodeOptions o;
+  const int bos = model_bos_id >= 0 ? model_bos_id : tokenizer.bos_id();
+  o.bos_id = model_adds_bos ? bos : -1;
+  return o;
+}
+
+ChatRenderOptions chat_render_options(const Tokenizer& tokenizer, bool add_generation_prompt,
+                                      const ChatEncodeOptions& options) {
+  ChatRenderOptions r;
+  r.add_generation_prompt = add_generation_prompt;
+  r.continue_final_message = options.continue_final_message;
+  r.enable_thinking = options.enable_thinking;
+  r.extra_variables_json = options.extra_variables_json;
+  r.bos_token = token_text(tokenizer, tokenizer.bos_id());
+  r.eos_token = token_text(tokenizer, tokenizer.eos_id());
   return r;
 }
 
-std::vector<int> encode_chat(const Tokenizer& tokenizer, const std::string& name,
-                             const std::vector<ChatMessage>& messages, bool add_generation_prompt, int bos_id,
-                             int eos_id, bool continue_final_message) {
-  const TemplateSpec& spec = spec_for(name);
-  const RenderedPrompt r = render_chat(name, messages, add_generation_prompt, continue_final_message);
-  std::vector<int> ids;
-  for (const PromptPiece& p : r.pieces) {
-    if (p.kind == PromptPiece::Kind::kBos) {
-      if (bos_id >= 0) ids.push_back(bos_id);
-    } else if (p.kind == PromptPiece::Kind::kEos) {
-      if (eos_id >= 0) ids.push_back(eos_id);
-    } else {
-      std::string_view text = p.text;
-      if (spec.space_is_prefix && !text.empty() && text.front() == ' ') text.remove_prefix(1);
-      const std::vector<int> part = tokenizer.encode(text, /*add_bos=*/false);
-      ids.insert(ids.end(), part.begin(), part.end());
-    }
-  }
+std::vector<int> encode_rendered_prompt(const Tokenizer& tokenizer, const TemplatedText& prompt,
+                                        const ChatEncodeOptions& options) {
+  std::vector<int> ids = tokenizer.encode_templated(prompt);
+  if (options.bos_id >= 0 && (ids.empty() || ids.front() != options.bos_id)) ids.insert(ids.begin(), options.bos_id);
   return ids;
+}
+
+std::vector<int> encode_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
+                             bool add_generation_prompt, const ChatEncodeOptions& options, std::string* warning) {
+  const TemplatedText prompt =
+      tmpl.render(messages, chat_render_options(tokenizer, add_generation_prompt, options), warning);
+  return encode_rendered_prompt(tokenizer, prompt, options);
 }
 
 int chat_reply_reserve(int max_tokens, int max_model_len) {
   return std::max(1, std::min(max_tokens, max_model_len / 4));
 }
 
-ChatPrompt fit_chat(const Tokenizer& tokenizer, const std::string& name, const std::vector<ChatMessage>& messages,
-                    int bos_id, int eos_id, int max_model_len, int max_tokens, bool continue_final_message) {
+ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
+                    const ChatEncodeOptions& options, int max_model_len, int max_tokens) {
   const size_t budget = static_cast<size_t>(std::max(0, max_model_len - chat_reply_reserve(max_tokens, max_model_len)));
-  const size_t first = has_system(messages) ? 1 : 0;
+  const size_t first = !messages.empty() && messages.front().role == "system" ? 1 : 0;
   // Where the kept conversation may start: its first message, or any later user message.
   std::vector<size_t> cuts = {first};
   for (size_t i = first + 1; i < messages.size(); ++i)
     if (messages[i].role == "user") cuts.push_back(i);
+  std::string warning;
   auto encode_from = [&](size_t cut) {
     std::vector<ChatMessage> kept(messages.begin(), messages.begin() + static_cast<long>(first));
     kept.insert(kept.end(), messages.begin() + static_cast<long>(cut), messages.end());
-    return encode_chat(tokenizer, name, kept, /*add_generation_prompt=*/true, bos_id, eos_id, continue_final_message);
+    return encode_chat(tokenizer, tmpl, kept, /*add_generation_prompt=*/true, options, &warning);
   };
   std::vector<int> ids = encode_from(first);  // also validates the whole conversation
+  std::string first_warning = warning;
   size_t chosen = 0;
   if (ids.size() > budget && cuts.size() > 1) {
     // The fewest dropped turns that fit: binary search (fewer messages render fewer tokens), so a
-    // long history costs O(log turns) encodes. When none fits, the newest turn alone.
+    // long history costs O(log turns) renders. When none fits, the newest turn alone.
     size_t lo = 1, hi = cuts.size() - 1;
     std::optional<std::vector<int>> hi_ids;
+    std::string hi_warning;
     while (lo < hi) {
       const size_t mid = (lo + hi) / 2;
       std::vector<int> m = encode_from(cuts[mid]);
       if (m.size() <= budget) {
         hi = mid;
         hi_ids = std::move(m);
+        hi_warning = warning;
       } else {
         lo = mid + 1;
       }
     }
-    ids = hi_ids ? std::move(*hi_ids) : encode_from(cuts[hi]);
+    if (hi_ids) {
+      ids = std::move(*hi_ids);
+      first_warning = hi_warning;
+    } else {
+      ids = encode_from(cuts[hi]);
+      first_warning = warning;
+    }
     chosen = hi;
   }
   const int n = static_cast<int>(ids.size());
@@ -328,7 +370,20 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const std::string& name, const s
   out.token_ids = std::move(ids);
   out.max_tokens = std::min(max_tokens, max_model_len - n);
   out.num_dropped_messages = static_cast<int>(cuts[chosen] - first);
+  out.warning = std::move(first_warning);
   return out;
+}
+
+ChatStopConditions chat_stop_conditions(const ChatTemplate& tmpl, const Tokenizer& tokenizer) {
+  ChatStopConditions c;
+  for (const std::string& marker : tmpl.end_of_turn_markers()) {
+    const std::optional<int> id = tokenizer.piece_to_id(marker);
+    if (id && tokenizer.is_control(*id))
+      c.stop_token_ids.push_back(*id);
+    else
+      c.stop.push_back(marker);
+  }
+  return c;
 }
 
 }  // namespace pagedchat

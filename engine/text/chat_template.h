@@ -1,48 +1,57 @@
 // Chat templates: turn a conversation (system / user / assistant messages) into the prompt a chat
-// model was trained on, as text for display and as token ids with BOS/EOS as their ids.
+// model was trained on.
 //
-// The engine does not run Jinja. It carries a small registry of the formats Llama-family chat
-// models use, written out by hand from their canonical sources (cited per format in
-// chat_template.cpp), and recognizes a model's Jinja template by signature substrings.
+// A model's own template (GGUF `tokenizer.chat_template`, tokenizer_config.json `chat_template`,
+// chat_template.jinja) is Jinja; it is rendered by the sandboxed interpreter in engine/text/jinja/
+// exactly as Hugging Face's renderers do (checked against @huggingface/jinja). The built-in
+// templates (chat_template_names()) are written in the same Jinja and rendered the same way; they
+// serve `--chat-template NAME`, models without a template, and as the fallback when a model's
+// template fails to parse or to run. Message contents stay marked as data in the rendered
+// prompt (TemplatedText), so the tokenizer matches special tokens only in what the template wrote.
 //
-//   name      format (S system, U user, A assistant; "<s>"/"</s>" = BOS/EOS ids)
-//   llama-2   <s>[INST] <<SYS>>\nS\n<</SYS>>\n\nU [/INST] A </s><s>[INST] U [/INST]
-//   mistral   <s> [INST] S\n\nU [/INST] A</s> [INST] U [/INST]
-//   chatml    <s><|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n
-//   zephyr    <s><|system|>\nS</s>\n<|user|>\nU</s>\n<|assistant|>\nA</s>\n<|user|>\nU</s>\n<|assistant|>\n
-//   vicuna    <s>S USER: U ASSISTANT: A</s>USER: U ASSISTANT:
-//   none      <s>SUAU...   (the contents concatenated as they are, no separators: plain continuation)
+//   name         format (S system, U user, A assistant; <bos>/<eos> = the tokenizer's BOS/EOS text)
+//   llama-2      <bos>[INST] <<SYS>>\nS\n<</SYS>>\n\nU [/INST] A <eos><bos>[INST] U [/INST]
+//   mistral      <bos>[INST] S\n\nU [/INST] A<eos>[INST] U [/INST]   (mistral-common's v1; the
+//                space it writes after a special token is sentencepiece's "▁" prefix)
+//   chatml       <|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n
+//                (Qwen3: the <think>…</think> part of earlier replies is left out; enable_thinking
+//                false closes an empty <think></think> after the generation prompt)
+//   zephyr       <|system|>\nS<eos>\n<|user|>\nU<eos>\n<|assistant|>\nA<eos>\n<|assistant|>\n
+//   vicuna       <bos>S USER: U ASSISTANT: A<eos>USER: U ASSISTANT:
+//   llama3       <bos><|start_header_id|>system<|end_header_id|>\n\nS<|eot_id|>…<|start_header_id|>assistant<|end_header_id|>\n\n
+//   deepseek-r1  <bos>S<｜User｜>U<｜Assistant｜>A<｜end▁of▁sentence｜><｜User｜>U<｜Assistant｜><think>\n
+//   phi3         <|system|>\nS<|end|>\n<|user|>\nU<|end|>\n<|assistant|>\nA<|end|>\n<|assistant|>\n
+//   gemma        <bos><start_of_turn>user\nS\n\nU<end_of_turn>\n<start_of_turn>model\nA<end_of_turn>\n<start_of_turn>model\n
+//   none         SUAU...   (the contents concatenated as they are: plain continuation)
 #pragma once
 
+#include <memory>
+#include <optional>
+
+#include <nlohmann/json_fwd.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "engine/text/templated_text.h"
+
 namespace pagedchat {
 
 class Tokenizer;
+namespace jinja { class Template; }
 
-/// One message of a conversation. `role` is "system", "user" or "assistant".
+/// One message of a conversation. `role` is "system", "user" or "assistant" (a model's own
+/// template may take others, such as "tool").
 struct ChatMessage {
   std::string role;
   std::string content;
 };
 
-/// A piece of a rendered prompt: text to tokenize, or a special token.
-struct PromptPiece {
-  enum class Kind { kText, kBos, kEos };
-  Kind kind = Kind::kText;
-  std::string text;  ///< for kText only
-};
-
-/// A conversation rendered with a chat template.
-struct RenderedPrompt {
-  std::string template_name;
-  /// The prompt as text, BOS/EOS written as "<s>"/"</s>" (for tests and display). It always
-  /// starts with "<s>": the BOS that Llama-family tokenizers prepend is part of the prompt.
-  std::string text;
-  /// What encode_chat tokenizes: text runs and special tokens, in order.
-  std::vector<PromptPiece> pieces;
+/// Thrown when a conversation cannot be rendered: an unknown template name, no messages, a role
+/// or role order the template refuses (a template's raise_exception), or a template error.
+class ChatTemplateError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
 };
 
 /// Thrown by fit_chat when even the newest user message (with the system message) does not fit.
@@ -54,58 +63,129 @@ class ChatTooLongError : public std::length_error {
   int max_model_len;
 };
 
-/// The registered template names: "llama-2", "mistral", "chatml", "zephyr", "vicuna", "none".
+/// How a conversation is rendered besides its messages.
+struct ChatRenderOptions {
+  /// End with the header the assistant's reply follows ("<|im_start|>assistant\n").
+  bool add_generation_prompt = true;
+  /// The last message must be an assistant message; the prompt ends right after its content,
+  /// without the end of its turn, so that the model continues it (add_generation_prompt is then
+  /// ignored). As transformers' continue_final_message.
+  bool continue_final_message = false;
+  /// Passed to the template as `enable_thinking` when set (Qwen3: false = no reasoning).
+  std::optional<bool> enable_thinking;
+  /// The text of the tokenizer's special tokens, as the template variables bos_token/eos_token
+  /// (undefined in the template when unset).
+  std::optional<std::string> bos_token;
+  std::optional<std::string> eos_token;
+  /// When a model's template fails while running, render with its family's built-in instead (a
+  /// warning says so). Off: the failure is thrown (pagedchat-cli template shows the template's
+  /// own behaviour).
+  bool fallback_to_builtin = true;
+  /// Extra template variables as a JSON object text (e.g. {"tools": [...]}), or "" for none.
+  std::string extra_variables_json;
+};
+
+/// A chat template: a built-in one or a model's Jinja template, parsed once. Copies share it.
+class ChatTemplate {
+ public:
+  /// The built-in template `name` (chat_template_names()). Throws ChatTemplateError listing the
+  /// names for an unknown one.
+  static ChatTemplate builtin(const std::string& name);
+  /// A model's (or a user's) Jinja template; `origin` names where it came from in messages (e.g.
+  /// "the chat template of 'model.gguf'"). Throws ChatTemplateError with the parse error's line
+  /// and column when it does not parse.
+  static ChatTemplate from_jinja(const std::string& source, const std::string& origin);
+
+  /// The built-in's name, or "jinja" for a model's own template.
+  const std::string& name() const { return name_; }
+  /// The built-in format this template is (for a Jinja template: recognized by its markers, see
+  /// detect_chat_template); its end-of-turn markers stop a reply, and it is the fallback when the
+  /// template fails.
+  const std::string& family() const { return family_; }
+  bool is_builtin() const { return name_ != "jinja"; }
+  /// What to show: "llama3" for a built-in; "the model's (llama3)" style text is up to the UI.
+  const std::string& origin() const { return origin_; }
+  /// Text that ends a reply of this format when the model writes it (e.g. "<|im_end|>",
+  /// "<|eot_id|>", "[INST]"); empty for "none". See chat_stop_conditions().
+  const std::vector<std::string>& end_of_turn_markers() const;
+
+  /// Renders `messages`. A Jinja template that fails while running (an interpreter limit, an
+  /// unsupported construct) is rendered with its family's built-in instead, and `warning` (when
+  /// given) says so; a raise_exception() of the template itself is reported as it is. Throws
+  /// ChatTemplateError naming the template (unknown role, a role order a built-in refuses, no
+  /// messages, a template error the fallback cannot mend).
+  TemplatedText render(const std::vector<ChatMessage>& messages, const ChatRenderOptions& options,
+                       std::string* warning = nullptr) const;
+  /// The same for messages as OpenAI's API and transformers take them: a JSON array of objects
+  /// with "role" and "content" (a string, or null beside "tool_calls") and any further fields a
+  /// template reads ("tool_calls", "name", "reasoning_content", ...); all of it is data. Built-in
+  /// templates need string contents. Throws ChatTemplateError as above, naming the message.
+  TemplatedText render(const nlohmann::json& messages, const ChatRenderOptions& options,
+                       std::string* warning = nullptr) const;
+
+ private:
+  std::string name_, family_, origin_;
+  std::shared_ptr<const jinja::Template> jinja_;
+};
+
+/// The registered built-in names: "llama-2", "mistral", "chatml", "zephyr", "vicuna", "llama3",
+/// "deepseek-r1", "phi3", "gemma", "none".
 const std::vector<std::string>& chat_template_names();
 
-/// Stop strings worth adding to a chat request with template `name`: turn markers the model may
-/// write as text when it does not end its reply with EOS (e.g. "<|im_end|>" for chatml, whose
-/// markers are plain text to a Llama tokenizer). Empty for "none". Throws like render_chat.
-const std::vector<std::string>& chat_template_stop_strings(const std::string& name);
-
-/// Recognizes a model's Jinja chat template (tokenizer_config.json "chat_template", GGUF
-/// "tokenizer.chat_template") by signature substrings, checked in this order:
-///   a registered name as the whole text -> that name;   "<|im_start|>" -> chatml;
-///   "<|user|>" and "<|assistant|>" without Phi-3's "<|end|>" -> zephyr;
+/// The built-in format a Jinja template writes, recognized by its markers, checked in this order:
+///   a registered name as the whole text -> that name;   "<|start_header_id|>" -> llama3;
+///   "<｜Assistant｜>" -> deepseek-r1;   "<|im_start|>" -> chatml;   "<start_of_turn>" -> gemma;
+///   "<|user|>" with "<|end|>" -> phi3;   "<|user|>" and "<|assistant|>" -> zephyr;
 ///   "<<SYS>>" -> llama-2;   "[INST]" -> mistral;   "USER:" or "ASSISTANT:" -> vicuna;
 ///   "" (no template, e.g. a llama2.c checkpoint) -> none.
-/// An unknown non-empty template also gives "none" (plain continuation keeps a model usable; a
-/// guessed chat format would silently mis-prompt it), and `reason`, when given, receives a
-/// sentence saying so for a warning. `reason` is cleared when the template was recognized.
+/// Anything else gives "none", and `reason` (when given) a sentence saying so for a warning;
+/// `reason` is cleared otherwise.
 std::string detect_chat_template(const std::string& jinja, std::string* reason = nullptr);
 
-/// The template to use: `override_name` when set to a registered name, else ("" or "auto") the
-/// one detected in `model_template_text` (`reason` as in detect_chat_template). Throws
-/// std::invalid_argument listing the names for an unknown override.
-std::string resolve_chat_template(const std::string& override_name, const std::string& model_template_text,
-                                  std::string* reason = nullptr);
+/// The template to use. `override_spec`: a built-in name, or the path of a .jinja file; "" or
+/// "auto" = the model's own (`model_template_text`): rendered as Jinja; when it does not parse,
+/// its family's built-in with a `warning`; none at all -> "none". A bare built-in name as the
+/// model's template text (GGUF files may carry one) selects that built-in. `model_name` names the
+/// model in messages. Throws ChatTemplateError for an unknown override (listing the names) or a
+/// .jinja file that cannot be read or parsed.
+ChatTemplate resolve_chat_template(const std::string& override_spec, const std::string& model_template_text,
+                                   const std::string& model_name = "the model", std::string* warning = nullptr);
 
-/// Renders `messages` with template `name`; with `add_generation_prompt` it ends with the header
-/// the assistant's reply follows (a no-op for llama-2, mistral and none, whose user turn already
-/// ends there). Throws std::invalid_argument for an unknown name (listing the names), no
-/// messages, an unknown role, or a role order the template does not allow: llama-2, mistral and
-/// vicuna take an optional first system message, then user/assistant alternating from a user
-/// message; chatml, zephyr and none take the roles in any order.
-/// With `continue_final_message` the last message must be an assistant message, and the prompt
-/// ends right after its content, without the end of its turn (EOS, "<|im_end|>", ...): the model
-/// continues that reply (a cut-off answer). add_generation_prompt is then ignored.
-RenderedPrompt render_chat(const std::string& name, const std::vector<ChatMessage>& messages,
-                           bool add_generation_prompt, bool continue_final_message = false);
+/// What a chat request needs beside the template: the model's BOS rule and the render options.
+struct ChatEncodeOptions {
+  /// Prepended as an id when the rendered prompt does not start with it (the model's add_bos:
+  /// templates that do not write the BOS, such as ChatML on a Llama tokenizer, still get one;
+  /// never doubled). -1 = never.
+  int bos_id = -1;
+  bool continue_final_message = false;
+  std::optional<bool> enable_thinking;
+  std::string extra_variables_json;  ///< as ChatRenderOptions
+};
 
-/// Token ids of render_chat(name, messages, add_generation_prompt): each text run is encoded by
-/// `tokenizer` on its own without BOS (sentencepiece adds its "▁" dummy prefix, as Meta's
-/// llama reference and mistral-common encode each segment; for mistral the one space its format
-/// writes after a special token is that prefix), and BOS/EOS become `bos_id`/`eos_id` (left out
-/// when negative). The ids start with exactly one BOS; text such as "<s>" inside a message is
-/// encoded as plain text, never as a special token.
-std::vector<int> encode_chat(const Tokenizer& tokenizer, const std::string& name,
-                             const std::vector<ChatMessage>& messages, bool add_generation_prompt, int bos_id,
-                             int eos_id, bool continue_final_message = false);
+/// ChatEncodeOptions for a model: bos_id = its BOS when it adds one.
+ChatEncodeOptions chat_encode_options(const Tokenizer& tokenizer, bool model_adds_bos, int model_bos_id);
+
+/// The ChatRenderOptions that encode_chat uses: bos_token/eos_token from `tokenizer`'s BOS/EOS.
+ChatRenderOptions chat_render_options(const Tokenizer& tokenizer, bool add_generation_prompt,
+                                      const ChatEncodeOptions& options);
+
+/// Token ids of a rendered prompt: tokenizer.encode_templated() and the BOS rule of `options`.
+std::vector<int> encode_rendered_prompt(const Tokenizer& tokenizer, const TemplatedText& prompt,
+                                        const ChatEncodeOptions& options);
+
+/// Token ids of the rendered conversation: special tokens only where the template wrote them
+/// (text such as "<|eot_id|>" inside a message stays text), the BOS rule of `options`, and
+/// bos_token/eos_token taken from `tokenizer`. Throws as ChatTemplate::render.
+std::vector<int> encode_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
+                             bool add_generation_prompt, const ChatEncodeOptions& options,
+                             std::string* warning = nullptr);
 
 /// A chat request's prompt, fitted into the context.
 struct ChatPrompt {
   std::vector<int> token_ids;
   int max_tokens = 0;            ///< the request's max_tokens, clamped to what the context leaves
   int num_dropped_messages = 0;  ///< oldest non-system messages left out to make room
+  std::string warning;           ///< the template fell back to a built-in (ChatTemplate::render)
 };
 
 /// Room fit_chat keeps for the reply before it drops old turns: min(max_tokens, max_model_len / 4),
@@ -116,9 +196,17 @@ int chat_reply_reserve(int max_tokens, int max_model_len);
 /// message and the replies after it; a leading system message is always kept) until the prompt
 /// leaves chat_reply_reserve() tokens of `max_model_len`. When only the newest turn is left and
 /// it is still longer, it is sent anyway if it leaves at least one token. Throws
-/// ChatTooLongError when it does not; std::invalid_argument as render_chat. With
-/// `continue_final_message` the prompt ends inside the last (assistant) message (render_chat).
-ChatPrompt fit_chat(const Tokenizer& tokenizer, const std::string& name, const std::vector<ChatMessage>& messages,
-                    int bos_id, int eos_id, int max_model_len, int max_tokens, bool continue_final_message = false);
+/// ChatTooLongError when it does not; ChatTemplateError as ChatTemplate::render.
+ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
+                    const ChatEncodeOptions& options, int max_model_len, int max_tokens);
+
+/// How replies of `tmpl` end: each end-of-turn marker that is a single control token of
+/// `tokenizer` becomes a stop token id (it is never text the stop-string check could see), the
+/// others stop strings.
+struct ChatStopConditions {
+  std::vector<std::string> stop;
+  std::vector<int> stop_token_ids;
+};
+ChatStopConditions chat_stop_conditions(const ChatTemplate& tmpl, const Tokenizer& tokenizer);
 
 }  // namespace pagedchat
