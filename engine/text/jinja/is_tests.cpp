@@ -1,9 +1,9 @@
 // Tests (`x is name`): the reference's Environment.TESTS — boolean, callable, odd, even, false,
 // true, none, string, number, integer, iterable (lists and strings; not tuples, not dicts),
 // mapping (dicts; not namespaces), sequence (lists, dicts, strings), lower, upper, defined,
-// undefined, equalto / eq (strict ===: 1 is eq 1.0, "1" is not eq 1) — and Python Jinja tests the
-// reference lacks: float, divisibleby, ne, lt, le, gt, ge, lessthan, greaterthan, in, sameas
-// (with Python Jinja's argument syntax, `x is divisibleby(3)` or `x is eq 3`).
+// undefined, equalto / eq (strict ===: 1 is eq 1.0, "1" is not eq 1; an argument is required) —
+// and Python Jinja tests the reference lacks: float, divisibleby, ne, lt, le, gt, ge, lessthan,
+// greaterthan, in, sameas (with Python Jinja's argument syntax, `x is divisibleby(3)`, `x is eq 3`).
 #include <cmath>
 #include <string_view>
 
@@ -51,7 +51,8 @@ bool run_test(Ctx& ctx, std::string_view name, const Value& x, const std::vector
   }
   if (name == "defined") return !x.is_undefined();
   if (name == "undefined") return x.is_undefined();
-  if (name == "equalto" || name == "eq") return strict_equals(x, args.empty() ? Value() : args[0]);
+  // The reference reads its second argument's value: without one (a bare `x is eq`) it fails.
+  if (name == "equalto" || name == "eq") return strict_equals(x, need_arg(name, args));
   // --- Python Jinja's, which the reference lacks ---
   if (name == "float") return x.kind() == Kind::kFloat;
   if (name == "divisibleby") {
