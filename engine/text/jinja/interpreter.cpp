@@ -194,6 +194,8 @@ TemplatedText Interpreter::run(const Body& program, const Value& context) {
   StrBuilder out(ctx_);
   try {
     exec_body(program, global, out);
+  } catch (const Failure& f) {  // every failure is positioned on its way up; this is a safety net
+    throw error_at(0, f.kind, f.message);
   } catch (const BreakSignal& b) {
     throw error_at(b.pos, Error::Kind::kRender, "'break' outside of a for loop");
   } catch (const ContinueSignal& c) {
@@ -218,14 +220,14 @@ void Interpreter::print(const Value& v, StrBuilder& out) {
 }
 
 void Interpreter::exec(const Node& n, Scope& s, StrBuilder& out) {
-  if (!is_statement(n.type) && n.type != NodeType::kStrLit) {
-    print(eval(n, s), out);  // eval positions its own failures
-    return;
-  }
   try {
     if (n.type == NodeType::kStrLit) {  // template text
       ctx_.step();
       out.add(static_cast<const StrLit&>(n).value);
+      return;
+    }
+    if (!is_statement(n.type)) {
+      print(eval(n, s), out);  // eval positions its own failures; printing's are positioned here
       return;
     }
     Frame frame(ctx_);

@@ -390,11 +390,14 @@ class Parser {
       NodePtr name = parse_primary();
       if (name->type != NodeType::kIdent) fail(name->pos, "Expected identifier for the test");
       auto test = std::make_unique<Test>(name->pos, std::move(operand), negate, static_cast<Ident&>(*name).name);
-      // Python Jinja's test arguments (not in the reference): `is divisibleby(3)`, `is eq 3`.
+      // Python Jinja's test arguments (not in the reference): `is divisibleby(3)`, `is eq 3`,
+      // `is in items`. Words that can follow a test in the reference's grammar are not arguments.
       if (is(Tok::kLParen)) {
         test->args = parse_args(ArgsMode::kCall);
-      } else if (is(Tok::kNumber) || is(Tok::kString)) {
-        test->args.push_back(parse_primary());
+      } else if (is(Tok::kNumber) || is(Tok::kString) || is(Tok::kLBracket) || is(Tok::kLBrace) ||
+                 (is(Tok::kIdent) && !is_ident("and") && !is_ident("or") && !is_ident("else") && !is_ident("if") &&
+                  !is_ident("is") && !is_ident("in") && !is_ident("not"))) {
+        test->args.push_back(parse_member(parse_primary()));
       }
       operand = seal(std::move(test));
     }

@@ -10,8 +10,9 @@
 //   a if c else b | a if c     or     and     not     in, not in, == != < > <= >=
 //   + - ~     * / // %     **     is [not] test     | filter     unary - +     call, .attr, [i], [a:b:c]
 // As in the reference, commas between call arguments and list / dict items may be left out.
-// Beyond the reference: tests take arguments, `x is divisibleby(3)` or `x is eq 3` (Python
-// Jinja's syntax; the reference cannot parse these).
+// Beyond the reference: tests take arguments, `x is divisibleby(3)`, `x is eq 3`, `x is in items`
+// (Python Jinja's syntax; the reference cannot parse these). Since the reference lets commas
+// between list items and call arguments be left out, `[x is odd (1)]` means one item here, two there.
 // Nesting is bounded (kMaxNesting levels of parentheses, blocks and elif chains; syntax trees
 // kMaxTreeDepth deep), so no template can exhaust the stack while being parsed or run.
 #pragma once
