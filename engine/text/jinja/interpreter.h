@@ -97,7 +97,9 @@ class Interpreter {
   SourceInfo source_;
 };
 
-/// obj.prop / obj[prop] (not a slice) as the reference's evaluateMemberExpression.
+/// obj.prop / obj[prop] (not a slice) as the reference's evaluateMemberExpression (access.cpp).
 Value member_lookup(Ctx& ctx, const Value& obj, const Value& prop);
+/// The callable a {% macro %} statement defines (macros.cpp).
+Value make_macro(const struct Macro& m);
 
 }  // namespace pagedchat::jinja::detail
