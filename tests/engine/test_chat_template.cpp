@@ -200,7 +200,8 @@ void TestChatTemplate::resolveOverrides() {
 void TestChatTemplate::encodesSpecialTokensAsIds() {
   const QString path = testpaths::modelFile("llama2-tokenizer/tokenizer.model");
   REQUIRE_MODEL_FILE(path);
-  const Tokenizer tok(path.toStdString());
+  const auto tok_ptr = load_tokenizer(path.toStdString());
+    const Tokenizer& tok = *tok_ptr;
   const int bos = tok.bos_id(), eos = tok.eos_id();
   QCOMPARE(bos, 1);
   QCOMPARE(eos, 2);
@@ -231,7 +232,8 @@ void TestChatTemplate::encodesSpecialTokensAsIds() {
 void TestChatTemplate::encodesLikeTheReferences() {
   const QString path = testpaths::modelFile("llama2-tokenizer/tokenizer.model");
   REQUIRE_MODEL_FILE(path);
-  const Tokenizer tok(path.toStdString());
+  const auto tok_ptr = load_tokenizer(path.toStdString());
+    const Tokenizer& tok = *tok_ptr;
   const int bos = tok.bos_id(), eos = tok.eos_id();
   // Meta's llama/generation.py chat_completion: per exchange
   //   encode(f"{B_INST} {prompt.strip()} {E_INST} {answer.strip()} ", bos=True, eos=True),
@@ -252,7 +254,8 @@ void TestChatTemplate::encodesLikeTheReferences() {
   // "none" is exactly what a plain prompt gets (LLMEngine::add_request encodes with BOS).
   const QString stories = testpaths::stories260K() + "/tok512.model";
   REQUIRE_MODEL_FILE(stories);
-  const Tokenizer small(stories.toStdString());
+  const auto small_ptr = load_tokenizer(stories.toStdString());
+    const Tokenizer& small = *small_ptr;
   const std::vector<ChatMessage> story = {{"user", "Once upon a time"}, {"assistant", ", there was a girl."},
                                           {"user", " She liked"}};
   QCOMPARE(encode_chat(small, "none", story, true, small.bos_id(), small.eos_id()),
@@ -262,7 +265,8 @@ void TestChatTemplate::encodesLikeTheReferences() {
 void TestChatTemplate::fitDropsOldestTurns() {
   const QString path = testpaths::modelFile("llama2-tokenizer/tokenizer.model");
   REQUIRE_MODEL_FILE(path);
-  const Tokenizer tok(path.toStdString());
+  const auto tok_ptr = load_tokenizer(path.toStdString());
+    const Tokenizer& tok = *tok_ptr;
   std::vector<ChatMessage> m = {{"system", "Be brief."}};
   for (int i = 0; i < 8; ++i) {
     m.push_back({"user", "Question number " + std::to_string(i) + " about the weather today?"});
@@ -381,7 +385,8 @@ void TestChatTemplate::continuesFinalMessage() {
 
   const QString path = testpaths::modelFile("llama2-tokenizer/tokenizer.model");
   REQUIRE_MODEL_FILE(path);
-  const Tokenizer tok(path.toStdString());
+  const auto tok_ptr = load_tokenizer(path.toStdString());
+    const Tokenizer& tok = *tok_ptr;
   const std::vector<int> open = encode_chat(tok, "zephyr", m, true, 1, 2, true);
   const std::vector<int> closed = encode_chat(tok, "zephyr", m, false, 1, 2);
   QVERIFY(open.back() != 2);
