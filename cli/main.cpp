@@ -1,4 +1,4 @@
-// pagedchat-cli: the engine from the command line (generate, chat, bench, convert).
+// pagedchat-cli: the engine from the command line (generate, chat, bench, convert, tokenize).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   auto chat = pagedchat::cli::add_chat_command(app);
   auto bench = pagedchat::cli::add_bench_command(app);
   auto convert = pagedchat::cli::add_convert_command(app);
+  auto tokenize = pagedchat::cli::add_tokenize_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("chat")) return chat();
     if (app.got_subcommand("bench")) return bench();
     if (app.got_subcommand("convert")) return convert();
+    if (app.got_subcommand("tokenize")) return tokenize();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pagedchat-cli: error: %s\n", e.what());
     return 1;
