@@ -40,7 +40,7 @@ struct Result {
 /// tokenizer_config.json beside it). `plain`: special added tokens removed first (their strings
 /// are text, HF split_special_tokens=True).
 inline Result tokenize(const QString& json_path, const std::vector<std::string>& texts, bool plain = false,
-                       bool decode = false) {
+                       bool decode = false, bool add_special = false) {
   Result r;
   QTemporaryDir tmp;
   QJsonArray arr;
@@ -56,6 +56,7 @@ inline Result tokenize(const QString& json_path, const std::vector<std::string>&
   QStringList args{js_dir() + "/tokenize.mjs", json_path, in};
   if (plain) args << "--plain";
   if (decode) args << "--decode";
+  if (add_special) args << "--add-special";
   QProcess p;
   p.start(node(), args);
   if (!p.waitForFinished(300000) || p.exitCode() != 0) {
