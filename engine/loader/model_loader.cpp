@@ -100,6 +100,12 @@ ModelBundle load_model(const EngineConfig& in) {
     check_vocab_sizes(*b.tokenizer, mc.vocab_size, b.path, /*allow_padding=*/b.format == "huggingface");
     if (b.format != "huggingface" && b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
     if (b.format != "huggingface" && b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
+    // Every end-of-generation token the vocabulary declares stops generation too (GGUF eot/eom,
+    // tokenizer_config.json's eos_token), as llama.cpp's EOG set and vLLM do.
+    for (int id : b.tokenizer->eos_ids())
+      if (id != mc.eos_id && id < mc.vocab_size &&
+          std::find(mc.extra_eos_ids.begin(), mc.extra_eos_ids.end(), id) == mc.extra_eos_ids.end())
+        mc.extra_eos_ids.push_back(id);
   }
   prefault(b.model, config);
   return b;

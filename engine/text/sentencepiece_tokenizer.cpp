@@ -2,6 +2,7 @@
 
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 

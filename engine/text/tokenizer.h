@@ -83,6 +83,10 @@ class Tokenizer {
   /// Every end-of-generation id the vocabulary declares (GGUF tokenizer.ggml.eos/eot/eom_token_id;
   /// tokenizer_config.json eos_token), deduplicated, eos_id() first.
   std::vector<int> eos_ids() const { return eos_ids_; }
+  /// Whether the vocabulary asks for Hugging Face's clean_up_tokenization_spaces on decode
+  /// (tokenizer_config.json; GGUF: llama.cpp b4747's clean_spaces default for the pre-tokenizer
+  /// type). decode() never applies it: it is lossy (" ," -> ","), so callers that want it do it.
+  bool clean_up_tokenization_spaces() const { return clean_spaces_; }
   /// "sentencepiece" or "bpe".
   virtual std::string kind() const = 0;
   /// The file (or folder) the tokenizer came from.
@@ -113,6 +117,7 @@ class Tokenizer {
   int bos_id_ = -1;
   int eos_id_ = -1;
   bool add_bos_ = false;
+  bool clean_spaces_ = false;
   std::vector<int> eos_ids_;
 
  private:

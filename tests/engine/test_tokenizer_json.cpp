@@ -544,6 +544,8 @@ class TestTokenizerJson : public QObject {
     REQUIRE_MODEL_FILE(qwen);
     const auto l = load_tokenizer(llama.toStdString()), q = load_tokenizer(qwen.toStdString());
     QVERIFY(l->add_bos());  // TemplateProcessing puts <|begin_of_text|> first
+    QVERIFY(l->clean_up_tokenization_spaces());   // tokenizer_config.json says true ...
+    QVERIFY(!q->clean_up_tokenization_spaces());  // ... and false
     QCOMPARE(l->bos_id(), 128000);
     QCOMPARE(l->eos_ids(), std::vector<int>{128009});  // tokenizer_config eos_token <|eot_id|>
     QCOMPARE(l->vocab_size(), 128256);

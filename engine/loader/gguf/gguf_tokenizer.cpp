@@ -266,6 +266,7 @@ bpe::BpeConfig read_gguf_bpe(const GgufFile& f) {
   (void)read_special_id(f, "tokenizer.ggml.padding_token_id", -1, n);
   c.eos_ids = extra_eos_ids(f, n);
   c.add_bos = f.get_bool("tokenizer.ggml.add_bos_token").value_or(pre->add_bos);
+  c.clean_spaces = pre->clean_spaces;
   return c;
 }
 

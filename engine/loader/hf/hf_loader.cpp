@@ -162,7 +162,9 @@ ModelBundle load_hf_folder(const std::string& dir, const std::string& tokenizer)
   b.generation_defaults = gc.defaults;
 
   ModelConfig& mc = b.model.config;
-  if (tc.add_bos_token) mc.add_bos = *tc.add_bos_token;
+  // tokenizer_config.json's add_bos_token, else the tokenizer's own default (tokenizer.json's
+  // post-processor; sentencepiece models: true).
+  mc.add_bos = tc.add_bos_token ? *tc.add_bos_token : b.tokenizer->add_bos();
   if (!cfg.has_bos_id) {
     if (gc.bos_id) mc.bos_id = *gc.bos_id;
     else if (b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();

@@ -31,7 +31,8 @@ BpeModel::BpeModel(std::vector<std::string> vocab, const std::vector<std::pair<s
   merges_.reserve(merges.size());
   const std::string& prefix = opts_.continuing_subword_prefix;
   for (std::size_t r = 0; r < merges.size(); ++r) {
-    const auto& [a, b] = merges[r];
+    const std::string& a = merges[r].first;
+    const std::string& b = merges[r].second;
     auto name = [&] { return "merge " + std::to_string(r) + " (\"" + a + "\" \"" + b + "\")"; };
     const auto left = token_id(a), right = token_id(b);
     if (!left) throw std::runtime_error(where + ": " + name() + " names \"" + a + "\", which is not in the vocabulary");

@@ -40,6 +40,7 @@ BpeTokenizer::BpeTokenizer(BpeConfig c)
   bos_id_ = c.bos_id;
   eos_id_ = c.eos_id;
   add_bos_ = c.add_bos && bos_id_ >= 0;
+  clean_spaces_ = c.clean_spaces;
   if (eos_id_ >= 0) eos_ids_.push_back(eos_id_);
   for (int id : c.eos_ids) {
     check(id, "end-of-generation");

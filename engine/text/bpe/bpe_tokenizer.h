@@ -45,6 +45,7 @@ struct BpeConfig {
   int bos_id = -1;
   int eos_id = -1;
   bool add_bos = false;
+  bool clean_spaces = false;        ///< clean_up_tokenization_spaces (reported, not applied)
   std::vector<int> eos_ids;         ///< further end-of-generation ids (eos_id is added first)
 };
 

@@ -369,6 +369,7 @@ std::unique_ptr<BpeTokenizer> parse_tokenizer_json(std::string_view json_text, s
     const Node cfg{cfg_root, "", config_name};
     cfg.object();
     if (cfg.has("add_bos_token")) add_bos = cfg.at("add_bos_token").boolean();
+    c.clean_spaces = cfg.opt_bool("clean_up_tokenization_spaces", false);
     bos_token = config_token(cfg.at("bos_token"));
     eos_token = config_token(cfg.at("eos_token"));
     if (cfg.has("added_tokens_decoder")) {
