@@ -146,17 +146,19 @@ std::string engine_line(const LLMEngine& engine) {
 
 Command add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
-      "bench", "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded)");
+      "bench", "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded), tokenizer speed");
   cmd->require_subcommand(1);
   auto throughput = bench::add_throughput_command(*cmd);
   auto latency = bench::add_latency_command(*cmd);
   auto chat = bench::add_chat_command(*cmd);
   auto llama = bench::add_llama_command(*cmd);
-  return [cmd, throughput, latency, chat, llama]() {
+  auto tokenize = bench::add_tokenize_bench_command(*cmd);
+  return [cmd, throughput, latency, chat, llama, tokenize]() {
     if (cmd->got_subcommand("throughput")) return throughput();
     if (cmd->got_subcommand("latency")) return latency();
     if (cmd->got_subcommand("chat")) return chat();
     if (cmd->got_subcommand("llama")) return llama();
+    if (cmd->got_subcommand("tokenize")) return tokenize();
     return 2;
   };
 }

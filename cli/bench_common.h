@@ -86,5 +86,7 @@ Command add_latency_command(CLI::App& bench);
 Command add_chat_command(CLI::App& bench);
 /// `llama`: llama-bench (pp512, tg128) and llama-batched-bench workloads in their terms.
 Command add_llama_command(CLI::App& bench);
+/// `tokenize`: tokenizer encode/decode speed on ~1 MB of text (loads only the tokenizer).
+Command add_tokenize_bench_command(CLI::App& bench);
 
 }  // namespace pagedchat::cli::bench

@@ -24,6 +24,8 @@ Command add_bench_command(CLI::App& app);
 /// `template`: render a conversation (a JSON file) with the model's chat template, a built-in or a
 /// .jinja file, and print the prompt exactly (with --json, its token ids too).
 Command add_template_command(CLI::App& app);
+/// `tokenize`: print the ids and pieces of a text (loads only the tokenizer).
+Command add_tokenize_command(CLI::App& app);
 
 /// `convert`: write a model as GGUF (f32, f16, q8_0) or as a Hugging Face folder (f32, bf16).
 Command add_convert_command(CLI::App& app);

@@ -1,4 +1,4 @@
-// pagedchat-cli: the engine from the command line (generate, chat, bench, convert, template).
+// pagedchat-cli: the engine from the command line (generate, chat, bench, convert, tokenize, template).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   auto bench = pagedchat::cli::add_bench_command(app);
   auto convert = pagedchat::cli::add_convert_command(app);
   auto chat_template = pagedchat::cli::add_template_command(app);
+  auto tokenize = pagedchat::cli::add_tokenize_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("bench")) return bench();
     if (app.got_subcommand("convert")) return convert();
     if (app.got_subcommand("template")) return chat_template();
+    if (app.got_subcommand("tokenize")) return tokenize();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pagedchat-cli: error: %s\n", e.what());
     return 1;

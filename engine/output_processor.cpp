@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/sample/stop_checker.h"
+#include "engine/text/utf8.h"
 
 namespace pagedchat {
 
@@ -31,9 +32,7 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
     std::map<int, Logprob> entry;
     auto piece = [&](int id) {
       if (!tokenizer_) return std::string();
-      std::string t = tokenizer_->id_to_piece(id);
-      for (size_t at; (at = t.find("\xE2\x96\x81")) != std::string::npos;) t.replace(at, 3, " ");  // "▁"
-      return t;
+      return utf8::repair(tokenizer_->token_text(id));  // "▁" -> " ", byte-level -> bytes; partial UTF-8 -> U+FFFD
     };
     for (size_t i = 0; i < s.top_logprobs.size(); ++i)
       entry[s.top_logprobs[i].first] = Logprob{s.top_logprobs[i].second, int(i) + 1, piece(s.top_logprobs[i].first)};

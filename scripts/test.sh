@@ -23,11 +23,11 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
-# libFuzzer: a short run of each file-format parser (GGUF, safetensors) and of the Jinja chat
-# template interpreter, built with clang.
+# libFuzzer: a short run of each file-format parser (GGUF, safetensors, tokenizer.json) and of the
+# Jinja chat template interpreter, built with clang.
 if command -v clang++ >/dev/null; then
   CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGEDCHAT_BUILD_APP=OFF \
     -DPAGEDCHAT_ENABLE_CUDA=OFF
-  cmake --build build-fuzz -j"$jobs" --target fuzz_gguf fuzz_safetensors fuzz_jinja
+  cmake --build build-fuzz -j"$jobs" --target fuzz_gguf fuzz_safetensors fuzz_tokenizer_json fuzz_jinja
   ctest --test-dir build-fuzz -L fuzz --output-on-failure
 fi

@@ -53,6 +53,22 @@ void prefault(const LoadedModel& model, const EngineConfig& config) {
 
 }  // namespace
 
+void check_vocab_sizes(const Tokenizer& tokenizer, int model_vocab_size, const std::string& model_path, bool allow_padding) {
+  const int n = tokenizer.vocab_size();
+  if (n == model_vocab_size) return;
+  // A Hugging Face model may have more embedding rows than its tokenizer has tokens: Qwen pads
+  // 151669 tokens to 151936 (Qwen2.5-7B: 152064) rows in config.json's vocab_size; vLLM and
+  // transformers accept that, the extra ids are never produced by the tokenizer. Padding is a few
+  // hundred rows; a model whose vocabulary is much larger belongs to another tokenizer. (GGUF
+  // converters write the padding rows into the vocabulary as [PAD] tokens, so there sizes match.)
+  // A tokenizer with ids the model has no row for is always wrong.
+  if (allow_padding && n < model_vocab_size && model_vocab_size - n <= n / 16 + 1024) return;
+  throw std::runtime_error("tokenizer '" + tokenizer.path() + "' has " + std::to_string(n) + " tokens but the model '" +
+                           model_path + "' has a vocabulary of " + std::to_string(model_vocab_size) +
+                           (n > model_vocab_size ? ": the tokenizer has ids the model has no embedding for"
+                                                 : ": they do not belong together"));
+}
+
 ModelBundle load_model(const EngineConfig& in) {
   EngineConfig config = in;
   if (const std::string gguf = single_gguf_in(config.model); !gguf.empty()) config.model = gguf;
@@ -61,13 +77,13 @@ ModelBundle load_model(const EngineConfig& in) {
   if (is_random_model_spec(config.model)) {
     b.format = "random";
     b.model = make_random_model(config.model);  // token ids only, unless a tokenizer is named
-    if (!config.tokenizer.empty()) b.tokenizer = std::make_unique<Tokenizer>(config.tokenizer);
+    if (!config.tokenizer.empty()) b.tokenizer = load_tokenizer(config.tokenizer);
   } else if (is_gguf_file(config.model) || std::filesystem::path(config.model).extension() == ".gguf") {
     // A ".gguf" without the magic is reported as a broken GGUF file, not as a llama2.c one.
     b.format = "gguf";  // weights, vocabulary and chat template in one file
     GgufModel g = load_gguf(config.model, /*with_tokenizer=*/config.tokenizer.empty());
     b.model = std::move(g.model);
-    b.tokenizer = config.tokenizer.empty() ? std::move(g.tokenizer) : std::make_unique<Tokenizer>(config.tokenizer);
+    b.tokenizer = config.tokenizer.empty() ? std::move(g.tokenizer) : load_tokenizer(config.tokenizer);
     b.chat_template = std::move(g.chat_template);
     b.model.config.add_bos = g.add_bos;
   } else if (const std::string hf = hf_folder_of(config.model); !hf.empty()) {
@@ -77,16 +93,19 @@ ModelBundle load_model(const EngineConfig& in) {
     b.format = "llama2.c";
     b.path = files.checkpoint;
     b.model = load_llama2c(files.checkpoint);
-    b.tokenizer = std::make_unique<Tokenizer>(files.tokenizer);
+    b.tokenizer = load_tokenizer(files.tokenizer);
   }
   ModelConfig& mc = b.model.config;
   if (b.tokenizer) {
-    if (b.tokenizer->vocab_size() != mc.vocab_size)
-      throw std::runtime_error("tokenizer '" + b.tokenizer->path() + "' has " + std::to_string(b.tokenizer->vocab_size()) +
-                               " pieces but the model '" + b.path + "' has a vocabulary of " +
-                               std::to_string(mc.vocab_size) + ": they do not belong together");
+    check_vocab_sizes(*b.tokenizer, mc.vocab_size, b.path, /*allow_padding=*/b.format == "huggingface");
     if (b.format != "huggingface" && b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
     if (b.format != "huggingface" && b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
+    // Every end-of-generation token the vocabulary declares stops generation too (GGUF eot/eom,
+    // tokenizer_config.json's eos_token), as llama.cpp's EOG set and vLLM do.
+    for (int id : b.tokenizer->eos_ids())
+      if (id != mc.eos_id && id < mc.vocab_size &&
+          std::find(mc.extra_eos_ids.begin(), mc.extra_eos_ids.end(), id) == mc.extra_eos_ids.end())
+        mc.extra_eos_ids.push_back(id);
   }
   prefault(b.model, config);
   return b;

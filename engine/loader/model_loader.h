@@ -33,6 +33,13 @@ struct ModelBundle {
   SamplingDefaults generation_defaults;  ///< from generation_config.json (Hugging Face folders)
 };
 
+/// Throws std::runtime_error naming both when `tokenizer` does not fit a model with
+/// `model_vocab_size` embedding rows: equal sizes, or with `allow_padding` (Hugging Face
+/// config.json vocab_size) a tokenizer smaller by padding rows (at most size/16 + 1024, as Qwen
+/// pads); never larger.
+void check_vocab_sizes(const Tokenizer& tokenizer, int model_vocab_size, const std::string& model_path,
+                       bool allow_padding);
+
 /// Detects the format of config.model and loads it (tokenizer from config.tokenizer when given).
 /// Throws std::runtime_error naming the file and the problem; std::invalid_argument for bad specs.
 ModelBundle load_model(const EngineConfig& config);

@@ -250,7 +250,8 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
   QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0, 30000);
   // The same count as the tokenizer and template give for the stored messages as the next
   // request would send them ("none": BOS, the user's text, the reply's text, left open).
-  pagedchat::Tokenizer tokenizer((testpaths::stories260K() + QStringLiteral("/tok512.model")).toStdString());
+  const auto tokenizer_ptr = pagedchat::load_tokenizer((testpaths::stories260K() + QStringLiteral("/tok512.model")).toStdString());
+  const pagedchat::Tokenizer& tokenizer = *tokenizer_ptr;
   const std::vector<int> ids = pagedchat::encode_chat(
       tokenizer, "none", {{"user", "Tom had a red ball"}, {"assistant", reply.toStdString()}}, false,
       /*bos_id=*/1, /*eos_id=*/2, /*continue_final_message=*/true);  // llama2.c's ids

@@ -247,7 +247,7 @@ class TestBatching : public QObject {
     EngineConfig cfg = testutil::storiesConfig();
     cfg.max_model_len = 32;
     LLMEngine engine(cfg);
-    const int prompt_len = int(engine.tokenizer().encode("Once upon a time").size());
+    const int prompt_len = int(engine.tokenizer().encode("Once upon a time", true).size());
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, engine.add_request("a", "Once upon a time", testutil::greedy(500)));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                              engine.add_request("a", "Once upon a time", testutil::greedy(32 - prompt_len + 1)));

@@ -113,7 +113,7 @@ class TestEngineFeatures : public QObject {
     p.ignore_eos = true;
     const std::string prompt = "Lily and Tom went to the park. They saw a big";  // one full block and a partial one
     LLMEngine engine(testutil::storiesConfig());
-    const int prompt_len = int(engine.tokenizer().encode(prompt).size());
+    const int prompt_len = int(engine.tokenizer().encode(prompt, true).size());
     QVERIFY(prompt_len > 16 && prompt_len % 16 != 0);
     engine.add_request("n3", prompt, p);
     int checked = 0;

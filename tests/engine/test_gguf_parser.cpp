@@ -190,7 +190,7 @@ class TestGgufParser : public QObject {
     QCOMPARE(m.model.config.vocab_size, 263);
     QCOMPARE(m.model.config.head_dim, 16);
     QVERIFY(m.model.config.shared_classifier);
-    QCOMPARE(m.tokenizer->encode("ab"), (std::vector<int>{1, 262, 261}));  // ▁a b
+    QCOMPARE(m.tokenizer->encode("ab", true), (std::vector<int>{1, 262, 261}));  // ▁a b
   }
 
   void utf8Validator() {

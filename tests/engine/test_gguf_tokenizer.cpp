@@ -9,6 +9,7 @@
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_tokenizer.h"
 #include "engine/loader/gguf/gguf_writer.h"
+#include "engine/text/sentencepiece_tokenizer.h"
 #include "sentencepiece_model.pb.h"
 #include "test_paths.h"
 
@@ -56,11 +57,16 @@ QString show(const std::vector<int>& ids) {
 void expectSameIds(const Tokenizer& tok, const sentencepiece::SentencePieceProcessor& sp,
                    const std::vector<std::string>& texts) {
   for (const auto& text : texts) {
-    const std::vector<int> want = spEncode(sp, text), got = tok.encode(text);
+    const std::vector<int> want = spEncode(sp, text), got = tok.encode(text, true);
     QVERIFY2(got == want, qPrintable(QString::fromStdString(text) + ": " + show(got) + " vs " + show(want)));
     std::string want_text;
     sp.Decode(want, &want_text);
-    QCOMPARE(tok.decode(got), want_text);
+    // libsentencepiece 0.1.97 drops the "▁" of every piece while its output is still empty, so a
+    // text that starts with spaces loses them all ("  two" -> "two"); HF's Llama tokenizers and
+    // llama.cpp drop only the dummy-prefix space, so such a text round-trips.
+    const std::string got_text = tok.decode(got);
+    QVERIFY2(got_text == want_text || (text.rfind(' ', 0) == 0 && got_text == text),
+             qPrintable(QString::fromStdString(text) + " decoded as " + QString::fromStdString(got_text)));
   }
 }
 }  // namespace
@@ -118,7 +124,7 @@ class TestGgufTokenizer : public QObject {
     const auto tok = load_gguf_tokenizer(GgufFile::open(path.toStdString()));
     expectSameIds(*tok, keep, kTexts);
     expectSameIds(*tok, keep, kWhitespaceRuns);
-    QVERIFY(tok->encode("many     spaces") != spEncode(*sp, "many     spaces"));
+    QVERIFY(tok->encode("many     spaces", true) != spEncode(*sp, "many     spaces"));
   }
 
   // write_gguf_vocab stores remove_extra_whitespaces, so tok512 survives a round trip exactly.
@@ -142,7 +148,7 @@ class TestGgufTokenizer : public QObject {
     const SpmVocab v = vocab_from_sentencepiece(*sp, llama2().toStdString());
     QCOMPARE(v.pieces.size(), std::size_t(32000));
     QVERIFY(!v.remove_extra_whitespaces);
-    const auto direct = Tokenizer::from_serialized_proto(build_sentencepiece_proto(v), "llama2 pieces");
+    const auto direct = SentencePieceTokenizer::from_serialized_proto(build_sentencepiece_proto(v), "llama2 pieces");
     expectSameIds(*direct, *sp, kTexts);
     expectSameIds(*direct, *sp, kWhitespaceRuns);
 
@@ -167,10 +173,10 @@ class TestGgufTokenizer : public QObject {
     SpmVocab v = vocab_from_sentencepiece(*sp, "tok512");
     v.pieces[1] = "<bos>";
     v.pieces[2] = "<|end|>";
-    const auto tok = Tokenizer::from_serialized_proto(build_sentencepiece_proto(v), "renamed");
+    const auto tok = SentencePieceTokenizer::from_serialized_proto(build_sentencepiece_proto(v), "renamed");
     QCOMPARE(tok->bos_id(), 1);
     QCOMPARE(tok->eos_id(), 2);
-    QCOMPARE(tok->encode("Once upon a time"), spEncode(*sp, "Once upon a time"));
+    QCOMPARE(tok->encode("Once upon a time", true), spEncode(*sp, "Once upon a time"));
   }
 };
 

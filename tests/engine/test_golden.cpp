@@ -51,7 +51,7 @@ class TestGolden : public QObject {
     const int steps = g["steps"].toInt();
 
     LLM llm(testutil::storiesConfig());
-    QCOMPARE(llm.engine().tokenizer().encode(prompt), expected_prompt);
+    QCOMPARE(llm.engine().tokenizer().encode(prompt, true), expected_prompt);
     const auto outs = llm.generate({prompt}, testutil::greedy(steps - int(expected_prompt.size()) + 1));
     QCOMPARE(outs.size(), size_t(1));
     QCOMPARE(outs[0].prompt_token_ids, expected_prompt);

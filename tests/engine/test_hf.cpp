@@ -314,10 +314,21 @@ class TestHf : public QObject {
     const QString dir = tmp_.filePath("tokjson");
     copyFolder(f32_, dir);
     QFile::remove(dir + "/tokenizer.model");
+    // A tokenizer.json is the folder's tokenizer (loaded, so a broken one is reported) ...
     QVERIFY(writeAll(dir + "/tokenizer.json", "{}"));
-    HF_EXPECT_ERROR(LLM(folderConfig(dir)), dir, "tokenizer.json", "tokenizer.model");
+    HF_EXPECT_ERROR(LLM(folderConfig(dir)), dir, "tokenizer.json", "model");
+    // ... and a real one that does not fit the model's 512 rows is refused by the size check.
+    const QString llama3 = testpaths::modelFile("tokenizers/llama-3.1/tokenizer.json");
+    if (QFileInfo::exists(llama3)) {
+      QFile::remove(dir + "/tokenizer.json");
+      QVERIFY(QFile::copy(llama3, dir + "/tokenizer.json"));
+      // Its tokenizer_config.json (LlamaTokenizer's) names "<s>", which that vocabulary lacks.
+      HF_EXPECT_ERROR(LLM(folderConfig(dir)), "tokenizer_config.json", "bos_token", "<s>");
+      QFile::remove(dir + "/tokenizer_config.json");
+      HF_EXPECT_ERROR(LLM(folderConfig(dir)), "128256", "512");
+    }
     QFile::remove(dir + "/tokenizer.json");
-    HF_EXPECT_ERROR(LLM(folderConfig(dir)), dir, "tokenizer.model");
+    HF_EXPECT_ERROR(LLM(folderConfig(dir)), dir, "tokenizer.json", "tokenizer.model");
     EngineConfig c = folderConfig(dir);
     c.tokenizer = storiesTokenizer().toStdString();  // an explicit tokenizer is used instead
     LLM llm(c);

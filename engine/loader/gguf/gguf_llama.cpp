@@ -179,7 +179,7 @@ GgufModel load_gguf(const std::string& path, bool with_tokenizer) {
   GgufModel g;
   if (with_tokenizer) {
     g.tokenizer = load_gguf_tokenizer(f);
-    g.add_bos = f.get_bool("tokenizer.ggml.add_bos_token").value_or(true);
+    g.add_bos = g.tokenizer->add_bos();  // add_bos_token, else llama.cpp's default for the vocabulary
   }
   g.chat_template = read_gguf_chat_template(f);
   g.model = load_gguf_llama(f);

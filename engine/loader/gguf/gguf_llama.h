@@ -37,7 +37,7 @@ struct GgufModel {
   LoadedModel model;
   std::unique_ptr<Tokenizer> tokenizer;  ///< null when not asked for
   std::string chat_template;             ///< tokenizer.chat_template, or ""
-  bool add_bos = true;                   ///< tokenizer.ggml.add_bos_token
+  bool add_bos = true;                   ///< the tokenizer's add_bos(): add_bos_token or llama.cpp's default
 };
 
 /// Opens `path` and loads its model, plus its tokenizer when `with_tokenizer` (see

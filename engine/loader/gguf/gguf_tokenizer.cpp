@@ -2,9 +2,12 @@
 
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "engine/loader/gguf/gguf_bpe_pre.h"
 #include "engine/loader/gguf/gguf_reader.h"
+#include "engine/text/sentencepiece_tokenizer.h"
 #include "sentencepiece_model.pb.h"  // generated from engine/gguf/sentencepiece_model.proto
 
 namespace pagedchat {
@@ -34,7 +37,7 @@ SpmVocab read_gguf_vocab(const GgufFile& f) {
                              "pass a sentencepiece .model with --tokenizer");
   if (*model != "llama")
     throw std::runtime_error("'" + file + "': tokenizer.ggml.model is '" + *model +
-                             "', which is not supported (only 'llama', i.e. sentencepiece vocabularies)");
+                             "', not 'llama' (a sentencepiece vocabulary)");
   const GgufValue* tokens = f.get_array("tokenizer.ggml.tokens", GgufType::kString);
   if (!tokens || tokens->strings.empty())
     throw std::runtime_error("'" + file + "': key 'tokenizer.ggml.tokens' is missing or empty");
@@ -95,7 +98,14 @@ std::string build_sentencepiece_proto(const SpmVocab& v) {
     PieceType* p = m.add_pieces();
     p->set_piece(v.pieces[i]);
     p->set_score(v.scores[i]);
-    p->set_type(PieceType::Type(v.types[i]));
+    // sentencepiece needs exactly one UNKNOWN piece, at unk_id. GGUF files are not always so
+    // tidy (Phi-3's types <unk> CONTROL and its [PAD] rows UNKNOWN); llama.cpp treats UNKNOWN and
+    // CONTROL alike (never produced from text, matched only with parse_special, decoded as ""),
+    // so other UNKNOWN pieces become CONTROL and the unk_id piece UNKNOWN.
+    int type = v.types[i];
+    if (int(i) == v.unk_id) type = PieceType::UNKNOWN;
+    else if (type == PieceType::UNKNOWN) type = PieceType::CONTROL;
+    p->set_type(PieceType::Type(type));
     has_bytes = has_bytes || v.types[i] == PieceType::BYTE;
   }
   spm::TrainerSpec* t = m.mutable_trainer_spec();
@@ -120,8 +130,161 @@ std::string build_sentencepiece_proto(const SpmVocab& v) {
   return m.SerializeAsString();
 }
 
+namespace {
+
+std::string lower(std::string s) {
+  for (char& ch : s)
+    if (ch >= 'A' && ch <= 'Z') ch = char(ch - 'A' + 'a');
+  return s;
+}
+
+std::vector<int> extra_eos_ids(const GgufFile& f, std::size_t n) {
+  std::vector<int> ids;
+  for (const char* key : {"tokenizer.ggml.eot_token_id", "tokenizer.ggml.eom_token_id"})
+    if (const int id = read_special_id(f, key, -1, n); id >= 0) ids.push_back(id);
+  return ids;
+}
+
+std::unique_ptr<Tokenizer> load_gguf_spm(const GgufFile& f) {
+  const SpmVocab v = read_gguf_vocab(f);
+  SentencePieceOptions o;
+  o.add_bos = v.add_bos;
+  o.extra_eos = extra_eos_ids(f, v.pieces.size());
+  // llama.cpp b4747 (llama_vocab::impl::load, "per token attributes"): Phi-3 models strip the
+  // whitespace after their special tokens, except <unk>, <s> and <|endoftext|>; </s> does too.
+  const std::string name = lower(f.get_string("general.name").value_or(""));
+  if (name.find("phi-3") != std::string::npos || name.find("phi3") != std::string::npos) {
+    for (std::size_t i = 0; i < v.pieces.size(); ++i) {
+      const int t = v.types[i];
+      const std::string& p = v.pieces[i];
+      const bool special = t == PieceType::CONTROL || t == PieceType::USER_DEFINED || t == PieceType::UNKNOWN;
+      if ((special || p == "</s>") && p != "<unk>" && p != "<s>" && p != "<|endoftext|>")
+        o.strips.push_back({int(i), false, true});
+    }
+  }
+  return SentencePieceTokenizer::from_serialized_proto(build_sentencepiece_proto(v), f.name(), o);
+}
+
+}  // namespace
+
+bpe::BpeConfig read_gguf_bpe(const GgufFile& f) {
+  const std::string& file = f.name();
+  auto fail = [&](const std::string& msg) -> void { throw std::runtime_error("'" + file + "': " + msg); };
+  const GgufValue* tokens = f.get_array("tokenizer.ggml.tokens", GgufType::kString);
+  if (!tokens || tokens->strings.empty()) fail("key 'tokenizer.ggml.tokens' is missing or empty");
+  const std::size_t n = tokens->strings.size();
+  if (int64_t(n) > kMaxVocab)
+    fail(std::to_string(n) + " tokens is more than the limit of " + std::to_string(kMaxVocab));
+  for (std::size_t i = 0; i < n; ++i)
+    if (tokens->strings[i].empty() || !is_valid_utf8(tokens->strings[i]))
+      fail("token " + std::to_string(i) + " of 'tokenizer.ggml.tokens' is " +
+           (tokens->strings[i].empty() ? "empty" : "not valid UTF-8"));
+  std::vector<int> types(n, PieceType::NORMAL);
+  if (const GgufValue* tt = f.get_array("tokenizer.ggml.token_type", GgufType::kInt32)) {
+    if (tt->ints.size() != n)
+      fail("'tokenizer.ggml.token_type' has " + std::to_string(tt->ints.size()) + " values for " + std::to_string(n) + " tokens");
+    for (std::size_t i = 0; i < n; ++i) {
+      if (tt->ints[i] < 1 || tt->ints[i] > 6)
+        fail("token " + std::to_string(i) + " has type " + std::to_string(tt->ints[i]) +
+             " (1 to 6 allowed in 'tokenizer.ggml.token_type')");
+      types[i] = int(tt->ints[i]);
+    }
+  }
+  const GgufValue* merges = f.get_array("tokenizer.ggml.merges", GgufType::kString);
+  if (!merges) fail("key 'tokenizer.ggml.merges' is missing: a 'gpt2' (BPE) vocabulary needs its merges");
+  const std::string pre_name = f.get_string("tokenizer.ggml.pre").value_or("");
+  const std::optional<GgufBpePre> pre = gguf_bpe_pre(pre_name);
+  if (!pre) {
+    std::string known;
+    for (const std::string& k : gguf_bpe_pre_names()) known += (known.empty() ? "" : ", ") + k;
+    fail("tokenizer.ggml.pre is '" + pre_name + "', a pre-tokenizer type llama.cpp b4747 does not know (known: " + known + ")");
+  }
+
+  bpe::BpeConfig c;
+  c.path = file;
+  c.pieces = tokens->strings;
+  c.vocab.resize(n);
+  c.attrs.resize(n, bpe::TokenAttr::kNormal);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int t = types[i];
+    if (t == PieceType::NORMAL) {
+      c.vocab[i] = c.pieces[i];
+      continue;
+    }
+    if (t == PieceType::UNUSED || t == PieceType::BYTE) {
+      c.attrs[i] = bpe::TokenAttr::kUnused;
+      continue;
+    }
+    AddedToken a;
+    a.id = int(i);
+    a.content = c.pieces[i];
+    a.special = t != PieceType::USER_DEFINED;
+    c.attrs[i] = a.special ? bpe::TokenAttr::kControl : bpe::TokenAttr::kUserDefined;
+    // llama.cpp b4747: jina-v2-de/-es/-code vocabularies strip the whitespace before <mask>.
+    if (a.content == "<mask>" && pre_name.find("jina-v2-") != std::string::npos) a.lstrip = true;
+    c.added.push_back(std::move(a));
+  }
+  c.merges.reserve(merges->strings.size());
+  for (std::size_t i = 0; i < merges->strings.size(); ++i) {
+    const std::string& m = merges->strings[i];
+    const std::size_t sp = m.size() > 1 ? m.find(' ', 1) : std::string::npos;  // llama.cpp: find(' ', 1)
+    if (sp == std::string::npos || sp + 1 >= m.size())
+      fail("merge " + std::to_string(i) + " of 'tokenizer.ggml.merges' is \"" + m + "\", not \"left right\"");
+    c.merges.emplace_back(m.substr(0, sp), m.substr(sp + 1));
+  }
+  c.merges_where = "'" + file + "': tokenizer.ggml.merges";
+  c.model.ignore_merges = pre->ignore_merges;
+
+  if (pre->nfc) {
+    bpe::Normalizer nfc;
+    nfc.type = bpe::Normalizer::Type::kNFC;
+    c.normalizer = nfc;
+  }
+  bpe::PreTokenizer seq;
+  seq.type = bpe::PreTokenizer::Type::kSequence;
+  for (std::size_t i = 0; i < pre->regexes.size(); ++i) {
+    bpe::PreTokenizer split;
+    split.type = bpe::PreTokenizer::Type::kSplit;
+    split.behavior = bpe::SplitBehavior::kIsolated;
+    split.pattern.regex = std::make_shared<bpe::Regex>(
+        pre->regexes[i], "'" + file + "': pre-tokenizer '" + pre_name + "' expression " + std::to_string(i));
+    seq.children.push_back(std::move(split));
+  }
+  bpe::PreTokenizer bytes;
+  bytes.type = bpe::PreTokenizer::Type::kByteLevel;
+  bytes.add_prefix_space = false;
+  bytes.use_regex = false;
+  seq.children.push_back(std::move(bytes));
+  c.pre_tokenizer = std::move(seq);
+  bpe::Decoder dec;
+  dec.type = bpe::Decoder::Type::kByteLevel;
+  c.decoder = dec;
+
+  c.bos_id = pre->no_bos ? -1 : read_special_id(f, "tokenizer.ggml.bos_token_id", -1, n);
+  c.eos_id = read_special_id(f, "tokenizer.ggml.eos_token_id", -1, n);
+  (void)read_special_id(f, "tokenizer.ggml.unknown_token_id", -1, n);  // checked: inside the vocabulary
+  (void)read_special_id(f, "tokenizer.ggml.padding_token_id", -1, n);
+  c.eos_ids = extra_eos_ids(f, n);
+  c.add_bos = f.get_bool("tokenizer.ggml.add_bos_token").value_or(pre->add_bos);
+  c.clean_spaces = pre->clean_spaces;
+  return c;
+}
+
 std::unique_ptr<Tokenizer> load_gguf_tokenizer(const GgufFile& f) {
-  return Tokenizer::from_serialized_proto(build_sentencepiece_proto(read_gguf_vocab(f)), f.name());
+  const std::optional<std::string> model = f.get_string("tokenizer.ggml.model");
+  if (!model)
+    throw std::runtime_error("'" + f.name() + "' holds no tokenizer (no key 'tokenizer.ggml.model'); "
+                             "pass a tokenizer with --tokenizer");
+  if (*model == "llama") return load_gguf_spm(f);
+  if (*model == "gpt2") return std::make_unique<bpe::BpeTokenizer>(read_gguf_bpe(f));
+  static const std::pair<const char*, const char*> kRefused[] = {
+      {"bert", "WordPiece"}, {"t5", "Unigram"}, {"rwkv", "RWKV"}, {"no_vocab", "no vocabulary"}, {"none", "no vocabulary"}};
+  for (const auto& [name, what] : kRefused)
+    if (*model == name)
+      throw std::runtime_error("'" + f.name() + "': tokenizer.ggml.model is '" + *model + "' (" + what +
+                               "), which is not supported (supported: 'llama' = sentencepiece, 'gpt2' = BPE)");
+  throw std::runtime_error("'" + f.name() + "': tokenizer.ggml.model is '" + *model +
+                           "', an unknown tokenizer model (supported: 'llama' = sentencepiece, 'gpt2' = BPE)");
 }
 
 std::string read_gguf_chat_template(const GgufFile& f) {

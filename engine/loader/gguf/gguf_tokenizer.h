@@ -1,18 +1,21 @@
-// GGUF vocabularies <-> sentencepiece: a "llama" (sentencepiece) vocabulary stored as
-// tokenizer.ggml.* metadata becomes a sentencepiece ModelProto the engine's Tokenizer loads, and a
+// GGUF vocabularies: a "llama" (sentencepiece) vocabulary stored as tokenizer.ggml.* metadata
+// becomes a sentencepiece ModelProto (SentencePieceTokenizer), a "gpt2" (byte-level BPE) one a
+// BpeTokenizer with llama.cpp's pre-tokenizer for tokenizer.ggml.pre (gguf_bpe_pre.h); and a
 // sentencepiece model becomes the same metadata for the GGUF writer.
 //
 // Format source: llama.cpp's gguf-py constants (tokenizer.ggml.model, .tokens, .scores,
 // .token_type, .bos_token_id, .eos_token_id, .unknown_token_id, .padding_token_id,
-// .add_bos_token, .add_space_prefix, .remove_extra_whitespaces, tokenizer.chat_template) and its
-// llama-vocab.cpp (token types 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte —
-// the values of sentencepiece's ModelProto.SentencePiece.Type).
+// .add_bos_token, .add_space_prefix, .remove_extra_whitespaces, .merges, .pre, .eot_token_id,
+// .eom_token_id, tokenizer.chat_template) and its llama-vocab.cpp (token types 1 normal,
+// 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte — the values of sentencepiece's
+// ModelProto.SentencePiece.Type; which types are matched in text and how each decodes).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/text/bpe/bpe_tokenizer.h"
 #include "engine/text/tokenizer.h"
 
 namespace sentencepiece { class SentencePieceProcessor; }
@@ -44,8 +47,19 @@ SpmVocab read_gguf_vocab(const GgufFile& f);
 /// (llama.cpp never collapses whitespace unless the file says so).
 std::string build_sentencepiece_proto(const SpmVocab& v);
 
-/// The engine tokenizer for `f`'s vocabulary (read_gguf_vocab + build_sentencepiece_proto);
-/// std::runtime_error naming the file when sentencepiece rejects it.
+/// The BPE tokenizer of a "gpt2" vocabulary: tokens (non-empty UTF-8), token_type (1..6; absent:
+/// all normal), merges (required; "left right", both tokens of the vocabulary, and so is their
+/// concatenation), pre (one of gguf_bpe_pre_names(); absent = "default"), special ids inside the
+/// vocabulary (bos, eos, eot, eom, unk, pad), add_bos_token (absent: the pre type's default).
+/// Only NORMAL tokens are the BPE model's: control (CONTROL, UNKNOWN) and USER_DEFINED tokens
+/// are added tokens (llama.cpp's special-token partition), UNUSED and BYTE tokens decode to "".
+/// Throws std::runtime_error naming the file and the key.
+bpe::BpeConfig read_gguf_bpe(const GgufFile& f);
+
+/// The engine tokenizer for `f`'s vocabulary: tokenizer.ggml.model "llama" -> sentencepiece
+/// (read_gguf_vocab + build_sentencepiece_proto; add_bos_token, eot/eom ids, llama.cpp's
+/// per-model strip attributes), "gpt2" -> BPE (read_gguf_bpe); "bert", "t5", "rwkv", "none" and
+/// unknown models are refused by name. std::runtime_error naming the file and the key.
 std::unique_ptr<Tokenizer> load_gguf_tokenizer(const GgufFile& f);
 
 /// tokenizer.chat_template (Jinja text), or "" when absent; std::runtime_error when not UTF-8.

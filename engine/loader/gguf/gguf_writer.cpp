@@ -160,6 +160,10 @@ void write_file(const std::string& path, Bytes& meta, std::vector<OutTensor>& te
 
 SpmVocab vocab_of(const Tokenizer& tokenizer) {
   const std::string& src = tokenizer.path();
+  if (tokenizer.kind() != "sentencepiece")
+    throw std::runtime_error("tokenizer '" + src + "' is a " + tokenizer.kind() +
+                             " tokenizer: writing its vocabulary to GGUF is not supported yet (only sentencepiece "
+                             "vocabularies)");
   if (is_gguf_file(src)) return read_gguf_vocab(GgufFile::open(src));
   sentencepiece::SentencePieceProcessor sp;
   if (const auto st = sp.Load(src); !st.ok())

@@ -41,19 +41,17 @@ std::string find_chat_template(const fs::path& dir, const HfTokenizerConfig& tc)
   return {};
 }
 
+// The folder's tokenizer: an explicit one, else tokenizer.json (with tokenizer_config.json), else
+// tokenizer.model (sentencepiece), as transformers prefers the fast tokenizer.
 std::string find_tokenizer(const fs::path& dir, const std::string& explicit_path) {
   std::error_code ec;
   if (!explicit_path.empty()) {
-    if (!fs::is_regular_file(explicit_path, ec)) throw std::runtime_error("tokenizer '" + explicit_path + "' does not exist");
+    if (!fs::exists(explicit_path, ec)) throw std::runtime_error("tokenizer '" + explicit_path + "' does not exist");
     return explicit_path;
   }
-  const fs::path model = dir / "tokenizer.model";
-  if (fs::is_regular_file(model, ec)) return model.string();
-  if (fs::exists(dir / "tokenizer.json", ec))
-    throw std::runtime_error("'" + dir.string() +
-                             "' has a tokenizer.json but no tokenizer.model: only sentencepiece tokenizers are "
-                             "supported; add the model's tokenizer.model or pass one with --tokenizer");
-  throw std::runtime_error("no tokenizer.model (sentencepiece) in '" + dir.string() + "'; pass one with --tokenizer");
+  for (const char* name : {"tokenizer.json", "tokenizer.model"})
+    if (fs::is_regular_file(dir / name, ec)) return (dir / name).string();
+  throw std::runtime_error("no tokenizer.json or tokenizer.model in '" + dir.string() + "'; pass one with --tokenizer");
 }
 
 }  // namespace
@@ -159,12 +157,14 @@ ModelBundle load_hf_folder(const std::string& dir, const std::string& tokenizer)
   b.format = "huggingface";
   b.path = dir;
   b.model = load_hf_weights(dir, cfg);
-  b.tokenizer = std::make_unique<Tokenizer>(tokenizer_path);
+  b.tokenizer = load_tokenizer(tokenizer_path);
   b.chat_template = find_chat_template(d, tc);
   b.generation_defaults = gc.defaults;
 
   ModelConfig& mc = b.model.config;
-  if (tc.add_bos_token) mc.add_bos = *tc.add_bos_token;
+  // tokenizer_config.json's add_bos_token, else the tokenizer's own default (tokenizer.json's
+  // post-processor; sentencepiece models: true).
+  mc.add_bos = tc.add_bos_token ? *tc.add_bos_token : b.tokenizer->add_bos();
   if (!cfg.has_bos_id) {
     if (gc.bos_id) mc.bos_id = *gc.bos_id;
     else if (b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
