@@ -53,13 +53,13 @@ int run_template(const TemplateOptions& opt) {
     throw std::invalid_argument("pass --model (its own chat template) or --chat-template NAME|FILE.jinja");
   // The messages: a JSON array, or an object holding "messages" and further template variables
   // (e.g. "tools", "documents"), as transformers' apply_chat_template takes them.
-  nlohmann::json input;
+  nlohmann::ordered_json input;
   try {
-    input = nlohmann::json::parse(read_input(opt.messages));
-  } catch (const nlohmann::json::exception& e) {
+    input = nlohmann::ordered_json::parse(read_input(opt.messages));
+  } catch (const nlohmann::ordered_json::exception& e) {
     throw std::runtime_error("'" + opt.messages + "' is not valid JSON: " + e.what());
   }
-  nlohmann::json messages, extra = nlohmann::json::object();
+  nlohmann::ordered_json messages, extra = nlohmann::ordered_json::object();
   if (input.is_array()) {
     messages = input;
   } else if (input.is_object() && input.contains("messages")) {

@@ -44,7 +44,7 @@ const BuiltinChatTemplate& builtin_or_throw(const std::string& name) {
 }
 
 // The roles and role order a built-in renders (`m` is a JSON array of message objects).
-void validate(const BuiltinChatTemplate& spec, const nlohmann::json& m) {
+void validate(const BuiltinChatTemplate& spec, const nlohmann::ordered_json& m) {
   const std::string& name = spec.name;
   if (m.empty()) throw ChatTemplateError("chat template '" + name + "': no messages to render");
   auto role_of = [&](size_t i) { return m[i]["role"].get<std::string>(); };
@@ -72,7 +72,7 @@ void validate(const BuiltinChatTemplate& spec, const nlohmann::json& m) {
 }
 
 // Every message an object with a string "role" (what every template reads).
-void check_shape(const std::string& origin, const nlohmann::json& m) {
+void check_shape(const std::string& origin, const nlohmann::ordered_json& m) {
   if (!m.is_array()) throw ChatTemplateError(origin + ": the messages must be a JSON array");
   if (m.empty()) throw ChatTemplateError(origin + ": no messages to render");
   for (size_t i = 0; i < m.size(); ++i)
@@ -80,8 +80,8 @@ void check_shape(const std::string& origin, const nlohmann::json& m) {
       throw ChatTemplateError(origin + ": message " + std::to_string(i + 1) + " is not an object with a \"role\" string");
 }
 
-nlohmann::json to_json(const std::vector<ChatMessage>& messages) {
-  nlohmann::json msgs = nlohmann::json::array();
+nlohmann::ordered_json to_json(const std::vector<ChatMessage>& messages) {
+  nlohmann::ordered_json msgs = nlohmann::ordered_json::array();
   for (const ChatMessage& m : messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
   return msgs;
 }
@@ -95,20 +95,37 @@ TemplatedText prefix_of(const TemplatedText& t, size_t n) {
   return out;
 }
 
+bool is_plain_role(std::string_view role) {
+  if (role.empty() || role.size() > 32) return false;
+  for (char c : role)
+    if (!((c >= 'a' && c <= 'z') || c == '_')) return false;
+  return true;
+}
+
 // Renders `t` with the conversation as data and the options as trusted variables.
-TemplatedText render_jinja(const jinja::Template& t, const nlohmann::json& messages, const ChatRenderOptions& o,
+TemplatedText render_jinja(const jinja::Template& t, const nlohmann::ordered_json& messages, const ChatRenderOptions& o,
                            bool add_generation_prompt) {
-  nlohmann::json vars = {{"add_generation_prompt", add_generation_prompt}};
+  nlohmann::ordered_json vars = {{"add_generation_prompt", add_generation_prompt}};
   if (o.bos_token) vars["bos_token"] = *o.bos_token;
   if (o.eos_token) vars["eos_token"] = *o.eos_token;
   if (o.enable_thinking) vars["enable_thinking"] = *o.enable_thinking;
   jinja::Value context = jinja::value_from_json(vars, /*is_data=*/false);
-  context.set("messages", jinja::value_from_json(messages, /*is_data=*/true));
+  jinja::Value msgs = jinja::value_from_json(messages, /*is_data=*/true);
+  // A role is a name the caller chose from a few (system, user, assistant, tool, ...), not text
+  // a user typed: a plain lowercase name is template text, so that a template may build a
+  // special token from it ('<|' + role + '|>' writes Phi-3's <|user|>). Anything else stays data.
+  for (std::size_t i = 0; i < msgs.size(); ++i) {
+    jinja::Value m = msgs.at(i);
+    const jinja::Value role = m.get("role");
+    if (role.is_string() && is_plain_role(role.as_string()))
+      m.set("role", jinja::Value::string(role.as_string(), /*is_data=*/false), /*key_is_data=*/true);
+  }
+  context.set("messages", msgs);
   if (!o.extra_variables_json.empty()) {
-    nlohmann::json extra;
+    nlohmann::ordered_json extra;
     try {
-      extra = nlohmann::json::parse(o.extra_variables_json);
-    } catch (const nlohmann::json::exception& e) {
+      extra = nlohmann::ordered_json::parse(o.extra_variables_json);
+    } catch (const nlohmann::ordered_json::exception& e) {
       throw ChatTemplateError(std::string("chat template variables: not valid JSON: ") + e.what());
     }
     if (!extra.is_object()) throw ChatTemplateError("chat template variables must be a JSON object");
@@ -119,17 +136,17 @@ TemplatedText render_jinja(const jinja::Template& t, const nlohmann::json& messa
 }
 
 // One rendering of `t`, continued or not (see ChatTemplate::render).
-TemplatedText render_with(const jinja::Template& t, const std::string& origin, const nlohmann::json& messages,
+TemplatedText render_with(const jinja::Template& t, const std::string& origin, const nlohmann::ordered_json& messages,
                           const ChatRenderOptions& o) {
   if (!o.continue_final_message) return render_jinja(t, messages, o, o.add_generation_prompt);
-  const nlohmann::json& last = messages.back();
+  const nlohmann::ordered_json& last = messages.back();
   if (last["role"] != "assistant" || !last.contains("content") || !last["content"].is_string())
     throw ChatTemplateError(origin + ": only an assistant message can be continued; the last message is '" +
                             last["role"].get<std::string>() + "'");
   // As transformers' continue_final_message: render the closed conversation and cut right after
   // the last message's content. A marker stands in for the content so that the cut is exact even
   // when the text also appears earlier; the content goes back in as it is.
-  nlohmann::json marked = messages;
+  nlohmann::ordered_json marked = messages;
   marked.back()["content"] = std::string(kContinueMarker);
   const TemplatedText closed = render_jinja(t, marked, o, /*add_generation_prompt=*/false);
   const size_t at = closed.text.rfind(kContinueMarker);
@@ -200,7 +217,7 @@ TemplatedText ChatTemplate::render(const std::vector<ChatMessage>& messages, con
   return render(to_json(messages), options, warning);
 }
 
-TemplatedText ChatTemplate::render(const nlohmann::json& messages, const ChatRenderOptions& options,
+TemplatedText ChatTemplate::render(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
                                    std::string* warning) const {
   if (warning) warning->clear();
   check_shape(origin_, messages);

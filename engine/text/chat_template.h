@@ -120,7 +120,7 @@ class ChatTemplate {
   /// with "role" and "content" (a string, or null beside "tool_calls") and any further fields a
   /// template reads ("tool_calls", "name", "reasoning_content", ...); all of it is data. Built-in
   /// templates need string contents. Throws ChatTemplateError as above, naming the message.
-  TemplatedText render(const nlohmann::json& messages, const ChatRenderOptions& options,
+  TemplatedText render(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
                        std::string* warning = nullptr) const;
 
  private:

@@ -465,9 +465,9 @@ void TestChatTemplate::rejectsBadInput() {
   // Malformed JSON messages are refused by name, for built-ins and model templates alike.
   const ChatTemplate model = ChatTemplate::from_jinja(kChatmlJinja, "test");
   for (const char* bad : {R"({"role": "user"})", R"([{"content": "x"}])", R"([{"role": 3, "content": "x"}])", "[]"})
-    QVERIFY_THROWS_EXCEPTION(ChatTemplateError, model.render(nlohmann::json::parse(bad), {}));
+    QVERIFY_THROWS_EXCEPTION(ChatTemplateError, model.render(nlohmann::ordered_json::parse(bad), {}));
   QVERIFY_THROWS_EXCEPTION(ChatTemplateError, ChatTemplate::builtin("chatml").render(
-                                                  nlohmann::json::parse(R"([{"role": "user", "content": null}])"), {}));
+                                                  nlohmann::ordered_json::parse(R"([{"role": "user", "content": null}])"), {}));
   // A template that does not parse names the place.
   try {
     ChatTemplate::from_jinja("{% for m in messages %}{{ m.content }", "the chat template of 'x.gguf'");
