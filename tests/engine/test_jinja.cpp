@@ -8,6 +8,8 @@
 // 2024-07-26 08:00 UTC); a null expectation means the reference refuses the template.
 #include <QtTest>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -396,6 +398,50 @@ class TestJinja : public QObject {
     QCOMPARE(failure(members + " }}").kind(), Error::Kind::kSyntax);
     // Moderate nesting is fine.
     QCOMPARE(render("{{ " + std::string(50, '(') + "1" + std::string(50, ')') + " }}", Value::dict()), std::string("1"));
+  }
+
+  // The worst the limits allow — runaway recursion through macros and caller(), the deepest
+  // template the parser takes, printing the deepest value — fits a 1 MB stack (4 MB with
+  // AddressSanitizer, whose frames are larger): a template cannot overflow a thread's stack.
+  void smallStackIsEnough() {
+    std::vector<std::string> templates = {
+        "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
+        "{% macro f(n) %}{% if true %}{% for x in [1] %}{% set y = x %}{{ f(n) ~ (x | string) }}{% endfor %}{% endif %}"
+        "{% endmacro %}{{ f(0) }}",
+        "{% macro f(n) %}{% call f(n) %}{{ caller() }}{% endcall %}{% endmacro %}{{ f(0) }}",
+        "{{ " + std::string(98, '(') + "1" + std::string(98, ')') + " }}",
+        "{% set ns = namespace(x=[]) %}{% for i in range(510) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x | tojson(indent=1) | length }}",
+    };
+    struct Job {
+      const std::vector<std::string>* templates;
+      int errors = 0, rendered = 0;
+    } job{&templates};
+    auto run = [](void* p) -> void* {
+      auto* j = static_cast<Job*>(p);
+      for (const std::string& t : *j->templates) {
+        try {
+          (void)Template(t, "stack").render(Value::dict());
+          ++j->rendered;
+        } catch (const Error&) {
+          ++j->errors;
+        }
+      }
+      return nullptr;
+    };
+#if defined(__SANITIZE_ADDRESS__)
+    const std::size_t stack = 4u << 20;
+#else
+    const std::size_t stack = 1u << 20;
+#endif
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, stack);
+    pthread_t thread;
+    QCOMPARE(pthread_create(&thread, &attr, +run, &job), 0);
+    pthread_join(thread, nullptr);
+    pthread_attr_destroy(&attr);
+    QCOMPARE(job.errors, 3);  // the three recursions stop at max_depth
+    QCOMPARE(job.rendered, 2);
   }
 
   void cyclesAndEscapedCallersAreHarmless() {

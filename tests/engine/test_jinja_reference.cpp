@@ -140,6 +140,16 @@ std::string firstDifference(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+// At the top of a test function (QSKIP / QFAIL return from the function they are in): fails in CI,
+// skips elsewhere, when node or the package is missing.
+#define REQUIRE_REFERENCE()                                       \
+  do {                                                            \
+    if (!missing_.isEmpty()) {                                    \
+      if (testpaths::inCI()) QFAIL(qPrintable(missing_));         \
+      QSKIP(qPrintable(missing_));                                \
+    }                                                             \
+  } while (0)
+
 class TestJinjaReference : public QObject {
   Q_OBJECT
 
@@ -160,7 +170,7 @@ class TestJinjaReference : public QObject {
   }
 
   void realTemplatesMatchReference() {
-    requireReference();
+    REQUIRE_REFERENCE();
     struct Real {
       QString file;  // relative to the models folder
       std::optional<std::string> bos, eos;
@@ -204,7 +214,7 @@ class TestJinjaReference : public QObject {
   }
 
   void syntheticTemplatesMatchReference() {
-    requireReference();
+    REQUIRE_REFERENCE();
     const QString dir = sourceDir() + "/tests/data/jinja";
     const ojson ctx = ojson::parse(readFile(dir + "/context.json"));
     std::vector<Case> cases;
@@ -223,7 +233,7 @@ class TestJinjaReference : public QObject {
   // The jinja_render tool (what the differential test's renderer is for people) prints exactly
   // what node prints, for a real template with tools.
   void renderToolMatchesReference() {
-    requireReference();
+    REQUIRE_REFERENCE();
     const QString config = testpaths::modelFile("tokenizers/qwen3/tokenizer_config.json");
     REQUIRE_MODEL_FILE(config);
     QTemporaryDir tmp;
@@ -248,12 +258,6 @@ class TestJinjaReference : public QObject {
   }
 
  private:
-  void requireReference() {
-    if (missing_.isEmpty()) return;
-    if (testpaths::inCI()) QFAIL(qPrintable(missing_));
-    QSKIP(qPrintable(missing_));
-  }
-
   // Renders `cases` with node in one batch and here; every pair must agree. At least
   // `min_rendered` pairs must render (so the comparison is not vacuous) and at least
   // `min_failed` must fail in both.

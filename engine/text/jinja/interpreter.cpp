@@ -44,25 +44,6 @@ void Scope::set(std::string_view name, Value v) {
 
 namespace {
 
-// One level of evaluation: a step and a level of depth.
-class Frame {
- public:
-  explicit Frame(Ctx& c) : c_(c) {
-    c_.step();
-    if (c_.depth >= c_.limits.max_depth) {
-      fail_limit("templates nested or recursing deeper than max_depth (" + std::to_string(c_.limits.max_depth) +
-                 ") levels");
-    }
-    ++c_.depth;
-  }
-  ~Frame() { --c_.depth; }
-  Frame(const Frame&) = delete;
-  Frame& operator=(const Frame&) = delete;
-
- private:
-  Ctx& c_;
-};
-
 const Value& static_name(std::string_view s) {
   // Keys of `loop`: built once, shared (never appended to).
   static const Value index = make_string("index", false), index0 = make_string("index0", false),
@@ -195,7 +176,7 @@ void Interpreter::exec(const Node& n, Scope& s, StrBuilder& out) {
       print(eval(n, s), out);  // eval positions its own failures; printing's are positioned here
       return;
     }
-    Frame frame(ctx_);
+    DepthGuard frame(ctx_);
     switch (n.type) {
       case NodeType::kIf: {
         const auto& i = static_cast<const If&>(n);
@@ -319,7 +300,7 @@ void Interpreter::exec_set(const Set& st, Scope& s) {
 
 Value Interpreter::eval(const Node& n, Scope& s) {
   try {
-    Frame frame(ctx_);
+    DepthGuard frame(ctx_);
     return eval_node(n, s);
   } catch (const Failure& f) {
     throw error_at(n.pos, f.kind, f.message);

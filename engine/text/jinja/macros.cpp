@@ -19,6 +19,7 @@ class MacroCallable final : public Callable {
  public:
   explicit MacroCallable(const Macro& m) : m_(m) {}
   Value call(Interpreter& interp, Scope& caller, CallArgs& args) const override {
+    DepthGuard depth(interp.ctx(), kCallDepthUnits);
     Scope scope(&caller);
     interp.bind_params("'" + m_.name + "'", m_.params, m_.special, args, scope);
     return interp.render_body(m_.body, scope);
@@ -37,6 +38,7 @@ class CallerCallable final : public Callable {
       : cb_(cb), scope_(scope), alive_(std::move(alive)) {}
   Value call(Interpreter& interp, Scope&, CallArgs& args) const override {
     if (!*alive_) fail("caller() used after its {% call %} block ended");
+    DepthGuard depth(interp.ctx(), kCallDepthUnits);
     Scope scope(&scope_);
     interp.bind_params("None", cb_.params, cb_.special, args, scope);
     return interp.render_body(cb_.body, scope);

@@ -25,7 +25,7 @@
 
 namespace pagedchat::jinja::detail {
 
-constexpr std::size_t kMaxNesting = 200;
+constexpr std::size_t kMaxNesting = 100;  // about 2 KB of stack each while parsing
 constexpr std::size_t kMaxTreeDepth = 400;
 
 /// Parses the tokens of a template whose preprocessed text has `source_size` bytes (the position

@@ -67,4 +67,28 @@ struct Ctx {
   }
 };
 
+/// One level of nested evaluation, `units` deep (a macro call weighs more: its C++ frames take
+/// more stack than an expression's), and one step.
+class DepthGuard {
+ public:
+  DepthGuard(Ctx& c, std::size_t units = 1) : c_(c), units_(units) {
+    c_.step();
+    if (c_.depth + units_ > c_.limits.max_depth) {
+      fail_limit("templates nested or recursing deeper than max_depth (" + std::to_string(c_.limits.max_depth) +
+                 ") levels");
+    }
+    c_.depth += units_;
+  }
+  ~DepthGuard() { c_.depth -= units_; }
+  DepthGuard(const DepthGuard&) = delete;
+  DepthGuard& operator=(const DepthGuard&) = delete;
+
+ private:
+  Ctx& c_;
+  std::size_t units_;
+};
+
+/// Depth units of a macro or caller() call.
+constexpr std::size_t kCallDepthUnits = 4;
+
 }  // namespace pagedchat::jinja::detail
