@@ -68,20 +68,26 @@ class TestChatBranches : public QObject {
 };
 
 void TestChatBranches::continuationPrompts() {
-  using pagedchat::render_chat;
   const std::vector<pagedchat::ChatMessage> m = {{"user", "Hi"}, {"assistant", "Hel"}};
-  auto text = [&](const char* name) { return QString::fromStdString(render_chat(name, m, true, true).text); };
-  QCOMPARE(text("chatml"), QStringLiteral("<s><|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHel"));
-  QCOMPARE(text("zephyr"), QStringLiteral("<s><|user|>\nHi</s>\n<|assistant|>\nHel"));
+  pagedchat::ChatRenderOptions o;
+  o.continue_final_message = true;
+  o.bos_token = "<s>";
+  o.eos_token = "</s>";
+  auto text = [&](const char* name) {
+    return QString::fromStdString(pagedchat::ChatTemplate::builtin(name).render(m, o).text);
+  };
+  QCOMPARE(text("chatml"), QStringLiteral("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nHel"));
+  QCOMPARE(text("zephyr"), QStringLiteral("<|user|>\nHi</s>\n<|assistant|>\nHel"));
   QCOMPARE(text("llama-2"), QStringLiteral("<s>[INST] Hi [/INST] Hel"));
-  QCOMPARE(text("mistral"), QStringLiteral("<s> [INST] Hi [/INST] Hel"));
+  QCOMPARE(text("mistral"), QStringLiteral("<s>[INST] Hi [/INST] Hel"));
   QVERIFY(text("vicuna").endsWith(QStringLiteral("USER: Hi ASSISTANT: Hel")));
-  QCOMPARE(text("none"), QStringLiteral("<s>HiHel"));
-  // The token ids end with the reply's text, never with EOS.
-  const pagedchat::RenderedPrompt r = render_chat("zephyr", m, true, true);
-  QCOMPARE(r.pieces.back().kind, pagedchat::PromptPiece::Kind::kText);
+  QCOMPARE(text("none"), QStringLiteral("HiHel"));
+  // The prompt ends with the reply's text (data), never with EOS.
+  const pagedchat::TemplatedText r = pagedchat::ChatTemplate::builtin("zephyr").render(m, o);
+  QVERIFY(!r.is_template_text(r.text.size() - 3, r.text.size()));
   // Only an assistant message can be continued.
-  QVERIFY_THROWS_EXCEPTION(std::invalid_argument, render_chat("chatml", {{"user", "Hi"}}, true, true));
+  QVERIFY_THROWS_EXCEPTION(pagedchat::ChatTemplateError,
+                           pagedchat::ChatTemplate::builtin("chatml").render(std::vector<pagedchat::ChatMessage>{{"user", "Hi"}}, o));
 }
 
 void TestChatBranches::regenerateEditSwitch() {
@@ -252,9 +258,12 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
   // request would send them ("none": BOS, the user's text, the reply's text, left open).
   const auto tokenizer_ptr = pagedchat::load_tokenizer((testpaths::stories260K() + QStringLiteral("/tok512.model")).toStdString());
   const pagedchat::Tokenizer& tokenizer = *tokenizer_ptr;
-  const std::vector<int> ids = pagedchat::encode_chat(
-      tokenizer, "none", {{"user", "Tom had a red ball"}, {"assistant", reply.toStdString()}}, false,
-      /*bos_id=*/1, /*eos_id=*/2, /*continue_final_message=*/true);  // llama2.c's ids
+  pagedchat::ChatEncodeOptions encode;
+  encode.bos_id = 1;  // llama2.c's BOS
+  encode.continue_final_message = true;
+  const std::vector<int> ids = pagedchat::encode_chat(tokenizer, pagedchat::ChatTemplate::builtin("none"),
+                                                      {{"user", "Tom had a red ball"}, {"assistant", reply.toStdString()}},
+                                                      false, encode);
   QCOMPARE(session.contextUsed(), static_cast<int>(ids.size()));
   // Re-tokenising the reply's text may merge or split a piece or two of what was generated.
   QVERIFY2(std::abs(session.contextUsed() - live) <= 3,
