@@ -72,6 +72,13 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   engine_ = new EngineClient(config, this, chatTemplate);
   connect(engine_, &EngineClient::modelLoadFinished, this,
           [this](bool ok, const QString& path, const QString& error) { onModelLoadFinished(ok, path, error); });
+  connect(engine_, &EngineClient::chatTemplateWarning, this, [this](const QString& message) {
+    const QString text = tr("The model's chat template cannot be used as it is: %1").arg(message);
+    if (engine_->isLoading())
+      pendingTemplateWarning_ = text;  // shown once the load has finished (it clears older messages)
+    else
+      setModelErrorText(text);
+  });
   connect(engineSettings_, &EngineSettings::applied, this, [this] {
     // Saved only once the model reloaded with them (onModelLoadFinished()).
     settingsReloadPending_ = !engine_->modelPath().isEmpty();
@@ -307,8 +314,10 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
       recentModels_->add(path);
       lastLoadedModel_ = path;
     }
+    if (!pendingTemplateWarning_.isEmpty()) setModelErrorText(std::exchange(pendingTemplateWarning_, QString()));
     return;
   }
+  pendingTemplateWarning_.clear();
   const QString kvMessage = EngineSettings::kvCacheTooSmallMessage(error);
   if (settingsReload && engineSettings_->hasUnsavedValues()) {
     // The new settings do not work with this model: keep the saved ones and the model.

@@ -208,6 +208,7 @@ class AppController : public QObject {
   QString modelLoadError_;
   QString purgeError_;  ///< the start-up clean-up's message while it has not worked yet
   bool modelErrorShown_ = false;  ///< errorText_ came from setModelErrorText()
+  QString pendingTemplateWarning_;  ///< a chat template warning of the load in progress
   QString lastLoadedModel_;  ///< path of the model that loaded last ("" after an unload)
   bool restoring_ = false;
   bool settingsReloadPending_ = false;  ///< the load in progress tries applied engine settings

@@ -28,6 +28,7 @@ EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* paren
   connect(worker_, &EngineWorker::contextLengthKnown, this, [this](int n) { maxPositions_ = n; });
   connect(worker_, &EngineWorker::stepFinished, this, &EngineClient::onStepFinished);
   connect(worker_, &EngineWorker::requestRejected, this, &EngineClient::requestRejected);
+  connect(worker_, &EngineWorker::chatTemplateWarning, this, &EngineClient::chatTemplateWarning);
   connect(worker_, &EngineWorker::snapshotReady, this, &EngineClient::snapshotReady);
   connect(worker_, &EngineWorker::tokenCountReady, this, &EngineClient::tokenCountReady);
   clock_.start();

@@ -114,6 +114,8 @@ class EngineClient : public QObject {
   /// One per engine step, in the GUI thread.
   void stepFinished(const QList<RequestDelta>& deltas);
   void requestRejected(const QString& requestId, const QString& message);
+  /// The model's chat template is replaced by a built-in (EngineWorker::chatTemplateWarning).
+  void chatTemplateWarning(const QString& message);
   /// Tokens counted for countTokens(`ticket`); -1 when they could not be counted (no model).
   void tokenCountReady(int ticket, int count);
   /// The worker's engine snapshot (only while monitoring).

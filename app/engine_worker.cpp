@@ -118,7 +118,11 @@ void EngineWorker::load(int generation) {
     scheduleStep();  // requests submitted while loading are rejected
     return;
   }
-  if (!templateWarning.empty()) qInfo("pagedchat: %s", templateWarning.c_str());
+  lastTemplateWarning_ = templateWarning;
+  if (!templateWarning.empty()) {
+    qInfo("pagedchat: %s", templateWarning.c_str());
+    emit chatTemplateWarning(QString::fromStdString(templateWarning));
+  }
   const pagedchat::ModelConfig& mc = engine_->model_config();
   QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
   const int numBlocks = engine_->stats().num_total_blocks;
@@ -215,6 +219,7 @@ void EngineWorker::drainCommands() {
       if (!prompt.warning.empty() && prompt.warning != lastTemplateWarning_) {
         lastTemplateWarning_ = prompt.warning;  // said once per kind of failure, not per request
         qWarning("pagedchat: %s", prompt.warning.c_str());
+        emit chatTemplateWarning(QString::fromStdString(prompt.warning));
       }
       pagedchat::SamplingParams params = c.params;
       params.max_tokens = prompt.max_tokens;

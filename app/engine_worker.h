@@ -97,6 +97,10 @@ class EngineWorker : public QObject {
   /// The context length of every request (max_model_len), emitted just before modelLoaded().
   void contextLengthKnown(int maxPositions);
   void requestRejected(const QString& requestId, const QString& message);
+  /// The model's chat template could not be used as it is (it does not parse, or it failed on a
+  /// conversation) and a built-in renders its format instead; `message` says why. Emitted at load
+  /// and the first time each kind of failure happens.
+  void chatTemplateWarning(const QString& message);
   /// The answer to countTokens(`ticket`).
   void tokenCountReady(int ticket, int count);
   /// Emitted once per engine step with the delta of every request that made progress or finished.

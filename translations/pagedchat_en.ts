@@ -51,6 +51,10 @@
         <source>The chat database cannot be written now: %1</source>
         <translation>The chat database cannot be written now: %1</translation>
     </message>
+    <message>
+        <source>The model&apos;s chat template cannot be used as it is: %1</source>
+        <translation>The model&apos;s chat template cannot be used as it is: %1</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -804,6 +808,10 @@
             <numerusform>%1 layers, dim %2, vocab %3, %n KV block, chat template %4</numerusform>
             <numerusform>%1 layers, dim %2, vocab %3, %n KV blocks, chat template %4</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>the model&apos;s own (%1 format)</source>
+        <translation>the model&apos;s own (%1 format)</translation>
     </message>
 </context>
 <context>

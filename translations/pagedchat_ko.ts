@@ -51,6 +51,10 @@
         <source>The chat database cannot be written now: %1</source>
         <translation>지금은 대화 데이터베이스에 쓸 수 없습니다: %1</translation>
     </message>
+    <message>
+        <source>The model&apos;s chat template cannot be used as it is: %1</source>
+        <translation>모델의 채팅 템플릿을 그대로 사용할 수 없습니다: %1</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -801,6 +805,10 @@
         <translation>
             <numerusform>레이어 %1개, 차원 %2, 어휘 %3개, KV 블록 %n개, 채팅 템플릿 %4</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>the model&apos;s own (%1 format)</source>
+        <translation>모델 자체 템플릿(%1 형식)</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 // conversation's second turn is rendered on the worker and finds its first turn in the prefix cache.
 #include <QSemaphore>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QThread>
 #include <QtTest>
 
@@ -10,6 +11,8 @@
 
 #include "app/engine_worker.h"
 #include "engine/llm.h"
+#include "engine/loader/hf/hf_writer.h"
+#include "engine/loader/llama2c/llama2c_loader.h"
 #include "app_test_util.h"
 
 using apptest::storiesConfig;
@@ -59,6 +62,7 @@ class TestEngineWorker : public QObject {
   void secondTurnReusesCache();
   void cancelReportsAbort();
   void loadErrorIsReported();
+  void chatTemplateWarnings();
 };
 
 void TestEngineWorker::twoRequestsShareSteps() {
@@ -240,6 +244,55 @@ void TestEngineWorker::loadErrorIsReported() {
   QTRY_COMPARE_WITH_TIMEOUT(badFailed.count(), 1, 30000);
   QVERIFY2(badFailed.at(0).at(0).toString().contains(QLatin1String("llama-2")),
            qPrintable(badFailed.at(0).at(0).toString()));
+}
+
+// A model whose own chat template does not parse, or fails on a conversation, still chats: its
+// family's built-in renders the prompt, and the worker says why (once per kind of failure).
+void TestEngineWorker::chatTemplateWarnings() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  const pagedchat::LoadedModel model =
+      pagedchat::load_llama2c((testpaths::stories260K() + QStringLiteral("/stories260K.bin")).toStdString());
+  auto folderWith = [&](const QString& name, const QByteArray& jinja) {
+    const QString folder = dir.filePath(name);
+    pagedchat::write_hf_folder(model, (testpaths::stories260K() + QStringLiteral("/tok512.model")).toStdString(),
+                               folder.toStdString(), "f32");
+    QFile f(folder + QStringLiteral("/chat_template.jinja"));
+    if (!f.open(QIODevice::WriteOnly) || f.write(jinja) != jinja.size()) qFatal("cannot write the template");
+    return folder;
+  };
+  struct Case {
+    QString folder;
+    bool atLoad;       // the warning comes with the load (the template does not parse)
+    const char* says;  // part of the warning
+  };
+  const std::vector<Case> cases = {
+      {folderWith(QStringLiteral("broken"), "{% for m in messages %}<|im_start|>{{ m.content }"), true, "chatml"},
+      {folderWith(QStringLiteral("raising"), "{{ raise_exception('nope, not this one') }}<|im_start|>"), false,
+       "nope, not this one"},
+  };
+  for (const Case& c : cases) {
+    pagedchat::EngineConfig config;
+    config.model = c.folder.toStdString();
+    WorkerThread w(config);
+    QSignalSpy loaded(w.worker, &EngineWorker::modelLoaded);
+    QSignalSpy warned(w.worker, &EngineWorker::chatTemplateWarning);
+    QList<RequestDelta> received;
+    connect(w.worker, &EngineWorker::stepFinished, this,
+            [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(w.worker, "loadModel", Qt::QueuedConnection);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+    QCOMPARE(warned.count(), c.atLoad ? 1 : 0);
+    for (int turn = 0; turn < 2; ++turn) {  // the same failure is said once
+      received.clear();
+      w.submit(QStringLiteral("r%1").arg(turn), QStringLiteral("Once upon a time"), greedy(8));
+      QTRY_VERIFY_WITH_TIMEOUT(!received.isEmpty() && received.constLast().finished, 30000);
+      QCOMPARE(received.constLast().finishReason, QStringLiteral("length"));
+    }
+    QCOMPARE(warned.count(), 1);
+    const QString warning = warned.at(0).at(0).toString();
+    QVERIFY2(warning.contains(QLatin1String(c.says)) && warning.contains(QLatin1String("chatml")), qPrintable(warning));
+  }
 }
 
 QTEST_GUILESS_MAIN(TestEngineWorker)
