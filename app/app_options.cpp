@@ -53,8 +53,8 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   const QCommandLineOption chatTemplate(
       QStringLiteral("chat-template"),
       QCoreApplication::translate("AppOptions",
-                                  "Chat template: auto (from the model files), llama-2, chatml, zephyr, mistral, "
-                                  "vicuna or none."),
+                                  "Chat template: auto (the model's own), a built-in (llama-2, mistral, chatml, "
+                                  "zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file."),
       QStringLiteral("name"), QStringLiteral("auto"));
   parser.addOption(chatTemplate);
   parser.addOption(dataDir);

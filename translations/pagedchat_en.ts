@@ -75,8 +75,8 @@
         <translation>Folder for the chat database (default: %1).</translation>
     </message>
     <message>
-        <source>Chat template: auto (from the model files), llama-2, chatml, zephyr, mistral, vicuna or none.</source>
-        <translation>Chat template: auto (from the model files), llama-2, chatml, zephyr, mistral, vicuna or none.</translation>
+        <source>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file.</source>
+        <translation>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file.</translation>
     </message>
 </context>
 <context>

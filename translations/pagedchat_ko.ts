@@ -75,8 +75,8 @@
         <translation>대화 데이터베이스 폴더 (기본값: %1).</translation>
     </message>
     <message>
-        <source>Chat template: auto (from the model files), llama-2, chatml, zephyr, mistral, vicuna or none.</source>
-        <translation>채팅 템플릿: auto(모델 파일에서 읽음), llama-2, chatml, zephyr, mistral, vicuna 또는 none.</translation>
+        <source>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file.</source>
+        <translation>채팅 템플릿: auto(모델 자체 템플릿), 내장 템플릿(llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) 또는 .jinja 파일.</translation>
     </message>
 </context>
 <context>
