@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/bench_common.h"
+#include "cli/input_file.h"
 #include "cli/json_output.h"
 #include "engine/text/tokenizer.h"
 
@@ -63,11 +64,7 @@ int run(const TokenizeBenchOptions& o) {
   const double load_s = now_s() - t0;
   std::string text;
   if (!o.file.empty()) {
-    std::ifstream f(o.file, std::ios::binary);
-    if (!f) throw std::runtime_error("cannot read '" + o.file + "'");
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    text = ss.str();
+    text = read_input_file(o.file, "the text file");
   } else {
     if (!(o.size_mb > 0 && o.size_mb <= 1024)) throw std::invalid_argument("--size-mb must be in (0, 1024]");
     text = make_text(std::size_t(o.size_mb * 1e6), o.seed);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/json_output.h"
 #include "engine/loader/chat_template_source.h"
 #include "engine/text/chat_template.h"
@@ -35,19 +36,6 @@ struct TemplateOptions {
   bool json = false;
 };
 
-std::string read_input(const std::string& path) {
-  if (path == "-") {
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    return ss.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read the messages file '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 int run_template(const TemplateOptions& opt) {
   if (opt.model.empty() && (opt.chat_template.empty() || opt.chat_template == "auto"))
     throw std::invalid_argument("pass --model (its own chat template) or --chat-template NAME|FILE.jinja");
@@ -55,7 +43,7 @@ int run_template(const TemplateOptions& opt) {
   // (e.g. "tools", "documents"), as transformers' apply_chat_template takes them.
   nlohmann::ordered_json input;
   try {
-    input = nlohmann::ordered_json::parse(read_input(opt.messages));
+    input = nlohmann::ordered_json::parse(read_input_file(opt.messages, "the messages file"));
   } catch (const nlohmann::ordered_json::exception& e) {
     throw std::runtime_error("'" + opt.messages + "' is not valid JSON: " + e.what());
   }

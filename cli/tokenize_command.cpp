@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/json_output.h"
 #include "engine/text/tokenizer.h"
 
@@ -21,17 +22,9 @@ struct TokenizeOptions {
   bool json = false, add_bos = false, parse_special = false;
 };
 
-std::string read_all(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot read '" + path + "'");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 int run_tokenize(const TokenizeOptions& o) {
   const auto tok = load_tokenizer(o.model);
-  const std::string text = o.file.empty() ? o.text : read_all(o.file);
+  const std::string text = o.file.empty() ? o.text : read_input_file(o.file, "the text file");
   const std::vector<int> ids = o.parse_special ? tok->encode_with_special_tokens(text, o.add_bos) : tok->encode(text, o.add_bos);
   if (o.json) {
     nlohmann::json j;

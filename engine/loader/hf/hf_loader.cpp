@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
 
+#include "engine/loader/chat_template_source.h"
 #include "engine/loader/hf/safetensors.h"
 
 namespace fs = std::filesystem;
@@ -18,27 +18,6 @@ std::string shape_str(const std::vector<uint64_t>& s) {
   std::string out = "[";
   for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
   return out + "]";
-}
-
-/// The folder's chat template: tokenizer_config.json's, else chat_template.jinja, else
-/// chat_template.json ({"chat_template": "..."}), as newer transformers versions save it.
-std::string find_chat_template(const fs::path& dir, const HfTokenizerConfig& tc) {
-  if (!tc.chat_template.empty()) return tc.chat_template;
-  std::error_code ec;
-  if (fs::is_regular_file(dir / "chat_template.jinja", ec)) return read_text_file((dir / "chat_template.jinja").string());
-  const fs::path js = dir / "chat_template.json";
-  if (fs::is_regular_file(js, ec)) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_text_file(js.string()));
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error("'" + js.string() + "': not valid JSON: " + e.what());
-    }
-    if (j.is_object() && j.contains("chat_template") && j["chat_template"].is_string())
-      return j["chat_template"].get<std::string>();
-    throw std::runtime_error("'" + js.string() + "': no \"chat_template\" string");
-  }
-  return {};
 }
 
 // The folder's tokenizer: an explicit one, else tokenizer.json (with tokenizer_config.json), else
@@ -158,7 +137,7 @@ ModelBundle load_hf_folder(const std::string& dir, const std::string& tokenizer)
   b.path = dir;
   b.model = load_hf_weights(dir, cfg);
   b.tokenizer = load_tokenizer(tokenizer_path);
-  b.chat_template = find_chat_template(d, tc);
+  b.chat_template = hf_folder_chat_template(dir, tc);
   b.generation_defaults = gc.defaults;
 
   ModelConfig& mc = b.model.config;
