@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "engine/loader/gguf/gguf_llama.h"
+#include "engine/loader/gguf/gguf_model.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/hf/hf_loader.h"
 #include "engine/loader/llama2c/llama2c_loader.h"

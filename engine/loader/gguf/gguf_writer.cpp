@@ -185,7 +185,10 @@ void write_gguf(const LoadedModel& model, const SpmVocab& vocab, const std::stri
   if (int(vocab.pieces.size()) != c.vocab_size)
     throw std::runtime_error("cannot write '" + path + "': the tokenizer has " + std::to_string(vocab.pieces.size()) +
                              " pieces, the model a vocabulary of " + std::to_string(c.vocab_size));
-  const LlamaWeights& w = model.weights;
+  const ModelWeights& w = model.weights;
+  if (c.architecture != "llama" || c.attention_qkv_bias || c.attention_out_bias || c.qk_norm ||
+      c.rope_scaling.type != RopeScalingType::kNone || !c.rope_freq_factors.empty())
+    throw std::runtime_error("cannot write '" + path + "': only plain Llama models so far");
   if (!w.token_embedding || !w.rms_final || !w.wcls || int(w.layers.size()) != c.n_layers)
     throw std::runtime_error("cannot write '" + path + "': the model has no weights");
 
