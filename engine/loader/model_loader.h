@@ -9,20 +9,10 @@
 
 #include "engine/config.h"
 #include "engine/model/model_weights.h"
+#include "engine/sample/generation_defaults.h"
 #include "engine/text/tokenizer.h"
 
 namespace pagedchat {
-
-/// Sampling defaults a model ships with (Hugging Face generation_config.json; vLLM applies them
-/// as the defaults of requests that do not set the field). Unset = the engine's own default.
-struct SamplingDefaults {
-  std::optional<float> temperature;
-  std::optional<float> top_p;
-  std::optional<int> top_k;
-  std::optional<float> repetition_penalty;
-  std::optional<int> max_new_tokens;  ///< SamplingParams::max_tokens
-  bool empty() const { return !temperature && !top_p && !top_k && !repetition_penalty && !max_new_tokens; }
-};
 
 struct ModelBundle {
   LoadedModel model;
@@ -30,7 +20,9 @@ struct ModelBundle {
   std::string chat_template;             ///< the model's template text (Jinja) when the files carry one
   std::string format;                    ///< "llama2.c", "gguf", "huggingface", "random"
   std::string path;                      ///< the file or folder loaded
-  SamplingDefaults generation_defaults;  ///< from generation_config.json (Hugging Face folders)
+  /// generation_config.json's sampling defaults (Hugging Face folders; empty for other formats):
+  /// start a request from default_sampling_params(generation_defaults), as vLLM does.
+  GenerationDefaults generation_defaults;
 };
 
 /// Throws std::runtime_error naming both when `tokenizer` does not fit a model with

@@ -6,6 +6,7 @@
 
 #include "engine/loader/hf/hf_config.h"
 #include "engine/llm.h"
+#include "engine/sample/generation_defaults.h"
 #include "test_hf_utils.h"
 
 using namespace pagedchat;
@@ -304,6 +305,40 @@ class TestHfConfig : public QObject {
     HF_EXPECT_ERROR(parse_generation_config(R"({"max_new_tokens": 0})", "g.json"), "max_new_tokens");
     HF_EXPECT_ERROR(parse_generation_config(R"({"temperature": "hot"})", "g.json"), "temperature");
     HF_EXPECT_ERROR(parse_generation_config("nope", "g.json"), "g.json", "JSON");
+    HF_EXPECT_ERROR(parse_generation_config(R"({"min_p": 1.5})", "g.json"), "min_p");
+    HF_EXPECT_ERROR(parse_generation_config(R"({"do_sample": "yes"})", "g.json"), "do_sample");
+    QVERIFY(*g.defaults.do_sample);
+    QVERIFY(!g.defaults.min_p);
+  }
+
+  // GenerationDefaults -> the SamplingParams a request starts from (vLLM's
+  // get_default_sampling_params: only the keys the file has; do_sample false = greedy as in
+  // transformers). The files are Qwen3's and Llama 3.1 Instruct's as the hub ships them.
+  void generationDefaultsToSamplingParams() {
+    const GenerationDefaults qwen3 = parse_generation_config(
+        R"({"bos_token_id": 151643, "do_sample": true, "eos_token_id": [151645, 151643], "pad_token_id": 151643,
+            "temperature": 0.6, "top_k": 20, "top_p": 0.95, "transformers_version": "4.51.0"})", "q.json").defaults;
+    SamplingParams p = default_sampling_params(qwen3);
+    QCOMPARE(p.temperature, 0.6f);
+    QCOMPARE(p.top_k, 20);
+    QCOMPARE(p.top_p, 0.95f);
+    QCOMPARE(p.min_p, 0.0f);                // not in the file: SamplingParams' own default
+    QCOMPARE(p.repetition_penalty, 1.0f);
+    QCOMPARE(p.max_tokens, SamplingParams{}.max_tokens);
+    p.validate();
+    const GenerationDefaults greedy = parse_generation_config(
+        R"({"do_sample": false, "temperature": 0.6, "top_p": 0.9, "min_p": 0.05, "repetition_penalty": 1.05,
+            "max_new_tokens": 40})", "g.json").defaults;
+    QVERIFY(greedy.greedy());
+    p = default_sampling_params(greedy);
+    QCOMPARE(p.temperature, 0.0f);          // do_sample false wins over the temperature
+    QCOMPARE(p.min_p, 0.05f);
+    QCOMPARE(p.repetition_penalty, 1.05f);  // penalties still apply to greedy search
+    QCOMPARE(p.max_tokens, 40);
+    p.validate();
+    const GenerationDefaults none = parse_generation_config(R"({"_from_model_config": true})", "g.json").defaults;
+    QVERIFY(none.empty() && !none.greedy());
+    QCOMPARE(default_sampling_params(none).temperature, SamplingParams{}.temperature);
   }
 
   // A broken side file stops the load with its name.

@@ -353,7 +353,12 @@ HfGenerationConfig parse_generation_config(const std::string& json_text, const s
     range("repetition_penalty", *r, *r > 0, "(0, inf)");
     g.defaults.repetition_penalty = float(*r);
   }
+  if (const auto mp = get_number(j, "min_p", name)) {
+    range("min_p", *mp, *mp >= 0 && *mp <= 1, "[0, 1]");
+    g.defaults.min_p = float(*mp);
+  }
   if (const auto m = get_int(j, "max_new_tokens", name, 1, INT32_MAX)) g.defaults.max_new_tokens = int(*m);
+  g.defaults.do_sample = get_bool(j, "do_sample", name);
   g.eos_ids = get_id_list(j, "eos_token_id", name, INT32_MAX);
   if (const auto b = get_int(j, "bos_token_id", name, 0, INT32_MAX - 1)) g.bos_id = int(*b);
   return g;
