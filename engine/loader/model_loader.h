@@ -33,6 +33,8 @@ void check_vocab_sizes(const Tokenizer& tokenizer, int model_vocab_size, const s
                        bool allow_padding);
 
 /// Detects the format of config.model and loads it (tokenizer from config.tokenizer when given).
+/// The tokenizer must fit the embedding rows (check_vocab_sizes; padding rows allowed for Hugging
+/// Face folders and for a tokenizer named in config.tokenizer, never for a GGUF file's own).
 /// Throws std::runtime_error naming the file and the problem; std::invalid_argument for bad specs.
 ModelBundle load_model(const EngineConfig& config);
 
