@@ -53,14 +53,6 @@ void addCaseRows() {
   for (const Case& c : kCases) QTest::newRow(c.model) << c.model << c.golden << c.tol << c.gap;
 }
 
-#define REQUIRE_GOLDEN(golden, g)                                   \
-  REQUIRE_MODEL_FILE(archDir() + "/" + golden + ".golden.json");    \
-  Golden g;                                                         \
-  {                                                                 \
-    QString why;                                                    \
-    QVERIFY2(loadGolden(golden, g, &why), qPrintable(why));         \
-  }
-
 }  // namespace
 
 class TestArchGolden : public QObject {
@@ -74,7 +66,7 @@ class TestArchGolden : public QObject {
     QFETCH(double, tol);
     QFETCH(double, gap);
     REQUIRE_MODEL_FILE(archDir() + "/" + model);
-    REQUIRE_GOLDEN(golden, g);
+    REQUIRE_GOLDEN_FILES(golden, g);
     const ModelBundle b = loadArch(qPrintable(model));
     QCOMPARE(b.model.config.vocab_size, g.vocab);
     auto backend = kernels::make_cpu_backend(2);
@@ -102,7 +94,7 @@ class TestArchGolden : public QObject {
     QFETCH(QString, model);
     QFETCH(QString, golden);
     REQUIRE_MODEL_FILE(archDir() + "/" + model);
-    REQUIRE_GOLDEN(golden, g);
+    REQUIRE_GOLDEN_FILES(golden, g);
     const ModelBundle b = loadArch(qPrintable(model));
     std::vector<std::vector<float>> ref;
     for (auto isa : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Bf16}) {
@@ -130,7 +122,7 @@ class TestArchGolden : public QObject {
     QFETCH(QString, hf);
     QFETCH(QString, golden);
     REQUIRE_MODEL_FILE(archDir() + "/" + hf);
-    REQUIRE_GOLDEN(golden, g);
+    REQUIRE_GOLDEN_FILES(golden, g);
     const ModelBundle a = loadArch(qPrintable(gguf)), b = loadArch(qPrintable(hf));
     QCOMPARE(a.model.config.architecture, b.model.config.architecture);
     auto backend = kernels::make_cpu_backend(2);
@@ -159,7 +151,7 @@ class TestArchGolden : public QObject {
     QFETCH(QString, golden);
     QFETCH(double, gap);
     REQUIRE_MODEL_FILE(archDir() + "/" + model);
-    REQUIRE_GOLDEN(golden, g);
+    REQUIRE_GOLDEN_FILES(golden, g);
     EngineConfig c;
     c.model = (archDir() + "/" + model).toStdString();
     c.max_model_len = 64;
@@ -213,7 +205,7 @@ class TestArchGolden : public QObject {
     QFETCH(double, tol);
     QFETCH(double, gap);
     REQUIRE_MODEL_FILE(archDir() + "/" + model);
-    REQUIRE_GOLDEN(golden, g);
+    REQUIRE_GOLDEN_FILES(golden, g);
     const ModelBundle b = loadArch(qPrintable(model));
     auto backend = kernels::make_cpu_backend(2);
     DecoderModel m(b.model.config, b.model.weights, *backend, kernels::WeightType::kBFloat16);
