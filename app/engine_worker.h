@@ -136,6 +136,7 @@ class EngineWorker : public QObject {
   QList<Command> pending_;
   QSet<QString> active_;            ///< submitted, not yet reported finished
   QSet<QString> abortedUnreported_; ///< aborted, final delta not yet emitted
+  QSet<QString> reasoningOpened_;   ///< replies whose prompt opened <think>: first delta gets the tag
   bool stepScheduled_ = false;
   bool monitoring_ = false;
   int snapshotIntervalMs_ = 1000 / kMaxSnapshotsPerSecond;
