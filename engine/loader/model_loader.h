@@ -9,20 +9,10 @@
 
 #include "engine/config.h"
 #include "engine/model/model_weights.h"
+#include "engine/sample/sampling_defaults.h"
 #include "engine/text/tokenizer.h"
 
 namespace pagedchat {
-
-/// Sampling defaults a model ships with (Hugging Face generation_config.json; vLLM applies them
-/// as the defaults of requests that do not set the field). Unset = the engine's own default.
-struct SamplingDefaults {
-  std::optional<float> temperature;
-  std::optional<float> top_p;
-  std::optional<int> top_k;
-  std::optional<float> repetition_penalty;
-  std::optional<int> max_new_tokens;  ///< SamplingParams::max_tokens
-  bool empty() const { return !temperature && !top_p && !top_k && !repetition_penalty && !max_new_tokens; }
-};
 
 struct ModelBundle {
   LoadedModel model;

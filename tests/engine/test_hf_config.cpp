@@ -235,6 +235,55 @@ class TestHfConfig : public QObject {
     HF_EXPECT_ERROR(parse_generation_config(R"({"max_new_tokens": 0})", "g.json"), "max_new_tokens");
     HF_EXPECT_ERROR(parse_generation_config(R"({"temperature": "hot"})", "g.json"), "temperature");
     HF_EXPECT_ERROR(parse_generation_config("nope", "g.json"), "g.json", "JSON");
+    HF_EXPECT_ERROR(parse_generation_config(R"({"min_p": 2})", "g.json"), "min_p");
+    HF_EXPECT_ERROR(parse_generation_config(R"({"do_sample": "no"})", "g.json"), "do_sample");
+  }
+
+  // How the model's defaults become a request's params (vLLM's get_default_sampling_params, with
+  // transformers' do_sample false = greedy): what the model sets replaces the engine's default,
+  // what the caller set stays.
+  void samplingDefaultsApply() {
+    const HfGenerationConfig qwen3 = parse_generation_config(
+        R"({"do_sample": true, "temperature": 0.6, "top_k": 20, "top_p": 0.95, "min_p": 0.0,
+            "eos_token_id": [151645, 151643]})",
+        "g.json");
+    SamplingParams p;
+    apply_sampling_defaults(qwen3.defaults, p);
+    QCOMPARE(p.temperature, 0.6f);
+    QCOMPARE(p.top_k, 20);
+    QCOMPARE(p.top_p, 0.95f);
+    QCOMPARE(p.min_p, 0.0f);
+    QCOMPARE(p.repetition_penalty, 1.0f);  // not in the file: the engine's default
+    QCOMPARE(p.max_tokens, SamplingParams{}.max_tokens);
+
+    SamplingParams mine;
+    mine.temperature = 1.3f;
+    mine.top_k = 5;
+    SamplingFieldsSet set;
+    set.temperature = set.top_k = true;
+    apply_sampling_defaults(qwen3.defaults, mine, set);
+    QCOMPARE(mine.temperature, 1.3f);
+    QCOMPARE(mine.top_k, 5);
+    QCOMPARE(mine.top_p, 0.95f);
+
+    // do_sample false: greedy, whatever temperature sits beside it, unless the caller chose one.
+    const HfGenerationConfig greedy =
+        parse_generation_config(R"({"do_sample": false, "temperature": 0.9, "max_new_tokens": 40})", "g.json");
+    QCOMPARE(*greedy.defaults.do_sample, false);
+    SamplingParams g;
+    apply_sampling_defaults(greedy.defaults, g);
+    QCOMPARE(g.temperature, 0.0f);
+    QCOMPARE(g.max_tokens, 40);
+    SamplingParams hot;
+    hot.temperature = 0.7f;
+    SamplingFieldsSet t;
+    t.temperature = true;
+    apply_sampling_defaults(greedy.defaults, hot, t);
+    QCOMPARE(hot.temperature, 0.7f);
+
+    SamplingParams none;
+    apply_sampling_defaults(parse_generation_config("{}", "g.json").defaults, none);
+    QCOMPARE(none.temperature, SamplingParams{}.temperature);
   }
 
   // A broken side file stops the load with its name.

@@ -257,6 +257,11 @@ HfGenerationConfig parse_generation_config(const std::string& json_text, const s
     g.defaults.top_p = float(*p);
   }
   if (const auto k = get_int(j, "top_k", name, -1, INT32_MAX)) g.defaults.top_k = int(*k);
+  if (const auto m = get_number(j, "min_p", name)) {
+    range("min_p", *m, *m >= 0 && *m <= 1, "[0, 1]");
+    g.defaults.min_p = float(*m);
+  }
+  g.defaults.do_sample = get_bool(j, "do_sample", name);
   if (const auto r = get_number(j, "repetition_penalty", name)) {
     range("repetition_penalty", *r, *r > 0, "(0, inf)");
     g.defaults.repetition_penalty = float(*r);
