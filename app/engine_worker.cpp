@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "app/engine_snapshot.h"
+#include "app/pane_settings.h"
 #include "engine/text/chat_template.h"
 #include "engine/llm_engine.h"
 
@@ -135,6 +136,7 @@ void EngineWorker::load(int generation) {
                                        ? QString::fromStdString(chatTemplate_->name())
                                        : tr("the model's own (%1 format)").arg(QString::fromStdString(chatTemplate_->family())));
   emit contextLengthKnown(engine_->engine_config().max_model_len);
+  emit samplingDefaultsKnown(PaneSettings::modelDefaultsMap(engine_->sampling_defaults()));
   emit modelLoaded(name, details, numBlocks, generation);
   maybeSnapshot(/*force=*/true);
   scheduleStep();  // requests submitted while loading

@@ -48,14 +48,6 @@ SamplingParams LLM::get_default_sampling_params() const {
   return p;
 }
 
-std::vector<RequestOutput> LLM::generate(const std::string& prompt) {
-  return generate(std::vector<std::string>{prompt}, get_default_sampling_params());
-}
-
-std::vector<RequestOutput> LLM::generate(const std::string& prompt, const SamplingParams& params) {
-  return generate(std::vector<std::string>{prompt}, params);
-}
-
 std::vector<RequestOutput> LLM::generate(const std::vector<std::string>& prompts) {
   return generate(prompts, get_default_sampling_params());
 }

@@ -4,7 +4,9 @@
 // (examples/quickstart.cpp is that program.)
 #pragma once
 
+#include <concepts>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/llm_engine.h"
@@ -24,10 +26,20 @@ class LLM {
   /// decoding, and the sampling values written beside it are then unused.
   SamplingParams get_default_sampling_params() const;
 
-  /// One prompt, the default sampling parameters (get_default_sampling_params()): the quick
-  /// start's `llm.generate(prompt)`. Returns one finished RequestOutput. Throws as below.
-  std::vector<RequestOutput> generate(const std::string& prompt);
-  std::vector<RequestOutput> generate(const std::string& prompt, const SamplingParams& params);
+  /// One prompt (a std::string, a string literal), with the default sampling parameters
+  /// (get_default_sampling_params()) or `params`: the quick start's `llm.generate(prompt)`.
+  /// Returns one finished RequestOutput. Throws as below. (A template so that a braced list,
+  /// `generate({"a", "b"}, params)`, still means several prompts.)
+  template <typename Prompt>
+    requires std::convertible_to<const Prompt&, std::string_view>
+  std::vector<RequestOutput> generate(const Prompt& prompt) {
+    return generate(std::vector<std::string>{std::string(std::string_view(prompt))}, get_default_sampling_params());
+  }
+  template <typename Prompt>
+    requires std::convertible_to<const Prompt&, std::string_view>
+  std::vector<RequestOutput> generate(const Prompt& prompt, const SamplingParams& params) {
+    return generate(std::vector<std::string>{std::string(std::string_view(prompt))}, params);
+  }
   /// Every prompt with the default sampling parameters (get_default_sampling_params()).
   std::vector<RequestOutput> generate(const std::vector<std::string>& prompts);
 
