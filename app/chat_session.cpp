@@ -34,9 +34,13 @@ ChatSession::ChatSession(ChatStore* store, EngineClient* engine, QObject* parent
     countedTokens_ = count;
     emit contextChanged();
   });
-  // Another model (or the same with other settings) counts differently.
+  // Another model (or the same with other settings) counts differently, and may suggest other
+  // sampling settings (its generation_config.json) for the fields the user has not set.
+  settings_->setModelDefaults(engine_->modelSamplingDefaults());
   connect(engine_, &EngineClient::modelLoadFinished, this, [this](bool ok) {
-    if (ok && !isBusy()) countContext();
+    if (!ok) return;
+    settings_->setModelDefaults(engine_->modelSamplingDefaults());
+    if (!isBusy()) countContext();
   });
 }
 

@@ -26,6 +26,8 @@ EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* paren
   connect(worker_, &EngineWorker::loadProgress, this, &EngineClient::onLoadProgress);
   connect(worker_, &EngineWorker::modelUnloaded, this, &EngineClient::onModelUnloaded);
   connect(worker_, &EngineWorker::contextLengthKnown, this, [this](int n) { maxPositions_ = n; });
+  connect(worker_, &EngineWorker::samplingDefaultsKnown, this,
+          [this](const QVariantMap& d) { modelSamplingDefaults_ = d; });
   connect(worker_, &EngineWorker::stepFinished, this, &EngineClient::onStepFinished);
   connect(worker_, &EngineWorker::requestRejected, this, &EngineClient::requestRejected);
   connect(worker_, &EngineWorker::chatTemplateWarning, this, &EngineClient::chatTemplateWarning);

@@ -94,6 +94,9 @@ class EngineClient : public QObject {
   double tokensPerSecond() const { return tokensPerSecond_; }
   int numRunning() const { return numRunning_; }
   int maxPositions() const { return maxPositions_; }
+  /// The loaded model's sampling suggestions (EngineWorker::samplingDefaultsKnown), set before
+  /// modelLoadFinished(true); {} when it has none.
+  QVariantMap modelSamplingDefaults() const { return modelSamplingDefaults_; }
   /// Milliseconds on the client's monotonic clock (for per-pane throughput meters).
   qint64 clockMs() const { return clock_.elapsed(); }
 
@@ -152,4 +155,5 @@ class EngineClient : public QObject {
   double tokensPerSecond_ = 0.0;
   int numRunning_ = 0;
   int maxPositions_ = 0;
+  QVariantMap modelSamplingDefaults_;
 };

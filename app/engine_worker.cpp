@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "app/engine_snapshot.h"
+#include "app/pane_settings.h"
 #include "engine/text/chat_template.h"
 #include "engine/llm_engine.h"
 
@@ -72,6 +73,7 @@ void EngineWorker::abortAll() {
   }
   active_.clear();
   abortedUnreported_.clear();
+  reasoningOpened_.clear();
   EngineStepStats stats;
   if (engine_) {
     const pagedchat::EngineStats s = engine_->stats();
@@ -134,6 +136,7 @@ void EngineWorker::load(int generation) {
                                        ? QString::fromStdString(chatTemplate_->name())
                                        : tr("the model's own (%1 format)").arg(QString::fromStdString(chatTemplate_->family())));
   emit contextLengthKnown(engine_->engine_config().max_model_len);
+  emit samplingDefaultsKnown(PaneSettings::modelDefaultsMap(engine_->sampling_defaults()));
   emit modelLoaded(name, details, numBlocks, generation);
   maybeSnapshot(/*force=*/true);
   scheduleStep();  // requests submitted while loading
@@ -228,6 +231,10 @@ void EngineWorker::drainCommands() {
       params.stop_token_ids.insert(params.stop_token_ids.end(), stops.stop_token_ids.begin(), stops.stop_token_ids.end());
       engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params);
       active_.insert(c.requestId);
+      // The template opened the reasoning block (DeepSeek-R1's "<think>\n" generation prompt):
+      // the reply's text starts with the tag the model did not write, so that it reads, is stored
+      // and is sent again as every reasoning reply is ("<think>…</think> answer").
+      if (prompt.opens_reasoning) reasoningOpened_.insert(c.requestId);
     } catch (const pagedchat::ChatTooLongError& e) {
       emit requestRejected(c.requestId, tr("The message is %1 tokens long; the model's context holds %2.")
                                             .arg(e.num_tokens)
@@ -241,6 +248,7 @@ void EngineWorker::drainCommands() {
 void EngineWorker::failAllActive(const QString& message) {
   for (const QString& id : std::as_const(active_)) emit requestRejected(id, message);
   active_.clear();
+  reasoningOpened_.clear();
   abortedUnreported_.clear();
 }
 
@@ -269,6 +277,7 @@ void EngineWorker::runStep() {
     if (!out.outputs.empty()) {
       const pagedchat::CompletionOutput& c = out.outputs.front();
       d.text = QString::fromStdString(c.text);
+      if (reasoningOpened_.remove(d.requestId)) d.text.prepend(QStringLiteral("<think>\n"));
       d.newTokens = static_cast<int>(c.token_ids.size());
       if (c.finish_reason) d.finishReason = QString::fromStdString(*c.finish_reason);
     }
@@ -278,6 +287,7 @@ void EngineWorker::runStep() {
     if (d.finished) {
       if (d.finishReason.isEmpty()) d.finishReason = QStringLiteral("stop");
       active_.remove(d.requestId);
+      reasoningOpened_.remove(d.requestId);
       abortedUnreported_.remove(d.requestId);
     }
     deltas.append(std::move(d));

@@ -96,6 +96,10 @@ class EngineWorker : public QObject {
   void snapshotReady(const EngineSnapshot& snapshot);
   /// The context length of every request (max_model_len), emitted just before modelLoaded().
   void contextLengthKnown(int maxPositions);
+  /// The sampling settings the model's files suggest (generation_config.json), keyed as
+  /// PaneSettings' properties (temperature, topP, topK, minP, repetitionPenalty, maxTokens; only
+  /// those the model sets; "do_sample": false is temperature 0). Emitted just before modelLoaded().
+  void samplingDefaultsKnown(const QVariantMap& defaults);
   void requestRejected(const QString& requestId, const QString& message);
   /// The model's chat template could not be used as it is (it does not parse, or it failed on a
   /// conversation) and a built-in renders its format instead; `message` says why. Emitted at load
@@ -136,6 +140,7 @@ class EngineWorker : public QObject {
   QList<Command> pending_;
   QSet<QString> active_;            ///< submitted, not yet reported finished
   QSet<QString> abortedUnreported_; ///< aborted, final delta not yet emitted
+  QSet<QString> reasoningOpened_;   ///< replies whose prompt opened <think>: first delta gets the tag
   bool stepScheduled_ = false;
   bool monitoring_ = false;
   int snapshotIntervalMs_ = 1000 / kMaxSnapshotsPerSecond;

@@ -1,5 +1,7 @@
 #include "app/message_list_model.h"
 
+#include "app/reasoning.h"
+
 #include <iterator>
 #include <utility>
 
@@ -26,6 +28,15 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case SiblingIndexRole: return row.record.siblingIndex;
     case SiblingCountRole: return row.record.siblingCount;
     case IsLastRole: return index.row() == rows_.size() - 1;
+    case ReasoningRole:
+    case AnswerRole:
+    case ThinkingRole: {
+      if (row.record.role != QLatin1String("assistant")) return role == AnswerRole ? row.record.text : QVariant();
+      const ReasoningSplit split = splitReasoning(row.record.text);
+      if (role == ReasoningRole) return split.reasoning;
+      if (role == AnswerRole) return split.answer;
+      return split.open && row.streaming;
+    }
     default: return {};
   }
 }
@@ -38,7 +49,10 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
           {StreamingRole, "streaming"},
           {SiblingIndexRole, "siblingIndex"},
           {SiblingCountRole, "siblingCount"},
-          {IsLastRole, "isLast"}};
+          {IsLastRole, "isLast"},
+          {ReasoningRole, "reasoning"},
+          {AnswerRole, "answer"},
+          {ThinkingRole, "thinking"}};
 }
 
 void MessageListModel::setMessages(const QList<MessageRecord>& messages) {
@@ -76,7 +90,7 @@ void MessageListModel::flushTextChanges() {
   for (int row : rows) {
     if (row >= rows_.size()) continue;
     const QModelIndex i = index(row);
-    emit dataChanged(i, i, {TextRole, Qt::DisplayRole});
+    emit dataChanged(i, i, {TextRole, Qt::DisplayRole, ReasoningRole, AnswerRole, ThinkingRole});
   }
 }
 
@@ -86,7 +100,7 @@ void MessageListModel::finish(int row, const QString& finishReason) {
   rows_[row].record.finishReason = finishReason;
   rows_[row].streaming = false;
   const QModelIndex i = index(row);
-  emit dataChanged(i, i, {FinishReasonRole, StreamingRole});
+  emit dataChanged(i, i, {FinishReasonRole, StreamingRole, ThinkingRole});
 }
 
 void MessageListModel::setMessageId(int row, qint64 id) {
@@ -127,7 +141,7 @@ void MessageListModel::setStreaming(int row, bool streaming) {
   if (row < 0 || row >= rows_.size()) return;
   rows_[row].streaming = streaming;
   const QModelIndex i = index(row);
-  emit dataChanged(i, i, {StreamingRole});
+  emit dataChanged(i, i, {StreamingRole, ThinkingRole});
 }
 
 int MessageListModel::rowOfMessage(qint64 id) const {

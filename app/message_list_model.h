@@ -11,7 +11,8 @@
 /// List model of the shown branch of one conversation (root first) for a pane's ListView. Roles:
 /// messageId, role ("user"/"assistant"/"system"), text, finishReason, streaming (true while the
 /// assistant reply is still being generated), siblingIndex / siblingCount (this message's
-/// position among the alternatives with the same parent: "2/3"), isLast (the last row). A loaded assistant message with an empty finish
+/// position among the alternatives with the same parent: "2/3"), isLast (the last row), and for a
+/// reasoning model's reply reasoning / answer / thinking (app/reasoning.h). A loaded assistant message with an empty finish
 /// reason was cut off by a crash (the app died while it streamed): the view shows it as
 /// "interrupted".
 class MessageListModel : public QAbstractListModel {
@@ -27,7 +28,10 @@ class MessageListModel : public QAbstractListModel {
     StreamingRole,
     SiblingIndexRole,
     SiblingCountRole,
-    IsLastRole
+    IsLastRole,
+    ReasoningRole,  ///< an assistant reply's <think> part (splitReasoning), "" when none
+    AnswerRole,     ///< the reply without it (the whole text for other messages)
+    ThinkingRole    ///< the reply is streaming inside an open <think>
   };
   Q_ENUM(Roles)
 

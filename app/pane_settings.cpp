@@ -53,6 +53,17 @@ bool assignClamped(T& field, T value, T lo, T hi) {
   return true;
 }
 
+/// The fields a model may suggest (SamplingDefaults), by property name.
+const QStringList kSamplingFields = {QStringLiteral("temperature"), QStringLiteral("topP"), QStringLiteral("topK"),
+                                     QStringLiteral("minP"), QStringLiteral("repetitionPenalty"),
+                                     QStringLiteral("maxTokens")};
+
+/// Two stored numbers that are the same setting (compared as assignClamped does).
+bool sameValue(const QVariant& a, const QVariant& b) {
+  const std::optional<double> x = parseNumber(a), y = parseNumber(b);
+  return x && y && qFuzzyCompare(*x + 1.0, *y + 1.0);
+}
+
 }  // namespace
 
 PaneSettings::PaneSettings(QObject* parent) : QObject(parent) {}
@@ -153,6 +164,21 @@ QVariantMap PaneSettings::apply(const QVariantMap& values) {
   const QVariantMap errors = validate(values);
   if (!errors.isEmpty()) return errors;
   const QVariantMap old = toMap();
+  assign(values);
+  // A field set to its default follows the model again; any other value is the user's.
+  const QVariantMap base = defaults();
+  for (const QString& key : kSamplingFields) {
+    if (!values.contains(key)) continue;
+    if (sameValue(toMap().value(key), base.value(key)))
+      customized_.remove(key);
+    else
+      customized_.insert(key);
+  }
+  if (toMap() != old) emit changed();
+  return {};
+}
+
+void PaneSettings::assign(const QVariantMap& values) {
   const bool wasBlocked = blockSignals(true);  // one changed() for the whole set
   if (values.contains(QStringLiteral("systemPrompt")))
     setSystemPrompt(values.value(QStringLiteral("systemPrompt")).toString());
@@ -168,15 +194,53 @@ QVariantMap PaneSettings::apply(const QVariantMap& values) {
     setMaxTokens(static_cast<int>(*parseInteger(values.value(QStringLiteral("maxTokens")))));
   if (values.contains(QStringLiteral("seed"))) setSeed(values.value(QStringLiteral("seed")).toString());
   blockSignals(wasBlocked);
-  if (toMap() != old) emit changed();
-  return {};
 }
 
 void PaneSettings::reset(bool includingPrompt) {
-  const PaneSettings defaults;
-  QVariantMap map = defaults.toMap();
-  if (!includingPrompt) map.remove(QStringLiteral("systemPrompt"));
+  QVariantMap map = defaults();
+  map.insert(QStringLiteral("seed"), QStringLiteral("random"));
+  if (includingPrompt) map.insert(QStringLiteral("systemPrompt"), QString());
   apply(map);
+  customized_.clear();
+}
+
+QVariantMap PaneSettings::defaults() const {
+  const PaneSettings app;
+  QVariantMap map;
+  const QVariantMap appMap = app.toMap();
+  for (const QString& key : kSamplingFields) map.insert(key, modelDefaults_.value(key, appMap.value(key)));
+  return map;
+}
+
+void PaneSettings::setModelDefaults(const QVariantMap& defaults) {
+  modelDefaults_ = defaults;
+  QVariantMap follow = this->defaults();
+  for (const QString& key : std::as_const(customized_)) follow.remove(key);
+  const QVariantMap old = toMap();
+  assign(follow);
+  if (toMap() != old) emit changed();
+}
+
+QStringList PaneSettings::customized() const {
+  QStringList list;
+  for (const QString& key : kSamplingFields)
+    if (customized_.contains(key)) list.append(key);
+  return list;
+}
+
+QVariantMap PaneSettings::modelDefaultsMap(const pagedchat::SamplingDefaults& d) {
+  QVariantMap m;
+  if (d.do_sample && !*d.do_sample)
+    m.insert(QStringLiteral("temperature"), 0.0);
+  else if (d.temperature)
+    m.insert(QStringLiteral("temperature"), qBound(kTemperature.lo, double(*d.temperature), kTemperature.hi));
+  if (d.top_p) m.insert(QStringLiteral("topP"), qBound(kTopP.lo, double(*d.top_p), kTopP.hi));
+  if (d.top_k) m.insert(QStringLiteral("topK"), qBound(0, *d.top_k, static_cast<int>(kTopK.hi)));
+  if (d.min_p) m.insert(QStringLiteral("minP"), qBound(kMinP.lo, double(*d.min_p), kMinP.hi));
+  if (d.repetition_penalty)
+    m.insert(QStringLiteral("repetitionPenalty"), qBound(kRepetition.lo, double(*d.repetition_penalty), kRepetition.hi));
+  if (d.max_new_tokens) m.insert(QStringLiteral("maxTokens"), qBound(1, *d.max_new_tokens, kMaxTokensLimit));
+  return m;
 }
 
 QVariantMap PaneSettings::toMap() const {
@@ -187,7 +251,8 @@ QVariantMap PaneSettings::toMap() const {
           {QStringLiteral("minP"), minP_},
           {QStringLiteral("repetitionPenalty"), repetitionPenalty_},
           {QStringLiteral("maxTokens"), maxTokens_},
-          {QStringLiteral("seed"), seed_}};
+          {QStringLiteral("seed"), seed_},
+          {QStringLiteral("customized"), customized()}};
 }
 
 void PaneSettings::fromMap(const QVariantMap& map) {
@@ -195,7 +260,22 @@ void PaneSettings::fromMap(const QVariantMap& map) {
   const QVariantMap errors = validate(map);
   for (auto it = map.cbegin(); it != map.cend(); ++it)
     if (!errors.contains(it.key())) valid.insert(it.key(), it.value());
-  apply(valid);
+  const QVariantMap old = toMap();
+  assign(valid);
+  customized_.clear();
+  if (map.contains(QStringLiteral("customized"))) {
+    for (const QString& key : map.value(QStringLiteral("customized")).toStringList())
+      if (kSamplingFields.contains(key)) customized_.insert(key);
+  } else {
+    const QVariantMap app = PaneSettings().toMap();
+    for (const QString& key : kSamplingFields)
+      if (valid.contains(key) && !sameValue(toMap().value(key), app.value(key))) customized_.insert(key);
+  }
+  // Fields that follow the model take its current suggestion.
+  QVariantMap follow = defaults();
+  for (const QString& key : std::as_const(customized_)) follow.remove(key);
+  assign(follow);
+  if (toMap() != old) emit changed();
 }
 
 pagedchat::SamplingParams PaneSettings::samplingParams() const {

@@ -3,9 +3,11 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QVariantMap>
 
+#include "engine/sample/sampling_defaults.h"
 #include "engine/sample/sampling_params.h"
 
 /// The settings of one pane: the system prompt put before every request and the sampling
@@ -14,6 +16,11 @@
 /// fields), checks them all and changes nothing unless every one is valid, returning the error
 /// messages by field. toMap()/fromMap() are the form stored in pagedchat.ini (per pane) and in
 /// compare votes. Runs on the GUI thread.
+///
+/// The model's suggestions: a sampling field the user has not set (customized()) follows the
+/// loaded model's generation_config.json (setModelDefaults()), else the app's default, as vLLM
+/// fills a request's unset fields from the model. Setting a field to a value other than that
+/// default makes it the user's; reset() gives every field back to the model.
 class PaneSettings : public QObject {
   Q_OBJECT
   Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
@@ -57,12 +64,26 @@ class PaneSettings : public QObject {
   Q_INVOKABLE QVariantMap validate(const QVariantMap& values) const;
   /// validate(), then sets every given field when all are valid. Returns validate()'s errors.
   Q_INVOKABLE QVariantMap apply(const QVariantMap& values);
-  /// Back to the defaults (the system prompt is kept unless `includingPrompt`).
+  /// Back to the defaults: the model's suggestions, else the app's (the system prompt is kept
+  /// unless `includingPrompt`). No field stays customized.
   Q_INVOKABLE void reset(bool includingPrompt = false);
 
-  /// Every field, as stored (seed as text).
+  /// The loaded model's suggestions (keys as modelDefaultsMap() writes them; {} for none):
+  /// every field not customized takes its value (or the app's default where the model has none).
+  void setModelDefaults(const QVariantMap& defaults);
+  QVariantMap modelDefaults() const { return modelDefaults_; }
+  /// The sampling fields (property names) the user set to something else than the default.
+  QStringList customized() const;
+  /// A model's generation_config.json defaults as PaneSettings fields: temperature (0 when
+  /// do_sample is false), topP, topK, minP, repetitionPenalty, maxTokens; only those it sets,
+  /// clamped to the settings' ranges.
+  static QVariantMap modelDefaultsMap(const pagedchat::SamplingDefaults& d);
+
+  /// Every field, as stored (seed as text), and "customized" (customized()).
   QVariantMap toMap() const;
   /// Sets the valid fields of `map` (a stored one: invalid or missing fields keep their value).
+  /// Its "customized" list says which fields are the user's; a map without one (stored by an
+  /// older version) counts every field that differs from the app's default.
   void fromMap(const QVariantMap& map);
   QJsonObject toJson() const { return QJsonObject::fromVariantMap(toMap()); }
 
@@ -81,4 +102,11 @@ class PaneSettings : public QObject {
   double repetitionPenalty_ = 1.0;
   int maxTokens_ = 256;
   QString seed_ = QStringLiteral("random");
+  QVariantMap modelDefaults_;
+  QSet<QString> customized_;
+
+  /// The default of every sampling field: the app's, overlaid with modelDefaults_.
+  QVariantMap defaults() const;
+  /// Sets the fields of `values` (valid, parsed) without touching customized_.
+  void assign(const QVariantMap& values);
 };

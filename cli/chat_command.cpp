@@ -13,6 +13,7 @@
 
 #include "engine/text/chat_template.h"
 #include "cli/commands.h"
+#include "cli/sampling_options.h"
 #include "engine/llm_engine.h"
 
 namespace pagedchat::cli {
@@ -22,6 +23,7 @@ namespace {
 struct ChatOptions {
   EngineConfig engine;
   SamplingParams sampling;
+  SamplingOptions given;  ///< which sampling options the command line set
   std::string system;
   std::string chat_template = "auto";
   long long seed = -1;
@@ -58,6 +60,8 @@ int run_chat(ChatOptions& opt) {
   // An unknown --chat-template fails before the (possibly slow) model load.
   if (opt.chat_template != "auto" && !opt.chat_template.empty()) resolve_chat_template(opt.chat_template, "");
   LLMEngine engine(opt.engine);
+  apply_sampling_defaults(engine.sampling_defaults(), opt.sampling, opt.given.given());
+  opt.sampling.validate();
   const Tokenizer& tokenizer = engine.tokenizer();
   std::string warning;
   const ChatTemplate tmpl =
@@ -139,12 +143,8 @@ Command add_chat_command(CLI::App& app) {
   cmd->add_option("--chat-template", opt->chat_template,
                   "the model's own (auto, the default), a built-in (llama-2, mistral, chatml, zephyr, vicuna, "
                   "llama3, deepseek-r1, phi3, gemma, none) or a .jinja file");
-  cmd->add_option("--temperature", s.temperature, "0 = greedy (default 1)");
-  cmd->add_option("--top-p", s.top_p, "nucleus sampling mass (1 = off)");
-  cmd->add_option("--top-k", s.top_k, "keep the k most likely tokens (0 or -1 = off)");
-  cmd->add_option("--max-tokens", s.max_tokens, "most tokens per reply (default 256)");
+  opt->given = add_sampling_options(cmd, s, "reply");
   cmd->add_option("--seed", opt->seed, "RNG seed of every reply");
-  cmd->add_option("--repetition-penalty", s.repetition_penalty, "> 0, on prompt and generated tokens (1 = off)");
   cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
   cmd->add_option("--dtype", opt->engine.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)");
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");

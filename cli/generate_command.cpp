@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/json_output.h"
+#include "cli/sampling_options.h"
 #include "engine/llm_engine.h"
 
 namespace pagedchat::cli {
@@ -23,6 +24,7 @@ struct GenerateOptions {
   int logprobs = -1;
   int priority = 0;
   bool json = false, sequential = false, no_prefix_caching = false, stream = false;
+  SamplingOptions given;  ///< which sampling options the command line set
 };
 
 // Folds a kDelta output into the cumulative record of its request.
@@ -60,6 +62,8 @@ int run_generate(GenerateOptions& opt) {
   opt.sampling.validate();
   if (opt.priority != 0) opt.engine.scheduling_policy = "priority";
   LLMEngine engine(opt.engine);
+  apply_sampling_defaults(engine.sampling_defaults(), opt.sampling, opt.given.given());
+  opt.sampling.validate();
 
   std::vector<RequestOutput> results(opt.prompts.size());
   std::map<std::string, size_t> index;
@@ -131,19 +135,14 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
   cmd->add_option("--prompt", opt->prompts, "prompt text (repeat for several prompts)")->required();
   cmd->add_option("--n", s.n, "completions per prompt (default 1)");
-  cmd->add_option("--temperature", s.temperature, "0 = greedy (default 1)");
-  cmd->add_option("--top-k", s.top_k, "keep the k most likely tokens (0 or -1 = off)");
-  cmd->add_option("--top-p", s.top_p, "nucleus sampling mass (1 = off)");
-  cmd->add_option("--min-p", s.min_p, "drop tokens less likely than min_p x the most likely (0 = off)");
+  opt->given = add_sampling_options(cmd, s, "completion");
   cmd->add_option("--presence-penalty", s.presence_penalty, "[-2, 2], on tokens already generated");
   cmd->add_option("--frequency-penalty", s.frequency_penalty, "[-2, 2], times each token's count so far");
-  cmd->add_option("--repetition-penalty", s.repetition_penalty, "> 0, on prompt and generated tokens (1 = off)");
   cmd->add_option("--seed", opt->seed, "per-request RNG seed")->check([](const std::string& v) {
     uint64_t x = 0;
     const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
     return r.ec == std::errc() && r.ptr == v.data() + v.size() ? std::string() : "seed must be an integer in [0, 2^64 - 1]";
   });
-  cmd->add_option("--max-tokens", s.max_tokens, "most tokens to generate per completion (default 256)");
   cmd->add_option("--min-tokens", s.min_tokens, "tokens generated before EOS or a stop may end it");
   cmd->add_option("--stop", s.stop, "stop string (repeatable)");
   cmd->add_option("--stop-token-id", s.stop_token_ids, "stop token id (repeatable)");

@@ -24,6 +24,8 @@ enum class RopeScalingType {
   kLlama3,  ///< "llama3": _compute_llama3_parameters (Llama 3.1 / 3.2 / 3.3)
 };
 
+/// The parameters of rope_scaling (config.json; see engine/model/rope_frequencies.h for the
+/// formulas). Unused fields keep transformers' defaults.
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::kNone;
   double factor = 1.0;            ///< linear and llama3

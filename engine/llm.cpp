@@ -42,6 +42,16 @@ std::vector<RequestOutput> run_all(LLMEngine& engine, long long& next_id, const 
 
 }  // namespace
 
+SamplingParams LLM::get_default_sampling_params() const {
+  SamplingParams p;
+  apply_sampling_defaults(engine_.sampling_defaults(), p);
+  return p;
+}
+
+std::vector<RequestOutput> LLM::generate(const std::vector<std::string>& prompts) {
+  return generate(prompts, get_default_sampling_params());
+}
+
 std::vector<RequestOutput> LLM::generate(const std::vector<std::string>& prompts, const SamplingParams& params) {
   return run_all(engine_, next_id_, prompts, params);
 }

@@ -70,6 +70,7 @@ struct LLMEngine::Impl {
   LoadedModel model;
   std::unique_ptr<Tokenizer> tokenizer;
   std::string chat_template;
+  SamplingDefaults sampling_defaults;
   std::unique_ptr<KVCacheManager> kv;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<ModelRunner> runner;
@@ -97,6 +98,7 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   m.model = std::move(bundle.model);
   m.tokenizer = std::move(bundle.tokenizer);
   m.chat_template = std::move(bundle.chat_template);
+  m.sampling_defaults = bundle.generation_defaults;
   ModelConfig& mc = m.model.config;
   const std::string model_path = bundle.path;
 
@@ -317,6 +319,7 @@ const Tokenizer& LLMEngine::tokenizer() const {
   return *impl_->tokenizer;
 }
 const std::string& LLMEngine::chat_template() const { return impl_->chat_template; }
+const SamplingDefaults& LLMEngine::sampling_defaults() const { return impl_->sampling_defaults; }
 bool LLMEngine::has_tokenizer() const { return impl_->tokenizer != nullptr; }
 const std::vector<std::string>& LLMEngine::last_scheduled_request_ids() const { return impl_->last_scheduled; }
 

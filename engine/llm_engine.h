@@ -11,6 +11,7 @@
 #include "engine/config.h"
 #include "engine/outputs.h"
 #include "engine/core/request_status.h"
+#include "engine/sample/sampling_defaults.h"
 #include "engine/sample/sampling_params.h"
 #include "engine/text/tokenizer.h"
 #include "kernels/ops.h"
@@ -111,6 +112,9 @@ class LLMEngine {
   bool has_tokenizer() const;
   /// The chat template text the model files carry (Jinja), or "" when none.
   const std::string& chat_template() const;
+  /// The sampling defaults the model files carry (generation_config.json); empty when none.
+  /// Apply them with apply_sampling_defaults().
+  const SamplingDefaults& sampling_defaults() const;
   EngineStats stats() const;
   /// The backend and its kernels, e.g. "cpu avx512, 2 threads".
   std::string backend_name() const;

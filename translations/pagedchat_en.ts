@@ -1304,6 +1304,31 @@
     </message>
 </context>
 <context>
+    <name>ReasoningSection</name>
+    <message numerus="yes">
+        <source>Thinking… (%n character(s))</source>
+        <translation>
+            <numerusform>Thinking… (%n character)</numerusform>
+            <numerusform>Thinking… (%n characters)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Reasoning (%n character(s))</source>
+        <translation>
+            <numerusform>Reasoning (%n character)</numerusform>
+            <numerusform>Reasoning (%n characters)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Hide the reasoning: %1</source>
+        <translation>Hide the reasoning: %1</translation>
+    </message>
+    <message>
+        <source>Show the reasoning: %1</source>
+        <translation>Show the reasoning: %1</translation>
+    </message>
+</context>
+<context>
     <name>SearchPanel</name>
     <message>
         <source>Search all chats</source>

@@ -1301,6 +1301,29 @@
     </message>
 </context>
 <context>
+    <name>ReasoningSection</name>
+    <message numerus="yes">
+        <source>Thinking… (%n character(s))</source>
+        <translation>
+            <numerusform>생각하는 중… (%n자)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Reasoning (%n character(s))</source>
+        <translation>
+            <numerusform>추론 (%n자)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Hide the reasoning: %1</source>
+        <translation>추론 숨기기: %1</translation>
+    </message>
+    <message>
+        <source>Show the reasoning: %1</source>
+        <translation>추론 보기: %1</translation>
+    </message>
+</context>
+<context>
     <name>SearchPanel</name>
     <message>
         <source>Search all chats</source>

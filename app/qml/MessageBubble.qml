@@ -8,6 +8,10 @@ Item {
 
     required property string role
     required property string text
+    /// A reasoning model's reply apart (MessageListModel: reasoning, answer, thinking).
+    required property string reasoning
+    required property string answer
+    required property bool thinking
     required property string finishReason
     required property bool streaming
     // Message actions (MessageActions.qml): the row, its place among its versions, last row.
@@ -22,10 +26,12 @@ Item {
     /// The app died while this reply streamed (killed, crashed, power loss): no finish reason was
     /// saved. A reply stopped by the user or by quitting the app has finish reason "abort".
     readonly property bool interrupted: role === "assistant" && !streaming && finishReason === ""
+    /// The reasoning shown apart (collapsed) above the answer.
+    readonly property bool hasReasoning: !isUser && (reasoning !== "" || thinking)
     /// A story model continues the prompt: its reply often starts with a space or a newline.
-    readonly property string shownText: isUser ? text : text.replace(/^\s+/, "")
+    readonly property string shownText: isUser ? text : answer.replace(/^\s+/, "")
     /// A finished reply without any text: the bubble says so instead of staying empty.
-    readonly property bool noReply: !isUser && !streaming && shownText === ""
+    readonly property bool noReply: !isUser && !streaming && shownText === "" && !hasReasoning
     readonly property string note: detailsHidden ? ""
                                   : interrupted ? qsTr("interrupted")
                                   : finishReason === "abort" ? qsTr("stopped")
@@ -34,7 +40,7 @@ Item {
         if (shownText !== "")
             return shownText
         if (streaming)
-            return "\u2026"
+            return thinking ? "" : "\u2026"
         if (!noReply)
             return ""
         if (detailsHidden)
@@ -50,8 +56,10 @@ Item {
     /// extra pixel leaves room for the cursor width the text layout keeps at the end of a line.
     readonly property real textWidth: Math.min(
         maxTextWidth,
-        bubble.measured ? Math.ceil(Math.max(measure.implicitWidth, noteLabel.visible ? noteLabel.implicitWidth : 0)) + 1
-                        : bubble.maxTextWidth)
+        bubble.measured && !(bubble.hasReasoning && reasoningSection.expanded)
+            ? Math.ceil(Math.max(measure.implicitWidth, noteLabel.visible ? noteLabel.implicitWidth : 0,
+                                 bubble.hasReasoning ? reasoningSection.implicitWidth : 0)) + 1
+            : bubble.maxTextWidth)
 
     implicitHeight: box.height + messageActions.implicitHeight + 2
 
@@ -86,9 +94,18 @@ Item {
             width: bubble.textWidth
             spacing: 4
 
+            ReasoningSection {
+                id: reasoningSection
+                objectName: "reasoningSection"
+                visible: bubble.hasReasoning
+                Layout.fillWidth: true
+                text: bubble.reasoning
+                thinking: bubble.thinking
+            }
             MessageContent {
                 id: content
                 objectName: "messageText"
+                visible: bubble.displayText !== ""
                 Layout.fillWidth: true
                 text: bubble.displayText
                 streaming: bubble.streaming

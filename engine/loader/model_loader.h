@@ -9,7 +9,7 @@
 
 #include "engine/config.h"
 #include "engine/model/model_weights.h"
-#include "engine/sample/generation_defaults.h"
+#include "engine/sample/sampling_defaults.h"
 #include "engine/text/tokenizer.h"
 
 namespace pagedchat {
@@ -20,9 +20,9 @@ struct ModelBundle {
   std::string chat_template;             ///< the model's template text (Jinja) when the files carry one
   std::string format;                    ///< "llama2.c", "gguf", "huggingface", "random"
   std::string path;                      ///< the file or folder loaded
-  /// generation_config.json's sampling defaults (Hugging Face folders; empty for other formats):
-  /// start a request from default_sampling_params(generation_defaults), as vLLM does.
-  GenerationDefaults generation_defaults;
+  /// generation_config.json's sampling defaults (Hugging Face folders; empty for other formats),
+  /// applied with apply_sampling_defaults() as vLLM's get_default_sampling_params.
+  SamplingDefaults generation_defaults;
 };
 
 /// Throws std::runtime_error naming both when `tokenizer` does not fit a model with

@@ -11,6 +11,8 @@
 namespace pagedchat {
 
 struct KVCache {
+  /// Zero-filled K and V of `num_blocks` blocks of `block_size` tokens for every layer of `c`
+  /// (n_layers * 2 * num_blocks * block_size * n_kv_heads * head_dim floats).
   KVCache(const ModelConfig& c, int num_blocks, int block_size);
   /// Copies every layer's K and V of block `src` into block `dst` (copy-on-write).
   void copy_block(int src, int dst);

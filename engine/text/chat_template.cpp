@@ -325,10 +325,20 @@ std::vector<int> encode_rendered_prompt(const Tokenizer& tokenizer, const Templa
 }
 
 std::vector<int> encode_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
-                             bool add_generation_prompt, const ChatEncodeOptions& options, std::string* warning) {
-  const TemplatedText prompt =
-      tmpl.render(messages, chat_render_options(tokenizer, add_generation_prompt, options), warning);
-  return encode_rendered_prompt(tokenizer, prompt, options);
+                             bool add_generation_prompt, const ChatEncodeOptions& options, std::string* warning,
+                             TemplatedText* prompt_out) {
+  TemplatedText prompt = tmpl.render(messages, chat_render_options(tokenizer, add_generation_prompt, options), warning);
+  std::vector<int> ids = encode_rendered_prompt(tokenizer, prompt, options);
+  if (prompt_out) *prompt_out = std::move(prompt);
+  return ids;
+}
+
+bool prompt_opens_reasoning(const TemplatedText& prompt) {
+  constexpr std::string_view kOpen = "<think>";
+  const size_t end = prompt.text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos || end + 1 < kOpen.size()) return false;
+  const size_t at = end + 1 - kOpen.size();
+  return std::string_view(prompt.text).substr(at, kOpen.size()) == kOpen && prompt.is_template_text(at, end + 1);
 }
 
 int chat_reply_reserve(int max_tokens, int max_model_len) {
@@ -344,13 +354,15 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
   for (size_t i = first + 1; i < messages.size(); ++i)
     if (messages[i].role == "user") cuts.push_back(i);
   std::string warning;
+  TemplatedText rendered;
   auto encode_from = [&](size_t cut) {
     std::vector<ChatMessage> kept(messages.begin(), messages.begin() + static_cast<long>(first));
     kept.insert(kept.end(), messages.begin() + static_cast<long>(cut), messages.end());
-    return encode_chat(tokenizer, tmpl, kept, /*add_generation_prompt=*/true, options, &warning);
+    return encode_chat(tokenizer, tmpl, kept, /*add_generation_prompt=*/true, options, &warning, &rendered);
   };
   std::vector<int> ids = encode_from(first);  // also validates the whole conversation
   std::string first_warning = warning;
+  bool opens = prompt_opens_reasoning(rendered);
   size_t chosen = 0;
   if (ids.size() > budget && cuts.size() > 1) {
     // The fewest dropped turns that fit: binary search (fewer messages render fewer tokens), so a
@@ -358,6 +370,7 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
     size_t lo = 1, hi = cuts.size() - 1;
     std::optional<std::vector<int>> hi_ids;
     std::string hi_warning;
+    bool hi_opens = false;
     while (lo < hi) {
       const size_t mid = (lo + hi) / 2;
       std::vector<int> m = encode_from(cuts[mid]);
@@ -365,6 +378,7 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
         hi = mid;
         hi_ids = std::move(m);
         hi_warning = warning;
+        hi_opens = prompt_opens_reasoning(rendered);
       } else {
         lo = mid + 1;
       }
@@ -372,9 +386,11 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
     if (hi_ids) {
       ids = std::move(*hi_ids);
       first_warning = hi_warning;
+      opens = hi_opens;
     } else {
       ids = encode_from(cuts[hi]);
       first_warning = warning;
+      opens = prompt_opens_reasoning(rendered);
     }
     chosen = hi;
   }
@@ -388,6 +404,7 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
   out.max_tokens = std::min(max_tokens, max_model_len - n);
   out.num_dropped_messages = static_cast<int>(cuts[chosen] - first);
   out.warning = std::move(first_warning);
+  out.opens_reasoning = opens;
   return out;
 }
 

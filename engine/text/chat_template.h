@@ -175,10 +175,16 @@ std::vector<int> encode_rendered_prompt(const Tokenizer& tokenizer, const Templa
 
 /// Token ids of the rendered conversation: special tokens only where the template wrote them
 /// (text such as "<|eot_id|>" inside a message stays text), the BOS rule of `options`, and
-/// bos_token/eos_token taken from `tokenizer`. Throws as ChatTemplate::render.
+/// bos_token/eos_token taken from `tokenizer`. `prompt`, when given, receives the rendering.
+/// Throws as ChatTemplate::render.
 std::vector<int> encode_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
                              bool add_generation_prompt, const ChatEncodeOptions& options,
-                             std::string* warning = nullptr);
+                             std::string* warning = nullptr, TemplatedText* prompt = nullptr);
+
+/// True when `prompt` ends inside an open reasoning block: its last non-space text is "<think>"
+/// written by the template (DeepSeek-R1's generation prompt "<｜Assistant｜><think>\n"), so the
+/// reply starts with reasoning and closes it with "</think>".
+bool prompt_opens_reasoning(const TemplatedText& prompt);
 
 /// A chat request's prompt, fitted into the context.
 struct ChatPrompt {
@@ -186,6 +192,7 @@ struct ChatPrompt {
   int max_tokens = 0;            ///< the request's max_tokens, clamped to what the context leaves
   int num_dropped_messages = 0;  ///< oldest non-system messages left out to make room
   std::string warning;           ///< the template fell back to a built-in (ChatTemplate::render)
+  bool opens_reasoning = false;  ///< the prompt ends in an open <think> (prompt_opens_reasoning)
 };
 
 /// Room fit_chat keeps for the reply before it drops old turns: min(max_tokens, max_model_len / 4),

@@ -27,6 +27,7 @@ class TestPanes : public QObject {
   void settingsValidation();
   void settingsSamplingParams();
   void settingsPersistPerPane();
+  void settingsFollowTheModel();
   void appearancePersists();
   void compareVoteStorage();
   void sendToAllStreamsInEveryPane();
@@ -152,6 +153,66 @@ void TestPanes::settingsPersistPerPane() {
   QCOMPARE(b->maxTokens(), 64);
   QCOMPARE(b->topK(), 5);
   QCOMPARE(b->temperature(), 0.8);
+}
+
+// The model's generation_config.json suggestions fill the fields the user has not set (as vLLM
+// fills a request's unset fields); a field the user changed stays theirs across models and
+// restarts; reset() gives everything back to the model.
+void TestPanes::settingsFollowTheModel() {
+  pagedchat::SamplingDefaults qwen3;  // Qwen3's generation_config.json
+  qwen3.do_sample = true;
+  qwen3.temperature = 0.6f;
+  qwen3.top_k = 20;
+  qwen3.top_p = 0.95f;
+  pagedchat::SamplingDefaults greedy;  // {"do_sample": false, "temperature": 0.9}
+  greedy.do_sample = false;
+  greedy.temperature = 0.9f;
+  QCOMPARE(PaneSettings::modelDefaultsMap(greedy).value("temperature").toDouble(), 0.0);
+  QVERIFY(PaneSettings::modelDefaultsMap({}).isEmpty());
+
+  PaneSettings s;
+  const PaneSettings app;
+  QSignalSpy changed(&s, &PaneSettings::changed);
+  s.setModelDefaults(PaneSettings::modelDefaultsMap(qwen3));
+  QCOMPARE(changed.count(), 1);
+  QCOMPARE(s.temperature(), double(0.6f));
+  QCOMPARE(s.topK(), 20);
+  QCOMPARE(s.topP(), double(0.95f));
+  QCOMPARE(s.maxTokens(), app.maxTokens());  // the model sets none: the app's
+  QVERIFY(s.customized().isEmpty());
+
+  // The popup sends every field; only the one the user changed becomes theirs.
+  QVariantMap form = s.toMap();
+  form.insert("topK", "40");
+  QVERIFY(s.apply(form).isEmpty());
+  QCOMPARE(s.customized(), QStringList{"topK"});
+  s.setModelDefaults(PaneSettings::modelDefaultsMap(greedy));  // another model
+  QCOMPARE(s.temperature(), 0.0);
+  QCOMPARE(s.topK(), 40);
+  QCOMPARE(s.topP(), app.topP());  // greedy's file has no top_p: back to the app's
+
+  // Stored and restored: the list of the user's fields travels with the values.
+  PaneSettings restored;
+  restored.fromMap(s.toMap());
+  QCOMPARE(restored.customized(), QStringList{"topK"});
+  restored.setModelDefaults(PaneSettings::modelDefaultsMap(qwen3));
+  QCOMPARE(restored.temperature(), double(0.6f));
+  QCOMPARE(restored.topK(), 40);
+  // A map stored before there was such a list: fields off the app's default are the user's.
+  PaneSettings old;
+  old.fromMap({{"temperature", 0.8}, {"topK", 5}, {"maxTokens", 256}});
+  QCOMPARE(old.customized(), QStringList{"topK"});
+
+  // Setting a field back to the model's value, or reset(), follows the model again.
+  form = s.toMap();
+  form.insert("topK", "0");
+  QVERIFY(s.apply(form).isEmpty());
+  QVERIFY(s.customized().isEmpty());
+  QVERIFY(s.apply({{"temperature", "1.1"}}).isEmpty());
+  QCOMPARE(s.customized(), QStringList{"temperature"});
+  s.reset();
+  QVERIFY(s.customized().isEmpty());
+  QCOMPARE(s.temperature(), 0.0);
 }
 
 void TestPanes::appearancePersists() {

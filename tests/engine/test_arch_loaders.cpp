@@ -18,7 +18,7 @@
 #include "engine/loader/hf/safetensors.h"
 #include "engine/loader/model_loader.h"
 #include "engine/loader/random_model.h"
-#include "engine/sample/generation_defaults.h"
+#include "engine/sample/sampling_defaults.h"
 
 using namespace pagedchat;
 using namespace archtest;
@@ -106,8 +106,10 @@ class TestArchLoaders : public QObject {
     QCOMPARE(a.format, std::string("huggingface"));
     QVERIFY(a.model.config.max_seq_len_is_soft);
     // generation_config.json: do_sample false and nothing else: greedy by default.
-    QVERIFY(a.generation_defaults.greedy());
-    QCOMPARE(default_sampling_params(a.generation_defaults).temperature, 0.0f);
+    QVERIFY(a.generation_defaults.do_sample && !*a.generation_defaults.do_sample);
+    SamplingParams defaults;
+    apply_sampling_defaults(a.generation_defaults, defaults);
+    QCOMPARE(defaults.temperature, 0.0f);
     std::vector<int> stops = a.model.config.extra_eos_ids;
     stops.insert(stops.begin(), a.model.config.eos_id);
     for (int id : eos) QVERIFY2(std::find(stops.begin(), stops.end(), id) != stops.end(), qPrintable(QString::number(id)));

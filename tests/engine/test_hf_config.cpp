@@ -6,7 +6,7 @@
 
 #include "engine/loader/hf/hf_config.h"
 #include "engine/llm.h"
-#include "engine/sample/generation_defaults.h"
+#include "engine/sample/sampling_defaults.h"
 #include "test_hf_utils.h"
 
 using namespace pagedchat;
@@ -305,40 +305,55 @@ class TestHfConfig : public QObject {
     HF_EXPECT_ERROR(parse_generation_config(R"({"max_new_tokens": 0})", "g.json"), "max_new_tokens");
     HF_EXPECT_ERROR(parse_generation_config(R"({"temperature": "hot"})", "g.json"), "temperature");
     HF_EXPECT_ERROR(parse_generation_config("nope", "g.json"), "g.json", "JSON");
-    HF_EXPECT_ERROR(parse_generation_config(R"({"min_p": 1.5})", "g.json"), "min_p");
-    HF_EXPECT_ERROR(parse_generation_config(R"({"do_sample": "yes"})", "g.json"), "do_sample");
-    QVERIFY(*g.defaults.do_sample);
-    QVERIFY(!g.defaults.min_p);
+    HF_EXPECT_ERROR(parse_generation_config(R"({"min_p": 2})", "g.json"), "min_p");
+    HF_EXPECT_ERROR(parse_generation_config(R"({"do_sample": "no"})", "g.json"), "do_sample");
   }
 
-  // GenerationDefaults -> the SamplingParams a request starts from (vLLM's
-  // get_default_sampling_params: only the keys the file has; do_sample false = greedy as in
-  // transformers). The files are Qwen3's and Llama 3.1 Instruct's as the hub ships them.
-  void generationDefaultsToSamplingParams() {
-    const GenerationDefaults qwen3 = parse_generation_config(
-        R"({"bos_token_id": 151643, "do_sample": true, "eos_token_id": [151645, 151643], "pad_token_id": 151643,
-            "temperature": 0.6, "top_k": 20, "top_p": 0.95, "transformers_version": "4.51.0"})", "q.json").defaults;
-    SamplingParams p = default_sampling_params(qwen3);
+  // How the model's defaults become a request's params (vLLM's get_default_sampling_params, with
+  // transformers' do_sample false = greedy): what the model sets replaces the engine's default,
+  // what the caller set stays.
+  void samplingDefaultsApply() {
+    const HfGenerationConfig qwen3 = parse_generation_config(
+        R"({"do_sample": true, "temperature": 0.6, "top_k": 20, "top_p": 0.95, "min_p": 0.0,
+            "eos_token_id": [151645, 151643]})",
+        "g.json");
+    SamplingParams p;
+    apply_sampling_defaults(qwen3.defaults, p);
     QCOMPARE(p.temperature, 0.6f);
     QCOMPARE(p.top_k, 20);
     QCOMPARE(p.top_p, 0.95f);
-    QCOMPARE(p.min_p, 0.0f);                // not in the file: SamplingParams' own default
-    QCOMPARE(p.repetition_penalty, 1.0f);
+    QCOMPARE(p.min_p, 0.0f);
+    QCOMPARE(p.repetition_penalty, 1.0f);  // not in the file: the engine's default
     QCOMPARE(p.max_tokens, SamplingParams{}.max_tokens);
-    p.validate();
-    const GenerationDefaults greedy = parse_generation_config(
-        R"({"do_sample": false, "temperature": 0.6, "top_p": 0.9, "min_p": 0.05, "repetition_penalty": 1.05,
-            "max_new_tokens": 40})", "g.json").defaults;
-    QVERIFY(greedy.greedy());
-    p = default_sampling_params(greedy);
-    QCOMPARE(p.temperature, 0.0f);          // do_sample false wins over the temperature
-    QCOMPARE(p.min_p, 0.05f);
-    QCOMPARE(p.repetition_penalty, 1.05f);  // penalties still apply to greedy search
-    QCOMPARE(p.max_tokens, 40);
-    p.validate();
-    const GenerationDefaults none = parse_generation_config(R"({"_from_model_config": true})", "g.json").defaults;
-    QVERIFY(none.empty() && !none.greedy());
-    QCOMPARE(default_sampling_params(none).temperature, SamplingParams{}.temperature);
+
+    SamplingParams mine;
+    mine.temperature = 1.3f;
+    mine.top_k = 5;
+    SamplingFieldsSet set;
+    set.temperature = set.top_k = true;
+    apply_sampling_defaults(qwen3.defaults, mine, set);
+    QCOMPARE(mine.temperature, 1.3f);
+    QCOMPARE(mine.top_k, 5);
+    QCOMPARE(mine.top_p, 0.95f);
+
+    // do_sample false: greedy, whatever temperature sits beside it, unless the caller chose one.
+    const HfGenerationConfig greedy =
+        parse_generation_config(R"({"do_sample": false, "temperature": 0.9, "max_new_tokens": 40})", "g.json");
+    QCOMPARE(*greedy.defaults.do_sample, false);
+    SamplingParams g;
+    apply_sampling_defaults(greedy.defaults, g);
+    QCOMPARE(g.temperature, 0.0f);
+    QCOMPARE(g.max_tokens, 40);
+    SamplingParams hot;
+    hot.temperature = 0.7f;
+    SamplingFieldsSet t;
+    t.temperature = true;
+    apply_sampling_defaults(greedy.defaults, hot, t);
+    QCOMPARE(hot.temperature, 0.7f);
+
+    SamplingParams none;
+    apply_sampling_defaults(parse_generation_config("{}", "g.json").defaults, none);
+    QCOMPARE(none.temperature, SamplingParams{}.temperature);
   }
 
   // A broken side file stops the load with its name.

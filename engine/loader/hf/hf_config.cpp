@@ -349,16 +349,16 @@ HfGenerationConfig parse_generation_config(const std::string& json_text, const s
     g.defaults.top_p = float(*p);
   }
   if (const auto k = get_int(j, "top_k", name, -1, INT32_MAX)) g.defaults.top_k = int(*k);
+  if (const auto m = get_number(j, "min_p", name)) {
+    range("min_p", *m, *m >= 0 && *m <= 1, "[0, 1]");
+    g.defaults.min_p = float(*m);
+  }
+  g.defaults.do_sample = get_bool(j, "do_sample", name);
   if (const auto r = get_number(j, "repetition_penalty", name)) {
     range("repetition_penalty", *r, *r > 0, "(0, inf)");
     g.defaults.repetition_penalty = float(*r);
   }
-  if (const auto mp = get_number(j, "min_p", name)) {
-    range("min_p", *mp, *mp >= 0 && *mp <= 1, "[0, 1]");
-    g.defaults.min_p = float(*mp);
-  }
   if (const auto m = get_int(j, "max_new_tokens", name, 1, INT32_MAX)) g.defaults.max_new_tokens = int(*m);
-  g.defaults.do_sample = get_bool(j, "do_sample", name);
   g.eos_ids = get_id_list(j, "eos_token_id", name, INT32_MAX);
   if (const auto b = get_int(j, "bos_token_id", name, 0, INT32_MAX - 1)) g.bos_id = int(*b);
   return g;

@@ -57,16 +57,15 @@ HfTokenizerConfig parse_tokenizer_config(const std::string& json_text, const std
 
 /// generation_config.json, the fields the engine uses.
 struct HfGenerationConfig {
-  GenerationDefaults defaults;  ///< temperature, top_p, top_k, min_p, repetition_penalty, max_new_tokens, do_sample
+  SamplingDefaults defaults;    ///< temperature, top_p, top_k, min_p, repetition_penalty, max_new_tokens, do_sample
   std::vector<int> eos_ids;     ///< eos_token_id (int or list), empty when absent
   std::optional<int> bos_id;
 };
 
-/// Parses generation_config.json text (null values count as absent; see GenerationDefaults for
-/// how do_sample is kept). eos_token_id may be an int or a list (every id stops generation).
-/// Throws std::runtime_error naming the file and the key for a wrong type or a value outside what
-/// SamplingParams accepts (temperature >= 0, top_p in (0, 1], top_k >= -1, min_p in [0, 1],
-/// repetition_penalty > 0, max_new_tokens >= 1, do_sample a bool).
+/// Parses generation_config.json text (null values count as absent; see SamplingDefaults for
+/// do_sample). Throws std::runtime_error naming the file and the key for a wrong type or a value
+/// outside what SamplingParams accepts (temperature >= 0, top_p in (0, 1], top_k >= -1,
+/// min_p in [0, 1], repetition_penalty > 0, max_new_tokens >= 1).
 HfGenerationConfig parse_generation_config(const std::string& json_text, const std::string& name);
 
 /// Reads a whole (small) text file; throws std::runtime_error naming it when it cannot be read.

@@ -1,0 +1,71 @@
+// The reasoning of a reasoning model's reply (its <think> part, app/reasoning.h), shown apart from
+// the answer: a header with its length, collapsed by default; a click (or Enter / Space) shows the
+// text. While the model is still thinking the header says so.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+ColumnLayout {
+    id: section
+
+    /// The reasoning text (trimmed).
+    property string text: ""
+    /// Still inside <think> while streaming.
+    property bool thinking: false
+    property bool expanded: false
+
+    readonly property int length: text.length
+    readonly property string title: thinking ? qsTr("Thinking… (%n character(s))", "", length)
+                                             : qsTr("Reasoning (%n character(s))", "", length)
+    spacing: 4
+
+    AbstractButton {
+        id: header
+        objectName: "reasoningHeader"
+        Layout.fillWidth: true
+        implicitWidth: headerLabel.implicitWidth + 8
+        implicitHeight: headerLabel.implicitHeight + 4
+        padding: 2
+        hoverEnabled: true
+        focusPolicy: Qt.TabFocus
+        Accessible.name: section.expanded ? qsTr("Hide the reasoning: %1").arg(section.title)
+                                          : qsTr("Show the reasoning: %1").arg(section.title)
+        onClicked: section.expanded = !section.expanded
+        contentItem: Label {
+            id: headerLabel
+            text: (section.expanded ? "\u25be " : "\u25b8 ") + section.title
+            font.pixelSize: Theme.smallFontSize
+            font.italic: section.thinking
+            font.underline: header.hovered
+            color: Theme.mutedTextColor
+            elide: Text.ElideRight
+        }
+        FocusFrame {}
+    }
+    Rectangle {
+        visible: section.expanded
+        Layout.fillWidth: true
+        implicitHeight: reasoningText.implicitHeight + 12
+        radius: 6
+        color: "transparent"
+        border.width: 1
+        border.color: Theme.borderColor
+        TextEdit {
+            id: reasoningText
+            objectName: "reasoningText"
+            x: 8
+            y: 6
+            width: parent.width - 16
+            text: section.text
+            readOnly: true
+            selectByMouse: true
+            wrapMode: TextEdit.Wrap
+            textFormat: TextEdit.PlainText
+            font.pixelSize: Theme.smallFontSize
+            color: Theme.mutedTextColor
+            selectionColor: Theme.textSelectionColor
+            Accessible.role: Accessible.StaticText
+            Accessible.name: section.text
+        }
+    }
+}

@@ -1,0 +1,143 @@
+// Reasoning replies (app/reasoning.h): the split of "<think>…</think> answer" texts, the
+// MessageListModel roles the bubble shows, and the engine worker's side: a prompt whose template
+// opens the reasoning (DeepSeek-R1's generation prompt ends with "<think>\n") gives a reply whose
+// text starts with the tag, so that it is shown, stored and sent again like any reasoning reply;
+// the conversation sent again keeps the stored text and the template drops the old reasoning.
+#include <QSignalSpy>
+#include <QThread>
+#include <QtTest>
+
+#include "app/engine_worker.h"
+#include "app/message_list_model.h"
+#include "app/reasoning.h"
+#include "app_test_util.h"
+#include "engine/text/chat_template.h"
+#include "engine/text/tokenizer.h"
+
+class TestReasoning : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void split_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("reasoning");
+    QTest::addColumn<QString>("answer");
+    QTest::addColumn<bool>("has");
+    QTest::addColumn<bool>("open");
+    QTest::newRow("qwen3") << "<think>\nAdd them.\n</think>\n\n4" << "Add them." << "4" << true << false;
+    QTest::newRow("leading space") << "  <think>a</think>b" << "a" << "b" << true << false;
+    QTest::newRow("still thinking") << "<think>\nLet me" << "Let me" << "" << true << true;
+    QTest::newRow("only the tag") << "<think>" << "" << "" << true << true;
+    QTest::newRow("empty reasoning") << "<think>\n\n</think>\n\nHi" << "" << "Hi" << true << false;
+    QTest::newRow("no reasoning") << "Plain answer" << "" << "Plain answer" << false << false;
+    QTest::newRow("tag later") << "See <think>x</think> here" << "" << "See <think>x</think> here" << false << false;
+    QTest::newRow("close only") << "thoughts</think>answer" << "" << "thoughts</think>answer" << false << false;
+    QTest::newRow("two blocks") << "<think>a</think>b<think>c</think>d" << "a" << "b<think>c</think>d" << true << false;
+    QTest::newRow("korean") << "<think>생각 중</think>\n안녕하세요" << "생각 중" << "안녕하세요" << true << false;
+  }
+  void split() {
+    QFETCH(QString, text);
+    QFETCH(QString, reasoning);
+    QFETCH(QString, answer);
+    QFETCH(bool, has);
+    QFETCH(bool, open);
+    const ReasoningSplit s = splitReasoning(text);
+    QCOMPARE(s.reasoning, reasoning);
+    QCOMPARE(s.answer, answer);
+    QCOMPARE(s.hasReasoning, has);
+    QCOMPARE(s.open, open);
+  }
+
+  void modelRoles() {
+    MessageListModel m;
+    MessageRecord user;
+    user.role = QStringLiteral("user");
+    user.text = QStringLiteral("<think>mine</think>");
+    MessageRecord reply;
+    reply.role = QStringLiteral("assistant");
+    reply.text = QStringLiteral("<think>\nPondering");
+    m.append(user);
+    const int row = m.append(reply, /*streaming=*/true);
+    const QModelIndex u = m.index(0), r = m.index(row);
+    QCOMPARE(m.data(u, MessageListModel::AnswerRole).toString(), user.text);  // a user's text is never split
+    QCOMPARE(m.data(u, MessageListModel::ReasoningRole).toString(), QString());
+    QCOMPARE(m.data(r, MessageListModel::ReasoningRole).toString(), QStringLiteral("Pondering"));
+    QVERIFY(m.data(r, MessageListModel::ThinkingRole).toBool());
+    QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
+    m.appendText(row, QStringLiteral("</think>\n\nDone."));
+    m.flushTextChanges();
+    QVERIFY(!changed.isEmpty());
+    const QList<int> roles = changed.last().at(2).value<QList<int>>();
+    QVERIFY(roles.contains(MessageListModel::AnswerRole) && roles.contains(MessageListModel::ThinkingRole));
+    QCOMPARE(m.data(r, MessageListModel::AnswerRole).toString(), QStringLiteral("Done."));
+    QVERIFY(!m.data(r, MessageListModel::ThinkingRole).toBool());
+    QCOMPARE(m.data(r, MessageListModel::TextRole).toString(), QStringLiteral("<think>\nPondering</think>\n\nDone."));
+    QVERIFY(m.roleNames().values().contains("reasoning"));
+  }
+
+  // DeepSeek-R1's template opens <think> in the prompt: the worker starts the reply's text with it.
+  void promptThatOpensReasoning() {
+    REQUIRE_MODEL_FILE(testpaths::stories260K());
+    for (const char* name : {"deepseek-r1", "chatml"}) {
+      auto* worker = new EngineWorker(apptest::storiesConfig(), QString::fromLatin1(name));
+      QThread thread;
+      worker->moveToThread(&thread);
+      connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
+      thread.start();
+      QSignalSpy loaded(worker, &EngineWorker::modelLoaded);
+      QString text;
+      bool finished = false;
+      connect(worker, &EngineWorker::stepFinished, this, [&](const QList<RequestDelta>& deltas) {
+        for (const RequestDelta& d : deltas) {
+          text += d.text;
+          finished = finished || d.finished;
+        }
+      }, Qt::QueuedConnection);
+      QMetaObject::invokeMethod(worker, "loadModel", Qt::QueuedConnection);
+      QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+      pagedchat::SamplingParams p;
+      p.temperature = 0;
+      p.max_tokens = 6;
+      p.output_kind = pagedchat::RequestOutputKind::kDelta;
+      const QList<PromptMessage> messages = {{QStringLiteral("user"), QStringLiteral("Hi")}};
+      QMetaObject::invokeMethod(worker, "submit", Qt::QueuedConnection, Q_ARG(QString, QStringLiteral("r")),
+                                Q_ARG(QList<PromptMessage>, messages), Q_ARG(pagedchat::SamplingParams, p));
+      QTRY_VERIFY_WITH_TIMEOUT(finished, 30000);
+      thread.quit();
+      thread.wait();
+      if (QByteArray(name) == "deepseek-r1") {
+        QVERIFY2(text.startsWith(QStringLiteral("<think>\n")), qPrintable(text));
+        QVERIFY(splitReasoning(text).hasReasoning);
+      } else {
+        QVERIFY2(!text.startsWith(QStringLiteral("<think>")), qPrintable(text));
+      }
+    }
+  }
+
+  // The stored reply goes back to the template as it is; DeepSeek-R1's and Qwen3's drop the old
+  // reasoning, so the next prompt holds only the answer.
+  void historyDropsOldReasoning() {
+    const std::vector<pagedchat::ChatMessage> m = {
+        {"user", "2+2?"}, {"assistant", "<think>\nadding\n</think>\n\n4"}, {"user", "and 3+3?"}};
+    pagedchat::ChatRenderOptions o;
+    o.bos_token = "";
+    o.eos_token = "";
+    for (const char* name : {"deepseek-r1", "chatml"}) {
+      const std::string prompt = pagedchat::ChatTemplate::builtin(name).render(m, o).text;
+      QVERIFY2(prompt.find("adding") == std::string::npos, prompt.c_str());
+      QVERIFY2(prompt.find("4") != std::string::npos, prompt.c_str());
+    }
+    QVERIFY(pagedchat::prompt_opens_reasoning(pagedchat::ChatTemplate::builtin("deepseek-r1").render(m, o)));
+    QVERIFY(!pagedchat::prompt_opens_reasoning(pagedchat::ChatTemplate::builtin("chatml").render(m, o)));
+    o.enable_thinking = false;  // Qwen3: an empty, closed <think></think>
+    QVERIFY(!pagedchat::prompt_opens_reasoning(pagedchat::ChatTemplate::builtin("chatml").render(m, o)));
+    // "<think>" a user typed at the end of a continued reply is data, not the template's.
+    pagedchat::TemplatedText typed;
+    typed.append("<|im_start|>assistant\n", false);
+    typed.append("<think>", true);
+    QVERIFY(!pagedchat::prompt_opens_reasoning(typed));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestReasoning)
+#include "test_reasoning.moc"
