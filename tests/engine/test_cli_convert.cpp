@@ -1,6 +1,8 @@
 // pagedchat-cli convert: stories260K written as GGUF (f32, f16, q8_0) and as a Hugging Face folder
 // (f32, bf16); each output, loaded back by generate, reproduces the golden tokens (exactly for
-// f32; the number of matching tokens is reported for the others).
+// f32; the number of matching tokens is reported for the others). Llama 3 / Qwen3 folders of
+// ../shared/models/arch to GGUF and Qwen3's GGUF (with the Qwen tokenizer.json) back to a folder:
+// greedy generation from the result gives the arch golden's ids.
 #include <QtTest>
 
 #include <QFile>
@@ -66,6 +68,44 @@ class TestCliConvert : public QObject {
           int(expected.size()));
     if (exact) QCOMPARE(ids, expected);
     else QVERIFY(match >= 20);  // quantization noise may flip near-ties later on
+  }
+
+  void archRoundTrip_data() {
+    QTest::addColumn<QStringList>("convert");  // after --out
+    QTest::addColumn<QString>("out");
+    QTest::addColumn<QString>("golden");
+    const QString a = testpaths::modelFile("arch/");
+    QTest::newRow("llama3 hf -> gguf q8_0") << QStringList{"--model", a + "llama3-tiny-hf", "--to", "gguf", "--type", "q8_0"}
+                                           << "llama3.gguf" << a + "llama3-tiny.gguf.golden.json";
+    QTest::newRow("qwen3 hf -> gguf f16") << QStringList{"--model", a + "qwen3-tiny-hf", "--to", "gguf", "--type", "f16"}
+                                         << "qwen3.gguf" << a + "qwen3-tiny.golden.json";
+    QTest::newRow("qwen3 gguf -> hf bf16")
+        << QStringList{"--model", a + "qwen3-tiny.gguf", "--tokenizer", testpaths::modelFile("tokenizers/qwen3/tokenizer.json"),
+                       "--to", "hf", "--type", "bf16"}
+        << "qwen3-hf" << a + "qwen3-tiny.golden.json";
+  }
+  void archRoundTrip() {
+    QFETCH(QStringList, convert);
+    QFETCH(QString, out);
+    QFETCH(QString, golden);
+    REQUIRE_MODEL_FILE(golden);
+    REQUIRE_MODEL_FILE(convert[1]);
+    QFile gf(golden);
+    QVERIFY(gf.open(QIODevice::ReadOnly));
+    const QJsonObject g = QJsonDocument::fromJson(gf.readAll()).object()["prompts"].toArray()[2].toObject();  // python
+    const QJsonArray expected = g["generated_ids"].toArray();
+    QByteArray err, json;
+    const QString path = tmp_.filePath(out);
+    QCOMPARE(runCli(QStringList{"convert"} + convert + QStringList{"--out", path}, nullptr, &err), 0);
+    QCOMPARE(runCli({"generate", "--model", path, "--prompt", g["prompt"].toString(), "--temperature", "0", "--max-tokens",
+                     "8", "--json", "--threads", "1"},
+                    &json, &err),
+             0);
+    const QJsonObject o = QJsonDocument::fromJson(json).array()[0].toObject();
+    QCOMPARE(o["prompt_token_ids"].toArray(), g["prompt_ids"].toArray());
+    const QJsonArray ids = o["outputs"].toArray()[0].toObject()["token_ids"].toArray();
+    QCOMPARE(ids.size(), 8);
+    for (int i = 0; i < 8; ++i) QCOMPARE(ids[i].toInt(), expected[i].toInt());
   }
 
   void badArguments() {
