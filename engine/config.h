@@ -9,26 +9,67 @@
 
 namespace pagedchat {
 
-/// How rotary embedding pairs a head's dimensions: llama2.c / Meta / GGUF rotate interleaved pairs
-/// (2i, 2i+1); Hugging Face checkpoints rotate halves (i, i + head_dim/2) ("neox" style).
+/// How rotary embedding pairs a head's dimensions: llama2.c / Meta / GGUF `llama` files rotate
+/// interleaved pairs (2i, 2i+1) (llama.cpp's rope type NORM); Hugging Face checkpoints and GGUF
+/// `qwen2` / `qwen3` files rotate halves (i, i + head_dim/2) ("neox" style, transformers'
+/// rotate_half; llama.cpp's rope type NEOX).
 enum class RopeStyle { kInterleaved, kNeox };
 
-/// Shape of a Llama-architecture model.
+/// RoPE frequency scaling as Hugging Face's rope_scaling names it (transformers
+/// modeling_rope_utils.py). Only the types this engine computes exactly are representable; loaders
+/// refuse the others (dynamic, yarn, longrope, ...) by name.
+enum class RopeScalingType {
+  kNone,    ///< rope_type "default" / no rope_scaling
+  kLinear,  ///< "linear": every inverse frequency divided by `factor` (position interpolation)
+  kLlama3,  ///< "llama3": _compute_llama3_parameters (Llama 3.1 / 3.2 / 3.3)
+};
+
+/// The parameters of rope_scaling (config.json; see engine/model/rope_frequencies.h for the
+/// formulas). Unused fields keep transformers' defaults.
+struct RopeScaling {
+  RopeScalingType type = RopeScalingType::kNone;
+  double factor = 1.0;            ///< linear and llama3
+  double low_freq_factor = 1.0;   ///< llama3
+  double high_freq_factor = 4.0;  ///< llama3
+  int original_max_position_embeddings = 8192;  ///< llama3: the pre-training context
+};
+
+/// Shape and options of a decoder-only transformer of the Llama family (Llama 2/3, Mistral,
+/// Qwen2/2.5, Qwen3): what the families differ in is a field here, not a separate forward (see
+/// engine/model/decoder_model.h for the computation).
 struct ModelConfig {
+  /// The family, in llama.cpp's GGUF names (general.architecture): "llama" (Llama, Mistral,
+  /// llama2.c), "qwen2", "qwen3". Decides the GGUF key prefix and tensor set when written.
+  std::string architecture = "llama";
   int dim = 0;           ///< hidden size
   int hidden_dim = 0;    ///< feed-forward (SwiGLU) size
   int n_layers = 0;
   int n_heads = 0;       ///< query heads
   int n_kv_heads = 0;    ///< key/value heads (grouped-query attention when < n_heads)
-  int vocab_size = 0;
+  int vocab_size = 0;    ///< embedding rows (may exceed the tokenizer's size by padding rows: Qwen)
   int max_seq_len = 0;   ///< max positions the model was trained with
   /// True when max_seq_len comes from metadata that may understate the trained context (GGUF,
   /// config.json): a larger max_model_len is then allowed with a warning, as vLLM allows.
   bool max_seq_len_is_soft = false;
-  int head_dim = 0;      ///< dim / n_heads
-  float rope_theta = 10000.0f;
+  /// Per-head size of q, k and v; usually dim / n_heads but independent of it (Qwen3: 128 with
+  /// dim 1024 and 16 heads, so the q projection is n_heads * head_dim wide, not dim).
+  int head_dim = 0;
+  float rope_theta = 10000.0f;  ///< RoPE base: inv_freq_i = theta^(-2i / head_dim)
   RopeStyle rope_style = RopeStyle::kInterleaved;
+  RopeScaling rope_scaling;     ///< Hugging Face rope_scaling (linear / llama3), applied to inv_freq
+  /// GGUF `rope_freqs.weight` ([head_dim / 2] float32): llama.cpp's per-pair frequency divisors
+  /// (ggml_rope_ext freq_factors; convert_hf_to_gguf.py writes Llama 3.1's scaling this way):
+  /// inv_freq_i is divided by rope_freq_factors[i]. Empty = none.
+  std::vector<float> rope_freq_factors;
   float norm_eps = 1e-5f;
+  /// q, k and v projections add a bias (Qwen2 always; Llama with attention_bias). A bias missing
+  /// from a GGUF file of a family where it is optional counts as zero.
+  bool attention_qkv_bias = false;
+  /// The output projection adds a bias (Llama's attention_bias, Qwen3's attention_bias).
+  bool attention_out_bias = false;
+  /// Qwen3: RMSNorm over each head of q and of k (weights [head_dim], eps norm_eps) right after the
+  /// projections (and biases), before RoPE (transformers modeling_qwen3.py).
+  bool qk_norm = false;
   bool shared_classifier = true;  ///< output projection tied to the token embedding
   int bos_id = 1;
   int eos_id = 2;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 namespace pagedchat::kernels {
 
@@ -22,6 +23,38 @@ struct AttentionMetadata {
   int max_blocks_per_seq = 0;
   int num_requests = 0;
   int block_size = 0;                    ///< tokens per KV block
+};
+
+/// The rotary embedding of a model (RoFormer, Su et al. 2021; vLLM's RotaryEmbedding): pair i
+/// (i < head_dim / 2) of every head turns by the angle position * inv_freq[i] radians. Which
+/// elements form pair i: (2i, 2i+1) ("interleaved", llama2.c, Meta's Llama, GGUF `llama`), or with
+/// `neox` (i, i + head_dim/2) (Hugging Face's rotate_half, GGUF `qwen2`/`qwen3`). Frequency
+/// scaling (linear, llama3, GGUF rope_freqs) is already folded into inv_freq by the caller.
+struct RopeSpec {
+  int head_dim = 0;                  ///< even; the whole head is rotated
+  bool neox = false;
+  const double* inv_freq = nullptr;  ///< [head_dim / 2] radians per position
+};
+
+/// The default inverse frequencies theta^(-2i / head_dim), i < head_dim / 2, in float64 (as
+/// transformers' _compute_default_rope_parameters, without its float32 rounding).
+std::vector<double> rope_default_inv_freq(int head_dim, double theta);
+
+/// What the attention prologue does to one row of a stacked Q/K/V linear() output, per model:
+/// [q: n_heads*head_dim | k: n_kv_heads*head_dim | v: n_kv_heads*head_dim]. In order: add `bias`
+/// (Qwen2's q/k/v biases); RMSNorm of every query head with `q_norm` and every key head with
+/// `k_norm` (Qwen3, transformers modeling_qwen3.py: after the projection, before RoPE); RoPE of q
+/// and k with `rope`; then q goes to the query buffer and k, v into the paged cache.
+struct QkvSpec {
+  int n_heads = 0, n_kv_heads = 0, head_dim = 0;
+  const float* bias = nullptr;    ///< [(n_heads + 2*n_kv_heads) * head_dim], or null (no bias)
+  const float* q_norm = nullptr;  ///< [head_dim] weight of the per-head RMSNorm of q, or null
+  const float* k_norm = nullptr;  ///< [head_dim] weight for k; set together with q_norm
+  float norm_eps = 0.0f;          ///< epsilon of those norms
+  RopeSpec rope;                  ///< rope.head_dim == head_dim
+  int q_width() const { return n_heads * head_dim; }
+  int kv_width() const { return n_kv_heads * head_dim; }
+  int width() const { return (n_heads + 2 * n_kv_heads) * head_dim; }
 };
 
 /// Element type of a packed weight matrix. Activations are always float32.
@@ -61,12 +94,10 @@ class Backend {
   /// out[T, n] = x[T, k] · w[n, k]^T. Each output element is reduced in the same order whatever T
   /// is, so a request's results do not depend on what else is in the batch (batch invariance).
   virtual void matmul(float* out, const float* x, const float* w, int T, int n, int k) = 0;
-  /// Rotary embedding (RoFormer, Su et al. 2021): pair i of every head rotates by angle
-  /// pos * theta^(-2i/head_dim). Interleaved pairs (x[2i], x[2i+1]) as llama2.c and Meta's Llama,
-  /// or with `neox` the halves (x[i], x[i + head_dim/2]) as Hugging Face checkpoints.
-  /// q: [T, n_heads*head_dim], k: [T, n_kv_heads*head_dim], in place.
+  /// Rotary embedding (see RopeSpec) of q [T, n_heads*head_dim] and k [T, n_kv_heads*head_dim]
+  /// in place; token t is at positions[t] (>= 0).
   virtual void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,
-                                int head_dim, float theta, bool neox) = 0;
+                                const RopeSpec& rope) = 0;
   /// Writes k, v [T, kv_width] into the caches [num_slots, kv_width] at slot_mapping[t]
   /// (slot = block_id * block_size + offset); a negative slot marks padding and is skipped.
   virtual void reshape_and_cache(const float* k, const float* v, float* key_cache, float* value_cache,
@@ -94,13 +125,21 @@ class Backend {
   /// SwiGLU on the output of a stacked gate+up linear(): gate_up is [T, 2*hidden] (gate in the
   /// first half of each row, up in the second); out[T, hidden] = silu(gate) * up.
   virtual void silu_and_mul_stacked(float* out, const float* gate_up, int T, int hidden);
-  /// The attention prologue on the output of a stacked Q/K/V linear(): qkv is
-  /// [T, (n_heads + 2*n_kv_heads) * head_dim] (Q, K, V per row). Writes RoPE(Q) to q [T,
-  /// n_heads*head_dim] and RoPE(K), V into the caches at slot_mapping (negative slots skipped), as
-  /// rotary_embedding followed by reshape_and_cache would.
-  virtual void qkv_rope_and_cache(float* q, const float* qkv, const int* positions, float* key_cache,
-                                  float* value_cache, const int64_t* slot_mapping, int T, int n_heads,
-                                  int n_kv_heads, int head_dim, float theta, bool neox);
+  /// x[t, :] += bias for every row of x [T, n] (the bias of a linear layer: Qwen2's q/k/v, Llama's
+  /// attention_bias o_proj).
+  virtual void add_bias(float* x, const float* bias, int T, int n);
+  /// RMSNorm of each of `heads` consecutive [head_dim] vectors starting every `row_stride` floats
+  /// (token t's heads at x + t*row_stride), in place, with one `weight` [head_dim] for all heads:
+  /// Qwen3's q_norm / k_norm inside the stacked Q/K/V rows. Same formula as rms_norm.
+  virtual void rms_norm_heads(float* x, int64_t row_stride, const float* weight, int T, int heads, int head_dim,
+                              float eps);
+  /// The attention prologue on the output of a stacked Q/K/V linear(): qkv is [T, spec.width()]
+  /// and is modified in place (bias added, q/k heads normalised) when the spec asks for it. Writes
+  /// RoPE(Q) to q [T, n_heads*head_dim] and RoPE(K), V into the caches at slot_mapping (negative
+  /// slots skipped): bitwise what add_bias, rms_norm_heads, rotary_embedding and
+  /// reshape_and_cache give in that order.
+  virtual void qkv_rope_and_cache(float* q, float* qkv, const int* positions, float* key_cache, float* value_cache,
+                                  const int64_t* slot_mapping, int T, const QkvSpec& spec);
 };
 
 /// Rounds a float to the nearest bfloat16 (ties to even; NaN stays NaN) and returns its bits.

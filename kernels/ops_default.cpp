@@ -1,5 +1,6 @@
 // Default implementations of the Backend ops that compose from the basic ones (kernels/ops.h), so
 // a backend (CUDA) only overrides what it does faster; and the bfloat16 conversions.
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -20,6 +21,12 @@ float bf16_to_float(uint16_t b) {
   float x;
   std::memcpy(&x, &u, sizeof x);
   return x;
+}
+
+std::vector<double> rope_default_inv_freq(int head_dim, double theta) {
+  std::vector<double> f(head_dim / 2);
+  for (int i = 0; i < head_dim / 2; ++i) f[i] = std::pow(theta, -double(2 * i) / double(head_dim));
+  return f;
 }
 
 namespace {
@@ -64,10 +71,21 @@ void Backend::silu_and_mul_stacked(float* out, const float* gate_up, int T, int 
   }
 }
 
-void Backend::qkv_rope_and_cache(float* q, const float* qkv, const int* positions, float* key_cache,
-                                 float* value_cache, const int64_t* slot_mapping, int T, int n_heads, int n_kv_heads,
-                                 int head_dim, float theta, bool neox) {
-  const int qw = n_heads * head_dim, kvw = n_kv_heads * head_dim, w = qw + 2 * kvw;
+void Backend::add_bias(float* x, const float* bias, int T, int n) {
+  for (int t = 0; t < T; ++t) add(x + int64_t(t) * n, bias, n);
+}
+
+void Backend::rms_norm_heads(float* x, int64_t row_stride, const float* weight, int T, int heads, int head_dim,
+                             float eps) {
+  for (int t = 0; t < T; ++t) rms_norm(x + t * row_stride, x + t * row_stride, weight, heads, head_dim, eps);
+}
+
+void Backend::qkv_rope_and_cache(float* q, float* qkv, const int* positions, float* key_cache, float* value_cache,
+                                 const int64_t* slot_mapping, int T, const QkvSpec& s) {
+  const int qw = s.q_width(), kvw = s.kv_width(), w = s.width();
+  if (s.bias) add_bias(qkv, s.bias, T, w);
+  if (s.q_norm) rms_norm_heads(qkv, w, s.q_norm, T, s.n_heads, s.head_dim, s.norm_eps);
+  if (s.k_norm) rms_norm_heads(qkv + qw, w, s.k_norm, T, s.n_kv_heads, s.head_dim, s.norm_eps);
   std::vector<float> k(std::size_t(T) * kvw), v(std::size_t(T) * kvw);
   for (int t = 0; t < T; ++t) {
     const float* row = qkv + int64_t(t) * w;
@@ -75,7 +93,7 @@ void Backend::qkv_rope_and_cache(float* q, const float* qkv, const int* position
     std::memcpy(k.data() + int64_t(t) * kvw, row + qw, sizeof(float) * kvw);
     std::memcpy(v.data() + int64_t(t) * kvw, row + qw + kvw, sizeof(float) * kvw);
   }
-  rotary_embedding(q, k.data(), positions, T, n_heads, n_kv_heads, head_dim, theta, neox);
+  rotary_embedding(q, k.data(), positions, T, s.n_heads, s.n_kv_heads, s.rope);
   reshape_and_cache(k.data(), v.data(), key_cache, value_cache, slot_mapping, T, kvw);
 }
 

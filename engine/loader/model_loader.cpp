@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "engine/loader/gguf/gguf_llama.h"
+#include "engine/loader/gguf/gguf_model.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/hf/hf_loader.h"
 #include "engine/loader/llama2c/llama2c_loader.h"
@@ -97,7 +97,11 @@ ModelBundle load_model(const EngineConfig& in) {
   }
   ModelConfig& mc = b.model.config;
   if (b.tokenizer) {
-    check_vocab_sizes(*b.tokenizer, mc.vocab_size, b.path, /*allow_padding=*/b.format == "huggingface");
+    // Padding rows are allowed where the tokenizer is not the file's own list of the rows (a
+    // Hugging Face tokenizer.json, or one named with --tokenizer); a GGUF vocabulary has a token
+    // per row.
+    check_vocab_sizes(*b.tokenizer, mc.vocab_size, b.path,
+                      /*allow_padding=*/b.format == "huggingface" || !config.tokenizer.empty());
     if (b.format != "huggingface" && b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
     if (b.format != "huggingface" && b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
     // Every end-of-generation token the vocabulary declares stops generation too (GGUF eot/eom,

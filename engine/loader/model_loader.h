@@ -20,7 +20,9 @@ struct ModelBundle {
   std::string chat_template;             ///< the model's template text (Jinja) when the files carry one
   std::string format;                    ///< "llama2.c", "gguf", "huggingface", "random"
   std::string path;                      ///< the file or folder loaded
-  SamplingDefaults generation_defaults;  ///< from generation_config.json (Hugging Face folders)
+  /// generation_config.json's sampling defaults (Hugging Face folders; empty for other formats),
+  /// applied with apply_sampling_defaults() as vLLM's get_default_sampling_params.
+  SamplingDefaults generation_defaults;
 };
 
 /// Throws std::runtime_error naming both when `tokenizer` does not fit a model with
@@ -31,6 +33,8 @@ void check_vocab_sizes(const Tokenizer& tokenizer, int model_vocab_size, const s
                        bool allow_padding);
 
 /// Detects the format of config.model and loads it (tokenizer from config.tokenizer when given).
+/// The tokenizer must fit the embedding rows (check_vocab_sizes; padding rows allowed for Hugging
+/// Face folders and for a tokenizer named in config.tokenizer, never for a GGUF file's own).
 /// Throws std::runtime_error naming the file and the problem; std::invalid_argument for bad specs.
 ModelBundle load_model(const EngineConfig& config);
 

@@ -104,7 +104,7 @@ LoadedModel make_random_model(const std::string& spec) {
     else for (uint64_t i = 0; i < count; ++i) t[i] = dist(rng);
     return t;
   };
-  LlamaWeights& w = m.weights;
+  ModelWeights& w = m.weights;
   w.token_embedding = tensor(uint64_t(c.vocab_size) * dim, false);
   w.layers.resize(L);
   for (auto& l : w.layers) {

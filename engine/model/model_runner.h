@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/core/kv_cache_manager.h"
-#include "engine/model/llama_model.h"
+#include "engine/model/decoder_model.h"
 #include "engine/core/scheduler.h"
 
 namespace pagedchat {
@@ -26,13 +26,13 @@ class ModelRunner {
   /// The same into `b`, reusing its vectors' capacity (no allocation once they are large enough).
   void build_batch(const SchedulerOutput& out, const KVCacheManager& kv, ForwardBatch& b) const;
 
-  LlamaModel& model() { return model_; }
+  DecoderModel& model() { return model_; }
   KVCache& cache() { return cache_; }
   kernels::Backend& backend() { return *backend_; }
 
  private:
   std::unique_ptr<kernels::Backend> backend_;
-  LlamaModel model_;
+  DecoderModel model_;
   KVCache cache_;
   ForwardBatch batch_;
 };

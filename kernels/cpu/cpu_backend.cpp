@@ -113,13 +113,14 @@ class CpuBackend final : public kernels::Backend {
     });
   }
 
-  void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads, int head_dim,
-                        float theta, bool neox) override {
-    rope_.prepare(positions, T, head_dim, theta);
+  void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,
+                        const kernels::RopeSpec& rope) override {
+    const int hd = rope.head_dim;
+    rope_.prepare(positions, T, rope);
     for (int t = 0; t < T; ++t) {
-      rope_.rotate(q + int64_t(t) * n_heads * head_dim, q + int64_t(t) * n_heads * head_dim, n_heads, positions[t], neox);
-      rope_.rotate(k + int64_t(t) * n_kv_heads * head_dim, k + int64_t(t) * n_kv_heads * head_dim, n_kv_heads,
-                   positions[t], neox);
+      rope_.rotate(q + int64_t(t) * n_heads * hd, q + int64_t(t) * n_heads * hd, n_heads, positions[t], rope.neox);
+      rope_.rotate(k + int64_t(t) * n_kv_heads * hd, k + int64_t(t) * n_kv_heads * hd, n_kv_heads, positions[t],
+                   rope.neox);
     }
   }
 
@@ -133,17 +134,30 @@ class CpuBackend final : public kernels::Backend {
     }
   }
 
-  void qkv_rope_and_cache(float* q, const float* qkv, const int* positions, float* key_cache, float* value_cache,
-                          const int64_t* slot_mapping, int T, int n_heads, int n_kv_heads, int head_dim, float theta,
-                          bool neox) override {
-    const int qw = n_heads * head_dim, kvw = n_kv_heads * head_dim, w = qw + 2 * kvw;
-    rope_.prepare(positions, T, head_dim, theta);
+  void add_bias(float* x, const float* bias, int T, int n) override {
+    rows(T, n, [&](int t) { k_.add(x + int64_t(t) * n, bias, n); });
+  }
+
+  void rms_norm_heads(float* x, int64_t row_stride, const float* weight, int T, int heads, int head_dim,
+                      float eps) override {
+    rows(T, heads * head_dim, [&](int t) { norm_heads(x + t * row_stride, weight, heads, head_dim, eps); });
+  }
+
+  // One pass per token row: bias, q/k head norms, RoPE, cache write (the plain Llama path does only
+  // the last two). Each step is the same ISA kernel the composed ops use, so the result is theirs.
+  void qkv_rope_and_cache(float* q, float* qkv, const int* positions, float* key_cache, float* value_cache,
+                          const int64_t* slot_mapping, int T, const kernels::QkvSpec& s) override {
+    const int hd = s.head_dim, qw = s.q_width(), kvw = s.kv_width(), w = s.width();
+    rope_.prepare(positions, T, s.rope);
     rows(T, w, [&](int t) {
-      const float* row = qkv + int64_t(t) * w;
-      rope_.rotate(q + int64_t(t) * qw, row, n_heads, positions[t], neox);
+      float* row = qkv + int64_t(t) * w;
+      if (s.bias) k_.add(row, s.bias, w);
+      if (s.q_norm) norm_heads(row, s.q_norm, s.n_heads, hd, s.norm_eps);
+      if (s.k_norm) norm_heads(row + qw, s.k_norm, s.n_kv_heads, hd, s.norm_eps);
+      rope_.rotate(q + int64_t(t) * qw, row, s.n_heads, positions[t], s.rope.neox);
       const int64_t slot = slot_mapping[t];
       if (slot < 0) return;
-      rope_.rotate(key_cache + slot * kvw, row + qw, n_kv_heads, positions[t], neox);
+      rope_.rotate(key_cache + slot * kvw, row + qw, s.n_kv_heads, positions[t], s.rope.neox);
       std::memcpy(value_cache + slot * kvw, row + qw + kvw, sizeof(float) * kvw);
     });
   }
@@ -200,6 +214,10 @@ class CpuBackend final : public kernels::Backend {
   }
 
  private:
+  // In-place RMSNorm of `heads` consecutive [head_dim] vectors at x.
+  void norm_heads(float* x, const float* weight, int heads, int head_dim, float eps) const {
+    for (int h = 0; h < heads; ++h) k_.rms_norm(x + int64_t(h) * head_dim, x + int64_t(h) * head_dim, weight, head_dim, eps);
+  }
   // fn(t) for every row t < T; on the pool when the rows hold enough elements.
   template <typename F>
   void rows(int T, int width, const F& fn) {

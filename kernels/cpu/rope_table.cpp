@@ -3,12 +3,17 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/rope_math.h"
+
 namespace pagedchat::cpu {
 
-void RopeTable::prepare(const int* positions, int T, int head_dim, float theta) {
-  if (head_dim != head_dim_ || theta != theta_) {
-    head_dim_ = head_dim;
-    theta_ = theta;
+void RopeTable::prepare(const int* positions, int T, const kernels::RopeSpec& rope) {
+  const int half = rope.head_dim / 2;
+  bool same = rope.head_dim == head_dim_;
+  for (int i = 0; same && i < half; ++i) same = rope.inv_freq[i] == inv_freq_[i];
+  if (!same) {
+    head_dim_ = rope.head_dim;
+    inv_freq_.assign(rope.inv_freq, rope.inv_freq + half);
     rows_ = 0;
     cos_.clear();
     sin_.clear();
@@ -25,10 +30,9 @@ void RopeTable::grow(int rows) {
   sin_.resize(std::size_t(rows) * half);
   for (int pos = rows_; pos < rows; ++pos)
     for (int i = 0; i < half; ++i) {
-      const float freq = 1.0f / std::pow(theta_, float(2 * i) / float(head_dim_));
-      const float val = float(pos) * freq;
-      cos_[std::size_t(pos) * half + i] = std::cos(val);
-      sin_[std::size_t(pos) * half + i] = std::sin(val);
+      const double a = kernels::rope_angle(pos, inv_freq_[i]);
+      cos_[std::size_t(pos) * half + i] = float(std::cos(a));
+      sin_[std::size_t(pos) * half + i] = float(std::sin(a));
     }
   rows_ = rows;
 }
@@ -41,10 +45,9 @@ void RopeTable::rotate(float* dst, const float* src, int heads, int pos, bool ne
     const float* x = src + int64_t(h) * head_dim_;
     float* y = dst + int64_t(h) * head_dim_;
     for (int i = 0; i < half; ++i) {
-      const int i0 = neox ? i : 2 * i, i1 = neox ? i + half : 2 * i + 1;
-      const float v0 = x[i0], v1 = x[i1];
-      y[i0] = v0 * c[i] - v1 * s[i];
-      y[i1] = v0 * s[i] + v1 * c[i];
+      int i0, i1;
+      kernels::rope_pair(i, head_dim_, neox, &i0, &i1);
+      kernels::rope_rotate(x[i0], x[i1], c[i], s[i], &y[i0], &y[i1]);
     }
   }
 }

@@ -1,17 +1,19 @@
 // RopeTable: cos/sin of the rotary-embedding angles per position, computed once per position (not
-// per token, head and layer) with the same float formula as llama2.c's run.c:
-// angle = pos * (1 / theta^(2i / head_dim)), i < head_dim / 2.
+// per token, head and layer): angle = pos * inv_freq[i] in float64 (kernels/rope_math.h), its cos
+// and sin in float64, rounded once to float32. The rotation itself is float32.
 #pragma once
 
 #include <vector>
+
+#include "kernels/ops.h"
 
 namespace pagedchat::cpu {
 
 class RopeTable {
  public:
-  /// Makes sure every position in positions[0, T) has its row, for this head_dim and theta (a
-  /// different head_dim or theta rebuilds the table).
-  void prepare(const int* positions, int T, int head_dim, float theta);
+  /// Makes sure every position in positions[0, T) has its row for `rope`'s head_dim and inverse
+  /// frequencies (different ones rebuild the table). Not thread-safe; rotate() is.
+  void prepare(const int* positions, int T, const kernels::RopeSpec& rope);
 
   /// dst[h * head_dim + ...] = src rotated by `pos`, for heads h < heads; interleaved pairs
   /// (2i, 2i+1), or the halves (i, i + head_dim/2) when neox. dst may equal src.
@@ -21,7 +23,7 @@ class RopeTable {
   void grow(int rows);
 
   int head_dim_ = 0;
-  float theta_ = 0.0f;
+  std::vector<double> inv_freq_;  // [head_dim / 2]
   int rows_ = 0;
   std::vector<float> cos_, sin_;  // [rows][head_dim / 2]
 };

@@ -21,7 +21,7 @@
 #include "app/engine_worker.h"
 #include "app/message_list_model.h"
 #include "app/recent_models_model.h"
-#include "engine/model/llama_model.h"
+#include "engine/model/kv_cache.h"
 #include "engine/llm.h"
 #include "app_test_util.h"
 

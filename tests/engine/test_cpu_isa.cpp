@@ -1,5 +1,6 @@
 // The non-GEMM CPU kernels on every instruction set this machine runs: paged attention, RMSNorm
-// (plain and fused with the residual add), SwiGLU and the fused Q/K/V RoPE + cache write agree
+// (plain and fused with the residual add), SwiGLU, bias add, per-head RMSNorm and the fused Q/K/V
+// prologue (bias, q/k norm, RoPE with any inverse frequencies, cache write) agree
 // bitwise with the scalar path and with the default (composed) implementations in kernels/ops.h;
 // attention gives bitwise the same result for a prompt whether it is prefilled in one chunk, in
 // pieces, or batched with other requests.
@@ -46,8 +47,8 @@ class Composed final : public kernels::Backend {
   void embedding(float* o, const float* t, const int* ids, int T, int d) override { b_.embedding(o, t, ids, T, d); }
   void rms_norm(float* o, const float* x, const float* w, int T, int d, float e) override { b_.rms_norm(o, x, w, T, d, e); }
   void matmul(float* o, const float* x, const float* w, int T, int n, int k) override { b_.matmul(o, x, w, T, n, k); }
-  void rotary_embedding(float* q, float* k, const int* p, int T, int h, int kvh, int hd, float th, bool nx) override {
-    b_.rotary_embedding(q, k, p, T, h, kvh, hd, th, nx);
+  void rotary_embedding(float* q, float* k, const int* p, int T, int h, int kvh, const kernels::RopeSpec& r) override {
+    b_.rotary_embedding(q, k, p, T, h, kvh, r);
   }
   void reshape_and_cache(const float* k, const float* v, float* kc, float* vc, const int64_t* s, int T, int w) override {
     b_.reshape_and_cache(k, v, kc, vc, s, T, w);
@@ -116,24 +117,108 @@ class TestCpuIsa : public QObject {
     }
   }
 
+  // The fused attention prologue against the composed ops, for every variant a model config can
+  // ask for: plain Llama, q/k/v biases (Qwen2), per-head q/k RMSNorm (Qwen3), both, scaled
+  // frequencies (llama3), interleaved and rotate-half pairs; head sizes 8 and 32.
+  void qkvRopeAndCacheMatchesComposed_data() {
+    QTest::addColumn<int>("hd");
+    QTest::addColumn<bool>("bias");
+    QTest::addColumn<bool>("qkNorm");
+    QTest::addColumn<bool>("scaled");
+    QTest::newRow("plain hd8") << 8 << false << false << false;
+    QTest::newRow("bias hd8") << 8 << true << false << false;
+    QTest::newRow("qk norm hd32") << 32 << false << true << false;
+    QTest::newRow("bias qk norm scaled hd32") << 32 << true << true << true;
+    QTest::newRow("scaled hd8") << 8 << false << false << true;
+  }
   void qkvRopeAndCacheMatchesComposed() {
-    const int T = 4, heads = 4, kvh = 2, hd = 8, qw = heads * hd, kvw = kvh * hd, w = qw + 2 * kvw;
-    auto qkv = randomVec(size_t(T) * w, rng_);
-    const std::vector<int> pos = {0, 7, 8, 300};
+    QFETCH(int, hd);
+    QFETCH(bool, bias);
+    QFETCH(bool, qkNorm);
+    QFETCH(bool, scaled);
+    const int T = 4, heads = 4, kvh = 2, qw = heads * hd, kvw = kvh * hd, w = qw + 2 * kvw;
+    const auto qkv = randomVec(size_t(T) * w, rng_);
+    const auto b = randomVec(w, rng_, 0.1f), qn = randomVec(hd, rng_), kn = randomVec(hd, rng_);
+    std::vector<double> inv = kernels::rope_default_inv_freq(hd, 500000.0);
+    if (scaled)
+      for (size_t i = inv.size() / 2; i < inv.size(); ++i) inv[i] /= 1.0 + double(i);
+    const std::vector<int> pos = {0, 7, 8, 100000};
     const std::vector<int64_t> slotMap = {5, -1, 0, 9};
+    std::vector<std::vector<float>> ref;
     for (cpu::Isa isa : supportedIsas())
       for (bool neox : {false, true}) {
         auto be = cpu::make_cpu_backend(2, isa);
         Composed composed(*be);
+        kernels::QkvSpec spec;
+        spec.n_heads = heads;
+        spec.n_kv_heads = kvh;
+        spec.head_dim = hd;
+        spec.bias = bias ? b.data() : nullptr;
+        spec.q_norm = qkNorm ? qn.data() : nullptr;
+        spec.k_norm = qkNorm ? kn.data() : nullptr;
+        spec.norm_eps = 1e-6f;
+        spec.rope = {hd, neox, inv.data()};
         std::vector<float> q1(size_t(T) * qw), q2(q1.size()), kc1(10 * kvw, 0), vc1(kc1), kc2(kc1), vc2(kc1);
-        be->qkv_rope_and_cache(q1.data(), qkv.data(), pos.data(), kc1.data(), vc1.data(), slotMap.data(), T, heads, kvh, hd,
-                               10000.0f, neox);
-        composed.qkv_rope_and_cache(q2.data(), qkv.data(), pos.data(), kc2.data(), vc2.data(), slotMap.data(), T, heads,
-                                    kvh, hd, 10000.0f, neox);
+        auto in1 = qkv, in2 = qkv;
+        be->qkv_rope_and_cache(q1.data(), in1.data(), pos.data(), kc1.data(), vc1.data(), slotMap.data(), T, spec);
+        composed.qkv_rope_and_cache(q2.data(), in2.data(), pos.data(), kc2.data(), vc2.data(), slotMap.data(), T, spec);
         QVERIFY(sameBits(q1, q2));
         QVERIFY(sameBits(kc1, kc2));
         QVERIFY(sameBits(vc1, vc2));
+        QVERIFY(sameBits(in1, in2));
+        // Against the definition, in float64: bias, per-head RMSNorm, rotation by pos * inv_freq.
+        for (int t = 0; t < T; ++t) {
+          std::vector<double> row(qkv.begin() + size_t(t) * w, qkv.begin() + size_t(t + 1) * w);
+          if (bias)
+            for (int i = 0; i < w; ++i) row[i] += b[i];
+          if (qkNorm)
+            for (int h = 0; h < heads + kvh; ++h) {
+              double ss = 0;
+              for (int i = 0; i < hd; ++i) ss += row[h * hd + i] * row[h * hd + i];
+              const double r = 1.0 / std::sqrt(ss / hd + 1e-6);
+              for (int i = 0; i < hd; ++i) row[h * hd + i] *= r * (h < heads ? qn[i] : kn[i]);
+            }
+          for (int h = 0; h < heads; ++h)
+            for (int i = 0; i < hd / 2; ++i) {
+              const int i0 = neox ? i : 2 * i, i1 = neox ? i + hd / 2 : 2 * i + 1;
+              const double a = pos[t] * inv[i], x0 = row[h * hd + i0], x1 = row[h * hd + i1];
+              const double y0 = x0 * std::cos(a) - x1 * std::sin(a), y1 = x0 * std::sin(a) + x1 * std::cos(a);
+              QVERIFY2(std::fabs(q1[size_t(t) * qw + h * hd + i0] - y0) < 2e-5 * (1 + std::fabs(y0)) &&
+                           std::fabs(q1[size_t(t) * qw + h * hd + i1] - y1) < 2e-5 * (1 + std::fabs(y1)),
+                       qPrintable(QString("t %1 h %2 pair %3").arg(t).arg(h).arg(i)));
+            }
+        }
+        if (ref.size() < 2) ref.push_back(q1);
+        QVERIFY2(sameBits(q1, ref[neox]), cpu::isa_name(isa));
       }
+  }
+
+  // add_bias and rms_norm_heads against their definitions, bitwise across instruction sets.
+  void biasAndHeadNormAcrossIsas() {
+    const int T = 3, n = 70, heads = 3, hd = 20, stride = 70;
+    const auto x = randomVec(size_t(T) * n, rng_), b = randomVec(n, rng_), wn = randomVec(hd, rng_);
+    std::vector<std::vector<float>> ref;
+    for (cpu::Isa isa : supportedIsas()) {
+      auto be = cpu::make_cpu_backend(2, isa);
+      auto biased = x, normed = x;
+      be->add_bias(biased.data(), b.data(), T, n);
+      be->rms_norm_heads(normed.data() + 5, stride, wn.data(), T, heads, hd, 1e-6f);
+      for (int t = 0; t < T; ++t) {
+        for (int i = 0; i < n; ++i) QCOMPARE(biased[t * n + i], x[t * n + i] + b[i]);
+        for (int i = 0; i < 5; ++i) QCOMPARE(normed[t * stride + i], x[t * stride + i]);  // outside the heads
+        for (int i = 5 + heads * hd; i < stride; ++i) QCOMPARE(normed[t * stride + i], x[t * stride + i]);
+        for (int h = 0; h < heads; ++h) {
+          const float* in = x.data() + t * stride + 5 + h * hd;
+          double ss = 0;
+          for (int i = 0; i < hd; ++i) ss += double(in[i]) * in[i];
+          const double r = 1.0 / std::sqrt(ss / hd + 1e-6);
+          for (int i = 0; i < hd; ++i)
+            QVERIFY(std::fabs(normed[t * stride + 5 + h * hd + i] - in[i] * r * wn[i]) < 1e-5 * (1 + std::fabs(in[i] * r * wn[i])));
+        }
+      }
+      if (ref.empty()) ref = {biased, normed};
+      QVERIFY2(sameBits(biased, ref[0]) && sameBits(normed, ref[1]), cpu::isa_name(isa));
+    }
   }
 
   // Three requests (a 9-token prefill after 20 cached, a decode at 45, a 40-token prefill from 0)
@@ -146,6 +231,8 @@ class TestCpuIsa : public QObject {
     QTest::newRow("hd48 bs16") << 48 << 16;
     QTest::newRow("hd64 bs16") << 64 << 16;
     QTest::newRow("hd20 bs32") << 20 << 32;
+    QTest::newRow("hd16 bs16") << 16 << 16;
+    QTest::newRow("hd32 bs16") << 32 << 16;
   }
   void attentionChunkAndBatchInvariant() {
     QFETCH(int, hd);

@@ -118,7 +118,8 @@ class TestCpuKernels : public QObject {
     auto q = randomVec(heads * hd, rng_), k = randomVec(kvh * hd, rng_);
     auto q0 = q, k0 = k;
     const int pos = 37;
-    be->rotary_embedding(q.data(), k.data(), &pos, 1, heads, kvh, hd, 10000.0f, false);
+    const std::vector<double> inv = rope_default_inv_freq(hd, 10000.0);
+    be->rotary_embedding(q.data(), k.data(), &pos, 1, heads, kvh, {hd, false, inv.data()});
     for (int h = 0; h < heads; ++h)
       for (int i = 0; i < hd; i += 2) {
         const double a = pos * std::pow(10000.0, -double(i) / hd);
@@ -129,7 +130,7 @@ class TestCpuKernels : public QObject {
     QVERIFY(k != k0);
     // Rotate-half ("neox") pairs i with i + hd/2.
     auto qn = q0, kn = k0;
-    be->rotary_embedding(qn.data(), kn.data(), &pos, 1, heads, kvh, hd, 10000.0f, true);
+    be->rotary_embedding(qn.data(), kn.data(), &pos, 1, heads, kvh, {hd, true, inv.data()});
     for (int h = 0; h < heads; ++h)
       for (int i = 0; i < hd / 2; ++i) {
         const double a = pos * std::pow(10000.0, -2.0 * i / hd);

@@ -12,11 +12,11 @@
 #include <cstdio>
 #include <unistd.h>
 
-#include "engine/loader/gguf/gguf_llama.h"
+#include "engine/loader/gguf/gguf_model.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_writer.h"
 #include "engine/loader/llama2c/llama2c_loader.h"
-#include "engine/model/llama_model.h"
+#include "engine/model/decoder_model.h"
 #include "engine/llm.h"
 #include "engine/loader/model_loader.h"
 #include "engine_test_utils.h"
@@ -81,7 +81,7 @@ double maxLogitError(const LoadedModel& model) {
   ModelConfig mc = model.config;
   mc.max_seq_len = std::max(mc.max_seq_len, rows);
   auto backend = kernels::make_cpu_backend(2);
-  LlamaModel llama(mc, model.weights, *backend);
+  DecoderModel llama(mc, model.weights, *backend);
   KVCache cache(mc, rows / bs, bs);
   double max_err = 0.0;
   int pos = 0;

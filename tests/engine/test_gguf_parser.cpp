@@ -8,7 +8,7 @@
 #include <QTemporaryDir>
 #include <random>
 
-#include "engine/loader/gguf/gguf_llama.h"
+#include "engine/loader/gguf/gguf_model.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_tokenizer.h"
 #include "engine/loader/model_loader.h"
@@ -165,7 +165,7 @@ QString expectRejected(const QByteArray& bytes, const QString& path, const QStri
   if (err.isEmpty())
     err = check([&] {
       GgufFile g = GgufFile::parse(reinterpret_cast<const uint8_t*>(bytes.constData()), bytes.size(), name);
-      load_gguf_llama(g);
+      load_gguf_model(g);
       build_sentencepiece_proto(read_gguf_vocab(g));
       read_gguf_chat_template(g);
     }, "parse");
@@ -264,7 +264,7 @@ class TestGgufParser : public QObject {
     row("misaligned", [](Gguf& g) { g.tensors[1].offset = int64_t(g.tensors[0].bytes) + 4; }, {"blk.0.attn_norm.weight", "alignment"});
     row("duplicate tensor", [](Gguf& g) { g.tensors[2].name = g.tensors[1].name; }, {"blk.0.attn_norm.weight", "twice"});
     row("non-UTF-8 tensor name", [](Gguf& g) { g.tensors[2].name = "blk.\xC0\x80"; }, {"UTF-8"});
-    row("arch falcon", [](Gguf& g) { g.set("general.architecture", STR, str("falcon")); }, {"falcon"});
+    row("arch falcon", [](Gguf& g) { g.set("general.architecture", STR, str("falcon")); }, {"falcon", "qwen2"});
     row("no arch", [](Gguf& g) { g.erase("general.architecture"); }, {"general.architecture"});
     row("dim as string", [](Gguf& g) { g.set("llama.embedding_length", STR, str("32")); }, {"llama.embedding_length", "string"});
     row("no block_count", [](Gguf& g) { g.erase("llama.block_count"); }, {"llama.block_count", "missing"});
@@ -272,18 +272,51 @@ class TestGgufParser : public QObject {
     row("heads 0", [](Gguf& g) { g.set("llama.attention.head_count", U32, le<uint32_t>(0)); }, {"llama.attention.head_count"});
     row("kv heads 3", [](Gguf& g) { g.set("llama.attention.head_count_kv", U32, le<uint32_t>(3)); }, {"head_count_kv"});
     row("rope dims 8", [](Gguf& g) { g.set("llama.rope.dimension_count", U32, le<uint32_t>(8)); }, {"llama.rope.dimension_count", "16"});
-    row("rope scaling", [](Gguf& g) {
-      g.set("llama.rope.scaling.type", STR, str("linear"));
+    row("rope scaling yarn", [](Gguf& g) {
+      g.set("llama.rope.scaling.type", STR, str("yarn"));
       g.set("llama.rope.scaling.factor", F32, le<float>(2.0f));
-    }, {"RoPE scaling"});
+    }, {"RoPE scaling", "yarn", "llama.rope.scaling.type"});
+    row("rope scaling longrope", [](Gguf& g) { g.set("llama.rope.scaling.type", STR, str("longrope")); }, {"longrope"});
+    row("rope attn_factor", [](Gguf& g) { g.set("llama.rope.scaling.attn_factor", F32, le<float>(0.5f)); },
+        {"llama.rope.scaling.attn_factor"});
+    row("sliding window", [](Gguf& g) { g.set("llama.attention.sliding_window", U32, le<uint32_t>(16)); },
+        {"llama.attention.sliding_window", "sliding-window"});
+    row("value_length", [](Gguf& g) { g.set("llama.attention.value_length", U32, le<uint32_t>(8)); },
+        {"llama.attention.value_length", "8"});
+    row("key_length odd", [](Gguf& g) { g.set("llama.attention.key_length", U32, le<uint32_t>(15)); }, {"odd"});
     row("experts", [](Gguf& g) { g.set("llama.expert_count", U32, le<uint32_t>(8)); }, {"expert"});
     row("missing tensor", [](Gguf& g) { g.tensors.erase(g.tensors.begin() + 9); }, {"blk.0.ffn_up.weight", "missing"});
     row("wrong shape", [](Gguf& g) { g.tensor("blk.0.attn_q.weight")->ne = {32, 16}; g.tensor("blk.0.attn_q.weight")->bytes = 2048; },
         {"blk.0.attn_q.weight", "shape"});
     row("unsupported type", [](Gguf& g) { Tensor* t = g.tensor("blk.0.attn_q.weight"); t->type = 3; t->bytes = 32 * 20; },
         {"blk.0.attn_q.weight", "q4_1"});
-    row("bias tensor", [](Gguf& g) { g.tensors.push_back({"blk.0.attn_q.bias", {32}, 0, -1, 128}); }, {"blk.0.attn_q.bias", "bias"});
-    row("rope_freqs", [](Gguf& g) { g.tensors.push_back({"rope_freqs.weight", {8}, 0, -1, 32}); }, {"rope_freqs"});
+    row("ffn bias tensor", [](Gguf& g) { g.tensors.push_back({"blk.0.ffn_up.bias", {64}, 0, -1, 256}); },
+        {"blk.0.ffn_up.bias", "bias", "'llama'"});
+    row("unknown tensor", [](Gguf& g) { g.tensors.push_back({"blk.0.attn_q_norm.weight", {16}, 0, -1, 64}); },
+        {"blk.0.attn_q_norm.weight", "unknown tensor"});
+    row("q bias wrong shape", [](Gguf& g) { g.tensors.push_back({"blk.0.attn_q.bias", {16}, 0, -1, 64}); },
+        {"blk.0.attn_q.bias", "shape"});
+    row("rope_freqs wrong shape", [](Gguf& g) { g.tensors.push_back({"rope_freqs.weight", {4}, 0, -1, 16}); },
+        {"rope_freqs.weight", "shape"});
+    row("rope_freqs zeros", [](Gguf& g) { g.tensors.push_back({"rope_freqs.weight", {8}, 0, -1, 32}); },
+        {"rope_freqs.weight", "positive"});
+    auto rename = [](Gguf& g, const std::string& arch) {
+      g.set("general.architecture", STR, str(arch));
+      for (auto& e : g.kv)
+        if (e.key.rfind("llama.", 0) == 0) e.key = arch + e.key.substr(5);
+    };
+    row("qwen2 without biases", [rename](Gguf& g) { rename(g, "qwen2"); }, {"blk.0.attn_q.bias", "missing"});
+    row("qwen3 without q/k norms", [rename](Gguf& g) { rename(g, "qwen3"); }, {"blk.0.attn_q_norm.weight", "missing"});
+    row("qwen2 rope_freqs", [rename](Gguf& g) {
+      rename(g, "qwen2");
+      for (const char* b : {"blk.0.attn_q.bias", "blk.0.attn_k.bias", "blk.0.attn_v.bias"})
+        g.tensors.push_back({b, {std::string(b).find("_q.") != std::string::npos ? 32u : 16u}, 0, -1, 0});
+      for (auto& t : g.tensors)
+        if (t.name.size() > 5 && t.name.compare(t.name.size() - 5, 5, ".bias") == 0) t.bytes = t.ne[0] * 4;
+      g.tensors.push_back({"rope_freqs.weight", {8}, 0, -1, 32});
+    }, {"rope_freqs.weight", "'qwen2'"});
+    row("qwen2 experts", [rename](Gguf& g) { rename(g, "qwen2"); g.set("qwen2.expert_count", U32, le<uint32_t>(4)); },
+        {"qwen2.expert_count", "mixture-of-experts"});
     row("tokenizer gpt2", [](Gguf& g) { g.set("tokenizer.ggml.model", STR, str("gpt2")); }, {"gpt2"});
     row("no tokenizer", [](Gguf& g) { g.erase("tokenizer.ggml.model"); }, {"tokenizer.ggml.model"});
     row("tokens as ints", [](Gguf& g) { g.set("tokenizer.ggml.tokens", ARR, arr<int32_t>(I32, {1, 2})); }, {"tokenizer.ggml.tokens"});
@@ -378,7 +411,7 @@ class TestGgufParser : public QObject {
         const QByteArray part = full.left(len);
         try {
           GgufFile g = GgufFile::parse(reinterpret_cast<const uint8_t*>(part.constData()), part.size(), "cut");
-          load_gguf_llama(g);
+          load_gguf_model(g);
           QFAIL(qPrintable(QString("truncation to %1 bytes accepted").arg(len)));
         } catch (const std::runtime_error& e) {
           QVERIFY2(QString(e.what()).contains("'cut'") && QString(e.what()).contains("truncated"), e.what());
@@ -402,7 +435,7 @@ class TestGgufParser : public QObject {
       for (int k = 0, n = 1 + int(rng() % 4); k < n; ++k) b[qsizetype(rng() % 16000)] = char(rng());
       try {
         GgufFile g = GgufFile::parse(reinterpret_cast<const uint8_t*>(b.constData()), b.size(), "corrupt");
-        load_gguf_llama(g);
+        load_gguf_model(g);
         load_gguf_tokenizer(g);
         ++loaded;
       } catch (const std::runtime_error&) {

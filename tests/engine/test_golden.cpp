@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "engine/loader/llama2c/llama2c_loader.h"
-#include "engine/model/llama_model.h"
+#include "engine/model/decoder_model.h"
 #include "engine/llm.h"
 #include "engine/text/tokenizer.h"
 #include "engine_test_utils.h"
@@ -165,7 +165,7 @@ class TestGolden : public QObject {
     ref.assign(reinterpret_cast<const float*>(raw.constData()), reinterpret_cast<const float*>(raw.constData()) + size_t(rows) * vocab);
     got.assign(ref.size(), NAN);
 
-    LlamaModel llama(model.config, model.weights, *backend, type);
+    DecoderModel llama(model.config, model.weights, *backend, type);
     const int bs = 16, nblocks = 12;
     KVCache cache(model.config, nblocks, bs);
     const std::vector<int> table = {11, 3, 7, 0, 9, 1, 5, 2};  // 8 blocks = 128 positions

@@ -6,6 +6,7 @@
 
 #include "engine/loader/hf/hf_config.h"
 #include "engine/llm.h"
+#include "engine/sample/sampling_defaults.h"
 #include "test_hf_utils.h"
 
 using namespace pagedchat;
@@ -114,9 +115,22 @@ class TestHfConfig : public QObject {
     HF_EXPECT_ERROR(parse(j), "dir/config.json", "GPT2LMHeadModel", "LlamaForCausalLM");
     j["architectures"] = {"MistralForCausalLM"};
     QCOMPARE(parse(j).architecture, std::string("MistralForCausalLM"));
+    j["architectures"] = {"Qwen2MoeForCausalLM"};
+    HF_EXPECT_ERROR(parse(j), "Qwen2MoeForCausalLM", "Qwen3ForCausalLM");
+    j["architectures"] = {"Qwen2ForCausalLM"};
+    QCOMPARE(parse(j).config.architecture, std::string("qwen2"));
+    QVERIFY(parse(j).config.attention_qkv_bias);   // Qwen2Attention: q/k/v biases always
+    QVERIFY(!parse(j).config.attention_out_bias);
+    j["architectures"] = {"Qwen3ForCausalLM"};
+    QCOMPARE(parse(j).config.architecture, std::string("qwen3"));
+    QVERIFY(parse(j).config.qk_norm);
+    QVERIFY(!parse(j).config.attention_qkv_bias);
+    QCOMPARE(parse(j).config.head_dim, 128);  // Qwen3Config's default when config.json has none
     j.erase("architectures");
     j["model_type"] = "qwen2";
-    HF_EXPECT_ERROR(parse(j), "qwen2");
+    QCOMPARE(parse(j).architecture, std::string("Qwen2ForCausalLM"));
+    j["model_type"] = "gemma";
+    HF_EXPECT_ERROR(parse(j), "gemma");
     j["architectures"] = "LlamaForCausalLM";
     HF_EXPECT_ERROR(parse(j), "architectures");
   }
@@ -125,14 +139,70 @@ class TestHfConfig : public QObject {
     json j = baseConfig();
     j["rope_scaling"] = {{"type", "yarn"}, {"factor", 4.0}};
     HF_EXPECT_ERROR(parse(j), "dir/config.json", "rope_scaling", "yarn");
-    j["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}};
-    HF_EXPECT_ERROR(parse(j), "llama3");
+    for (const char* t : {"dynamic", "longrope", "su", "mrope"}) {
+      j["rope_scaling"] = {{"rope_type", t}, {"factor", 4.0}};
+      HF_EXPECT_ERROR(parse(j), "rope_scaling", t);
+    }
+    j["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}};  // the other three are required
+    HF_EXPECT_ERROR(parse(j), "llama3", "low_freq_factor");
+    j["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
+                         {"original_max_position_embeddings", 8192}};
+    {
+      const RopeScaling rs = parse(j).config.rope_scaling;
+      QCOMPARE(rs.type, RopeScalingType::kLlama3);
+      QCOMPARE(rs.factor, 8.0);
+      QCOMPARE(rs.low_freq_factor, 1.0);
+      QCOMPARE(rs.high_freq_factor, 4.0);
+      QCOMPARE(rs.original_max_position_embeddings, 8192);
+    }
+    j["rope_scaling"]["high_freq_factor"] = 0.5;
+    HF_EXPECT_ERROR(parse(j), "high_freq_factor");
+    j["rope_scaling"]["high_freq_factor"] = 4.0;
+    j["rope_scaling"]["original_max_position_embeddings"] = 8192.5;
+    HF_EXPECT_ERROR(parse(j), "original_max_position_embeddings");
     j["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
-    HF_EXPECT_ERROR(parse(j), "linear");
+    QCOMPARE(parse(j).config.rope_scaling.type, RopeScalingType::kLinear);
+    QCOMPARE(parse(j).config.rope_scaling.factor, 2.0);
+    j["rope_scaling"] = {{"type", "linear"}, {"factor", -2.0}};
+    HF_EXPECT_ERROR(parse(j), "factor");
     j["rope_scaling"] = {{"rope_type", "default"}};  // transformers' name for "no scaling"
     QCOMPARE(parse(j).config.max_seq_len, 512);
     j["rope_scaling"] = json::object();
     HF_EXPECT_ERROR(parse(j), "rope_scaling");
+  }
+
+  // Qwen2/Qwen3: a layer uses the window when use_sliding_window and its index reaches
+  // max_window_layers; Qwen2.5's "use_sliding_window": false with a window set is full attention.
+  void qwenSlidingWindow() {
+    json j = baseConfig();
+    j["architectures"] = {"Qwen2ForCausalLM"};
+    j["sliding_window"] = 4096;
+    j["max_window_layers"] = 2;
+    j["use_sliding_window"] = false;
+    QCOMPARE(parse(j).config.architecture, std::string("qwen2"));
+    j["use_sliding_window"] = true;
+    HF_EXPECT_ERROR(parse(j), "dir/config.json", "use_sliding_window", "max_window_layers", "4096");
+    j["max_window_layers"] = j["num_hidden_layers"];  // no layer reaches it
+    QCOMPARE(parse(j).config.architecture, std::string("qwen2"));
+    j["layer_types"] = {"full_attention", "sliding_attention"};
+    HF_EXPECT_ERROR(parse(j), "layer_types", "sliding_attention");
+  }
+
+  void otherRefusals() {
+    json j = baseConfig();
+    j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}};
+    HF_EXPECT_ERROR(parse(j), "dir/config.json", "quantization_config", "awq");
+    j.erase("quantization_config");
+    j["partial_rotary_factor"] = 0.5;
+    HF_EXPECT_ERROR(parse(j), "partial_rotary_factor");
+    j.erase("partial_rotary_factor");
+    j["num_local_experts"] = 8;
+    HF_EXPECT_ERROR(parse(j), "num_local_experts", "mixture-of-experts");
+    j.erase("num_local_experts");
+    j["attention_bias"] = true;  // Llama: q/k/v and o_proj biases
+    QVERIFY(parse(j).config.attention_qkv_bias && parse(j).config.attention_out_bias);
+    j["architectures"] = {"MistralForCausalLM"};  // MistralAttention has no biases
+    QVERIFY(!parse(j).config.attention_qkv_bias && !parse(j).config.attention_out_bias);
   }
 
   void slidingWindow() {
@@ -173,7 +243,7 @@ class TestHfConfig : public QObject {
     QTest::newRow("tie string") << "tie_word_embeddings" << R"("yes")";
     QTest::newRow("bos out of vocab") << "bos_token_id" << "512";
     QTest::newRow("gelu") << "hidden_act" << R"("gelu")";
-    QTest::newRow("attention bias") << "attention_bias" << "true";
+    QTest::newRow("attention bias string") << "attention_bias" << R"("yes")";
     QTest::newRow("mlp bias") << "mlp_bias" << "true";
   }
   void badValues() {

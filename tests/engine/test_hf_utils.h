@@ -15,7 +15,7 @@
 
 #include "engine/loader/hf/hf_writer.h"
 #include "engine/loader/llama2c/llama2c_loader.h"
-#include "engine/model/llama_model.h"
+#include "engine/model/decoder_model.h"
 #include "kernels/ops.h"
 #include "test_paths.h"
 
@@ -65,7 +65,7 @@ inline std::vector<int> onceUponSequence() {
 inline std::vector<float> computeLogits(const pagedchat::LoadedModel& m, const std::vector<int>& seq, int rows) {
   using namespace pagedchat;
   auto backend = kernels::make_cpu_backend(2);
-  LlamaModel llama(m.config, m.weights, *backend);
+  DecoderModel llama(m.config, m.weights, *backend);
   const int bs = 16, nblocks = (rows + bs - 1) / bs;
   KVCache cache(m.config, nblocks, bs);
   std::vector<int> table(nblocks);

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "engine/loader/gguf/gguf_llama.h"
+#include "engine/loader/gguf/gguf_model.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_tokenizer.h"
 
@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   try {
     pagedchat::GgufFile f = pagedchat::GgufFile::parse(data, size, "fuzz-input");
     (void)pagedchat::read_gguf_chat_template(f);
-    const pagedchat::LoadedModel model = pagedchat::load_gguf_llama(f);
+    const pagedchat::LoadedModel model = pagedchat::load_gguf_model(f);
     const auto tokenizer = pagedchat::load_gguf_tokenizer(f);
   } catch (const std::runtime_error&) {
     // Rejected with a message: the expected outcome for malformed input.

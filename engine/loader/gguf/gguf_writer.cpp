@@ -1,75 +1,18 @@
 #include "engine/loader/gguf/gguf_writer.h"
 
-#include <sentencepiece_processor.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
+#include <algorithm>
+#include <list>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
-#include "engine/loader/gguf/dequant.h"
-#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/loader/gguf/gguf_file_writer.h"
+#include "engine/model/rope_frequencies.h"
 
 namespace pagedchat {
 namespace {
 
-constexpr uint64_t kAlignment = 32;  // GGUF_DEFAULT_ALIGNMENT
-
-// Little-endian serialization of the GGUF header, metadata and tensor infos.
-class Bytes {
- public:
-  template <typename T>
-  void put(T v) {
-    char b[sizeof(T)];
-    std::memcpy(b, &v, sizeof(T));
-    s_.append(b, sizeof(T));
-  }
-  void str(const std::string& v) {
-    put<uint64_t>(v.size());
-    s_ += v;
-  }
-  void key(const std::string& k, GgufType t) {
-    str(k);
-    put<uint32_t>(uint32_t(t));
-    ++n_kv_;
-  }
-  void kv_u32(const std::string& k, uint32_t v) { key(k, GgufType::kUint32); put(v); }
-  void kv_f32(const std::string& k, float v) { key(k, GgufType::kFloat32); put(v); }
-  void kv_bool(const std::string& k, bool v) { key(k, GgufType::kBool); put<uint8_t>(v ? 1 : 0); }
-  void kv_str(const std::string& k, const std::string& v) { key(k, GgufType::kString); str(v); }
-  template <typename T>
-  void kv_array(const std::string& k, GgufType elem, const std::vector<T>& v) {
-    key(k, GgufType::kArray);
-    put<uint32_t>(uint32_t(elem));
-    put<uint64_t>(v.size());
-    for (const T& x : v) {
-      if constexpr (std::is_same_v<T, std::string>) str(x);
-      else put(x);
-    }
-  }
-  std::string& data() { return s_; }
-  uint64_t n_kv() const { return n_kv_; }
-
- private:
-  std::string s_;
-  uint64_t n_kv_ = 0;
-};
-
-// One tensor to write: `rows` rows of `cols` float32 values; row r comes from src + src_row(r) * cols.
-struct OutTensor {
-  std::string name;
-  const float* src = nullptr;
-  uint64_t rows = 0, cols = 0;  // rows == 0: a vector of cols values
-  GgmlType type = GgmlType::F32;
-  std::vector<uint64_t> row_order;  // empty: identity
-  uint64_t offset = 0, n_bytes = 0;
-};
-
 // GGUF llama rows for Q/K: interleaved pairs. HF (rotate-half) row h*hd + a*hd/2 + i goes to
-// h*hd + 2i + a (convert_hf_to_gguf.py's permute).
+// h*hd + 2i + a (convert_hf_to_gguf.py's LlamaModel.permute).
 std::vector<uint64_t> neox_to_interleaved_rows(uint64_t rows, uint64_t hd) {
   std::vector<uint64_t> order(rows);
   for (uint64_t r = 0; r < rows; ++r) {
@@ -79,173 +22,136 @@ std::vector<uint64_t> neox_to_interleaved_rows(uint64_t rows, uint64_t hd) {
   return order;
 }
 
-void put_vocab(Bytes& b, const SpmVocab& v) {
-  b.kv_str("tokenizer.ggml.model", "llama");
-  b.kv_array("tokenizer.ggml.tokens", GgufType::kString, v.pieces);
-  b.kv_array("tokenizer.ggml.scores", GgufType::kFloat32, v.scores);
-  b.kv_array("tokenizer.ggml.token_type", GgufType::kInt32, std::vector<int32_t>(v.types.begin(), v.types.end()));
-  if (v.unk_id >= 0) b.kv_u32("tokenizer.ggml.unknown_token_id", uint32_t(v.unk_id));
-  if (v.bos_id >= 0) b.kv_u32("tokenizer.ggml.bos_token_id", uint32_t(v.bos_id));
-  if (v.eos_id >= 0) b.kv_u32("tokenizer.ggml.eos_token_id", uint32_t(v.eos_id));
-  if (v.pad_id >= 0) b.kv_u32("tokenizer.ggml.padding_token_id", uint32_t(v.pad_id));
-  b.kv_bool("tokenizer.ggml.add_bos_token", v.add_bos);
-  b.kv_bool("tokenizer.ggml.add_eos_token", false);
-  b.kv_bool("tokenizer.ggml.add_space_prefix", v.add_space_prefix);
-  b.kv_bool("tokenizer.ggml.remove_extra_whitespaces", v.remove_extra_whitespaces);
-}
-
-// Header + metadata + tensor infos + padding, then each tensor's data (converted row by row).
-void write_file(const std::string& path, Bytes& meta, std::vector<OutTensor>& tensors) {
-  Bytes head;
-  head.data() = "GGUF";
-  head.put<uint32_t>(3);
-  head.put<uint64_t>(tensors.size());
-  head.put<uint64_t>(meta.n_kv());
-  head.data() += meta.data();
-  uint64_t offset = 0;
-  for (auto& t : tensors) {
-    t.n_bytes = ggml_row_bytes(t.type, t.cols) * (t.rows ? t.rows : 1);
-    t.offset = offset;
-    offset = (offset + t.n_bytes + kAlignment - 1) / kAlignment * kAlignment;
-    head.str(t.name);
-    head.put<uint32_t>(t.rows ? 2 : 1);
-    head.put<uint64_t>(t.cols);  // ne[0]: the fastest-varying dimension
-    if (t.rows) head.put<uint64_t>(t.rows);
-    head.put<uint32_t>(uint32_t(t.type));
-    head.put<uint64_t>(t.offset);
-  }
-  std::string& out = head.data();
-  out.resize((out.size() + kAlignment - 1) / kAlignment * kAlignment, '\0');
-
-  const std::string tmp = path + ".tmp";
-  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-  if (!f) throw std::runtime_error("cannot create '" + tmp + "': " + std::strerror(errno));
-  f.write(out.data(), std::streamsize(out.size()));
-  uint64_t written = 0;
-  std::vector<uint8_t> row;
-  for (const auto& t : tensors) {
-    f.write(std::string(t.offset - written, '\0').data(), std::streamsize(t.offset - written));
-    row.resize(ggml_row_bytes(t.type, t.cols));
-    for (uint64_t r = 0; r < (t.rows ? t.rows : 1); ++r) {
-      const float* src = t.src + (t.row_order.empty() ? r : t.row_order[r]) * t.cols;
-      switch (t.type) {
-        case GgmlType::F32: std::memcpy(row.data(), src, row.size()); break;
-        case GgmlType::F16: quantize_f16(src, row.data(), t.cols); break;
-        case GgmlType::Q8_0:
-          try {
-            quantize_q8_0(src, row.data(), t.cols);
-          } catch (const std::invalid_argument& e) {
-            throw std::runtime_error("'" + path + "': tensor '" + t.name + "' row " + std::to_string(r) + ": " + e.what());
-          }
-          break;
-        default: throw std::logic_error("unexpected output type");
-      }
-      f.write(reinterpret_cast<const char*>(row.data()), std::streamsize(row.size()));
-    }
-    written = t.offset + t.n_bytes;
-  }
-  f.close();
-  if (!f) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write '" + tmp + "' (disk full?)");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(err));
-  }
-}
-
 }  // namespace
-
-SpmVocab vocab_of(const Tokenizer& tokenizer) {
-  const std::string& src = tokenizer.path();
-  if (tokenizer.kind() != "sentencepiece")
-    throw std::runtime_error("tokenizer '" + src + "' is a " + tokenizer.kind() +
-                             " tokenizer: writing its vocabulary to GGUF is not supported yet (only sentencepiece "
-                             "vocabularies)");
-  if (is_gguf_file(src)) return read_gguf_vocab(GgufFile::open(src));
-  sentencepiece::SentencePieceProcessor sp;
-  if (const auto st = sp.Load(src); !st.ok())
-    throw std::runtime_error("cannot read the vocabulary of tokenizer '" + src +
-                             "' (neither a sentencepiece .model nor a GGUF file): " + st.ToString());
-  return vocab_from_sentencepiece(sp, src);
-}
 
 void write_gguf(const LoadedModel& model, const Tokenizer& tokenizer, const std::string& path, const std::string& type,
                 const std::string& chat_template) {
-  write_gguf(model, vocab_of(tokenizer), path, type, chat_template);
+  write_gguf(model, gguf_vocab_of(tokenizer, model.config.vocab_size), path, type, chat_template);
 }
 
-void write_gguf(const LoadedModel& model, const SpmVocab& vocab, const std::string& path, const std::string& type,
+void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::string& path, const std::string& type,
                 const std::string& chat_template) {
   if (type != "f32" && type != "f16" && type != "q8_0")
     throw std::invalid_argument("GGUF output type '" + type + "' is not one of f32, f16, q8_0");
   const ModelConfig& c = model.config;
-  if (int(vocab.pieces.size()) != c.vocab_size)
-    throw std::runtime_error("cannot write '" + path + "': the tokenizer has " + std::to_string(vocab.pieces.size()) +
-                             " pieces, the model a vocabulary of " + std::to_string(c.vocab_size));
-  const LlamaWeights& w = model.weights;
+  auto refuse = [&](const std::string& why) { throw std::runtime_error("cannot write '" + path + "': " + why); };
+  if (gguf_vocab_size(vocab) != std::size_t(c.vocab_size))
+    refuse("the tokenizer has " + std::to_string(gguf_vocab_size(vocab)) + " pieces, the model a vocabulary of " +
+           std::to_string(c.vocab_size));
+  const ModelWeights& w = model.weights;
   if (!w.token_embedding || !w.rms_final || !w.wcls || int(w.layers.size()) != c.n_layers)
-    throw std::runtime_error("cannot write '" + path + "': the model has no weights");
+    refuse("the model has no weights");
+  const std::string a = c.architecture;
+  const bool llama = a == "llama", qwen2 = a == "qwen2", qwen3 = a == "qwen3";
+  if (!llama && !qwen2 && !qwen3) refuse("architecture '" + a + "' cannot be written (llama, qwen2, qwen3)");
+  if (c.qk_norm != qwen3) refuse("q/k norms are written for qwen3 only (llama.cpp's graphs for the others have none)");
+  if (!llama && c.rope_style != RopeStyle::kNeox) refuse("a " + a + " model with interleaved RoPE pairs");
+  if (qwen2 && c.attention_out_bias) refuse("llama.cpp's qwen2 graph has no attn_output.bias");
+  if (qwen3 && (c.attention_qkv_bias || c.attention_out_bias))
+    refuse("llama.cpp's qwen3 graph has no attention biases");
+  // Llama 3 frequency scaling travels as rope_freqs.weight (divisors of theta^(-2i/hd)).
+  std::vector<float> rope_freqs(c.rope_freq_factors);
+  if (c.rope_scaling.type == RopeScalingType::kLlama3) {
+    if (!llama) refuse("Llama 3 RoPE scaling on " + a + " (llama.cpp reads rope_freqs.weight for llama only)");
+    if (!rope_freqs.empty()) refuse("both rope_scaling llama3 and rope_freqs factors");
+    for (double d : llama3_rope_divisors(c.head_dim, c.rope_theta, c.rope_scaling)) rope_freqs.push_back(float(d));
+  }
+  if (!rope_freqs.empty() && !llama) refuse("RoPE frequency factors on " + a);
 
-  Bytes meta;
-  meta.kv_str("general.architecture", "llama");
+  GgufMetaWriter meta;
+  meta.kv_str("general.architecture", a);
+  meta.kv_str("general.type", "model");
   meta.kv_str("general.name", "pagedchat");
+  meta.kv_u32(a + ".block_count", uint32_t(c.n_layers));
+  meta.kv_u32(a + ".context_length", uint32_t(c.max_seq_len));
+  meta.kv_u32(a + ".embedding_length", uint32_t(c.dim));
+  meta.kv_u32(a + ".feed_forward_length", uint32_t(c.hidden_dim));
+  meta.kv_u32(a + ".attention.head_count", uint32_t(c.n_heads));
+  meta.kv_u32(a + ".attention.head_count_kv", uint32_t(c.n_kv_heads));
+  meta.kv_f32(a + ".rope.freq_base", c.rope_theta);
+  meta.kv_f32(a + ".attention.layer_norm_rms_epsilon", c.norm_eps);
+  if (qwen3 || c.head_dim * c.n_heads != c.dim) {
+    meta.kv_u32(a + ".attention.key_length", uint32_t(c.head_dim));
+    meta.kv_u32(a + ".attention.value_length", uint32_t(c.head_dim));
+  }
+  if (llama) {
+    meta.kv_u32(a + ".vocab_size", uint32_t(c.vocab_size));
+    meta.kv_u32(a + ".rope.dimension_count", uint32_t(c.head_dim));
+  }
+  if (c.rope_scaling.type == RopeScalingType::kLinear) {
+    meta.kv_str(a + ".rope.scaling.type", "linear");
+    meta.kv_f32(a + ".rope.scaling.factor", float(c.rope_scaling.factor));
+  }
   meta.kv_u32("general.file_type", type == "f32" ? 0 : type == "f16" ? 1 : 7);  // llama_ftype ALL_F32, MOSTLY_F16/Q8_0
-  if (type == "q8_0") meta.kv_u32("general.quantization_version", 2);
-  meta.kv_u32("llama.context_length", uint32_t(c.max_seq_len));
-  meta.kv_u32("llama.embedding_length", uint32_t(c.dim));
-  meta.kv_u32("llama.block_count", uint32_t(c.n_layers));
-  meta.kv_u32("llama.feed_forward_length", uint32_t(c.hidden_dim));
-  meta.kv_u32("llama.attention.head_count", uint32_t(c.n_heads));
-  meta.kv_u32("llama.attention.head_count_kv", uint32_t(c.n_kv_heads));
-  meta.kv_u32("llama.rope.dimension_count", uint32_t(c.head_dim));
-  meta.kv_f32("llama.rope.freq_base", c.rope_theta);
-  meta.kv_f32("llama.attention.layer_norm_rms_epsilon", c.norm_eps);
-  meta.kv_u32("llama.vocab_size", uint32_t(c.vocab_size));
-  put_vocab(meta, vocab);
+  put_gguf_vocab(meta, vocab);
   if (!chat_template.empty()) meta.kv_str("tokenizer.chat_template", chat_template);
+  meta.kv_u32("general.quantization_version", 2);  // GGML_QNT_VERSION, as gguf-py writes it
 
   const uint64_t dim = c.dim, hidden = c.hidden_dim, hd = c.head_dim, q = uint64_t(c.n_heads) * hd,
                  kv = uint64_t(c.n_kv_heads) * hd, vocab_n = c.vocab_size;
-  const bool neox = c.rope_style == RopeStyle::kNeox;
-  std::vector<OutTensor> ts;
+  const bool permute = llama && c.rope_style == RopeStyle::kNeox;
+  const std::vector<float> zeros(std::max(q, std::max(kv, dim)), 0.0f);
+  std::vector<GgufTensorOut> ts;
+  std::list<std::vector<float>> permuted;  // permuted bias copies (stable addresses)
   auto matrix = [&](const std::string& name, const float* src, uint64_t rows, uint64_t cols, bool rope_rows = false) {
     GgmlType t = GgmlType::F32;
     if (type == "f16") t = GgmlType::F16;
     if (type == "q8_0") t = cols % 32 == 0 ? GgmlType::Q8_0 : GgmlType::F16;
-    OutTensor o{name, src, rows, cols, t, {}, 0, 0};
-    if (rope_rows && neox) o.row_order = neox_to_interleaved_rows(rows, hd);
+    GgufTensorOut o{name, src, rows, cols, t, {}};
+    if (rope_rows && permute) o.row_order = neox_to_interleaved_rows(rows, hd);
     ts.push_back(std::move(o));
   };
-  auto norm = [&](const std::string& name, const float* src) { ts.push_back({name, src, 0, dim, GgmlType::F32, {}, 0, 0}); };
+  // A vector (norm, bias); a bias the config declares but this layer lacks is written as zeros.
+  auto vec = [&](const std::string& name, const float* src, uint64_t n, bool rope_rows = false) {
+    GgufTensorOut o{name, src ? src : zeros.data(), 0, n, GgmlType::F32, {}};
+    if (rope_rows && permute) o.row_order = neox_to_interleaved_rows(n, hd);
+    if (!o.row_order.empty()) {  // a vector is one row: permute its elements through a copy
+      std::vector<float>& copy = permuted.emplace_back(n);
+      for (uint64_t i = 0; i < n; ++i) copy[i] = o.src[o.row_order[i]];
+      o.src = copy.data();
+      o.row_order.clear();
+    }
+    ts.push_back(std::move(o));
+  };
+  if (!rope_freqs.empty()) {
+    if (rope_freqs.size() != hd / 2) refuse("rope_freqs has " + std::to_string(rope_freqs.size()) + " entries");
+    vec("rope_freqs.weight", rope_freqs.data(), hd / 2);
+  }
   matrix("token_embd.weight", w.token_embedding, vocab_n, dim);
-  norm("output_norm.weight", w.rms_final);
+  vec("output_norm.weight", w.rms_final, dim);
   if (w.wcls != w.token_embedding) matrix("output.weight", w.wcls, vocab_n, dim);  // else tied (absent)
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     const LayerWeights& lw = w.layers[l];
-    norm(p + "attn_norm.weight", lw.rms_att);
+    vec(p + "attn_norm.weight", lw.rms_att, dim);
     matrix(p + "attn_q.weight", lw.wq, q, dim, true);
     matrix(p + "attn_k.weight", lw.wk, kv, dim, true);
     matrix(p + "attn_v.weight", lw.wv, kv, dim);
     matrix(p + "attn_output.weight", lw.wo, dim, q);
-    norm(p + "ffn_norm.weight", lw.rms_ffn);
+    if (c.attention_qkv_bias) {
+      vec(p + "attn_q.bias", lw.bq, q, true);
+      vec(p + "attn_k.bias", lw.bk, kv, true);
+      vec(p + "attn_v.bias", lw.bv, kv);
+    }
+    if (c.attention_out_bias) vec(p + "attn_output.bias", lw.bo, dim);
+    if (c.qk_norm) {
+      vec(p + "attn_q_norm.weight", lw.q_norm, hd);
+      vec(p + "attn_k_norm.weight", lw.k_norm, hd);
+    }
+    vec(p + "ffn_norm.weight", lw.rms_ffn, dim);
     matrix(p + "ffn_gate.weight", lw.w1, hidden, dim);
     matrix(p + "ffn_down.weight", lw.w2, dim, hidden);
     matrix(p + "ffn_up.weight", lw.w3, hidden, dim);
   }
-  write_file(path, meta, ts);
+  write_gguf_file(path, meta, ts);
 }
 
-void write_gguf_vocab(const SpmVocab& vocab, const std::string& path) {
-  Bytes meta;
+void write_gguf_vocab(const GgufVocab& vocab, const std::string& path) {
+  GgufMetaWriter meta;
   meta.kv_str("general.architecture", "llama");
   meta.kv_str("general.name", "vocab only");
-  put_vocab(meta, vocab);
-  std::vector<OutTensor> none;
-  write_file(path, meta, none);
+  put_gguf_vocab(meta, vocab);
+  write_gguf_file(path, meta, {});
 }
 
 }  // namespace pagedchat

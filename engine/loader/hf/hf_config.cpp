@@ -106,12 +106,74 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+
+// The supported transformers classes, their model_type and the family (GGUF name) they compute.
+struct HfFamily {
+  const char* architecture;
+  const char* model_type;
+  const char* family;
+};
+constexpr HfFamily kHfFamilies[] = {
+    {"LlamaForCausalLM", "llama", "llama"},
+    {"MistralForCausalLM", "mistral", "llama"},
+    {"Qwen2ForCausalLM", "qwen2", "qwen2"},
+    {"Qwen3ForCausalLM", "qwen3", "qwen3"},
+};
+constexpr const char* kSupported = "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM";
+
+// rope_scaling (transformers modeling_rope_utils.py): null, "default", "linear" and "llama3" are
+// computed exactly; every other type is refused by name.
+RopeScaling parse_rope_scaling(const json& j, const std::string& name) {
+  RopeScaling s;
+  if (!present(j, "rope_scaling")) return s;
+  const json& rs = j["rope_scaling"];
+  if (!rs.is_object()) fail(name, "'rope_scaling' is " + brief(rs) + ", not an object or null");
+  std::string type;
+  for (const char* k : {"rope_type", "type"})
+    if (rs.contains(k) && rs[k].is_string()) {
+      type = rs[k].get<std::string>();
+      break;
+    }
+  if (type.empty()) fail(name, "'rope_scaling' " + brief(rs) + " names no rope_type");
+  if (type == "default") return s;
+  auto number = [&](const char* key) {
+    if (!rs.contains(key) || !rs[key].is_number())
+      fail(name, "rope_scaling type '" + type + "' needs a number '" + key + "', got " + (rs.contains(key) ? brief(rs[key]) : "none"));
+    const double v = rs[key].get<double>();
+    if (!std::isfinite(v) || !(v > 0)) fail(name, "rope_scaling '" + std::string(key) + "' " + brief(rs[key]) + " must be positive");
+    return v;
+  };
+  if (type == "linear") {
+    s.type = RopeScalingType::kLinear;
+    s.factor = number("factor");
+    return s;
+  }
+  if (type == "llama3") {
+    s.type = RopeScalingType::kLlama3;
+    s.factor = number("factor");
+    s.low_freq_factor = number("low_freq_factor");
+    s.high_freq_factor = number("high_freq_factor");
+    const double orig = number("original_max_position_embeddings");
+    if (orig != std::floor(orig) || orig > double(kMaxPositions))
+      fail(name, "rope_scaling 'original_max_position_embeddings' " + brief(rs["original_max_position_embeddings"]) +
+                     " is not a position count");
+    s.original_max_position_embeddings = int(orig);
+    if (!(s.high_freq_factor > s.low_freq_factor))
+      fail(name, "rope_scaling llama3: high_freq_factor must be greater than low_freq_factor");
+    return s;
+  }
+  fail(name, "rope_scaling type '" + type + "' is not supported (supported: default, linear, llama3)");
+}
+
+}  // namespace
+
 HfModelConfig parse_hf_config(const std::string& json_text, const std::string& name) {
   const json j = parse_object(json_text, name);
   HfModelConfig out;
 
   // Architecture.
-  static const char* kSupported = "LlamaForCausalLM, MistralForCausalLM";
+  const HfFamily* fam = nullptr;
   if (present(j, "architectures")) {
     const json& a = j["architectures"];
     if (!a.is_array()) fail(name, "'architectures' is " + brief(a) + ", not a list");
@@ -119,21 +181,23 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
     for (const json& x : a) {
       if (!x.is_string()) fail(name, "'architectures' holds " + brief(x) + ", not a name");
       const std::string s = x.get<std::string>();
-      if (s == "LlamaForCausalLM" || s == "MistralForCausalLM") {
-        out.architecture = s;
-        break;
-      }
+      for (const HfFamily& f : kHfFamilies)
+        if (s == f.architecture) fam = &f;
+      if (fam) break;
       seen += (seen.empty() ? "" : ", ") + s;
     }
-    if (out.architecture.empty())
+    if (!fam)
       fail(name, "architecture " + (seen.empty() ? std::string("[]") : seen) + " is not supported (supported: " +
                      kSupported + ")");
   } else {
     const std::string type = j.value("model_type", json()).is_string() ? j["model_type"].get<std::string>() : "";
-    if (type == "llama") out.architecture = "LlamaForCausalLM";
-    else if (type == "mistral") out.architecture = "MistralForCausalLM";
-    else fail(name, "no 'architectures' and model_type '" + type + "' is not supported (supported: " + kSupported + ")");
+    for (const HfFamily& f : kHfFamilies)
+      if (type == f.model_type) fam = &f;
+    if (!fam) fail(name, "no 'architectures' and model_type '" + type + "' is not supported (supported: " + kSupported + ")");
   }
+  out.architecture = fam->architecture;
+  const std::string family = fam->family;
+  const bool qwen = family == "qwen2" || family == "qwen3";
 
   std::string missing;
   for (const char* key : {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
@@ -142,6 +206,7 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   if (!missing.empty()) fail(name, "missing required keys: " + missing);
 
   ModelConfig& c = out.config;
+  c.architecture = family;
   c.dim = int(*get_int(j, "hidden_size", name, 1, kMaxDim));
   c.hidden_dim = int(*get_int(j, "intermediate_size", name, 1, 4 * kMaxDim));
   c.n_layers = int(*get_int(j, "num_hidden_layers", name, 1, kMaxLayers));
@@ -155,6 +220,8 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
                    std::to_string(c.n_kv_heads));
   if (const auto hd = get_int(j, "head_dim", name, 1, kMaxDim)) {
     c.head_dim = int(*hd);
+  } else if (family == "qwen3") {
+    c.head_dim = 128;  // Qwen3Config's default head_dim (transformers configuration_qwen3.py)
   } else {
     if (c.dim % c.n_heads != 0)
       fail(name, "hidden_size " + std::to_string(c.dim) + " is not a multiple of num_attention_heads " +
@@ -170,8 +237,19 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   if (!(theta > 1)) fail(name, "'rope_theta' " + std::to_string(theta) + " must be greater than 1");
   c.rope_theta = float(theta);
   c.rope_style = RopeStyle::kNeox;
+  c.rope_scaling = parse_rope_scaling(j, name);
   c.shared_classifier = get_bool(j, "tie_word_embeddings", name).value_or(false);
   c.stop_on_bos = false;
+
+  // Biases and norms per family (transformers' modeling_*.py): Qwen2 has q/k/v biases always;
+  // Llama and Qwen3 q/k/v and o biases when attention_bias (Mistral never); Qwen3 q_norm/k_norm.
+  const bool attention_bias =
+      (family == "llama" && out.architecture == "LlamaForCausalLM") || family == "qwen3"
+          ? get_bool(j, "attention_bias", name).value_or(false)
+          : false;
+  c.attention_qkv_bias = family == "qwen2" || attention_bias;
+  c.attention_out_bias = attention_bias;
+  c.qk_norm = family == "qwen3";
 
   if (const auto bos = get_int(j, "bos_token_id", name, 0, c.vocab_size - 1)) {
     c.bos_id = int(*bos);
@@ -185,22 +263,34 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   }
 
   // Features this engine does not implement: refuse rather than compute something else.
-  if (present(j, "rope_scaling")) {
-    const json& rs = j["rope_scaling"];
-    std::string type = "(no type)";
-    if (rs.is_object()) {
-      for (const char* k : {"rope_type", "type"})
-        if (rs.contains(k) && rs[k].is_string()) {
-          type = rs[k].get<std::string>();
-          break;
-        }
-    } else {
-      type = brief(rs);
-    }
-    if (type != "default")
-      fail(name, "rope_scaling type '" + type + "' is not supported (no RoPE scaling is implemented)");
+  if (present(j, "quantization_config")) {
+    const json& qc = j["quantization_config"];
+    const std::string method = qc.is_object() && qc.contains("quant_method") && qc["quant_method"].is_string()
+                                   ? qc["quant_method"].get<std::string>()
+                                   : brief(qc);
+    fail(name, "quantized checkpoints ('quantization_config' method " + method + ") are not supported");
   }
-  if (present(j, "sliding_window")) {
+  if (const auto prf = get_number(j, "partial_rotary_factor", name); prf && *prf != 1.0)
+    fail(name, "'partial_rotary_factor' " + std::to_string(*prf) + " (partial RoPE) is not supported");
+  if (present(j, "layer_types")) {
+    const json& lt = j["layer_types"];
+    if (!lt.is_array()) fail(name, "'layer_types' is " + brief(lt) + ", not a list");
+    for (std::size_t i = 0; i < lt.size(); ++i)
+      if (!lt[i].is_string() || lt[i].get<std::string>() != "full_attention")
+        fail(name, "'layer_types' [" + std::to_string(i) + "] is " + brief(lt[i]) +
+                       ": only full attention is implemented (no sliding window)");
+  }
+  if (qwen) {
+    // Qwen2/Qwen3 (configuration_qwen2.py): layer i uses the window when use_sliding_window and
+    // i >= max_window_layers.
+    if (get_bool(j, "use_sliding_window", name).value_or(false) && present(j, "sliding_window")) {
+      const int64_t mwl = get_int(j, "max_window_layers", name, 0, INT64_MAX).value_or(28);
+      if (mwl < c.n_layers)
+        fail(name, "use_sliding_window is true and layers " + std::to_string(mwl) + ".." + std::to_string(c.n_layers - 1) +
+                       " (max_window_layers " + std::to_string(mwl) + ") use sliding_window " +
+                       brief(j["sliding_window"]) + ": sliding-window attention is not implemented");
+    }
+  } else if (present(j, "sliding_window")) {
     const int64_t w = *get_int(j, "sliding_window", name, 0, INT64_MAX);
     if (w < c.max_seq_len)
       fail(name, "sliding_window " + std::to_string(w) + " is smaller than max_position_embeddings " +
@@ -211,8 +301,10 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
     if (!act.is_string() || act.get<std::string>() != "silu")
       fail(name, "hidden_act " + brief(act) + " is not supported (only \"silu\")");
   }
-  for (const char* k : {"attention_bias", "mlp_bias"})
-    if (get_bool(j, k, name).value_or(false)) fail(name, std::string("'") + k + "' true is not supported (no bias terms)");
+  if (get_bool(j, "mlp_bias", name).value_or(false)) fail(name, "'mlp_bias' true is not supported (no MLP bias terms)");
+  for (const char* k : {"num_experts", "num_local_experts"})
+    if (get_int(j, k, name, 0, INT64_MAX).value_or(0) > 0)
+      fail(name, std::string("'") + k + "' > 0: mixture-of-experts models are not supported");
   return out;
 }
 

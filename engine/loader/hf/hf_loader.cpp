@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 
@@ -60,14 +61,14 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
   m.config = cfg.config;
   ModelConfig& c = m.config;
 
-  for (const auto& [name, t] : st.tensors())
-    if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0)
-      throw std::runtime_error("tensor '" + name + "' in '" + t.file + "' is a bias: bias terms are not supported");
-
+  std::set<std::string> used;
   bool in_place = false;
   auto take = [&](const std::string& name, std::vector<uint64_t> shape) -> const float* {
     const StTensor* t = st.find(name);
-    if (!t) throw std::runtime_error("tensor '" + name + "' is missing from '" + st.source() + "'");
+    if (!t)
+      throw std::runtime_error("tensor '" + name + "' is missing from '" + st.source() + "' (a " + cfg.architecture +
+                               " with this '" + config_name + "' has it)");
+    used.insert(name);
     if (t->shape != shape)
       throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' has shape " + shape_str(t->shape) + ", but '" +
                                config_name + "' implies " + shape_str(shape));
@@ -83,9 +84,9 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     return buf;
   };
 
-  const uint64_t dim = c.dim, hidden = c.hidden_dim, vocab = c.vocab_size;
+  const uint64_t dim = c.dim, hidden = c.hidden_dim, vocab = c.vocab_size, hd = c.head_dim;
   const uint64_t q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
-  LlamaWeights& w = m.weights;
+  ModelWeights& w = m.weights;
   w.token_embedding = take("model.embed_tokens.weight", {vocab, dim});
   w.layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
@@ -96,17 +97,45 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     lw.wk = take(p + "self_attn.k_proj.weight", {kv, dim});
     lw.wv = take(p + "self_attn.v_proj.weight", {kv, dim});
     lw.wo = take(p + "self_attn.o_proj.weight", {dim, q});
+    if (c.attention_qkv_bias) {
+      lw.bq = take(p + "self_attn.q_proj.bias", {q});
+      lw.bk = take(p + "self_attn.k_proj.bias", {kv});
+      lw.bv = take(p + "self_attn.v_proj.bias", {kv});
+    }
+    if (c.attention_out_bias) lw.bo = take(p + "self_attn.o_proj.bias", {dim});
+    if (c.qk_norm) {
+      lw.q_norm = take(p + "self_attn.q_norm.weight", {hd});
+      lw.k_norm = take(p + "self_attn.k_norm.weight", {hd});
+    }
     lw.rms_ffn = take(p + "post_attention_layernorm.weight", {dim});
     lw.w1 = take(p + "mlp.gate_proj.weight", {hidden, dim});
     lw.w3 = take(p + "mlp.up_proj.weight", {hidden, dim});
     lw.w2 = take(p + "mlp.down_proj.weight", {dim, hidden});
   }
   w.rms_final = take("model.norm.weight", {dim});
-  if (!c.shared_classifier && st.find("lm_head.weight")) {
-    w.wcls = take("lm_head.weight", {vocab, dim});
+  if (c.shared_classifier) {
+    w.wcls = w.token_embedding;  // transformers ties lm_head to the embedding; a stored copy is ignored (as vLLM)
+    if (st.find("lm_head.weight")) used.insert("lm_head.weight");
   } else {
-    c.shared_classifier = true;
-    w.wcls = w.token_embedding;
+    if (!st.find("lm_head.weight"))
+      throw std::runtime_error("tensor 'lm_head.weight' is missing from '" + st.source() + "' and '" + config_name +
+                               "' says tie_word_embeddings false: the classifier would be unknown");
+    w.wcls = take("lm_head.weight", {vocab, dim});
+  }
+  // A floating-point tensor left over would be ignored weights: refuse it by name (a bias the
+  // config does not declare, an MoE expert, a vision tower), except RoPE's inv_freq buffers older
+  // checkpoints store. Integer and bool tensors are buffers (position_ids, masks), not weights.
+  auto is_float = [](StDtype d) {
+    return d == StDtype::kF16 || d == StDtype::kBF16 || d == StDtype::kF32 || d == StDtype::kF64 ||
+           d == StDtype::kF8E4M3 || d == StDtype::kF8E5M2;
+  };
+  for (const auto& [name, t] : st.tensors()) {
+    if (used.count(name) || !is_float(t.dtype)) continue;
+    if (name.ends_with(".rotary_emb.inv_freq")) continue;
+    const bool bias = name.ends_with(".bias");
+    throw std::runtime_error("tensor '" + name + "' in '" + t.file + "' is not part of a " + cfg.architecture +
+                             " as '" + config_name + "' describes it" +
+                             (bias ? " (a bias term: the config declares none there)" : " (unknown tensor)"));
   }
   if (in_place) m.files = st.release_files();  // else every weight was copied: let the mappings go
   return m;

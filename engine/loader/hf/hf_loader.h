@@ -1,4 +1,4 @@
-// Loading a Hugging Face Llama/Mistral folder: config.json, model.safetensors (or shards with
+// Loading a Hugging Face Llama / Mistral / Qwen2 / Qwen3 folder: config.json, model.safetensors (or shards with
 // model.safetensors.index.json), tokenizer.model, and optionally tokenizer_config.json,
 // generation_config.json, chat_template.jinja.
 #pragma once
@@ -16,16 +16,19 @@ namespace pagedchat {
 /// weights but no config.json is taken, so that loading it reports the missing config.json.)
 std::string hf_folder_of(const std::string& path);
 
-/// Loads the weights of folder `dir` for the shape in `cfg` (transformers' Llama tensor names:
+/// Loads the weights of folder `dir` for the shape in `cfg` (transformers' tensor names:
 /// model.embed_tokens.weight [vocab, hidden], model.layers.N.input_layernorm.weight [hidden],
 /// self_attn.q_proj [heads*head_dim, hidden], k_proj/v_proj [kv_heads*head_dim, hidden],
 /// o_proj [hidden, heads*head_dim], post_attention_layernorm [hidden], mlp.gate_proj/up_proj
-/// [intermediate, hidden], mlp.down_proj [hidden, intermediate], model.norm.weight [hidden],
-/// lm_head.weight [vocab, hidden] (the embedding is used when lm_head is absent or
-/// tie_word_embeddings is true). F32 tensors aligned to 4 bytes are used in the mapping; F16/BF16
-/// (and unaligned F32) are converted to owned float32 buffers. Throws std::runtime_error naming
-/// the tensor and its file for a missing tensor, a wrong shape, an unsupported dtype, or bias
-/// tensors (not supported), and as SafetensorsSet::open_folder() for the files themselves.
+/// [intermediate, hidden], mlp.down_proj [hidden, intermediate], model.norm.weight [hidden];
+/// with attention_qkv_bias self_attn.{q,k,v}_proj.bias, with attention_out_bias o_proj.bias, with
+/// qk_norm self_attn.{q,k}_norm.weight [head_dim]; lm_head.weight [vocab, hidden] unless
+/// tie_word_embeddings (then the embedding is the classifier and a stored lm_head is ignored, as
+/// vLLM does). F32 tensors aligned to 4 bytes are used in the mapping; F16/BF16 (and unaligned
+/// F32) are converted to owned float32 buffers. Throws std::runtime_error naming the tensor and
+/// its file for a missing tensor (lm_head of an untied model too), a wrong shape, an unsupported
+/// dtype, or a tensor nothing uses (a bias the config does not declare, experts, ...; RoPE
+/// inv_freq buffers and integer/bool buffers such as position_ids are skipped), and as SafetensorsSet::open_folder() for the files themselves.
 LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg);
 
 /// Loads the whole folder: config.json (parse_hf_config), the weights (load_hf_weights), the

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -93,34 +94,57 @@ void write_safetensors(const std::string& path, const std::vector<StTensorOut>& 
   write_entries(path, entries);
 }
 
-void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_model_path, const std::string& dir,
+void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path, const std::string& dir,
                      const std::string& dtype) {
   if (dtype != "f32" && dtype != "bf16")
     throw std::invalid_argument("dtype '" + dtype + "' is not supported for a Hugging Face folder (f32 or bf16)");
   const StDtype out_type = dtype == "f32" ? StDtype::kF32 : StDtype::kBF16;
   const ModelConfig& c = model.config;
-  const LlamaWeights& w = model.weights;
+  const ModelWeights& w = model.weights;
+  auto refuse = [&](const std::string& why) {
+    throw std::runtime_error("cannot write '" + dir + "' as a Hugging Face folder: " + why);
+  };
+  // The transformers class of the family, and what its config.json can say.
+  std::string architecture, model_type;
+  if (c.architecture == "llama") architecture = "LlamaForCausalLM", model_type = "llama";
+  else if (c.architecture == "qwen2") architecture = "Qwen2ForCausalLM", model_type = "qwen2";
+  else if (c.architecture == "qwen3") architecture = "Qwen3ForCausalLM", model_type = "qwen3";
+  else refuse("architecture '" + c.architecture + "' has no transformers class here");
+  if (c.architecture == "qwen2" && !c.attention_qkv_bias) refuse("a qwen2 model without q/k/v biases");
+  if (c.architecture == "qwen2" && c.attention_out_bias) refuse("Qwen2ForCausalLM has no o_proj bias");
+  if (c.qk_norm != (c.architecture == "qwen3")) refuse("q/k norms belong to Qwen3ForCausalLM only");
+  if (!c.rope_freq_factors.empty())
+    refuse("its RoPE frequency factors (GGUF rope_freqs.weight) have no rope_scaling parameters to write");
+  // Llama and Qwen3 declare q/k/v and o biases together (attention_bias); a missing one is zero.
+  const bool attention_bias = c.architecture == "qwen2" ? false : (c.attention_qkv_bias || c.attention_out_bias);
+  const bool qkv_bias = c.architecture == "qwen2" || attention_bias;
+  const bool tok_json = tokenizer_path.size() >= 5 && tokenizer_path.compare(tokenizer_path.size() - 5, 5, ".json") == 0;
+
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir, ec)) throw std::runtime_error("cannot create folder '" + dir + "'");
   const fs::path d(dir);
   // The tokenizer first, so a bad path fails before anything is written.
   sentencepiece::SentencePieceProcessor sp;
-  if (!tokenizer_model_path.empty() && !sp.Load(tokenizer_model_path).ok())
-    throw std::runtime_error("cannot load sentencepiece tokenizer '" + tokenizer_model_path + "'");
+  if (!tokenizer_path.empty() && !tok_json && !sp.Load(tokenizer_path).ok())
+    throw std::runtime_error("cannot load sentencepiece tokenizer '" + tokenizer_path + "'");
+  if (tok_json && !fs::is_regular_file(tokenizer_path, ec))
+    throw std::runtime_error("cannot read tokenizer '" + tokenizer_path + "'");
 
-  // Rows of an [heads * head_dim, in] projection, permuted per head from interleaved pairs
-  // (2i, 2i+1) to halves (i, i + head_dim/2): new row j*half + i = old row 2i + j.
+  // Rows of an [heads * head_dim, in] projection (or of its bias), permuted per head from
+  // interleaved pairs (2i, 2i+1) to halves (i, i + head_dim/2): new row j*half + i = old row 2i + j.
   const bool permute = c.rope_style == RopeStyle::kInterleaved;
   const int hd = c.head_dim, half = hd / 2;
-  auto tensor = [&](std::string name, const float* src, uint64_t rows, uint64_t cols, int permute_heads) {
+  const std::vector<float> zeros(std::size_t(std::max(c.dim, (c.n_heads + 2 * c.n_kv_heads) * hd)), 0.0f);
+  auto tensor = [&](std::string name, const float* src, uint64_t rows, uint64_t cols, bool permute_heads) {
+    if (!src) src = zeros.data();  // an absent bias of a model whose config declares them: zero
     Entry e{std::move(name), out_type, cols ? std::vector<uint64_t>{rows, cols} : std::vector<uint64_t>{rows}, {}};
     e.fill = [=](std::vector<uint8_t>& b) {
       const uint64_t width = cols ? cols : 1;
       b.resize(rows * width * dtype_size(out_type));
       for (uint64_t r = 0; r < rows; ++r) {
         uint64_t from = r;
-        if (permute_heads > 0) {
+        if (permute_heads && permute) {
           const uint64_t h = r / hd, k = r % hd, i = k % half, j = k / half;
           from = h * hd + 2 * i + j;
         }
@@ -143,23 +167,33 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_mode
   const uint64_t dim = c.dim, hidden = c.hidden_dim, vocab = c.vocab_size;
   const uint64_t q = uint64_t(c.n_heads) * hd, kv = uint64_t(c.n_kv_heads) * hd;
   std::vector<Entry> entries;
-  entries.push_back(tensor("model.embed_tokens.weight", w.token_embedding, vocab, dim, 0));
+  entries.push_back(tensor("model.embed_tokens.weight", w.token_embedding, vocab, dim, false));
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "model.layers." + std::to_string(l) + ".";
     const LayerWeights& lw = w.layers[l];
-    entries.push_back(tensor(p + "input_layernorm.weight", lw.rms_att, dim, 0, 0));
-    entries.push_back(tensor(p + "self_attn.q_proj.weight", lw.wq, q, dim, permute ? c.n_heads : 0));
-    entries.push_back(tensor(p + "self_attn.k_proj.weight", lw.wk, kv, dim, permute ? c.n_kv_heads : 0));
-    entries.push_back(tensor(p + "self_attn.v_proj.weight", lw.wv, kv, dim, 0));
-    entries.push_back(tensor(p + "self_attn.o_proj.weight", lw.wo, dim, q, 0));
-    entries.push_back(tensor(p + "post_attention_layernorm.weight", lw.rms_ffn, dim, 0, 0));
-    entries.push_back(tensor(p + "mlp.gate_proj.weight", lw.w1, hidden, dim, 0));
-    entries.push_back(tensor(p + "mlp.up_proj.weight", lw.w3, hidden, dim, 0));
-    entries.push_back(tensor(p + "mlp.down_proj.weight", lw.w2, dim, hidden, 0));
+    entries.push_back(tensor(p + "input_layernorm.weight", lw.rms_att, dim, 0, false));
+    entries.push_back(tensor(p + "self_attn.q_proj.weight", lw.wq, q, dim, true));
+    entries.push_back(tensor(p + "self_attn.k_proj.weight", lw.wk, kv, dim, true));
+    entries.push_back(tensor(p + "self_attn.v_proj.weight", lw.wv, kv, dim, false));
+    entries.push_back(tensor(p + "self_attn.o_proj.weight", lw.wo, dim, q, false));
+    if (qkv_bias) {
+      entries.push_back(tensor(p + "self_attn.q_proj.bias", lw.bq, q, 0, true));
+      entries.push_back(tensor(p + "self_attn.k_proj.bias", lw.bk, kv, 0, true));
+      entries.push_back(tensor(p + "self_attn.v_proj.bias", lw.bv, kv, 0, false));
+    }
+    if (attention_bias) entries.push_back(tensor(p + "self_attn.o_proj.bias", lw.bo, dim, 0, false));
+    if (c.qk_norm) {
+      entries.push_back(tensor(p + "self_attn.q_norm.weight", lw.q_norm, uint64_t(hd), 0, false));
+      entries.push_back(tensor(p + "self_attn.k_norm.weight", lw.k_norm, uint64_t(hd), 0, false));
+    }
+    entries.push_back(tensor(p + "post_attention_layernorm.weight", lw.rms_ffn, dim, 0, false));
+    entries.push_back(tensor(p + "mlp.gate_proj.weight", lw.w1, hidden, dim, false));
+    entries.push_back(tensor(p + "mlp.up_proj.weight", lw.w3, hidden, dim, false));
+    entries.push_back(tensor(p + "mlp.down_proj.weight", lw.w2, dim, hidden, false));
   }
-  entries.push_back(tensor("model.norm.weight", w.rms_final, dim, 0, 0));
+  entries.push_back(tensor("model.norm.weight", w.rms_final, dim, 0, false));
   const bool tied = c.shared_classifier || w.wcls == w.token_embedding;
-  if (!tied) entries.push_back(tensor("lm_head.weight", w.wcls, vocab, dim, 0));
+  if (!tied) entries.push_back(tensor("lm_head.weight", w.wcls, vocab, dim, false));
   write_entries((d / "model.safetensors").string(), entries);
 
   json eos = c.eos_id;
@@ -167,40 +201,63 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_mode
     eos = json::array({c.eos_id});
     for (int id : c.extra_eos_ids) eos.push_back(id);
   }
-  write_json(d / "config.json", {{"architectures", {"LlamaForCausalLM"}},
-                                 {"model_type", "llama"},
-                                 {"hidden_size", c.dim},
-                                 {"intermediate_size", c.hidden_dim},
-                                 {"num_hidden_layers", c.n_layers},
-                                 {"num_attention_heads", c.n_heads},
-                                 {"num_key_value_heads", c.n_kv_heads},
-                                 {"head_dim", c.head_dim},
-                                 {"hidden_act", "silu"},
-                                 {"max_position_embeddings", c.max_seq_len},
-                                 {"rms_norm_eps", short_double(c.norm_eps)},
-                                 {"rope_theta", short_double(c.rope_theta)},
-                                 {"rope_scaling", nullptr},
-                                 {"attention_bias", false},
-                                 {"mlp_bias", false},
-                                 {"tie_word_embeddings", tied},
-                                 {"vocab_size", c.vocab_size},
-                                 {"bos_token_id", c.bos_id},
-                                 {"eos_token_id", eos},
-                                 {"torch_dtype", dtype == "f32" ? "float32" : "bfloat16"}});
+  json rope_scaling = nullptr;
+  if (c.rope_scaling.type == RopeScalingType::kLinear)
+    rope_scaling = {{"rope_type", "linear"}, {"factor", c.rope_scaling.factor}};
+  else if (c.rope_scaling.type == RopeScalingType::kLlama3)
+    rope_scaling = {{"rope_type", "llama3"},
+                    {"factor", c.rope_scaling.factor},
+                    {"low_freq_factor", c.rope_scaling.low_freq_factor},
+                    {"high_freq_factor", c.rope_scaling.high_freq_factor},
+                    {"original_max_position_embeddings", c.rope_scaling.original_max_position_embeddings}};
+  json config = {{"architectures", {architecture}},
+                 {"model_type", model_type},
+                 {"hidden_size", c.dim},
+                 {"intermediate_size", c.hidden_dim},
+                 {"num_hidden_layers", c.n_layers},
+                 {"num_attention_heads", c.n_heads},
+                 {"num_key_value_heads", c.n_kv_heads},
+                 {"head_dim", c.head_dim},
+                 {"hidden_act", "silu"},
+                 {"max_position_embeddings", c.max_seq_len},
+                 {"rms_norm_eps", short_double(c.norm_eps)},
+                 {"rope_theta", short_double(c.rope_theta)},
+                 {"rope_scaling", rope_scaling},
+                 {"tie_word_embeddings", tied},
+                 {"vocab_size", c.vocab_size},
+                 {"bos_token_id", c.bos_id},
+                 {"eos_token_id", eos},
+                 {"torch_dtype", dtype == "f32" ? "float32" : "bfloat16"}};
+  if (c.architecture == "llama") config["mlp_bias"] = false;
+  if (c.architecture != "qwen2") config["attention_bias"] = attention_bias;
+  if (c.architecture != "llama") config["use_sliding_window"] = false;
+  write_json(d / "config.json", config);
   write_json(d / "generation_config.json", {{"_from_model_config", true}, {"bos_token_id", c.bos_id}, {"eos_token_id", eos}});
 
+  if (tok_json) {
+    // A byte-level BPE tokenizer.json (Llama 3, Qwen): copied with the tokenizer_config.json
+    // (special tokens, chat template) beside it, when there is one.
+    const fs::path src_config = fs::path(tokenizer_path).parent_path() / "tokenizer_config.json";
+    for (const auto& [from, to] : {std::pair{fs::path(tokenizer_path), d / "tokenizer.json"},
+                                   std::pair{src_config, d / "tokenizer_config.json"}}) {
+      if (!fs::is_regular_file(from, ec) || fs::equivalent(from, to, ec)) continue;
+      if (!fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec))
+        throw std::runtime_error("cannot copy '" + from.string() + "' to '" + to.string() + "': " + ec.message());
+    }
+    return;
+  }
   json tc = {{"tokenizer_class", "LlamaTokenizer"}, {"add_bos_token", true}, {"add_eos_token", false},
              {"model_max_length", c.max_seq_len}, {"clean_up_tokenization_spaces", false}, {"legacy", true}};
-  if (!tokenizer_model_path.empty()) {
+  if (!tokenizer_path.empty()) {
     auto piece = [&](int id) { return id >= 0 && id < sp.GetPieceSize() ? json(sp.IdToPiece(id)) : json(nullptr); };
     tc["bos_token"] = piece(sp.bos_id());
     tc["eos_token"] = piece(sp.eos_id());
     tc["unk_token"] = piece(sp.unk_id());
     tc["pad_token"] = nullptr;
     const fs::path dst = d / "tokenizer.model";
-    if (!fs::equivalent(tokenizer_model_path, dst, ec) &&
-        !fs::copy_file(tokenizer_model_path, dst, fs::copy_options::overwrite_existing, ec))
-      throw std::runtime_error("cannot copy '" + tokenizer_model_path + "' to '" + dst.string() + "': " + ec.message());
+    if (!fs::equivalent(tokenizer_path, dst, ec) &&
+        !fs::copy_file(tokenizer_path, dst, fs::copy_options::overwrite_existing, ec))
+      throw std::runtime_error("cannot copy '" + tokenizer_path + "' to '" + dst.string() + "': " + ec.message());
   }
   write_json(d / "tokenizer_config.json", tc);
 }

@@ -1,4 +1,4 @@
-// Writing a loaded model as a Hugging Face Llama folder (what transformers'
+// Writing a loaded model as a Hugging Face folder (Llama, Qwen2, Qwen3) (what transformers'
 // convert_llama_weights_to_hf.py produces): config.json, model.safetensors, tokenizer.model,
 // tokenizer_config.json, generation_config.json.
 #pragma once
@@ -27,18 +27,23 @@ struct StTensorOut {
 void write_safetensors(const std::string& path, const std::vector<StTensorOut>& tensors);
 
 /// Writes `model` as a Hugging Face folder `dir` (created if needed; files in it overwritten):
-/// config.json (LlamaForCausalLM, tie_word_embeddings = model.config.shared_classifier),
-/// model.safetensors (transformers' tensor names and [out, in] shapes; lm_head.weight only when
-/// the classifier is not shared), tokenizer.model (a copy of `tokenizer_model_path`; skipped when
-/// it is empty), tokenizer_config.json (LlamaTokenizer with the model's bos/eos/unk pieces) and
-/// generation_config.json (bos/eos ids). `dtype` is "f32" or "bf16" (round-to-nearest-even).
-/// For a model with interleaved RoPE (llama2.c, GGUF) the rows of every q_proj and k_proj are
-/// permuted per head as convert_llama_weights_to_hf.py's `permute` does
+/// config.json (LlamaForCausalLM, Qwen2ForCausalLM or Qwen3ForCausalLM by config.architecture;
+/// head_dim, rope_scaling linear/llama3, attention_bias, tie_word_embeddings =
+/// model.config.shared_classifier), model.safetensors (transformers' tensor names and [out, in]
+/// shapes: biases and q/k norms as the family has them, a bias the config declares but the model
+/// lacks written as zeros; lm_head.weight only when the classifier is not shared),
+/// generation_config.json (bos/eos ids) and the tokenizer: a sentencepiece `tokenizer_path`
+/// (.model) is copied as tokenizer.model with a LlamaTokenizer tokenizer_config.json (the model's
+/// bos/eos/unk pieces); a tokenizer.json path is copied with the tokenizer_config.json beside it;
+/// "" writes no tokenizer. `dtype` is "f32" or "bf16" (round-to-nearest-even).
+/// For a model with interleaved RoPE (llama2.c, GGUF llama) the rows of every q_proj and k_proj
+/// (weights and biases) are permuted per head as convert_llama_weights_to_hf.py's `permute` does
 /// (view(heads, head_dim/2, 2, in).transpose(1, 2)), so the folder computes the same function
 /// with rotate-half RoPE; a model already in rotate-half layout is written as it is.
-/// Throws std::invalid_argument for another dtype, std::runtime_error naming the file that
-/// cannot be read or written.
-void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_model_path, const std::string& dir,
+/// Throws std::invalid_argument for another dtype, std::runtime_error naming the folder for what
+/// config.json cannot express (GGUF rope_freqs without scaling parameters, an o_proj bias on
+/// Qwen2), and naming the file that cannot be read or written.
+void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path, const std::string& dir,
                      const std::string& dtype);
 
 }  // namespace pagedchat

@@ -116,7 +116,7 @@ LoadedModel load_llama2c(const std::string& path) {
   const float* p = reinterpret_cast<const float*>(file.data() + kHeaderBytes);
   const uint64_t dim = c.dim, hidden = c.hidden_dim, L = c.n_layers, hd = c.head_dim;
   const uint64_t q = uint64_t(c.n_heads) * hd, kv = uint64_t(c.n_kv_heads) * hd;
-  LlamaWeights& w = m.weights;
+  ModelWeights& w = m.weights;
   auto take = [&](uint64_t n) {
     const float* t = p;
     p += n;

@@ -1,33 +1,51 @@
-#include "engine/model/llama_model.h"
+#include "engine/model/decoder_model.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "engine/model/rope_frequencies.h"
 
 namespace pagedchat {
 
-KVCache::KVCache(const ModelConfig& c, int nb, int bs)
-    : num_blocks(nb), block_size(bs), kv_width(c.n_kv_heads * c.head_dim), key(c.n_layers), value(c.n_layers) {
-  const std::size_t n = std::size_t(nb) * bs * kv_width;
+namespace {
+
+void grow(std::vector<float>& v, std::size_t n) {
+  if (v.size() < n) v.resize(n);
+}
+
+// Throws when the weights and the config's options disagree.
+void check_weights(const ModelConfig& c, const ModelWeights& w) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("model weights do not fit the config: " + what); };
+  if (int(w.layers.size()) != c.n_layers)
+    fail(std::to_string(w.layers.size()) + " layers, config says " + std::to_string(c.n_layers));
+  if (!w.token_embedding || !w.rms_final || !w.wcls) fail("token embedding, final norm or classifier missing");
   for (int l = 0; l < c.n_layers; ++l) {
-    key[l].assign(n, 0.0f);
-    value[l].assign(n, 0.0f);
+    const LayerWeights& lw = w.layers[l];
+    const std::string at = "layer " + std::to_string(l) + ": ";
+    for (const auto& [p, name] : {std::pair{lw.rms_att, "attention norm"}, {lw.wq, "wq"}, {lw.wk, "wk"}, {lw.wv, "wv"},
+                                  {lw.wo, "wo"}, {lw.rms_ffn, "ffn norm"}, {lw.w1, "w1 (gate)"}, {lw.w2, "w2 (down)"},
+                                  {lw.w3, "w3 (up)"}})
+      if (!p) fail(at + name + " missing");
+    if (!c.attention_qkv_bias && (lw.bq || lw.bk || lw.bv)) fail(at + "q/k/v biases given but attention_qkv_bias is off");
+    if (c.attention_out_bias != (lw.bo != nullptr))
+      fail(at + (c.attention_out_bias ? "attention_out_bias is on but bo is missing" : "bo given but attention_out_bias is off"));
+    if (c.qk_norm != (lw.q_norm != nullptr) || c.qk_norm != (lw.k_norm != nullptr))
+      fail(at + (c.qk_norm ? "qk_norm is on but q_norm or k_norm is missing" : "q_norm/k_norm given but qk_norm is off"));
   }
 }
 
-void KVCache::copy_block(int src, int dst) {
-  const std::size_t n = std::size_t(block_size) * kv_width;
-  for (std::size_t l = 0; l < key.size(); ++l) {
-    std::copy_n(key[l].data() + std::size_t(src) * n, n, key[l].data() + std::size_t(dst) * n);
-    std::copy_n(value[l].data() + std::size_t(src) * n, n, value[l].data() + std::size_t(dst) * n);
-  }
-}
+}  // namespace
 
-std::size_t KVCache::bytes_per_block(const ModelConfig& c, int bs) {
-  return std::size_t(2) * c.n_layers * bs * c.n_kv_heads * c.head_dim * sizeof(float);
-}
-
-LlamaModel::LlamaModel(const ModelConfig& config, const LlamaWeights& weights, kernels::Backend& backend,
-                       kernels::WeightType weight_type)
+DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weights, kernels::Backend& backend,
+                           kernels::WeightType weight_type)
     : config_(config), weights_(weights), ops_(backend), weight_type_(weight_type) {
+  check_weights(config, weights);
+  try {
+    inv_freq_ = pagedchat::rope_inv_freq(config);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("model config: ") + e.what());
+  }
   const int dim = config.dim, hidden = config.hidden_dim;
   const int q_width = config.n_heads * config.head_dim, kv_width = config.n_kv_heads * config.head_dim;
   using kernels::WeightPart;
@@ -41,27 +59,44 @@ LlamaModel::LlamaModel(const ModelConfig& config, const LlamaWeights& weights, k
     p.gate_up = ops_.pack_weights(gate_up, dim, weight_type);
     const WeightPart down[] = {{lw.w2, dim}};
     p.down = ops_.pack_weights(down, hidden, weight_type);
+    if (config.attention_qkv_bias) {
+      p.qkv_bias.assign(std::size_t(q_width + 2 * kv_width), 0.0f);
+      if (lw.bq) std::copy_n(lw.bq, q_width, p.qkv_bias.begin());
+      if (lw.bk) std::copy_n(lw.bk, kv_width, p.qkv_bias.begin() + q_width);
+      if (lw.bv) std::copy_n(lw.bv, kv_width, p.qkv_bias.begin() + q_width + kv_width);
+    }
     layers_.push_back(std::move(p));
   }
   const WeightPart cls[] = {{weights.wcls, config.vocab_size}};
   classifier_ = ops_.pack_weights(cls, dim, weight_type);
 }
 
-std::size_t LlamaModel::packed_bytes() const {
+std::size_t DecoderModel::packed_bytes() const {
   std::size_t n = classifier_->bytes;
   for (const auto& l : layers_) n += l.qkv->bytes + l.wo->bytes + l.gate_up->bytes + l.down->bytes;
   return n;
 }
 
-namespace {
-void grow(std::vector<float>& v, std::size_t n) {
-  if (v.size() < n) v.resize(n);
-}
-}  // namespace
-
-void LlamaModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<float>& logits) {
+kernels::QkvSpec DecoderModel::qkv_spec(int layer) const {
   const ModelConfig& c = config_;
-  const LlamaWeights& w = weights_;
+  const LayerWeights& lw = weights_.layers[layer];
+  kernels::QkvSpec s;
+  s.n_heads = c.n_heads;
+  s.n_kv_heads = c.n_kv_heads;
+  s.head_dim = c.head_dim;
+  s.bias = layers_[layer].qkv_bias.empty() ? nullptr : layers_[layer].qkv_bias.data();
+  s.q_norm = lw.q_norm;
+  s.k_norm = lw.k_norm;
+  s.norm_eps = c.norm_eps;
+  s.rope.head_dim = c.head_dim;
+  s.rope.neox = c.rope_style == RopeStyle::kNeox;
+  s.rope.inv_freq = inv_freq_.data();
+  return s;
+}
+
+void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<float>& logits) {
+  const ModelConfig& c = config_;
+  const ModelWeights& w = weights_;
   const int T = b.num_tokens();
   const int dim = c.dim, hidden = c.hidden_dim, hd = c.head_dim;
   const int q_width = c.n_heads * hd, kv_width = c.n_kv_heads * hd;
@@ -88,11 +123,11 @@ void LlamaModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<floa
     const PackedLayer& pl = layers_[l];
     ops_.linear(qkv_.data(), xb_.data(), *pl.qkv, T);
     ops_.qkv_rope_and_cache(q_.data(), qkv_.data(), b.positions.data(), cache.key[l].data(), cache.value[l].data(),
-                            b.slot_mapping.data(), T, c.n_heads, c.n_kv_heads, hd, c.rope_theta,
-                            c.rope_style == RopeStyle::kNeox);
+                            b.slot_mapping.data(), T, qkv_spec(l));
     ops_.paged_attention(att_.data(), q_.data(), cache.key[l].data(), cache.value[l].data(), meta, c.n_heads,
                          c.n_kv_heads, hd);
     ops_.linear(xb_.data(), att_.data(), *pl.wo, T);
+    if (lw.bo) ops_.add_bias(xb_.data(), lw.bo, T, dim);
     ops_.fused_add_rms_norm(xb_.data(), x_.data(), xb_.data(), lw.rms_ffn, T, dim, c.norm_eps);
     ops_.linear(gate_up_.data(), xb_.data(), *pl.gate_up, T);
     ops_.silu_and_mul_stacked(hb_.data(), gate_up_.data(), T, hidden);

@@ -1,0 +1,163 @@
+#include "engine/loader/gguf/gguf_file_writer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace pagedchat {
+
+namespace {
+constexpr uint64_t kAlignment = 32;  // GGUF_DEFAULT_ALIGNMENT
+}
+
+void GgufMetaWriter::str(const std::string& v) {
+  put<uint64_t>(v.size());
+  s_ += v;
+}
+
+void GgufMetaWriter::key(const std::string& k, GgufType t) {
+  if (has(k)) throw std::logic_error("GGUF key '" + k + "' written twice");
+  keys_.push_back(k);
+  str(k);
+  put<uint32_t>(uint32_t(t));
+}
+
+bool GgufMetaWriter::has(const std::string& k) const { return std::find(keys_.begin(), keys_.end(), k) != keys_.end(); }
+
+void GgufMetaWriter::kv_u32(const std::string& k, uint32_t v) { key(k, GgufType::kUint32); put(v); }
+void GgufMetaWriter::kv_i32(const std::string& k, int32_t v) { key(k, GgufType::kInt32); put(v); }
+void GgufMetaWriter::kv_f32(const std::string& k, float v) { key(k, GgufType::kFloat32); put(v); }
+void GgufMetaWriter::kv_bool(const std::string& k, bool v) { key(k, GgufType::kBool); put<uint8_t>(v ? 1 : 0); }
+void GgufMetaWriter::kv_str(const std::string& k, const std::string& v) { key(k, GgufType::kString); str(v); }
+
+void GgufMetaWriter::kv_strings(const std::string& k, const std::vector<std::string>& v) {
+  key(k, GgufType::kArray);
+  put<uint32_t>(uint32_t(GgufType::kString));
+  put<uint64_t>(v.size());
+  for (const std::string& x : v) str(x);
+}
+
+void GgufMetaWriter::kv_f32s(const std::string& k, const std::vector<float>& v) {
+  key(k, GgufType::kArray);
+  put<uint32_t>(uint32_t(GgufType::kFloat32));
+  put<uint64_t>(v.size());
+  for (float x : v) put(x);
+}
+
+void GgufMetaWriter::kv_i32s(const std::string& k, const std::vector<int32_t>& v) {
+  key(k, GgufType::kArray);
+  put<uint32_t>(uint32_t(GgufType::kInt32));
+  put<uint64_t>(v.size());
+  for (int32_t x : v) put(x);
+}
+
+// Element i of a scalar (or flat array) value of type t.
+void GgufMetaWriter::value(const GgufValue& v, GgufType t, std::size_t i) {
+  switch (t) {
+    case GgufType::kUint8: put<uint8_t>(uint8_t(v.uints.at(i))); break;
+    case GgufType::kBool: put<uint8_t>(uint8_t(v.uints.at(i))); break;
+    case GgufType::kUint16: put<uint16_t>(uint16_t(v.uints.at(i))); break;
+    case GgufType::kUint32: put<uint32_t>(uint32_t(v.uints.at(i))); break;
+    case GgufType::kUint64: put<uint64_t>(v.uints.at(i)); break;
+    case GgufType::kInt8: put<int8_t>(int8_t(v.ints.at(i))); break;
+    case GgufType::kInt16: put<int16_t>(int16_t(v.ints.at(i))); break;
+    case GgufType::kInt32: put<int32_t>(int32_t(v.ints.at(i))); break;
+    case GgufType::kInt64: put<int64_t>(v.ints.at(i)); break;
+    case GgufType::kFloat32: put<float>(float(v.floats.at(i))); break;
+    case GgufType::kFloat64: put<double>(v.floats.at(i)); break;
+    case GgufType::kString: str(v.strings.at(i)); break;
+    case GgufType::kArray: {
+      const GgufValue& a = v.arrays.at(i);
+      put<uint32_t>(uint32_t(a.elem_type));
+      put<uint64_t>(a.size());
+      for (std::size_t j = 0; j < a.size(); ++j) value(a, a.elem_type, j);
+      break;
+    }
+  }
+}
+
+void GgufMetaWriter::kv_value(const std::string& k, const GgufValue& v) {
+  key(k, v.type);
+  if (!v.is_array()) {
+    value(v, v.type, 0);
+    return;
+  }
+  put<uint32_t>(uint32_t(v.elem_type));
+  put<uint64_t>(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) value(v, v.elem_type, i);
+}
+
+void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const std::vector<GgufTensorOut>& tensors) {
+  std::string head = "GGUF";
+  auto put64 = [&](uint64_t v) { head.append(reinterpret_cast<const char*>(&v), 8); };
+  auto put32 = [&](uint32_t v) { head.append(reinterpret_cast<const char*>(&v), 4); };
+  put32(3);
+  put64(tensors.size());
+  put64(meta.count());
+  head += meta.bytes();
+  std::vector<uint64_t> offsets, sizes;
+  uint64_t offset = 0;
+  for (const auto& t : tensors) {
+    const uint64_t n_bytes = ggml_row_bytes(t.type, t.cols) * (t.rows ? t.rows : 1);
+    offsets.push_back(offset);
+    sizes.push_back(n_bytes);
+    put64(t.name.size());
+    head += t.name;
+    put32(t.rows ? 2 : 1);
+    put64(t.cols);  // ne[0]: the fastest-varying dimension
+    if (t.rows) put64(t.rows);
+    put32(uint32_t(t.type));
+    put64(offset);
+    offset = (offset + n_bytes + kAlignment - 1) / kAlignment * kAlignment;
+  }
+  head.resize((head.size() + kAlignment - 1) / kAlignment * kAlignment, '\0');
+
+  const std::string tmp = path + ".tmp";
+  std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+  if (!f) throw std::runtime_error("cannot create '" + tmp + "': " + std::strerror(errno));
+  auto fail = [&](const std::string& why) {
+    f.close();
+    std::remove(tmp.c_str());
+    throw std::runtime_error(why);
+  };
+  f.write(head.data(), std::streamsize(head.size()));
+  uint64_t written = 0;
+  std::vector<uint8_t> row;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const GgufTensorOut& t = tensors[i];
+    f.write(std::string(offsets[i] - written, '\0').data(), std::streamsize(offsets[i] - written));
+    row.resize(ggml_row_bytes(t.type, t.cols));
+    for (uint64_t r = 0; r < (t.rows ? t.rows : 1); ++r) {
+      const float* src = t.src + (t.row_order.empty() ? r : t.row_order[r]) * t.cols;
+      switch (t.type) {
+        case GgmlType::F32: std::memcpy(row.data(), src, row.size()); break;
+        case GgmlType::F16: quantize_f16(src, row.data(), t.cols); break;
+        case GgmlType::Q8_0:
+          try {
+            quantize_q8_0(src, row.data(), t.cols);
+          } catch (const std::invalid_argument& e) {
+            fail("'" + path + "': tensor '" + t.name + "' row " + std::to_string(r) + ": " + e.what());
+          }
+          break;
+        default: throw std::logic_error("unexpected GGUF output type");
+      }
+      f.write(reinterpret_cast<const char*>(row.data()), std::streamsize(row.size()));
+    }
+    written = offsets[i] + sizes[i];
+  }
+  f.close();
+  if (!f) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot write '" + tmp + "' (disk full?)");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(err));
+  }
+}
+
+}  // namespace pagedchat

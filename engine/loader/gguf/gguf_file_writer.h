@@ -1,0 +1,65 @@
+// The GGUF v3 container, written: header, metadata key/values, tensor infos and tensor data
+// (ggml's docs/gguf.md: little-endian, strings as u64 length + bytes, tensor data aligned to
+// general.alignment = 32 by default). What goes into a model file is gguf_writer.h's business.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "engine/loader/gguf/dequant.h"
+#include "engine/loader/gguf/gguf_reader.h"
+
+namespace pagedchat {
+
+/// The metadata section being built, in the order the keys are added.
+class GgufMetaWriter {
+ public:
+  void kv_u32(const std::string& k, uint32_t v);
+  void kv_i32(const std::string& k, int32_t v);
+  void kv_f32(const std::string& k, float v);
+  void kv_bool(const std::string& k, bool v);
+  void kv_str(const std::string& k, const std::string& v);
+  void kv_strings(const std::string& k, const std::vector<std::string>& v);
+  void kv_f32s(const std::string& k, const std::vector<float>& v);
+  void kv_i32s(const std::string& k, const std::vector<int32_t>& v);
+  /// `v` as read by GgufFile, in its own types (copying a key from one file to another).
+  void kv_value(const std::string& k, const GgufValue& v);
+  /// True when `k` was added already.
+  bool has(const std::string& k) const;
+
+  const std::string& bytes() const { return s_; }
+  uint64_t count() const { return keys_.size(); }
+
+ private:
+  void key(const std::string& k, GgufType t);
+  void value(const GgufValue& v, GgufType t, std::size_t i);
+  template <typename T>
+  void put(T v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    s_.append(reinterpret_cast<const char*>(&v), sizeof(T));
+  }
+  void str(const std::string& v);
+  std::string s_;
+  std::vector<std::string> keys_;
+};
+
+/// One tensor to write: `rows` rows of `cols` float32 values (rows == 0: a vector of `cols`),
+/// converted to `type` (F32, F16 or Q8_0) row by row; output row r is src + row_order[r] * cols
+/// (row_order empty: r).
+struct GgufTensorOut {
+  std::string name;
+  const float* src = nullptr;
+  uint64_t rows = 0, cols = 0;
+  GgmlType type = GgmlType::F32;
+  std::vector<uint64_t> row_order;
+};
+
+/// Writes a GGUF v3 file: `meta`, then `tensors` in order, each at a 32-byte aligned offset. The
+/// file appears at `path` only when complete (written to path + ".tmp", then renamed). Throws
+/// std::runtime_error naming the path (cannot create, write or rename; a value Q8_0 cannot hold,
+/// naming the tensor and row).
+void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const std::vector<GgufTensorOut>& tensors);
+
+}  // namespace pagedchat

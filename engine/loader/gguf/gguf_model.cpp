@@ -1,0 +1,277 @@
+#include "engine/loader/gguf/gguf_model.h"
+
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "engine/loader/gguf/dequant.h"
+#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/loader/gguf/gguf_tokenizer.h"
+
+namespace pagedchat {
+namespace {
+
+// As llama2c_loader.cpp: well past any Llama model, small enough that products cannot overflow.
+constexpr int64_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 22,
+                  kMaxContext = 1 << 24;
+
+[[noreturn]] void fail(const GgufFile& f, const std::string& what) {
+  throw std::runtime_error("'" + f.name() + "': " + what);
+}
+
+int64_t required_int(const GgufFile& f, const std::string& key, int64_t lo, int64_t hi) {
+  const std::optional<int64_t> v = f.get_int(key);
+  if (!v) fail(f, "required key '" + key + "' is missing");
+  if (*v < lo || *v > hi)
+    fail(f, "key '" + key + "' is " + std::to_string(*v) + ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return *v;
+}
+
+std::vector<uint64_t> trimmed(std::vector<uint64_t> ne) {
+  while (ne.size() > 1 && ne.back() == 1) ne.pop_back();
+  return ne;
+}
+
+std::string shape_str(const std::vector<uint64_t>& ne) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
+  return s + "]";
+}
+
+// Turns the file's tensors into float32 pointers, checking names, shapes and types.
+class TensorLoader {
+ public:
+  TensorLoader(GgufFile& f, LoadedModel& m) : f_(f), m_(m) {
+    // Keep the mapping only when some matrix is used from it in place; otherwise copy the norms.
+    // Bytes parsed from memory (GgufFile::parse) are always copied.
+    if (f.mapped())
+      for (const auto& t : f.tensors())
+        if (t.type == GgmlType::F32 && trimmed(t.ne).size() >= 2 && in_place_ok(t)) keep_mapping_ = true;
+  }
+
+  /// The tensor `name` of shape [rows, cols] (rows == 0: a vector of cols).
+  const float* get(const std::string& name, uint64_t rows, uint64_t cols) {
+    const GgufTensorInfo* t = f_.find_tensor(name);
+    if (!t) fail(f_, "required tensor '" + name + "' is missing");
+    used_.insert(name);
+    std::vector<uint64_t> want = {cols};
+    if (rows) want.push_back(rows);
+    if (trimmed(t->ne) != trimmed(want))
+      fail(f_, "tensor '" + name + "' has shape " + shape_str(t->ne) + ", expected " + shape_str(want) +
+                   " (GGUF order: columns first)");
+    if (!can_dequantize(t->type))
+      fail(f_, "tensor '" + name + "' has type " + ggml_type_name(uint32_t(t->type)) +
+                   ", which this engine cannot load (supported: f32, f16, bf16, q8_0, q4_0, q4_K, q6_K)");
+    const uint8_t* src = f_.tensor_data(*t);
+    if (t->type == GgmlType::F32 && keep_mapping_ && in_place_ok(*t)) return reinterpret_cast<const float*>(src);
+    float* dst = m_.allocate(t->n_elements);
+    dequantize(t->type, src, dst, t->n_elements);  // quantized weights: float32 copies (see header)
+    return dst;
+  }
+  /// As get(), or null when the file has no tensor `name`.
+  const float* get_optional(const std::string& name, uint64_t rows, uint64_t cols) {
+    return has(name) ? get(name, rows, cols) : nullptr;
+  }
+  bool has(const std::string& name) const { return f_.find_tensor(name) != nullptr; }
+
+  /// Refuses tensors nothing used (a variant this loader would run wrongly); keeps the mapping if needed.
+  void finish(const std::string& arch) {
+    for (const auto& t : f_.tensors())
+      if (!used_.count(t.name))
+        fail(f_, "tensor '" + t.name + "' is not part of a '" + arch + "' model this engine runs (unsupported variant: " +
+                     (t.name.find("bias") != std::string::npos ? "a bias this architecture does not have"
+                      : t.name.find("exps") != std::string::npos ? "mixture of experts"
+                                                                 : "unknown tensor") + ")");
+    if (keep_mapping_) m_.files.push_back(f_.take_mapping());
+  }
+
+ private:
+  bool in_place_ok(const GgufTensorInfo& t) const {
+    return reinterpret_cast<std::uintptr_t>(f_.tensor_data(t)) % alignof(float) == 0;
+  }
+  GgufFile& f_;
+  LoadedModel& m_;
+  bool keep_mapping_ = false;
+  std::set<std::string> used_;
+};
+
+// What the supported GGUF architectures differ in (llama.cpp b4747 src/llama-model.cpp
+// load_tensors and llama_model_rope_type; qwen3 as later llama.cpp names it).
+struct Family {
+  const char* arch;
+  RopeStyle rope;          // llama: LLAMA_ROPE_TYPE_NORM (rows permuted by the converter); qwen2/3: NEOX
+  bool qkv_bias_required;  // qwen2: attn_{q,k,v}.bias required
+  bool qkv_bias_optional;  // llama: each of them optional (TENSOR_NOT_REQUIRED)
+  bool out_bias_optional;  // llama: attn_output.bias optional
+  bool qk_norm;            // qwen3: attn_q_norm / attn_k_norm required
+  bool rope_freqs;         // llama: rope_freqs.weight optional
+};
+constexpr Family kFamilies[] = {
+    {"llama", RopeStyle::kInterleaved, false, true, true, false, true},
+    {"qwen2", RopeStyle::kNeox, true, false, false, false, false},
+    {"qwen3", RopeStyle::kNeox, false, false, false, true, false},
+};
+
+// {arch}.rope.scaling.* as llama.cpp reads them (load_hparams: type default "linear", factor from
+// rope.scaling.factor or the older rope.scale_linear; 0 or 1 = no scaling): linear is exact here,
+// yarn / longrope / unknown types are refused by name.
+RopeScaling read_rope_scaling(const GgufFile& f, const std::string& a) {
+  RopeScaling s;
+  const std::string type = f.get_string(a + ".rope.scaling.type").value_or("linear");
+  double factor = f.get_float(a + ".rope.scaling.factor").value_or(0.0);
+  if (!f.find(a + ".rope.scaling.factor")) factor = f.get_float(a + ".rope.scale_linear").value_or(0.0);
+  if (const auto af = f.get_float(a + ".rope.scaling.attn_factor"); af && *af != 1.0)
+    fail(f, "RoPE attention factor " + a + ".rope.scaling.attn_factor " + std::to_string(*af) + " is not supported");
+  if (type == "none") return s;
+  if (type != "linear")
+    fail(f, "RoPE scaling '" + type + "' (" + a + ".rope.scaling.type) is not supported (supported: none, linear, "
+            "and Llama 3 frequency factors in rope_freqs.weight)");
+  if (!std::isfinite(factor) || factor < 0) fail(f, "key '" + a + ".rope.scaling.factor' is " + std::to_string(factor));
+  if (factor != 0.0 && factor != 1.0) {
+    s.type = RopeScalingType::kLinear;
+    s.factor = factor;
+  }
+  return s;
+}
+
+}  // namespace
+
+LoadedModel load_gguf_model(GgufFile& f) {
+  const std::optional<std::string> arch_name = f.get_string("general.architecture");
+  if (!arch_name) fail(f, "required key 'general.architecture' is missing");
+  const Family* fam = nullptr;
+  for (const Family& x : kFamilies)
+    if (*arch_name == x.arch) fam = &x;
+  if (!fam) fail(f, "architecture '" + *arch_name + "' is not supported (supported: llama, qwen2, qwen3)");
+  const std::string a = fam->arch;
+  if (f.get_int(a + ".expert_count").value_or(0) > 0)
+    fail(f, "mixture-of-experts models (" + a + ".expert_count " + std::to_string(*f.get_int(a + ".expert_count")) +
+                ") are not supported");
+  if (f.find(a + ".attention.sliding_window"))
+    fail(f, "sliding-window attention (" + a + ".attention.sliding_window) is not supported");
+
+  LoadedModel m;
+  ModelConfig& c = m.config;
+  c.architecture = a;
+  c.dim = int(required_int(f, a + ".embedding_length", 1, kMaxDim));
+  c.n_layers = int(required_int(f, a + ".block_count", 1, kMaxLayers));
+  c.hidden_dim = int(required_int(f, a + ".feed_forward_length", 1, 4 * kMaxDim));
+  c.n_heads = int(required_int(f, a + ".attention.head_count", 1, kMaxHeads));
+  c.n_kv_heads = f.find(a + ".attention.head_count_kv") ? int(required_int(f, a + ".attention.head_count_kv", 1, c.n_heads))
+                                                         : c.n_heads;
+  c.max_seq_len = int(required_int(f, a + ".context_length", 1, kMaxContext));
+  c.max_seq_len_is_soft = true;  // converters write guesses (stories260K.gguf says 128, trained 512)
+  if (c.n_heads % c.n_kv_heads != 0)
+    fail(f, "head_count " + std::to_string(c.n_heads) + " is not a multiple of head_count_kv " + std::to_string(c.n_kv_heads));
+  // Head size: attention.key_length (llama.cpp n_embd_head_k; Qwen3 writes it from head_dim), else
+  // embedding_length / head_count.
+  if (f.find(a + ".attention.key_length")) {
+    c.head_dim = int(required_int(f, a + ".attention.key_length", 1, kMaxDim));
+  } else {
+    if (c.dim % c.n_heads != 0)
+      fail(f, "embedding_length " + std::to_string(c.dim) + " is not a multiple of head_count " + std::to_string(c.n_heads) +
+                  " (and no " + a + ".attention.key_length is given)");
+    c.head_dim = c.dim / c.n_heads;
+  }
+  if (const auto vl = f.get_int(a + ".attention.value_length"); vl && *vl != c.head_dim)
+    fail(f, a + ".attention.value_length " + std::to_string(*vl) + " differs from the key head size " +
+                std::to_string(c.head_dim) + " (not supported)");
+  if (c.head_dim % 2 != 0) fail(f, "head size " + std::to_string(c.head_dim) + " is odd (RoPE needs pairs)");
+  if (const auto rd = f.get_int(a + ".rope.dimension_count"); rd && *rd != c.head_dim)
+    fail(f, a + ".rope.dimension_count is " + std::to_string(*rd) + " but the head size is " +
+                std::to_string(c.head_dim) + " (partial RoPE is not supported)");
+  c.rope_theta = float(f.get_float(a + ".rope.freq_base").value_or(10000.0));
+  c.norm_eps = float(f.get_float(a + ".attention.layer_norm_rms_epsilon").value_or(1e-5));
+  if (!(c.rope_theta > 0.0f) || !std::isfinite(c.rope_theta) || !(c.norm_eps > 0.0f) || c.norm_eps > 1.0f)
+    fail(f, a + ".rope.freq_base or " + a + ".attention.layer_norm_rms_epsilon is out of range");
+  c.rope_style = fam->rope;
+  c.rope_scaling = read_rope_scaling(f, a);
+  c.qk_norm = fam->qk_norm;
+  c.stop_on_bos = false;  // as llama.cpp: only end-of-generation tokens stop
+  for (const auto& [key, field, fallback] : {std::tuple{"tokenizer.ggml.bos_token_id", &ModelConfig::bos_id, 1},
+                                              std::tuple{"tokenizer.ggml.eos_token_id", &ModelConfig::eos_id, 2}}) {
+    const int64_t id = f.get_int(key).value_or(fallback);
+    c.*field = id >= 0 && id < kMaxVocab ? int(id) : -1;
+  }
+
+  const GgufTensorInfo* emb = f.find_tensor("token_embd.weight");
+  if (!emb) fail(f, "required tensor 'token_embd.weight' is missing");
+  if (emb->ne.size() < 2 || emb->ne[1] < 1 || emb->ne[1] > uint64_t(kMaxVocab))
+    fail(f, "tensor 'token_embd.weight' has shape " + shape_str(emb->ne) + ", expected [" + std::to_string(c.dim) + ", vocab]");
+  c.vocab_size = int(emb->ne[1]);
+  if (const auto vs = f.get_int(a + ".vocab_size"); vs && *vs != c.vocab_size)
+    fail(f, a + ".vocab_size " + std::to_string(*vs) + " differs from token_embd.weight's " + std::to_string(c.vocab_size) + " rows");
+
+  TensorLoader t(f, m);
+  const uint64_t dim = c.dim, hidden = c.hidden_dim, q = uint64_t(c.n_heads) * c.head_dim,
+                 kv = uint64_t(c.n_kv_heads) * c.head_dim, vocab = c.vocab_size, hd = c.head_dim;
+  ModelWeights& w = m.weights;
+  w.token_embedding = t.get("token_embd.weight", vocab, dim);
+  if (fam->rope_freqs && t.has("rope_freqs.weight")) {
+    const float* ff = t.get("rope_freqs.weight", 0, hd / 2);
+    c.rope_freq_factors.assign(ff, ff + hd / 2);
+    for (std::size_t i = 0; i < c.rope_freq_factors.size(); ++i)
+      if (!(c.rope_freq_factors[i] > 0.0f) || !std::isfinite(c.rope_freq_factors[i]))
+        fail(f, "tensor 'rope_freqs.weight' element " + std::to_string(i) + " is " +
+                    std::to_string(c.rope_freq_factors[i]) + ", not a positive frequency divisor");
+  }
+  w.layers.resize(c.n_layers);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    LayerWeights& lw = w.layers[l];
+    lw.rms_att = t.get(p + "attn_norm.weight", 0, dim);
+    lw.wq = t.get(p + "attn_q.weight", q, dim);
+    lw.wk = t.get(p + "attn_k.weight", kv, dim);
+    lw.wv = t.get(p + "attn_v.weight", kv, dim);
+    lw.wo = t.get(p + "attn_output.weight", dim, q);
+    if (fam->qkv_bias_required) {
+      lw.bq = t.get(p + "attn_q.bias", 0, q);
+      lw.bk = t.get(p + "attn_k.bias", 0, kv);
+      lw.bv = t.get(p + "attn_v.bias", 0, kv);
+    } else if (fam->qkv_bias_optional) {
+      lw.bq = t.get_optional(p + "attn_q.bias", 0, q);
+      lw.bk = t.get_optional(p + "attn_k.bias", 0, kv);
+      lw.bv = t.get_optional(p + "attn_v.bias", 0, kv);
+    }
+    if (fam->out_bias_optional) lw.bo = t.get_optional(p + "attn_output.bias", 0, dim);
+    if (fam->qk_norm) {
+      lw.q_norm = t.get(p + "attn_q_norm.weight", 0, hd);
+      lw.k_norm = t.get(p + "attn_k_norm.weight", 0, hd);
+    }
+    lw.rms_ffn = t.get(p + "ffn_norm.weight", 0, dim);
+    lw.w1 = t.get(p + "ffn_gate.weight", hidden, dim);
+    lw.w2 = t.get(p + "ffn_down.weight", dim, hidden);
+    lw.w3 = t.get(p + "ffn_up.weight", hidden, dim);
+    if (lw.bq || lw.bk || lw.bv) c.attention_qkv_bias = true;
+  }
+  // Biases are per layer in the file but one switch here: a layer without them adds zeros, and
+  // attn_output.bias must be in every layer or in none.
+  int with_bo = 0;
+  for (const LayerWeights& lw : w.layers) with_bo += lw.bo != nullptr;
+  if (with_bo != 0 && with_bo != c.n_layers)
+    fail(f, "attn_output.bias is in " + std::to_string(with_bo) + " of " + std::to_string(c.n_layers) +
+                " layers (must be all or none)");
+  c.attention_out_bias = with_bo > 0;
+  w.rms_final = t.get("output_norm.weight", 0, dim);
+  c.shared_classifier = !t.has("output.weight");
+  w.wcls = c.shared_classifier ? w.token_embedding : t.get("output.weight", vocab, dim);
+  t.finish(a);
+  return m;
+}
+
+GgufModel load_gguf(const std::string& path, bool with_tokenizer) {
+  GgufFile f = GgufFile::open(path);
+  GgufModel g;
+  if (with_tokenizer) {
+    g.tokenizer = load_gguf_tokenizer(f);
+    g.add_bos = g.tokenizer->add_bos();  // add_bos_token, else llama.cpp's default for the vocabulary
+  }
+  g.chat_template = read_gguf_chat_template(f);
+  g.model = load_gguf_model(f);
+  return g;
+}
+
+}  // namespace pagedchat

@@ -1,0 +1,74 @@
+// DecoderModel: the one forward of every supported family (Llama 2/3, Mistral, Qwen2/2.5, Qwen3),
+// batched and paged, over the op interface (kernels/ops.h). What the families differ in comes
+// from ModelConfig, not from a copy of this code (as vLLM's llama.py serves its relatives):
+//
+//   x = embedding(ids)
+//   per layer:  h = rms_norm(x) · [Wq; Wk; Wv]^T          one stacked linear
+//               (+ [bq; bk; bv])                          attention_qkv_bias (Qwen2)
+//               q, k heads: rms_norm(head) * q/k_norm     qk_norm (Qwen3), before RoPE
+//               RoPE(q), RoPE(k) with inv_freq            rope_style, rope_theta, rope_scaling,
+//                                                         rope_freq_factors (engine/model/rope_frequencies.h)
+//               k, v -> paged cache; a = softmax(q·k / sqrt(head_dim)) · v   (GQA)
+//               x += a · Wo^T (+ bo)                      attention_out_bias
+//               x += W2 · (silu(W1 · rms_norm(x)) * (W3 · rms_norm(x)))      SwiGLU
+//   logits = rms_norm(x) · Wcls^T                         tied to the embedding or not
+//
+// Sources: llama2.c's run.c; transformers' modeling_llama.py, modeling_qwen2.py,
+// modeling_qwen3.py; llama.cpp's build_llama / build_qwen2 graphs (src/llama.cpp). Residual adds
+// are fused with the next RMSNorm; the classifier runs only for the tokens whose logits are
+// wanted. The weight matrices are packed once, at construction, in the backend's layout and the
+// configured weight type; biases and norms stay float32.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/config.h"
+#include "engine/model/forward_batch.h"
+#include "engine/model/kv_cache.h"
+#include "engine/model/model_weights.h"
+#include "kernels/ops.h"
+
+namespace pagedchat {
+
+class DecoderModel {
+ public:
+  /// Packs the matrices of `weights` for `backend` (float32 copies, or bfloat16 ones rounded to
+  /// nearest even); `weights` must stay alive (the embedding table, norms and biases are read in
+  /// place). Throws std::invalid_argument when the weights do not fit the config (a layer count
+  /// that differs, a missing tensor, an optional tensor the config does not use, bad RoPE
+  /// frequency factors), naming the layer and the tensor.
+  DecoderModel(const ModelConfig& config, const ModelWeights& weights, kernels::Backend& backend,
+               kernels::WeightType weight_type = kernels::WeightType::kFloat32);
+
+  /// Runs the batch, writing K/V of its tokens into `cache`; fills `logits` with
+  /// [logits_indices.size(), vocab_size] float32 rows.
+  void forward(const ForwardBatch& batch, KVCache& cache, std::vector<float>& logits);
+
+  const ModelConfig& config() const { return config_; }
+  kernels::WeightType weight_type() const { return weight_type_; }
+  /// Bytes of the packed weight copies.
+  std::size_t packed_bytes() const;
+  /// The RoPE inverse frequencies in use ([head_dim / 2], radians per position).
+  const std::vector<double>& rope_inv_freq() const { return inv_freq_; }
+
+ private:
+  struct PackedLayer {
+    std::unique_ptr<kernels::PackedWeights> qkv, wo, gate_up, down;
+    std::vector<float> qkv_bias;  // [bq; bk; bv] (absent parts zero), empty without q/k/v biases
+  };
+  kernels::QkvSpec qkv_spec(int layer) const;
+
+  const ModelConfig config_;
+  const ModelWeights weights_;
+  kernels::Backend& ops_;
+  kernels::WeightType weight_type_;
+  std::vector<double> inv_freq_;
+  std::vector<PackedLayer> layers_;
+  std::unique_ptr<kernels::PackedWeights> classifier_;
+  // Activations, grown to the largest batch seen (no per-step allocation afterwards).
+  std::vector<float> x_, xb_, qkv_, q_, att_, gate_up_, hb_, sel_;
+};
+
+}  // namespace pagedchat

@@ -1,0 +1,62 @@
+#include "engine/model/rope_frequencies.h"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace pagedchat {
+
+std::vector<double> llama3_rope_divisors(int head_dim, double theta, const RopeScaling& s) {
+  const double low_wavelen = s.original_max_position_embeddings / s.low_freq_factor;
+  const double high_wavelen = s.original_max_position_embeddings / s.high_freq_factor;
+  std::vector<double> d(head_dim / 2);
+  for (int i = 0; i < head_dim / 2; ++i) {
+    const double inv = std::pow(theta, -double(2 * i) / double(head_dim));
+    const double wavelen = 2 * std::numbers::pi / inv;
+    if (wavelen < high_wavelen) {
+      d[i] = 1.0;
+    } else if (wavelen > low_wavelen) {
+      d[i] = s.factor;
+    } else {
+      const double smooth = (s.original_max_position_embeddings / wavelen - s.low_freq_factor) /
+                            (s.high_freq_factor - s.low_freq_factor);
+      d[i] = 1.0 / ((1.0 - smooth) / s.factor + smooth);
+    }
+  }
+  return d;
+}
+
+std::vector<double> rope_inv_freq(const ModelConfig& c) {
+  if (c.head_dim <= 0 || c.head_dim % 2 != 0)
+    throw std::invalid_argument("RoPE needs a positive, even head_dim, not " + std::to_string(c.head_dim));
+  const int half = c.head_dim / 2;
+  std::vector<double> f(half);
+  for (int i = 0; i < half; ++i) f[i] = std::pow(double(c.rope_theta), -double(2 * i) / double(c.head_dim));
+  switch (c.rope_scaling.type) {
+    case RopeScalingType::kNone: break;
+    case RopeScalingType::kLinear:
+      for (double& x : f) x /= c.rope_scaling.factor;
+      break;
+    case RopeScalingType::kLlama3: {
+      const std::vector<double> d = llama3_rope_divisors(c.head_dim, c.rope_theta, c.rope_scaling);
+      for (int i = 0; i < half; ++i) f[i] /= d[i];
+      break;
+    }
+  }
+  if (!c.rope_freq_factors.empty()) {
+    if (int(c.rope_freq_factors.size()) != half)
+      throw std::invalid_argument("rope_freq_factors has " + std::to_string(c.rope_freq_factors.size()) +
+                                  " entries, expected head_dim / 2 = " + std::to_string(half));
+    for (int i = 0; i < half; ++i) {
+      const double d = c.rope_freq_factors[i];
+      if (!(d > 0) || !std::isfinite(d))
+        throw std::invalid_argument("rope_freq_factors[" + std::to_string(i) + "] is " + std::to_string(d) +
+                                    ", not a positive number");
+      f[i] /= d;
+    }
+  }
+  return f;
+}
+
+}  // namespace pagedchat

@@ -1,0 +1,31 @@
+// The RoPE inverse frequencies of a model, with its frequency scaling folded in, in float64.
+// Formulas: transformers' modeling_rope_utils.py (_compute_default_rope_parameters,
+// _compute_linear_scaling_rope_parameters, _compute_llama3_parameters) and llama.cpp's
+// ggml_rope_ext freq_factors (GGUF rope_freqs.weight divides each frequency); the divisors
+// llama.cpp's convert_hf_to_gguf.py writes for llama3 scaling (LlamaModel.generate_extra_tensors).
+#pragma once
+
+#include <vector>
+
+#include "engine/config.h"
+
+namespace pagedchat {
+
+/// inv_freq[i] for i < c.head_dim / 2, in radians per position:
+///   theta^(-2i / head_dim)                     (RoFormer; transformers' default rope)
+///   / factor                                   (rope_scaling linear)
+///   llama3 rule of _compute_llama3_parameters  (rope_scaling llama3: wavelength 2*pi/inv_freq
+///       below original_max_position_embeddings / high_freq_factor: unchanged; above
+///       original_max_position_embeddings / low_freq_factor: / factor; between: interpolated,
+///       smooth = (original / wavelength - low) / (high - low), inv_freq * ((1 - smooth) / factor + smooth))
+///   / rope_freq_factors[i]                     (GGUF rope_freqs.weight, when present)
+/// Computed in float64 (transformers and llama.cpp use float32; the difference is below 1e-7
+/// relative). Throws std::invalid_argument for a head_dim that is not positive and even, or
+/// rope_freq_factors of the wrong size or with a non-positive / non-finite entry.
+std::vector<double> rope_inv_freq(const ModelConfig& c);
+
+/// The llama3 scaling as per-pair divisors of theta^(-2i / head_dim) (1, factor, or
+/// 1 / ((1 - smooth) / factor + smooth)): what convert_hf_to_gguf.py stores as rope_freqs.weight.
+std::vector<double> llama3_rope_divisors(int head_dim, double theta, const RopeScaling& s);
+
+}  // namespace pagedchat

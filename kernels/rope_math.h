@@ -1,0 +1,31 @@
+// Per-element rotary-embedding arithmetic, shared by the CPU kernels and (later) the CUDA ones so
+// both compute the same values (ARCHITECTURE.md: per-element math in small host/device helpers).
+// Formulas: RoFormer (Su et al. 2021), eq. 34; pair layouts as in kernels/ops.h (RopeSpec).
+#pragma once
+
+#if defined(__CUDACC__)
+#define PC_HOST_DEVICE __host__ __device__
+#else
+#define PC_HOST_DEVICE
+#endif
+
+namespace pagedchat::kernels {
+
+/// The elements (*i0, *i1) of a head that pair `i` (< head_dim / 2) rotates: (2i, 2i+1)
+/// interleaved, or (i, i + head_dim/2) with neox.
+PC_HOST_DEVICE inline void rope_pair(int i, int head_dim, bool neox, int* i0, int* i1) {
+  *i0 = neox ? i : 2 * i;
+  *i1 = neox ? i + head_dim / 2 : 2 * i + 1;
+}
+
+/// The rotation angle of a pair at `pos` in radians, in float64: a float32 product would lose
+/// ~pos * 6e-8 rad (6e-3 at position 100000), which grows with the context.
+PC_HOST_DEVICE inline double rope_angle(int pos, double inv_freq) { return double(pos) * inv_freq; }
+
+/// (x0, x1) rotated by the angle whose cosine and sine are (c, s), in float32.
+PC_HOST_DEVICE inline void rope_rotate(float x0, float x1, float c, float s, float* y0, float* y1) {
+  *y0 = x0 * c - x1 * s;
+  *y1 = x0 * s + x1 * c;
+}
+
+}  // namespace pagedchat::kernels
