@@ -17,6 +17,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -153,10 +154,14 @@ class TestCliTemplate : public QObject {
     if (!referenceAvailable()) return;
     const ModelFacts facts = kind == "hf" ? hfFacts(path) : ggufFacts(path);
     QVERIFY(!facts.chat_template.empty());
+    // Four conversations per model: the CLI's part is finding the template and the bos/eos texts
+    // in the files (each run loads the model's vocabulary); test_jinja_reference renders every
+    // real template with every fixture in-process.
     int compared = 0;
-    for (const char* name : {"system_user", "multi_turn", "korean_emoji_whitespace", "template_syntax_in_content",
-                             "think_history", "tools_call_and_result"}) {
-      for (const bool gen : {false, true}) {
+    const std::pair<const char*, bool> cases[] = {
+        {"system_user", true}, {"multi_turn", false}, {"think_history", true}, {"tools_call_and_result", true}};
+    for (const auto& [name, gen] : cases) {
+      {
         ojson context = ojson::parse(readFile(fixture(name)));
         if (facts.bos) context["bos_token"] = *facts.bos;
         if (facts.eos) context["eos_token"] = *facts.eos;
@@ -175,7 +180,7 @@ class TestCliTemplate : public QObject {
         ++compared;
       }
     }
-    QVERIFY(compared >= 8);
+    QVERIFY(compared >= 3);
   }
 
   // A built-in renders what the real template of its family renders, for plain conversations.
