@@ -104,7 +104,7 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
 
   if (m.config.max_model_len == 0) m.config.max_model_len = mc.max_seq_len;
   if (m.config.max_model_len > mc.max_seq_len && mc.max_seq_len_is_soft) {
-    std::fprintf(stderr, "pagedchat: warning: max_model_len %d exceeds the %d positions in '%s''s metadata; "
+    std::fprintf(stderr, "pagedchat: warning: max_model_len %d exceeds the %d positions in the metadata of '%s'; "
                  "outputs past them may be wrong if the model was not trained that long\n",
                  m.config.max_model_len, mc.max_seq_len, model_path.c_str());
     mc.max_seq_len = m.config.max_model_len;
