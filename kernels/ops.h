@@ -1,6 +1,7 @@
 // The op interface the model forward is written against. Two implementations: cpu/ (always) and
-// cuda/ (when built with nvcc; filled by the CUDA backend issue). All tensors are dense row-major
-// float32; "T" is the number of tokens in the flattened batch (prefill and decode tokens mixed).
+// cuda/ (when built with nvcc; filled by the CUDA backend issue). Activations are dense row-major
+// float32; weight matrices are packed once (pack_weights) from any DType (kernels/quant/dtype.h);
+// "T" is the number of tokens in the flattened batch (prefill and decode tokens mixed).
 // Formulas follow llama2.c's run.c (karpathy/llama2.c) and vLLM's csrc/ kernels.
 #pragma once
 
@@ -9,6 +10,8 @@
 #include <memory>
 #include <span>
 #include <vector>
+
+#include "kernels/quant/dtype.h"
 
 namespace pagedchat::kernels {
 
@@ -57,24 +60,30 @@ struct QkvSpec {
   int width() const { return (n_heads + 2 * n_kv_heads) * head_dim; }
 };
 
-/// Element type of a packed weight matrix. Activations are always float32.
-enum class WeightType { kFloat32, kBFloat16 };
-
-/// One matrix [rows, k] (row-major float32) of a stack packed into one PackedWeights.
+/// One matrix of a stack packed into one PackedWeights: `rows` rows of k values of type `dtype`
+/// (dtype_row_bytes(dtype, k) bytes each, back to back, any alignment) at `data`, held after
+/// packing as `packed`: `dtype` itself (quantized weights stay quantized), or F32 / F16 / BF16
+/// (dequantized, then rounded to nearest even).
 struct WeightPart {
-  const float* data = nullptr;
+  const void* data = nullptr;
   int rows = 0;
+  DType dtype = DType::kF32;
+  DType packed = DType::kF32;
 };
 
-/// A weight matrix prepared by Backend::pack_weights in the layout and element type the backend's
-/// linear() reads: one or more row-major [rows_i, k] float32 matrices stacked along the output
-/// dimension (Q, K and V as one matrix; gate and up as another), so one linear() computes them all.
+/// Throws std::invalid_argument unless `part` is packable with k columns: data set, rows >= 0, k a
+/// whole number of dtype's blocks, packed == dtype or one of F32 / F16 / BF16.
+void check_weight_part(const WeightPart& part, int k);
+
+/// A weight matrix prepared by Backend::pack_weights in the layout the backend's linear() reads:
+/// one or more [rows_i, k] matrices stacked along the output dimension (Q, K and V as one matrix;
+/// gate and up as another), so one linear() computes them all; each part keeps its own type (a
+/// Q4_K_M file mixes Q4_K and Q6_K in one stack).
 class PackedWeights {
  public:
   virtual ~PackedWeights() = default;
   int rows = 0;                        ///< n: output features (sum of the parts' rows)
   int cols = 0;                        ///< k: input features
-  WeightType type = WeightType::kFloat32;
   std::size_t bytes = 0;               ///< memory the packed copy holds
 };
 
@@ -87,8 +96,9 @@ class Backend {
   virtual const char* name() const = 0;
   virtual int num_threads() const = 0;
 
-  /// out[T, dim] = table[ids[t], :].
-  virtual void embedding(float* out, const float* table, const int* ids, int T, int dim) = 0;
+  /// out[T, dim] = table[ids[t], :] as float32; table is [vocab, dim] of `dtype` (rows of
+  /// dtype_row_bytes(dtype, dim) bytes), dequantized with dequantize_row's formulas.
+  virtual void embedding(float* out, const void* table, DType dtype, const int* ids, int T, int dim) = 0;
   /// RMSNorm: out = weight * x / sqrt(mean(x^2) + eps), per row of x[T, dim].
   virtual void rms_norm(float* out, const float* x, const float* weight, int T, int dim, float eps) = 0;
   /// out[T, n] = x[T, k] · w[n, k]^T. Each output element is reduced in the same order whatever T
@@ -111,10 +121,10 @@ class Backend {
   /// x[n] += y[n].
   virtual void add(float* x, const float* y, int64_t n) = 0;
 
-  /// Packs `parts` (stacked along the output dimension, each [rows_i, k]) for linear(). For
-  /// kBFloat16 the values are rounded to bfloat16 (round to nearest even). The originals are not
-  /// referenced afterwards.
-  virtual std::unique_ptr<PackedWeights> pack_weights(std::span<const WeightPart> parts, int k, WeightType type);
+  /// Packs `parts` (stacked along the output dimension, each [rows_i, k], see WeightPart) for
+  /// linear(). The originals are not referenced afterwards. Throws std::invalid_argument when k
+  /// is not a whole number of a part's blocks or a conversion is not one WeightPart allows.
+  virtual std::unique_ptr<PackedWeights> pack_weights(std::span<const WeightPart> parts, int k);
   /// out[T, n] = x[T, k] · w^T. Batch invariant: row t of out depends only on row t of x, bitwise,
   /// whatever T is. Float32 weights give the same values as matmul() on the unpacked matrix.
   virtual void linear(float* out, const float* x, const PackedWeights& w, int T);
@@ -141,11 +151,6 @@ class Backend {
   virtual void qkv_rope_and_cache(float* q, float* qkv, const int* positions, float* key_cache, float* value_cache,
                                   const int64_t* slot_mapping, int T, const QkvSpec& spec);
 };
-
-/// Rounds a float to the nearest bfloat16 (ties to even; NaN stays NaN) and returns its bits.
-uint16_t float_to_bf16(float x);
-/// The float a bfloat16 holds (exact).
-float bf16_to_float(uint16_t b);
 
 /// The threaded CPU implementation; num_threads <= 0 means all hardware threads. Kernels for the
 /// instruction set cpu::default_isa() picks (kernels/cpu/cpu_features.h; $PAGEDCHAT_CPU_ISA).

@@ -1,32 +1,28 @@
 // Default implementations of the Backend ops that compose from the basic ones (kernels/ops.h), so
-// a backend (CUDA) only overrides what it does faster; and the bfloat16 conversions.
+// a backend (CUDA) only overrides what it does faster.
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "kernels/ops.h"
 
 namespace pagedchat::kernels {
 
-uint16_t float_to_bf16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u);  // NaN: keep it quiet
-  u += 0x7fffu + ((u >> 16) & 1u);                                          // round to nearest even
-  return uint16_t(u >> 16);
-}
-
-float bf16_to_float(uint16_t b) {
-  const uint32_t u = uint32_t(b) << 16;
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
-
 std::vector<double> rope_default_inv_freq(int head_dim, double theta) {
   std::vector<double> f(head_dim / 2);
   for (int i = 0; i < head_dim / 2; ++i) f[i] = std::pow(theta, -double(2 * i) / double(head_dim));
   return f;
+}
+
+void check_weight_part(const WeightPart& part, int k) {
+  if (!part.data && part.rows > 0) throw std::invalid_argument("weight part has no data");
+  if (part.rows < 0 || k < 0) throw std::invalid_argument("weight part with negative rows or columns");
+  dtype_row_bytes(part.dtype, k);  // throws for a partial block
+  if (part.packed != part.dtype && part.packed != DType::kF32 && part.packed != DType::kF16 && part.packed != DType::kBF16)
+    throw std::invalid_argument(std::string("a ") + dtype_name(part.dtype) + " matrix cannot be packed as " +
+                                dtype_name(part.packed));
 }
 
 namespace {
@@ -38,16 +34,16 @@ struct DefaultPackedWeights final : PackedWeights {
 
 }  // namespace
 
-std::unique_ptr<PackedWeights> Backend::pack_weights(std::span<const WeightPart> parts, int k, WeightType type) {
+std::unique_ptr<PackedWeights> Backend::pack_weights(std::span<const WeightPart> parts, int k) {
   auto p = std::make_unique<DefaultPackedWeights>();
   p->cols = k;
-  p->type = type;
   for (const WeightPart& part : parts) {
-    const std::size_t n = std::size_t(part.rows) * k;
-    const std::size_t at = p->data.size();
-    p->data.resize(at + n);
-    for (std::size_t i = 0; i < n; ++i)
-      p->data[at + i] = type == WeightType::kBFloat16 ? bf16_to_float(float_to_bf16(part.data[i])) : part.data[i];
+    check_weight_part(part, k);
+    const std::size_t at = p->data.size(), row_bytes = dtype_row_bytes(part.dtype, k);
+    p->data.resize(at + std::size_t(part.rows) * k);
+    for (int r = 0; r < part.rows; ++r)
+      dequantize_row_as(part.dtype, part.packed, static_cast<const uint8_t*>(part.data) + r * row_bytes,
+                        p->data.data() + at + std::size_t(r) * k, k);
     p->rows += part.rows;
   }
   p->bytes = p->data.size() * sizeof(float);

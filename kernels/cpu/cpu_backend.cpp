@@ -21,7 +21,6 @@ namespace {
 using kernels::AttentionMetadata;
 using kernels::PackedWeights;
 using kernels::WeightPart;
-using kernels::WeightType;
 
 // Most weight bytes per GEMM item: a quarter of a 2 MiB (or larger) L2, leaving room for the
 // activations.
@@ -38,9 +37,11 @@ class CpuBackend final : public kernels::Backend {
   int num_threads() const override { return pool_.num_threads(); }
   Isa isa() const { return k_.isa; }
 
-  void embedding(float* out, const float* table, const int* ids, int T, int dim) override {
+  void embedding(float* out, const void* table, kernels::DType dtype, const int* ids, int T, int dim) override {
+    const std::size_t row_bytes = kernels::dtype_row_bytes(dtype, dim);
     for (int t = 0; t < T; ++t)
-      std::memcpy(out + int64_t(t) * dim, table + int64_t(ids[t]) * dim, sizeof(float) * dim);
+      kernels::dequantize_row(dtype, static_cast<const uint8_t*>(table) + std::size_t(ids[t]) * row_bytes,
+                              out + int64_t(t) * dim, dim);
   }
 
   void rms_norm(float* out, const float* x, const float* weight, int T, int dim, float eps) override {
@@ -56,14 +57,14 @@ class CpuBackend final : public kernels::Backend {
   }
 
   void matmul(float* out, const float* x, const float* w, int T, int n, int k) override {
-    const WeightPart part{w, n};
-    CpuPackedWeights packed({&part, 1}, k, WeightType::kFloat32);
+    const WeightPart part{w, n, kernels::DType::kF32, kernels::DType::kF32};
+    CpuPackedWeights packed({&part, 1}, k);
     packed.fill(0, packed.num_panels());
     linear(out, x, packed, T);
   }
 
-  std::unique_ptr<PackedWeights> pack_weights(std::span<const WeightPart> parts, int k, WeightType type) override {
-    auto p = std::make_unique<CpuPackedWeights>(parts, k, type);
+  std::unique_ptr<PackedWeights> pack_weights(std::span<const WeightPart> parts, int k) override {
+    auto p = std::make_unique<CpuPackedWeights>(parts, k);
     pool_.parallel_chunks(p->num_panels(), 16, [&](int64_t b, int64_t e, int) { p->fill(int(b), int(e)); });
     return p;
   }
@@ -80,7 +81,7 @@ class CpuBackend final : public kernels::Backend {
     a.n = pw.rows;
     a.k = pw.padded_k();
     auto gemm = k_.gemm_f32;
-    if (pw.type == WeightType::kBFloat16) {
+    if (pw.bf16()) {
       const std::size_t bytes = std::size_t(T) * a.k * (k_.bf16_native ? sizeof(uint16_t) : sizeof(float));
       if (x_bf16_.size() * sizeof(float) < bytes) x_bf16_.resize(bytes / sizeof(float) + 1);
       k_.prepare_bf16(x_bf16_.data(), x, T, pw.cols, a.k);
@@ -95,7 +96,7 @@ class CpuBackend final : public kernels::Backend {
     // memory once and stay in L2 while the item's rows pass; rows are split into blocks only when
     // there are too few panel chunks to keep every thread busy (small matrices).
     const int panels = pw.num_panels(), nv = k_.gemm_nv, threads = pool_.num_threads();
-    const int64_t panel_bytes = int64_t(a.k) * kPanel * (pw.type == WeightType::kBFloat16 ? 2 : 4);
+    const int64_t panel_bytes = int64_t(a.k) * kPanel * (pw.bf16() ? 2 : 4);
     int pchunk = std::min<int64_t>(panels / (4 * threads), kChunkBytes / panel_bytes);
     pchunk = std::max(nv, pchunk / nv * nv);
     const int pchunks = (panels + pchunk - 1) / pchunk;

@@ -23,14 +23,16 @@ namespace pagedchat::cpu {
 class CpuPackedWeights final : public kernels::PackedWeights {
  public:
   /// Allocates room for `parts` stacked along the output dimension (zeroed); fill() packs them.
-  /// The parts must stay alive until every panel is filled.
-  CpuPackedWeights(std::span<const kernels::WeightPart> parts, int k, kernels::WeightType type);
+  /// The parts must stay alive until every panel is filled. Bfloat16 panels when every part is
+  /// packed as BF16, else float32 panels holding the values dequantize_row_as gives.
+  CpuPackedWeights(std::span<const kernels::WeightPart> parts, int k);
 
   /// Packs panels [p0, p1) (bfloat16: round to nearest even). Disjoint ranges may be filled from
   /// different threads.
   void fill(int p0, int p1);
 
   int num_panels() const { return num_panels_; }
+  bool bf16() const { return bf16_; }
   /// k for float32, k rounded up to even for bfloat16: the reduction length the kernels run.
   int padded_k() const { return padded_k_; }
   /// Elements (float or uint16) between consecutive panels.
@@ -47,6 +49,7 @@ class CpuPackedWeights final : public kernels::PackedWeights {
   std::unique_ptr<void, FreeDeleter> data_;
   std::span<const kernels::WeightPart> parts_;
   int num_panels_ = 0;
+  bool bf16_ = false;
   int padded_k_ = 0;
 };
 

@@ -14,7 +14,7 @@
 
 using namespace pagedchat;
 using kernels::WeightPart;
-using kernels::WeightType;
+using WeightType = kernels::DType;
 
 namespace {
 
@@ -46,8 +46,8 @@ const Shape kShapes[] = {{37, 61}, {16, 1}, {64, 64}, {100, 300}, {50, 700}, {3,
 std::vector<float> runLinear(kernels::Backend& be, const std::vector<float>& x, const std::vector<float>& w, int T,
                              Shape s, WeightType type) {
   const int n0 = s.n / 2;
-  const WeightPart parts[] = {{w.data(), n0}, {w.data() + size_t(n0) * s.k, s.n - n0}};
-  auto packed = be.pack_weights(parts, s.k, type);
+  const WeightPart parts[] = {{w.data(), n0, WeightType::kF32, type}, {w.data() + size_t(n0) * s.k, s.n - n0, WeightType::kF32, type}};
+  auto packed = be.pack_weights(parts, s.k);
   std::vector<float> out(size_t(T) * s.n, NAN);
   be.linear(out.data(), x.data(), *packed, T);
   return out;
@@ -82,8 +82,8 @@ class TestCpuGemm : public QObject {
 
   void packRoundTrip_data() {
     QTest::addColumn<int>("type");
-    QTest::newRow("float32") << int(WeightType::kFloat32);
-    QTest::newRow("bfloat16") << int(WeightType::kBFloat16);
+    QTest::newRow("float32") << int(WeightType::kF32);
+    QTest::newRow("bfloat16") << int(WeightType::kBF16);
   }
   void packRoundTrip() {
     QFETCH(int, type);
@@ -91,17 +91,17 @@ class TestCpuGemm : public QObject {
     for (const Shape s : kShapes) {
       auto w = randomVec(size_t(s.n) * s.k, rng_);
       const int n0 = s.n / 3;
-      const WeightPart parts[] = {{w.data(), n0}, {w.data() + size_t(n0) * s.k, s.n - n0}};
-      cpu::CpuPackedWeights p(parts, s.k, t);
+      const WeightPart parts[] = {{w.data(), n0, WeightType::kF32, t}, {w.data() + size_t(n0) * s.k, s.n - n0, WeightType::kF32, t}};
+      cpu::CpuPackedWeights p(parts, s.k);
       p.fill(0, p.num_panels());
       QCOMPARE(p.rows, s.n);
       QCOMPARE(p.num_panels(), (s.n + 15) / 16);
-      QCOMPARE(p.padded_k(), t == WeightType::kBFloat16 ? (s.k + 1) / 2 * 2 : s.k);
-      QVERIFY(p.bytes >= size_t(p.num_panels()) * 16 * p.padded_k() * (t == WeightType::kBFloat16 ? 2 : 4));
+      QCOMPARE(p.padded_k(), t == WeightType::kBF16 ? (s.k + 1) / 2 * 2 : s.k);
+      QVERIFY(p.bytes >= size_t(p.num_panels()) * 16 * p.padded_k() * (t == WeightType::kBF16 ? 2 : 4));
       for (int r = 0; r < s.n; ++r)
         for (int c = 0; c < s.k; ++c) {
           const float v = w[size_t(r) * s.k + c];
-          QCOMPARE(p.at(r, c), t == WeightType::kBFloat16 ? roundBf16(v) : v);
+          QCOMPARE(p.at(r, c), t == WeightType::kBF16 ? roundBf16(v) : v);
         }
       for (int r = s.n; r < p.num_panels() * 16; ++r)  // padding rows and columns are zero
         for (int c = 0; c < p.padded_k(); ++c) QCOMPARE(p.at(r, c), 0.0f);
@@ -112,7 +112,7 @@ class TestCpuGemm : public QObject {
   // x and W rounded to bfloat16 (products exact, float32 sums), rel. error < 1e-6 against that.
   void linearMatchesReference() {
     for (cpu::Isa isa : supportedIsas())
-      for (WeightType t : {WeightType::kFloat32, WeightType::kBFloat16}) {
+      for (WeightType t : {WeightType::kF32, WeightType::kBF16}) {
         auto be = cpu::make_cpu_backend(2, isa);
         for (const Shape s : kShapes) {
           const int T = 13;
@@ -124,7 +124,7 @@ class TestCpuGemm : public QObject {
               double ref = 0;
               for (int j = 0; j < s.k; ++j) {
                 float xv = x[size_t(i) * s.k + j], wv = w[size_t(o) * s.k + j];
-                if (t == WeightType::kBFloat16) xv = roundBf16(xv), wv = roundBf16(wv);
+                if (t == WeightType::kBF16) xv = roundBf16(xv), wv = roundBf16(wv);
                 ref += double(xv) * wv;
               }
               const double d = out[size_t(i) * s.n + o] - ref;
@@ -134,7 +134,7 @@ class TestCpuGemm : public QObject {
           const double err = std::sqrt(num / den);
           QVERIFY2(err < 1e-6, qPrintable(QString("%1 %2 n=%3 k=%4: rel err %5")
                                               .arg(cpu::isa_name(isa))
-                                              .arg(t == WeightType::kBFloat16 ? "bf16" : "f32")
+                                              .arg(t == WeightType::kBF16 ? "bf16" : "f32")
                                               .arg(s.n)
                                               .arg(s.k)
                                               .arg(err)));
@@ -146,7 +146,7 @@ class TestCpuGemm : public QObject {
   // Bfloat16: the emulated levels agree bitwise, and vdpbf16ps with them (no denormals here).
   void linearBitwiseAcrossIsas() {
     auto scalar = cpu::make_cpu_backend(1, cpu::Isa::kScalar);
-    for (WeightType t : {WeightType::kFloat32, WeightType::kBFloat16})
+    for (WeightType t : {WeightType::kF32, WeightType::kBF16})
       for (const Shape s : kShapes) {
         const int T = 11;
         auto x = randomVec(size_t(T) * s.k, rng_), w = randomVec(size_t(s.n) * s.k, rng_);
@@ -165,7 +165,7 @@ class TestCpuGemm : public QObject {
   void linearBatchInvariant() {
     const int maxT = 33;
     for (cpu::Isa isa : supportedIsas())
-      for (WeightType t : {WeightType::kFloat32, WeightType::kBFloat16})
+      for (WeightType t : {WeightType::kF32, WeightType::kBF16})
         for (const Shape s : {Shape{37, 61}, Shape{50, 700}, Shape{130, 40}}) {
           auto x = randomVec(size_t(maxT) * s.k, rng_), w = randomVec(size_t(s.n) * s.k, rng_);
           auto be2 = cpu::make_cpu_backend(2, isa);
@@ -195,7 +195,7 @@ class TestCpuGemm : public QObject {
     auto x = randomVec(size_t(T) * s.k, rng_), w = randomVec(size_t(s.n) * s.k, rng_);
     std::vector<float> out(size_t(T) * s.n);
     be->matmul(out.data(), x.data(), w.data(), T, s.n, s.k);
-    QVERIFY(sameBits(out.data(), runLinear(*be, x, w, T, s, WeightType::kFloat32).data(), out.size()));
+    QVERIFY(sameBits(out.data(), runLinear(*be, x, w, T, s, WeightType::kF32).data(), out.size()));
   }
 };
 

@@ -44,7 +44,9 @@ class Composed final : public kernels::Backend {
   explicit Composed(kernels::Backend& b) : b_(b) {}
   const char* name() const override { return "composed"; }
   int num_threads() const override { return b_.num_threads(); }
-  void embedding(float* o, const float* t, const int* ids, int T, int d) override { b_.embedding(o, t, ids, T, d); }
+  void embedding(float* o, const void* t, kernels::DType dt, const int* ids, int T, int d) override {
+    b_.embedding(o, t, dt, ids, T, d);
+  }
   void rms_norm(float* o, const float* x, const float* w, int T, int d, float e) override { b_.rms_norm(o, x, w, T, d, e); }
   void matmul(float* o, const float* x, const float* w, int T, int n, int k) override { b_.matmul(o, x, w, T, n, k); }
   void rotary_embedding(float* q, float* k, const int* p, int T, int h, int kvh, const kernels::RopeSpec& r) override {

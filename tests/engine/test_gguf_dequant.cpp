@@ -34,7 +34,7 @@ class TestGgufDequant : public QObject {
     QCOMPARE(ggml_type_name(99), std::string("type 99"));
     QCOMPARE(ggml_row_bytes(GgmlType::Q8_0, 64), std::size_t(68));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ggml_row_bytes(GgmlType::Q8_0, 33));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, dequantize(GgmlType::Q5_K, nullptr, nullptr, 256));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, dequantize(GgmlType::Q3_K, nullptr, nullptr, 256));
   }
 
   // Every half value converts to float and back to the same bits (NaNs stay NaN).

@@ -8,8 +8,7 @@
 namespace pagedchat {
 namespace {
 
-constexpr uint32_t kQK = 32;     // QK4_0 == QK8_0 (ggml-common.h)
-constexpr uint32_t kQK_K = 256;  // super-block of the k-quants (ggml-common.h)
+constexpr uint32_t kQK = 32;  // QK8_0 (ggml-common.h)
 
 struct TypeRow {
   uint32_t id;
@@ -30,85 +29,9 @@ constexpr TypeRow kTypes[] = {
     {35, {"tq2_0", 256, 66}},
 };
 
-uint16_t load_u16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
 void store_u16(uint8_t* p, uint16_t v) {
   p[0] = uint8_t(v & 0xFF);
   p[1] = uint8_t(v >> 8);
-}
-float load_half(const uint8_t* p) { return fp16_to_fp32(load_u16(p)); }
-
-// block_q4_0 { ggml_half d; uint8_t qs[16]; }: value j (< 16) is low nibble of qs[j], value j + 16
-// the high nibble; x = (q - 8) * d.
-void dequant_q4_0(const uint8_t* b, float* y) {
-  const float d = load_half(b);
-  const uint8_t* qs = b + 2;
-  for (uint32_t j = 0; j < kQK / 2; ++j) {
-    y[j] = float(int(qs[j] & 0x0F) - 8) * d;
-    y[j + kQK / 2] = float(int(qs[j] >> 4) - 8) * d;
-  }
-}
-
-// block_q8_0 { ggml_half d; int8_t qs[32]; }: x = q * d.
-void dequant_q8_0(const uint8_t* b, float* y) {
-  const float d = load_half(b);
-  for (uint32_t j = 0; j < kQK; ++j) y[j] = float(int8_t(b[2 + j])) * d;
-}
-
-// get_scale_min_k4 (ggml-quants.c): 8 six-bit scales and 8 six-bit mins packed in 12 bytes.
-void scale_min_k4(int j, const uint8_t* q, uint8_t& sc, uint8_t& m) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    sc = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-    m = uint8_t((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-  }
-}
-
-// block_q4_K { ggml_half d; ggml_half dmin; uint8_t scales[12]; uint8_t qs[128]; }: 8 sub-blocks of
-// 32; each 64 values use 32 bytes of qs, low nibbles first; x = d * sc * q - dmin * m.
-void dequant_q4_K(const uint8_t* b, float* y) {
-  const float d = load_half(b), dmin = load_half(b + 2);
-  const uint8_t* scales = b + 4;
-  const uint8_t* q = b + 16;
-  int is = 0;
-  for (uint32_t j = 0; j < kQK_K; j += 64) {
-    uint8_t sc, m;
-    scale_min_k4(is, scales, sc, m);
-    const float d1 = d * sc, m1 = dmin * m;
-    scale_min_k4(is + 1, scales, sc, m);
-    const float d2 = d * sc, m2 = dmin * m;
-    for (int l = 0; l < 32; ++l) *y++ = d1 * float(q[l] & 0xF) - m1;
-    for (int l = 0; l < 32; ++l) *y++ = d2 * float(q[l] >> 4) - m2;
-    q += 32;
-    is += 2;
-  }
-}
-
-// block_q6_K { uint8_t ql[128]; uint8_t qh[64]; int8_t scales[16]; ggml_half d; }: 6-bit values
-// (low 4 bits in ql, high 2 bits in qh) minus 32, times d * scales[one per 16 values].
-void dequant_q6_K(const uint8_t* b, float* y) {
-  const uint8_t* ql = b;
-  const uint8_t* qh = b + 128;
-  const int8_t* sc = reinterpret_cast<const int8_t*>(b + 192);
-  const float d = load_half(b + 208);
-  for (uint32_t n = 0; n < kQK_K; n += 128) {
-    for (int l = 0; l < 32; ++l) {
-      const int is = l / 16;
-      const int q1 = int((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
-      const int q2 = int((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
-      const int q3 = int((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-      const int q4 = int((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-      y[l] = d * float(sc[is + 0]) * float(q1);
-      y[l + 32] = d * float(sc[is + 2]) * float(q2);
-      y[l + 64] = d * float(sc[is + 4]) * float(q3);
-      y[l + 96] = d * float(sc[is + 6]) * float(q4);
-    }
-    y += 128;
-    ql += 64;
-    qh += 32;
-    sc += 8;
-  }
 }
 
 }  // namespace
@@ -124,53 +47,29 @@ std::string ggml_type_name(uint32_t type) {
   return t.name ? std::string(t.name) : "type " + std::to_string(type);
 }
 
-bool can_dequantize(GgmlType type) {
+std::optional<kernels::DType> dtype_of(GgmlType type) {
+  using kernels::DType;
   switch (type) {
-    case GgmlType::F32: case GgmlType::F16: case GgmlType::BF16: case GgmlType::Q8_0:
-    case GgmlType::Q4_0: case GgmlType::Q4_K: case GgmlType::Q6_K:
-      return true;
-    default:
-      return false;
+    case GgmlType::F32: return DType::kF32;
+    case GgmlType::F16: return DType::kF16;
+    case GgmlType::BF16: return DType::kBF16;
+    case GgmlType::Q4_0: return DType::kQ4_0;
+    case GgmlType::Q4_1: return DType::kQ4_1;
+    case GgmlType::Q5_0: return DType::kQ5_0;
+    case GgmlType::Q5_1: return DType::kQ5_1;
+    case GgmlType::Q8_0: return DType::kQ8_0;
+    case GgmlType::Q4_K: return DType::kQ4_K;
+    case GgmlType::Q5_K: return DType::kQ5_K;
+    case GgmlType::Q6_K: return DType::kQ6_K;
+    default: return std::nullopt;
   }
 }
 
-float fp16_to_fp32(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000) << 16;
-  const uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  uint32_t bits;
-  if (exp == 0) {
-    const float v = std::ldexp(float(mant), -24);  // zero or subnormal: mant * 2^-24, exact
-    return sign ? -v : v;
-  }
-  if (exp == 31) bits = sign | 0x7F800000u | (mant << 13);  // inf / NaN
-  else bits = sign | ((exp + 112) << 23) | (mant << 13);    // rebias 15 -> 127
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
+bool can_dequantize(GgmlType type) { return dtype_of(type).has_value(); }
 
-uint16_t fp32_to_fp16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  const uint16_t sign = uint16_t((x >> 16) & 0x8000);
-  const uint32_t ax = x & 0x7FFFFFFFu;
-  if (ax > 0x7F800000u) return uint16_t(sign | 0x7E00 | ((ax >> 13) & 0x3FF));  // NaN stays NaN
-  if (ax >= 0x477FF000u) return uint16_t(sign | 0x7C00);  // >= 65520 rounds to inf
-  if (ax < 0x38800000u) {                                  // below 2^-14: subnormal half
-    float a;
-    std::memcpy(&a, &ax, sizeof a);
-    return uint16_t(sign | uint16_t(std::nearbyint(a * 16777216.0f)));  // units of 2^-24, RNE
-  }
-  const uint32_t r = ax - (112u << 23) + 0xFFFu + ((ax >> 13) & 1u);  // round to nearest even
-  return uint16_t(sign | (r >> 13));
-}
-
-float bf16_to_fp32(uint16_t h) {
-  const uint32_t bits = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
+float fp16_to_fp32(uint16_t h) { return kernels::fp16_to_fp32(h); }
+uint16_t fp32_to_fp16(float f) { return kernels::fp32_to_fp16(f); }
+float bf16_to_fp32(uint16_t h) { return kernels::bf16_to_float(h); }
 
 std::size_t ggml_row_bytes(GgmlType type, uint64_t n) {
   const GgmlTypeInfo t = ggml_type_info(uint32_t(type));
@@ -182,35 +81,9 @@ std::size_t ggml_row_bytes(GgmlType type, uint64_t n) {
 }
 
 void dequantize(GgmlType type, const void* src, float* dst, uint64_t n) {
-  if (!can_dequantize(type))
-    throw std::invalid_argument("cannot dequantize ggml type " + ggml_type_name(uint32_t(type)));
-  const std::size_t bytes = ggml_row_bytes(type, n);
-  const uint8_t* p = static_cast<const uint8_t*>(src);
-  switch (type) {
-    case GgmlType::F32:
-      std::memcpy(dst, p, bytes);
-      return;
-    case GgmlType::F16:
-      for (uint64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(load_u16(p + 2 * i));
-      return;
-    case GgmlType::BF16:
-      for (uint64_t i = 0; i < n; ++i) dst[i] = bf16_to_fp32(load_u16(p + 2 * i));
-      return;
-    case GgmlType::Q8_0:
-      for (uint64_t b = 0; b < n / kQK; ++b) dequant_q8_0(p + b * 34, dst + b * kQK);
-      return;
-    case GgmlType::Q4_0:
-      for (uint64_t b = 0; b < n / kQK; ++b) dequant_q4_0(p + b * 18, dst + b * kQK);
-      return;
-    case GgmlType::Q4_K:
-      for (uint64_t b = 0; b < n / kQK_K; ++b) dequant_q4_K(p + b * 144, dst + b * kQK_K);
-      return;
-    case GgmlType::Q6_K:
-      for (uint64_t b = 0; b < n / kQK_K; ++b) dequant_q6_K(p + b * 210, dst + b * kQK_K);
-      return;
-    default:
-      break;
-  }
+  const std::optional<kernels::DType> t = dtype_of(type);
+  if (!t) throw std::invalid_argument("cannot dequantize ggml type " + ggml_type_name(uint32_t(type)));
+  kernels::dequantize_row(*t, src, dst, int64_t(n));
 }
 
 void quantize_f16(const float* src, void* dst, uint64_t n) {

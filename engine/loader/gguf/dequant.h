@@ -4,13 +4,16 @@
 // Format source: ggml's ggml-common.h (block_q4_0, block_q8_0, block_q4_K, block_q6_K layouts,
 // QK4_0 = QK8_0 = 32, QK_K = 256) and ggml-quants.c (dequantize_row_q4_0 / _q8_0 / _q4_K / _q6_K,
 // quantize_row_q8_0_ref), ggml.h (enum ggml_type ids). All multi-byte fields are little-endian.
-// This engine computes in float32: quantized weights are dequantized once, at load time (no
-// quantized matmul kernels yet), so a quantized file takes 4 bytes per weight in memory.
+// The block formats themselves live in kernels/quant/dtype.h (the kernels compute on them); this
+// header maps the file's type ids to them.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "kernels/quant/dtype.h"
 
 namespace pagedchat {
 
@@ -33,7 +36,11 @@ struct GgmlTypeInfo {
 GgmlTypeInfo ggml_type_info(uint32_t type);
 /// "q8_0", or "type 99" for an unknown id.
 std::string ggml_type_name(uint32_t type);
-/// True for the types dequantize() accepts: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K.
+/// The kernels' type for a ggml type id, or nullopt for the ones this engine cannot compute with
+/// (Q2_K, Q3_K, the IQ types, ...).
+std::optional<kernels::DType> dtype_of(GgmlType type);
+/// True for the types dequantize() accepts (those dtype_of() knows): F32, F16, BF16, Q4_0, Q4_1,
+/// Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K.
 bool can_dequantize(GgmlType type);
 
 /// IEEE half (binary16) bits -> float32, exact (subnormals, inf, NaN included).

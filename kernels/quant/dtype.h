@@ -1,0 +1,51 @@
+// Storage types of weight matrices, as model files hold them, and their scalar (reference)
+// conversion to float32. Layouts and names are ggml's (ggml-common.h: block_q4_0, block_q4_1,
+// block_q5_0, block_q5_1, block_q8_0 with QK = 32; block_q4_K, block_q5_K, block_q6_K with
+// QK_K = 256; ggml-quants.c's dequantize_row_* for the formulas). A row of n values of a block type
+// is n / block_elems blocks stored back to back; multi-byte fields are little-endian.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pagedchat::kernels {
+
+/// Element type of a weight matrix. F32/F16/BF16 hold one value per element; the others are
+/// ggml's block quantizations.
+enum class DType : uint8_t { kF32, kF16, kBF16, kQ4_0, kQ4_1, kQ5_0, kQ5_1, kQ8_0, kQ4_K, kQ5_K, kQ6_K };
+
+/// Every DType, in enum order.
+inline constexpr DType kAllDTypes[] = {DType::kF32,  DType::kF16,  DType::kBF16, DType::kQ4_0,
+                                       DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0,
+                                       DType::kQ4_K, DType::kQ5_K, DType::kQ6_K};
+
+/// ggml's name: "f32", "f16", "bf16", "q4_0", ..., "q4_K", "q5_K", "q6_K".
+const char* dtype_name(DType t);
+/// Values per block: 1 (F32/F16/BF16), 32 (Q*_0, Q*_1), 256 (K-quants).
+int dtype_block_elems(DType t);
+/// Bytes per block: 4, 2, 2, 18, 20, 22, 24, 34, 144, 176, 210.
+int dtype_block_bytes(DType t);
+/// True for the block quantizations (not F32/F16/BF16).
+bool dtype_is_quantized(DType t);
+/// Bytes of a row of n values; n must be a multiple of dtype_block_elems (std::invalid_argument).
+std::size_t dtype_row_bytes(DType t, int64_t n);
+
+/// IEEE binary16 bits -> float32, exact (subnormals, inf, NaN).
+float fp16_to_fp32(uint16_t h);
+/// float32 -> binary16 bits, round to nearest even; overflow -> inf, NaN stays NaN.
+uint16_t fp32_to_fp16(float f);
+/// Rounds a float to the nearest bfloat16 (ties to even; NaN stays NaN) and returns its bits.
+uint16_t float_to_bf16(float x);
+/// The float a bfloat16 holds (exact).
+float bf16_to_float(uint16_t b);
+
+/// Converts n values of type t at src (dtype_row_bytes(t, n) bytes, any alignment) to float32 at
+/// dst, with ggml's formulas (the same float operations as ggml-quants.c's dequantize_row_*).
+/// n must be a multiple of the block size (std::invalid_argument).
+void dequantize_row(DType t, const void* src, float* dst, int64_t n);
+
+/// The values a row of n elements of `from` holds once stored as `to` (F32, F16 or BF16: the
+/// dequantized value rounded to nearest even; `to` == `from`: the dequantized value), as float32.
+void dequantize_row_as(DType from, DType to, const void* src, float* dst, int64_t n);
+
+}  // namespace pagedchat::kernels
