@@ -128,10 +128,13 @@ void EngineWorker::load(int generation) {
   const pagedchat::ModelConfig& mc = engine_->model_config();
   QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
   const int numBlocks = engine_->stats().num_total_blocks;
-  const QString details = tr("%1 layers, dim %2, vocab %3, %n KV block(s), chat template %4", "", numBlocks)
+  const QString details = tr("%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6", "",
+                             numBlocks)
+                              .arg(QString::fromStdString(mc.architecture))
                               .arg(mc.n_layers)
                               .arg(mc.dim)
                               .arg(mc.vocab_size)
+                              .arg(QString::fromStdString(engine_->weight_types()))
                               .arg(chatTemplate_->is_builtin()
                                        ? QString::fromStdString(chatTemplate_->name())
                                        : tr("the model's own (%1 format)").arg(QString::fromStdString(chatTemplate_->family())));

@@ -1,4 +1,5 @@
 #include "cli/bench_common.h"
+#include "cli/commands.h"
 
 #include <CLI/CLI.hpp>
 
@@ -24,7 +25,7 @@ void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_f
   cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");
   cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
-  cmd->add_option("--dtype", e.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)")
+  cmd->add_option("--dtype", e.dtype, kDtypeHelp)
       ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
   if (prefix_caching_flag)
     cmd->add_flag("--no-prefix-caching", opt.no_prefix_caching, "turn automatic prefix caching off");
@@ -118,6 +119,7 @@ nlohmann::json engine_json(const LLMEngine& engine) {
           {"dtype", c.dtype},
           {"backend", engine.backend_name()},
           {"packed_weight_bytes", engine.packed_weight_bytes()},
+          {"weight_types", engine.weight_types()},
           {"peak_rss_bytes", peak_rss_bytes()},
           {"model_shape",
            {{"dim", m.dim},
@@ -137,8 +139,8 @@ std::string engine_line(const LLMEngine& engine) {
     << "), max_model_len " << c.max_model_len << ", " << c.num_blocks << " KV blocks of " << c.block_size
     << " tokens, max_num_seqs " << c.max_num_seqs << ", max_num_batched_tokens " << c.max_num_batched_tokens
     << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto"))
-    << ", prefix caching " << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << " ("
-    << engine.backend_name() << ")";
+    << ", prefix caching " << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << " (weights "
+    << engine.weight_types() << "; " << engine.backend_name() << ")";
   return s.str();
 }
 

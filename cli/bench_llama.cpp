@@ -7,6 +7,7 @@
 //   of B tokens; S_PP = B*PP / T_PP, S_TG = B*TG / T_TG, S = B*(PP+TG) / (T_PP + T_TG).
 // Greedy sampling, ignore_eos, prefix caching off; the KV cache and the step token budget are
 // raised to hold the largest batch.
+#include <cctype>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -167,8 +168,11 @@ int run_llama(LlamaOptions& opt) {
   std::printf("%s\n", engine_line(engine).c_str());
   std::printf("model load %.2f s (excluded); greedy sampling; %d repetitions after a warm-up\n\n", loaded.load_s,
               opt.repetitions);
-  const std::string& dtype = engine.engine_config().dtype;
-  const std::string model = engine.engine_config().model + (dtype == "auto" || dtype == "float32" ? " F32" : " BF16");
+  // llama-bench names the file type; here the most common packed matrix type ("q4_K x 97, ...").
+  const std::string types = engine.weight_types();
+  std::string main_type = types.substr(0, types.find(' '));
+  for (char& ch : main_type) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  const std::string model = engine.engine_config().model + " " + main_type;
   std::string backend = engine.backend_name();
   backend = backend.substr(0, backend.find(','));
   const double mib = double(engine.packed_weight_bytes()) / (1 << 20);

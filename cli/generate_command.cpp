@@ -161,7 +161,7 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--long-prefill-token-threshold", opt->engine.long_prefill_token_threshold,
                   "most prompt tokens of one request per step (0 = no cap)");
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default 0: all cores)");
-  cmd->add_option("--dtype", opt->engine.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)")
+  cmd->add_option("--dtype", opt->engine.dtype, kDtypeHelp)
       ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
   cmd->add_flag("--json", opt->json, "print a JSON array of request outputs, then {\"engine_stats\": ...}");
   return [opt]() { return run_generate(*opt); };

@@ -94,10 +94,12 @@ struct EngineConfig {
   bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
   int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
   std::string scheduling_policy = "fcfs";  ///< "fcfs" (arrival order) or "priority" (lower value first)
-  /// Weight type of the forward (vLLM's --dtype): "auto" (the loaded float32), "float32",
-  /// "bfloat16", or "float16". The CPU backend computes in float32 with float32 or bfloat16
-  /// weights: "bfloat16" and "float16" pack bfloat16 copies of the matrices (round to nearest
-  /// even) and use bfloat16 dot products (AVX512-BF16 where the CPU has it).
+  /// Type of the weight matrices (vLLM's --dtype): "auto" keeps each matrix in its file's type
+  /// (F32, F16, BF16, or a GGUF quantization such as Q4_K: quantized weights stay quantized and
+  /// are computed on with integer dot products); "float32" dequantizes every matrix to float32
+  /// (4 bytes per weight, the exact reference); "bfloat16" / "float16" store the unquantized
+  /// matrices in that type (quantized ones stay). Activations are float32 (int8 per 32 values for
+  /// the quantized dot products).
   std::string dtype = "auto";
   /// Called during loading with (bytes read, total bytes) of the weight files, from the loading
   /// thread; may be empty.

@@ -41,11 +41,12 @@ SchedulingPolicy parse_policy(const std::string& s) {
 
 }  // namespace
 
-kernels::WeightType parse_dtype(const std::string& s) {
-  if (s == "auto" || s == "float32") return kernels::WeightType::kFloat32;
-  if (s == "bfloat16" || s == "float16") return kernels::WeightType::kBFloat16;
-  throw std::invalid_argument("invalid engine config: dtype must be \"auto\", \"float32\", \"float16\" or \"bfloat16\", got \"" +
-                              s + "\"");
+WeightDType parse_dtype(const std::string& s) {
+  try {
+    return parse_weight_dtype(s);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("invalid engine config: ") + e.what());
+  }
 }
 
 namespace {
@@ -369,5 +370,6 @@ std::string LLMEngine::backend_name() const {
 }
 
 std::size_t LLMEngine::packed_weight_bytes() const { return impl_->runner->model().packed_bytes(); }
+std::string LLMEngine::weight_types() const { return impl_->runner->model().packed_types(); }
 
 }  // namespace pagedchat

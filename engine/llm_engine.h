@@ -14,13 +14,14 @@
 #include "engine/sample/sampling_defaults.h"
 #include "engine/sample/sampling_params.h"
 #include "engine/text/tokenizer.h"
+#include "engine/model/weight_dtype.h"
 #include "kernels/ops.h"
 
 namespace pagedchat {
 
-/// EngineConfig::dtype -> the weight type the backend packs; throws std::invalid_argument
-/// naming the allowed values.
-kernels::WeightType parse_dtype(const std::string& dtype);
+/// EngineConfig::dtype -> the weight policy the model packs with (engine/model/decoder_model.h);
+/// throws std::invalid_argument naming the allowed values.
+WeightDType parse_dtype(const std::string& dtype);
 
 class Scheduler;
 class ModelRunner;
@@ -118,8 +119,11 @@ class LLMEngine {
   EngineStats stats() const;
   /// The backend and its kernels, e.g. "cpu avx512, 2 threads".
   std::string backend_name() const;
-  /// Bytes of the weight copies packed for the backend (float32 or bfloat16).
+  /// Bytes of the weight matrices as packed for the backend (in their file's type unless dtype
+  /// says otherwise; the embedding table, read in place, is not counted).
   std::size_t packed_weight_bytes() const;
+  /// The packed matrix types and their counts, e.g. "q4_K x 97, q6_K x 24" (most first).
+  std::string weight_types() const;
   /// Ids of the requests scheduled in the most recent step (for tests and the engine view).
   const std::vector<std::string>& last_scheduled_request_ids() const;
 

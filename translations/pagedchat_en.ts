@@ -803,10 +803,10 @@
         <translation>%1: %2</translation>
     </message>
     <message numerus="yes">
-        <source>%1 layers, dim %2, vocab %3, %n KV block(s), chat template %4</source>
+        <source>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6</source>
         <translation>
-            <numerusform>%1 layers, dim %2, vocab %3, %n KV block, chat template %4</numerusform>
-            <numerusform>%1 layers, dim %2, vocab %3, %n KV blocks, chat template %4</numerusform>
+            <numerusform>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block, chat template %6</numerusform>
+            <numerusform>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV blocks, chat template %6</numerusform>
         </translation>
     </message>
     <message>
@@ -1019,8 +1019,8 @@
         <translation>Scroll messages</translation>
     </message>
     <message>
-        <source>Start a story: type its first words below and press Enter.</source>
-        <translation>Start a story: type its first words below and press Enter.</translation>
+        <source>Type a message below and press Enter (a story model continues your first words).</source>
+        <translation>Type a message below and press Enter (a story model continues your first words).</translation>
     </message>
 </context>
 <context>

@@ -801,9 +801,9 @@
         <translation>%1: %2</translation>
     </message>
     <message numerus="yes">
-        <source>%1 layers, dim %2, vocab %3, %n KV block(s), chat template %4</source>
+        <source>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6</source>
         <translation>
-            <numerusform>레이어 %1개, 차원 %2, 어휘 %3개, KV 블록 %n개, 채팅 템플릿 %4</numerusform>
+            <numerusform>%1: 레이어 %2개, 차원 %3, 어휘 %4개, 가중치 %5, KV 블록 %n개, 채팅 템플릿 %6</numerusform>
         </translation>
     </message>
     <message>
@@ -1016,8 +1016,8 @@
         <translation>메시지 스크롤</translation>
     </message>
     <message>
-        <source>Start a story: type its first words below and press Enter.</source>
-        <translation>이야기를 시작해 보세요. 아래에 첫 문장을 입력하고 Enter를 누르세요.</translation>
+        <source>Type a message below and press Enter (a story model continues your first words).</source>
+        <translation>아래에 메시지를 입력하고 Enter를 누르세요(이야기 모델은 첫 문장을 이어 씁니다).</translation>
     </message>
 </context>
 <context>

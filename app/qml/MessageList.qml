@@ -111,7 +111,7 @@ ListView {
         horizontalAlignment: Text.AlignHCenter
         wrapMode: Text.Wrap
         color: Theme.mutedTextColor
-        text: qsTr("Start a story: type its first words below and press Enter.")
+        text: qsTr("Type a message below and press Enter (a story model continues your first words).")
         Accessible.name: text
     }
 }

@@ -31,6 +31,19 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   data_ = static_cast<const uint8_t*>(p);
 }
 
+bool MappedFile::contains(const void* p, std::size_t n) const {
+  const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(data_);
+  return a >= b && a - b <= size_ && n <= size_ - (a - b);
+}
+
+void MappedFile::release(const void* p, std::size_t n) const {
+  if (!contains(p, n)) return;
+  const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t lo = (a + page - 1) / page * page, hi = (a + n) / page * page;
+  if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
   if (data_) ::munmap(const_cast<uint8_t*>(data_), size_);
 }

@@ -1,6 +1,8 @@
 #include "engine/model/decoder_model.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 #include <string>
 
@@ -23,9 +25,10 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& lw = w.layers[l];
     const std::string at = "layer " + std::to_string(l) + ": ";
-    for (const auto& [p, name] : {std::pair{lw.rms_att, "attention norm"}, {lw.wq, "wq"}, {lw.wk, "wk"}, {lw.wv, "wv"},
-                                  {lw.wo, "wo"}, {lw.rms_ffn, "ffn norm"}, {lw.w1, "w1 (gate)"}, {lw.w2, "w2 (down)"},
-                                  {lw.w3, "w3 (up)"}})
+    for (const auto& [p, name] : {std::pair<bool, const char*>{lw.rms_att != nullptr, "attention norm"},
+                                  {bool(lw.wq), "wq"}, {bool(lw.wk), "wk"}, {bool(lw.wv), "wv"}, {bool(lw.wo), "wo"},
+                                  {lw.rms_ffn != nullptr, "ffn norm"}, {bool(lw.w1), "w1 (gate)"},
+                                  {bool(lw.w2), "w2 (down)"}, {bool(lw.w3), "w3 (up)"}})
       if (!p) fail(at + name + " missing");
     if (!c.attention_qkv_bias && (lw.bq || lw.bk || lw.bv)) fail(at + "q/k/v biases given but attention_qkv_bias is off");
     if (c.attention_out_bias != (lw.bo != nullptr))
@@ -38,8 +41,8 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
 }  // namespace
 
 DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weights, kernels::Backend& backend,
-                           kernels::WeightType weight_type)
-    : config_(config), weights_(weights), ops_(backend), weight_type_(weight_type) {
+                           WeightDType dtype, const PackedCallback& packed)
+    : config_(config), weights_(weights), ops_(backend), weight_dtype_(dtype) {
   check_weights(config, weights);
   try {
     inv_freq_ = pagedchat::rope_inv_freq(config);
@@ -48,17 +51,33 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
   }
   const int dim = config.dim, hidden = config.hidden_dim;
   const int q_width = config.n_heads * config.head_dim, kv_width = config.n_kv_heads * config.head_dim;
-  using kernels::WeightPart;
+  std::map<std::string, int> type_counts;
+  // Packs the parts [{tensor, rows, name}] (each [rows, k]) as one stacked matrix.
+  auto pack = [&](std::initializer_list<std::tuple<const WeightTensor&, int, const char*>> parts, int k,
+                  const std::string& where) {
+    std::vector<kernels::WeightPart> wp;
+    for (const auto& [t, rows, name] : parts) {
+      const int be = kernels::dtype_block_elems(t.dtype);
+      if (k % be != 0)
+        throw std::invalid_argument(where + std::string(name) + " is " + kernels::dtype_name(t.dtype) + " with rows of " +
+                                    std::to_string(k) + " values, not a whole number of its " + std::to_string(be) +
+                                    "-value blocks");
+      wp.push_back({t.data, rows, t.dtype, packed_dtype(t.dtype, dtype)});
+      ++type_counts[kernels::dtype_name(wp.back().packed)];
+    }
+    auto p = ops_.pack_weights(wp, k);
+    if (packed)
+      for (const auto& [t, rows, name] : parts) packed(t.data, t.bytes(std::size_t(rows) * k));
+    return p;
+  };
+  int l = 0;
   for (const LayerWeights& lw : weights.layers) {
+    const std::string at = "layer " + std::to_string(l++) + ": ";
     PackedLayer p;
-    const WeightPart qkv[] = {{lw.wq, q_width}, {lw.wk, kv_width}, {lw.wv, kv_width}};
-    p.qkv = ops_.pack_weights(qkv, dim, weight_type);
-    const WeightPart wo[] = {{lw.wo, dim}};
-    p.wo = ops_.pack_weights(wo, q_width, weight_type);
-    const WeightPart gate_up[] = {{lw.w1, hidden}, {lw.w3, hidden}};
-    p.gate_up = ops_.pack_weights(gate_up, dim, weight_type);
-    const WeightPart down[] = {{lw.w2, dim}};
-    p.down = ops_.pack_weights(down, hidden, weight_type);
+    p.qkv = pack({{lw.wq, q_width, "wq"}, {lw.wk, kv_width, "wk"}, {lw.wv, kv_width, "wv"}}, dim, at);
+    p.wo = pack({{lw.wo, dim, "wo"}}, q_width, at);
+    p.gate_up = pack({{lw.w1, hidden, "w1 (gate)"}, {lw.w3, hidden, "w3 (up)"}}, dim, at);
+    p.down = pack({{lw.w2, dim, "w2 (down)"}}, hidden, at);
     if (config.attention_qkv_bias) {
       p.qkv_bias.assign(std::size_t(q_width + 2 * kv_width), 0.0f);
       if (lw.bq) std::copy_n(lw.bq, q_width, p.qkv_bias.begin());
@@ -67,8 +86,16 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     }
     layers_.push_back(std::move(p));
   }
-  const WeightPart cls[] = {{weights.wcls, config.vocab_size}};
-  classifier_ = ops_.pack_weights(cls, dim, weight_type);
+  classifier_ = pack({{weights.wcls, config.vocab_size, "classifier"}}, dim, "");
+  if (dim % kernels::dtype_block_elems(weights.token_embedding.dtype) != 0)
+    throw std::invalid_argument(std::string("token embedding is ") + kernels::dtype_name(weights.token_embedding.dtype) +
+                                " with rows of " + std::to_string(dim) + " values, not whole blocks");
+  // embedding() reads the table in place, a row per token: once its pages are dropped, only the
+  // rows of tokens seen come back.
+  if (packed) packed(weights.token_embedding.data, weights.token_embedding.bytes(std::size_t(config.vocab_size) * dim));
+  std::vector<std::pair<std::string, int>> counts(type_counts.begin(), type_counts.end());
+  std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  for (const auto& [name, n] : counts) packed_types_ += (packed_types_.empty() ? "" : ", ") + name + " x " + std::to_string(n);
 }
 
 std::size_t DecoderModel::packed_bytes() const {
@@ -116,7 +143,7 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   meta.num_requests = b.num_requests();
   meta.block_size = cache.block_size;
 
-  ops_.embedding(x_.data(), w.token_embedding, b.input_ids.data(), T, dim);
+  ops_.embedding(x_.data(), w.token_embedding.data, w.token_embedding.dtype, b.input_ids.data(), T, dim);
   ops_.rms_norm(xb_.data(), x_.data(), w.layers[0].rms_att, T, dim, c.norm_eps);
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& lw = w.layers[l];

@@ -16,40 +16,51 @@
 // Sources: llama2.c's run.c; transformers' modeling_llama.py, modeling_qwen2.py,
 // modeling_qwen3.py; llama.cpp's build_llama / build_qwen2 graphs (src/llama.cpp). Residual adds
 // are fused with the next RMSNorm; the classifier runs only for the tokens whose logits are
-// wanted. The weight matrices are packed once, at construction, in the backend's layout and the
-// configured weight type; biases and norms stay float32.
+// wanted. The weight matrices are packed once, at construction, in the backend's layout, each in
+// its file's type unless the WeightDType policy says otherwise (quantized weights stay quantized:
+// the kernels compute on them); biases and norms stay float32.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/config.h"
 #include "engine/model/forward_batch.h"
 #include "engine/model/kv_cache.h"
 #include "engine/model/model_weights.h"
+#include "engine/model/weight_dtype.h"
 #include "kernels/ops.h"
 
 namespace pagedchat {
 
 class DecoderModel {
  public:
-  /// Packs the matrices of `weights` for `backend` (float32 copies, or bfloat16 ones rounded to
-  /// nearest even); `weights` must stay alive (the embedding table, norms and biases are read in
-  /// place). Throws std::invalid_argument when the weights do not fit the config (a layer count
-  /// that differs, a missing tensor, an optional tensor the config does not use, bad RoPE
-  /// frequency factors), naming the layer and the tensor.
+  /// Called with the bytes of each matrix once it is packed, and of the embedding table at the
+  /// end: the model does not need them resident (the loader drops the file's pages; embedding()
+  /// reads the table's rows in place again as tokens need them).
+  using PackedCallback = std::function<void(const void* data, std::size_t bytes)>;
+
+  /// Packs the matrices of `weights` for `backend` as `dtype` says; `weights` must stay alive
+  /// (the embedding table, norms and biases are read in place). Throws std::invalid_argument when
+  /// the weights do not fit the config (a layer count that differs, a missing tensor, an optional
+  /// tensor the config does not use, bad RoPE frequency factors, a matrix whose rows are not whole
+  /// blocks of its type), naming the layer and the tensor.
   DecoderModel(const ModelConfig& config, const ModelWeights& weights, kernels::Backend& backend,
-               kernels::WeightType weight_type = kernels::WeightType::kFloat32);
+               WeightDType dtype = WeightDType::kAuto, const PackedCallback& packed = {});
 
   /// Runs the batch, writing K/V of its tokens into `cache`; fills `logits` with
   /// [logits_indices.size(), vocab_size] float32 rows.
   void forward(const ForwardBatch& batch, KVCache& cache, std::vector<float>& logits);
 
   const ModelConfig& config() const { return config_; }
-  kernels::WeightType weight_type() const { return weight_type_; }
+  WeightDType weight_dtype() const { return weight_dtype_; }
   /// Bytes of the packed weight copies.
   std::size_t packed_bytes() const;
+  /// The packed types in use and how many matrices have each, e.g. "q4_K x 115, q6_K x 30".
+  const std::string& packed_types() const { return packed_types_; }
   /// The RoPE inverse frequencies in use ([head_dim / 2], radians per position).
   const std::vector<double>& rope_inv_freq() const { return inv_freq_; }
 
@@ -63,7 +74,8 @@ class DecoderModel {
   const ModelConfig config_;
   const ModelWeights weights_;
   kernels::Backend& ops_;
-  kernels::WeightType weight_type_;
+  WeightDType weight_dtype_;
+  std::string packed_types_;
   std::vector<double> inv_freq_;
   std::vector<PackedLayer> layers_;
   std::unique_ptr<kernels::PackedWeights> classifier_;

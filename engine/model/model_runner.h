@@ -14,8 +14,10 @@ namespace pagedchat {
 
 class ModelRunner {
  public:
+  /// Packs `model`'s matrices as `dtype` says, dropping the pages of its mapped files as they
+  /// are packed (so resident memory stays near the packed size); `model` must outlive the runner.
   ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads,
-              kernels::WeightType weight_type = kernels::WeightType::kFloat32);
+              WeightDType dtype = WeightDType::kAuto);
 
   /// Runs one step. logits: [number of sampling requests, vocab], in SchedulerOutput order of the
   /// requests with samples == true.

@@ -281,6 +281,9 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
     QCOMPARE(engine->engineConfig().block_size, block);
     QCOMPARE(engine->engineConfig().max_num_seqs, 4);
     QVERIFY(engine->modelDetails().contains(QString::number(expected)));
+    // The details name the architecture and the weights' types (stories260K: llama, float32).
+    QVERIFY2(engine->modelDetails().startsWith(QLatin1String("llama: ")), qPrintable(engine->modelDetails()));
+    QVERIFY2(engine->modelDetails().contains(QLatin1String("weights f32 x ")), qPrintable(engine->modelDetails()));
   }
   const QString reason = chat(app.panes()->sessionAt(0), QStringLiteral("Once upon a time"));
   QVERIFY2(reason == QLatin1String("stop") || reason == QLatin1String("length"), qPrintable(reason));

@@ -208,7 +208,7 @@ class TestArchGolden : public QObject {
     REQUIRE_GOLDEN_FILES(golden, g);
     const ModelBundle b = loadArch(qPrintable(model));
     auto backend = kernels::make_cpu_backend(2);
-    DecoderModel m(b.model.config, b.model.weights, *backend, kernels::WeightType::kBFloat16);
+    DecoderModel m(b.model.config, b.model.weights, *backend, WeightDType::kBFloat16);
     double worst = 0;
     int checked = 0;
     for (const GoldenPrompt& p : g.prompts) {

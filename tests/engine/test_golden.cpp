@@ -100,7 +100,7 @@ class TestGolden : public QObject {
   void logits() {
     REQUIRE_MODEL_FILE(testpaths::stories260K() + "/golden/once_upon.logits.f32");
     std::vector<float> got, ref;
-    QVERIFY(goldenLogits(kernels::make_cpu_backend(2), kernels::WeightType::kFloat32, got, ref));
+    QVERIFY(goldenLogits(kernels::make_cpu_backend(2), WeightDType::kFloat32, got, ref));
     const double max_err = maxAbsDiff(got, ref);
     qInfo("max |logit - golden| = %.3g (%s)", max_err, cpu::isa_name(cpu::default_isa()));
     QVERIFY2(max_err < 1e-4, qPrintable(QString("max abs logit error %1").arg(max_err)));
@@ -110,12 +110,12 @@ class TestGolden : public QObject {
   void logitsEveryIsa() {
     REQUIRE_MODEL_FILE(testpaths::stories260K() + "/golden/once_upon.logits.f32");
     std::vector<float> scalar, ref;
-    QVERIFY(goldenLogits(cpu::make_cpu_backend(2, cpu::Isa::kScalar), kernels::WeightType::kFloat32, scalar, ref));
+    QVERIFY(goldenLogits(cpu::make_cpu_backend(2, cpu::Isa::kScalar), WeightDType::kFloat32, scalar, ref));
     QVERIFY(maxAbsDiff(scalar, ref) < 1e-4);
     for (auto isa : {cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Bf16}) {
       if (!cpu::isa_supported(isa)) continue;
       std::vector<float> got;
-      goldenLogits(cpu::make_cpu_backend(2, isa), kernels::WeightType::kFloat32, got, ref);
+      goldenLogits(cpu::make_cpu_backend(2, isa), WeightDType::kFloat32, got, ref);
       QVERIFY2(got.size() == scalar.size() && std::memcmp(got.data(), scalar.data(), got.size() * sizeof(float)) == 0,
                cpu::isa_name(isa));
     }
@@ -126,7 +126,7 @@ class TestGolden : public QObject {
   void logitsBf16() {
     REQUIRE_MODEL_FILE(testpaths::stories260K() + "/golden/once_upon.logits.f32");
     std::vector<float> scalar, ref;
-    QVERIFY(goldenLogits(cpu::make_cpu_backend(2, cpu::Isa::kScalar), kernels::WeightType::kBFloat16, scalar, ref));
+    QVERIFY(goldenLogits(cpu::make_cpu_backend(2, cpu::Isa::kScalar), WeightDType::kBFloat16, scalar, ref));
     double max_ref = 0;
     for (float v : ref) max_ref = std::max(max_ref, double(std::fabs(v)));
     const double err = maxAbsDiff(scalar, ref);
@@ -135,7 +135,7 @@ class TestGolden : public QObject {
     for (auto isa : {cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Bf16}) {
       if (!cpu::isa_supported(isa)) continue;
       std::vector<float> got;
-      goldenLogits(cpu::make_cpu_backend(2, isa), kernels::WeightType::kBFloat16, got, ref);
+      goldenLogits(cpu::make_cpu_backend(2, isa), WeightDType::kBFloat16, got, ref);
       QVERIFY2(std::memcmp(got.data(), scalar.data(), got.size() * sizeof(float)) == 0, cpu::isa_name(isa));
     }
   }
@@ -149,7 +149,7 @@ class TestGolden : public QObject {
 
   // Feeds once_upon through `backend` in uneven chunks through the paged cache (block size 16,
   // scattered blocks); got/ref: the 128 logit rows and the golden ones. False when unreadable.
-  bool goldenLogits(std::unique_ptr<kernels::Backend> backend, kernels::WeightType type, std::vector<float>& got,
+  bool goldenLogits(std::unique_ptr<kernels::Backend> backend, WeightDType type, std::vector<float>& got,
                     std::vector<float>& ref) {
     const QString dir = testpaths::stories260K();
     const QJsonObject g = readJson(dir + "/golden/once_upon.json");

@@ -1,6 +1,7 @@
 #include "engine/loader/gguf/gguf_model.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -41,34 +42,41 @@ std::string shape_str(const std::vector<uint64_t>& ne) {
   return s + "]";
 }
 
-// Turns the file's tensors into float32 pointers, checking names, shapes and types.
+// Turns the file's tensors into weights, checking names, shapes and types: matrices stay in the
+// file's type, used in place from the mapping (copied when the bytes were parsed from memory);
+// vectors (norms, biases, rope_freqs) become float32 (in place when F32 and aligned).
 class TensorLoader {
  public:
-  TensorLoader(GgufFile& f, LoadedModel& m) : f_(f), m_(m) {
-    // Keep the mapping only when some matrix is used from it in place; otherwise copy the norms.
-    // Bytes parsed from memory (GgufFile::parse) are always copied.
-    if (f.mapped())
-      for (const auto& t : f.tensors())
-        if (t.type == GgmlType::F32 && trimmed(t.ne).size() >= 2 && in_place_ok(t)) keep_mapping_ = true;
+  TensorLoader(GgufFile& f, LoadedModel& m) : f_(f), m_(m) {}
+
+  /// The matrix `name` of shape [rows, cols], in its file type.
+  WeightTensor matrix(const std::string& name, uint64_t rows, uint64_t cols) {
+    const GgufTensorInfo& t = find(name, rows, cols);
+    const kernels::DType dt = *dtype_of(t.type);
+    if (cols % uint64_t(kernels::dtype_block_elems(dt)) != 0)
+      fail(f_, "tensor '" + name + "' is " + ggml_type_name(uint32_t(t.type)) + " with rows of " + std::to_string(cols) +
+                   " values, not a whole number of its blocks");
+    const uint8_t* src = f_.tensor_data(t);
+    if (f_.mapped()) {
+      keep_mapping_ = true;
+      return {src, dt};
+    }
+    const std::size_t n = kernels::dtype_row_bytes(dt, int64_t(cols)) * std::max<uint64_t>(rows, 1);
+    unsigned char* dst = m_.allocate_bytes(n);
+    std::memcpy(dst, src, n);
+    return {dst, dt};
   }
 
-  /// The tensor `name` of shape [rows, cols] (rows == 0: a vector of cols).
+  /// The tensor `name` of shape [rows, cols] (rows == 0: a vector of cols) as float32.
   const float* get(const std::string& name, uint64_t rows, uint64_t cols) {
-    const GgufTensorInfo* t = f_.find_tensor(name);
-    if (!t) fail(f_, "required tensor '" + name + "' is missing");
-    used_.insert(name);
-    std::vector<uint64_t> want = {cols};
-    if (rows) want.push_back(rows);
-    if (trimmed(t->ne) != trimmed(want))
-      fail(f_, "tensor '" + name + "' has shape " + shape_str(t->ne) + ", expected " + shape_str(want) +
-                   " (GGUF order: columns first)");
-    if (!can_dequantize(t->type))
-      fail(f_, "tensor '" + name + "' has type " + ggml_type_name(uint32_t(t->type)) +
-                   ", which this engine cannot load (supported: f32, f16, bf16, q8_0, q4_0, q4_K, q6_K)");
-    const uint8_t* src = f_.tensor_data(*t);
-    if (t->type == GgmlType::F32 && keep_mapping_ && in_place_ok(*t)) return reinterpret_cast<const float*>(src);
-    float* dst = m_.allocate(t->n_elements);
-    dequantize(t->type, src, dst, t->n_elements);  // quantized weights: float32 copies (see header)
+    const GgufTensorInfo& t = find(name, rows, cols);
+    const uint8_t* src = f_.tensor_data(t);
+    if (t.type == GgmlType::F32 && f_.mapped() && reinterpret_cast<std::uintptr_t>(src) % alignof(float) == 0) {
+      keep_mapping_ = true;
+      return reinterpret_cast<const float*>(src);
+    }
+    float* dst = m_.allocate(t.n_elements);
+    dequantize(t.type, src, dst, t.n_elements);
     return dst;
   }
   /// As get(), or null when the file has no tensor `name`.
@@ -89,8 +97,20 @@ class TensorLoader {
   }
 
  private:
-  bool in_place_ok(const GgufTensorInfo& t) const {
-    return reinterpret_cast<std::uintptr_t>(f_.tensor_data(t)) % alignof(float) == 0;
+  const GgufTensorInfo& find(const std::string& name, uint64_t rows, uint64_t cols) {
+    const GgufTensorInfo* t = f_.find_tensor(name);
+    if (!t) fail(f_, "required tensor '" + name + "' is missing");
+    used_.insert(name);
+    std::vector<uint64_t> want = {cols};
+    if (rows) want.push_back(rows);
+    if (trimmed(t->ne) != trimmed(want))
+      fail(f_, "tensor '" + name + "' has shape " + shape_str(t->ne) + ", expected " + shape_str(want) +
+                   " (GGUF order: columns first)");
+    if (!can_dequantize(t->type))
+      fail(f_, "tensor '" + name + "' has type " + ggml_type_name(uint32_t(t->type)) +
+                   ", which this engine cannot load (supported: f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, "
+                   "q5_K, q6_K)");
+    return *t;
   }
   GgufFile& f_;
   LoadedModel& m_;
@@ -209,7 +229,7 @@ LoadedModel load_gguf_model(GgufFile& f) {
   const uint64_t dim = c.dim, hidden = c.hidden_dim, q = uint64_t(c.n_heads) * c.head_dim,
                  kv = uint64_t(c.n_kv_heads) * c.head_dim, vocab = c.vocab_size, hd = c.head_dim;
   ModelWeights& w = m.weights;
-  w.token_embedding = t.get("token_embd.weight", vocab, dim);
+  w.token_embedding = t.matrix("token_embd.weight", vocab, dim);
   if (fam->rope_freqs && t.has("rope_freqs.weight")) {
     const float* ff = t.get("rope_freqs.weight", 0, hd / 2);
     c.rope_freq_factors.assign(ff, ff + hd / 2);
@@ -223,10 +243,10 @@ LoadedModel load_gguf_model(GgufFile& f) {
     const std::string p = "blk." + std::to_string(l) + ".";
     LayerWeights& lw = w.layers[l];
     lw.rms_att = t.get(p + "attn_norm.weight", 0, dim);
-    lw.wq = t.get(p + "attn_q.weight", q, dim);
-    lw.wk = t.get(p + "attn_k.weight", kv, dim);
-    lw.wv = t.get(p + "attn_v.weight", kv, dim);
-    lw.wo = t.get(p + "attn_output.weight", dim, q);
+    lw.wq = t.matrix(p + "attn_q.weight", q, dim);
+    lw.wk = t.matrix(p + "attn_k.weight", kv, dim);
+    lw.wv = t.matrix(p + "attn_v.weight", kv, dim);
+    lw.wo = t.matrix(p + "attn_output.weight", dim, q);
     if (fam->qkv_bias_required) {
       lw.bq = t.get(p + "attn_q.bias", 0, q);
       lw.bk = t.get(p + "attn_k.bias", 0, kv);
@@ -242,9 +262,9 @@ LoadedModel load_gguf_model(GgufFile& f) {
       lw.k_norm = t.get(p + "attn_k_norm.weight", 0, hd);
     }
     lw.rms_ffn = t.get(p + "ffn_norm.weight", 0, dim);
-    lw.w1 = t.get(p + "ffn_gate.weight", hidden, dim);
-    lw.w2 = t.get(p + "ffn_down.weight", dim, hidden);
-    lw.w3 = t.get(p + "ffn_up.weight", hidden, dim);
+    lw.w1 = t.matrix(p + "ffn_gate.weight", hidden, dim);
+    lw.w2 = t.matrix(p + "ffn_down.weight", dim, hidden);
+    lw.w3 = t.matrix(p + "ffn_up.weight", hidden, dim);
     if (lw.bq || lw.bk || lw.bv) c.attention_qkv_bias = true;
   }
   // Biases are per layer in the file but one switch here: a layer without them adds zeros, and
@@ -257,7 +277,7 @@ LoadedModel load_gguf_model(GgufFile& f) {
   c.attention_out_bias = with_bo > 0;
   w.rms_final = t.get("output_norm.weight", 0, dim);
   c.shared_classifier = !t.has("output.weight");
-  w.wcls = c.shared_classifier ? w.token_embedding : t.get("output.weight", vocab, dim);
+  w.wcls = c.shared_classifier ? w.token_embedding : t.matrix("output.weight", vocab, dim);
   t.finish(a);
   return m;
 }

@@ -5,10 +5,11 @@
 // src/llama-model.cpp (load_hparams, load_tensors, llama_model_rope_type), src/llama-arch.cpp,
 // gguf-py/gguf/constants.py.
 //
-// Weights: F32 tensors are used in place from the memory-mapped file; F16, BF16, Q8_0, Q4_0, Q4_K
-// and Q6_K tensors are dequantized to float32 into owned buffers at load time (the engine has no
-// quantized kernels yet), so they take 4 bytes per weight in memory. When no matrix is used in
-// place the few F32 norms are copied too and the file is unmapped (resident = the float32 copies).
+// Weights: matrices stay in the file's type (F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K,
+// Q5_K, Q6_K) and point into the memory-mapped file; the model packs them for the kernels and
+// drops the file's pages (engine/model/decoder_model.h). Norms and biases are float32 (used in
+// place when the file stores them so, else converted). Other types (Q2_K, Q3_K, the IQ types) are
+// refused naming the tensor and its type.
 // RoPE: GGUF llama files rotate interleaved pairs (llama.cpp's converters permute Hugging Face's
 // Q/K rows into that layout: rope type NORM); qwen2 / qwen3 files keep Hugging Face's row order and
 // rotate halves (rope type NEOX).

@@ -92,8 +92,11 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   const bool permute = llama && c.rope_style == RopeStyle::kNeox;
   const std::vector<float> zeros(std::max(q, std::max(kv, dim)), 0.0f);
   std::vector<GgufTensorOut> ts;
-  std::list<std::vector<float>> permuted;  // permuted bias copies (stable addresses)
-  auto matrix = [&](const std::string& name, const float* src, uint64_t rows, uint64_t cols, bool rope_rows = false) {
+  std::list<std::vector<float>> permuted;  // permuted bias copies, dequantized matrices (stable addresses)
+  auto matrix = [&](const std::string& name, const WeightTensor& wt, uint64_t rows, uint64_t cols, bool rope_rows = false) {
+    const float* src = wt.dtype == kernels::DType::kF32
+                           ? wt.f32()
+                           : permuted.emplace_back(to_float(wt, std::size_t(rows * cols))).data();
     GgmlType t = GgmlType::F32;
     if (type == "f16") t = GgmlType::F16;
     if (type == "q8_0") t = cols % 32 == 0 ? GgmlType::Q8_0 : GgmlType::F16;

@@ -63,7 +63,7 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
 
   std::set<std::string> used;
   bool in_place = false;
-  auto take = [&](const std::string& name, std::vector<uint64_t> shape) -> const float* {
+  auto find = [&](const std::string& name, const std::vector<uint64_t>& shape) -> const StTensor& {
     const StTensor* t = st.find(name);
     if (!t)
       throw std::runtime_error("tensor '" + name + "' is missing from '" + st.source() + "' (a " + cfg.architecture +
@@ -72,31 +72,46 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     if (t->shape != shape)
       throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' has shape " + shape_str(t->shape) + ", but '" +
                                config_name + "' implies " + shape_str(shape));
+    if (!supported(t->dtype))
+      throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' has dtype " + dtype_name(t->dtype) +
+                               "; only F32, F16 and BF16 are supported");
+    return *t;
+  };
+  // Vectors (norms, biases) as float32: in place when F32 and aligned, else converted.
+  auto take = [&](const std::string& name, std::vector<uint64_t> shape) -> const float* {
+    const StTensor* t = &find(name, shape);
     if (t->dtype == StDtype::kF32 && reinterpret_cast<uintptr_t>(t->data) % alignof(float) == 0) {
       in_place = true;
       return reinterpret_cast<const float*>(t->data);
     }
-    if (!supported(t->dtype))
-      throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' has dtype " + dtype_name(t->dtype) +
-                               "; only F32, F16 and BF16 are supported");
     float* buf = m.allocate(t->num_elements);
     to_float32(*t, buf);
     return buf;
   };
 
+  // Matrices in their stored type, in place in the mapped shards (the model packs them).
+  auto matrix = [&](const std::string& name, std::vector<uint64_t> shape) -> WeightTensor {
+    const StTensor& t = find(name, shape);
+    in_place = true;
+    const kernels::DType dt = t.dtype == StDtype::kF32 ? kernels::DType::kF32
+                              : t.dtype == StDtype::kF16 ? kernels::DType::kF16
+                                                          : kernels::DType::kBF16;
+    return {t.data, dt};
+  };
+
   const uint64_t dim = c.dim, hidden = c.hidden_dim, vocab = c.vocab_size, hd = c.head_dim;
   const uint64_t q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
   ModelWeights& w = m.weights;
-  w.token_embedding = take("model.embed_tokens.weight", {vocab, dim});
+  w.token_embedding = matrix("model.embed_tokens.weight", {vocab, dim});
   w.layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "model.layers." + std::to_string(l) + ".";
     LayerWeights& lw = w.layers[l];
     lw.rms_att = take(p + "input_layernorm.weight", {dim});
-    lw.wq = take(p + "self_attn.q_proj.weight", {q, dim});
-    lw.wk = take(p + "self_attn.k_proj.weight", {kv, dim});
-    lw.wv = take(p + "self_attn.v_proj.weight", {kv, dim});
-    lw.wo = take(p + "self_attn.o_proj.weight", {dim, q});
+    lw.wq = matrix(p + "self_attn.q_proj.weight", {q, dim});
+    lw.wk = matrix(p + "self_attn.k_proj.weight", {kv, dim});
+    lw.wv = matrix(p + "self_attn.v_proj.weight", {kv, dim});
+    lw.wo = matrix(p + "self_attn.o_proj.weight", {dim, q});
     if (c.attention_qkv_bias) {
       lw.bq = take(p + "self_attn.q_proj.bias", {q});
       lw.bk = take(p + "self_attn.k_proj.bias", {kv});
@@ -108,9 +123,9 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
       lw.k_norm = take(p + "self_attn.k_norm.weight", {hd});
     }
     lw.rms_ffn = take(p + "post_attention_layernorm.weight", {dim});
-    lw.w1 = take(p + "mlp.gate_proj.weight", {hidden, dim});
-    lw.w3 = take(p + "mlp.up_proj.weight", {hidden, dim});
-    lw.w2 = take(p + "mlp.down_proj.weight", {dim, hidden});
+    lw.w1 = matrix(p + "mlp.gate_proj.weight", {hidden, dim});
+    lw.w3 = matrix(p + "mlp.up_proj.weight", {hidden, dim});
+    lw.w2 = matrix(p + "mlp.down_proj.weight", {dim, hidden});
   }
   w.rms_final = take("model.norm.weight", {dim});
   if (c.shared_classifier) {
@@ -120,7 +135,7 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     if (!st.find("lm_head.weight"))
       throw std::runtime_error("tensor 'lm_head.weight' is missing from '" + st.source() + "' and '" + config_name +
                                "' says tie_word_embeddings false: the classifier would be unknown");
-    w.wcls = take("lm_head.weight", {vocab, dim});
+    w.wcls = matrix("lm_head.weight", {vocab, dim});
   }
   // A floating-point tensor left over would be ignored weights: refuse it by name (a bias the
   // config does not declare, an MoE expert, a vision tower), except RoPE's inv_freq buffers older

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
+#include <list>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -136,6 +137,11 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   const bool permute = c.rope_style == RopeStyle::kInterleaved;
   const int hd = c.head_dim, half = hd / 2;
   const std::vector<float> zeros(std::size_t(std::max(c.dim, (c.n_heads + 2 * c.n_kv_heads) * hd)), 0.0f);
+  std::list<std::vector<float>> dequantized;  // float32 copies of matrices stored otherwise (stable addresses)
+  auto as_f32 = [&](const WeightTensor& t, uint64_t rows, uint64_t cols) -> const float* {
+    if (t.dtype == kernels::DType::kF32) return t.f32();
+    return dequantized.emplace_back(to_float(t, std::size_t(rows * cols))).data();
+  };
   auto tensor = [&](std::string name, const float* src, uint64_t rows, uint64_t cols, bool permute_heads) {
     if (!src) src = zeros.data();  // an absent bias of a model whose config declares them: zero
     Entry e{std::move(name), out_type, cols ? std::vector<uint64_t>{rows, cols} : std::vector<uint64_t>{rows}, {}};
@@ -167,15 +173,15 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   const uint64_t dim = c.dim, hidden = c.hidden_dim, vocab = c.vocab_size;
   const uint64_t q = uint64_t(c.n_heads) * hd, kv = uint64_t(c.n_kv_heads) * hd;
   std::vector<Entry> entries;
-  entries.push_back(tensor("model.embed_tokens.weight", w.token_embedding, vocab, dim, false));
+  entries.push_back(tensor("model.embed_tokens.weight", as_f32(w.token_embedding, vocab, dim), vocab, dim, false));
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "model.layers." + std::to_string(l) + ".";
     const LayerWeights& lw = w.layers[l];
     entries.push_back(tensor(p + "input_layernorm.weight", lw.rms_att, dim, 0, false));
-    entries.push_back(tensor(p + "self_attn.q_proj.weight", lw.wq, q, dim, true));
-    entries.push_back(tensor(p + "self_attn.k_proj.weight", lw.wk, kv, dim, true));
-    entries.push_back(tensor(p + "self_attn.v_proj.weight", lw.wv, kv, dim, false));
-    entries.push_back(tensor(p + "self_attn.o_proj.weight", lw.wo, dim, q, false));
+    entries.push_back(tensor(p + "self_attn.q_proj.weight", as_f32(lw.wq, q, dim), q, dim, true));
+    entries.push_back(tensor(p + "self_attn.k_proj.weight", as_f32(lw.wk, kv, dim), kv, dim, true));
+    entries.push_back(tensor(p + "self_attn.v_proj.weight", as_f32(lw.wv, kv, dim), kv, dim, false));
+    entries.push_back(tensor(p + "self_attn.o_proj.weight", as_f32(lw.wo, dim, q), dim, q, false));
     if (qkv_bias) {
       entries.push_back(tensor(p + "self_attn.q_proj.bias", lw.bq, q, 0, true));
       entries.push_back(tensor(p + "self_attn.k_proj.bias", lw.bk, kv, 0, true));
@@ -187,13 +193,13 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
       entries.push_back(tensor(p + "self_attn.k_norm.weight", lw.k_norm, uint64_t(hd), 0, false));
     }
     entries.push_back(tensor(p + "post_attention_layernorm.weight", lw.rms_ffn, dim, 0, false));
-    entries.push_back(tensor(p + "mlp.gate_proj.weight", lw.w1, hidden, dim, false));
-    entries.push_back(tensor(p + "mlp.up_proj.weight", lw.w3, hidden, dim, false));
-    entries.push_back(tensor(p + "mlp.down_proj.weight", lw.w2, dim, hidden, false));
+    entries.push_back(tensor(p + "mlp.gate_proj.weight", as_f32(lw.w1, hidden, dim), hidden, dim, false));
+    entries.push_back(tensor(p + "mlp.up_proj.weight", as_f32(lw.w3, hidden, dim), hidden, dim, false));
+    entries.push_back(tensor(p + "mlp.down_proj.weight", as_f32(lw.w2, dim, hidden), dim, hidden, false));
   }
   entries.push_back(tensor("model.norm.weight", w.rms_final, dim, 0, false));
   const bool tied = c.shared_classifier || w.wcls == w.token_embedding;
-  if (!tied) entries.push_back(tensor("lm_head.weight", w.wcls, vocab, dim, false));
+  if (!tied) entries.push_back(tensor("lm_head.weight", as_f32(w.wcls, vocab, dim), vocab, dim, false));
   write_entries((d / "model.safetensors").string(), entries);
 
   json eos = c.eos_id;

@@ -125,7 +125,7 @@ LoadedModel load_llama2c(const std::string& path) {
   // run.c order: each tensor is stacked over layers.
   w.token_embedding = take(uint64_t(c.vocab_size) * dim);
   w.layers.resize(L);
-  auto stacked = [&](const float* LayerWeights::*field, uint64_t per_layer) {
+  auto stacked = [&](auto LayerWeights::*field, uint64_t per_layer) {
     const float* base = take(L * per_layer);
     for (uint64_t l = 0; l < L; ++l) w.layers[l].*field = base + l * per_layer;
   };
