@@ -1,5 +1,7 @@
 // `pagedchat-cli bench throughput`: offline throughput as vLLM's benchmark_throughput.py measures
 // it: every request submitted at once, wall time from the first add_request to the last finish.
+// --same-prompt sends one prompt to every request (the app's "send to all panes"): with prefix
+// caching, the requests share the first one's prompt blocks from the first step on.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -20,6 +22,7 @@ struct ThroughputOptions {
   int num_prompts = 16;
   int input_len = 128;
   int output_len = 128;
+  bool same_prompt = false;
 };
 
 int run_throughput(ThroughputOptions& opt) {
@@ -37,7 +40,8 @@ int run_throughput(ThroughputOptions& opt) {
   std::mt19937_64 rng(opt.common.seed);
   std::vector<std::vector<int>> prompts;
   for (int i = 0; i < opt.num_prompts; ++i)
-    prompts.push_back(random_prompt(rng, opt.input_len, engine.model_config().vocab_size));
+    prompts.push_back(i > 0 && opt.same_prompt ? prompts.front()
+                                               : random_prompt(rng, opt.input_len, engine.model_config().vocab_size));
 
   double kv_peak = 0;
   long long output_tokens = 0;
@@ -70,7 +74,9 @@ int run_throughput(ThroughputOptions& opt) {
                       {"requests_per_s", opt.num_prompts / elapsed},
                       {"output_tokens_per_s", double(output_tokens) / elapsed},
                       {"total_tokens_per_s", double(prompt_tokens + output_tokens) / elapsed},
+                      {"same_prompt", opt.same_prompt},
                       {"num_prompt_tokens", prompt_tokens},
+                      {"num_prompt_tokens_computed", stats.num_prompt_tokens},  // prefill tokens run (cache hits excluded)
                       {"num_output_tokens", output_tokens},
                       {"ttft_ms_mean", mean(ttfts_ms)},
                       {"ttft_ms_max", ttfts_ms.empty() ? 0.0 : *std::max_element(ttfts_ms.begin(), ttfts_ms.end())},
@@ -87,12 +93,14 @@ int run_throughput(ThroughputOptions& opt) {
   }
   std::printf("%s\n", engine_line(engine).c_str());
   std::printf("model load %.2f s (excluded)\n", loaded.load_s);
-  std::printf("%d prompts x %d input tokens -> %d output tokens each, all submitted at once\n", opt.num_prompts,
-              opt.input_len, opt.output_len);
+  std::printf("%d %s x %d input tokens -> %d output tokens each, all submitted at once\n", opt.num_prompts,
+              opt.same_prompt ? "copies of one prompt" : "prompts", opt.input_len, opt.output_len);
   std::printf("Elapsed:    %.3f s over %lld steps\n", elapsed, stats.num_steps);
   std::printf("Throughput: %.2f requests/s, %.1f total tokens/s, %.1f output tokens/s\n", opt.num_prompts / elapsed,
               double(prompt_tokens + output_tokens) / elapsed, double(output_tokens) / elapsed);
   std::printf("TTFT:       mean %.1f ms, max %.1f ms\n", mean(ttfts_ms), j["ttft_ms_max"].get<double>());
+  std::printf("Prefill:    %lld of %lld prompt tokens computed (%lld prefix-cache hits)\n", stats.num_prompt_tokens,
+              prompt_tokens, stats.prefix_cache_hits);
   std::printf("KV cache:   peak usage %.1f%% of %d blocks, %lld preemptions\n", kv_peak * 100.0,
               stats.num_total_blocks, stats.num_preemptions);
   return 0;
@@ -108,6 +116,8 @@ Command add_throughput_command(CLI::App& bench) {
   cmd->add_option("--num-prompts", opt->num_prompts, "number of requests (default 16)");
   cmd->add_option("--input-len", opt->input_len, "prompt tokens per request (default 128)");
   cmd->add_option("--output-len", opt->output_len, "generated tokens per request (default 128)");
+  cmd->add_flag("--same-prompt", opt->same_prompt,
+                "send one random prompt to every request (the app's \"send to all panes\"), as one batch");
   return [opt]() { return run_throughput(*opt); };
 }
 

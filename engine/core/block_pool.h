@@ -55,6 +55,10 @@ class BlockPool {
   void register_block(int block_id, BlockKey key, uint64_t key_hash);
   /// The hash a block is registered under, if any.
   std::optional<uint64_t> block_hash(int block_id) const;
+  /// Drops the block's registration (if any), whatever its reference count: used for a block that
+  /// was registered before its K/V were computed and whose computation will not happen (its
+  /// request was preempted or freed before the step ran), so the hash never points at garbage.
+  void unregister_block(int block_id) { evict(block_id); }
   /// Drops every registration of unreferenced blocks (vLLM's reset_prefix_cache); returns false
   /// when some registered blocks are still in use.
   bool reset_prefix_cache();

@@ -1,6 +1,8 @@
 #include "engine/core/kv_cache_manager.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace pagedchat {
 
@@ -66,6 +68,22 @@ bool KVCacheManager::allocate_slots(Request& r, int num_new_tokens, const Comput
   const int grow = blocks_for(num_computed + num_new_tokens) - int(r.block_ids.size());
   if (grow > 0)
     for (int id : pool_.allocate(grow)) r.block_ids.push_back(id);
+  // Register now the blocks this step fills, before their K/V exist (as vLLM v1 does), so that
+  // another request with the same prefix admitted later in this same step (or in a later one)
+  // takes them from get_computed_blocks and computes only its remaining tokens: the "send to all
+  // panes" case, where every pane's request arrives before one step(). This is safe because
+  //  - within one forward, DecoderModel::forward (engine/model/decoder_model.cpp) runs, layer by
+  //    layer, qkv_rope_and_cache for ALL the batch's tokens (writing every scheduled token's K/V
+  //    into its slot) before paged_attention for any of them, and each op finishes (the thread
+  //    pool joins) before the next starts; so the request sharing a block reads, in every layer,
+  //    K/V its owner wrote earlier in that same layer, identical to what it would have written
+  //    itself (a K/V row depends only on the tokens up to its position; linear() is batch
+  //    invariant). The sharer never writes into the shared blocks: its own tokens start after them.
+  //  - a block registered here whose step does not run for its request (preempted while the step
+  //    is built) is unregistered by free(): the scheduler preempts only while scheduling running
+  //    requests and takes prefix hits (admits waiting requests) only in a step that preempted
+  //    nobody, so such a block is never shared by the time it is freed.
+  cache_blocks(r, r.num_computed_tokens + num_new_tokens);
   return true;
 }
 
@@ -89,6 +107,17 @@ void KVCacheManager::fork(const Request& parent, Request& child) {
 }
 
 void KVCacheManager::free(Request& r) {
+  // Blocks [first_pending, num_cached_blocks) were registered by this request for tokens it has not
+  // computed (see allocate_slots). Nobody else may hold them; unregister them as they are freed.
+  const int first_pending = std::min<int>(r.num_computed_tokens / block_size_, int(r.block_ids.size()));
+  const int end_pending = std::min<int>(r.num_cached_blocks, int(r.block_ids.size()));
+  for (int i = first_pending; i < end_pending; ++i) {
+    const int b = r.block_ids[i];
+    if (pool_.ref_count(b) > 1 && pool_.block_hash(b))
+      throw std::logic_error("KVCacheManager: request " + r.request_id + " frees block " + std::to_string(b) +
+                             ", registered for tokens not yet computed, while another request shares it");
+  }
+  for (int i = first_pending; i < end_pending; ++i) pool_.unregister_block(r.block_ids[i]);
   for (auto it = r.block_ids.rbegin(); it != r.block_ids.rend(); ++it) pool_.free(*it);
   r.block_ids.clear();
   r.num_cached_blocks = 0;

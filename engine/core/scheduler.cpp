@@ -86,7 +86,12 @@ SchedulerOutput Scheduler::schedule() {
     ++i;
   }
 
-  // 2. Waiting requests, unless this step had to preempt (no room to grow).
+  // 2. Waiting requests, unless this step had to preempt (no room to grow). This is also what keeps
+  // registering blocks at allocation safe: a request admitted here may share blocks that requests
+  // scheduled earlier in this step registered but have not computed yet; nothing is preempted
+  // after that point, so each of those blocks is computed by this step's forward. (A request
+  // preempted above frees its own not-yet-computed registered blocks before anyone could share
+  // them, and KVCacheManager::free unregisters them.)
   while (out.preempted.empty() && !waiting_.empty() && budget > 0 &&
          int(running_.size()) < config_.max_num_seqs) {
     Request* req = waiting_.front();
@@ -107,10 +112,8 @@ SchedulerOutput Scheduler::schedule() {
 }
 
 void Scheduler::update_after_step(const SchedulerOutput& out) {
-  for (const auto& s : out.scheduled) {
-    s.request->num_computed_tokens += s.num_new_tokens;
-    kv_.cache_blocks(*s.request, s.request->num_computed_tokens);
-  }
+  // The blocks these tokens fill were registered in the prefix cache when they were allocated.
+  for (const auto& s : out.scheduled) s.request->num_computed_tokens += s.num_new_tokens;
 }
 
 }  // namespace pagedchat

@@ -2,7 +2,8 @@
 // first (a decode token, or the next chunk of an unfinished prefill), then waiting requests
 // (priority order, then arrival) while budget, max_num_seqs and free blocks allow; a long prompt
 // is prefilled in chunks of at most long_prefill_token_threshold tokens, so other requests keep
-// going. A waiting request first takes its prefix-cache hits. When a running request cannot get a
+// going. A waiting request first takes its prefix-cache hits, including blocks that requests
+// scheduled before it in the same step will fill (registered at allocation). When a running request cannot get a
 // block, the latest-arrived (fcfs) or lowest-priority (priority) running request is preempted: its
 // blocks are freed and it goes back to the waiting queue, to be recomputed when admitted again.
 #pragma once
@@ -50,7 +51,8 @@ class Scheduler {
   /// Removes the request from whichever queue holds it and frees its blocks.
   void remove_request(Request* request);
   SchedulerOutput schedule();
-  /// After the forward: advances num_computed_tokens and registers newly full blocks.
+  /// After the forward: advances num_computed_tokens (the blocks they fill were registered in the
+  /// prefix cache by allocate_slots, when the step was scheduled).
   void update_after_step(const SchedulerOutput& out);
   /// Drops a finished request from the running queue and frees its blocks.
   void finish_request(Request* request);

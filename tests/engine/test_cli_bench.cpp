@@ -88,6 +88,20 @@ class TestCliBench : public QObject {
     QVERIFY(positiveFinite(j["output_tokens_per_s"]));
   }
 
+  // --same-prompt: one prompt to every request; with prefix caching the others share the first
+  // one's full blocks in the first step (block size 16: 2 of a 40-token prompt's 3 blocks).
+  void throughputSamePrompt() {
+    const QStringList args = {"throughput", "--num-prompts", "4", "--input-len", "40", "--output-len", "4",
+                              "--same-prompt", "--block-size", "16"};
+    const QJsonObject on = benchJson(args);
+    QVERIFY(!on.isEmpty());
+    QCOMPARE(on["same_prompt"].toBool(), true);
+    QCOMPARE(on["num_prompt_tokens"].toInt(), 4 * 40);
+    QCOMPARE(on["num_prompt_tokens_computed"].toInt(), 40 + 3 * (40 - 32));
+    const QJsonObject off = benchJson(args + QStringList{"--no-prefix-caching"});
+    QCOMPARE(off["num_prompt_tokens_computed"].toInt(), 4 * 40);
+  }
+
   void latency() {
     const QJsonObject j = benchJson({"latency", "--input-len", "8", "--output-len", "8", "--num-iters", "1"});
     QVERIFY(!j.isEmpty());
