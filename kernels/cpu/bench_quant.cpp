@@ -2,7 +2,12 @@
 // `make pagedchat_bench_quant`). For a 2048 x 5632 matrix (n x k, a 1B model's ffn_down) prints
 // T = 1 as GB/s of packed weights streamed (decode is memory-bound), and T = 16 and T = 128 as
 // GFLOP/s-equivalent (2 n k T per call). Several copies of the matrix, cycled, keep the working
-// set beyond the last-level cache. Usage: pagedchat_bench_quant [threads] [isa] [type...]
+// set beyond the last-level cache. Each figure is given twice: by wall time, and by the process's
+// CPU time (cpu=...: what the rate would be on a machine where the threads were never preempted;
+// with 1 thread, the single core's rate) — on a loaded machine the second is the meaningful one.
+// Usage: pagedchat_bench_quant [threads] [isa] [type...]
+#include <time.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -70,18 +75,24 @@ int main(int argc, char** argv) {
     for (int T : {1, 16, 128}) {
       auto run = [&](int i) { be->linear(out.data(), x.data(), *mats[i % mats.size()], T); };
       for (int i = 0; i < int(mats.size()); ++i) run(i);  // warm up
+      auto cpu_now = [] {
+        timespec ts;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return ts.tv_sec + ts.tv_nsec * 1e-9;
+      };
       int iters = 0;
       const auto t0 = std::chrono::steady_clock::now();
+      const double c0 = cpu_now();
       double sec = 0;
       while (sec < 0.5 || iters < 3) {
         run(iters++);
         sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       }
-      const double per = sec / iters;
+      const double per = sec / iters, cpu_per = (cpu_now() - c0) / iters / be->num_threads();
       if (T == 1)
-        std::printf("  T=1 %7.1f us %6.1f GB/s", per * 1e6, bytes / per / 1e9);
+        std::printf("  T=1 %6.1f GB/s (cpu=%5.1f)", bytes / per / 1e9, bytes / cpu_per / 1e9);
       else
-        std::printf("  T=%d %7.1f GFLOP/s", T, 2.0 * n * k * T / per / 1e9);
+        std::printf("  T=%d %6.1f GFLOP/s (cpu=%5.1f)", T, 2.0 * n * k * T / per / 1e9, 2.0 * n * k * T / cpu_per / 1e9);
       std::fflush(stdout);
     }
     std::printf("\n");
