@@ -69,47 +69,90 @@ class CpuBackend final : public kernels::Backend {
     return p;
   }
 
+  // Every segment of w (packed_weights.h) into its columns of out. Items: (segment, panel chunk,
+  // row block). A panel chunk's weights (at most kChunkBytes) are read from memory once and stay
+  // in L2 while the item's rows pass; rows are split into blocks only when there are too few
+  // panel chunks to keep every thread busy (small matrices). Quantized segments share one
+  // quantization of x (per row: batch invariant), bfloat16 ones one prepared copy.
   void linear(float* out, const float* x, const PackedWeights& w, int T) override {
     if (T <= 0) return;
     const auto& pw = static_cast<const CpuPackedWeights&>(w);
-    GemmArgs a;
-    a.out = out;
-    a.ldo = pw.rows;
-    a.w = pw.data();
-    a.panel_stride = pw.panel_stride();
-    a.T = T;
-    a.n = pw.rows;
-    a.k = pw.padded_k();
-    auto gemm = k_.gemm_f32;
-    if (pw.bf16()) {
-      const std::size_t bytes = std::size_t(T) * a.k * (k_.bf16_native ? sizeof(uint16_t) : sizeof(float));
+    const int k = pw.cols, threads = pool_.num_threads();
+    if (pw.has_quantized()) {
+      const int G = k / 32;
+      if (xq_.size() < std::size_t(T) * k) xq_.resize(std::size_t(T) * k);
+      if (xg_.size() < std::size_t(T) * G) xg_.resize(std::size_t(T) * G);
+      rows(T, 4 * k, [&](int t) {
+        kernels::quantize_activation_row(x + int64_t(t) * k, k, xq_.data() + int64_t(t) * k, xg_.data() + int64_t(t) * G);
+      });
+    }
+    const int kp = (k + 1) / 2 * 2;
+    if (pw.has_type(kernels::DType::kBF16)) {
+      const std::size_t bytes = std::size_t(T) * kp * (k_.bf16_native ? sizeof(uint16_t) : sizeof(float));
       if (x_bf16_.size() * sizeof(float) < bytes) x_bf16_.resize(bytes / sizeof(float) + 1);
-      k_.prepare_bf16(x_bf16_.data(), x, T, pw.cols, a.k);
-      a.x = x_bf16_.data();
-      a.ldx = a.k;
-      gemm = k_.gemm_bf16;
-    } else {
-      a.x = x;
-      a.ldx = pw.cols;
+      k_.prepare_bf16(x_bf16_.data(), x, T, k, kp);
     }
-    // Items: (panel chunk, row block). A panel chunk's weights (at most kChunkBytes) are read from
-    // memory once and stay in L2 while the item's rows pass; rows are split into blocks only when
-    // there are too few panel chunks to keep every thread busy (small matrices).
-    const int panels = pw.num_panels(), nv = k_.gemm_nv, threads = pool_.num_threads();
-    const int64_t panel_bytes = int64_t(a.k) * kPanel * (pw.bf16() ? 2 : 4);
-    int pchunk = std::min<int64_t>(panels / (4 * threads), kChunkBytes / panel_bytes);
-    pchunk = std::max(nv, pchunk / nv * nv);
-    const int pchunks = (panels + pchunk - 1) / pchunk;
-    int row_block = T;
-    if (pchunks < 2 * threads && T > 4 * k_.gemm_mr) {
-      const int want = (2 * threads + pchunks - 1) / pchunks;  // row blocks per panel chunk
-      row_block = std::max((T + want - 1) / want, 2 * k_.gemm_mr);
+    items_.clear();
+    const auto& segs = pw.segments();
+    int64_t total_panels = 0;
+    for (const auto& s : segs) total_panels += s.num_panels;
+    for (int si = 0; si < int(segs.size()); ++si) {
+      const auto& s = segs[si];
+      const bool quant = kernels::dtype_is_quantized(s.type);
+      const int nv = quant ? 1 : k_.gemm_nv, mr = quant ? 8 : k_.gemm_mr;
+      // Chunks sized for the whole matrix's parallelism (a small segment is not split finer).
+      int pchunk = int(std::min<int64_t>(total_panels / (4 * threads), kChunkBytes / std::max<int64_t>(1, s.panel_bytes)));
+      pchunk = std::max(nv, pchunk / nv * nv);
+      const int pchunks = (s.num_panels + pchunk - 1) / pchunk;
+      int row_block = T;
+      const int64_t all_chunks = (total_panels + pchunk - 1) / pchunk;
+      if (all_chunks < 2 * threads && T > 4 * mr) {
+        const int want = int((2 * threads + all_chunks - 1) / all_chunks);  // row blocks per panel chunk
+        row_block = std::max((T + want - 1) / want, 2 * mr);
+      }
+      for (int pc = 0; pc < pchunks; ++pc)
+        for (int t0 = 0; t0 < T; t0 += row_block)
+          items_.push_back({si, pc * pchunk, std::min(s.num_panels, (pc + 1) * pchunk), t0, std::min(T, t0 + row_block)});
     }
-    const int row_blocks = (T + row_block - 1) / row_block;
-    pool_.parallel_chunks(int64_t(pchunks) * row_blocks, 1, [&](int64_t b, int64_t e, int) {
-      for (int64_t item = b; item < e; ++item) {
-        const int pc = int(item / row_blocks), rb = int(item % row_blocks);
-        gemm(a, pc * pchunk, std::min(panels, (pc + 1) * pchunk), rb * row_block, std::min(T, (rb + 1) * row_block));
+    pool_.parallel_chunks(int64_t(items_.size()), 1, [&](int64_t b, int64_t e, int) {
+      for (int64_t i = b; i < e; ++i) {
+        const Item& it = items_[i];
+        const auto& s = segs[it.segment];
+        if (kernels::dtype_is_quantized(s.type)) {
+          QGemmArgs q;
+          q.out = out + s.row0;
+          q.ldo = pw.rows;
+          q.xq = xq_.data();
+          q.ldq = k;
+          q.xg = xg_.data();
+          q.ldg = k / 32;
+          q.w = pw.segment_data(s);
+          q.panel_bytes = s.panel_bytes;
+          q.T = T;
+          q.n = s.rows;
+          q.k = k;
+          k_.gemm_q[int(s.type)](q, it.p0, it.p1, it.t0, it.t1);
+          continue;
+        }
+        GemmArgs a;
+        a.out = out + s.row0;
+        a.ldo = pw.rows;
+        a.w = pw.segment_data(s);
+        a.panel_stride = int64_t(s.padded_k) * kPanel;
+        a.T = T;
+        a.n = s.rows;
+        a.k = s.padded_k;
+        auto gemm = k_.gemm_f32;
+        if (s.type == kernels::DType::kBF16) {
+          a.x = x_bf16_.data();
+          a.ldx = kp;
+          gemm = k_.gemm_bf16;
+        } else {
+          a.x = x;
+          a.ldx = k;
+          if (s.type == kernels::DType::kF16) gemm = k_.gemm_f16;
+        }
+        gemm(a, it.p0, it.p1, it.t0, it.t1);
       }
     });
   }
@@ -244,6 +287,12 @@ class CpuBackend final : public kernels::Backend {
   ThreadPool pool_;
   const IsaKernels& k_;
   RopeTable rope_;
+  struct Item {
+    int segment, p0, p1, t0, t1;
+  };
+  std::vector<Item> items_;                            // linear(): the work items of one call
+  std::vector<int8_t> xq_;                             // activations quantized for quantized GEMMs
+  std::vector<kernels::QuantActGroup> xg_;             // and their per-group scales and sums
   std::vector<float> x_bf16_;                          // activations prepared for BF16 GEMMs
   std::vector<std::vector<float>> attention_scratch_;  // per thread: scores of a query block
   std::vector<int> order_;                             // attention: requests, most work first

@@ -12,6 +12,7 @@ const char* isa_name(Isa isa) {
     case Isa::kScalar: return "scalar";
     case Isa::kAvx2: return "avx2";
     case Isa::kAvx512: return "avx512";
+    case Isa::kAvx512Vnni: return "avx512vnni";
     case Isa::kAvx512Bf16: return "avx512bf16";
   }
   return "?";
@@ -20,10 +21,13 @@ const char* isa_name(Isa isa) {
 Isa detect_isa() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // F16C (vcvtph2ps) comes with every AVX2 CPU; checked anyway, the float16 GEMM needs it.
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512vl");
-  if (avx512 && __builtin_cpu_supports("avx512bf16")) return Isa::kAvx512Bf16;
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  const bool vnni = avx512 && __builtin_cpu_supports("avx512vnni");
+  if (vnni && __builtin_cpu_supports("avx512bf16")) return Isa::kAvx512Bf16;
+  if (vnni) return Isa::kAvx512Vnni;
   if (avx512) return Isa::kAvx512;
   if (avx2) return Isa::kAvx2;
 #endif
@@ -35,17 +39,17 @@ bool isa_supported(Isa isa) { return int(isa) <= int(detect_isa()); }
 Isa default_isa() {
   static const Isa isa = [] {
     const Isa best = detect_isa();
-    const Isa preferred = best == Isa::kAvx512Bf16 ? Isa::kAvx512 : best;
+    const Isa preferred = best == Isa::kAvx512Bf16 ? Isa::kAvx512Vnni : best;
     const char* env = std::getenv("PAGEDCHAT_CPU_ISA");
     if (!env || !*env) return preferred;
-    for (Isa i : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Bf16})
+    for (Isa i : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Vnni, Isa::kAvx512Bf16})
       if (std::strcmp(env, isa_name(i)) == 0) {
         if (int(i) <= int(best)) return i;
         std::fprintf(stderr, "pagedchat: warning: PAGEDCHAT_CPU_ISA=%s is not supported by this CPU; using %s\n", env,
                      isa_name(preferred));
         return preferred;
       }
-    std::fprintf(stderr, "pagedchat: warning: PAGEDCHAT_CPU_ISA=%s is not one of scalar, avx2, avx512, avx512bf16; using %s\n",
+    std::fprintf(stderr, "pagedchat: warning: PAGEDCHAT_CPU_ISA=%s is not one of scalar, avx2, avx512, avx512vnni, avx512bf16; using %s\n",
                  env, isa_name(preferred));
     return preferred;
   }();

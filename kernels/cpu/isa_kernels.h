@@ -1,14 +1,16 @@
 // The per-instruction-set kernel table the CPU backend dispatches through. Each table is built in
 // its own translation unit (kernels_scalar.cpp, kernels_avx2.cpp, kernels_avx512.cpp,
-// kernels_avx512bf16.cpp) from the same templated sources (gemm_impl.inc, attention_impl.inc,
-// rowwise_impl.inc) over a 16-lane vector type V, so all of them compute bitwise the same float32
-// results; only the vdpbf16ps GEMM is specific to one table.
+// kernels_avx512vnni.cpp, kernels_avx512bf16.cpp) from the same templated sources
+// (gemm_impl.inc, quant_impl.inc, attention_impl.inc, rowwise_impl.inc) over a 16-lane vector
+// type V (and its integer companion Q), so all of them compute bitwise the same float32 results;
+// only the vdpbf16ps GEMM is specific to one table (it rounds activations to bfloat16).
 #pragma once
 
 #include <cstdint>
 
 #include "kernels/cpu/cpu_features.h"
 #include "kernels/ops.h"
+#include "kernels/quant/quant_ref.h"
 
 namespace pagedchat::cpu {
 
@@ -20,12 +22,29 @@ struct GemmArgs {
   float* out = nullptr;
   int64_t ldo = 0;          ///< floats between rows of out
   const void* x = nullptr;  ///< float32 rows; for bfloat16 weights the prepared rows (prepare_bf16)
+                            ///< (bfloat16 bits for the native kernel, else the floats, zero padded)
   int64_t ldx = 0;          ///< elements between rows of x
   const void* w = nullptr;  ///< packed panels
   int64_t panel_stride = 0; ///< elements (float or uint16) between panels
   int T = 0, n = 0;
   int k = 0;                ///< reduction length: k, or for bfloat16 k rounded up to even
 };
+
+/// One quantized GEMM out[T, n] = x[T, k] · W^T over panels laid out as quant_layout.h says, with
+/// x quantized per row (kernels::quantize_activation_row).
+struct QGemmArgs {
+  float* out = nullptr;
+  int64_t ldo = 0;                                ///< floats between rows of out
+  const int8_t* xq = nullptr;                     ///< activation quants, rows of ldq
+  int64_t ldq = 0;
+  const kernels::QuantActGroup* xg = nullptr;     ///< per 32-group of x, rows of ldg
+  int64_t ldg = 0;
+  const uint8_t* w = nullptr;                     ///< the segment's first panel
+  int64_t panel_bytes = 0;
+  int T = 0, n = 0, k = 0;
+};
+
+constexpr int kNumDTypes = int(sizeof(kernels::kAllDTypes) / sizeof(kernels::kAllDTypes[0]));
 
 /// What paged attention reads; item (r, h) = every query token of request r, head h.
 struct AttentionArgs {
@@ -47,8 +66,14 @@ struct IsaKernels {
   /// (acc = fma(x, w, acc) from 0), whatever the tile it falls in.
   void (*gemm_f32)(const GemmArgs&, int p0, int p1, int t0, int t1) = nullptr;
   void (*gemm_bf16)(const GemmArgs&, int p0, int p1, int t0, int t1) = nullptr;
-  /// Converts x[T, k] for gemm_bf16: rows of `kp` (even) elements, zero padded, rounded to
-  /// bfloat16; stored as uint16 when bf16_native, else as the rounded floats.
+  /// Float16 panels (uint16, the float32 layout): widened in registers, then gemm_f32's order.
+  void (*gemm_f16)(const GemmArgs&, int p0, int p1, int t0, int t1) = nullptr;
+  /// Quantized panels, indexed by DType (null for F32/F16/BF16); the arithmetic of quant_ref.h.
+  void (*gemm_q[kNumDTypes])(const QGemmArgs&, int p0, int p1, int t0, int t1) = {};
+  /// Converts x[T, k] for gemm_bf16: rows of `kp` (even) elements, zero padded; when bf16_native
+  /// rounded to bfloat16 and stored as uint16 (what vdpbf16ps takes), else the floats unchanged
+  /// (the emulated kernel widens the weights exactly and multiplies by float32 activations, in
+  /// gemm_f32's order, so it equals gemm_f32 on the bfloat16 weights bitwise).
   void (*prepare_bf16)(void* dst, const float* x, int T, int k, int kp) = nullptr;
   bool bf16_native = false;
   /// Rows blocked per GEMM micro-tile (the T granularity of gemm_*) and panels per micro-tile.
@@ -70,6 +95,7 @@ const IsaKernels& isa_kernels(Isa isa);
 const IsaKernels& scalar_kernels();
 const IsaKernels* avx2_kernels();        ///< nullptr when not compiled in (non-x86)
 const IsaKernels* avx512_kernels();
+const IsaKernels* avx512vnni_kernels();
 const IsaKernels* avx512bf16_kernels();
 
 }  // namespace pagedchat::cpu

@@ -1,5 +1,6 @@
-// The AVX512-BF16 kernel table: the AVX-512 table with its BF16 GEMM replaced by vdpbf16ps tiles
-// (two multiply-adds per lane per instruction, bfloat16 activations). Only used after runtime
+// The AVX512-BF16 kernel table: the AVX512-VNNI table with its BF16 GEMM replaced by vdpbf16ps
+// tiles (two multiply-adds per lane per instruction, bfloat16 activations: unlike the other
+// tables' BF16 GEMM, which keeps the activations float32, so the results differ). Only used after runtime
 // dispatch found AVX512-BF16.
 #include <cmath>
 #include <cstdint>
@@ -10,7 +11,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include "kernels/cpu/simd_avx512.h"
 
-#define PC_TARGET_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,avx2,fma")))
+#define PC_TARGET_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx512bf16,avx2,fma,f16c")))
 
 namespace pagedchat::cpu {
 namespace isa_avx512bf16 {
@@ -84,7 +85,7 @@ PC_TARGET void prepare_bf16_bits(void* dst, const float* x, int T, int k, int kp
 
 const IsaKernels* avx512bf16_kernels() {
   static const IsaKernels k = [] {
-    const IsaKernels* base = avx512_kernels();
+    const IsaKernels* base = avx512vnni_kernels();
     IsaKernels t = *base;
     t.isa = Isa::kAvx512Bf16;
     t.gemm_bf16 = isa_avx512bf16::gemm_bf16_native_entry;

@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#define PC_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define PC_TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
 
 namespace pagedchat::cpu::isa_avx2 {
 
@@ -70,6 +70,10 @@ struct V {
     even = {_mm256_castsi256_ps(_mm256_slli_epi32(u0, 16)), _mm256_castsi256_ps(_mm256_slli_epi32(u1, 16))};
     odd = {_mm256_castsi256_ps(_mm256_and_si256(u0, mask)), _mm256_castsi256_ps(_mm256_and_si256(u1, mask))};
   }
+  PC_TARGET_AVX2 static inline V load_f16(const uint16_t* p) {
+    return {_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
+            _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)))};
+  }
   PC_TARGET_AVX2 static inline __m256 round_bf16_8(__m256 a) {
     const __m256i u = _mm256_castps_si256(a);
     const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
@@ -96,6 +100,66 @@ struct V {
     return _mm256_and_ps(y, _mm256_cmp_ps(x0, _mm256_set1_ps(-87.3f), _CMP_NLT_UQ));
   }
   PC_TARGET_AVX2 static inline V exp(V a) { return {exp8(a.lo), exp8(a.hi)}; }
+};
+
+// The integer side of the quantized GEMM, as simd_scalar.h's QOps (see there): rows 0-7 in lo,
+// 8-15 in hi. dot_u: vpmaddubsw (u8 x s8 pairs to int16; the weights are at most 63, so a pair
+// is at most 2 * 63 * 127 and never saturates) then vpmaddwd by 1. dot_s (Q8_0): |w| x sign(x, w)
+// (|w| <= 128 fits u8; a pair is at most 2 * 128 * 127 = 32512).
+struct QB {
+  __m256i lo, hi;
+};
+struct QI {
+  __m256i lo, hi;
+};
+struct QOps {
+  PC_TARGET_AVX2 static inline QB load(const uint8_t* p) {
+    return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32))};
+  }
+  PC_TARGET_AVX2 static inline QB andc(QB a, uint8_t c) {
+    const __m256i m = _mm256_set1_epi8(char(c));
+    return {_mm256_and_si256(a.lo, m), _mm256_and_si256(a.hi, m)};
+  }
+  PC_TARGET_AVX2 static inline QB or_(QB a, QB b) { return {_mm256_or_si256(a.lo, b.lo), _mm256_or_si256(a.hi, b.hi)}; }
+  template <int S>
+  PC_TARGET_AVX2 static inline QB shl(QB a) { return {_mm256_slli_epi32(a.lo, S), _mm256_slli_epi32(a.hi, S)}; }
+  template <int S>
+  PC_TARGET_AVX2 static inline QB shr(QB a) { return {_mm256_srli_epi32(a.lo, S), _mm256_srli_epi32(a.hi, S)}; }
+  PC_TARGET_AVX2 static inline QB lo4(QB a) { return andc(a, 0x0F); }
+  PC_TARGET_AVX2 static inline QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
+  PC_TARGET_AVX2 static inline QI izero() { return {_mm256_setzero_si256(), _mm256_setzero_si256()}; }
+  PC_TARGET_AVX2 static inline __m256i dot8(__m256i acc, __m256i w, __m256i x) {
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w, x), _mm256_set1_epi16(1)));
+  }
+  PC_TARGET_AVX2 static inline QI dot_u(QI acc, QB w, int32_t x4) {
+    const __m256i x = _mm256_set1_epi32(x4);
+    return {dot8(acc.lo, w.lo, x), dot8(acc.hi, w.hi, x)};
+  }
+  PC_TARGET_AVX2 static inline QB prep_s8(QB w) { return w; }
+  PC_TARGET_AVX2 static inline QI dot_s(QI acc, QB w, int32_t x4) {
+    const __m256i x = _mm256_set1_epi32(x4);
+    return {dot8(acc.lo, _mm256_abs_epi8(w.lo), _mm256_sign_epi8(x, w.lo)),
+            dot8(acc.hi, _mm256_abs_epi8(w.hi), _mm256_sign_epi8(x, w.hi))};
+  }
+  PC_TARGET_AVX2 static inline QI fin_s8(QI s, int32_t) { return s; }
+  PC_TARGET_AVX2 static inline QI iadd(QI a, QI b) { return {_mm256_add_epi32(a.lo, b.lo), _mm256_add_epi32(a.hi, b.hi)}; }
+  PC_TARGET_AVX2 static inline QI isub(QI a, int32_t c) {
+    const __m256i v = _mm256_set1_epi32(c);
+    return {_mm256_sub_epi32(a.lo, v), _mm256_sub_epi32(a.hi, v)};
+  }
+  PC_TARGET_AVX2 static inline V to_float(QI a) { return {_mm256_cvtepi32_ps(a.lo), _mm256_cvtepi32_ps(a.hi)}; }
+  PC_TARGET_AVX2 static inline V load_h16(const uint8_t* p) {
+    return {_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))),
+            _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))};
+  }
+  PC_TARGET_AVX2 static inline V load_u8f(const uint8_t* p) {
+    return {_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))),
+            _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8))))};
+  }
+  PC_TARGET_AVX2 static inline V load_i8f(const uint8_t* p) {
+    return {_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))),
+            _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8))))};
+  }
 };
 
 }  // namespace pagedchat::cpu::isa_avx2

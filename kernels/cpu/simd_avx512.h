@@ -7,7 +7,8 @@
 
 #include <cstdint>
 
-#define PC_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")))
+#define PC_TARGET_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
+#define PC_TARGET_AVX512VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")))
 
 namespace pagedchat::cpu::isa_avx512 {
 
@@ -68,6 +69,9 @@ struct V {
     even.v = _mm512_castsi512_ps(_mm512_slli_epi32(u, 16));
     odd.v = _mm512_castsi512_ps(_mm512_and_si512(u, _mm512_set1_epi32(int(0xffff0000u))));
   }
+  PC_TARGET_AVX512 static inline V load_f16(const uint16_t* p) {
+    return {_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)))};
+  }
   PC_TARGET_AVX512 static inline V round_bf16(V a) {
     const __m512i u = _mm512_castps_si512(a.v);
     const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
@@ -93,6 +97,63 @@ struct V {
     const __m512 y = _mm512_mul_ps(p, _mm512_castsi512_ps(e));
     return {_mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x0, _mm512_set1_ps(-87.3f), _CMP_NLT_UQ), y)};
   }
+};
+
+// The integer side of the quantized GEMM, as simd_scalar.h's QOps (see there), one zmm each.
+// QOps: AVX-512 BW, vpmaddubsw then vpmaddwd by 1 (no saturation, see simd_avx2.h); Q8_0 with
+// |w| x (x negated where w < 0). QOpsVnni: vpdpbusd; Q8_0 weights offset to w + 128 (unsigned)
+// and 128 * sum(x) subtracted after the group.
+struct QB {
+  __m512i v;
+};
+struct QI {
+  __m512i v;
+};
+struct QOps {
+  PC_TARGET_AVX512 static inline QB load(const uint8_t* p) { return {_mm512_loadu_si512(p)}; }
+  PC_TARGET_AVX512 static inline QB andc(QB a, uint8_t c) { return {_mm512_and_si512(a.v, _mm512_set1_epi8(char(c)))}; }
+  PC_TARGET_AVX512 static inline QB or_(QB a, QB b) { return {_mm512_or_si512(a.v, b.v)}; }
+  template <int S>
+  PC_TARGET_AVX512 static inline QB shl(QB a) { return {_mm512_slli_epi32(a.v, S)}; }
+  template <int S>
+  PC_TARGET_AVX512 static inline QB shr(QB a) { return {_mm512_srli_epi32(a.v, S)}; }
+  PC_TARGET_AVX512 static inline QB lo4(QB a) { return andc(a, 0x0F); }
+  PC_TARGET_AVX512 static inline QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
+  PC_TARGET_AVX512 static inline QI izero() { return {_mm512_setzero_si512()}; }
+  PC_TARGET_AVX512 static inline QI dot_u(QI acc, QB w, int32_t x4) {
+    const __m512i p = _mm512_maddubs_epi16(w.v, _mm512_set1_epi32(x4));
+    return {_mm512_add_epi32(acc.v, _mm512_madd_epi16(p, _mm512_set1_epi16(1)))};
+  }
+  PC_TARGET_AVX512 static inline QB prep_s8(QB w) { return w; }
+  PC_TARGET_AVX512 static inline QI dot_s(QI acc, QB w, int32_t x4) {
+    const __m512i x = _mm512_set1_epi32(x4);
+    const __m512i sx = _mm512_mask_sub_epi8(x, _mm512_movepi8_mask(w.v), _mm512_setzero_si512(), x);
+    const __m512i p = _mm512_maddubs_epi16(_mm512_abs_epi8(w.v), sx);
+    return {_mm512_add_epi32(acc.v, _mm512_madd_epi16(p, _mm512_set1_epi16(1)))};
+  }
+  PC_TARGET_AVX512 static inline QI fin_s8(QI s, int32_t) { return s; }
+  PC_TARGET_AVX512 static inline QI iadd(QI a, QI b) { return {_mm512_add_epi32(a.v, b.v)}; }
+  PC_TARGET_AVX512 static inline QI isub(QI a, int32_t c) { return {_mm512_sub_epi32(a.v, _mm512_set1_epi32(c))}; }
+  PC_TARGET_AVX512 static inline V to_float(QI a) { return {_mm512_cvtepi32_ps(a.v)}; }
+  PC_TARGET_AVX512 static inline V load_h16(const uint8_t* p) {
+    return {_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)))};
+  }
+  PC_TARGET_AVX512 static inline V load_u8f(const uint8_t* p) {
+    return {_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))))};
+  }
+  PC_TARGET_AVX512 static inline V load_i8f(const uint8_t* p) {
+    return {_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))))};
+  }
+};
+struct QOpsVnni : QOps {
+  PC_TARGET_AVX512VNNI static inline QI dot_u(QI acc, QB w, int32_t x4) {
+    return {_mm512_dpbusd_epi32(acc.v, w.v, _mm512_set1_epi32(x4))};
+  }
+  PC_TARGET_AVX512VNNI static inline QB prep_s8(QB w) { return {_mm512_xor_si512(w.v, _mm512_set1_epi8(char(0x80)))}; }
+  PC_TARGET_AVX512VNNI static inline QI dot_s(QI acc, QB w, int32_t x4) {
+    return {_mm512_dpbusd_epi32(acc.v, w.v, _mm512_set1_epi32(x4))};
+  }
+  PC_TARGET_AVX512VNNI static inline QI fin_s8(QI s, int32_t xsum) { return {_mm512_sub_epi32(s.v, _mm512_set1_epi32(128 * xsum))}; }
 };
 
 }  // namespace pagedchat::cpu::isa_avx512

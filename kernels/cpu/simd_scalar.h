@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/quant/dtype.h"
+
 #define PC_TARGET_SCALAR
 
 namespace pagedchat::cpu::isa_scalar {
@@ -77,6 +79,12 @@ struct V {
       std::memcpy(&odd.v[i], &o, 4);
     }
   }
+  /// 16 IEEE binary16 values widened (exact).
+  static V load_f16(const uint16_t* p) {
+    V r;
+    for (int i = 0; i < 16; ++i) r.v[i] = kernels::fp16_to_fp32(p[i]);
+    return r;
+  }
   /// Each lane rounded to the nearest bfloat16 (ties to even), as a float.
   static V round_bf16(V a) {
     for (int i = 0; i < 16; ++i) {
@@ -111,6 +119,105 @@ struct V {
     float scale;
     std::memcpy(&scale, &bits, 4);
     return under ? 0.0f : p * scale;
+  }
+};
+
+// The integer side of the quantized GEMM (quant_impl.inc). QB: 64 bytes, 4 per lane (lane r =
+// bytes 4r..4r+3, one output row of a panel); QI: 16 int32 lanes. Every operation is exact.
+struct QB {
+  uint8_t b[64];
+};
+struct QI {
+  int32_t v[16];
+};
+struct QOps {
+  static QB load(const uint8_t* p) {
+    QB r;
+    std::memcpy(r.b, p, 64);
+    return r;
+  }
+  static QB andc(QB a, uint8_t c) {
+    for (auto& x : a.b) x &= c;
+    return a;
+  }
+  static QB or_(QB a, QB b) {
+    for (int i = 0; i < 64; ++i) a.b[i] |= b.b[i];
+    return a;
+  }
+  /// Shifts of each 32-bit lane.
+  template <int S>
+  static QB shl(QB a) {
+    for (int l = 0; l < 16; ++l) {
+      uint32_t u;
+      std::memcpy(&u, a.b + 4 * l, 4);
+      u <<= S;
+      std::memcpy(a.b + 4 * l, &u, 4);
+    }
+    return a;
+  }
+  template <int S>
+  static QB shr(QB a) {
+    for (int l = 0; l < 16; ++l) {
+      uint32_t u;
+      std::memcpy(&u, a.b + 4 * l, 4);
+      u >>= S;
+      std::memcpy(a.b + 4 * l, &u, 4);
+    }
+    return a;
+  }
+  static QB lo4(QB a) { return andc(a, 0x0F); }
+  static QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
+  static QI izero() {
+    QI r;
+    for (auto& x : r.v) x = 0;
+    return r;
+  }
+  /// acc + per lane sum_b w[b] * x[b]: w unsigned bytes, x the 4 signed bytes of the word x4.
+  static QI dot_u(QI acc, QB w, int32_t x4) {
+    int8_t x[4];
+    std::memcpy(x, &x4, 4);
+    for (int l = 0; l < 16; ++l)
+      for (int b = 0; b < 4; ++b) acc.v[l] += int32_t(w.b[4 * l + b]) * x[b];
+    return acc;
+  }
+  /// The same with signed weights, prepared by prep_s8; fin_s8 finishes a group's sum.
+  static QB prep_s8(QB w) { return w; }
+  static QI dot_s(QI acc, QB w, int32_t x4) {
+    int8_t x[4];
+    std::memcpy(x, &x4, 4);
+    for (int l = 0; l < 16; ++l)
+      for (int b = 0; b < 4; ++b) acc.v[l] += int32_t(int8_t(w.b[4 * l + b])) * x[b];
+    return acc;
+  }
+  static QI fin_s8(QI s, int32_t) { return s; }
+  static QI iadd(QI a, QI b) {
+    for (int i = 0; i < 16; ++i) a.v[i] += b.v[i];
+    return a;
+  }
+  static QI isub(QI a, int32_t c) {
+    for (auto& x : a.v) x -= c;
+    return a;
+  }
+  static V to_float(QI a) {
+    V r;
+    for (int i = 0; i < 16; ++i) r.v[i] = float(a.v[i]);
+    return r;
+  }
+  /// 16 little-endian binary16 / uint8 / int8 values as floats (exact).
+  static V load_h16(const uint8_t* p) {
+    V r;
+    for (int i = 0; i < 16; ++i) r.v[i] = kernels::fp16_to_fp32(uint16_t(p[2 * i] | (p[2 * i + 1] << 8)));
+    return r;
+  }
+  static V load_u8f(const uint8_t* p) {
+    V r;
+    for (int i = 0; i < 16; ++i) r.v[i] = float(p[i]);
+    return r;
+  }
+  static V load_i8f(const uint8_t* p) {
+    V r;
+    for (int i = 0; i < 16; ++i) r.v[i] = float(int8_t(p[i]));
+    return r;
   }
 };
 

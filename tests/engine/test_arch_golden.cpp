@@ -97,7 +97,7 @@ class TestArchGolden : public QObject {
     REQUIRE_GOLDEN_FILES(golden, g);
     const ModelBundle b = loadArch(qPrintable(model));
     std::vector<std::vector<float>> ref;
-    for (auto isa : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Bf16}) {
+    for (auto isa : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Vnni, cpu::Isa::kAvx512Bf16}) {
       if (!cpu::isa_supported(isa)) continue;
       auto backend = cpu::make_cpu_backend(2, isa);
       DecoderModel m(b.model.config, b.model.weights, *backend);

@@ -29,7 +29,7 @@ float roundBf16(float x) { return kernels::bf16_to_float(kernels::float_to_bf16(
 
 std::vector<cpu::Isa> supportedIsas() {
   std::vector<cpu::Isa> v;
-  for (auto i : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Bf16})
+  for (auto i : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Vnni, cpu::Isa::kAvx512Bf16})
     if (cpu::isa_supported(i)) v.push_back(i);
   return v;
 }
@@ -108,8 +108,9 @@ class TestCpuGemm : public QObject {
     }
   }
 
-  // Each level against a double reference: float32 rel. error < 1e-6; bfloat16 computes with
-  // x and W rounded to bfloat16 (products exact, float32 sums), rel. error < 1e-6 against that.
+  // Each level against a double reference: float32 rel. error < 1e-6; bfloat16 computes with W
+  // rounded to bfloat16 and x as it is (vdpbf16ps, kAvx512Bf16: x rounded to bfloat16 too), rel.
+  // error < 1e-6 against that.
   void linearMatchesReference() {
     for (cpu::Isa isa : supportedIsas())
       for (WeightType t : {WeightType::kF32, WeightType::kBF16}) {
@@ -124,7 +125,8 @@ class TestCpuGemm : public QObject {
               double ref = 0;
               for (int j = 0; j < s.k; ++j) {
                 float xv = x[size_t(i) * s.k + j], wv = w[size_t(o) * s.k + j];
-                if (t == WeightType::kBF16) xv = roundBf16(xv), wv = roundBf16(wv);
+                if (t == WeightType::kBF16) wv = roundBf16(wv);
+                if (t == WeightType::kBF16 && isa == cpu::Isa::kAvx512Bf16) xv = roundBf16(xv);
                 ref += double(xv) * wv;
               }
               const double d = out[size_t(i) * s.n + o] - ref;
@@ -143,7 +145,8 @@ class TestCpuGemm : public QObject {
   }
 
   // Float32: every level gives the scalar path's bits (the same fma sequence per element).
-  // Bfloat16: the emulated levels agree bitwise, and vdpbf16ps with them (no denormals here).
+  // Bfloat16: every level but vdpbf16ps (kAvx512Bf16, which rounds x) agrees bitwise, and with
+  // the float32 GEMM on the rounded weights.
   void linearBitwiseAcrossIsas() {
     auto scalar = cpu::make_cpu_backend(1, cpu::Isa::kScalar);
     for (WeightType t : {WeightType::kF32, WeightType::kBF16})
@@ -151,7 +154,14 @@ class TestCpuGemm : public QObject {
         const int T = 11;
         auto x = randomVec(size_t(T) * s.k, rng_), w = randomVec(size_t(s.n) * s.k, rng_);
         const auto ref = runLinear(*scalar, x, w, T, s, t);
+        if (t == WeightType::kBF16) {
+          std::vector<float> wr(w.size());
+          for (size_t i = 0; i < w.size(); ++i) wr[i] = roundBf16(w[i]);
+          const auto f32 = runLinear(*scalar, x, wr, T, s, WeightType::kF32);
+          QVERIFY(sameBits(f32.data(), ref.data(), ref.size()));
+        }
         for (cpu::Isa isa : supportedIsas()) {
+          if (t == WeightType::kBF16 && isa == cpu::Isa::kAvx512Bf16) continue;
           auto be = cpu::make_cpu_backend(2, isa);
           const auto out = runLinear(*be, x, w, T, s, t);
           QVERIFY2(sameBits(out.data(), ref.data(), out.size()),

@@ -28,7 +28,7 @@ std::vector<float> randomVec(size_t n, std::mt19937& rng, float scale = 1.0f) {
 
 std::vector<cpu::Isa> supportedIsas() {
   std::vector<cpu::Isa> v;
-  for (auto i : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Bf16})
+  for (auto i : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Vnni, cpu::Isa::kAvx512Bf16})
     if (cpu::isa_supported(i)) v.push_back(i);
   return v;
 }

@@ -1,0 +1,101 @@
+// Microbenchmark of linear() per packed weight type (not a test; built only on request:
+// `make pagedchat_bench_quant`). For a 2048 x 5632 matrix (n x k, a 1B model's ffn_down) prints
+// T = 1 as GB/s of packed weights streamed (decode is memory-bound), and T = 16 and T = 128 as
+// GFLOP/s-equivalent (2 n k T per call). Several copies of the matrix, cycled, keep the working
+// set beyond the last-level cache. Each figure is given twice: by wall time, and by the process's
+// CPU time (cpu=...: what the rate would be on a machine where the threads were never preempted;
+// with 1 thread, the single core's rate) — on a loaded machine the second is the meaningful one.
+// Usage: pagedchat_bench_quant [threads] [isa] [type...]
+#include <time.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/cpu_features.h"
+#include "kernels/ops.h"
+
+using namespace pagedchat;
+using kernels::DType;
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
+  cpu::Isa isa = cpu::default_isa();
+  if (argc > 2)
+    for (cpu::Isa i : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Vnni, cpu::Isa::kAvx512Bf16})
+      if (std::strcmp(argv[2], cpu::isa_name(i)) == 0) isa = i;
+  std::vector<DType> types = {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0, DType::kQ4_0, DType::kQ4_1,
+                              DType::kQ5_0, DType::kQ5_1, DType::kQ5_K, DType::kF16,  DType::kBF16, DType::kF32};
+  if (argc > 3) {
+    types.clear();
+    for (int a = 3; a < argc; ++a)
+      for (DType t : kernels::kAllDTypes)
+        if (std::strcmp(argv[a], kernels::dtype_name(t)) == 0) types.push_back(t);
+  }
+  auto be = cpu::make_cpu_backend(threads, isa);
+  const int n = 2048, k = 5632;
+  std::printf("isa %s, %d threads, n=%d k=%d\n", cpu::isa_name(cpu::backend_isa(*be)), be->num_threads(), n, k);
+  std::mt19937 rng(1);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> x(size_t(128) * k), out(size_t(128) * n);
+  for (auto& v : x) v = nd(rng);
+  for (DType t : types) {
+    const DType src = kernels::dtype_is_quantized(t) ? t : DType::kF32;
+    std::vector<uint8_t> w(kernels::dtype_row_bytes(src, k) * n);
+    if (src == DType::kF32) {
+      float* f = reinterpret_cast<float*>(w.data());
+      for (size_t i = 0; i < w.size() / 4; ++i) f[i] = nd(rng) * 0.02f;
+    } else {
+      for (auto& b : w) b = uint8_t(rng());
+      const int be_bytes = kernels::dtype_block_bytes(t);
+      const int doff = t == DType::kQ6_K ? 208 : 0;
+      for (size_t off = 0; off < w.size(); off += be_bytes) {
+        const uint16_t h = kernels::fp32_to_fp16(0.01f);
+        w[off + doff] = uint8_t(h), w[off + doff + 1] = uint8_t(h >> 8);
+        if (t == DType::kQ4_1 || t == DType::kQ5_1 || t == DType::kQ4_K || t == DType::kQ5_K)
+          w[off + 2] = uint8_t(h), w[off + 3] = uint8_t(h >> 8);
+      }
+    }
+    const kernels::WeightPart part{w.data(), n, src, t};
+    std::vector<std::unique_ptr<kernels::PackedWeights>> mats;
+    std::size_t total = 0;
+    while (total < (std::size_t(256) << 20) && mats.size() < 64) {
+      mats.push_back(be->pack_weights({&part, 1}, k));
+      total += mats.back()->bytes;
+    }
+    const std::size_t bytes = mats[0]->bytes;
+    std::printf("%-5s %6.2f MB packed (%.3f bits/weight):", kernels::dtype_name(t), bytes / 1e6, 8.0 * bytes / (double(n) * k));
+    for (int T : {1, 16, 128}) {
+      auto run = [&](int i) { be->linear(out.data(), x.data(), *mats[i % mats.size()], T); };
+      for (int i = 0; i < int(mats.size()); ++i) run(i);  // warm up
+      auto cpu_now = [] {
+        timespec ts;
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return ts.tv_sec + ts.tv_nsec * 1e-9;
+      };
+      int iters = 0;
+      const auto t0 = std::chrono::steady_clock::now();
+      const double c0 = cpu_now();
+      double sec = 0;
+      while (sec < 0.5 || iters < 3) {
+        run(iters++);
+        sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      const double per = sec / iters, cpu_per = (cpu_now() - c0) / iters / be->num_threads();
+      if (T == 1)
+        std::printf("  T=1 %6.1f GB/s (cpu=%5.1f)", bytes / per / 1e9, bytes / cpu_per / 1e9);
+      else
+        std::printf("  T=%d %6.1f GFLOP/s (cpu=%5.1f)", T, 2.0 * n * k * T / per / 1e9, 2.0 * n * k * T / cpu_per / 1e9);
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}

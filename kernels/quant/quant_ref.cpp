@@ -1,0 +1,167 @@
+#include "kernels/quant/quant_ref.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace pagedchat::kernels {
+namespace {
+
+uint16_t u16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
+uint32_t u32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
+
+// ggml's get_scale_min_k4: the 6-bit scale and min of sub-block j from the 12 packed bytes.
+void scale_min_k4(int j, const uint8_t* q, uint8_t& sc, uint8_t& m) {
+  if (j < 4) {
+    sc = q[j] & 63;
+    m = q[j + 4] & 63;
+  } else {
+    sc = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
+    m = uint8_t((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
+  }
+}
+
+}  // namespace
+
+void quantize_activation_row(const float* x, int k, int8_t* q, QuantActGroup* g) {
+  for (int b = 0; b < k / 32; ++b) {
+    const float* xb = x + 32 * b;
+    float amax = 0.0f;
+    for (int i = 0; i < 32; ++i) amax = std::fmax(amax, std::fabs(xb[i]));
+    const float d = amax / 127.0f;
+    int32_t sum = 0, sum_lo = 0;
+    for (int i = 0; i < 32; ++i) {
+      const int v = d == 0.0f ? 0 : int(std::nearbyint(xb[i] / d));
+      q[32 * b + i] = int8_t(v);
+      sum += v;
+      if (i < 16) sum_lo += v;
+    }
+    g[b].d = d;
+    g[b].sum = sum;
+    g[b].sum_lo = sum_lo;
+    g[b].ds = d * float(sum);
+  }
+}
+
+void decode_block(DType t, const uint8_t* b, DecodedBlock& o) {
+  o.groups = dtype_block_elems(t) / 32;
+  switch (t) {
+    case DType::kQ4_0:
+    case DType::kQ4_1: {
+      const bool one = t == DType::kQ4_1;
+      o.d = u16(b);
+      o.m = one ? u16(b + 2) : 0;
+      const uint8_t* qs = b + (one ? 4 : 2);
+      for (int j = 0; j < 16; ++j) {
+        o.q[j] = int16_t(qs[j] & 0xF);
+        o.q[j + 16] = int16_t(qs[j] >> 4);
+      }
+      return;
+    }
+    case DType::kQ5_0:
+    case DType::kQ5_1: {
+      const bool one = t == DType::kQ5_1;
+      o.d = u16(b);
+      o.m = one ? u16(b + 2) : 0;
+      const uint32_t qh = u32(b + (one ? 4 : 2));
+      const uint8_t* qs = b + (one ? 8 : 6);
+      for (int j = 0; j < 16; ++j) {
+        o.q[j] = int16_t((qs[j] & 0xF) | ((qh >> j) & 1) << 4);
+        o.q[j + 16] = int16_t((qs[j] >> 4) | ((qh >> (j + 16)) & 1) << 4);
+      }
+      return;
+    }
+    case DType::kQ8_0:
+      o.d = u16(b);
+      for (int j = 0; j < 32; ++j) o.q[j] = int8_t(b[2 + j]);
+      return;
+    case DType::kQ4_K:
+    case DType::kQ5_K: {
+      const bool five = t == DType::kQ5_K;
+      o.d = u16(b);
+      o.m = u16(b + 2);
+      for (int j = 0; j < 8; ++j) scale_min_k4(j, b + 4, o.sc[j], o.mn[j]);
+      const uint8_t* qh = b + 16;
+      const uint8_t* ql = b + (five ? 48 : 16);
+      for (int i = 0; i < 4; ++i)  // 64 values per 32 bytes of ql: low nibbles, then high ones
+        for (int l = 0; l < 32; ++l) {
+          const uint8_t byte = ql[32 * i + l];
+          int lo = byte & 0xF, hi = byte >> 4;
+          if (five) {
+            lo |= ((qh[l] >> (2 * i)) & 1) << 4;
+            hi |= ((qh[l] >> (2 * i + 1)) & 1) << 4;
+          }
+          o.q[64 * i + l] = int16_t(lo);
+          o.q[64 * i + 32 + l] = int16_t(hi);
+        }
+      return;
+    }
+    case DType::kQ6_K: {
+      const uint8_t* ql = b;
+      const uint8_t* qh = b + 128;
+      for (int j = 0; j < 16; ++j) o.sc6[j] = int8_t(b[192 + j]);
+      o.d = u16(b + 208);
+      for (int n = 0; n < 2; ++n)
+        for (int l = 0; l < 32; ++l) {
+          const uint8_t* L = ql + 64 * n;
+          const uint8_t h = qh[32 * n + l];
+          int16_t* y = o.q + 128 * n;
+          y[l] = int16_t((L[l] & 0xF) | ((h >> 0) & 3) << 4);
+          y[l + 32] = int16_t((L[l + 32] & 0xF) | ((h >> 2) & 3) << 4);
+          y[l + 64] = int16_t((L[l] >> 4) | ((h >> 4) & 3) << 4);
+          y[l + 96] = int16_t((L[l + 32] >> 4) | ((h >> 6) & 3) << 4);
+        }
+      return;
+    }
+    default: break;
+  }
+  throw std::invalid_argument(std::string("decode_block: ") + dtype_name(t) + " is not a block quantization");
+}
+
+float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantActGroup* xg, int k) {
+  const int be = dtype_block_bytes(t), ne = dtype_block_elems(t);
+  const uint8_t* p = static_cast<const uint8_t*>(w);
+  DecodedBlock blk;
+  float acc = 0.0f;
+  for (int b = 0; b < k / ne; ++b) {
+    decode_block(t, p + int64_t(b) * be, blk);
+    for (int j = 0; j < blk.groups; ++j) {
+      const int g = b * blk.groups + j;
+      const int8_t* x = xq + 32 * g;
+      const QuantActGroup& a = xg[g];
+      const int16_t* q = blk.q + 32 * j;
+      int64_t dot = 0, dot_lo = 0;
+      for (int i = 0; i < 32; ++i) {
+        dot += int64_t(q[i]) * x[i];
+        if (i == 15) dot_lo = dot;
+      }
+      int64_t s = 0, m = 0;
+      switch (t) {
+        case DType::kQ4_0: s = dot - 8 * int64_t(a.sum); break;
+        case DType::kQ5_0: s = dot - 16 * int64_t(a.sum); break;
+        case DType::kQ4_1:
+        case DType::kQ5_1:
+        case DType::kQ8_0: s = dot; break;
+        case DType::kQ4_K:
+        case DType::kQ5_K:
+          s = int64_t(blk.sc[j]) * dot;
+          m = int64_t(blk.mn[j]) * a.sum;
+          break;
+        case DType::kQ6_K:
+          s = int64_t(blk.sc6[2 * j]) * (dot_lo - 32 * int64_t(a.sum_lo)) +
+              int64_t(blk.sc6[2 * j + 1]) * ((dot - dot_lo) - 32 * int64_t(a.sum - a.sum_lo));
+          break;
+        default: break;
+      }
+      if (std::llabs(s) >= (int64_t(1) << 24) || std::llabs(m) >= (int64_t(1) << 24)) std::abort();  // see the bounds
+      const float dw = fp16_to_fp32(blk.d);
+      acc = std::fma(float(s), dw * a.d, acc);
+      if (t == DType::kQ4_1 || t == DType::kQ5_1) acc = std::fma(fp16_to_fp32(blk.m), a.ds, acc);
+      if (t == DType::kQ4_K || t == DType::kQ5_K) acc = std::fma(float(m), -(fp16_to_fp32(blk.m) * a.d), acc);
+    }
+  }
+  return acc;
+}
+
+}  // namespace pagedchat::kernels

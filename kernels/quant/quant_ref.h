@@ -1,0 +1,78 @@
+// Integer dot products of quantized weights with quantized activations: the definition every CPU
+// kernel (kernels/cpu/quant_impl.inc, all instruction sets) reproduces bit for bit, written here
+// as a scalar reference that reads ggml's original row format (kernels/quant/dtype.h).
+//
+// ACTIVATIONS. Each row of x (k floats, k a multiple of 32) is quantized once per linear() in
+// groups of 32 (quantize_activation_row):
+//   amax = max |x_i|;  d = amax / 127 (float division);  q_i = d == 0 ? 0 : nearbyint(x_i / d)
+// (float division, round half to even), so |q_i| <= 127; plus sum = sum_i q_i, sum_lo = sum of
+// the first 16 q_i (Q6_K's first sub-block) and ds = d * float(sum) (Q4_1 / Q5_1). Rows are
+// quantized independently: batch invariance.
+//
+// WEIGHTS, per 32-group of a row (ggml's block formats, decoded to integers q and f16 scales):
+//   Q4_0 q in [0,15], w = d(q-8)     Q4_1 q in [0,15], w = d q + m     Q8_0 q in [-128,127], w = d q
+//   Q5_0 q in [0,31], w = d(q-16)    Q5_1 q in [0,31], w = d q + m
+//   Q4_K q in [0,15], Q5_K q in [0,31]: w = d sc_j q - dmin m_j (sc_j, m_j 6-bit, per 32-group j)
+//   Q6_K q in [0,63]: w = d sc (q - 32), sc int8 per 16 values (a 32-group = sub-blocks a, b)
+//
+// ARITHMETIC (the order every kernel follows). out = 0.0f; for every 32-group g in increasing
+// order, with the activation group (dx, sum, sum_lo, ds) and x = its q:
+//   an exact integer s:
+//     Q4_0  s = sum_i (q_i - 8) x_i            Q5_0  s = sum_i (q_i - 16) x_i
+//     Q4_1, Q5_1, Q8_0  s = sum_i q_i x_i
+//     Q4_K, Q5_K  s = sc_j * sum_i q_i x_i,  m = m_j * sum
+//     Q6_K  s = sc_a * sum_{i<16} (q_i - 32) x_i + sc_b * sum_{i>=16} (q_i - 32) x_i
+//   then in float32, each step one IEEE operation (fma: one rounding):
+//     all:          out = fma(float(s), dw * dx, out)       (dw: d of the group, or of the
+//                                                            K-quant super-block)
+//     Q4_1, Q5_1:   out = fma(m_w, ds, out)                 (m_w: the group's f16 min)
+//     Q4_K, Q5_K:   out = fma(float(m), -(dmin * dx), out)
+// float(s) and float(m) are exact: |s| < 2^24 for every type. Bounds (|x_i| <= 127):
+//   Q4_0 32*8*127 = 32512; Q5_0 32*16*127 = 65024; Q4_1 32*15*127 = 60960; Q5_1 125984;
+//   Q8_0 32*128*127 = 520192; Q4_K 63*32*15*127 = 3840480; Q5_K 63*32*31*127 = 7936992;
+//   |m| <= 63*32*127 = 256032;
+//   Q6_K 2 * 128 * (16*32*127) = 16646144 < 16777216 = 2^24 — tight: only 131072 to spare, and
+//   only because |x_i| <= 127 (x = -128 could overflow the bound) and the offset 32 is applied
+//   before the scale (the unsigned dot sc * sum q_i x_i alone can reach 2 * 128 * 16*63*127 =
+//   32.8M, which is exact in int32 but not in float).
+// Because every intermediate integer is exact, kernels may compute s any way they like (vpdpbusd
+// with weights offset by 128, vpmaddubsw with the sign trick, float products of exact integers
+// below 2^24 such as float(sc) * float(dot)): the float steps, and so the bits, are the same.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/quant/dtype.h"
+
+namespace pagedchat::kernels {
+
+/// Per 32-group of a quantized activation row.
+struct QuantActGroup {
+  float d = 0.0f;       ///< amax / 127
+  float ds = 0.0f;      ///< d * float(sum)
+  int32_t sum = 0;      ///< sum of the group's 32 q
+  int32_t sum_lo = 0;   ///< sum of its first 16 q
+};
+
+/// Quantizes x[k] (k a multiple of 32) into q[k] and g[k / 32] as described above.
+void quantize_activation_row(const float* x, int k, int8_t* q, QuantActGroup* g);
+
+/// The integers and scales of one ggml block (32 values, or 256 for the K-quants), decoded.
+struct DecodedBlock {
+  int groups = 0;      ///< 32-groups in the block: 1 or 8
+  int16_t q[256];      ///< the integer quants (ranges above; Q8_0 signed)
+  uint16_t d = 0;      ///< f16 bits: d (Q*_0, Q*_1, K-quants)
+  uint16_t m = 0;      ///< f16 bits: m (Q4_1, Q5_1) or dmin (Q4_K, Q5_K)
+  uint8_t sc[8] = {};  ///< Q4_K / Q5_K: 6-bit scale of each 32-group
+  uint8_t mn[8] = {};  ///< Q4_K / Q5_K: 6-bit min of each 32-group
+  int8_t sc6[16] = {}; ///< Q6_K: scale of each 16 values
+};
+
+/// Decodes block `b` of quantized type t (not F32/F16/BF16).
+void decode_block(DType t, const uint8_t* b, DecodedBlock& out);
+
+/// One output of the definition above: the row `w` (k values of quantized type t, ggml format)
+/// against the quantized activation row (q, g).
+float quant_dot_reference(DType t, const void* w, const int8_t* q, const QuantActGroup* g, int k);
+
+}  // namespace pagedchat::kernels
