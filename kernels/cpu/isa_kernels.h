@@ -92,6 +92,16 @@ struct IsaKernels {
 /// only kScalar exists, and the other levels fall back to it).
 const IsaKernels& isa_kernels(Isa isa);
 
+/// The AVX-512 and AVX512-VNNI tables' F16, BF16 and quantized GEMMs were written without an
+/// AVX-512 machine to run them on: until they have been run there, those tables use the AVX2
+/// ones (bitwise the same results by construction, on every AVX-512 CPU, which has AVX2 too).
+/// $PAGEDCHAT_AVX512_WEIGHT_KERNELS=1 selects the AVX-512 versions (for tests and benchmarks on
+/// such a machine: test_quant_gemm then compares them with the scalar reference).
+bool avx512_weight_kernels_enabled();
+/// Replaces t's F16, BF16 (emulated) and quantized GEMMs with the AVX2 table's unless
+/// avx512_weight_kernels_enabled().
+void use_avx2_weight_kernels(IsaKernels& t);
+
 const IsaKernels& scalar_kernels();
 const IsaKernels* avx2_kernels();        ///< nullptr when not compiled in (non-x86)
 const IsaKernels* avx512_kernels();

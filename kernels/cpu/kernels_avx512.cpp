@@ -43,6 +43,7 @@ const IsaKernels* avx512_kernels() {
     t.gemm_f16 = gemm_f16_entry;
     set_quant_entries(t);
     t.prepare_bf16 = prepare_bf16_floats;
+    use_avx2_weight_kernels(t);
     t.gemm_mr = kGemmMR;
     t.gemm_nv = kGemmNV;
     t.attention = attention_entry;

@@ -35,6 +35,7 @@ const IsaKernels* avx512vnni_kernels() {
     IsaKernels t = *avx512_kernels();
     t.isa = Isa::kAvx512Vnni;
     isa_avx512vnni::set_quant_entries(t);
+    use_avx2_weight_kernels(t);
     return t;
   }();
   return &k;

@@ -288,8 +288,9 @@ class TestGgufParser : public QObject {
     row("missing tensor", [](Gguf& g) { g.tensors.erase(g.tensors.begin() + 9); }, {"blk.0.ffn_up.weight", "missing"});
     row("wrong shape", [](Gguf& g) { g.tensor("blk.0.attn_q.weight")->ne = {32, 16}; g.tensor("blk.0.attn_q.weight")->bytes = 2048; },
         {"blk.0.attn_q.weight", "shape"});
-    row("unsupported type", [](Gguf& g) { Tensor* t = g.tensor("blk.0.attn_q.weight"); t->type = 3; t->bytes = 32 * 20; },
-        {"blk.0.attn_q.weight", "q4_1"});
+    // IQ4_NL (type 20): a real ggml type without kernels here; 32 values per 18-byte block.
+    row("unsupported type", [](Gguf& g) { Tensor* t = g.tensor("blk.0.attn_q.weight"); t->type = 20; t->bytes = 32 * 18; },
+        {"blk.0.attn_q.weight", "iq4_nl"});
     row("ffn bias tensor", [](Gguf& g) { g.tensors.push_back({"blk.0.ffn_up.bias", {64}, 0, -1, 256}); },
         {"blk.0.ffn_up.bias", "bias", "'llama'"});
     row("unknown tensor", [](Gguf& g) { g.tensors.push_back({"blk.0.attn_q_norm.weight", {16}, 0, -1, 64}); },
