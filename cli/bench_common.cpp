@@ -17,7 +17,7 @@ namespace bench {
 
 void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_flag) {
   EngineConfig& e = opt.engine;
-  cmd->add_option("--model", e.model, "a GGUF file, a Hugging Face folder (config.json, *.safetensors, tokenizer.json), a llama2.c checkpoint (.bin) or a folder holding one, or random:SHAPE")->required();
+  cmd->add_option("--model", e.model, std::string(kModelHelp) + ", or random:SHAPE")->required();
   cmd->add_option("--tokenizer", e.tokenizer, "sentencepiece tokenizer (.model) loaded with the model; the prompts are token ids");
   cmd->add_option("--max-model-len", e.max_model_len, "context length (default: the model's)");
   cmd->add_option("--kv-cache-bytes", e.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");

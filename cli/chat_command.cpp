@@ -137,7 +137,7 @@ Command add_chat_command(CLI::App& app) {
   SamplingParams& s = opt->sampling;
   CLI::App* cmd = app.add_subcommand(
       "chat", "Chat on stdin/stdout: one user message per line; /reset clears the history, /exit (or EOF) ends");
-  cmd->add_option("--model", opt->engine.model, "a GGUF file, a Hugging Face folder (config.json, *.safetensors, tokenizer.json), a llama2.c checkpoint (.bin) or a folder holding one")->required();
+  cmd->add_option("--model", opt->engine.model, kModelHelp)->required();
   cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
   cmd->add_option("--system", opt->system, "system message placed before the conversation");
   cmd->add_option("--chat-template", opt->chat_template,

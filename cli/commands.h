@@ -10,6 +10,11 @@ namespace pagedchat::cli {
 
 using Command = std::function<int()>;
 
+/// Help text of --model for the commands that load a model (bench adds random:SHAPE).
+inline constexpr const char* kModelHelp =
+    "a GGUF file, a Hugging Face folder (config.json, *.safetensors, tokenizer.json), a llama2.c checkpoint (.bin) or a "
+    "folder holding one";
+
 /// Help text of --dtype (EngineConfig::dtype), shared by the commands that load a model.
 inline constexpr const char* kDtypeHelp =
     "weight matrices: auto (each in its file's type: quantized GGUF types stay quantized, BF16 stays BF16), float32 "

@@ -130,7 +130,7 @@ Command add_generate_command(CLI::App& app) {
   opt->sampling.max_tokens = 256;
   SamplingParams& s = opt->sampling;
   CLI::App* cmd = app.add_subcommand("generate", "Generate continuations of one or more prompts (submitted as one batch)");
-  cmd->add_option("--model", opt->engine.model, "a GGUF file, a Hugging Face folder (config.json, *.safetensors, tokenizer.json), a llama2.c checkpoint (.bin) or a folder holding one")
+  cmd->add_option("--model", opt->engine.model, kModelHelp)
       ->required();
   cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
   cmd->add_option("--prompt", opt->prompts, "prompt text (repeat for several prompts)")->required();
