@@ -26,6 +26,8 @@ void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_f
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
   cmd->add_option("--dtype", e.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)")
       ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
+  cmd->add_option("--kv-cache-dtype", e.kv_cache_dtype, "KV-cache element type: auto (bfloat16 on the CPU), float32, bfloat16, float16")
+      ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
   if (prefix_caching_flag)
     cmd->add_flag("--no-prefix-caching", opt.no_prefix_caching, "turn automatic prefix caching off");
   cmd->add_option("--seed", opt.seed, "seed of the random prompts and the samplers (default 0)");
@@ -116,6 +118,7 @@ nlohmann::json engine_json(const LLMEngine& engine) {
           {"num_threads", c.num_threads},
           {"enable_prefix_caching", c.enable_prefix_caching},
           {"dtype", c.dtype},
+          {"kv_cache_dtype", c.kv_cache_dtype},
           {"backend", engine.backend_name()},
           {"packed_weight_bytes", engine.packed_weight_bytes()},
           {"peak_rss_bytes", peak_rss_bytes()},
@@ -137,7 +140,7 @@ std::string engine_line(const LLMEngine& engine) {
     << "), max_model_len " << c.max_model_len << ", " << c.num_blocks << " KV blocks of " << c.block_size
     << " tokens, max_num_seqs " << c.max_num_seqs << ", max_num_batched_tokens " << c.max_num_batched_tokens
     << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto"))
-    << ", prefix caching " << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << " ("
+    << ", prefix caching " << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << ", KV cache " << c.kv_cache_dtype << " ("
     << engine.backend_name() << ")";
   return s.str();
 }

@@ -147,6 +147,8 @@ Command add_chat_command(CLI::App& app) {
   cmd->add_option("--seed", opt->seed, "RNG seed of every reply");
   cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
   cmd->add_option("--dtype", opt->engine.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)");
+  cmd->add_option("--kv-cache-dtype", opt->engine.kv_cache_dtype, "KV-cache element type: auto (bfloat16 on the CPU), float32, bfloat16, float16")
+      ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
   cmd->add_flag("--verbose", opt->verbose, "print the template and [cached N/M prompt tokens] per turn on stderr");
   return [opt]() { return run_chat(*opt); };

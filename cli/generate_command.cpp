@@ -163,6 +163,8 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default 0: all cores)");
   cmd->add_option("--dtype", opt->engine.dtype, "weight type: auto (float32), float32, bfloat16, float16 (as bfloat16 on the CPU)")
       ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
+  cmd->add_option("--kv-cache-dtype", opt->engine.kv_cache_dtype, "KV-cache element type: auto (bfloat16 on the CPU), float32, bfloat16, float16")
+      ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
   cmd->add_flag("--json", opt->json, "print a JSON array of request outputs, then {\"engine_stats\": ...}");
   return [opt]() { return run_generate(*opt); };
 }

@@ -5,10 +5,10 @@
 namespace pagedchat {
 
 ModelRunner::ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads,
-                         kernels::WeightType weight_type)
+                         kernels::WeightType weight_type, kernels::KvDType kv_cache_dtype)
     : backend_(kernels::make_cpu_backend(num_threads)),
       model_(model.config, model.weights, *backend_, weight_type),
-      cache_(model.config, num_blocks, block_size) {}
+      cache_(model.config, num_blocks, block_size, kv_cache_dtype) {}
 
 ForwardBatch ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheManager& kv) const {
   ForwardBatch b;

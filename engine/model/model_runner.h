@@ -15,7 +15,8 @@ namespace pagedchat {
 class ModelRunner {
  public:
   ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads,
-              kernels::WeightType weight_type = kernels::WeightType::kFloat32);
+              kernels::WeightType weight_type = kernels::WeightType::kFloat32,
+              kernels::KvDType kv_cache_dtype = kernels::KvDType::kFloat32);
 
   /// Runs one step. logits: [number of sampling requests, vocab], in SchedulerOutput order of the
   /// requests with samples == true.
