@@ -26,12 +26,19 @@ struct V {
   PC_TARGET_AVX2 static inline V load_n(const float* p, int n) {
     return {_mm256_maskload_ps(p, mask8(n)), _mm256_maskload_ps(p + 8, mask8(n - 8))};
   }
-  /// 16 uint16 from p, the lanes from n (0..16) on 0; never reads past p + n.
+  /// 8 uint16 from p, the lanes from n (0..8) on 0; never reads past p + n.
+  PC_TARGET_AVX2 static inline __m128i load_u16_8n(const uint16_t* p, int n) {
+    if (n >= 8) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if (n <= 0) return _mm_setzero_si128();
+    alignas(16) uint16_t t[8] = {};
+    for (int i = 0; i < n; ++i) t[i] = p[i];
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(t));
+  }
+  /// 16 uint16 from p, the lanes from n (0..16) on 0; never reads past p + n. Whole halves (head
+  /// sizes that are multiples of 8) are plain loads.
   PC_TARGET_AVX2 static inline __m256i load_u16_n(const uint16_t* p, int n) {
     if (n >= 16) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    alignas(32) uint16_t t[16] = {};
-    for (int i = 0; i < n; ++i) t[i] = p[i];
-    return _mm256_load_si256(reinterpret_cast<const __m256i*>(t));
+    return _mm256_set_m128i(load_u16_8n(p + 8, n - 8), load_u16_8n(p, n));
   }
   /// The first n (0..16) bfloat16 (bits) from p widened to float (exact), the others 0.
   PC_TARGET_AVX2 static inline V load_bf16_n(const uint16_t* p, int n) {

@@ -156,7 +156,8 @@ class TestEngineFeatures : public QObject {
   // bfloat16. A bad value is refused naming the allowed ones.
   void kvCacheDtypeMemory() {
     EngineConfig c = testutil::storiesConfig();
-    c.kv_cache_bytes = std::size_t(4) << 20;
+    // stories260K: 5 layers x 2 x 16 tokens x 4 KV heads x 8 dims = 5120 elements per block.
+    c.kv_cache_bytes = 200 * 5120 * 4;  // 200 float32 blocks
     std::map<std::string, int> blocks;
     for (const char* d : {"float32", "bfloat16", "float16", "auto"}) {
       c.kv_cache_dtype = d;
@@ -164,8 +165,7 @@ class TestEngineFeatures : public QObject {
       blocks[d] = engine.stats().num_total_blocks;
       QVERIFY(engine.engine_config().kv_cache_bytes <= c.kv_cache_bytes);
     }
-    // stories260K: 5 layers x 2 x 16 tokens x 4 KV heads x 8 dims = 5120 elements per block.
-    QCOMPARE(blocks["float32"], int((std::size_t(4) << 20) / (5120 * 4)));
+    QCOMPARE(blocks["float32"], 200);
     QCOMPARE(blocks["bfloat16"], 2 * blocks["float32"]);
     QCOMPARE(blocks["float16"], blocks["bfloat16"]);
     QCOMPARE(blocks["auto"], blocks["bfloat16"]);

@@ -104,15 +104,19 @@ class TestGolden : public QObject {
   }
 
   // A 16-bit KV cache through the engine (continuous batching, prefix cache; "auto" = bfloat16):
-  // greedy ids equal the golden for at least minMatch tokens (the counts measured on this model:
-  // see the qInfo line), and the same as "auto" for bfloat16.
+  // greedy ids equal the golden for at least minMatch tokens, and the same as "auto" for bfloat16.
+  // minMatch is what was measured (the results are bitwise the same on every instruction set):
+  // bfloat16 200/200, 124/124, 133/149 (lily_tom's id 133 is a near-tie flipped); float16 all.
   void greedyKvCacheDtype_data() {
     QTest::addColumn<QString>("dtype");
     QTest::addColumn<QString>("name");
     QTest::addColumn<int>("minMatch");
-    for (const char* dtype : {"bfloat16", "float16"})
-      for (const auto& [name, minMatch] : {std::pair{"bos_only", 0}, {"once_upon", 0}, {"lily_tom", 0}})
-        QTest::newRow(qPrintable(QString("%1 %2").arg(dtype, name))) << dtype << name << minMatch;
+    QTest::newRow("bfloat16 bos_only") << "bfloat16" << "bos_only" << 200;
+    QTest::newRow("bfloat16 once_upon") << "bfloat16" << "once_upon" << 124;
+    QTest::newRow("bfloat16 lily_tom") << "bfloat16" << "lily_tom" << 133;
+    QTest::newRow("float16 bos_only") << "float16" << "bos_only" << 200;
+    QTest::newRow("float16 once_upon") << "float16" << "once_upon" << 124;
+    QTest::newRow("float16 lily_tom") << "float16" << "lily_tom" << 149;
   }
   void greedyKvCacheDtype() {
     QFETCH(QString, dtype);
@@ -140,13 +144,14 @@ class TestGolden : public QObject {
     }
   }
 
-  // The golden logits through a 16-bit KV cache: within a measured tolerance of the float32 cache's
-  // (the rounding is real: not equal), and bitwise the same on every instruction set.
+  // The golden logits through a 16-bit KV cache: within twice the measured distance of the float32
+  // cache's (measured max |dlogit| 0.152 for bfloat16, 0.023 for float16, logits up to 22; the
+  // rounding is real: not equal), and bitwise the same on every instruction set.
   void logitsKvCacheDtype_data() {
     QTest::addColumn<int>("dtype");
     QTest::addColumn<double>("tol");
-    QTest::newRow("bfloat16") << int(kernels::KvDType::kBFloat16) << 1.0;
-    QTest::newRow("float16") << int(kernels::KvDType::kFloat16) << 1.0;
+    QTest::newRow("bfloat16") << int(kernels::KvDType::kBFloat16) << 0.3;
+    QTest::newRow("float16") << int(kernels::KvDType::kFloat16) << 0.05;
   }
   void logitsKvCacheDtype() {
     QFETCH(int, dtype);
