@@ -1,5 +1,6 @@
 #include "cli/bench_common.h"
 #include "cli/commands.h"
+#include "cli/dtype_options.h"
 
 #include <CLI/CLI.hpp>
 
@@ -25,8 +26,7 @@ void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_f
   cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");
   cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
-  cmd->add_option("--dtype", e.dtype, kDtypeHelp)
-      ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
+  add_dtype_options(cmd, e);
   if (prefix_caching_flag)
     cmd->add_flag("--no-prefix-caching", opt.no_prefix_caching, "turn automatic prefix caching off");
   cmd->add_option("--seed", opt.seed, "seed of the random prompts and the samplers (default 0)");
@@ -117,6 +117,7 @@ nlohmann::json engine_json(const LLMEngine& engine) {
           {"num_threads", c.num_threads},
           {"enable_prefix_caching", c.enable_prefix_caching},
           {"dtype", c.dtype},
+          {"kv_cache_dtype", c.kv_cache_dtype},
           {"backend", engine.backend_name()},
           {"packed_weight_bytes", engine.packed_weight_bytes()},
           {"weight_types", engine.weight_types()},
@@ -139,8 +140,8 @@ std::string engine_line(const LLMEngine& engine) {
     << "), max_model_len " << c.max_model_len << ", " << c.num_blocks << " KV blocks of " << c.block_size
     << " tokens, max_num_seqs " << c.max_num_seqs << ", max_num_batched_tokens " << c.max_num_batched_tokens
     << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto"))
-    << ", prefix caching " << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << " (weights "
-    << engine.weight_types() << "; " << engine.backend_name() << ")";
+    << ", prefix caching " << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << ", KV cache "
+    << c.kv_cache_dtype << " (weights " << engine.weight_types() << "; " << engine.backend_name() << ")";
   return s.str();
 }
 
@@ -148,19 +149,21 @@ std::string engine_line(const LLMEngine& engine) {
 
 Command add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
-      "bench", "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded), tokenizer speed");
+      "bench", "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded), tokenizer speed, memory bandwidth");
   cmd->require_subcommand(1);
   auto throughput = bench::add_throughput_command(*cmd);
   auto latency = bench::add_latency_command(*cmd);
   auto chat = bench::add_chat_command(*cmd);
   auto llama = bench::add_llama_command(*cmd);
   auto tokenize = bench::add_tokenize_bench_command(*cmd);
-  return [cmd, throughput, latency, chat, llama, tokenize]() {
+  auto memory = bench::add_memory_bench_command(*cmd);
+  return [cmd, throughput, latency, chat, llama, tokenize, memory]() {
     if (cmd->got_subcommand("throughput")) return throughput();
     if (cmd->got_subcommand("latency")) return latency();
     if (cmd->got_subcommand("chat")) return chat();
     if (cmd->got_subcommand("llama")) return llama();
     if (cmd->got_subcommand("tokenize")) return tokenize();
+    if (cmd->got_subcommand("memory")) return memory();
     return 2;
   };
 }

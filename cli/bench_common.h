@@ -25,7 +25,8 @@ struct CommonOptions {
 };
 
 /// Registers --model, --tokenizer, the engine flags (--max-model-len, --kv-cache-bytes,
-/// --block-size, --max-num-seqs, --max-num-batched-tokens, --threads, --dtype), --seed and --json on
+/// --block-size, --max-num-seqs, --max-num-batched-tokens, --threads, --dtype, --kv-cache-dtype), --seed
+/// and --json on
 /// `cmd`; --no-prefix-caching too when `prefix_caching_flag`.
 void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_flag);
 
@@ -71,7 +72,7 @@ double mean(const std::vector<double>& values);
 
 /// The engine settings that shape the figures, as JSON (model, block_size, num_blocks,
 /// kv_cache_bytes, max_model_len, max_num_seqs, max_num_batched_tokens, num_threads,
-/// enable_prefix_caching, dtype, backend, packed_weight_bytes, peak_rss_bytes) plus the model's
+/// enable_prefix_caching, dtype, kv_cache_dtype, backend, packed_weight_bytes, peak_rss_bytes) plus the model's
 /// shape.
 nlohmann::json engine_json(const LLMEngine& engine);
 
@@ -88,5 +89,7 @@ Command add_chat_command(CLI::App& bench);
 Command add_llama_command(CLI::App& bench);
 /// `tokenize`: tokenizer encode/decode speed on ~1 MB of text (loads only the tokenizer).
 Command add_tokenize_bench_command(CLI::App& bench);
+/// `memory`: memory read bandwidth with N threads (the single-stream decode roofline).
+Command add_memory_bench_command(CLI::App& bench);
 
 }  // namespace pagedchat::cli::bench

@@ -15,11 +15,6 @@ inline constexpr const char* kModelHelp =
     "a GGUF file, a Hugging Face folder (config.json, *.safetensors, tokenizer.json), a llama2.c checkpoint (.bin) or a "
     "folder holding one";
 
-/// Help text of --dtype (EngineConfig::dtype), shared by the commands that load a model.
-inline constexpr const char* kDtypeHelp =
-    "weight matrices: auto (each in its file's type: quantized GGUF types stay quantized, BF16 stays BF16), float32 "
-    "(everything dequantized: exact, 4 bytes per weight), bfloat16 or float16 (unquantized matrices in that type)";
-
 /// `generate`: submit every --prompt together (one batch) and print the continuations.
 Command add_generate_command(CLI::App& app);
 

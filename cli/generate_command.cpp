@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/dtype_options.h"
 #include "cli/json_output.h"
 #include "cli/sampling_options.h"
 #include "engine/llm_engine.h"
@@ -161,8 +162,7 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--long-prefill-token-threshold", opt->engine.long_prefill_token_threshold,
                   "most prompt tokens of one request per step (0 = no cap)");
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default 0: all cores)");
-  cmd->add_option("--dtype", opt->engine.dtype, kDtypeHelp)
-      ->check(CLI::IsMember({"auto", "float32", "bfloat16", "float16"}));
+  add_dtype_options(cmd, opt->engine);
   cmd->add_flag("--json", opt->json, "print a JSON array of request outputs, then {\"engine_stats\": ...}");
   return [opt]() { return run_generate(*opt); };
 }

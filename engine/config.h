@@ -101,6 +101,12 @@ struct EngineConfig {
   /// matrices in that type (quantized ones stay). Activations are float32 (int8 per 32 values for
   /// the quantized dot products).
   std::string dtype = "auto";
+  /// Element type of the KV cache (vLLM's --kv-cache-dtype): "auto", "float32", "bfloat16" or
+  /// "float16". "auto" is bfloat16 on the CPU: half the bytes per block of float32, so the same
+  /// kv_cache_bytes holds twice the tokens. K and V are rounded to nearest even when written and
+  /// attention computes in float32 on the widened values. After construction, the engine's
+  /// config holds the resolved type ("auto" reads "bfloat16").
+  std::string kv_cache_dtype = "auto";
   /// Called during loading with (bytes read, total bytes) of the weight files, from the loading
   /// thread; may be empty.
   std::function<void(std::uint64_t, std::uint64_t)> load_progress;

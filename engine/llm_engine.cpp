@@ -49,6 +49,15 @@ WeightDType parse_dtype(const std::string& s) {
   }
 }
 
+kernels::KvDType parse_kv_cache_dtype(const std::string& s) {
+  if (s == "auto" || s == "bfloat16") return kernels::KvDType::kBFloat16;
+  if (s == "float32") return kernels::KvDType::kFloat32;
+  if (s == "float16") return kernels::KvDType::kFloat16;
+  throw std::invalid_argument(
+      "invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\" or \"float16\", got \"" + s +
+      "\"");
+}
+
 namespace {
 
 void check_config(const EngineConfig& c) {
@@ -62,6 +71,7 @@ void check_config(const EngineConfig& c) {
   if (c.long_prefill_token_threshold < 0) fail("long_prefill_token_threshold must be >= 0");
   parse_policy(c.scheduling_policy);
   parse_dtype(c.dtype);
+  parse_kv_cache_dtype(c.kv_cache_dtype);
 }
 
 }  // namespace
@@ -115,7 +125,9 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                                 std::to_string(mc.max_seq_len) + " positions ('" + model_path + "')");
 
   const int bs = m.config.block_size;
-  const std::size_t block_bytes = KVCache::bytes_per_block(mc, bs);
+  const kernels::KvDType kv_dtype = parse_kv_cache_dtype(m.config.kv_cache_dtype);
+  m.config.kv_cache_dtype = kernels::kv_dtype_name(kv_dtype);
+  const std::size_t block_bytes = KVCache::bytes_per_block(mc, bs, kv_dtype);
   const int blocks_per_seq = (m.config.max_model_len + bs - 1) / bs;
   long long num_blocks = m.config.num_blocks;
   if (num_blocks == 0) {
@@ -145,7 +157,7 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                       parse_policy(m.config.scheduling_policy)},
       *m.kv);
   m.runner = std::make_unique<ModelRunner>(m.model, m.config.num_blocks, bs, m.config.num_threads,
-                                           parse_dtype(m.config.dtype));
+                                           parse_dtype(m.config.dtype), kv_dtype);
   m.output = std::make_unique<OutputProcessor>(mc, m.config.max_model_len, m.tokenizer.get());
   m.config.num_threads = m.runner->backend().num_threads();
 }

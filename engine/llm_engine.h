@@ -23,6 +23,10 @@ namespace pagedchat {
 /// throws std::invalid_argument naming the allowed values.
 WeightDType parse_dtype(const std::string& dtype);
 
+/// EngineConfig::kv_cache_dtype -> the KV cache's element type ("auto" = bfloat16 on the CPU);
+/// throws std::invalid_argument naming the allowed values.
+kernels::KvDType parse_kv_cache_dtype(const std::string& kv_cache_dtype);
+
 class Scheduler;
 class ModelRunner;
 class Sampler;

@@ -1,7 +1,8 @@
 // The op interface the model forward is written against. Two implementations: cpu/ (always) and
 // cuda/ (when built with nvcc; filled by the CUDA backend issue). Activations are dense row-major
 // float32; weight matrices are packed once (pack_weights) from any DType (kernels/quant/dtype.h);
-// "T" is the number of tokens in the flattened batch (prefill and decode tokens mixed).
+// the paged KV cache holds a KvDType; "T" is the number of tokens in the flattened batch (prefill
+// and decode tokens mixed).
 // Formulas follow llama2.c's run.c (karpathy/llama2.c) and vLLM's csrc/ kernels.
 #pragma once
 
@@ -60,6 +61,16 @@ struct QkvSpec {
   int width() const { return (n_heads + 2 * n_kv_heads) * head_dim; }
 };
 
+/// Element type of the paged KV cache (vLLM's kv_cache_dtype). K and V are written in it (rounded
+/// to nearest even) and read back widened to float32, exactly; attention arithmetic is float32.
+/// kBFloat16 and kFloat16 take 2 bytes per element (stored as uint16_t bits), kFloat32 4.
+enum class KvDType { kFloat32, kBFloat16, kFloat16 };
+
+/// Bytes of one cache element: 4 or 2.
+std::size_t kv_dtype_bytes(KvDType type);
+/// "float32", "bfloat16" or "float16".
+const char* kv_dtype_name(KvDType type);
+
 /// One matrix of a stack packed into one PackedWeights: `rows` rows of k values of type `dtype`
 /// (dtype_row_bytes(dtype, k) bytes each, back to back, any alignment) at `data`, held after
 /// packing as `packed`: `dtype` itself (quantized weights stay quantized), or F32 / F16 / BF16
@@ -108,14 +119,18 @@ class Backend {
   /// in place; token t is at positions[t] (>= 0).
   virtual void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,
                                 const RopeSpec& rope) = 0;
-  /// Writes k, v [T, kv_width] into the caches [num_slots, kv_width] at slot_mapping[t]
-  /// (slot = block_id * block_size + offset); a negative slot marks padding and is skipped.
-  virtual void reshape_and_cache(const float* k, const float* v, float* key_cache, float* value_cache,
-                                 const int64_t* slot_mapping, int T, int kv_width) = 0;
+  /// Writes k, v [T, kv_width] into the caches [num_slots, kv_width] of element type `cache_type`
+  /// at slot_mapping[t] (slot = block_id * block_size + offset), as store_kv() converts; a
+  /// negative slot marks padding and is skipped.
+  virtual void reshape_and_cache(const float* k, const float* v, void* key_cache, void* value_cache,
+                                 KvDType cache_type, const int64_t* slot_mapping, int T, int kv_width) = 0;
   /// Causal grouped-query attention over the paged cache (softmax(q·k / sqrt(head_dim)) · v); query
-  /// head h reads KV head h / (n_heads / n_kv_heads). out, q: [T, n_heads*head_dim].
-  virtual void paged_attention(float* out, const float* q, const float* key_cache, const float* value_cache,
-                               const AttentionMetadata& meta, int n_heads, int n_kv_heads, int head_dim) = 0;
+  /// head h reads KV head h / (n_heads / n_kv_heads). out, q: [T, n_heads*head_dim]. The caches'
+  /// elements (of `cache_type`) are widened to float32 exactly, so the result is bitwise that of a
+  /// float32 cache holding the same values.
+  virtual void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache,
+                               KvDType cache_type, const AttentionMetadata& meta, int n_heads, int n_kv_heads,
+                               int head_dim) = 0;
   /// SwiGLU: out = silu(gate) * up, silu(x) = x / (1 + exp(-x)); all [T, hidden].
   virtual void silu_and_mul(float* out, const float* gate, const float* up, int T, int hidden) = 0;
   /// x[n] += y[n].
@@ -148,9 +163,15 @@ class Backend {
   /// RoPE(Q) to q [T, n_heads*head_dim] and RoPE(K), V into the caches at slot_mapping (negative
   /// slots skipped): bitwise what add_bias, rms_norm_heads, rotary_embedding and
   /// reshape_and_cache give in that order.
-  virtual void qkv_rope_and_cache(float* q, float* qkv, const int* positions, float* key_cache, float* value_cache,
-                                  const int64_t* slot_mapping, int T, const QkvSpec& spec);
+  virtual void qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
+                                  KvDType cache_type, const int64_t* slot_mapping, int T, const QkvSpec& spec);
 };
+
+/// dst[0, n) = src[0, n) in `type`: float32 copied, bfloat16 / float16 rounded as float_to_bf16 /
+/// fp32_to_fp16 (dst holds their uint16_t bits).
+void store_kv(void* dst, const float* src, int64_t n, KvDType type);
+/// dst[0, n) = the floats src[0, n) of `type` hold (exact).
+void load_kv(float* dst, const void* src, int64_t n, KvDType type);
 
 /// The threaded CPU implementation; num_threads <= 0 means all hardware threads. Kernels for the
 /// instruction set cpu::default_isa() picks (kernels/cpu/cpu_features.h; $PAGEDCHAT_CPU_ISA).

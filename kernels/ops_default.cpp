@@ -1,5 +1,5 @@
 // Default implementations of the Backend ops that compose from the basic ones (kernels/ops.h), so
-// a backend (CUDA) only overrides what it does faster.
+// a backend (CUDA) only overrides what it does faster; and the KV cache's element conversions.
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -9,6 +9,41 @@
 #include "kernels/ops.h"
 
 namespace pagedchat::kernels {
+
+std::size_t kv_dtype_bytes(KvDType type) { return type == KvDType::kFloat32 ? sizeof(float) : sizeof(uint16_t); }
+
+const char* kv_dtype_name(KvDType type) {
+  switch (type) {
+    case KvDType::kFloat32: return "float32";
+    case KvDType::kBFloat16: return "bfloat16";
+    case KvDType::kFloat16: return "float16";
+  }
+  return "?";
+}
+
+void store_kv(void* dst, const float* src, int64_t n, KvDType type) {
+  if (type == KvDType::kFloat32) {
+    std::memcpy(dst, src, sizeof(float) * std::size_t(n));
+    return;
+  }
+  uint16_t* d = static_cast<uint16_t*>(dst);
+  if (type == KvDType::kBFloat16)
+    for (int64_t i = 0; i < n; ++i) d[i] = float_to_bf16(src[i]);
+  else
+    for (int64_t i = 0; i < n; ++i) d[i] = fp32_to_fp16(src[i]);
+}
+
+void load_kv(float* dst, const void* src, int64_t n, KvDType type) {
+  if (type == KvDType::kFloat32) {
+    std::memcpy(dst, src, sizeof(float) * std::size_t(n));
+    return;
+  }
+  const uint16_t* s = static_cast<const uint16_t*>(src);
+  if (type == KvDType::kBFloat16)
+    for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(s[i]);
+  else
+    for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(s[i]);
+}
 
 std::vector<double> rope_default_inv_freq(int head_dim, double theta) {
   std::vector<double> f(head_dim / 2);
@@ -76,8 +111,8 @@ void Backend::rms_norm_heads(float* x, int64_t row_stride, const float* weight, 
   for (int t = 0; t < T; ++t) rms_norm(x + t * row_stride, x + t * row_stride, weight, heads, head_dim, eps);
 }
 
-void Backend::qkv_rope_and_cache(float* q, float* qkv, const int* positions, float* key_cache, float* value_cache,
-                                 const int64_t* slot_mapping, int T, const QkvSpec& s) {
+void Backend::qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
+                                 KvDType cache_type, const int64_t* slot_mapping, int T, const QkvSpec& s) {
   const int qw = s.q_width(), kvw = s.kv_width(), w = s.width();
   if (s.bias) add_bias(qkv, s.bias, T, w);
   if (s.q_norm) rms_norm_heads(qkv, w, s.q_norm, T, s.n_heads, s.head_dim, s.norm_eps);
@@ -90,7 +125,7 @@ void Backend::qkv_rope_and_cache(float* q, float* qkv, const int* positions, flo
     std::memcpy(v.data() + int64_t(t) * kvw, row + qw + kvw, sizeof(float) * kvw);
   }
   rotary_embedding(q, k.data(), positions, T, s.n_heads, s.n_kv_heads, s.rope);
-  reshape_and_cache(k.data(), v.data(), key_cache, value_cache, slot_mapping, T, kvw);
+  reshape_and_cache(k.data(), v.data(), key_cache, value_cache, cache_type, slot_mapping, T, kvw);
 }
 
 }  // namespace pagedchat::kernels

@@ -149,9 +149,9 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
     const LayerWeights& lw = w.layers[l];
     const PackedLayer& pl = layers_[l];
     ops_.linear(qkv_.data(), xb_.data(), *pl.qkv, T);
-    ops_.qkv_rope_and_cache(q_.data(), qkv_.data(), b.positions.data(), cache.key[l].data(), cache.value[l].data(),
+    ops_.qkv_rope_and_cache(q_.data(), qkv_.data(), b.positions.data(), cache.key(l), cache.value(l), cache.dtype,
                             b.slot_mapping.data(), T, qkv_spec(l));
-    ops_.paged_attention(att_.data(), q_.data(), cache.key[l].data(), cache.value[l].data(), meta, c.n_heads,
+    ops_.paged_attention(att_.data(), q_.data(), cache.key(l), cache.value(l), cache.dtype, meta, c.n_heads,
                          c.n_kv_heads, hd);
     ops_.linear(xb_.data(), att_.data(), *pl.wo, T);
     if (lw.bo) ops_.add_bias(xb_.data(), lw.bo, T, dim);

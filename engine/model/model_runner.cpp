@@ -4,13 +4,14 @@
 
 namespace pagedchat {
 
-ModelRunner::ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads, WeightDType dtype)
+ModelRunner::ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads, WeightDType dtype,
+                         kernels::KvDType kv_cache_dtype)
     : backend_(kernels::make_cpu_backend(num_threads)),
       model_(model.config, model.weights, *backend_, dtype,
              [&model](const void* p, std::size_t n) {
                for (const auto& f : model.files) f->release(p, n);  // packed: the file's pages can go
              }),
-      cache_(model.config, num_blocks, block_size) {}
+      cache_(model.config, num_blocks, block_size, kv_cache_dtype) {}
 
 ForwardBatch ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheManager& kv) const {
   ForwardBatch b;

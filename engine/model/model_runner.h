@@ -17,7 +17,7 @@ class ModelRunner {
   /// Packs `model`'s matrices as `dtype` says, dropping the pages of its mapped files as they
   /// are packed (so resident memory stays near the packed size); `model` must outlive the runner.
   ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads,
-              WeightDType dtype = WeightDType::kAuto);
+              WeightDType dtype = WeightDType::kAuto, kernels::KvDType kv_cache_dtype = kernels::KvDType::kFloat32);
 
   /// Runs one step. logits: [number of sampling requests, vocab], in SchedulerOutput order of the
   /// requests with samples == true.

@@ -168,13 +168,15 @@ class CpuBackend final : public kernels::Backend {
     }
   }
 
-  void reshape_and_cache(const float* k, const float* v, float* key_cache, float* value_cache,
+  void reshape_and_cache(const float* k, const float* v, void* key_cache, void* value_cache, kernels::KvDType type,
                          const int64_t* slot_mapping, int T, int kv_width) override {
+    const std::size_t es = kernels::kv_dtype_bytes(type);
     for (int t = 0; t < T; ++t) {
       const int64_t slot = slot_mapping[t];
       if (slot < 0) continue;
-      std::memcpy(key_cache + slot * kv_width, k + int64_t(t) * kv_width, sizeof(float) * kv_width);
-      std::memcpy(value_cache + slot * kv_width, v + int64_t(t) * kv_width, sizeof(float) * kv_width);
+      kernels::store_kv(static_cast<char*>(key_cache) + slot * kv_width * es, k + int64_t(t) * kv_width, kv_width, type);
+      kernels::store_kv(static_cast<char*>(value_cache) + slot * kv_width * es, v + int64_t(t) * kv_width, kv_width,
+                        type);
     }
   }
 
@@ -189,9 +191,11 @@ class CpuBackend final : public kernels::Backend {
 
   // One pass per token row: bias, q/k head norms, RoPE, cache write (the plain Llama path does only
   // the last two). Each step is the same ISA kernel the composed ops use, so the result is theirs.
-  void qkv_rope_and_cache(float* q, float* qkv, const int* positions, float* key_cache, float* value_cache,
-                          const int64_t* slot_mapping, int T, const kernels::QkvSpec& s) override {
+  // A float32 cache takes RoPE(K) directly; a 16-bit one gets it through a per-thread row, rounded.
+  void qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
+                          kernels::KvDType type, const int64_t* slot_mapping, int T, const kernels::QkvSpec& s) override {
     const int hd = s.head_dim, qw = s.q_width(), kvw = s.kv_width(), w = s.width();
+    const std::size_t es = kernels::kv_dtype_bytes(type);
     rope_.prepare(positions, T, s.rope);
     rows(T, w, [&](int t) {
       float* row = qkv + int64_t(t) * w;
@@ -201,18 +205,29 @@ class CpuBackend final : public kernels::Backend {
       rope_.rotate(q + int64_t(t) * qw, row, s.n_heads, positions[t], s.rope.neox);
       const int64_t slot = slot_mapping[t];
       if (slot < 0) return;
-      rope_.rotate(key_cache + slot * kvw, row + qw, s.n_kv_heads, positions[t], s.rope.neox);
-      std::memcpy(value_cache + slot * kvw, row + qw + kvw, sizeof(float) * kvw);
+      char* kdst = static_cast<char*>(key_cache) + slot * kvw * es;
+      char* vdst = static_cast<char*>(value_cache) + slot * kvw * es;
+      if (type == kernels::KvDType::kFloat32) {
+        rope_.rotate(reinterpret_cast<float*>(kdst), row + qw, s.n_kv_heads, positions[t], s.rope.neox);
+      } else {
+        thread_local std::vector<float> krow;
+        if (krow.size() < std::size_t(kvw)) krow.resize(kvw);
+        rope_.rotate(krow.data(), row + qw, s.n_kv_heads, positions[t], s.rope.neox);
+        kernels::store_kv(kdst, krow.data(), kvw, type);
+      }
+      kernels::store_kv(vdst, row + qw + kvw, kvw, type);
     });
   }
 
-  void paged_attention(float* out, const float* q, const float* key_cache, const float* value_cache,
-                       const AttentionMetadata& meta, int n_heads, int n_kv_heads, int head_dim) override {
+  void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache,
+                       kernels::KvDType type, const AttentionMetadata& meta, int n_heads, int n_kv_heads,
+                       int head_dim) override {
     AttentionArgs a;
     a.out = out;
     a.q = q;
     a.key_cache = key_cache;
     a.value_cache = value_cache;
+    a.kv_type = type;
     a.meta = meta;
     a.n_heads = n_heads;
     a.n_kv_heads = n_kv_heads;

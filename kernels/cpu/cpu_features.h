@@ -8,7 +8,7 @@ namespace pagedchat::cpu {
 /// Instruction-set levels the CPU kernels are built for, in increasing order.
 enum class Isa {
   kScalar = 0,      ///< portable C++ (std::fma: same results as the vector paths for F32 GEMM)
-  kAvx2 = 1,        ///< AVX2 + FMA (Haswell, Zen)
+  kAvx2 = 1,        ///< AVX2 + FMA + F16C (Haswell, Zen)
   kAvx512 = 2,      ///< AVX-512 F/BW/VL (Skylake-SP, Ice Lake, Zen 4)
   kAvx512Vnni = 3,  ///< AVX-512 plus AVX512-VNNI vpdpbusd (Cascade Lake, Ice Lake, Zen 4)
   kAvx512Bf16 = 4,  ///< AVX-512 VNNI plus AVX512-BF16 vdpbf16ps (Cooper Lake, Sapphire Rapids, Zen 4)

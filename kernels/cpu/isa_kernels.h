@@ -50,8 +50,9 @@ constexpr int kNumDTypes = int(sizeof(kernels::kAllDTypes) / sizeof(kernels::kAl
 struct AttentionArgs {
   float* out = nullptr;
   const float* q = nullptr;
-  const float* key_cache = nullptr;
-  const float* value_cache = nullptr;
+  const void* key_cache = nullptr;    ///< elements of kv_type (float, or uint16_t bits)
+  const void* value_cache = nullptr;
+  kernels::KvDType kv_type = kernels::KvDType::kFloat32;
   kernels::AttentionMetadata meta;
   int n_heads = 0, n_kv_heads = 0, head_dim = 0;
   float scale = 0.0f;

@@ -1,6 +1,6 @@
 // V: 16 float lanes in two AVX2 registers (lanes 0-7 in lo, 8-15 in hi). Same operations, lane by
 // lane, as simd_scalar.h (see there); only included by kernels_avx2.cpp and only called after
-// runtime dispatch chose AVX2 + FMA.
+// runtime dispatch chose AVX2 + FMA (+ F16C, which every AVX2 CPU has).
 #pragma once
 
 #include <immintrin.h>
@@ -25,6 +25,31 @@ struct V {
   }
   PC_TARGET_AVX2 static inline V load_n(const float* p, int n) {
     return {_mm256_maskload_ps(p, mask8(n)), _mm256_maskload_ps(p + 8, mask8(n - 8))};
+  }
+  /// 8 uint16 from p, the lanes from n (0..8) on 0; never reads past p + n.
+  PC_TARGET_AVX2 static inline __m128i load_u16_8n(const uint16_t* p, int n) {
+    if (n >= 8) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if (n <= 0) return _mm_setzero_si128();
+    alignas(16) uint16_t t[8] = {};
+    for (int i = 0; i < n; ++i) t[i] = p[i];
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(t));
+  }
+  /// 16 uint16 from p, the lanes from n (0..16) on 0; never reads past p + n. Whole halves (head
+  /// sizes that are multiples of 8) are plain loads.
+  PC_TARGET_AVX2 static inline __m256i load_u16_n(const uint16_t* p, int n) {
+    if (n >= 16) return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm256_set_m128i(load_u16_8n(p + 8, n - 8), load_u16_8n(p, n));
+  }
+  /// The first n (0..16) bfloat16 (bits) from p widened to float (exact), the others 0.
+  PC_TARGET_AVX2 static inline V load_bf16_n(const uint16_t* p, int n) {
+    const __m256i u = load_u16_n(p, n);
+    const __m256i lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(u)), hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(u, 1));
+    return {_mm256_castsi256_ps(_mm256_slli_epi32(lo, 16)), _mm256_castsi256_ps(_mm256_slli_epi32(hi, 16))};
+  }
+  /// The first n (0..16) binary16 (bits) from p widened to float (exact, F16C), the others 0.
+  PC_TARGET_AVX2 static inline V load_f16_n(const uint16_t* p, int n) {
+    const __m256i u = load_u16_n(p, n);
+    return {_mm256_cvtph_ps(_mm256_castsi256_si128(u)), _mm256_cvtph_ps(_mm256_extracti128_si256(u, 1))};
   }
   PC_TARGET_AVX2 inline void store(float* p) const {
     _mm256_storeu_ps(p, lo);

@@ -20,6 +20,15 @@ struct V {
   PC_TARGET_AVX512 static inline V load(const float* p) { return {_mm512_loadu_ps(p)}; }
   PC_TARGET_AVX512 static inline __mmask16 mask(int n) { return __mmask16((1u << n) - 1u); }
   PC_TARGET_AVX512 static inline V load_n(const float* p, int n) { return {_mm512_maskz_loadu_ps(mask(n), p)}; }
+  /// The first n (0..16) bfloat16 (bits) from p widened to float (exact), the others 0.
+  PC_TARGET_AVX512 static inline V load_bf16_n(const uint16_t* p, int n) {
+    const __m512i u = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask(n), p));
+    return {_mm512_castsi512_ps(_mm512_slli_epi32(u, 16))};
+  }
+  /// The first n (0..16) binary16 (bits) from p widened to float (exact), the others 0.
+  PC_TARGET_AVX512 static inline V load_f16_n(const uint16_t* p, int n) {
+    return {_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask(n), p))};
+  }
   PC_TARGET_AVX512 inline void store(float* p) const { _mm512_storeu_ps(p, v); }
   PC_TARGET_AVX512 inline void store_n(float* p, int n) const { _mm512_mask_storeu_ps(p, mask(n), v); }
   PC_TARGET_AVX512 static inline V fma(V a, V b, V c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }

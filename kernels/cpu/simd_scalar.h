@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "kernels/quant/dtype.h"
+#include "kernels/ops.h"
 
 #define PC_TARGET_SCALAR
 
@@ -32,6 +33,21 @@ struct V {
   static V load_n(const float* p, int n) {
     V r = zero();
     for (int i = 0; i < n; ++i) r.v[i] = p[i];
+    return r;
+  }
+  /// The first n (0..16) bfloat16 (bits) from p widened to float (exact), the others 0.
+  static V load_bf16_n(const uint16_t* p, int n) {
+    V r = zero();
+    for (int i = 0; i < n; ++i) {
+      const uint32_t u = uint32_t(p[i]) << 16;
+      std::memcpy(&r.v[i], &u, 4);
+    }
+    return r;
+  }
+  /// The first n (0..16) binary16 (bits) from p widened to float (exact, as vcvtph2ps), the others 0.
+  static V load_f16_n(const uint16_t* p, int n) {
+    V r = zero();
+    for (int i = 0; i < n; ++i) r.v[i] = kernels::fp16_to_fp32(p[i]);
     return r;
   }
   void store(float* p) const { std::memcpy(p, v, sizeof v); }

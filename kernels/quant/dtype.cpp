@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/quant/block_fields.h"
+
 namespace pagedchat::kernels {
 namespace {
 
@@ -24,8 +26,9 @@ static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == sizeof(kAllDTypes) / sizeof(kA
 
 const Info& info(DType t) { return kInfo[int(t)]; }
 
-uint16_t load_u16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
-uint32_t load_u32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
+using block_fields::scale_min_k4;
+uint16_t load_u16(const uint8_t* p) { return block_fields::u16(p); }
+uint32_t load_u32(const uint8_t* p) { return block_fields::u32(p); }
 float load_half(const uint8_t* p) { return fp16_to_fp32(load_u16(p)); }
 
 // block_q4_0 { half d; uint8 qs[16]; }: value j (< 16) is the low nibble of qs[j], j + 16 the high
@@ -78,17 +81,6 @@ void dequant_q5_1(const uint8_t* b, float* y) {
 void dequant_q8_0(const uint8_t* b, float* y) {
   const float d = load_half(b);
   for (int j = 0; j < kQK; ++j) y[j] = float(int8_t(b[2 + j])) * d;
-}
-
-// get_scale_min_k4 (ggml-quants.c): 8 six-bit scales and 8 six-bit mins packed in 12 bytes.
-void scale_min_k4(int j, const uint8_t* q, uint8_t& sc, uint8_t& m) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    sc = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-    m = uint8_t((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-  }
 }
 
 // block_q4_K { half d; half dmin; uint8 scales[12]; uint8 qs[128]; }: 8 sub-blocks of 32; each 64
@@ -173,7 +165,7 @@ float fp16_to_fp32(uint16_t h) {
     const float v = std::ldexp(float(mant), -24);  // zero or subnormal: mant * 2^-24, exact
     return sign ? -v : v;
   }
-  if (exp == 31) bits = sign | 0x7F800000u | (mant << 13);  // inf / NaN
+  if (exp == 31) bits = sign | 0x7F800000u | (mant << 13) | (mant ? 0x00400000u : 0u);  // inf; NaN made quiet (as vcvtph2ps)
   else bits = sign | ((exp + 112) << 23) | (mant << 13);    // rebias 15 -> 127
   float f;
   std::memcpy(&f, &bits, sizeof f);

@@ -30,7 +30,8 @@ bool dtype_is_quantized(DType t);
 /// Bytes of a row of n values; n must be a multiple of dtype_block_elems (std::invalid_argument).
 std::size_t dtype_row_bytes(DType t, int64_t n);
 
-/// IEEE binary16 bits -> float32, exact (subnormals, inf, NaN).
+/// IEEE binary16 bits -> float32, exact (subnormals, inf; a signalling NaN comes back quiet, as
+/// F16C's vcvtph2ps does).
 float fp16_to_fp32(uint16_t h);
 /// float32 -> binary16 bits, round to nearest even; overflow -> inf, NaN stays NaN.
 uint16_t fp32_to_fp16(float f);

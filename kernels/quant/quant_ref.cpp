@@ -5,22 +5,14 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "kernels/quant/block_fields.h"
+
 namespace pagedchat::kernels {
 namespace {
 
-uint16_t u16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
-uint32_t u32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
-
-// ggml's get_scale_min_k4: the 6-bit scale and min of sub-block j from the 12 packed bytes.
-void scale_min_k4(int j, const uint8_t* q, uint8_t& sc, uint8_t& m) {
-  if (j < 4) {
-    sc = q[j] & 63;
-    m = q[j + 4] & 63;
-  } else {
-    sc = uint8_t((q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4));
-    m = uint8_t((q[j + 4] >> 4) | ((q[j] >> 6) << 4));
-  }
-}
+using block_fields::scale_min_k4;
+using block_fields::u16;
+using block_fields::u32;
 
 }  // namespace
 

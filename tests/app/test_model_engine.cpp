@@ -29,6 +29,17 @@ using apptest::optionsFor;
 
 namespace {
 
+/// stories260K's shape with 2048 positions (random weights, its tokenizer). One sequence needs
+/// 1.25 MiB of KV cache in bfloat16 (the app's kv_cache_dtype: auto), more than the engine
+/// settings' smallest size, 1 MiB; stories260K itself (512 positions: 320 KiB) fits in any.
+AppOptions longContextOptions(const QString& dataDir) {
+  AppOptions o = optionsFor(dataDir);
+  o.modelPath = QStringLiteral("random:stories260K,max_seq_len=2048");
+  o.tokenizerPath = testpaths::modelFile(QStringLiteral("stories260K/tok512.model"));
+  o.modelGiven = true;
+  return o;
+}
+
 /// A copy of stories260K's checkpoint cut to `bytes`, beside its tokenizer, in `dir`.
 QString truncatedCopy(const QTemporaryDir& dir, qint64 bytes) {
   const QString src = testpaths::modelFile(QStringLiteral("stories260K/stories260K.bin"));
@@ -253,7 +264,7 @@ void TestModelEngine::progressIsMonotonic() {
 void TestModelEngine::settingsReloadChangesBlockCount() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir data;
-  AppController app(optionsFor(data.path()));
+  AppController app(longContextOptions(data.path()));
   app.start();
   EngineClient* engine = app.engine();
   QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
@@ -261,7 +272,8 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
   QVERIFY(autoBlocks > 0);
   pagedchat::ModelConfig mc;
   {
-    pagedchat::LLM llm({.model = testpaths::stories260K().toStdString()});
+    const AppOptions o = longContextOptions(data.path());
+    pagedchat::LLM llm({.model = o.modelPath.toStdString(), .tokenizer = o.tokenizerPath.toStdString()});
     mc = llm.engine().model_config();
   }
 
@@ -276,7 +288,8 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
     QVERIFY(engine->isLoading());
     QVERIFY(done.wait(60000));
     QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(2).toString()));
-    const int expected = static_cast<int>((std::size_t(mib) << 20) / pagedchat::KVCache::bytes_per_block(mc, block));
+    const int expected = static_cast<int>((std::size_t(mib) << 20) /
+                                          pagedchat::KVCache::bytes_per_block(mc, block, pagedchat::parse_kv_cache_dtype("auto")));
     QCOMPARE(engine->numKvBlocks(), expected);
     QCOMPARE(engine->engineConfig().block_size, block);
     QCOMPARE(engine->engineConfig().max_num_seqs, 4);
@@ -293,7 +306,7 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
   const int blocksBefore = engine->numKvBlocks();
   QSignalSpy done(engine, &EngineClient::modelLoadFinished);
   QSignalSpy reverted(app.engineSettings(), &EngineSettings::reverted);
-  QCOMPARE(app.applyEngineSettings(1, 4, 1024, 1), QString());  // one 1024-token block > 1 MiB
+  QCOMPARE(app.applyEngineSettings(1, 4, 1024, 1), QString());  // 1 MiB holds 1 block of 1024 tokens, not 2
   QTRY_VERIFY_WITH_TIMEOUT(done.count() > 0, 60000);
   QCOMPARE(reverted.count(), 1);  // the settings page is told why
   QCOMPARE(reverted.at(0).at(0).toString(), app.errorText());
@@ -323,9 +336,9 @@ void TestModelEngine::savedTooSmallKvCacheFallsBackToAutomatic() {
   {
     QSettings ini(AppController::settingsFile(data.path()), QSettings::IniFormat);
     ini.setValue(QStringLiteral("engine/kvCacheMiB"), 1);
-    ini.setValue(QStringLiteral("engine/blockSize"), 1024);  // one block > 1 MiB: fails to load
+    ini.setValue(QStringLiteral("engine/blockSize"), 1024);  // 1 MiB < one sequence: fails to load
   }
-  AppController app(optionsFor(data.path()));
+  AppController app(longContextOptions(data.path()));
   QSignalSpy done(app.engine(), &EngineClient::modelLoadFinished);
   app.start();
   QVERIFY(done.wait(60000));

@@ -9,6 +9,7 @@
 #include <QProcess>
 
 #include <cmath>
+#include <map>
 
 namespace {
 
@@ -85,6 +86,7 @@ class TestCliBench : public QObject {
                                      "--no-prefix-caching"});
     QVERIFY(!j.isEmpty());
     QCOMPARE(j["engine"]["enable_prefix_caching"].toBool(), false);
+    QCOMPARE(j["engine"]["kv_cache_dtype"].toString(), QString("bfloat16"));  // auto
     QVERIFY(positiveFinite(j["output_tokens_per_s"]));
   }
 
@@ -100,6 +102,41 @@ class TestCliBench : public QObject {
     QCOMPARE(on["num_prompt_tokens_computed"].toInt(), 40 + 3 * (40 - 32));
     const QJsonObject off = benchJson(args + QStringList{"--no-prefix-caching"});
     QCOMPARE(off["num_prompt_tokens_computed"].toInt(), 4 * 40);
+  }
+
+  // --kv-cache-dtype reaches the engine: float32 takes twice the bytes of float16 for the same
+  // automatic block count (8 sequences of 128 positions), and the JSON names the type.
+  void throughputKvCacheDtype() {
+    std::map<QString, double> bytes;
+    for (const char* d : {"float32", "float16"}) {
+      const QJsonObject j = benchJson({"throughput", "--num-prompts", "2", "--input-len", "16", "--output-len", "4",
+                                       "--kv-cache-dtype", d, "--max-model-len", "128"});
+      QVERIFY(!j.isEmpty());
+      QCOMPARE(j["engine"]["kv_cache_dtype"].toString(), QString(d));
+      QVERIFY(positiveFinite(j["output_tokens_per_s"]));
+      bytes[d] = j["engine"]["kv_cache_bytes"].toDouble();
+    }
+    QVERIFY(bytes["float16"] > 0);
+    QCOMPARE(bytes["float32"], 2 * bytes["float16"]);
+  }
+
+  // bench memory: every word of the buffer summed (the checksum is checked), a finite rate.
+  void memoryBandwidth() {
+    const CliRun r = runCli({"bench", "memory", "--size-mb", "16", "--threads", "2", "--runs", "3", "--json"});
+    QCOMPARE(r.exit_code, 0);
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(j["benchmark"].toString(), QString("memory"));
+    QCOMPARE(j["bytes"].toDouble(), 16e6);
+    QCOMPARE(j["samples_gb_per_s"].toArray().size(), 3);
+    QVERIFY(positiveFinite(j["read_gb_per_s"]));
+    QVERIFY(j["read_gb_per_s"].toDouble() >= j["read_gb_per_s_median"].toDouble());
+    QVERIFY(runCli({"bench", "memory", "--threads", "0"}).exit_code != 0);
+  }
+
+  void badKvCacheDtype() {
+    const CliRun r = runCli(QStringList{"bench", "latency", "--kv-cache-dtype", "fp8"} + kModel);
+    QVERIFY(r.exit_code != 0);
+    QVERIFY2(r.err.contains("kv-cache-dtype") && r.err.contains("bfloat16"), r.err.constData());
   }
 
   void latency() {

@@ -58,7 +58,7 @@ class TestCliConvert : public QObject {
     const QJsonArray expected = g["generated_ids"].toArray();
     QByteArray json;
     QCOMPARE(runCli({"generate", "--model", out, "--prompt", g["prompt"].toString(), "--temperature", "0", "--max-tokens",
-                     QString::number(expected.size()), "--json", "--threads", "1"},
+                     QString::number(expected.size()), "--json", "--threads", "1", "--kv-cache-dtype", "float32"},
                     &json, &err),
              0);
     const QJsonArray ids = QJsonDocument::fromJson(json).array()[0].toObject()["outputs"].toArray()[0].toObject()["token_ids"].toArray();
@@ -98,7 +98,7 @@ class TestCliConvert : public QObject {
     const QString path = tmp_.filePath(out);
     QCOMPARE(runCli(QStringList{"convert"} + convert + QStringList{"--out", path}, nullptr, &err), 0);
     QCOMPARE(runCli({"generate", "--model", path, "--prompt", g["prompt"].toString(), "--temperature", "0", "--max-tokens",
-                     "8", "--json", "--threads", "1"},
+                     "8", "--json", "--threads", "1", "--kv-cache-dtype", "float32"},
                     &json, &err),
              0);
     const QJsonObject o = QJsonDocument::fromJson(json).array()[0].toObject();

@@ -87,6 +87,20 @@ class TestCliGenerate : public QObject {
     r = cli(base() << "--prompt" << "x" << "--top-p" << "0");
     QVERIFY(r.exitCode != 0);
     QVERIFY(r.err.contains("top_p"));
+    r = cli(base() << "--prompt" << "x" << "--kv-cache-dtype" << "int8");
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains("kv-cache-dtype") && r.err.contains("float16"), r.err.constData());
+  }
+
+  // Every --kv-cache-dtype runs; float32 (run.c's K/V) and the default bfloat16 cache start the
+  // same story on stories260K.
+  void kvCacheDtypes() {
+    for (const char* d : {"float32", "bfloat16", "float16", "auto"}) {
+      const Run r = cli(base() << "--prompt" << "Once upon a time" << "--max-tokens" << "20" << "--kv-cache-dtype" << d);
+      QVERIFY2(r.exitCode == 0, r.err.constData());
+      QVERIFY2(r.out.startsWith(", there was a little girl"), r.out.constData());
+    }
   }
 };
 

@@ -3,13 +3,19 @@
 // prologue (bias, q/k norm, RoPE with any inverse frequencies, cache write) agree
 // bitwise with the scalar path and with the default (composed) implementations in kernels/ops.h;
 // attention gives bitwise the same result for a prompt whether it is prefilled in one chunk, in
-// pieces, or batched with other requests.
+// pieces, or batched with other requests. Bfloat16 and float16 KV caches: written rounded to
+// nearest even (the float16 conversion checked against F16C), and attention over them is bitwise
+// attention over a float32 cache holding the rounded values, on every instruction set.
 #include <QtTest>
 
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <random>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/ops.h"
@@ -37,6 +43,23 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+// A KV cache of `type` holding `values` (rounded), and those rounded values as float32.
+struct TypedCache {
+  std::vector<uint8_t> bytes;
+  std::vector<float> rounded;
+  TypedCache(const std::vector<float>& values, kernels::KvDType type)
+      : bytes(values.size() * kernels::kv_dtype_bytes(type)), rounded(values.size()) {
+    kernels::store_kv(bytes.data(), values.data(), int64_t(values.size()), type);
+    kernels::load_kv(rounded.data(), bytes.data(), int64_t(values.size()), type);
+  }
+};
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("f16c"))) uint16_t hwFloatToHalf(float x) { return uint16_t(_cvtss_sh(x, 0)); }
+__attribute__((target("f16c"))) float hwHalfToFloat(uint16_t h) { return _cvtsh_ss(h); }
+bool hasF16c() { return __builtin_cpu_supports("f16c"); }
+#endif
+
 // The Backend base-class (default) implementations of the fused ops, over a CPU backend's basic
 // ops: what the fused CPU kernels must reproduce.
 class Composed final : public kernels::Backend {
@@ -52,12 +75,13 @@ class Composed final : public kernels::Backend {
   void rotary_embedding(float* q, float* k, const int* p, int T, int h, int kvh, const kernels::RopeSpec& r) override {
     b_.rotary_embedding(q, k, p, T, h, kvh, r);
   }
-  void reshape_and_cache(const float* k, const float* v, float* kc, float* vc, const int64_t* s, int T, int w) override {
-    b_.reshape_and_cache(k, v, kc, vc, s, T, w);
+  void reshape_and_cache(const float* k, const float* v, void* kc, void* vc, kernels::KvDType dt, const int64_t* s,
+                         int T, int w) override {
+    b_.reshape_and_cache(k, v, kc, vc, dt, s, T, w);
   }
-  void paged_attention(float* o, const float* q, const float* kc, const float* vc, const AttentionMetadata& m, int h,
-                       int kvh, int hd) override {
-    b_.paged_attention(o, q, kc, vc, m, h, kvh, hd);
+  void paged_attention(float* o, const float* q, const void* kc, const void* vc, kernels::KvDType dt,
+                       const AttentionMetadata& m, int h, int kvh, int hd) override {
+    b_.paged_attention(o, q, kc, vc, dt, m, h, kvh, hd);
   }
   void silu_and_mul(float* o, const float* g, const float* u, int T, int h) override { b_.silu_and_mul(o, g, u, T, h); }
   void add(float* x, const float* y, int64_t n) override { b_.add(x, y, n); }
@@ -162,12 +186,35 @@ class TestCpuIsa : public QObject {
         spec.rope = {hd, neox, inv.data()};
         std::vector<float> q1(size_t(T) * qw), q2(q1.size()), kc1(10 * kvw, 0), vc1(kc1), kc2(kc1), vc2(kc1);
         auto in1 = qkv, in2 = qkv;
-        be->qkv_rope_and_cache(q1.data(), in1.data(), pos.data(), kc1.data(), vc1.data(), slotMap.data(), T, spec);
-        composed.qkv_rope_and_cache(q2.data(), in2.data(), pos.data(), kc2.data(), vc2.data(), slotMap.data(), T, spec);
+        be->qkv_rope_and_cache(q1.data(), in1.data(), pos.data(), kc1.data(), vc1.data(), kernels::KvDType::kFloat32,
+                               slotMap.data(), T, spec);
+        composed.qkv_rope_and_cache(q2.data(), in2.data(), pos.data(), kc2.data(), vc2.data(),
+                                    kernels::KvDType::kFloat32, slotMap.data(), T, spec);
         QVERIFY(sameBits(q1, q2));
         QVERIFY(sameBits(kc1, kc2));
         QVERIFY(sameBits(vc1, vc2));
         QVERIFY(sameBits(in1, in2));
+        // 16-bit caches: the fused and the composed op write the float32 cache's values rounded.
+        for (auto dt : {kernels::KvDType::kBFloat16, kernels::KvDType::kFloat16}) {
+          std::vector<uint16_t> k16a(kc1.size(), 0xffff), v16a(k16a), k16b(k16a), v16b(k16a);
+          std::vector<float> q3(q1.size()), q4(q1.size());
+          auto in3 = qkv, in4 = qkv;
+          be->qkv_rope_and_cache(q3.data(), in3.data(), pos.data(), k16a.data(), v16a.data(), dt, slotMap.data(), T, spec);
+          composed.qkv_rope_and_cache(q4.data(), in4.data(), pos.data(), k16b.data(), v16b.data(), dt, slotMap.data(), T,
+                                      spec);
+          QVERIFY(sameBits(q3, q1) && sameBits(q4, q1) && sameBits(in3, in1) && sameBits(in4, in1));
+          QVERIFY(k16a == k16b && v16a == v16b);
+          for (int t = 0; t < T; ++t) {
+            const int64_t slot = slotMap[t];
+            if (slot < 0) continue;
+            std::vector<uint16_t> want(kvw);
+            kernels::store_kv(want.data(), kc1.data() + slot * kvw, kvw, dt);
+            QVERIFY(std::memcmp(want.data(), k16a.data() + slot * kvw, kvw * 2) == 0);
+            kernels::store_kv(want.data(), vc1.data() + slot * kvw, kvw, dt);
+            QVERIFY(std::memcmp(want.data(), v16a.data() + slot * kvw, kvw * 2) == 0);
+          }
+          QCOMPARE(k16a[size_t(1) * kvw], uint16_t(0xffff));  // slot 1 is never written
+        }
         // Against the definition, in float64: bias, per-head RMSNorm, rotation by pos * inv_freq.
         for (int t = 0; t < T; ++t) {
           std::vector<double> row(qkv.begin() + size_t(t) * w, qkv.begin() + size_t(t + 1) * w);
@@ -193,6 +240,69 @@ class TestCpuIsa : public QObject {
         if (ref.size() < 2) ref.push_back(q1);
         QVERIFY2(sameBits(q1, ref[neox]), cpu::isa_name(isa));
       }
+  }
+
+  // fp32_to_fp16 / fp16_to_fp32: every half survives the round trip; float -> half rounds to
+  // nearest even (midpoints between neighbours, subnormals, overflow, NaN), as F16C's vcvtps2ph
+  // does where the CPU has it; store_kv / load_kv convert as the scalar functions.
+  void float16Conversions() {
+    for (uint32_t h = 0; h < 0x10000; ++h) {
+      const float x = kernels::fp16_to_fp32(uint16_t(h));
+      const bool nan = (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu);
+      if (nan) {
+        QVERIFY(std::isnan(x));
+        QCOMPARE(kernels::fp32_to_fp16(x), uint16_t(h | 0x200u));  // quiet, payload kept
+      } else {
+        QCOMPARE(kernels::fp32_to_fp16(x), uint16_t(h));
+      }
+    }
+    // Midpoints between consecutive finite halves go to the even one.
+    for (uint32_t h = 0; h < 0x7bff; ++h) {
+      const double lo = kernels::fp16_to_fp32(uint16_t(h)), hi = kernels::fp16_to_fp32(uint16_t(h + 1));
+      const float mid = float((lo + hi) / 2);  // exact in float32
+      QCOMPARE(kernels::fp32_to_fp16(mid), uint16_t(h % 2 == 0 ? h : h + 1));
+      QCOMPARE(kernels::fp32_to_fp16(std::nextafter(mid, 0.0f)), uint16_t(h));
+      QCOMPARE(kernels::fp32_to_fp16(std::nextafter(mid, 1e9f)), uint16_t(h + 1));
+      QCOMPARE(kernels::fp32_to_fp16(-mid), uint16_t(0x8000u | (h % 2 == 0 ? h : h + 1)));
+    }
+    QCOMPARE(kernels::fp32_to_fp16(65504.0f), uint16_t(0x7bff));
+    QCOMPARE(kernels::fp32_to_fp16(65519.99f), uint16_t(0x7bff));
+    QCOMPARE(kernels::fp32_to_fp16(65520.0f), uint16_t(0x7c00));
+    QCOMPARE(kernels::fp32_to_fp16(-INFINITY), uint16_t(0xfc00));
+    QCOMPARE(kernels::fp32_to_fp16(1e-9f), uint16_t(0));
+    QCOMPARE(kernels::fp32_to_fp16(-1e-9f), uint16_t(0x8000));
+#if defined(__x86_64__) || defined(__i386__)
+    if (hasF16c()) {
+      std::mt19937 bits(5);
+      for (int i = 0; i < 2000000; ++i) {
+        uint32_t u = bits();
+        if (i % 2) u = (u & 0x80000000u) | (0x33000000u + u % 0x14800000u);  // around the half range
+        float x;
+        std::memcpy(&x, &u, 4);
+        if (std::isnan(x)) continue;
+        QCOMPARE(kernels::fp32_to_fp16(x), hwFloatToHalf(x));
+      }
+      for (uint32_t h = 0; h < 0x10000; ++h) {
+        const float a = kernels::fp16_to_fp32(uint16_t(h)), b = hwHalfToFloat(uint16_t(h));
+        QVERIFY2(std::memcmp(&a, &b, 4) == 0, qPrintable(QString::number(h, 16)));
+      }
+    }
+#endif
+    const std::vector<float> v = {1.0f, -2.5f, 1.00390625f, 3.14159f, 1e-6f, 70000.0f, -0.0f, NAN};
+    std::vector<uint16_t> b(v.size()), f(v.size());
+    kernels::store_kv(b.data(), v.data(), int64_t(v.size()), kernels::KvDType::kBFloat16);
+    kernels::store_kv(f.data(), v.data(), int64_t(v.size()), kernels::KvDType::kFloat16);
+    std::vector<float> bw(v.size()), fw(v.size());
+    kernels::load_kv(bw.data(), b.data(), int64_t(v.size()), kernels::KvDType::kBFloat16);
+    kernels::load_kv(fw.data(), f.data(), int64_t(v.size()), kernels::KvDType::kFloat16);
+    for (size_t i = 0; i < v.size(); ++i) {
+      QCOMPARE(b[i], kernels::float_to_bf16(v[i]));
+      QCOMPARE(f[i], kernels::fp32_to_fp16(v[i]));
+      const float wb = kernels::bf16_to_float(b[i]), wf = kernels::fp16_to_fp32(f[i]);
+      QVERIFY(std::memcmp(&bw[i], &wb, 4) == 0 && std::memcmp(&fw[i], &wf, 4) == 0);
+    }
+    QCOMPARE(f[5], uint16_t(0x7c00));  // 70000 overflows float16
+    QCOMPARE(b[2], uint16_t(0x3f80));  // 1 + 2^-8 is a tie: to even (1.0)
   }
 
   // add_bias and rms_norm_heads against their definitions, bitwise across instruction sets.
@@ -229,19 +339,35 @@ class TestCpuIsa : public QObject {
   void attentionChunkAndBatchInvariant_data() {
     QTest::addColumn<int>("hd");
     QTest::addColumn<int>("bs");
-    QTest::newRow("hd8 bs4") << 8 << 4;
-    QTest::newRow("hd48 bs16") << 48 << 16;
-    QTest::newRow("hd64 bs16") << 64 << 16;
-    QTest::newRow("hd20 bs32") << 20 << 32;
-    QTest::newRow("hd16 bs16") << 16 << 16;
-    QTest::newRow("hd32 bs16") << 32 << 16;
+    QTest::addColumn<int>("dtype");  // kernels::KvDType
+    const int f32 = int(kernels::KvDType::kFloat32), bf16 = int(kernels::KvDType::kBFloat16),
+              f16 = int(kernels::KvDType::kFloat16);
+    QTest::newRow("hd8 bs4") << 8 << 4 << f32;
+    QTest::newRow("hd48 bs16") << 48 << 16 << f32;
+    QTest::newRow("hd64 bs16") << 64 << 16 << f32;
+    QTest::newRow("hd20 bs32") << 20 << 32 << f32;
+    QTest::newRow("hd16 bs16") << 16 << 16 << f32;
+    QTest::newRow("hd32 bs16") << 32 << 16 << f32;
+    QTest::newRow("bf16 hd8 bs4") << 8 << 4 << bf16;
+    QTest::newRow("bf16 hd20 bs32") << 20 << 32 << bf16;
+    QTest::newRow("bf16 hd64 bs16") << 64 << 16 << bf16;
+    QTest::newRow("bf16 hd128 bs16") << 128 << 16 << bf16;
+    QTest::newRow("f16 hd8 bs4") << 8 << 4 << f16;
+    QTest::newRow("f16 hd20 bs32") << 20 << 32 << f16;
+    QTest::newRow("f16 hd64 bs16") << 64 << 16 << f16;
+    QTest::newRow("f16 hd128 bs16") << 128 << 16 << f16;
   }
+  // With a bfloat16 or float16 cache, every result is also bitwise that of a float32 cache holding
+  // the rounded values (and the float64 reference uses those values).
   void attentionChunkAndBatchInvariant() {
     QFETCH(int, hd);
     QFETCH(int, bs);
+    QFETCH(int, dtype);
+    const auto dt = kernels::KvDType(dtype);
     const int heads = 4, kvh = 2, qw = heads * hd, kvw = kvh * hd, nblocks = 40;
     const std::vector<int> ctx = {29, 45, 40}, qlen = {9, 1, 40};
-    auto kc = randomVec(size_t(nblocks) * bs * kvw, rng_), vc = randomVec(kc.size(), rng_);
+    const TypedCache kt(randomVec(size_t(nblocks) * bs * kvw, rng_), dt), vt(randomVec(kt.rounded.size(), rng_), dt);
+    const std::vector<float>&kc = kt.rounded, &vc = vt.rounded;
     std::vector<int> perm(nblocks);
     std::iota(perm.begin(), perm.end(), 0);
     std::shuffle(perm.begin(), perm.end(), rng_);
@@ -252,7 +378,8 @@ class TestCpuIsa : public QObject {
     const int T = 50;
     auto q = randomVec(size_t(T) * qw, rng_);
     const std::vector<int> qsl = {0, 9, 10, 50};
-    auto run = [&](kernels::Backend& be, const std::vector<int>& reqs, const std::vector<std::pair<int, int>>& spans) {
+    auto run = [&](kernels::Backend& be, const std::vector<int>& reqs, const std::vector<std::pair<int, int>>& spans,
+                   bool asFloat32 = false) {
       // spans: per request (first query index within it, query count); returns out rows for them.
       std::vector<int> loc = {0}, lens, tab;
       std::vector<float> qq;
@@ -268,7 +395,10 @@ class TestCpuIsa : public QObject {
       }
       AttentionMetadata m{loc.data(), lens.data(), tab.data(), maxb, int(reqs.size()), bs};
       std::vector<float> out(qq.size(), NAN);
-      be.paged_attention(out.data(), qq.data(), kc.data(), vc.data(), m, heads, kvh, hd);
+      if (asFloat32)
+        be.paged_attention(out.data(), qq.data(), kc.data(), vc.data(), kernels::KvDType::kFloat32, m, heads, kvh, hd);
+      else
+        be.paged_attention(out.data(), qq.data(), kt.bytes.data(), vt.bytes.data(), dt, m, heads, kvh, hd);
       return out;
     };
     std::vector<float> ref;
@@ -277,6 +407,8 @@ class TestCpuIsa : public QObject {
       const auto all = run(*be, {0, 1, 2}, {{0, 9}, {0, 1}, {0, 40}});
       if (ref.empty()) ref = all;
       QVERIFY2(sameBits(all, ref), cpu::isa_name(isa));
+      if (dt != kernels::KvDType::kFloat32)
+        QVERIFY2(sameBits(run(*be, {0, 1, 2}, {{0, 9}, {0, 1}, {0, 40}}, true), all), cpu::isa_name(isa));
       // Each request alone.
       for (int r = 0; r < 3; ++r) {
         const auto alone = run(*be, {r}, {{0, qlen[r]}});

@@ -82,7 +82,7 @@ class TestCpuKernels : public QObject {
     std::vector<int> qsl = {0, 1, 6};
     AttentionMetadata m{qsl.data(), ctx.data(), tables.data(), maxb, 2, blockSize};
     std::vector<float> out(q.size(), NAN), ref(q.size());
-    be->paged_attention(out.data(), q.data(), kc.data(), vc.data(), m, heads, kvHeads, hd);
+    be->paged_attention(out.data(), q.data(), kc.data(), vc.data(), KvDType::kFloat32, m, heads, kvHeads, hd);
     for (int t = 0; t < T; ++t) {
       const int r = t < 1 ? 0 : 1;
       const int pos = ctx[r] - qlen[r] + (t - qsl[r]);
@@ -146,7 +146,7 @@ class TestCpuKernels : public QObject {
     std::vector<float> k = {1, 2, 3, 4, 5, 6, 7, 8}, v = {9, 10, 11, 12, 13, 14, 15, 16};
     std::vector<float> kc(4 * kvw, 0), vc(4 * kvw, 0);
     const int64_t slot_mapping[2] = {2, -1};
-    be->reshape_and_cache(k.data(), v.data(), kc.data(), vc.data(), slot_mapping, 2, kvw);
+    be->reshape_and_cache(k.data(), v.data(), kc.data(), vc.data(), KvDType::kFloat32, slot_mapping, 2, kvw);
     QCOMPARE(kc[8], 1.0f);
     QCOMPARE(vc[11], 12.0f);
     QCOMPARE(std::count(kc.begin(), kc.end(), 0.0f), 12L);

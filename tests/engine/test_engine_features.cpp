@@ -1,6 +1,6 @@
 // Request API features from vLLM: stop strings (also across tokens, streamed), stop token ids,
-// min_tokens, n > 1 with shared prompt blocks (copy-on-write), logprobs, priorities, the long
-// prefill cap, seeds in batches, metrics.
+// min_tokens, n > 1 with shared prompt blocks (copy-on-write, with every KV cache dtype), logprobs,
+// priorities, the long prefill cap, seeds in batches, metrics; kv_cache_dtype's memory and errors.
 #include <QtTest>
 
 #include <QFile>
@@ -103,8 +103,15 @@ class TestEngineFeatures : public QObject {
 
   // n = 3: the completions share the prompt blocks (fewer blocks in use than three separate
   // requests) and completion i equals a solo request seeded seed + i (the copy-on-write kept each
-  // one's cache intact).
+  // one's cache intact), for every KV cache element type.
+  void parallelSamplingSharesBlocks_data() {
+    QTest::addColumn<QString>("kvDtype");
+    for (const char* d : {"float32", "bfloat16", "float16"}) QTest::newRow(d) << d;
+  }
   void parallelSamplingSharesBlocks() {
+    QFETCH(QString, kvDtype);
+    EngineConfig config = testutil::storiesConfig();
+    config.kv_cache_dtype = kvDtype.toStdString();
     SamplingParams p;
     p.temperature = 0.9f;
     p.max_tokens = 30;
@@ -112,7 +119,7 @@ class TestEngineFeatures : public QObject {
     p.n = 3;
     p.ignore_eos = true;
     const std::string prompt = "Lily and Tom went to the park. They saw a big";  // one full block and a partial one
-    LLMEngine engine(testutil::storiesConfig());
+    LLMEngine engine(config);
     const int prompt_len = int(engine.tokenizer().encode(prompt, true).size());
     QVERIFY(prompt_len > 16 && prompt_len % 16 != 0);
     engine.add_request("n3", prompt, p);
@@ -132,7 +139,7 @@ class TestEngineFeatures : public QObject {
     QCOMPARE(checked, 1);
     const auto& out = done.at("n3");
     QCOMPARE(out.outputs.size(), size_t(3));
-    LLM solo(testutil::storiesConfig());
+    LLM solo(config);
     for (int i = 0; i < 3; ++i) {
       QCOMPARE(out.outputs[i].index, i);
       SamplingParams s = p;
@@ -144,6 +151,44 @@ class TestEngineFeatures : public QObject {
     QCOMPARE(engine.stats().num_free_blocks, engine.stats().num_total_blocks);
   }
 
+  // kv_cache_dtype: a 16-bit cache takes half the bytes per block, so the same kv_cache_bytes holds
+  // twice the blocks, and the automatic size (8 full-length sequences) half the bytes; "auto" is
+  // bfloat16. A bad value is refused naming the allowed ones.
+  void kvCacheDtypeMemory() {
+    EngineConfig c = testutil::storiesConfig();
+    // stories260K: 5 layers x 2 x 16 tokens x 4 KV heads x 8 dims = 5120 elements per block.
+    c.kv_cache_bytes = 200 * 5120 * 4;  // 200 float32 blocks
+    std::map<std::string, int> blocks;
+    for (const char* d : {"float32", "bfloat16", "float16", "auto"}) {
+      c.kv_cache_dtype = d;
+      LLMEngine engine(c);
+      blocks[d] = engine.stats().num_total_blocks;
+      QVERIFY(engine.engine_config().kv_cache_bytes <= c.kv_cache_bytes);
+    }
+    QCOMPARE(blocks["float32"], 200);
+    QCOMPARE(blocks["bfloat16"], 2 * blocks["float32"]);
+    QCOMPARE(blocks["float16"], blocks["bfloat16"]);
+    QCOMPARE(blocks["auto"], blocks["bfloat16"]);
+    EngineConfig a = testutil::storiesConfig(), b = a;
+    a.kv_cache_dtype = "float32";
+    LLMEngine ea(a), eb(b);
+    QCOMPARE(eb.engine_config().kv_cache_dtype, std::string("bfloat16"));
+    QCOMPARE(ea.stats().num_total_blocks, eb.stats().num_total_blocks);  // 8 sequences each
+    QCOMPARE(eb.engine_config().kv_cache_bytes * 2, ea.engine_config().kv_cache_bytes);
+    for (const char* bad : {"fp8", "half", "", "Float32", "q8_0"}) {
+      EngineConfig e = testutil::storiesConfig();
+      e.kv_cache_dtype = bad;
+      try {
+        LLMEngine engine(e);
+        QFAIL(qPrintable(QString("kv_cache_dtype \"%1\" was accepted").arg(bad)));
+      } catch (const std::invalid_argument& err) {
+        QCOMPARE(QString(err.what()),
+                 QString("invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\" or "
+                         "\"float16\", got \"%1\"").arg(bad));
+      }
+    }
+  }
+
   // Logprobs are the log-softmax of the raw logits (compared with llama2.c's golden logits).
   void logprobsFromRawLogits() {
     const QString dir = testpaths::stories260K() + "/golden";
@@ -153,7 +198,9 @@ class TestEngineFeatures : public QObject {
     const float* golden = reinterpret_cast<const float*>(raw.constData());
     SamplingParams p = testutil::greedy(20);
     p.logprobs = 5;
-    LLM llm(testutil::storiesConfig());
+    EngineConfig config = testutil::storiesConfig();
+    config.kv_cache_dtype = "float32";  // the golden logits are float32 K/V's, compared within 1e-4
+    LLM llm(config);
     const auto out = llm.generate({kPrompt}, p)[0];
     const auto& c = out.outputs[0];
     QVERIFY(c.logprobs.has_value());

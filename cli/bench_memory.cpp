@@ -1,0 +1,93 @@
+// `pagedchat-cli bench memory`: the machine's memory read bandwidth with N threads, the
+// denominator of the single-stream decode roofline (decode reads every weight once per token, so
+// tokens/s <= bandwidth / weight bytes). Each thread sums its own slice of a buffer much larger
+// than the caches (default 1 GiB, written once so its pages are resident); the figure is the best
+// of --runs passes (the least disturbed by other tenants), GB/s = 1e9 bytes per second.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "cli/bench_common.h"
+
+namespace pagedchat::cli::bench {
+
+namespace {
+struct MemoryBenchOptions {
+  double size_mb = 1024;
+  int threads = 2;
+  int runs = 5;
+  bool json = false;
+};
+
+// Sum of n uint64 values, 8 independent accumulators so the loads, not the adds, set the pace.
+uint64_t sum_slice(const uint64_t* p, std::size_t n) {
+  uint64_t a[8] = {};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) a[j] += p[i + j];
+  for (; i < n; ++i) a[0] += p[i];
+  uint64_t s = 0;
+  for (uint64_t v : a) s += v;
+  return s;
+}
+
+int run(const MemoryBenchOptions& o) {
+  const std::size_t words = std::max<std::size_t>(1024, std::size_t(o.size_mb * 1e6) / sizeof(uint64_t));
+  std::vector<uint64_t> buf(words);
+  for (std::size_t i = 0; i < words; ++i) buf[i] = i;  // every page resident before timing
+  std::vector<double> gbs;
+  uint64_t check = 0;
+  for (int r = 0; r < o.runs; ++r) {
+    std::vector<uint64_t> sums(std::size_t(o.threads));
+    const double t0 = now_s();
+    std::vector<std::thread> pool;
+    for (int t = 0; t < o.threads; ++t)
+      pool.emplace_back([&, t] {
+        const std::size_t b = words * std::size_t(t) / std::size_t(o.threads);
+        const std::size_t e = words * std::size_t(t + 1) / std::size_t(o.threads);
+        sums[std::size_t(t)] = sum_slice(buf.data() + b, e - b);
+      });
+    for (auto& th : pool) th.join();
+    const double dt = now_s() - t0;
+    for (uint64_t s : sums) check += s;
+    gbs.push_back(double(words * sizeof(uint64_t)) / dt / 1e9);
+  }
+  // The sum of 0..words-1 per run: a check that every word was read (and the loop not dropped).
+  const uint64_t expect = uint64_t(o.runs) * (uint64_t(words) * (uint64_t(words) - 1) / 2);
+  if (check != expect) {
+    std::cerr << "pagedchat-cli: bench memory: wrong checksum\n";
+    return 1;
+  }
+  std::vector<double> sorted = gbs;
+  std::sort(sorted.begin(), sorted.end());
+  const double best = sorted.back(), median = sorted[sorted.size() / 2];
+  if (o.json) {
+    nlohmann::json j = {{"benchmark", "memory"}, {"bytes", words * sizeof(uint64_t)}, {"threads", o.threads},
+                        {"runs", o.runs},        {"read_gb_per_s", best}, {"read_gb_per_s_median", median},
+                        {"samples_gb_per_s", gbs}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("memory read bandwidth, %d threads, %.0f MB buffer: best %.2f GB/s, median %.2f GB/s (%d runs)\n",
+                o.threads, double(words * sizeof(uint64_t)) / 1e6, best, median, o.runs);
+  }
+  return 0;
+}
+}  // namespace
+
+Command add_memory_bench_command(CLI::App& bench) {
+  auto opt = std::make_shared<MemoryBenchOptions>();
+  CLI::App* cmd = bench.add_subcommand("memory", "Memory read bandwidth with N threads (the decode roofline's GB/s)");
+  cmd->add_option("--size-mb", opt->size_mb, "buffer size in MB (default 1024)")->check(CLI::Range(1.0, 1e6));
+  cmd->add_option("--threads", opt->threads, "reading threads (default 2)")->check(CLI::Range(1, 1024));
+  cmd->add_option("--runs", opt->runs, "passes; the best is reported (default 5)")->check(CLI::Range(1, 1000));
+  cmd->add_flag("--json", opt->json, "print the figures as JSON");
+  return [opt]() { return run(*opt); };
+}
+
+}  // namespace pagedchat::cli::bench
