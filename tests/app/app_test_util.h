@@ -28,6 +28,17 @@ inline AppOptions optionsFor(const QString& dataDir) {
 /// optionsFor() with the data in `dir`.
 inline AppOptions optionsFor(const QTemporaryDir& dir) { return optionsFor(dir.path()); }
 
+/// stories260K's shape with 2048 positions (random weights, its tokenizer). One sequence needs
+/// 1.25 MiB of KV cache in bfloat16 (the app's kv_cache_dtype: auto), more than the engine
+/// settings' smallest size, 1 MiB; stories260K itself (512 positions: 320 KiB) fits in any.
+inline AppOptions longContextOptions(const QString& dataDir) {
+  AppOptions o = optionsFor(dataDir);
+  o.modelPath = QStringLiteral("random:stories260K,max_seq_len=2048");
+  o.tokenizerPath = testpaths::modelFile(QStringLiteral("stories260K/tok512.model"));
+  o.modelGiven = true;
+  return o;
+}
+
 /// An engine configuration for stories260K with every other setting at its default.
 inline pagedchat::EngineConfig storiesConfig() {
   pagedchat::EngineConfig config;

@@ -25,20 +25,10 @@
 #include "engine/llm.h"
 #include "app_test_util.h"
 
+using apptest::longContextOptions;
 using apptest::optionsFor;
 
 namespace {
-
-/// stories260K's shape with 2048 positions (random weights, its tokenizer). One sequence needs
-/// 1.25 MiB of KV cache in bfloat16 (the app's kv_cache_dtype: auto), more than the engine
-/// settings' smallest size, 1 MiB; stories260K itself (512 positions: 320 KiB) fits in any.
-AppOptions longContextOptions(const QString& dataDir) {
-  AppOptions o = optionsFor(dataDir);
-  o.modelPath = QStringLiteral("random:stories260K,max_seq_len=2048");
-  o.tokenizerPath = testpaths::modelFile(QStringLiteral("stories260K/tok512.model"));
-  o.modelGiven = true;
-  return o;
-}
 
 /// A copy of stories260K's checkpoint cut to `bytes`, beside its tokenizer, in `dir`.
 QString truncatedCopy(const QTemporaryDir& dir, qint64 bytes) {

@@ -40,7 +40,9 @@ class TestModelGui : public QObject {
 void TestModelGui::pickerSettingsAndEngineView() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir data;
-  AppController controller(apptest::optionsFor(data.path()));
+  // The long-context shape, so that a KV cache of the settings' smallest size (1 MiB) is too
+  // small for one sequence in the app's 16-bit cache (see the failed reload below).
+  AppController controller(apptest::longContextOptions(data.path()));
   controller.start();
   // The offscreen platform cannot raise windows; that is not the app's fault.
   apptest::installWarningCollector({QStringLiteral("does not support raise()")});
@@ -151,8 +153,9 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QCOMPARE(controller.engineSettings()->kvCacheMiB(), 2);
   QTest::qWait(400);
   apptest::saveScreenshot(window, QStringLiteral("engine-settings.png"));
-  // Values that pass the checks but fail the reload (one 1024-token block is more than 1 MiB):
-  // the page puts the saved values back and says why, not "Applied".
+  // Values that pass the checks but fail the reload (1 MiB holds one 1024-token block of 640 KiB,
+  // a 2048-position sequence needs two): the page puts the saved values back and says why, not
+  // "Applied".
   findItem(page, QStringLiteral("kvCacheField"))->setProperty("value", 1);
   findItem(page, QStringLiteral("blockSizeField"))->setProperty("value", 1024);
   loaded.clear();
