@@ -32,6 +32,9 @@ Command add_template_command(CLI::App& app);
 /// `tokenize`: print the ids and pieces of a text (loads only the tokenizer).
 Command add_tokenize_command(CLI::App& app);
 
+/// `serve`: the OpenAI-compatible HTTP server on one continuously batched engine.
+Command add_serve_command(CLI::App& app);
+
 /// `convert`: write a model as GGUF (f32, f16, q8_0) or as a Hugging Face folder (f32, bf16).
 Command add_convert_command(CLI::App& app);
 

@@ -1,4 +1,4 @@
-// pagedchat-cli: the engine from the command line (generate, chat, bench, convert, tokenize, template).
+// pagedchat-cli: the engine from the command line (generate, chat, serve, bench, convert, tokenize, template).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   auto convert = pagedchat::cli::add_convert_command(app);
   auto chat_template = pagedchat::cli::add_template_command(app);
   auto tokenize = pagedchat::cli::add_tokenize_command(app);
+  auto serve = pagedchat::cli::add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("convert")) return convert();
     if (app.got_subcommand("template")) return chat_template();
     if (app.got_subcommand("tokenize")) return tokenize();
+    if (app.got_subcommand("serve")) return serve();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pagedchat-cli: error: %s\n", e.what());
     return 1;

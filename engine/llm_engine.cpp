@@ -162,26 +162,30 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   m.config.num_threads = m.runner->backend().num_threads();
 }
 
-LLMEngine::~LLMEngine() = default;
-
-void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
-                          const RequestOptions& options) {
+void check_request(const std::string& id, const std::vector<int>& ids, const SamplingParams& params, int vocab,
+                   int max_model_len) {
   params.validate();
-  const int vocab = model.config.vocab_size;
   params.validate_for_vocab(vocab);
   if (id.empty()) throw std::invalid_argument("request id must not be empty");
-  if (groups.count(id)) throw std::invalid_argument("request id '" + id + "' is already in use");
   if (ids.empty()) throw std::invalid_argument("request '" + id + "': the prompt has no tokens");
   for (int t : ids)
     if (t < 0 || t >= vocab)
       throw std::invalid_argument("request '" + id + "': token id " + std::to_string(t) + " outside the vocabulary [0, " +
                                   std::to_string(vocab) + ")");
   const long long need = static_cast<long long>(ids.size()) + params.max_tokens;
-  if (need > config.max_model_len)
+  if (need > max_model_len)
     throw std::invalid_argument("request '" + id + "': the prompt (" + std::to_string(ids.size()) +
                                 " tokens) plus max_tokens (" + std::to_string(params.max_tokens) + ") is " +
                                 std::to_string(need) + " tokens, more than max_model_len " +
-                                std::to_string(config.max_model_len));
+                                std::to_string(max_model_len));
+}
+
+LLMEngine::~LLMEngine() = default;
+
+void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
+                          const RequestOptions& options) {
+  check_request(id, ids, params, model.config.vocab_size, config.max_model_len);
+  if (groups.count(id)) throw std::invalid_argument("request id '" + id + "' is already in use");
   auto g = std::make_unique<RequestGroup>();
   g->request_id = id;
   g->prompt = std::move(prompt);

@@ -27,6 +27,13 @@ WeightDType parse_dtype(const std::string& dtype);
 /// throws std::invalid_argument naming the allowed values.
 kernels::KvDType parse_kv_cache_dtype(const std::string& kv_cache_dtype);
 
+/// The checks LLMEngine::add_request makes of a request before queueing it, other than a
+/// duplicate id: valid params (SamplingParams::validate, validate_for_vocab), a non-empty id and
+/// prompt, every token id in [0, vocab), prompt length + max_tokens <= max_model_len. Throws
+/// std::invalid_argument naming the request and the problem. Pure: safe from any thread.
+void check_request(const std::string& request_id, const std::vector<int>& prompt_token_ids, const SamplingParams& params,
+                   int vocab, int max_model_len);
+
 class Scheduler;
 class ModelRunner;
 class Sampler;

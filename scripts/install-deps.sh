@@ -9,6 +9,8 @@ PACKAGES=(
   cmake g++ make pkg-config
   # engine: sentencepiece, JSON, CLI; PCRE2 (BPE pre-tokenizer expressions) and ICU (NFC)
   libsentencepiece-dev nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
+  # the OpenAI-compatible server (engine/entrypoints/openai): HTTP; curl for its tests
+  libcpp-httplib-dev curl
   # GGUF vocabularies -> sentencepiece ModelProto (protoc; static libprotobuf-lite, see engine/CMakeLists.txt)
   protobuf-compiler libprotobuf-dev
   # app: Qt 6 (Quick, Controls, SQL with the SQLite driver, Test, Linguist tools)

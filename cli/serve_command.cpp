@@ -1,0 +1,116 @@
+// `pagedchat-cli serve`: the OpenAI-compatible server (vLLM's `vllm serve`). The socket is bound
+// first (a port in use fails at once) and answers 503 while the model loads; then every request,
+// from any number of clients, joins the same continuous batch. SIGINT / SIGTERM stop it: running
+// requests are aborted, the listener closes.
+#include <CLI/CLI.hpp>
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/dtype_options.h"
+#include "engine/async_llm.h"
+#include "engine/entrypoints/openai/api_server.h"
+#include "engine/entrypoints/openai/metrics.h"
+#include "engine/entrypoints/openai/serving.h"
+
+namespace pagedchat::cli {
+
+namespace {
+
+struct ServeOptions {
+  EngineConfig engine;
+  openai::ServerConfig server;
+  std::string served_model_name;
+  std::string chat_template = "auto";
+};
+
+int run_serve(ServeOptions& opt) {
+  if (opt.server.api_key.empty())
+    if (const char* key = std::getenv("PAGEDCHAT_API_KEY"); key && *key) opt.server.api_key = key;
+  if (!openai::is_loopback_host(opt.server.host) && opt.server.api_key.empty())
+    throw std::invalid_argument("--host " + opt.server.host +
+                                " is reachable from other machines: give --api-key (or PAGEDCHAT_API_KEY) too");
+  const std::string name = opt.served_model_name.empty() ? opt.engine.model : opt.served_model_name;
+
+  // SIGINT/SIGTERM go to a waiting thread (blocked everywhere else, including the threads started below).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  openai::ApiServer server(opt.server);
+  const int port = server.bind();
+  std::thread http([&] { server.listen(); });
+  std::fprintf(stderr, "pagedchat-cli: loading %s (the server answers 503 until it is loaded)\n", opt.engine.model.c_str());
+  std::unique_ptr<AsyncLLM> llm;
+  std::unique_ptr<openai::OpenAIServing> serving;
+  openai::ServerMetrics metrics(name);
+  try {
+    llm = std::make_unique<AsyncLLM>(opt.engine);
+    serving = std::make_unique<openai::OpenAIServing>(*llm, name, opt.chat_template, [](const std::string& w) {
+      std::fprintf(stderr, "pagedchat-cli: warning: %s\n", w.c_str());
+    });
+  } catch (...) {
+    server.stop();
+    http.join();
+    throw;
+  }
+  llm->set_output_observer([&metrics](const RequestOutput& out) { metrics.observe(out); });
+  server.set_serving(llm.get(), serving.get(), &metrics);
+  const EngineConfig& ec = llm->engine().engine_config();
+  std::fprintf(stderr, "pagedchat-cli: serving '%s' on http://%s:%d/v1 (%s, max_model_len %d, %d KV blocks of %d tokens)\n",
+               name.c_str(), opt.server.host.c_str(), port, llm->engine().backend_name().c_str(), ec.max_model_len,
+               ec.num_blocks, ec.block_size);
+  std::fflush(stderr);
+
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    std::fprintf(stderr, "pagedchat-cli: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    llm->abort_all();
+    server.stop();
+  });
+  http.join();
+  // listen() also returns when the socket fails; wake the waiter then.
+  pthread_kill(waiter.native_handle(), SIGTERM);
+  waiter.join();
+  return 0;
+}
+
+}  // namespace
+
+Command add_serve_command(CLI::App& app) {
+  auto opt = std::make_shared<ServeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "OpenAI-compatible HTTP server: /v1/models, /v1/completions, /v1/chat/completions, /health, /metrics");
+  cmd->add_option("--model", opt->engine.model, kModelHelp)->required();
+  cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
+  cmd->add_option("--host", opt->server.host, "address to listen on (default 127.0.0.1; another needs --api-key)");
+  cmd->add_option("--port", opt->server.port, "TCP port (default 8000; 0 = any free port, printed at start)")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--api-key", opt->server.api_key,
+                  "clients must send 'Authorization: Bearer KEY' (default: $PAGEDCHAT_API_KEY, or none)");
+  cmd->add_option("--served-model-name", opt->served_model_name, "the model's name in the API (default: --model)");
+  cmd->add_option("--chat-template", opt->chat_template,
+                  "the model's own (auto, the default), a built-in (llama-2, mistral, chatml, zephyr, vicuna, "
+                  "llama3, deepseek-r1, phi3, gemma, none) or a .jinja file");
+  cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
+  cmd->add_option("--kv-cache-bytes", opt->engine.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
+  cmd->add_option("--block-size", opt->engine.block_size, "tokens per KV-cache block (default 16)");
+  cmd->add_option("--max-num-seqs", opt->engine.max_num_seqs, "most requests running at once (default 64)");
+  cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens, "token budget of one step (default 512)");
+  cmd->add_option("--max-body-bytes", opt->server.max_body_bytes, "largest request body (default 32 MiB; more: 413)");
+  add_dtype_options(cmd, opt->engine);
+  cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
+  return [opt]() { return run_serve(*opt); };
+}
+
+}  // namespace pagedchat::cli

@@ -1,0 +1,165 @@
+#include "engine/entrypoints/openai/api_server.h"
+
+#include <httplib.h>
+
+#include <sys/socket.h>
+
+#include <csignal>
+#include <stdexcept>
+
+#include "engine/async_llm.h"
+#include "engine/entrypoints/openai/metrics.h"
+#include "engine/entrypoints/openai/serving.h"
+
+namespace pagedchat::openai {
+
+namespace {
+
+using json = nlohmann::json;
+
+void send_error(httplib::Response& res, const ApiError& e) {
+  res.status = e.status();
+  res.set_content(e.to_json().dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+}
+
+// Streams `g` as server-sent events ("data: <json>\n\n" ... "data: [DONE]\n\n"). A client that goes
+// away makes the next write fail: the call's requests are aborted and their blocks freed.
+void respond_stream(OpenAIServing& serving, Generation g, httplib::Response& res) {
+  auto gen = std::make_shared<Generation>(std::move(g));
+  auto finished = std::make_shared<bool>(false);
+  res.set_header("Cache-Control", "no-cache");
+  res.set_chunked_content_provider(
+      "text/event-stream",
+      [&serving, gen, finished](std::size_t, httplib::DataSink& sink) {
+        const bool ok = serving.stream(*gen, [&](const std::string& data) {
+          const std::string event = "data: " + data + "\n\n";
+          return sink.write(event.data(), event.size());
+        });
+        *finished = true;
+        if (ok) sink.done();
+        return ok;
+      },
+      [&serving, gen, finished](bool success) {
+        if (!success || !*finished) serving.abort(*gen);
+      });
+}
+
+}  // namespace
+
+bool is_loopback_host(const std::string& host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
+ApiServer::ApiServer(ServerConfig config) : config_(std::move(config)), server_(std::make_unique<httplib::Server>()) {
+  const int threads = config_.num_http_threads > 0 ? config_.num_http_threads : 144;
+  server_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
+  server_->set_payload_max_length(config_.max_body_bytes);
+  // SO_REUSEADDR (a restart may bind while old connections linger) but not httplib's default
+  // SO_REUSEPORT, with which a second server on the same port would bind too and share the clients.
+  server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  server_->set_read_timeout(30, 0);
+  server_->set_write_timeout(30, 0);
+  routes();
+}
+
+ApiServer::~ApiServer() { stop(); }
+
+int ApiServer::bind() {
+  std::signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is a failed write, not a dead process
+  if (config_.port == 0) {
+    const int port = server_->bind_to_any_port(config_.host);
+    if (port <= 0) throw std::runtime_error("cannot listen on " + config_.host + " (any port)");
+    return port;
+  }
+  if (!server_->bind_to_port(config_.host, config_.port))
+    throw std::runtime_error("cannot listen on " + config_.host + ":" + std::to_string(config_.port) +
+                             " (in use, or not an address of this machine)");
+  return config_.port;
+}
+
+void ApiServer::listen() { server_->listen_after_bind(); }
+
+void ApiServer::stop() {
+  if (server_) server_->stop();
+}
+
+void ApiServer::set_serving(AsyncLLM* llm, OpenAIServing* serving, ServerMetrics* metrics) {
+  std::lock_guard lk(mu_);
+  llm_ = llm;
+  serving_ = serving;
+  metrics_ = metrics;
+  ready_ = llm && serving && metrics;
+}
+
+void ApiServer::routes() {
+  httplib::Server& s = *server_;
+  // API key: every /v1 route (vLLM exempts /health and /metrics too).
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (config_.api_key.empty() || req.path.rfind("/v1", 0) != 0) return httplib::Server::HandlerResponse::Unhandled;
+    if (req.get_header_value("Authorization") == "Bearer " + config_.api_key)
+      return httplib::Server::HandlerResponse::Unhandled;
+    send_error(res, ApiError(401, "Unauthorized: a valid API key is needed (Authorization: Bearer <key>)"));
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  s.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    std::string message = "Not found: " + req.method + " " + req.path;
+    if (res.status == 413) message = "The request body is too large";
+    else if (res.status == 405) message = "Method not allowed: " + req.method + " " + req.path;
+    else if (res.status != 404) message = "HTTP error " + std::to_string(res.status);
+    send_error(res, ApiError(res.status, message));
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+    try {
+      std::rethrow_exception(ep);
+    } catch (const ApiError& e) {
+      send_error(res, e);
+    } catch (const std::exception& e) {
+      send_error(res, ApiError(500, std::string("internal error: ") + e.what()));
+    } catch (...) {
+      send_error(res, ApiError(500, "internal error"));
+    }
+  });
+
+  auto ready = [this](httplib::Response& res) {
+    if (ready_) return true;
+    send_error(res, ApiError(503, "The model is still loading"));
+    return false;
+  };
+  s.Get("/health", [ready](const httplib::Request&, httplib::Response& res) {
+    if (ready(res)) res.set_content("", "text/plain");
+  });
+  s.Get("/metrics", [this, ready](const httplib::Request&, httplib::Response& res) {
+    if (!ready(res)) return;
+    res.set_content(metrics_->render(llm_->stats()), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  s.Get("/v1/models", [this, ready](const httplib::Request&, httplib::Response& res) {
+    if (ready(res)) res.set_content(serving_->models().dump(), "application/json");
+  });
+  s.Post("/v1/completions", [this, ready](const httplib::Request& req, httplib::Response& res) {
+    if (!ready(res)) return;
+    try {
+      Generation g = serving_->start_completion(parse_completion_request(parse_body(req.body)));
+      if (g.stream) return respond_stream(*serving_, std::move(g), res);
+      res.set_content(serving_->collect(g).dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+    } catch (const ApiError& e) {
+      send_error(res, e);
+    }
+  });
+  s.Post("/v1/chat/completions", [this, ready](const httplib::Request& req, httplib::Response& res) {
+    if (!ready(res)) return;
+    try {
+      Generation g = serving_->start_chat(parse_chat_completion_request(parse_body(req.body)));
+      if (g.stream) return respond_stream(*serving_, std::move(g), res);
+      res.set_content(serving_->collect(g).dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+    } catch (const ApiError& e) {
+      send_error(res, e);
+    }
+  });
+}
+
+}  // namespace pagedchat::openai

@@ -1,0 +1,126 @@
+#include "engine/entrypoints/openai/metrics.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace pagedchat::openai {
+
+void Histogram::observe(double v) {
+  for (std::size_t i = 0; i < bounds.size(); ++i)
+    if (v <= bounds[i]) {
+      ++counts[i];
+      break;
+    }
+  sum += v;
+  ++count;
+}
+
+namespace {
+
+std::string escape_label(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+void header(std::ostringstream& o, const char* name, const char* type, const char* help) {
+  o << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
+}
+
+void write_histogram(std::ostringstream& o, const char* name, const char* help, const Histogram& h,
+                     const std::string& label) {
+  header(o, name, "histogram", help);
+  long long cumulative = 0;
+  for (std::size_t i = 0; i < h.bounds.size(); ++i) {
+    cumulative += h.counts[i];
+    o << name << "_bucket{" << label << ",le=\"" << num(h.bounds[i]) << "\"} " << cumulative << "\n";
+  }
+  o << name << "_bucket{" << label << ",le=\"+Inf\"} " << h.count << "\n";
+  o << name << "_sum{" << label << "} " << num(h.sum) << "\n";
+  o << name << "_count{" << label << "} " << h.count << "\n";
+}
+
+}  // namespace
+
+ServerMetrics::ServerMetrics(std::string model_name)
+    : label_("model_name=\"" + escape_label(model_name) + "\""),
+      ttft_({0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0,
+             80.0, 160.0, 640.0, 2560.0}),
+      itl_({0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}),
+      e2e_({0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0,
+            960.0, 1920.0, 7680.0}) {}
+
+void ServerMetrics::observe(const RequestOutput& out) {
+  std::lock_guard lk(mu_);
+  bool new_tokens = false;
+  for (const CompletionOutput& c : out.outputs) new_tokens |= !c.token_ids.empty();
+  const RequestMetrics& m = out.metrics;
+  if (new_tokens && m.last_token_time > 0) {
+    auto [it, first] = seen_.try_emplace(out.request_id);
+    if (first) {
+      if (m.first_token_time > 0) ttft_.observe(m.first_token_time - m.arrival_time);
+    } else if (m.last_token_time > it->second.last_token_time) {
+      itl_.observe(m.last_token_time - it->second.last_token_time);
+    }
+    it->second.last_token_time = m.last_token_time;
+  }
+  if (out.finished) {
+    seen_.erase(out.request_id);
+    if (m.finished_time > 0 && m.arrival_time > 0) e2e_.observe(m.finished_time - m.arrival_time);
+    std::string reason = "abort";
+    for (const CompletionOutput& c : out.outputs)
+      if (c.finish_reason) reason = *c.finish_reason;
+    ++finished_[reason];
+  }
+}
+
+std::string ServerMetrics::render(const EngineStats& s) const {
+  std::lock_guard lk(mu_);
+  std::ostringstream o;
+  const std::string& l = label_;
+  header(o, "vllm:num_requests_running", "gauge", "Number of requests in model execution batches.");
+  o << "vllm:num_requests_running{" << l << "} " << s.num_running << "\n";
+  header(o, "vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.");
+  o << "vllm:num_requests_waiting{" << l << "} " << s.num_waiting << "\n";
+  header(o, "vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.");
+  o << "vllm:kv_cache_usage_perc{" << l << "} " << num(s.kv_cache_usage()) << "\n";
+  header(o, "vllm:num_kv_cache_blocks", "gauge", "KV-cache blocks in all (PagedChat).");
+  o << "vllm:num_kv_cache_blocks{" << l << "} " << s.num_total_blocks << "\n";
+  header(o, "vllm:num_free_kv_cache_blocks", "gauge", "KV-cache blocks free (PagedChat).");
+  o << "vllm:num_free_kv_cache_blocks{" << l << "} " << s.num_free_blocks << "\n";
+  header(o, "vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.");
+  o << "vllm:prefix_cache_queries_total{" << l << "} " << s.prefix_cache_queries << "\n";
+  header(o, "vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.");
+  o << "vllm:prefix_cache_hits_total{" << l << "} " << s.prefix_cache_hits << "\n";
+  header(o, "vllm:num_preemptions_total", "counter", "Cumulative number of preemption from the engine.");
+  o << "vllm:num_preemptions_total{" << l << "} " << s.num_preemptions << "\n";
+  header(o, "vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.");
+  o << "vllm:prompt_tokens_total{" << l << "} " << s.num_prompt_tokens << "\n";
+  header(o, "vllm:generation_tokens_total", "counter", "Number of generation tokens processed.");
+  o << "vllm:generation_tokens_total{" << l << "} " << s.num_generation_tokens << "\n";
+  header(o, "vllm:request_success_total", "counter", "Count of successfully processed requests.");
+  for (const char* reason : {"stop", "length", "abort"}) {
+    auto it = finished_.find(reason);
+    o << "vllm:request_success_total{" << l << ",finished_reason=\"" << reason << "\"} "
+      << (it == finished_.end() ? 0 : it->second) << "\n";
+  }
+  write_histogram(o, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", ttft_, l);
+  write_histogram(o, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.", itl_, l);
+  write_histogram(o, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", e2e_, l);
+  return o.str();
+}
+
+}  // namespace pagedchat::openai

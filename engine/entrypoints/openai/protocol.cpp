@@ -1,0 +1,302 @@
+#include "engine/entrypoints/openai/protocol.h"
+
+#include <cmath>
+#include <limits>
+
+namespace pagedchat::openai {
+
+namespace {
+
+std::string default_type(int status) {
+  switch (status) {
+    case 401: return "authentication_error";
+    case 404: return "not_found_error";
+    case 503: return "service_unavailable";
+    case 500: return "internal_server_error";
+    default: return "invalid_request_error";
+  }
+}
+
+using json = nlohmann::json;
+
+[[noreturn]] void bad(const std::string& param, const std::string& what) {
+  throw ApiError(400, "'" + param + "' " + what, param);
+}
+
+const char* type_name(const json& v) {
+  if (v.is_string()) return "a string";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return "null";
+}
+
+// A present, non-null field (null means "not given", as the OpenAI clients send it).
+const json* field(const json& body, const char* name) {
+  auto it = body.find(name);
+  if (it == body.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+double number(const json& v, const std::string& name) {
+  if (!v.is_number()) bad(name, std::string("must be a number, got ") + type_name(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) bad(name, "must be finite");
+  return d;
+}
+
+long long integer(const json& v, const std::string& name) {
+  if (v.is_number_integer()) return v.get<long long>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<long long>(d);
+  }
+  bad(name, std::string("must be an integer, got ") + (v.is_number() ? v.dump() : type_name(v)));
+}
+
+int int_in(const json& v, const std::string& name, long long lo, long long hi) {
+  const long long x = integer(v, name);
+  if (x < lo || x > hi) bad(name, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(x));
+  return static_cast<int>(x);
+}
+
+bool boolean(const json& v, const std::string& name) {
+  if (!v.is_boolean()) bad(name, std::string("must be a boolean, got ") + type_name(v));
+  return v.get<bool>();
+}
+
+std::string string(const json& v, const std::string& name) {
+  if (!v.is_string()) bad(name, std::string("must be a string, got ") + type_name(v));
+  return v.get<std::string>();
+}
+
+std::vector<int> token_ids(const json& v, const std::string& name) {
+  std::vector<int> ids;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    ids.push_back(int_in(v[i], name + "[" + std::to_string(i) + "]", 0, std::numeric_limits<int>::max()));
+  return ids;
+}
+
+std::string model_name(const json& body) {
+  const json* m = field(body, "model");
+  if (!m) bad("model", "is required");
+  return string(*m, "model");
+}
+
+void read_stream_options(const json& body, bool stream, bool& include_usage) {
+  const json* so = field(body, "stream_options");
+  if (!so) return;
+  if (!so->is_object()) bad("stream_options", std::string("must be an object, got ") + type_name(*so));
+  if (!stream) bad("stream_options", "is only allowed when 'stream' is true");
+  if (const json* u = field(*so, "include_usage")) include_usage = boolean(*u, "stream_options.include_usage");
+}
+
+// The fields of SamplingParams; `max_tokens_names` lists the names max_tokens may come under.
+SamplingRequest read_sampling(const json& body, std::initializer_list<const char*> max_tokens_names) {
+  SamplingRequest s;
+  SamplingParams& p = s.params;
+  p.temperature = 1.0f;
+  if (const json* v = field(body, "n")) p.n = int_in(*v, "n", 1, 64);
+  if (const json* v = field(body, "temperature")) {
+    p.temperature = static_cast<float>(number(*v, "temperature"));
+    s.set.temperature = true;
+  }
+  if (const json* v = field(body, "top_p")) {
+    p.top_p = static_cast<float>(number(*v, "top_p"));
+    s.set.top_p = true;
+  }
+  if (const json* v = field(body, "top_k")) {
+    p.top_k = int_in(*v, "top_k", -1, std::numeric_limits<int>::max());
+    s.set.top_k = true;
+  }
+  if (const json* v = field(body, "min_p")) {
+    p.min_p = static_cast<float>(number(*v, "min_p"));
+    s.set.min_p = true;
+  }
+  if (const json* v = field(body, "repetition_penalty")) {
+    p.repetition_penalty = static_cast<float>(number(*v, "repetition_penalty"));
+    s.set.repetition_penalty = true;
+  }
+  if (const json* v = field(body, "presence_penalty")) p.presence_penalty = static_cast<float>(number(*v, "presence_penalty"));
+  if (const json* v = field(body, "frequency_penalty"))
+    p.frequency_penalty = static_cast<float>(number(*v, "frequency_penalty"));
+  if (const json* v = field(body, "seed")) {
+    const long long seed = integer(*v, "seed");
+    p.seed = static_cast<uint64_t>(seed);
+  }
+  for (const char* name : max_tokens_names)
+    if (const json* v = field(body, name)) {
+      s.max_tokens = int_in(*v, name, 1, std::numeric_limits<int>::max());
+      s.set.max_tokens = true;
+    }
+  if (const json* v = field(body, "min_tokens")) p.min_tokens = int_in(*v, "min_tokens", 0, std::numeric_limits<int>::max());
+  if (const json* v = field(body, "ignore_eos")) p.ignore_eos = boolean(*v, "ignore_eos");
+  if (const json* v = field(body, "include_stop_str_in_output"))
+    p.include_stop_str_in_output = boolean(*v, "include_stop_str_in_output");
+  if (const json* v = field(body, "stop")) {
+    if (v->is_string()) {
+      p.stop.push_back(v->get<std::string>());
+    } else if (v->is_array()) {
+      for (std::size_t i = 0; i < v->size(); ++i) p.stop.push_back(string((*v)[i], "stop[" + std::to_string(i) + "]"));
+    } else {
+      bad("stop", std::string("must be a string or an array of strings, got ") + type_name(*v));
+    }
+    for (const std::string& st : p.stop)
+      if (st.empty()) bad("stop", "must not contain an empty string");
+  }
+  if (const json* v = field(body, "stop_token_ids")) {
+    if (!v->is_array()) bad("stop_token_ids", std::string("must be an array of token ids, got ") + type_name(*v));
+    p.stop_token_ids = token_ids(*v, "stop_token_ids");
+  }
+  if (const json* v = field(body, "logit_bias")) {
+    if (!v->is_object()) bad("logit_bias", std::string("must be an object of token id -> bias, got ") + type_name(*v));
+    for (auto it = v->begin(); it != v->end(); ++it) {
+      const std::string& key = it.key();
+      std::size_t used = 0;
+      long long id = -1;
+      try {
+        id = std::stoll(key, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != key.size() || id < 0 || id > std::numeric_limits<int>::max())
+        bad("logit_bias", "keys must be token ids, got '" + key + "'");
+      p.logit_bias[static_cast<int>(id)] = static_cast<float>(number(it.value(), "logit_bias." + key));
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+ApiError::ApiError(int status, std::string message, std::string param, std::string type)
+    : std::runtime_error(std::move(message)),
+      status_(status),
+      param_(std::move(param)),
+      type_(type.empty() ? default_type(status) : std::move(type)) {}
+
+nlohmann::json ApiError::to_json() const {
+  json e = {{"message", what()}, {"type", type_}, {"param", nullptr}, {"code", status_}};
+  if (!param_.empty()) e["param"] = param_;
+  return json{{"error", e}};
+}
+
+nlohmann::json parse_body(const std::string& body) {
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const json::parse_error& e) {
+    throw ApiError(400, std::string("the request body is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw ApiError(400, "the request body must be a JSON object");
+  return j;
+}
+
+CompletionRequest parse_completion_request(const json& body) {
+  CompletionRequest r;
+  r.model = model_name(body);
+  const json* prompt = field(body, "prompt");
+  if (!prompt) bad("prompt", "is required");
+  if (prompt->is_string()) {
+    r.prompts.emplace_back(prompt->get<std::string>());
+  } else if (prompt->is_array() && !prompt->empty()) {
+    if ((*prompt)[0].is_number()) {
+      r.prompts.emplace_back(token_ids(*prompt, "prompt"));
+    } else {
+      for (std::size_t i = 0; i < prompt->size(); ++i) {
+        const json& p = (*prompt)[i];
+        const std::string name = "prompt[" + std::to_string(i) + "]";
+        if (p.is_string())
+          r.prompts.emplace_back(p.get<std::string>());
+        else if (p.is_array() && !p.empty() && p[0].is_number())
+          r.prompts.emplace_back(token_ids(p, name));
+        else
+          bad(name, "must be a string or a non-empty array of token ids");
+      }
+    }
+  } else {
+    bad("prompt", "must be a string, an array of strings, or (arrays of) token ids, and not empty");
+  }
+  for (const char* unsupported : {"suffix", "best_of"})
+    if (const json* v = field(body, unsupported)) {
+      if (std::string(unsupported) == "best_of" && integer(*v, "best_of") <= 1) continue;
+      bad(unsupported, "is not supported by this server");
+    }
+  r.sampling = read_sampling(body, {"max_tokens"});
+  if (const json* v = field(body, "stream")) r.stream = boolean(*v, "stream");
+  read_stream_options(body, r.stream, r.include_usage);
+  if (const json* v = field(body, "echo")) r.echo = boolean(*v, "echo");
+  if (const json* v = field(body, "logprobs")) r.logprobs = int_in(*v, "logprobs", 0, 20);
+  return r;
+}
+
+ChatCompletionRequest parse_chat_completion_request(const json& body) {
+  ChatCompletionRequest r;
+  r.model = model_name(body);
+  const json* messages = field(body, "messages");
+  if (!messages) bad("messages", "is required");
+  if (!messages->is_array() || messages->empty()) bad("messages", "must be a non-empty array of messages");
+  r.messages = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < messages->size(); ++i) {
+    const json& m = (*messages)[i];
+    const std::string name = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object()) bad(name, "must be an object with 'role' and 'content'");
+    const json* role = field(m, "role");
+    if (!role || !role->is_string()) bad(name + ".role", "must be a string");
+    nlohmann::ordered_json out = nlohmann::ordered_json::parse(m.dump());
+    const json* content = field(m, "content");
+    if (content && content->is_array()) {
+      // Content parts: text only ("image_url", "input_audio" need a model this engine does not run).
+      std::string text;
+      for (std::size_t k = 0; k < content->size(); ++k) {
+        const json& part = (*content)[k];
+        const std::string pname = name + ".content[" + std::to_string(k) + "]";
+        const json* type = part.is_object() ? field(part, "type") : nullptr;
+        if (!type || !type->is_string()) bad(pname, "must be an object with a 'type'");
+        if (type->get<std::string>() != "text") bad(pname + ".type", "'" + type->get<std::string>() + "' is not supported (text only)");
+        const json* t = field(part, "text");
+        if (!t) bad(pname + ".text", "is required");
+        if (!text.empty()) text += "\n";
+        text += string(*t, pname + ".text");
+      }
+      out["content"] = text;
+    } else if (content && !content->is_string()) {
+      bad(name + ".content", std::string("must be a string or an array of content parts, got ") + type_name(*content));
+    } else if (!content && !field(m, "tool_calls")) {
+      bad(name + ".content", "is required");
+    }
+    r.messages.push_back(std::move(out));
+  }
+  if (field(body, "tools") || field(body, "tool_choice")) {
+    if (const json* tc = field(body, "tool_choice"); tc && !(tc->is_string() && tc->get<std::string>() == "none"))
+      bad("tool_choice", "is not supported by this server (no tool-call parser)");
+  }
+  if (const json* v = field(body, "response_format"))
+    if (!(v->is_object() && v->value("type", "") == "text")) bad("response_format", "only {\"type\": \"text\"} is supported");
+  r.sampling = read_sampling(body, {"max_tokens", "max_completion_tokens"});
+  if (const json* v = field(body, "stream")) r.stream = boolean(*v, "stream");
+  read_stream_options(body, r.stream, r.include_usage);
+  if (const json* v = field(body, "logprobs")) r.logprobs = boolean(*v, "logprobs");
+  if (const json* v = field(body, "top_logprobs")) {
+    r.top_logprobs = int_in(*v, "top_logprobs", 0, 20);
+    if (!r.logprobs && r.top_logprobs > 0) bad("top_logprobs", "needs 'logprobs': true");
+  }
+  if (const json* v = field(body, "add_generation_prompt")) r.add_generation_prompt = boolean(*v, "add_generation_prompt");
+  if (const json* v = field(body, "continue_final_message"))
+    r.continue_final_message = boolean(*v, "continue_final_message");
+  if (r.continue_final_message && r.add_generation_prompt && field(body, "add_generation_prompt"))
+    bad("continue_final_message", "cannot be combined with 'add_generation_prompt': true");
+  if (const json* v = field(body, "chat_template_kwargs")) {
+    if (!v->is_object()) bad("chat_template_kwargs", std::string("must be an object, got ") + type_name(*v));
+    json rest = *v;
+    if (auto it = rest.find("enable_thinking"); it != rest.end()) {
+      if (!it->is_null()) r.enable_thinking = boolean(*it, "chat_template_kwargs.enable_thinking");
+      rest.erase(it);
+    }
+    if (!rest.empty()) r.chat_template_kwargs_json = rest.dump();
+  }
+  return r;
+}
+
+}  // namespace pagedchat::openai

@@ -1,0 +1,82 @@
+// The OpenAI API's request bodies as this server reads them (vLLM's
+// vllm/entrypoints/openai/protocol.py: CompletionRequest, ChatCompletionRequest), checked field by
+// field, and its error shape. Field names and ranges follow the OpenAI API reference
+// (https://platform.openai.com/docs/api-reference) with vLLM's extra sampling fields (top_k,
+// min_p, repetition_penalty, min_tokens, ignore_eos, stop_token_ids, include_stop_str_in_output,
+// add_generation_prompt, continue_final_message, chat_template_kwargs).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/sample/sampling_defaults.h"
+#include "engine/sample/sampling_params.h"
+
+namespace pagedchat::openai {
+
+/// An error the API reports: the HTTP status and OpenAI's error object
+/// {"error": {"message", "type", "param", "code"}}.
+class ApiError : public std::runtime_error {
+ public:
+  ApiError(int status, std::string message, std::string param = {}, std::string type = {});
+  int status() const { return status_; }
+  const std::string& param() const { return param_; }
+  /// OpenAI's type for the status when none was given: 400 "invalid_request_error", 401
+  /// "authentication_error", 404 "not_found_error", 413 "invalid_request_error", 503
+  /// "service_unavailable", 500 "internal_server_error".
+  const std::string& type() const { return type_; }
+  nlohmann::json to_json() const;
+
+ private:
+  int status_;
+  std::string param_, type_;
+};
+
+/// A body parsed as JSON; ApiError 400 for malformed JSON or a non-object.
+nlohmann::json parse_body(const std::string& body);
+
+/// The sampling fields both endpoints share, read into SamplingParams (ranges checked by
+/// SamplingParams::validate() when the request is queued; types checked here).
+struct SamplingRequest {
+  SamplingParams params;
+  SamplingFieldsSet set;    ///< fields the request gave (they win over the model's defaults)
+  std::optional<int> max_tokens;  ///< unset = what the context leaves (vLLM's default)
+};
+
+/// POST /v1/completions. `prompt`: a string, an array of strings, an array of token ids, or an
+/// array of arrays of token ids; each prompt is one engine request with `n` completions.
+struct CompletionRequest {
+  std::string model;
+  std::vector<std::variant<std::string, std::vector<int>>> prompts;
+  SamplingRequest sampling;
+  bool stream = false;
+  bool include_usage = false;  ///< stream_options.include_usage
+  bool echo = false;
+  std::optional<int> logprobs;  ///< 0..20: the top alternatives per token
+};
+
+/// POST /v1/chat/completions.
+struct ChatCompletionRequest {
+  std::string model;
+  nlohmann::ordered_json messages;  ///< content parts of type "text" joined into one string
+  SamplingRequest sampling;
+  bool stream = false;
+  bool include_usage = false;
+  bool logprobs = false;
+  int top_logprobs = 0;  ///< 0..20, needs logprobs
+  bool add_generation_prompt = true;
+  bool continue_final_message = false;
+  std::optional<bool> enable_thinking;      ///< chat_template_kwargs.enable_thinking
+  std::string chat_template_kwargs_json;    ///< the other chat_template_kwargs, as a JSON object text
+};
+
+/// Throw ApiError 400 naming the field for a wrong type or value.
+CompletionRequest parse_completion_request(const nlohmann::json& body);
+ChatCompletionRequest parse_chat_completion_request(const nlohmann::json& body);
+
+}  // namespace pagedchat::openai

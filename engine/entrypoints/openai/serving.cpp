@@ -1,0 +1,391 @@
+#include "engine/entrypoints/openai/serving.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <random>
+
+
+namespace pagedchat::openai {
+
+using json = nlohmann::json;
+
+namespace {
+
+long long unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Characters (code points) of UTF-8 text, as OpenAI's text_offset counts them.
+std::size_t code_points(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+json stop_reason_json(const StopReason& r) {
+  if (const auto* s = std::get_if<std::string>(&r)) return *s;
+  if (const auto* i = std::get_if<int>(&r)) return *i;
+  return nullptr;
+}
+
+// The tokens of one logprob position sorted by rank (the sampled one may lie beyond the top-N).
+std::vector<std::pair<int, const Logprob*>> by_rank(const std::map<int, Logprob>& m) {
+  std::vector<std::pair<int, const Logprob*>> v;
+  for (const auto& [id, lp] : m) v.emplace_back(id, &lp);
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second->rank < b.second->rank; });
+  return v;
+}
+
+json bytes_of(const std::string& s) {
+  json b = json::array();
+  for (unsigned char c : s) b.push_back(int(c));
+  return b;
+}
+
+// Logprobs of the new tokens of `c`, in the shape of each endpoint:
+//   chat: {"content": [{"token", "logprob", "bytes", "top_logprobs": [{"token", "logprob", "bytes"}]}]}
+//   completions: {"tokens", "token_logprobs", "top_logprobs": [{token: logprob}], "text_offset"}
+json logprobs_json(const Generation& g, const CompletionOutput& c, std::size_t& text_offset) {
+  if (!g.logprobs || !c.logprobs) return nullptr;
+  const int top = *g.logprobs;
+  if (g.kind == Generation::Kind::kChat) {
+    json content = json::array();
+    for (std::size_t i = 0; i < c.logprobs->size() && i < c.token_ids.size(); ++i) {
+      const auto& m = (*c.logprobs)[i];
+      auto it = m.find(c.token_ids[i]);
+      if (it == m.end()) continue;
+      json tops = json::array();
+      for (const auto& [id, lp] : by_rank(m))
+        if (lp->rank <= top) tops.push_back({{"token", lp->decoded_token}, {"logprob", lp->logprob}, {"bytes", bytes_of(lp->decoded_token)}});
+      content.push_back({{"token", it->second.decoded_token},
+                         {"logprob", it->second.logprob},
+                         {"bytes", bytes_of(it->second.decoded_token)},
+                         {"top_logprobs", tops}});
+    }
+    return json{{"content", content}};
+  }
+  json tokens = json::array(), token_logprobs = json::array(), tops = json::array(), offsets = json::array();
+  for (std::size_t i = 0; i < c.logprobs->size() && i < c.token_ids.size(); ++i) {
+    const auto& m = (*c.logprobs)[i];
+    auto it = m.find(c.token_ids[i]);
+    if (it == m.end()) continue;
+    tokens.push_back(it->second.decoded_token);
+    token_logprobs.push_back(it->second.logprob);
+    json alt = json::object();
+    for (const auto& [id, lp] : by_rank(m))
+      if (lp->rank <= top || id == c.token_ids[i]) alt[lp->decoded_token] = lp->logprob;
+    tops.push_back(alt);
+    offsets.push_back(text_offset);
+    text_offset += code_points(it->second.decoded_token);
+  }
+  return json{{"tokens", tokens}, {"token_logprobs", token_logprobs}, {"top_logprobs", tops}, {"text_offset", offsets}};
+}
+
+// Per choice (prompt index * n + completion index): what a response or a stream accumulates.
+struct ChoiceState {
+  std::string text;
+  json logprobs;  // accumulated (collect) in the endpoint's shape
+  std::optional<std::string> finish_reason;
+  StopReason stop_reason;
+  int num_tokens = 0;
+  std::size_t text_offset = 0;
+  bool role_sent = false;
+};
+
+void append_logprobs(const Generation& g, json& acc, const json& add) {
+  if (add.is_null()) return;
+  if (acc.is_null()) {
+    acc = add;
+    return;
+  }
+  if (g.kind == Generation::Kind::kChat) {
+    for (const auto& x : add["content"]) acc["content"].push_back(x);
+  } else {
+    for (const char* k : {"tokens", "token_logprobs", "top_logprobs", "text_offset"})
+      for (const auto& x : add[k]) acc[k].push_back(x);
+  }
+}
+
+int prompt_index(const Generation& g, const std::string& request_id) {
+  for (std::size_t i = 0; i < g.request_ids.size(); ++i)
+    if (g.request_ids[i] == request_id) return static_cast<int>(i);
+  return -1;
+}
+
+json usage_json(const Generation& g, const std::vector<ChoiceState>& choices, int cached) {
+  long long prompt = 0, completion = 0;
+  for (const auto& p : g.prompt_token_ids) prompt += static_cast<long long>(p.size());
+  for (const auto& c : choices) completion += c.num_tokens;
+  json u = {{"prompt_tokens", prompt}, {"completion_tokens", completion}, {"total_tokens", prompt + completion}};
+  u["prompt_tokens_details"] = {{"cached_tokens", cached}};
+  return u;
+}
+
+}  // namespace
+
+OpenAIServing::OpenAIServing(AsyncLLM& llm, std::string served_model_name, const std::string& chat_template,
+                             std::function<void(const std::string&)> log)
+    : llm_(llm),
+      model_name_(std::move(served_model_name)),
+      template_([&] {
+        std::string warning;
+        ChatTemplate t =
+            resolve_chat_template(chat_template, llm.engine().chat_template(), "'" + model_name_ + "'", &warning);
+        if (!warning.empty() && log) log(warning);
+        return t;
+      }()),
+      log_(std::move(log)) {
+  if (llm_.engine().has_tokenizer()) template_stops_ = chat_stop_conditions(template_, llm_.engine().tokenizer());
+  id_salt_ = std::random_device{}();
+  id_salt_ = (id_salt_ << 32) ^ std::random_device{}();
+}
+
+json OpenAIServing::models() const {
+  const int max_len = llm_.engine().engine_config().max_model_len;
+  return json{{"object", "list"},
+              {"data", json::array({json{{"id", model_name_},
+                                         {"object", "model"},
+                                         {"created", unix_now()},
+                                         {"owned_by", "pagedchat"},
+                                         {"root", llm_.engine().engine_config().model},
+                                         {"max_model_len", max_len}}})}};
+}
+
+std::string OpenAIServing::next_id(const char* prefix) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%016llx%08llx", id_salt_, counter_.fetch_add(1) + 1);
+  return std::string(prefix) + buf;
+}
+
+// vLLM's rules: max_tokens defaults to what the context leaves (or the model's max_new_tokens when
+// smaller); a prompt that leaves no room, or a max_tokens beyond it, is a 400.
+SamplingParams OpenAIServing::sampling_for(const SamplingRequest& s, int prompt_len) const {
+  const int max_model_len = llm_.engine().engine_config().max_model_len;
+  SamplingParams p = s.params;
+  apply_sampling_defaults(llm_.engine().sampling_defaults(), p, s.set);
+  const int room = max_model_len - prompt_len;
+  if (room <= 0)
+    throw ApiError(400, "This model's maximum context length is " + std::to_string(max_model_len) +
+                            " tokens. However, your request has " + std::to_string(prompt_len) +
+                            " input tokens. Please reduce the length of the input.");
+  if (s.max_tokens) {
+    if (*s.max_tokens > room)
+      throw ApiError(400,
+                     "This model's maximum context length is " + std::to_string(max_model_len) +
+                         " tokens. However, you requested " + std::to_string(prompt_len + *s.max_tokens) + " tokens (" +
+                         std::to_string(prompt_len) + " in the prompt, " + std::to_string(*s.max_tokens) +
+                         " in the completion). Please reduce the length of the prompt or completion.",
+                     "max_tokens");
+    p.max_tokens = *s.max_tokens;
+  } else {
+    const auto& d = llm_.engine().sampling_defaults();
+    p.max_tokens = d.max_new_tokens ? std::min(*d.max_new_tokens, room) : room;
+  }
+  try {
+    p.validate();
+    p.validate_for_vocab(llm_.engine().model_config().vocab_size);
+  } catch (const std::invalid_argument& e) {
+    throw ApiError(400, e.what());
+  }
+  return p;
+}
+
+Generation OpenAIServing::start_completion(const CompletionRequest& r) {
+  if (r.model != model_name_) throw ApiError(404, "The model `" + r.model + "` does not exist.", "model");
+  Generation g;
+  g.kind = Generation::Kind::kCompletion;
+  g.id = next_id("cmpl-");
+  g.created = unix_now();
+  g.model = model_name_;
+  g.n = r.sampling.params.n;
+  g.stream = r.stream;
+  g.include_usage = r.include_usage;
+  g.logprobs = r.logprobs;
+  const LLMEngine& engine = llm_.engine();
+  for (std::size_t i = 0; i < r.prompts.size(); ++i) {
+    if (const auto* text = std::get_if<std::string>(&r.prompts[i])) {
+      if (!engine.has_tokenizer()) throw ApiError(400, "this model has no tokenizer: send the prompt as token ids", "prompt");
+      if (text->empty()) throw ApiError(400, "'prompt' must not be empty", "prompt");
+      g.prompt_token_ids.push_back(engine.tokenizer().encode(*text, engine.model_config().add_bos));
+      if (r.echo) g.echo_texts.push_back(*text);
+    } else {
+      g.prompt_token_ids.push_back(std::get<std::vector<int>>(r.prompts[i]));
+      if (r.echo)
+        g.echo_texts.push_back(engine.has_tokenizer() ? engine.tokenizer().decode(g.prompt_token_ids.back()) : "");
+    }
+  }
+  std::vector<SamplingParams> params;
+  for (const auto& ids : g.prompt_token_ids) params.push_back(sampling_for(r.sampling, static_cast<int>(ids.size())));
+  if (r.logprobs) for (auto& p : params) p.logprobs = *r.logprobs;
+  g.outputs = std::make_shared<RequestStream>();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::string rid = g.id + "-" + std::to_string(i);
+    try {
+      llm_.add_request(rid, g.prompt_token_ids[i], params[i], {}, g.outputs);
+    } catch (const std::exception& e) {
+      abort(g);
+      throw ApiError(400, e.what(), "prompt");
+    }
+    g.request_ids.push_back(rid);
+  }
+  return g;
+}
+
+Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
+  if (r.model != model_name_) throw ApiError(404, "The model `" + r.model + "` does not exist.", "model");
+  const LLMEngine& engine = llm_.engine();
+  if (!engine.has_tokenizer()) throw ApiError(400, "this model has no tokenizer, so it cannot chat");
+  Generation g;
+  g.kind = Generation::Kind::kChat;
+  g.id = next_id("chatcmpl-");
+  g.created = unix_now();
+  g.model = model_name_;
+  g.n = r.sampling.params.n;
+  g.stream = r.stream;
+  g.include_usage = r.include_usage;
+  if (r.logprobs) g.logprobs = r.top_logprobs;
+  const Tokenizer& tok = engine.tokenizer();
+  ChatEncodeOptions enc = chat_encode_options(tok, engine.model_config().add_bos, engine.model_config().bos_id);
+  enc.continue_final_message = r.continue_final_message;
+  enc.enable_thinking = r.enable_thinking;
+  enc.extra_variables_json = r.chat_template_kwargs_json;
+  std::string warning;
+  std::vector<int> ids;
+  try {
+    const TemplatedText prompt =
+        template_.render(r.messages, chat_render_options(tok, r.add_generation_prompt && !r.continue_final_message, enc),
+                         &warning);
+    ids = encode_rendered_prompt(tok, prompt, enc);
+  } catch (const std::exception& e) {
+    throw ApiError(400, e.what(), "messages");
+  }
+  if (!warning.empty() && log_) log_(warning);
+  SamplingParams p = sampling_for(r.sampling, static_cast<int>(ids.size()));
+  p.stop.insert(p.stop.end(), template_stops_.stop.begin(), template_stops_.stop.end());
+  p.stop_token_ids.insert(p.stop_token_ids.end(), template_stops_.stop_token_ids.begin(),
+                          template_stops_.stop_token_ids.end());
+  if (r.logprobs) p.logprobs = r.top_logprobs;
+  g.prompt_token_ids.push_back(std::move(ids));
+  g.outputs = std::make_shared<RequestStream>();
+  const std::string rid = g.id;
+  try {
+    llm_.add_request(rid, g.prompt_token_ids[0], p, {}, g.outputs);
+  } catch (const std::exception& e) {
+    throw ApiError(400, e.what(), "messages");
+  }
+  g.request_ids.push_back(rid);
+  return g;
+}
+
+void OpenAIServing::abort(const Generation& g) {
+  for (const std::string& id : g.request_ids) llm_.abort(id);
+}
+
+json OpenAIServing::collect(Generation& g) {
+  std::vector<ChoiceState> choices(g.request_ids.size() * g.n);
+  int cached = 0;
+  while (!g.outputs->done()) {
+    auto out = g.outputs->next(std::chrono::milliseconds(500));
+    if (!out) continue;
+    const int pi = prompt_index(g, out->request_id);
+    if (pi < 0) continue;
+    if (out->finished) cached += out->num_cached_tokens;
+    for (const CompletionOutput& c : out->outputs) {
+      if (c.index < 0 || c.index >= g.n) continue;
+      ChoiceState& s = choices[pi * g.n + c.index];
+      s.text += c.text;
+      s.num_tokens += static_cast<int>(c.token_ids.size());
+      append_logprobs(g, s.logprobs, logprobs_json(g, c, s.text_offset));
+      if (c.finish_reason) {
+        s.finish_reason = c.finish_reason;
+        s.stop_reason = c.stop_reason;
+      }
+    }
+  }
+  if (const std::string err = g.outputs->error(); !err.empty()) throw ApiError(500, err);
+  json arr = json::array();
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    ChoiceState& s = choices[i];
+    json c = {{"index", i}, {"logprobs", s.logprobs}, {"finish_reason", s.finish_reason ? json(*s.finish_reason) : json()},
+              {"stop_reason", stop_reason_json(s.stop_reason)}};
+    if (g.kind == Generation::Kind::kChat) {
+      c["message"] = {{"role", "assistant"}, {"content", s.text}};
+    } else {
+      const std::size_t pi = i / g.n;
+      c["text"] = (pi < g.echo_texts.size() ? g.echo_texts[pi] : std::string()) + s.text;
+    }
+    arr.push_back(std::move(c));
+  }
+  return json{{"id", g.id},
+              {"object", g.kind == Generation::Kind::kChat ? "chat.completion" : "text_completion"},
+              {"created", g.created},
+              {"model", g.model},
+              {"choices", arr},
+              {"usage", usage_json(g, choices, cached)}};
+}
+
+bool OpenAIServing::stream(Generation& g, const EventWriter& write) {
+  const bool chat = g.kind == Generation::Kind::kChat;
+  std::vector<ChoiceState> choices(g.request_ids.size() * g.n);
+  int cached = 0;
+  const json head = {{"id", g.id}, {"object", chat ? "chat.completion.chunk" : "text_completion"}, {"created", g.created},
+                     {"model", g.model}};
+  auto send = [&](json choice_list) {
+    json chunk = head;
+    chunk["choices"] = std::move(choice_list);
+    if (g.include_usage) chunk["usage"] = nullptr;
+    return write(chunk.dump(-1, ' ', false, json::error_handler_t::replace));
+  };
+  auto fail = [&] {
+    abort(g);
+    return false;
+  };
+  if (chat) {  // the role first, one chunk per choice, as OpenAI and vLLM send it
+    for (std::size_t i = 0; i < choices.size(); ++i)
+      if (!send(json::array({{{"index", i}, {"delta", {{"role", "assistant"}, {"content", ""}}}, {"logprobs", nullptr},
+                               {"finish_reason", nullptr}}})))
+        return fail();
+  }
+  if (!g.echo_texts.empty())
+    for (std::size_t i = 0; i < choices.size(); ++i)
+      if (!send(json::array({{{"index", i}, {"text", g.echo_texts[i / g.n]}, {"logprobs", nullptr}, {"finish_reason", nullptr}}})))
+        return fail();
+  while (!g.outputs->done()) {
+    auto out = g.outputs->next(std::chrono::milliseconds(500));
+    if (!out) continue;
+    const int pi = prompt_index(g, out->request_id);
+    if (pi < 0) continue;
+    if (out->finished) cached += out->num_cached_tokens;
+    json list = json::array();
+    for (const CompletionOutput& c : out->outputs) {
+      if (c.index < 0 || c.index >= g.n) continue;
+      const int index = pi * g.n + c.index;
+      ChoiceState& s = choices[index];
+      s.num_tokens += static_cast<int>(c.token_ids.size());
+      const json lp = logprobs_json(g, c, s.text_offset);
+      if (c.text.empty() && !c.finish_reason && lp.is_null()) continue;
+      json item = {{"index", index}, {"logprobs", lp},
+                   {"finish_reason", c.finish_reason ? json(*c.finish_reason) : json()}};
+      if (c.finish_reason) item["stop_reason"] = stop_reason_json(c.stop_reason);
+      if (chat)
+        item["delta"] = c.text.empty() ? json::object() : json{{"content", c.text}};
+      else
+        item["text"] = c.text;
+      list.push_back(std::move(item));
+    }
+    if (!list.empty() && !send(std::move(list))) return fail();
+  }
+  if (const std::string err = g.outputs->error(); !err.empty()) {
+    write(ApiError(500, err).to_json().dump());
+  } else if (g.include_usage) {
+    json chunk = head;
+    chunk["choices"] = json::array();
+    chunk["usage"] = usage_json(g, choices, cached);
+    if (!write(chunk.dump())) return false;
+  }
+  return write("[DONE]");
+}
+
+}  // namespace pagedchat::openai

@@ -1,0 +1,323 @@
+// pagedchat-cli serve, used as outside programs use it: the official OpenAI Node client (npm
+// `openai`, tests/js/openai_client.mjs) and curl, against servers this test starts on free loopback
+// ports. Greedy completions of stories260K are checked against llama2.c run.c's golden text.
+#include <QtTest>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <memory>
+
+#include "js_reference.h"
+#include "test_paths.h"
+
+namespace {
+
+/// A `pagedchat-cli serve` child process on a free port.
+class Server {
+ public:
+  explicit Server(const QStringList& args) {
+    proc_.setProcessChannelMode(QProcess::SeparateChannels);
+    proc_.start(QStringLiteral(PAGEDCHAT_CLI), QStringList{"serve", "--port", "0", "--threads", "1"} + args);
+  }
+  ~Server() {
+    if (proc_.state() != QProcess::NotRunning) {
+      proc_.terminate();
+      if (!proc_.waitForFinished(30000)) proc_.kill();
+      proc_.waitForFinished(5000);
+    }
+  }
+  /// Waits for the "serving ... on http://127.0.0.1:PORT/v1" line; false when the process ended.
+  bool waitReady(int timeoutMs = 120000) {
+    QElapsedTimer t;
+    t.start();
+    static const QRegularExpression re("serving .* on (http://[^/ ]+)/v1");
+    while (t.elapsed() < timeoutMs) {
+      err_ += proc_.readAllStandardError();
+      const auto m = re.match(QString::fromUtf8(err_));
+      if (m.hasMatch()) {
+        base_ = m.captured(1);
+        return true;
+      }
+      if (proc_.state() == QProcess::NotRunning) return false;
+      proc_.waitForReadyRead(200);
+    }
+    return false;
+  }
+  QString base() const { return base_; }
+  QString v1() const { return base_ + "/v1"; }
+  QByteArray stderrText() {
+    err_ += proc_.readAllStandardError();
+    return err_;
+  }
+  QProcess& process() { return proc_; }
+
+ private:
+  QProcess proc_;
+  QByteArray err_;
+  QString base_;
+};
+
+struct Http {
+  int status = -1;
+  QByteArray body;
+};
+
+/// curl: `method` on `url` with an optional JSON body and headers; the status and the body.
+Http curl(const QString& method, const QString& url, const QByteArray& body = {}, const QStringList& headers = {}) {
+  QStringList args{"-s", "-S", "-X", method, "-o", "-", "-w", "\n%{http_code}", url};
+  for (const QString& h : headers) args << "-H" << h;
+  if (!body.isNull()) args << "-H" << "Content-Type: application/json" << "--data-binary" << "@-";
+  QProcess p;
+  p.start("curl", args);
+  p.waitForStarted();
+  if (!body.isNull()) p.write(body);
+  p.closeWriteChannel();
+  Http r;
+  if (!p.waitForFinished(120000)) return r;
+  const QByteArray out = p.readAllStandardOutput();
+  const int nl = out.lastIndexOf('\n');
+  r.status = out.mid(nl + 1).trimmed().toInt();
+  r.body = out.left(nl);
+  return r;
+}
+
+QJsonObject json(const QByteArray& b) { return QJsonDocument::fromJson(b).object(); }
+
+/// One Prometheus sample's value ("name{labels} value"), or -1.
+double metric(const QByteArray& text, const QString& name) {
+  for (const QByteArray& line : text.split('\n'))
+    if (line.startsWith(name.toUtf8() + "{") || line.startsWith(name.toUtf8() + " ")) return line.split(' ').last().toDouble();
+  return -1;
+}
+
+QJsonObject runClient(const QStringList& args, QString* error) {
+  QProcess p;
+  p.start(jsref::node(), QStringList{jsref::js_dir() + "/openai_client.mjs"} + args);
+  if (!p.waitForFinished(240000) || p.exitCode() != 0) {
+    *error = "openai_client.mjs failed: " + QString::fromUtf8(p.readAllStandardError().right(3000));
+    return {};
+  }
+  const QByteArray out = p.readAllStandardOutput();
+  QJsonParseError pe;
+  const QJsonDocument d = QJsonDocument::fromJson(out, &pe);
+  if (!d.isObject()) *error = "openai_client.mjs printed no JSON object: " + QString::fromUtf8(out.right(2000));
+  return d.object();
+}
+
+QString goldenContinuation(int chars) {
+  QFile f(testpaths::stories260K() + "/golden/once_upon.json");
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  const QString full = json(f.readAll())["full_text"].toString();
+  return full.mid(QStringLiteral("Once upon a time").size(), chars);
+}
+
+}  // namespace
+
+class TestServer : public QObject {
+  Q_OBJECT
+
+  std::unique_ptr<Server> stories_;
+
+ private slots:
+  void initTestCase() {
+    REQUIRE_MODEL_FILE(testpaths::stories260K() + "/stories260K.bin");
+    if (QStandardPaths::findExecutable("curl").isEmpty()) QFAIL("curl is not on PATH (scripts/install-deps.sh)");
+    stories_ = std::make_unique<Server>(QStringList{"--model", testpaths::stories260K(), "--served-model-name",
+                                                    "stories260K", "--max-num-seqs", "8"});
+    QVERIFY2(stories_->waitReady(), stories_->stderrText().constData());
+  }
+
+  void healthModelsAndErrors() {
+    QCOMPARE(curl("GET", stories_->base() + "/health").status, 200);
+    const Http models = curl("GET", stories_->v1() + "/models");
+    QCOMPARE(models.status, 200);
+    QCOMPARE(json(models.body)["data"].toArray()[0].toObject()["id"].toString(), QString("stories260K"));
+
+    const Http notFound = curl("GET", stories_->v1() + "/nothing");
+    QCOMPARE(notFound.status, 404);
+    QVERIFY(json(notFound.body)["error"].toObject()["message"].toString().contains("/v1/nothing"));
+
+    const Http badJson = curl("POST", stories_->v1() + "/completions", "{\"model\": ");
+    QCOMPARE(badJson.status, 400);
+    QCOMPARE(json(badJson.body)["error"].toObject()["type"].toString(), QString("invalid_request_error"));
+
+    const Http noPrompt = curl("POST", stories_->v1() + "/completions", R"({"model": "stories260K"})");
+    QCOMPARE(noPrompt.status, 400);
+    QCOMPARE(json(noPrompt.body)["error"].toObject()["param"].toString(), QString("prompt"));
+
+    const Http badN = curl("POST", stories_->v1() + "/completions", R"({"model": "stories260K", "prompt": "a", "n": 0})");
+    QCOMPARE(badN.status, 400);
+    QCOMPARE(json(badN.body)["error"].toObject()["param"].toString(), QString("n"));
+
+    // A prompt over max_model_len (512 for the llama2.c checkpoint): 400 naming the lengths.
+    QByteArray longPrompt = "{\"model\": \"stories260K\", \"prompt\": [";
+    for (int i = 0; i < 600; ++i) longPrompt += (i ? ",100" : "100");
+    longPrompt += "]}";
+    const Http tooLong = curl("POST", stories_->v1() + "/completions", longPrompt);
+    QCOMPARE(tooLong.status, 400);
+    QVERIFY2(json(tooLong.body)["error"].toObject()["message"].toString().contains("maximum context length is 512"),
+             tooLong.body.constData());
+  }
+
+  void greedyCompletionMatchesRunC() {
+    const Http r = curl("POST", stories_->v1() + "/completions",
+                        R"({"model": "stories260K", "prompt": "Once upon a time", "max_tokens": 30, "temperature": 0})");
+    QCOMPARE(r.status, 200);
+    const QJsonObject o = json(r.body);
+    const QString text = o["choices"].toArray()[0].toObject()["text"].toString();
+    const QString golden = goldenContinuation(text.size());
+    QVERIFY(!golden.isEmpty());
+    QCOMPARE(text, golden);
+    QCOMPARE(o["choices"].toArray()[0].toObject()["finish_reason"].toString(), QString("length"));
+    QCOMPARE(o["usage"].toObject()["prompt_tokens"].toInt(), 5);  // BOS + 4, as run.c's golden
+    QCOMPARE(o["usage"].toObject()["completion_tokens"].toInt(), 30);
+  }
+
+  void streamedByCurl() {
+    const Http r = curl("POST", stories_->v1() + "/completions",
+                        R"({"model": "stories260K", "prompt": "Once upon a time", "max_tokens": 20, "temperature": 0, "stream": true})");
+    QCOMPARE(r.status, 200);
+    QString text;
+    int events = 0;
+    bool done = false;
+    for (const QByteArray& line : r.body.split('\n')) {
+      if (!line.startsWith("data: ")) continue;
+      const QByteArray data = line.mid(6);
+      QVERIFY2(!done, "an event after [DONE]");
+      if (data == "[DONE]") {
+        done = true;
+        continue;
+      }
+      ++events;
+      for (const auto c : json(data)["choices"].toArray()) text += c.toObject()["text"].toString();
+    }
+    QVERIFY(done);
+    QVERIFY(events >= 2);
+    QCOMPARE(text, goldenContinuation(text.size()));
+    QVERIFY(text.size() > 40);
+  }
+
+  void officialClientCompletions() {
+    if (!jsref::missing().isEmpty()) QFAIL(qPrintable(jsref::missing()));
+    QString error;
+    const QJsonObject o = runClient({"completions", stories_->v1(), "stories260K"}, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(o["models"].toArray()[0].toString(), QString("stories260K"));
+    const QJsonObject c = o["completion"].toObject();
+    QCOMPARE(c["text"].toString(), goldenContinuation(c["text"].toString().size()));
+    QCOMPARE(c["object"].toString(), QString("text_completion"));
+    QCOMPARE(c["usage"].toObject()["completion_tokens"].toInt(), 40);
+    const QJsonObject s = o["completion_stream"].toObject();
+    QCOMPARE(s["text"].toString(), c["text"].toString());  // streamed = not streamed
+    QCOMPARE(s["finish_reason"].toString(), QString("length"));
+    QCOMPARE(s["usage"].toObject()["total_tokens"].toInt(), 45);  // include_usage: the last chunk
+    // n = 2 with a seed: two choices, reproducible.
+    const QJsonArray n2 = o["n2"].toArray();
+    QCOMPARE(n2.size(), 2);
+    QCOMPARE(n2[0].toObject()["index"].toInt(), 0);
+    QCOMPARE(n2[1].toObject()["index"].toInt(), 1);
+    QCOMPARE(o["n2_again"].toArray()[0].toString(), n2[0].toObject()["text"].toString());
+    QCOMPARE(o["n2_again"].toArray()[1].toString(), n2[1].toObject()["text"].toString());
+    // A stop string ends the text before it ("...a little girl named Lily" in the golden).
+    const QJsonObject stop = o["stop"].toObject();
+    QCOMPARE(stop["finish_reason"].toString(), QString("stop"));
+    QCOMPARE(stop["stop_reason"].toString(), QString("Lily"));
+    QVERIFY(!stop["text"].toString().contains("Lily"));
+    QCOMPARE(stop["text"].toString(), goldenContinuation(stop["text"].toString().size()));
+    QVERIFY(goldenContinuation(stop["text"].toString().size() + 4).endsWith("Lily"));
+    // logprobs: 5 tokens, each with its top-3 alternatives, greedy = the most likely.
+    const QJsonObject lp = o["logprobs"].toObject();
+    QCOMPARE(lp["tokens"].toArray().size(), 5);
+    QCOMPARE(lp["token_logprobs"].toArray().size(), 5);
+    for (const auto t : lp["top_logprobs"].toArray()) {
+      QVERIFY(t.toObject().size() >= 3);
+      double best = -1e30;
+      for (const auto v : t.toObject()) best = std::max(best, v.toDouble());
+      QVERIFY(best <= 0);
+    }
+    for (int i = 0; i < 5; ++i) {
+      double best = -1e30;
+      for (const auto v : lp["top_logprobs"].toArray()[i].toObject()) best = std::max(best, v.toDouble());
+      QCOMPARE(lp["token_logprobs"].toArray()[i].toDouble(), best);
+    }
+    // Errors as the client sees them.
+    QCOMPARE(o["bad_temperature"].toObject()["status"].toInt(), 400);
+    QCOMPARE(o["bad_temperature"].toObject()["param"].toString(), QString("temperature"));
+    QCOMPARE(o["bad_model"].toObject()["status"].toInt(), 404);
+    QCOMPARE(o["too_long"].toObject()["status"].toInt(), 400);
+    // The aborted stream: the client stopped reading; its request is freed.
+    QCOMPARE(o["abort_chunks"].toInt(), 3);
+    QTRY_VERIFY_WITH_TIMEOUT(metric(curl("GET", stories_->base() + "/metrics").body, "vllm:num_requests_running") == 0,
+                             30000);
+    const QByteArray m = curl("GET", stories_->base() + "/metrics").body;
+    QCOMPARE(metric(m, "vllm:num_free_kv_cache_blocks"), metric(m, "vllm:num_kv_cache_blocks"));
+    QVERIFY(metric(m, "vllm:generation_tokens_total") >= 40 + 40 + 48 + 48);
+    QVERIFY(m.contains("vllm:time_to_first_token_seconds_bucket{model_name=\"stories260K\",le=\"+Inf\"}"));
+    QVERIFY(m.contains("vllm:request_success_total{model_name=\"stories260K\",finished_reason=\"abort\"} 1"));
+  }
+
+  void chatWithApiKeyAndLimits() {
+    if (!jsref::missing().isEmpty()) QFAIL(qPrintable(jsref::missing()));
+    const QString gguf = testpaths::modelFile("arch/llama3-tiny.gguf");
+    REQUIRE_MODEL_FILE(gguf);
+    Server s({"--model", gguf, "--served-model-name", "llama3-tiny", "--api-key", "sekrit", "--max-model-len", "1024",
+              "--max-body-bytes", "65536"});
+    QVERIFY2(s.waitReady(), s.stderrText().constData());
+    QString error;
+    const QJsonObject o = runClient({"chat", s.v1(), "llama3-tiny", "sekrit"}, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QJsonObject c = o["chat"].toObject();
+    QCOMPARE(c["object"].toString(), QString("chat.completion"));
+    QCOMPARE(c["role"].toString(), QString("assistant"));
+    QVERIFY(!c["content"].toString().isEmpty());
+    QCOMPARE(o["chat_stream"].toObject()["text"].toString(), c["content"].toString());
+    QCOMPARE(o["chat_stream"].toObject()["finish_reason"].toString(), c["finish_reason"].toString());
+    // The prompt is the Llama 3.1 template's rendering: BOS, the system header (with its date
+    // lines), the user turn and the assistant header, far more than the 7 words of the messages.
+    QVERIFY(c["usage"].toObject()["prompt_tokens"].toInt() > 20);
+    const QJsonArray content = o["chat_logprobs"].toObject()["content"].toArray();
+    QVERIFY(!content.isEmpty());
+    QCOMPARE(content[0].toObject()["top_logprobs"].toArray().size(), 3);
+    QCOMPARE(o["chat_n2"].toArray().size(), 2);
+    QCOMPARE(o["wrong_key"].toObject()["status"].toInt(), 401);
+    QCOMPARE(o["bad_messages"].toObject()["status"].toInt(), 400);
+
+    // curl without the key: 401; /health needs none; an oversized body: 413.
+    QCOMPARE(curl("GET", s.v1() + "/models").status, 401);
+    QCOMPARE(curl("GET", s.base() + "/health").status, 200);
+    QByteArray big = "{\"model\": \"llama3-tiny\", \"messages\": [{\"role\": \"user\", \"content\": \"";
+    big += QByteArray(100000, 'a') + "\"}]}";
+    const Http tooBig = curl("POST", s.v1() + "/chat/completions", big, {"Authorization: Bearer sekrit"});
+    QCOMPARE(tooBig.status, 413);
+    QVERIFY(json(tooBig.body)["error"].toObject()["message"].toString().contains("too large"));
+  }
+
+  void refusesBadStart() {
+    // Another machine's reach without a key is refused; a port in use fails at once.
+    QProcess p;
+    p.start(QStringLiteral(PAGEDCHAT_CLI), {"serve", "--model", testpaths::stories260K(), "--host", "0.0.0.0"});
+    QVERIFY(p.waitForFinished(60000));
+    QVERIFY(p.exitCode() != 0);
+    QVERIFY(p.readAllStandardError().contains("--api-key"));
+    const QString port = stories_->base().section(':', -1);
+    QProcess q;
+    q.start(QStringLiteral(PAGEDCHAT_CLI), {"serve", "--model", testpaths::stories260K(), "--port", port});
+    QVERIFY(q.waitForFinished(60000));
+    QVERIFY(q.exitCode() != 0);
+    QVERIFY(q.readAllStandardError().contains("cannot listen"));
+  }
+
+  void stopsOnSigterm() {
+    stories_->process().terminate();
+    QVERIFY(stories_->process().waitForFinished(30000));
+    QCOMPARE(stories_->process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(stories_->process().exitCode(), 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestServer)
+#include "test_server.moc"

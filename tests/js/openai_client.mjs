@@ -1,0 +1,93 @@
+// The official OpenAI Node client (npm `openai`) against a running `pagedchat-cli serve`, as an
+// outside program would use it. Prints one JSON object of what the server answered; the C++ test
+// (tests/engine/test_server.cpp) asserts on it.
+//   node openai_client.mjs completions BASE_URL MODEL
+//   node openai_client.mjs chat BASE_URL MODEL API_KEY
+import OpenAI from "openai";
+
+const [mode, baseURL, model, apiKey] = process.argv.slice(2);
+const client = new OpenAI({ baseURL, apiKey: apiKey ?? "none", maxRetries: 0, timeout: 120000 });
+const out = {};
+
+async function error(fn) {
+  try {
+    await fn();
+    return { status: 0 };
+  } catch (e) {
+    return { status: e.status ?? -1, name: e.constructor.name, message: e.message, param: e.param ?? null,
+             type: e.type ?? null };
+  }
+}
+
+async function collectStream(stream, pick) {
+  let text = "", chunks = 0, finish = null, usage = null;
+  for await (const chunk of stream) {
+    ++chunks;
+    if (chunk.usage) usage = chunk.usage;
+    for (const c of chunk.choices) {
+      text += pick(c) ?? "";
+      if (c.finish_reason) finish = c.finish_reason;
+    }
+  }
+  return { text, chunks, finish_reason: finish, usage };
+}
+
+if (mode === "completions") {
+  out.models = (await client.models.list()).data.map((m) => m.id);
+  const greedy = { model, prompt: "Once upon a time", max_tokens: 40, temperature: 0 };
+  const c = await client.completions.create(greedy);
+  out.completion = { text: c.choices[0].text, finish_reason: c.choices[0].finish_reason, usage: c.usage,
+                     object: c.object, id: c.id };
+  out.completion_stream = await collectStream(
+      await client.completions.create({ ...greedy, stream: true, stream_options: { include_usage: true } }),
+      (ch) => ch.text);
+  const n2 = await client.completions.create({ model, prompt: "Lily and Tom", max_tokens: 24, temperature: 1,
+                                               seed: 7, n: 2 });
+  out.n2 = n2.choices.map((ch) => ({ index: ch.index, text: ch.text, finish_reason: ch.finish_reason }));
+  const n2again = await client.completions.create({ model, prompt: "Lily and Tom", max_tokens: 24, temperature: 1,
+                                                    seed: 7, n: 2 });
+  out.n2_again = n2again.choices.map((ch) => ch.text);
+  const stop = await client.completions.create({ ...greedy, max_tokens: 60, stop: ["Lily"] });
+  out.stop = { text: stop.choices[0].text, finish_reason: stop.choices[0].finish_reason,
+               stop_reason: stop.choices[0].stop_reason ?? null };
+  const lp = await client.completions.create({ ...greedy, max_tokens: 5, logprobs: 3 });
+  out.logprobs = lp.choices[0].logprobs;
+  out.bad_temperature = await error(() => client.completions.create({ ...greedy, temperature: "hot" }));
+  out.bad_model = await error(() => client.completions.create({ ...greedy, model: "no-such-model" }));
+  out.too_long = await error(() => client.completions.create({ ...greedy, max_tokens: 100000 }));
+  // Abort mid-stream: the client goes away after a few chunks; the server must free the request.
+  const controller = new AbortController();
+  let seen = 0;
+  try {
+    const s = await client.completions.create({ ...greedy, max_tokens: 400, stream: true, ignore_eos: true },
+                                              { signal: controller.signal });
+    for await (const chunk of s) {
+      if (++seen === 3) {
+        controller.abort();
+        break;
+      }
+    }
+  } catch (e) {
+    out.abort_error = e.constructor.name;
+  }
+  out.abort_chunks = seen;
+} else if (mode === "chat") {
+  const messages = [{ role: "system", content: "You are terse." }, { role: "user", content: "Say hello." }];
+  const req = { model, messages, max_tokens: 16, temperature: 0 };
+  const c = await client.chat.completions.create(req);
+  out.chat = { content: c.choices[0].message.content, role: c.choices[0].message.role,
+               finish_reason: c.choices[0].finish_reason, usage: c.usage, object: c.object };
+  out.chat_stream = await collectStream(
+      await client.chat.completions.create({ ...req, stream: true }), (ch) => ch.delta?.content);
+  const lp = await client.chat.completions.create({ ...req, max_tokens: 4, logprobs: true, top_logprobs: 3 });
+  out.chat_logprobs = lp.choices[0].logprobs;
+  const n2 = await client.chat.completions.create({ ...req, n: 2, temperature: 0.9, seed: 3 });
+  out.chat_n2 = n2.choices.map((ch) => ch.index);
+  const wrong = new OpenAI({ baseURL, apiKey: "wrong-key", maxRetries: 0 });
+  out.wrong_key = await error(() => wrong.chat.completions.create(req));
+  out.bad_messages = await error(() => client.chat.completions.create({ ...req, messages: [] }));
+} else {
+  console.error(`unknown mode ${mode}`);
+  process.exit(2);
+}
+console.log(JSON.stringify(out));
