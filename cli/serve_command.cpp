@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -49,6 +50,27 @@ int run_serve(ServeOptions& opt) {
   openai::ApiServer server(opt.server);
   const int port = server.bind();
   std::thread http([&] { server.listen(); });
+  // The signal waiter runs from here on: a signal while the model loads ends the process at once
+  // (nothing is served yet, nothing to save); once serving, it aborts the requests and stops.
+  std::atomic<AsyncLLM*> serving_llm{nullptr};
+  std::atomic<bool> finished{false};
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (finished) return;
+    std::fprintf(stderr, "pagedchat-cli: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    AsyncLLM* llm = serving_llm;
+    if (!llm) std::_Exit(128 + sig);  // still loading
+    llm->abort_all();
+    server.stop();
+  });
+  auto finish_threads = [&] {
+    finished = true;
+    server.stop();
+    http.join();
+    pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter if no signal came
+    waiter.join();
+  };
   std::fprintf(stderr, "pagedchat-cli: loading %s (the server answers 503 until it is loaded)\n", opt.engine.model.c_str());
   std::unique_ptr<AsyncLLM> llm;
   std::unique_ptr<openai::OpenAIServing> serving;
@@ -59,29 +81,22 @@ int run_serve(ServeOptions& opt) {
       std::fprintf(stderr, "pagedchat-cli: warning: %s\n", w.c_str());
     });
   } catch (...) {
-    server.stop();
-    http.join();
+    finish_threads();
     throw;
   }
   llm->set_output_observer([&metrics](const RequestOutput& out) { metrics.observe(out); });
   server.set_serving(llm.get(), serving.get(), &metrics);
+  serving_llm = llm.get();
   const EngineConfig& ec = llm->engine().engine_config();
   std::fprintf(stderr, "pagedchat-cli: serving '%s' on http://%s:%d/v1 (%s, max_model_len %d, %d KV blocks of %d tokens)\n",
                name.c_str(), opt.server.host.c_str(), port, llm->engine().backend_name().c_str(), ec.max_model_len,
                ec.num_blocks, ec.block_size);
   std::fflush(stderr);
-
-  std::thread waiter([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    std::fprintf(stderr, "pagedchat-cli: %s: stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    llm->abort_all();
-    server.stop();
-  });
-  http.join();
-  // listen() also returns when the socket fails; wake the waiter then.
+  http.join();  // until a signal stops the server (or its socket fails)
+  finished = true;
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();
+  server.set_serving(nullptr, nullptr, nullptr);
   return 0;
 }
 

@@ -145,6 +145,10 @@ class TestServer : public QObject {
     QCOMPARE(badJson.status, 400);
     QCOMPARE(json(badJson.body)["error"].toObject()["type"].toString(), QString("invalid_request_error"));
 
+    const Http hugeNumber =
+        curl("POST", stories_->v1() + "/completions", R"({"model": "stories260K", "prompt": "a", "temperature": 1e400})");
+    QCOMPARE(hugeNumber.status, 400);
+
     const Http noPrompt = curl("POST", stories_->v1() + "/completions", R"({"model": "stories260K"})");
     QCOMPARE(noPrompt.status, 400);
     QCOMPARE(json(noPrompt.body)["error"].toObject()["param"].toString(), QString("prompt"));
@@ -294,9 +298,19 @@ class TestServer : public QObject {
     const Http tooBig = curl("POST", s.v1() + "/chat/completions", big, {"Authorization: Bearer sekrit"});
     QCOMPARE(tooBig.status, 413);
     QVERIFY(json(tooBig.body)["error"].toObject()["message"].toString().contains("too large"));
+    // The same body sent chunked (no Content-Length): also 413, before any tokenizing.
+    const Http chunked = curl("POST", s.v1() + "/chat/completions", big,
+                              {"Authorization: Bearer sekrit", "Transfer-Encoding: chunked"});
+    QCOMPARE(chunked.status, 413);
   }
 
   void refusesBadStart() {
+    // A model that cannot load: the error, exit 1 (not a server answering 503 forever).
+    QProcess bad;
+    bad.start(QStringLiteral(PAGEDCHAT_CLI), {"serve", "--model", "/nonexistent/model.gguf", "--port", "0"});
+    QVERIFY(bad.waitForFinished(60000));
+    QCOMPARE(bad.exitCode(), 1);
+    QVERIFY(bad.readAllStandardError().contains("/nonexistent/model.gguf"));
     // Another machine's reach without a key is refused; a port in use fails at once.
     QProcess p;
     p.start(QStringLiteral(PAGEDCHAT_CLI), {"serve", "--model", testpaths::stories260K(), "--host", "0.0.0.0"});

@@ -4,7 +4,9 @@
 
 #include <sys/socket.h>
 
+#include <chrono>
 #include <csignal>
+#include <thread>
 #include <stdexcept>
 
 #include "engine/async_llm.h"
@@ -60,7 +62,7 @@ ApiServer::ApiServer(ServerConfig config) : config_(std::move(config)), server_(
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  server_->set_read_timeout(30, 0);
+  server_->set_read_timeout(10, 0);
   server_->set_write_timeout(30, 0);
   routes();
 }
@@ -80,10 +82,21 @@ int ApiServer::bind() {
   return config_.port;
 }
 
-void ApiServer::listen() { server_->listen_after_bind(); }
+// httplib's stop() is lost when it comes before listen_after_bind() has started its loop, so
+// stop() repeats it until listen() has returned; listen() announces itself before it checks
+// stopping_, stop() sets stopping_ before it checks listening_: one of them sees the other.
+void ApiServer::listen() {
+  listening_ = true;
+  if (!stopping_) server_->listen_after_bind();
+  listening_ = false;
+}
 
 void ApiServer::stop() {
-  if (server_) server_->stop();
+  stopping_ = true;
+  while (listening_) {
+    server_->stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 void ApiServer::set_serving(AsyncLLM* llm, OpenAIServing* serving, ServerMetrics* metrics) {
@@ -109,6 +122,7 @@ void ApiServer::routes() {
     std::string message = "Not found: " + req.method + " " + req.path;
     if (res.status == 413) message = "The request body is too large";
     else if (res.status == 405) message = "Method not allowed: " + req.method + " " + req.path;
+    else if (res.status == 400) message = "Bad request: the request (or its body) could not be read";
     else if (res.status != 404) message = "HTTP error " + std::to_string(res.status);
     send_error(res, ApiError(res.status, message));
     return httplib::Server::HandlerResponse::Handled;
@@ -140,8 +154,15 @@ void ApiServer::routes() {
   s.Get("/v1/models", [this, ready](const httplib::Request&, httplib::Response& res) {
     if (ready(res)) res.set_content(serving_->models().dump(), "application/json");
   });
-  s.Post("/v1/completions", [this, ready](const httplib::Request& req, httplib::Response& res) {
-    if (!ready(res)) return;
+  // httplib 0.11 applies the payload limit to Content-Length bodies only; a chunked one is checked here.
+  auto too_big = [this](const httplib::Request& req, httplib::Response& res) {
+    if (req.body.size() <= config_.max_body_bytes) return false;
+    send_error(res, ApiError(413, "The request body is too large (" + std::to_string(req.body.size()) +
+                                      " bytes; at most " + std::to_string(config_.max_body_bytes) + ")"));
+    return true;
+  };
+  s.Post("/v1/completions", [this, ready, too_big](const httplib::Request& req, httplib::Response& res) {
+    if (!ready(res) || too_big(req, res)) return;
     try {
       Generation g = serving_->start_completion(parse_completion_request(parse_body(req.body)));
       if (g.stream) return respond_stream(*serving_, std::move(g), res);
@@ -150,8 +171,8 @@ void ApiServer::routes() {
       send_error(res, e);
     }
   });
-  s.Post("/v1/chat/completions", [this, ready](const httplib::Request& req, httplib::Response& res) {
-    if (!ready(res)) return;
+  s.Post("/v1/chat/completions", [this, ready, too_big](const httplib::Request& req, httplib::Response& res) {
+    if (!ready(res) || too_big(req, res)) return;
     try {
       Generation g = serving_->start_chat(parse_chat_completion_request(parse_body(req.body)));
       if (g.stream) return respond_stream(*serving_, std::move(g), res);

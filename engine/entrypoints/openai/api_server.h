@@ -44,9 +44,10 @@ class ApiServer {
   /// Binds the listening socket; returns the port. Throws std::runtime_error when the address
   /// cannot be bound (in use, not local).
   int bind();
-  /// Serves until stop() (blocks; call after bind()).
+  /// Serves until stop() (blocks; call after bind()). Returns at once when stop() came first.
   void listen();
-  /// Stops listening; open streams end when their client's next write fails. Thread-safe.
+  /// Stops listening (also when listen() is only about to start); open streams end when their
+  /// client's next write fails. Thread-safe.
   void stop();
   /// The engine is ready: routes stop answering 503. The objects must outlive the server.
   void set_serving(AsyncLLM* llm, OpenAIServing* serving, ServerMetrics* metrics);
@@ -60,6 +61,7 @@ class ApiServer {
   OpenAIServing* serving_ = nullptr;
   ServerMetrics* metrics_ = nullptr;
   std::atomic<bool> ready_{false};
+  std::atomic<bool> listening_{false}, stopping_{false};
 };
 
 }  // namespace pagedchat::openai

@@ -1,5 +1,6 @@
 #include "engine/entrypoints/openai/protocol.h"
 
+#include <climits>
 #include <cmath>
 #include <limits>
 
@@ -47,6 +48,8 @@ double number(const json& v, const std::string& name) {
 }
 
 long long integer(const json& v, const std::string& name) {
+  if (v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(LLONG_MAX))
+    bad(name, "is too large, got " + v.dump());
   if (v.is_number_integer()) return v.get<long long>();
   if (v.is_number_float()) {
     const double d = v.get<double>();
@@ -186,7 +189,7 @@ nlohmann::json parse_body(const std::string& body) {
   json j;
   try {
     j = json::parse(body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number beyond a double (1e400)
     throw ApiError(400, std::string("the request body is not valid JSON: ") + e.what());
   }
   if (!j.is_object()) throw ApiError(400, "the request body must be a JSON object");

@@ -138,6 +138,9 @@ OpenAIServing::OpenAIServing(AsyncLLM& llm, std::string served_model_name, const
       }()),
       log_(std::move(log)) {
   if (llm_.engine().has_tokenizer()) template_stops_ = chat_stop_conditions(template_, llm_.engine().tokenizer());
+  if (template_.name() == "none" && log_)
+    log_("the model has no chat template: /v1/chat/completions joins the message contents as they are "
+         "(give --chat-template NAME or a .jinja file for a chat format)");
   id_salt_ = std::random_device{}();
   id_salt_ = (id_salt_ << 32) ^ std::random_device{}();
 }
@@ -187,7 +190,11 @@ SamplingParams OpenAIServing::sampling_for(const SamplingRequest& s, int prompt_
     p.validate();
     p.validate_for_vocab(llm_.engine().model_config().vocab_size);
   } catch (const std::invalid_argument& e) {
-    throw ApiError(400, e.what());
+    // "invalid sampling params: top_p must be ..." names the field first.
+    std::string param, what = e.what();
+    const std::string prefix = "invalid sampling params: ";
+    if (what.rfind(prefix, 0) == 0) param = what.substr(prefix.size(), what.find(' ', prefix.size()) - prefix.size());
+    throw ApiError(400, what, param);
   }
   return p;
 }
