@@ -161,25 +161,24 @@ void ApiServer::routes() {
                                       " bytes; at most " + std::to_string(config_.max_body_bytes) + ")"));
     return true;
   };
-  s.Post("/v1/completions", [this, ready, too_big](const httplib::Request& req, httplib::Response& res) {
-    if (!ready(res) || too_big(req, res)) return;
-    try {
-      Generation g = serving_->start_completion(parse_completion_request(parse_body(req.body)));
-      if (g.stream) return respond_stream(*serving_, std::move(g), res);
-      res.set_content(serving_->collect(g).dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
-    } catch (const ApiError& e) {
-      send_error(res, e);
-    }
+  // Both POST routes: start the call (errors before any byte is sent), then stream or collect it.
+  auto post = [this, ready, too_big](const char* path, auto start) {
+    server_->Post(path, [this, ready, too_big, start](const httplib::Request& req, httplib::Response& res) {
+      if (!ready(res) || too_big(req, res)) return;
+      try {
+        Generation g = start(*serving_, parse_body(req.body));
+        if (g.stream) return respond_stream(*serving_, std::move(g), res);
+        res.set_content(serving_->collect(g).dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+      } catch (const ApiError& e) {
+        send_error(res, e);
+      }
+    });
+  };
+  post("/v1/completions", [](OpenAIServing& sv, const json& body) {
+    return sv.start_completion(parse_completion_request(body));
   });
-  s.Post("/v1/chat/completions", [this, ready, too_big](const httplib::Request& req, httplib::Response& res) {
-    if (!ready(res) || too_big(req, res)) return;
-    try {
-      Generation g = serving_->start_chat(parse_chat_completion_request(parse_body(req.body)));
-      if (g.stream) return respond_stream(*serving_, std::move(g), res);
-      res.set_content(serving_->collect(g).dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
-    } catch (const ApiError& e) {
-      send_error(res, e);
-    }
+  post("/v1/chat/completions", [](OpenAIServing& sv, const json& body) {
+    return sv.start_chat(parse_chat_completion_request(body));
   });
 }
 

@@ -91,26 +91,25 @@ std::string ServerMetrics::render(const EngineStats& s) const {
   std::lock_guard lk(mu_);
   std::ostringstream o;
   const std::string& l = label_;
-  header(o, "vllm:num_requests_running", "gauge", "Number of requests in model execution batches.");
-  o << "vllm:num_requests_running{" << l << "} " << s.num_running << "\n";
-  header(o, "vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.");
-  o << "vllm:num_requests_waiting{" << l << "} " << s.num_waiting << "\n";
-  header(o, "vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.");
-  o << "vllm:kv_cache_usage_perc{" << l << "} " << num(s.kv_cache_usage()) << "\n";
-  header(o, "vllm:num_kv_cache_blocks", "gauge", "KV-cache blocks in all (PagedChat).");
-  o << "vllm:num_kv_cache_blocks{" << l << "} " << s.num_total_blocks << "\n";
-  header(o, "vllm:num_free_kv_cache_blocks", "gauge", "KV-cache blocks free (PagedChat).");
-  o << "vllm:num_free_kv_cache_blocks{" << l << "} " << s.num_free_blocks << "\n";
-  header(o, "vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.");
-  o << "vllm:prefix_cache_queries_total{" << l << "} " << s.prefix_cache_queries << "\n";
-  header(o, "vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.");
-  o << "vllm:prefix_cache_hits_total{" << l << "} " << s.prefix_cache_hits << "\n";
-  header(o, "vllm:num_preemptions_total", "counter", "Cumulative number of preemption from the engine.");
-  o << "vllm:num_preemptions_total{" << l << "} " << s.num_preemptions << "\n";
-  header(o, "vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.");
-  o << "vllm:prompt_tokens_total{" << l << "} " << s.num_prompt_tokens << "\n";
-  header(o, "vllm:generation_tokens_total", "counter", "Number of generation tokens processed.");
-  o << "vllm:generation_tokens_total{" << l << "} " << s.num_generation_tokens << "\n";
+  auto sample = [&](const char* name, const char* type, const char* help, const std::string& value) {
+    header(o, name, type, help);
+    o << name << "{" << l << "} " << value << "\n";
+  };
+  using std::to_string;
+  sample("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", to_string(s.num_running));
+  sample("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", to_string(s.num_waiting));
+  sample("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", num(s.kv_cache_usage()));
+  sample("vllm:num_kv_cache_blocks", "gauge", "KV-cache blocks in all (PagedChat).", to_string(s.num_total_blocks));
+  sample("vllm:num_free_kv_cache_blocks", "gauge", "KV-cache blocks free (PagedChat).", to_string(s.num_free_blocks));
+  sample("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.",
+         to_string(s.prefix_cache_queries));
+  sample("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.",
+         to_string(s.prefix_cache_hits));
+  sample("vllm:num_preemptions_total", "counter", "Cumulative number of preemption from the engine.",
+         to_string(s.num_preemptions));
+  sample("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", to_string(s.num_prompt_tokens));
+  sample("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.",
+         to_string(s.num_generation_tokens));
   header(o, "vllm:request_success_total", "counter", "Count of successfully processed requests.");
   for (const char* reason : {"stop", "length", "abort"}) {
     auto it = finished_.find(reason);

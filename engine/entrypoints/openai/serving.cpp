@@ -199,16 +199,22 @@ SamplingParams OpenAIServing::sampling_for(const SamplingRequest& s, int prompt_
   return p;
 }
 
-Generation OpenAIServing::start_completion(const CompletionRequest& r) {
-  if (r.model != model_name_) throw ApiError(404, "The model `" + r.model + "` does not exist.", "model");
+Generation OpenAIServing::new_generation(Generation::Kind kind, const std::string& model, const SamplingRequest& s,
+                                         bool stream, bool include_usage) {
+  if (model != model_name_) throw ApiError(404, "The model `" + model + "` does not exist.", "model");
   Generation g;
-  g.kind = Generation::Kind::kCompletion;
-  g.id = next_id("cmpl-");
+  g.kind = kind;
+  g.id = next_id(kind == Generation::Kind::kChat ? "chatcmpl-" : "cmpl-");
   g.created = unix_now();
   g.model = model_name_;
-  g.n = r.sampling.params.n;
-  g.stream = r.stream;
-  g.include_usage = r.include_usage;
+  g.n = s.params.n;
+  g.stream = stream;
+  g.include_usage = include_usage;
+  return g;
+}
+
+Generation OpenAIServing::start_completion(const CompletionRequest& r) {
+  Generation g = new_generation(Generation::Kind::kCompletion, r.model, r.sampling, r.stream, r.include_usage);
   g.logprobs = r.logprobs;
   const LLMEngine& engine = llm_.engine();
   for (std::size_t i = 0; i < r.prompts.size(); ++i) {
@@ -241,17 +247,9 @@ Generation OpenAIServing::start_completion(const CompletionRequest& r) {
 }
 
 Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
-  if (r.model != model_name_) throw ApiError(404, "The model `" + r.model + "` does not exist.", "model");
+  Generation g = new_generation(Generation::Kind::kChat, r.model, r.sampling, r.stream, r.include_usage);
   const LLMEngine& engine = llm_.engine();
   if (!engine.has_tokenizer()) throw ApiError(400, "this model has no tokenizer, so it cannot chat");
-  Generation g;
-  g.kind = Generation::Kind::kChat;
-  g.id = next_id("chatcmpl-");
-  g.created = unix_now();
-  g.model = model_name_;
-  g.n = r.sampling.params.n;
-  g.stream = r.stream;
-  g.include_usage = r.include_usage;
   if (r.logprobs) g.logprobs = r.top_logprobs;
   const Tokenizer& tok = engine.tokenizer();
   ChatEncodeOptions enc = chat_encode_options(tok, engine.model_config().add_bos, engine.model_config().bos_id);

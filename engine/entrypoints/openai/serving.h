@@ -63,6 +63,9 @@ class OpenAIServing {
 
  private:
   SamplingParams sampling_for(const SamplingRequest& s, int prompt_len) const;
+  /// A Generation's identity (id, time, model, n); ApiError 404 for another model's name.
+  Generation new_generation(Generation::Kind kind, const std::string& model, const SamplingRequest& s, bool stream,
+                            bool include_usage);
   std::string next_id(const char* prefix);
 
   AsyncLLM& llm_;
