@@ -9,11 +9,16 @@
 
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
+#include "app/remote/api_key_store.h"
+#include "app/sentence.h"
+#include "app/store_health.h"
+#include "app/store_recovery.h"
 
 namespace {
 const QString kPaneConversationsKey = QStringLiteral("panes/conversations");
 const QString kCurrentPaneKey = QStringLiteral("panes/current");
 const QString kPaneSettingsKey = QStringLiteral("panes/settings");
+const QString kPaneEndpointsKey = QStringLiteral("panes/endpoints");
 const QString kThemeKey = QStringLiteral("appearance/theme");
 const QString kFontSizeKey = QStringLiteral("appearance/fontSize");
 }  // namespace
@@ -22,30 +27,27 @@ QString AppController::settingsFile(const QString& dataDir) {
   return QDir(dataDir).filePath(QStringLiteral("pagedchat.ini"));
 }
 
-namespace {
-/// `text` ending with a full stop (engine messages have none), to put another sentence after it.
-QString sentence(const QString& text) {
-  const QString t = text.trimmed();
-  return t.isEmpty() || t.endsWith(QLatin1Char('.')) || t.endsWith(QLatin1Char('!')) || t.endsWith(QLatin1Char('?'))
-             ? t
-             : t + QLatin1Char('.');
-}
-}  // namespace
 
-AppController::AppController(const AppOptions& options, QObject* parent, Translator* translator)
+AppController::AppController(const AppOptions& options, QObject* parent, Translator* translator,
+                             ApiKeyStore* keyStore)
     : QObject(parent), dataDir_(options.dataDir), sendOnStart_(options.sendOnStart) {
   QDir().mkpath(dataDir_);
   translator_ = translator ? translator : new Translator(settingsFile(dataDir_), this);
   connect(translator_, &Translator::languageChanged, this, &AppController::languageChanged);
-  store_ = std::make_unique<ChatStore>(dataDir_);
+  StoreRecovery recovery;
+  store_ = openChatStore(dataDir_, &recovery);  // a damaged file is set aside: recovery says where
+  connect(store_->health(), &StoreHealth::changed, this, &AppController::onStoreHealthChanged);
+  // Waiting writes went through (a rename, a pin, a restore): the lists show them.
+  connect(store_->health(), &StoreHealth::recovered, this, [this] { onConversationsModified(); });
+  if (!recovery.message.isEmpty()) setErrorText(recovery.message, recovery.detail);
   // Conversations deleted in an earlier run whose undo time never ran out: gone for good now.
   try {
     store_->purgeDeletedConversations();
   } catch (const StoreError& e) {
-    // Another program holds the database (or it is read-only): chats can still be read, and a
-    // later write says why in its own message. Shown once the window is up.
-    qWarning("pagedchat: %s", e.what());
-    errorText_ = purgeError_ = tr("The chat database cannot be written now: %1").arg(QString::fromUtf8(e.what()));
+    // Another program holds the database (or it is read-only): chats can still be read; the
+    // clean-up waits in StoreHealth and is tried again. Shown once the window is up.
+    ChatStore* store = store_.get();
+    reportStoreError(e, QStringLiteral("purge"), [store] { store->purgeDeletedConversations(); });
   }
   settings_ = std::make_unique<QSettings>(settingsFile(dataDir_), QSettings::IniFormat);
   recentModels_ = new RecentModelsModel(settings_.get(), this);
@@ -73,11 +75,10 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   connect(engine_, &EngineClient::modelLoadFinished, this,
           [this](bool ok, const QString& path, const QString& error) { onModelLoadFinished(ok, path, error); });
   connect(engine_, &EngineClient::chatTemplateWarning, this, [this](const QString& message) {
-    const QString text = tr("The model's chat template cannot be used as it is: %1").arg(message);
-    if (engine_->isLoading())
-      pendingTemplateWarning_ = text;  // shown once the load has finished (it clears older messages)
-    else
-      setModelErrorText(text);
+    showLoadWarning(tr("The model's chat template cannot be used as it is: %1").arg(message));
+  });
+  connect(engine_, &EngineClient::engineWarning, this, [this](const QString& message) {
+    showLoadWarning(tr("Warning from the engine: %1").arg(message));
   });
   connect(engineSettings_, &EngineSettings::applied, this, [this] {
     // Saved only once the model reloaded with them (onModelLoadFinished()).
@@ -99,6 +100,9 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
     emit currentConversationChanged();
   });
   compare_ = new BlindCompare(panes_, store_.get(), this);
+  ApiKeyStore* keys = keyStore ? keyStore : new KeychainApiKeyStore(this);
+  endpoints_ = new PaneEndpoints(panes_, keys, this);
+  server_ = new ApiServerController(engine_, settings_.get(), keys, this);
   const QString theme = settings_->value(kThemeKey, theme_).toString();
   if (theme == QLatin1String("light") || theme == QLatin1String("dark")) theme_ = theme;
   fontSize_ = qBound(kMinFontSize, settings_->value(kFontSizeKey, kDefaultFontSize).toInt(), kMaxFontSize);
@@ -125,11 +129,15 @@ AppController::~AppController() {
   // Sessions save their replies through the store and cancel through the engine: they go first,
   // then the engine thread, then the store. The saved pane layout stays as it was.
   commitDelete();
+  delete server_;  // its requests end; it reads the engine
+  server_ = nullptr;
   panes_->disconnect(this);
   delete monitor_;
   monitor_ = nullptr;
   delete compare_;
   compare_ = nullptr;
+  delete endpoints_;
+  endpoints_ = nullptr;
   delete panes_;
   panes_ = nullptr;
   delete throughput_;
@@ -170,7 +178,7 @@ void AppController::newConversation() {
     session->openConversation(id, title);
     setErrorText(QString());
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    reportStoreError(e);
   }
 }
 
@@ -205,7 +213,7 @@ void AppController::deleteConversation(qint64 id) {
     pendingDeletes_.append(pending);
     emit undoDeleteChanged();
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    reportStoreError(e);
   }
   conversations_->reload();
 }
@@ -222,7 +230,10 @@ void AppController::undoDelete() {
     ChatSession* current = panes_->currentSession();
     if (current && current->conversationId() == 0) openConversation(pending.id);
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    // Hidden until the restore is written (retried); it must not be purged meanwhile.
+    ChatStore* store = store_.get();
+    const qint64 id = pending.id;
+    reportStoreError(e, QStringLiteral("restore:%1").arg(id), [store, id] { store->restoreConversation(id); });
   }
 }
 
@@ -254,7 +265,8 @@ void AppController::renameConversation(qint64 id, const QString& title) {
     store_->renameConversation(id, t);
     setErrorText(QString());
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    ChatStore* store = store_.get();
+    reportStoreError(e, QStringLiteral("rename:%1").arg(id), [store, id, t] { store->renameConversation(id, t); });
   }
   onConversationsModified();
 }
@@ -263,7 +275,8 @@ void AppController::setPinned(qint64 id, bool pinned) {
   try {
     store_->setPinned(id, pinned);
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    ChatStore* store = store_.get();
+    reportStoreError(e, QStringLiteral("pin:%1").arg(id), [store, id, pinned] { store->setPinned(id, pinned); });
   }
   onConversationsModified();
 }
@@ -293,8 +306,9 @@ void AppController::setModelLoadError(const QString& text) {
   emit modelLoadErrorChanged();
 }
 
-QString AppController::applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads) {
-  return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads);
+QString AppController::applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
+                                          const QString& kvCacheDtype) {
+  return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype);
 }
 
 void AppController::reloadWithEngineSettings() {
@@ -354,21 +368,14 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
 }
 
 void AppController::onConversationsModified() {
+  panes_->flushReplies();  // before the sidebar's reload, which may keep this thread busy
+  // Something was written: the writes still waiting (a lock gone, space freed) may go now.
+  if (store_->health()->pendingCount() > 0) store_->health()->retryNow();
   try {
     conversations_->reload();
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    reportStoreError(e);
     return;
-  }
-  if (!purgeError_.isEmpty()) {
-    // The start-up clean-up could not write: try again now that a conversation changed (the
-    // database is writable again when that change was saved); its banner goes once it works.
-    try {
-      store_->purgeDeletedConversations();
-      if (errorText_ == purgeError_) setErrorText(QString());
-      purgeError_.clear();
-    } catch (const StoreError&) {
-    }
   }
   for (ChatSession* s : panes_->sessions())
     if (s->conversationId() != 0) s->setTitle(titleOf(s->conversationId()));
@@ -417,9 +424,11 @@ void AppController::restorePanes() {
     shown.insert(id);
   }
   const QVariantList savedSettings = settings_->value(kPaneSettingsKey).toList();
+  const QVariantList savedEndpoints = settings_->value(kPaneEndpointsKey).toList();
   for (qsizetype i = 0; i < saved.size(); ++i) {
     ChatSession* s = i < panes_->count() ? panes_->sessionAt(static_cast<int>(i)) : panes_->addPane();
     if (s && i < savedSettings.size()) s->settings()->fromMap(savedSettings.at(i).toMap());
+    if (s && i < savedEndpoints.size()) endpoints_->restore(static_cast<int>(i), savedEndpoints.at(i).toMap());
     if (s && saved[i] != 0) s->openConversation(saved[i], titleOf(saved[i]));
   }
   panes_->setCurrentIndex(qBound(0, settings_->value(kCurrentPaneKey, 0).toInt(), panes_->count() - 1));
@@ -428,23 +437,62 @@ void AppController::restorePanes() {
 }
 
 void AppController::savePanes() {
-  if (restoring_ || !panes_) return;
+  if (restoring_ || !panes_ || !endpoints_) return;
   QVariantList ids;
-  QVariantList paneSettings;
+  QVariantList paneSettings, paneEndpoints;
   for (ChatSession* s : panes_->sessions()) {
     ids.append(s->conversationId());
     paneSettings.append(s->settings()->toMap());
+    paneEndpoints.append(endpoints_->savedForm(static_cast<int>(paneEndpoints.size())));
   }
   settings_->setValue(kPaneConversationsKey, ids);
   settings_->setValue(kPaneSettingsKey, paneSettings);
+  settings_->setValue(kPaneEndpointsKey, paneEndpoints);
   settings_->setValue(kCurrentPaneKey, panes_->currentIndex());
 }
 
-void AppController::setErrorText(const QString& text) {
+void AppController::setErrorText(const QString& text, const QString& detail) {
   modelErrorShown_ = false;
-  if (text == errorText_) return;
+  storeErrorShown_ = false;
+  if (text == errorText_ && detail == errorDetail_) return;
   errorText_ = text;
+  errorDetail_ = detail;
   emit errorTextChanged();
+}
+
+void AppController::clearError() {
+  if (storeErrorShown_) store_->health()->dismiss();
+  setErrorText(QString());
+}
+
+void AppController::retryStore() { store_->health()->retryNow(); }
+
+void AppController::reportStoreError(const StoreError& e, const QString& key, std::function<void()> retry) {
+  store_->health()->report(e, key, std::move(retry));
+}
+
+void AppController::onStoreHealthChanged() {
+  const StoreHealth* health = store_->health();
+  if (!health->message().isEmpty()) {
+    const bool changed = errorText_ != health->message() || errorDetail_ != health->detail() || !storeErrorShown_;
+    errorText_ = health->message();
+    errorDetail_ = health->detail();
+    modelErrorShown_ = false;
+    storeErrorShown_ = true;
+    if (changed) emit errorTextChanged();
+  } else if (storeErrorShown_) {
+    setErrorText(QString());  // the waiting writes went through (or the message was dismissed)
+  }
+}
+
+void AppController::showLoadWarning(const QString& text) {
+  if (!engine_->isLoading()) {
+    setModelErrorText(text);
+    return;
+  }
+  // Shown once the load has finished (which clears older messages), after the load's other warnings.
+  if (!pendingTemplateWarning_.isEmpty()) pendingTemplateWarning_ += QLatin1Char('\n');
+  pendingTemplateWarning_ += text;
 }
 
 void AppController::setModelErrorText(const QString& text) {

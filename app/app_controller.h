@@ -7,6 +7,7 @@
 #include <QUrl>
 #include <QVariantList>
 
+#include <functional>
 #include <memory>
 
 #include "app/app_options.h"
@@ -18,9 +19,12 @@
 #include "app/engine_settings.h"
 #include "app/recent_models_model.h"
 #include "app/pane_list_model.h"
+#include "app/remote/pane_endpoints.h"
+#include "app/server/api_server_controller.h"
 #include "app/throughput_meter.h"
 #include "app/translator.h"
 
+class ApiKeyStore;
 class QSettings;
 
 /// Owns the store, the engine client (and through it the worker thread), the conversation list
@@ -40,6 +44,10 @@ class AppController : public QObject {
   Q_PROPERTY(qint64 currentConversationId READ currentConversationId NOTIFY currentConversationChanged)
   Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
   Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
+  /// The technical detail of errorText, shown under the banner's "Details" ("" = none).
+  Q_PROPERTY(QString errorDetail READ errorDetail NOTIFY errorTextChanged)
+  /// errorText is a chat-history problem that retryStore() may fix (a lock, a full disk).
+  Q_PROPERTY(bool errorRetryable READ errorRetryable NOTIFY errorTextChanged)
   /// Why the model the user opened last did not load ("" once another is opened or unloaded);
   /// the model picker shows it, also after the previous model was loaded again.
   Q_PROPERTY(QString modelLoadError READ modelLoadError NOTIFY modelLoadErrorChanged)
@@ -51,6 +59,10 @@ class AppController : public QObject {
   /// How many deletions can still be undone (each until its own undo time runs out).
   Q_PROPERTY(int undoDeleteCount READ undoDeleteCount NOTIFY undoDeleteChanged)
   Q_PROPERTY(BlindCompare* compare READ compare CONSTANT)
+  /// Remote endpoints as panes (their URLs, models and keychain-held API keys).
+  Q_PROPERTY(PaneEndpoints* endpoints READ endpoints CONSTANT)
+  /// The OpenAI-compatible server toggle (Settings > Server).
+  Q_PROPERTY(ApiServerController* server READ server CONSTANT)
   /// The colour theme: "light", "dark" or "system" (saved in pagedchat.ini).
   Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY appearanceChanged)
   /// The base font size of messages and controls in pixels, kMinFontSize..kMaxFontSize (saved).
@@ -64,8 +76,10 @@ class AppController : public QObject {
   /// Opens (creating) the store in options.dataDir and restores the panes. Throws StoreError.
   /// The model is loaded on the worker thread once start() is called. Without a `translator`
   /// (which must outlive the controller) it makes its own, reading <dataDir>/pagedchat.ini.
+  /// Without a `keyStore` (which must outlive the controller) remote endpoints' API keys go to
+  /// the system keychain (KeychainApiKeyStore); tests pass a MemoryApiKeyStore.
   explicit AppController(const AppOptions& options, QObject* parent = nullptr,
-                         Translator* translator = nullptr);
+                         Translator* translator = nullptr, ApiKeyStore* keyStore = nullptr);
   ~AppController() override;
 
   /// <dataDir>/pagedchat.ini: the pane layout and the UI language.
@@ -108,8 +122,10 @@ class AppController : public QObject {
   Q_INVOKABLE QUrl documentsFolder() const;
   /// Shows `text` in the window's error banner (errors found in QML, e.g. a dialog that failed).
   Q_INVOKABLE void showError(const QString& text) { setErrorText(text); }
-  /// Clears errorText (the banner's close button).
-  Q_INVOKABLE void clearError() { setErrorText(QString()); }
+  /// Clears errorText (the banner's close button); writes waiting for a retry stay waiting.
+  Q_INVOKABLE void clearError();
+  /// The banner's Retry: tries the chat-history writes that failed again (StoreHealth::retryNow()).
+  Q_INVOKABLE void retryStore();
   /// How long a deleted conversation can be brought back (ms).
   static constexpr int undoTimeoutMs = 8000;
   /// Changes the undo time of later deletions (tests).
@@ -128,7 +144,8 @@ class AppController : public QObject {
   Q_INVOKABLE void unloadModel();
   /// Validates and saves the engine settings and reloads the model with them (on the worker
   /// thread, with progress). Returns "" or the validation message (nothing changes then).
-  Q_INVOKABLE QString applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads);
+  Q_INVOKABLE QString applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
+                                          const QString& kvCacheDtype = QString());
 
   EngineClient* engine() const { return engine_; }
   ConversationListModel* conversations() const { return conversations_; }
@@ -141,11 +158,15 @@ class AppController : public QObject {
   qint64 currentConversationId() const;
   QString dataDir() const { return dataDir_; }
   QString errorText() const { return errorText_; }
+  QString errorDetail() const { return errorDetail_; }
+  bool errorRetryable() const { return storeErrorShown_; }
   QString modelLoadError() const { return modelLoadError_; }
   Translator* translator() const { return translator_; }
   QString language() const { return translator_->language(); }
   void setLanguage(const QString& language) { translator_->setLanguage(language); }
   BlindCompare* compare() const { return compare_; }
+  PaneEndpoints* endpoints() const { return endpoints_; }
+  ApiServerController* server() const { return server_; }
   QString theme() const { return theme_; }
   /// Unknown names are ignored.
   void setTheme(const QString& theme);
@@ -166,11 +187,18 @@ class AppController : public QObject {
   void savePanes();
   QString titleOf(qint64 id) const;
   bool conversationExists(qint64 id) const;
-  void setErrorText(const QString& text);
+  void setErrorText(const QString& text, const QString& detail = QString());
+  /// Shows a failed store call in plain language (StoreHealth); with `retry`, the write waits
+  /// under `key` and is tried again.
+  void reportStoreError(const StoreError& e, const QString& key = QString(), std::function<void()> retry = {});
+  /// Follows the store's health: its message in the banner, gone once the writes went through.
+  void onStoreHealthChanged();
   void setModelLoadError(const QString& text);
   /// setErrorText() for a model or engine-settings load; such a message goes when the user opens
   /// or unloads a model or applies engine settings that load.
   void setModelErrorText(const QString& text);
+  /// A warning of the model load (its chat template, the engine's): in the banner once it loaded.
+  void showLoadWarning(const QString& text);
   /// Saves applied engine settings once the reload worked; when it failed, restores the saved
   /// ones and reloads the model with them; a saved KV cache too small for a model goes back to
   /// automatic. A model the user opened that fails to load gives way to the one loaded before.
@@ -199,16 +227,19 @@ class AppController : public QObject {
   EngineSettings* engineSettings_ = nullptr;
   EngineMonitor* monitor_ = nullptr;
   BlindCompare* compare_ = nullptr;
+  PaneEndpoints* endpoints_ = nullptr;
+  ApiServerController* server_ = nullptr;
   QString theme_ = QStringLiteral("system");
   int fontSize_ = kDefaultFontSize;
   Translator* translator_ = nullptr;
   QString sendOnStart_;
   QMetaObject::Connection sendOnStartConnection_;
   QString errorText_;
+  QString errorDetail_;
+  bool storeErrorShown_ = false;  ///< errorText_ is StoreHealth's message
   QString modelLoadError_;
-  QString purgeError_;  ///< the start-up clean-up's message while it has not worked yet
   bool modelErrorShown_ = false;  ///< errorText_ came from setModelErrorText()
-  QString pendingTemplateWarning_;  ///< a chat template warning of the load in progress
+  QString pendingTemplateWarning_;  ///< the warnings of the load in progress, one a line
   QString lastLoadedModel_;  ///< path of the model that loaded last ("" after an unload)
   bool restoring_ = false;
   bool settingsReloadPending_ = false;  ///< the load in progress tries applied engine settings

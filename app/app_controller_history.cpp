@@ -56,6 +56,11 @@ bool AppController::exportConversation(qint64 id, const QUrl& file, const QStrin
                      .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(QFileInfo(path).absolutePath())));
     return false;
   }
+  if (QFileInfo(path).isSymLink()) {  // QSaveFile would write wherever the link points
+    setErrorText(tr("Cannot write %1: it is a symbolic link (to %2); choose the file itself.")
+                     .arg(QDir::toNativeSeparators(path), QDir::toNativeSeparators(QFileInfo(path).symLinkTarget())));
+    return false;
+  }
   QByteArray bytes;
   try {
     if (format == QLatin1String("json"))
@@ -65,7 +70,7 @@ bool AppController::exportConversation(qint64 id, const QUrl& file, const QStrin
     else
       return false;
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    reportStoreError(e);
     return false;
   }
   QSaveFile out(path);  // written completely or not at all
@@ -95,6 +100,10 @@ qint64 AppController::importConversation(const QUrl& file) {
   try {
     id = store_->importJson(in.readAll());
   } catch (const StoreError& e) {
+    if (e.kind() != StoreError::Kind::kInvalidImport) {  // the database failed, not the file
+      reportStoreError(e);
+      return 0;
+    }
     setErrorText(tr("%1 (file: %2)").arg(QString::fromUtf8(e.what()), QDir::toNativeSeparators(path)));
     return 0;
   }

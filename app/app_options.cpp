@@ -58,7 +58,14 @@ AppOptions parseAppOptions(const QStringList& arguments) {
       QStringLiteral("name"), QStringLiteral("auto"));
   parser.addOption(chatTemplate);
   parser.addOption(dataDir);
+  const QCommandLineOption device(
+      QStringLiteral("device"),
+      QCoreApplication::translate("AppOptions", "Where the model runs: cpu, cuda, cuda:N or auto (default: cpu)."),
+      QStringLiteral("device"), QStringLiteral("cpu"));
+  parser.addOption(device);
   addHidden(parser, send);
+  const QCommandLineOption automation(QStringLiteral("automation"));
+  addHidden(parser, automation);
   // Options QGuiApplication (and Qt Quick Controls) take out of argv themselves: accepted here so
   // that parsing before the GUI exists does not call them unknown.
   for (const char* name : {"platform", "platformpluginpath", "platformtheme", "plugin", "display",
@@ -77,6 +84,8 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   options.chatTemplate = parser.value(chatTemplate);
   options.dataDir = parser.isSet(dataDir) ? parser.value(dataDir) : defaultDataDir();
   options.sendOnStart = parser.value(send);
+  options.device = parser.value(device);
+  options.automation = parser.isSet(automation);
   return options;
 }
 
@@ -84,5 +93,6 @@ pagedchat::EngineConfig engineConfigFor(const AppOptions& options) {
   pagedchat::EngineConfig config;
   config.model = options.modelPath.toStdString();
   config.tokenizer = options.tokenizerPath.toStdString();
+  config.device = options.device.toStdString();
   return config;
 }

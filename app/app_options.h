@@ -15,9 +15,12 @@ struct AppOptions {
   QString tokenizerPath;  ///< optional explicit sentencepiece .model
   QString dataDir;        ///< folder of the SQLite store and the pane settings
   QString chatTemplate = QStringLiteral("auto");  ///< --chat-template: a template name, or auto
+  QString device = QStringLiteral("cpu");         ///< --device: EngineConfig::device
   /// Hidden --send TEXT: sent in the first pane once the model is loaded (used by the tests that
   /// drive the real binary, which cannot type into an offscreen window).
   QString sendOnStart;
+  /// Hidden --automation: commands on stdin, events on stdout (app/automation.h; the crash tests).
+  bool automation = false;
 };
 
 /// The model used when neither --model nor $PAGEDCHAT_MODEL is given: stories260K from the

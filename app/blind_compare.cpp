@@ -11,6 +11,7 @@
 #include "app/message_list_model.h"
 #include "app/pane_list_model.h"
 #include "app/pane_settings.h"
+#include "app/store_health.h"
 
 BlindCompare::BlindCompare(PaneListModel* panes, ChatStore* store, QObject* parent)
     : QObject(parent), panes_(panes), store_(store) {
@@ -117,7 +118,7 @@ bool BlindCompare::vote(int winnerPane) {
   try {
     lastVoteId_ = store_->addCompareVote(prompt_, winner, panes);
   } catch (const StoreError& e) {
-    errorText_ = tr("The vote could not be saved: %1").arg(QString::fromUtf8(e.what()));
+    errorText_ = tr("The vote could not be saved: %1").arg(store_->health()->report(e));
     emit changed();
     return false;
   }

@@ -9,10 +9,13 @@
 #include "app/engine_client.h"
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
+#include "app/store_health.h"
 #include "app/throughput_meter.h"
 
 namespace {
-constexpr int kSaveIntervalMs = 1000;  // streamed text reaches the store at least this often
+// Streamed text reaches the store at least this often: twice a second, so that a crash loses
+// less than a second of it even when the GUI thread is late (test_crash_safety).
+constexpr int kSaveIntervalMs = 500;
 constexpr int kTitleLength = 40;
 }  // namespace
 
@@ -20,6 +23,7 @@ ChatSession::ChatSession(ChatStore* store, EngineClient* engine, QObject* parent
     : QObject(parent),
       store_(store),
       engine_(engine),
+      backend_(engine),
       messages_(new MessageListModel(this)),
       settings_(new PaneSettings(this)),
       throughput_(new ThroughputMeter(nullptr, this)) {
@@ -27,8 +31,7 @@ ChatSession::ChatSession(ChatStore* store, EngineClient* engine, QObject* parent
   connect(engine_, &EngineClient::stateChanged, this, &ChatSession::contextChanged);
   saveTimer_.setInterval(kSaveIntervalMs);
   connect(&saveTimer_, &QTimer::timeout, this, [this] { saveReply(); });
-  connect(engine_, &EngineClient::stepFinished, this, &ChatSession::onStepFinished);
-  connect(engine_, &EngineClient::requestRejected, this, &ChatSession::onRequestRejected);
+  connectBackend();
   connect(engine_, &EngineClient::tokenCountReady, this, [this](int ticket, int count) {
     if (ticket != countTicket_) return;
     countedTokens_ = count;
@@ -46,7 +49,7 @@ ChatSession::ChatSession(ChatStore* store, EngineClient* engine, QObject* parent
 
 ChatSession::~ChatSession() {
   if (isBusy()) {
-    engine_->cancel(requestId_);
+    backend_->cancel(requestId_);
     finishReply(QStringLiteral("abort"));
   }
 }
@@ -74,7 +77,6 @@ int ChatSession::maxTokens() const { return settings_->maxTokens(); }
 void ChatSession::setMaxTokens(int n) { settings_->setMaxTokens(n); }
 QString ChatSession::systemPrompt() const { return settings_->systemPrompt(); }
 void ChatSession::setSystemPrompt(const QString& text) { settings_->setSystemPrompt(text); }
-int ChatSession::contextLimit() const { return engine_->maxPositions(); }
 
 bool ChatSession::send() {
   const QString draft = inputText_;
@@ -85,6 +87,7 @@ bool ChatSession::send() {
 }
 
 bool ChatSession::checkModel() {
+  if (remote_) return true;  // the endpoint says what is wrong, if anything
   if (engine_->isLoaded() || engine_->isLoading()) return true;  // while one loads, requests wait for it
   setErrorText(engine_->loadError().isEmpty()
                    ? tr("No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.")
@@ -95,6 +98,7 @@ bool ChatSession::checkModel() {
 bool ChatSession::sendText(const QString& draft) {
   const QString text = draft.trimmed();
   if (text.isEmpty() || isBusy()) return false;
+  emit flushRepliesWanted();
   if (!checkModel()) return false;
   const QList<MessageRecord> history = rows(0, messages_->rowCount());
   bool createdConversation = false;
@@ -112,7 +116,7 @@ bool ChatSession::sendText(const QString& draft) {
       store_->renameConversation(conversationId_, title_);
     }
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    reportNotSent(e);
     emit conversationsModified();
     return false;
   }
@@ -159,7 +163,9 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
       refreshSiblings(turn.userRow);
     }
     reply.parentId = userId;
-    reply.id = turn.replyId = store_->addMessage(conversationId_, reply.role, QString(), QString(), userId);
+    reply.backend = backend_->backendLabel();
+    reply.id = turn.replyId =
+        store_->addMessage(conversationId_, reply.role, QString(), QString(), userId, reply.backend);
   } catch (const StoreError& e) {
     if (turn.userId != 0) {
       try {
@@ -168,7 +174,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
       }
     }
     reloadBranch();
-    setErrorText(QString::fromUtf8(e.what()));
+    reportNotSent(e);
     emit conversationsModified();
     return false;
   }
@@ -181,7 +187,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
   replyDirty_ = false;
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   lastRequest_ = buildChatMessages(systemPrompt(), history, userText);
-  requestId_ = engine_->submit(lastRequest_, samplingParams());
+  requestId_ = backend_->submit(lastRequest_, samplingParams());
   replyClock_.start();
   saveTimer_.start();
   emit contextChanged();
@@ -191,7 +197,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
 }
 
 void ChatSession::stop() {
-  if (isBusy()) engine_->cancel(requestId_);
+  if (isBusy()) backend_->cancel(requestId_);
 }
 
 void ChatSession::openConversation(qint64 id, const QString& title) {
@@ -200,7 +206,7 @@ void ChatSession::openConversation(qint64 id, const QString& title) {
   try {
     records = store_->branch(id);
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    store_->health()->report(e);
     return;
   }
   conversationId_ = id;
@@ -213,7 +219,7 @@ void ChatSession::openConversation(qint64 id, const QString& title) {
 void ChatSession::countContext() {
   countedTokens_ = -1;
   const QList<PromptMessage> conversation = buildConversationMessages(systemPrompt(), rows(0, messages_->rowCount()));
-  if (conversation.isEmpty() || !engine_->isLoaded()) {
+  if (conversation.isEmpty() || !engine_->isLoaded() || remote_) {  // remote: counted by its first answer
     countTicket_ = 0;  // an answer still on its way is stale
     return;
   }
@@ -221,8 +227,9 @@ void ChatSession::countContext() {
 }
 
 void ChatSession::closeConversation(bool deleted) {
+  if (!deleted) emit flushRepliesWanted();
   if (isBusy()) {
-    engine_->cancel(requestId_);
+    backend_->cancel(requestId_);
     finishReply(QStringLiteral("abort"), /*save=*/!deleted);
   }
   setErrorText(QString());
@@ -256,7 +263,7 @@ void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
   if (!isBusy()) return;
   for (const RequestDelta& d : deltas) {
     if (d.requestId != requestId_) continue;
-    if (pending_.active && !commitTurn()) engine_->cancel(requestId_);  // cannot be saved: stop
+    if (pending_.active && !commitTurn()) backend_->cancel(requestId_);  // cannot be saved: stop
     if (d.numPromptTokens > 0) {
       promptTokens_ = d.numPromptTokens;
       cachedPromptTokens_ = d.numCachedTokens;
@@ -268,6 +275,7 @@ void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
       replyText_ += d.text;
       replyDirty_ = true;
       messages_->appendText(replyRow_, d.text);
+      emit replyTextAppended(replyId_, d.text);
     }
     if (d.finished) finishReply(d.finishReason);
     return;
@@ -340,7 +348,9 @@ void ChatSession::finishReply(const QString& finishReason, bool save) {
   if (save) commitTurn();  // stopped (or the app quit) before the engine's first delta
   pending_ = {};
   const bool saved = save && replyId_ != 0;
-  if (save) saveReply(finishReason.isEmpty() ? QStringLiteral("stop") : finishReason);
+  const QString reason = finishReason.isEmpty() ? QStringLiteral("stop") : finishReason;
+  if (save) saveReply(reason);
+  if (saved && !store_->health()->isPending(QStringLiteral("reply:%1").arg(replyId_))) emit replySaved(replyId_, reason);
 
   messages_->finish(replyRow_, finishReason);
   requestId_.clear();
@@ -355,12 +365,25 @@ void ChatSession::finishReply(const QString& finishReason, bool save) {
 
 void ChatSession::saveReply(const QString& finishReason) {
   if (replyId_ == 0 || (finishReason.isEmpty() && !replyDirty_)) return;
+  StoreHealth* health = store_->health();
+  const QString key = QStringLiteral("reply:%1").arg(replyId_);
   try {
     store_->updateMessage(replyId_, replyText_, finishReason);
     replyDirty_ = false;
+    health->resolved(key);
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    // Kept (the text so far, under this reply's key) and written again by StoreHealth, also
+    // after the reply has ended: nothing streamed is lost while the app runs.
+    ChatStore* store = store_;
+    const qint64 id = replyId_;
+    const QString text = replyText_;
+    health->report(e, key, [store, id, text, finishReason] { store->updateMessage(id, text, finishReason); });
   }
+}
+
+void ChatSession::reportNotSent(const StoreError& e) {
+  const QString message = store_->health()->report(e);
+  setErrorText(tr("Not sent: %1 Your text is still in the input box.").arg(message));
 }
 
 void ChatSession::setErrorText(const QString& text) {

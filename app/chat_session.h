@@ -14,9 +14,12 @@
 #include "app/throughput_meter.h"
 #include "engine/sample/sampling_params.h"
 
+class ChatBackend;
 class ChatStore;
+class StoreError;
 class EngineClient;
 class MessageListModel;
+class RemoteChatBackend;
 
 /// The state of one chat pane: the conversation it shows (0 = none yet), its messages, the draft
 /// in the input box, and the generation in flight. The turn (the user's message and the reply)
@@ -24,7 +27,8 @@ class MessageListModel;
 /// it is stopped or the app quits before that; a request the engine refuses (prompt too long, no
 /// model) is taken back: its rows go, the conversation is as before, the text returns to the input
 /// box and errorText says why. The streamed reply is written to the store at least once a second
-/// and when it finishes or is stopped. Runs on the GUI thread.
+/// (kSaveIntervalMs) and when it finishes or is stopped; a write that fails waits in StoreHealth
+/// and is retried. Runs on the GUI thread.
 ///
 /// A conversation is a tree of messages (ChatStore); the pane shows one branch, root to the
 /// conversation's current leaf, and every request sends exactly that branch. regenerate() and
@@ -52,6 +56,11 @@ class ChatSession : public QObject {
   /// unknown, no model yet).
   Q_PROPERTY(int contextUsed READ contextUsed NOTIFY contextChanged)
   Q_PROPERTY(int contextLimit READ contextLimit NOTIFY contextChanged)
+  /// The pane talks to a remote OpenAI-compatible endpoint instead of the local engine.
+  Q_PROPERTY(bool remote READ isRemote NOTIFY backendChanged)
+  /// The remote endpoint's base URL and model ("" for the local engine).
+  Q_PROPERTY(QString endpointUrl READ endpointUrl NOTIFY backendChanged)
+  Q_PROPERTY(QString endpointModel READ endpointModel NOTIFY backendChanged)
 
  public:
   ChatSession(ChatStore* store, EngineClient* engine, QObject* parent = nullptr);
@@ -96,6 +105,9 @@ class ChatSession : public QObject {
 
   /// Shows conversation `id` (stopping and saving a generation in flight first).
   void openConversation(qint64 id, const QString& title);
+  /// Writes the streamed text of the reply in progress that is not saved yet, if any (the save
+  /// timer does it every 500 ms; this is for before work that keeps the GUI thread busy).
+  void flushReply() { saveReply(); }
   /// Shows no conversation. With `deleted`, the current one is gone: nothing more is written.
   void closeConversation(bool deleted = false);
   void setTitle(const QString& title);
@@ -135,6 +147,20 @@ class ChatSession : public QObject {
   int promptTokens() const { return promptTokens_; }
   int cachedPromptTokens() const { return cachedPromptTokens_; }
 
+  // The backend (chat_session_backend.cpp): the local engine unless a remote endpoint is set.
+  /// From now on sends to the OpenAI-compatible endpoint at `baseUrl` (e.g. http://host:8000/v1)
+  /// with `model` and `apiKey` ("" = none). A generation in flight is stopped first (its text kept).
+  void useRemoteEndpoint(const QUrl& baseUrl, const QString& model, const QString& apiKey);
+  /// Back to the local engine (a generation in flight is stopped first).
+  void useLocalEngine();
+  bool isRemote() const { return remote_ != nullptr; }
+  QString endpointUrl() const;
+  QString endpointModel() const;
+  /// The remote backend, or nullptr for the local engine.
+  RemoteChatBackend* remoteBackend() const { return remote_; }
+  /// Who answers this pane's requests (the label stored with each reply).
+  ChatBackend* backend() const { return backend_; }
+
   /// Title given to a conversation from its first message.
   static QString titleFor(const QString& firstMessage);
 
@@ -148,12 +174,26 @@ class ChatSession : public QObject {
   void contextChanged();
   /// The store's conversation list changed (created, renamed, new message): reload lists.
   void conversationsModified();
+  /// Emitted before work that may keep the GUI thread busy for a while (a new conversation shown,
+  /// a message sent: list models reset, delegates made): every pane's streamed text is saved
+  /// first (PaneListModel), so a crash during that work loses nothing already shown.
+  void flushRepliesWanted();
   /// A reply finished (reason "stop", "length" or "abort").
   void replyFinished(const QString& finishReason);
+  /// `text` was appended to reply `replyId` (as the pane shows it; the --automation hook).
+  void replyTextAppended(qint64 replyId, const QString& text);
+  /// Reply `replyId` was written to the store whole, with its finish reason.
+  void replySaved(qint64 replyId, const QString& finishReason);
   /// showMessage() put the message at `row`: scroll there and highlight it.
   void messageShown(int row, qint64 messageId);
+  /// useRemoteEndpoint() / useLocalEngine() changed the backend.
+  void backendChanged();
 
  private:
+  /// Routes backend_'s deltas and rejections to this pane (and no other backend's).
+  void connectBackend();
+  /// Stops a generation in flight (text kept) before the backend changes.
+  void stopForBackendChange();
   void onStepFinished(const QList<RequestDelta>& deltas);
   void onRequestRejected(const QString& requestId, const QString& message);
   bool commitTurn();
@@ -177,10 +217,15 @@ class ChatSession : public QObject {
   bool checkModel();
   void finishReply(const QString& finishReason, bool save = true);
   void saveReply(const QString& finishReason = QString());
+  /// A send failed on the store: the banner says why (StoreHealth), the pane that it was not sent.
+  void reportNotSent(const StoreError& e);
   void setErrorText(const QString& text);
 
   ChatStore* store_;
   EngineClient* engine_;
+  ChatBackend* backend_;                 ///< engine_ or remote_
+  RemoteChatBackend* remote_ = nullptr;  ///< owned (a child) when the pane uses an endpoint
+  QList<QMetaObject::Connection> backendConnections_;
   MessageListModel* messages_;
   qint64 conversationId_ = 0;
   QString title_;

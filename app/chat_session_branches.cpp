@@ -8,6 +8,7 @@
 #include "app/chat_store.h"
 #include "app/engine_client.h"
 #include "app/message_list_model.h"
+#include "app/store_health.h"
 
 namespace {
 const QString kUser = QStringLiteral("user");
@@ -22,7 +23,7 @@ void ChatSession::reloadBranch() {
   try {
     messages_->setMessages(store_->branch(conversationId_));
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    store_->health()->report(e);
   }
   // Another branch: the latest request's figures were about the old one.
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
@@ -37,7 +38,7 @@ void ChatSession::refreshSiblings(int row) {
     const int count = static_cast<int>(store_->siblings(messages_->at(row).id).size());
     messages_->setSiblings(row, qMax(0, count - 1), qMax(1, count));
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));  // only the "2/3" figure is missing
+    store_->health()->report(e);  // only the "2/3" figure is missing
   }
 }
 
@@ -90,7 +91,7 @@ bool ChatSession::switchBranch(int row, int step) {
     }
     store_->setCurrentLeaf(conversationId_, leaf);
   } catch (const StoreError& e) {
-    setErrorText(QString::fromUtf8(e.what()));
+    store_->health()->report(e);
     return false;
   }
   reloadBranch();
@@ -125,7 +126,7 @@ bool ChatSession::continueReply() {
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   messages_->setStreaming(last, true);
   lastRequest_ = request;
-  requestId_ = engine_->submit(request, samplingParams(), /*continueLast=*/true);
+  requestId_ = backend_->submit(request, samplingParams(), /*continueLast=*/true);
   replyClock_.start();
   saveTimer_.start();
   emit contextChanged();
@@ -140,7 +141,7 @@ bool ChatSession::showMessage(qint64 messageId) {
     try {
       store_->setCurrentLeaf(conversationId_, store_->newestLeafUnder(messageId));
     } catch (const StoreError& e) {
-      setErrorText(QString::fromUtf8(e.what()));
+      store_->health()->report(e);
       return false;
     }
     reloadBranch();

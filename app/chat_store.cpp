@@ -5,6 +5,7 @@
 // throws StoreError carrying SQLite's message and the database path.
 #include "app/chat_store.h"
 #include "app/chat_store_sql.h"
+#include "app/store_health.h"
 
 #include <QDir>
 #include <QFile>
@@ -26,8 +27,7 @@ using namespace chatstore;
 
 namespace {
 
-constexpr int kBusyTimeoutMs = 2000;
-constexpr qint64 kFullCheckMaxBytes = 32LL << 20;  // quick_check at open up to this file size     // how long a write waits for another connection's lock
+constexpr qint64 kFullCheckMaxBytes = 32LL << 20;  // quick_check at open up to this file size
 const char kFileName[] = "pagedchat.sqlite3";
 
 std::atomic<quint64> g_connectionCounter{0};
@@ -54,7 +54,7 @@ QString mkpathFailure(const QString& dir) {
 
 }  // namespace
 
-ChatStore::ChatStore(const QString& dataDir, QObject* parent) : QObject(parent) {
+ChatStore::ChatStore(const QString& dataDir, QObject* parent) : QObject(parent), m_health(new StoreHealth(this)) {
   try {
     openDatabase(dataDir);
     migrate();
@@ -74,9 +74,9 @@ void ChatStore::openDatabase(const QString& dataDir) {
   if (!QDir().mkpath(dataDir))
     fail(m_path, QStringLiteral("cannot create the data directory %1")
                      .arg(QDir::toNativeSeparators(dataDir)),
-         mkpathFailure(dataDir));
+         mkpathFailure(dataDir), StoreError::Kind::kCannotOpen, /*write=*/true);
   if (QFileInfo(m_path).isDir())
-    fail(m_path, QStringLiteral("the database path is a directory"), QString());
+    fail(m_path, QStringLiteral("the database path is a directory"), QString(), StoreError::Kind::kCannotOpen);
 
   if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")))
     fail(m_path, QStringLiteral("the Qt SQLite driver (QSQLITE) is not available"), QString());
@@ -86,7 +86,11 @@ void ChatStore::openDatabase(const QString& dataDir) {
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
     db.setDatabaseName(m_path);
     db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(kBusyTimeoutMs));
-    if (!db.open()) fail(m_path, QStringLiteral("cannot open the database"), db.lastError().text());
+    if (!db.open()) {
+      const StoreError::Kind kind = kindOf(db.lastError());
+      fail(m_path, QStringLiteral("cannot open the database"), db.lastError().text(),
+           kind == StoreError::Kind::kOther ? StoreError::Kind::kCannotOpen : kind);
+    }
 
     exec(db, m_path, QStringLiteral("PRAGMA busy_timeout = %1").arg(kBusyTimeoutMs));
     exec(db, m_path, QStringLiteral("PRAGMA foreign_keys = ON"));
@@ -112,7 +116,8 @@ void ChatStore::checkIntegrity() {
     if (row != QLatin1String("ok")) problems << row;
   }
   if (!problems.isEmpty())
-    fail(m_path, QStringLiteral("the database is corrupt"), problems.mid(0, 5).join(QLatin1String("; ")));
+    fail(m_path, QStringLiteral("the database is corrupt"), problems.mid(0, 5).join(QLatin1String("; ")),
+         StoreError::Kind::kCorrupt);
 }
 
 void ChatStore::close() {
@@ -123,6 +128,16 @@ void ChatStore::close() {
   }
   QSqlDatabase::removeDatabase(m_connectionName);
   m_connectionName.clear();
+}
+
+void ChatStore::setBusyTimeout(int ms) {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  exec(db, m_path, QStringLiteral("PRAGMA busy_timeout = %1").arg(qMax(0, ms)));
+}
+
+void ChatStore::checkWritable() {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  WriteTransaction tx(db, m_path);  // rolls back: nothing is written
 }
 
 QString ChatStore::nextTimestamp() {
@@ -243,7 +258,7 @@ int ChatStore::purgeDeletedConversations(const QDateTime& cutoff) {
 }
 
 qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const QString& text,
-                             const QString& finishReason, qint64 parentId) {
+                             const QString& finishReason, qint64 parentId, const QString& backend) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString now = nextTimestamp();
   WriteTransaction tx(db, m_path);
@@ -261,9 +276,9 @@ qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const Q
   }
   QSqlQuery q = exec(db, m_path,
                      QStringLiteral("INSERT INTO messages(conversation_id, parent_id, role, text,"
-                                    " finish_reason, created_at) VALUES(?, ?, ?, ?, ?, ?)"),
+                                    " finish_reason, created_at, backend) VALUES(?, ?, ?, ?, ?, ?, ?)"),
                      {conversationId, idOrNull(parentId), textValue(role), textValue(text),
-                      textValue(finishReason), now});
+                      textValue(finishReason), now, textValue(backend)});
   const qint64 id = q.lastInsertId().toLongLong();
   q.finish();
   exec(db, m_path,
@@ -332,9 +347,10 @@ QList<MessageRecord> ChatStore::readMessages(const QString& sql, const QVariantL
     r.text = q.value(4).toString();
     r.finishReason = q.value(5).toString();
     r.createdAt = parseStamp(q.value(6));
-    if (q.record().count() > 8) {
-      r.siblingIndex = q.value(7).toInt();
-      r.siblingCount = q.value(8).toInt();
+    r.backend = q.value(7).toString();
+    if (q.record().count() > 9) {
+      r.siblingIndex = q.value(8).toInt();
+      r.siblingCount = q.value(9).toInt();
     }
     out.append(r);
   }

@@ -17,6 +17,10 @@
 
 #include <stdexcept>
 
+class StoreHealth;
+#include <string>
+#include <utility>
+
 /// One conversation row.
 struct ConversationRecord {
   qint64 id = 0;
@@ -38,6 +42,9 @@ struct MessageRecord {
   QString finishReason;  ///< "", "stop", "length", "abort" (empty while streaming / for user messages)
   QDateTime createdAt;   ///< UTC
   qint64 parentId = 0;   ///< 0 for a root message
+  /// Who answered (assistant messages): "local:<model name>" or "remote:<model>@<base URL>"
+  /// (ChatBackend::backendLabel()); "" for user messages and replies stored before schema 3.
+  QString backend{};
   int siblingIndex = 0;  ///< position among the messages with the same parent (oldest = 0); branch() only
   int siblingCount = 1;  ///< how many messages share the parent (1 = no alternatives); branch() only
 };
@@ -52,11 +59,38 @@ struct SearchHit {
   QString snippetHtml;
 };
 
-/// Error from the store; what() holds SQLite's message and the database path (or, for an
-/// import, what is wrong with the file).
+/// Error from the store; what() holds SQLite's message, the failing statement and the database
+/// path (or, for an import, what is wrong with the file): for logs. kind() and isWrite() say what
+/// failed in terms a user can act on (app/store_health.h words them), detail() is the technical
+/// part without any SQL text.
 class StoreError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  /// What went wrong, grouped by what the user can do about it (SQLite's primary result codes).
+  enum class Kind {
+    kOther,          ///< anything else: a bug, a constraint, an id that does not exist
+    kBusy,           ///< another connection or program holds the lock (SQLITE_BUSY, SQLITE_LOCKED)
+    kReadOnly,       ///< the file or its file system cannot be written (SQLITE_READONLY, SQLITE_PERM)
+    kDiskFull,       ///< no space left on the device (SQLITE_FULL)
+    kIoError,        ///< the operating system failed a read or write (SQLITE_IOERR)
+    kCorrupt,        ///< the file is damaged or is not a database (SQLITE_CORRUPT, SQLITE_NOTADB)
+    kCannotOpen,     ///< the file or its folder cannot be opened or created (SQLITE_CANTOPEN)
+    kTooNew,         ///< written by a newer PagedChat (PRAGMA user_version above kSchemaVersion)
+    kInvalidImport,  ///< importJson(): the file is not a conversation export; what() says why
+  };
+  /// `what` for logs; `write`: the failing operation was a write (else a read); `detail`: the
+  /// technical reason without SQL (defaults to `what`).
+  explicit StoreError(const std::string& what, Kind kind = Kind::kOther, bool write = false,
+                      std::string detail = std::string())
+      : std::runtime_error(what), m_kind(kind), m_write(write), m_detail(detail.empty() ? what : std::move(detail)) {}
+  Kind kind() const { return m_kind; }
+  bool isWrite() const { return m_write; }
+  /// SQLite's message and result code and the database file, or the import problem; no SQL text.
+  const std::string& detail() const { return m_detail; }
+
+ private:
+  Kind m_kind;
+  bool m_write;
+  std::string m_detail;
 };
 
 /// All methods run on the calling (GUI) thread and are short single statements or transactions.
@@ -68,7 +102,9 @@ class ChatStore : public QObject {
   Q_OBJECT
  public:
   /// The schema version this build writes (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
+  /// How long a statement waits for another connection's lock before failing (kBusy).
+  static constexpr int kBusyTimeoutMs = 2000;
   /// JSON export format name and version (the "format" / "version" fields).
   static constexpr const char* kJsonFormat = "pagedchat-conversation";
   static constexpr int kJsonFormatVersion = 1;
@@ -84,6 +120,14 @@ class ChatStore : public QObject {
   QString backupPath() const { return m_backupPath; }
   /// Closes the connection (further calls throw). Safe to call twice.
   void close();
+  /// Where the store's users report failures in plain language and leave writes to be retried
+  /// (app/store_health.h); owned by the store.
+  StoreHealth* health() const { return m_health; }
+  /// Sets how long statements wait for another connection's lock (PRAGMA busy_timeout).
+  void setBusyTimeout(int ms);
+  /// Takes the write lock and lets it go (BEGIN IMMEDIATE; ROLLBACK): throws StoreError while
+  /// another program holds it or the file cannot be written.
+  void checkWritable();
 
   // --- conversations -------------------------------------------------------------------------
   qint64 createConversation(const QString& title);
@@ -110,8 +154,10 @@ class ChatStore : public QObject {
   static constexpr qint64 kAppendToBranch = -1;
   /// Inserts and commits a message under `parentId` (0 = a root message; kAppendToBranch = after
   /// the conversation's current leaf) and makes it the conversation's current leaf; returns its id.
+  /// `backend`: who answers (MessageRecord::backend).
   qint64 addMessage(qint64 conversationId, const QString& role, const QString& text,
-                    const QString& finishReason = QString(), qint64 parentId = kAppendToBranch);
+                    const QString& finishReason = QString(), qint64 parentId = kAppendToBranch,
+                    const QString& backend = QString());
   /// Replaces the text (and finish reason) of a message; committed on return.
   void updateMessage(qint64 messageId, const QString& text, const QString& finishReason = QString());
   /// Deletes one message and the messages below it (a turn the engine refused); when the shown
@@ -145,7 +191,8 @@ class ChatStore : public QObject {
   QString exportMarkdown(qint64 conversationId) const;
   /// The whole conversation (every branch) as JSON: {"format": kJsonFormat, "version": 1,
   /// "title", "createdAt", "updatedAt", "pinned", "currentLeafId", "messages": [{"id",
-  /// "parentId", "role", "text", "finishReason", "createdAt"}]}; ids are local to the file.
+  /// "parentId", "role", "text", "finishReason", "createdAt", "backend" (when known)}]}; ids are
+  /// local to the file.
   QByteArray exportJson(qint64 conversationId) const;
   /// Imports a conversation written by exportJson() as a new conversation; returns its id. Anything
   /// else (malformed JSON or UTF-8, another format or version, missing fields, fields of the wrong
@@ -180,4 +227,5 @@ class ChatStore : public QObject {
   QString m_connectionName;  ///< unique QSqlDatabase connection name; empty once closed
   QString m_backupPath;      ///< written by this open's migration, if any
   QDateTime m_lastStamp;     ///< last timestamp handed out by nextTimestamp()
+  StoreHealth* m_health = nullptr;
 };

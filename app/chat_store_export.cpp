@@ -18,7 +18,7 @@ namespace {
 QString stamp(const QDateTime& t) { return t.isValid() ? t.toUTC().toString(Qt::ISODateWithMs) : QString(); }
 
 [[noreturn]] void badImport(const QString& why) {
-  throw StoreError(QStringLiteral("Cannot import: %1").arg(why).toStdString());
+  throw StoreError(QStringLiteral("Cannot import: %1").arg(why).toStdString(), StoreError::Kind::kInvalidImport);
 }
 
 /// The JSON type of `v`, for messages ("a string", "a number", ...).
@@ -130,6 +130,7 @@ QByteArray ChatStore::exportJson(qint64 conversationId) const {
     o.insert(QStringLiteral("role"), m.role);
     o.insert(QStringLiteral("text"), m.text);
     o.insert(QStringLiteral("finishReason"), m.finishReason);
+    if (!m.backend.isEmpty()) o.insert(QStringLiteral("backend"), m.backend);
     o.insert(QStringLiteral("createdAt"), stamp(m.createdAt));
     messages.append(o);
   }
@@ -188,7 +189,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
 
   struct Row {
     qint64 fileId, fileParent;
-    QString role, text, finishReason;
+    QString role, text, finishReason, backend;
     QDateTime createdAt;
   };
   QList<Row> rows;
@@ -225,6 +226,12 @@ qint64 ChatStore::importJson(const QByteArray& json) {
         badImport(QStringLiteral("%1: \"finishReason\" is set on a %2 message (only answers have one)")
                       .arg(where, r.role));
     }
+    const QJsonValue backend = o.value(QStringLiteral("backend"));
+    if (!backend.isUndefined() && !backend.isNull()) {
+      if (!backend.isString())
+        badImport(QStringLiteral("%1: \"backend\" must be a string, not %2").arg(where, typeName(backend)));
+      r.backend = backend.toString();
+    }
     r.createdAt = optionalStamp(o, QStringLiteral("createdAt"), where, nowUtc);
     seen.insert(r.fileId);
     rows.append(r);
@@ -249,8 +256,8 @@ qint64 ChatStore::importJson(const QByteArray& json) {
   QHash<qint64, qint64> newIds;  // file id -> store id
   QSqlQuery insert(db);
   const QString sql = QStringLiteral(
-      "INSERT INTO messages(conversation_id, parent_id, role, text, finish_reason, created_at)"
-      " VALUES(?, ?, ?, ?, ?, ?)");
+      "INSERT INTO messages(conversation_id, parent_id, role, text, finish_reason, created_at, backend)"
+      " VALUES(?, ?, ?, ?, ?, ?, ?)");
   if (!insert.prepare(sql)) failQuery(m_path, sql, insert.lastError());
   for (const Row& r : rows) {
     insert.addBindValue(conversationId);
@@ -259,6 +266,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
     insert.addBindValue(textValue(r.text));
     insert.addBindValue(textValue(r.finishReason));
     insert.addBindValue(r.createdAt.isValid() ? stamp(r.createdAt) : now);
+    insert.addBindValue(textValue(r.backend));
     if (!insert.exec()) failQuery(m_path, sql, insert.lastError());
     newIds.insert(r.fileId, insert.lastInsertId().toLongLong());
   }

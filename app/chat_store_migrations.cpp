@@ -7,6 +7,8 @@
 //      message of their conversation as parent); conversations.pinned, .deleted_at (soft delete),
 //      .current_leaf_id (the branch shown); messages_fts, an FTS5 index over messages.text kept in
 //      sync by triggers; the partial index conversations_live for the sidebar's pages.
+//   3  messages.backend: who answered a reply ("local:<model>", "remote:<model>@<base URL>"; "" for
+//      the replies stored before).
 //
 // An existing database older than kSchemaVersion is copied to
 // "<file>.v<old>-backup-<UTC timestamp>" before anything in it changes (a rollback-journal file
@@ -94,6 +96,10 @@ void migrateTo2(const QSqlDatabase& db, const QString& path) {
       " panes TEXT NOT NULL)"));
 }
 
+void migrateTo3(const QSqlDatabase& db, const QString& path) {
+  exec(db, path, QStringLiteral("ALTER TABLE messages ADD COLUMN backend TEXT NOT NULL DEFAULT ''"));
+}
+
 }  // namespace
 
 void ChatStore::migrate() {
@@ -107,7 +113,7 @@ void ChatStore::migrate() {
                           "PagedChat supports (%2); please update PagedChat")
                .arg(version)
                .arg(kSchemaVersion),
-           QString());
+           QString(), StoreError::Kind::kTooNew);
     if (version < 0)
       fail(m_path, QStringLiteral("invalid database schema version %1").arg(version), QString());
   };
@@ -139,6 +145,7 @@ void ChatStore::migrate() {
     switch (version) {
       case 0: migrateTo1(db, m_path); break;
       case 1: migrateTo2(db, m_path); break;
+      case 2: migrateTo3(db, m_path); break;
       default:
         fail(m_path, QStringLiteral("no migration from schema version %1").arg(version),
              QString());
@@ -170,7 +177,7 @@ void ChatStore::writeBackup(int fromVersion) {
       QFile::remove(backup);
       fail(m_path, QStringLiteral("cannot write the backup copy %1 before the upgrade")
                        .arg(QDir::toNativeSeparators(backup)),
-           QString());
+           QString(), StoreError::Kind::kOther, /*write=*/true);
     }
   } else {
     // WAL: part of the database may live in the -wal file; fold it in (best effort), then

@@ -23,13 +23,58 @@ inline QString failMessage(const QString& path, const QString& what, const QStri
                      : QStringLiteral("ChatStore: %1: %2 (database: %3)").arg(what.trimmed(), d, file);
 }
 
-/// Throws StoreError with failMessage(path, what, detail).
-[[noreturn]] inline void fail(const QString& path, const QString& what, const QString& detail) {
-  throw StoreError(failMessage(path, what, detail).toStdString());
+/// Throws StoreError with failMessage(path, what, detail), of `kind`, for a read or a write.
+[[noreturn]] inline void fail(const QString& path, const QString& what, const QString& detail,
+                              StoreError::Kind kind = StoreError::Kind::kOther, bool write = false) {
+  throw StoreError(failMessage(path, what, detail).toStdString(), kind, write);
 }
 
+/// The StoreError kind of a QSQLITE error: its native code is SQLite's result code (the primary
+/// code is the low byte of an extended one); the message decides when there is no code.
+inline StoreError::Kind kindOf(const QSqlError& error) {
+  bool ok = false;
+  const int code = error.nativeErrorCode().toInt(&ok) & 0xff;
+  if (ok) {
+    switch (code) {
+      case 5: case 6: return StoreError::Kind::kBusy;           // SQLITE_BUSY, SQLITE_LOCKED
+      case 3: case 8: case 23: return StoreError::Kind::kReadOnly;  // PERM, READONLY, AUTH
+      case 13: return StoreError::Kind::kDiskFull;              // SQLITE_FULL
+      case 10: return StoreError::Kind::kIoError;               // SQLITE_IOERR
+      case 11: case 26: return StoreError::Kind::kCorrupt;      // SQLITE_CORRUPT, SQLITE_NOTADB
+      case 14: return StoreError::Kind::kCannotOpen;            // SQLITE_CANTOPEN
+      default: break;
+    }
+  }
+  const QString text = error.text();
+  auto has = [&](const char* word) { return text.contains(QLatin1String(word), Qt::CaseInsensitive); };
+  if (has("locked") || has("busy")) return StoreError::Kind::kBusy;
+  if (has("readonly") || has("read-only")) return StoreError::Kind::kReadOnly;
+  if (has("disk is full")) return StoreError::Kind::kDiskFull;
+  if (has("malformed") || has("not a database")) return StoreError::Kind::kCorrupt;
+  if (has("disk I/O")) return StoreError::Kind::kIoError;
+  if (has("unable to open")) return StoreError::Kind::kCannotOpen;
+  return StoreError::Kind::kOther;
+}
+
+/// True for a statement that only reads (SELECT, a read-only PRAGMA, WITH ... SELECT).
+inline bool isReadStatement(const QString& sql) {
+  const QString s = sql.trimmed();
+  auto starts = [&](const char* word) { return s.startsWith(QLatin1String(word), Qt::CaseInsensitive); };
+  return starts("SELECT") || starts("WITH") ||
+         (starts("PRAGMA") && !s.contains(QLatin1Char('=')) && !s.contains(QLatin1String("checkpoint")));
+}
+
+/// Throws the StoreError of a failed statement: what() names the statement (for logs), detail()
+/// only SQLite's message and code and the file.
 [[noreturn]] inline void failQuery(const QString& path, const QString& sql, const QSqlError& error) {
-  fail(path, QStringLiteral("\"%1\" failed").arg(sql.simplified()), error.text());
+  const QString code = error.nativeErrorCode();
+  const QString detail = QStringLiteral("SQLite: %1%2 (database: %3)")
+                             .arg(error.text().trimmed(),
+                                  code.isEmpty() ? QString() : QStringLiteral(" (code %1)").arg(code),
+                                  QDir::toNativeSeparators(path));
+  throw StoreError(failMessage(path, QStringLiteral("\"%1\" failed").arg(sql.simplified()), error.text())
+                       .toStdString(),
+                   kindOf(error), !isReadStatement(sql), detail.toStdString());
 }
 
 /// Prepares, binds and runs one statement; throws StoreError when any step fails.
@@ -49,7 +94,9 @@ inline QVariant scalar(const QSqlDatabase& db, const QString& path, const QStrin
   QSqlQuery q = exec(db, path, sql, binds);
   if (!q.next()) {
     if (q.lastError().isValid()) failQuery(path, sql, q.lastError());
-    fail(path, QStringLiteral("\"%1\" returned no row").arg(sql), QString());
+    throw StoreError(failMessage(path, QStringLiteral("\"%1\" returned no row").arg(sql), QString()).toStdString(),
+                     StoreError::Kind::kOther, !isReadStatement(sql),
+                     failMessage(path, QStringLiteral("a query returned no row"), QString()).toStdString());
   }
   return q.value(0);
 }
@@ -112,7 +159,8 @@ inline QSqlDatabase openConnection(const QString& name, const QString& path) {
 
 /// The columns readMessages() expects, in order, for a messages table aliased `m`.
 inline QString messageColumns() {
-  return QStringLiteral("m.id, m.conversation_id, m.parent_id, m.role, m.text, m.finish_reason, m.created_at");
+  return QStringLiteral("m.id, m.conversation_id, m.parent_id, m.role, m.text, m.finish_reason, m.created_at,"
+                        " m.backend");
 }
 
 }  // namespace chatstore

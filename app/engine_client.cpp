@@ -11,7 +11,7 @@ constexpr qint64 kStatsIntervalMs = 200; // at most 5 status updates a second
 }  // namespace
 
 EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* parent, const QString& chatTemplate)
-    : QObject(parent),
+    : ChatBackend(parent),
       config_(config),
       chatTemplate_(chatTemplate),
       modelPath_(config.model.empty() ? QString() : QDir::cleanPath(QString::fromStdString(config.model))) {
@@ -31,6 +31,7 @@ EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* paren
   connect(worker_, &EngineWorker::stepFinished, this, &EngineClient::onStepFinished);
   connect(worker_, &EngineWorker::requestRejected, this, &EngineClient::requestRejected);
   connect(worker_, &EngineWorker::chatTemplateWarning, this, &EngineClient::chatTemplateWarning);
+  connect(worker_, &EngineWorker::engineWarning, this, &EngineClient::engineWarning);
   connect(worker_, &EngineWorker::snapshotReady, this, &EngineClient::snapshotReady);
   connect(worker_, &EngineWorker::tokenCountReady, this, &EngineClient::tokenCountReady);
   clock_.start();
@@ -61,6 +62,7 @@ void EngineClient::start() {
 
 void EngineClient::loadModel(const QString& rawPath, const QString& chatTemplate, const QString& tokenizer) {
   ensureThread();
+  emit aboutToReplaceModel();
   const QString path = QDir::cleanPath(rawPath);
   config_.model = path.toStdString();
   if (!tokenizer.isEmpty())
@@ -77,17 +79,19 @@ void EngineClient::loadModel(const QString& rawPath, const QString& chatTemplate
   numKvBlocks_ = 0;
   loadProgress_ = 0.0;
   const int generation = ++generation_;
-  QMetaObject::invokeMethod(worker_, "loadModelWith", Qt::QueuedConnection,
-                            Q_ARG(pagedchat::EngineConfig, config_), Q_ARG(QString, chatTemplate_),
-                            Q_ARG(int, generation));
+  QMetaObject::invokeMethod(
+      worker_,
+      [w = worker_, config = config_, tmpl = chatTemplate_, generation] { w->loadModelWith(config, tmpl, generation); },
+      Qt::QueuedConnection);
   emit loadProgressChanged();
   emit stateChanged();
 }
 
 void EngineClient::unloadModel() {
   ensureThread();
+  emit aboutToReplaceModel();
   const int generation = ++generation_;
-  QMetaObject::invokeMethod(worker_, "unloadModel", Qt::QueuedConnection, Q_ARG(int, generation));
+  QMetaObject::invokeMethod(worker_, [w = worker_, generation] { w->unloadModel(generation); }, Qt::QueuedConnection);
   modelPath_.clear();
   config_.model.clear();
   modelName_.clear();
@@ -111,29 +115,30 @@ void EngineClient::setEngineConfig(const pagedchat::EngineConfig& config) {
 }
 
 void EngineClient::setMonitoring(bool on, int minIntervalMs) {
-  QMetaObject::invokeMethod(worker_, "setMonitoring", Qt::QueuedConnection, Q_ARG(bool, on),
-                            Q_ARG(int, minIntervalMs));
+  QMetaObject::invokeMethod(worker_, [w = worker_, on, minIntervalMs] { w->setMonitoring(on, minIntervalMs); },
+                            Qt::QueuedConnection);
 }
 
 QString EngineClient::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                              bool continueLast) {
   const QString id = QStringLiteral("req-%1").arg(nextRequestId_++);
-  QMetaObject::invokeMethod(worker_, "submit", Qt::QueuedConnection, Q_ARG(QString, id),
-                            Q_ARG(QList<PromptMessage>, messages), Q_ARG(pagedchat::SamplingParams, params),
-                            Q_ARG(bool, continueLast));
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, id, messages, params, continueLast] { w->submit(id, messages, params, continueLast); },
+      Qt::QueuedConnection);
   return id;
 }
 
 int EngineClient::countTokens(const QList<PromptMessage>& messages, int maxTokens) {
   ensureThread();
   const int ticket = nextCountTicket_++;
-  QMetaObject::invokeMethod(worker_, "countTokens", Qt::QueuedConnection, Q_ARG(int, ticket),
-                            Q_ARG(QList<PromptMessage>, messages), Q_ARG(int, maxTokens));
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, ticket, messages, maxTokens] { w->countTokens(ticket, messages, maxTokens); },
+      Qt::QueuedConnection);
   return ticket;
 }
 
 void EngineClient::cancel(const QString& requestId) {
-  QMetaObject::invokeMethod(worker_, "cancel", Qt::QueuedConnection, Q_ARG(QString, requestId));
+  QMetaObject::invokeMethod(worker_, [w = worker_, requestId] { w->cancel(requestId); }, Qt::QueuedConnection);
 }
 
 void EngineClient::onModelLoaded(const QString& name, const QString& details, int numBlocks, int generation) {

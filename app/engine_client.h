@@ -8,6 +8,7 @@
 #include <QString>
 #include <QThread>
 
+#include "app/chat_backend.h"
 #include "app/chat_prompt.h"
 #include "app/request_delta.h"
 #include "engine/config.h"
@@ -19,7 +20,7 @@ class EngineWorker;
 /// post queued calls and return at once; per-step deltas come back through stepFinished().
 /// Also keeps what the status line shows: model name, load state, progress and error, tokens per
 /// second. Models are loaded, replaced and unloaded on the worker thread; the GUI never waits.
-class EngineClient : public QObject {
+class EngineClient : public ChatBackend {
   Q_OBJECT
   Q_PROPERTY(bool loading READ isLoading NOTIFY stateChanged)
   /// A model is loaded and no other is loading: requests run.
@@ -77,9 +78,11 @@ class EngineClient : public QObject {
   /// arrive via stepFinished(). With `continueLast` the last message is an assistant reply the
   /// model continues (a cut-off answer): the prompt ends inside it.
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                 bool continueLast = false);
+                 bool continueLast = false) override;
   /// Asks the worker to stop a request; its last delta has finish reason "abort".
-  void cancel(const QString& requestId);
+  void cancel(const QString& requestId) override;
+  /// "local:<model name>".
+  QString backendLabel() const override { return QStringLiteral("local:") + modelName_; }
 
   bool isLoading() const { return loading_; }
   bool isReady() const { return !loading_ && loaded_; }
@@ -110,15 +113,18 @@ class EngineClient : public QObject {
 
  signals:
   void stateChanged();
+  /// Emitted (directly, before anything changes) when the model is about to be replaced or
+  /// unloaded: the app's OpenAI server stops before the engine it reads goes.
+  void aboutToReplaceModel();
   void statsChanged();
   void loadProgressChanged();
   /// A load finished: `ok`, or not with `error` (names the file and the reason).
   void modelLoadFinished(bool ok, const QString& path, const QString& error);
-  /// One per engine step, in the GUI thread.
-  void stepFinished(const QList<RequestDelta>& deltas);
-  void requestRejected(const QString& requestId, const QString& message);
+  // stepFinished() (one per engine step) and requestRejected() come from ChatBackend.
   /// The model's chat template is replaced by a built-in (EngineWorker::chatTemplateWarning).
   void chatTemplateWarning(const QString& message);
+  /// The engine warned while loading (EngineWorker::engineWarning).
+  void engineWarning(const QString& message);
   /// Tokens counted for countTokens(`ticket`); -1 when they could not be counted (no model).
   void tokenCountReady(int ticket, int count);
   /// The worker's engine snapshot (only while monitoring).

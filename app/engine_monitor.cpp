@@ -71,6 +71,7 @@ void EngineMonitor::setSnapshot(const EngineSnapshot& snapshot) {
     paneOfIndex.append(static_cast<qint8>(pane));
     requests_.append(QVariantMap{{QStringLiteral("requestId"), r.requestId},
                                  {QStringLiteral("pane"), pane},
+                                 {QStringLiteral("server"), r.fromServer},
                                  {QStringLiteral("running"), r.running},
                                  {QStringLiteral("promptTokens"), r.promptTokens},
                                  {QStringLiteral("computedTokens"), r.computedTokens},

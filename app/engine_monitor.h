@@ -32,8 +32,8 @@ class EngineMonitor : public QObject {
   Q_PROPERTY(qint64 numPreemptions READ numPreemptions NOTIFY snapshotChanged)
   /// Prompt tokens found in the prefix cache / prompt tokens looked up, or -1 before any lookup.
   Q_PROPERTY(double hitRate READ hitRate NOTIFY snapshotChanged)
-  /// Unfinished requests: maps {requestId, pane (1.., 0 = none), running, promptTokens,
-  /// computedTokens, outputTokens, blocks}, running first.
+  /// Unfinished requests: maps {requestId, pane (1.., 0 = none), server (sent through the app's
+  /// OpenAI server), running, promptTokens, computedTokens, outputTokens, blocks}, running first.
   Q_PROPERTY(QVariantList requests READ requests NOTIFY snapshotChanged)
   /// Tokens/s, one sample per kSampleMs, oldest first, at most kHistory samples.
   Q_PROPERTY(QVariantList rateHistory READ rateHistory NOTIFY rateHistoryChanged)

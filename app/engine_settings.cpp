@@ -15,6 +15,7 @@ const QString kKvKey = QStringLiteral("engine/kvCacheMiB");
 const QString kSeqsKey = QStringLiteral("engine/maxNumSeqs");
 const QString kBlockKey = QStringLiteral("engine/blockSize");
 const QString kThreadsKey = QStringLiteral("engine/numThreads");
+const QString kKvDtypeKey = QStringLiteral("engine/kvCacheDtype");
 
 qint64 physicalMemoryMiB() {
 #if defined(Q_OS_UNIX) && defined(_SC_PHYS_PAGES)
@@ -30,16 +31,24 @@ EngineSettings::EngineSettings(QSettings* settings, QObject* parent) : QObject(p
   const int seqs = settings_->value(kSeqsKey, 64).toInt();
   const int block = settings_->value(kBlockKey, 16).toInt();
   const int threads = settings_->value(kThreadsKey, 0).toInt();
-  if (validationError(kv, seqs, block, threads).isEmpty()) {
+  const QString kvDtype = settings_->value(kKvDtypeKey, QStringLiteral("auto")).toString();
+  if (validationError(kv, seqs, block, threads, kvDtype).isEmpty()) {
     kvCacheMiB_ = kv;
     maxNumSeqs_ = seqs;
     blockSize_ = block;
     numThreads_ = threads;
+    kvCacheDtype_ = kvDtype;
   }
   savedKvCacheMiB_ = kvCacheMiB_;
   savedMaxNumSeqs_ = maxNumSeqs_;
   savedBlockSize_ = blockSize_;
   savedNumThreads_ = numThreads_;
+  savedKvCacheDtype_ = kvCacheDtype_;
+}
+
+QStringList EngineSettings::kvCacheDtypes() {
+  return {QStringLiteral("auto"), QStringLiteral("float32"), QStringLiteral("bfloat16"), QStringLiteral("float16"),
+          QStringLiteral("q8_0")};
 }
 
 int EngineSettings::maxKvCacheMiB() const {
@@ -49,7 +58,8 @@ int EngineSettings::maxKvCacheMiB() const {
 
 int EngineSettings::maxThreads() const { return std::min(1024, 4 * std::max(1, QThread::idealThreadCount())); }
 
-QString EngineSettings::validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads) const {
+QString EngineSettings::validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
+                                        const QString& kvCacheDtype) const {
   if (kvCacheMiB < 0 || kvCacheMiB > maxKvCacheMiB())
     return tr("The KV cache size must be between 0 (automatic) and %1 MiB (half the memory); %2 MiB was given.")
         .arg(maxKvCacheMiB())
@@ -64,12 +74,17 @@ QString EngineSettings::validationError(int kvCacheMiB, int maxNumSeqs, int bloc
     return tr("The number of CPU threads must be between 0 (all cores) and %1; %2 was given.")
         .arg(maxThreads())
         .arg(numThreads);
+  if (!kvCacheDtype.isEmpty() && !kvCacheDtypes().contains(kvCacheDtype))
+    return tr("The KV cache type must be one of %1; \"%2\" was given.")
+        .arg(kvCacheDtypes().join(QStringLiteral(", ")), kvCacheDtype);
   return {};
 }
 
-QString EngineSettings::apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads) {
-  const QString error = validationError(kvCacheMiB, maxNumSeqs, blockSize, numThreads);
+QString EngineSettings::apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
+                              const QString& kvCacheDtype) {
+  const QString error = validationError(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype);
   if (!error.isEmpty()) return error;
+  if (!kvCacheDtype.isEmpty()) kvCacheDtype_ = kvCacheDtype;
   kvCacheMiB_ = kvCacheMiB;
   maxNumSeqs_ = maxNumSeqs;
   blockSize_ = blockSize;
@@ -84,10 +99,12 @@ void EngineSettings::commit() {
   savedMaxNumSeqs_ = maxNumSeqs_;
   savedBlockSize_ = blockSize_;
   savedNumThreads_ = numThreads_;
+  savedKvCacheDtype_ = kvCacheDtype_;
   settings_->setValue(kKvKey, kvCacheMiB_);
   settings_->setValue(kSeqsKey, maxNumSeqs_);
   settings_->setValue(kBlockKey, blockSize_);
   settings_->setValue(kThreadsKey, numThreads_);
+  settings_->setValue(kKvDtypeKey, kvCacheDtype_);
   settings_->sync();
 }
 
@@ -97,13 +114,14 @@ void EngineSettings::revert(const QString& reason) {
   maxNumSeqs_ = savedMaxNumSeqs_;
   blockSize_ = savedBlockSize_;
   numThreads_ = savedNumThreads_;
+  kvCacheDtype_ = savedKvCacheDtype_;
   emit changed();
   emit reverted(reason);
 }
 
 bool EngineSettings::hasUnsavedValues() const {
   return kvCacheMiB_ != savedKvCacheMiB_ || maxNumSeqs_ != savedMaxNumSeqs_ || blockSize_ != savedBlockSize_ ||
-         numThreads_ != savedNumThreads_;
+         numThreads_ != savedNumThreads_ || kvCacheDtype_ != savedKvCacheDtype_;
 }
 
 void EngineSettings::resetKvCacheToAutomatic() {
@@ -131,4 +149,5 @@ void EngineSettings::applyTo(pagedchat::EngineConfig& config) const {
   config.max_num_seqs = maxNumSeqs_;
   config.block_size = blockSize_;
   config.num_threads = numThreads_;
+  config.kv_cache_dtype = kvCacheDtype_.toStdString();
 }

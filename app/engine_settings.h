@@ -3,6 +3,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include "engine/config.h"
 
@@ -10,7 +11,8 @@ class QSettings;
 
 /// The engine settings the user chose, kept in pagedchat.ini under "engine/": KV-cache size in
 /// MiB (0 = automatic: room for 8 full-length sequences), most sequences running at once, tokens
-/// per KV block, CPU threads (0 = all cores). apply() validates (validationError() says what is
+/// per KV block, CPU threads (0 = all cores), KV-cache element type (EngineConfig::kv_cache_dtype:
+/// "auto", "float32", "bfloat16", "float16", "q8_0"). apply() validates (validationError() says what is
 /// wrong, in words), takes the values and emits applied(); the controller then reloads the model
 /// with them and calls commit() (saves) when the reload worked, or revert() when it failed.
 class EngineSettings : public QObject {
@@ -19,6 +21,9 @@ class EngineSettings : public QObject {
   Q_PROPERTY(int maxNumSeqs READ maxNumSeqs NOTIFY changed)
   Q_PROPERTY(int blockSize READ blockSize NOTIFY changed)
   Q_PROPERTY(int numThreads READ numThreads NOTIFY changed)
+  Q_PROPERTY(QString kvCacheDtype READ kvCacheDtype NOTIFY changed)
+  /// The KV-cache element types offered, in the order the settings page lists them.
+  Q_PROPERTY(QStringList kvCacheDtypes READ kvCacheDtypes CONSTANT)
   Q_PROPERTY(int maxKvCacheMiB READ maxKvCacheMiB CONSTANT)
   Q_PROPERTY(int maxThreads READ maxThreads CONSTANT)
 
@@ -34,16 +39,22 @@ class EngineSettings : public QObject {
   int maxNumSeqs() const { return maxNumSeqs_; }
   int blockSize() const { return blockSize_; }
   int numThreads() const { return numThreads_; }
+  QString kvCacheDtype() const { return kvCacheDtype_; }
+  static QStringList kvCacheDtypes();
   /// Largest KV cache accepted: half the physical memory (or 64 GiB when unknown), in MiB.
   int maxKvCacheMiB() const;
   /// Largest thread count accepted: 4 x the hardware threads.
   int maxThreads() const;
 
   /// "" when the values are acceptable, else a sentence saying which value is wrong and why.
-  Q_INVOKABLE QString validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads) const;
+  /// `kvCacheDtype` "" means the current one.
+  Q_INVOKABLE QString validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
+                                      const QString& kvCacheDtype = QString()) const;
   /// Validates, takes the values (not saved yet: see commit()) and emits applied() (also when
   /// nothing changed: the model reloads). Returns validationError() (nothing changes then).
-  Q_INVOKABLE QString apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads);
+  /// `kvCacheDtype` "" keeps the current one.
+  Q_INVOKABLE QString apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
+                            const QString& kvCacheDtype = QString());
   /// Saves the values taken by apply() (the reload with them worked).
   void commit();
   /// Goes back to the saved values (the reload with the applied ones failed) and emits
@@ -72,8 +83,10 @@ class EngineSettings : public QObject {
   int maxNumSeqs_ = 64;
   int blockSize_ = 16;
   int numThreads_ = 0;
+  QString kvCacheDtype_ = QStringLiteral("auto");
   int savedKvCacheMiB_ = 0;  ///< the values in the file
   int savedMaxNumSeqs_ = 64;
   int savedBlockSize_ = 16;
   int savedNumThreads_ = 0;
+  QString savedKvCacheDtype_ = QStringLiteral("auto");
 };

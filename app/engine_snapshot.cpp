@@ -4,7 +4,8 @@
 
 #include "engine/llm_engine.h"
 
-EngineSnapshot makeEngineSnapshot(const pagedchat::LLMEngine& engine, const QStringList& requestIds) {
+EngineSnapshot makeEngineSnapshot(const pagedchat::LLMEngine& engine, const QStringList& requestIds,
+                                  const QStringList& serverIds) {
   EngineSnapshot snap;
   const pagedchat::EngineStats s = engine.stats();
   snap.numRunning = s.num_running;
@@ -16,7 +17,7 @@ EngineSnapshot makeEngineSnapshot(const pagedchat::LLMEngine& engine, const QStr
   snap.numPreemptions = s.num_preemptions;
 
   QList<EngineRequestInfo> running, waiting;
-  for (const QString& id : requestIds) {
+  for (const QString& id : requestIds + serverIds) {
     const std::optional<pagedchat::RequestState> st = engine.request_state(id.toStdString());
     if (!st) continue;
     EngineRequestInfo info;
@@ -26,6 +27,7 @@ EngineSnapshot makeEngineSnapshot(const pagedchat::LLMEngine& engine, const QStr
     info.computedTokens = st->num_computed_tokens;
     info.outputTokens = st->num_output_tokens;
     info.blocks = st->num_blocks;
+    info.fromServer = serverIds.contains(id);
     (info.running ? running : waiting).append(info);
   }
   snap.requests = running + waiting;

@@ -13,11 +13,15 @@
 
 #include "app/engine_snapshot.h"
 #include "app/pane_settings.h"
+#include "app/server/worker_engine_client.h"
 #include "engine/text/chat_template.h"
 #include "engine/llm_engine.h"
 
 EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, const QString& chatTemplate, QObject* parent)
-    : QObject(parent), config_(config), chatTemplateOverride_(chatTemplate) {
+    : QObject(parent),
+      config_(config),
+      chatTemplateOverride_(chatTemplate),
+      server_(std::make_unique<WorkerEngineClient>(this, "wakeForServer")) {
   qRegisterMetaType<PromptMessage>();
   qRegisterMetaType<QList<PromptMessage>>();
   qRegisterMetaType<RequestDelta>();
@@ -29,7 +33,16 @@ EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, const QString&
   clock_.start();
 }
 
-EngineWorker::~EngineWorker() = default;
+EngineWorker::~EngineWorker() { server_->setEngine(nullptr, "the app is closing"); }
+
+pagedchat::AsyncEngineClient* EngineWorker::serverClient() const { return server_.get(); }
+
+void EngineWorker::wakeForServer() { scheduleStep(); }
+
+void EngineWorker::freeEngine() {
+  server_->setEngine(nullptr);
+  engine_.reset();
+}
 
 void EngineWorker::loadModel() {
   if (engine_) return;
@@ -39,7 +52,7 @@ void EngineWorker::loadModel() {
 void EngineWorker::loadModelWith(const pagedchat::EngineConfig& config, const QString& chatTemplate,
                                  int generation) {
   abortAll();
-  engine_.reset();  // the old model's memory goes before the new one is mapped
+  freeEngine();  // the old model's memory goes before the new one is mapped
   config_ = config;
   chatTemplateOverride_ = chatTemplate;
   load(generation);
@@ -47,7 +60,7 @@ void EngineWorker::loadModelWith(const pagedchat::EngineConfig& config, const QS
 
 void EngineWorker::unloadModel(int generation) {
   abortAll();
-  engine_.reset();
+  freeEngine();
   chatTemplate_.reset();
   emit modelUnloaded(generation);
   maybeSnapshot(/*force=*/true);
@@ -103,6 +116,11 @@ void EngineWorker::load(int generation) {
     state->sinceEmit.start();
     emit self->loadProgress(static_cast<qint64>(done), static_cast<qint64>(total), generation);
   };
+  // The engine's warnings reach the window (queued to the GUI thread), not only stderr.
+  config.on_warning = [self](const std::string& message) {
+    qInfo("pagedchat: warning: %s", message.c_str());
+    if (self) emit self->engineWarning(QString::fromStdString(message));
+  };
   try {
     const std::string overrideName = chatTemplateOverride_.toStdString();
     pagedchat::resolve_chat_template(overrideName, "");  // an unknown name fails before the load
@@ -125,6 +143,7 @@ void EngineWorker::load(int generation) {
     qInfo("pagedchat: %s", templateWarning.c_str());
     emit chatTemplateWarning(QString::fromStdString(templateWarning));
   }
+  server_->setEngine(engine_.get());
   const pagedchat::ModelConfig& mc = engine_->model_config();
   QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
   const int numBlocks = engine_->stats().num_total_blocks;
@@ -200,6 +219,7 @@ void EngineWorker::scheduleStep() {
 }
 
 void EngineWorker::drainCommands() {
+  server_->runQueued();  // the server's requests join the same step as the panes'
   const QList<Command> commands = std::exchange(pending_, {});
   for (const Command& c : commands) {
     if (c.isCancel) {
@@ -268,8 +288,10 @@ void EngineWorker::runStep() {
     outputs = engine_->step();
   } catch (const std::exception& e) {
     failAllActive(tr("Engine error: %1").arg(QString::fromStdString(e.what())));
+    server_->failAll(std::string("the engine step failed: ") + e.what());
     return;
   }
+  server_->deliverStep(outputs);  // the server's outputs to its streams
   const double stepMs = timer.nsecsElapsed() / 1e6;
 
   QList<RequestDelta> deltas;
@@ -277,6 +299,7 @@ void EngineWorker::runStep() {
   for (const pagedchat::RequestOutput& out : outputs) {
     RequestDelta d;
     d.requestId = QString::fromStdString(out.request_id);
+    if (!active_.contains(d.requestId)) continue;  // a server request
     if (!out.outputs.empty()) {
       const pagedchat::CompletionOutput& c = out.outputs.front();
       d.text = QString::fromStdString(c.text);
@@ -331,5 +354,8 @@ void EngineWorker::maybeSnapshot(bool force) {
   }
   QStringList ids(active_.cbegin(), active_.cend());
   ids.sort();
-  emit snapshotReady(makeEngineSnapshot(*engine_, ids));
+  QStringList serverIds;
+  for (const std::string& id : server_->request_ids()) serverIds.append(QString::fromStdString(id));
+  serverIds.sort();
+  emit snapshotReady(makeEngineSnapshot(*engine_, ids, serverIds));
 }

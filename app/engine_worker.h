@@ -16,7 +16,11 @@
 #include "engine/config.h"
 #include "engine/sample/sampling_params.h"
 
-namespace pagedchat { class LLMEngine; }
+namespace pagedchat {
+class AsyncEngineClient;
+class LLMEngine;
+}  // namespace pagedchat
+class WorkerEngineClient;
 
 Q_DECLARE_METATYPE(pagedchat::SamplingParams)
 Q_DECLARE_METATYPE(pagedchat::EngineConfig)
@@ -30,6 +34,10 @@ Q_DECLARE_METATYPE(pagedchat::EngineConfig)
 /// drains all pending commands into the engine, runs exactly one LLMEngine::step() over every
 /// unfinished request (so all panes' requests share the batch), emits ONE stepFinished() with
 /// every request's delta, and schedules the next step while requests remain.
+///
+/// The OpenAI server the app can run (app/server/) submits through serverClient(), which any
+/// thread may call: its requests are taken in the same drain and run in the same steps as the
+/// panes' (one continuous batch); their outputs go to the server's streams, not to stepFinished().
 class EngineWorker : public QObject {
   Q_OBJECT
 
@@ -44,6 +52,10 @@ class EngineWorker : public QObject {
   static constexpr int kMaxSnapshotsPerSecond = 10;
   /// Most load progress signals a second (the first and the last are always sent).
   static constexpr int kMaxProgressPerSecond = 20;
+
+  /// The engine as the OpenAI server sees it (thread-safe; see the class comment). Lives as long
+  /// as the worker; refuses requests while no model is loaded.
+  pagedchat::AsyncEngineClient* serverClient() const;
 
   /// True once loadModel() succeeded. Worker thread only.
   bool isLoaded() const { return engine_ != nullptr; }
@@ -83,6 +95,8 @@ class EngineWorker : public QObject {
   /// `ticket`. A conversation whose newest turn alone is too long counts whole (over the limit);
   /// -1 when no model is loaded or the template refuses the messages.
   void countTokens(int ticket, const QList<PromptMessage>& messages, int maxTokens);
+  /// serverClient() queued a command: schedules a step (queued from the server's threads).
+  void wakeForServer();
 
  signals:
   /// `numBlocks`: KV-cache blocks; `generation` as given to loadModelWith() (0 for loadModel()).
@@ -105,6 +119,10 @@ class EngineWorker : public QObject {
   /// conversation) and a built-in renders its format instead; `message` says why. Emitted at load
   /// and the first time each kind of failure happens.
   void chatTemplateWarning(const QString& message);
+  /// A warning of the engine while it loads, in its words (EngineConfig::on_warning: a
+  /// max_model_len above the model's metadata, a GPU that failed its load-time check so the CPU
+  /// runs instead, ...); emitted before modelLoaded().
+  void engineWarning(const QString& message);
   /// The answer to countTokens(`ticket`).
   void tokenCountReady(int ticket, int count);
   /// Emitted once per engine step with the delta of every request that made progress or finished.
@@ -123,8 +141,11 @@ class EngineWorker : public QObject {
   void runStep();
   void drainCommands();
   void failAllActive(const QString& message);
-  /// Aborts every active request and emits their final "abort" deltas in one stepFinished().
+  /// Aborts every active request and emits their final "abort" deltas in one stepFinished();
+  /// the server's requests end "abort" too (the model is going).
   void abortAll();
+  /// Frees the model (after abortAll()).
+  void freeEngine();
   /// Loads config_ (engine_ must be empty); emits modelLoaded()/loadFailed() with `generation`.
   void load(int generation);
   void maybeSnapshot(bool force);
@@ -137,6 +158,7 @@ class EngineWorker : public QObject {
   std::optional<pagedchat::ChatTemplate> chatTemplate_;  ///< resolved at load
   std::string lastTemplateWarning_;  ///< the template's last fallback warning (logged once)
   std::unique_ptr<pagedchat::LLMEngine> engine_;
+  std::unique_ptr<WorkerEngineClient> server_;  ///< the server's requests (serverClient())
   QList<Command> pending_;
   QSet<QString> active_;            ///< submitted, not yet reported finished
   QSet<QString> abortedUnreported_; ///< aborted, final delta not yet emitted

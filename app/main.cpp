@@ -9,7 +9,9 @@
 
 #include "app/app_controller.h"
 #include "app/app_options.h"
+#include "app/automation.h"
 #include "app/main_window.h"
+#include "app/store_health.h"
 #include "app/translator.h"
 #include "app/unix_signal_quitter.h"
 
@@ -43,7 +45,11 @@ int main(int argc, char** argv) {
   try {
     controller = std::make_unique<AppController>(options, nullptr, &translator);
   } catch (const std::exception& e) {
-    const QString details = QString::fromUtf8(e.what());
+    // A database problem in plain words first, then its technical detail (never SQL).
+    const auto* storeError = dynamic_cast<const StoreError*>(&e);
+    const QString details = storeError ? StoreHealth::userMessage(*storeError) + QStringLiteral("\n\n") +
+                                             StoreHealth::technicalDetail(*storeError)
+                                       : QString::fromUtf8(e.what());
     std::fprintf(stderr, "pagedchat: %s\n", qPrintable(details));
     QQmlApplicationEngine errorEngine;
     const QString headline =
@@ -55,6 +61,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   controller->start();
+  if (options.automation) new Automation(controller.get());  // a test drives the app (hidden option)
 
   QQmlApplicationEngine engine;
   if (!loadMainWindow(engine, controller.get())) return 1;

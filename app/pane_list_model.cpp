@@ -25,9 +25,11 @@ ChatSession* PaneListModel::addPane() {
   if (!canAddPane()) return nullptr;
   auto* session = new ChatSession(store_, engine_, this);
   connect(session, &ChatSession::conversationsModified, this, &PaneListModel::conversationsModified);
+  connect(session, &ChatSession::flushRepliesWanted, this, &PaneListModel::flushReplies);
   connect(session, &ChatSession::conversationChanged, this, &PaneListModel::layoutChanged);
   connect(session, &ChatSession::busyChanged, this, &PaneListModel::anyBusyChanged);
   connect(session, &ChatSession::samplingChanged, this, &PaneListModel::layoutChanged);
+  connect(session, &ChatSession::backendChanged, this, &PaneListModel::layoutChanged);
   const int row = static_cast<int>(sessions_.size());
   beginInsertRows(QModelIndex(), row, row);
   sessions_.append(session);
@@ -96,4 +98,8 @@ bool PaneListModel::anyBusy() const {
   for (ChatSession* s : sessions_)
     if (s->isBusy()) return true;
   return false;
+}
+
+void PaneListModel::flushReplies() {
+  for (ChatSession* s : std::as_const(sessions_)) s->flushReply();
 }

@@ -56,6 +56,8 @@ class PaneListModel : public QAbstractListModel {
   void setCurrentIndex(int index);
   ChatSession* currentSession() const { return sessionAt(currentIndex_); }
   const QList<ChatSession*>& sessions() const { return sessions_; }
+  /// Saves every pane's streamed text not saved yet (ChatSession::flushReply()).
+  void flushReplies();
   bool sendToAllEnabled() const { return sendToAllEnabled_; }
   void setSendToAllEnabled(bool on);
   bool anyBusy() const;
@@ -63,7 +65,7 @@ class PaneListModel : public QAbstractListModel {
  signals:
   void countChanged();
   void currentIndexChanged();
-  /// A pane was added or closed, or a pane switched conversation (for saving the layout).
+  /// A pane was added or closed, or a pane switched conversation, settings or backend (for saving the layout).
   void layoutChanged();
   /// Forwarded from any session: the store's conversation list changed.
   void conversationsModified();

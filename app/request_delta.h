@@ -34,6 +34,7 @@ struct EngineRequestInfo {
   int computedTokens = 0;    ///< tokens whose K/V are in the cache
   int outputTokens = 0;
   int blocks = 0;            ///< length of its block table
+  bool fromServer = false;   ///< sent by a client of the app's OpenAI server (not a pane)
 };
 
 /// A compact picture of the engine for the engine view (EngineMonitor), taken on the worker

@@ -1,5 +1,6 @@
 #include "cli/bench_common.h"
 #include "cli/commands.h"
+#include "cli/device_options.h"
 #include "cli/dtype_options.h"
 
 #include <CLI/CLI.hpp>
@@ -27,6 +28,7 @@ void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_f
   cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
   add_dtype_options(cmd, e);
+  add_device_options(cmd, e);
   if (prefix_caching_flag)
     cmd->add_flag("--no-prefix-caching", opt.no_prefix_caching, "turn automatic prefix caching off");
   cmd->add_option("--seed", opt.seed, "seed of the random prompts and the samplers (default 0)");
@@ -118,6 +120,7 @@ nlohmann::json engine_json(const LLMEngine& engine) {
           {"enable_prefix_caching", c.enable_prefix_caching},
           {"dtype", c.dtype},
           {"kv_cache_dtype", c.kv_cache_dtype},
+          {"device", c.device},
           {"backend", engine.backend_name()},
           {"packed_weight_bytes", engine.packed_weight_bytes()},
           {"weight_types", engine.weight_types()},
@@ -149,7 +152,7 @@ std::string engine_line(const LLMEngine& engine) {
 
 Command add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
-      "bench", "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded), tokenizer speed, memory bandwidth");
+      "bench", "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded), tokenizer speed, memory bandwidth, KL divergence against a base model; soak test");
   cmd->require_subcommand(1);
   auto throughput = bench::add_throughput_command(*cmd);
   auto latency = bench::add_latency_command(*cmd);
@@ -157,13 +160,17 @@ Command add_bench_command(CLI::App& app) {
   auto llama = bench::add_llama_command(*cmd);
   auto tokenize = bench::add_tokenize_bench_command(*cmd);
   auto memory = bench::add_memory_bench_command(*cmd);
-  return [cmd, throughput, latency, chat, llama, tokenize, memory]() {
+  auto kl = bench::add_kl_bench_command(*cmd);
+  auto soak = bench::add_soak_command(*cmd);
+  return [cmd, throughput, latency, chat, llama, tokenize, memory, kl, soak]() {
     if (cmd->got_subcommand("throughput")) return throughput();
     if (cmd->got_subcommand("latency")) return latency();
     if (cmd->got_subcommand("chat")) return chat();
     if (cmd->got_subcommand("llama")) return llama();
     if (cmd->got_subcommand("tokenize")) return tokenize();
     if (cmd->got_subcommand("memory")) return memory();
+    if (cmd->got_subcommand("kl")) return kl();
+    if (cmd->got_subcommand("soak")) return soak();
     return 2;
   };
 }

@@ -91,5 +91,10 @@ Command add_llama_command(CLI::App& bench);
 Command add_tokenize_bench_command(CLI::App& bench);
 /// `memory`: memory read bandwidth with N threads (the single-stream decode roofline).
 Command add_memory_bench_command(CLI::App& bench);
+/// `kl`: KL divergence of a model's next-token distributions from a base model's on a text.
+Command add_kl_bench_command(CLI::App& bench);
+/// `soak`: sessions generating for a bounded time with random stops and edits: block leak, memory
+/// growth and stuck requests (cli/bench_soak.cpp).
+Command add_soak_command(CLI::App& bench);
 
 }  // namespace pagedchat::cli::bench

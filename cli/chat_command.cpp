@@ -13,6 +13,7 @@
 
 #include "engine/text/chat_template.h"
 #include "cli/commands.h"
+#include "cli/device_options.h"
 #include "cli/dtype_options.h"
 #include "cli/sampling_options.h"
 #include "engine/llm_engine.h"
@@ -148,6 +149,7 @@ Command add_chat_command(CLI::App& app) {
   cmd->add_option("--seed", opt->seed, "RNG seed of every reply");
   cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
   add_dtype_options(cmd, opt->engine);
+  add_device_options(cmd, opt->engine);
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
   cmd->add_flag("--verbose", opt->verbose, "print the template and [cached N/M prompt tokens] per turn on stderr");
   return [opt]() { return run_chat(*opt); };

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/device_options.h"
 #include "cli/dtype_options.h"
 #include "cli/json_output.h"
 #include "cli/sampling_options.h"
@@ -61,7 +62,7 @@ int run_generate(GenerateOptions& opt) {
   if (opt.no_prefix_caching) opt.engine.enable_prefix_caching = false;
   opt.sampling.output_kind = opt.stream ? RequestOutputKind::kDelta : RequestOutputKind::kFinalOnly;
   opt.sampling.validate();
-  if (opt.priority != 0) opt.engine.scheduling_policy = "priority";
+  if (opt.priority != 0) opt.engine.scheduling_policy = SchedulingPolicy::kPriority;
   LLMEngine engine(opt.engine);
   apply_sampling_defaults(engine.sampling_defaults(), opt.sampling, opt.given.given());
   opt.sampling.validate();
@@ -163,6 +164,7 @@ Command add_generate_command(CLI::App& app) {
                   "most prompt tokens of one request per step (0 = no cap)");
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default 0: all cores)");
   add_dtype_options(cmd, opt->engine);
+  add_device_options(cmd, opt->engine);
   cmd->add_flag("--json", opt->json, "print a JSON array of request outputs, then {\"engine_stats\": ...}");
   return [opt]() { return run_generate(*opt); };
 }

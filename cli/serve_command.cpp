@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/device_options.h"
 #include "cli/dtype_options.h"
 #include "engine/async_llm.h"
 #include "engine/entrypoints/openai/api_server.h"
@@ -124,6 +125,7 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens, "token budget of one step (default 512)");
   cmd->add_option("--max-body-bytes", opt->server.max_body_bytes, "largest request body (default 32 MiB; more: 413)");
   add_dtype_options(cmd, opt->engine);
+  add_device_options(cmd, opt->engine);
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
   return [opt]() { return run_serve(*opt); };
 }

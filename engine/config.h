@@ -80,10 +80,14 @@ struct ModelConfig {
   bool stop_on_bos = true;  ///< llama2.c checkpoints: a generated BOS ends the sequence (as run.c does)
 };
 
+/// Which waiting request the scheduler admits first (vLLM's --scheduling-policy "fcfs" /
+/// "priority"): arrival order, or the lowest priority value (then arrival order).
+enum class SchedulingPolicy { kFcfs, kPriority };
+
 /// Engine settings (vLLM's EngineArgs, trimmed to what this engine uses).
 struct EngineConfig {
   std::string model;       ///< a llama2.c .bin file, or a folder holding one .bin and one .model
-  std::string tokenizer;   ///< optional explicit sentencepiece .model
+  std::string tokenizer{};  ///< optional explicit sentencepiece .model
   int block_size = 16;     ///< tokens per KV-cache block
   std::size_t kv_cache_bytes = 0;  ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences
   int num_blocks = 0;      ///< explicit KV block count; overrides kv_cache_bytes when > 0
@@ -93,7 +97,7 @@ struct EngineConfig {
   int num_threads = 0;     ///< CPU threads for the forward; 0 = hardware concurrency
   bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
   int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
-  std::string scheduling_policy = "fcfs";  ///< "fcfs" (arrival order) or "priority" (lower value first)
+  SchedulingPolicy scheduling_policy = SchedulingPolicy::kFcfs;
   /// Type of the weight matrices (vLLM's --dtype): "auto" keeps each matrix in its file's type
   /// (F32, F16, BF16, or a GGUF quantization such as Q4_K: quantized weights stay quantized and
   /// are computed on with integer dot products); "float32" dequantizes every matrix to float32
@@ -101,15 +105,32 @@ struct EngineConfig {
   /// matrices in that type (quantized ones stay). Activations are float32 (int8 per 32 values for
   /// the quantized dot products).
   std::string dtype = "auto";
-  /// Element type of the KV cache (vLLM's --kv-cache-dtype): "auto", "float32", "bfloat16" or
-  /// "float16". "auto" is bfloat16 on the CPU: half the bytes per block of float32, so the same
-  /// kv_cache_bytes holds twice the tokens. K and V are rounded to nearest even when written and
-  /// attention computes in float32 on the widened values. After construction, the engine's
+  /// Element type of the KV cache (vLLM's --kv-cache-dtype): "auto", "float32", "bfloat16",
+  /// "float16" or "q8_0". "auto" is bfloat16 on the CPU: half the bytes per block of float32, so
+  /// the same kv_cache_bytes holds twice the tokens. K and V are rounded to nearest even when
+  /// written (q8_0: quantized per 32 values, ggml's block_q8_0, 1.0625 bytes per value; only for
+  /// head sizes that are multiples of 32) and attention computes in float32 on the widened values. After construction, the engine's
   /// config holds the resolved type ("auto" reads "bfloat16").
   std::string kv_cache_dtype = "auto";
+  /// Where the forward runs (vLLM's --device): "cpu", "cuda" (= "cuda:0"), "cuda:N", or "auto"
+  /// (CUDA when its library loads and a device is present, else the CPU; the choice is printed).
+  /// A CUDA device that is not there is an error saying why. On a GPU, weights are 16-bit under
+  /// dtype "auto" (float32 matrices become bfloat16; quantized GGUF types are dequantized to
+  /// bfloat16 at load), activations float32, GEMMs cuBLAS with float32 accumulation.
+  std::string device = "cpu";
+  /// Fraction of the GPU's memory the engine may use (vLLM's gpu_memory_utilization): weights,
+  /// the activations of the largest step (measured by a profiling pass at load) and, in what is
+  /// left of that fraction, the KV cache (when neither num_blocks nor kv_cache_bytes is set).
+  double gpu_memory_utilization = 0.9;
+  /// No CUDA graphs for decode steps (vLLM's enforce_eager); every kernel is launched eagerly.
+  bool enforce_eager = false;
   /// Called during loading with (bytes read, total bytes) of the weight files, from the loading
   /// thread; may be empty.
-  std::function<void(std::uint64_t, std::uint64_t)> load_progress;
+  std::function<void(std::uint64_t, std::uint64_t)> load_progress{};
+  /// Called with each warning of the engine's construction (a max_model_len above the positions
+  /// in the model's metadata, ...): one English sentence without a trailing newline, from the
+  /// constructing thread. Empty: the warning goes to stderr as "pagedchat: warning: ...".
+  std::function<void(const std::string&)> on_warning{};
 };
 
 }  // namespace pagedchat

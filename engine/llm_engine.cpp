@@ -10,13 +10,14 @@
 
 #include "engine/core/kv_cache_manager.h"
 #include "engine/loader/model_loader.h"
+#include "engine/model/backend_check.h"
 #include "engine/model/model_runner.h"
 #include "engine/output_processor.h"
 #include "engine/core/request.h"
 #include "engine/sample/sampler.h"
 #include "engine/core/scheduler.h"
 #include "engine/text/tokenizer.h"
-#include "kernels/cpu/cpu_backend.h"
+#include "kernels/backend_factory.h"
 
 namespace pagedchat {
 
@@ -33,12 +34,6 @@ std::size_t physical_memory_bytes() {
   return pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : std::size_t(8) << 30;
 }
 
-SchedulingPolicy parse_policy(const std::string& s) {
-  if (s == "fcfs") return SchedulingPolicy::kFcfs;
-  if (s == "priority") return SchedulingPolicy::kPriority;
-  throw std::invalid_argument("invalid engine config: scheduling_policy must be \"fcfs\" or \"priority\", got \"" + s + "\"");
-}
-
 }  // namespace
 
 WeightDType parse_dtype(const std::string& s) {
@@ -53,9 +48,10 @@ kernels::KvDType parse_kv_cache_dtype(const std::string& s) {
   if (s == "auto" || s == "bfloat16") return kernels::KvDType::kBFloat16;
   if (s == "float32") return kernels::KvDType::kFloat32;
   if (s == "float16") return kernels::KvDType::kFloat16;
+  if (s == "q8_0") return kernels::KvDType::kQ8_0;
   throw std::invalid_argument(
-      "invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\" or \"float16\", got \"" + s +
-      "\"");
+      "invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\", \"float16\" or \"q8_0\", "
+      "got \"" + s + "\"");
 }
 
 namespace {
@@ -69,9 +65,45 @@ void check_config(const EngineConfig& c) {
   if (c.max_model_len < 0) fail("max_model_len must be >= 0");
   if (c.num_threads < 0 || c.num_threads > 1024) fail("num_threads must be in [0, 1024] (0 = all cores), got " + std::to_string(c.num_threads));
   if (c.long_prefill_token_threshold < 0) fail("long_prefill_token_threshold must be >= 0");
-  parse_policy(c.scheduling_policy);
   parse_dtype(c.dtype);
   parse_kv_cache_dtype(c.kv_cache_dtype);
+  try {
+    kernels::parse_device(c.device);
+  } catch (const std::invalid_argument& e) {
+    fail(e.what());
+  }
+  if (!(c.gpu_memory_utilization > 0.0 && c.gpu_memory_utilization <= 1.0))
+    fail("gpu_memory_utilization must be in (0, 1], got " + std::to_string(c.gpu_memory_utilization));
+}
+
+// A warning of the load: to EngineConfig::on_warning, or to stderr without one.
+void warn(const EngineConfig& c, const std::string& warning) {
+  if (c.on_warning)
+    c.on_warning(warning);
+  else
+    std::fprintf(stderr, "pagedchat: warning: %s\n", warning.c_str());
+}
+
+// The backend for c.device, checked against the CPU when it is a device of its own (a GPU): on
+// disagreement the CPU runs instead, and `warnings` (and warn()) says why.
+std::unique_ptr<kernels::Backend> make_checked_backend(const EngineConfig& c, std::vector<std::string>& warnings) {
+  std::string note;
+  auto backend = kernels::make_backend({c.device, c.num_threads, c.enforce_eager}, &note);
+  if (!note.empty()) std::fprintf(stderr, "pagedchat: %s\n", note.c_str());
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (!backend->device_memory_info(&free_bytes, &total_bytes)) return backend;
+  const std::string problem = check_backend_agrees(*backend, c.num_threads);
+  if (problem.empty()) return backend;
+  warnings.push_back(problem + "; running on the CPU instead");
+  warn(c, warnings.back());
+  backend.reset();
+  return kernels::make_backend({"cpu", c.num_threads});
+}
+
+std::string gib(std::size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", double(bytes) / double(1ull << 30));
+  return buf;
 }
 
 }  // namespace
@@ -91,6 +123,7 @@ struct LLMEngine::Impl {
   std::vector<RequestOutput> pending;  // aborted requests, reported by the next step()
   std::vector<std::string> last_scheduled;
   std::vector<float> logits;
+  std::vector<std::string> warnings;
   uint64_t next_arrival = 0;
   EngineStats stats;
 
@@ -115,9 +148,10 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
 
   if (m.config.max_model_len == 0) m.config.max_model_len = mc.max_seq_len;
   if (m.config.max_model_len > mc.max_seq_len && mc.max_seq_len_is_soft) {
-    std::fprintf(stderr, "pagedchat: warning: max_model_len %d exceeds the %d positions in the metadata of '%s'; "
-                 "outputs past them may be wrong if the model was not trained that long\n",
-                 m.config.max_model_len, mc.max_seq_len, model_path.c_str());
+    const std::string warning = "max_model_len " + std::to_string(m.config.max_model_len) + " exceeds the " +
+                                std::to_string(mc.max_seq_len) + " positions in the metadata of '" + model_path +
+                                "'; outputs past them may be wrong if the model was not trained that long";
+    warn(m.config, warning);
     mc.max_seq_len = m.config.max_model_len;
   }
   if (m.config.max_model_len > mc.max_seq_len)
@@ -127,37 +161,77 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   const int bs = m.config.block_size;
   const kernels::KvDType kv_dtype = parse_kv_cache_dtype(m.config.kv_cache_dtype);
   m.config.kv_cache_dtype = kernels::kv_dtype_name(kv_dtype);
+  if (mc.head_dim % kernels::kv_block_elems(kv_dtype) != 0)
+    throw std::invalid_argument("kv_cache_dtype " + m.config.kv_cache_dtype + " stores blocks of " +
+                                std::to_string(kernels::kv_block_elems(kv_dtype)) +
+                                " values and needs a head size that is a multiple of it; '" + model_path +
+                                "' has head_dim " + std::to_string(mc.head_dim) + " (use bfloat16 or float16)");
   const std::size_t block_bytes = KVCache::bytes_per_block(mc, bs, kv_dtype);
   const int blocks_per_seq = (m.config.max_model_len + bs - 1) / bs;
+  auto backend = make_checked_backend(m.config, m.warnings);
+  std::size_t device_free = 0, device_total = 0;
+  const bool on_device = backend->device_memory_info(&device_free, &device_total);
+  if (on_device && kv_dtype == kernels::KvDType::kQ8_0)
+    throw std::invalid_argument("kv_cache_dtype q8_0 is not supported on " + backend->description() +
+                                " (the CUDA kernels read float32, bfloat16 or float16 caches); use --kv-cache-dtype "
+                                "bfloat16 there");
   long long num_blocks = m.config.num_blocks;
-  if (num_blocks == 0) {
-    if (m.config.kv_cache_bytes > 0) {
-      num_blocks = static_cast<long long>(m.config.kv_cache_bytes / block_bytes);
-    } else {
-      num_blocks = static_cast<long long>(blocks_per_seq) * kAutoCacheSequences;
-      const long long cap = static_cast<long long>(physical_memory_bytes() / 4 / block_bytes);
-      num_blocks = std::max<long long>(blocks_per_seq, std::min(num_blocks, cap));
-    }
+  const bool sized = num_blocks > 0 || m.config.kv_cache_bytes > 0;  // else: automatic
+  if (num_blocks == 0 && m.config.kv_cache_bytes > 0) num_blocks = static_cast<long long>(m.config.kv_cache_bytes / block_bytes);
+  if (!sized && !on_device) {
+    num_blocks = static_cast<long long>(blocks_per_seq) * kAutoCacheSequences;
+    const long long cap = static_cast<long long>(physical_memory_bytes() / 4 / block_bytes);
+    num_blocks = std::max<long long>(blocks_per_seq, std::min(num_blocks, cap));
   }
-  if (num_blocks < blocks_per_seq)
-    throw std::runtime_error("KV cache too small: " + std::to_string(num_blocks) + " blocks of " + std::to_string(bs) +
-                             " tokens cannot hold one sequence of max_model_len " +
-                             std::to_string(m.config.max_model_len) + " (needs " + std::to_string(blocks_per_seq) +
-                             " blocks, " + std::to_string(blocks_per_seq * block_bytes) +
-                             " bytes); raise kv_cache_bytes or lower max_model_len");
+  auto too_small = [&](long long blocks, const std::string& how) {
+    return std::runtime_error("KV cache too small: " + std::to_string(blocks) + " blocks of " + std::to_string(bs) +
+                              " tokens cannot hold one sequence of max_model_len " +
+                              std::to_string(m.config.max_model_len) + " (needs " + std::to_string(blocks_per_seq) +
+                              " blocks, " + std::to_string(blocks_per_seq * block_bytes) + " bytes); " + how);
+  };
+  if ((sized || !on_device) && num_blocks < blocks_per_seq)
+    throw too_small(num_blocks, "raise kv_cache_bytes or lower max_model_len");
+  m.runner = std::make_unique<ModelRunner>(m.model, std::move(backend), parse_dtype(m.config.dtype));
+  if (!sized && on_device) {
+    // vLLM's memory plan: weights, then the activations of the largest step (measured), then
+    // gpu_memory_utilization of the card minus both becomes KV blocks.
+    std::size_t free_before = 0, free_after = 0;
+    m.runner->backend().device_memory_info(&free_before, &device_total);
+    m.runner->profile_run(m.config.max_num_batched_tokens, m.config.max_num_seqs, m.config.max_model_len, bs, kv_dtype);
+    m.runner->backend().device_memory_info(&free_after, &device_total);
+    const std::size_t used = device_total - free_after;
+    const double budget = m.config.gpu_memory_utilization * double(device_total) - double(used);
+    num_blocks = budget > 0 ? static_cast<long long>(budget / double(block_bytes)) : 0;
+    // No more than every running sequence at full length needs twice over (the rest would only
+    // hold prefix-cache blocks): a small model does not take the whole card.
+    num_blocks = std::min(num_blocks, 2LL * m.config.max_num_seqs * blocks_per_seq);
+    std::fprintf(stderr,
+                 "pagedchat: %s: %s total, weights %s, activations %s (profiled: %d tokens, %d sequences), in use %s; "
+                 "KV cache %s = %lld blocks of %d tokens (gpu_memory_utilization %.2f)\n",
+                 m.runner->backend().description().c_str(), gib(device_total).c_str(),
+                 gib(m.runner->model().packed_bytes()).c_str(),
+                 gib(free_before > free_after ? free_before - free_after : 0).c_str(), m.config.max_num_batched_tokens,
+                 m.config.max_num_seqs, gib(used).c_str(), gib(std::size_t(std::max(0LL, num_blocks)) * block_bytes).c_str(),
+                 num_blocks, bs, m.config.gpu_memory_utilization);
+    if (num_blocks < blocks_per_seq)
+      throw too_small(num_blocks, "the device has " + gib(device_total) + ", of which weights and activations use " +
+                                      gib(used) + " and gpu_memory_utilization " +
+                                      std::to_string(m.config.gpu_memory_utilization) +
+                                      " leaves the rest; raise gpu_memory_utilization, lower max_model_len, "
+                                      "max_num_batched_tokens or max_num_seqs, or use a smaller dtype");
+  }
   if (num_blocks > (1 << 30))
     throw std::runtime_error("KV cache of " + std::to_string(num_blocks) + " blocks is too large (at most " +
                              std::to_string(1 << 30) + " blocks)");
   m.config.num_blocks = static_cast<int>(num_blocks);
   m.config.kv_cache_bytes = std::size_t(num_blocks) * block_bytes;
+  m.runner->allocate_kv_cache(m.config.num_blocks, bs, kv_dtype);
 
   m.kv = std::make_unique<KVCacheManager>(m.config.num_blocks, bs, m.config.enable_prefix_caching);
   m.scheduler = std::make_unique<Scheduler>(
       SchedulerConfig{m.config.max_num_seqs, m.config.max_num_batched_tokens, m.config.long_prefill_token_threshold,
-                      parse_policy(m.config.scheduling_policy)},
+                      m.config.scheduling_policy},
       *m.kv);
-  m.runner = std::make_unique<ModelRunner>(m.model, m.config.num_blocks, bs, m.config.num_threads,
-                                           parse_dtype(m.config.dtype), kv_dtype);
   m.output = std::make_unique<OutputProcessor>(mc, m.config.max_model_len, m.tokenizer.get());
   m.config.num_threads = m.runner->backend().num_threads();
 }
@@ -378,12 +452,9 @@ EngineStats LLMEngine::stats() const {
   return s;
 }
 
-std::string LLMEngine::backend_name() const {
-  kernels::Backend& b = impl_->runner->backend();
-  std::string s = b.name();
-  if (s == "cpu") s += std::string(" ") + cpu::isa_name(cpu::backend_isa(b));
-  return s + ", " + std::to_string(b.num_threads()) + " threads";
-}
+std::string LLMEngine::backend_name() const { return impl_->runner->backend().description(); }
+
+const std::vector<std::string>& LLMEngine::warnings() const { return impl_->warnings; }
 
 std::size_t LLMEngine::packed_weight_bytes() const { return impl_->runner->model().packed_bytes(); }
 std::string LLMEngine::weight_types() const { return impl_->runner->model().packed_types(); }

@@ -48,7 +48,7 @@ struct KVBlockInfo {
 
 /// Per-request options beside the sampling params (vLLM's add_request arguments).
 struct RequestOptions {
-  int priority = 0;        ///< lower runs first under scheduling_policy "priority"
+  int priority = 0;        ///< lower runs first under SchedulingPolicy::kPriority
   std::string cache_salt;  ///< requests with different salts never share prefix-cache blocks
 };
 
@@ -128,8 +128,11 @@ class LLMEngine {
   /// Apply them with apply_sampling_defaults().
   const SamplingDefaults& sampling_defaults() const;
   EngineStats stats() const;
-  /// The backend and its kernels, e.g. "cpu avx512, 2 threads".
+  /// The backend and its kernels, e.g. "cpu avx512, 2 threads", "cuda:0 NVIDIA H200 (sm_90, ...)".
   std::string backend_name() const;
+  /// What went wrong at load but did not stop it (also printed on stderr), e.g. a GPU backend that
+  /// disagreed with the CPU on the load-time check, so the CPU runs instead. Empty when nothing.
+  const std::vector<std::string>& warnings() const;
   /// Bytes of the weight matrices as packed for the backend (in their file's type unless dtype
   /// says otherwise; the embedding table, read in place, is not counted).
   std::size_t packed_weight_bytes() const;

@@ -1,5 +1,5 @@
 // The op interface the model forward is written against. Two implementations: cpu/ (always) and
-// cuda/ (when built with nvcc; filled by the CUDA backend issue). Activations are dense row-major
+// cuda/ (a shared library built when nvcc is found, loaded on demand: backend_factory.h). Activations are dense row-major
 // float32; weight matrices are packed once (pack_weights) from any DType (kernels/quant/dtype.h);
 // the paged KV cache holds a KvDType; "T" is the number of tokens in the flattened batch (prefill
 // and decode tokens mixed).
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kernels/quant/dtype.h"
@@ -27,6 +28,11 @@ struct AttentionMetadata {
   int max_blocks_per_seq = 0;
   int num_requests = 0;
   int block_size = 0;                    ///< tokens per KV block
+  /// Host-side sizes for backends that launch work from the host (CUDA): T, the largest query
+  /// length and the longest context of the step. 0 = not given (the CPU backend does not need them).
+  int num_tokens = 0;
+  int max_query_len = 0;
+  int max_seq_len = 0;
 };
 
 /// The rotary embedding of a model (RoFormer, Su et al. 2021; vLLM's RotaryEmbedding): pair i
@@ -61,14 +67,22 @@ struct QkvSpec {
   int width() const { return (n_heads + 2 * n_kv_heads) * head_dim; }
 };
 
-/// Element type of the paged KV cache (vLLM's kv_cache_dtype). K and V are written in it (rounded
-/// to nearest even) and read back widened to float32, exactly; attention arithmetic is float32.
-/// kBFloat16 and kFloat16 take 2 bytes per element (stored as uint16_t bits), kFloat32 4.
-enum class KvDType { kFloat32, kBFloat16, kFloat16 };
+/// Element type of the paged KV cache (vLLM's kv_cache_dtype). K and V are written in it and read
+/// back widened to float32, exactly; attention arithmetic is float32. kFloat32 takes 4 bytes per
+/// element; kBFloat16 and kFloat16 2 (uint16_t bits, rounded to nearest even); kQ8_0 is ggml's
+/// block_q8_0 (ggml-common.h): per 32 consecutive elements of a token's row, an f16 scale d then
+/// 32 int8 quants, 34 bytes (1.0625 per element), quantized as quantize_row_q8_0_ref does
+/// (d = max|x| / 127, q = round(x / d)); it needs rows (n_kv_heads * head_dim) and heads
+/// (head_dim) that are whole 32-element blocks.
+enum class KvDType { kFloat32, kBFloat16, kFloat16, kQ8_0 };
 
-/// Bytes of one cache element: 4 or 2.
-std::size_t kv_dtype_bytes(KvDType type);
-/// "float32", "bfloat16" or "float16".
+/// Bytes of n consecutive cache elements of `type` (n = kv_width: one token's K or V row; or
+/// several rows back to back). Throws std::invalid_argument for kQ8_0 when n is not a multiple
+/// of 32.
+std::size_t kv_row_bytes(KvDType type, int64_t n);
+/// Elements a kQ8_0 block holds (32); 1 for the other types.
+int kv_block_elems(KvDType type);
+/// "float32", "bfloat16", "float16" or "q8_0".
 const char* kv_dtype_name(KvDType type);
 
 /// One matrix of a stack packed into one PackedWeights: `rows` rows of k values of type `dtype`
@@ -98,14 +112,64 @@ class PackedWeights {
   std::size_t bytes = 0;               ///< memory the packed copy holds
 };
 
-/// The op interface. Methods never throw (except pack_weights on allocation failure); callers
-/// validate shapes. The ops after `add` have default implementations composed from the ones
-/// before, so a backend only overrides what it can do faster.
+/// Memory a backend's ops read and write (Backend::allocate): host memory for the CPU backend,
+/// device memory for a GPU one. Freed with the object.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+
+ protected:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+/// `bytes` of zero-filled, 64-byte aligned host memory (what the CPU backend's allocate() gives).
+std::unique_ptr<Buffer> allocate_host(std::size_t bytes);
+
+/// The op interface. Every pointer an op takes (activations, weights, the KV cache, the
+/// metadata's arrays, RoPE frequencies, norms, biases) is in the backend's memory: memory from
+/// allocate() or place(), or host memory on the CPU backend (where backend memory is host
+/// memory). Methods never throw (except pack_weights and the allocation / copy methods, on
+/// allocation failure or a device error); callers validate shapes. The ops after `add` have
+/// default implementations composed from the ones before, so a backend only overrides what it can
+/// do faster. A backend is used from one thread at a time.
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
   virtual int num_threads() const = 0;
+  /// What runs the ops, for logs and the bench output: "cpu avx2, 4 threads",
+  /// "cuda:0 NVIDIA H200 (sm_90, 139.8 GiB)".
+  virtual std::string description() const { return name(); }
+
+  /// `bytes` of zero-filled backend memory (64-byte aligned). Throws std::bad_alloc (host) or
+  /// std::runtime_error naming the size and what is free (device) when it cannot be had.
+  virtual std::unique_ptr<Buffer> allocate(std::size_t bytes);
+  /// Copies `bytes` from host memory `src` to backend memory `dst` (in order with the ops).
+  virtual void copy_to_backend(void* dst, const void* src, std::size_t bytes);
+  /// Copies `bytes` from backend memory `src` to host memory `dst`, after every op before it has
+  /// finished. Throws std::runtime_error when the device reported an error since the last copy.
+  virtual void copy_to_host(void* dst, const void* src, std::size_t bytes);
+  /// Copies `bytes` within backend memory (KV-cache copy-on-write).
+  virtual void copy_in_backend(void* dst, const void* src, std::size_t bytes);
+  /// Host data `src` [bytes] as backend memory for ops to read, for as long as `holder` and `src`
+  /// live: `src` itself on the CPU backend (no copy: the model's embedding table stays mapped),
+  /// a copy in `holder` on a device.
+  virtual const void* place(const void* src, std::size_t bytes, std::unique_ptr<Buffer>& holder);
+  /// The token-embedding table `table` [vocab, dim] of `dtype` as embedding() reads it on this
+  /// backend; sets *packed to the type it is then in. Default: place() of the table as it is.
+  virtual const void* place_embedding(const void* table, DType dtype, int vocab, int dim,
+                                      std::unique_ptr<Buffer>& holder, DType* packed);
+  /// True with the device's free and total bytes when the backend computes in device memory of
+  /// its own (the engine sizes the KV cache from them); false for host memory.
+  virtual bool device_memory_info(std::size_t* free_bytes, std::size_t* total_bytes);
+  /// The weight type an "auto" policy should pack an unquantized matrix of type `file` as
+  /// (the CPU: `file` itself; a GPU: 16 bits, as vLLM's dtype "auto" does for float32 checkpoints).
+  virtual DType auto_weight_type(DType file) const { return file; }
+  /// out[S, dim] = x[rows[s], :] for s < S (the rows whose logits are wanted).
+  virtual void gather_rows(float* out, const float* x, const int* rows, int S, int dim);
 
   /// out[T, dim] = table[ids[t], :] as float32; table is [vocab, dim] of `dtype` (rows of
   /// dtype_row_bytes(dtype, dim) bytes), dequantized with dequantize_row's formulas.
@@ -167,14 +231,18 @@ class Backend {
                                   KvDType cache_type, const int64_t* slot_mapping, int T, const QkvSpec& spec);
 };
 
-/// dst[0, n) = src[0, n) in `type`: float32 copied, bfloat16 / float16 rounded as float_to_bf16 /
-/// fp32_to_fp16 (dst holds their uint16_t bits).
+/// dst[0, kv_row_bytes(type, n)) = src[0, n) in `type`: float32 copied, bfloat16 / float16
+/// rounded as float_to_bf16 / fp32_to_fp16 (dst holds their uint16_t bits), q8_0 quantized per 32
+/// values (a block holding a non-finite value gets d = NaN, so it reads back as NaN, never as a
+/// wrong finite number). n must be a multiple of kv_block_elems(type).
 void store_kv(void* dst, const float* src, int64_t n, KvDType type);
-/// dst[0, n) = the floats src[0, n) of `type` hold (exact).
+/// dst[0, n) = the floats src (kv_row_bytes(type, n) bytes) of `type` hold (exact; q8_0: d * q,
+/// exact in float32).
 void load_kv(float* dst, const void* src, int64_t n, KvDType type);
 
 /// The threaded CPU implementation; num_threads <= 0 means all hardware threads. Kernels for the
 /// instruction set cpu::default_isa() picks (kernels/cpu/cpu_features.h; $PAGEDCHAT_CPU_ISA).
+/// Code outside kernels/ picks a backend with make_backend (kernels/backend_factory.h) instead.
 std::unique_ptr<Backend> make_cpu_backend(int num_threads);
 
 }  // namespace pagedchat::kernels

@@ -1,7 +1,9 @@
 // Default implementations of the Backend ops that compose from the basic ones (kernels/ops.h), so
 // a backend (CUDA) only overrides what it does faster; and the KV cache's element conversions.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -10,39 +12,89 @@
 
 namespace pagedchat::kernels {
 
-std::size_t kv_dtype_bytes(KvDType type) { return type == KvDType::kFloat32 ? sizeof(float) : sizeof(uint16_t); }
+namespace {
+constexpr int kQ8Block = 32;       // values per q8_0 block
+constexpr int kQ8BlockBytes = 34;  // f16 d + 32 int8
+
+// One ggml block_q8_0 from 32 floats (quantize_row_q8_0_ref's formula).
+void quantize_q8_block(uint8_t* dst, const float* x) {
+  float amax = 0.0f;
+  bool finite = true;
+  for (int j = 0; j < kQ8Block; ++j) {
+    finite = finite && std::isfinite(x[j]);
+    amax = std::max(amax, std::fabs(x[j]));
+  }
+  const float d = amax / 127.0f;
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  const uint16_t dh = finite ? fp32_to_fp16(d) : uint16_t(0x7e00);  // NaN: the block reads back NaN
+  dst[0] = uint8_t(dh & 0xff);
+  dst[1] = uint8_t(dh >> 8);
+  for (int j = 0; j < kQ8Block; ++j) {
+    const float q = finite ? std::round(x[j] * id) : 0.0f;
+    dst[2 + j] = uint8_t(int8_t(std::clamp(q, -127.0f, 127.0f)));
+  }
+}
+}  // namespace
+
+std::size_t kv_row_bytes(KvDType type, int64_t n) {
+  switch (type) {
+    case KvDType::kFloat32: return std::size_t(n) * sizeof(float);
+    case KvDType::kBFloat16:
+    case KvDType::kFloat16: return std::size_t(n) * sizeof(uint16_t);
+    case KvDType::kQ8_0:
+      if (n % kQ8Block != 0)
+        throw std::invalid_argument("a q8_0 KV cache needs rows of whole 32-element blocks, got " + std::to_string(n) +
+                                    " elements");
+      return std::size_t(n / kQ8Block) * kQ8BlockBytes;
+  }
+  return 0;
+}
+
+int kv_block_elems(KvDType type) { return type == KvDType::kQ8_0 ? kQ8Block : 1; }
 
 const char* kv_dtype_name(KvDType type) {
   switch (type) {
     case KvDType::kFloat32: return "float32";
     case KvDType::kBFloat16: return "bfloat16";
     case KvDType::kFloat16: return "float16";
+    case KvDType::kQ8_0: return "q8_0";
   }
   return "?";
 }
 
 void store_kv(void* dst, const float* src, int64_t n, KvDType type) {
-  if (type == KvDType::kFloat32) {
-    std::memcpy(dst, src, sizeof(float) * std::size_t(n));
-    return;
+  switch (type) {
+    case KvDType::kFloat32: std::memcpy(dst, src, sizeof(float) * std::size_t(n)); return;
+    case KvDType::kBFloat16:
+      for (int64_t i = 0; i < n; ++i) static_cast<uint16_t*>(dst)[i] = float_to_bf16(src[i]);
+      return;
+    case KvDType::kFloat16:
+      for (int64_t i = 0; i < n; ++i) static_cast<uint16_t*>(dst)[i] = fp32_to_fp16(src[i]);
+      return;
+    case KvDType::kQ8_0:
+      for (int64_t b = 0; b < n / kQ8Block; ++b)
+        quantize_q8_block(static_cast<uint8_t*>(dst) + b * kQ8BlockBytes, src + b * kQ8Block);
+      return;
   }
-  uint16_t* d = static_cast<uint16_t*>(dst);
-  if (type == KvDType::kBFloat16)
-    for (int64_t i = 0; i < n; ++i) d[i] = float_to_bf16(src[i]);
-  else
-    for (int64_t i = 0; i < n; ++i) d[i] = fp32_to_fp16(src[i]);
 }
 
 void load_kv(float* dst, const void* src, int64_t n, KvDType type) {
-  if (type == KvDType::kFloat32) {
-    std::memcpy(dst, src, sizeof(float) * std::size_t(n));
-    return;
+  switch (type) {
+    case KvDType::kFloat32: std::memcpy(dst, src, sizeof(float) * std::size_t(n)); return;
+    case KvDType::kBFloat16:
+      for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(static_cast<const uint16_t*>(src)[i]);
+      return;
+    case KvDType::kFloat16:
+      for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(static_cast<const uint16_t*>(src)[i]);
+      return;
+    case KvDType::kQ8_0:
+      for (int64_t b = 0; b < n / kQ8Block; ++b) {
+        const uint8_t* blk = static_cast<const uint8_t*>(src) + b * kQ8BlockBytes;
+        const float d = fp16_to_fp32(uint16_t(blk[0] | (blk[1] << 8)));
+        for (int j = 0; j < kQ8Block; ++j) dst[b * kQ8Block + j] = d * float(int8_t(blk[2 + j]));
+      }
+      return;
   }
-  const uint16_t* s = static_cast<const uint16_t*>(src);
-  if (type == KvDType::kBFloat16)
-    for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(s[i]);
-  else
-    for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(s[i]);
 }
 
 std::vector<double> rope_default_inv_freq(int head_dim, double theta) {
@@ -58,6 +110,57 @@ void check_weight_part(const WeightPart& part, int k) {
   if (part.packed != part.dtype && part.packed != DType::kF32 && part.packed != DType::kF16 && part.packed != DType::kBF16)
     throw std::invalid_argument(std::string("a ") + dtype_name(part.dtype) + " matrix cannot be packed as " +
                                 dtype_name(part.packed));
+}
+
+namespace {
+
+constexpr std::align_val_t kHostAlign{64};
+
+// Zero-filled, 64-byte aligned host memory.
+class HostBuffer final : public Buffer {
+ public:
+  explicit HostBuffer(std::size_t bytes) {
+    data_ = ::operator new(bytes > 0 ? bytes : 1, kHostAlign);
+    std::memset(data_, 0, bytes);
+    bytes_ = bytes;
+  }
+  ~HostBuffer() override { ::operator delete(data_, kHostAlign); }
+};
+
+}  // namespace
+
+std::unique_ptr<Buffer> allocate_host(std::size_t bytes) { return std::make_unique<HostBuffer>(bytes); }
+
+std::unique_ptr<Buffer> Backend::allocate(std::size_t bytes) { return allocate_host(bytes); }
+
+void Backend::copy_to_backend(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memmove(dst, src, bytes);
+}
+
+void Backend::copy_to_host(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memmove(dst, src, bytes);
+}
+
+void Backend::copy_in_backend(void* dst, const void* src, std::size_t bytes) {
+  if (bytes) std::memmove(dst, src, bytes);
+}
+
+const void* Backend::place(const void* src, std::size_t, std::unique_ptr<Buffer>& holder) {
+  holder.reset();
+  return src;
+}
+
+const void* Backend::place_embedding(const void* table, DType dtype, int vocab, int dim, std::unique_ptr<Buffer>& holder,
+                                     DType* packed) {
+  *packed = dtype;
+  return place(table, dtype_row_bytes(dtype, dim) * std::size_t(vocab), holder);
+}
+
+bool Backend::device_memory_info(std::size_t*, std::size_t*) { return false; }
+
+void Backend::gather_rows(float* out, const float* x, const int* rows, int S, int dim) {
+  for (int s = 0; s < S; ++s)
+    std::memmove(out + int64_t(s) * dim, x + int64_t(rows[s]) * dim, sizeof(float) * std::size_t(dim));
 }
 
 namespace {

@@ -5,8 +5,8 @@ set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 PACKAGES=(
-  # toolchain
-  cmake g++ make pkg-config
+  # toolchain (scripts/test.sh builds with Ninja; clang-format for its optional format check)
+  cmake g++ make ninja-build pkg-config clang-format
   # engine: sentencepiece, JSON, CLI; PCRE2 (BPE pre-tokenizer expressions) and ICU (NFC)
   libsentencepiece-dev nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
   # the OpenAI-compatible server (engine/entrypoints/openai): HTTP; curl for its tests
@@ -18,7 +18,11 @@ PACKAGES=(
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts qml6-module-qtquick-window
   qml6-module-qtquick-templates qml6-module-qtqml-workerscript qml6-module-qtquick-dialogs
   qml6-module-qt-labs-platform qml6-module-qt-labs-folderlistmodel qml6-module-qtcore qml6-module-qttest
-  # parser fuzzing in CI (libFuzzer)
+  # app: remote endpoints' API keys in the system keychain
+  qtkeychain-qt6-dev
+  # qmllint's type information for QtQml's own types (Timer, Binding, Connections, ListModel)
+  qml6-module-qtqml qml6-module-qtqml-models
+  # scripts/test.sh's ASan/UBSan and libFuzzer build (clang; the TSan build uses g++)
   clang libclang-rt-14-dev
   libsqlite3-dev libgl1-mesa-dri fonts-noto-cjk fonts-dejavu-core
   # screenshots test (tests/app/test_screenshots): a virtual X server with OpenGL (Mesa)

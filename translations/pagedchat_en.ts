@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>ApiServerController</name>
+    <message>
+        <source>The server was not started: %1 needs an API key.</source>
+        <translation>The server was not started: %1 needs an API key.</translation>
+    </message>
+    <message>
+        <source>The server was not started: %1</source>
+        <translation>The server was not started: %1</translation>
+    </message>
+    <message>
+        <source>Enter the address to listen on, e.g. 127.0.0.1.</source>
+        <translation>Enter the address to listen on, e.g. 127.0.0.1.</translation>
+    </message>
+    <message>
+        <source>The port must be between 0 and 65535.</source>
+        <translation>The port must be between 0 and 65535.</translation>
+    </message>
+    <message>
+        <source>%1 can be reached from other machines: tick &quot;Allow other machines&quot; to serve there.</source>
+        <translation>%1 can be reached from other machines: tick &quot;Allow other machines&quot; to serve there.</translation>
+    </message>
+    <message>
+        <source>Serving to other machines needs an API key.</source>
+        <translation>Serving to other machines needs an API key.</translation>
+    </message>
+    <message>
+        <source>The server could not start on %1:%2: %3</source>
+        <translation>The server could not start on %1:%2: %3</translation>
+    </message>
+</context>
+<context>
     <name>AppController</name>
     <message>
         <source>New chat</source>
@@ -48,12 +79,16 @@
         <translation>%1 The model loaded before (%2) was loaded again.</translation>
     </message>
     <message>
-        <source>The chat database cannot be written now: %1</source>
-        <translation>The chat database cannot be written now: %1</translation>
-    </message>
-    <message>
         <source>The model&apos;s chat template cannot be used as it is: %1</source>
         <translation>The model&apos;s chat template cannot be used as it is: %1</translation>
+    </message>
+    <message>
+        <source>Warning from the engine: %1</source>
+        <translation>Warning from the engine: %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</source>
+        <translation>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</translation>
     </message>
 </context>
 <context>
@@ -77,6 +112,10 @@
     <message>
         <source>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file.</source>
         <translation>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file.</translation>
+    </message>
+    <message>
+        <source>Where the model runs: cpu, cuda, cuda:N or auto (default: cpu).</source>
+        <translation>Where the model runs: cpu, cuda, cuda:N or auto (default: cpu).</translation>
     </message>
 </context>
 <context>
@@ -318,6 +357,10 @@
     <message>
         <source>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</source>
         <translation>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</translation>
+    </message>
+    <message>
+        <source>Not sent: %1 Your text is still in the input box.</source>
+        <translation>Not sent: %1 Your text is still in the input box.</translation>
     </message>
 </context>
 <context>
@@ -783,6 +826,10 @@
         <source>Tokens per second over time</source>
         <translation>Tokens per second over time</translation>
     </message>
+    <message>
+        <source>server</source>
+        <translation>server</translation>
+    </message>
 </context>
 <context>
     <name>EngineWorker</name>
@@ -820,6 +867,26 @@
         <source>Dismiss error</source>
         <translation>Dismiss error</translation>
     </message>
+    <message>
+        <source>Hide details</source>
+        <translation>Hide details</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Retry</translation>
+    </message>
+    <message>
+        <source>Retry saving the chat history</source>
+        <translation>Retry saving the chat history</translation>
+    </message>
+    <message>
+        <source>Error details</source>
+        <translation>Error details</translation>
+    </message>
 </context>
 <context>
     <name>ErrorWindow</name>
@@ -845,6 +912,13 @@
     <message>
         <source>Generating</source>
         <translation>Generating</translation>
+    </message>
+</context>
+<context>
+    <name>KeychainApiKeyStore</name>
+    <message>
+        <source>The system keychain is unavailable (%1).</source>
+        <translation>The system keychain is unavailable (%1).</translation>
     </message>
 </context>
 <context>
@@ -1119,6 +1193,72 @@
     </message>
 </context>
 <context>
+    <name>PaneBackendSection</name>
+    <message>
+        <source>Answered by</source>
+        <translation>Answered by</translation>
+    </message>
+    <message>
+        <source>The model loaded in PagedChat</source>
+        <translation>The model loaded in PagedChat</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible server (vLLM, llama-server, Ollama)</source>
+        <translation>An OpenAI-compatible server (vLLM, llama-server, Ollama)</translation>
+    </message>
+    <message>
+        <source>Server base URL</source>
+        <translation>Server base URL</translation>
+    </message>
+    <message>
+        <source>Stored in the system keychain (type to replace)</source>
+        <translation>Stored in the system keychain (type to replace)</translation>
+    </message>
+    <message>
+        <source>API key (optional)</source>
+        <translation>API key (optional)</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API key</translation>
+    </message>
+    <message>
+        <source>Forget</source>
+        <translation>Forget</translation>
+    </message>
+    <message>
+        <source>Forget the stored API key</source>
+        <translation>Forget the stored API key</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Model</translation>
+    </message>
+    <message>
+        <source>List models</source>
+        <translation>List models</translation>
+    </message>
+    <message>
+        <source>Ask the server for its models</source>
+        <translation>Ask the server for its models</translation>
+    </message>
+</context>
+<context>
+    <name>PaneEndpoints</name>
+    <message>
+        <source>There is no pane %1.</source>
+        <translation>There is no pane %1.</translation>
+    </message>
+    <message>
+        <source>%1 The API key is used until PagedChat quits, but not saved.</source>
+        <translation>%1 The API key is used until PagedChat quits, but not saved.</translation>
+    </message>
+    <message>
+        <source>%1 Type the API key in the pane&apos;s settings again.</source>
+        <translation>%1 Type the API key in the pane&apos;s settings again.</translation>
+    </message>
+</context>
+<context>
     <name>PaneHeader</name>
     <message>
         <source>Pane %1 conversation: %2</source>
@@ -1179,6 +1319,14 @@
     <message>
         <source>Context — / %1</source>
         <translation>Context — / %1</translation>
+    </message>
+    <message>
+        <source>⇄ %1 at %2</source>
+        <translation>⇄ %1 at %2</translation>
+    </message>
+    <message>
+        <source>Answered by the server %1</source>
+        <translation>Answered by the server %1</translation>
     </message>
 </context>
 <context>
@@ -1329,6 +1477,73 @@
     </message>
 </context>
 <context>
+    <name>RemoteChatBackend</name>
+    <message>
+        <source>Enter the endpoint&apos;s base URL, e.g. http://localhost:8000/v1.</source>
+        <translation>Enter the endpoint&apos;s base URL, e.g. http://localhost:8000/v1.</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not an http:// or https:// URL.</source>
+        <translation>&apos;%1&apos; is not an http:// or https:// URL.</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; names no host.</source>
+        <translation>&apos;%1&apos; names no host.</translation>
+    </message>
+    <message>
+        <source>No endpoint URL is set for this pane.</source>
+        <translation>No endpoint URL is set for this pane.</translation>
+    </message>
+    <message>
+        <source>it sent an event that is not JSON</source>
+        <translation>it sent an event that is not JSON</translation>
+    </message>
+    <message>
+        <source>%1 stopped the answer: %2</source>
+        <translation>%1 stopped the answer: %2</translation>
+    </message>
+    <message>
+        <source>The connection to %1 ended before the answer was complete.</source>
+        <translation>The connection to %1 ended before the answer was complete.</translation>
+    </message>
+    <message>
+        <source>%1 refused the request (HTTP %2 %3): %4 Check the API key in the pane&apos;s settings.</source>
+        <translation>%1 refused the request (HTTP %2 %3): %4 Check the API key in the pane&apos;s settings.</translation>
+    </message>
+    <message>
+        <source>%1 answered HTTP %2 %3: %4</source>
+        <translation>%1 answered HTTP %2 %3: %4</translation>
+    </message>
+    <message>
+        <source>Cannot reach %1: the connection was refused (is the server running on that port?).</source>
+        <translation>Cannot reach %1: the connection was refused (is the server running on that port?).</translation>
+    </message>
+    <message>
+        <source>Cannot reach %1: the host name is unknown.</source>
+        <translation>Cannot reach %1: the host name is unknown.</translation>
+    </message>
+    <message>
+        <source>%1 sent nothing for %2 s; the request was stopped.</source>
+        <translation>%1 sent nothing for %2 s; the request was stopped.</translation>
+    </message>
+    <message>
+        <source>TLS error with %1: %2</source>
+        <translation>TLS error with %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 closed the connection before the answer was complete.</source>
+        <translation>%1 closed the connection before the answer was complete.</translation>
+    </message>
+    <message>
+        <source>Network error with %1: %2</source>
+        <translation>Network error with %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 did not answer with an OpenAI model list.</source>
+        <translation>%1 did not answer with an OpenAI model list.</translation>
+    </message>
+</context>
+<context>
     <name>SearchPanel</name>
     <message>
         <source>Search all chats</source>
@@ -1353,6 +1568,69 @@
     <message>
         <source>No messages found.</source>
         <translation>No messages found.</translation>
+    </message>
+</context>
+<context>
+    <name>ServerPage</name>
+    <message>
+        <source>Server</source>
+        <translation>Server</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model over the OpenAI API</source>
+        <translation>Serve the loaded model over the OpenAI API</translation>
+    </message>
+    <message>
+        <source>Serving at %1 — requests share the engine&apos;s batch with the panes.</source>
+        <translation>Serving at %1 — requests share the engine&apos;s batch with the panes.</translation>
+    </message>
+    <message>
+        <source>Starts once a model is loaded.</source>
+        <translation>Starts once a model is loaded.</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Off</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>Address</translation>
+    </message>
+    <message>
+        <source>Address to listen on</source>
+        <translation>Address to listen on</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Port</translation>
+    </message>
+    <message>
+        <source>Port (0 = any free port)</source>
+        <translation>Port (0 = any free port)</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API key</translation>
+    </message>
+    <message>
+        <source>Clients send it as a Bearer token (optional on this machine)</source>
+        <translation>Clients send it as a Bearer token (optional on this machine)</translation>
+    </message>
+    <message>
+        <source>Server API key</source>
+        <translation>Server API key</translation>
+    </message>
+    <message>
+        <source>Allow other machines (an address other than 127.0.0.1; needs an API key)</source>
+        <translation>Allow other machines (an address other than 127.0.0.1; needs an API key)</translation>
+    </message>
+    <message>
+        <source>Restart with these settings</source>
+        <translation>Restart with these settings</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>Start</translation>
     </message>
 </context>
 <context>
@@ -1422,6 +1700,57 @@
     <message>
         <source>Model load progress</source>
         <translation>Model load progress</translation>
+    </message>
+</context>
+<context>
+    <name>StoreHealth</name>
+    <message>
+        <source>another program is using the chat history file</source>
+        <translation>another program is using the chat history file</translation>
+    </message>
+    <message>
+        <source>the disk or the file is read-only</source>
+        <translation>the disk or the file is read-only</translation>
+    </message>
+    <message>
+        <source>the disk is full</source>
+        <translation>the disk is full</translation>
+    </message>
+    <message>
+        <source>the disk reported an error</source>
+        <translation>the disk reported an error</translation>
+    </message>
+    <message>
+        <source>the file is damaged</source>
+        <translation>the file is damaged</translation>
+    </message>
+    <message>
+        <source>the file or its folder cannot be opened</source>
+        <translation>the file or its folder cannot be opened</translation>
+    </message>
+    <message>
+        <source>it was written by a newer version of PagedChat</source>
+        <translation>it was written by a newer version of PagedChat</translation>
+    </message>
+    <message>
+        <source>an unexpected error occurred</source>
+        <translation>an unexpected error occurred</translation>
+    </message>
+    <message>
+        <source>The chat history could not be saved: %1.</source>
+        <translation>The chat history could not be saved: %1.</translation>
+    </message>
+    <message>
+        <source>The chat history could not be read: %1.</source>
+        <translation>The chat history could not be read: %1.</translation>
+    </message>
+    <message>
+        <source>PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.</source>
+        <translation>PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.</translation>
+    </message>
+    <message>
+        <source>The chat history file was damaged and could not be read. It was kept as %1; PagedChat started a new, empty chat history.</source>
+        <translation>The chat history file was damaged and could not be read. It was kept as %1; PagedChat started a new, empty chat history.</translation>
     </message>
 </context>
 <context>

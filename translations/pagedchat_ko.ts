@@ -2,6 +2,37 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ko" sourcelanguage="en">
 <context>
+    <name>ApiServerController</name>
+    <message>
+        <source>The server was not started: %1 needs an API key.</source>
+        <translation>서버를 시작하지 않았습니다: %1에는 API 키가 필요합니다.</translation>
+    </message>
+    <message>
+        <source>The server was not started: %1</source>
+        <translation>서버를 시작하지 않았습니다: %1</translation>
+    </message>
+    <message>
+        <source>Enter the address to listen on, e.g. 127.0.0.1.</source>
+        <translation>수신할 주소를 입력하세요 (예: 127.0.0.1).</translation>
+    </message>
+    <message>
+        <source>The port must be between 0 and 65535.</source>
+        <translation>포트는 0에서 65535 사이여야 합니다.</translation>
+    </message>
+    <message>
+        <source>%1 can be reached from other machines: tick &quot;Allow other machines&quot; to serve there.</source>
+        <translation>%1은(는) 다른 컴퓨터에서 접근할 수 있습니다: 그곳에서 제공하려면 &quot;다른 컴퓨터 허용&quot;을 선택하세요.</translation>
+    </message>
+    <message>
+        <source>Serving to other machines needs an API key.</source>
+        <translation>다른 컴퓨터에 제공하려면 API 키가 필요합니다.</translation>
+    </message>
+    <message>
+        <source>The server could not start on %1:%2: %3</source>
+        <translation>%1:%2에서 서버를 시작할 수 없습니다: %3</translation>
+    </message>
+</context>
+<context>
     <name>AppController</name>
     <message>
         <source>New chat</source>
@@ -48,12 +79,16 @@
         <translation>%1 이전에 불러온 모델(%2)을 다시 불러왔습니다.</translation>
     </message>
     <message>
-        <source>The chat database cannot be written now: %1</source>
-        <translation>지금은 대화 데이터베이스에 쓸 수 없습니다: %1</translation>
-    </message>
-    <message>
         <source>The model&apos;s chat template cannot be used as it is: %1</source>
         <translation>모델의 채팅 템플릿을 그대로 사용할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>Warning from the engine: %1</source>
+        <translation>엔진 경고: %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</source>
+        <translation>%1에 쓸 수 없습니다: 심볼릭 링크입니다(대상: %2). 파일 자체를 선택하세요.</translation>
     </message>
 </context>
 <context>
@@ -77,6 +112,10 @@
     <message>
         <source>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file.</source>
         <translation>채팅 템플릿: auto(모델 자체 템플릿), 내장 템플릿(llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) 또는 .jinja 파일.</translation>
+    </message>
+    <message>
+        <source>Where the model runs: cpu, cuda, cuda:N or auto (default: cpu).</source>
+        <translation>모델을 실행할 장치: cpu, cuda, cuda:N 또는 auto (기본값: cpu).</translation>
     </message>
 </context>
 <context>
@@ -317,6 +356,10 @@
     <message>
         <source>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</source>
         <translation>불러온 모델이 없습니다. 대화하려면 도구 모음의 모델 버튼(Ctrl+O)으로 모델을 여세요.</translation>
+    </message>
+    <message>
+        <source>Not sent: %1 Your text is still in the input box.</source>
+        <translation>보내지 않음: %1 입력한 내용은 입력 상자에 그대로 있습니다.</translation>
     </message>
 </context>
 <context>
@@ -781,6 +824,10 @@
         <source>Tokens per second over time</source>
         <translation>시간에 따른 초당 토큰 수</translation>
     </message>
+    <message>
+        <source>server</source>
+        <translation>서버</translation>
+    </message>
 </context>
 <context>
     <name>EngineWorker</name>
@@ -817,6 +864,26 @@
         <source>Dismiss error</source>
         <translation>오류 닫기</translation>
     </message>
+    <message>
+        <source>Hide details</source>
+        <translation>자세히 숨기기</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>자세히</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>다시 시도</translation>
+    </message>
+    <message>
+        <source>Retry saving the chat history</source>
+        <translation>대화 기록 저장 다시 시도</translation>
+    </message>
+    <message>
+        <source>Error details</source>
+        <translation>오류 세부 정보</translation>
+    </message>
 </context>
 <context>
     <name>ErrorWindow</name>
@@ -842,6 +909,13 @@
     <message>
         <source>Generating</source>
         <translation>생성 중</translation>
+    </message>
+</context>
+<context>
+    <name>KeychainApiKeyStore</name>
+    <message>
+        <source>The system keychain is unavailable (%1).</source>
+        <translation>시스템 키체인을 사용할 수 없습니다 (%1).</translation>
     </message>
 </context>
 <context>
@@ -1116,6 +1190,72 @@
     </message>
 </context>
 <context>
+    <name>PaneBackendSection</name>
+    <message>
+        <source>Answered by</source>
+        <translation>응답하는 곳</translation>
+    </message>
+    <message>
+        <source>The model loaded in PagedChat</source>
+        <translation>PagedChat에 불러온 모델</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible server (vLLM, llama-server, Ollama)</source>
+        <translation>OpenAI 호환 서버 (vLLM, llama-server, Ollama)</translation>
+    </message>
+    <message>
+        <source>Server base URL</source>
+        <translation>서버 기본 URL</translation>
+    </message>
+    <message>
+        <source>Stored in the system keychain (type to replace)</source>
+        <translation>시스템 키체인에 저장됨 (바꾸려면 입력)</translation>
+    </message>
+    <message>
+        <source>API key (optional)</source>
+        <translation>API 키 (선택)</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 키</translation>
+    </message>
+    <message>
+        <source>Forget</source>
+        <translation>삭제</translation>
+    </message>
+    <message>
+        <source>Forget the stored API key</source>
+        <translation>저장된 API 키 삭제</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>모델</translation>
+    </message>
+    <message>
+        <source>List models</source>
+        <translation>모델 목록</translation>
+    </message>
+    <message>
+        <source>Ask the server for its models</source>
+        <translation>서버에 모델 목록 요청</translation>
+    </message>
+</context>
+<context>
+    <name>PaneEndpoints</name>
+    <message>
+        <source>There is no pane %1.</source>
+        <translation>%1번 창이 없습니다.</translation>
+    </message>
+    <message>
+        <source>%1 The API key is used until PagedChat quits, but not saved.</source>
+        <translation>%1 API 키는 PagedChat을 끝낼 때까지 쓰이지만 저장되지 않습니다.</translation>
+    </message>
+    <message>
+        <source>%1 Type the API key in the pane&apos;s settings again.</source>
+        <translation>%1 창 설정에 API 키를 다시 입력하세요.</translation>
+    </message>
+</context>
+<context>
     <name>PaneHeader</name>
     <message>
         <source>Pane %1 conversation: %2</source>
@@ -1176,6 +1316,14 @@
     <message>
         <source>Context — / %1</source>
         <translation>컨텍스트 — / %1</translation>
+    </message>
+    <message>
+        <source>⇄ %1 at %2</source>
+        <translation>⇄ %2의 %1</translation>
+    </message>
+    <message>
+        <source>Answered by the server %1</source>
+        <translation>서버 %1이(가) 응답</translation>
     </message>
 </context>
 <context>
@@ -1324,6 +1472,73 @@
     </message>
 </context>
 <context>
+    <name>RemoteChatBackend</name>
+    <message>
+        <source>Enter the endpoint&apos;s base URL, e.g. http://localhost:8000/v1.</source>
+        <translation>엔드포인트의 기본 URL을 입력하세요 (예: http://localhost:8000/v1).</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not an http:// or https:// URL.</source>
+        <translation>&apos;%1&apos;은(는) http:// 또는 https:// URL이 아닙니다.</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; names no host.</source>
+        <translation>&apos;%1&apos;에 호스트가 없습니다.</translation>
+    </message>
+    <message>
+        <source>No endpoint URL is set for this pane.</source>
+        <translation>이 창에 엔드포인트 URL이 설정되지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>it sent an event that is not JSON</source>
+        <translation>JSON이 아닌 이벤트를 보냈습니다</translation>
+    </message>
+    <message>
+        <source>%1 stopped the answer: %2</source>
+        <translation>%1이(가) 답변을 중단했습니다: %2</translation>
+    </message>
+    <message>
+        <source>The connection to %1 ended before the answer was complete.</source>
+        <translation>답변이 끝나기 전에 %1과(와)의 연결이 끊겼습니다.</translation>
+    </message>
+    <message>
+        <source>%1 refused the request (HTTP %2 %3): %4 Check the API key in the pane&apos;s settings.</source>
+        <translation>%1이(가) 요청을 거부했습니다 (HTTP %2 %3): %4 창 설정의 API 키를 확인하세요.</translation>
+    </message>
+    <message>
+        <source>%1 answered HTTP %2 %3: %4</source>
+        <translation>%1의 응답: HTTP %2 %3: %4</translation>
+    </message>
+    <message>
+        <source>Cannot reach %1: the connection was refused (is the server running on that port?).</source>
+        <translation>%1에 연결할 수 없습니다: 연결이 거부되었습니다 (그 포트에서 서버가 실행 중인가요?).</translation>
+    </message>
+    <message>
+        <source>Cannot reach %1: the host name is unknown.</source>
+        <translation>%1에 연결할 수 없습니다: 알 수 없는 호스트 이름입니다.</translation>
+    </message>
+    <message>
+        <source>%1 sent nothing for %2 s; the request was stopped.</source>
+        <translation>%1이(가) %2초 동안 아무것도 보내지 않아 요청을 중단했습니다.</translation>
+    </message>
+    <message>
+        <source>TLS error with %1: %2</source>
+        <translation>%1과(와)의 TLS 오류: %2</translation>
+    </message>
+    <message>
+        <source>%1 closed the connection before the answer was complete.</source>
+        <translation>답변이 끝나기 전에 %1이(가) 연결을 닫았습니다.</translation>
+    </message>
+    <message>
+        <source>Network error with %1: %2</source>
+        <translation>%1과(와)의 네트워크 오류: %2</translation>
+    </message>
+    <message>
+        <source>%1 did not answer with an OpenAI model list.</source>
+        <translation>%1이(가) OpenAI 모델 목록으로 응답하지 않았습니다.</translation>
+    </message>
+</context>
+<context>
     <name>SearchPanel</name>
     <message>
         <source>Search all chats</source>
@@ -1348,6 +1563,69 @@
     <message>
         <source>No messages found.</source>
         <translation>찾은 메시지가 없습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>ServerPage</name>
+    <message>
+        <source>Server</source>
+        <translation>서버</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model over the OpenAI API</source>
+        <translation>불러온 모델을 OpenAI API로 제공</translation>
+    </message>
+    <message>
+        <source>Serving at %1 — requests share the engine&apos;s batch with the panes.</source>
+        <translation>%1에서 제공 중 — 요청은 창들과 같은 엔진 배치에서 처리됩니다.</translation>
+    </message>
+    <message>
+        <source>Starts once a model is loaded.</source>
+        <translation>모델을 불러오면 시작합니다.</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>꺼짐</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>주소</translation>
+    </message>
+    <message>
+        <source>Address to listen on</source>
+        <translation>수신할 주소</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>포트</translation>
+    </message>
+    <message>
+        <source>Port (0 = any free port)</source>
+        <translation>포트 (0 = 비어 있는 아무 포트)</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 키</translation>
+    </message>
+    <message>
+        <source>Clients send it as a Bearer token (optional on this machine)</source>
+        <translation>클라이언트가 Bearer 토큰으로 보냅니다 (이 컴퓨터에서만 쓰면 선택)</translation>
+    </message>
+    <message>
+        <source>Server API key</source>
+        <translation>서버 API 키</translation>
+    </message>
+    <message>
+        <source>Allow other machines (an address other than 127.0.0.1; needs an API key)</source>
+        <translation>다른 컴퓨터 허용 (127.0.0.1이 아닌 주소, API 키 필요)</translation>
+    </message>
+    <message>
+        <source>Restart with these settings</source>
+        <translation>이 설정으로 다시 시작</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>시작</translation>
     </message>
 </context>
 <context>
@@ -1416,6 +1694,57 @@
     <message>
         <source>Model load progress</source>
         <translation>모델 불러오기 진행률</translation>
+    </message>
+</context>
+<context>
+    <name>StoreHealth</name>
+    <message>
+        <source>another program is using the chat history file</source>
+        <translation>다른 프로그램이 대화 기록 파일을 사용 중입니다</translation>
+    </message>
+    <message>
+        <source>the disk or the file is read-only</source>
+        <translation>디스크 또는 파일이 읽기 전용입니다</translation>
+    </message>
+    <message>
+        <source>the disk is full</source>
+        <translation>디스크가 가득 찼습니다</translation>
+    </message>
+    <message>
+        <source>the disk reported an error</source>
+        <translation>디스크에서 오류가 발생했습니다</translation>
+    </message>
+    <message>
+        <source>the file is damaged</source>
+        <translation>파일이 손상되었습니다</translation>
+    </message>
+    <message>
+        <source>the file or its folder cannot be opened</source>
+        <translation>파일이나 그 폴더를 열 수 없습니다</translation>
+    </message>
+    <message>
+        <source>it was written by a newer version of PagedChat</source>
+        <translation>더 새로운 버전의 PagedChat에서 만든 파일입니다</translation>
+    </message>
+    <message>
+        <source>an unexpected error occurred</source>
+        <translation>예기치 않은 오류가 발생했습니다</translation>
+    </message>
+    <message>
+        <source>The chat history could not be saved: %1.</source>
+        <translation>대화 기록을 저장하지 못했습니다: %1.</translation>
+    </message>
+    <message>
+        <source>The chat history could not be read: %1.</source>
+        <translation>대화 기록을 읽지 못했습니다: %1.</translation>
+    </message>
+    <message>
+        <source>PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.</source>
+        <translation>PagedChat이 작성한 내용을 보관하고 다시 시도합니다. 앱이 열려 있는 동안에는 아무것도 사라지지 않습니다.</translation>
+    </message>
+    <message>
+        <source>The chat history file was damaged and could not be read. It was kept as %1; PagedChat started a new, empty chat history.</source>
+        <translation>대화 기록 파일이 손상되어 읽을 수 없었습니다. 파일은 %1(으)로 보관했고, PagedChat은 비어 있는 새 대화 기록으로 시작했습니다.</translation>
     </message>
 </context>
 <context>

@@ -15,6 +15,8 @@ Pane {
     required property QtObject engine
     /// The BlindCompare (C++); null outside the main window (tests).
     property QtObject compare: null
+    /// The PaneEndpoints (C++): a remote server instead of the local model; null in tests.
+    property QtObject endpoints: null
 
     readonly property bool blind: compare !== null && compare.hidden
     /// The pane's settings popup (PaneSettingsPopup).
@@ -25,6 +27,8 @@ Pane {
     function focusInput() { chatInput.focusInput() }
 
     readonly property bool isCurrent: panes.currentIndex === index
+    /// Something can answer: a remote endpoint, or a model loaded (or loading).
+    readonly property bool canAnswer: (session !== null && session.remote) || engine.loaded || engine.loading
 
     function makeCurrent() { panes.currentIndex = index }
 
@@ -71,7 +75,7 @@ Pane {
             /// (MessageBubble reads this through ListView.view).
             property bool detailsHidden: pane.blind
             /// Regenerate, Continue and Edit need a model (loaded or loading).
-            property bool modelAvailable: pane.engine.loaded || pane.engine.loading
+            property bool modelAvailable: pane.canAnswer
         }
 
         Label {
@@ -93,7 +97,7 @@ Pane {
             Layout.fillWidth: true
             Layout.leftMargin: 16
             Layout.rightMargin: 16
-            visible: !pane.engine.loaded && !pane.engine.loading && !pane.session.busy
+            visible: !pane.canAnswer && !pane.session.busy
             text: qsTr("No model is loaded: open one with the Model button (Ctrl+O) to chat.")
             color: Theme.mutedTextColor
             wrapMode: Text.Wrap
@@ -108,7 +112,7 @@ Pane {
             panes: pane.panes
             compare: pane.compare
             paneNumber: pane.index + 1
-            canSend: pane.engine.loaded || pane.engine.loading
+            canSend: pane.canAnswer
             onInputFocused: pane.makeCurrent()
         }
     }
@@ -119,5 +123,7 @@ Pane {
         anchors.centerIn: parent
         settings: pane.session.settings
         paneNumber: pane.index + 1
+        session: pane.session
+        endpoints: pane.endpoints
     }
 }

@@ -22,13 +22,15 @@ Pane {
         seqsField.value = page.settings.maxNumSeqs
         blockField.value = page.settings.blockSize
         threadsField.value = page.settings.numThreads
+        kvDtypeField.currentIndex = Math.max(0, page.settings.kvCacheDtypes.indexOf(page.settings.kvCacheDtype))
         page.errorText = ""
         page.appliedOk = false
     }
     /// Validates, saves and reloads; returns true when applied.
     function apply() {
         page.errorText = page.app.applyEngineSettings(kvField.value, seqsField.value,
-                                                      blockField.value, threadsField.value)
+                                                      blockField.value, threadsField.value,
+                                                      page.settings.kvCacheDtypes[kvDtypeField.currentIndex])
         page.appliedOk = page.errorText === ""
         return page.appliedOk
     }
@@ -95,6 +97,17 @@ Pane {
                 editable: true
                 onValueModified: page.appliedOk = false
                 Accessible.name: qsTr("CPU threads")
+            }
+            Label { text: qsTr("KV cache type") }
+            ComboBox {
+                id: kvDtypeField
+                objectName: "kvCacheDtypeField"
+                Layout.fillWidth: true
+                model: [qsTr("Automatic (bfloat16)"), qsTr("float32 (exact, 4 bytes per value)"),
+                        qsTr("bfloat16 (2 bytes per value)"), qsTr("float16 (2 bytes per value)"),
+                        qsTr("q8_0 (about 1 byte per value; head sizes of multiples of 32)")]
+                onActivated: page.appliedOk = false
+                Accessible.name: qsTr("KV cache element type")
             }
         }
 

@@ -145,7 +145,8 @@ Pane {
                         elide: Text.ElideRight
                         font.pixelSize: Theme.smallFontSize
                         text: qsTr("%1 · %2 · %3 · %4 prompt + %5 new tokens · %6 blocks")
-                              .arg(modelData.pane > 0 ? qsTr("pane %1").arg(modelData.pane) : qsTr("no pane"))
+                              .arg(modelData.pane > 0 ? qsTr("pane %1").arg(modelData.pane)
+                                   : modelData.server ? qsTr("server") : qsTr("no pane"))
                               .arg(modelData.requestId)
                               .arg(modelData.running ? qsTr("running") : qsTr("waiting"))
                               .arg(modelData.promptTokens).arg(modelData.outputTokens).arg(modelData.blocks)

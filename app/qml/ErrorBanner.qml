@@ -1,6 +1,7 @@
 // A red strip that shows the newest error of two sources (the engine's load error and the app's
 // last error) with a close button; hidden when there is none. An error that was replaced by a
-// newer one does not come back when the newer one clears.
+// newer one does not come back when the newer one clears. The app's error may carry a technical
+// detail (shown under "Details") and be retryable (a "Retry" button: chat-history writes).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -12,6 +13,13 @@ Rectangle {
     property string engineError: ""
     /// The app's last error (AppController.errorText; "" = none).
     property string appError: ""
+    /// Its technical detail (AppController.errorDetail; "" = none): one click away.
+    property string appDetail: ""
+    /// The app's error can be retried (AppController.errorRetryable).
+    property bool appRetryable: false
+    /// The detail is unfolded.
+    property bool detailShown: false
+    readonly property string detail: source === "app" ? appDetail : ""
     /// What the banner shows: the newest non-empty error, "" after it cleared or was dismissed.
     property string message: ""
     /// Which source `message` came from: "engine", "app" or "".
@@ -19,8 +27,11 @@ Rectangle {
 
     /// The close button was pressed (Main.qml clears the app's error).
     signal closeRequested()
+    /// The Retry button was pressed (Main.qml retries the chat-history writes).
+    signal retryRequested()
 
     function show(text, from) {
+        detailShown = false
         if (text !== "") {
             message = text
             source = from
@@ -43,40 +54,89 @@ Rectangle {
     }
 
     visible: message !== ""
-    implicitHeight: visible ? Math.max(label.implicitHeight, closeButton.implicitHeight) + 16 : 0
+    implicitHeight: visible ? column.implicitHeight + 16 : 0
     color: Theme.errorColor
 
-    RowLayout {
+    ColumnLayout {
+        id: column
         anchors.fill: parent
-        anchors.leftMargin: 16
-        anchors.rightMargin: 4
-        spacing: 8
+        anchors.topMargin: 8
+        anchors.bottomMargin: 8
+        spacing: 4
 
-        Label {
-            id: label
-            objectName: "errorBannerText"
+        RowLayout {
             Layout.fillWidth: true
-            Layout.alignment: Qt.AlignVCenter
-            wrapMode: Text.Wrap
-            color: "white"
-            text: banner.message
-            font.pixelSize: Theme.uiFontSize
-            textFormat: Text.PlainText  // messages carry file names and titles, never markup
-            Accessible.role: Accessible.AlertMessage
-            Accessible.name: text
+            Layout.leftMargin: 16
+            Layout.rightMargin: 4
+            spacing: 8
+
+            Label {
+                id: label
+                objectName: "errorBannerText"
+                Layout.fillWidth: true
+                Layout.alignment: Qt.AlignVCenter
+                wrapMode: Text.Wrap
+                color: "white"
+                text: banner.message
+                font.pixelSize: Theme.uiFontSize
+                textFormat: Text.PlainText  // messages carry file names and titles, never markup
+                Accessible.role: Accessible.AlertMessage
+                Accessible.name: text
+            }
+            ToolButton {
+                FocusFrame {}
+                objectName: "errorBannerDetails"
+                Layout.alignment: Qt.AlignVCenter
+                visible: banner.detail !== ""
+                text: banner.detailShown ? qsTr("Hide details") : qsTr("Details")
+                font.pixelSize: Theme.uiFontSize
+                palette.buttonText: "white"
+                onClicked: banner.detailShown = !banner.detailShown
+                Accessible.name: text
+            }
+            ToolButton {
+                FocusFrame {}
+                objectName: "errorBannerRetry"
+                Layout.alignment: Qt.AlignVCenter
+                visible: banner.source === "app" && banner.appRetryable
+                text: qsTr("Retry")
+                font.pixelSize: Theme.uiFontSize
+                palette.buttonText: "white"
+                onClicked: banner.retryRequested()
+                Accessible.name: qsTr("Retry saving the chat history")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Retry saving the chat history")
+            }
+            ToolButton {
+                FocusFrame {}
+                id: closeButton
+                objectName: "errorBannerClose"
+                Layout.alignment: Qt.AlignVCenter
+                text: "\u2715"
+                font.pixelSize: Theme.uiFontSize
+                palette.buttonText: "white"
+                onClicked: banner.dismiss()
+                Accessible.name: qsTr("Dismiss error")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Dismiss error")
+            }
         }
-        ToolButton {
-            FocusFrame {}
-            id: closeButton
-            objectName: "errorBannerClose"
-            Layout.alignment: Qt.AlignVCenter
-            text: "\u2715"
-            font.pixelSize: Theme.uiFontSize
-            palette.buttonText: "white"
-            onClicked: banner.dismiss()
-            Accessible.name: qsTr("Dismiss error")
-            ToolTip.visible: hovered
-            ToolTip.text: qsTr("Dismiss error")
+
+        TextEdit {
+            objectName: "errorBannerDetailText"
+            Layout.fillWidth: true
+            Layout.leftMargin: 16
+            Layout.rightMargin: 16
+            visible: banner.detailShown && banner.detail !== ""
+            text: banner.detail
+            readOnly: true
+            selectByMouse: true  // to copy it into a bug report
+            wrapMode: TextEdit.Wrap
+            textFormat: TextEdit.PlainText
+            color: "white"
+            font.family: Theme.monospaceFamily
+            font.pixelSize: Theme.uiFontSize - 1
+            Accessible.name: qsTr("Error details")
         }
     }
 }

@@ -183,7 +183,10 @@ ApplicationWindow {
             engineError: window.app.engine.loadError !== ""
                          ? qsTr("The model could not be loaded: %1").arg(window.app.engine.loadError) : ""
             appError: window.app.errorText
+            appDetail: window.app.errorDetail
+            appRetryable: window.app.errorRetryable
             onCloseRequested: window.app.clearError()
+            onRetryRequested: window.app.retryStore()
         }
 
         CompareBar {
@@ -254,6 +257,7 @@ ApplicationWindow {
                             panes: window.app.panes
                             engine: window.app.engine
                             compare: window.app.compare
+                            endpoints: window.app.endpoints
                         }
                     }
                 }

@@ -117,6 +117,20 @@ Rectangle {
             spacing: 10
 
             Label {
+                objectName: "paneBackend"
+                // A remote pane names its server (hidden in blind compare: it would tell the panes apart).
+                visible: header.session !== null && header.session.remote && !header.settingsHidden
+                text: visible ? qsTr("⇄ %1 at %2").arg(header.session.endpointModel).arg(header.session.endpointUrl) : ""
+                Layout.maximumWidth: 220
+                elide: Text.ElideMiddle
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+                Accessible.name: qsTr("Answered by the server %1").arg(text)
+                ToolTip.visible: backendHover.hovered
+                ToolTip.text: text
+                HoverHandler { id: backendHover }
+            }
+            Label {
                 objectName: "paneRate"
                 visible: header.rateText !== ""
                 text: header.rateText

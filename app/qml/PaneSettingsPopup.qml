@@ -11,6 +11,10 @@ Dialog {
     /// The pane's PaneSettings (C++).
     property QtObject settings: null
     property int paneNumber: 1
+    /// The pane's ChatSession and the app's PaneEndpoints (C++): who answers the pane. Without
+    /// endpoints (tests) the choice is not shown.
+    property QtObject session: null
+    property QtObject endpoints: null
     /// Field -> error message from the last Apply.
     property var errors: ({})
 
@@ -34,6 +38,7 @@ Dialog {
         repetitionField.text = settings.repetitionPenalty.toString()
         maxTokensField.text = settings.maxTokens.toString()
         seedField.text = settings.seed
+        backendSection.load()
     }
 
     /// Removes the message of field `key` (it is being edited).
@@ -57,7 +62,7 @@ Dialog {
             maxTokens: maxTokensField.text,
             seed: seedField.text
         })
-        return Object.keys(errors).length === 0
+        return Object.keys(errors).length === 0 && backendSection.apply()
     }
 
     onAboutToShow: load()
@@ -112,6 +117,14 @@ Dialog {
             width: parent.width
             spacing: 6
 
+            PaneBackendSection {
+                id: backendSection
+                Layout.fillWidth: true
+                visible: popup.endpoints !== null
+                session: popup.session
+                paneIndex: popup.paneNumber - 1
+                endpoints: popup.endpoints
+            }
             Label {
                 text: qsTr("System prompt")
                 font.pixelSize: Theme.smallFontSize

@@ -1,5 +1,5 @@
 // The settings dialog (Ctrl+,): one tab per page. Pages are Items added to `pages` (each with a
-// `title` property for its tab): Appearance, then Engine (EngineSettings.qml in a ScrollView).
+// `title` property for its tab): Appearance, Engine (EngineSettings.qml in a ScrollView), Server.
 // To add a page, list it in the StackLayout below with a `title`; a page scrolls (ScrollView), so
 // nothing is cut off at large font sizes or in longer languages.
 import QtQuick
@@ -83,6 +83,9 @@ Dialog {
                     width: engineScroll.availableWidth
                     app: dialog.app
                 }
+            }
+            ServerPage {
+                app: dialog.app
             }
         }
     }

@@ -45,7 +45,7 @@ void Scheduler::preempt(Request* request) {
   insert_waiting(request);
 }
 
-int Scheduler::cap(const Request* r, int num_new, int budget) const {
+int Scheduler::cap(const Request* /*request*/, int num_new, int budget) const {
   if (config_.long_prefill_token_threshold > 0) num_new = std::min(num_new, config_.long_prefill_token_threshold);
   return std::min(num_new, budget);
 }

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/config.h"
 #include "engine/core/kv_cache_manager.h"
 #include "engine/core/request.h"
 
@@ -31,8 +32,6 @@ struct SchedulerOutput {
   std::vector<Request*> preempted;              ///< preempted while building this step
   std::vector<std::pair<int, int>> blocks_to_copy;  ///< copy-on-write (source, destination)
 };
-
-enum class SchedulingPolicy { kFcfs, kPriority };
 
 struct SchedulerConfig {
   int max_num_seqs = 64;

@@ -2,10 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <map>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 namespace pagedchat {
 
@@ -47,6 +51,7 @@ LoadedModel make_random_model(const std::string& spec) {
   std::string item;
   ModelConfig c = presets().at("stories15M");
   uint64_t seed = 0;
+  bool bf16 = false, tied = true;
   bool first = true;
   while (std::getline(ss, item, ',')) {
     const auto eq = item.find('=');
@@ -60,11 +65,23 @@ LoadedModel make_random_model(const std::string& spec) {
       c = it->second;
     } else {
       const std::string key = item.substr(0, eq);
+      if (key == "dtype") {
+        const std::string t = item.substr(eq + 1);
+        if (t != "f32" && t != "bf16") throw std::invalid_argument("random model: dtype must be f32 or bf16, got '" + t + "'");
+        bf16 = t == "bf16";
+        first = false;
+        continue;
+      }
       long long v = 0;
       try {
         v = std::stoll(item.substr(eq + 1));
       } catch (const std::exception&) {
         throw std::invalid_argument("random model: '" + item + "' is not key=integer");
+      }
+      if (key == "tied" && (v == 0 || v == 1)) {
+        tied = v == 1;
+        first = false;
+        continue;
       }
       if (v < 1 || v > (1 << 21)) throw std::invalid_argument("random model: " + key + " out of range");
       if (key == "dim") c.dim = int(v);
@@ -82,44 +99,74 @@ LoadedModel make_random_model(const std::string& spec) {
   if (c.dim % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0 || (c.dim / c.n_heads) % 2 != 0)
     throw std::invalid_argument("random model: dim, n_heads and n_kv_heads do not fit together");
   c.head_dim = c.dim / c.n_heads;
-  c.shared_classifier = true;
+  c.shared_classifier = tied;
   c.stop_on_bos = false;
 
   const uint64_t dim = c.dim, hidden = c.hidden_dim, L = c.n_layers;
   const uint64_t q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
-  const uint64_t n = uint64_t(c.vocab_size) * dim + L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * hidden) + dim;
+  const uint64_t n = uint64_t(c.vocab_size) * dim * (tied ? 1 : 2) + L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * hidden) + dim;
+  const uint64_t bytes = n * (bf16 ? sizeof(uint16_t) : sizeof(float));
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   const uint64_t mem = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
-  if (mem && n * sizeof(float) > mem * 3 / 4)
-    throw std::runtime_error("random model '" + spec + "' needs " + std::to_string(n * sizeof(float) >> 20) +
-                             " MiB of float32 weights; this machine has " + std::to_string(mem >> 20) + " MiB");
+  if (mem && bytes > mem * 3 / 4)
+    throw std::runtime_error("random model '" + spec + "' needs " + std::to_string(bytes >> 20) + " MiB of " +
+                             (bf16 ? "bfloat16" : "float32") + " weights; this machine has " +
+                             std::to_string(mem >> 20) + " MiB" + (bf16 ? "" : " (dtype=bf16 halves it)"));
 
   LoadedModel m;
   m.config = c;
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 0.02f);
+  // Pieces of 1M values, each from its own generator seeded by (seed, tensor, piece), filled on
+  // every core: the same weights whatever the core count, and a Llama-3-8B shape in seconds.
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  uint64_t tensor_index = 0;
+  // put(i, v) for i < count with v ~ N(0, 0.02), piece by piece on every core.
+  auto random_values = [&](uint64_t count, const auto& put) {
+    constexpr uint64_t kPiece = 1 << 20;
+    const uint64_t pieces = (count + kPiece - 1) / kPiece, id = tensor_index++;
+    std::atomic<uint64_t> next{0};
+    auto fill = [&] {
+      for (uint64_t p; (p = next.fetch_add(1)) < pieces;) {
+        std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + (id << 32) + p);
+        std::normal_distribution<float> dist(0.0f, 0.02f);
+        for (uint64_t i = p * kPiece; i < std::min(count, (p + 1) * kPiece); ++i) put(i, dist(rng));
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < std::min<uint64_t>(threads, pieces); ++i) pool.emplace_back(fill);
+    fill();
+    for (auto& th : pool) th.join();
+  };
   auto tensor = [&](uint64_t count, bool ones) {
     float* t = m.allocate(count);
-    if (ones) std::fill(t, t + count, 1.0f);
-    else for (uint64_t i = 0; i < count; ++i) t[i] = dist(rng);
+    if (ones)
+      std::fill(t, t + count, 1.0f);
+    else
+      random_values(count, [t](uint64_t i, float v) { t[i] = v; });
     return t;
   };
+  // A matrix: float32, or with dtype=bf16 the same random values rounded to bfloat16.
+  auto matrix = [&](uint64_t count) -> WeightTensor {
+    if (!bf16) return tensor(count, false);
+    uint16_t* t = reinterpret_cast<uint16_t*>(m.allocate_bytes(count * sizeof(uint16_t)));
+    random_values(count, [t](uint64_t i, float v) { t[i] = kernels::float_to_bf16(v); });
+    return WeightTensor(t, kernels::DType::kBF16);
+  };
   ModelWeights& w = m.weights;
-  w.token_embedding = tensor(uint64_t(c.vocab_size) * dim, false);
+  w.token_embedding = matrix(uint64_t(c.vocab_size) * dim);
   w.layers.resize(L);
   for (auto& l : w.layers) {
     l.rms_att = tensor(dim, true);
-    l.wq = tensor(dim * q, false);
-    l.wk = tensor(dim * kv, false);
-    l.wv = tensor(dim * kv, false);
-    l.wo = tensor(q * dim, false);
+    l.wq = matrix(dim * q);
+    l.wk = matrix(dim * kv);
+    l.wv = matrix(dim * kv);
+    l.wo = matrix(q * dim);
     l.rms_ffn = tensor(dim, true);
-    l.w1 = tensor(dim * hidden, false);
-    l.w2 = tensor(hidden * dim, false);
-    l.w3 = tensor(dim * hidden, false);
+    l.w1 = matrix(dim * hidden);
+    l.w2 = matrix(hidden * dim);
+    l.w3 = matrix(dim * hidden);
   }
   w.rms_final = tensor(dim, true);
-  w.wcls = w.token_embedding;
+  w.wcls = tied ? w.token_embedding : matrix(uint64_t(c.vocab_size) * dim);
   return m;
 }
 

@@ -12,10 +12,6 @@ namespace pagedchat {
 
 namespace {
 
-void grow(std::vector<float>& v, std::size_t n) {
-  if (v.size() < n) v.resize(n);
-}
-
 // Throws when the weights and the config's options disagree.
 void check_weights(const ModelConfig& c, const ModelWeights& w) {
   auto fail = [](const std::string& what) { throw std::invalid_argument("model weights do not fit the config: " + what); };
@@ -62,7 +58,8 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
         throw std::invalid_argument(where + std::string(name) + " is " + kernels::dtype_name(t.dtype) + " with rows of " +
                                     std::to_string(k) + " values, not a whole number of its " + std::to_string(be) +
                                     "-value blocks");
-      wp.push_back({t.data, rows, t.dtype, packed_dtype(t.dtype, dtype)});
+      const kernels::DType as = dtype == WeightDType::kAuto ? ops_.auto_weight_type(t.dtype) : packed_dtype(t.dtype, dtype);
+      wp.push_back({t.data, rows, t.dtype, as});
       ++type_counts[kernels::dtype_name(wp.back().packed)];
     }
     auto p = ops_.pack_weights(wp, k);
@@ -84,14 +81,25 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
       if (lw.bk) std::copy_n(lw.bk, kv_width, p.qkv_bias.begin() + q_width);
       if (lw.bv) std::copy_n(lw.bv, kv_width, p.qkv_bias.begin() + q_width + kv_width);
     }
+    p.rms_att = place(lw.rms_att, dim);
+    p.rms_ffn = place(lw.rms_ffn, dim);
+    p.q_norm = place(lw.q_norm, config.head_dim);
+    p.k_norm = place(lw.k_norm, config.head_dim);
+    p.bo = place(lw.bo, dim);
+    p.qkv_bias_placed = p.qkv_bias.empty() ? nullptr : place(p.qkv_bias.data(), p.qkv_bias.size());
     layers_.push_back(std::move(p));
   }
   classifier_ = pack({{weights.wcls, config.vocab_size, "classifier"}}, dim, "");
   if (dim % kernels::dtype_block_elems(weights.token_embedding.dtype) != 0)
     throw std::invalid_argument(std::string("token embedding is ") + kernels::dtype_name(weights.token_embedding.dtype) +
                                 " with rows of " + std::to_string(dim) + " values, not whole blocks");
-  // embedding() reads the table in place, a row per token: once its pages are dropped, only the
-  // rows of tokens seen come back.
+  inv_freq_placed_ = place(inv_freq_.data(), inv_freq_.size());
+  rms_final_ = place(weights.rms_final, dim);
+  placed_.emplace_back();
+  embedding_ = ops_.place_embedding(weights.token_embedding.data, weights.token_embedding.dtype, config.vocab_size, dim,
+                                    placed_.back(), &embedding_dtype_);
+  // On the CPU embedding() reads the table in place, a row per token: once its pages are dropped,
+  // only the rows of tokens seen come back.
   if (packed) packed(weights.token_embedding.data, weights.token_embedding.bytes(std::size_t(config.vocab_size) * dim));
   std::vector<std::pair<std::string, int>> counts(type_counts.begin(), type_counts.end());
   std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -104,75 +112,103 @@ std::size_t DecoderModel::packed_bytes() const {
   return n;
 }
 
+template <typename T>
+const T* DecoderModel::place(const T* host, std::size_t n) {
+  if (!host) return nullptr;
+  placed_.emplace_back();
+  return static_cast<const T*>(ops_.place(host, n * sizeof(T), placed_.back()));
+}
+
+template <typename T>
+T* DecoderModel::workspace(std::unique_ptr<kernels::Buffer>& buf, std::size_t n) {
+  if (!buf || buf->bytes() < n * sizeof(T)) {
+    buf.reset();  // free the smaller one first
+    buf = ops_.allocate(n * sizeof(T));
+  }
+  return static_cast<T*>(buf->data());
+}
+
+template <typename T>
+const T* DecoderModel::upload(std::unique_ptr<kernels::Buffer>& buf, const std::vector<T>& host) {
+  T* p = workspace<T>(buf, std::max<std::size_t>(host.size(), 1));
+  ops_.copy_to_backend(p, host.data(), host.size() * sizeof(T));
+  return p;
+}
+
 kernels::QkvSpec DecoderModel::qkv_spec(int layer) const {
   const ModelConfig& c = config_;
-  const LayerWeights& lw = weights_.layers[layer];
+  const PackedLayer& pl = layers_[layer];
   kernels::QkvSpec s;
   s.n_heads = c.n_heads;
   s.n_kv_heads = c.n_kv_heads;
   s.head_dim = c.head_dim;
-  s.bias = layers_[layer].qkv_bias.empty() ? nullptr : layers_[layer].qkv_bias.data();
-  s.q_norm = lw.q_norm;
-  s.k_norm = lw.k_norm;
+  s.bias = pl.qkv_bias_placed;
+  s.q_norm = pl.q_norm;
+  s.k_norm = pl.k_norm;
   s.norm_eps = c.norm_eps;
   s.rope.head_dim = c.head_dim;
   s.rope.neox = c.rope_style == RopeStyle::kNeox;
-  s.rope.inv_freq = inv_freq_.data();
+  s.rope.inv_freq = inv_freq_placed_;
   return s;
 }
 
 void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<float>& logits) {
   const ModelConfig& c = config_;
-  const ModelWeights& w = weights_;
   const int T = b.num_tokens();
   const int dim = c.dim, hidden = c.hidden_dim, hd = c.head_dim;
   const int q_width = c.n_heads * hd, kv_width = c.n_kv_heads * hd;
-  grow(x_, std::size_t(T) * dim);
-  grow(xb_, std::size_t(T) * dim);
-  grow(qkv_, std::size_t(T) * (q_width + 2 * kv_width));
-  grow(q_, std::size_t(T) * q_width);
-  grow(att_, std::size_t(T) * q_width);
-  grow(gate_up_, std::size_t(T) * 2 * hidden);
-  grow(hb_, std::size_t(T) * hidden);
+  float* x = workspace<float>(x_, std::size_t(T) * dim);
+  float* xb = workspace<float>(xb_, std::size_t(T) * dim);
+  float* qkv = workspace<float>(qkv_, std::size_t(T) * (q_width + 2 * kv_width));
+  float* q = workspace<float>(q_, std::size_t(T) * q_width);
+  float* att = workspace<float>(att_, std::size_t(T) * q_width);
+  float* gate_up = workspace<float>(gate_up_, std::size_t(T) * 2 * hidden);
+  float* hb = workspace<float>(hb_, std::size_t(T) * hidden);
+  const int* ids = upload(ids_, b.input_ids);
+  const int* positions = upload(positions_, b.positions);
+  const int64_t* slots = upload(slots_, b.slot_mapping);
 
   kernels::AttentionMetadata meta;
-  meta.query_start_loc = b.query_start_loc.data();
-  meta.seq_lens = b.seq_lens.data();
-  meta.block_tables = b.block_tables.data();
+  meta.query_start_loc = upload(query_start_, b.query_start_loc);
+  meta.seq_lens = upload(seq_lens_, b.seq_lens);
+  meta.block_tables = upload(block_tables_, b.block_tables);
   meta.max_blocks_per_seq = b.max_blocks_per_seq;
   meta.num_requests = b.num_requests();
   meta.block_size = cache.block_size;
+  meta.num_tokens = T;
+  for (int r = 0; r < meta.num_requests; ++r) {
+    meta.max_query_len = std::max(meta.max_query_len, b.query_start_loc[r + 1] - b.query_start_loc[r]);
+    meta.max_seq_len = std::max(meta.max_seq_len, b.seq_lens[r]);
+  }
 
-  ops_.embedding(x_.data(), w.token_embedding.data, w.token_embedding.dtype, b.input_ids.data(), T, dim);
-  ops_.rms_norm(xb_.data(), x_.data(), w.layers[0].rms_att, T, dim, c.norm_eps);
+  ops_.embedding(x, embedding_, embedding_dtype_, ids, T, dim);
+  ops_.rms_norm(xb, x, layers_[0].rms_att, T, dim, c.norm_eps);
   for (int l = 0; l < c.n_layers; ++l) {
-    const LayerWeights& lw = w.layers[l];
     const PackedLayer& pl = layers_[l];
-    ops_.linear(qkv_.data(), xb_.data(), *pl.qkv, T);
-    ops_.qkv_rope_and_cache(q_.data(), qkv_.data(), b.positions.data(), cache.key(l), cache.value(l), cache.dtype,
-                            b.slot_mapping.data(), T, qkv_spec(l));
-    ops_.paged_attention(att_.data(), q_.data(), cache.key(l), cache.value(l), cache.dtype, meta, c.n_heads,
-                         c.n_kv_heads, hd);
-    ops_.linear(xb_.data(), att_.data(), *pl.wo, T);
-    if (lw.bo) ops_.add_bias(xb_.data(), lw.bo, T, dim);
-    ops_.fused_add_rms_norm(xb_.data(), x_.data(), xb_.data(), lw.rms_ffn, T, dim, c.norm_eps);
-    ops_.linear(gate_up_.data(), xb_.data(), *pl.gate_up, T);
-    ops_.silu_and_mul_stacked(hb_.data(), gate_up_.data(), T, hidden);
-    ops_.linear(xb_.data(), hb_.data(), *pl.down, T);
+    ops_.linear(qkv, xb, *pl.qkv, T);
+    ops_.qkv_rope_and_cache(q, qkv, positions, cache.key(l), cache.value(l), cache.dtype, slots, T, qkv_spec(l));
+    ops_.paged_attention(att, q, cache.key(l), cache.value(l), cache.dtype, meta, c.n_heads, c.n_kv_heads, hd);
+    ops_.linear(xb, att, *pl.wo, T);
+    if (pl.bo) ops_.add_bias(xb, pl.bo, T, dim);
+    ops_.fused_add_rms_norm(xb, x, xb, pl.rms_ffn, T, dim, c.norm_eps);
+    ops_.linear(gate_up, xb, *pl.gate_up, T);
+    ops_.silu_and_mul_stacked(hb, gate_up, T, hidden);
+    ops_.linear(xb, hb, *pl.down, T);
     if (l + 1 < c.n_layers)
-      ops_.fused_add_rms_norm(xb_.data(), x_.data(), xb_.data(), w.layers[l + 1].rms_att, T, dim, c.norm_eps);
+      ops_.fused_add_rms_norm(xb, x, xb, layers_[l + 1].rms_att, T, dim, c.norm_eps);
     else
-      ops_.add(x_.data(), xb_.data(), std::int64_t(T) * dim);
+      ops_.add(x, xb, std::int64_t(T) * dim);
   }
 
   // Final norm and classifier only for the rows that sample.
   const int S = int(b.logits_indices.size());
-  grow(sel_, std::size_t(S) * dim);
-  for (int s = 0; s < S; ++s)
-    std::copy_n(x_.data() + std::size_t(b.logits_indices[s]) * dim, dim, sel_.data() + std::size_t(s) * dim);
-  ops_.rms_norm(sel_.data(), sel_.data(), w.rms_final, S, dim, c.norm_eps);
+  float* sel = workspace<float>(sel_, std::size_t(std::max(S, 1)) * dim);
+  float* out = workspace<float>(logits_, std::size_t(std::max(S, 1)) * c.vocab_size);
+  ops_.gather_rows(sel, x, upload(logit_rows_, b.logits_indices), S, dim);
+  ops_.rms_norm(sel, sel, rms_final_, S, dim, c.norm_eps);
+  ops_.linear(out, sel, *classifier_, S);
   logits.resize(std::size_t(S) * c.vocab_size);
-  ops_.linear(logits.data(), sel_.data(), *classifier_, S);
+  ops_.copy_to_host(logits.data(), out, logits.size() * sizeof(float));
 }
 
 }  // namespace pagedchat

@@ -51,8 +51,9 @@ class DecoderModel {
   DecoderModel(const ModelConfig& config, const ModelWeights& weights, kernels::Backend& backend,
                WeightDType dtype = WeightDType::kAuto, const PackedCallback& packed = {});
 
-  /// Runs the batch, writing K/V of its tokens into `cache`; fills `logits` with
-  /// [logits_indices.size(), vocab_size] float32 rows.
+  /// Runs the batch, writing K/V of its tokens into `cache` (in the backend's memory); fills
+  /// `logits` (host memory) with [logits_indices.size(), vocab_size] float32 rows. The batch's
+  /// arrays are copied into the backend's memory first (a memcpy on the CPU).
   void forward(const ForwardBatch& batch, KVCache& cache, std::vector<float>& logits);
 
   const ModelConfig& config() const { return config_; }
@@ -68,8 +69,20 @@ class DecoderModel {
   struct PackedLayer {
     std::unique_ptr<kernels::PackedWeights> qkv, wo, gate_up, down;
     std::vector<float> qkv_bias;  // [bq; bk; bv] (absent parts zero), empty without q/k/v biases
+    // The layer's norms and biases in the backend's memory (Backend::place; null when absent).
+    const float *rms_att = nullptr, *rms_ffn = nullptr, *q_norm = nullptr, *k_norm = nullptr, *bo = nullptr,
+                *qkv_bias_placed = nullptr;
   };
   kernels::QkvSpec qkv_spec(int layer) const;
+  // `host` [n] as backend memory for the model's lifetime (null stays null).
+  template <typename T>
+  const T* place(const T* host, std::size_t n);
+  // An activation buffer of at least `n` elements of T, grown (never shrunk) in backend memory.
+  template <typename T>
+  T* workspace(std::unique_ptr<kernels::Buffer>& buf, std::size_t n);
+  // A step input copied into backend memory.
+  template <typename T>
+  const T* upload(std::unique_ptr<kernels::Buffer>& buf, const std::vector<T>& host);
 
   const ModelConfig config_;
   const ModelWeights weights_;
@@ -79,8 +92,15 @@ class DecoderModel {
   std::vector<double> inv_freq_;
   std::vector<PackedLayer> layers_;
   std::unique_ptr<kernels::PackedWeights> classifier_;
-  // Activations, grown to the largest batch seen (no per-step allocation afterwards).
-  std::vector<float> x_, xb_, qkv_, q_, att_, gate_up_, hb_, sel_;
+  std::vector<std::unique_ptr<kernels::Buffer>> placed_;  // what place() copied
+  const double* inv_freq_placed_ = nullptr;
+  const float* rms_final_ = nullptr;
+  const void* embedding_ = nullptr;  // the token-embedding table as embedding() reads it
+  kernels::DType embedding_dtype_ = kernels::DType::kF32;
+  // Activations and the step's inputs in backend memory, grown to the largest batch seen (no
+  // per-step allocation afterwards).
+  std::unique_ptr<kernels::Buffer> x_, xb_, qkv_, q_, att_, gate_up_, hb_, sel_, logits_;
+  std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_;
 };
 
 }  // namespace pagedchat

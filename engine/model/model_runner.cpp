@@ -4,14 +4,40 @@
 
 namespace pagedchat {
 
-ModelRunner::ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads, WeightDType dtype,
-                         kernels::KvDType kv_cache_dtype)
-    : backend_(kernels::make_cpu_backend(num_threads)),
-      model_(model.config, model.weights, *backend_, dtype,
-             [&model](const void* p, std::size_t n) {
-               for (const auto& f : model.files) f->release(p, n);  // packed: the file's pages can go
-             }),
-      cache_(model.config, num_blocks, block_size, kv_cache_dtype) {}
+ModelRunner::ModelRunner(const LoadedModel& model, std::unique_ptr<kernels::Backend> backend, WeightDType dtype)
+    : backend_(std::move(backend)),
+      model_(model.config, model.weights, *backend_, dtype, [&model](const void* p, std::size_t n) {
+        for (const auto& f : model.files) f->release(p, n);  // packed: the file's pages can go
+      }) {}
+
+void ModelRunner::allocate_kv_cache(int num_blocks, int block_size, kernels::KvDType dtype) {
+  cache_.reset();
+  cache_ = std::make_unique<KVCache>(model_.config(), num_blocks, block_size, dtype, backend_.get());
+}
+
+void ModelRunner::profile_run(int num_tokens, int num_seqs, int max_model_len, int block_size, kernels::KvDType dtype) {
+  num_seqs = std::max(1, std::min(num_seqs, num_tokens));
+  const int per = num_tokens / num_seqs, first = num_tokens - per * (num_seqs - 1);
+  const int seq_len = std::max(max_model_len, first);
+  ForwardBatch b;
+  b.max_blocks_per_seq = (seq_len + block_size - 1) / block_size;
+  b.block_tables.assign(std::size_t(num_seqs) * b.max_blocks_per_seq, 0);  // every block is block 0
+  b.query_start_loc.push_back(0);
+  for (int r = 0; r < num_seqs; ++r) {
+    const int q = r == 0 ? first : per;
+    for (int j = 0; j < q; ++j) {
+      b.input_ids.push_back(0);
+      b.positions.push_back(seq_len - q + j);
+      b.slot_mapping.push_back(-1);  // padding: nothing written
+    }
+    b.query_start_loc.push_back(int(b.input_ids.size()));
+    b.seq_lens.push_back(seq_len);
+    b.logits_indices.push_back(int(b.input_ids.size()) - 1);
+  }
+  KVCache scratch(model_.config(), 1, block_size, dtype, backend_.get());
+  std::vector<float> logits;
+  model_.forward(b, scratch, logits);
+}
 
 ForwardBatch ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheManager& kv) const {
   ForwardBatch b;
@@ -49,9 +75,9 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheManager& 
 }
 
 void ModelRunner::execute(const SchedulerOutput& out, const KVCacheManager& kv, std::vector<float>& logits) {
-  for (const auto& [src, dst] : out.blocks_to_copy) cache_.copy_block(src, dst);
+  for (const auto& [src, dst] : out.blocks_to_copy) cache_->copy_block(src, dst);
   build_batch(out, kv, batch_);
-  model_.forward(batch_, cache_, logits);
+  model_.forward(batch_, *cache_, logits);
 }
 
 }  // namespace pagedchat

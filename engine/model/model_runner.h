@@ -1,6 +1,6 @@
 // ModelRunner: turns a SchedulerOutput into a flattened ForwardBatch (input ids, positions, slot
 // mapping, query_start_loc, seq_lens, block tables), runs the model and returns the logits of the
-// requests that sample this step (vLLM's GPUModelRunner, on the CPU backend).
+// requests that sample this step (vLLM's GPUModelRunner, on whichever backend it is given).
 #pragma once
 
 #include <memory>
@@ -14,10 +14,19 @@ namespace pagedchat {
 
 class ModelRunner {
  public:
-  /// Packs `model`'s matrices as `dtype` says, dropping the pages of its mapped files as they
-  /// are packed (so resident memory stays near the packed size); `model` must outlive the runner.
-  ModelRunner(const LoadedModel& model, int num_blocks, int block_size, int num_threads,
-              WeightDType dtype = WeightDType::kAuto, kernels::KvDType kv_cache_dtype = kernels::KvDType::kFloat32);
+  /// Packs `model`'s matrices for `backend` as `dtype` says, dropping the pages of its mapped
+  /// files as they are packed (so resident memory stays near the packed size); `model` must
+  /// outlive the runner. allocate_kv_cache() comes before the first execute().
+  ModelRunner(const LoadedModel& model, std::unique_ptr<kernels::Backend> backend,
+              WeightDType dtype = WeightDType::kAuto);
+
+  /// The paged KV cache, in the backend's memory (throws what Backend::allocate throws).
+  void allocate_kv_cache(int num_blocks, int block_size, kernels::KvDType dtype);
+  /// vLLM's profile_run: one forward of the largest step the scheduler can make (num_tokens
+  /// tokens over num_seqs requests, every one sampling, contexts of max_model_len) on a one-block
+  /// scratch cache whose slots are padding, so the backend's workspaces reach their largest size
+  /// before the KV cache takes the rest of the memory.
+  void profile_run(int num_tokens, int num_seqs, int max_model_len, int block_size, kernels::KvDType dtype);
 
   /// Runs one step. logits: [number of sampling requests, vocab], in SchedulerOutput order of the
   /// requests with samples == true.
@@ -29,13 +38,13 @@ class ModelRunner {
   void build_batch(const SchedulerOutput& out, const KVCacheManager& kv, ForwardBatch& b) const;
 
   DecoderModel& model() { return model_; }
-  KVCache& cache() { return cache_; }
+  KVCache& cache() { return *cache_; }
   kernels::Backend& backend() { return *backend_; }
 
  private:
   std::unique_ptr<kernels::Backend> backend_;
   DecoderModel model_;
-  KVCache cache_;
+  std::unique_ptr<KVCache> cache_;
   ForwardBatch batch_;
 };
 

@@ -52,7 +52,7 @@ struct SamplingParams {
   float repetition_penalty = 1.0f;
 
   /// Per-request RNG seed; same seed => same tokens, alone or batched. Unset = random seed.
-  std::optional<uint64_t> seed;
+  std::optional<uint64_t> seed{};
 
   /// Most generated tokens per output sequence (>= 1).
   int max_tokens = 16;
@@ -66,22 +66,22 @@ struct SamplingParams {
 
   /// Strings that end generation when they appear in the output text; the matched string is
   /// left out of the output unless include_stop_str_in_output. Each must be non-empty.
-  std::vector<std::string> stop;
+  std::vector<std::string> stop{};
 
   /// Token ids that end generation when sampled (in addition to EOS). Each in [0, vocab).
-  std::vector<int> stop_token_ids;
+  std::vector<int> stop_token_ids{};
 
   /// Whether the text of a matched `stop` string is kept in the output.
   bool include_stop_str_in_output = false;
 
   /// Unset = no logprobs. Otherwise the log-probability (and rank) of each sampled token under
   /// the raw logits, plus the `logprobs` most likely alternatives; in [0, 20].
-  std::optional<int> logprobs;
+  std::optional<int> logprobs{};
 
   /// Token id -> value added to that token's logit before penalties. Ids in [0, vocab) (checked by
   /// validate_for_vocab). Values are clamped to [-100, 100] when applied (as vLLM's OpenAI server
   /// and the OpenAI API do); NaN is rejected.
-  std::map<int, float> logit_bias;
+  std::map<int, float> logit_bias{};
 
   /// How LLMEngine::step() reports this request.
   RequestOutputKind output_kind = RequestOutputKind::kCumulative;

@@ -57,8 +57,8 @@ class ChatTemplateError : public std::invalid_argument {
 /// Thrown by fit_chat when even the newest user message (with the system message) does not fit.
 class ChatTooLongError : public std::length_error {
  public:
-  ChatTooLongError(const std::string& what, int num_tokens, int max_model_len)
-      : std::length_error(what), num_tokens(num_tokens), max_model_len(max_model_len) {}
+  ChatTooLongError(const std::string& what, int tokens, int max_len)
+      : std::length_error(what), num_tokens(tokens), max_model_len(max_len) {}
   int num_tokens;      ///< prompt tokens of the shortest conversation that could be sent
   int max_model_len;
 };

@@ -66,7 +66,11 @@ int main(int argc, char** argv) {
     const kernels::WeightPart part{w.data(), n, src, t};
     std::vector<std::unique_ptr<kernels::PackedWeights>> mats;
     std::size_t total = 0;
-    while (total < (std::size_t(256) << 20) && mats.size() < 64) {
+    // $PAGEDCHAT_BENCH_QUANT_MB: the working set (default 256 MB, beyond the caches; a small one
+    // such as 1 keeps a single copy cache-resident, to see the kernels' compute ceiling).
+    const char* mb = std::getenv("PAGEDCHAT_BENCH_QUANT_MB");
+    const std::size_t budget = (mb ? std::size_t(std::atoi(mb)) : std::size_t(256)) << 20;
+    while ((mats.empty() || total < budget) && mats.size() < 64) {
       mats.push_back(be->pack_weights({&part, 1}, k));
       total += mats.back()->bytes;
     }

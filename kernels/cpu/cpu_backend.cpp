@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/isa_kernels.h"
@@ -35,6 +36,9 @@ class CpuBackend final : public kernels::Backend {
   }
   const char* name() const override { return "cpu"; }
   int num_threads() const override { return pool_.num_threads(); }
+  std::string description() const override {
+    return std::string("cpu ") + isa_name(k_.isa) + ", " + std::to_string(pool_.num_threads()) + " threads";
+  }
   Isa isa() const { return k_.isa; }
 
   void embedding(float* out, const void* table, kernels::DType dtype, const int* ids, int T, int dim) override {
@@ -170,13 +174,12 @@ class CpuBackend final : public kernels::Backend {
 
   void reshape_and_cache(const float* k, const float* v, void* key_cache, void* value_cache, kernels::KvDType type,
                          const int64_t* slot_mapping, int T, int kv_width) override {
-    const std::size_t es = kernels::kv_dtype_bytes(type);
+    const int64_t rb = int64_t(kernels::kv_row_bytes(type, kv_width));
     for (int t = 0; t < T; ++t) {
       const int64_t slot = slot_mapping[t];
       if (slot < 0) continue;
-      kernels::store_kv(static_cast<char*>(key_cache) + slot * kv_width * es, k + int64_t(t) * kv_width, kv_width, type);
-      kernels::store_kv(static_cast<char*>(value_cache) + slot * kv_width * es, v + int64_t(t) * kv_width, kv_width,
-                        type);
+      kernels::store_kv(static_cast<char*>(key_cache) + slot * rb, k + int64_t(t) * kv_width, kv_width, type);
+      kernels::store_kv(static_cast<char*>(value_cache) + slot * rb, v + int64_t(t) * kv_width, kv_width, type);
     }
   }
 
@@ -195,7 +198,7 @@ class CpuBackend final : public kernels::Backend {
   void qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
                           kernels::KvDType type, const int64_t* slot_mapping, int T, const kernels::QkvSpec& s) override {
     const int hd = s.head_dim, qw = s.q_width(), kvw = s.kv_width(), w = s.width();
-    const std::size_t es = kernels::kv_dtype_bytes(type);
+    const int64_t rb = int64_t(kernels::kv_row_bytes(type, kvw));
     rope_.prepare(positions, T, s.rope);
     rows(T, w, [&](int t) {
       float* row = qkv + int64_t(t) * w;
@@ -205,8 +208,8 @@ class CpuBackend final : public kernels::Backend {
       rope_.rotate(q + int64_t(t) * qw, row, s.n_heads, positions[t], s.rope.neox);
       const int64_t slot = slot_mapping[t];
       if (slot < 0) return;
-      char* kdst = static_cast<char*>(key_cache) + slot * kvw * es;
-      char* vdst = static_cast<char*>(value_cache) + slot * kvw * es;
+      char* kdst = static_cast<char*>(key_cache) + slot * rb;
+      char* vdst = static_cast<char*>(value_cache) + slot * rb;
       if (type == kernels::KvDType::kFloat32) {
         rope_.rotate(reinterpret_cast<float*>(kdst), row + qw, s.n_kv_heads, positions[t], s.rope.neox);
       } else {
@@ -228,6 +231,7 @@ class CpuBackend final : public kernels::Backend {
     a.key_cache = key_cache;
     a.value_cache = value_cache;
     a.kv_type = type;
+    a.kv_row_bytes = int64_t(kernels::kv_row_bytes(type, int64_t(n_kv_heads) * head_dim));
     a.meta = meta;
     a.n_heads = n_heads;
     a.n_kv_heads = n_kv_heads;

@@ -50,9 +50,10 @@ constexpr int kNumDTypes = int(sizeof(kernels::kAllDTypes) / sizeof(kernels::kAl
 struct AttentionArgs {
   float* out = nullptr;
   const float* q = nullptr;
-  const void* key_cache = nullptr;    ///< elements of kv_type (float, or uint16_t bits)
+  const void* key_cache = nullptr;    ///< rows of kv_type (float, uint16_t bits, q8_0 blocks)
   const void* value_cache = nullptr;
   kernels::KvDType kv_type = kernels::KvDType::kFloat32;
+  int64_t kv_row_bytes = 0;           ///< bytes of one token's row: kv_row_bytes(kv_type, n_kv_heads * head_dim)
   kernels::AttentionMetadata meta;
   int n_heads = 0, n_kv_heads = 0, head_dim = 0;
   float scale = 0.0f;
@@ -92,16 +93,6 @@ struct IsaKernels {
 /// The table for `isa` (which must be supported by this CPU and compiled in: on non-x86 builds
 /// only kScalar exists, and the other levels fall back to it).
 const IsaKernels& isa_kernels(Isa isa);
-
-/// The AVX-512 and AVX512-VNNI tables' F16, BF16 and quantized GEMMs were written without an
-/// AVX-512 machine to run them on: until they have been run there, those tables use the AVX2
-/// ones (bitwise the same results by construction, on every AVX-512 CPU, which has AVX2 too).
-/// $PAGEDCHAT_AVX512_WEIGHT_KERNELS=1 selects the AVX-512 versions (for tests and benchmarks on
-/// such a machine: test_quant_gemm then compares them with the scalar reference).
-bool avx512_weight_kernels_enabled();
-/// Replaces t's F16, BF16 (emulated) and quantized GEMMs with the AVX2 table's unless
-/// avx512_weight_kernels_enabled().
-void use_avx2_weight_kernels(IsaKernels& t);
 
 const IsaKernels& scalar_kernels();
 const IsaKernels* avx2_kernels();        ///< nullptr when not compiled in (non-x86)

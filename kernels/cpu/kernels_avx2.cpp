@@ -20,6 +20,7 @@ namespace {
 // 16 ymm registers: 6 rows x 1 panel (2 registers each) = 12 accumulators.
 constexpr int kGemmMR = 6, kGemmNV = 1, kBf16MR = 4, kBf16NV = 1;
 constexpr int kQuantMaxRows = 4;
+constexpr int kQuantPanels = 2;
 using Q = QOps;
 constexpr int kGemmSmallAcc = 0, kBf16SmallAcc = 0;  // no single-tile path for 7-16 rows
 #include "kernels/cpu/attention_impl.inc"

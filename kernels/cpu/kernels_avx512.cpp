@@ -22,6 +22,7 @@ namespace {
 // rows with up to 24 (F32) or 16 (BF16) accumulators.
 constexpr int kGemmMR = 6, kGemmNV = 4, kBf16MR = 4, kBf16NV = 4;
 constexpr int kQuantMaxRows = 8;
+constexpr int kQuantPanels = 4;
 using Q = QOps;
 constexpr int kGemmSmallAcc = 24, kBf16SmallAcc = 16;
 #include "kernels/cpu/attention_impl.inc"
@@ -43,7 +44,6 @@ const IsaKernels* avx512_kernels() {
     t.gemm_f16 = gemm_f16_entry;
     set_quant_entries(t);
     t.prepare_bf16 = prepare_bf16_floats;
-    use_avx2_weight_kernels(t);
     t.gemm_mr = kGemmMR;
     t.gemm_nv = kGemmNV;
     t.attention = attention_entry;

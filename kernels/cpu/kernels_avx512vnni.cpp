@@ -24,6 +24,7 @@ using Q = isa_avx512::QOpsVnni;
 #define PC_TARGET PC_TARGET_AVX512VNNI
 #define PC_UNROLL _Pragma("GCC unroll 16")
 constexpr int kQuantMaxRows = 8;
+constexpr int kQuantPanels = 4;
 #include "kernels/cpu/quant_impl.inc"
 #undef PC_TARGET
 #undef PC_UNROLL
@@ -35,7 +36,6 @@ const IsaKernels* avx512vnni_kernels() {
     IsaKernels t = *avx512_kernels();
     t.isa = Isa::kAvx512Vnni;
     isa_avx512vnni::set_quant_entries(t);
-    use_avx2_weight_kernels(t);
     return t;
   }();
   return &k;

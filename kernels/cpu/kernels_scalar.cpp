@@ -18,6 +18,7 @@ namespace {
 #define PC_UNROLL
 constexpr int kGemmMR = 4, kGemmNV = 1, kBf16MR = 4, kBf16NV = 1;
 constexpr int kQuantMaxRows = 4;
+constexpr int kQuantPanels = 1;
 using Q = QOps;
 constexpr int kGemmSmallAcc = 0, kBf16SmallAcc = 0;  // no single-tile path for 7-16 rows
 #include "kernels/cpu/attention_impl.inc"

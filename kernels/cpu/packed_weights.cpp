@@ -5,6 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <vector>
 
 #include "kernels/cpu/quant_layout.h"
@@ -51,8 +55,17 @@ CpuPackedWeights::CpuPackedWeights(std::span<const kernels::WeightPart> parts, i
     total += (std::size_t(s.num_panels) * std::size_t(s.panel_bytes) + 63) / 64 * 64;
   }
   bytes = total;
-  void* mem = std::aligned_alloc(64, total > 0 ? total : 64);
+  // Matrices of 2 MiB or more on 2 MiB boundaries, with transparent huge pages asked for (Linux's
+  // default THP mode is madvise): single-stream decode streams every weight once per token, and
+  // with 4 KiB pages each 4 KiB of it costs a TLB miss.
+  const std::size_t huge = std::size_t(2) << 20;
+  const std::size_t align = total >= huge ? huge : 64;
+  const std::size_t size = std::max<std::size_t>(64, (total + align - 1) / align * align);
+  void* mem = std::aligned_alloc(align, size);
   if (!mem) throw std::bad_alloc();
+#if defined(__linux__)
+  if (align == huge) ::madvise(mem, size, MADV_HUGEPAGE);
+#endif
   data_.reset(mem);
   std::memset(mem, 0, total);
 }

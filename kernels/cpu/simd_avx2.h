@@ -62,6 +62,10 @@ struct V {
   PC_TARGET_AVX2 static inline V fma(V a, V b, V c) {
     return {_mm256_fmadd_ps(a.lo, b.lo, c.lo), _mm256_fmadd_ps(a.hi, b.hi, c.hi)};
   }
+  /// c - a * b, one rounding.
+  PC_TARGET_AVX2 static inline V fnma(V a, V b, V c) {
+    return {_mm256_fnmadd_ps(a.lo, b.lo, c.lo), _mm256_fnmadd_ps(a.hi, b.hi, c.hi)};
+  }
   PC_TARGET_AVX2 static inline V add(V a, V b) { return {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)}; }
   PC_TARGET_AVX2 static inline V sub(V a, V b) { return {_mm256_sub_ps(a.lo, b.lo), _mm256_sub_ps(a.hi, b.hi)}; }
   PC_TARGET_AVX2 static inline V mul(V a, V b) { return {_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi)}; }

@@ -32,6 +32,8 @@ struct V {
   PC_TARGET_AVX512 inline void store(float* p) const { _mm512_storeu_ps(p, v); }
   PC_TARGET_AVX512 inline void store_n(float* p, int n) const { _mm512_mask_storeu_ps(p, mask(n), v); }
   PC_TARGET_AVX512 static inline V fma(V a, V b, V c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+  /// c - a * b, one rounding.
+  PC_TARGET_AVX512 static inline V fnma(V a, V b, V c) { return {_mm512_fnmadd_ps(a.v, b.v, c.v)}; }
   PC_TARGET_AVX512 static inline V add(V a, V b) { return {_mm512_add_ps(a.v, b.v)}; }
   PC_TARGET_AVX512 static inline V sub(V a, V b) { return {_mm512_sub_ps(a.v, b.v)}; }
   PC_TARGET_AVX512 static inline V mul(V a, V b) { return {_mm512_mul_ps(a.v, b.v)}; }

@@ -59,6 +59,11 @@ struct V {
     for (int i = 0; i < 16; ++i) c.v[i] = std::fma(a.v[i], b.v[i], c.v[i]);
     return c;
   }
+  /// c - a * b, one rounding (fma(-a, b, c)).
+  static V fnma(V a, V b, V c) {
+    for (int i = 0; i < 16; ++i) c.v[i] = std::fma(-a.v[i], b.v[i], c.v[i]);
+    return c;
+  }
 #define PC_SCALAR_BINOP(name, expr)            \
   static V name(V a, V b) {                    \
     for (int i = 0; i < 16; ++i) a.v[i] = expr; \

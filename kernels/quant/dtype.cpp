@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/float16_math.h"
 #include "kernels/quant/block_fields.h"
 
 namespace pagedchat::kernels {
@@ -157,51 +158,11 @@ std::size_t dtype_row_bytes(DType t, int64_t n) {
   return std::size_t(n / i.elems) * std::size_t(i.bytes);
 }
 
-float fp16_to_fp32(uint16_t h) {
-  const uint32_t sign = uint32_t(h & 0x8000) << 16;
-  const uint32_t exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  uint32_t bits;
-  if (exp == 0) {
-    const float v = std::ldexp(float(mant), -24);  // zero or subnormal: mant * 2^-24, exact
-    return sign ? -v : v;
-  }
-  if (exp == 31) bits = sign | 0x7F800000u | (mant << 13) | (mant ? 0x00400000u : 0u);  // inf; NaN made quiet (as vcvtph2ps)
-  else bits = sign | ((exp + 112) << 23) | (mant << 13);    // rebias 15 -> 127
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-
-uint16_t fp32_to_fp16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, sizeof x);
-  const uint16_t sign = uint16_t((x >> 16) & 0x8000);
-  const uint32_t ax = x & 0x7FFFFFFFu;
-  if (ax > 0x7F800000u) return uint16_t(sign | 0x7E00 | ((ax >> 13) & 0x3FF));  // NaN stays NaN
-  if (ax >= 0x477FF000u) return uint16_t(sign | 0x7C00);  // >= 65520 rounds to inf
-  if (ax < 0x38800000u) {                                  // below 2^-14: subnormal half
-    float a;
-    std::memcpy(&a, &ax, sizeof a);
-    return uint16_t(sign | uint16_t(std::nearbyint(a * 16777216.0f)));  // units of 2^-24, RNE
-  }
-  const uint32_t r = ax - (112u << 23) + 0xFFFu + ((ax >> 13) & 1u);  // round to nearest even
-  return uint16_t(sign | (r >> 13));
-}
-
-uint16_t float_to_bf16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u);  // NaN: keep it quiet
-  u += 0x7fffu + ((u >> 16) & 1u);                                          // round to nearest even
-  return uint16_t(u >> 16);
-}
-
-float bf16_to_float(uint16_t b) {
-  const uint32_t u = uint32_t(b) << 16;
-  float x;
-  std::memcpy(&x, &u, sizeof x);
-  return x;
-}
+// One implementation of the conversions for the CPU and the GPU: kernels/float16_math.h.
+float fp16_to_fp32(uint16_t h) { return float_from_fp16(h); }
+uint16_t fp32_to_fp16(float f) { return fp16_from_float(f); }
+uint16_t float_to_bf16(float x) { return bf16_from_float(x); }
+float bf16_to_float(uint16_t b) { return float_from_bf16(b); }
 
 void dequantize_row(DType t, const void* src, float* dst, int64_t n) {
   const std::size_t bytes = dtype_row_bytes(t, n);

@@ -113,11 +113,13 @@ void decode_block(DType t, const uint8_t* b, DecodedBlock& o) {
 
 float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantActGroup* xg, int k) {
   const int be = dtype_block_bytes(t), ne = dtype_block_elems(t);
+  const bool kquant = t == DType::kQ4_K || t == DType::kQ5_K || t == DType::kQ6_K;
   const uint8_t* p = static_cast<const uint8_t*>(w);
   DecodedBlock blk;
   float acc = 0.0f;
   for (int b = 0; b < k / ne; ++b) {
     decode_block(t, p + int64_t(b) * be, blk);
+    float sb = 0.0f, mb = 0.0f;  // K-quants: the super-block's sums
     for (int j = 0; j < blk.groups; ++j) {
       const int g = b * blk.groups + j;
       const int8_t* x = xq + 32 * g;
@@ -128,7 +130,7 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
         dot += int64_t(q[i]) * x[i];
         if (i == 15) dot_lo = dot;
       }
-      int64_t s = 0, m = 0;
+      int64_t s = 0;
       switch (t) {
         case DType::kQ4_0: s = dot - 8 * int64_t(a.sum); break;
         case DType::kQ5_0: s = dot - 16 * int64_t(a.sum); break;
@@ -136,21 +138,25 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
         case DType::kQ5_1:
         case DType::kQ8_0: s = dot; break;
         case DType::kQ4_K:
-        case DType::kQ5_K:
-          s = int64_t(blk.sc[j]) * dot;
-          m = int64_t(blk.mn[j]) * a.sum;
-          break;
+        case DType::kQ5_K: s = int64_t(blk.sc[j]) * dot; break;
         case DType::kQ6_K:
           s = int64_t(blk.sc6[2 * j]) * (dot_lo - 32 * int64_t(a.sum_lo)) +
               int64_t(blk.sc6[2 * j + 1]) * ((dot - dot_lo) - 32 * int64_t(a.sum - a.sum_lo));
           break;
         default: break;
       }
-      if (std::llabs(s) >= (int64_t(1) << 24) || std::llabs(m) >= (int64_t(1) << 24)) std::abort();  // see the bounds
-      const float dw = fp16_to_fp32(blk.d);
-      acc = std::fma(float(s), dw * a.d, acc);
+      if (std::llabs(s) >= (int64_t(1) << 24)) std::abort();  // see the bounds
+      if (kquant) {
+        sb = std::fma(float(s), a.d, sb);
+        if (t != DType::kQ6_K) mb = std::fma(float(blk.mn[j]), a.ds, mb);
+        continue;
+      }
+      acc = std::fma(float(s), fp16_to_fp32(blk.d) * a.d, acc);
       if (t == DType::kQ4_1 || t == DType::kQ5_1) acc = std::fma(fp16_to_fp32(blk.m), a.ds, acc);
-      if (t == DType::kQ4_K || t == DType::kQ5_K) acc = std::fma(float(m), -(fp16_to_fp32(blk.m) * a.d), acc);
+    }
+    if (kquant) {
+      acc = std::fma(sb, fp16_to_fp32(blk.d), acc);
+      if (t != DType::kQ6_K) acc = std::fma(-mb, fp16_to_fp32(blk.m), acc);
     }
   }
   return acc;

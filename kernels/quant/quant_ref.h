@@ -20,17 +20,20 @@
 //   an exact integer s:
 //     Q4_0  s = sum_i (q_i - 8) x_i            Q5_0  s = sum_i (q_i - 16) x_i
 //     Q4_1, Q5_1, Q8_0  s = sum_i q_i x_i
-//     Q4_K, Q5_K  s = sc_j * sum_i q_i x_i,  m = m_j * sum
+//     Q4_K, Q5_K  s = sc_j * sum_i q_i x_i
 //     Q6_K  s = sc_a * sum_{i<16} (q_i - 32) x_i + sc_b * sum_{i>=16} (q_i - 32) x_i
 //   then in float32, each step one IEEE operation (fma: one rounding):
-//     all:          out = fma(float(s), dw * dx, out)       (dw: d of the group, or of the
-//                                                            K-quant super-block)
-//     Q4_1, Q5_1:   out = fma(m_w, ds, out)                 (m_w: the group's f16 min)
-//     Q4_K, Q5_K:   out = fma(float(m), -(dmin * dx), out)
-// float(s) and float(m) are exact: |s| < 2^24 for every type. Bounds (|x_i| <= 127):
+//     Q4_0, Q4_1, Q5_0, Q5_1, Q8_0:  out = fma(float(s), dw * dx, out)   (dw: the group's d)
+//     Q4_1, Q5_1:                    out = fma(m_w, ds, out)             (m_w: the group's f16 min)
+//   K-quants: two sums per 256-value super-block, sb = mb = 0, over its 8 groups in order
+//     sb = fma(float(s), dx, sb);  Q4_K, Q5_K also  mb = fma(float(m_j), ds, mb)
+//   then, after the super-block's last group (d, dmin: its f16 scales)
+//     out = fma(sb, d, out);  Q4_K, Q5_K also  out = fma(-mb, dmin, out)
+//   (the super-block's d and dmin multiply once, not per group: the kernels' float work per
+//   group is two fmas, llama.cpp's ggml_vec_dot_q4_K_q8_K factors them likewise).
+// float(s) is exact: |s| < 2^24 for every type (and so is float(m_j), m_j < 64). Bounds (|x_i| <= 127):
 //   Q4_0 32*8*127 = 32512; Q5_0 32*16*127 = 65024; Q4_1 32*15*127 = 60960; Q5_1 125984;
 //   Q8_0 32*128*127 = 520192; Q4_K 63*32*15*127 = 3840480; Q5_K 63*32*31*127 = 7936992;
-//   |m| <= 63*32*127 = 256032;
 //   Q6_K 2 * 128 * (16*32*127) = 16646144 < 16777216 = 2^24 — tight: only 131072 to spare, and
 //   only because |x_i| <= 127 (x = -128 could overflow the bound) and the offset 32 is applied
 //   before the scale (the unsigned dot sc * sum q_i x_i alone can reach 2 * 128 * 16*63*127 =

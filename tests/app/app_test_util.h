@@ -11,7 +11,10 @@
 #include <QString>
 #include <QTemporaryDir>
 
+#include <QTest>
+
 #include "app/app_options.h"
+#include "app/engine_client.h"
 #include "engine/config.h"
 #include "test_paths.h"
 
@@ -44,6 +47,13 @@ inline pagedchat::EngineConfig storiesConfig() {
   pagedchat::EngineConfig config;
   config.model = testpaths::stories260K().toStdString();
   return config;
+}
+
+/// Starts `engine` and waits (on the condition, not a fixed time) until its model is loaded;
+/// false when it is not within `timeoutMs`.
+[[nodiscard]] inline bool startEngine(EngineClient& engine, int timeoutMs = 60000) {
+  engine.start();
+  return QTest::qWaitFor([&engine] { return engine.isReady(); }, timeoutMs);
 }
 
 /// Holds the engine worker inside a signal handler: on leaving scope it disconnects `connection`

@@ -19,6 +19,16 @@
 
 namespace apptest {
 
+/// Waits on a condition, not for a fixed time, until `window` has rendered a frame after
+/// everything queued so far: posted events delivered, bindings and Loaders run, layouts polished
+/// (the render loop polishes before it syncs). False when no frame came within `timeoutMs`.
+[[nodiscard]] inline bool waitForFrame(QQuickWindow* window, int timeoutMs = 10000) {
+  QCoreApplication::sendPostedEvents();
+  QSignalSpy swapped(window, &QQuickWindow::frameSwapped);
+  window->update();
+  return swapped.wait(timeoutMs);
+}
+
 /// Finds a visual descendant of `root` (or `root` itself) by objectName, visible or not;
 /// nullptr when there is none. Walks child items, since delegates are not always QObject children.
 inline QQuickItem* findItem(QQuickItem* root, const QString& name) {

@@ -10,7 +10,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <QDir>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+
 #include <csignal>
+#include <memory>
 
 #include "app/chat_store.h"
 #include "test_paths.h"
@@ -66,6 +71,7 @@ class TestAppProcess : public QObject {
   void helpAndErrorsWithoutDisplay();
   void startupErrorsSayWhy_data();
   void startupErrorsSayWhy();
+  void corruptDatabaseIsSetAside();
   void signalSavesPartialReply_data();
   void signalSavesPartialReply();
 };
@@ -99,7 +105,7 @@ void TestAppProcess::startupErrorsSayWhy_data() {
   QTest::addColumn<QString>("kind");
   QTest::addColumn<QString>("reason");
   QTest::newRow("data dir under a file") << QStringLiteral("file") << QStringLiteral("is a file, not a folder");
-  QTest::newRow("corrupt database") << QStringLiteral("corrupt") << QStringLiteral("file is not a database");
+  QTest::newRow("newer database") << QStringLiteral("newer") << QStringLiteral("newer than this version");
 }
 
 void TestAppProcess::startupErrorsSayWhy() {
@@ -114,10 +120,17 @@ void TestAppProcess::startupErrorsSayWhy() {
     dataDir = dir.filePath(QStringLiteral("blocker/data"));
   } else {
     dataDir = dir.path();
-    QFile db(dir.filePath(QStringLiteral("pagedchat.sqlite3")));
-    QVERIFY(db.open(QIODevice::WriteOnly));
-    db.write(QByteArray("this is not a database, just text that happens to be here. ").repeated(200));
-    db.close();
+    const QString name = QStringLiteral("future");
+    {
+      QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name);
+      db.setDatabaseName(dir.filePath(QStringLiteral("pagedchat.sqlite3")));
+      QVERIFY(db.open());
+      QSqlQuery q(db);
+      QVERIFY(q.exec(QStringLiteral("PRAGMA user_version = 1000")));
+      QVERIFY(q.exec(QStringLiteral("CREATE TABLE later(x)")));
+      db.close();
+    }
+    QSqlDatabase::removeDatabase(name);
   }
 
   QProcess p;
@@ -140,6 +153,37 @@ void TestAppProcess::startupErrorsSayWhy() {
   QCOMPARE(p.exitCode(), 1);
 }
 
+void TestAppProcess::corruptDatabaseIsSetAside() {
+  // A damaged database does not stop the app: it is kept beside a new one, and the app says so.
+  QTemporaryDir dir;
+  const QByteArray garbage = QByteArray("this is not a database, just text that happens to be here. ").repeated(200);
+  {
+    QFile db(dir.filePath(QStringLiteral("pagedchat.sqlite3")));
+    QVERIFY(db.open(QIODevice::WriteOnly));
+    db.write(garbage);
+  }
+  QProcess p;
+  p.setProcessEnvironment(offscreen());
+  p.start(QStringLiteral(PAGEDCHAT_BINARY),
+          {QStringLiteral("--data-dir"), dir.path(), QStringLiteral("--model"), QStringLiteral("/nonexistent")});
+  QVERIFY(p.waitForStarted());
+  QString err;
+  QTRY_VERIFY_WITH_TIMEOUT((err += QString::fromLocal8Bit(p.readAllStandardError())).contains(QLatin1String("was kept as")),
+                           20000);
+  const QStringList copies = QDir(dir.path()).entryList({QStringLiteral("pagedchat.sqlite3.corrupt-*")}, QDir::Files);
+  QCOMPARE(copies.size(), 1);
+  QFile kept(dir.filePath(copies.constFirst()));
+  QVERIFY(kept.open(QIODevice::ReadOnly));
+  QCOMPARE(kept.readAll(), garbage);
+  QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir.filePath(QStringLiteral("pagedchat.sqlite3"))), 10000);
+  ::kill(static_cast<pid_t>(p.processId()), SIGTERM);  // the main window is up: it quits cleanly
+  QVERIFY(p.waitForFinished(20000));
+  QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+  QCOMPARE(p.exitCode(), 0);
+  ChatStore fresh(dir.path());
+  QCOMPARE(fresh.conversationCount(), 0);
+}
+
 void TestAppProcess::signalSavesPartialReply_data() {
   QTest::addColumn<int>("signalNumber");
   QTest::newRow("SIGTERM") << int(SIGTERM);
@@ -159,9 +203,17 @@ void TestAppProcess::signalSavesPartialReply() {
   QVERIFY(p.waitForStarted());
 
   // The turn reaches the store with the engine's first delta: the reply is streaming from then on.
-  QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir.filePath(QStringLiteral("pagedchat.sqlite3"))), 20000);
-  QTest::qWait(100);  // let the app finish creating its schema
-  ChatStore store(dir.path());
+  // The app has created its schema once the store opens at the current version.
+  std::unique_ptr<ChatStore> opened;
+  QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir.filePath(QStringLiteral("pagedchat.sqlite3"))) && [&] {
+    try {
+      opened = std::make_unique<ChatStore>(dir.path());
+      return true;
+    } catch (const StoreError&) {
+      return false;
+    }
+  }(), 20000);
+  ChatStore& store = *opened;
   auto assistant = [&store]() -> MessageRecord {
     for (const ConversationRecord& c : store.conversations())
       for (const MessageRecord& m : store.messages(c.id))

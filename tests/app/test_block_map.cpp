@@ -135,7 +135,7 @@ void TestBlockMap::engineViewLoads() {
   QVERIFY2(text.contains(QLatin1String("2 running")) && text.contains(QLatin1String("25.0%")) &&
                text.contains(QLatin1String("of 300")),
            qPrintable(text));
-  QTest::qWait(50);
+  QVERIFY(apptest::waitForFrame(&window));
   apptest::removeWarningCollector();
   APPTEST_VERIFY_NO_WARNINGS();
   view->setVisible(false);

@@ -88,6 +88,7 @@ class TestChatHistory : public QObject {
 
  private slots:
   void migrateV1WithBackup();
+  void migrateV2AddsBackend();
   void newerVersionRefusedUntouched();
   void backupIsTheOriginalBytes();
   void errorMessagesHaveNoDanglingColon();
@@ -145,10 +146,45 @@ void TestChatHistory::migrateV1WithBackup() {
   QCOMPARE(hitIds(store.search(QStringLiteral("반갑"))), (QList<qint64>{2}));
   store.close();
 
-  // Opening again: already v2, no second backup.
+  // Opening again: already current, no second backup.
   ChatStore again(dir.path());
   QVERIFY(again.backupPath().isEmpty());
   QCOMPARE(again.conversations().size(), 2);
+}
+
+void TestChatHistory::migrateV2AddsBackend() {
+  // A schema-2 file (as the previous version wrote it: no messages.backend) is backed up and
+  // upgraded; its replies get backend "" and new ones record who answered.
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("pagedchat.sqlite3"));
+  qint64 conversation = 0;
+  {
+    ChatStore store(dir.path());
+    conversation = store.createConversation(QStringLiteral("Old"));
+    const qint64 user = store.addMessage(conversation, QStringLiteral("user"), QStringLiteral("hi"));
+    store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral("hello"), QStringLiteral("stop"), user);
+  }
+  {
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v2"));
+    db.setDatabaseName(path);
+    QVERIFY(db.open());
+    QSqlQuery q(db);
+    QVERIFY2(q.exec(QStringLiteral("ALTER TABLE messages DROP COLUMN backend")), qPrintable(q.lastError().text()));
+    QVERIFY(q.exec(QStringLiteral("PRAGMA user_version = 2")));
+    db.close();
+  }
+  QSqlDatabase::removeDatabase(QStringLiteral("v2"));
+  ChatStore store(dir.path());
+  QVERIFY2(QFileInfo(store.backupPath()).fileName().startsWith(QStringLiteral("pagedchat.sqlite3.v2-backup-")),
+           qPrintable(store.backupPath()));
+  const QList<MessageRecord> old = store.branch(conversation);
+  QCOMPARE(old.size(), 2);
+  QCOMPARE(old[1].text, QStringLiteral("hello"));
+  QCOMPARE(old[1].backend, QString());
+  const qint64 reply = store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral("again"), QString(),
+                                        old[0].id, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
+  QCOMPARE(store.branch(conversation).constLast().id, reply);
+  QCOMPARE(store.branch(conversation).constLast().backend, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
 }
 
 void TestChatHistory::newerVersionRefusedUntouched() {
@@ -161,7 +197,7 @@ void TestChatHistory::newerVersionRefusedUntouched() {
     QVERIFY(db.open());
     QSqlQuery q(db);
     QVERIFY(q.exec(QStringLiteral("PRAGMA journal_mode = DELETE")));
-    QVERIFY(q.exec(QStringLiteral("PRAGMA user_version = 3")));
+    QVERIFY(q.exec(QStringLiteral("PRAGMA user_version = %1").arg(ChatStore::kSchemaVersion + 1)));
     db.close();
   }
   QSqlDatabase::removeDatabase(QStringLiteral("future"));

@@ -20,6 +20,7 @@
 
 using apptest::findItem;
 using apptest::findVisibleItems;
+using apptest::waitForFrame;
 using apptest::windowRect;
 
 class TestGui : public QObject {
@@ -65,7 +66,7 @@ void TestGui::loadsWithoutWarningsAndChats() {
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
   QVERIFY(QTest::qWaitForWindowExposed(window));
-  QTest::qWait(50);  // let deferred bindings and layouts settle
+  QVERIFY(waitForFrame(window));  // deferred bindings and layouts settled
   APPTEST_VERIFY_NO_WARNINGS();
 
   QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
@@ -137,7 +138,7 @@ void TestGui::loadsWithoutWarningsAndChats() {
   QCOMPARE(second->conversationId(), 0);
   QCOMPARE(controller.conversations()->rowCount(), 1);
 
-  QTest::qWait(50);
+  QVERIFY(waitForFrame(window));
   APPTEST_VERIFY_NO_WARNINGS();
 }
 
@@ -282,7 +283,7 @@ void TestGui::messageBubbles() {
   QVERIFY(QTest::qWaitForWindowExposed(window));
   auto* list = qobject_cast<QQuickItem*>(findItem(window->contentItem(), QStringLiteral("messageList1")));
   QVERIFY(list);
-  QTest::qWait(50);
+  QVERIFY(waitForFrame(window));
 
   // Each row's text item, scrolled into view (a ListView only makes the delegates it shows, and
   // drops them again once out of view: read what is needed at once).
@@ -301,7 +302,7 @@ void TestGui::messageBubbles() {
     QQuickItem* delegate = nullptr;
     QTRY_VERIFY(QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate),
                                           Q_ARG(int, row)) && delegate);
-    QTest::qWait(10);  // let the delegate's layout settle
+    QVERIFY(waitForFrame(window));  // the delegate's layout settled
     QVERIFY(QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate), Q_ARG(int, row)));
     QVERIFY(delegate);
     QQuickItem* text = findItem(delegate, QStringLiteral("messageText"));
@@ -347,7 +348,7 @@ void TestGui::fourPanesFit() {
   QVERIFY(QTest::qWaitForWindowExposed(window));
   while (controller.panes()->canAddPane()) QVERIFY(controller.panes()->addPane());
   QCOMPARE(controller.panes()->count(), 4);
-  QTest::qWait(100);
+  QVERIFY(waitForFrame(window));
 
   const QRectF windowArea(0, 0, window->width(), window->height());
   QQuickItem* sidebar = findItem(window->contentItem(), QStringLiteral("conversationList"));
@@ -419,7 +420,7 @@ void TestGui::errorWindow() {
                                          QStringLiteral("ChatStore: the database is corrupt (database: /x)"));
   QVERIFY(window);
   QVERIFY(QTest::qWaitForWindowExposed(window));
-  QTest::qWait(50);
+  QVERIFY(waitForFrame(window));
   APPTEST_VERIFY_NO_WARNINGS();
   QCOMPARE(findItem(window->contentItem(), QStringLiteral("errorHeadline"))->property("text").toString(),
            QStringLiteral("PagedChat could not open its chat data."));

@@ -26,9 +26,13 @@
 #include "app/main_window.h"
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
+#include "app/remote/api_key_store.h"
+#include "app/remote/remote_backend.h"
 #include "gui_test_util.h"
 
 using apptest::findItem;
+using apptest::findVisibleItem;
+using apptest::waitForFrame;
 using apptest::optionsFor;
 
 namespace {
@@ -96,6 +100,7 @@ class TestGuiPanes : public QObject {
   void keyboardShortcutsAndTabOrder();
   void settingsDialogFitsLargeKorean();
   void errorBannerCloses();
+  void remotePaneThroughSettings();
   void renderingBenchmark();
   void cleanupTestCase();
 };
@@ -123,7 +128,7 @@ void TestGuiPanes::everyControlHasAnAccessibleName() {
   QVERIFY(QTest::qWaitForWindowExposed(window));
   QVERIFY(controller.panes()->addPane());
   controller.compare()->setEnabled(true);  // the compare bar's switch and status
-  QTest::qWait(100);
+  QVERIFY(waitForFrame(window));
   QVERIFY2(countInteractive(window) >= 12, qPrintable(QString::number(countInteractive(window))));
   QStringList bad = unnamedControls(window);
   QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
@@ -149,15 +154,15 @@ void TestGuiPanes::everyControlHasAnAccessibleName() {
   QQuickItem* pane = findItem(window->contentItem(), QStringLiteral("chatPane0"));
   controller.compare()->setEnabled(false);
   QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
-  QTest::qWait(400);  // the popup's enter transition
-  QVERIFY(findItem(window->contentItem(), QStringLiteral("setting_temperature")));
+  QTRY_VERIFY(findVisibleItem(window->contentItem(), QStringLiteral("setting_temperature")));
+  QVERIFY(waitForFrame(window));
   bad = unnamedControls(window);
   QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
   QTest::keyClick(window, Qt::Key_Escape);
-  QTest::qWait(400);
+  QTRY_VERIFY(!findVisibleItem(window->contentItem(), QStringLiteral("setting_temperature")));
   QVERIFY(QMetaObject::invokeMethod(window, "openSettings"));
-  QTest::qWait(400);
-  QVERIFY(findItem(window->contentItem(), QStringLiteral("themeBox")));
+  QTRY_VERIFY(findVisibleItem(window->contentItem(), QStringLiteral("themeBox")));
+  QVERIFY(waitForFrame(window));
   bad = unnamedControls(window);
   QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
   APPTEST_VERIFY_NO_WARNINGS();
@@ -202,7 +207,7 @@ void TestGuiPanes::keyboardShortcutsAndTabOrder() {
   // Tab alone reaches the sidebar, each pane's controls and input box; focus is always on a
   // visible item.
   QVERIFY(panes->addPane());
-  QTest::qWait(50);
+  QVERIFY(waitForFrame(window));
   QSet<QString> reached;
   int framed = 0;
   for (int i = 0; i < 40; ++i) {
@@ -244,7 +249,7 @@ void TestGuiPanes::settingsDialogFitsLargeKorean() {
   QVERIFY(QTest::qWaitForWindowExposed(window));
   // Four panes: the narrow sidebar's title and its search button do not overlap.
   for (int i = 0; i < 3; ++i) QVERIFY(controller.panes()->addPane());
-  QTest::qWait(100);
+  QVERIFY(waitForFrame(window));
   QQuickItem* title = findItem(window->contentItem(), QStringLiteral("sidebarTitle"));
   QQuickItem* search = findItem(window->contentItem(), QStringLiteral("searchButton"));
   QVERIFY(title && search);
@@ -264,8 +269,8 @@ void TestGuiPanes::settingsDialogFitsLargeKorean() {
   QVERIFY(kv);
   kv->setProperty("value", 999999);  // too large: a validation message
   QVERIFY(QMetaObject::invokeMethod(page, "apply"));
-  QTest::qWait(400);  // the dialog's enter transition
-  QVERIFY(!page->property("errorText").toString().isEmpty());
+  QTRY_VERIFY(!page->property("errorText").toString().isEmpty());
+  QVERIFY(waitForFrame(window));
   QQuickItem* dialogContent = tabs->parentItem();  // the dialog's content column
   QVERIFY(dialogContent);
   const QRectF inWindow = dialogContent->mapRectToScene(QRectF(0, 0, dialogContent->width(), dialogContent->height()));
@@ -279,7 +284,7 @@ void TestGuiPanes::settingsDialogFitsLargeKorean() {
   QVERIFY(flick);
   const qreal maxY = std::max<qreal>(0, flick->property("contentHeight").toReal() - scroll->height());
   flick->setProperty("contentY", maxY);
-  QTest::qWait(50);
+  QVERIFY(waitForFrame(window));
   const QPointF top = apply->mapToItem(dialogContent, QPointF(0, 0));
   QVERIFY2(top.y() >= 0 && top.y() + apply->height() <= dialogContent->height() + 0.5,
            qPrintable(QStringLiteral("Apply at %1..%2, dialog content height %3")
@@ -374,11 +379,11 @@ void TestGuiPanes::renderingBenchmark() {
     for (int p = 1; p < 3; ++p) panes->sessionAt(p)->messages()->appendText(rows[p], token(otherFed));
     ++otherFed;
     updateMs.append(static_cast<double>(update.nsecsElapsed()) / 1e6);
-    QTest::qWait(2);
+    QVERIFY(waitForFrame(window));  // one round a frame: the tokens due by then go in one batch
   }
   panes->sessionAt(0)->messages()->finish(rows[0], QStringLiteral("stop"));
   const double streamSeconds = static_cast<double>(wall.elapsed()) / 1000.0;
-  QTest::qWait(200);
+  QVERIFY(waitForFrame(window));
   QObject::disconnect(startConn);
   QObject::disconnect(endConn);
 
@@ -422,4 +427,60 @@ void TestGuiPanes::renderingBenchmark() {
 }
 
 QTEST_MAIN(TestGuiPanes)
+void TestGuiPanes::remotePaneThroughSettings() {
+  // A pane pointed at a server through its settings popup (URL, key, model), its header naming
+  // the server, and back to the local model; the Server page's controls are named.
+  QTemporaryDir dir;
+  MemoryApiKeyStore keys;
+  AppController controller(optionsFor(dir.path()), nullptr, nullptr, &keys);
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QQuickItem* root = window->contentItem();
+  QQuickItem* pane = findItem(root, QStringLiteral("chatPane0"));
+  ChatSession* session = controller.panes()->sessionAt(0);
+  auto applyBackend = [&](const QString& choice, const QVariantMap& fields) {
+    QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
+    QTest::qWait(400);  // the popup's enter transition
+    QQuickItem* button = findItem(root, choice);
+    QVERIFY(button);
+    button->setProperty("checked", true);
+    for (auto it = fields.cbegin(); it != fields.cend(); ++it) {
+      QQuickItem* item = findItem(root, it.key());
+      QVERIFY2(item, qPrintable(it.key()));
+      item->setProperty(it.key() == QLatin1String("endpointModel") ? "editText" : "text", it.value());
+    }
+    QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
+    QTest::qWait(400);
+  };
+  applyBackend(QStringLiteral("backendRemote"), {{"endpointUrl", "http://127.0.0.1:9/v1/"},
+                                                 {"endpointKey", "k-1"},
+                                                 {"endpointModel", "m"}});
+  QVERIFY(session->isRemote());
+  QCOMPARE(session->endpointUrl(), QStringLiteral("http://127.0.0.1:9/v1"));
+  QCOMPARE(session->endpointModel(), QStringLiteral("m"));
+  QVERIFY(session->remoteBackend()->hasApiKey());
+  QQuickItem* label = apptest::findVisibleItem(root, QStringLiteral("paneBackend"));
+  QVERIFY(label);
+  QVERIFY2(label->property("text").toString().contains(QStringLiteral("m at http://127.0.0.1:9/v1")),
+           qPrintable(label->property("text").toString()));
+  applyBackend(QStringLiteral("backendLocal"), {});
+  QVERIFY(!session->isRemote());
+  QVERIFY(!apptest::findVisibleItem(root, QStringLiteral("paneBackend")));
+
+  QVERIFY(QMetaObject::invokeMethod(window, "openSettings"));
+  QTest::qWait(400);
+  QQuickItem* tabs = findItem(root, QStringLiteral("settingsTabs"));
+  QVERIFY(tabs);
+  tabs->setProperty("currentIndex", 2);
+  QTest::qWait(100);
+  QQuickItem* serverSwitch = apptest::findVisibleItem(root, QStringLiteral("serverSwitch"));
+  QVERIFY(serverSwitch);
+  QVERIFY(!serverSwitch->property("checked").toBool());  // off by default
+  const QStringList bad = unnamedControls(window);
+  QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
+}
+
 #include "test_gui_panes.moc"

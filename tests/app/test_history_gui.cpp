@@ -31,6 +31,7 @@
 using apptest::findItem;
 using apptest::findVisibleItem;
 using apptest::optionsFor;
+using apptest::waitForFrame;
 
 class TestHistoryGui : public QObject {
   Q_OBJECT
@@ -202,7 +203,7 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
   QVERIFY(QTest::qWaitForWindowExposed(window));
-  QTest::qWait(50);
+  QVERIFY(waitForFrame(window));
 
   const qint64 today = controller.conversations()->idAt(1);  // after the pinned one
   controller.openConversation(today);
@@ -231,7 +232,7 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   for (const char c : {'w', 'a', 'l', 'r'}) QTest::keyClick(window, c);
   auto* results = findItem(window->contentItem(), QStringLiteral("searchResults"));
   QTRY_COMPARE(results->property("count").toInt(), 3);
-  QTest::qWait(20);
+  QVERIFY(waitForFrame(window));
   window->grabWindow().save(QStringLiteral("history-search.png"));
   // Clicking the hit on the other branch ("a walrus", 1/2) shows that branch, scrolled to and
   // highlighting the message.
@@ -247,7 +248,7 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   auto* messages = findItem(window->contentItem(), QStringLiteral("messageList1"));
   QVERIFY(messages);
   QTRY_COMPARE(messages->property("highlightedRow").toInt(), 1);
-  QTest::qWait(20);
+  QVERIFY(waitForFrame(window));
   window->grabWindow().save(QStringLiteral("history-search-opened.png"));
 
   field->forceActiveFocus();
@@ -263,7 +264,7 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   QTRY_VERIFY(!banner->isVisible());
   QCOMPARE(list->property("count").toInt(), 2);
 
-  QTest::qWait(50);
+  QVERIFY(waitForFrame(window));
   APPTEST_VERIFY_NO_WARNINGS();
 }
 
@@ -282,11 +283,7 @@ void TestHistoryGui::listLoadsPagesWhileScrolling() {
   QVERIFY(list);
   QVERIFY(list->property("count").toInt() < 250);  // a page or two, not all
   // Scrolling to the end makes the view ask for the next page, and again.
-  for (int i = 0; i < 10 && list->property("count").toInt() < 250; ++i) {
-    QMetaObject::invokeMethod(list, "positionViewAtEnd");
-    QTest::qWait(20);
-  }
-  QCOMPARE(list->property("count").toInt(), 250);
+  QTRY_VERIFY((QMetaObject::invokeMethod(list, "positionViewAtEnd"), list->property("count").toInt() == 250));
   QCOMPARE(controller.conversations()->totalCount(), 250);
   APPTEST_VERIFY_NO_WARNINGS();
 }
@@ -430,7 +427,7 @@ void TestHistoryGui::fileDialogsOpen() {
   QVERIFY(QMetaObject::invokeMethod(sidebar, "openImport"));
   QTRY_VERIFY(importDialog->property("visible").toBool());
   QCOMPARE(controller.errorText(), QString());
-  QTest::qWait(50);
+  QVERIFY(waitForFrame(window));
   window->grabWindow().save(QStringLiteral("history-import-dialog.png"));
   QVERIFY(QMetaObject::invokeMethod(importDialog, "reject"));
   QTRY_VERIFY(!importDialog->property("visible").toBool());
@@ -606,7 +603,9 @@ void TestHistoryGui::restoredPaneAndSearchJumpInTheWindow() {
   QTRY_COMPARE(list->property("count").toInt(), 40);
   // Opened at the latest message, not at the top.
   QTRY_VERIFY(rowVisible(list, 39));
-  QTest::qWait(300);
+  // Still there once the view has come to rest (no late jump back to the top).
+  QTRY_VERIFY(!list->property("moving").toBool());
+  QVERIFY(waitForFrame(window));
   QVERIFY(rowVisible(list, 39));
   QVERIFY(!rowVisible(list, 0));
 
@@ -615,7 +614,8 @@ void TestHistoryGui::restoredPaneAndSearchJumpInTheWindow() {
     controller.openSearchResult(c, ids.at(row));
     QTRY_COMPARE(list->property("highlightedRow").toInt(), row);
     QTRY_VERIFY2(rowVisible(list, row), qPrintable(QString::number(row)));
-    QTest::qWait(300);
+    QTRY_COMPARE(list->property("jumpRow").toInt(), -1);  // MessageList has stopped placing it
+    QVERIFY(waitForFrame(window));
     QVERIFY2(rowVisible(list, row), qPrintable(QString::number(row)));
     QCOMPARE(list->property("highlightedRow").toInt(), row);
   }

@@ -29,6 +29,7 @@
 using apptest::click;
 using apptest::findItem;
 using apptest::findObject;
+using apptest::waitForFrame;
 
 class TestModelGui : public QObject {
   Q_OBJECT
@@ -63,7 +64,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QQuickItem* overlay = window->contentItem();  // the root item: popups live in its overlay
   QTRY_VERIFY(findItem(overlay, QStringLiteral("recentModels")));
   QTRY_COMPARE(findItem(overlay, QStringLiteral("recentModels"))->property("count").toInt(), 1);
-  QTest::qWait(400);  // the dialog's enter transition
+  QVERIFY(waitForFrame(window));  // opened: its enter transition is over
   apptest::saveScreenshot(window, QStringLiteral("model-picker.png"));
 
   // Open file… and Open folder… open their dialogs (cancelled here).
@@ -151,7 +152,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QVERIFY(loaded.at(0).at(0).toBool());
   QCOMPARE(page->property("errorText").toString(), QString());
   QCOMPARE(controller.engineSettings()->kvCacheMiB(), 2);
-  QTest::qWait(400);
+  QVERIFY(waitForFrame(window));
   apptest::saveScreenshot(window, QStringLiteral("engine-settings.png"));
   // Values that pass the checks but fail the reload (1 MiB holds one 1024-token block of 640 KiB,
   // a 2048-position sequence needs two): the page puts the saved values back and says why, not
@@ -227,10 +228,9 @@ void TestModelGui::pickerSettingsAndEngineView() {
   gate.release();
   QVERIFY(sent);
   QTRY_VERIFY_WITH_TIMEOUT(monitor->numRunning() == 2 && monitor->usedBlocks() > 0, 30000);
-  QTest::qWait(100);
   auto* summary = findItem(engineWindow->contentItem(), QStringLiteral("engineSummary"));
   QVERIFY(summary);
-  QVERIFY2(summary->property("text").toString().startsWith(QLatin1String("2 running")),
+  QTRY_VERIFY2(summary->property("text").toString().startsWith(QLatin1String("2 running")),
            qPrintable(summary->property("text").toString()));
   QVERIFY(monitor->sharedBlocks() > 0);
   apptest::saveScreenshot(engineWindow, QStringLiteral("engine-view.png"));
@@ -239,15 +239,13 @@ void TestModelGui::pickerSettingsAndEngineView() {
   // The engine view follows the theme and the font size, like the main window.
   controller.setTheme(QStringLiteral("dark"));
   controller.setFontSize(20);
-  QTest::qWait(50);
-  QCOMPARE(summary->property("font").value<QFont>().pixelSize(), 19);  // Theme.uiFontSize at 20
+  QTRY_COMPARE(summary->property("font").value<QFont>().pixelSize(), 19);  // Theme.uiFontSize at 20
   QVERIFY2(summary->property("color").value<QColor>().lightnessF() > 0.6,
            qPrintable(summary->property("color").value<QColor>().name()));  // light text on dark
   QVERIFY(engineWindow->color().lightnessF() < 0.4);
   controller.setTheme(QStringLiteral("light"));
   controller.setFontSize(AppController::kDefaultFontSize);
-  QTest::qWait(50);
-  QVERIFY(summary->property("color").value<QColor>().lightnessF() < 0.4);
+  QTRY_VERIFY(summary->property("color").value<QColor>().lightnessF() < 0.4);
   engineWindow->close();
   QTRY_VERIFY(!monitor->isActive());
   apptest::removeWarningCollector();

@@ -132,6 +132,11 @@ void TestModelSettings::engineSettingsValidation() {
   const QString threads = engine.validationError(0, 64, 16, -2);
   QVERIFY2(threads.contains(QLatin1String("CPU threads")), qPrintable(threads));
   QVERIFY(!engine.validationError(0, 64, 16, engine.maxThreads() + 1).isEmpty());
+  QCOMPARE(engine.kvCacheDtype(), QStringLiteral("auto"));
+  for (const QString& t : engine.kvCacheDtypes()) QVERIFY(engine.validationError(0, 64, 16, 0, t).isEmpty());
+  const QString kvType = engine.validationError(0, 64, 16, 0, QStringLiteral("q4_0"));
+  QVERIFY2(kvType.contains(QLatin1String("KV cache type")) && kvType.contains(QLatin1String("q4_0")),
+           qPrintable(kvType));
 
   // apply() refuses bad values and changes nothing.
   QSignalSpy applied(&engine, &EngineSettings::applied);
@@ -148,7 +153,7 @@ void TestModelSettings::engineSettingsSaved() {
     QSettings settings(ini, QSettings::IniFormat);
     EngineSettings engine(&settings);
     QSignalSpy applied(&engine, &EngineSettings::applied);
-    QCOMPARE(engine.apply(3, 8, 32, 2), QString());
+    QCOMPARE(engine.apply(3, 8, 32, 2, QStringLiteral("q8_0")), QString());
     QCOMPARE(applied.count(), 1);
     QVERIFY(engine.hasUnsavedValues());
     QVERIFY(!settings.contains(QStringLiteral("engine/kvCacheMiB")));  // saved once the reload worked
@@ -160,6 +165,7 @@ void TestModelSettings::engineSettingsSaved() {
     QCOMPARE(config.max_num_seqs, 8);
     QCOMPARE(config.block_size, 32);
     QCOMPARE(config.num_threads, 2);
+    QCOMPARE(config.kv_cache_dtype, std::string("q8_0"));
   }
   {
     QSettings settings(ini, QSettings::IniFormat);
@@ -168,6 +174,9 @@ void TestModelSettings::engineSettingsSaved() {
     QCOMPARE(engine.maxNumSeqs(), 8);
     QCOMPARE(engine.blockSize(), 32);
     QCOMPARE(engine.numThreads(), 2);
+    QCOMPARE(engine.kvCacheDtype(), QStringLiteral("q8_0"));
+    QCOMPARE(engine.apply(3, 8, 32, 2), QString());  // "" keeps the type
+    QCOMPARE(engine.kvCacheDtype(), QStringLiteral("q8_0"));
     settings.setValue(QStringLiteral("engine/blockSize"), -5);  // a hand-edited file
   }
   QSettings settings(ini, QSettings::IniFormat);

@@ -93,15 +93,15 @@ class TestReasoning : public QObject {
           finished = finished || d.finished;
         }
       }, Qt::QueuedConnection);
-      QMetaObject::invokeMethod(worker, "loadModel", Qt::QueuedConnection);
+      QMetaObject::invokeMethod(worker, &EngineWorker::loadModel, Qt::QueuedConnection);
       QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
       pagedchat::SamplingParams p;
       p.temperature = 0;
       p.max_tokens = 6;
       p.output_kind = pagedchat::RequestOutputKind::kDelta;
       const QList<PromptMessage> messages = {{QStringLiteral("user"), QStringLiteral("Hi")}};
-      QMetaObject::invokeMethod(worker, "submit", Qt::QueuedConnection, Q_ARG(QString, QStringLiteral("r")),
-                                Q_ARG(QList<PromptMessage>, messages), Q_ARG(pagedchat::SamplingParams, p));
+      QMetaObject::invokeMethod(
+          worker, [worker, messages, p] { worker->submit(QStringLiteral("r"), messages, p); }, Qt::QueuedConnection);
       QTRY_VERIFY_WITH_TIMEOUT(finished, 30000);
       thread.quit();
       thread.wait();

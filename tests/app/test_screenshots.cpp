@@ -16,6 +16,7 @@
 #include "app/main_window.h"
 #include "app/pane_settings.h"
 #include "app_test_util.h"
+#include "gui_test_util.h"
 
 using apptest::optionsFor;
 
@@ -61,7 +62,7 @@ void TestScreenshots::screenshots() {
   QVERIFY(QDir().mkpath(outDir));
   for (const QString& theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
     controller.setTheme(theme);
-    QTest::qWait(300);  // bindings, layouts and the throttled blocks settle
+    QVERIFY(apptest::waitForFrame(window));  // bindings and layouts settled
     const QImage image = window->grabWindow();
     QVERIFY(!image.isNull());
     QCOMPARE(image.size(), QSize(1280, 800) * window->devicePixelRatio());

@@ -86,12 +86,14 @@ inline bool loadGolden(const QString& stem, Golden& g, QString* why) {
 
 /// Logits of every generation step of `p`, teacher-forced: step 0 after the whole prompt in one
 /// batch, step s after feeding generated_ids[s-1]. [steps][vocab].
-inline std::vector<std::vector<float>> teacherForced(pagedchat::DecoderModel& model, const GoldenPrompt& p) {
+inline std::vector<std::vector<float>> teacherForced(
+    pagedchat::DecoderModel& model, const GoldenPrompt& p,
+    pagedchat::kernels::KvDType kv_type = pagedchat::kernels::KvDType::kFloat32) {
   using namespace pagedchat;
   const ModelConfig& c = model.config();
   const int bs = 16, total = int(p.prompt_ids.size() + p.generated_ids.size());
   const int nblocks = (total + bs - 1) / bs;
-  KVCache cache(c, nblocks, bs);
+  KVCache cache(c, nblocks, bs, kv_type);
   std::vector<int> table(nblocks);
   for (int i = 0; i < nblocks; ++i) table[i] = nblocks - 1 - i;  // scattered blocks
   std::vector<std::vector<float>> steps;

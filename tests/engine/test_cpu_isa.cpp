@@ -48,7 +48,7 @@ struct TypedCache {
   std::vector<uint8_t> bytes;
   std::vector<float> rounded;
   TypedCache(const std::vector<float>& values, kernels::KvDType type)
-      : bytes(values.size() * kernels::kv_dtype_bytes(type)), rounded(values.size()) {
+      : bytes(kernels::kv_row_bytes(type, int64_t(values.size()))), rounded(values.size()) {
     kernels::store_kv(bytes.data(), values.data(), int64_t(values.size()), type);
     kernels::load_kv(rounded.data(), bytes.data(), int64_t(values.size()), type);
   }
@@ -305,6 +305,43 @@ class TestCpuIsa : public QObject {
     QCOMPARE(b[2], uint16_t(0x3f80));  // 1 + 2^-8 is a tie: to even (1.0)
   }
 
+  // The q8_0 cache rows: ggml's block_q8_0 (f16 d = max|x| / 127, then 32 int8 q = round(x / d),
+  // quantize_row_q8_0_ref), 34 bytes per 32 values; read back as d * q; a block holding a NaN or
+  // an infinity reads back as NaN (never a finite wrong value); all-zero blocks stay zero.
+  void q8KvRows() {
+    QCOMPARE(kernels::kv_row_bytes(kernels::KvDType::kQ8_0, 96), std::size_t(102));
+    QCOMPARE(kernels::kv_row_bytes(kernels::KvDType::kBFloat16, 96), std::size_t(192));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, kernels::kv_row_bytes(kernels::KvDType::kQ8_0, 48));
+    std::vector<float> x = randomVec(128, rng_);
+    for (int j = 64; j < 96; ++j) x[j] = 0.0f;
+    x[100] = NAN;
+    x[5] = 3.0f;  // the first block's max: d = 3 / 127
+    std::vector<uint8_t> q(kernels::kv_row_bytes(kernels::KvDType::kQ8_0, 128));
+    kernels::store_kv(q.data(), x.data(), 128, kernels::KvDType::kQ8_0);
+    std::vector<float> back(128);
+    kernels::load_kv(back.data(), q.data(), 128, kernels::KvDType::kQ8_0);
+    for (int blk = 0; blk < 4; ++blk) {
+      const uint8_t* p = q.data() + 34 * blk;
+      const uint16_t dh = uint16_t(p[0] | (p[1] << 8));
+      if (blk == 3) {
+        for (int j = 96; j < 128; ++j) QVERIFY(std::isnan(back[j]));
+        continue;
+      }
+      float amax = 0;
+      for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[32 * blk + j]));
+      const float d = amax / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
+      QCOMPARE(dh, kernels::fp32_to_fp16(d));
+      for (int j = 0; j < 32; ++j) {
+        const float v = x[32 * blk + j];
+        QCOMPARE(int(int8_t(p[2 + j])), int(std::round(v * id)));
+        QCOMPARE(back[32 * blk + j], kernels::fp16_to_fp32(dh) * float(int8_t(p[2 + j])));
+        QVERIFY(std::fabs(back[32 * blk + j] - v) <= 0.51f * d + 1e-3f * std::fabs(v));
+      }
+    }
+    QCOMPARE(int(int8_t(q[2 + 5])), 127);
+    for (int j = 64; j < 96; ++j) QCOMPARE(back[j], 0.0f);
+  }
+
   // add_bias and rms_norm_heads against their definitions, bitwise across instruction sets.
   void biasAndHeadNormAcrossIsas() {
     const int T = 3, n = 70, heads = 3, hd = 20, stride = 70;
@@ -356,9 +393,13 @@ class TestCpuIsa : public QObject {
     QTest::newRow("f16 hd20 bs32") << 20 << 32 << f16;
     QTest::newRow("f16 hd64 bs16") << 64 << 16 << f16;
     QTest::newRow("f16 hd128 bs16") << 128 << 16 << f16;
+    const int q8 = int(kernels::KvDType::kQ8_0);
+    QTest::newRow("q8_0 hd32 bs4") << 32 << 4 << q8;
+    QTest::newRow("q8_0 hd64 bs16") << 64 << 16 << q8;
+    QTest::newRow("q8_0 hd128 bs32") << 128 << 32 << q8;
   }
-  // With a bfloat16 or float16 cache, every result is also bitwise that of a float32 cache holding
-  // the rounded values (and the float64 reference uses those values).
+  // With a bfloat16, float16 or q8_0 cache, every result is also bitwise that of a float32 cache
+  // holding the rounded values (and the float64 reference uses those values).
   void attentionChunkAndBatchInvariant() {
     QFETCH(int, hd);
     QFETCH(int, bs);

@@ -175,7 +175,7 @@ class TestEngineFeatures : public QObject {
     QCOMPARE(eb.engine_config().kv_cache_dtype, std::string("bfloat16"));
     QCOMPARE(ea.stats().num_total_blocks, eb.stats().num_total_blocks);  // 8 sequences each
     QCOMPARE(eb.engine_config().kv_cache_bytes * 2, ea.engine_config().kv_cache_bytes);
-    for (const char* bad : {"fp8", "half", "", "Float32", "q8_0"}) {
+    for (const char* bad : {"fp8", "half", "", "Float32", "Q8_0", "q4_0"}) {
       EngineConfig e = testutil::storiesConfig();
       e.kv_cache_dtype = bad;
       try {
@@ -183,10 +183,33 @@ class TestEngineFeatures : public QObject {
         QFAIL(qPrintable(QString("kv_cache_dtype \"%1\" was accepted").arg(bad)));
       } catch (const std::invalid_argument& err) {
         QCOMPARE(QString(err.what()),
-                 QString("invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\" or "
-                         "\"float16\", got \"%1\"").arg(bad));
+                 QString("invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\", "
+                         "\"float16\" or \"q8_0\", got \"%1\"").arg(bad));
       }
     }
+    // q8_0: 34 bytes per 32 values (ggml's block_q8_0), for head sizes of whole 32-blocks; the
+    // same bytes hold 128/34 times the float32 blocks. stories260K's head size 8 is refused by name.
+    EngineConfig q = testutil::storiesConfig();
+    q.kv_cache_dtype = "q8_0";
+    try {
+      LLMEngine engine(q);
+      QFAIL("q8_0 was accepted for head_dim 8");
+    } catch (const std::invalid_argument& err) {
+      QVERIFY2(QString(err.what()).contains(QLatin1String("head_dim 8")), err.what());
+    }
+    q.model = "random:dim=128,hidden_dim=256,n_layers=2,n_heads=4,n_kv_heads=2,vocab_size=512,max_seq_len=256";
+    const std::size_t f32_block = std::size_t(2) * 2 * 16 * 64 * 4, q8_block = std::size_t(2) * 2 * 16 * 2 * 34;
+    q.kv_cache_bytes = 100 * f32_block;
+    LLMEngine q8(q);
+    QCOMPARE(q8.engine_config().kv_cache_dtype, std::string("q8_0"));
+    QCOMPARE(std::size_t(q8.stats().num_total_blocks), 100 * f32_block / q8_block);
+    q8.add_request("q", std::vector<int>{5, 6, 7, 8, 9, 10, 11}, testutil::greedy(40));
+    int generated = 0;
+    while (q8.has_unfinished_requests())
+      for (const auto& o : q8.step())
+        if (o.finished) generated = int(o.outputs[0].token_ids.size());
+    QCOMPARE(generated, 40);
+    QCOMPARE(q8.stats().num_free_blocks, q8.stats().num_total_blocks);
   }
 
   // Logprobs are the log-softmax of the raw logits (compared with llama2.c's golden logits).
@@ -224,7 +247,7 @@ class TestEngineFeatures : public QObject {
 
   void priorityOrder() {
     EngineConfig cfg = testutil::storiesConfig();
-    cfg.scheduling_policy = "priority";
+    cfg.scheduling_policy = SchedulingPolicy::kPriority;
     cfg.max_num_seqs = 1;
     LLMEngine engine(cfg);
     engine.add_request("low", kPrompt, testutil::greedy(5), {5, {}});

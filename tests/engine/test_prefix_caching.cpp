@@ -399,7 +399,7 @@ class TestPrefixCaching : public QObject {
     LLMEngine engine(c);
     QVERIFY(!calls.empty());
     QCOMPARE(calls.back().first, calls.back().second);
-    QVERIFY(calls.back().second >= QFileInfo(testpaths::stories260K() + "/stories260K.bin").size());
+    QVERIFY(calls.back().second >= uint64_t(QFileInfo(testpaths::stories260K() + "/stories260K.bin").size()));
     for (size_t i = 1; i < calls.size(); ++i) QVERIFY(calls[i].first >= calls[i - 1].first);
   }
 

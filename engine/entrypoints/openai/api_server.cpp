@@ -9,7 +9,7 @@
 #include <thread>
 #include <stdexcept>
 
-#include "engine/async_llm.h"
+#include "engine/async_engine_client.h"
 #include "engine/entrypoints/openai/metrics.h"
 #include "engine/entrypoints/openai/serving.h"
 
@@ -99,7 +99,7 @@ void ApiServer::stop() {
   }
 }
 
-void ApiServer::set_serving(AsyncLLM* llm, OpenAIServing* serving, ServerMetrics* metrics) {
+void ApiServer::set_serving(AsyncEngineClient* llm, OpenAIServing* serving, ServerMetrics* metrics) {
   std::lock_guard lk(mu_);
   llm_ = llm;
   serving_ = serving;

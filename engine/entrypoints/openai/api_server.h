@@ -15,7 +15,7 @@
 namespace httplib { class Server; }
 
 namespace pagedchat {
-class AsyncLLM;
+class AsyncEngineClient;
 }
 
 namespace pagedchat::openai {
@@ -50,14 +50,14 @@ class ApiServer {
   /// client's next write fails. Thread-safe.
   void stop();
   /// The engine is ready: routes stop answering 503. The objects must outlive the server.
-  void set_serving(AsyncLLM* llm, OpenAIServing* serving, ServerMetrics* metrics);
+  void set_serving(AsyncEngineClient* llm, OpenAIServing* serving, ServerMetrics* metrics);
 
  private:
   void routes();
   ServerConfig config_;
   std::unique_ptr<httplib::Server> server_;
   std::mutex mu_;
-  AsyncLLM* llm_ = nullptr;
+  AsyncEngineClient* llm_ = nullptr;
   OpenAIServing* serving_ = nullptr;
   ServerMetrics* metrics_ = nullptr;
   std::atomic<bool> ready_{false};

@@ -21,7 +21,8 @@ namespace pagedchat::openai {
 
 /// A Prometheus histogram: cumulative bucket counts at fixed upper bounds, sum and count.
 struct Histogram {
-  explicit Histogram(std::vector<double> bounds) : bounds(std::move(bounds)), counts(this->bounds.size(), 0) {}
+  explicit Histogram(std::vector<double> upper_bounds)
+      : bounds(std::move(upper_bounds)), counts(bounds.size(), 0) {}
   void observe(double v);
   std::vector<double> bounds;
   std::vector<long long> counts;  ///< per bound, not cumulative (made cumulative when written)
@@ -32,7 +33,7 @@ struct Histogram {
 class ServerMetrics {
  public:
   explicit ServerMetrics(std::string model_name);
-  /// Every output a step reports (AsyncLLM::set_output_observer): TTFT at a request's first
+  /// Every output a step reports (AsyncEngineClient::set_output_observer): TTFT at a request's first
   /// tokens, one inter-token gap per later step, e2e latency and finish reason at the end.
   /// Thread-safe.
   void observe(const RequestOutput& output);

@@ -125,7 +125,7 @@ json usage_json(const Generation& g, const std::vector<ChoiceState>& choices, in
 
 }  // namespace
 
-OpenAIServing::OpenAIServing(AsyncLLM& llm, std::string served_model_name, const std::string& chat_template,
+OpenAIServing::OpenAIServing(AsyncEngineClient& llm, std::string served_model_name, const std::string& chat_template,
                              std::function<void(const std::string&)> log)
     : llm_(llm),
       model_name_(std::move(served_model_name)),

@@ -1,7 +1,8 @@
-// OpenAIServing: the OpenAI API's completions and chat completions on an AsyncLLM, independent of
-// HTTP (vLLM's serving_completion.py / serving_chat.py). A call is started first (prompts rendered
-// and tokenized, every request checked and queued: errors are thrown as ApiError before any byte
-// is sent), then either collected into one response object or streamed as server-sent events.
+// OpenAIServing: the OpenAI API's completions and chat completions on an AsyncEngineClient,
+// independent of HTTP (vLLM's serving_completion.py / serving_chat.py). A call is started first
+// (prompts rendered and tokenized, every request checked and queued: errors are thrown as ApiError
+// before any byte is sent), then either collected into one response object or streamed as
+// server-sent events.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/async_llm.h"
+#include "engine/async_engine_client.h"
 #include "engine/entrypoints/openai/protocol.h"
 #include "engine/text/chat_template.h"
 
@@ -41,7 +42,9 @@ class OpenAIServing {
  public:
   /// `chat_template`: as resolve_chat_template()'s override ("auto" = the model's own). Throws
   /// ChatTemplateError for an unknown name or an unreadable .jinja file. `log` receives warnings.
-  OpenAIServing(AsyncLLM& llm, std::string served_model_name, const std::string& chat_template = "auto",
+  /// `llm`: AsyncLLM (pagedchat-cli serve) or the app's engine worker; its model must stay loaded
+  /// while this object lives.
+  OpenAIServing(AsyncEngineClient& llm, std::string served_model_name, const std::string& chat_template = "auto",
                 std::function<void(const std::string&)> log = {});
 
   const std::string& served_model_name() const { return model_name_; }
@@ -68,7 +71,7 @@ class OpenAIServing {
                             bool include_usage);
   std::string next_id(const char* prefix);
 
-  AsyncLLM& llm_;
+  AsyncEngineClient& llm_;
   std::string model_name_;
   ChatTemplate template_;
   ChatStopConditions template_stops_;

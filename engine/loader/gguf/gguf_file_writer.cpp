@@ -126,12 +126,21 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
   f.write(head.data(), std::streamsize(head.size()));
   uint64_t written = 0;
   std::vector<uint8_t> row;
+  std::vector<float> converted;  // one row of a typed_src tensor
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const GgufTensorOut& t = tensors[i];
     f.write(std::string(offsets[i] - written, '\0').data(), std::streamsize(offsets[i] - written));
     row.resize(ggml_row_bytes(t.type, t.cols));
+    const std::size_t typed_row_bytes = t.typed_src ? kernels::dtype_row_bytes(t.src_dtype, int64_t(t.cols)) : 0;
     for (uint64_t r = 0; r < (t.rows ? t.rows : 1); ++r) {
-      const float* src = t.src + (t.row_order.empty() ? r : t.row_order[r]) * t.cols;
+      const uint64_t sr = t.row_order.empty() ? r : t.row_order[r];
+      const float* src = t.src ? t.src + sr * t.cols : nullptr;
+      if (t.typed_src) {
+        converted.resize(t.cols);
+        kernels::dequantize_row(t.src_dtype, static_cast<const uint8_t*>(t.typed_src) + sr * typed_row_bytes,
+                                converted.data(), int64_t(t.cols));
+        src = converted.data();
+      }
       switch (t.type) {
         case GgmlType::F32: std::memcpy(row.data(), src, row.size()); break;
         case GgmlType::F16: quantize_f16(src, row.data(), t.cols); break;

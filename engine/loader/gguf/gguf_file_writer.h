@@ -10,6 +10,7 @@
 
 #include "engine/loader/gguf/dequant.h"
 #include "engine/loader/gguf/gguf_reader.h"
+#include "kernels/quant/dtype.h"
 
 namespace pagedchat {
 
@@ -47,13 +48,17 @@ class GgufMetaWriter {
 
 /// One tensor to write: `rows` rows of `cols` float32 values (rows == 0: a vector of `cols`),
 /// converted to `type` (F32, F16 or Q8_0) row by row; output row r is src + row_order[r] * cols
-/// (row_order empty: r).
+/// (row_order empty: r). Instead of `src`, `typed_src` may hold the rows in another type
+/// (`src_dtype`: F16, BF16, a ggml quantization; rows of dtype_row_bytes(src_dtype, cols) bytes),
+/// dequantized one row at a time while writing, so no float32 copy of the matrix is made.
 struct GgufTensorOut {
   std::string name;
   const float* src = nullptr;
   uint64_t rows = 0, cols = 0;
   GgmlType type = GgmlType::F32;
   std::vector<uint64_t> row_order;
+  const void* typed_src = nullptr;
+  kernels::DType src_dtype = kernels::DType::kF32;
 };
 
 /// Writes a GGUF v3 file: `meta`, then `tensors` in order, each at a 32-byte aligned offset. The

@@ -92,15 +92,18 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   const bool permute = llama && c.rope_style == RopeStyle::kNeox;
   const std::vector<float> zeros(std::max(q, std::max(kv, dim)), 0.0f);
   std::vector<GgufTensorOut> ts;
-  std::list<std::vector<float>> permuted;  // permuted bias copies, dequantized matrices (stable addresses)
+  std::list<std::vector<float>> permuted;  // permuted bias copies (stable addresses)
   auto matrix = [&](const std::string& name, const WeightTensor& wt, uint64_t rows, uint64_t cols, bool rope_rows = false) {
-    const float* src = wt.dtype == kernels::DType::kF32
-                           ? wt.f32()
-                           : permuted.emplace_back(to_float(wt, std::size_t(rows * cols))).data();
     GgmlType t = GgmlType::F32;
     if (type == "f16") t = GgmlType::F16;
     if (type == "q8_0") t = cols % 32 == 0 ? GgmlType::Q8_0 : GgmlType::F16;
-    GgufTensorOut o{name, src, rows, cols, t, {}};
+    GgufTensorOut o{name, nullptr, rows, cols, t, {}};
+    if (wt.dtype == kernels::DType::kF32) {
+      o.src = wt.f32();
+    } else {  // converted row by row while writing
+      o.typed_src = wt.data;
+      o.src_dtype = wt.dtype;
+    }
     if (rope_rows && permute) o.row_order = neox_to_interleaved_rows(rows, hd);
     ts.push_back(std::move(o));
   };

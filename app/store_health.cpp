@@ -1,0 +1,136 @@
+#include "app/store_health.h"
+
+#include <QCoreApplication>
+#include <QScopeGuard>
+
+#include <utility>
+
+StoreHealth::StoreHealth(ChatStore* store) : QObject(store), store_(store) {
+  retryTimer_.setInterval(kRetryIntervalMs);
+  connect(&retryTimer_, &QTimer::timeout, this, [this] { retryNow(); });
+}
+
+namespace {
+/// Why, as a clause after "could not be saved: ".
+QString reason(StoreError::Kind kind) {
+  switch (kind) {
+    case StoreError::Kind::kBusy:
+      return StoreHealth::tr("another program is using the chat history file");
+    case StoreError::Kind::kReadOnly:
+      return StoreHealth::tr("the disk or the file is read-only");
+    case StoreError::Kind::kDiskFull:
+      return StoreHealth::tr("the disk is full");
+    case StoreError::Kind::kIoError:
+      return StoreHealth::tr("the disk reported an error");
+    case StoreError::Kind::kCorrupt:
+      return StoreHealth::tr("the file is damaged");
+    case StoreError::Kind::kCannotOpen:
+      return StoreHealth::tr("the file or its folder cannot be opened");
+    case StoreError::Kind::kTooNew:
+      return StoreHealth::tr("it was written by a newer version of PagedChat");
+    case StoreError::Kind::kOther:
+    case StoreError::Kind::kInvalidImport:
+      break;
+  }
+  return StoreHealth::tr("an unexpected error occurred");
+}
+
+/// A problem the user can wait out or fix outside the app (a lock, space, permissions): the
+/// waiting writes are retried and the message says so.
+bool transient(StoreError::Kind kind) {
+  return kind == StoreError::Kind::kBusy || kind == StoreError::Kind::kReadOnly ||
+         kind == StoreError::Kind::kDiskFull || kind == StoreError::Kind::kIoError;
+}
+}  // namespace
+
+QString StoreHealth::userMessage(const StoreError& e) {
+  if (e.kind() == StoreError::Kind::kInvalidImport) return QString::fromStdString(e.detail());
+  const QString why = reason(e.kind());
+  QString text = e.isWrite() ? tr("The chat history could not be saved: %1.").arg(why)
+                             : tr("The chat history could not be read: %1.").arg(why);
+  if (e.isWrite() && transient(e.kind()))
+    text += QLatin1Char(' ') + tr("PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.");
+  return text;
+}
+
+QString StoreHealth::technicalDetail(const StoreError& e) { return QString::fromStdString(e.detail()); }
+
+QString StoreHealth::report(const StoreError& e, const QString& key, std::function<void()> retry) {
+  qWarning("pagedchat: %s", e.what());
+  if (retry) {
+    resolved(key);
+    pending_.append(Pending{key, std::move(retry)});
+    retryTimer_.start();
+  }
+  const QString text = userMessage(e);
+  dismissed_ = false;
+  setProblem(text, technicalDetail(e));
+  emit changed();  // pendingCount, even when the text stayed the same
+  return text;
+}
+
+void StoreHealth::resolved(const QString& key) {
+  for (qsizetype i = 0; i < pending_.size(); ++i) {
+    if (pending_.at(i).key != key) continue;
+    pending_.removeAt(i);
+    if (pending_.isEmpty()) retryTimer_.stop();
+    emit changed();
+    return;
+  }
+}
+
+bool StoreHealth::isPending(const QString& key) const {
+  for (const Pending& p : pending_)
+    if (p.key == key) return true;
+  return false;
+}
+
+bool StoreHealth::retryNow() {
+  if (retrying_) return false;  // a retried write's own signals came back here
+  retrying_ = true;
+  const auto done = qScopeGuard([this] { retrying_ = false; });
+  const bool hadProblem = !message_.isEmpty() || !pending_.isEmpty();
+  auto restoreTimeout = [this] {
+    try {
+      store_->setBusyTimeout(ChatStore::kBusyTimeoutMs);
+    } catch (const StoreError&) {
+    }
+  };
+  try {
+    store_->setBusyTimeout(kRetryBusyTimeoutMs);
+    if (pending_.isEmpty()) store_->checkWritable();
+    while (!pending_.isEmpty()) {
+      try {
+        pending_.constFirst().retry();
+      } catch (const StoreError& e) {
+        if (transient(e.kind())) throw;  // still failing: it stays first
+        // It can never work (its message was deleted meanwhile, say): drop it.
+        qWarning("pagedchat: a waiting write was dropped: %s", e.what());
+      }
+      pending_.removeFirst();
+      emit changed();
+    }
+  } catch (const StoreError& e) {
+    restoreTimeout();
+    if (!dismissed_) setProblem(userMessage(e), technicalDetail(e));
+    return false;
+  }
+  restoreTimeout();
+  retryTimer_.stop();
+  dismissed_ = false;
+  setProblem(QString(), QString());
+  if (hadProblem) emit recovered();
+  return true;
+}
+
+void StoreHealth::dismiss() {
+  dismissed_ = true;
+  setProblem(QString(), QString());
+}
+
+void StoreHealth::setProblem(const QString& message, const QString& detail) {
+  if (message == message_ && detail == detail_) return;
+  message_ = message;
+  detail_ = detail;
+  emit changed();
+}

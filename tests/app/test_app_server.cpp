@@ -1,0 +1,153 @@
+// The app's OpenAI server toggle (ApiServerController on the app's engine worker), driven with curl
+// as an outside client: a pane's request and an HTTP request run in the same engine steps (the
+// worker's snapshots show both running at once, the server's marked as such), a client that
+// disconnects mid-stream aborts its request and frees its blocks, turning the server off closes
+// the port, and an address other than loopback needs an explicit choice and an API key.
+#include <QProcess>
+#include <QSemaphore>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+
+#include "app/app_controller.h"
+#include "app/chat_session.h"
+#include "app/engine_worker.h"
+#include "app/message_list_model.h"
+#include "app/remote/api_key_store.h"
+#include "app_test_util.h"
+#include "engine/async_engine_client.h"
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+/// A streamed chat completion through curl (-N: no buffering), running until it ends or is killed.
+void startStream(QProcess& curl, const QString& v1, int maxTokens) {
+  const QByteArray body = QStringLiteral(R"({"model": "stories260K", "stream": true, "max_tokens": %1,
+      "ignore_eos": true, "temperature": 0, "messages": [{"role": "user", "content": "Tom and his dog"}]})")
+                              .arg(maxTokens)
+                              .toUtf8();
+  curl.start(QStringLiteral("curl"), {"-sS", "-N", "--max-time", "120", "-H", "Content-Type: application/json",
+                                      "--data-binary", QString::fromUtf8(body), v1 + "/chat/completions"});
+}
+
+/// Waits for `p` to end (it may have ended already); true when it did.
+bool finished(QProcess& p) { return p.state() == QProcess::NotRunning || p.waitForFinished(kTimeoutMs); }
+
+/// The running requests of a snapshot: (pane requests, server requests).
+QPair<int, int> runningOf(const EngineSnapshot& s) {
+  int pane = 0, server = 0;
+  for (const EngineRequestInfo& r : s.requests)
+    if (r.running) (r.fromServer ? server : pane) += 1;
+  return {pane, server};
+}
+
+}  // namespace
+
+class TestAppServer : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void paneAndServerShareSteps();
+  void networkAddressNeedsChoiceAndKey();
+};
+
+void TestAppServer::paneAndServerShareSteps() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  MemoryApiKeyStore keys;
+  AppController app(apptest::optionsFor(dir.path()), nullptr, nullptr, &keys);
+  ApiServerController* server = app.server();
+  QVERIFY(!server->isEnabled());  // off by default
+  app.start();
+  EngineClient* engine = app.engine();
+  QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), kTimeoutMs);
+  QCOMPARE(server->start(QStringLiteral("127.0.0.1"), 0, QString(), false), QString());
+  QVERIFY2(server->isRunning(), qPrintable(server->error()));
+  QVERIFY(server->address().startsWith(QStringLiteral("http://127.0.0.1:")));
+  const QString v1 = server->address();
+
+  // Every step's snapshot: did one show a pane's request and a server request running together?
+  engine->setMonitoring(true, 0);
+  EngineSnapshot last;
+  bool together = false;
+  connect(engine, &EngineClient::snapshotReady, this, [&](const EngineSnapshot& s) {
+    last = s;
+    const auto [pane, fromServer] = runningOf(s);
+    if (pane > 0 && fromServer > 0) together = true;
+  });
+
+  // The worker is held inside the pane's first step; the HTTP request is queued meanwhile, so
+  // the next step takes both.
+  ChatSession* session = app.panes()->sessionAt(0);
+  QVERIFY(session->settings()->apply({{"maxTokens", "200"}, {"temperature", "0"}}).isEmpty());
+  QSemaphore hold;
+  std::atomic<bool> held{false};
+  apptest::ReleaseOnExit release{hold, {}};
+  release.connection = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
+    if (!held.exchange(true)) hold.acquire();
+  }, Qt::DirectConnection);
+  QVERIFY(session->sendText(QStringLiteral("Once upon a time")));
+  QTRY_VERIFY_WITH_TIMEOUT(held.load(), kTimeoutMs);
+  QProcess curl;
+  startStream(curl, v1, 40);
+  pagedchat::AsyncEngineClient* client = engine->worker()->serverClient();
+  QTRY_COMPARE_WITH_TIMEOUT(client->num_unfinished_requests(), 1, kTimeoutMs);
+  hold.release();
+  QTRY_VERIFY_WITH_TIMEOUT(together, kTimeoutMs);
+  QVERIFY(finished(curl));
+  const QByteArray out = curl.readAllStandardOutput();
+  QVERIFY2(out.contains("data: [DONE]") && out.contains("\"finish_reason\":\"length\""), out.constData());
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), kTimeoutMs);
+  QVERIFY(!session->messages()->at(1).text.isEmpty());
+
+  // A client that goes away mid-stream: its request is aborted and its blocks freed.
+  QProcess gone;
+  startStream(gone, v1, 400);
+  QTRY_VERIFY_WITH_TIMEOUT(runningOf(last).second == 1, kTimeoutMs);
+  gone.kill();
+  gone.waitForFinished(5000);
+  QTRY_VERIFY_WITH_TIMEOUT(last.requests.isEmpty() && last.usedBlocks == 0, kTimeoutMs);
+  QCOMPARE(client->num_unfinished_requests(), 0);
+  QProcess metrics;
+  metrics.start(QStringLiteral("curl"), {"-sS", v1.chopped(3) + "/metrics"});
+  QVERIFY(finished(metrics));
+  const QByteArray text = metrics.readAllStandardOutput();
+  QVERIFY2(text.contains("finished_reason=\"abort\"") && text.contains("finished_reason=\"length\""), text.constData());
+
+  // Off: the port is closed.
+  server->stop();
+  QVERIFY(!server->isRunning());
+  QCOMPARE(server->address(), QString());
+  QProcess refused;
+  refused.start(QStringLiteral("curl"), {"-sS", "--max-time", "10", v1 + "/models"});
+  QVERIFY(finished(refused));
+  QCOMPARE(refused.exitCode(), 7);  // curl: failed to connect
+}
+
+void TestAppServer::networkAddressNeedsChoiceAndKey() {
+  QTemporaryDir dir;
+  MemoryApiKeyStore keys;
+  AppOptions options = apptest::optionsFor(dir.path());
+  options.modelPath.clear();  // no model: nothing to serve, but the checks come first
+  AppController app(options, nullptr, nullptr, &keys);
+  ApiServerController* server = app.server();
+  QVERIFY(server->start(QStringLiteral("0.0.0.0"), 0, QStringLiteral("k"), false).contains("Allow other machines"));
+  QVERIFY(server->start(QStringLiteral("0.0.0.0"), 0, QString(), true).contains("API key"));
+  QVERIFY(server->start(QStringLiteral("127.0.0.1"), 70000, QString(), false).contains("65535"));
+  QVERIFY(!server->isEnabled());
+  // Allowed with a key: on (it listens once a model is loaded); the key is in the key store only.
+  QCOMPARE(server->start(QStringLiteral("0.0.0.0"), 0, QStringLiteral("secret-k"), true), QString());
+  QVERIFY(server->isEnabled());
+  QVERIFY(!server->isRunning());
+  QString stored;
+  keys.readKey(QStringLiteral("pagedchat-server"), [&](const QString& key, const QString&) { stored = key; });
+  QCOMPARE(stored, QStringLiteral("secret-k"));
+  server->stop();
+  QVERIFY(!server->isEnabled());
+}
+
+QTEST_GUILESS_MAIN(TestAppServer)
+#include "test_app_server.moc"

@@ -1,0 +1,377 @@
+// The chat database failing under a running app: locked by another connection, on a full disk
+// (a small tmpfs when this process may mount one, else RLIMIT_FSIZE: writes fail with EFBIG),
+// damaged. (A read-only remount cannot be tested under a running app: Linux refuses it with EBUSY
+// while the database is open for writing.)
+// Each time: a plain-language message in the window's banner (never SQL) with the technical
+// detail apart, Retry, nothing the user wrote or the model streamed lost, no crash. Also: the
+// engine's load warnings reach the banner.
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRandomGenerator>
+#include <QSemaphore>
+#include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <memory>
+
+#include <sys/mount.h>
+#include <sys/resource.h>
+
+#include "app/app_controller.h"
+#include "app/chat_session.h"
+#include "app/chat_store.h"
+#include "app/engine_worker.h"
+#include "app/message_list_model.h"
+#include "app/pane_list_model.h"
+#include "app/store_health.h"
+#include "app_test_util.h"
+#include "test_paths.h"
+
+namespace {
+
+/// Another SQLite connection to the same file, as another program would hold it.
+class OtherConnection {
+ public:
+  explicit OtherConnection(const QString& path) : name_(QStringLiteral("other-%1").arg(++counter_)) {
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), name_);
+    db.setDatabaseName(path);
+    db.open();
+  }
+  ~OtherConnection() {
+    QSqlDatabase::database(name_, false).close();
+    QSqlDatabase::removeDatabase(name_);
+  }
+  bool exec(const QString& sql) {
+    QSqlQuery q(QSqlDatabase::database(name_, false));
+    return q.exec(sql);
+  }
+
+ private:
+  static inline int counter_ = 0;
+  QString name_;
+};
+
+/// The words a user must never see in the banner's message.
+bool looksLikeSql(const QString& text) {
+  for (const char* word : {"SELECT", "INSERT", "UPDATE", "DELETE FROM", "BEGIN", "PRAGMA", "COMMIT", "QSQLITE"})
+    if (text.contains(QLatin1String(word))) return true;
+  return false;
+}
+
+/// Holds the engine worker until released (so that a reply cannot finish before the fault is set up).
+struct WorkerGate {
+  explicit WorkerGate(EngineClient* engine) {
+    QMetaObject::invokeMethod(engine->worker(), [this] { gate.acquire(); }, Qt::QueuedConnection);
+  }
+  ~WorkerGate() { open(); }
+  void open() {
+    if (!opened) gate.release();
+    opened = true;
+  }
+  QSemaphore gate;
+  bool opened = false;
+};
+
+/// A tmpfs of `bytes` mounted on `dir` (root in a mount-capable environment), unmounted on exit.
+class SmallDisk {
+ public:
+  SmallDisk(const QString& dir, qint64 bytes) : dir_(dir) {
+    const QByteArray options = "size=" + QByteArray::number(bytes);
+    mounted_ = ::mount("tmpfs", QFile::encodeName(dir).constData(), "tmpfs", 0, options.constData()) == 0;
+  }
+  ~SmallDisk() {
+    if (mounted_) ::umount2(QFile::encodeName(dir_).constData(), MNT_DETACH);
+  }
+  bool mounted() const { return mounted_; }
+
+ private:
+  QString dir_;
+  bool mounted_ = false;
+};
+
+/// Fills the file system of `dir` with one file until it is full; returns its path.
+QString fillDisk(const QString& dir) {
+  const QString path = QDir(dir).filePath(QStringLiteral("filler"));
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return path;
+  const QByteArray chunk(64 * 1024, 'x');
+  while (f.write(chunk) == chunk.size()) {
+  }
+  f.write(QByteArray(512, 'x'));
+  f.flush();  // whatever fits
+  return path;
+}
+
+/// RLIMIT_FSIZE of this process set to 1 byte while alive (every write past the first byte of a
+/// regular file fails with EFBIG, as on a full disk), with SIGXFSZ ignored.
+class NoFileGrowth {
+ public:
+  NoFileGrowth() {
+    std::signal(SIGXFSZ, SIG_IGN);
+    ::getrlimit(RLIMIT_FSIZE, &saved_);
+    rlimit limit = saved_;
+    limit.rlim_cur = 1;
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~NoFileGrowth() { lift(); }
+  void lift() { ::setrlimit(RLIMIT_FSIZE, &saved_); }
+
+ private:
+  rlimit saved_{};
+};
+
+QString replyTextIn(ChatStore* store, qint64 conversationId) {
+  const QList<MessageRecord> messages = store->messages(conversationId);
+  return messages.isEmpty() ? QString() : messages.constLast().text;
+}
+
+}  // namespace
+
+class TestStoreFaults : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void lockedDatabaseKeepsEverything();
+  void fullDiskKeepsEverything_data();
+  void fullDiskKeepsEverything();
+  void corruptDatabaseIsKeptAndReplaced_data();
+  void corruptDatabaseIsKeptAndReplaced();
+  void exportNeverFollowsASymlink();
+  void userMessagesArePlain();
+  void engineWarningReachesBanner();
+
+ private:
+  /// Streams one reply in pane 0 while `breakStore` has made writes fail, then `repairStore`
+  /// mends it: the banner says so in plain words, Retry writes the whole reply and a rename.
+  void streamThroughFault(AppController& app, const std::function<void()>& breakStore,
+                          const std::function<void()>& repairStore, const QString& expectedReason);
+};
+
+void TestStoreFaults::streamThroughFault(AppController& app, const std::function<void()>& breakStore,
+                                         const std::function<void()>& repairStore, const QString& expectedReason) {
+  ChatSession* session = app.panes()->sessionAt(0);
+  QVERIFY(session);
+  session->setMaxTokens(60);
+  QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
+  QSignalSpy finished(session, &ChatSession::replyFinished);
+  {
+    WorkerGate gate(app.engine());
+    session->setInputText(QStringLiteral("Once upon a time"));
+    QVERIFY(session->send());  // the question is committed before the request is submitted
+    breakStore();
+  }
+  QVERIFY(finished.wait(60000));
+  const qint64 conversation = session->conversationId();
+  const QString streamed = session->messages()->textAt(session->messages()->rowCount() - 1);
+  QVERIFY(!streamed.isEmpty());
+
+  // The banner: plain words, the detail apart, a retry; the reply waits in memory.
+  QVERIFY2(app.errorText().startsWith(QLatin1String("The chat history could not be saved: ") + expectedReason),
+           qPrintable(app.errorText()));
+  QVERIFY2(!looksLikeSql(app.errorText()), qPrintable(app.errorText()));
+  QVERIFY2(!looksLikeSql(app.errorDetail()), qPrintable(app.errorDetail()));
+  QVERIFY2(app.errorDetail().contains(QLatin1String("SQLite")), qPrintable(app.errorDetail()));
+  QVERIFY(app.errorRetryable());
+  QVERIFY(app.store()->health()->pendingCount() >= 1);
+  qInfo("banner: %s | details: %s", qPrintable(app.errorText()), qPrintable(app.errorDetail()));
+
+  // A rename while the store is broken waits too; a send is refused with the text kept.
+  app.renameConversation(conversation, QStringLiteral("Renamed while broken"));
+  QVERIFY(app.errorRetryable());
+  session->setInputText(QStringLiteral("A second question"));
+  QVERIFY(!session->send());
+  QCOMPARE(session->inputText(), QStringLiteral("A second question"));
+  QVERIFY2(session->errorText().startsWith(QLatin1String("Not sent: The chat history could not be saved")),
+           qPrintable(session->errorText()));
+
+  // Retry while still broken: still there, nothing dropped.
+  app.retryStore();
+  QVERIFY(app.errorRetryable());
+  QVERIFY(app.store()->health()->pendingCount() >= 2);
+
+  repairStore();
+  app.retryStore();
+  QCOMPARE(app.store()->health()->pendingCount(), 0);
+  QCOMPARE(app.errorText(), QString());
+  QCOMPARE(replyTextIn(app.store(), conversation), streamed);
+  QCOMPARE(app.store()->messages(conversation).constLast().finishReason,
+           finished.constFirst().constFirst().toString());
+  QCOMPARE(app.store()->conversation(conversation).title, QStringLiteral("Renamed while broken"));
+  QTRY_COMPARE(session->title(), QStringLiteral("Renamed while broken"));
+  QVERIFY(session->send());  // and the next question goes through
+  QVERIFY(finished.wait(60000));
+  QCOMPARE(app.store()->messages(conversation).size(), 4);
+}
+
+void TestStoreFaults::lockedDatabaseKeepsEverything() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  AppController app(apptest::optionsFor(dir));
+  app.start();
+  std::unique_ptr<OtherConnection> other;
+  streamThroughFault(
+      app,
+      [&] {
+        other = std::make_unique<OtherConnection>(app.store()->databasePath());
+        QVERIFY(other->exec(QStringLiteral("BEGIN EXCLUSIVE")));
+      },
+      [&] {
+        QVERIFY(other->exec(QStringLiteral("ROLLBACK")));
+        other.reset();
+      },
+      QStringLiteral("another program is using the chat history file"));
+}
+
+void TestStoreFaults::fullDiskKeepsEverything_data() {
+  QTest::addColumn<bool>("tmpfs");
+  QTest::newRow("full tmpfs") << true;
+  QTest::newRow("RLIMIT_FSIZE") << false;
+}
+
+void TestStoreFaults::fullDiskKeepsEverything() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QFETCH(bool, tmpfs);
+  QTemporaryDir dir;
+  std::unique_ptr<SmallDisk> disk;
+  if (tmpfs) {
+    disk = std::make_unique<SmallDisk>(dir.path(), 4 << 20);
+    if (!disk->mounted()) QSKIP("this process may not mount a tmpfs; the RLIMIT_FSIZE row fails writes instead");
+  }
+  AppController app(apptest::optionsFor(dir));
+  app.start();
+  if (!tmpfs) {
+    // No mount: every write past a file's first byte fails with EFBIG, as on a full disk.
+    std::unique_ptr<NoFileGrowth> limit;
+    streamThroughFault(
+        app, [&] { limit = std::make_unique<NoFileGrowth>(); }, [&] { limit.reset(); },
+        QString());
+    return;
+  }
+  QString filler;
+  streamThroughFault(
+      app, [&] { filler = fillDisk(dir.path()); }, [&] { QVERIFY(QFile::remove(filler)); },
+      QStringLiteral("the disk is full"));
+}
+
+void TestStoreFaults::corruptDatabaseIsKeptAndReplaced_data() {
+  QTest::addColumn<QString>("damage");
+  QTest::newRow("not a database") << QStringLiteral("garbage");
+  QTest::newRow("damaged pages") << QStringLiteral("pages");
+}
+
+void TestStoreFaults::corruptDatabaseIsKeptAndReplaced() {
+  QFETCH(QString, damage);
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("pagedchat.sqlite3"));
+  if (damage == QLatin1String("garbage")) {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray("this is not a database, just text that happens to be here. ").repeated(200));
+  } else {
+    {
+      ChatStore store(dir.path());
+      for (int i = 0; i < 200; ++i) {
+        const qint64 c = store.createConversation(QStringLiteral("conversation %1").arg(i));
+        store.addMessage(c, QStringLiteral("user"), QString(QStringLiteral("text %1 ").arg(i)).repeated(40));
+      }
+    }  // closed: checkpointed into the main file
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadWrite));
+    QVERIFY(f.size() > 8 * 4096);
+    QRandomGenerator rng(7);
+    for (qint64 page = 2; page * 4096 < f.size(); page += 3) {  // every third page after the schema
+      QByteArray noise(4096, '\0');
+      for (char& ch : noise) ch = static_cast<char>(rng.bounded(256));
+      f.seek(page * 4096);
+      f.write(noise);
+    }
+  }
+  QFile original(path);
+  QVERIFY(original.open(QIODevice::ReadOnly));
+  const QByteArray bytes = original.readAll();
+  original.close();
+
+  AppController app(apptest::optionsFor(dir));  // no throw: it starts
+  QVERIFY2(app.errorText().startsWith(QLatin1String("The chat history file was damaged")), qPrintable(app.errorText()));
+  QVERIFY2(!looksLikeSql(app.errorText()), qPrintable(app.errorText()));
+  QVERIFY(!app.errorDetail().isEmpty());
+  const QStringList copies = QDir(dir.path()).entryList({QStringLiteral("pagedchat.sqlite3.corrupt-*")}, QDir::Files);
+  QCOMPARE(copies.size(), 1);
+  QVERIFY2(app.errorText().contains(copies.constFirst()), qPrintable(app.errorText()));
+  QFile kept(dir.filePath(copies.constFirst()));
+  QVERIFY(kept.open(QIODevice::ReadOnly));
+  QCOMPARE(kept.readAll(), bytes);  // the user's file, byte for byte
+  // A fresh history that works.
+  QCOMPARE(app.conversations()->rowCount(), 0);
+  app.newConversation();
+  QCOMPARE(app.store()->conversationCount(), 1);
+}
+
+void TestStoreFaults::exportNeverFollowsASymlink() {
+  QTemporaryDir dir;
+  AppController app(apptest::optionsFor(dir));
+  app.newConversation();
+  const qint64 id = app.currentConversationId();
+  QVERIFY(id != 0);
+  const QString outside = dir.filePath(QStringLiteral("elsewhere.txt"));
+  {
+    QFile f(outside);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("keep me");
+  }
+  const QString link = dir.filePath(QStringLiteral("chosen.json"));
+  QVERIFY(QFile::link(outside, link));
+  QVERIFY(!app.exportConversation(id, QUrl::fromLocalFile(link), QStringLiteral("json")));
+  QVERIFY2(app.errorText().contains(QLatin1String("symbolic link")), qPrintable(app.errorText()));
+  QFile f(outside);
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  QCOMPARE(f.readAll(), QByteArray("keep me"));  // untouched
+  QVERIFY(QFileInfo(link).isSymLink());
+  // A plain file name next to it works.
+  QVERIFY(app.exportConversation(id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("plain.json"))), QStringLiteral("json")));
+}
+
+void TestStoreFaults::userMessagesArePlain() {
+  using Kind = StoreError::Kind;
+  const StoreError full("ChatStore: \"UPDATE messages SET text = ?\" failed: database or disk is full", Kind::kDiskFull,
+                        true, "SQLite: database or disk is full (code 13) (database: /x/pagedchat.sqlite3)");
+  QCOMPARE(StoreHealth::userMessage(full).section(QLatin1Char('.'), 0, 0),
+           QStringLiteral("The chat history could not be saved: the disk is full"));
+  QVERIFY(!looksLikeSql(StoreHealth::technicalDetail(full)));
+  const StoreError locked("x", Kind::kBusy, false);
+  QCOMPARE(StoreHealth::userMessage(locked),
+           QStringLiteral("The chat history could not be read: another program is using the chat history file."));
+  const StoreError import("Cannot import: \"title\" is empty", Kind::kInvalidImport);
+  QCOMPARE(StoreHealth::userMessage(import), QStringLiteral("Cannot import: \"title\" is empty"));
+}
+
+void TestStoreFaults::engineWarningReachesBanner() {
+  const QString gguf = testpaths::modelFile(QStringLiteral("stories260K/stories260K.gguf"));
+  REQUIRE_MODEL_FILE(gguf);
+  QTemporaryDir dir;
+  AppOptions options = apptest::optionsFor(dir);
+  options.modelPath = gguf;
+  options.modelGiven = true;
+  AppController app(options);
+  QSignalSpy warnings(app.engine(), &EngineClient::engineWarning);
+  app.start();
+  QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
+  QCOMPARE(warnings.size(), 0);  // its own 128 positions: nothing to say
+  pagedchat::EngineConfig config = app.engine()->engineConfig();
+  config.max_model_len = 256;  // above the 128 of the file's metadata
+  app.engine()->setEngineConfig(config);
+  QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady() && warnings.size() == 1, 60000);
+  QVERIFY2(warnings.constFirst().constFirst().toString().contains(QLatin1String("max_model_len 256")),
+           qPrintable(warnings.constFirst().constFirst().toString()));
+  QTRY_VERIFY(app.errorText().startsWith(QLatin1String("Warning from the engine: max_model_len 256")));
+}
+
+QTEST_MAIN(TestStoreFaults)
+#include "test_store_faults.moc"
