@@ -1250,6 +1250,10 @@
         <translation>There is no pane %1.</translation>
     </message>
     <message>
+        <source>Choose a model: press List models and pick one of the server&apos;s models.</source>
+        <translation>Choose a model: press List models and pick one of the server&apos;s models.</translation>
+    </message>
+    <message>
         <source>%1 The API key is used until PagedChat quits, but not saved.</source>
         <translation>%1 The API key is used until PagedChat quits, but not saved.</translation>
     </message>
@@ -1501,6 +1505,14 @@
     <message>
         <source>%1 stopped the answer: %2</source>
         <translation>%1 stopped the answer: %2</translation>
+    </message>
+    <message>
+        <source>%1 stopped the answer before it was complete (it aborted the request; is it shutting down?).</source>
+        <translation>%1 stopped the answer before it was complete (it aborted the request; is it shutting down?).</translation>
+    </message>
+    <message>
+        <source>%1 answered HTTP %2 %3.</source>
+        <translation>%1 answered HTTP %2 %3.</translation>
     </message>
     <message>
         <source>The connection to %1 ended before the answer was complete.</source>

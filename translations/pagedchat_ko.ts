@@ -1247,6 +1247,10 @@
         <translation>%1번 창이 없습니다.</translation>
     </message>
     <message>
+        <source>Choose a model: press List models and pick one of the server&apos;s models.</source>
+        <translation>모델을 고르세요: 모델 목록을 누르고 서버의 모델 중 하나를 선택하세요.</translation>
+    </message>
+    <message>
         <source>%1 The API key is used until PagedChat quits, but not saved.</source>
         <translation>%1 API 키는 PagedChat을 끝낼 때까지 쓰이지만 저장되지 않습니다.</translation>
     </message>
@@ -1496,6 +1500,14 @@
     <message>
         <source>%1 stopped the answer: %2</source>
         <translation>%1이(가) 답변을 중단했습니다: %2</translation>
+    </message>
+    <message>
+        <source>%1 stopped the answer before it was complete (it aborted the request; is it shutting down?).</source>
+        <translation>%1이(가) 답변이 끝나기 전에 요청을 중단했습니다 (서버가 종료되는 중일 수 있습니다).</translation>
+    </message>
+    <message>
+        <source>%1 answered HTTP %2 %3.</source>
+        <translation>%1의 응답: HTTP %2 %3.</translation>
     </message>
     <message>
         <source>The connection to %1 ended before the answer was complete.</source>

@@ -32,6 +32,8 @@ QString PaneEndpoints::useRemote(int pane, const QString& baseUrl, const QString
   if (!session) return tr("There is no pane %1.").arg(pane + 1);
   const QString problem = RemoteChatBackend::checkBaseUrl(baseUrl);
   if (!problem.isEmpty()) return problem;
+  // OpenAI-compatible servers require "model" (ours and vLLM's refuse a request without one).
+  if (model.trimmed().isEmpty()) return tr("Choose a model: press List models and pick one of the server's models.");
   const QString url = accountOf(baseUrl);
   if (!setKey) {
     applyWithStoredKey(pane, url, model);

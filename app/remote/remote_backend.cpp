@@ -5,6 +5,7 @@
 #include <QJsonObject>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <utility>
@@ -25,6 +26,18 @@ QString errorMessageOf(const QJsonObject& o) {
   if (o.value(QLatin1String("message")).isString()) return o.value(QLatin1String("message")).toString();
   if (o.value(QLatin1String("detail")).isString()) return o.value(QLatin1String("detail")).toString();
   return {};
+}
+
+/// A short plain-text form of a non-JSON error body: an HTML page (a proxy's or a web server's
+/// error page) gives its <title>, or nothing; other text its first 300 bytes on one line.
+QString plainTextOf(const QByteArray& body, const QString& contentType) {
+  const QString text = QString::fromUtf8(body.left(4096)).simplified();
+  if (contentType.contains(QLatin1String("html"), Qt::CaseInsensitive) || text.startsWith(QLatin1Char('<'))) {
+    static const QRegularExpression title(QStringLiteral("<title[^>]*>([^<]*)</title>"),
+                                          QRegularExpression::CaseInsensitiveOption);
+    return title.match(text).captured(1).simplified().left(200);
+  }
+  return text.left(300);
 }
 
 }  // namespace
@@ -228,7 +241,9 @@ void RemoteChatBackend::onFinished(QNetworkReply* reply) {
   d.text = text;
   d.newTokens = s.tokens - tokensBefore;
   d.numPromptTokens = s.promptTokens;
-  if (!s.finishReason.isEmpty() && s.streamError.isEmpty()) {
+  // "abort" here is the server's own doing (a user's stop never reaches onFinished: cancel()).
+  const bool serverAborted = s.finishReason == QLatin1String("abort");
+  if (!s.finishReason.isEmpty() && !serverAborted && s.streamError.isEmpty()) {
     if (s.completionTokens >= 0) d.newTokens = std::max(0, s.completionTokens - tokensBefore);
     d.finished = true;
     d.finishReason = s.finishReason;
@@ -240,6 +255,8 @@ void RemoteChatBackend::onFinished(QNetworkReply* reply) {
   QString why;
   if (!s.streamError.isEmpty())
     why = tr("%1 stopped the answer: %2").arg(host(), sentence(s.streamError));
+  else if (serverAborted)
+    why = tr("%1 stopped the answer before it was complete (it aborted the request; is it shutting down?).").arg(host());
   else if (reply->error() != QNetworkReply::NoError)
     why = describeFailure(reply, QByteArray());
   else
@@ -252,13 +269,14 @@ QString RemoteChatBackend::describeFailure(QNetworkReply* reply, const QByteArra
   if (status >= 300) {
     const QJsonDocument doc = QJsonDocument::fromJson(body);
     QString message = doc.isObject() ? errorMessageOf(doc.object()) : QString();
-    if (message.isEmpty()) message = QString::fromUtf8(body.left(300)).simplified();
+    if (message.isEmpty()) message = plainTextOf(body, reply->header(QNetworkRequest::ContentTypeHeader).toString());
     const QString reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toString();
     if (status == 401 || status == 403)
       return tr("%1 refused the request (HTTP %2 %3): %4 Check the API key in the pane's settings.")
           .arg(host())
           .arg(status)
           .arg(reason, sentence(message));
+    if (message.isEmpty()) return tr("%1 answered HTTP %2 %3.").arg(host()).arg(status).arg(reason);
     return tr("%1 answered HTTP %2 %3: %4").arg(host()).arg(status).arg(reason, sentence(message));
   }
   switch (reply->error()) {

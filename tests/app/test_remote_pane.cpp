@@ -60,6 +60,8 @@ class TestRemotePane : public QObject {
   void wrongKeyIs401();
   void unreachablePortWhileLocalPaneAnswers();
   void serverKilledMidStream();
+  void serverShutDownMidStream();
+  void htmlErrorPageIsShortened();
   void silentEndpointTimesOut();
   void tlsHandshakeWithPlainServer();
   void keychainUnavailableIsReported();
@@ -264,6 +266,72 @@ void TestRemotePane::serverKilledMidStream() {
   QCOMPARE(reply.finishReason, QStringLiteral("abort"));
   QVERIFY2(s->errorText().contains(server.base().section("//", 1)), qPrintable(s->errorText()));  // ...and said why
   QCOMPARE(app->store()->branch(s->conversationId()).constLast().text, reply.text);  // stored too
+}
+
+void TestRemotePane::serverShutDownMidStream() {
+  // SIGTERM while a stream is open: the server aborts the request and ends the stream with
+  // finish_reason "abort" and [DONE]; the pane keeps the text and says that the server stopped it
+  // (not a silent "stopped", which is what a user's own Stop shows).
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  Server server(storiesArgs());
+  const QString v1 = startServer(server);
+  QVERIFY(!v1.isEmpty());
+  QTemporaryDir dir;
+  auto app = startApp(dir);
+  ChatSession* s = app->panes()->sessionAt(0);
+  QVERIFY(app->endpoints()->useRemote(0, v1, QStringLiteral("  "), {}, true).contains("Choose a model"));
+  QVERIFY(!s->isRemote());  // refused: the pane stays on the local engine
+  QCOMPARE(app->endpoints()->useRemote(0, v1, "stories", {}, true), QString());
+  QVERIFY(s->settings()->apply({{"maxTokens", "450"}, {"temperature", "1"}, {"seed", "7"}}).isEmpty());
+  // Frozen at the first text (so the answer cannot finish), told to stop, then let go.
+  const qint64 pid = server.process().processId();
+  QMetaObject::Connection freeze =
+      connect(s->remoteBackend(), &ChatBackend::stepFinished, this, [&](const QList<RequestDelta>& deltas) {
+        for (const RequestDelta& d : deltas)
+          if (!d.text.isEmpty() && pid > 0) {
+            ::kill(static_cast<pid_t>(pid), SIGSTOP);
+            disconnect(freeze);
+          }
+      });
+  QVERIFY(s->sendText(QStringLiteral("Once upon a time")));
+  QTRY_VERIFY_WITH_TIMEOUT(!lastMessage(s).text.isEmpty(), kTimeoutMs);
+  server.process().terminate();
+  ::kill(static_cast<pid_t>(pid), SIGCONT);
+  QVERIFY(server.process().waitForFinished(30000));
+  QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+  const MessageRecord reply = lastMessage(s);
+  QVERIFY(!reply.text.isEmpty());
+  QCOMPARE(reply.finishReason, QStringLiteral("abort"));
+  QVERIFY2(s->errorText().contains(server.base().section("//", 1)) && s->errorText().contains("before it was complete"),
+           qPrintable(s->errorText()));
+}
+
+void TestRemotePane::htmlErrorPageIsShortened() {
+  // A web server's or proxy's HTML error page: the pane shows its title, not the markup.
+  QTcpServer web;
+  QVERIFY(web.listen(QHostAddress::LocalHost));
+  connect(&web, &QTcpServer::newConnection, this, [&] {
+    QTcpSocket* socket = web.nextPendingConnection();
+    connect(socket, &QTcpSocket::readyRead, socket, [socket] {
+      socket->readAll();
+      const QByteArray page = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n<body><center>"
+                              "<h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n";
+      socket->write("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: " +
+                    QByteArray::number(page.size()) + "\r\nConnection: close\r\n\r\n" + page);
+      socket->disconnectFromHost();
+    });
+  });
+  QTemporaryDir dir;
+  auto app = startApp(dir);
+  ChatSession* s = app->panes()->sessionAt(0);
+  QCOMPARE(app->endpoints()->useRemote(0, QStringLiteral("http://127.0.0.1:%1/v1").arg(web.serverPort()), "m", {},
+                                       true),
+           QString());
+  QVERIFY(s->sendText(QStringLiteral("Hello")));
+  QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+  const QString error = s->errorText();
+  QVERIFY2(error.contains("HTTP 502") && error.contains("502 Bad Gateway."), qPrintable(error));
+  QVERIFY2(!error.contains('<') && !error.contains("nginx"), qPrintable(error));
 }
 
 void TestRemotePane::silentEndpointTimesOut() {

@@ -14,6 +14,7 @@
 #include <random>
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -57,7 +58,11 @@ struct TypedCache {
 #if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("f16c"))) uint16_t hwFloatToHalf(float x) { return uint16_t(_cvtss_sh(x, 0)); }
 __attribute__((target("f16c"))) float hwHalfToFloat(uint16_t h) { return _cvtsh_ss(h); }
-bool hasF16c() { return __builtin_cpu_supports("f16c"); }
+// CPUID leaf 1 (clang 14's __builtin_cpu_supports does not know "f16c"), as cpu_features.cpp.
+bool hasF16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+}
 #endif
 
 // The Backend base-class (default) implementations of the fused ops, over a CPU backend's basic

@@ -372,7 +372,8 @@ class TestGgufParser : public QObject {
     const QByteArray full = f.readAll();
     const GgufFile whole = GgufFile::parse(reinterpret_cast<const uint8_t*>(full.constData()), full.size(), "whole");
     // Section boundaries, found by walking the file: header fields, each key-value pair (after its
-    // type and after its value), each tensor info, each tensor's data (start and middle).
+    // type and after its value), inside string array elements, each tensor info, each tensor's data
+    // (start and middle).
     std::vector<qsizetype> cuts = {0, 3, 4, 8, 16, 24};
     qsizetype pos = 24;
     auto u64 = [&](qsizetype at) { uint64_t v; std::memcpy(&v, full.constData() + at, 8); return v; };
@@ -390,7 +391,11 @@ class TestGgufParser : public QObject {
         const uint32_t et = u32(pos);
         const uint64_t n = u64(pos + 4);
         pos += 12;
-        for (uint64_t k = 0; k < n; ++k) skip_scalar(et);
+        for (uint64_t k = 0; k < n; ++k) {
+          // Inside a string element's bytes (after its length): the length then points past the end.
+          if (et == STR && (k < 3 || k + 3 >= n)) cuts.push_back(pos + 8 + qsizetype(u64(pos)) / 2);
+          skip_scalar(et);
+        }
       } else {
         skip_scalar(type);
       }

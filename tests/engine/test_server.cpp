@@ -121,6 +121,13 @@ class TestServer : public QObject {
     QCOMPARE(tooLong.status, 400);
     QVERIFY2(json(tooLong.body)["error"].toObject()["message"].toString().contains("maximum context length is 512"),
              tooLong.body.constData());
+
+    // max_tokens at INT_MAX: the total in the message is computed without overflowing.
+    const Http hugeMax = curl("POST", stories_->v1() + "/completions",
+                              R"({"model": "stories260K", "prompt": [100, 101], "max_tokens": 2147483647})");
+    QCOMPARE(hugeMax.status, 400);
+    QVERIFY2(json(hugeMax.body)["error"].toObject()["message"].toString().contains("you requested 2147483649 tokens"),
+             hugeMax.body.constData());
   }
 
   void greedyCompletionMatchesRunC() {

@@ -177,7 +177,7 @@ SamplingParams OpenAIServing::sampling_for(const SamplingRequest& s, int prompt_
     if (*s.max_tokens > room)
       throw ApiError(400,
                      "This model's maximum context length is " + std::to_string(max_model_len) +
-                         " tokens. However, you requested " + std::to_string(prompt_len + *s.max_tokens) + " tokens (" +
+                         " tokens. However, you requested " + std::to_string(int64_t{prompt_len} + *s.max_tokens) + " tokens (" +
                          std::to_string(prompt_len) + " in the prompt, " + std::to_string(*s.max_tokens) +
                          " in the completion). Please reduce the length of the prompt or completion.",
                      "max_tokens");

@@ -52,8 +52,10 @@ class Cursor {
   }
   std::string string(const std::string& what, uint64_t max_len) {
     const uint64_t n = read<uint64_t>(what + " length");
+    if (n > left())  // past the end of the file: said as such before any limit
+      fail(file_, "truncated or corrupt: " + what + " length " + std::to_string(n) + " at offset " +
+                      std::to_string(pos_) + " is past the end of the file (" + std::to_string(left()) + " bytes left)");
     if (n > max_len) fail(file_, what + " length " + std::to_string(n) + " exceeds the limit of " + std::to_string(max_len));
-    need(n, what);
     std::string s(reinterpret_cast<const char*>(p_ + pos_), n);
     pos_ += n;
     return s;
