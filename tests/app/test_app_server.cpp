@@ -103,12 +103,31 @@ void TestAppServer::paneAndServerShareSteps() {
   QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), kTimeoutMs);
   QVERIFY(!session->messages()->at(1).text.isEmpty());
 
-  // A client that goes away mid-stream: its request is aborted and its blocks freed.
+  // A client that goes away mid-stream: its request is aborted and its blocks freed. The worker
+  // is held two steps after the request arrived (so it is running, with tokens sent), the client
+  // is killed meanwhile, and only then may the request go on: it cannot finish first, however
+  // fast the machine (400 tokens of stories260K take a fraction of a second).
+  bool serverRan = false;
+  connect(engine, &EngineClient::snapshotReady, this, [&](const EngineSnapshot& s) {
+    if (runningOf(s).second == 1) serverRan = true;
+  });
+  QSemaphore holdServer;
+  std::atomic<bool> armed{false};
+  std::atomic<bool> serverHeld{false};
+  std::atomic<int> stepsSinceArrival{0};
+  apptest::ReleaseOnExit releaseServer{holdServer, {}};
+  releaseServer.connection = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
+    if (!armed.load() || client->num_unfinished_requests() != 1) return;
+    if (++stepsSinceArrival >= 3 && !serverHeld.exchange(true)) holdServer.acquire();
+  }, Qt::DirectConnection);
+  armed = true;
   QProcess gone;
   startStream(gone, v1, 400);
-  QTRY_VERIFY_WITH_TIMEOUT(runningOf(last).second == 1, kTimeoutMs);
+  QTRY_VERIFY_WITH_TIMEOUT(serverHeld.load(), kTimeoutMs);
   gone.kill();
   gone.waitForFinished(5000);
+  holdServer.release();
+  QTRY_VERIFY_WITH_TIMEOUT(serverRan, kTimeoutMs);
   QTRY_VERIFY_WITH_TIMEOUT(last.requests.isEmpty() && last.usedBlocks == 0, kTimeoutMs);
   QCOMPARE(client->num_unfinished_requests(), 0);
   QProcess metrics;
