@@ -3,12 +3,14 @@
 #include <QtTest>
 
 #include <QTemporaryDir>
+#include <algorithm>
 #include <random>
 
 #include "engine/loader/hf/hf_loader.h"
 #include "engine/loader/hf/safetensors.h"
 #include "engine/llm.h"
 #include "engine/loader/model_loader.h"
+#include "kernels/quant/dtype.h"
 #include "engine_test_utils.h"
 #include "test_hf_utils.h"
 
@@ -53,12 +55,13 @@ int matchingPrefix(const std::vector<int>& a, const std::vector<int>& b) {
 /// Rewrites folder `dir`'s model.safetensors with every tensor converted to F16.
 void convertToF16(const QString& dir) {
   const SafetensorsSet st = SafetensorsSet::open_file((dir + "/model.safetensors").toStdString());
-  std::vector<std::vector<_Float16>> halves;
+  std::vector<std::vector<uint16_t>> halves;  // binary16 bits (clang 14 has no _Float16 on x86)
   std::vector<StTensorOut> out;
   for (const auto& [name, t] : st.tensors()) {
     std::vector<float> f(t.num_elements);
     to_float32(t, f.data());
-    halves.emplace_back(f.begin(), f.end());
+    halves.emplace_back(f.size());
+    std::transform(f.begin(), f.end(), halves.back().begin(), pagedchat::kernels::fp32_to_fp16);
     out.push_back({name, StDtype::kF16, t.shape, halves.back().data()});
   }
   write_safetensors((dir + "/model.safetensors.tmp").toStdString(), out);
