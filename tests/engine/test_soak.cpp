@@ -11,6 +11,19 @@
 
 #include "test_paths.h"
 
+// g++ defines __SANITIZE_ADDRESS__; clang 14 tells it by __has_feature only.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
 class TestSoak : public QObject {
   Q_OBJECT
  private slots:
@@ -39,9 +52,14 @@ class TestSoak : public QObject {
     QVERIFY(j["edits"].toInt() > 0);
     QVERIFY(j["new_chats"].toInt() > 0);
     QVERIFY(j["num_preemptions"].toInt() > 0);
-    // Flat: at most 4 MiB more than right after the warm-up, whatever the run's length.
+    // Flat: at most 4 MiB more than right after the warm-up, whatever the run's length. Not under
+    // AddressSanitizer: its quarantine keeps freed memory resident by design (up to 256 MB), so
+    // resident memory grows there whatever the code does; LeakSanitizer checks leaks instead.
     const double growth = j["rss_max_after_warmup_bytes"].toDouble() - j["rss_after_warmup_bytes"].toDouble();
-    QVERIFY2(growth < 4.0 * 1048576, qPrintable(QString::number(growth)));
+    if (kAddressSanitizer)
+      qInfo("resident memory growth %.0f bytes, not checked under AddressSanitizer", growth);
+    else
+      QVERIFY2(growth < 4.0 * 1048576, qPrintable(QString::number(growth)));
   }
 };
 
