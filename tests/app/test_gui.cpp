@@ -122,8 +122,15 @@ void TestGui::loadsWithoutWarningsAndChats() {
   ChatSession* second = controller.panes()->sessionAt(1);
   second->setMaxTokens(400);
   second->setInputText(QStringLiteral("Lily and Tom"));
-  QVERIFY(second->send());
-  second->stop();
+  {
+    // The worker waits at a gate until stop() has been called, so the reply cannot end by itself
+    // first (stories260K can finish it on a fast machine before the abort arrives).
+    QSemaphore gate;
+    apptest::ReleaseOnExit release{gate, {}};
+    QMetaObject::invokeMethod(controller.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+    QVERIFY(second->send());
+    second->stop();
+  }
   QTRY_VERIFY_WITH_TIMEOUT(!second->isBusy(), 30000);
   QCOMPARE(second->messages()->rowCount(), 2);
   const QModelIndex replyIndex = second->messages()->index(1);
