@@ -71,6 +71,8 @@ class TestRemotePane : public QObject {
   std::unique_ptr<AppController> startApp(const QTemporaryDir& dir);
   /// Starts `server` and returns its /v1 URL ("" and a failure when it does not come up).
   QString startServer(Server& server);
+  /// Freezes process `pid` (SIGSTOP) the moment pane `s` receives its first text.
+  void freezeAtFirstText(ChatSession* s, qint64 pid);
 
   MemoryApiKeyStore keys_;
 };
@@ -87,6 +89,18 @@ QString TestRemotePane::startServer(Server& server) {
     return {};
   }
   return server.v1();
+}
+
+void TestRemotePane::freezeAtFirstText(ChatSession* s, qint64 pid) {
+  auto freeze = std::make_shared<QMetaObject::Connection>();
+  *freeze = connect(s->remoteBackend(), &ChatBackend::stepFinished, this, [pid, freeze](const QList<RequestDelta>& deltas) {
+    for (const RequestDelta& d : deltas)
+      if (!d.text.isEmpty() && pid > 0) {
+        ::kill(static_cast<pid_t>(pid), SIGSTOP);
+        QObject::disconnect(*freeze);
+        return;
+      }
+  });
 }
 
 void TestRemotePane::sseFraming() {
@@ -248,14 +262,7 @@ void TestRemotePane::serverKilledMidStream() {
   // The server is frozen (SIGSTOP) the moment the first text arrives, so it cannot finish the
   // answer, and then killed: the stream ends without its finish reason.
   const qint64 pid = server.process().processId();
-  QMetaObject::Connection freeze =
-      connect(s->remoteBackend(), &ChatBackend::stepFinished, this, [&](const QList<RequestDelta>& deltas) {
-        for (const RequestDelta& d : deltas)
-          if (!d.text.isEmpty() && pid > 0) {
-            ::kill(static_cast<pid_t>(pid), SIGSTOP);
-            disconnect(freeze);
-          }
-      });
+  freezeAtFirstText(s, pid);
   QVERIFY(s->sendText(QStringLiteral("Once upon a time")));
   QTRY_VERIFY_WITH_TIMEOUT(!lastMessage(s).text.isEmpty(), kTimeoutMs);
   server.process().kill();
@@ -285,14 +292,7 @@ void TestRemotePane::serverShutDownMidStream() {
   QVERIFY(s->settings()->apply({{"maxTokens", "450"}, {"temperature", "1"}, {"seed", "7"}}).isEmpty());
   // Frozen at the first text (so the answer cannot finish), told to stop, then let go.
   const qint64 pid = server.process().processId();
-  QMetaObject::Connection freeze =
-      connect(s->remoteBackend(), &ChatBackend::stepFinished, this, [&](const QList<RequestDelta>& deltas) {
-        for (const RequestDelta& d : deltas)
-          if (!d.text.isEmpty() && pid > 0) {
-            ::kill(static_cast<pid_t>(pid), SIGSTOP);
-            disconnect(freeze);
-          }
-      });
+  freezeAtFirstText(s, pid);
   QVERIFY(s->sendText(QStringLiteral("Once upon a time")));
   QTRY_VERIFY_WITH_TIMEOUT(!lastMessage(s).text.isEmpty(), kTimeoutMs);
   server.process().terminate();
