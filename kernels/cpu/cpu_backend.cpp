@@ -103,7 +103,7 @@ class CpuBackend final : public kernels::Backend {
     for (int si = 0; si < int(segs.size()); ++si) {
       const auto& s = segs[si];
       const bool quant = kernels::dtype_is_quantized(s.type);
-      const int nv = quant ? 1 : k_.gemm_nv, mr = quant ? 8 : k_.gemm_mr;
+      const int nv = quant ? k_.gemm_q_panels : k_.gemm_nv, mr = quant ? 8 : k_.gemm_mr;
       // Chunks sized for the whole matrix's parallelism (a small segment is not split finer).
       int pchunk = int(std::min<int64_t>(total_panels / (4 * threads), kChunkBytes / std::max<int64_t>(1, s.panel_bytes)));
       pchunk = std::max(nv, pchunk / nv * nv);

@@ -72,6 +72,9 @@ struct IsaKernels {
   void (*gemm_f16)(const GemmArgs&, int p0, int p1, int t0, int t1) = nullptr;
   /// Quantized panels, indexed by DType (null for F32/F16/BF16); the arithmetic of quant_ref.h.
   void (*gemm_q[kNumDTypes])(const QGemmArgs&, int p0, int p1, int t0, int t1) = {};
+  /// Panels gemm_q takes at once for a single row (decode): a panel range [p0, p1) whose length is
+  /// a multiple of this runs without the one-panel tail path.
+  int gemm_q_panels = 1;
   /// Converts x[T, k] for gemm_bf16: rows of `kp` (even) elements, zero padded; when bf16_native
   /// rounded to bfloat16 and stored as uint16 (what vdpbf16ps takes), else the floats unchanged
   /// (the emulated kernel widens the weights exactly and multiplies by float32 activations, in
