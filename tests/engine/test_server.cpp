@@ -267,6 +267,45 @@ class TestServer : public QObject {
     QCOMPARE(chunked.status, 413);
   }
 
+  // 100 requests at once through the official client on a KV cache that holds 4 full-length
+  // sequences (32 blocks of 16 tokens, max_model_len 128): all are queued, run, preempted and
+  // resumed as the cache allows, and each ends with its full length and the same greedy text as the
+  // same request alone (a request's tokens do not depend on the batch); every block is free after.
+  void hundredConcurrentRequestsOnSmallCache() {
+    if (!jsref::missing().isEmpty()) QFAIL(qPrintable(jsref::missing()));
+    // stories260K: 5 layers x K,V x 4 KV heads x 8 x 2 bytes (bfloat16) = 640 bytes per token.
+    Server s({"--model", testpaths::stories260K(), "--served-model-name", "stories260K", "--max-model-len", "128",
+              "--kv-cache-bytes", QString::number(32 * 16 * 640), "--max-num-seqs", "32"});
+    QVERIFY2(s.waitReady(), s.stderrText().constData());
+    QCOMPARE(metric(curl("GET", s.base() + "/metrics").body, "vllm:num_kv_cache_blocks"), 32.0);
+    const Http alone = curl("POST", s.v1() + "/completions",
+                            R"({"model": "stories260K", "prompt": "Once upon a time", "max_tokens": 109,
+                                "temperature": 0, "ignore_eos": true})");
+    QCOMPARE(alone.status, 200);
+    const QString reference = json(alone.body)["choices"].toArray()[0].toObject()["text"].toString();
+    QVERIFY(!reference.isEmpty());
+
+    QString error;
+    const QJsonObject o = runClient({"concurrent", s.v1(), "stories260K", "100"}, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QJsonArray results = o["results"].toArray();
+    QCOMPARE(results.size(), 100);
+    for (const QJsonValue& v : results) {
+      const QJsonObject r = v.toObject();
+      const QByteArray what = QJsonDocument(r).toJson(QJsonDocument::Compact).left(400);
+      QVERIFY2(!r.contains("error"), what.constData());
+      QCOMPARE(r["finish_reason"].toString(), QString("length"));
+      QCOMPARE(r["completion_tokens"].toInt(), r["max_tokens"].toInt());
+      const QString text = r["text"].toString();
+      QVERIFY2(!text.isEmpty() && reference.startsWith(text), what.constData());
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(metric(curl("GET", s.base() + "/metrics").body, "vllm:num_requests_running") == 0, 30000);
+    const QByteArray m = curl("GET", s.base() + "/metrics").body;
+    QCOMPARE(metric(m, "vllm:num_requests_waiting"), 0.0);
+    QCOMPARE(metric(m, "vllm:num_free_kv_cache_blocks"), 32.0);
+    QVERIFY2(metric(m, "vllm:num_preemptions_total") > 0, "the cache never filled: the test does not test preemption");
+  }
+
   void refusesBadStart() {
     // A model that cannot load: the error, exit 1 (not a server answering 503 forever).
     QProcess bad;

@@ -3,6 +3,8 @@
 // (tests/engine/test_server.cpp) asserts on it.
 //   node openai_client.mjs completions BASE_URL MODEL
 //   node openai_client.mjs chat BASE_URL MODEL API_KEY
+//   node openai_client.mjs concurrent BASE_URL MODEL N   (N greedy requests at once, every other
+//   one streamed; each asks for 20 + (7 i mod 90) tokens with ignore_eos)
 import OpenAI from "openai";
 
 const [mode, baseURL, model, apiKey] = process.argv.slice(2);
@@ -86,6 +88,27 @@ if (mode === "completions") {
   const wrong = new OpenAI({ baseURL, apiKey: "wrong-key", maxRetries: 0 });
   out.wrong_key = await error(() => wrong.chat.completions.create(req));
   out.bad_messages = await error(() => client.chat.completions.create({ ...req, messages: [] }));
+} else if (mode === "concurrent") {
+  const n = Number(apiKey);
+  const one = async (i) => {
+    const req = { model, prompt: "Once upon a time", max_tokens: 20 + ((7 * i) % 90), temperature: 0,
+                  ignore_eos: true };
+    try {
+      if (i % 2) {
+        const s = await collectStream(
+            await client.completions.create({ ...req, stream: true, stream_options: { include_usage: true } }),
+            (ch) => ch.text);
+        return { i, max_tokens: req.max_tokens, stream: true, text: s.text, finish_reason: s.finish_reason,
+                 completion_tokens: s.usage?.completion_tokens ?? -1 };
+      }
+      const c = await client.completions.create(req);
+      return { i, max_tokens: req.max_tokens, stream: false, text: c.choices[0].text,
+               finish_reason: c.choices[0].finish_reason, completion_tokens: c.usage.completion_tokens };
+    } catch (e) {
+      return { i, max_tokens: req.max_tokens, error: `${e.constructor.name}: ${e.status ?? ""} ${e.message}` };
+    }
+  };
+  out.results = await Promise.all(Array.from({ length: n }, (_, i) => one(i)));
 } else {
   console.error(`unknown mode ${mode}`);
   process.exit(2);
