@@ -2,10 +2,13 @@
 
 #include <httplib.h>
 
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 #include <stdexcept>
 
@@ -48,6 +51,30 @@ void respond_stream(OpenAIServing& serving, Generation g, httplib::Response& res
 
 }  // namespace
 
+// Debian's compiled libcpp-httplib (0.11) listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG,
+// fixed when the library was built). A burst of more simultaneous connections than that overflows
+// the accept queue; Linux drops the extra SYNs, so those clients connect only after SYN
+// retransmits (1, 2, 4 ... s; after about two minutes they fail). Seen with 100 concurrent clients
+// (test_server). listen() again on the bound socket sets the new backlog (POSIX allows it on a
+// listening socket; Linux applies it); the socket is the one listening on `port` (no
+// SO_REUSEPORT, so no other socket shares it).
+void raise_listen_backlog(int port) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    const int fd = std::atoi(entry.path().filename().c_str());
+    int listening = 0;
+    socklen_t len = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || !listening) continue;
+    sockaddr_storage addr{};
+    socklen_t addr_len = sizeof addr;
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &addr_len) != 0) continue;
+    int bound = -1;
+    if (addr.ss_family == AF_INET) bound = ntohs(reinterpret_cast<const sockaddr_in*>(&addr)->sin_port);
+    if (addr.ss_family == AF_INET6) bound = ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port);
+    if (bound == port) ::listen(fd, SOMAXCONN);
+  }
+}
+
 bool is_loopback_host(const std::string& host) {
   return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
 }
@@ -74,11 +101,13 @@ int ApiServer::bind() {
   if (config_.port == 0) {
     const int port = server_->bind_to_any_port(config_.host);
     if (port <= 0) throw std::runtime_error("cannot listen on " + config_.host + " (any port)");
+    raise_listen_backlog(port);
     return port;
   }
   if (!server_->bind_to_port(config_.host, config_.port))
     throw std::runtime_error("cannot listen on " + config_.host + ":" + std::to_string(config_.port) +
                              " (in use, or not an address of this machine)");
+  raise_listen_backlog(config_.port);
   return config_.port;
 }
 
