@@ -125,7 +125,8 @@ class Buffer {
   std::size_t bytes_ = 0;
 };
 
-/// `bytes` of zero-filled, 64-byte aligned host memory (what the CPU backend's allocate() gives).
+/// `bytes` of zero-filled, 64-byte aligned host memory (what the CPU backend's allocate() gives); from
+/// 2 MiB up its pages become resident only when first written. Throws std::bad_alloc.
 std::unique_ptr<Buffer> allocate_host(std::size_t bytes);
 
 /// The op interface. Every pointer an op takes (activations, weights, the KV cache, the

@@ -1,5 +1,7 @@
 // Default implementations of the Backend ops that compose from the basic ones (kernels/ops.h), so
 // a backend (CUDA) only overrides what it does faster; and the KV cache's element conversions.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -116,15 +118,36 @@ namespace {
 
 constexpr std::align_val_t kHostAlign{64};
 
-// Zero-filled, 64-byte aligned host memory.
+// Zero-filled, 64-byte aligned host memory. From kLazyBytes up (the KV cache's per-layer K and V
+// buffers) an anonymous private mapping: Linux supplies zero pages as they are first written, so
+// what is reserved but not yet used (KV blocks no request has reached) is not resident, and a
+// model loads in its weights' memory plus what its requests write. Smaller ones: operator new and
+// memset.
 class HostBuffer final : public Buffer {
  public:
+  static constexpr std::size_t kLazyBytes = std::size_t(1) << 21;
+
   explicit HostBuffer(std::size_t bytes) {
+    bytes_ = bytes;
+    if (bytes >= kLazyBytes) {
+      void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      data_ = p;
+      mapped_ = true;
+      return;
+    }
     data_ = ::operator new(bytes > 0 ? bytes : 1, kHostAlign);
     std::memset(data_, 0, bytes);
-    bytes_ = bytes;
   }
-  ~HostBuffer() override { ::operator delete(data_, kHostAlign); }
+  ~HostBuffer() override {
+    if (mapped_)
+      ::munmap(data_, bytes_);
+    else
+      ::operator delete(data_, kHostAlign);
+  }
+
+ private:
+  bool mapped_ = false;
 };
 
 }  // namespace
