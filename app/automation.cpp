@@ -10,6 +10,7 @@
 
 #include "app/app_controller.h"
 #include "app/chat_session.h"
+#include "app/finish_reason_text.h"
 #include "app/message_list_model.h"
 #include "app/pane_list_model.h"
 
@@ -53,11 +54,11 @@ void Automation::watch(ChatSession* session) {
                {QStringLiteral("text"), text},
                {QStringLiteral("t"), now()}});
   });
-  connect(session, &ChatSession::replySaved, this, [this, session](qint64 replyId, const QString& reason) {
+  connect(session, &ChatSession::replySaved, this, [this, session](qint64 replyId, pagedchat::FinishReason reason) {
     emitEvent({{QStringLiteral("event"), QStringLiteral("finished")},
                {QStringLiteral("pane"), paneOf(session)},
                {QStringLiteral("replyId"), replyId},
-               {QStringLiteral("reason"), reason},
+               {QStringLiteral("reason"), finishReasonText(reason)},
                {QStringLiteral("t"), now()}});
   });
 }

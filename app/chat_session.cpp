@@ -50,7 +50,7 @@ ChatSession::ChatSession(ChatStore* store, EngineClient* engine, QObject* parent
 ChatSession::~ChatSession() {
   if (isBusy()) {
     backend_->cancel(requestId_);
-    finishReply(QStringLiteral("abort"));
+    finishReply(pagedchat::FinishReason::kAbort);
   }
 }
 
@@ -157,7 +157,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
       user.text = userText;
       user.createdAt = reply.createdAt;
       userId = turn.userId =
-          store_->addMessage(conversationId_, user.role, userText, QString(), userParentId);
+          store_->addMessage(conversationId_, user.role, userText, std::nullopt, userParentId);
       user.id = userId;
       turn.userRow = messages_->append(user);
       refreshSiblings(turn.userRow);
@@ -165,7 +165,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
     reply.parentId = userId;
     reply.backend = backend_->backendLabel();
     reply.id = turn.replyId =
-        store_->addMessage(conversationId_, reply.role, QString(), QString(), userId, reply.backend);
+        store_->addMessage(conversationId_, reply.role, QString(), std::nullopt, userId, reply.backend);
   } catch (const StoreError& e) {
     if (turn.userId != 0) {
       try {
@@ -230,7 +230,7 @@ void ChatSession::closeConversation(bool deleted) {
   if (!deleted) emit flushRepliesWanted();
   if (isBusy()) {
     backend_->cancel(requestId_);
-    finishReply(QStringLiteral("abort"), /*save=*/!deleted);
+    finishReply(pagedchat::FinishReason::kAbort, /*save=*/!deleted);
   }
   setErrorText(QString());
   messages_->clear();
@@ -277,7 +277,7 @@ void ChatSession::onStepFinished(const QList<RequestDelta>& deltas) {
       messages_->appendText(replyRow_, d.text);
       emit replyTextAppended(replyId_, d.text);
     }
-    if (d.finished) finishReply(d.finishReason);
+    if (d.finished) finishReply(d.finishReason.value_or(pagedchat::FinishReason::kStop));
     return;
   }
 }
@@ -286,7 +286,7 @@ void ChatSession::onRequestRejected(const QString& requestId, const QString& mes
   if (requestId != requestId_ || requestId_.isEmpty()) return;
   if (!pending_.active) {  // failed after it started (engine error): keep the text so far
     setErrorText(message);
-    finishReply(QStringLiteral("abort"));
+    finishReply(pagedchat::FinishReason::kAbort);
     return;
   }
   // Refused before it started: take the turn back as if it had not been sent.
@@ -336,7 +336,7 @@ bool ChatSession::commitTurn() {
   return true;
 }
 
-void ChatSession::finishReply(const QString& finishReason, bool save) {
+void ChatSession::finishReply(pagedchat::FinishReason finishReason, bool save) {
   saveTimer_.stop();
   throughput_->addStep(engine_->clockMs(), 0, 0);
   // From submission to the end (the prompt's time included): deltas can reach the GUI thread in
@@ -348,9 +348,9 @@ void ChatSession::finishReply(const QString& finishReason, bool save) {
   if (save) commitTurn();  // stopped (or the app quit) before the engine's first delta
   pending_ = {};
   const bool saved = save && replyId_ != 0;
-  const QString reason = finishReason.isEmpty() ? QStringLiteral("stop") : finishReason;
-  if (save) saveReply(reason);
-  if (saved && !store_->health()->isPending(QStringLiteral("reply:%1").arg(replyId_))) emit replySaved(replyId_, reason);
+  if (save) saveReply(finishReason);
+  if (saved && !store_->health()->isPending(QStringLiteral("reply:%1").arg(replyId_)))
+    emit replySaved(replyId_, finishReason);
 
   messages_->finish(replyRow_, finishReason);
   requestId_.clear();
@@ -363,8 +363,8 @@ void ChatSession::finishReply(const QString& finishReason, bool save) {
   if (saved) emit conversationsModified();
 }
 
-void ChatSession::saveReply(const QString& finishReason) {
-  if (replyId_ == 0 || (finishReason.isEmpty() && !replyDirty_)) return;
+void ChatSession::saveReply(std::optional<pagedchat::FinishReason> finishReason) {
+  if (replyId_ == 0 || (!finishReason && !replyDirty_)) return;
   StoreHealth* health = store_->health();
   const QString key = QStringLiteral("reply:%1").arg(replyId_);
   try {

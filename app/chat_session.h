@@ -178,12 +178,12 @@ class ChatSession : public QObject {
   /// a message sent: list models reset, delegates made): every pane's streamed text is saved
   /// first (PaneListModel), so a crash during that work loses nothing already shown.
   void flushRepliesWanted();
-  /// A reply finished (reason "stop", "length" or "abort").
-  void replyFinished(const QString& finishReason);
+  /// A reply finished, and why.
+  void replyFinished(pagedchat::FinishReason finishReason);
   /// `text` was appended to reply `replyId` (as the pane shows it; the --automation hook).
   void replyTextAppended(qint64 replyId, const QString& text);
   /// Reply `replyId` was written to the store whole, with its finish reason.
-  void replySaved(qint64 replyId, const QString& finishReason);
+  void replySaved(qint64 replyId, pagedchat::FinishReason finishReason);
   /// showMessage() put the message at `row`: scroll there and highlight it.
   void messageShown(int row, qint64 messageId);
   /// useRemoteEndpoint() / useLocalEngine() changed the backend.
@@ -215,8 +215,8 @@ class ChatSession : public QObject {
   QList<MessageRecord> rows(int from, int to) const;
   /// True when a model is loaded or loading; else sets errorText (no model / its load error).
   bool checkModel();
-  void finishReply(const QString& finishReason, bool save = true);
-  void saveReply(const QString& finishReason = QString());
+  void finishReply(pagedchat::FinishReason finishReason, bool save = true);
+  void saveReply(std::optional<pagedchat::FinishReason> finishReason = std::nullopt);
   /// A send failed on the store: the banner says why (StoreHealth), the pane that it was not sent.
   void reportNotSent(const StoreError& e);
   void setErrorText(const QString& text);
@@ -255,7 +255,7 @@ class ChatSession : public QObject {
     QString titleBefore;               ///< null unless send() renamed the conversation
     qint64 leafBefore = 0;             ///< the shown branch before (restored on rejection)
     bool continuation = false;         ///< continueReply(): nothing new in the store
-    QString finishBefore;              ///< the continued reply's finish reason before
+    std::optional<pagedchat::FinishReason> finishBefore;  ///< the continued reply's finish reason before
   };
   PendingTurn pending_;
   QString requestId_;       ///< request in flight, empty when idle

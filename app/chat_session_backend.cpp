@@ -14,7 +14,7 @@ void ChatSession::connectBackend() {
 void ChatSession::stopForBackendChange() {
   if (!isBusy()) return;
   backend_->cancel(requestId_);
-  finishReply(QStringLiteral("abort"));
+  finishReply(pagedchat::FinishReason::kAbort);
 }
 
 void ChatSession::useRemoteEndpoint(const QUrl& baseUrl, const QString& model, const QString& apiKey) {

@@ -103,8 +103,8 @@ bool ChatSession::canContinue() const {
   if (isBusy() || last < 0) return false;
   const MessageRecord& m = messages_->at(last);
   return m.role == kAssistant && m.id != 0 &&
-         (m.finishReason == QLatin1String("length") || m.finishReason == QLatin1String("abort") ||
-          m.finishReason.isEmpty());
+         (m.finishReason == pagedchat::FinishReason::kLength || m.finishReason == pagedchat::FinishReason::kAbort ||
+          !m.finishReason);
 }
 
 bool ChatSession::continueReply() {

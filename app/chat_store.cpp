@@ -5,6 +5,7 @@
 // throws StoreError carrying SQLite's message and the database path.
 #include "app/chat_store.h"
 #include "app/chat_store_sql.h"
+#include "app/finish_reason_text.h"
 #include "app/store_health.h"
 
 #include <QDir>
@@ -258,7 +259,8 @@ int ChatStore::purgeDeletedConversations(const QDateTime& cutoff) {
 }
 
 qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const QString& text,
-                             const QString& finishReason, qint64 parentId, const QString& backend) {
+                             std::optional<pagedchat::FinishReason> finishReason, qint64 parentId,
+                             const QString& backend) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString now = nextTimestamp();
   WriteTransaction tx(db, m_path);
@@ -278,7 +280,7 @@ qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const Q
                      QStringLiteral("INSERT INTO messages(conversation_id, parent_id, role, text,"
                                     " finish_reason, created_at, backend) VALUES(?, ?, ?, ?, ?, ?, ?)"),
                      {conversationId, idOrNull(parentId), textValue(role), textValue(text),
-                      textValue(finishReason), now, textValue(backend)});
+                      textValue(finishReasonText(finishReason)), now, textValue(backend)});
   const qint64 id = q.lastInsertId().toLongLong();
   q.finish();
   exec(db, m_path,
@@ -288,13 +290,14 @@ qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const Q
   return id;
 }
 
-void ChatStore::updateMessage(qint64 messageId, const QString& text, const QString& finishReason) {
+void ChatStore::updateMessage(qint64 messageId, const QString& text,
+                              std::optional<pagedchat::FinishReason> finishReason) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString now = nextTimestamp();
   WriteTransaction tx(db, m_path);
   QSqlQuery q = exec(db, m_path,
                      QStringLiteral("UPDATE messages SET text = ?, finish_reason = ? WHERE id = ?"),
-                     {textValue(text), textValue(finishReason), messageId});
+                     {textValue(text), textValue(finishReasonText(finishReason)), messageId});
   if (q.numRowsAffected() == 0)
     fail(m_path, QStringLiteral("cannot update message %1").arg(messageId),
          QStringLiteral("no such message"));
@@ -345,7 +348,7 @@ QList<MessageRecord> ChatStore::readMessages(const QString& sql, const QVariantL
     r.parentId = q.value(2).toLongLong();
     r.role = q.value(3).toString();
     r.text = q.value(4).toString();
-    r.finishReason = q.value(5).toString();
+    r.finishReason = parseFinishReasonText(q.value(5).toString());
     r.createdAt = parseStamp(q.value(6));
     r.backend = q.value(7).toString();
     if (q.record().count() > 9) {

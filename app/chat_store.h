@@ -15,11 +15,14 @@
 #include <QObject>
 #include <QString>
 
+#include <optional>
 #include <stdexcept>
 
 class StoreHealth;
 #include <string>
 #include <utility>
+
+#include "engine/finish_reason.h"
 
 /// One conversation row.
 struct ConversationRecord {
@@ -39,7 +42,8 @@ struct MessageRecord {
   qint64 conversationId = 0;
   QString role;
   QString text;
-  QString finishReason;  ///< "", "stop", "length", "abort" (empty while streaming / for user messages)
+  /// Unset while streaming, for an interrupted reply and for user messages (stored as "").
+  std::optional<pagedchat::FinishReason> finishReason;
   QDateTime createdAt;   ///< UTC
   qint64 parentId = 0;   ///< 0 for a root message
   /// Who answered (assistant messages): "local:<model name>" or "remote:<model>@<base URL>"
@@ -156,10 +160,12 @@ class ChatStore : public QObject {
   /// the conversation's current leaf) and makes it the conversation's current leaf; returns its id.
   /// `backend`: who answers (MessageRecord::backend).
   qint64 addMessage(qint64 conversationId, const QString& role, const QString& text,
-                    const QString& finishReason = QString(), qint64 parentId = kAppendToBranch,
+                    std::optional<pagedchat::FinishReason> finishReason = std::nullopt,
+                    qint64 parentId = kAppendToBranch,
                     const QString& backend = QString());
   /// Replaces the text (and finish reason) of a message; committed on return.
-  void updateMessage(qint64 messageId, const QString& text, const QString& finishReason = QString());
+  void updateMessage(qint64 messageId, const QString& text,
+                     std::optional<pagedchat::FinishReason> finishReason = std::nullopt);
   /// Deletes one message and the messages below it (a turn the engine refused); when the shown
   /// branch went with it, its parent becomes the current leaf. Unknown ids are ignored.
   void deleteMessage(qint64 messageId);

@@ -10,6 +10,7 @@
 
 #include "app/chat_store.h"
 #include "app/chat_store_sql.h"
+#include "app/finish_reason_text.h"
 
 using namespace chatstore;
 
@@ -110,7 +111,7 @@ QString ChatStore::exportMarkdown(qint64 conversationId) const {
     }
     md += QStringLiteral("\n## %1\n\n%2\n").arg(heading, text);
     if (m.role == QLatin1String("assistant") &&
-        (m.finishReason == QLatin1String("length") || m.finishReason == QLatin1String("abort")))
+        (m.finishReason == pagedchat::FinishReason::kLength || m.finishReason == pagedchat::FinishReason::kAbort))
       md += QStringLiteral("\n*%1*\n").arg(tr("(cut off)"));
   }
   return md;
@@ -129,7 +130,7 @@ QByteArray ChatStore::exportJson(qint64 conversationId) const {
     o.insert(QStringLiteral("parentId"), fileId(m.parentId));
     o.insert(QStringLiteral("role"), m.role);
     o.insert(QStringLiteral("text"), m.text);
-    o.insert(QStringLiteral("finishReason"), m.finishReason);
+    o.insert(QStringLiteral("finishReason"), finishReasonText(m.finishReason));
     if (!m.backend.isEmpty()) o.insert(QStringLiteral("backend"), m.backend);
     o.insert(QStringLiteral("createdAt"), stamp(m.createdAt));
     messages.append(o);
@@ -189,7 +190,8 @@ qint64 ChatStore::importJson(const QByteArray& json) {
 
   struct Row {
     qint64 fileId, fileParent;
-    QString role, text, finishReason, backend;
+    QString role, text, backend;
+    std::optional<pagedchat::FinishReason> finishReason;
     QDateTime createdAt;
   };
   QList<Row> rows;
@@ -215,14 +217,13 @@ qint64 ChatStore::importJson(const QByteArray& json) {
     if (!finish.isUndefined() && !finish.isNull()) {
       if (!finish.isString())
         badImport(QStringLiteral("%1: \"finishReason\" must be a string, not %2").arg(where, typeName(finish)));
-      r.finishReason = finish.toString();
-      static const QStringList known = {QString(), QStringLiteral("stop"), QStringLiteral("length"),
-                                        QStringLiteral("abort")};
-      if (!known.contains(r.finishReason))
+      const QString text = finish.toString();
+      r.finishReason = parseFinishReasonText(text);
+      if (!r.finishReason && !text.isEmpty())
         badImport(QStringLiteral("%1: unknown \"finishReason\" \"%2\" (expected \"\", \"stop\", "
                                  "\"length\" or \"abort\")")
-                      .arg(where, r.finishReason.left(40)));
-      if (!r.finishReason.isEmpty() && r.role != QLatin1String("assistant"))
+                      .arg(where, text.left(40)));
+      if (r.finishReason && r.role != QLatin1String("assistant"))
         badImport(QStringLiteral("%1: \"finishReason\" is set on a %2 message (only answers have one)")
                       .arg(where, r.role));
     }
@@ -264,7 +265,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
     insert.addBindValue(idOrNull(newIds.value(r.fileParent)));
     insert.addBindValue(r.role);
     insert.addBindValue(textValue(r.text));
-    insert.addBindValue(textValue(r.finishReason));
+    insert.addBindValue(textValue(finishReasonText(r.finishReason)));
     insert.addBindValue(r.createdAt.isValid() ? stamp(r.createdAt) : now);
     insert.addBindValue(textValue(r.backend));
     if (!insert.exec()) failQuery(m_path, sql, insert.lastError());

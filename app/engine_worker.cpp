@@ -81,7 +81,7 @@ void EngineWorker::abortAll() {
     RequestDelta d;
     d.requestId = id;
     d.finished = true;
-    d.finishReason = QStringLiteral("abort");
+    d.finishReason = pagedchat::FinishReason::kAbort;
     deltas.append(std::move(d));
   }
   active_.clear();
@@ -305,13 +305,13 @@ void EngineWorker::runStep() {
       d.text = QString::fromStdString(c.text);
       if (reasoningOpened_.remove(d.requestId)) d.text.prepend(QStringLiteral("<think>\n"));
       d.newTokens = static_cast<int>(c.token_ids.size());
-      if (c.finish_reason) d.finishReason = QString::fromStdString(*c.finish_reason);
+      d.finishReason = c.finish_reason;
     }
     d.numPromptTokens = static_cast<int>(out.prompt_token_ids.size());
     d.numCachedTokens = out.num_cached_tokens;
     d.finished = out.finished;
     if (d.finished) {
-      if (d.finishReason.isEmpty()) d.finishReason = QStringLiteral("stop");
+      if (!d.finishReason) d.finishReason = pagedchat::FinishReason::kStop;
       active_.remove(d.requestId);
       reasoningOpened_.remove(d.requestId);
       abortedUnreported_.remove(d.requestId);
@@ -323,7 +323,7 @@ void EngineWorker::runStep() {
     RequestDelta d;
     d.requestId = id;
     d.finished = true;
-    d.finishReason = QStringLiteral("abort");
+    d.finishReason = pagedchat::FinishReason::kAbort;
     active_.remove(id);
     deltas.append(std::move(d));
   }

@@ -1,5 +1,6 @@
 #include "app/message_list_model.h"
 
+#include "app/finish_reason_text.h"
 #include "app/reasoning.h"
 
 #include <iterator>
@@ -23,7 +24,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case RoleRole: return row.record.role;
     case Qt::DisplayRole:
     case TextRole: return row.record.text;
-    case FinishReasonRole: return row.record.finishReason;
+    case FinishReasonRole: return finishReasonText(row.record.finishReason);
     case StreamingRole: return row.streaming;
     case SiblingIndexRole: return row.record.siblingIndex;
     case SiblingCountRole: return row.record.siblingCount;
@@ -94,7 +95,7 @@ void MessageListModel::flushTextChanges() {
   }
 }
 
-void MessageListModel::finish(int row, const QString& finishReason) {
+void MessageListModel::finish(int row, std::optional<pagedchat::FinishReason> finishReason) {
   if (row < 0 || row >= rows_.size()) return;
   flushTextChanges();
   rows_[row].record.finishReason = finishReason;

@@ -9,7 +9,8 @@
 #include "app/chat_store.h"
 
 /// List model of the shown branch of one conversation (root first) for a pane's ListView. Roles:
-/// messageId, role ("user"/"assistant"/"system"), text, finishReason, streaming (true while the
+/// messageId, role ("user"/"assistant"/"system"), text, finishReason (as text: "stop", "length",
+/// "abort", or "" for none), streaming (true while the
 /// assistant reply is still being generated), siblingIndex / siblingCount (this message's
 /// position among the alternatives with the same parent: "2/3"), isLast (the last row), and for a
 /// reasoning model's reply reasoning / answer / thinking (app/reasoning.h). A loaded assistant message with an empty finish
@@ -54,7 +55,7 @@ class MessageListModel : public QAbstractListModel {
   void flushTextChanges();
   static constexpr int kTextNotifyMs = 100;
   /// Marks `row` done with `finishReason`.
-  void finish(int row, const QString& finishReason);
+  void finish(int row, std::optional<pagedchat::FinishReason> finishReason);
   /// Sets the store id of `row` (a message written to the store after it was shown).
   void setMessageId(int row, qint64 id);
   /// Removes `row` and every row after it.

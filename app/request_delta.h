@@ -5,6 +5,10 @@
 #include <QMetaType>
 #include <QString>
 
+#include <optional>
+
+#include "engine/finish_reason.h"
+
 /// What one engine step produced for one request: only the new text (RequestOutputKind::kDelta),
 /// how many tokens it came from, and whether the request finished (and why).
 struct RequestDelta {
@@ -12,7 +16,7 @@ struct RequestDelta {
   QString text;            ///< new UTF-8 text since the previous delta (may be empty)
   int newTokens = 0;       ///< tokens generated in this step for this request
   bool finished = false;
-  QString finishReason;    ///< "stop", "length" or "abort" once finished, else empty
+  std::optional<pagedchat::FinishReason> finishReason;  ///< set once finished
   int numPromptTokens = 0; ///< the request's prompt length (the rendered conversation), in tokens
   int numCachedTokens = 0; ///< of those, tokens found in the prefix cache (a conversation's earlier turns)
 };

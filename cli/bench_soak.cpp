@@ -128,8 +128,7 @@ int run_soak(const SoakOptions& opt) {
       if (!out.finished) continue;
       owner.erase(it);
       totals.max_request_s = std::max(totals.max_request_s, now_s() - ses.submitted);
-      const std::string reason = out.outputs.front().finish_reason.value_or("");
-      if (reason == "abort") {
+      if (out.outputs.front().finish_reason == FinishReason::kAbort) {
         ++totals.aborted;  // Stop: the reply so far stays in the conversation
       } else {
         ++totals.finished;

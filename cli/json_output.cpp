@@ -3,6 +3,11 @@
 namespace pagedchat::cli {
 
 namespace {
+nlohmann::json finish_reason_json(const std::optional<FinishReason>& r) {
+  if (r) return std::string(to_string(*r));
+  return nullptr;
+}
+
 nlohmann::json stop_reason_json(const StopReason& r) {
   if (const auto* s = std::get_if<std::string>(&r)) return *s;
   if (const auto* i = std::get_if<int>(&r)) return *i;
@@ -16,7 +21,7 @@ nlohmann::json to_json(const RequestOutput& out) {
     nlohmann::json o = {{"index", c.index},
                         {"text", c.text},
                         {"token_ids", c.token_ids},
-                        {"finish_reason", c.finish_reason ? nlohmann::json(*c.finish_reason) : nlohmann::json()},
+                        {"finish_reason", finish_reason_json(c.finish_reason)},
                         {"stop_reason", stop_reason_json(c.stop_reason)}};
     if (c.logprobs) {
       nlohmann::json lps = nlohmann::json::array();

@@ -49,7 +49,7 @@ RequestOutput aborted_output(const std::string& id, int n) {
   for (int i = 0; i < n; ++i) {
     CompletionOutput c;
     c.index = i;
-    c.finish_reason = "abort";
+    c.finish_reason = FinishReason::kAbort;
     out.outputs.push_back(std::move(c));
   }
   return out;

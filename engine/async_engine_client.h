@@ -27,7 +27,7 @@ class RequestStream {
  public:
   /// The next output; waits up to `timeout` for one. nullopt when none came in time, or when every
   /// request's finished output has been taken (then done() is true). A request the engine could
-  /// not finish (a failed step, shutdown) ends with finish_reason "abort" and error() set.
+  /// not finish (a failed step, shutdown) ends with FinishReason::kAbort and error() set.
   std::optional<RequestOutput> next(std::chrono::milliseconds timeout);
   /// True once every request of the stream has had its finished output taken by next().
   bool done() const;

@@ -99,7 +99,7 @@ class LLMEngine {
                    const SamplingParams& params, const RequestOptions& options = {});
 
   /// Aborts a waiting or running request and frees its blocks at once. Returns false when the id
-  /// is unknown or already finished. The next step() reports it with finish_reason "abort".
+  /// is unknown or already finished. The next step() reports it with FinishReason::kAbort.
   bool abort_request(const std::string& request_id);
 
   /// Runs one scheduler + forward + sampling step over every scheduled request and returns the

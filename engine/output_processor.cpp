@@ -19,7 +19,7 @@ std::span<const int> OutputProcessor::masked_ids(const Request& r) {
   return masked_;
 }
 
-void OutputProcessor::finish(Request& r, const std::string& reason) {
+void OutputProcessor::finish(Request& r, FinishReason reason) {
   r.finish_reason = reason;
   r.status = RequestStatus::kFinished;
 }
@@ -48,11 +48,11 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
                                          model_.extra_eos_ids.end());
   const bool stop_token = std::find(p.stop_token_ids.begin(), p.stop_token_ids.end(), token) != p.stop_token_ids.end();
   if (check_stops && eos) {
-    finish(r, "stop");
+    finish(r, FinishReason::kStop);
   } else if (check_stops && stop_token) {
     r.stop_reason = token;
     if (p.include_stop_str_in_output && r.detokenizer) r.text += r.detokenizer->add_token(token);
-    finish(r, "stop");
+    finish(r, FinishReason::kStop);
   } else if (r.detokenizer) {
     const size_t before = r.text.size();
     r.text += r.detokenizer->add_token(token);
@@ -60,10 +60,10 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
       if (auto m = find_stop_string(r.text, before, p.stop, p.include_stop_str_in_output)) {
         r.text.resize(m->text_length);
         r.stop_reason = m->stop;
-        finish(r, "stop");
+        finish(r, FinishReason::kStop);
       }
   }
-  if (!r.finish_reason && (n_out >= p.max_tokens || r.num_tokens() >= max_model_len_)) finish(r, "length");
+  if (!r.finish_reason && (n_out >= p.max_tokens || r.num_tokens() >= max_model_len_)) finish(r, FinishReason::kLength);
   if (r.finish_reason && r.detokenizer && !std::holds_alternative<std::string>(r.stop_reason))
     r.text += r.detokenizer->flush();
   const size_t hold = r.finish_reason || p.include_stop_str_in_output ? 0 : stop_string_holdback(r.text, p.stop);
@@ -72,7 +72,7 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
 
 void OutputProcessor::abort(Request& r) {
   if (r.finish_reason) return;
-  finish(r, "abort");
+  finish(r, FinishReason::kAbort);
   r.num_releasable_chars = r.text.size();
 }
 

@@ -28,7 +28,7 @@ class OutputProcessor {
   bool has_news(const RequestGroup& g) const;
 
  private:
-  void finish(Request& r, const std::string& reason);
+  void finish(Request& r, FinishReason reason);
 
   const ModelConfig& model_;
   int max_model_len_;

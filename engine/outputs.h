@@ -7,6 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "engine/finish_reason.h"
+
 namespace pagedchat {
 
 /// Log-probability of one token (vLLM's Logprob): from the raw logits' log-softmax.
@@ -16,7 +18,7 @@ struct Logprob {
   std::string decoded_token;   ///< the token's piece (sentencepiece "▁" shown as a space)
 };
 
-/// Why a completion stopped with finish_reason "stop": nothing (EOS), the stop string, or the
+/// Why a completion stopped with FinishReason::kStop: nothing (EOS), the stop string, or the
 /// stop token id.
 using StopReason = std::variant<std::monostate, std::string, int>;
 
@@ -42,7 +44,7 @@ struct CompletionOutput {
   std::vector<int> token_ids;
   std::optional<double> cumulative_logprob;   ///< set when logprobs were requested
   std::optional<std::vector<std::map<int, Logprob>>> logprobs;  ///< per token: top-N and the sampled one
-  std::optional<std::string> finish_reason;  ///< "stop", "length" or "abort" once finished
+  std::optional<FinishReason> finish_reason;  ///< set once finished
   StopReason stop_reason;
   bool finished() const { return finish_reason.has_value(); }
 };

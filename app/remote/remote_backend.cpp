@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "app/finish_reason_text.h"
 #include "app/sentence.h"
 
 namespace {
@@ -149,7 +150,7 @@ void RemoteChatBackend::cancel(const QString& requestId) {
           RequestDelta d;
           d.requestId = requestId;
           d.finished = true;
-          d.finishReason = QStringLiteral("abort");
+          d.finishReason = pagedchat::FinishReason::kAbort;
           emit stepFinished({d});
         },
         Qt::QueuedConnection);
@@ -190,8 +191,10 @@ void RemoteChatBackend::readEvent(Stream& s, const QByteArray& data, QString& te
       text += content;
     }
     if (!reasoning.isEmpty() || !content.isEmpty()) ++s.tokens;
+    // Another server's reason ("content_filter", "tool_calls"): the answer ended normally, as a stop.
     const QString finish = choice.value(QLatin1String("finish_reason")).toString();
-    if (!finish.isEmpty()) s.finishReason = finish;
+    if (!finish.isEmpty())
+      s.finishReason = parseFinishReasonText(finish).value_or(pagedchat::FinishReason::kStop);
   }
   const QJsonObject usage = o.value(QLatin1String("usage")).toObject();
   if (!usage.isEmpty()) {
@@ -228,7 +231,7 @@ void RemoteChatBackend::onFinished(QNetworkReply* reply) {
   streams_.erase(it);
   const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
   const QByteArray rest = reply->isOpen() ? reply->readAll() : QByteArray();  // closed after a timeout
-  if (status >= 300 || (reply->error() != QNetworkReply::NoError && !s.anyEvent && s.finishReason.isEmpty())) {
+  if (status >= 300 || (reply->error() != QNetworkReply::NoError && !s.anyEvent && !s.finishReason)) {
     emit requestRejected(s.requestId, describeFailure(reply, rest));
     return;
   }
@@ -242,8 +245,8 @@ void RemoteChatBackend::onFinished(QNetworkReply* reply) {
   d.newTokens = s.tokens - tokensBefore;
   d.numPromptTokens = s.promptTokens;
   // "abort" here is the server's own doing (a user's stop never reaches onFinished: cancel()).
-  const bool serverAborted = s.finishReason == QLatin1String("abort");
-  if (!s.finishReason.isEmpty() && !serverAborted && s.streamError.isEmpty()) {
+  const bool serverAborted = s.finishReason == pagedchat::FinishReason::kAbort;
+  if (s.finishReason && !serverAborted && s.streamError.isEmpty()) {
     if (s.completionTokens >= 0) d.newTokens = std::max(0, s.completionTokens - tokensBefore);
     d.finished = true;
     d.finishReason = s.finishReason;

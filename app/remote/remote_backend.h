@@ -69,7 +69,7 @@ class RemoteChatBackend : public ChatBackend {
     bool done = false;       ///< "[DONE]" arrived
     bool cancelled = false;
     bool inReasoning = false;
-    QString finishReason;
+    std::optional<pagedchat::FinishReason> finishReason;
     QString streamError;     ///< an error object sent inside the stream
     int tokens = 0;          ///< content chunks so far
     int promptTokens = 0;    ///< from usage

@@ -52,7 +52,7 @@ struct Request {
   size_t num_releasable_chars = 0;  ///< text bytes that can be reported (held back: maybe a stop string)
   size_t num_reported_chars = 0;    ///< text bytes already returned (kDelta)
   size_t num_reported_tokens = 0;   ///< output ids already returned (kDelta)
-  std::optional<std::string> finish_reason;
+  std::optional<FinishReason> finish_reason;
   bool reported_finish = false;     ///< the finish reason was returned once
   StopReason stop_reason;
   std::vector<std::map<int, Logprob>> logprobs;

@@ -12,10 +12,13 @@
 
 #include "app/chat_session.h"
 #include "app/chat_store.h"
+#include "app/finish_reason_text.h"
 #include "app/engine_client.h"
 #include "app/message_list_model.h"
 #include "app_test_util.h"
 #include "test_paths.h"
+
+using pagedchat::FinishReason;
 
 class TestAppLimits : public QObject {
   Q_OBJECT
@@ -81,7 +84,8 @@ class TestAppLimits : public QObject {
     const qint64 replyMs = clock.elapsed();
     qInfo("10 000 messages: inserted in %lld ms, opened in %lld ms, answered in %lld ms (finish %s, %d prompt tokens)",
           static_cast<long long>(insertMs), static_cast<long long>(openMs), static_cast<long long>(replyMs),
-          qPrintable(finished.constFirst().constFirst().toString()), session.promptTokens());
+          qPrintable(finishReasonText(finished.constFirst().constFirst().value<FinishReason>())),
+          session.promptTokens());
     QCOMPARE(session.errorText(), QString());
     QCOMPARE(session.messages()->rowCount(), 10002);
     QVERIFY(session.promptTokens() > 0 && session.promptTokens() <= 512);

@@ -20,6 +20,8 @@
 #include "app/chat_store.h"
 #include "test_paths.h"
 
+using pagedchat::FinishReason;
+
 namespace {
 
 /// Environment without any display: xcb cannot connect, so QGuiApplication would abort.
@@ -231,9 +233,9 @@ void TestAppProcess::signalSavesPartialReply() {
   QCOMPARE(p.exitCode(), 0);
 
   const MessageRecord reply = assistant();
-  if (reply.finishReason == QLatin1String("stop") || reply.finishReason == QLatin1String("length"))
+  if (reply.finishReason == FinishReason::kStop || reply.finishReason == FinishReason::kLength)
     QSKIP("the reply finished before the signal arrived");
-  QCOMPARE(reply.finishReason, QStringLiteral("abort"));  // empty would mean: lost mid-stream
+  QCOMPARE(reply.finishReason, std::optional(FinishReason::kAbort));  // empty would mean: lost mid-stream
   qInfo("partial reply saved: %lld characters", static_cast<long long>(reply.text.size()));
 }
 

@@ -14,6 +14,7 @@
 #include "engine/text/tokenizer.h"
 #include "app_test_util.h"
 
+using pagedchat::FinishReason;
 using apptest::storiesConfig;
 
 namespace {
@@ -179,7 +180,7 @@ void TestChatBranches::continueCutOffAnswer() {
   QVERIFY(!session.canContinue());
   QVERIFY(session.send());
   QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
-  QCOMPARE(rows->at(1).finishReason, QStringLiteral("length"));
+  QCOMPARE(rows->at(1).finishReason, std::optional(FinishReason::kLength));
   QVERIFY(session.canContinue());
   const QString before = rows->textAt(1);
   const qint64 replyId = rows->at(1).id;
@@ -194,7 +195,7 @@ void TestChatBranches::continueCutOffAnswer() {
   QCOMPARE(rows->at(1).id, replyId);
   QVERIFY2(rows->textAt(1).startsWith(before), qPrintable(rows->textAt(1)));
   QVERIFY2(rows->textAt(1).size() > before.size(), qPrintable(rows->textAt(1)));
-  QVERIFY(!rows->at(1).finishReason.isEmpty());
+  QVERIFY(rows->at(1).finishReason.has_value());
   // Saved in place: still one answer, with the longer text.
   const QList<MessageRecord> stored = store.messages(session.conversationId());
   QCOMPARE(stored.size(), 2);
@@ -290,7 +291,7 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
   for (int i = 0; i < 12; ++i) turn += QStringLiteral("Lily and Tom went to the park to play with the big red ball. ");
   for (int i = 0; i < 8; ++i) {
     store.addMessage(longId, QStringLiteral("user"), turn);
-    store.addMessage(longId, QStringLiteral("assistant"), turn, QStringLiteral("length"));
+    store.addMessage(longId, QStringLiteral("assistant"), turn, FinishReason::kLength);
   }
   session.openConversation(longId, QStringLiteral("long"));
   QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0, 30000);

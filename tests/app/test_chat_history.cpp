@@ -18,6 +18,8 @@
 #include "app/chat_store.h"
 #include "app/conversation_list_model.h"
 
+using pagedchat::FinishReason;
+
 namespace {
 
 /// Builds `<dir>/pagedchat.sqlite3` exactly as PagedChat's schema version 1 wrote it.
@@ -137,7 +139,7 @@ void TestChatHistory::migrateV1WithBackup() {
   QCOMPARE(first[3].text, QStringLiteral("the end"));
   for (const MessageRecord& m : first) QCOMPARE(m.siblingCount, 1);
   QCOMPARE(idsOf(store.branch(2)), (QList<qint64>{2, 5}));
-  QCOMPARE(store.branch(2)[1].finishReason, QStringLiteral("length"));
+  QCOMPARE(store.branch(2)[1].finishReason, std::optional(FinishReason::kLength));
   QCOMPARE(store.conversation(1).currentLeafId, 6);
   QCOMPARE(store.conversation(2).title, QStringLiteral("Second"));
   QVERIFY(!store.conversation(2).pinned);
@@ -162,7 +164,7 @@ void TestChatHistory::migrateV2AddsBackend() {
     ChatStore store(dir.path());
     conversation = store.createConversation(QStringLiteral("Old"));
     const qint64 user = store.addMessage(conversation, QStringLiteral("user"), QStringLiteral("hi"));
-    store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral("hello"), QStringLiteral("stop"), user);
+    store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral("hello"), FinishReason::kStop, user);
   }
   {
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v2"));
@@ -181,8 +183,8 @@ void TestChatHistory::migrateV2AddsBackend() {
   QCOMPARE(old.size(), 2);
   QCOMPARE(old[1].text, QStringLiteral("hello"));
   QCOMPARE(old[1].backend, QString());
-  const qint64 reply = store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral("again"), QString(),
-                                        old[0].id, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
+  const qint64 reply = store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral("again"),
+                                        std::nullopt, old[0].id, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
   QCOMPARE(store.branch(conversation).constLast().id, reply);
   QCOMPARE(store.branch(conversation).constLast().backend, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
 }
@@ -294,13 +296,13 @@ void TestChatHistory::messageTree() {
   const qint64 a1 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a1"));
   QCOMPARE(store.branch(c).constLast().parentId, u1);
   // A regenerated answer: a sibling of a1, now shown.
-  const qint64 a2 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a2"), QStringLiteral("stop"), u1);
+  const qint64 a2 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a2"), FinishReason::kStop, u1);
   QCOMPARE(idsOf(store.branch(c)), (QList<qint64>{u1, a2}));
   QCOMPARE(store.branch(c)[1].siblingIndex, 1);
   QCOMPARE(store.branch(c)[1].siblingCount, 2);
   QCOMPARE(idsOf(store.siblings(a1)), (QList<qint64>{a1, a2}));
   // An edited first question: a second root with its own answer.
-  const qint64 u2 = store.addMessage(c, QStringLiteral("user"), QStringLiteral("q1 edited"), QString(), 0);
+  const qint64 u2 = store.addMessage(c, QStringLiteral("user"), QStringLiteral("q1 edited"), std::nullopt, 0);
   const qint64 a3 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a3"));
   QCOMPARE(idsOf(store.branch(c)), (QList<qint64>{u2, a3}));
   QCOMPARE(store.branch(c)[0].siblingIndex, 1);
@@ -322,7 +324,7 @@ void TestChatHistory::messageTree() {
   QCOMPARE(store.messages(c).size(), 4);  // u1, a2, u2, a3
   // A parent from another conversation or a foreign leaf is refused.
   const qint64 other = store.createConversation(QStringLiteral("other"));
-  QVERIFY_THROWS_EXCEPTION(StoreError, store.addMessage(other, QStringLiteral("user"), QStringLiteral("x"), QString(), u1));
+  QVERIFY_THROWS_EXCEPTION(StoreError, store.addMessage(other, QStringLiteral("user"), QStringLiteral("x"), std::nullopt, u1));
   QVERIFY_THROWS_EXCEPTION(StoreError, store.setCurrentLeaf(other, a2));
 }
 
@@ -378,8 +380,9 @@ void TestChatHistory::exportImportRoundTrip() {
   ChatStore store(dir.path());
   const qint64 c = store.createConversation(QStringLiteral("Round trip 한국어"));
   const qint64 u = store.addMessage(c, QStringLiteral("user"), QStringLiteral("질문 \"quoted\"\nline 2"));
-  store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("old answer"), QStringLiteral("stop"));
-  const qint64 a2 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("new answer"), QStringLiteral("length"), u);
+  store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("old answer"), FinishReason::kStop);
+  const qint64 a2 =
+      store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("new answer"), FinishReason::kLength, u);
   store.setPinned(c, true);
 
   const QString md = store.exportMarkdown(c);
@@ -391,7 +394,7 @@ void TestChatHistory::exportImportRoundTrip() {
   // An answer's leading whitespace is left out of the Markdown (as in the window), not its text.
   const qint64 spaced = store.createConversation(QStringLiteral("spaced"));
   store.addMessage(spaced, QStringLiteral("user"), QStringLiteral("Once upon a time"));
-  store.addMessage(spaced, QStringLiteral("assistant"), QStringLiteral(" \nthere was a cat"), QStringLiteral("stop"));
+  store.addMessage(spaced, QStringLiteral("assistant"), QStringLiteral(" \nthere was a cat"), FinishReason::kStop);
   QVERIFY2(store.exportMarkdown(spaced).endsWith(QStringLiteral("## Assistant\n\nthere was a cat\n")),
            qPrintable(store.exportMarkdown(spaced)));
   QCOMPARE(store.branch(spaced).constLast().text, QStringLiteral(" \nthere was a cat"));
@@ -413,7 +416,7 @@ void TestChatHistory::exportImportRoundTrip() {
   QCOMPARE(shown.size(), 2);
   QCOMPARE(shown[0].text, QStringLiteral("질문 \"quoted\"\nline 2"));
   QCOMPARE(shown[1].text, QStringLiteral("new answer"));
-  QCOMPARE(shown[1].finishReason, QStringLiteral("length"));
+  QCOMPARE(shown[1].finishReason, std::optional(FinishReason::kLength));
   QCOMPARE(shown[1].siblingCount, 2);
   QCOMPARE(shown[1].siblingIndex, 1);
   QVERIFY(shown[1].id != a2);

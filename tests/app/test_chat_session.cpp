@@ -14,6 +14,7 @@
 #include "app/throughput_meter.h"
 #include "app_test_util.h"
 
+using pagedchat::FinishReason;
 using apptest::storiesConfig;
 
 namespace {
@@ -164,7 +165,7 @@ void TestChatSession::rejectedPromptLeavesNoTrace() {
   const QList<MessageRecord> stored = store.messages(conversation);
   QCOMPARE(stored.size(), 2);
   QCOMPARE(stored.at(0).text, QStringLiteral("Tom had a red ball"));
-  QVERIFY(!stored.at(1).finishReason.isEmpty());
+  QVERIFY(stored.at(1).finishReason.has_value());
   QCOMPARE(session.inputText(), tooLongPrompt());
   QVERIFY(!session.errorText().isEmpty());
 
@@ -204,7 +205,7 @@ void TestChatSession::stopBeforeFirstDeltaSavesTurn() {
     const QList<MessageRecord> before = store.messages(session.conversationId());
     QCOMPARE(before.size(), 2);
     QCOMPARE(before.at(0).text, QStringLiteral("Once upon a time"));
-    QCOMPARE(before.at(1).finishReason, QString());
+    QCOMPARE(before.at(1).finishReason, std::nullopt);
     // Closing the pane (or quitting) before any delta arrived: the turn is saved as stopped.
   }
   const QList<ConversationRecord> conversations = store.conversations();
@@ -214,7 +215,7 @@ void TestChatSession::stopBeforeFirstDeltaSavesTurn() {
   QCOMPARE(stored.at(0).role, QStringLiteral("user"));
   QCOMPARE(stored.at(0).text, QStringLiteral("Once upon a time"));
   QCOMPARE(stored.at(1).role, QStringLiteral("assistant"));
-  QCOMPARE(stored.at(1).finishReason, QStringLiteral("abort"));
+  QCOMPARE(stored.at(1).finishReason, std::optional(FinishReason::kAbort));
 }
 
 QTEST_MAIN(TestChatSession)

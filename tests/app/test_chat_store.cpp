@@ -19,6 +19,8 @@
 #include "app/conversation_list_model.h"
 #include "app/pane_list_model.h"
 
+using pagedchat::FinishReason;
+
 namespace {
 
 /// A second, independent SQLite connection to the same file (as another process would have).
@@ -160,7 +162,7 @@ void TestChatStore::roundTripUnicodeAcrossReopen() {
     QVERIFY(convId > 0);
     msgIds << store.addMessage(convId, QStringLiteral("system"), system);
     msgIds << store.addMessage(convId, QStringLiteral("user"), korean);
-    msgIds << store.addMessage(convId, QStringLiteral("assistant"), emoji, QStringLiteral("stop"));
+    msgIds << store.addMessage(convId, QStringLiteral("assistant"), emoji, FinishReason::kStop);
     msgIds << store.addMessage(convId, QStringLiteral("user"), tricky);
     store.close();
   }
@@ -193,14 +195,13 @@ void TestChatStore::roundTripUnicodeAcrossReopen() {
   const QStringList roles{QStringLiteral("system"), QStringLiteral("user"),
                           QStringLiteral("assistant"), QStringLiteral("user")};
   const QStringList texts{system, korean, emoji, tricky};
-  const QStringList reasons{QString(), QString(), QStringLiteral("stop"), QString()};
+  const QList<std::optional<FinishReason>> reasons{std::nullopt, std::nullopt, FinishReason::kStop, std::nullopt};
   for (int i = 0; i < 4; ++i) {
     QCOMPARE(msgs[i].id, msgIds[i]);
     QCOMPARE(msgs[i].conversationId, convId);
     QCOMPARE(msgs[i].role, roles[i]);
     QCOMPARE(msgs[i].text, texts[i]);
-    QCOMPARE(msgs[i].finishReason, reasons[i]);  // QString() == "" for QCOMPARE
-    QVERIFY(msgs[i].finishReason.isEmpty() == reasons[i].isEmpty());
+    QCOMPARE(msgs[i].finishReason, reasons[i]);
     QVERIFY(msgs[i].createdAt.isValid());
     QCOMPARE(msgs[i].createdAt.timeSpec(), Qt::UTC);
     QVERIFY(msgs[i].createdAt >= before && msgs[i].createdAt <= after);
@@ -324,15 +325,15 @@ void TestChatStore::partialMessageSurvivesClose() {
     QCOMPARE(msgs[1].id, msg);
     QCOMPARE(msgs[1].role, QStringLiteral("assistant"));
     QCOMPARE(msgs[1].text, partial);
-    QVERIFY(msgs[1].finishReason.isEmpty());
+    QVERIFY(!msgs[1].finishReason);
 
     // The stream can be finished after reopening.
-    store.updateMessage(msg, partial + QStringLiteral(" The end."), QStringLiteral("abort"));
+    store.updateMessage(msg, partial + QStringLiteral(" The end."), FinishReason::kAbort);
   }
   ChatStore store(dir.path());
   const auto msgs = store.messages(conv);
   QCOMPARE(msgs.value(1).text, partial + QStringLiteral(" The end."));
-  QCOMPARE(msgs.value(1).finishReason, QStringLiteral("abort"));
+  QCOMPARE(msgs.value(1).finishReason, std::optional(FinishReason::kAbort));
 }
 
 void TestChatStore::closedStoreThrows() {
@@ -471,7 +472,7 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
 
   // After the lock is gone the store works again and nothing committed earlier is lost.
   const qint64 m3 = store.addMessage(conv, QStringLiteral("user"), QStringLiteral("after"));
-  store.updateMessage(m2, QStringLiteral("partial, finished"), QStringLiteral("stop"));
+  store.updateMessage(m2, QStringLiteral("partial, finished"), FinishReason::kStop);
   store.close();
 
   ChatStore reopened(dir.path());
@@ -484,7 +485,7 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
   QCOMPARE(msgs[0].text, QStringLiteral("committed 1"));
   QCOMPARE(msgs[1].id, m2);
   QCOMPARE(msgs[1].text, QStringLiteral("partial, finished"));
-  QCOMPARE(msgs[1].finishReason, QStringLiteral("stop"));
+  QCOMPARE(msgs[1].finishReason, std::optional(FinishReason::kStop));
   QCOMPARE(msgs[2].id, m3);
   QCOMPARE(msgs[2].text, QStringLiteral("after"));
 }

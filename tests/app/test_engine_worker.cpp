@@ -10,11 +10,13 @@
 #include <algorithm>
 
 #include "app/engine_worker.h"
+#include "app/finish_reason_text.h"
 #include "engine/llm.h"
 #include "engine/loader/hf/hf_writer.h"
 #include "engine/loader/llama2c/llama2c_loader.h"
 #include "app_test_util.h"
 
+using pagedchat::FinishReason;
 using apptest::storiesConfig;
 
 namespace {
@@ -128,7 +130,8 @@ void TestEngineWorker::twoRequestsShareSteps() {
       (isA ? hasA : hasB) = true;
       if (d.finished) {
         (isA ? finishedA : finishedB) = true;
-        QVERIFY2(d.finishReason == "stop" || d.finishReason == "length", qPrintable(d.finishReason));
+        QVERIFY2(d.finishReason == FinishReason::kStop || d.finishReason == FinishReason::kLength,
+                 qPrintable(finishReasonText(d.finishReason)));
       }
     }
     sameStep = sameStep || (hasA && hasB);
@@ -180,8 +183,9 @@ void TestEngineWorker::secondTurnReusesCache() {
   QVERIFY(!r1.isEmpty());
   QCOMPARE(cached1, 0);
   const QList<PromptMessage> conversation = {{"user", u1}, {"assistant", r1}, {"user", u2}};
-  QCOMPARE(buildChatMessages(QString(), {MessageRecord{0, 0, "user", u1, {}, {}}, MessageRecord{0, 0, "assistant", r1, "stop", {}}}, u2),
-           conversation);
+  const QList<MessageRecord> history = {MessageRecord{0, 0, "user", u1, {}, {}},
+                                        MessageRecord{0, 0, "assistant", r1, FinishReason::kStop, {}}};
+  QCOMPARE(buildChatMessages(QString(), history, u2), conversation);
   const QString r2 = turn(QStringLiteral("t2"), conversation, prompt2, cached2);
   QVERIFY(!r2.isEmpty());
   QCOMPARE(rejected.count(), 0);
@@ -220,7 +224,7 @@ void TestEngineWorker::cancelReportsAbort() {
   QTRY_VERIFY_WITH_TIMEOUT(!received.isEmpty() && received.constLast().finished, 30000);
   int tokens = 0;
   for (const RequestDelta& d : std::as_const(received)) tokens += d.newTokens;
-  QCOMPARE(received.constLast().finishReason, QStringLiteral("abort"));
+  QCOMPARE(received.constLast().finishReason, std::optional(FinishReason::kAbort));
   QVERIFY(tokens < 400);
 }
 
@@ -287,7 +291,7 @@ void TestEngineWorker::chatTemplateWarnings() {
       received.clear();
       w.submit(QStringLiteral("r%1").arg(turn), QStringLiteral("Once upon a time"), greedy(8));
       QTRY_VERIFY_WITH_TIMEOUT(!received.isEmpty() && received.constLast().finished, 30000);
-      QCOMPARE(received.constLast().finishReason, QStringLiteral("length"));
+      QCOMPARE(received.constLast().finishReason, std::optional(FinishReason::kLength));
     }
     QCOMPARE(warned.count(), 1);
     const QString warning = warned.at(0).at(0).toString();

@@ -16,8 +16,10 @@
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
 #include "app/chat_store.h"
+#include "app/finish_reason_text.h"
 #include "gui_test_util.h"
 
+using pagedchat::FinishReason;
 using apptest::findItem;
 using apptest::findVisibleItems;
 using apptest::waitForFrame;
@@ -103,8 +105,9 @@ void TestGui::loadsWithoutWarningsAndChats() {
   QCOMPARE(stored.at(0).text, QStringLiteral("Once upon a time"));
   QCOMPARE(stored.at(1).role, QStringLiteral("assistant"));
   QCOMPARE(stored.at(1).text, replyText_);
-  QVERIFY2(stored.at(1).finishReason == "stop" || stored.at(1).finishReason == "length",
-           qPrintable(stored.at(1).finishReason));
+  QVERIFY2(stored.at(1).finishReason == FinishReason::kStop ||
+               stored.at(1).finishReason == FinishReason::kLength,
+           qPrintable(finishReasonText(stored.at(1).finishReason)));
   QCOMPARE(controller.conversations()->rowCount(), 1);
 
   // Shift+Enter adds a line instead of sending.
@@ -138,7 +141,7 @@ void TestGui::loadsWithoutWarningsAndChats() {
   QCOMPARE(replyIndex.data(MessageListModel::StreamingRole).toBool(), false);
   const QList<MessageRecord> stopped = controller.store()->messages(second->conversationId());
   QCOMPARE(stopped.size(), 2);
-  QCOMPARE(stopped.at(1).finishReason, QStringLiteral("abort"));
+  QCOMPARE(stopped.at(1).finishReason, std::optional(FinishReason::kAbort));
   QCOMPARE(stopped.at(1).text, second->messages()->textAt(1));
   QCOMPARE(controller.conversations()->rowCount(), 2);
   controller.deleteConversation(second->conversationId());
@@ -272,7 +275,7 @@ void TestGui::messageBubbles() {
     conversation = store.createConversation(QStringLiteral("Bubbles"));
     for (const QString& t : shortTexts) {
       store.addMessage(conversation, QStringLiteral("user"), t);
-      store.addMessage(conversation, QStringLiteral("assistant"), QLatin1Char(' ') + t, QStringLiteral("stop"));
+      store.addMessage(conversation, QStringLiteral("assistant"), QLatin1Char(' ') + t, FinishReason::kStop);
     }
     store.addMessage(conversation, QStringLiteral("user"), longText);
     store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral(" Tom and"));  // crashed mid-reply
@@ -519,8 +522,8 @@ void TestGui::twoPanesStreamAtOnce() {
   QTRY_VERIFY_WITH_TIMEOUT(!controller.panes()->anyBusy(), 30000);
   QCOMPARE(finishedFirst.size(), 1);
   QCOMPARE(finishedSecond.size(), 1);
-  QCOMPARE(finishedFirst.at(0).at(0).toString(), QStringLiteral("abort"));
-  QCOMPARE(finishedSecond.at(0).at(0).toString(), QStringLiteral("abort"));
+  QCOMPARE(finishedFirst.at(0).at(0).value<FinishReason>(), FinishReason::kAbort);
+  QCOMPARE(finishedSecond.at(0).at(0).value<FinishReason>(), FinishReason::kAbort);
   APPTEST_VERIFY_NO_WARNINGS();
 }
 

@@ -30,6 +30,7 @@
 #include "app/remote/remote_backend.h"
 #include "gui_test_util.h"
 
+using pagedchat::FinishReason;
 using apptest::findItem;
 using apptest::findVisibleItem;
 using apptest::waitForFrame;
@@ -118,7 +119,8 @@ void TestGuiPanes::everyControlHasAnAccessibleName() {
     ChatStore store(dir.path());
     const qint64 c = store.createConversation(QStringLiteral("Code"));
     store.addMessage(c, QStringLiteral("user"), QStringLiteral("Show code"));
-    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("Here:\n```cpp\nint x;\n```\n"), QStringLiteral("stop"));
+    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("Here:\n```cpp\nint x;\n```\n"),
+                     FinishReason::kStop);
   }
   AppController controller(optionsFor(dir.path()));
   apptest::warnings().clear();
@@ -381,7 +383,7 @@ void TestGuiPanes::renderingBenchmark() {
     updateMs.append(static_cast<double>(update.nsecsElapsed()) / 1e6);
     QVERIFY(waitForFrame(window));  // one round a frame: the tokens due by then go in one batch
   }
-  panes->sessionAt(0)->messages()->finish(rows[0], QStringLiteral("stop"));
+  panes->sessionAt(0)->messages()->finish(rows[0], FinishReason::kStop);
   const double streamSeconds = static_cast<double>(wall.elapsed()) / 1000.0;
   QVERIFY(waitForFrame(window));
   QObject::disconnect(startConn);

@@ -28,6 +28,7 @@
 #include "app/message_list_model.h"
 #include "gui_test_util.h"
 
+using pagedchat::FinishReason;
 using apptest::findItem;
 using apptest::findVisibleItem;
 using apptest::optionsFor;
@@ -115,7 +116,7 @@ void TestHistoryGui::exportImportFiles() {
   ChatStore* store = controller.store();
   const qint64 id = store->createConversation(QStringLiteral("Export me"));
   store->addMessage(id, QStringLiteral("user"), QStringLiteral("질문"));
-  store->addMessage(id, QStringLiteral("assistant"), QStringLiteral("answer"), QStringLiteral("stop"));
+  store->addMessage(id, QStringLiteral("assistant"), QStringLiteral("answer"), FinishReason::kStop);
   controller.conversations()->reload();
 
   const QString md = dir.filePath(QStringLiteral("out.md"));
@@ -166,7 +167,7 @@ void TestHistoryGui::searchOpensMessage() {
   const qint64 c = store->createConversation(QStringLiteral("Fruit"));
   const qint64 u = store->addMessage(c, QStringLiteral("user"), QStringLiteral("tell me about apples"));
   const qint64 first = store->addMessage(c, QStringLiteral("assistant"), QStringLiteral("Apples are red"));
-  store->addMessage(c, QStringLiteral("assistant"), QStringLiteral("Pears are green"), QString(), u);  // shown
+  store->addMessage(c, QStringLiteral("assistant"), QStringLiteral("Pears are green"), std::nullopt, u);  // shown
   store->createConversation(QStringLiteral("Other"));
   controller.conversations()->reload();
 
@@ -194,8 +195,8 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
     store.setPinned(p, true);
     const qint64 c = store.createConversation(QStringLiteral("Today one"));
     const qint64 u = store.addMessage(c, QStringLiteral("user"), QStringLiteral("find the walrus"));
-    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a walrus"), QStringLiteral("length"));
-    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("another walrus"), QStringLiteral("stop"), u);
+    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a walrus"), FinishReason::kLength);
+    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("another walrus"), FinishReason::kStop, u);
   }
   AppController controller(optionsFor(dir));
   apptest::warnings().clear();
@@ -527,7 +528,7 @@ void TestHistoryGui::copyTakesTheShownText() {
     ChatStore store(dir.path());
     id = store.createConversation(QStringLiteral("Story"));
     store.addMessage(id, QStringLiteral("user"), QStringLiteral("Once upon a time"));
-    store.addMessage(id, QStringLiteral("assistant"), QStringLiteral(" there was a cat"), QStringLiteral("stop"));
+    store.addMessage(id, QStringLiteral("assistant"), QStringLiteral(" there was a cat"), FinishReason::kStop);
   }
   AppController controller(optionsFor(dir));
   apptest::warnings().clear();
@@ -588,7 +589,7 @@ void TestHistoryGui::restoredPaneAndSearchJumpInTheWindow() {
       for (int k = 0; k < (i % 5) * 6; ++k) text += QStringLiteral("Some longer filler text that wraps. ");
       if (i == 8 || i == 16) text += QStringLiteral("The magic word is here.");
       parent = store.addMessage(c, i % 2 ? QStringLiteral("assistant") : QStringLiteral("user"), text,
-                                i % 2 ? QStringLiteral("stop") : QString(), parent);
+                                i % 2 ? std::optional(FinishReason::kStop) : std::nullopt, parent);
       ids.append(parent);
     }
   }

@@ -24,6 +24,8 @@
 #include "app_test_util.h"
 #include "test_paths.h"
 
+using pagedchat::FinishReason;
+
 namespace {
 using Tester = QAbstractItemModelTester;
 
@@ -63,10 +65,10 @@ void TestItemModels::messageListModel() {
   model.flushTextChanges();
   model.setMessageId(row, 3);
   model.setSiblings(row, 1, 2);
-  model.finish(row, QStringLiteral("stop"));
+  model.finish(row, FinishReason::kStop);
   model.setStreaming(row, true);
   model.appendText(row, QStringLiteral("<think>more"));
-  model.finish(row, QStringLiteral("length"));
+  model.finish(row, FinishReason::kLength);
   model.removeFrom(1);
   QCOMPARE(model.rowCount(), 1);
   model.clear();

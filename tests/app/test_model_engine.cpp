@@ -17,6 +17,7 @@
 #include "app/app_options.h"
 #include "app/chat_session.h"
 #include "app/chat_store.h"
+#include "app/finish_reason_text.h"
 #include "app/engine_monitor.h"
 #include "app/engine_worker.h"
 #include "app/message_list_model.h"
@@ -25,6 +26,7 @@
 #include "engine/llm.h"
 #include "app_test_util.h"
 
+using pagedchat::FinishReason;
 using apptest::longContextOptions;
 using apptest::optionsFor;
 
@@ -49,7 +51,7 @@ QString chat(ChatSession* session, const QString& text) {
   session->setInputText(text);
   if (!session->send()) return QStringLiteral("not sent: ") + session->errorText();
   if (!finished.wait(60000) && finished.isEmpty()) return QStringLiteral("timeout");
-  return finished.at(0).at(0).toString();
+  return finishReasonText(finished.at(0).at(0).value<FinishReason>());
 }
 
 }  // namespace
@@ -154,7 +156,7 @@ void TestModelEngine::unloadThenLoadAgain() {
   QVERIFY(!engine->isReady());
   QVERIFY(engine->modelPath().isEmpty());
   QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-  const QString reason = finished.at(0).at(0).toString();
+  const QString reason = finishReasonText(finished.at(0).at(0).value<FinishReason>());
   QVERIFY2(reason == QLatin1String("abort") || reason == QLatin1String("length") || reason == QLatin1String("stop"),
            qPrintable(reason));
   const int rows = session->messages()->rowCount();
@@ -212,7 +214,7 @@ void TestModelEngine::openingAModelStopsRunningReplies() {
   QVERIFY(engine->isLoading());
   hold.release();
   QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-  QCOMPARE(finished.at(0).at(0).toString(), QStringLiteral("abort"));
+  QCOMPARE(finished.at(0).at(0).value<FinishReason>(), FinishReason::kAbort);
   QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
   QCOMPARE(engine->modelPath(), gguf);
   QCOMPARE(session->messages()->rowCount(), 2);

@@ -25,6 +25,8 @@
 #include "app_test_util.h"
 #include "serve_process.h"
 
+using pagedchat::FinishReason;
+
 namespace {
 
 constexpr int kTimeoutMs = 60000;
@@ -178,7 +180,7 @@ void TestRemotePane::remoteAndLocalAnswerAlike() {
   QVERIFY(remote->sendText(QStringLiteral("Tom and his dog")));
   remote->stop();
   QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, kTimeoutMs);
-  QCOMPARE(finished.at(0).at(0).toString(), QStringLiteral("abort"));
+  QCOMPARE(finished.at(0).at(0).value<FinishReason>(), FinishReason::kAbort);
   QVERIFY(!remote->isBusy());
 
   // The key is in the key store, not in pagedchat.ini nor the database; the pane's endpoint is
@@ -270,7 +272,7 @@ void TestRemotePane::serverKilledMidStream() {
   QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
   const MessageRecord reply = lastMessage(s);
   QVERIFY(!reply.text.isEmpty());  // what arrived is kept...
-  QCOMPARE(reply.finishReason, QStringLiteral("abort"));
+  QCOMPARE(reply.finishReason, std::optional(FinishReason::kAbort));
   QVERIFY2(s->errorText().contains(server.base().section("//", 1)), qPrintable(s->errorText()));  // ...and said why
   QCOMPARE(app->store()->branch(s->conversationId()).constLast().text, reply.text);  // stored too
 }
@@ -301,7 +303,7 @@ void TestRemotePane::serverShutDownMidStream() {
   QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
   const MessageRecord reply = lastMessage(s);
   QVERIFY(!reply.text.isEmpty());
-  QCOMPARE(reply.finishReason, QStringLiteral("abort"));
+  QCOMPARE(reply.finishReason, std::optional(FinishReason::kAbort));
   QVERIFY2(s->errorText().contains(server.base().section("//", 1)) && s->errorText().contains("before it was complete"),
            qPrintable(s->errorText()));
 }

@@ -34,6 +34,8 @@
 #include "app_test_util.h"
 #include "test_paths.h"
 
+using pagedchat::FinishReason;
+
 namespace {
 
 /// Another SQLite connection to the same file, as another program would hold it.
@@ -202,7 +204,7 @@ void TestStoreFaults::streamThroughFault(AppController& app, const std::function
   QCOMPARE(app.errorText(), QString());
   QCOMPARE(replyTextIn(app.store(), conversation), streamed);
   QCOMPARE(app.store()->messages(conversation).constLast().finishReason,
-           finished.constFirst().constFirst().toString());
+           std::optional(finished.constFirst().constFirst().value<FinishReason>()));
   QCOMPARE(app.store()->conversation(conversation).title, QStringLiteral("Renamed while broken"));
   QTRY_COMPARE(session->title(), QStringLiteral("Renamed while broken"));
   QVERIFY(session->send());  // and the next question goes through

@@ -23,14 +23,14 @@ EngineConfig config() {
 }
 
 // Takes every output of `stream`, concatenating the token ids of completion 0.
-std::vector<int> drain(RequestStream& stream, std::string* finish_reason = nullptr) {
+std::vector<int> drain(RequestStream& stream, std::optional<FinishReason>* finish_reason = nullptr) {
   std::vector<int> ids;
   while (!stream.done()) {
     auto out = stream.next(std::chrono::milliseconds(1000));
     if (!out) continue;
     for (const CompletionOutput& c : out->outputs) {
       ids.insert(ids.end(), c.token_ids.begin(), c.token_ids.end());
-      if (c.finish_reason && finish_reason) *finish_reason = *c.finish_reason;
+      if (c.finish_reason && finish_reason) *finish_reason = c.finish_reason;
     }
   }
   return ids;
@@ -85,9 +85,9 @@ class TestAsyncLLM : public QObject {
     }
     QVERIFY(engine.abort("a"));
     QVERIFY(engine.abort("b"));
-    std::string reason;
+    std::optional<FinishReason> reason;
     drain(*stream, &reason);
-    QCOMPARE(reason, std::string("abort"));
+    QCOMPARE(reason, std::optional(FinishReason::kAbort));
     QVERIFY(stream->error().empty());
     QVERIFY(!engine.abort("a"));  // finished now
     QTRY_COMPARE(engine.stats().num_free_blocks, engine.stats().num_total_blocks);
@@ -119,9 +119,9 @@ class TestAsyncLLM : public QObject {
       p.ignore_eos = true;
       s = engine.add_request("long", {1, 2, 3}, p);
     }
-    std::string reason;
+    std::optional<FinishReason> reason;
     drain(*s, &reason);
-    QCOMPARE(reason, std::string("abort"));
+    QCOMPARE(reason, std::optional(FinishReason::kAbort));
     QVERIFY(s->done());
   }
 };

@@ -190,7 +190,7 @@ class TestBatching : public QObject {
     QVERIFY(engine.abort_request("a"));
     const auto outs = engine.step();
     QCOMPARE(outs.size(), size_t(1));
-    QCOMPARE(outs[0].outputs[0].finish_reason.value_or(""), std::string("abort"));
+    QCOMPARE(outs[0].outputs[0].finish_reason, std::optional(FinishReason::kAbort));
     QVERIFY(outs[0].finished);
     QVERIFY(!engine.has_unfinished_requests());
     QVERIFY(engine.step().empty());

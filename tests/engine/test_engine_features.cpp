@@ -67,13 +67,13 @@ class TestEngineFeatures : public QObject {
     LLM llm(testutil::storiesConfig());
     const auto out = llm.generate({kPrompt}, p)[0].outputs[0];
     QCOMPARE(out.text, expected);
-    QCOMPARE(out.finish_reason.value_or(""), std::string("stop"));
+    QCOMPARE(out.finish_reason, std::optional(FinishReason::kStop));
     QCOMPARE(std::get<std::string>(out.stop_reason), s);
 
     LLMEngine engine(testutil::storiesConfig());
     const auto [joined, last] = streamOne(engine, kPrompt, p);
     QCOMPARE(joined, expected);
-    QCOMPARE(last.outputs[0].finish_reason.value_or(""), std::string("stop"));
+    QCOMPARE(last.outputs[0].finish_reason, std::optional(FinishReason::kStop));
     QCOMPARE(engine.stats().num_free_blocks, engine.stats().num_total_blocks);
   }
 
@@ -83,7 +83,7 @@ class TestEngineFeatures : public QObject {
     p.stop_token_ids = {stop_id};
     LLM llm(testutil::storiesConfig());
     auto out = llm.generate({kPrompt}, p)[0].outputs[0];
-    QCOMPARE(out.finish_reason.value_or(""), std::string("stop"));
+    QCOMPARE(out.finish_reason, std::optional(FinishReason::kStop));
     QCOMPARE(std::get<int>(out.stop_reason), stop_id);
     QCOMPARE(out.token_ids.size(), size_t(4));
     QCOMPARE(out.token_ids.back(), stop_id);
@@ -92,7 +92,7 @@ class TestEngineFeatures : public QObject {
     out = llm.generate({kPrompt}, p)[0].outputs[0];
     QVERIFY(out.token_ids.size() >= 12);
     for (size_t i = 0; i < 12; ++i) QVERIFY(out.token_ids[i] != stop_id);
-    if (out.finish_reason == "stop") QCOMPARE(out.token_ids.back(), stop_id);
+    if (out.finish_reason == FinishReason::kStop) QCOMPARE(out.token_ids.back(), stop_id);
 
     SamplingParams q = testutil::greedy(60);
     q.stop = {","};  // the very first token is ","

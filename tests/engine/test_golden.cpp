@@ -65,7 +65,7 @@ class TestGolden : public QObject {
       QVERIFY2(c.token_ids[i] == expected[i], qPrintable(QString("token %1: got %2, expected %3")
                                                              .arg(i).arg(c.token_ids[i]).arg(expected[i])));
     QCOMPARE(QString::fromStdString(prompt + c.text), g["full_text"].toString());
-    QCOMPARE(c.finish_reason.value_or(""), std::string("length"));
+    QCOMPARE(c.finish_reason, std::optional(FinishReason::kLength));
   }
 
   // --dtype float16/bfloat16 rounds the weights: golden tokens mostly kept, logits close.

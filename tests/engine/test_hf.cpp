@@ -28,7 +28,8 @@ EngineConfig folderConfig(const QString& dir) {
 
 struct GreedyResult {
   std::vector<int> expected, got;
-  std::string expected_text, got_text, finish;
+  std::string expected_text, got_text;
+  std::optional<FinishReason> finish;
 };
 
 GreedyResult runGolden(const QString& model, const QString& goldenName) {
@@ -42,7 +43,7 @@ GreedyResult runGolden(const QString& model, const QString& goldenName) {
   r.got = outs.at(0).outputs.at(0).token_ids;
   r.expected_text = g["full_text"].toString().toStdString();
   r.got_text = prompt + outs[0].outputs[0].text;
-  r.finish = outs[0].outputs[0].finish_reason.value_or("");
+  r.finish = outs[0].outputs[0].finish_reason;
   return r;
 }
 
@@ -156,7 +157,7 @@ class TestHf : public QObject {
       QVERIFY2(r.got[i] == r.expected[i],
                qPrintable(QString("token %1: got %2, expected %3").arg(i).arg(r.got[i]).arg(r.expected[i])));
     QCOMPARE(QString::fromStdString(r.got_text), QString::fromStdString(r.expected_text));
-    QCOMPARE(r.finish, std::string("length"));
+    QCOMPARE(r.finish, std::optional(FinishReason::kLength));
   }
 
   void logitsF32() {

@@ -67,7 +67,7 @@ class TestInputLimits : public QObject {
     QVERIFY2(!engine.has_unfinished_requests(), "a request got stuck");
     QCOMPARE(done.size(), size_t(100));
     for (const auto& [id, output] : done) {
-      QCOMPARE(output.outputs[0].finish_reason.value_or(""), std::string("length"));
+      QCOMPARE(output.outputs[0].finish_reason, std::optional(FinishReason::kLength));
       QCOMPARE(static_cast<int>(output.outputs[0].token_ids.size()), wanted.at(id));
     }
     const EngineStats stats = engine.stats();

@@ -314,7 +314,7 @@ class TestPrefixCaching : public QObject {
     for (const auto& b : engine.kv_cache_snapshot())
       if (b.ref_count > 0) QVERIFY(std::find(b.request_ids.begin(), b.request_ids.end(), "pane0") == b.request_ids.end());
     const auto done = testutil::runToCompletion(engine);
-    QCOMPARE(done.at("pane0").outputs[0].finish_reason, std::optional<std::string>("abort"));
+    QCOMPARE(done.at("pane0").outputs[0].finish_reason, std::optional(FinishReason::kAbort));
     compareBitwise(done.at("pane1").outputs[0], want.outputs[0], "pane1");
     compareBitwise(done.at("pane2").outputs[0], want.outputs[0], "pane2");
     QCOMPARE(engine.stats().num_free_blocks, engine.stats().num_total_blocks);

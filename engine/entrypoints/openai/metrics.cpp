@@ -80,7 +80,7 @@ void ServerMetrics::observe(const RequestOutput& out) {
   if (out.finished) {
     seen_.erase(out.request_id);
     if (m.finished_time > 0 && m.arrival_time > 0) e2e_.observe(m.finished_time - m.arrival_time);
-    std::string reason = "abort";
+    FinishReason reason = FinishReason::kAbort;
     for (const CompletionOutput& c : out.outputs)
       if (c.finish_reason) reason = *c.finish_reason;
     ++finished_[reason];
@@ -111,9 +111,9 @@ std::string ServerMetrics::render(const EngineStats& s) const {
   sample("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.",
          to_string(s.num_generation_tokens));
   header(o, "vllm:request_success_total", "counter", "Count of successfully processed requests.");
-  for (const char* reason : {"stop", "length", "abort"}) {
+  for (FinishReason reason : kFinishReasons) {
     auto it = finished_.find(reason);
-    o << "vllm:request_success_total{" << l << ",finished_reason=\"" << reason << "\"} "
+    o << "vllm:request_success_total{" << l << ",finished_reason=\"" << pagedchat::to_string(reason) << "\"} "
       << (it == finished_.end() ? 0 : it->second) << "\n";
   }
   write_histogram(o, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.", ttft_, l);

@@ -47,7 +47,7 @@ class ServerMetrics {
   std::string label_;
   mutable std::mutex mu_;
   Histogram ttft_, itl_, e2e_;
-  std::map<std::string, long long> finished_;  ///< finish reason -> requests
+  std::map<FinishReason, long long> finished_;  ///< finish reason -> requests
   std::unordered_map<std::string, Seen> seen_;
 };
 

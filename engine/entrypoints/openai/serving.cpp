@@ -24,6 +24,12 @@ std::size_t code_points(const std::string& s) {
   return n;
 }
 
+// finish_reason as OpenAI writes it: "stop", "length", "abort", or null while unfinished.
+json finish_reason_json(const std::optional<FinishReason>& r) {
+  if (r) return std::string(to_string(*r));
+  return nullptr;
+}
+
 json stop_reason_json(const StopReason& r) {
   if (const auto* s = std::get_if<std::string>(&r)) return *s;
   if (const auto* i = std::get_if<int>(&r)) return *i;
@@ -87,7 +93,7 @@ json logprobs_json(const Generation& g, const CompletionOutput& c, std::size_t& 
 struct ChoiceState {
   std::string text;
   json logprobs;  // accumulated (collect) in the endpoint's shape
-  std::optional<std::string> finish_reason;
+  std::optional<FinishReason> finish_reason;
   StopReason stop_reason;
   int num_tokens = 0;
   std::size_t text_offset = 0;
@@ -313,7 +319,7 @@ json OpenAIServing::collect(Generation& g) {
   json arr = json::array();
   for (std::size_t i = 0; i < choices.size(); ++i) {
     ChoiceState& s = choices[i];
-    json c = {{"index", i}, {"logprobs", s.logprobs}, {"finish_reason", s.finish_reason ? json(*s.finish_reason) : json()},
+    json c = {{"index", i}, {"logprobs", s.logprobs}, {"finish_reason", finish_reason_json(s.finish_reason)},
               {"stop_reason", stop_reason_json(s.stop_reason)}};
     if (g.kind == Generation::Kind::kChat) {
       c["message"] = {{"role", "assistant"}, {"content", s.text}};
@@ -372,7 +378,7 @@ bool OpenAIServing::stream(Generation& g, const EventWriter& write) {
       const json lp = logprobs_json(g, c, s.text_offset);
       if (c.text.empty() && !c.finish_reason && lp.is_null()) continue;
       json item = {{"index", index}, {"logprobs", lp},
-                   {"finish_reason", c.finish_reason ? json(*c.finish_reason) : json()}};
+                   {"finish_reason", finish_reason_json(c.finish_reason)}};
       if (c.finish_reason) item["stop_reason"] = stop_reason_json(c.stop_reason);
       if (chat)
         item["delta"] = c.text.empty() ? json::object() : json{{"content", c.text}};
