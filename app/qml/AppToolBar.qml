@@ -3,14 +3,15 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 ToolBar {
     id: toolBar
 
     /// The PaneListModel (C++).
-    required property QtObject panes
+    required property PaneListModel panes
     /// The AppController (C++): its `language` ("system", "en", "ko") switches the UI language.
-    property QtObject app: null
+    property AppController app: null
     /// The language menu's entries. A language's own name is not translated.
     readonly property var languages: [
         { code: "system", name: qsTr("System") },
@@ -62,7 +63,7 @@ ToolBar {
             FocusFrame {}
             objectName: "modelButton"
             visible: toolBar.app !== null
-            readonly property QtObject engine: toolBar.app ? toolBar.app.engine : null
+            readonly property EngineClient engine: toolBar.app ? toolBar.app.engine : null
             text: !engine ? "" : engine.loading ? qsTr("Model: loading %1…").arg(engine.modelName)
                   : engine.loaded ? qsTr("Model: %1").arg(engine.modelName) : qsTr("Model: none")
             onClicked: toolBar.modelPickerRequested()

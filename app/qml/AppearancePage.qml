@@ -3,12 +3,13 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 ScrollView {
     id: page
 
     /// The AppController (C++): theme, fontSize, language (all saved in pagedchat.ini).
-    required property QtObject app
+    required property AppController app
     /// The page's tab title.
     readonly property string title: qsTr("Appearance")
 

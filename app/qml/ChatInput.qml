@@ -3,17 +3,18 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 ColumnLayout {
     id: input
 
     /// The pane's ChatSession (C++).
-    required property QtObject session
+    required property ChatSession session
     property int paneNumber: 1
     property bool canSend: true
     /// The PaneListModel and BlindCompare (C++), for "send to all panes"; may be null (tests).
-    property QtObject panes: null
-    property QtObject compare: null
+    property PaneListModel panes: null
+    property BlindCompare compare: null
     /// Enter sends to every pane (the toggle below the box, or blind compare mode).
     readonly property bool sendsToAll: panes !== null && panes.count > 1
                                        && (panes.sendToAllEnabled || (compare !== null && compare.enabled))

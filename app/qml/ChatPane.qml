@@ -3,20 +3,21 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 Pane {
     id: pane
 
     /// The pane's ChatSession (C++), from the PaneListModel's "session" role.
-    required property QtObject session
+    required property ChatSession session
     required property int index
     /// The PaneListModel and EngineClient (C++).
-    required property QtObject panes
-    required property QtObject engine
+    required property PaneListModel panes
+    required property EngineClient engine
     /// The BlindCompare (C++); null outside the main window (tests).
-    property QtObject compare: null
+    property BlindCompare compare: null
     /// The PaneEndpoints (C++): a remote server instead of the local model; null in tests.
-    property QtObject endpoints: null
+    property PaneEndpoints endpoints: null
 
     readonly property bool blind: compare !== null && compare.hidden
     /// The pane's settings popup (PaneSettingsPopup).
@@ -71,11 +72,8 @@ Pane {
             model: pane.session.messages
             session: pane.session
             paneNumber: pane.index + 1
-            /// Blind compare: finish reasons and Continue would tell the panes' settings apart
-            /// (MessageBubble reads this through ListView.view).
-            property bool detailsHidden: pane.blind
-            /// Regenerate, Continue and Edit need a model (loaded or loading).
-            property bool modelAvailable: pane.canAnswer
+            detailsHidden: pane.blind
+            modelAvailable: pane.canAnswer
         }
 
         Label {

@@ -4,13 +4,14 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 Rectangle {
     id: bar
 
     /// The BlindCompare and PaneListModel (C++).
-    required property QtObject compare
-    required property QtObject panes
+    required property BlindCompare compare
+    required property PaneListModel panes
 
     objectName: "compareBar"
     implicitHeight: row.implicitHeight + 12

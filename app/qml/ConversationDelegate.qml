@@ -61,7 +61,9 @@ ItemDelegate {
         onTapped: menu.popup()
     }
 
-    contentItem: RowLayout {
+    // The ids inside make Qt build the content item at once rather than deferred, as it always
+    // did here (qmllint warns of that); the functions above need them.
+    contentItem: RowLayout {  // qmllint disable deferred-property-id
         spacing: 4
         ColumnLayout {
             Layout.fillWidth: true

@@ -8,12 +8,13 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Dialogs
 import QtQuick.Layouts
+import PagedChat
 
 Pane {
     id: sidebar
 
     /// The AppController (C++).
-    required property QtObject app
+    required property AppController app
     /// The search button's glyph (U+1F50D LEFT-POINTING MAGNIFYING GLASS).
     readonly property string searchGlyph: "\uD83D\uDD0D"
     /// The import button's glyph (U+1F4E5 INBOX TRAY).
@@ -62,7 +63,8 @@ Pane {
     function openSearch() {
         sidebar.searching = true
         sidebar.searchOpened()
-        Qt.callLater(searchPanel.focusField)
+        // Qt.callLater is a method: Qt 6.4's qmllint takes it for a QJSValue property (type).
+        Qt.callLater(searchPanel.focusField)  // qmllint disable type
     }
 
     padding: 0
@@ -74,7 +76,8 @@ Pane {
     }
 
     Shortcut {
-        sequences: [StandardKey.Find]
+        // Qt 6.4's qmllint does not resolve the StandardKey enum (QKeySequence's, in QtQuick).
+        sequences: [StandardKey.Find]  // qmllint disable unqualified
         onActivated: sidebar.openSearch()
     }
 
@@ -206,7 +209,8 @@ Pane {
 
             delegate: ConversationDelegate {
                 width: ListView.view.width
-                currentConversationId: sidebar.app.currentConversationId
+                // Qt 6.4's qmllint knows no qint64 (qlonglong) type to check the binding against.
+                currentConversationId: sidebar.app.currentConversationId  // qmllint disable type
                 onOpenRequested: (id) => sidebar.app.openConversation(id)
                 onDeleteRequested: (id) => sidebar.app.deleteConversation(id)
                 onRenameRequested: (id, title) => sidebar.app.renameConversation(id, title)

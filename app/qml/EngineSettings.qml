@@ -4,25 +4,36 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 Pane {
     id: page
 
     /// The AppController (C++): engineSettings, applyEngineSettings(), engine.
-    required property QtObject app
-    readonly property QtObject settings: app.engineSettings
+    required property AppController app
+    readonly property EngineSettingsValues settings: app.engineSettings
     /// The last validation message ("" when the values were applied or not yet checked).
     property string errorText: ""
     /// True once Apply succeeded, until a value changes again.
     property bool appliedOk: false
 
+    /// The row of KV-cache element type `dtype` in settings.kvCacheDtypes, or -1. (A loop:
+    /// Qt 6.4's qmllint knows no JavaScript array methods on a QStringList property.)
+    function dtypeIndex(dtype) {
+        const dtypes = page.settings.kvCacheDtypes
+        for (let i = 0; i < dtypes.length; ++i) {
+            if (dtypes[i] === dtype)
+                return i
+        }
+        return -1
+    }
     /// Puts the saved values back into the fields.
     function reset() {
         kvField.value = page.settings.kvCacheMiB
         seqsField.value = page.settings.maxNumSeqs
         blockField.value = page.settings.blockSize
         threadsField.value = page.settings.numThreads
-        kvDtypeField.currentIndex = Math.max(0, page.settings.kvCacheDtypes.indexOf(page.settings.kvCacheDtype))
+        kvDtypeField.currentIndex = Math.max(0, page.dtypeIndex(page.settings.kvCacheDtype))
         page.errorText = ""
         page.appliedOk = false
     }

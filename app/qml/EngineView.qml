@@ -11,7 +11,7 @@ Pane {
     id: view
 
     /// The EngineMonitor (C++). view.shown switches its snapshots on while true.
-    required property QtObject monitor
+    required property EngineMonitor monitor
     property bool shown: visible
     /// Colours of panes 1 to 4 (cells and the request list).
     readonly property var paneColors: ["#3f51b5", "#e65100", "#00897b", "#8e24aa"]
@@ -48,10 +48,11 @@ Pane {
             Repeater {
                 model: 4
                 delegate: Row {
+                    id: legendRow
                     required property int index
                     spacing: 4
-                    Rectangle { width: 12; height: 12; color: view.paneColors[index] }
-                    Label { text: qsTr("Pane %1").arg(index + 1); font.pixelSize: Theme.smallFontSize }
+                    Rectangle { width: 12; height: 12; color: view.paneColors[legendRow.index] }
+                    Label { text: qsTr("Pane %1").arg(legendRow.index + 1); font.pixelSize: Theme.smallFontSize }
                 }
             }
             Row {
@@ -132,24 +133,26 @@ Pane {
                     font.weight: Font.Medium
                 }
                 delegate: Row {
+                    id: requestRow
                     required property var modelData
                     width: ListView.view.width
                     spacing: 6
                     Rectangle {
                         width: 10; height: 10
                         anchors.verticalCenter: parent.verticalCenter
-                        color: modelData.pane > 0 ? view.paneColors[(modelData.pane - 1) % 4] : blockMap.otherColor
+                        color: requestRow.modelData.pane > 0 ? view.paneColors[(requestRow.modelData.pane - 1) % 4] : blockMap.otherColor
                     }
                     Label {
                         width: parent.width - 16
                         elide: Text.ElideRight
                         font.pixelSize: Theme.smallFontSize
                         text: qsTr("%1 · %2 · %3 · %4 prompt + %5 new tokens · %6 blocks")
-                              .arg(modelData.pane > 0 ? qsTr("pane %1").arg(modelData.pane)
-                                   : modelData.server ? qsTr("server") : qsTr("no pane"))
-                              .arg(modelData.requestId)
-                              .arg(modelData.running ? qsTr("running") : qsTr("waiting"))
-                              .arg(modelData.promptTokens).arg(modelData.outputTokens).arg(modelData.blocks)
+                              .arg(requestRow.modelData.pane > 0 ? qsTr("pane %1").arg(requestRow.modelData.pane)
+                                   : requestRow.modelData.server ? qsTr("server") : qsTr("no pane"))
+                              .arg(requestRow.modelData.requestId)
+                              .arg(requestRow.modelData.running ? qsTr("running") : qsTr("waiting"))
+                              .arg(requestRow.modelData.promptTokens).arg(requestRow.modelData.outputTokens)
+                              .arg(requestRow.modelData.blocks)
                         Accessible.name: text
                     }
                 }

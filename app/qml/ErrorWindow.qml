@@ -27,7 +27,8 @@ ApplicationWindow {
 
     QuitShortcut {}
     Shortcut {
-        sequences: [StandardKey.Close, "Escape"]
+        // Qt 6.4's qmllint does not resolve the StandardKey enum (QKeySequence's, in QtQuick).
+        sequences: [StandardKey.Close, "Escape"]  // qmllint disable unqualified
         onActivated: Qt.quit()
     }
 

@@ -6,7 +6,8 @@ Rectangle {
     objectName: "focusFrame"
     anchors.fill: parent
     anchors.margins: 1
-    visible: parent !== null && parent.visualFocus === true
+    // parent is any Control (an Item to qmllint, which then knows no visualFocus).
+    visible: parent !== null && parent.visualFocus === true  // qmllint disable type property
     color: "transparent"
     radius: 6
     border.width: 2

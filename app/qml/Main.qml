@@ -3,12 +3,13 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 ApplicationWindow {
     id: window
 
     /// The AppController (C++): engine, conversations, panes.
-    required property QtObject app
+    required property AppController app
 
     width: 1280
     height: 800
@@ -88,7 +89,8 @@ ApplicationWindow {
         }
     }
     Shortcut {
-        sequences: [StandardKey.Open]
+        // Qt 6.4's qmllint does not resolve the StandardKey enum (QKeySequence's, in QtQuick).
+        sequences: [StandardKey.Open]  // qmllint disable unqualified
         onActivated: modelPicker.open()
     }
     Shortcut {
@@ -111,7 +113,9 @@ ApplicationWindow {
     Component.onCompleted: compareBarShown = app.panes.count > 1
     Connections {
         target: window.app.panes
-        function onCountChanged() { Qt.callLater(() => window.compareBarShown = window.app.panes.count > 1) }
+        // Qt.callLater is a method: Qt 6.4's qmllint takes it for a QJSValue property, hence the
+        // `qmllint disable type` on its calls in this file.
+        function onCountChanged() { Qt.callLater(() => window.compareBarShown = window.app.panes.count > 1) }  // qmllint disable type
     }
 
     /// The current pane's item (null while panes are rebuilt).
@@ -130,7 +134,7 @@ ApplicationWindow {
         // The new pane becomes current; its input box gets the keyboard focus once it exists.
         onActivated: {
             if (window.app.panes.addPane())
-                Qt.callLater(() => {
+                Qt.callLater(() => {  // qmllint disable type
                     const pane = window.currentPane()
                     if (pane)
                         pane.focusInput()
@@ -170,7 +174,7 @@ ApplicationWindow {
 
     Connections {
         target: window.app.panes
-        function onCurrentIndexChanged() { Qt.callLater(window.showPane, window.app.panes.currentIndex) }
+        function onCurrentIndexChanged() { Qt.callLater(window.showPane, window.app.panes.currentIndex) }  // qmllint disable type
     }
 
     ColumnLayout {
@@ -231,8 +235,8 @@ ApplicationWindow {
                 interactive: false  // dragging selects text in the panes; the scroll bar scrolls
                 boundsBehavior: Flickable.StopAtBounds
                 // Keep the current pane in view when the window narrows or panes come and go.
-                onWidthChanged: Qt.callLater(window.showPane, window.app.panes.currentIndex)
-                onContentWidthChanged: Qt.callLater(window.showPane, window.app.panes.currentIndex)
+                onWidthChanged: Qt.callLater(window.showPane, window.app.panes.currentIndex)  // qmllint disable type
+                onContentWidthChanged: Qt.callLater(window.showPane, window.app.panes.currentIndex)  // qmllint disable type
                 ScrollBar.horizontal: ScrollBar {
                     policy: paneScroller.overflows ? ScrollBar.AlwaysOn : ScrollBar.AlwaysOff
                     Accessible.name: qsTr("Scroll chat panes")

@@ -4,12 +4,15 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 ColumnLayout {
     id: actions
 
-    /// The pane's ChatSession (C++); null hides the actions that need it.
-    property QtObject session: null
+    /// The pane's ChatSession (C++); null hides the actions that need it. Untyped (var, which
+    /// qmllint does not check) because its Qt Quick Test (tst_message_actions.qml) hands it a
+    /// QtObject that records the calls instead.
+    property var session: null
     /// The message's row and model roles.
     property int row: -1
     property string role: ""

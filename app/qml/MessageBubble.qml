@@ -2,6 +2,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import PagedChat
 
 Item {
     id: bubble
@@ -20,9 +21,18 @@ Item {
     required property int siblingCount
     required property bool isLast
 
-    readonly property bool isUser: role === "user"
+    // Set by MessageList's delegate (the defaults: a bubble outside a MessageList).
+    /// The pane's ChatSession (C++): the message actions call it.
+    property ChatSession session: null
     /// Blind compare hides the round's settings until the vote: no finish reason, no Continue.
-    readonly property bool detailsHidden: ListView.view !== null && ListView.view.detailsHidden === true
+    property bool detailsHidden: false
+    /// Regenerate, Continue and Edit need a model (loaded or loading).
+    property bool modelAvailable: true
+    /// A search result being shown (MessageList.highlightedRow), framed in highlightColor.
+    property bool highlighted: false
+    property color highlightColor: "transparent"
+
+    readonly property bool isUser: role === "user"
     /// The app died while this reply streamed (killed, crashed, power loss): no finish reason was
     /// saved. A reply stopped by the user or by quitting the app has finish reason "abort".
     readonly property bool interrupted: role === "assistant" && !streaming && finishReason === ""
@@ -84,8 +94,8 @@ Item {
         radius: 14
         color: bubble.isUser ? Theme.userBubbleColor : Theme.assistantBubbleColor
         // A search result being shown (MessageList.highlightedRow).
-        border.width: bubble.ListView.view && bubble.ListView.view.highlightedRow === bubble.index ? 3 : 0
-        border.color: bubble.ListView.view ? bubble.ListView.view.highlightColor : "transparent"
+        border.width: bubble.highlighted ? 3 : 0
+        border.color: bubble.highlightColor
 
         ColumnLayout {
             id: column
@@ -136,13 +146,13 @@ Item {
         x: 16
         y: box.height + 2
         width: bubble.width - 32
-        session: bubble.ListView.view ? bubble.ListView.view.session : null
+        session: bubble.session
         row: bubble.index
         role: bubble.role
         text: bubble.shownText  // copy what is shown (an answer's leading space is not)
         finishReason: bubble.finishReason
         detailsHidden: bubble.detailsHidden
-        modelAvailable: !bubble.ListView.view || bubble.ListView.view.modelAvailable !== false
+        modelAvailable: bubble.modelAvailable
         streaming: bubble.streaming
         isLast: bubble.isLast
         siblingIndex: bubble.siblingIndex

@@ -1,19 +1,24 @@
 // The scrolling list of a conversation's messages; follows the end while text streams in.
 import QtQuick
 import QtQuick.Controls
+import PagedChat
 
 ListView {
     id: list
 
     property int paneNumber: 1
     /// The pane's ChatSession (C++): the bubbles' actions call it.
-    property QtObject session: null
+    property ChatSession session: null
     /// Row of the message a search result opened (highlighted for a few seconds), or -1.
     property int highlightedRow: -1
     /// Border colour of that message (amber: visible on light and dark bubbles alike).
     readonly property color highlightColor: "#ffb300"
     /// True while the view shows the end of the list: new text then keeps it there.
     property bool followEnd: true
+    /// Blind compare: finish reasons and Continue would tell the panes' settings apart.
+    property bool detailsHidden: false
+    /// Regenerate, Continue and Edit need a model (loaded or loading).
+    property bool modelAvailable: true
 
     objectName: "messageList" + paneNumber
     clip: true
@@ -27,6 +32,11 @@ ListView {
 
     delegate: MessageBubble {
         width: ListView.view.width
+        session: list.session
+        detailsHidden: list.detailsHidden
+        modelAvailable: list.modelAvailable
+        highlighted: list.highlightedRow === index
+        highlightColor: list.highlightColor
     }
 
     /// Row being brought into view (a search result), or -1. Rows above it get their real
@@ -61,7 +71,9 @@ ListView {
         function onConversationChanged() {
             list.jumpRow = -1
             list.followEnd = true
-            Qt.callLater(list.toEnd)
+            // Qt.callLater is a method: Qt 6.4's qmllint takes it for a QJSValue property, hence the
+            // `qmllint disable type` on its calls in this file.
+            Qt.callLater(list.toEnd)  // qmllint disable type
         }
     }
     Timer {
@@ -92,17 +104,17 @@ ListView {
         if (jumpRow >= 0)
             return
         followEnd = true
-        Qt.callLater(list.toEnd)
+        Qt.callLater(list.toEnd)  // qmllint disable type
     }
     onContentHeightChanged: {
         if (jumpRow >= 0)
-            Qt.callLater(list.placeJumpRow)
+            Qt.callLater(list.placeJumpRow)  // qmllint disable type
         else if (followEnd)
-            Qt.callLater(list.toEnd)
+            Qt.callLater(list.toEnd)  // qmllint disable type
     }
     // A conversation opened (restored) before the view had its size: at the latest message.
-    onHeightChanged: if (followEnd && jumpRow < 0) Qt.callLater(list.toEnd)
-    Component.onCompleted: Qt.callLater(list.toEnd)
+    onHeightChanged: if (followEnd && jumpRow < 0) Qt.callLater(list.toEnd)  // qmllint disable type
+    Component.onCompleted: Qt.callLater(list.toEnd)  // qmllint disable type
 
     Label {
         anchors.centerIn: parent

@@ -5,13 +5,14 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Dialogs
 import QtQuick.Layouts
+import PagedChat
 
 Dialog {
     id: picker
 
     /// The AppController (C++): engine, recentModels, openModel(), unloadModel().
-    required property QtObject app
-    readonly property QtObject engine: app.engine
+    required property AppController app
+    readonly property EngineClient engine: app.engine
 
     /// Opens the file dialog for a model file (.gguf, llama2.c .bin).
     function chooseFile() { fileDialog.open() }

@@ -5,14 +5,15 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 ColumnLayout {
     id: section
 
     /// The pane's ChatSession and index, and the app's PaneEndpoints (C++).
-    property QtObject session: null
+    property ChatSession session: null
     property int paneIndex: 0
-    property QtObject endpoints: null
+    property PaneEndpoints endpoints: null
     /// Why the last Apply or model list failed ("" = none).
     property string error: ""
     property var models: []

@@ -4,6 +4,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 Rectangle {
     id: header
@@ -13,7 +14,7 @@ Rectangle {
     property int paneNumber: 1
     property bool canClose: false
     /// The pane's ChatSession (C++): tokens/s and context use. May be null (tests).
-    property QtObject session: null
+    property ChatSession session: null
     /// Blind compare: the pane's label ("A", "B", ...) replaces the title and settings are hidden.
     property string compareLabel: ""
     property bool settingsHidden: false

@@ -4,17 +4,18 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 Dialog {
     id: popup
 
     /// The pane's PaneSettings (C++).
-    property QtObject settings: null
+    property PaneSettings settings: null
     property int paneNumber: 1
     /// The pane's ChatSession and the app's PaneEndpoints (C++): who answers the pane. Without
     /// endpoints (tests) the choice is not shown.
-    property QtObject session: null
-    property QtObject endpoints: null
+    property ChatSession session: null
+    property PaneEndpoints endpoints: null
     /// Field -> error message from the last Apply.
     property var errors: ({})
 
@@ -107,7 +108,9 @@ Dialog {
         }
     }
 
-    contentItem: ScrollView {
+    // The ids inside make Qt build the content item at once rather than deferred, as it always
+    // did here (qmllint warns of that); the functions above need them.
+    contentItem: ScrollView {  // qmllint disable deferred-property-id
         implicitHeight: Math.min(form.implicitHeight, popup.parent ? popup.parent.height - 160 : 600)
         contentWidth: availableWidth
         Accessible.name: qsTr("Pane settings")
@@ -166,21 +169,23 @@ Dialog {
             objectName: "resetSettingsButton"
             text: qsTr("Defaults")
             flat: true
-            DialogButtonBox.buttonRole: DialogButtonBox.ResetRole
+            // Qt 6.4's qmllint does not find DialogButtonBox's ButtonRole values, hence the
+            // `qmllint disable type` on the roles in this file.
+            DialogButtonBox.buttonRole: DialogButtonBox.ResetRole  // qmllint disable type
             Accessible.name: qsTr("Reset the sampling settings to the defaults")
         }
         Button {
             objectName: "cancelSettingsButton"
             text: qsTr("Cancel")
             flat: true
-            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole  // qmllint disable type
             Accessible.name: qsTr("Close without changes")
         }
         Button {
             objectName: "applySettingsButton"
             text: qsTr("Apply")
             highlighted: true
-            DialogButtonBox.buttonRole: DialogButtonBox.ApplyRole
+            DialogButtonBox.buttonRole: DialogButtonBox.ApplyRole  // qmllint disable type
             onClicked: if (popup.applyFields()) popup.close()
             Accessible.name: qsTr("Apply the settings")
         }

@@ -5,7 +5,8 @@ import QtQuick
 Item {
     Shortcut {
         id: standardQuit
-        sequence: StandardKey.Quit
+        // Qt 6.4's qmllint does not resolve the StandardKey enum (QKeySequence's, in QtQuick).
+        sequence: StandardKey.Quit  // qmllint disable unqualified
         context: Qt.ApplicationShortcut
         onActivated: Qt.quit()
     }

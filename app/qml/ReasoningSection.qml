@@ -23,8 +23,8 @@ ColumnLayout {
         id: header
         objectName: "reasoningHeader"
         Layout.fillWidth: true
-        implicitWidth: headerLabel.implicitWidth + 8
-        implicitHeight: headerLabel.implicitHeight + 4
+        implicitWidth: contentItem.implicitWidth + 8
+        implicitHeight: contentItem.implicitHeight + 4
         padding: 2
         hoverEnabled: true
         focusPolicy: Qt.TabFocus
@@ -32,7 +32,6 @@ ColumnLayout {
                                           : qsTr("Show the reasoning: %1").arg(section.title)
         onClicked: section.expanded = !section.expanded
         contentItem: Label {
-            id: headerLabel
             text: (section.expanded ? "\u25be " : "\u25b8 ") + section.title
             font.pixelSize: Theme.smallFontSize
             font.italic: section.thinking

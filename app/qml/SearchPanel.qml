@@ -4,12 +4,13 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 ColumnLayout {
     id: panel
 
     /// The AppController (C++).
-    required property QtObject app
+    required property AppController app
     /// The results of the last search: [{messageId, conversationId, title, role, snippet}].
     property var results: []
 

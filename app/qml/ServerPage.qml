@@ -5,13 +5,14 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 ScrollView {
     id: page
 
     /// The AppController (C++); its `server` is the ApiServerController.
-    required property QtObject app
-    readonly property QtObject server: app ? app.server : null
+    required property AppController app
+    readonly property ApiServerController server: app ? app.server : null
     /// The page's tab title.
     readonly property string title: qsTr("Server")
     /// Why the last start was refused ("" = none).

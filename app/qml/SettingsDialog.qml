@@ -6,12 +6,13 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import PagedChat
 
 Dialog {
     id: dialog
 
     /// The AppController (C++).
-    required property QtObject app
+    required property AppController app
 
     objectName: "settingsDialog"
     title: qsTr("Settings")
@@ -37,7 +38,8 @@ Dialog {
             objectName: "closeSettingsButton"
             text: qsTr("Close")
             flat: true
-            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+            // Qt 6.4's qmllint does not find DialogButtonBox's ButtonRole enum values (type).
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole  // qmllint disable type
             Accessible.name: qsTr("Close the settings")
         }
     }

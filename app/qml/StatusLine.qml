@@ -2,13 +2,14 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import PagedChat
 
 ToolBar {
     id: statusLine
 
     /// The EngineClient and the ThroughputMeter (C++).
-    required property QtObject engine
-    required property QtObject throughput
+    required property EngineClient engine
+    required property ThroughputMeter throughput
     property string dataDir
 
     /// Tokens per second over the last second while generating; a dash when idle.

@@ -1,0 +1,141 @@
+// The app's C++ objects as QML types: each class of pagedchat_app_core that QML sees (as a
+// property's type, or as the type of a `required property`) is declared here with QML_FOREIGN,
+// so pagedchat_app_core stays free of Qt Qml (the QML module pagedchat_qml depends on it, not the
+// other way round). qmltyperegistrar reads app_core's metatypes (qt_extract_metatypes in
+// app/CMakeLists.txt) and writes their full descriptions into the module's .qmltypes, which is
+// what lets qmllint (and qmlcachegen) check `app.panes.currentSession.busy` and the like.
+// All of them are created in C++ (AppController and what it owns): none can be created in QML.
+#pragma once
+
+#include <QtQml/qqmlregistration.h>
+
+#include "app/app_controller.h"
+#include "app/blind_compare.h"
+#include "app/chat_backend.h"
+#include "app/chat_session.h"
+#include "app/conversation_list_model.h"
+#include "app/engine_client.h"
+#include "app/engine_monitor.h"
+#include "app/engine_settings.h"
+#include "app/message_list_model.h"
+#include "app/pane_list_model.h"
+#include "app/pane_settings.h"
+#include "app/recent_models_model.h"
+#include "app/remote/pane_endpoints.h"
+#include "app/server/api_server_controller.h"
+#include "app/throughput_meter.h"
+#include "app/translator.h"
+
+struct AppControllerForeign {
+  Q_GADGET
+  QML_FOREIGN(AppController)
+  QML_NAMED_ELEMENT(AppController)
+  QML_UNCREATABLE("AppController is created in C++.")
+};
+
+// EngineClient's base class (the properties it shares with a remote endpoint's backend).
+struct ChatBackendForeign {
+  Q_GADGET
+  QML_FOREIGN(ChatBackend)
+  QML_NAMED_ELEMENT(ChatBackend)
+  QML_UNCREATABLE("ChatBackend is created in C++.")
+};
+
+struct BlindCompareForeign {
+  Q_GADGET
+  QML_FOREIGN(BlindCompare)
+  QML_NAMED_ELEMENT(BlindCompare)
+  QML_UNCREATABLE("BlindCompare is created in C++.")
+};
+
+struct ChatSessionForeign {
+  Q_GADGET
+  QML_FOREIGN(ChatSession)
+  QML_NAMED_ELEMENT(ChatSession)
+  QML_UNCREATABLE("ChatSession is created in C++.")
+};
+
+struct ConversationListModelForeign {
+  Q_GADGET
+  QML_FOREIGN(ConversationListModel)
+  QML_NAMED_ELEMENT(ConversationListModel)
+  QML_UNCREATABLE("ConversationListModel is created in C++.")
+};
+
+struct EngineClientForeign {
+  Q_GADGET
+  QML_FOREIGN(EngineClient)
+  QML_NAMED_ELEMENT(EngineClient)
+  QML_UNCREATABLE("EngineClient is created in C++.")
+};
+
+struct EngineMonitorForeign {
+  Q_GADGET
+  QML_FOREIGN(EngineMonitor)
+  QML_NAMED_ELEMENT(EngineMonitor)
+  QML_UNCREATABLE("EngineMonitor is created in C++.")
+};
+
+// Named EngineSettingsValues in QML: EngineSettings is the settings page (EngineSettings.qml).
+struct EngineSettingsForeign {
+  Q_GADGET
+  QML_FOREIGN(EngineSettings)
+  QML_NAMED_ELEMENT(EngineSettingsValues)
+  QML_UNCREATABLE("EngineSettingsValues is created in C++.")
+};
+
+struct MessageListModelForeign {
+  Q_GADGET
+  QML_FOREIGN(MessageListModel)
+  QML_NAMED_ELEMENT(MessageListModel)
+  QML_UNCREATABLE("MessageListModel is created in C++.")
+};
+
+struct PaneListModelForeign {
+  Q_GADGET
+  QML_FOREIGN(PaneListModel)
+  QML_NAMED_ELEMENT(PaneListModel)
+  QML_UNCREATABLE("PaneListModel is created in C++.")
+};
+
+struct PaneSettingsForeign {
+  Q_GADGET
+  QML_FOREIGN(PaneSettings)
+  QML_NAMED_ELEMENT(PaneSettings)
+  QML_UNCREATABLE("PaneSettings is created in C++.")
+};
+
+struct RecentModelsModelForeign {
+  Q_GADGET
+  QML_FOREIGN(RecentModelsModel)
+  QML_NAMED_ELEMENT(RecentModelsModel)
+  QML_UNCREATABLE("RecentModelsModel is created in C++.")
+};
+
+struct PaneEndpointsForeign {
+  Q_GADGET
+  QML_FOREIGN(PaneEndpoints)
+  QML_NAMED_ELEMENT(PaneEndpoints)
+  QML_UNCREATABLE("PaneEndpoints is created in C++.")
+};
+
+struct ApiServerControllerForeign {
+  Q_GADGET
+  QML_FOREIGN(ApiServerController)
+  QML_NAMED_ELEMENT(ApiServerController)
+  QML_UNCREATABLE("ApiServerController is created in C++.")
+};
+
+struct ThroughputMeterForeign {
+  Q_GADGET
+  QML_FOREIGN(ThroughputMeter)
+  QML_NAMED_ELEMENT(ThroughputMeter)
+  QML_UNCREATABLE("ThroughputMeter is created in C++.")
+};
+
+struct TranslatorForeign {
+  Q_GADGET
+  QML_FOREIGN(Translator)
+  QML_NAMED_ELEMENT(Translator)
+  QML_UNCREATABLE("Translator is created in C++.")
+};
