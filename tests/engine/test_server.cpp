@@ -299,8 +299,17 @@ class TestServer : public QObject {
       const QString text = r["text"].toString();
       QVERIFY2(!text.isEmpty() && reference.startsWith(text), what.constData());
     }
+    // n = 3: three completions, each counted in request_success_total (vLLM v1 counts the child
+    // requests), so 100 + 1 + 3 ended with "length".
+    const Http n3 = curl("POST", s.v1() + "/completions",
+                         R"({"model": "stories260K", "prompt": "Lily", "max_tokens": 5, "n": 3, "ignore_eos": true})");
+    QCOMPARE(n3.status, 200);
+    QCOMPARE(json(n3.body)["choices"].toArray().size(), 3);
     QTRY_VERIFY_WITH_TIMEOUT(metric(curl("GET", s.base() + "/metrics").body, "vllm:num_requests_running") == 0, 30000);
     const QByteArray m = curl("GET", s.base() + "/metrics").body;
+    QVERIFY2(m.contains("vllm:request_success_total{model_name=\"stories260K\",finished_reason=\"length\"} 104"),
+             m.constData());
+    QVERIFY(m.contains("vllm:request_success_total{model_name=\"stories260K\",finished_reason=\"abort\"} 0"));
     QCOMPARE(metric(m, "vllm:num_requests_waiting"), 0.0);
     QCOMPARE(metric(m, "vllm:num_free_kv_cache_blocks"), 32.0);
     QVERIFY2(metric(m, "vllm:num_preemptions_total") > 0, "the cache never filled: the test does not test preemption");

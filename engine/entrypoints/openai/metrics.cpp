@@ -77,13 +77,21 @@ void ServerMetrics::observe(const RequestOutput& out) {
     }
     it->second.last_token_time = m.last_token_time;
   }
+  // One count per completion, as vLLM v1 counts each of an n > 1 request's child requests: every
+  // completion's finish reason is reported once, in the output of the step it ended in.
+  int ended = 0;
+  for (const CompletionOutput& c : out.outputs)
+    if (c.finish_reason) {
+      ++finished_[*c.finish_reason];
+      ++ended;
+    }
+  if (ended) ended_[out.request_id] += ended;
   if (out.finished) {
     seen_.erase(out.request_id);
     if (m.finished_time > 0 && m.arrival_time > 0) e2e_.observe(m.finished_time - m.arrival_time);
-    FinishReason reason = FinishReason::kAbort;
-    for (const CompletionOutput& c : out.outputs)
-      if (c.finish_reason) reason = *c.finish_reason;
-    ++finished_[reason];
+    const auto it = ended_.find(out.request_id);
+    if (it == ended_.end()) ++finished_[FinishReason::kAbort];  // ended without any reason: aborted
+    else ended_.erase(it);
   }
 }
 

@@ -34,7 +34,8 @@ class ServerMetrics {
  public:
   explicit ServerMetrics(std::string model_name);
   /// Every output a step reports (AsyncEngineClient::set_output_observer): TTFT at a request's first
-  /// tokens, one inter-token gap per later step, e2e latency and finish reason at the end.
+  /// tokens, one inter-token gap per later step, e2e latency at the end, and each completion's
+  /// finish reason (request_success_total counts completions: n of them for a request with n > 1).
   /// Thread-safe.
   void observe(const RequestOutput& output);
   /// The text for GET /metrics, with the engine's counters `stats`. Thread-safe.
@@ -47,7 +48,8 @@ class ServerMetrics {
   std::string label_;
   mutable std::mutex mu_;
   Histogram ttft_, itl_, e2e_;
-  std::map<FinishReason, long long> finished_;  ///< finish reason -> requests
+  std::map<FinishReason, long long> finished_;  ///< finish reason -> completions (n per request)
+  std::unordered_map<std::string, int> ended_;  ///< request id -> completions counted so far
   std::unordered_map<std::string, Seen> seen_;
 };
 
