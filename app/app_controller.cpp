@@ -27,9 +27,7 @@ QString AppController::settingsFile(const QString& dataDir) {
   return QDir(dataDir).filePath(QStringLiteral("pagedchat.ini"));
 }
 
-
-AppController::AppController(const AppOptions& options, QObject* parent, Translator* translator,
-                             ApiKeyStore* keyStore)
+AppController::AppController(const AppOptions& options, QObject* parent, Translator* translator, ApiKeyStore* keyStore)
     : QObject(parent), dataDir_(options.dataDir), sendOnStart_(options.sendOnStart) {
   QDir().mkpath(dataDir_);
   translator_ = translator ? translator : new Translator(settingsFile(dataDir_), this);
@@ -60,9 +58,9 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
     startOptions.modelPath = recentModels_->lastModel();
     startOptions.tokenizerPath = recentModels_->tokenizerFor(startOptions.modelPath);
   } else {
-    recentModels_->setTokenizerFor(startOptions.modelPath, startOptions.tokenizerPath.isEmpty()
-                                                               ? QString()
-                                                               : QFileInfo(startOptions.tokenizerPath).absoluteFilePath());
+    recentModels_->setTokenizerFor(
+        startOptions.modelPath,
+        startOptions.tokenizerPath.isEmpty() ? QString() : QFileInfo(startOptions.tokenizerPath).absoluteFilePath());
   }
   QString chatTemplate = options.chatTemplate;
   if (chatTemplate.isEmpty() || chatTemplate == QLatin1String("auto"))
@@ -77,9 +75,8 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   connect(engine_, &EngineClient::chatTemplateWarning, this, [this](const QString& message) {
     showLoadWarning(tr("The model's chat template cannot be used as it is: %1").arg(message));
   });
-  connect(engine_, &EngineClient::engineWarning, this, [this](const QString& message) {
-    showLoadWarning(tr("Warning from the engine: %1").arg(message));
-  });
+  connect(engine_, &EngineClient::engineWarning, this,
+          [this](const QString& message) { showLoadWarning(tr("Warning from the engine: %1").arg(message)); });
   connect(engineSettings_, &EngineSettings::applied, this, [this] {
     // Saved only once the model reloaded with them (onModelLoadFinished()).
     settingsReloadPending_ = !engine_->modelPath().isEmpty();
@@ -289,9 +286,7 @@ void AppController::openModel(const QString& path) {
   engine_->loadModel(clean, recentModels_->chatTemplateFor(clean), recentModels_->tokenizerFor(clean));
 }
 
-void AppController::openModelUrl(const QUrl& url) {
-  openModel(url.isLocalFile() ? url.toLocalFile() : url.toString());
-}
+void AppController::openModelUrl(const QUrl& url) { openModel(url.isLocalFile() ? url.toLocalFile() : url.toString()); }
 
 void AppController::unloadModel() {
   setModelLoadError(QString());
@@ -307,7 +302,7 @@ void AppController::setModelLoadError(const QString& text) {
 }
 
 QString AppController::applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                                          const QString& kvCacheDtype) {
+                                           const QString& kvCacheDtype) {
   return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype);
 }
 
@@ -348,9 +343,9 @@ void AppController::onModelLoadFinished(bool ok, const QString& path, const QStr
     engineSettings_->resetKvCacheToAutomatic();
     reloadWithEngineSettings();
     setModelErrorText(tr("The saved KV cache size (%1 MiB) was too small for this model; it was set back to "
-                    "automatic. %2")
-                     .arg(was)
-                     .arg(kvMessage));
+                         "automatic. %2")
+                          .arg(was)
+                          .arg(kvMessage));
     return;
   }
   if (lastLoadedModel_.isEmpty() || lastLoadedModel_ == path) {

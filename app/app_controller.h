@@ -17,8 +17,8 @@
 #include "app/engine_client.h"
 #include "app/engine_monitor.h"
 #include "app/engine_settings.h"
-#include "app/recent_models_model.h"
 #include "app/pane_list_model.h"
+#include "app/recent_models_model.h"
 #include "app/remote/pane_endpoints.h"
 #include "app/server/api_server_controller.h"
 #include "app/throughput_meter.h"
@@ -78,8 +78,8 @@ class AppController : public QObject {
   /// (which must outlive the controller) it makes its own, reading <dataDir>/pagedchat.ini.
   /// Without a `keyStore` (which must outlive the controller) remote endpoints' API keys go to
   /// the system keychain (KeychainApiKeyStore); tests pass a MemoryApiKeyStore.
-  explicit AppController(const AppOptions& options, QObject* parent = nullptr,
-                         Translator* translator = nullptr, ApiKeyStore* keyStore = nullptr);
+  explicit AppController(const AppOptions& options, QObject* parent = nullptr, Translator* translator = nullptr,
+                         ApiKeyStore* keyStore = nullptr);
   ~AppController() override;
 
   /// <dataDir>/pagedchat.ini: the pane layout and the UI language.
@@ -238,11 +238,11 @@ class AppController : public QObject {
   QString errorDetail_;
   bool storeErrorShown_ = false;  ///< errorText_ is StoreHealth's message
   QString modelLoadError_;
-  bool modelErrorShown_ = false;  ///< errorText_ came from setModelErrorText()
+  bool modelErrorShown_ = false;    ///< errorText_ came from setModelErrorText()
   QString pendingTemplateWarning_;  ///< the warnings of the load in progress, one a line
-  QString lastLoadedModel_;  ///< path of the model that loaded last ("" after an unload)
+  QString lastLoadedModel_;         ///< path of the model that loaded last ("" after an unload)
   bool restoring_ = false;
-  bool settingsReloadPending_ = false;  ///< the load in progress tries applied engine settings
+  bool settingsReloadPending_ = false;   ///< the load in progress tries applied engine settings
   QList<PendingDelete> pendingDeletes_;  ///< oldest first
   int undoTimeoutMs_ = undoTimeoutMs;
 };

@@ -15,9 +15,7 @@ QString defaultModelPath() {
   return QDir::cleanPath(QString::fromUtf8(PAGEDCHAT_DEFAULT_MODEL));
 }
 
-QString defaultDataDir() {
-  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-}
+QString defaultDataDir() { return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation); }
 
 namespace {
 void addHidden(QCommandLineParser& parser, QCommandLineOption option) {
@@ -28,14 +26,12 @@ void addHidden(QCommandLineParser& parser, QCommandLineOption option) {
 
 AppOptions parseAppOptions(const QStringList& arguments) {
   QCommandLineParser parser;
-  parser.setApplicationDescription(
-      QCoreApplication::translate("AppOptions", "Chat with a local language model."));
+  parser.setApplicationDescription(QCoreApplication::translate("AppOptions", "Chat with a local language model."));
   parser.addHelpOption();
   parser.addVersionOption();
   const QCommandLineOption model(
       QStringLiteral("model"),
-      QCoreApplication::translate("AppOptions",
-                                  "Model file or folder (default: $PAGEDCHAT_MODEL, else %1).")
+      QCoreApplication::translate("AppOptions", "Model file or folder (default: $PAGEDCHAT_MODEL, else %1).")
           .arg(QDir::cleanPath(QString::fromUtf8(PAGEDCHAT_DEFAULT_MODEL))),
       QStringLiteral("PATH"));
   const QCommandLineOption tokenizer(
@@ -44,8 +40,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
       QStringLiteral("PATH"));
   const QCommandLineOption dataDir(
       QStringLiteral("data-dir"),
-      QCoreApplication::translate("AppOptions", "Folder for the chat database (default: %1).")
-          .arg(defaultDataDir()),
+      QCoreApplication::translate("AppOptions", "Folder for the chat database (default: %1).").arg(defaultDataDir()),
       QStringLiteral("DIR"));
   const QCommandLineOption send(QStringLiteral("send"), QString(), QStringLiteral("TEXT"));
   parser.addOption(model);
@@ -68,9 +63,9 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   addHidden(parser, automation);
   // Options QGuiApplication (and Qt Quick Controls) take out of argv themselves: accepted here so
   // that parsing before the GUI exists does not call them unknown.
-  for (const char* name : {"platform", "platformpluginpath", "platformtheme", "plugin", "display",
-                           "qwindowgeometry", "geometry", "qwindowtitle", "title", "qwindowicon",
-                           "icon", "session", "name", "style", "qmljsdebugger"})
+  for (const char* name :
+       {"platform", "platformpluginpath", "platformtheme", "plugin", "display", "qwindowgeometry", "geometry",
+        "qwindowtitle", "title", "qwindowicon", "icon", "session", "name", "style", "qmljsdebugger"})
     addHidden(parser, QCommandLineOption(QString::fromLatin1(name), QString(), QStringLiteral("VALUE")));
   for (const char* name : {"reverse", "nograb", "dograb", "testability"})
     addHidden(parser, QCommandLineOption(QString::fromLatin1(name)));

@@ -8,12 +8,12 @@
 
 /// Where the app takes its model, tokenizer and data from.
 struct AppOptions {
-  QString modelPath;      ///< a model file or folder (see EngineConfig::model)
+  QString modelPath;  ///< a model file or folder (see EngineConfig::model)
   /// The model was named (--model or $PAGEDCHAT_MODEL): it wins over the one remembered from
   /// the last run. Without it, modelPath is the compiled-in default, used when none is remembered.
   bool modelGiven = false;
-  QString tokenizerPath;  ///< optional explicit sentencepiece .model
-  QString dataDir;        ///< folder of the SQLite store and the pane settings
+  QString tokenizerPath;                          ///< optional explicit sentencepiece .model
+  QString dataDir;                                ///< folder of the SQLite store and the pane settings
   QString chatTemplate = QStringLiteral("auto");  ///< --chat-template: a template name, or auto
   QString device = QStringLiteral("cpu");         ///< --device: EngineConfig::device
   /// Hidden --send TEXT: sent in the first pane once the model is loaded (used by the tests that

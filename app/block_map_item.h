@@ -1,11 +1,11 @@
 // BlockMapItem: the engine view's KV-cache block map, painted in one item.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QColor>
 #include <QPointer>
 #include <QQuickPaintedItem>
 #include <QVariantList>
-#include <QtQml/qqmlregistration.h>
 
 class EngineMonitor;
 

@@ -87,7 +87,7 @@ bool ChatSession::send() {
 }
 
 bool ChatSession::checkModel() {
-  if (remote_) return true;  // the endpoint says what is wrong, if anything
+  if (remote_) return true;                                      // the endpoint says what is wrong, if anything
   if (engine_->isLoaded() || engine_->isLoading()) return true;  // while one loads, requests wait for it
   setErrorText(engine_->loadError().isEmpty()
                    ? tr("No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.")
@@ -130,9 +130,9 @@ QList<MessageRecord> ChatSession::rows(int from, int to) const {
   return out;
 }
 
-bool ChatSession::startReply(const QList<MessageRecord>& history, const QString& userText,
-                             qint64 userParentId, qint64 existingUserId, const QString& draft,
-                             bool createdConversation, const QString& titleBefore) {
+bool ChatSession::startReply(const QList<MessageRecord>& history, const QString& userText, qint64 userParentId,
+                             qint64 existingUserId, const QString& draft, bool createdConversation,
+                             const QString& titleBefore) {
   // The user's message (and an empty reply) are committed before the request is submitted; if the
   // engine refuses it, onRequestRejected() takes them out again.
   PendingTurn turn;
@@ -156,16 +156,15 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
       user.role = QStringLiteral("user");
       user.text = userText;
       user.createdAt = reply.createdAt;
-      userId = turn.userId =
-          store_->addMessage(conversationId_, user.role, userText, std::nullopt, userParentId);
+      userId = turn.userId = store_->addMessage(conversationId_, user.role, userText, std::nullopt, userParentId);
       user.id = userId;
       turn.userRow = messages_->append(user);
       refreshSiblings(turn.userRow);
     }
     reply.parentId = userId;
     reply.backend = backend_->backendLabel();
-    reply.id = turn.replyId =
-        store_->addMessage(conversationId_, reply.role, QString(), std::nullopt, userId, reply.backend);
+    reply.id = turn.replyId = store_->addMessage(conversationId_, reply.role, QString(), std::nullopt, userId,
+                                                 reply.backend);
   } catch (const StoreError& e) {
     if (turn.userId != 0) {
       try {
@@ -220,7 +219,7 @@ void ChatSession::countContext() {
   countedTokens_ = -1;
   const QList<PromptMessage> conversation = buildConversationMessages(systemPrompt(), rows(0, messages_->rowCount()));
   if (conversation.isEmpty() || !engine_->isLoaded() || remote_) {  // remote: counted by its first answer
-    countTicket_ = 0;  // an answer still on its way is stale
+    countTicket_ = 0;                                               // an answer still on its way is stale
     return;
   }
   countTicket_ = engine_->countTokens(conversation, maxTokens());

@@ -201,8 +201,7 @@ class ChatSession : public QObject {
   /// `existingUserId` names the question being answered again) and an empty answer, then submits
   /// `history` + the question. `draft` goes back to the input box if the engine refuses.
   bool startReply(const QList<MessageRecord>& history, const QString& userText, qint64 userParentId,
-                  qint64 existingUserId, const QString& draft, bool createdConversation,
-                  const QString& titleBefore);
+                  qint64 existingUserId, const QString& draft, bool createdConversation, const QString& titleBefore);
   /// Re-reads the shown branch from the store.
   void reloadBranch();
   /// Asks the engine to count the shown conversation's tokens (contextUsed() before a request).
@@ -235,7 +234,7 @@ class ChatSession : public QObject {
   ThroughputMeter* throughput_;
   QElapsedTimer replyClock_;  ///< started when the request is submitted
   double lastReplyRate_ = -1.0;
-  int replyTokens_ = 0;       ///< tokens generated for the latest request
+  int replyTokens_ = 0;  ///< tokens generated for the latest request
   int promptTokens_ = 0;
   int cachedPromptTokens_ = 0;
   int countedTokens_ = -1;  ///< the shown conversation counted by the engine (-1: not known)
@@ -247,22 +246,22 @@ class ChatSession : public QObject {
   /// send() changed in the store is undone if the engine refuses the request.
   struct PendingTurn {
     bool active = false;
-    QString draft;                     ///< the input box as sent, given back on rejection
-    QString text;                      ///< the user's message
+    QString draft;  ///< the input box as sent, given back on rejection
+    QString text;   ///< the user's message
     int userRow = -1;
-    qint64 userId = 0, replyId = 0;    ///< store ids, written before the request is submitted
-    bool createdConversation = false;  ///< send() created conversationId_
-    QString titleBefore;               ///< null unless send() renamed the conversation
-    qint64 leafBefore = 0;             ///< the shown branch before (restored on rejection)
-    bool continuation = false;         ///< continueReply(): nothing new in the store
+    qint64 userId = 0, replyId = 0;                       ///< store ids, written before the request is submitted
+    bool createdConversation = false;                     ///< send() created conversationId_
+    QString titleBefore;                                  ///< null unless send() renamed the conversation
+    qint64 leafBefore = 0;                                ///< the shown branch before (restored on rejection)
+    bool continuation = false;                            ///< continueReply(): nothing new in the store
     std::optional<pagedchat::FinishReason> finishBefore;  ///< the continued reply's finish reason before
   };
   PendingTurn pending_;
-  QString requestId_;       ///< request in flight, empty when idle
-  qint64 replyId_ = 0;      ///< store id of the assistant message being streamed
-  int replyRow_ = -1;       ///< its row in messages_
+  QString requestId_;   ///< request in flight, empty when idle
+  qint64 replyId_ = 0;  ///< store id of the assistant message being streamed
+  int replyRow_ = -1;   ///< its row in messages_
   QString replyText_;
-  bool replyDirty_ = false; ///< text not yet written to the store
+  bool replyDirty_ = false;  ///< text not yet written to the store
   QTimer saveTimer_;
   QList<PromptMessage> lastRequest_;
 };

@@ -51,8 +51,7 @@ bool ChatSession::regenerate() {
   if (!checkModel()) return false;
   rememberShownLeaf(last);
   messages_->removeFrom(last);  // the old answer stays in the store, a sibling of the new one
-  return startReply(rows(0, last - 1), question.text, question.parentId, question.id, QString(),
-                    false, QString());
+  return startReply(rows(0, last - 1), question.text, question.parentId, question.id, QString(), false, QString());
 }
 
 bool ChatSession::editMessage(int row, const QString& text) {
@@ -86,7 +85,8 @@ bool ChatSession::switchBranch(int row, int step) {
     qint64 leaf = store_->newestLeafUnder(targetId);
     if (const auto seen = lastLeafUnder_.constFind(targetId); seen != lastLeafUnder_.constEnd()) {
       const QList<MessageRecord> path = store_->pathTo(seen.value());  // empty once deleted
-      const bool under = std::any_of(path.begin(), path.end(), [&](const MessageRecord& m) { return m.id == targetId; });
+      const bool under = std::any_of(path.begin(), path.end(),
+                                     [&](const MessageRecord& m) { return m.id == targetId; });
       if (under && store_->newestLeafUnder(seen.value()) == seen.value()) leaf = seen.value();
     }
     store_->setCurrentLeaf(conversationId_, leaf);

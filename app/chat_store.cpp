@@ -73,8 +73,7 @@ void ChatStore::openDatabase(const QString& dataDir) {
   m_path = QDir(dataDir).absoluteFilePath(QLatin1String(kFileName));
 
   if (!QDir().mkpath(dataDir))
-    fail(m_path, QStringLiteral("cannot create the data directory %1")
-                     .arg(QDir::toNativeSeparators(dataDir)),
+    fail(m_path, QStringLiteral("cannot create the data directory %1").arg(QDir::toNativeSeparators(dataDir)),
          mkpathFailure(dataDir), StoreError::Kind::kCannotOpen, /*write=*/true);
   if (QFileInfo(m_path).isDir())
     fail(m_path, QStringLiteral("the database path is a directory"), QString(), StoreError::Kind::kCannotOpen);
@@ -150,7 +149,6 @@ QString ChatStore::nextTimestamp() {
   return now.toString(Qt::ISODateWithMs);
 }
 
-
 qint64 ChatStore::createConversation(const QString& title) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString now = nextTimestamp();
@@ -166,8 +164,7 @@ void ChatStore::renameConversation(qint64 id, const QString& title) {
   QSqlQuery q = exec(db, m_path, QStringLiteral("UPDATE conversations SET title = ? WHERE id = ?"),
                      {textValue(title), id});
   if (q.numRowsAffected() == 0)
-    fail(m_path, QStringLiteral("cannot rename conversation %1").arg(id),
-         QStringLiteral("no such conversation"));
+    fail(m_path, QStringLiteral("cannot rename conversation %1").arg(id), QStringLiteral("no such conversation"));
 }
 
 void ChatStore::deleteConversation(qint64 id) {
@@ -198,8 +195,9 @@ QList<ConversationRecord> ChatStore::conversations(int offset, int limit) const 
   // Served by the partial index conversations_live (see chat_store_migrations.cpp): a page is a
   // short index range scan, whatever the number of conversations.
   const QString sql = QStringLiteral(
-      "SELECT %1 FROM conversations WHERE deleted_at IS NULL"
-      " ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ? OFFSET ?").arg(kConversationColumns);
+                          "SELECT %1 FROM conversations WHERE deleted_at IS NULL"
+                          " ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ? OFFSET ?")
+                          .arg(kConversationColumns);
   QSqlQuery q = exec(db, m_path, sql, {limit < 0 ? -1 : limit, qMax(0, offset)});
   QList<ConversationRecord> out;
   while (nextRow(q, m_path, sql)) out.append(readConversation(q));
@@ -208,19 +206,15 @@ QList<ConversationRecord> ChatStore::conversations(int offset, int limit) const 
 
 int ChatStore::conversationCount() const {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
-  return scalar(db, m_path,
-                QStringLiteral("SELECT count(*) FROM conversations WHERE deleted_at IS NULL"))
-      .toInt();
+  return scalar(db, m_path, QStringLiteral("SELECT count(*) FROM conversations WHERE deleted_at IS NULL")).toInt();
 }
 
 ConversationRecord ChatStore::conversation(qint64 id) const {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
-  const QString sql =
-      QStringLiteral("SELECT %1 FROM conversations WHERE id = ?").arg(kConversationColumns);
+  const QString sql = QStringLiteral("SELECT %1 FROM conversations WHERE id = ?").arg(kConversationColumns);
   QSqlQuery q = exec(db, m_path, sql, {id});
   if (!nextRow(q, m_path, sql))
-    fail(m_path, QStringLiteral("cannot read conversation %1").arg(id),
-         QStringLiteral("no such conversation"));
+    fail(m_path, QStringLiteral("cannot read conversation %1").arg(id), QStringLiteral("no such conversation"));
   return readConversation(q);
 }
 
@@ -229,14 +223,12 @@ void ChatStore::setPinned(qint64 id, bool pinned) {
   QSqlQuery q = exec(db, m_path, QStringLiteral("UPDATE conversations SET pinned = ? WHERE id = ?"),
                      {pinned ? 1 : 0, id});
   if (q.numRowsAffected() == 0)
-    fail(m_path, QStringLiteral("cannot pin conversation %1").arg(id),
-         QStringLiteral("no such conversation"));
+    fail(m_path, QStringLiteral("cannot pin conversation %1").arg(id), QStringLiteral("no such conversation"));
 }
 
 void ChatStore::softDeleteConversation(qint64 id) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
-  exec(db, m_path, QStringLiteral("UPDATE conversations SET deleted_at = ? WHERE id = ?"),
-       {nextTimestamp(), id});
+  exec(db, m_path, QStringLiteral("UPDATE conversations SET deleted_at = ? WHERE id = ?"), {nextTimestamp(), id});
 }
 
 void ChatStore::restoreConversation(qint64 id) {
@@ -247,8 +239,7 @@ void ChatStore::restoreConversation(qint64 id) {
 int ChatStore::purgeDeletedConversations(const QDateTime& cutoff) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   if (!cutoff.isValid()) {
-    QSqlQuery q = exec(db, m_path,
-                       QStringLiteral("DELETE FROM conversations WHERE deleted_at IS NOT NULL"));
+    QSqlQuery q = exec(db, m_path, QStringLiteral("DELETE FROM conversations WHERE deleted_at IS NOT NULL"));
     return q.numRowsAffected();
   }
   QSqlQuery q = exec(db, m_path,
@@ -270,8 +261,7 @@ qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const Q
     parentId = nextRow(q, m_path, sql) ? q.value(0).toLongLong() : 0;
   } else if (parentId != 0) {
     const QVariant owner = scalar(
-        db, m_path, QStringLiteral("SELECT (SELECT conversation_id FROM messages WHERE id = ?)"),
-        {parentId});
+        db, m_path, QStringLiteral("SELECT (SELECT conversation_id FROM messages WHERE id = ?)"), {parentId});
     if (owner.isNull() || owner.toLongLong() != conversationId)
       fail(m_path, QStringLiteral("cannot add a message to conversation %1").arg(conversationId),
            QStringLiteral("parent message %1 is not in that conversation").arg(parentId));
@@ -283,8 +273,7 @@ qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const Q
                       textValue(finishReasonText(finishReason)), now, textValue(backend)});
   const qint64 id = q.lastInsertId().toLongLong();
   q.finish();
-  exec(db, m_path,
-       QStringLiteral("UPDATE conversations SET updated_at = ?, current_leaf_id = ? WHERE id = ?"),
+  exec(db, m_path, QStringLiteral("UPDATE conversations SET updated_at = ?, current_leaf_id = ? WHERE id = ?"),
        {now, id, conversationId});
   tx.commit();
   return id;
@@ -295,12 +284,10 @@ void ChatStore::updateMessage(qint64 messageId, const QString& text,
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString now = nextTimestamp();
   WriteTransaction tx(db, m_path);
-  QSqlQuery q = exec(db, m_path,
-                     QStringLiteral("UPDATE messages SET text = ?, finish_reason = ? WHERE id = ?"),
+  QSqlQuery q = exec(db, m_path, QStringLiteral("UPDATE messages SET text = ?, finish_reason = ? WHERE id = ?"),
                      {textValue(text), textValue(finishReasonText(finishReason)), messageId});
   if (q.numRowsAffected() == 0)
-    fail(m_path, QStringLiteral("cannot update message %1").arg(messageId),
-         QStringLiteral("no such message"));
+    fail(m_path, QStringLiteral("cannot update message %1").arg(messageId), QStringLiteral("no such message"));
   q.finish();
   exec(db, m_path,
        QStringLiteral("UPDATE conversations SET updated_at = ?"
@@ -319,16 +306,15 @@ void ChatStore::deleteMessage(qint64 messageId) {
   const qint64 parentId = q.value(1).toLongLong();
   q.finish();
   // Is the current leaf at or below the message? Then the shown branch ends at its parent.
-  const bool leafGoes =
-      scalar(db, m_path,
-             QStringLiteral("WITH RECURSIVE up(id, parent_id) AS ("
-                            " SELECT m.id, m.parent_id FROM messages m, conversations c"
-                            "  WHERE c.id = ? AND m.id = c.current_leaf_id"
-                            " UNION ALL SELECT m.id, m.parent_id FROM messages m JOIN up"
-                            "  ON m.id = up.parent_id)"
-                            " SELECT count(*) FROM up WHERE id = ?"),
-             {conversationId, messageId})
-          .toInt() > 0;
+  const bool leafGoes = scalar(db, m_path,
+                               QStringLiteral("WITH RECURSIVE up(id, parent_id) AS ("
+                                              " SELECT m.id, m.parent_id FROM messages m, conversations c"
+                                              "  WHERE c.id = ? AND m.id = c.current_leaf_id"
+                                              " UNION ALL SELECT m.id, m.parent_id FROM messages m JOIN up"
+                                              "  ON m.id = up.parent_id)"
+                                              " SELECT count(*) FROM up WHERE id = ?"),
+                               {conversationId, messageId})
+                            .toInt() > 0;
   // parent_id ... ON DELETE CASCADE removes the messages below it too.
   exec(db, m_path, QStringLiteral("DELETE FROM messages WHERE id = ?"), {messageId});
   if (leafGoes)
@@ -362,6 +348,7 @@ QList<MessageRecord> ChatStore::readMessages(const QString& sql, const QVariantL
 
 QList<MessageRecord> ChatStore::messages(qint64 conversationId) const {
   return readMessages(QStringLiteral("SELECT %1 FROM messages m WHERE m.conversation_id = ?"
-                                     " ORDER BY m.id").arg(messageColumns()),
+                                     " ORDER BY m.id")
+                          .arg(messageColumns()),
                       {conversationId});
 }

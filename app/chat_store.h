@@ -28,11 +28,11 @@ class StoreHealth;
 struct ConversationRecord {
   qint64 id = 0;
   QString title;
-  QDateTime createdAt;   ///< UTC
-  QDateTime updatedAt;   ///< UTC; bumped on every new message or text update
-  bool pinned = false;   ///< pinned conversations come first in the list
+  QDateTime createdAt;       ///< UTC
+  QDateTime updatedAt;       ///< UTC; bumped on every new message or text update
+  bool pinned = false;       ///< pinned conversations come first in the list
   qint64 currentLeafId = 0;  ///< last message of the branch shown (0 = none / empty)
-  QDateTime deletedAt;   ///< UTC; set while the conversation is soft-deleted (undo possible)
+  QDateTime deletedAt;       ///< UTC; set while the conversation is soft-deleted (undo possible)
 };
 
 /// One message row. role is "system", "user" or "assistant". Messages form a tree per
@@ -44,8 +44,8 @@ struct MessageRecord {
   QString text;
   /// Unset while streaming, for an interrupted reply and for user messages (stored as "").
   std::optional<pagedchat::FinishReason> finishReason;
-  QDateTime createdAt;   ///< UTC
-  qint64 parentId = 0;   ///< 0 for a root message
+  QDateTime createdAt;  ///< UTC
+  qint64 parentId = 0;  ///< 0 for a root message
   /// Who answered (assistant messages): "local:<model name>" or "remote:<model>@<base URL>"
   /// (ChatBackend::backendLabel()); "" for user messages and replies stored before schema 3.
   QString backend{};
@@ -136,7 +136,7 @@ class ChatStore : public QObject {
   // --- conversations -------------------------------------------------------------------------
   qint64 createConversation(const QString& title);
   void renameConversation(qint64 id, const QString& title);
-  void deleteConversation(qint64 id);                 ///< deletes at once, with its messages
+  void deleteConversation(qint64 id);  ///< deletes at once, with its messages
   /// Live (not soft-deleted) conversations: pinned first, then newest updatedAt first; `limit` < 0
   /// = all. Paging with offset/limit (the sidebar loads a page at a time).
   QList<ConversationRecord> conversations(int offset = 0, int limit = -1) const;
@@ -161,8 +161,7 @@ class ChatStore : public QObject {
   /// `backend`: who answers (MessageRecord::backend).
   qint64 addMessage(qint64 conversationId, const QString& role, const QString& text,
                     std::optional<pagedchat::FinishReason> finishReason = std::nullopt,
-                    qint64 parentId = kAppendToBranch,
-                    const QString& backend = QString());
+                    qint64 parentId = kAppendToBranch, const QString& backend = QString());
   /// Replaces the text (and finish reason) of a message; committed on return.
   void updateMessage(qint64 messageId, const QString& text,
                      std::optional<pagedchat::FinishReason> finishReason = std::nullopt);

@@ -1,12 +1,12 @@
 // ChatStore: a conversation exported to Markdown (for reading) and JSON (for import), and the
 // JSON import.
 #include <QHash>
-#include <QSet>
-#include <QStringDecoder>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
+#include <QSet>
+#include <QStringDecoder>
 
 #include "app/chat_store.h"
 #include "app/chat_store_sql.h"
@@ -25,13 +25,20 @@ QString stamp(const QDateTime& t) { return t.isValid() ? t.toUTC().toString(Qt::
 /// The JSON type of `v`, for messages ("a string", "a number", ...).
 QString typeName(const QJsonValue& v) {
   switch (v.type()) {
-    case QJsonValue::Null: return QStringLiteral("null");
-    case QJsonValue::Bool: return QStringLiteral("a boolean");
-    case QJsonValue::Double: return QStringLiteral("a number");
-    case QJsonValue::String: return QStringLiteral("a string");
-    case QJsonValue::Array: return QStringLiteral("a list");
-    case QJsonValue::Object: return QStringLiteral("an object");
-    case QJsonValue::Undefined: break;
+    case QJsonValue::Null:
+      return QStringLiteral("null");
+    case QJsonValue::Bool:
+      return QStringLiteral("a boolean");
+    case QJsonValue::Double:
+      return QStringLiteral("a number");
+    case QJsonValue::String:
+      return QStringLiteral("a string");
+    case QJsonValue::Array:
+      return QStringLiteral("a list");
+    case QJsonValue::Object:
+      return QStringLiteral("an object");
+    case QJsonValue::Undefined:
+      break;
   }
   return QStringLiteral("missing");
 }
@@ -41,15 +48,13 @@ QString typeName(const QJsonValue& v) {
 void checkText(const QString& text, const QString& where, const QString& key) {
   for (qsizetype i = 0; i < text.size(); ++i) {
     const QChar c = text.at(i);
-    if (c.isNull())
-      badImport(QStringLiteral("%1: \"%2\" contains a NUL character").arg(where, key));
+    if (c.isNull()) badImport(QStringLiteral("%1: \"%2\" contains a NUL character").arg(where, key));
     if (c.isHighSurrogate() && i + 1 < text.size() && text.at(i + 1).isLowSurrogate()) {
       ++i;
       continue;
     }
     if (c.isSurrogate())
-      badImport(QStringLiteral("%1: \"%2\" contains invalid text (an unpaired UTF-16 surrogate)")
-                    .arg(where, key));
+      badImport(QStringLiteral("%1: \"%2\" contains invalid text (an unpaired UTF-16 surrogate)").arg(where, key));
   }
 }
 
@@ -57,8 +62,7 @@ void checkText(const QString& text, const QString& where, const QString& key) {
 QString requireString(const QJsonObject& o, const QString& key, const QString& where) {
   const QJsonValue v = o.value(key);
   if (v.isUndefined()) badImport(QStringLiteral("%1 has no \"%2\" field").arg(where, key));
-  if (!v.isString())
-    badImport(QStringLiteral("%1: \"%2\" must be a string, not %3").arg(where, key, typeName(v)));
+  if (!v.isString()) badImport(QStringLiteral("%1: \"%2\" must be a string, not %3").arg(where, key, typeName(v)));
   checkText(v.toString(), where, key);
   return v.toString();
 }
@@ -74,13 +78,11 @@ qint64 optionalId(const QJsonObject& o, const QString& key, const QString& where
 
 /// An optional time stamp (missing, null or "" = none, i.e. an invalid QDateTime): otherwise an
 /// ISO-8601 string, at most kImportFutureToleranceSecs after `now`.
-QDateTime optionalStamp(const QJsonObject& o, const QString& key, const QString& where,
-                        const QDateTime& now) {
+QDateTime optionalStamp(const QJsonObject& o, const QString& key, const QString& where, const QDateTime& now) {
   const QJsonValue v = o.value(key);
   if (v.isUndefined() || v.isNull()) return {};
   if (!v.isString())
-    badImport(QStringLiteral("%1: \"%2\" must be a string (an ISO-8601 date), not %3")
-                  .arg(where, key, typeName(v)));
+    badImport(QStringLiteral("%1: \"%2\" must be a string (an ISO-8601 date), not %3").arg(where, key, typeName(v)));
   if (v.toString().isEmpty()) return {};
   const QDateTime t = QDateTime::fromString(v.toString(), Qt::ISODateWithMs);
   if (!t.isValid())
@@ -142,7 +144,8 @@ QByteArray ChatStore::exportJson(qint64 conversationId) const {
   root.insert(QStringLiteral("createdAt"), stamp(c.createdAt));
   root.insert(QStringLiteral("updatedAt"), stamp(c.updatedAt));
   root.insert(QStringLiteral("pinned"), c.pinned);
-  root.insert(QStringLiteral("currentLeafId"), fileIds.contains(c.currentLeafId) ? fileId(c.currentLeafId) : QJsonValue());
+  root.insert(QStringLiteral("currentLeafId"),
+              fileIds.contains(c.currentLeafId) ? fileId(c.currentLeafId) : QJsonValue());
   root.insert(QStringLiteral("messages"), messages);
   return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
@@ -174,8 +177,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
                        QLatin1String(kJsonFormat)));
   const QJsonValue version = root.value(QStringLiteral("version"));
   if (version.isUndefined()) badImport(QStringLiteral("the conversation has no \"version\" field"));
-  if (!version.isDouble())
-    badImport(QStringLiteral("\"version\" must be a number, not %1").arg(typeName(version)));
+  if (!version.isDouble()) badImport(QStringLiteral("\"version\" must be a number, not %1").arg(typeName(version)));
   if (version.toDouble() != static_cast<double>(kJsonFormatVersion))
     badImport(QStringLiteral("unsupported format version %1 (this PagedChat reads version %2)")
                   .arg(version.toDouble())
@@ -209,8 +211,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
     if (r.fileParent != 0 && !seen.contains(r.fileParent))
       badImport(QStringLiteral("%1: parent %2 is not an earlier message").arg(where).arg(r.fileParent));
     r.role = requireString(o, QStringLiteral("role"), where);
-    if (r.role != QLatin1String("user") && r.role != QLatin1String("assistant") &&
-        r.role != QLatin1String("system"))
+    if (r.role != QLatin1String("user") && r.role != QLatin1String("assistant") && r.role != QLatin1String("system"))
       badImport(QStringLiteral("%1: unknown role \"%2\"").arg(where, r.role));
     r.text = requireString(o, QStringLiteral("text"), where);
     const QJsonValue finish = o.value(QStringLiteral("finishReason"));
@@ -224,8 +225,8 @@ qint64 ChatStore::importJson(const QByteArray& json) {
                                  "\"length\" or \"abort\")")
                       .arg(where, text.left(40)));
       if (r.finishReason && r.role != QLatin1String("assistant"))
-        badImport(QStringLiteral("%1: \"finishReason\" is set on a %2 message (only answers have one)")
-                      .arg(where, r.role));
+        badImport(
+            QStringLiteral("%1: \"finishReason\" is set on a %2 message (only answers have one)").arg(where, r.role));
     }
     const QJsonValue backend = o.value(QStringLiteral("backend"));
     if (!backend.isUndefined() && !backend.isNull()) {
@@ -250,8 +251,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
                      QStringLiteral("INSERT INTO conversations(title, created_at, updated_at, pinned)"
                                     " VALUES(?, ?, ?, ?)"),
                      {textValue(title), created.isValid() ? stamp(created) : now,
-                      updated.isValid() ? stamp(updated) : now,
-                      pinned.toBool() ? 1 : 0});
+                      updated.isValid() ? stamp(updated) : now, pinned.toBool() ? 1 : 0});
   const qint64 conversationId = c.lastInsertId().toLongLong();
   c.finish();
   QHash<qint64, qint64> newIds;  // file id -> store id

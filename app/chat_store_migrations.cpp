@@ -26,74 +26,73 @@ using namespace chatstore;
 namespace {
 
 void migrateTo1(const QSqlDatabase& db, const QString& path) {
-  exec(db, path, QStringLiteral(
-      "CREATE TABLE IF NOT EXISTS conversations ("
-      " id INTEGER PRIMARY KEY,"
-      " title TEXT NOT NULL,"
-      " created_at TEXT,"
-      " updated_at TEXT)"));
-  exec(db, path, QStringLiteral(
-      "CREATE TABLE IF NOT EXISTS messages ("
-      " id INTEGER PRIMARY KEY,"
-      " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
-      " role TEXT NOT NULL CHECK(role IN ('system','user','assistant')),"
-      " text TEXT NOT NULL,"
-      " finish_reason TEXT NOT NULL DEFAULT '',"
-      " created_at TEXT)"));
-  exec(db, path, QStringLiteral(
-      "CREATE INDEX IF NOT EXISTS messages_conversation_id ON messages(conversation_id, id)"));
+  exec(db, path,
+       QStringLiteral("CREATE TABLE IF NOT EXISTS conversations ("
+                      " id INTEGER PRIMARY KEY,"
+                      " title TEXT NOT NULL,"
+                      " created_at TEXT,"
+                      " updated_at TEXT)"));
+  exec(db, path,
+       QStringLiteral("CREATE TABLE IF NOT EXISTS messages ("
+                      " id INTEGER PRIMARY KEY,"
+                      " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+                      " role TEXT NOT NULL CHECK(role IN ('system','user','assistant')),"
+                      " text TEXT NOT NULL,"
+                      " finish_reason TEXT NOT NULL DEFAULT '',"
+                      " created_at TEXT)"));
+  exec(db, path,
+       QStringLiteral("CREATE INDEX IF NOT EXISTS messages_conversation_id ON messages(conversation_id, id)"));
 }
 
 void migrateTo2(const QSqlDatabase& db, const QString& path) {
   // The message tree. ON DELETE CASCADE: deleting a message deletes the branch below it.
-  exec(db, path, QStringLiteral(
-      "ALTER TABLE messages ADD COLUMN parent_id INTEGER"
-      " REFERENCES messages(id) ON DELETE CASCADE"));
+  exec(db, path,
+       QStringLiteral("ALTER TABLE messages ADD COLUMN parent_id INTEGER"
+                      " REFERENCES messages(id) ON DELETE CASCADE"));
   // v1 conversations were lists: each message follows the previous one (ids grow with time).
-  exec(db, path, QStringLiteral(
-      "UPDATE messages SET parent_id = (SELECT max(p.id) FROM messages p"
-      " WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id)"));
+  exec(db, path,
+       QStringLiteral("UPDATE messages SET parent_id = (SELECT max(p.id) FROM messages p"
+                      " WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id)"));
   exec(db, path, QStringLiteral("CREATE INDEX messages_parent ON messages(parent_id, id)"));
 
-  exec(db, path, QStringLiteral(
-      "ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0"));
+  exec(db, path, QStringLiteral("ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0"));
   exec(db, path, QStringLiteral("ALTER TABLE conversations ADD COLUMN deleted_at TEXT"));
   // No foreign key: ChatStore::deleteMessage() moves the leaf to the parent itself.
   exec(db, path, QStringLiteral("ALTER TABLE conversations ADD COLUMN current_leaf_id INTEGER"));
-  exec(db, path, QStringLiteral(
-      "UPDATE conversations SET current_leaf_id ="
-      " (SELECT max(m.id) FROM messages m WHERE m.conversation_id = conversations.id)"));
-  exec(db, path, QStringLiteral(
-      "CREATE INDEX conversations_live ON conversations(pinned DESC, updated_at DESC, id DESC)"
-      " WHERE deleted_at IS NULL"));
+  exec(db, path,
+       QStringLiteral("UPDATE conversations SET current_leaf_id ="
+                      " (SELECT max(m.id) FROM messages m WHERE m.conversation_id = conversations.id)"));
+  exec(db, path,
+       QStringLiteral("CREATE INDEX conversations_live ON conversations(pinned DESC, updated_at DESC, id DESC)"
+                      " WHERE deleted_at IS NULL"));
 
   // Full-text search: an external-content FTS5 table (the text is stored once, in messages).
   // unicode61 splits on Unicode word boundaries (Hangul and Latin alike), folds case and
   // diacritics; search() queries every word as a prefix.
-  exec(db, path, QStringLiteral(
-      "CREATE VIRTUAL TABLE messages_fts USING fts5(text, content='messages', content_rowid='id',"
-      " tokenize='unicode61 remove_diacritics 2')"));
-  exec(db, path, QStringLiteral(
-      "CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN"
-      " INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END"));
-  exec(db, path, QStringLiteral(
-      "CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN"
-      " INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text); END"));
-  exec(db, path, QStringLiteral(
-      "CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN"
-      " INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);"
-      " INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END"));
+  exec(db, path,
+       QStringLiteral("CREATE VIRTUAL TABLE messages_fts USING fts5(text, content='messages', content_rowid='id',"
+                      " tokenize='unicode61 remove_diacritics 2')"));
+  exec(db, path,
+       QStringLiteral("CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN"
+                      " INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END"));
+  exec(db, path,
+       QStringLiteral("CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN"
+                      " INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text); END"));
+  exec(db, path,
+       QStringLiteral("CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN"
+                      " INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);"
+                      " INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END"));
   exec(db, path, QStringLiteral("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')"));
 
   // Blind-compare votes (ChatStore::addCompareVote): the panes as JSON text. No foreign key, so a
   // vote outlives the conversations it compared.
-  exec(db, path, QStringLiteral(
-      "CREATE TABLE compare_votes ("
-      " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-      " created_at TEXT NOT NULL,"
-      " prompt TEXT NOT NULL,"
-      " winner_pane INTEGER NOT NULL,"
-      " panes TEXT NOT NULL)"));
+  exec(db, path,
+       QStringLiteral("CREATE TABLE compare_votes ("
+                      " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+                      " created_at TEXT NOT NULL,"
+                      " prompt TEXT NOT NULL,"
+                      " winner_pane INTEGER NOT NULL,"
+                      " panes TEXT NOT NULL)"));
 }
 
 void migrateTo3(const QSqlDatabase& db, const QString& path) {
@@ -114,8 +113,7 @@ void ChatStore::migrate() {
                .arg(version)
                .arg(kSchemaVersion),
            QString(), StoreError::Kind::kTooNew);
-    if (version < 0)
-      fail(m_path, QStringLiteral("invalid database schema version %1").arg(version), QString());
+    if (version < 0) fail(m_path, QStringLiteral("invalid database schema version %1").arg(version), QString());
   };
 
   int version = scalar(db, m_path, userVersionSql).toInt();
@@ -130,8 +128,8 @@ void ChatStore::migrate() {
     return;
   }
 
-  if (version >= 1) {  // version 0: a new, empty file: nothing to keep
-    checkIntegrity();  // (again, for a big file): never upgrade a damaged database
+  if (version >= 1) {      // version 0: a new, empty file: nothing to keep
+    checkIntegrity();      // (again, for a big file): never upgrade a damaged database
     writeBackup(version);  // the file as it was, before any change (the journal mode included)
   }
   enableWal();
@@ -143,12 +141,17 @@ void ChatStore::migrate() {
 
   while (version < kSchemaVersion) {
     switch (version) {
-      case 0: migrateTo1(db, m_path); break;
-      case 1: migrateTo2(db, m_path); break;
-      case 2: migrateTo3(db, m_path); break;
+      case 0:
+        migrateTo1(db, m_path);
+        break;
+      case 1:
+        migrateTo2(db, m_path);
+        break;
+      case 2:
+        migrateTo3(db, m_path);
+        break;
       default:
-        fail(m_path, QStringLiteral("no migration from schema version %1").arg(version),
-             QString());
+        fail(m_path, QStringLiteral("no migration from schema version %1").arg(version), QString());
     }
     ++version;
   }
@@ -175,8 +178,8 @@ void ChatStore::writeBackup(int fromVersion) {
     exec(db, m_path, QStringLiteral("COMMIT"));
     if (!copied) {
       QFile::remove(backup);
-      fail(m_path, QStringLiteral("cannot write the backup copy %1 before the upgrade")
-                       .arg(QDir::toNativeSeparators(backup)),
+      fail(m_path,
+           QStringLiteral("cannot write the backup copy %1 before the upgrade").arg(QDir::toNativeSeparators(backup)),
            QString(), StoreError::Kind::kOther, /*write=*/true);
     }
   } else {
@@ -186,6 +189,6 @@ void ChatStore::writeBackup(int fromVersion) {
     exec(db, m_path, QStringLiteral("VACUUM INTO ?"), {backup});
   }
   m_backupPath = backup;
-  qInfo("pagedchat: upgrading the chat database from schema version %d to %d; backup copy: %s",
-        fromVersion, kSchemaVersion, qUtf8Printable(QDir::toNativeSeparators(backup)));
+  qInfo("pagedchat: upgrading the chat database from schema version %d to %d; backup copy: %s", fromVersion,
+        kSchemaVersion, qUtf8Printable(QDir::toNativeSeparators(backup)));
 }

@@ -47,12 +47,13 @@ QList<SearchHit> ChatStore::search(const QString& text, int limit) const {
   // Newest first: FTS5 walks its rowid (= message id) index backwards and stops at the limit,
   // so a common word costs no more than a rare one.
   const QString sql = QStringLiteral(
-      "SELECT f.rowid, m.conversation_id, c.title, m.role,"
-      " snippet(messages_fts, 0, char(2), char(3), '…', %1)"
-      " FROM messages_fts f JOIN messages m ON m.id = f.rowid"
-      " JOIN conversations c ON c.id = m.conversation_id"
-      " WHERE messages_fts MATCH ? AND c.deleted_at IS NULL"
-      " ORDER BY f.rowid DESC LIMIT ?").arg(kSnippetTokens);
+                          "SELECT f.rowid, m.conversation_id, c.title, m.role,"
+                          " snippet(messages_fts, 0, char(2), char(3), '…', %1)"
+                          " FROM messages_fts f JOIN messages m ON m.id = f.rowid"
+                          " JOIN conversations c ON c.id = m.conversation_id"
+                          " WHERE messages_fts MATCH ? AND c.deleted_at IS NULL"
+                          " ORDER BY f.rowid DESC LIMIT ?")
+                          .arg(kSnippetTokens);
   QSqlQuery q = exec(db, m_path, sql, {match, limit});
   QList<SearchHit> out;
   while (nextRow(q, m_path, sql)) {

@@ -36,13 +36,24 @@ inline StoreError::Kind kindOf(const QSqlError& error) {
   const int code = error.nativeErrorCode().toInt(&ok) & 0xff;
   if (ok) {
     switch (code) {
-      case 5: case 6: return StoreError::Kind::kBusy;           // SQLITE_BUSY, SQLITE_LOCKED
-      case 3: case 8: case 23: return StoreError::Kind::kReadOnly;  // PERM, READONLY, AUTH
-      case 13: return StoreError::Kind::kDiskFull;              // SQLITE_FULL
-      case 10: return StoreError::Kind::kIoError;               // SQLITE_IOERR
-      case 11: case 26: return StoreError::Kind::kCorrupt;      // SQLITE_CORRUPT, SQLITE_NOTADB
-      case 14: return StoreError::Kind::kCannotOpen;            // SQLITE_CANTOPEN
-      default: break;
+      case 5:
+      case 6:
+        return StoreError::Kind::kBusy;  // SQLITE_BUSY, SQLITE_LOCKED
+      case 3:
+      case 8:
+      case 23:
+        return StoreError::Kind::kReadOnly;  // PERM, READONLY, AUTH
+      case 13:
+        return StoreError::Kind::kDiskFull;  // SQLITE_FULL
+      case 10:
+        return StoreError::Kind::kIoError;  // SQLITE_IOERR
+      case 11:
+      case 26:
+        return StoreError::Kind::kCorrupt;  // SQLITE_CORRUPT, SQLITE_NOTADB
+      case 14:
+        return StoreError::Kind::kCannotOpen;  // SQLITE_CANTOPEN
+      default:
+        break;
     }
   }
   const QString text = error.text();
@@ -72,14 +83,12 @@ inline bool isReadStatement(const QString& sql) {
                              .arg(error.text().trimmed(),
                                   code.isEmpty() ? QString() : QStringLiteral(" (code %1)").arg(code),
                                   QDir::toNativeSeparators(path));
-  throw StoreError(failMessage(path, QStringLiteral("\"%1\" failed").arg(sql.simplified()), error.text())
-                       .toStdString(),
+  throw StoreError(failMessage(path, QStringLiteral("\"%1\" failed").arg(sql.simplified()), error.text()).toStdString(),
                    kindOf(error), !isReadStatement(sql), detail.toStdString());
 }
 
 /// Prepares, binds and runs one statement; throws StoreError when any step fails.
-inline QSqlQuery exec(const QSqlDatabase& db, const QString& path, const QString& sql,
-                      const QVariantList& binds = {}) {
+inline QSqlQuery exec(const QSqlDatabase& db, const QString& path, const QString& sql, const QVariantList& binds = {}) {
   QSqlQuery q(db);
   q.setForwardOnly(true);
   if (!q.prepare(sql)) failQuery(path, sql, q.lastError());
@@ -142,9 +151,7 @@ inline QDateTime parseStamp(const QVariant& v) {
 }
 
 /// Binds a possibly-null QString as '' rather than SQL NULL (the text columns are NOT NULL).
-inline QVariant textValue(const QString& s) {
-  return s.isNull() ? QVariant(QString(QLatin1String(""))) : QVariant(s);
-}
+inline QVariant textValue(const QString& s) { return s.isNull() ? QVariant(QString(QLatin1String(""))) : QVariant(s); }
 
 /// Binds an id, 0 meaning SQL NULL (no parent / no leaf).
 inline QVariant idOrNull(qint64 id) { return id == 0 ? QVariant(QMetaType::fromType<qint64>()) : QVariant(id); }
@@ -159,8 +166,9 @@ inline QSqlDatabase openConnection(const QString& name, const QString& path) {
 
 /// The columns readMessages() expects, in order, for a messages table aliased `m`.
 inline QString messageColumns() {
-  return QStringLiteral("m.id, m.conversation_id, m.parent_id, m.role, m.text, m.finish_reason, m.created_at,"
-                        " m.backend");
+  return QStringLiteral(
+      "m.id, m.conversation_id, m.parent_id, m.role, m.text, m.finish_reason, m.created_at,"
+      " m.backend");
 }
 
 }  // namespace chatstore

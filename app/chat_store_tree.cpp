@@ -18,15 +18,14 @@ const QString kSiblingColumns = QStringLiteral(
 QList<MessageRecord> ChatStore::pathTo(qint64 leafId) const {
   if (leafId == 0) return {};
   // Walk up from the leaf (one index lookup per message), then order root first.
-  return readMessages(
-      QStringLiteral("WITH RECURSIVE up(id, depth) AS ("
-                     " SELECT ?, 0"
-                     " UNION ALL SELECT m.parent_id, up.depth + 1 FROM messages m JOIN up"
-                     "  ON m.id = up.id WHERE m.parent_id IS NOT NULL)"
-                     " SELECT %1, %2 FROM up JOIN messages m ON m.id = up.id"
-                     " ORDER BY up.depth DESC")
-          .arg(messageColumns(), kSiblingColumns),
-      {leafId});
+  return readMessages(QStringLiteral("WITH RECURSIVE up(id, depth) AS ("
+                                     " SELECT ?, 0"
+                                     " UNION ALL SELECT m.parent_id, up.depth + 1 FROM messages m JOIN up"
+                                     "  ON m.id = up.id WHERE m.parent_id IS NOT NULL)"
+                                     " SELECT %1, %2 FROM up JOIN messages m ON m.id = up.id"
+                                     " ORDER BY up.depth DESC")
+                          .arg(messageColumns(), kSiblingColumns),
+                      {leafId});
 }
 
 QList<MessageRecord> ChatStore::branch(qint64 conversationId) const {
@@ -40,12 +39,11 @@ QList<MessageRecord> ChatStore::branch(qint64 conversationId) const {
 }
 
 QList<MessageRecord> ChatStore::siblings(qint64 messageId) const {
-  return readMessages(
-      QStringLiteral("SELECT %1 FROM messages m JOIN messages me ON me.id = ?"
-                     " WHERE m.conversation_id = me.conversation_id AND m.parent_id IS me.parent_id"
-                     " ORDER BY m.id")
-          .arg(messageColumns()),
-      {messageId});
+  return readMessages(QStringLiteral("SELECT %1 FROM messages m JOIN messages me ON me.id = ?"
+                                     " WHERE m.conversation_id = me.conversation_id AND m.parent_id IS me.parent_id"
+                                     " ORDER BY m.id")
+                          .arg(messageColumns()),
+                      {messageId});
 }
 
 qint64 ChatStore::newestLeafUnder(qint64 messageId) const {
@@ -64,8 +62,7 @@ void ChatStore::setCurrentLeaf(qint64 conversationId, qint64 leafId) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   if (leafId != 0) {
     const QVariant owner = scalar(
-        db, m_path, QStringLiteral("SELECT (SELECT conversation_id FROM messages WHERE id = ?)"),
-        {leafId});
+        db, m_path, QStringLiteral("SELECT (SELECT conversation_id FROM messages WHERE id = ?)"), {leafId});
     if (owner.isNull() || owner.toLongLong() != conversationId)
       fail(m_path, QStringLiteral("cannot show message %1").arg(leafId),
            QStringLiteral("it is not in conversation %1").arg(conversationId));

@@ -20,15 +20,14 @@ qint64 ChatStore::addCompareVote(const QString& prompt, int winnerPane, const QJ
   QSqlQuery q = exec(db, m_path,
                      QStringLiteral("INSERT INTO compare_votes(created_at, prompt, winner_pane, panes)"
                                     " VALUES(?, ?, ?, ?)"),
-                     {now, prompt.isNull() ? QString(QLatin1String("")) : prompt, winnerPane,
-                      QString::fromUtf8(json)});
+                     {now, prompt.isNull() ? QString(QLatin1String("")) : prompt, winnerPane, QString::fromUtf8(json)});
   return q.lastInsertId().toLongLong();
 }
 
 QJsonArray ChatStore::compareVotes() const {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
-  const QString sql =
-      QStringLiteral("SELECT id, created_at, prompt, winner_pane, panes FROM compare_votes ORDER BY id");
+  const QString sql = QStringLiteral(
+      "SELECT id, created_at, prompt, winner_pane, panes FROM compare_votes ORDER BY id");
   QSqlQuery q = exec(db, m_path, sql);
   QJsonArray votes;
   while (nextRow(q, m_path, sql)) {

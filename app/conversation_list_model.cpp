@@ -13,13 +13,19 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const ConversationRecord& c = rows_.at(index.row());
   switch (role) {
-    case ConversationIdRole: return c.id;
+    case ConversationIdRole:
+      return c.id;
     case Qt::DisplayRole:
-    case TitleRole: return c.title;
-    case UpdatedAtRole: return c.updatedAt.toLocalTime();
-    case PinnedRole: return c.pinned;
-    case SectionRole: return groupTitle(groupOf(c, now()));
-    default: return {};
+    case TitleRole:
+      return c.title;
+    case UpdatedAtRole:
+      return c.updatedAt.toLocalTime();
+    case PinnedRole:
+      return c.pinned;
+    case SectionRole:
+      return groupTitle(groupOf(c, now()));
+    default:
+      return {};
   }
 }
 
@@ -84,21 +90,16 @@ int ConversationListModel::rowOf(qint64 id) const {
   return -1;
 }
 
-qint64 ConversationListModel::idAt(int row) const {
-  return row >= 0 && row < rows_.size() ? rows_.at(row).id : 0;
-}
+qint64 ConversationListModel::idAt(int row) const { return row >= 0 && row < rows_.size() ? rows_.at(row).id : 0; }
 
 void ConversationListModel::setNow(const QDateTime& now) {
   now_ = now;
   if (!rows_.isEmpty()) emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1), {SectionRole});
 }
 
-QDateTime ConversationListModel::now() const {
-  return now_.isValid() ? now_ : QDateTime::currentDateTime();
-}
+QDateTime ConversationListModel::now() const { return now_.isValid() ? now_ : QDateTime::currentDateTime(); }
 
-ConversationListModel::Group ConversationListModel::groupOf(const ConversationRecord& c,
-                                                            const QDateTime& now) {
+ConversationListModel::Group ConversationListModel::groupOf(const ConversationRecord& c, const QDateTime& now) {
   if (c.pinned) return Group::Pinned;
   const qint64 days = c.updatedAt.toLocalTime().date().daysTo(now.toLocalTime().date());
   if (days <= 0) return Group::Today;  // (a clock set back: still "today")
@@ -109,11 +110,16 @@ ConversationListModel::Group ConversationListModel::groupOf(const ConversationRe
 
 QString ConversationListModel::groupTitle(Group group) {
   switch (group) {
-    case Group::Pinned: return tr("Pinned");
-    case Group::Today: return tr("Today");
-    case Group::Yesterday: return tr("Yesterday");
-    case Group::Previous7Days: return tr("Previous 7 days");
-    case Group::Older: return tr("Older");
+    case Group::Pinned:
+      return tr("Pinned");
+    case Group::Today:
+      return tr("Today");
+    case Group::Yesterday:
+      return tr("Yesterday");
+    case Group::Previous7Days:
+      return tr("Previous 7 days");
+    case Group::Older:
+      return tr("Older");
   }
   return {};
 }

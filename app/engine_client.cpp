@@ -6,8 +6,8 @@
 #include "app/engine_worker.h"
 
 namespace {
-constexpr qint64 kRateWindowMs = 1000;   // tokens/s is measured over the last second
-constexpr qint64 kStatsIntervalMs = 200; // at most 5 status updates a second
+constexpr qint64 kRateWindowMs = 1000;    // tokens/s is measured over the last second
+constexpr qint64 kStatsIntervalMs = 200;  // at most 5 status updates a second
 }  // namespace
 
 EngineClient::EngineClient(const pagedchat::EngineConfig& config, QObject* parent, const QString& chatTemplate)
@@ -91,7 +91,8 @@ void EngineClient::unloadModel() {
   ensureThread();
   emit aboutToReplaceModel();
   const int generation = ++generation_;
-  QMetaObject::invokeMethod(worker_, [w = worker_, generation] { w->unloadModel(generation); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, generation] { w->unloadModel(generation); }, Qt::QueuedConnection);
   modelPath_.clear();
   config_.model.clear();
   modelName_.clear();
@@ -115,8 +116,8 @@ void EngineClient::setEngineConfig(const pagedchat::EngineConfig& config) {
 }
 
 void EngineClient::setMonitoring(bool on, int minIntervalMs) {
-  QMetaObject::invokeMethod(worker_, [w = worker_, on, minIntervalMs] { w->setMonitoring(on, minIntervalMs); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, on, minIntervalMs] { w->setMonitoring(on, minIntervalMs); }, Qt::QueuedConnection);
 }
 
 QString EngineClient::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
@@ -138,7 +139,8 @@ int EngineClient::countTokens(const QList<PromptMessage>& messages, int maxToken
 }
 
 void EngineClient::cancel(const QString& requestId) {
-  QMetaObject::invokeMethod(worker_, [w = worker_, requestId] { w->cancel(requestId); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, requestId] { w->cancel(requestId); }, Qt::QueuedConnection);
 }
 
 void EngineClient::onModelLoaded(const QString& name, const QString& details, int numBlocks, int generation) {
@@ -189,8 +191,7 @@ void EngineClient::onStepFinished(const QList<RequestDelta>& deltas, const Engin
   const bool runningChanged = stats.numRunning != numRunning_;
   numRunning_ = stats.numRunning;
   if (spanMs > 0) {
-    tokensPerSecond_ =
-        1000.0 * static_cast<double>(stats.numGenerationTokens - rateWindow_.first().second) / spanMs;
+    tokensPerSecond_ = 1000.0 * static_cast<double>(stats.numGenerationTokens - rateWindow_.first().second) / spanMs;
   }
   if (runningChanged || lastStatsEmitMs_ < 0 || now - lastStatsEmitMs_ >= kStatsIntervalMs) {
     lastStatsEmitMs_ = now;

@@ -94,7 +94,8 @@ void EngineMonitor::sampleRate(qint64 nowMs) {
     lastSampleTokens_ = tokens;
     return;
   }
-  const double rate = 1000.0 * static_cast<double>(tokens - lastSampleTokens_) / static_cast<double>(nowMs - lastSampleMs_);
+  const double rate = 1000.0 * static_cast<double>(tokens - lastSampleTokens_) /
+                      static_cast<double>(nowMs - lastSampleMs_);
   lastSampleMs_ = nowMs;
   lastSampleTokens_ = tokens;
   rates_.append(rate);

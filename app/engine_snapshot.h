@@ -5,7 +5,9 @@
 
 #include "app/request_delta.h"
 
-namespace pagedchat { class LLMEngine; }
+namespace pagedchat {
+class LLMEngine;
+}
 
 /// Builds an EngineSnapshot of `engine` (call on the thread that owns it): counters, one entry
 /// per unfinished request among `requestIds` (the panes') and `serverIds` (the OpenAI server's,

@@ -2,9 +2,9 @@
 
 #include <QElapsedTimer>
 
-#include <algorithm>
 #include <QFileInfo>
 #include <QPointer>
+#include <algorithm>
 
 #include <memory>
 
@@ -14,8 +14,8 @@
 #include "app/engine_snapshot.h"
 #include "app/pane_settings.h"
 #include "app/server/worker_engine_client.h"
-#include "engine/text/chat_template.h"
 #include "engine/llm_engine.h"
+#include "engine/text/chat_template.h"
 
 EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, const QString& chatTemplate, QObject* parent)
     : QObject(parent),
@@ -49,8 +49,7 @@ void EngineWorker::loadModel() {
   load(0);
 }
 
-void EngineWorker::loadModelWith(const pagedchat::EngineConfig& config, const QString& chatTemplate,
-                                 int generation) {
+void EngineWorker::loadModelWith(const pagedchat::EngineConfig& config, const QString& chatTemplate, int generation) {
   abortAll();
   freeEngine();  // the old model's memory goes before the new one is mapped
   config_ = config;
@@ -125,8 +124,8 @@ void EngineWorker::load(int generation) {
     const std::string overrideName = chatTemplateOverride_.toStdString();
     pagedchat::resolve_chat_template(overrideName, "");  // an unknown name fails before the load
     engine_ = std::make_unique<pagedchat::LLMEngine>(config);
-    chatTemplate_ = pagedchat::resolve_chat_template(overrideName, engine_->chat_template(),
-                                                     "'" + config_.model + "'", &templateWarning);
+    chatTemplate_ = pagedchat::resolve_chat_template(overrideName, engine_->chat_template(), "'" + config_.model + "'",
+                                                     &templateWarning);
   } catch (const std::exception& e) {
     engine_.reset();
     QString message = QString::fromStdString(e.what());
@@ -147,16 +146,16 @@ void EngineWorker::load(int generation) {
   const pagedchat::ModelConfig& mc = engine_->model_config();
   QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
   const int numBlocks = engine_->stats().num_total_blocks;
-  const QString details = tr("%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6", "",
-                             numBlocks)
-                              .arg(QString::fromStdString(mc.architecture))
-                              .arg(mc.n_layers)
-                              .arg(mc.dim)
-                              .arg(mc.vocab_size)
-                              .arg(QString::fromStdString(engine_->weight_types()))
-                              .arg(chatTemplate_->is_builtin()
-                                       ? QString::fromStdString(chatTemplate_->name())
-                                       : tr("the model's own (%1 format)").arg(QString::fromStdString(chatTemplate_->family())));
+  const QString details =
+      tr("%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6", "", numBlocks)
+          .arg(QString::fromStdString(mc.architecture))
+          .arg(mc.n_layers)
+          .arg(mc.dim)
+          .arg(mc.vocab_size)
+          .arg(QString::fromStdString(engine_->weight_types()))
+          .arg(chatTemplate_->is_builtin()
+                   ? QString::fromStdString(chatTemplate_->name())
+                   : tr("the model's own (%1 format)").arg(QString::fromStdString(chatTemplate_->family())));
   emit contextLengthKnown(engine_->engine_config().max_model_len);
   emit samplingDefaultsKnown(PaneSettings::modelDefaultsMap(engine_->sampling_defaults()));
   emit modelLoaded(name, details, numBlocks, generation);
@@ -223,8 +222,7 @@ void EngineWorker::drainCommands() {
   const QList<Command> commands = std::exchange(pending_, {});
   for (const Command& c : commands) {
     if (c.isCancel) {
-      if (engine_ && active_.contains(c.requestId) &&
-          engine_->abort_request(c.requestId.toStdString())) {
+      if (engine_ && active_.contains(c.requestId) && engine_->abort_request(c.requestId.toStdString())) {
         abortedUnreported_.insert(c.requestId);
       }
       continue;
@@ -239,9 +237,9 @@ void EngineWorker::drainCommands() {
       // max_model_len rather than truncating it), and the oldest turns make room when needed.
       pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
       encode.continue_final_message = c.continueLast;
-      const pagedchat::ChatPrompt prompt =
-          pagedchat::fit_chat(engine_->tokenizer(), *chatTemplate_, toChatMessages(c.messages), encode,
-                              engine_->engine_config().max_model_len, c.params.max_tokens);
+      const pagedchat::ChatPrompt prompt = pagedchat::fit_chat(
+          engine_->tokenizer(), *chatTemplate_, toChatMessages(c.messages), encode,
+          engine_->engine_config().max_model_len, c.params.max_tokens);
       if (!prompt.warning.empty() && prompt.warning != lastTemplateWarning_) {
         lastTemplateWarning_ = prompt.warning;  // said once per kind of failure, not per request
         qWarning("pagedchat: %s", prompt.warning.c_str());
@@ -251,7 +249,8 @@ void EngineWorker::drainCommands() {
       params.max_tokens = prompt.max_tokens;
       const pagedchat::ChatStopConditions stops = pagedchat::chat_stop_conditions(*chatTemplate_, engine_->tokenizer());
       params.stop.insert(params.stop.end(), stops.stop.begin(), stops.stop.end());
-      params.stop_token_ids.insert(params.stop_token_ids.end(), stops.stop_token_ids.begin(), stops.stop_token_ids.end());
+      params.stop_token_ids.insert(params.stop_token_ids.end(), stops.stop_token_ids.begin(),
+                                   stops.stop_token_ids.end());
       engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params);
       active_.insert(c.requestId);
       // The template opened the reasoning block (DeepSeek-R1's "<think>\n" generation prompt):
@@ -259,9 +258,9 @@ void EngineWorker::drainCommands() {
       // and is sent again as every reasoning reply is ("<think>…</think> answer").
       if (prompt.opens_reasoning) reasoningOpened_.insert(c.requestId);
     } catch (const pagedchat::ChatTooLongError& e) {
-      emit requestRejected(c.requestId, tr("The message is %1 tokens long; the model's context holds %2.")
-                                            .arg(e.num_tokens)
-                                            .arg(e.max_model_len));
+      emit requestRejected(
+          c.requestId,
+          tr("The message is %1 tokens long; the model's context holds %2.").arg(e.num_tokens).arg(e.max_model_len));
     } catch (const std::exception& e) {
       emit requestRejected(c.requestId, QString::fromStdString(e.what()));
     }

@@ -156,13 +156,13 @@ class EngineWorker : public QObject {
   pagedchat::EngineConfig config_;
   QString chatTemplateOverride_;
   std::optional<pagedchat::ChatTemplate> chatTemplate_;  ///< resolved at load
-  std::string lastTemplateWarning_;  ///< the template's last fallback warning (logged once)
+  std::string lastTemplateWarning_;                      ///< the template's last fallback warning (logged once)
   std::unique_ptr<pagedchat::LLMEngine> engine_;
   std::unique_ptr<WorkerEngineClient> server_;  ///< the server's requests (serverClient())
   QList<Command> pending_;
-  QSet<QString> active_;            ///< submitted, not yet reported finished
-  QSet<QString> abortedUnreported_; ///< aborted, final delta not yet emitted
-  QSet<QString> reasoningOpened_;   ///< replies whose prompt opened <think>: first delta gets the tag
+  QSet<QString> active_;             ///< submitted, not yet reported finished
+  QSet<QString> abortedUnreported_;  ///< aborted, final delta not yet emitted
+  QSet<QString> reasoningOpened_;    ///< replies whose prompt opened <think>: first delta gets the tag
   bool stepScheduled_ = false;
   bool monitoring_ = false;
   int snapshotIntervalMs_ = 1000 / kMaxSnapshotsPerSecond;

@@ -52,12 +52,10 @@ int main(int argc, char** argv) {
                                        : QString::fromUtf8(e.what());
     std::fprintf(stderr, "pagedchat: %s\n", qPrintable(details));
     QQmlApplicationEngine errorEngine;
-    const QString headline =
-        QCoreApplication::translate("main", "PagedChat could not open its chat data.");
+    const QString headline = QCoreApplication::translate("main", "PagedChat could not open its chat data.");
     const QString hint = QCoreApplication::translate(
         "main", "Check that folder, or start PagedChat with --data-dir DIR to use another one.");
-    if (loadErrorWindow(errorEngine, headline, details + QStringLiteral("\n\n") + hint))
-      QGuiApplication::exec();
+    if (loadErrorWindow(errorEngine, headline, details + QStringLiteral("\n\n") + hint)) QGuiApplication::exec();
     return 1;
   }
   controller->start();

@@ -1,9 +1,9 @@
 #include "app/main_window.h"
 
+#include <QtQml/qqmlextensionplugin.h>
 #include <QQmlApplicationEngine>
 #include <QQuickStyle>
 #include <QQuickWindow>
-#include <QtQml/qqmlextensionplugin.h>
 
 #include "app/app_controller.h"
 
@@ -23,12 +23,10 @@ QQuickWindow* load(QQmlApplicationEngine& engine, const QString& file, const QVa
 QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, AppController* controller) {
   // A language switch (the tool bar's menu, or app.language) re-evaluates every qsTr() binding.
   QObject::connect(controller, &AppController::languageChanged, &engine, &QQmlEngine::retranslate);
-  return load(engine, QStringLiteral("Main.qml"),
-              {{QStringLiteral("app"), QVariant::fromValue(controller)}});
+  return load(engine, QStringLiteral("Main.qml"), {{QStringLiteral("app"), QVariant::fromValue(controller)}});
 }
 
-QQuickWindow* loadErrorWindow(QQmlApplicationEngine& engine, const QString& headline,
-                              const QString& details) {
+QQuickWindow* loadErrorWindow(QQmlApplicationEngine& engine, const QString& headline, const QString& details) {
   return load(engine, QStringLiteral("ErrorWindow.qml"),
               {{QStringLiteral("headline"), headline}, {QStringLiteral("details"), details}});
 }

@@ -13,5 +13,4 @@ QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, AppController* contr
 
 /// Loads PagedChat/ErrorWindow.qml: a small window that shows why the app cannot start
 /// (`headline`, then the selectable `details`) with a Quit button. Returns the window, or nullptr.
-QQuickWindow* loadErrorWindow(QQmlApplicationEngine& engine, const QString& headline,
-                              const QString& details);
+QQuickWindow* loadErrorWindow(QQmlApplicationEngine& engine, const QString& headline, const QString& details);

@@ -9,8 +9,8 @@
 struct MarkdownBlock {
   enum class Kind { Prose, Code };
   Kind kind = Kind::Prose;
-  QString text;      ///< prose Markdown, or the code without its fences (indent removed)
-  QString language;  ///< a code block's info string's first word ("cpp", "python"), else empty
+  QString text;        ///< prose Markdown, or the code without its fences (indent removed)
+  QString language;    ///< a code block's info string's first word ("cpp", "python"), else empty
   bool closed = true;  ///< false for a code block whose closing fence has not arrived (streaming)
 
   bool operator==(const MarkdownBlock&) const = default;

@@ -41,7 +41,8 @@ void MarkdownStyler::schedule() {
   if (scheduled_ || styling_) return;
   scheduled_ = true;
   // Queued: the importer may still be filling the document when it reports a change.
-  QMetaObject::invokeMethod(this, [this] { restyle(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      this, [this] { restyle(); }, Qt::QueuedConnection);
 }
 
 int MarkdownStyler::restyle() {

@@ -1,11 +1,11 @@
 // MarkdownStyler: link colours and table borders for a Markdown TextEdit, per theme and bubble.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QColor>
 #include <QObject>
 #include <QPointer>
 #include <QQuickTextDocument>
-#include <QtQml/qqmlregistration.h>
 
 class QTextDocument;
 

@@ -13,12 +13,17 @@ QVariant MessageBlocksModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const MarkdownBlock& b = blocks_.at(index.row());
   switch (role) {
-    case KindRole: return b.kind == MarkdownBlock::Kind::Code ? QStringLiteral("code") : QStringLiteral("prose");
+    case KindRole:
+      return b.kind == MarkdownBlock::Kind::Code ? QStringLiteral("code") : QStringLiteral("prose");
     case Qt::DisplayRole:
-    case TextRole: return b.text;
-    case LanguageRole: return b.language;
-    case ClosedRole: return b.closed;
-    default: return {};
+    case TextRole:
+      return b.text;
+    case LanguageRole:
+      return b.language;
+    case ClosedRole:
+      return b.closed;
+    default:
+      return {};
   }
 }
 

@@ -1,10 +1,10 @@
 // MessageBlocksModel: a message's prose and code blocks, for MessageContent.qml.
 #pragma once
 
+#include <QtQml/qqmlregistration.h>
 #include <QAbstractListModel>
 #include <QElapsedTimer>
 #include <QTimer>
-#include <QtQml/qqmlregistration.h>
 
 #include "app/markdown_blocks.h"
 

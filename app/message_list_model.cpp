@@ -20,15 +20,23 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const Row& row = rows_.at(index.row());
   switch (role) {
-    case MessageIdRole: return row.record.id;
-    case RoleRole: return row.record.role;
+    case MessageIdRole:
+      return row.record.id;
+    case RoleRole:
+      return row.record.role;
     case Qt::DisplayRole:
-    case TextRole: return row.record.text;
-    case FinishReasonRole: return finishReasonText(row.record.finishReason);
-    case StreamingRole: return row.streaming;
-    case SiblingIndexRole: return row.record.siblingIndex;
-    case SiblingCountRole: return row.record.siblingCount;
-    case IsLastRole: return index.row() == rows_.size() - 1;
+    case TextRole:
+      return row.record.text;
+    case FinishReasonRole:
+      return finishReasonText(row.record.finishReason);
+    case StreamingRole:
+      return row.streaming;
+    case SiblingIndexRole:
+      return row.record.siblingIndex;
+    case SiblingCountRole:
+      return row.record.siblingCount;
+    case IsLastRole:
+      return index.row() == rows_.size() - 1;
     case ReasoningRole:
     case AnswerRole:
     case ThinkingRole: {
@@ -38,7 +46,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
       if (role == AnswerRole) return split.answer;
       return split.open && row.streaming;
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 

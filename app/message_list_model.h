@@ -13,9 +13,8 @@
 /// "abort", or "" for none), streaming (true while the
 /// assistant reply is still being generated), siblingIndex / siblingCount (this message's
 /// position among the alternatives with the same parent: "2/3"), isLast (the last row), and for a
-/// reasoning model's reply reasoning / answer / thinking (app/reasoning.h). A loaded assistant message with an empty finish
-/// reason was cut off by a crash (the app died while it streamed): the view shows it as
-/// "interrupted".
+/// reasoning model's reply reasoning / answer / thinking (app/reasoning.h). A loaded assistant message with an empty
+/// finish reason was cut off by a crash (the app died while it streamed): the view shows it as "interrupted".
 class MessageListModel : public QAbstractListModel {
   Q_OBJECT
   Q_PROPERTY(int count READ rowCount NOTIFY countChanged)

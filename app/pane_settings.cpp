@@ -54,9 +54,9 @@ bool assignClamped(T& field, T value, T lo, T hi) {
 }
 
 /// The fields a model may suggest (SamplingDefaults), by property name.
-const QStringList kSamplingFields = {QStringLiteral("temperature"), QStringLiteral("topP"), QStringLiteral("topK"),
-                                     QStringLiteral("minP"), QStringLiteral("repetitionPenalty"),
-                                     QStringLiteral("maxTokens")};
+const QStringList kSamplingFields = {
+    QStringLiteral("temperature"),       QStringLiteral("topP"),     QStringLiteral("topK"), QStringLiteral("minP"),
+    QStringLiteral("repetitionPenalty"), QStringLiteral("maxTokens")};
 
 /// Two stored numbers that are the same setting (compared as assignClamped does).
 bool sameValue(const QVariant& a, const QVariant& b) {
@@ -238,7 +238,8 @@ QVariantMap PaneSettings::modelDefaultsMap(const pagedchat::SamplingDefaults& d)
   if (d.top_k) m.insert(QStringLiteral("topK"), qBound(0, *d.top_k, static_cast<int>(kTopK.hi)));
   if (d.min_p) m.insert(QStringLiteral("minP"), qBound(kMinP.lo, double(*d.min_p), kMinP.hi));
   if (d.repetition_penalty)
-    m.insert(QStringLiteral("repetitionPenalty"), qBound(kRepetition.lo, double(*d.repetition_penalty), kRepetition.hi));
+    m.insert(QStringLiteral("repetitionPenalty"),
+             qBound(kRepetition.lo, double(*d.repetition_penalty), kRepetition.hi));
   if (d.max_new_tokens) m.insert(QStringLiteral("maxTokens"), qBound(1, *d.max_new_tokens, kMaxTokensLimit));
   return m;
 }

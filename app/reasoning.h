@@ -9,8 +9,8 @@
 
 /// A reply split into its reasoning and its answer.
 struct ReasoningSplit {
-  QString reasoning;  ///< the text between <think> and </think> (or the end), trimmed; "" when none
-  QString answer;     ///< the text after </think> (leading whitespace dropped), or the whole text
+  QString reasoning;          ///< the text between <think> and </think> (or the end), trimmed; "" when none
+  QString answer;             ///< the text after </think> (leading whitespace dropped), or the whole text
   bool hasReasoning = false;  ///< the reply starts with <think> (after whitespace)
   bool open = false;          ///< <think> without its </think> yet: still thinking (or cut off)
 };

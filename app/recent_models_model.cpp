@@ -39,9 +39,7 @@ RecentModelsModel::RecentModelsModel(QSettings* settings, QObject* parent)
     if (!p.isEmpty() && !paths_.contains(p) && paths_.size() < kMaxRecent) paths_.append(p);
 }
 
-int RecentModelsModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : count();
-}
+int RecentModelsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : count(); }
 
 QVariant RecentModelsModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= count()) return {};
@@ -52,10 +50,14 @@ QVariant RecentModelsModel::data(const QModelIndex& index, int role) const {
       const QFileInfo info(path);
       return info.fileName().isEmpty() ? path : info.fileName();
     }
-    case PathRole: return QDir::toNativeSeparators(path);
-    case ExistsRole: return modelExists(path);
-    case IsFolderRole: return QFileInfo(path).isDir();
-    default: return {};
+    case PathRole:
+      return QDir::toNativeSeparators(path);
+    case ExistsRole:
+      return modelExists(path);
+    case IsFolderRole:
+      return QFileInfo(path).isDir();
+    default:
+      return {};
   }
 }
 

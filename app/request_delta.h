@@ -13,32 +13,32 @@
 /// how many tokens it came from, and whether the request finished (and why).
 struct RequestDelta {
   QString requestId;
-  QString text;            ///< new UTF-8 text since the previous delta (may be empty)
-  int newTokens = 0;       ///< tokens generated in this step for this request
+  QString text;       ///< new UTF-8 text since the previous delta (may be empty)
+  int newTokens = 0;  ///< tokens generated in this step for this request
   bool finished = false;
   std::optional<pagedchat::FinishReason> finishReason;  ///< set once finished
-  int numPromptTokens = 0; ///< the request's prompt length (the rendered conversation), in tokens
-  int numCachedTokens = 0; ///< of those, tokens found in the prefix cache (a conversation's earlier turns)
+  int numPromptTokens = 0;  ///< the request's prompt length (the rendered conversation), in tokens
+  int numCachedTokens = 0;  ///< of those, tokens found in the prefix cache (a conversation's earlier turns)
 };
 
 /// Engine counters sampled right after one step, for the status line.
 struct EngineStepStats {
   int numRunning = 0;
   int numWaiting = 0;
-  qint64 numSteps = 0;               ///< steps since the model was loaded
-  qint64 numGenerationTokens = 0;    ///< tokens generated since the model was loaded
-  double stepMs = 0.0;               ///< wall time of this step
+  qint64 numSteps = 0;             ///< steps since the model was loaded
+  qint64 numGenerationTokens = 0;  ///< tokens generated since the model was loaded
+  double stepMs = 0.0;             ///< wall time of this step
 };
 
 /// One unfinished request as the engine view lists it.
 struct EngineRequestInfo {
   QString requestId;
-  bool running = false;      ///< in the running batch (else waiting or preempted)
+  bool running = false;  ///< in the running batch (else waiting or preempted)
   int promptTokens = 0;
-  int computedTokens = 0;    ///< tokens whose K/V are in the cache
+  int computedTokens = 0;  ///< tokens whose K/V are in the cache
   int outputTokens = 0;
-  int blocks = 0;            ///< length of its block table
-  bool fromServer = false;   ///< sent by a client of the app's OpenAI server (not a pane)
+  int blocks = 0;           ///< length of its block table
+  bool fromServer = false;  ///< sent by a client of the app's OpenAI server (not a pane)
 };
 
 /// A compact picture of the engine for the engine view (EngineMonitor), taken on the worker

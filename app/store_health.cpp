@@ -49,7 +49,8 @@ QString StoreHealth::userMessage(const StoreError& e) {
   QString text = e.isWrite() ? tr("The chat history could not be saved: %1.").arg(why)
                              : tr("The chat history could not be read: %1.").arg(why);
   if (e.isWrite() && transient(e.kind()))
-    text += QLatin1Char(' ') + tr("PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.");
+    text += QLatin1Char(' ') +
+            tr("PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.");
   return text;
 }
 

@@ -21,14 +21,15 @@ std::unique_ptr<ChatStore> openChatStore(const QString& dataDir, StoreRecovery* 
     // The WAL may hold the newest transactions: it goes with the file, under the same name.
     if (!QFile::rename(path, copy)) throw;
     for (const char* suffix : {"-wal", "-shm"})
-      if (QFileInfo::exists(path + QLatin1String(suffix))) QFile::rename(path + QLatin1String(suffix), copy + QLatin1String(suffix));
+      if (QFileInfo::exists(path + QLatin1String(suffix)))
+        QFile::rename(path + QLatin1String(suffix), copy + QLatin1String(suffix));
     qWarning("pagedchat: %s; the file was kept as %s and a new chat history started", e.what(),
              qUtf8Printable(QDir::toNativeSeparators(copy)));
     recovery->keptCopy = copy;
-    recovery->message =
-        StoreHealth::tr("The chat history file was damaged and could not be read. It was kept as %1; PagedChat "
-                        "started a new, empty chat history.")
-            .arg(QDir::toNativeSeparators(copy));
+    recovery->message = StoreHealth::tr(
+                            "The chat history file was damaged and could not be read. It was kept as %1; PagedChat "
+                            "started a new, empty chat history.")
+                            .arg(QDir::toNativeSeparators(copy));
     recovery->detail = StoreHealth::technicalDetail(e);
     return std::make_unique<ChatStore>(dataDir);
   }

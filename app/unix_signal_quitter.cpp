@@ -3,11 +3,11 @@
 #include <QCoreApplication>
 #include <QSocketNotifier>
 
-#include <cerrno>
-#include <csignal>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <cerrno>
+#include <csignal>
 
 namespace {
 int g_fds[2] = {-1, -1};  // [0]: written by the handler, [1]: read by the notifier

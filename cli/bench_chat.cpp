@@ -54,7 +54,8 @@ LoadedEngine load_pass_engine(const ChatOptions& opt, bool caching) {
   return load_engine(config);
 }
 
-PassResult run_pass(const ChatOptions& opt, LoadedEngine loaded, const std::vector<std::vector<std::vector<int>>>& user_ids) {
+PassResult run_pass(const ChatOptions& opt, LoadedEngine loaded,
+                    const std::vector<std::vector<std::vector<int>>>& user_ids) {
   LLMEngine& engine = *loaded.engine;
   PassResult pass;
   pass.load_s = loaded.load_s;
@@ -69,7 +70,8 @@ PassResult run_pass(const ChatOptions& opt, LoadedEngine loaded, const std::vect
       c.insert(c.end(), u.begin(), u.end());
       turn.prompt_len = int(c.size());
       const uint64_t seed = opt.common.seed + uint64_t(s) * 1000 + uint64_t(t);
-      engine.add_request(std::to_string(s), c, exact_length_params(opt.output_len, seed, RequestOutputKind::kFinalOnly));
+      engine.add_request(std::to_string(s), c,
+                         exact_length_params(opt.output_len, seed, RequestOutputKind::kFinalOnly));
     }
     while (engine.has_unfinished_requests()) {
       for (const auto& out : engine.step()) {
@@ -195,11 +197,12 @@ int run_chat(ChatOptions& opt) {
   }
   for (const char* k : {"caching_on", "caching_off"}) {
     const auto& x = totals[k];
-    std::printf("%-11s: %.2f s, mean TTFT %.1f ms, %lld of %lld prompt tokens cached (hit rate %.1f%%), "
-                "%.1f output tokens/s, %lld preemptions\n",
-                k, x["elapsed_s"].get<double>(), x["ttft_ms_mean"].get<double>(), x["num_cached_tokens"].get<long long>(),
-                x["num_prompt_tokens"].get<long long>(), x["prefix_cache_hit_rate"].get<double>() * 100.0,
-                x["output_tokens_per_s"].get<double>(), x["num_preemptions"].get<long long>());
+    std::printf(
+        "%-11s: %.2f s, mean TTFT %.1f ms, %lld of %lld prompt tokens cached (hit rate %.1f%%), "
+        "%.1f output tokens/s, %lld preemptions\n",
+        k, x["elapsed_s"].get<double>(), x["ttft_ms_mean"].get<double>(), x["num_cached_tokens"].get<long long>(),
+        x["num_prompt_tokens"].get<long long>(), x["prefix_cache_hit_rate"].get<double>() * 100.0,
+        x["output_tokens_per_s"].get<double>(), x["num_preemptions"].get<long long>());
   }
   std::printf("TTFT speedup from prefix caching: %.2fx\n", j["ttft_speedup"].get<double>());
   return 0;

@@ -20,7 +20,8 @@ namespace bench {
 void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_flag) {
   EngineConfig& e = opt.engine;
   cmd->add_option("--model", e.model, std::string(kModelHelp) + ", or random:SHAPE")->required();
-  cmd->add_option("--tokenizer", e.tokenizer, "sentencepiece tokenizer (.model) loaded with the model; the prompts are token ids");
+  cmd->add_option("--tokenizer", e.tokenizer,
+                  "sentencepiece tokenizer (.model) loaded with the model; the prompts are token ids");
   cmd->add_option("--max-model-len", e.max_model_len, "context length (default: the model's)");
   cmd->add_option("--kv-cache-bytes", e.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
   cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
@@ -60,9 +61,7 @@ std::size_t peak_rss_bytes() {
   return 0;
 }
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 LoadedEngine load_engine(const EngineConfig& config) {
   LoadedEngine out;
@@ -142,9 +141,9 @@ std::string engine_line(const LLMEngine& engine) {
   s << "model " << c.model << " (dim " << m.dim << ", " << m.n_layers << " layers, vocab " << m.vocab_size
     << "), max_model_len " << c.max_model_len << ", " << c.num_blocks << " KV blocks of " << c.block_size
     << " tokens, max_num_seqs " << c.max_num_seqs << ", max_num_batched_tokens " << c.max_num_batched_tokens
-    << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto"))
-    << ", prefix caching " << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << ", KV cache "
-    << c.kv_cache_dtype << " (weights " << engine.weight_types() << "; " << engine.backend_name() << ")";
+    << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto")) << ", prefix caching "
+    << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << ", KV cache " << c.kv_cache_dtype
+    << " (weights " << engine.weight_types() << "; " << engine.backend_name() << ")";
   return s.str();
 }
 
@@ -152,7 +151,9 @@ std::string engine_line(const LLMEngine& engine) {
 
 Command add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
-      "bench", "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded), tokenizer speed, memory bandwidth, KL divergence against a base model; soak test");
+      "bench",
+      "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded), tokenizer speed, "
+      "memory bandwidth, KL divergence against a base model; soak test");
   cmd->require_subcommand(1);
   auto throughput = bench::add_throughput_command(*cmd);
   auto latency = bench::add_latency_command(*cmd);

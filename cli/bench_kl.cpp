@@ -156,10 +156,11 @@ int run(const KlOptions& o) {
   } else {
     std::printf("%s against %s: %d chunks of %d tokens, %zu scored\n", o.model.c_str(), o.base_model.c_str(), chunks,
                 o.ctx, kld.size());
-    std::printf("PPL %.4f (base %.4f)\nMean KLD %.6f  median %.6f  99%% %.6f  max %.6f\nSame top %.2f %%  RMS dp %.3f %%\n",
-                j["ppl"].get<double>(), j["base_ppl"].get<double>(), j["kld_mean"].get<double>(),
-                j["kld_median"].get<double>(), j["kld_p99"].get<double>(), j["kld_max"].get<double>(),
-                j["same_top_pct"].get<double>(), j["dp_rms_pct"].get<double>());
+    std::printf(
+        "PPL %.4f (base %.4f)\nMean KLD %.6f  median %.6f  99%% %.6f  max %.6f\nSame top %.2f %%  RMS dp %.3f %%\n",
+        j["ppl"].get<double>(), j["base_ppl"].get<double>(), j["kld_mean"].get<double>(), j["kld_median"].get<double>(),
+        j["kld_p99"].get<double>(), j["kld_max"].get<double>(), j["same_top_pct"].get<double>(),
+        j["dp_rms_pct"].get<double>());
   }
   return 0;
 }
@@ -169,8 +170,9 @@ int run(const KlOptions& o) {
 Command add_kl_bench_command(CLI::App& bench) {
   auto o = std::make_shared<KlOptions>();
   CLI::App* cmd = bench.add_subcommand(
-      "kl", "KL divergence of a model's next-token distributions from a base model's on a text (llama.cpp's "
-            "llama-perplexity --kl-divergence): mean/median/99%/max KLD, same top token, RMS change of p(next), PPL");
+      "kl",
+      "KL divergence of a model's next-token distributions from a base model's on a text (llama.cpp's "
+      "llama-perplexity --kl-divergence): mean/median/99%/max KLD, same top token, RMS change of p(next), PPL");
   cmd->add_option("--model", o->model, "the model measured (e.g. a Q4_K_M GGUF)")->required();
   cmd->add_option("--base-model", o->base_model, "the reference (e.g. the same model in F32 or F16)")->required();
   cmd->add_option("--file", o->file, "a UTF-8 text file, tokenized with the base model's tokenizer")->required();

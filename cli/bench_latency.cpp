@@ -41,8 +41,8 @@ Iteration run_one(LLMEngine& engine, const std::string& id, const std::vector<in
         for (size_t k = 0; k < c.token_ids.size(); ++k) arrivals.push_back(t);
   }
   if (arrivals.size() != size_t(output_len))
-    throw std::runtime_error("request " + id + " generated " + std::to_string(arrivals.size()) +
-                             " tokens, expected " + std::to_string(output_len));
+    throw std::runtime_error("request " + id + " generated " + std::to_string(arrivals.size()) + " tokens, expected " +
+                             std::to_string(output_len));
   std::vector<double> itl;
   for (size_t k = 1; k < arrivals.size(); ++k) itl.push_back((arrivals[k] - arrivals[k - 1]) * 1e3);
   Iteration it;
@@ -60,7 +60,8 @@ Iteration run_one(LLMEngine& engine, const std::string& id, const std::vector<in
 int run_latency(LatencyOptions& opt) {
   if (opt.input_len < 1 || opt.output_len < 1 || opt.num_iters < 1)
     throw std::invalid_argument("--input-len, --output-len and --num-iters must be >= 1");
-  const std::string sum = "input_len " + std::to_string(opt.input_len) + " + output_len " + std::to_string(opt.output_len);
+  const std::string sum = "input_len " + std::to_string(opt.input_len) + " + output_len " +
+                          std::to_string(opt.output_len);
   const long long seq_len = static_cast<long long>(opt.input_len) + opt.output_len;
   check_fits(seq_len, sum, opt.common.engine.max_model_len);
   EngineConfig config = opt.common.engine;

@@ -7,8 +7,8 @@
 //   of B tokens; S_PP = B*PP / T_PP, S_TG = B*TG / T_TG, S = B*(PP+TG) / (T_PP + T_TG).
 // Greedy sampling, ignore_eos, prefix caching off; the KV cache and the step token budget are
 // raised to hold the largest batch.
-#include <cctype>
 #include <CLI/CLI.hpp>
+#include <cctype>
 
 #include <algorithm>
 #include <cmath>
@@ -126,12 +126,17 @@ int run_llama(LlamaOptions& opt) {
     }
     std::vector<double> tps;
     for (int r = -1; r < opt.repetitions; ++r) {  // r = -1: warm-up
-      const auto [first, rest] = run_batch(engine, {random_prompt(rng, prompt_len, mc.vocab_size)}, max_tokens, next_id);
+      const auto [first, rest] = run_batch(engine, {random_prompt(rng, prompt_len, mc.vocab_size)}, max_tokens,
+                                           next_id);
       if (r >= 0) tps.push_back(counted / (first + rest));
     }
     const Stat s = stat(tps);
-    tests.push_back({{"test", name}, {"n_prompt", prompt_len}, {"n_gen", max_tokens}, {"avg_ts", s.mean},
-                     {"stddev_ts", s.stddev}, {"samples_ts", tps}});
+    tests.push_back({{"test", name},
+                     {"n_prompt", prompt_len},
+                     {"n_gen", max_tokens},
+                     {"avg_ts", s.mean},
+                     {"stddev_ts", s.stddev},
+                     {"samples_ts", tps}});
   };
   if (opt.n_prompt > 0) single("pp" + std::to_string(opt.n_prompt), opt.n_prompt, 1, opt.n_prompt);
   if (opt.n_gen > 0) single("tg" + std::to_string(opt.n_gen), 1, opt.n_gen, opt.n_gen);
@@ -150,17 +155,24 @@ int run_llama(LlamaOptions& opt) {
     for (int i = 0; i < b; ++i) prompts.push_back(random_prompt(rng, opt.npp, mc.vocab_size));
     const auto [t_pp, t_tg] = run_batch(engine, prompts, decode_steps + 1, next_id);
     const double pp = double(b) * opt.npp, tg = double(b) * decode_steps;
-    batched.push_back({{"pp", opt.npp}, {"tg", opt.ntg}, {"pl", b}, {"n_kv", b * (opt.npp + opt.ntg)},
-                       {"t_pp", t_pp}, {"speed_pp", pp / t_pp}, {"t_tg", t_tg}, {"speed_tg", tg / t_tg},
-                       {"t", t_pp + t_tg}, {"speed", (pp + tg) / (t_pp + t_tg)},
+    batched.push_back({{"pp", opt.npp},
+                       {"tg", opt.ntg},
+                       {"pl", b},
+                       {"n_kv", b * (opt.npp + opt.ntg)},
+                       {"t_pp", t_pp},
+                       {"speed_pp", pp / t_pp},
+                       {"t_tg", t_tg},
+                       {"speed_tg", tg / t_tg},
+                       {"t", t_pp + t_tg},
+                       {"speed", (pp + tg) / (t_pp + t_tg)},
                        {"speed_out", tg / (t_pp + t_tg)}});
   }
 
   const long long params = parameter_count(mc);
   if (opt.common.json) {
-    nlohmann::json j = {{"benchmark", "llama"},      {"model", engine.engine_config().model},
-                        {"n_params", params},        {"tests", tests},
-                        {"batched", batched},        {"load_time_s", loaded.load_s},
+    nlohmann::json j = {{"benchmark", "llama"},         {"model", engine.engine_config().model},
+                        {"n_params", params},           {"tests", tests},
+                        {"batched", batched},           {"load_time_s", loaded.load_s},
                         {"engine", engine_json(engine)}};
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -180,11 +192,15 @@ int run_llama(LlamaOptions& opt) {
   std::printf("| --- | ---: | ---: | --- | ---: | ---: | ---: |\n");
   for (const auto& t : tests)
     std::printf("| %s | %.2f MiB | %.2f M | %s | %d | %s | %.2f ± %.2f |\n", model.c_str(), mib, params / 1e6,
-                backend.c_str(), engine.engine_config().num_threads,
-                t["test"].get<std::string>().c_str(), t["avg_ts"].get<double>(), t["stddev_ts"].get<double>());
+                backend.c_str(), engine.engine_config().num_threads, t["test"].get<std::string>().c_str(),
+                t["avg_ts"].get<double>(), t["stddev_ts"].get<double>());
   if (!batched.empty()) {
-    std::printf("\n|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |    S t/s | S_out t/s |\n");
-    std::printf("|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|-----------|\n");
+    std::printf(
+        "\n|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |    S t/s | S_out "
+        "t/s |\n");
+    std::printf(
+        "|-------|--------|------|--------|----------|----------|----------|----------|----------|----------|----------"
+        "-|\n");
     for (const auto& r : batched)
       std::printf("| %5d | %6d | %4d | %6d | %8.3f | %8.2f | %8.3f | %8.2f | %8.3f | %8.2f | %9.2f |\n",
                   r["pp"].get<int>(), r["tg"].get<int>(), r["pl"].get<int>(), r["n_kv"].get<int>(),
@@ -201,8 +217,8 @@ int run_llama(LlamaOptions& opt) {
 
 Command add_llama_command(CLI::App& bench) {
   auto opt = std::make_shared<LlamaOptions>();
-  CLI::App* cmd = bench.add_subcommand(
-      "llama", "llama-bench (pp/tg) and llama-batched-bench workloads, printed in their terms");
+  CLI::App* cmd = bench.add_subcommand("llama",
+                                       "llama-bench (pp/tg) and llama-batched-bench workloads, printed in their terms");
   add_common_options(cmd, opt->common, /*prefix_caching_flag=*/false);
   cmd->add_option("-p,--n-prompt", opt->n_prompt, "prompt tokens of the pp test (default 512; 0 skips it)");
   cmd->add_option("-n,--n-gen", opt->n_gen, "generated tokens of the tg test (default 128; 0 skips it)");

@@ -68,9 +68,9 @@ void report(const MemoryBenchOptions& o, const char* what, std::size_t bytes, st
   std::sort(sorted.begin(), sorted.end());
   const double best = sorted.back(), median = sorted[sorted.size() / 2];
   if (o.json) {
-    nlohmann::json j = {{"benchmark", "memory"}, {"device", o.device}, {"bytes", bytes}, {"threads", o.threads},
-                        {"runs", o.runs},        {"read_gb_per_s", best}, {"read_gb_per_s_median", median},
-                        {"samples_gb_per_s", gbs}};
+    nlohmann::json j = {{"benchmark", "memory"},          {"device", o.device},     {"bytes", bytes},
+                        {"threads", o.threads},           {"runs", o.runs},         {"read_gb_per_s", best},
+                        {"read_gb_per_s_median", median}, {"samples_gb_per_s", gbs}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("%s, %.0f MB buffer: best %.2f GB/s, median %.2f GB/s (%d runs)\n", what, double(bytes) / 1e6, best,
@@ -91,7 +91,8 @@ int run_device(const MemoryBenchOptions& o) {
   std::vector<double> gbs;
   for (int r = 0; r < o.runs; ++r) {
     const double t0 = now_s();
-    for (int i = 0; i < 4; ++i) backend->copy_in_backend(i % 2 ? a->data() : b->data(), i % 2 ? b->data() : a->data(), bytes);
+    for (int i = 0; i < 4; ++i)
+      backend->copy_in_backend(i % 2 ? a->data() : b->data(), i % 2 ? b->data() : a->data(), bytes);
     backend->copy_to_host(&sink, a->data(), sizeof sink);
     gbs.push_back(2.0 * 4.0 * double(bytes) / (now_s() - t0) / 1e9);
   }
@@ -127,7 +128,8 @@ int run(const MemoryBenchOptions& o) {
     std::cerr << "pagedchat-cli: bench memory: wrong checksum\n";
     return 1;
   }
-  report(o, ("memory read bandwidth, " + std::to_string(o.threads) + " threads").c_str(), words * sizeof(uint64_t), gbs);
+  report(o, ("memory read bandwidth, " + std::to_string(o.threads) + " threads").c_str(), words * sizeof(uint64_t),
+         gbs);
   return 0;
 }
 }  // namespace

@@ -5,13 +5,13 @@
 // either makes progress or finishes). Sessions work on random token ids, as `bench chat` does.
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "cli/bench_common.h"
@@ -83,7 +83,8 @@ int run_soak(const SoakOptions& opt) {
       prompt = ses.question;
       ++totals.new_chats;
     }
-    SamplingParams p = exact_length_params(output, opt.common.seed + static_cast<uint64_t>(next_id), RequestOutputKind::kDelta);
+    SamplingParams p = exact_length_params(output, opt.common.seed + static_cast<uint64_t>(next_id),
+                                           RequestOutputKind::kDelta);
     p.min_tokens = 0;
     p.ignore_eos = false;
     ses.request = "s" + std::to_string(s) + "-" + std::to_string(next_id++);
@@ -200,41 +201,44 @@ int run_soak(const SoakOptions& opt) {
 
   const bool leak = stats.num_free_blocks != stats.num_total_blocks;
   const bool stuck = !totals.stuck.empty() || engine.has_unfinished_requests();
-  nlohmann::json j = {
-      {"duration_s", now_s() - start},
-      {"sessions", opt.sessions},
-      {"steps", totals.steps},
-      {"requests_submitted", totals.submitted},
-      {"requests_finished", totals.finished},
-      {"requests_aborted", totals.aborted},
-      {"edits", totals.edits},
-      {"new_chats", totals.new_chats},
-      {"generated_tokens", totals.tokens},
-      {"max_request_s", totals.max_request_s},
-      {"num_preemptions", stats.num_preemptions},
-      {"num_total_blocks", stats.num_total_blocks},
-      {"num_free_blocks_at_end", stats.num_free_blocks},
-      {"stuck_requests", totals.stuck},
-      {"warmup_s", warmup},
-      {"rss_after_warmup_bytes", warm.front().rss},
-      {"rss_end_bytes", warm.back().rss},
-      {"rss_max_after_warmup_bytes", max_rss},
-      {"rss_slope_bytes_per_min", slope * 60.0},
-      {"block_leak", leak},
-      {"stuck", stuck},
-      {"engine", engine_json(engine)}};
+  nlohmann::json j = {{"duration_s", now_s() - start},
+                      {"sessions", opt.sessions},
+                      {"steps", totals.steps},
+                      {"requests_submitted", totals.submitted},
+                      {"requests_finished", totals.finished},
+                      {"requests_aborted", totals.aborted},
+                      {"edits", totals.edits},
+                      {"new_chats", totals.new_chats},
+                      {"generated_tokens", totals.tokens},
+                      {"max_request_s", totals.max_request_s},
+                      {"num_preemptions", stats.num_preemptions},
+                      {"num_total_blocks", stats.num_total_blocks},
+                      {"num_free_blocks_at_end", stats.num_free_blocks},
+                      {"stuck_requests", totals.stuck},
+                      {"warmup_s", warmup},
+                      {"rss_after_warmup_bytes", warm.front().rss},
+                      {"rss_end_bytes", warm.back().rss},
+                      {"rss_max_after_warmup_bytes", max_rss},
+                      {"rss_slope_bytes_per_min", slope * 60.0},
+                      {"block_leak", leak},
+                      {"stuck", stuck},
+                      {"engine", engine_json(engine)}};
   if (opt.common.json) {
     std::cout << dump(j) << "\n";
   } else {
     std::printf("%s\n", engine_line(engine).c_str());
-    std::printf("soak: %d sessions, %.0f s, %lld steps: %lld requests (%lld finished, %lld aborted, %lld edits, %lld new chats), "
-                "%lld tokens, %lld preemptions\n",
-                opt.sessions, now_s() - start, totals.steps, totals.submitted, totals.finished, totals.aborted,
-                totals.edits, totals.new_chats, totals.tokens, stats.num_preemptions);
-    std::printf("blocks free at the end: %d of %d%s; stuck requests: %zu; longest request %.1f s\n", stats.num_free_blocks,
-                stats.num_total_blocks, leak ? " (LEAK)" : "", totals.stuck.size(), totals.max_request_s);
-    std::printf("resident memory after %.0f s warm-up: %.1f MiB, end %.1f MiB, max %.1f MiB, slope %+.2f MiB/min\n", warmup,
-                warm.front().rss / 1048576.0, warm.back().rss / 1048576.0, max_rss / 1048576.0, slope * 60.0 / 1048576.0);
+    std::printf(
+        "soak: %d sessions, %.0f s, %lld steps: %lld requests (%lld finished, %lld aborted, %lld edits, %lld new "
+        "chats), "
+        "%lld tokens, %lld preemptions\n",
+        opt.sessions, now_s() - start, totals.steps, totals.submitted, totals.finished, totals.aborted, totals.edits,
+        totals.new_chats, totals.tokens, stats.num_preemptions);
+    std::printf("blocks free at the end: %d of %d%s; stuck requests: %zu; longest request %.1f s\n",
+                stats.num_free_blocks, stats.num_total_blocks, leak ? " (LEAK)" : "", totals.stuck.size(),
+                totals.max_request_s);
+    std::printf("resident memory after %.0f s warm-up: %.1f MiB, end %.1f MiB, max %.1f MiB, slope %+.2f MiB/min\n",
+                warmup, warm.front().rss / 1048576.0, warm.back().rss / 1048576.0, max_rss / 1048576.0,
+                slope * 60.0 / 1048576.0);
   }
   return leak || stuck ? 1 : 0;
 }
@@ -244,19 +248,27 @@ int run_soak(const SoakOptions& opt) {
 Command add_soak_command(CLI::App& bench) {
   auto opt = std::make_shared<SoakOptions>();
   CLI::App* cmd = bench.add_subcommand(
-      "soak", "Chat sessions generating without pause, with random stops, edits and new chats, for a bounded "
-              "time: checks that every KV block comes back, memory stays flat and no request gets stuck "
-              "(exit status 1 otherwise)");
+      "soak",
+      "Chat sessions generating without pause, with random stops, edits and new chats, for a bounded "
+      "time: checks that every KV block comes back, memory stays flat and no request gets stuck "
+      "(exit status 1 otherwise)");
   add_common_options(cmd, opt->common, false);
   cmd->add_option("--sessions", opt->sessions, "concurrent chat sessions")->capture_default_str();
   cmd->add_option("--duration", opt->duration_s, "seconds to run")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--warmup", opt->warmup_s, "seconds before memory is watched (default: a fifth of the duration, at most 60)");
-  cmd->add_option("--user-len", opt->user_len, "most new user tokens per turn")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd->add_option("--max-output", opt->max_output, "most tokens per reply")->capture_default_str()->check(CLI::Range(4, 1 << 20));
-  cmd->add_option("--abort-rate", opt->abort_rate, "chance per step that a generating session stops")->capture_default_str();
+  cmd->add_option("--warmup", opt->warmup_s,
+                  "seconds before memory is watched (default: a fifth of the duration, at most 60)");
+  cmd->add_option("--user-len", opt->user_len, "most new user tokens per turn")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-output", opt->max_output, "most tokens per reply")
+      ->capture_default_str()
+      ->check(CLI::Range(4, 1 << 20));
+  cmd->add_option("--abort-rate", opt->abort_rate, "chance per step that a generating session stops")
+      ->capture_default_str();
   cmd->add_option("--edit-rate", opt->edit_rate, "chance per step that a generating session edits its question")
       ->capture_default_str();
-  cmd->add_option("--stuck-after", opt->stuck_s, "seconds without progress that make a request stuck")->capture_default_str();
+  cmd->add_option("--stuck-after", opt->stuck_s, "seconds without progress that make a request stuck")
+      ->capture_default_str();
   return [opt]() { return run_soak(*opt); };
 }
 

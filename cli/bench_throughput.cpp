@@ -28,7 +28,8 @@ struct ThroughputOptions {
 int run_throughput(ThroughputOptions& opt) {
   if (opt.num_prompts < 1 || opt.input_len < 1 || opt.output_len < 1)
     throw std::invalid_argument("--num-prompts, --input-len and --output-len must be >= 1");
-  const std::string sum = "input_len " + std::to_string(opt.input_len) + " + output_len " + std::to_string(opt.output_len);
+  const std::string sum = "input_len " + std::to_string(opt.input_len) + " + output_len " +
+                          std::to_string(opt.output_len);
   const long long seq_len = static_cast<long long>(opt.input_len) + opt.output_len;
   check_fits(seq_len, sum, opt.common.engine.max_model_len);  // early, before the load, when given
   EngineConfig config = opt.common.engine;
@@ -48,15 +49,16 @@ int run_throughput(ThroughputOptions& opt) {
   std::vector<double> ttfts_ms;
   const double t0 = now_s();
   for (int i = 0; i < opt.num_prompts; ++i)
-    engine.add_request(std::to_string(i), prompts[size_t(i)],
-                       exact_length_params(opt.output_len, opt.common.seed + uint64_t(i), RequestOutputKind::kFinalOnly));
+    engine.add_request(
+        std::to_string(i), prompts[size_t(i)],
+        exact_length_params(opt.output_len, opt.common.seed + uint64_t(i), RequestOutputKind::kFinalOnly));
   while (engine.has_unfinished_requests()) {
     for (const auto& out : engine.step()) {
       if (!out.finished) continue;
       const size_t n = out.outputs.empty() ? 0 : out.outputs.front().token_ids.size();
       if (n != size_t(opt.output_len))
-        throw std::runtime_error("request " + out.request_id + " generated " + std::to_string(n) + " tokens, expected " +
-                                 std::to_string(opt.output_len));
+        throw std::runtime_error("request " + out.request_id + " generated " + std::to_string(n) +
+                                 " tokens, expected " + std::to_string(opt.output_len));
       output_tokens += static_cast<long long>(n);
       ttfts_ms.push_back(out.metrics.time_to_first_token * 1e3);
     }
@@ -66,27 +68,28 @@ int run_throughput(ThroughputOptions& opt) {
   const EngineStats stats = engine.stats();
   const long long prompt_tokens = static_cast<long long>(opt.num_prompts) * opt.input_len;
 
-  nlohmann::json j = {{"benchmark", "throughput"},
-                      {"num_prompts", opt.num_prompts},
-                      {"input_len", opt.input_len},
-                      {"output_len", opt.output_len},
-                      {"elapsed_s", elapsed},
-                      {"requests_per_s", opt.num_prompts / elapsed},
-                      {"output_tokens_per_s", double(output_tokens) / elapsed},
-                      {"total_tokens_per_s", double(prompt_tokens + output_tokens) / elapsed},
-                      {"same_prompt", opt.same_prompt},
-                      {"num_prompt_tokens", prompt_tokens},
-                      {"num_prompt_tokens_computed", stats.num_prompt_tokens},  // prefill tokens run (cache hits excluded)
-                      {"num_output_tokens", output_tokens},
-                      {"ttft_ms_mean", mean(ttfts_ms)},
-                      {"ttft_ms_max", ttfts_ms.empty() ? 0.0 : *std::max_element(ttfts_ms.begin(), ttfts_ms.end())},
-                      {"num_preemptions", stats.num_preemptions},
-                      {"kv_cache_usage_peak", kv_peak},
-                      {"num_steps", stats.num_steps},
-                      {"load_time_s", loaded.load_s},
-                      {"sampling", "temperature 1.0, seed = --seed + request index, ignore_eos, min_tokens = max_tokens = output_len"},
-                      {"engine", engine_json(engine)},
-                      {"engine_stats", to_json(stats)}};
+  nlohmann::json j = {
+      {"benchmark", "throughput"},
+      {"num_prompts", opt.num_prompts},
+      {"input_len", opt.input_len},
+      {"output_len", opt.output_len},
+      {"elapsed_s", elapsed},
+      {"requests_per_s", opt.num_prompts / elapsed},
+      {"output_tokens_per_s", double(output_tokens) / elapsed},
+      {"total_tokens_per_s", double(prompt_tokens + output_tokens) / elapsed},
+      {"same_prompt", opt.same_prompt},
+      {"num_prompt_tokens", prompt_tokens},
+      {"num_prompt_tokens_computed", stats.num_prompt_tokens},  // prefill tokens run (cache hits excluded)
+      {"num_output_tokens", output_tokens},
+      {"ttft_ms_mean", mean(ttfts_ms)},
+      {"ttft_ms_max", ttfts_ms.empty() ? 0.0 : *std::max_element(ttfts_ms.begin(), ttfts_ms.end())},
+      {"num_preemptions", stats.num_preemptions},
+      {"kv_cache_usage_peak", kv_peak},
+      {"num_steps", stats.num_steps},
+      {"load_time_s", loaded.load_s},
+      {"sampling", "temperature 1.0, seed = --seed + request index, ignore_eos, min_tokens = max_tokens = output_len"},
+      {"engine", engine_json(engine)},
+      {"engine_stats", to_json(stats)}};
   if (opt.common.json) {
     std::cout << dump(j) << "\n";
     return 0;
@@ -101,8 +104,8 @@ int run_throughput(ThroughputOptions& opt) {
   std::printf("TTFT:       mean %.1f ms, max %.1f ms\n", mean(ttfts_ms), j["ttft_ms_max"].get<double>());
   std::printf("Prefill:    %lld of %lld prompt tokens computed (%lld prefix-cache hits)\n", stats.num_prompt_tokens,
               prompt_tokens, stats.prefix_cache_hits);
-  std::printf("KV cache:   peak usage %.1f%% of %d blocks, %lld preemptions\n", kv_peak * 100.0,
-              stats.num_total_blocks, stats.num_preemptions);
+  std::printf("KV cache:   peak usage %.1f%% of %d blocks, %lld preemptions\n", kv_peak * 100.0, stats.num_total_blocks,
+              stats.num_preemptions);
   return 0;
 }
 

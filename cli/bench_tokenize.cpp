@@ -35,7 +35,8 @@ const char* const kParagraphs[] = {
     "for (int i = 0; i < n; ++i) {\n\tsum += a[i] * b[i];  // dot product\n}\nprintf(\"%d\\n\", sum);\n",
     "안녕하세요! 오늘은 날씨가 정말 좋네요. 우리는 공원에서 산책을 하고 점심을 먹었습니다.\n",
     "人工智能正在改变世界。机器学习模型需要大量的数据进行训练。今日はいい天気ですね、散歩に行きましょう。\n",
-    "Emoji time 🙂👍🏽🎉🇰🇷 — “quotes”, ‘apostrophes’, and … ellipses; naïve café façade.\n",
+    "Emoji time 🙂👍🏽🎉🇰🇷 — “quotes”, ‘apostrophes’, and … ellipses; naïve café "
+    "façade.\n",
     "In 2024, the population was 8,118,835,999; by 2050 it may reach 9.7 billion (±0.3).\n",
     "    Indented   text  with    runs   of    spaces\n\n\n\nand blank lines\r\n",
 };
@@ -114,7 +115,8 @@ int run(const TokenizeBenchOptions& o) {
 
 Command add_tokenize_bench_command(CLI::App& bench) {
   auto opt = std::make_shared<TokenizeBenchOptions>();
-  CLI::App* cmd = bench.add_subcommand("tokenize", "Tokenizer speed: encode/decode of ~1 MB of mixed text (MB/s, tokens/s)");
+  CLI::App* cmd = bench.add_subcommand("tokenize",
+                                       "Tokenizer speed: encode/decode of ~1 MB of mixed text (MB/s, tokens/s)");
   cmd->add_option("--model", opt->model, "tokenizer source (as for `tokenize`)")->required();
   auto* file = cmd->add_option("--file", opt->file, "text to encode (default: generated mixed text)");
   cmd->add_option("--size-mb", opt->size_mb, "size of the generated text in MB (default 1)")->excludes(file);

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/text/chat_template.h"
 #include "cli/commands.h"
 #include "cli/device_options.h"
 #include "cli/dtype_options.h"
 #include "cli/sampling_options.h"
 #include "engine/llm_engine.h"
+#include "engine/text/chat_template.h"
 
 namespace pagedchat::cli {
 
@@ -66,8 +66,8 @@ int run_chat(ChatOptions& opt) {
   opt.sampling.validate();
   const Tokenizer& tokenizer = engine.tokenizer();
   std::string warning;
-  const ChatTemplate tmpl =
-      resolve_chat_template(opt.chat_template, engine.chat_template(), "'" + opt.engine.model + "'", &warning);
+  const ChatTemplate tmpl = resolve_chat_template(opt.chat_template, engine.chat_template(),
+                                                  "'" + opt.engine.model + "'", &warning);
   if (!warning.empty()) std::fprintf(stderr, "pagedchat-cli: warning: %s\n", warning.c_str());
   if (opt.verbose)
     std::fprintf(stderr, "[chat template: %s]\n",

@@ -4,7 +4,9 @@
 
 #include <functional>
 
-namespace CLI { class App; }
+namespace CLI {
+class App;
+}
 
 namespace pagedchat::cli {
 
@@ -12,7 +14,8 @@ using Command = std::function<int()>;
 
 /// Help text of --model for the commands that load a model (bench adds random:SHAPE).
 inline constexpr const char* kModelHelp =
-    "a GGUF file, a Hugging Face folder (config.json, *.safetensors, tokenizer.json), a llama2.c checkpoint (.bin) or a "
+    "a GGUF file, a Hugging Face folder (config.json, *.safetensors, tokenizer.json), a llama2.c checkpoint (.bin) or "
+    "a "
     "folder holding one";
 
 /// `generate`: submit every --prompt together (one batch) and print the continuations.

@@ -23,15 +23,17 @@ int run_convert(const ConvertOptions& opt) {
   if (opt.to == "gguf") {
     const std::string type = opt.type.empty() ? "f32" : opt.type;
     write_gguf(b.model, *b.tokenizer, opt.out, type, b.chat_template);
-    std::cerr << "wrote " << opt.out << " (GGUF, " << type << ", "
-              << std::filesystem::file_size(opt.out) << " bytes)\n";
+    std::cerr << "wrote " << opt.out << " (GGUF, " << type << ", " << std::filesystem::file_size(opt.out)
+              << " bytes)\n";
   } else {
     const std::string type = opt.type.empty() ? "f32" : opt.type;
     const std::string& tok = b.tokenizer->path();
     const std::string ext = std::filesystem::path(tok).extension().string();
     if (ext != ".model" && ext != ".json")
-      throw std::runtime_error("a Hugging Face folder needs a sentencepiece tokenizer.model or a tokenizer.json; this "
-                               "model's tokenizer comes from '" + tok + "': pass one with --tokenizer");
+      throw std::runtime_error(
+          "a Hugging Face folder needs a sentencepiece tokenizer.model or a tokenizer.json; this "
+          "model's tokenizer comes from '" +
+          tok + "': pass one with --tokenizer");
     write_hf_folder(b.model, tok, opt.out, type);
     std::cerr << "wrote " << opt.out << "/ (Hugging Face folder, " << type << ")\n";
   }
@@ -41,17 +43,20 @@ int run_convert(const ConvertOptions& opt) {
 
 Command add_convert_command(CLI::App& app) {
   auto opt = std::make_shared<ConvertOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "convert", "Write a model (llama2.c checkpoint, GGUF, Hugging Face folder; Llama, Qwen2, Qwen3) as GGUF (llama.cpp's layout) "
-      "or as a Hugging Face folder");
+  CLI::App* cmd = app.add_subcommand("convert",
+                                     "Write a model (llama2.c checkpoint, GGUF, Hugging Face folder; Llama, Qwen2, "
+                                     "Qwen3) as GGUF (llama.cpp's layout) "
+                                     "or as a Hugging Face folder");
   cmd->add_option("--model", opt->engine.model, "the model to read")->required();
-  cmd->add_option("--tokenizer", opt->engine.tokenizer, "tokenizer: sentencepiece .model, tokenizer.json, or a GGUF file");
+  cmd->add_option("--tokenizer", opt->engine.tokenizer,
+                  "tokenizer: sentencepiece .model, tokenizer.json, or a GGUF file");
   cmd->add_option("--to", opt->to, "output format: gguf or hf")->required()->check(CLI::IsMember({"gguf", "hf"}));
   cmd->add_option("--out", opt->out, "output file (gguf) or folder (hf)")->required();
   cmd->add_option("--type", opt->type, "gguf: f32 (default), f16, q8_0; hf: f32 (default), bf16")
       ->check(CLI::IsMember({"f32", "f16", "q8_0", "bf16"}));
   return [opt]() {
-    if (opt->to == "gguf" && opt->type == "bf16") throw std::invalid_argument("--to gguf takes --type f32, f16 or q8_0");
+    if (opt->to == "gguf" && opt->type == "bf16")
+      throw std::invalid_argument("--to gguf takes --type f32, f16 or q8_0");
     if (opt->to == "hf" && (opt->type == "f16" || opt->type == "q8_0"))
       throw std::invalid_argument("--to hf takes --type f32 or bf16");
     return run_convert(*opt);

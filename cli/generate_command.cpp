@@ -36,7 +36,8 @@ void merge_delta(RequestOutput& acc, const RequestOutput& delta) {
     return;
   }
   for (const auto& c : delta.outputs) {
-    auto it = std::find_if(acc.outputs.begin(), acc.outputs.end(), [&](const CompletionOutput& a) { return a.index == c.index; });
+    auto it = std::find_if(acc.outputs.begin(), acc.outputs.end(),
+                           [&](const CompletionOutput& a) { return a.index == c.index; });
     if (it == acc.outputs.end()) {
       acc.outputs.push_back(c);
       continue;
@@ -88,7 +89,8 @@ int run_generate(GenerateOptions& opt) {
           if (opt.json)
             std::cout << dump({{"request_id", out.request_id}, {"index", c.index}, {"delta", c.text}}, -1) << "\n";
           else if (many || opt.sampling.n > 1)
-            std::cout << "[" << i << (opt.sampling.n > 1 ? "." + std::to_string(c.index) : "") << "] " << c.text << "\n";
+            std::cout << "[" << i << (opt.sampling.n > 1 ? "." + std::to_string(c.index) : "") << "] " << c.text
+                      << "\n";
           else
             std::cout << c.text;
         }
@@ -131,9 +133,9 @@ Command add_generate_command(CLI::App& app) {
   auto opt = std::make_shared<GenerateOptions>();
   opt->sampling.max_tokens = 256;
   SamplingParams& s = opt->sampling;
-  CLI::App* cmd = app.add_subcommand("generate", "Generate continuations of one or more prompts (submitted as one batch)");
-  cmd->add_option("--model", opt->engine.model, kModelHelp)
-      ->required();
+  CLI::App* cmd = app.add_subcommand("generate",
+                                     "Generate continuations of one or more prompts (submitted as one batch)");
+  cmd->add_option("--model", opt->engine.model, kModelHelp)->required();
   cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
   cmd->add_option("--prompt", opt->prompts, "prompt text (repeat for several prompts)")->required();
   cmd->add_option("--n", s.n, "completions per prompt (default 1)");
@@ -143,7 +145,8 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--seed", opt->seed, "per-request RNG seed")->check([](const std::string& v) {
     uint64_t x = 0;
     const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
-    return r.ec == std::errc() && r.ptr == v.data() + v.size() ? std::string() : "seed must be an integer in [0, 2^64 - 1]";
+    return r.ec == std::errc() && r.ptr == v.data() + v.size() ? std::string()
+                                                               : "seed must be an integer in [0, 2^64 - 1]";
   });
   cmd->add_option("--min-tokens", s.min_tokens, "tokens generated before EOS or a stop may end it");
   cmd->add_option("--stop", s.stop, "stop string (repeatable)");

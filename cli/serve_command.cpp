@@ -72,7 +72,8 @@ int run_serve(ServeOptions& opt) {
     pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter if no signal came
     waiter.join();
   };
-  std::fprintf(stderr, "pagedchat-cli: loading %s (the server answers 503 until it is loaded)\n", opt.engine.model.c_str());
+  std::fprintf(stderr, "pagedchat-cli: loading %s (the server answers 503 until it is loaded)\n",
+               opt.engine.model.c_str());
   std::unique_ptr<AsyncLLM> llm;
   std::unique_ptr<openai::OpenAIServing> serving;
   openai::ServerMetrics metrics(name);
@@ -89,7 +90,8 @@ int run_serve(ServeOptions& opt) {
   server.set_serving(llm.get(), serving.get(), &metrics);
   serving_llm = llm.get();
   const EngineConfig& ec = llm->engine().engine_config();
-  std::fprintf(stderr, "pagedchat-cli: serving '%s' on http://%s:%d/v1 (%s, max_model_len %d, %d KV blocks of %d tokens)\n",
+  std::fprintf(stderr,
+               "pagedchat-cli: serving '%s' on http://%s:%d/v1 (%s, max_model_len %d, %d KV blocks of %d tokens)\n",
                name.c_str(), opt.server.host.c_str(), port, llm->engine().backend_name().c_str(), ec.max_model_len,
                ec.num_blocks, ec.block_size);
   std::fflush(stderr);
@@ -122,7 +124,8 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--kv-cache-bytes", opt->engine.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
   cmd->add_option("--block-size", opt->engine.block_size, "tokens per KV-cache block (default 16)");
   cmd->add_option("--max-num-seqs", opt->engine.max_num_seqs, "most requests running at once (default 64)");
-  cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens, "token budget of one step (default 512)");
+  cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens,
+                  "token budget of one step (default 512)");
   cmd->add_option("--max-body-bytes", opt->server.max_body_bytes, "largest request body (default 32 MiB; more: 413)");
   add_dtype_options(cmd, opt->engine);
   add_device_options(cmd, opt->engine);

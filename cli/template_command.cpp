@@ -55,7 +55,8 @@ int run_template(const TemplateOptions& opt) {
     for (const auto& [k, v] : input.items())
       if (k != "messages") extra[k] = v;
   } else {
-    throw std::runtime_error("'" + opt.messages + "': expected a JSON array of messages or an object with \"messages\"");
+    throw std::runtime_error("'" + opt.messages +
+                             "': expected a JSON array of messages or an object with \"messages\"");
   }
 
   std::unique_ptr<Tokenizer> tokenizer;
@@ -74,7 +75,8 @@ int run_template(const TemplateOptions& opt) {
   if (opt.enable_thinking == "true") enc.enable_thinking = true;
   if (opt.enable_thinking == "false") enc.enable_thinking = false;
   if (!extra.empty()) enc.extra_variables_json = extra.dump();
-  ChatRenderOptions render = tokenizer ? chat_render_options(*tokenizer, opt.add_generation_prompt, enc) : ChatRenderOptions{};
+  ChatRenderOptions render = tokenizer ? chat_render_options(*tokenizer, opt.add_generation_prompt, enc)
+                                       : ChatRenderOptions{};
   if (!tokenizer) {
     render.add_generation_prompt = opt.add_generation_prompt;
     render.continue_final_message = enc.continue_final_message;

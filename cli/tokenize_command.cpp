@@ -25,7 +25,8 @@ struct TokenizeOptions {
 int run_tokenize(const TokenizeOptions& o) {
   const auto tok = load_tokenizer(o.model);
   const std::string text = o.file.empty() ? o.text : read_input_file(o.file, "the text file");
-  const std::vector<int> ids = o.parse_special ? tok->encode_with_special_tokens(text, o.add_bos) : tok->encode(text, o.add_bos);
+  const std::vector<int> ids = o.parse_special ? tok->encode_with_special_tokens(text, o.add_bos)
+                                               : tok->encode(text, o.add_bos);
   if (o.json) {
     nlohmann::json j;
     j["ids"] = ids;

@@ -28,9 +28,9 @@ enum class RopeScalingType {
 /// formulas). Unused fields keep transformers' defaults.
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::kNone;
-  double factor = 1.0;            ///< linear and llama3
-  double low_freq_factor = 1.0;   ///< llama3
-  double high_freq_factor = 4.0;  ///< llama3
+  double factor = 1.0;                          ///< linear and llama3
+  double low_freq_factor = 1.0;                 ///< llama3
+  double high_freq_factor = 4.0;                ///< llama3
   int original_max_position_embeddings = 8192;  ///< llama3: the pre-training context
 };
 
@@ -41,13 +41,13 @@ struct ModelConfig {
   /// The family, in llama.cpp's GGUF names (general.architecture): "llama" (Llama, Mistral,
   /// llama2.c), "qwen2", "qwen3". Decides the GGUF key prefix and tensor set when written.
   std::string architecture = "llama";
-  int dim = 0;           ///< hidden size
-  int hidden_dim = 0;    ///< feed-forward (SwiGLU) size
+  int dim = 0;         ///< hidden size
+  int hidden_dim = 0;  ///< feed-forward (SwiGLU) size
   int n_layers = 0;
-  int n_heads = 0;       ///< query heads
-  int n_kv_heads = 0;    ///< key/value heads (grouped-query attention when < n_heads)
-  int vocab_size = 0;    ///< embedding rows (may exceed the tokenizer's size by padding rows: Qwen)
-  int max_seq_len = 0;   ///< max positions the model was trained with
+  int n_heads = 0;      ///< query heads
+  int n_kv_heads = 0;   ///< key/value heads (grouped-query attention when < n_heads)
+  int vocab_size = 0;   ///< embedding rows (may exceed the tokenizer's size by padding rows: Qwen)
+  int max_seq_len = 0;  ///< max positions the model was trained with
   /// True when max_seq_len comes from metadata that may understate the trained context (GGUF,
   /// config.json): a larger max_model_len is then allowed with a warning, as vLLM allows.
   bool max_seq_len_is_soft = false;
@@ -56,7 +56,7 @@ struct ModelConfig {
   int head_dim = 0;
   float rope_theta = 10000.0f;  ///< RoPE base: inv_freq_i = theta^(-2i / head_dim)
   RopeStyle rope_style = RopeStyle::kInterleaved;
-  RopeScaling rope_scaling;     ///< Hugging Face rope_scaling (linear / llama3), applied to inv_freq
+  RopeScaling rope_scaling;  ///< Hugging Face rope_scaling (linear / llama3), applied to inv_freq
   /// GGUF `rope_freqs.weight` ([head_dim / 2] float32): llama.cpp's per-pair frequency divisors
   /// (ggml_rope_ext freq_factors; convert_hf_to_gguf.py writes Llama 3.1's scaling this way):
   /// inv_freq_i is divided by rope_freq_factors[i]. Empty = none.
@@ -86,15 +86,15 @@ enum class SchedulingPolicy { kFcfs, kPriority };
 
 /// Engine settings (vLLM's EngineArgs, trimmed to what this engine uses).
 struct EngineConfig {
-  std::string model;       ///< a llama2.c .bin file, or a folder holding one .bin and one .model
-  std::string tokenizer{};  ///< optional explicit sentencepiece .model
-  int block_size = 16;     ///< tokens per KV-cache block
-  std::size_t kv_cache_bytes = 0;  ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences
-  int num_blocks = 0;      ///< explicit KV block count; overrides kv_cache_bytes when > 0
-  int max_num_seqs = 64;   ///< most requests running at once
-  int max_num_batched_tokens = 512;  ///< token budget of one step (prefill chunks + decodes)
-  int max_model_len = 0;   ///< 0 = the model's max_seq_len; may not exceed it
-  int num_threads = 0;     ///< CPU threads for the forward; 0 = hardware concurrency
+  std::string model;                  ///< a llama2.c .bin file, or a folder holding one .bin and one .model
+  std::string tokenizer{};            ///< optional explicit sentencepiece .model
+  int block_size = 16;                ///< tokens per KV-cache block
+  std::size_t kv_cache_bytes = 0;     ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences
+  int num_blocks = 0;                 ///< explicit KV block count; overrides kv_cache_bytes when > 0
+  int max_num_seqs = 64;              ///< most requests running at once
+  int max_num_batched_tokens = 512;   ///< token budget of one step (prefill chunks + decodes)
+  int max_model_len = 0;              ///< 0 = the model's max_seq_len; may not exceed it
+  int num_threads = 0;                ///< CPU threads for the forward; 0 = hardware concurrency
   bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
   int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
   SchedulingPolicy scheduling_policy = SchedulingPolicy::kFcfs;
@@ -109,8 +109,8 @@ struct EngineConfig {
   /// "float16" or "q8_0". "auto" is bfloat16 on the CPU: half the bytes per block of float32, so
   /// the same kv_cache_bytes holds twice the tokens. K and V are rounded to nearest even when
   /// written (q8_0: quantized per 32 values, ggml's block_q8_0, 1.0625 bytes per value; only for
-  /// head sizes that are multiples of 32) and attention computes in float32 on the widened values. After construction, the engine's
-  /// config holds the resolved type ("auto" reads "bfloat16").
+  /// head sizes that are multiples of 32) and attention computes in float32 on the widened values. After construction,
+  /// the engine's config holds the resolved type ("auto" reads "bfloat16").
   std::string kv_cache_dtype = "auto";
   /// Where the forward runs (vLLM's --device): "cpu", "cuda" (= "cuda:0"), "cuda:N", or "auto"
   /// (CUDA when its library loads and a device is present, else the CPU; the choice is printed).

@@ -18,9 +18,12 @@ inline constexpr FinishReason kFinishReasons[] = {FinishReason::kStop, FinishRea
 /// The OpenAI/vLLM text of `r`: "stop", "length" or "abort". Never fails.
 constexpr std::string_view to_string(FinishReason r) {
   switch (r) {
-    case FinishReason::kStop: return "stop";
-    case FinishReason::kLength: return "length";
-    case FinishReason::kAbort: return "abort";
+    case FinishReason::kStop:
+      return "stop";
+    case FinishReason::kLength:
+      return "length";
+    case FinishReason::kAbort:
+      return "abort";
   }
   return "abort";  // not reached: every enumerator is handled above
 }

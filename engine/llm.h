@@ -31,13 +31,13 @@ class LLM {
   /// Returns one finished RequestOutput. Throws as below. (A template so that a braced list,
   /// `generate({"a", "b"}, params)`, still means several prompts.)
   template <typename Prompt>
-    requires std::convertible_to<const Prompt&, std::string_view>
-  std::vector<RequestOutput> generate(const Prompt& prompt) {
+  requires std::convertible_to<const Prompt&, std::string_view> std::vector<RequestOutput> generate(
+      const Prompt& prompt) {
     return generate(std::vector<std::string>{std::string(std::string_view(prompt))}, get_default_sampling_params());
   }
   template <typename Prompt>
-    requires std::convertible_to<const Prompt&, std::string_view>
-  std::vector<RequestOutput> generate(const Prompt& prompt, const SamplingParams& params) {
+  requires std::convertible_to<const Prompt&, std::string_view> std::vector<RequestOutput> generate(
+      const Prompt& prompt, const SamplingParams& params) {
     return generate(std::vector<std::string>{std::string(std::string_view(prompt))}, params);
   }
   /// Every prompt with the default sampling parameters (get_default_sampling_params()).

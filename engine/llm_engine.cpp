@@ -9,13 +9,13 @@
 #include <unordered_map>
 
 #include "engine/core/kv_cache_manager.h"
+#include "engine/core/request.h"
+#include "engine/core/scheduler.h"
 #include "engine/loader/model_loader.h"
 #include "engine/model/backend_check.h"
 #include "engine/model/model_runner.h"
 #include "engine/output_processor.h"
-#include "engine/core/request.h"
 #include "engine/sample/sampler.h"
-#include "engine/core/scheduler.h"
 #include "engine/text/tokenizer.h"
 #include "kernels/backend_factory.h"
 
@@ -51,19 +51,22 @@ kernels::KvDType parse_kv_cache_dtype(const std::string& s) {
   if (s == "q8_0") return kernels::KvDType::kQ8_0;
   throw std::invalid_argument(
       "invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\", \"float16\" or \"q8_0\", "
-      "got \"" + s + "\"");
+      "got \"" +
+      s + "\"");
 }
 
 namespace {
 
 void check_config(const EngineConfig& c) {
   auto fail = [](const std::string& m) { throw std::invalid_argument("invalid engine config: " + m); };
-  if (c.block_size < 1 || c.block_size > 1024) fail("block_size must be in [1, 1024], got " + std::to_string(c.block_size));
+  if (c.block_size < 1 || c.block_size > 1024)
+    fail("block_size must be in [1, 1024], got " + std::to_string(c.block_size));
   if (c.max_num_seqs < 1) fail("max_num_seqs must be >= 1");
   if (c.max_num_batched_tokens < 1) fail("max_num_batched_tokens must be >= 1");
   if (c.num_blocks < 0) fail("num_blocks must be >= 0");
   if (c.max_model_len < 0) fail("max_model_len must be >= 0");
-  if (c.num_threads < 0 || c.num_threads > 1024) fail("num_threads must be in [0, 1024] (0 = all cores), got " + std::to_string(c.num_threads));
+  if (c.num_threads < 0 || c.num_threads > 1024)
+    fail("num_threads must be in [0, 1024] (0 = all cores), got " + std::to_string(c.num_threads));
   if (c.long_prefill_token_threshold < 0) fail("long_prefill_token_threshold must be >= 0");
   parse_dtype(c.dtype);
   parse_kv_cache_dtype(c.kv_cache_dtype);
@@ -177,7 +180,8 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                                 "bfloat16 there");
   long long num_blocks = m.config.num_blocks;
   const bool sized = num_blocks > 0 || m.config.kv_cache_bytes > 0;  // else: automatic
-  if (num_blocks == 0 && m.config.kv_cache_bytes > 0) num_blocks = static_cast<long long>(m.config.kv_cache_bytes / block_bytes);
+  if (num_blocks == 0 && m.config.kv_cache_bytes > 0)
+    num_blocks = static_cast<long long>(m.config.kv_cache_bytes / block_bytes);
   if (!sized && !on_device) {
     num_blocks = static_cast<long long>(blocks_per_seq) * kAutoCacheSequences;
     const long long cap = static_cast<long long>(physical_memory_bytes() / 4 / block_bytes);
@@ -211,8 +215,9 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                  m.runner->backend().description().c_str(), gib(device_total).c_str(),
                  gib(m.runner->model().packed_bytes()).c_str(),
                  gib(free_before > free_after ? free_before - free_after : 0).c_str(), m.config.max_num_batched_tokens,
-                 m.config.max_num_seqs, gib(used).c_str(), gib(std::size_t(std::max(0LL, num_blocks)) * block_bytes).c_str(),
-                 num_blocks, bs, m.config.gpu_memory_utilization);
+                 m.config.max_num_seqs, gib(used).c_str(),
+                 gib(std::size_t(std::max(0LL, num_blocks)) * block_bytes).c_str(), num_blocks, bs,
+                 m.config.gpu_memory_utilization);
     if (num_blocks < blocks_per_seq)
       throw too_small(num_blocks, "the device has " + gib(device_total) + ", of which weights and activations use " +
                                       gib(used) + " and gpu_memory_utilization " +
@@ -244,8 +249,8 @@ void check_request(const std::string& id, const std::vector<int>& ids, const Sam
   if (ids.empty()) throw std::invalid_argument("request '" + id + "': the prompt has no tokens");
   for (int t : ids)
     if (t < 0 || t >= vocab)
-      throw std::invalid_argument("request '" + id + "': token id " + std::to_string(t) + " outside the vocabulary [0, " +
-                                  std::to_string(vocab) + ")");
+      throw std::invalid_argument("request '" + id + "': token id " + std::to_string(t) +
+                                  " outside the vocabulary [0, " + std::to_string(vocab) + ")");
   const long long need = static_cast<long long>(ids.size()) + params.max_tokens;
   if (need > max_model_len)
     throw std::invalid_argument("request '" + id + "': the prompt (" + std::to_string(ids.size()) +
@@ -418,8 +423,9 @@ std::optional<RequestState> LLMEngine::request_state(const std::string& id) cons
   auto it = impl_->groups.find(id);
   if (it == impl_->groups.end()) return std::nullopt;
   const Request& r = *it->second->seqs.front();
-  return RequestState{r.status, r.num_prompt_tokens(), r.num_computed_tokens, r.num_output_tokens(),
-                      int(r.block_ids.size()), r.num_preemptions};
+  return RequestState{
+      r.status,         r.num_prompt_tokens(), r.num_computed_tokens, r.num_output_tokens(), int(r.block_ids.size()),
+      r.num_preemptions};
 }
 
 std::vector<KVBlockInfo> LLMEngine::kv_cache_snapshot() const {

@@ -9,12 +9,12 @@
 #include <optional>
 
 #include "engine/config.h"
-#include "engine/outputs.h"
 #include "engine/core/request_status.h"
+#include "engine/model/weight_dtype.h"
+#include "engine/outputs.h"
 #include "engine/sample/sampling_defaults.h"
 #include "engine/sample/sampling_params.h"
 #include "engine/text/tokenizer.h"
-#include "engine/model/weight_dtype.h"
 #include "kernels/ops.h"
 
 namespace pagedchat {
@@ -31,8 +31,8 @@ kernels::KvDType parse_kv_cache_dtype(const std::string& kv_cache_dtype);
 /// duplicate id: valid params (SamplingParams::validate, validate_for_vocab), a non-empty id and
 /// prompt, every token id in [0, vocab), prompt length + max_tokens <= max_model_len. Throws
 /// std::invalid_argument naming the request and the problem. Pure: safe from any thread.
-void check_request(const std::string& request_id, const std::vector<int>& prompt_token_ids, const SamplingParams& params,
-                   int vocab, int max_model_len);
+void check_request(const std::string& request_id, const std::vector<int>& prompt_token_ids,
+                   const SamplingParams& params, int vocab, int max_model_len);
 
 class Scheduler;
 class ModelRunner;
@@ -58,13 +58,13 @@ struct EngineStats {
   int num_waiting = 0;
   int num_total_blocks = 0;
   int num_free_blocks = 0;
-  long long num_preemptions = 0;     ///< since start
-  long long num_prompt_tokens = 0;   ///< prompt tokens computed since start
+  long long num_preemptions = 0;        ///< since start
+  long long num_prompt_tokens = 0;      ///< prompt tokens computed since start
   long long num_generation_tokens = 0;  ///< tokens generated since start
   long long num_steps = 0;
-  long long prefix_cache_queries = 0;   ///< prompt tokens looked up in the prefix cache
-  long long prefix_cache_hits = 0;      ///< of those, tokens found cached
-  int num_cached_blocks = 0;            ///< blocks registered in the prefix cache
+  long long prefix_cache_queries = 0;  ///< prompt tokens looked up in the prefix cache
+  long long prefix_cache_hits = 0;     ///< of those, tokens found cached
+  int num_cached_blocks = 0;           ///< blocks registered in the prefix cache
   double kv_cache_usage() const {
     return num_total_blocks ? double(num_total_blocks - num_free_blocks) / num_total_blocks : 0.0;
   }
@@ -76,7 +76,7 @@ struct RequestState {
   int num_prompt_tokens = 0;
   int num_computed_tokens = 0;  ///< tokens whose K/V are in the cache
   int num_output_tokens = 0;
-  int num_blocks = 0;           ///< length of its block table
+  int num_blocks = 0;  ///< length of its block table
   int num_preemptions = 0;
 };
 

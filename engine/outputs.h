@@ -14,8 +14,8 @@ namespace pagedchat {
 /// Log-probability of one token (vLLM's Logprob): from the raw logits' log-softmax.
 struct Logprob {
   float logprob = 0.0f;
-  int rank = 0;                ///< 1 = most likely under the raw logits
-  std::string decoded_token;   ///< the token's piece (sentencepiece "▁" shown as a space)
+  int rank = 0;               ///< 1 = most likely under the raw logits
+  std::string decoded_token;  ///< the token's piece (sentencepiece "▁" shown as a space)
 };
 
 /// Why a completion stopped with FinishReason::kStop: nothing (EOS), the stop string, or the
@@ -25,13 +25,13 @@ using StopReason = std::variant<std::monostate, std::string, int>;
 /// Timings of a request, seconds on the monotonic clock (std::chrono::steady_clock).
 struct RequestMetrics {
   double arrival_time = 0;
-  double first_scheduled_time = 0;   ///< 0 until scheduled
-  double first_token_time = 0;       ///< 0 until the first token
+  double first_scheduled_time = 0;  ///< 0 until scheduled
+  double first_token_time = 0;      ///< 0 until the first token
   double last_token_time = 0;
-  double finished_time = 0;          ///< 0 until finished
-  double time_to_first_token = 0;    ///< first_token_time - arrival_time (TTFT)
+  double finished_time = 0;             ///< 0 until finished
+  double time_to_first_token = 0;       ///< first_token_time - arrival_time (TTFT)
   double mean_inter_token_latency = 0;  ///< mean gap between tokens after the first (ITL)
-  int num_cached_tokens = 0;         ///< prompt tokens found in the prefix cache
+  int num_cached_tokens = 0;            ///< prompt tokens found in the prefix cache
   int num_preemptions = 0;
   int num_generation_tokens = 0;
 };
@@ -40,11 +40,11 @@ struct RequestMetrics {
 /// `logprobs` hold only what is new since the previous report; otherwise they are cumulative.
 struct CompletionOutput {
   int index = 0;
-  std::string text;                 ///< UTF-8; never ends inside a multi-byte sequence
+  std::string text;  ///< UTF-8; never ends inside a multi-byte sequence
   std::vector<int> token_ids;
-  std::optional<double> cumulative_logprob;   ///< set when logprobs were requested
+  std::optional<double> cumulative_logprob;                     ///< set when logprobs were requested
   std::optional<std::vector<std::map<int, Logprob>>> logprobs;  ///< per token: top-N and the sampled one
-  std::optional<FinishReason> finish_reason;  ///< set once finished
+  std::optional<FinishReason> finish_reason;                    ///< set once finished
   StopReason stop_reason;
   bool finished() const { return finish_reason.has_value(); }
 };
@@ -52,11 +52,11 @@ struct CompletionOutput {
 /// What step() returns for one request that made progress (or finished) in that step.
 struct RequestOutput {
   std::string request_id;
-  std::string prompt;               ///< the prompt text (empty when given as token ids)
+  std::string prompt;                 ///< the prompt text (empty when given as token ids)
   std::vector<int> prompt_token_ids;  ///< BOS included when the model expects it
   std::vector<CompletionOutput> outputs;
   bool finished = false;
-  int num_cached_tokens = 0;        ///< prompt tokens taken from the prefix cache
+  int num_cached_tokens = 0;           ///< prompt tokens taken from the prefix cache
   int num_computed_prompt_tokens = 0;  ///< prompt tokens processed so far (prefill progress)
   RequestMetrics metrics;
 };

@@ -83,9 +83,10 @@ CudaLibrary load_cuda_library() {
     return lib;
   }
   auto abi = reinterpret_cast<decltype(&pagedchat_cuda_abi)>(::dlsym(handle, "pagedchat_cuda_abi"));
-  lib.device_count =
-      reinterpret_cast<decltype(&pagedchat_cuda_device_count)>(::dlsym(handle, "pagedchat_cuda_device_count"));
-  lib.create = reinterpret_cast<decltype(&pagedchat_cuda_create_backend)>(::dlsym(handle, "pagedchat_cuda_create_backend"));
+  lib.device_count = reinterpret_cast<decltype(&pagedchat_cuda_device_count)>(
+      ::dlsym(handle, "pagedchat_cuda_device_count"));
+  lib.create = reinterpret_cast<decltype(&pagedchat_cuda_create_backend)>(
+      ::dlsym(handle, "pagedchat_cuda_create_backend"));
   if (!abi || !lib.device_count || !lib.create) {
     lib.error = std::string(kCudaLibrary) + " lacks the PagedChat entry points (not this project's library?)";
     return lib;
@@ -160,9 +161,12 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& o, std::string* note
   const DeviceSpec spec = parse_device(o.device);
   if (note) note->clear();
   switch (spec.kind) {
-    case DeviceSpec::Kind::kCpu: return make_cpu_backend(o.num_threads);
-    case DeviceSpec::Kind::kCuda: return make_cuda_backend(spec.index, o);
-    case DeviceSpec::Kind::kAuto: break;
+    case DeviceSpec::Kind::kCpu:
+      return make_cpu_backend(o.num_threads);
+    case DeviceSpec::Kind::kCuda:
+      return make_cuda_backend(spec.index, o);
+    case DeviceSpec::Kind::kAuto:
+      break;
   }
   std::string why;
   if (cuda_device_count(&why) > 0) {

@@ -1,8 +1,7 @@
 // The op interface the model forward is written against. Two implementations: cpu/ (always) and
-// cuda/ (a shared library built when nvcc is found, loaded on demand: backend_factory.h). Activations are dense row-major
-// float32; weight matrices are packed once (pack_weights) from any DType (kernels/quant/dtype.h);
-// the paged KV cache holds a KvDType; "T" is the number of tokens in the flattened batch (prefill
-// and decode tokens mixed).
+// cuda/ (a shared library built when nvcc is found, loaded on demand: backend_factory.h). Activations are dense
+// row-major float32; weight matrices are packed once (pack_weights) from any DType (kernels/quant/dtype.h); the paged
+// KV cache holds a KvDType; "T" is the number of tokens in the flattened batch (prefill and decode tokens mixed).
 // Formulas follow llama2.c's run.c (karpathy/llama2.c) and vLLM's csrc/ kernels.
 #pragma once
 
@@ -27,7 +26,7 @@ struct AttentionMetadata {
   const int* block_tables = nullptr;     ///< [num_requests * max_blocks_per_seq], block ids
   int max_blocks_per_seq = 0;
   int num_requests = 0;
-  int block_size = 0;                    ///< tokens per KV block
+  int block_size = 0;  ///< tokens per KV block
   /// Host-side sizes for backends that launch work from the host (CUDA): T, the largest query
   /// length and the longest context of the step. 0 = not given (the CPU backend does not need them).
   int num_tokens = 0;
@@ -41,7 +40,7 @@ struct AttentionMetadata {
 /// `neox` (i, i + head_dim/2) (Hugging Face's rotate_half, GGUF `qwen2`/`qwen3`). Frequency
 /// scaling (linear, llama3, GGUF rope_freqs) is already folded into inv_freq by the caller.
 struct RopeSpec {
-  int head_dim = 0;                  ///< even; the whole head is rotated
+  int head_dim = 0;  ///< even; the whole head is rotated
   bool neox = false;
   const double* inv_freq = nullptr;  ///< [head_dim / 2] radians per position
 };
@@ -107,9 +106,9 @@ void check_weight_part(const WeightPart& part, int k);
 class PackedWeights {
  public:
   virtual ~PackedWeights() = default;
-  int rows = 0;                        ///< n: output features (sum of the parts' rows)
-  int cols = 0;                        ///< k: input features
-  std::size_t bytes = 0;               ///< memory the packed copy holds
+  int rows = 0;           ///< n: output features (sum of the parts' rows)
+  int cols = 0;           ///< k: input features
+  std::size_t bytes = 0;  ///< memory the packed copy holds
 };
 
 /// Memory a backend's ops read and write (Backend::allocate): host memory for the CPU backend,
@@ -187,8 +186,8 @@ class Backend {
   /// Writes k, v [T, kv_width] into the caches [num_slots, kv_width] of element type `cache_type`
   /// at slot_mapping[t] (slot = block_id * block_size + offset), as store_kv() converts; a
   /// negative slot marks padding and is skipped.
-  virtual void reshape_and_cache(const float* k, const float* v, void* key_cache, void* value_cache,
-                                 KvDType cache_type, const int64_t* slot_mapping, int T, int kv_width) = 0;
+  virtual void reshape_and_cache(const float* k, const float* v, void* key_cache, void* value_cache, KvDType cache_type,
+                                 const int64_t* slot_mapping, int T, int kv_width) = 0;
   /// Causal grouped-query attention over the paged cache (softmax(q·k / sqrt(head_dim)) · v); query
   /// head h reads KV head h / (n_heads / n_kv_heads). out, q: [T, n_heads*head_dim]. The caches'
   /// elements (of `cache_type`) are widened to float32 exactly, so the result is bitwise that of a

@@ -40,9 +40,11 @@ void quantize_q8_block(uint8_t* dst, const float* x) {
 
 std::size_t kv_row_bytes(KvDType type, int64_t n) {
   switch (type) {
-    case KvDType::kFloat32: return std::size_t(n) * sizeof(float);
+    case KvDType::kFloat32:
+      return std::size_t(n) * sizeof(float);
     case KvDType::kBFloat16:
-    case KvDType::kFloat16: return std::size_t(n) * sizeof(uint16_t);
+    case KvDType::kFloat16:
+      return std::size_t(n) * sizeof(uint16_t);
     case KvDType::kQ8_0:
       if (n % kQ8Block != 0)
         throw std::invalid_argument("a q8_0 KV cache needs rows of whole 32-element blocks, got " + std::to_string(n) +
@@ -56,17 +58,23 @@ int kv_block_elems(KvDType type) { return type == KvDType::kQ8_0 ? kQ8Block : 1;
 
 const char* kv_dtype_name(KvDType type) {
   switch (type) {
-    case KvDType::kFloat32: return "float32";
-    case KvDType::kBFloat16: return "bfloat16";
-    case KvDType::kFloat16: return "float16";
-    case KvDType::kQ8_0: return "q8_0";
+    case KvDType::kFloat32:
+      return "float32";
+    case KvDType::kBFloat16:
+      return "bfloat16";
+    case KvDType::kFloat16:
+      return "float16";
+    case KvDType::kQ8_0:
+      return "q8_0";
   }
   return "?";
 }
 
 void store_kv(void* dst, const float* src, int64_t n, KvDType type) {
   switch (type) {
-    case KvDType::kFloat32: std::memcpy(dst, src, sizeof(float) * std::size_t(n)); return;
+    case KvDType::kFloat32:
+      std::memcpy(dst, src, sizeof(float) * std::size_t(n));
+      return;
     case KvDType::kBFloat16:
       for (int64_t i = 0; i < n; ++i) static_cast<uint16_t*>(dst)[i] = float_to_bf16(src[i]);
       return;
@@ -82,7 +90,9 @@ void store_kv(void* dst, const float* src, int64_t n, KvDType type) {
 
 void load_kv(float* dst, const void* src, int64_t n, KvDType type) {
   switch (type) {
-    case KvDType::kFloat32: std::memcpy(dst, src, sizeof(float) * std::size_t(n)); return;
+    case KvDType::kFloat32:
+      std::memcpy(dst, src, sizeof(float) * std::size_t(n));
+      return;
     case KvDType::kBFloat16:
       for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(static_cast<const uint16_t*>(src)[i]);
       return;
@@ -109,7 +119,8 @@ void check_weight_part(const WeightPart& part, int k) {
   if (!part.data && part.rows > 0) throw std::invalid_argument("weight part has no data");
   if (part.rows < 0 || k < 0) throw std::invalid_argument("weight part with negative rows or columns");
   dtype_row_bytes(part.dtype, k);  // throws for a partial block
-  if (part.packed != part.dtype && part.packed != DType::kF32 && part.packed != DType::kF16 && part.packed != DType::kBF16)
+  if (part.packed != part.dtype && part.packed != DType::kF32 && part.packed != DType::kF16 &&
+      part.packed != DType::kBF16)
     throw std::invalid_argument(std::string("a ") + dtype_name(part.dtype) + " matrix cannot be packed as " +
                                 dtype_name(part.packed));
 }
@@ -173,8 +184,8 @@ const void* Backend::place(const void* src, std::size_t, std::unique_ptr<Buffer>
   return src;
 }
 
-const void* Backend::place_embedding(const void* table, DType dtype, int vocab, int dim, std::unique_ptr<Buffer>& holder,
-                                     DType* packed) {
+const void* Backend::place_embedding(const void* table, DType dtype, int vocab, int dim,
+                                     std::unique_ptr<Buffer>& holder, DType* packed) {
   *packed = dtype;
   return place(table, dtype_row_bytes(dtype, dim) * std::size_t(vocab), holder);
 }

@@ -42,6 +42,8 @@ PC_HOST_DEVICE inline void softmax_merge(SoftmaxState* a, SoftmaxState b, float*
 }
 
 /// The softmax-weighted value once every score is in: acc / sum (0 for an empty state).
-PC_HOST_DEVICE inline float softmax_finish(const SoftmaxState& s, float acc) { return s.sum > 0.0f ? acc / s.sum : 0.0f; }
+PC_HOST_DEVICE inline float softmax_finish(const SoftmaxState& s, float acc) {
+  return s.sum > 0.0f ? acc / s.sum : 0.0f;
+}
 
 }  // namespace pagedchat::kernels

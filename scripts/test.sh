@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, then builds and tests in four phases (each timed; a summary at the end):
+# Installs what is missing, then checks, builds and tests in five phases (each timed; a summary at the end):
+#   format      clang-format --dry-run --Werror over the C++ sources (first: it takes seconds);
+#               PAGEDCHAT_FORMAT_CHECK=0 skips it
 #   build       everything (engine, app, CLI, CUDA code when nvcc exists, tests) with g++, warnings
 #               as errors (PAGEDCHAT_WERROR); the whole suite with CTest; with PAGEDCHAT_QMLLINT=1
 #               also the QML module's qmllint (any warning fails)
@@ -8,8 +10,6 @@
 #               parser (PAGEDCHAT_FUZZ), each run for a bounded time from seeds of the real files
 #   build-tsan  g++, ThreadSanitizer: only the engine's threaded parts' tests (thread pool,
 #               AsyncLLM, the server); tests/tsan.supp for Qt's uninstrumented internals
-#   format      clang-format --dry-run --Werror over the C++ sources, only with
-#               PAGEDCHAT_FORMAT_CHECK=1 (until the tree has been reformatted once)
 # CI runs exactly this (.ci/run). Ninja, one build folder per phase; ccache when installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +37,11 @@ configure() {
   fi
   cmake -S . -B "$dir" "${common[@]}" "$@"
 }
+
+# --- 0. formatting: the C++ sources follow .clang-format (`bash scripts/format.sh` applies it) ----
+if [ "${PAGEDCHAT_FORMAT_CHECK:-1}" = "1" ]; then
+  phase "format" bash scripts/format.sh --check
+fi
 
 # --- 1. everything, g++, -Werror --------------------------------------------------------------
 extra=()
@@ -98,8 +103,3 @@ export QTEST_DISABLE_STACK_DUMP=1
 phase "tsan: ctest" ctest --test-dir build-tsan --output-on-failure -j"$jobs" \
   -R "^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
 unset TSAN_OPTIONS QTEST_DISABLE_STACK_DUMP
-
-# --- 4. formatting (off until the tree is reformatted once: README, "Tests and the bug net") -----
-if [ "${PAGEDCHAT_FORMAT_CHECK:-0}" = "1" ]; then
-  phase "format" bash scripts/format.sh --check
-fi

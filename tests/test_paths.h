@@ -2,10 +2,10 @@
 // With CI=true a missing model is a failure (QFAIL), otherwise the test is skipped.
 #pragma once
 
-#include <QtTest>
 #include <QDir>
 #include <QFileInfo>
 #include <QString>
+#include <QtTest>
 
 namespace testpaths {
 
@@ -24,6 +24,6 @@ inline bool inCI() { return qgetenv("CI") == "true"; }
   do {                                                                                  \
     if (!QFileInfo::exists(path)) {                                                     \
       if (testpaths::inCI()) QFAIL(qPrintable("missing model data: " + QString(path))); \
-      QSKIP(qPrintable("missing model data: " + QString(path)));                      \
+      QSKIP(qPrintable("missing model data: " + QString(path)));                        \
     }                                                                                   \
   } while (0)

@@ -32,12 +32,12 @@
 
 namespace {
 
-const char* const kWords[] = {
-    "the", "a", "little", "girl", "named", "Lily", "loved", "to", "play", "in", "park", "with", "her",
-    "dog", "one", "day", "she", "saw", "big", "red", "ball", "and", "wanted", "it", "Tom", "said",
-    "yes", "happy", "sun", "tree", "bird", "sang", "song", "river", "boat", "cake", "friend", "mom",
-    "kernel", "cache", "block", "paged", "attention", "engine", "token", "model", "오늘", "날씨가",
-    "좋아요", "산책", "친구", "이야기"};
+const char* const kWords[] = {"the",    "a",    "little", "girl",   "named",  "Lily",  "loved",     "to",     "play",
+                              "in",     "park", "with",   "her",    "dog",    "one",   "day",       "she",    "saw",
+                              "big",    "red",  "ball",   "and",    "wanted", "it",    "Tom",       "said",   "yes",
+                              "happy",  "sun",  "tree",   "bird",   "sang",   "song",  "river",     "boat",   "cake",
+                              "friend", "mom",  "kernel", "cache",  "block",  "paged", "attention", "engine", "token",
+                              "model",  "오늘", "날씨가", "좋아요", "산책",   "친구",  "이야기"};
 constexpr int kNumWords = sizeof(kWords) / sizeof(kWords[0]);
 
 QString sentence(QRandomGenerator& rng, int words) {
@@ -67,11 +67,11 @@ bool populate(const QString& dir, int conversations, int messages) {
     q.exec(QStringLiteral("PRAGMA synchronous = OFF"));
     q.exec(QStringLiteral("BEGIN"));
     QSqlQuery conv(db), msg(db), leaf(db);
-    ok = check(conv, conv.prepare(QStringLiteral(
-             "INSERT INTO conversations(title, created_at, updated_at) VALUES(?, ?, ?)"))) &&
+    ok = check(conv, conv.prepare(
+                         QStringLiteral("INSERT INTO conversations(title, created_at, updated_at) VALUES(?, ?, ?)"))) &&
          check(msg, msg.prepare(QStringLiteral(
-             "INSERT INTO messages(conversation_id, parent_id, role, text, finish_reason, created_at)"
-             " VALUES(?, ?, ?, ?, ?, ?)"))) &&
+                        "INSERT INTO messages(conversation_id, parent_id, role, text, finish_reason, created_at)"
+                        " VALUES(?, ?, ?, ?, ?, ?)"))) &&
          check(leaf, leaf.prepare(QStringLiteral("UPDATE conversations SET current_leaf_id = ? WHERE id = ?")));
     QRandomGenerator rng(42);
     // Spread over the last 60 days, oldest first, so every date group has rows.
@@ -121,8 +121,8 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   QCommandLineOption convOpt(QStringLiteral("conversations"), QStringLiteral("Conversations (5000)."),
                              QStringLiteral("n"), QStringLiteral("5000"));
-  QCommandLineOption msgOpt(QStringLiteral("messages"), QStringLiteral("Messages each (200)."),
-                            QStringLiteral("n"), QStringLiteral("200"));
+  QCommandLineOption msgOpt(QStringLiteral("messages"), QStringLiteral("Messages each (200)."), QStringLiteral("n"),
+                            QStringLiteral("200"));
   QCommandLineOption dirOpt(QStringLiteral("dir"), QStringLiteral("Data folder (default: a temporary one)."),
                             QStringLiteral("path"));
   QCommandLineOption reuseOpt(QStringLiteral("reuse"), QStringLiteral("Measure the database in --dir as it is."));
@@ -140,8 +140,7 @@ int main(int argc, char** argv) {
     QElapsedTimer t;
     t.start();
     if (!populate(dir, conversations, messages)) return 1;
-    std::printf("create   %d conversations x %d messages: %.1f s (%.1f MB)\n", conversations, messages,
-                ms(t) / 1000.0,
+    std::printf("create   %d conversations x %d messages: %.1f s (%.1f MB)\n", conversations, messages, ms(t) / 1000.0,
                 QFileInfo(QDir(dir).filePath(QStringLiteral("pagedchat.sqlite3"))).size() / 1e6);
   }
 
@@ -151,8 +150,8 @@ int main(int argc, char** argv) {
     ChatStore store(dir);
     ConversationListModel list(&store);
     const double openMs = ms(t);
-    std::printf("open     store + list first page (%d of %d rows): %.1f ms\n", list.rowCount(),
-                list.totalCount(), openMs);
+    std::printf("open     store + list first page (%d of %d rows): %.1f ms\n", list.rowCount(), list.totalCount(),
+                openMs);
 
     const qint64 id = list.idAt(list.rowCount() / 2);
     t.restart();
@@ -172,8 +171,8 @@ int main(int argc, char** argv) {
       list.fetchMore(QModelIndex());
       ++scrolled;
     }
-    std::printf("scroll   all %d rows in %d pages: %.1f ms (%.2f ms per page)\n", list.rowCount(), scrolled,
-                ms(t), scrolled ? ms(t) / scrolled : 0.0);
+    std::printf("scroll   all %d rows in %d pages: %.1f ms (%.2f ms per page)\n", list.rowCount(), scrolled, ms(t),
+                scrolled ? ms(t) / scrolled : 0.0);
   } catch (const StoreError& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

@@ -42,8 +42,8 @@ QString PaneEndpoints::useRemote(int pane, const QString& baseUrl, const QString
   session->useRemoteEndpoint(QUrl(url), model, apiKey);  // the key works at once, stored or not
   keys_->writeKey(url, apiKey, [self = QPointer<PaneEndpoints>(this)](const QString& error) {
     if (!self) return;
-    self->setKeychainError(error.isEmpty() ? QString()
-                                           : tr("%1 The API key is used until PagedChat quits, but not saved.").arg(error));
+    self->setKeychainError(
+        error.isEmpty() ? QString() : tr("%1 The API key is used until PagedChat quits, but not saved.").arg(error));
   });
   return {};
 }
@@ -53,18 +53,18 @@ void PaneEndpoints::applyWithStoredKey(int pane, const QString& url, const QStri
   if (!session) return;
   // Until the key arrives the pane already points there (requests go without a key).
   session->useRemoteEndpoint(QUrl(url), model, QString());
-  keys_->readKey(url, [self = QPointer<PaneEndpoints>(this), session, url, model](const QString& key,
-                                                                                    const QString& error) {
-    if (!self || !session) return;
-    if (!error.isEmpty()) {
-      self->setKeychainError(tr("%1 Type the API key in the pane's settings again.").arg(error));
-      return;
-    }
-    self->setKeychainError(QString());
-    // Still the same endpoint (not changed while the keychain answered): give it the key.
-    if (!key.isEmpty() && session->endpointUrl() == url && session->endpointModel() == model && !session->isBusy())
-      session->useRemoteEndpoint(QUrl(url), model, key);
-  });
+  keys_->readKey(
+      url, [self = QPointer<PaneEndpoints>(this), session, url, model](const QString& key, const QString& error) {
+        if (!self || !session) return;
+        if (!error.isEmpty()) {
+          self->setKeychainError(tr("%1 Type the API key in the pane's settings again.").arg(error));
+          return;
+        }
+        self->setKeychainError(QString());
+        // Still the same endpoint (not changed while the keychain answered): give it the key.
+        if (!key.isEmpty() && session->endpointUrl() == url && session->endpointModel() == model && !session->isBusy())
+          session->useRemoteEndpoint(QUrl(url), model, key);
+      });
 }
 
 void PaneEndpoints::useLocal(int pane) {

@@ -193,8 +193,7 @@ void RemoteChatBackend::readEvent(Stream& s, const QByteArray& data, QString& te
     if (!reasoning.isEmpty() || !content.isEmpty()) ++s.tokens;
     // Another server's reason ("content_filter", "tool_calls"): the answer ended normally, as a stop.
     const QString finish = choice.value(QLatin1String("finish_reason")).toString();
-    if (!finish.isEmpty())
-      s.finishReason = parseFinishReasonText(finish).value_or(pagedchat::FinishReason::kStop);
+    if (!finish.isEmpty()) s.finishReason = parseFinishReasonText(finish).value_or(pagedchat::FinishReason::kStop);
   }
   const QJsonObject usage = o.value(QLatin1String("usage")).toObject();
   if (!usage.isEmpty()) {
@@ -259,7 +258,8 @@ void RemoteChatBackend::onFinished(QNetworkReply* reply) {
   if (!s.streamError.isEmpty())
     why = tr("%1 stopped the answer: %2").arg(host(), sentence(s.streamError));
   else if (serverAborted)
-    why = tr("%1 stopped the answer before it was complete (it aborted the request; is it shutting down?).").arg(host());
+    why =
+        tr("%1 stopped the answer before it was complete (it aborted the request; is it shutting down?).").arg(host());
   else if (reply->error() != QNetworkReply::NoError)
     why = describeFailure(reply, QByteArray());
   else

@@ -65,14 +65,14 @@ class RemoteChatBackend : public ChatBackend {
   struct Stream {
     QString requestId;
     SseParser parser;
-    bool anyEvent = false;   ///< an event arrived: the endpoint took the request
-    bool done = false;       ///< "[DONE]" arrived
+    bool anyEvent = false;  ///< an event arrived: the endpoint took the request
+    bool done = false;      ///< "[DONE]" arrived
     bool cancelled = false;
     bool inReasoning = false;
     std::optional<pagedchat::FinishReason> finishReason;
-    QString streamError;     ///< an error object sent inside the stream
-    int tokens = 0;          ///< content chunks so far
-    int promptTokens = 0;    ///< from usage
+    QString streamError;   ///< an error object sent inside the stream
+    int tokens = 0;        ///< content chunks so far
+    int promptTokens = 0;  ///< from usage
     int completionTokens = -1;
   };
 

@@ -22,8 +22,8 @@ class SseParser {
  private:
   void takeLine(QList<QByteArray>& events);
 
-  QByteArray line_;       ///< the current line so far
-  QByteArray data_;       ///< the current event's data
-  bool hasData_ = false;  ///< a data field was seen in the current event
+  QByteArray line_;         ///< the current line so far
+  QByteArray data_;         ///< the current event's data
+  bool hasData_ = false;    ///< a data field was seen in the current event
   bool lastWasCr_ = false;  ///< the previous byte ended a line with CR (a following LF belongs to it)
 };

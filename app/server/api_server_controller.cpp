@@ -26,7 +26,8 @@ ApiServerController::ApiServerController(EngineClient* engine, QSettings* settin
   host_ = settings_->value(kHostKey, host_).toString();
   port_ = qBound(0, settings_->value(kPortKey, port_).toInt(), 65535);
   // The model goes (replaced, unloaded): stop first, so the server never reads a freed engine.
-  connect(engine_, &EngineClient::aboutToReplaceModel, this, [this] { shutdown(); }, Qt::DirectConnection);
+  connect(
+      engine_, &EngineClient::aboutToReplaceModel, this, [this] { shutdown(); }, Qt::DirectConnection);
   connect(engine_, &EngineClient::modelLoadFinished, this, [this](bool ok) {
     if (ok) listen();
   });

@@ -53,7 +53,8 @@ void BlockPool::evict(int block_id) {
 
 std::vector<int> BlockPool::allocate(int n) {
   if (n > num_free_blocks())
-    throw std::logic_error("BlockPool: " + std::to_string(n) + " blocks asked, " + std::to_string(num_free_blocks()) + " free");
+    throw std::logic_error("BlockPool: " + std::to_string(n) + " blocks asked, " + std::to_string(num_free_blocks()) +
+                           " free");
   std::vector<int> ids;
   ids.reserve(n);
   for (int i = 0; i < n; ++i) {

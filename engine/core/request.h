@@ -10,8 +10,8 @@
 #include <variant>
 #include <vector>
 
-#include "engine/outputs.h"
 #include "engine/core/request_status.h"
+#include "engine/outputs.h"
 #include "engine/sample/sampling_params.h"
 #include "engine/text/tokenizer.h"
 
@@ -21,39 +21,38 @@ struct RequestGroup;
 
 struct Request {
   Request(std::string id, std::vector<int> prompt_ids, SamplingParams p, uint64_t arrival, const Tokenizer* tok)
-      : request_id(std::move(id)), prompt_token_ids(std::move(prompt_ids)), params(std::move(p)),
-        arrival_seq(arrival) {
+      : request_id(std::move(id)), prompt_token_ids(std::move(prompt_ids)), params(std::move(p)), arrival_seq(arrival) {
     token_ids = prompt_token_ids;
     rng.seed(params.seed ? *params.seed : std::random_device{}());
     if (tok) detokenizer.emplace(*tok, prompt_token_ids);
   }
 
-  std::string request_id;           ///< internal id (the group's id, "#i" appended for i > 0)
+  std::string request_id;  ///< internal id (the group's id, "#i" appended for i > 0)
   std::vector<int> prompt_token_ids;
-  std::vector<int> token_ids;       ///< prompt then generated ids (what the KV cache must hold)
+  std::vector<int> token_ids;  ///< prompt then generated ids (what the KV cache must hold)
   SamplingParams params;
-  uint64_t arrival_seq;             ///< order of add_request (lower = earlier)
-  int priority = 0;                 ///< lower runs first under the priority policy
-  std::string cache_salt;           ///< isolates this request's prefix-cache entries
+  uint64_t arrival_seq;    ///< order of add_request (lower = earlier)
+  int priority = 0;        ///< lower runs first under the priority policy
+  std::string cache_salt;  ///< isolates this request's prefix-cache entries
   RequestGroup* group = nullptr;
-  int index = 0;                    ///< completion index within the group
+  int index = 0;  ///< completion index within the group
 
   RequestStatus status = RequestStatus::kWaiting;
-  int num_computed_tokens = 0;      ///< tokens whose K/V are in the cache
-  std::vector<int> block_ids;       ///< block table: block i holds positions [i*bs, (i+1)*bs)
+  int num_computed_tokens = 0;         ///< tokens whose K/V are in the cache
+  std::vector<int> block_ids;          ///< block table: block i holds positions [i*bs, (i+1)*bs)
   std::vector<uint64_t> block_hashes;  ///< prefix-cache hash chain of its full blocks
-  int num_cached_blocks = 0;        ///< leading blocks registered in the prefix cache
+  int num_cached_blocks = 0;           ///< leading blocks registered in the prefix cache
   int num_preemptions = 0;
 
   // Output side.
   std::mt19937_64 rng;
   std::optional<IncrementalDetokenizer> detokenizer;  ///< absent for engines without a tokenizer
-  std::string text;                 ///< output text (stop string cut applied once finished)
+  std::string text;                                   ///< output text (stop string cut applied once finished)
   size_t num_releasable_chars = 0;  ///< text bytes that can be reported (held back: maybe a stop string)
   size_t num_reported_chars = 0;    ///< text bytes already returned (kDelta)
   size_t num_reported_tokens = 0;   ///< output ids already returned (kDelta)
   std::optional<FinishReason> finish_reason;
-  bool reported_finish = false;     ///< the finish reason was returned once
+  bool reported_finish = false;  ///< the finish reason was returned once
   StopReason stop_reason;
   std::vector<std::map<int, Logprob>> logprobs;
   double cumulative_logprob = 0.0;

@@ -92,8 +92,7 @@ SchedulerOutput Scheduler::schedule() {
   // after that point, so each of those blocks is computed by this step's forward. (A request
   // preempted above frees its own not-yet-computed registered blocks before anyone could share
   // them, and KVCacheManager::free unregisters them.)
-  while (out.preempted.empty() && !waiting_.empty() && budget > 0 &&
-         int(running_.size()) < config_.max_num_seqs) {
+  while (out.preempted.empty() && !waiting_.empty() && budget > 0 && int(running_.size()) < config_.max_num_seqs) {
     Request* req = waiting_.front();
     KVCacheManager::ComputedBlocks computed;
     if (req->block_ids.empty()) computed = kv_.get_computed_blocks(*req);

@@ -21,15 +21,15 @@ namespace pagedchat {
 
 struct ScheduledRequest {
   Request* request;
-  int num_new_tokens;   ///< tokens computed for it this step, from request->num_computed_tokens
-  bool samples;         ///< this step reaches the end of its known tokens: a new token is sampled
+  int num_new_tokens;  ///< tokens computed for it this step, from request->num_computed_tokens
+  bool samples;        ///< this step reaches the end of its known tokens: a new token is sampled
 };
 
 /// What one step runs: requests in batch order.
 struct SchedulerOutput {
   std::vector<ScheduledRequest> scheduled;
   int total_num_scheduled_tokens = 0;
-  std::vector<Request*> preempted;              ///< preempted while building this step
+  std::vector<Request*> preempted;                  ///< preempted while building this step
   std::vector<std::pair<int, int>> blocks_to_copy;  ///< copy-on-write (source, destination)
 };
 
@@ -71,8 +71,8 @@ class Scheduler {
 
   SchedulerConfig config_;
   KVCacheManager& kv_;
-  std::vector<Request*> running_;   ///< in admission order
-  std::deque<Request*> waiting_;    ///< in scheduling order
+  std::vector<Request*> running_;  ///< in admission order
+  std::deque<Request*> waiting_;   ///< in scheduling order
   long long num_preemptions_ = 0;
 };
 

@@ -70,9 +70,11 @@ ModelFiles resolve_model_files(const std::string& model, const std::string& toke
       throw std::runtime_error("no sentencepiece tokenizer (.model) found beside '" + files.checkpoint +
                                "'; pass one with --tokenizer");
     if (models.size() > 1) {
-      auto it = std::find_if(models.begin(), models.end(), [](const fs::path& p) { return p.filename() == "tokenizer.model"; });
+      auto it = std::find_if(models.begin(), models.end(),
+                             [](const fs::path& p) { return p.filename() == "tokenizer.model"; });
       if (it == models.end())
-        throw std::runtime_error("several tokenizers in '" + dir.string() + "' (" + join(models) + "): pass one with --tokenizer");
+        throw std::runtime_error("several tokenizers in '" + dir.string() + "' (" + join(models) +
+                                 "): pass one with --tokenizer");
       files.tokenizer = it->string();
     } else {
       files.tokenizer = models.front().string();

@@ -53,7 +53,8 @@ void prefault(const LoadedModel& model, const EngineConfig& config) {
 
 }  // namespace
 
-void check_vocab_sizes(const Tokenizer& tokenizer, int model_vocab_size, const std::string& model_path, bool allow_padding) {
+void check_vocab_sizes(const Tokenizer& tokenizer, int model_vocab_size, const std::string& model_path,
+                       bool allow_padding) {
   const int n = tokenizer.vocab_size();
   if (n == model_vocab_size) return;
   // A Hugging Face model may have more embedding rows than its tokenizer has tokens: Qwen pads

@@ -67,7 +67,8 @@ LoadedModel make_random_model(const std::string& spec) {
       const std::string key = item.substr(0, eq);
       if (key == "dtype") {
         const std::string t = item.substr(eq + 1);
-        if (t != "f32" && t != "bf16") throw std::invalid_argument("random model: dtype must be f32 or bf16, got '" + t + "'");
+        if (t != "f32" && t != "bf16")
+          throw std::invalid_argument("random model: dtype must be f32 or bf16, got '" + t + "'");
         bf16 = t == "bf16";
         first = false;
         continue;
@@ -84,15 +85,24 @@ LoadedModel make_random_model(const std::string& spec) {
         continue;
       }
       if (v < 1 || v > (1 << 21)) throw std::invalid_argument("random model: " + key + " out of range");
-      if (key == "dim") c.dim = int(v);
-      else if (key == "hidden_dim") c.hidden_dim = int(v);
-      else if (key == "n_layers") c.n_layers = int(v);
-      else if (key == "n_heads") c.n_heads = int(v);
-      else if (key == "n_kv_heads") c.n_kv_heads = int(v);
-      else if (key == "vocab_size") c.vocab_size = int(v);
-      else if (key == "max_seq_len") c.max_seq_len = int(v);
-      else if (key == "seed") seed = uint64_t(v);
-      else throw std::invalid_argument("random model: unknown key '" + key + "'");
+      if (key == "dim")
+        c.dim = int(v);
+      else if (key == "hidden_dim")
+        c.hidden_dim = int(v);
+      else if (key == "n_layers")
+        c.n_layers = int(v);
+      else if (key == "n_heads")
+        c.n_heads = int(v);
+      else if (key == "n_kv_heads")
+        c.n_kv_heads = int(v);
+      else if (key == "vocab_size")
+        c.vocab_size = int(v);
+      else if (key == "max_seq_len")
+        c.max_seq_len = int(v);
+      else if (key == "seed")
+        seed = uint64_t(v);
+      else
+        throw std::invalid_argument("random model: unknown key '" + key + "'");
     }
     first = false;
   }
@@ -104,7 +114,8 @@ LoadedModel make_random_model(const std::string& spec) {
 
   const uint64_t dim = c.dim, hidden = c.hidden_dim, L = c.n_layers;
   const uint64_t q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
-  const uint64_t n = uint64_t(c.vocab_size) * dim * (tied ? 1 : 2) + L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * hidden) + dim;
+  const uint64_t n = uint64_t(c.vocab_size) * dim * (tied ? 1 : 2) +
+                     L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * hidden) + dim;
   const uint64_t bytes = n * (bf16 ? sizeof(uint16_t) : sizeof(float));
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   const uint64_t mem = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;

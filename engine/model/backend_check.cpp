@@ -43,8 +43,8 @@ std::vector<ForwardBatch> check_steps(int block_size, int vocab) {
   return steps;
 }
 
-std::vector<std::vector<float>> run(kernels::Backend& backend, const LoadedModel& m, const std::vector<ForwardBatch>& steps,
-                                    int block_size) {
+std::vector<std::vector<float>> run(kernels::Backend& backend, const LoadedModel& m,
+                                    const std::vector<ForwardBatch>& steps, int block_size) {
   DecoderModel model(m.config, m.weights, backend, WeightDType::kFloat32);
   const int blocks = 2 * steps[0].max_blocks_per_seq;
   KVCache cache(m.config, blocks, block_size, kernels::KvDType::kFloat32, &backend);

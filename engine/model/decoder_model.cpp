@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <map>
-#include <tuple>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "engine/model/rope_frequencies.h"
 
@@ -14,7 +14,9 @@ namespace {
 
 // Throws when the weights and the config's options disagree.
 void check_weights(const ModelConfig& c, const ModelWeights& w) {
-  auto fail = [](const std::string& what) { throw std::invalid_argument("model weights do not fit the config: " + what); };
+  auto fail = [](const std::string& what) {
+    throw std::invalid_argument("model weights do not fit the config: " + what);
+  };
   if (int(w.layers.size()) != c.n_layers)
     fail(std::to_string(w.layers.size()) + " layers, config says " + std::to_string(c.n_layers));
   if (!w.token_embedding || !w.rms_final || !w.wcls) fail("token embedding, final norm or classifier missing");
@@ -22,15 +24,23 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     const LayerWeights& lw = w.layers[l];
     const std::string at = "layer " + std::to_string(l) + ": ";
     for (const auto& [p, name] : {std::pair<bool, const char*>{lw.rms_att != nullptr, "attention norm"},
-                                  {bool(lw.wq), "wq"}, {bool(lw.wk), "wk"}, {bool(lw.wv), "wv"}, {bool(lw.wo), "wo"},
-                                  {lw.rms_ffn != nullptr, "ffn norm"}, {bool(lw.w1), "w1 (gate)"},
-                                  {bool(lw.w2), "w2 (down)"}, {bool(lw.w3), "w3 (up)"}})
+                                  {bool(lw.wq), "wq"},
+                                  {bool(lw.wk), "wk"},
+                                  {bool(lw.wv), "wv"},
+                                  {bool(lw.wo), "wo"},
+                                  {lw.rms_ffn != nullptr, "ffn norm"},
+                                  {bool(lw.w1), "w1 (gate)"},
+                                  {bool(lw.w2), "w2 (down)"},
+                                  {bool(lw.w3), "w3 (up)"}})
       if (!p) fail(at + name + " missing");
-    if (!c.attention_qkv_bias && (lw.bq || lw.bk || lw.bv)) fail(at + "q/k/v biases given but attention_qkv_bias is off");
+    if (!c.attention_qkv_bias && (lw.bq || lw.bk || lw.bv))
+      fail(at + "q/k/v biases given but attention_qkv_bias is off");
     if (c.attention_out_bias != (lw.bo != nullptr))
-      fail(at + (c.attention_out_bias ? "attention_out_bias is on but bo is missing" : "bo given but attention_out_bias is off"));
+      fail(at + (c.attention_out_bias ? "attention_out_bias is on but bo is missing"
+                                      : "bo given but attention_out_bias is off"));
     if (c.qk_norm != (lw.q_norm != nullptr) || c.qk_norm != (lw.k_norm != nullptr))
-      fail(at + (c.qk_norm ? "qk_norm is on but q_norm or k_norm is missing" : "q_norm/k_norm given but qk_norm is off"));
+      fail(at +
+           (c.qk_norm ? "qk_norm is on but q_norm or k_norm is missing" : "q_norm/k_norm given but qk_norm is off"));
   }
 }
 
@@ -55,10 +65,11 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     for (const auto& [t, rows, name] : parts) {
       const int be = kernels::dtype_block_elems(t.dtype);
       if (k % be != 0)
-        throw std::invalid_argument(where + std::string(name) + " is " + kernels::dtype_name(t.dtype) + " with rows of " +
-                                    std::to_string(k) + " values, not a whole number of its " + std::to_string(be) +
-                                    "-value blocks");
-      const kernels::DType as = dtype == WeightDType::kAuto ? ops_.auto_weight_type(t.dtype) : packed_dtype(t.dtype, dtype);
+        throw std::invalid_argument(where + std::string(name) + " is " + kernels::dtype_name(t.dtype) +
+                                    " with rows of " + std::to_string(k) + " values, not a whole number of its " +
+                                    std::to_string(be) + "-value blocks");
+      const kernels::DType as = dtype == WeightDType::kAuto ? ops_.auto_weight_type(t.dtype)
+                                                            : packed_dtype(t.dtype, dtype);
       wp.push_back({t.data, rows, t.dtype, as});
       ++type_counts[kernels::dtype_name(wp.back().packed)];
     }
@@ -91,8 +102,9 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
   }
   classifier_ = pack({{weights.wcls, config.vocab_size, "classifier"}}, dim, "");
   if (dim % kernels::dtype_block_elems(weights.token_embedding.dtype) != 0)
-    throw std::invalid_argument(std::string("token embedding is ") + kernels::dtype_name(weights.token_embedding.dtype) +
-                                " with rows of " + std::to_string(dim) + " values, not whole blocks");
+    throw std::invalid_argument(std::string("token embedding is ") +
+                                kernels::dtype_name(weights.token_embedding.dtype) + " with rows of " +
+                                std::to_string(dim) + " values, not whole blocks");
   inv_freq_placed_ = place(inv_freq_.data(), inv_freq_.size());
   rms_final_ = place(weights.rms_final, dim);
   placed_.emplace_back();
@@ -103,7 +115,8 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
   if (packed) packed(weights.token_embedding.data, weights.token_embedding.bytes(std::size_t(config.vocab_size) * dim));
   std::vector<std::pair<std::string, int>> counts(type_counts.begin(), type_counts.end());
   std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  for (const auto& [name, n] : counts) packed_types_ += (packed_types_.empty() ? "" : ", ") + name + " x " + std::to_string(n);
+  for (const auto& [name, n] : counts)
+    packed_types_ += (packed_types_.empty() ? "" : ", ") + name + " x " + std::to_string(n);
 }
 
 std::size_t DecoderModel::packed_bytes() const {

@@ -5,7 +5,11 @@
 namespace pagedchat {
 
 KVCache::KVCache(const ModelConfig& c, int nb, int bs, kernels::KvDType dt, kernels::Backend* backend)
-    : num_blocks(nb), block_size(bs), kv_width(c.n_kv_heads * c.head_dim), dtype(dt), backend_(backend),
+    : num_blocks(nb),
+      block_size(bs),
+      kv_width(c.n_kv_heads * c.head_dim),
+      dtype(dt),
+      backend_(backend),
       block_bytes_(bytes_per_block(c, bs, dt)) {
   const std::size_t n = std::size_t(nb) * bs * kernels::kv_row_bytes(dt, kv_width);
   for (int l = 0; l < c.n_layers; ++l) {
@@ -18,8 +22,10 @@ void KVCache::copy_block(int src, int dst) {
   if (src == dst) return;
   const std::size_t n = std::size_t(block_size) * kernels::kv_row_bytes(dtype, kv_width);
   auto copy = [&](void* d, const void* s) {
-    if (backend_) backend_->copy_in_backend(d, s, n);
-    else std::memcpy(d, s, n);
+    if (backend_)
+      backend_->copy_in_backend(d, s, n);
+    else
+      std::memcpy(d, s, n);
   };
   for (std::size_t l = 0; l < key_.size(); ++l) {
     char* k = static_cast<char*>(key_[l]->data());

@@ -38,8 +38,8 @@ struct KVCache {
   kernels::KvDType dtype;
 
  private:
-  kernels::Backend* backend_;                          // null: host memory
-  std::size_t block_bytes_ = 0;                        // all layers, K and V
+  kernels::Backend* backend_;                                  // null: host memory
+  std::size_t block_bytes_ = 0;                                // all layers, K and V
   std::vector<std::unique_ptr<kernels::Buffer>> key_, value_;  // [n_layers], 64-byte aligned
 };
 

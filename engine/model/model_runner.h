@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "engine/core/kv_cache_manager.h"
-#include "engine/model/decoder_model.h"
 #include "engine/core/scheduler.h"
+#include "engine/model/decoder_model.h"
 
 namespace pagedchat {
 

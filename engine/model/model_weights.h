@@ -35,11 +35,11 @@ struct WeightTensor {
 /// The float32 values of the first n elements of t (dequantized; n a multiple of its block size).
 std::vector<float> to_float(const WeightTensor& t, std::size_t n);
 
-/// One transformer layer. Matrices are WeightTensors, vectors float32. Shapes (rows x cols, row-major): wq [n_heads*hd, dim], wk/wv
-/// [n_kv_heads*hd, dim], wo [dim, n_heads*hd], w1 (gate)/w3 (up) [hidden, dim], w2 (down)
-/// [dim, hidden], norms [dim]; the optional tensors (null when the config does not use them):
-/// bq [n_heads*hd], bk/bv [n_kv_heads*hd] (config.attention_qkv_bias; a null one of them counts as
-/// zero), bo [dim] (config.attention_out_bias), q_norm/k_norm [hd] (config.qk_norm).
+/// One transformer layer. Matrices are WeightTensors, vectors float32. Shapes (rows x cols, row-major): wq [n_heads*hd,
+/// dim], wk/wv [n_kv_heads*hd, dim], wo [dim, n_heads*hd], w1 (gate)/w3 (up) [hidden, dim], w2 (down) [dim, hidden],
+/// norms [dim]; the optional tensors (null when the config does not use them): bq [n_heads*hd], bk/bv [n_kv_heads*hd]
+/// (config.attention_qkv_bias; a null one of them counts as zero), bo [dim] (config.attention_out_bias), q_norm/k_norm
+/// [hd] (config.qk_norm).
 struct LayerWeights {
   const float* rms_att = nullptr;
   WeightTensor wq;
@@ -60,18 +60,18 @@ struct LayerWeights {
 
 /// The weights of a decoder-only transformer (see ModelConfig).
 struct ModelWeights {
-  WeightTensor token_embedding;            ///< [vocab, dim]
+  WeightTensor token_embedding;  ///< [vocab, dim]
   std::vector<LayerWeights> layers;
-  const float* rms_final = nullptr;        ///< [dim]
-  WeightTensor wcls;                       ///< [vocab, dim]; == token_embedding when tied
+  const float* rms_final = nullptr;  ///< [dim]
+  WeightTensor wcls;                 ///< [vocab, dim]; == token_embedding when tied
 };
 
 /// A loaded model: its shape, its weights and whatever keeps them alive.
 struct LoadedModel {
   ModelConfig config;
   ModelWeights weights;
-  std::vector<std::unique_ptr<MappedFile>> files;  ///< mappings weights point into
-  std::vector<std::vector<float>> buffers;         ///< weights converted or built in memory
+  std::vector<std::unique_ptr<MappedFile>> files;        ///< mappings weights point into
+  std::vector<std::vector<float>> buffers;               ///< weights converted or built in memory
   std::vector<std::vector<unsigned char>> byte_buffers;  ///< typed weights copied out of a file
 
   /// A new owned float32 buffer of n values (stable address).

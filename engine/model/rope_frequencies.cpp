@@ -34,7 +34,8 @@ std::vector<double> rope_inv_freq(const ModelConfig& c) {
   std::vector<double> f(half);
   for (int i = 0; i < half; ++i) f[i] = std::pow(double(c.rope_theta), -double(2 * i) / double(c.head_dim));
   switch (c.rope_scaling.type) {
-    case RopeScalingType::kNone: break;
+    case RopeScalingType::kNone:
+      break;
     case RopeScalingType::kLinear:
       for (double& x : f) x /= c.rope_scaling.factor;
       break;

@@ -15,10 +15,14 @@ WeightDType parse_weight_dtype(const std::string& s) {
 kernels::DType packed_dtype(kernels::DType file, WeightDType policy) {
   using kernels::DType;
   switch (policy) {
-    case WeightDType::kAuto: return file;
-    case WeightDType::kFloat32: return DType::kF32;
-    case WeightDType::kBFloat16: return kernels::dtype_is_quantized(file) ? file : DType::kBF16;
-    case WeightDType::kFloat16: return kernels::dtype_is_quantized(file) ? file : DType::kF16;
+    case WeightDType::kAuto:
+      return file;
+    case WeightDType::kFloat32:
+      return DType::kF32;
+    case WeightDType::kBFloat16:
+      return kernels::dtype_is_quantized(file) ? file : DType::kBF16;
+    case WeightDType::kFloat16:
+      return kernels::dtype_is_quantized(file) ? file : DType::kF16;
   }
   return file;
 }

@@ -11,7 +11,7 @@ namespace pagedchat {
 
 namespace {
 
-constexpr float kSamplingEps = 1e-5f;  // vLLM's _SAMPLING_EPS: below it, temperature means greedy
+constexpr float kSamplingEps = 1e-5f;    // vLLM's _SAMPLING_EPS: below it, temperature means greedy
 constexpr float kMaxLogitBias = 100.0f;  // OpenAI API range, clamped as vLLM's OpenAI server does
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
@@ -58,9 +58,8 @@ int Sampler::sample(const float* logits, int vocab, const SamplingParams& params
   return sample(logits, vocab, params, {}, {}, {}, rng).token;
 }
 
-SampleResult Sampler::sample(const float* logits, int vocab, const SamplingParams& p,
-                             std::span<const int> prompt_ids, std::span<const int> output_ids,
-                             std::span<const int> masked_ids, std::mt19937_64& rng) {
+SampleResult Sampler::sample(const float* logits, int vocab, const SamplingParams& p, std::span<const int> prompt_ids,
+                             std::span<const int> output_ids, std::span<const int> masked_ids, std::mt19937_64& rng) {
   if (vocab < 1) throw std::invalid_argument("Sampler::sample: vocab must be >= 1, got " + std::to_string(vocab));
   SampleResult result;
   const size_t V = size_t(vocab);
@@ -91,8 +90,7 @@ SampleResult Sampler::sample(const float* logits, int vocab, const SamplingParam
       };
       std::partial_sort(order_.begin(), order_.begin() + n, order_.begin() + vocab, by_raw);
       result.top_logprobs.reserve(size_t(n));
-      for (int i = 0; i < n; ++i)
-        result.top_logprobs.emplace_back(order_[i], float(double(logits[order_[i]]) - log_z));
+      for (int i = 0; i < n; ++i) result.top_logprobs.emplace_back(order_[i], float(double(logits[order_[i]]) - log_z));
     }
   }
 

@@ -28,11 +28,11 @@ namespace pagedchat {
 /// One sampled token and, when params.logprobs is set, its log-probabilities under the RAW logits
 /// (vLLM's default logprobs_mode "raw_logprobs": before bias, masks, penalties and temperature).
 struct SampleResult {
-  int token = 0;       ///< the sampled token id, in [0, vocab)
-  float logprob = 0;   ///< log-softmax of the raw logits at `token`; 0 when params.logprobs is unset
-  int rank = 0;        ///< 1-based rank of `token` among the raw logits (1 = most likely): the number
-                       ///< of tokens whose raw logit is >= its own (vLLM's rule, so ties share the
-                       ///< worse rank); 0 when params.logprobs is unset
+  int token = 0;      ///< the sampled token id, in [0, vocab)
+  float logprob = 0;  ///< log-softmax of the raw logits at `token`; 0 when params.logprobs is unset
+  int rank = 0;       ///< 1-based rank of `token` among the raw logits (1 = most likely): the number
+                      ///< of tokens whose raw logit is >= its own (vLLM's rule, so ties share the
+                      ///< worse rank); 0 when params.logprobs is unset
   std::vector<std::pair<int, float>> top_logprobs;  ///< the params.logprobs most likely (token id,
                                                     ///< raw logprob), descending, ties by lower id;
                                                     ///< empty if params.logprobs is unset or 0
@@ -47,9 +47,8 @@ class Sampler {
   /// std::runtime_error if every token is masked (all logits -inf or NaN after processing).
   /// Allocates nothing per call once its buffers have grown to `vocab`, except the returned
   /// top_logprobs (params.logprobs entries).
-  SampleResult sample(const float* logits, int vocab, const SamplingParams& params,
-                      std::span<const int> prompt_ids, std::span<const int> output_ids,
-                      std::span<const int> masked_ids, std::mt19937_64& rng);
+  SampleResult sample(const float* logits, int vocab, const SamplingParams& params, std::span<const int> prompt_ids,
+                      std::span<const int> output_ids, std::span<const int> masked_ids, std::mt19937_64& rng);
 
   /// Old entry point (no penalties context, no masks): sample(...).token with empty spans.
   /// Kept until LLMEngine switches to the overload above.
@@ -62,10 +61,10 @@ class Sampler {
  private:
   int select_nucleus(int* ord, int m, double target) const;
 
-  std::vector<float> work_;      // [vocab] logits after bias, masks, penalties
-  std::vector<double> probs_;    // [vocab] exp((l - max) / T), set for the candidates only
-  std::vector<int> order_;       // candidate ids (top-N logprobs scratch, then sampling)
-  std::vector<int> counts_;      // [vocab] occurrences in the output; all zero between calls
+  std::vector<float> work_;          // [vocab] logits after bias, masks, penalties
+  std::vector<double> probs_;        // [vocab] exp((l - max) / T), set for the candidates only
+  std::vector<int> order_;           // candidate ids (top-N logprobs scratch, then sampling)
+  std::vector<int> counts_;          // [vocab] occurrences in the output; all zero between calls
   std::vector<unsigned char> seen_;  // [vocab] in prompt or output; all zero between calls
   int last_vocab_ = 0;
 };

@@ -25,7 +25,8 @@ std::string str(T v) {
 void SamplingParams::validate() const {
   // Every comparison is written so that NaN fails it.
   if (!(n >= 1 && n <= 64)) fail("n", "in [1, 64]", str(n));
-  if (!(std::isfinite(temperature) && temperature >= 0.0f)) fail("temperature", "a finite number >= 0 (0 = greedy)", str(temperature));
+  if (!(std::isfinite(temperature) && temperature >= 0.0f))
+    fail("temperature", "a finite number >= 0 (0 = greedy)", str(temperature));
   if (!(top_p > 0.0f && top_p <= 1.0f)) fail("top_p", "in (0, 1]", str(top_p));
   if (top_k < -1) fail("top_k", "-1 or 0 (off) or >= 1", str(top_k));
   if (!(min_p >= 0.0f && min_p <= 1.0f)) fail("min_p", "in [0, 1]", str(min_p));

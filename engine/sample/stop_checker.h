@@ -10,8 +10,8 @@
 namespace pagedchat {
 
 struct StopStringMatch {
-  std::string stop;       ///< the stop string found
-  size_t text_length;     ///< where the output text ends: before the stop, or after it if included
+  std::string stop;    ///< the stop string found
+  size_t text_length;  ///< where the output text ends: before the stop, or after it if included
 };
 
 /// Searches `text` for the earliest stop string that ends at or after `new_text_start` (text

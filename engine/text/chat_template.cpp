@@ -77,7 +77,8 @@ void check_shape(const std::string& origin, const nlohmann::ordered_json& m) {
   if (m.empty()) throw ChatTemplateError(origin + ": no messages to render");
   for (size_t i = 0; i < m.size(); ++i)
     if (!m[i].is_object() || !m[i].contains("role") || !m[i]["role"].is_string())
-      throw ChatTemplateError(origin + ": message " + std::to_string(i + 1) + " is not an object with a \"role\" string");
+      throw ChatTemplateError(origin + ": message " + std::to_string(i + 1) +
+                              " is not an object with a \"role\" string");
 }
 
 nlohmann::ordered_json to_json(const std::vector<ChatMessage>& messages) {
@@ -166,7 +167,9 @@ std::string read_file(const std::string& path) {
 }
 
 // The text of special token `id`, or "" for none (-1).
-std::string token_text(const Tokenizer& tok, int id) { return id >= 0 && id < tok.vocab_size() ? tok.id_to_piece(id) : ""; }
+std::string token_text(const Tokenizer& tok, int id) {
+  return id >= 0 && id < tok.vocab_size() ? tok.id_to_piece(id) : "";
+}
 
 }  // namespace
 
@@ -324,9 +327,9 @@ std::vector<int> encode_rendered_prompt(const Tokenizer& tokenizer, const Templa
   return ids;
 }
 
-std::vector<int> encode_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
-                             bool add_generation_prompt, const ChatEncodeOptions& options, std::string* warning,
-                             TemplatedText* prompt_out) {
+std::vector<int> encode_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl,
+                             const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                             const ChatEncodeOptions& options, std::string* warning, TemplatedText* prompt_out) {
   TemplatedText prompt = tmpl.render(messages, chat_render_options(tokenizer, add_generation_prompt, options), warning);
   std::vector<int> ids = encode_rendered_prompt(tokenizer, prompt, options);
   if (prompt_out) *prompt_out = std::move(prompt);

@@ -18,10 +18,11 @@
 //                false closes an empty <think></think> after the generation prompt)
 //   zephyr       <|system|>\nS<eos>\n<|user|>\nU<eos>\n<|assistant|>\nA<eos>\n<|assistant|>\n
 //   vicuna       <bos>S USER: U ASSISTANT: A<eos>USER: U ASSISTANT:
-//   llama3       <bos><|start_header_id|>system<|end_header_id|>\n\nS<|eot_id|>…<|start_header_id|>assistant<|end_header_id|>\n\n
+//   llama3
+//   <bos><|start_header_id|>system<|end_header_id|>\n\nS<|eot_id|>…<|start_header_id|>assistant<|end_header_id|>\n\n
 //   deepseek-r1  <bos>S<｜User｜>U<｜Assistant｜>A<｜end▁of▁sentence｜><｜User｜>U<｜Assistant｜><think>\n
 //   phi3         <|system|>\nS<|end|>\n<|user|>\nU<|end|>\n<|assistant|>\nA<|end|>\n<|assistant|>\n
-//   gemma        <bos><start_of_turn>user\nS\n\nU<end_of_turn>\n<start_of_turn>model\nA<end_of_turn>\n<start_of_turn>model\n
+//   gemma <bos><start_of_turn>user\nS\n\nU<end_of_turn>\n<start_of_turn>model\nA<end_of_turn>\n<start_of_turn>model\n
 //   none         SUAU...   (the contents concatenated as they are: plain continuation)
 #pragma once
 
@@ -38,7 +39,9 @@
 namespace pagedchat {
 
 class Tokenizer;
-namespace jinja { class Template; }
+namespace jinja {
+class Template;
+}
 
 /// One message of a conversation. `role` is "system", "user" or "assistant" (a model's own
 /// template may take others, such as "tool").
@@ -59,7 +62,7 @@ class ChatTooLongError : public std::length_error {
  public:
   ChatTooLongError(const std::string& what, int tokens, int max_len)
       : std::length_error(what), num_tokens(tokens), max_model_len(max_len) {}
-  int num_tokens;      ///< prompt tokens of the shortest conversation that could be sent
+  int num_tokens;  ///< prompt tokens of the shortest conversation that could be sent
   int max_model_len;
 };
 
@@ -177,9 +180,10 @@ std::vector<int> encode_rendered_prompt(const Tokenizer& tokenizer, const Templa
 /// (text such as "<|eot_id|>" inside a message stays text), the BOS rule of `options`, and
 /// bos_token/eos_token taken from `tokenizer`. `prompt`, when given, receives the rendering.
 /// Throws as ChatTemplate::render.
-std::vector<int> encode_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
-                             bool add_generation_prompt, const ChatEncodeOptions& options,
-                             std::string* warning = nullptr, TemplatedText* prompt = nullptr);
+std::vector<int> encode_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl,
+                             const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                             const ChatEncodeOptions& options, std::string* warning = nullptr,
+                             TemplatedText* prompt = nullptr);
 
 /// True when `prompt` ends inside an open reasoning block: its last non-space text is "<think>"
 /// written by the template (DeepSeek-R1's generation prompt "<｜Assistant｜><think>\n"), so the

@@ -12,7 +12,7 @@
 namespace pagedchat {
 
 namespace {
-constexpr std::size_t kContext = 4;     // ids of left context kept
+constexpr std::size_t kContext = 4;      // ids of left context kept
 constexpr std::size_t kMaxContext = 64;  // kept longer only while the context decodes to nothing
 }  // namespace
 

@@ -33,7 +33,8 @@ std::unique_ptr<Tokenizer> load_file(const fs::path& p) {
 std::unique_ptr<Tokenizer> load_folder(const fs::path& dir) {
   std::error_code ec;
   if (fs::is_regular_file(dir / "tokenizer.json", ec)) return load_json(dir / "tokenizer.json");
-  if (fs::is_regular_file(dir / "tokenizer.model", ec)) return SentencePieceTokenizer::load_file((dir / "tokenizer.model").string());
+  if (fs::is_regular_file(dir / "tokenizer.model", ec))
+    return SentencePieceTokenizer::load_file((dir / "tokenizer.model").string());
   std::vector<fs::path> models, ggufs;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_regular_file(ec)) continue;
@@ -45,8 +46,9 @@ std::unique_ptr<Tokenizer> load_folder(const fs::path& dir) {
   if (models.size() > 1 || ggufs.size() > 1)
     throw std::runtime_error("'" + dir.string() + "' holds several tokenizers (" + std::to_string(models.size()) +
                              " .model, " + std::to_string(ggufs.size()) + " .gguf files); name the file");
-  throw std::runtime_error("'" + dir.string() +
-                           "' holds no tokenizer (looked for tokenizer.json, tokenizer.model, a .model or a .gguf file)");
+  throw std::runtime_error(
+      "'" + dir.string() +
+      "' holds no tokenizer (looked for tokenizer.json, tokenizer.model, a .model or a .gguf file)");
 }
 
 }  // namespace

@@ -18,7 +18,10 @@ int byte_of_piece(const std::string& p) {  // "<0xAB>" -> 0xAB
   int v = 0;
   for (int i = 3; i < 5; ++i) {
     const char c = p[i];
-    v = v * 16 + (c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1000);
+    v = v * 16 + (c >= '0' && c <= '9'   ? c - '0'
+                  : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                  : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                         : -1000);
   }
   return v >= 0 ? v : -1;
 }
@@ -33,7 +36,8 @@ void append_unescaped(std::string& out, std::string_view piece) {
 }
 }  // namespace
 
-SentencePieceTokenizer::SentencePieceTokenizer(std::string path, std::unique_ptr<sentencepiece::SentencePieceProcessor> sp,
+SentencePieceTokenizer::SentencePieceTokenizer(std::string path,
+                                               std::unique_ptr<sentencepiece::SentencePieceProcessor> sp,
                                                const SentencePieceOptions& options)
     : Tokenizer(std::move(path)), sp_(std::move(sp)) {
   spm::ModelProto m;  // for what the public API does not tell: user-defined pieces, add_dummy_prefix
@@ -46,11 +50,16 @@ SentencePieceTokenizer::SentencePieceTokenizer(std::string path, std::unique_ptr
   for (int i = 0; i < n; ++i) {
     pieces_[i] = sp_->IdToPiece(i);
     Kind k = Kind::kNormal;
-    if (sp_->IsUnknown(i)) k = Kind::kUnknown;
-    else if (sp_->IsControl(i)) k = Kind::kControl;
-    else if (sp_->IsByte(i)) k = Kind::kByte;
-    else if (sp_->IsUnused(i)) k = Kind::kUnused;
-    else if (have_proto && m.pieces(i).type() == spm::ModelProto::SentencePiece::USER_DEFINED) k = Kind::kUserDefined;
+    if (sp_->IsUnknown(i))
+      k = Kind::kUnknown;
+    else if (sp_->IsControl(i))
+      k = Kind::kControl;
+    else if (sp_->IsByte(i))
+      k = Kind::kByte;
+    else if (sp_->IsUnused(i))
+      k = Kind::kUnused;
+    else if (have_proto && m.pieces(i).type() == spm::ModelProto::SentencePiece::USER_DEFINED)
+      k = Kind::kUserDefined;
     kinds_[i] = k;
     if (k == Kind::kControl || k == Kind::kUnknown || k == Kind::kUserDefined) {
       AddedToken t;
@@ -82,14 +91,12 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::load_file(const 
     throw std::runtime_error("tokenizer file '" + model_path + "' does not exist or is not a file");
   auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
   const auto status = sp->Load(model_path);
-  if (!status.ok())
-    throw std::runtime_error("'" + model_path + "' is not a sentencepiece model: " + status.ToString());
+  if (!status.ok()) throw std::runtime_error("'" + model_path + "' is not a sentencepiece model: " + status.ToString());
   return std::unique_ptr<SentencePieceTokenizer>(new SentencePieceTokenizer(model_path, std::move(sp), {}));
 }
 
-std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::from_serialized_proto(const std::string& proto,
-                                                                                      const std::string& name,
-                                                                                      const SentencePieceOptions& options) {
+std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::from_serialized_proto(
+    const std::string& proto, const std::string& name, const SentencePieceOptions& options) {
   auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
   const auto status = sp->LoadFromSerializedProto(proto);
   if (!status.ok()) throw std::runtime_error("the tokenizer of '" + name + "' is not usable: " + status.ToString());

@@ -18,17 +18,23 @@
 
 #include "engine/text/tokenizer.h"
 
-namespace sentencepiece { class SentencePieceProcessor; }
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
 
 namespace pagedchat {
 
 /// What a sentencepiece model does not say about itself (GGUF metadata supplies it).
 struct SentencePieceOptions {
-  bool add_bos = true;          ///< the add-BOS default (GGUF tokenizer.ggml.add_bos_token)
-  std::vector<int> extra_eos;   ///< further end-of-generation ids (GGUF eot/eom), inside the vocabulary
+  bool add_bos = true;         ///< the add-BOS default (GGUF tokenizer.ggml.add_bos_token)
+  std::vector<int> extra_eos;  ///< further end-of-generation ids (GGUF eot/eom), inside the vocabulary
   /// Per-token rstrip / lstrip attributes (llama.cpp sets them by model name, e.g. Phi-3):
   /// pairs of (id, lstrip, rstrip) applied to the matching added tokens.
-  struct Strip { int id; bool lstrip; bool rstrip; };
+  struct Strip {
+    int id;
+    bool lstrip;
+    bool rstrip;
+  };
   std::vector<Strip> strips;
 };
 
@@ -39,7 +45,8 @@ class SentencePieceTokenizer final : public Tokenizer {
   static std::unique_ptr<SentencePieceTokenizer> load_file(const std::string& model_path);
   /// Loads a serialized ModelProto; `name` names its source in errors. Throws std::runtime_error
   /// when libsentencepiece rejects it.
-  static std::unique_ptr<SentencePieceTokenizer> from_serialized_proto(const std::string& proto, const std::string& name,
+  static std::unique_ptr<SentencePieceTokenizer> from_serialized_proto(const std::string& proto,
+                                                                       const std::string& name,
                                                                        const SentencePieceOptions& options = {});
   ~SentencePieceTokenizer() override;
 

@@ -97,7 +97,8 @@ void split_on_impl(const detail::AddedTokenTrie& m, const std::vector<AddedToken
       if (t < 0) continue;
       const AddedToken& a = added[t];
       if (!allowed(a, pos, j + 1)) continue;
-      if (a.single_word && ((pos > 0 && is_word(char_before(text, pos))) || (j + 1 < n && is_word(char_at(text, j + 1)))))
+      if (a.single_word &&
+          ((pos > 0 && is_word(char_before(text, pos))) || (j + 1 < n && is_word(char_at(text, j + 1)))))
         continue;
       best = t;
       best_end = j + 1;
@@ -164,8 +165,11 @@ void Tokenizer::encode_segment(std::string_view raw, bool at_start, bool allow_s
     return;
   }
   split_on_impl(
-      *normalized_matcher_, added_, norm, [&](const AddedToken& a, std::size_t, std::size_t) { return !a.special || allow_special; },
-      [&](std::size_t b, std::size_t e) { encode_normalized(std::string_view(norm).substr(b, e - b), Segment{at_start && b == 0}, out); },
+      *normalized_matcher_, added_, norm,
+      [&](const AddedToken& a, std::size_t, std::size_t) { return !a.special || allow_special; },
+      [&](std::size_t b, std::size_t e) {
+        encode_normalized(std::string_view(norm).substr(b, e - b), Segment{at_start && b == 0}, out);
+      },
       [&](int t) { out.push_back(added_[t].id); });
 }
 
@@ -176,7 +180,8 @@ void Tokenizer::encode_split(std::string_view text, Allow allow, std::vector<int
     return;
   }
   split_on_impl(
-      *raw_matcher_, added_, text, [&](const AddedToken& a, std::size_t b, std::size_t e) { return !a.special || allow(b, e); },
+      *raw_matcher_, added_, text,
+      [&](const AddedToken& a, std::size_t b, std::size_t e) { return !a.special || allow(b, e); },
       [&](std::size_t b, std::size_t e) { encode_segment(text.substr(b, e - b), b == 0, allow(b, e), out); },
       [&](int t) { out.push_back(added_[t].id); });
 }
@@ -219,7 +224,8 @@ std::vector<int> Tokenizer::encode_templated(const TemplatedText& t) const {
     use = &fixed;
   }
   std::vector<int> ids;
-  encode_split(use->text, [&](std::size_t b, std::size_t e) { return use->is_template_text(b, e); }, ids);
+  encode_split(
+      use->text, [&](std::size_t b, std::size_t e) { return use->is_template_text(b, e); }, ids);
   return ids;
 }
 

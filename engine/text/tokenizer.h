@@ -24,7 +24,9 @@
 
 namespace pagedchat {
 
-namespace detail { struct AddedTokenTrie; }
+namespace detail {
+struct AddedTokenTrie;
+}
 
 /// A token the base class matches in the text before the model sees it: a Hugging Face added
 /// token (tokenizer.json "added_tokens") or a GGUF token of type CONTROL / USER_DEFINED / UNKNOWN.

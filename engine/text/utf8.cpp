@@ -52,7 +52,10 @@ std::size_t maximal_subpart(std::string_view s, std::size_t i) {
 
 bool is_valid(std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
-    if (static_cast<unsigned char>(s[i]) < 0x80) { ++i; continue; }
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
     const std::size_t n = char_len(s, i);
     if (!n) return false;
     i += n;
@@ -65,9 +68,15 @@ std::string repair(std::string_view s) {
   out.reserve(s.size());
   std::size_t i = 0, run = 0;  // [run, i) is valid and not yet copied
   while (i < s.size()) {
-    if (static_cast<unsigned char>(s[i]) < 0x80) { ++i; continue; }
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
     const std::size_t n = char_len(s, i);
-    if (n) { i += n; continue; }
+    if (n) {
+      i += n;
+      continue;
+    }
     out.append(s.substr(run, i - run));
     out.append(kReplacement);
     i += maximal_subpart(s, i);
@@ -81,7 +90,10 @@ std::string repair(std::string_view s) {
 std::size_t stable_prefix(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
-    if (static_cast<unsigned char>(s[i]) < 0x80) { ++i; continue; }
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
     bool incomplete = false;
     const std::size_t n = char_len(s, i, &incomplete);
     if (incomplete) return i;
@@ -93,10 +105,14 @@ std::size_t stable_prefix(std::string_view s) {
 char32_t decode(std::string_view s, std::size_t i, std::size_t len) {
   const auto b = [&](std::size_t k) { return char32_t(static_cast<unsigned char>(s[i + k])); };
   switch (len) {
-    case 1: return b(0);
-    case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-    case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-    default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    case 1:
+      return b(0);
+    case 2:
+      return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    case 3:
+      return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    default:
+      return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
   }
 }
 

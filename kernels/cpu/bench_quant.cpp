@@ -29,10 +29,11 @@ int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
   cpu::Isa isa = cpu::default_isa();
   if (argc > 2)
-    for (cpu::Isa i : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Vnni, cpu::Isa::kAvx512Bf16})
+    for (cpu::Isa i :
+         {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Vnni, cpu::Isa::kAvx512Bf16})
       if (std::strcmp(argv[2], cpu::isa_name(i)) == 0) isa = i;
-  std::vector<DType> types = {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0, DType::kQ4_0, DType::kQ4_1,
-                              DType::kQ5_0, DType::kQ5_1, DType::kQ5_K, DType::kF16,  DType::kBF16, DType::kF32};
+  std::vector<DType> types = {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0, DType::kQ4_0, DType::kQ4_1, DType::kQ5_0,
+                              DType::kQ5_1, DType::kQ5_K, DType::kF16,  DType::kBF16, DType::kF32};
   if (argc > 3) {
     types.clear();
     for (int a = 3; a < argc; ++a)
@@ -75,7 +76,8 @@ int main(int argc, char** argv) {
       total += mats.back()->bytes;
     }
     const std::size_t bytes = mats[0]->bytes;
-    std::printf("%-5s %6.2f MB packed (%.3f bits/weight):", kernels::dtype_name(t), bytes / 1e6, 8.0 * bytes / (double(n) * k));
+    std::printf("%-5s %6.2f MB packed (%.3f bits/weight):", kernels::dtype_name(t), bytes / 1e6,
+                8.0 * bytes / (double(n) * k));
     for (int T : {1, 16, 128}) {
       auto run = [&](int i) { be->linear(out.data(), x.data(), *mats[i % mats.size()], T); };
       for (int i = 0; i < int(mats.size()); ++i) run(i);  // warm up
@@ -96,7 +98,8 @@ int main(int argc, char** argv) {
       if (T == 1)
         std::printf("  T=1 %6.1f GB/s (cpu=%5.1f)", bytes / per / 1e9, bytes / cpu_per / 1e9);
       else
-        std::printf("  T=%d %6.1f GFLOP/s (cpu=%5.1f)", T, 2.0 * n * k * T / per / 1e9, 2.0 * n * k * T / cpu_per / 1e9);
+        std::printf("  T=%d %6.1f GFLOP/s (cpu=%5.1f)", T, 2.0 * n * k * T / per / 1e9,
+                    2.0 * n * k * T / cpu_per / 1e9);
       std::fflush(stdout);
     }
     std::printf("\n");

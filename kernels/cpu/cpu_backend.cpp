@@ -87,7 +87,8 @@ class CpuBackend final : public kernels::Backend {
       if (xq_.size() < std::size_t(T) * k) xq_.resize(std::size_t(T) * k);
       if (xg_.size() < std::size_t(T) * G) xg_.resize(std::size_t(T) * G);
       rows(T, 4 * k, [&](int t) {
-        kernels::quantize_activation_row(x + int64_t(t) * k, k, xq_.data() + int64_t(t) * k, xg_.data() + int64_t(t) * G);
+        kernels::quantize_activation_row(x + int64_t(t) * k, k, xq_.data() + int64_t(t) * k,
+                                         xg_.data() + int64_t(t) * G);
       });
     }
     const int kp = (k + 1) / 2 * 2;
@@ -105,7 +106,8 @@ class CpuBackend final : public kernels::Backend {
       const bool quant = kernels::dtype_is_quantized(s.type);
       const int nv = quant ? k_.gemm_q_panels : k_.gemm_nv, mr = quant ? 8 : k_.gemm_mr;
       // Chunks sized for the whole matrix's parallelism (a small segment is not split finer).
-      int pchunk = int(std::min<int64_t>(total_panels / (4 * threads), kChunkBytes / std::max<int64_t>(1, s.panel_bytes)));
+      int pchunk = int(
+          std::min<int64_t>(total_panels / (4 * threads), kChunkBytes / std::max<int64_t>(1, s.panel_bytes)));
       pchunk = std::max(nv, pchunk / nv * nv);
       const int pchunks = (s.num_panels + pchunk - 1) / pchunk;
       int row_block = T;
@@ -116,7 +118,8 @@ class CpuBackend final : public kernels::Backend {
       }
       for (int pc = 0; pc < pchunks; ++pc)
         for (int t0 = 0; t0 < T; t0 += row_block)
-          items_.push_back({si, pc * pchunk, std::min(s.num_panels, (pc + 1) * pchunk), t0, std::min(T, t0 + row_block)});
+          items_.push_back(
+              {si, pc * pchunk, std::min(s.num_panels, (pc + 1) * pchunk), t0, std::min(T, t0 + row_block)});
     }
     pool_.parallel_chunks(int64_t(items_.size()), 1, [&](int64_t b, int64_t e, int) {
       for (int64_t i = b; i < e; ++i) {
@@ -196,7 +199,8 @@ class CpuBackend final : public kernels::Backend {
   // the last two). Each step is the same ISA kernel the composed ops use, so the result is theirs.
   // A float32 cache takes RoPE(K) directly; a 16-bit one gets it through a per-thread row, rounded.
   void qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
-                          kernels::KvDType type, const int64_t* slot_mapping, int T, const kernels::QkvSpec& s) override {
+                          kernels::KvDType type, const int64_t* slot_mapping, int T,
+                          const kernels::QkvSpec& s) override {
     const int hd = s.head_dim, qw = s.q_width(), kvw = s.kv_width(), w = s.width();
     const int64_t rb = int64_t(kernels::kv_row_bytes(type, kvw));
     rope_.prepare(positions, T, s.rope);
@@ -244,7 +248,9 @@ class CpuBackend final : public kernels::Backend {
       if (meta.query_start_loc[r + 1] > meta.query_start_loc[r]) order_.push_back(r);
       max_ctx = std::max(max_ctx, meta.seq_lens[r]);
     }
-    auto work = [&](int r) { return int64_t(meta.query_start_loc[r + 1] - meta.query_start_loc[r]) * meta.seq_lens[r]; };
+    auto work = [&](int r) {
+      return int64_t(meta.query_start_loc[r + 1] - meta.query_start_loc[r]) * meta.seq_lens[r];
+    };
     std::stable_sort(order_.begin(), order_.end(), [&](int x, int y) { return work(x) > work(y); });
     const std::size_t scratch = std::size_t(kAttentionQueryBlock) * ((max_ctx + 15) / 16 * 16);
     for (auto& s : attention_scratch_)
@@ -279,7 +285,8 @@ class CpuBackend final : public kernels::Backend {
  private:
   // In-place RMSNorm of `heads` consecutive [head_dim] vectors at x.
   void norm_heads(float* x, const float* weight, int heads, int head_dim, float eps) const {
-    for (int h = 0; h < heads; ++h) k_.rms_norm(x + int64_t(h) * head_dim, x + int64_t(h) * head_dim, weight, head_dim, eps);
+    for (int h = 0; h < heads; ++h)
+      k_.rms_norm(x + int64_t(h) * head_dim, x + int64_t(h) * head_dim, weight, head_dim, eps);
   }
   // fn(t) for every row t < T; on the pool when the rows hold enough elements.
   template <typename F>
@@ -300,7 +307,8 @@ class CpuBackend final : public kernels::Backend {
       return;
     }
     const int64_t per = (n / pool_.num_threads() + 15) / 16 * 16;
-    pool_.parallel_for(n, [&](int64_t b, int64_t e) { fn(b, e); }, per);
+    pool_.parallel_for(
+        n, [&](int64_t b, int64_t e) { fn(b, e); }, per);
   }
 
   ThreadPool pool_;

@@ -13,11 +13,16 @@ namespace pagedchat::cpu {
 
 const char* isa_name(Isa isa) {
   switch (isa) {
-    case Isa::kScalar: return "scalar";
-    case Isa::kAvx2: return "avx2";
-    case Isa::kAvx512: return "avx512";
-    case Isa::kAvx512Vnni: return "avx512vnni";
-    case Isa::kAvx512Bf16: return "avx512bf16";
+    case Isa::kScalar:
+      return "scalar";
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kAvx512:
+      return "avx512";
+    case Isa::kAvx512Vnni:
+      return "avx512vnni";
+    case Isa::kAvx512Bf16:
+      return "avx512bf16";
   }
   return "?";
 }
@@ -56,7 +61,9 @@ Isa default_isa() {
                      isa_name(preferred));
         return preferred;
       }
-    std::fprintf(stderr, "pagedchat: warning: PAGEDCHAT_CPU_ISA=%s is not one of scalar, avx2, avx512, avx512vnni, avx512bf16; using %s\n",
+    std::fprintf(stderr,
+                 "pagedchat: warning: PAGEDCHAT_CPU_ISA=%s is not one of scalar, avx2, avx512, avx512vnni, avx512bf16; "
+                 "using %s\n",
                  env, isa_name(preferred));
     return preferred;
   }();

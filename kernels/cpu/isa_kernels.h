@@ -20,26 +20,26 @@ constexpr int kPanel = 16;
 /// One GEMM out[T, n] = x[T, k] · W^T over packed panels (see packed_weights.h for the layouts).
 struct GemmArgs {
   float* out = nullptr;
-  int64_t ldo = 0;          ///< floats between rows of out
-  const void* x = nullptr;  ///< float32 rows; for bfloat16 weights the prepared rows (prepare_bf16)
-                            ///< (bfloat16 bits for the native kernel, else the floats, zero padded)
-  int64_t ldx = 0;          ///< elements between rows of x
-  const void* w = nullptr;  ///< packed panels
-  int64_t panel_stride = 0; ///< elements (float or uint16) between panels
+  int64_t ldo = 0;           ///< floats between rows of out
+  const void* x = nullptr;   ///< float32 rows; for bfloat16 weights the prepared rows (prepare_bf16)
+                             ///< (bfloat16 bits for the native kernel, else the floats, zero padded)
+  int64_t ldx = 0;           ///< elements between rows of x
+  const void* w = nullptr;   ///< packed panels
+  int64_t panel_stride = 0;  ///< elements (float or uint16) between panels
   int T = 0, n = 0;
-  int k = 0;                ///< reduction length: k, or for bfloat16 k rounded up to even
+  int k = 0;  ///< reduction length: k, or for bfloat16 k rounded up to even
 };
 
 /// One quantized GEMM out[T, n] = x[T, k] · W^T over panels laid out as quant_layout.h says, with
 /// x quantized per row (kernels::quantize_activation_row).
 struct QGemmArgs {
   float* out = nullptr;
-  int64_t ldo = 0;                                ///< floats between rows of out
-  const int8_t* xq = nullptr;                     ///< activation quants, rows of ldq
+  int64_t ldo = 0;             ///< floats between rows of out
+  const int8_t* xq = nullptr;  ///< activation quants, rows of ldq
   int64_t ldq = 0;
-  const kernels::QuantActGroup* xg = nullptr;     ///< per 32-group of x, rows of ldg
+  const kernels::QuantActGroup* xg = nullptr;  ///< per 32-group of x, rows of ldg
   int64_t ldg = 0;
-  const uint8_t* w = nullptr;                     ///< the segment's first panel
+  const uint8_t* w = nullptr;  ///< the segment's first panel
   int64_t panel_bytes = 0;
   int T = 0, n = 0, k = 0;
 };
@@ -50,10 +50,10 @@ constexpr int kNumDTypes = int(sizeof(kernels::kAllDTypes) / sizeof(kernels::kAl
 struct AttentionArgs {
   float* out = nullptr;
   const float* q = nullptr;
-  const void* key_cache = nullptr;    ///< rows of kv_type (float, uint16_t bits, q8_0 blocks)
+  const void* key_cache = nullptr;  ///< rows of kv_type (float, uint16_t bits, q8_0 blocks)
   const void* value_cache = nullptr;
   kernels::KvDType kv_type = kernels::KvDType::kFloat32;
-  int64_t kv_row_bytes = 0;           ///< bytes of one token's row: kv_row_bytes(kv_type, n_kv_heads * head_dim)
+  int64_t kv_row_bytes = 0;  ///< bytes of one token's row: kv_row_bytes(kv_type, n_kv_heads * head_dim)
   kernels::AttentionMetadata meta;
   int n_heads = 0, n_kv_heads = 0, head_dim = 0;
   float scale = 0.0f;
@@ -98,7 +98,7 @@ struct IsaKernels {
 const IsaKernels& isa_kernels(Isa isa);
 
 const IsaKernels& scalar_kernels();
-const IsaKernels* avx2_kernels();        ///< nullptr when not compiled in (non-x86)
+const IsaKernels* avx2_kernels();  ///< nullptr when not compiled in (non-x86)
 const IsaKernels* avx512_kernels();
 const IsaKernels* avx512vnni_kernels();
 const IsaKernels* avx512bf16_kernels();

@@ -11,7 +11,8 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include "kernels/cpu/simd_avx512.h"
 
-#define PC_TARGET_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx512bf16,avx2,fma,f16c")))
+#define PC_TARGET_AVX512BF16 \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx512bf16,avx2,fma,f16c")))
 
 namespace pagedchat::cpu {
 namespace isa_avx512bf16 {
@@ -34,16 +35,16 @@ PC_TARGET void tile_bf16_native(int kc, const void* xp, int64_t ldx, const void*
   tile_init<MR, NV>(c, out, ldo, last_valid, accumulate);
   for (int kk = 0; kk < kc; kk += 2) {
     __m512i b[NV];
-PC_UNROLL
+    PC_UNROLL
     for (int v = 0; v < NV; ++v) __builtin_prefetch(w + v * ps + (kk + 2 * kPrefetchK) * kPanel);
-PC_UNROLL
+    PC_UNROLL
     for (int v = 0; v < NV; ++v) b[v] = _mm512_loadu_si512(w + v * ps + kk * kPanel);
-PC_UNROLL
+    PC_UNROLL
     for (int t = 0; t < MR; ++t) {
       int32_t pair;
       std::memcpy(&pair, x + t * ldx + kk, sizeof pair);
       const __m512i a = _mm512_set1_epi32(pair);
-PC_UNROLL
+      PC_UNROLL
       for (int v = 0; v < NV; ++v) c[t][v].v = _mm512_dpbf16_ps(c[t][v].v, (__m512bh)a, (__m512bh)b[v]);
     }
   }
@@ -52,7 +53,9 @@ PC_UNROLL
 
 struct Bf16NativeTiles {
   template <int M, int N>
-  static TileFn get() { return &tile_bf16_native<M, N>; }
+  static TileFn get() {
+    return &tile_bf16_native<M, N>;
+  }
 };
 
 constexpr int kNativeMR = 6, kNativeNV = 4;

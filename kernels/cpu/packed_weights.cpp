@@ -123,7 +123,8 @@ void CpuPackedWeights::fill_float_panel(const Segment& s, int p) {
     uint16_t* panel = reinterpret_cast<uint16_t*>(base);
     for (int kk = 0; kk < k; ++kk)
       for (int j = 0; j < kPanel; ++j)
-        if (present[j]) panel[(int64_t(kk / 2) * kPanel + j) * 2 + kk % 2] = kernels::float_to_bf16(rowbuf[std::size_t(j) * k + kk]);
+        if (present[j])
+          panel[(int64_t(kk / 2) * kPanel + j) * 2 + kk % 2] = kernels::float_to_bf16(rowbuf[std::size_t(j) * k + kk]);
   } else if (s.type == DType::kF16) {
     uint16_t* panel = reinterpret_cast<uint16_t*>(base);
     for (int kk = 0; kk < k; ++kk)
@@ -132,7 +133,8 @@ void CpuPackedWeights::fill_float_panel(const Segment& s, int p) {
   } else {
     float* panel = reinterpret_cast<float*>(base);
     for (int kk = 0; kk < k; ++kk)
-      for (int j = 0; j < kPanel; ++j) panel[int64_t(kk) * kPanel + j] = present[j] ? rowbuf[std::size_t(j) * k + kk] : 0.0f;
+      for (int j = 0; j < kPanel; ++j)
+        panel[int64_t(kk) * kPanel + j] = present[j] ? rowbuf[std::size_t(j) * k + kk] : 0.0f;
   }
 }
 
@@ -161,7 +163,8 @@ void pack_quant_row(DType t, int k, const uint8_t* src, int lane, uint8_t* panel
           for (int bb = 0; bb < 4; ++bb) gq[64 * j + bb] = uint8_t(int8_t(q[4 * j + bb]));
       } else {
         for (int j = 0; j < 4; ++j)
-          for (int bb = 0; bb < 4; ++bb) gq[64 * j + bb] = uint8_t((q[4 * j + bb] & 15) | (q[16 + 4 * j + bb] & 15) << 4);
+          for (int bb = 0; bb < 4; ++bb)
+            gq[64 * j + bb] = uint8_t((q[4 * j + bb] & 15) | (q[16 + 4 * j + bb] & 15) << 4);
         if (t == DType::kQ5_0 || t == DType::kQ5_1 || t == DType::kQ5_K)
           for (int bb = 0; bb < 4; ++bb) {
             uint8_t h = 0;
@@ -218,8 +221,10 @@ float CpuPackedWeights::at(int row, int col) const {
     const int64_t p = r / kPanel, c = r % kPanel;
     const uint8_t* base = segment_data(s) + p * s.panel_bytes;
     if (s.type == DType::kBF16)
-      return kernels::bf16_to_float(reinterpret_cast<const uint16_t*>(base)[(int64_t(col / 2) * kPanel + c) * 2 + col % 2]);
-    if (s.type == DType::kF16) return kernels::fp16_to_fp32(reinterpret_cast<const uint16_t*>(base)[int64_t(col) * kPanel + c]);
+      return kernels::bf16_to_float(
+          reinterpret_cast<const uint16_t*>(base)[(int64_t(col / 2) * kPanel + c) * 2 + col % 2]);
+    if (s.type == DType::kF16)
+      return kernels::fp16_to_fp32(reinterpret_cast<const uint16_t*>(base)[int64_t(col) * kPanel + c]);
     return reinterpret_cast<const float*>(base)[int64_t(col) * kPanel + c];
   }
   return NAN;

@@ -45,13 +45,18 @@ constexpr int quant_group_bytes(kernels::DType t) {
   switch (t) {
     case DType::kQ4_0:
     case DType::kQ4_1:
-    case DType::kQ4_K: return 256;
+    case DType::kQ4_K:
+      return 256;
     case DType::kQ5_0:
     case DType::kQ5_1:
-    case DType::kQ5_K: return 320;
-    case DType::kQ6_K: return 384;
-    case DType::kQ8_0: return 512;
-    default: return 0;
+    case DType::kQ5_K:
+      return 320;
+    case DType::kQ6_K:
+      return 384;
+    case DType::kQ8_0:
+      return 512;
+    default:
+      return 0;
   }
 }
 
@@ -61,13 +66,18 @@ constexpr int quant_scale_bytes(kernels::DType t) {
   switch (t) {
     case DType::kQ4_0:
     case DType::kQ5_0:
-    case DType::kQ8_0: return 32;
+    case DType::kQ8_0:
+      return 32;
     case DType::kQ4_1:
-    case DType::kQ5_1: return 64;
+    case DType::kQ5_1:
+      return 64;
     case DType::kQ4_K:
-    case DType::kQ5_K: return 320;
-    case DType::kQ6_K: return 288;
-    default: return 0;
+    case DType::kQ5_K:
+      return 320;
+    case DType::kQ6_K:
+      return 288;
+    default:
+      return 0;
   }
 }
 

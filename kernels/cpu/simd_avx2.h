@@ -43,7 +43,8 @@ struct V {
   /// The first n (0..16) bfloat16 (bits) from p widened to float (exact), the others 0.
   PC_TARGET_AVX2 static inline V load_bf16_n(const uint16_t* p, int n) {
     const __m256i u = load_u16_n(p, n);
-    const __m256i lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(u)), hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(u, 1));
+    const __m256i lo = _mm256_cvtepu16_epi32(_mm256_castsi256_si128(u)),
+                  hi = _mm256_cvtepu16_epi32(_mm256_extracti128_si256(u, 1));
     return {_mm256_castsi256_ps(_mm256_slli_epi32(lo, 16)), _mm256_castsi256_ps(_mm256_slli_epi32(hi, 16))};
   }
   /// The first n (0..16) binary16 (bits) from p widened to float (exact, F16C), the others 0.
@@ -143,7 +144,8 @@ struct QI {
 };
 struct QOps {
   PC_TARGET_AVX2 static inline QB load(const uint8_t* p) {
-    return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32))};
+    return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)),
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32))};
   }
   PC_TARGET_AVX2 static inline QB andc(QB a, uint8_t c) {
     const __m256i m = _mm256_set1_epi8(char(c));
@@ -151,9 +153,13 @@ struct QOps {
   }
   PC_TARGET_AVX2 static inline QB or_(QB a, QB b) { return {_mm256_or_si256(a.lo, b.lo), _mm256_or_si256(a.hi, b.hi)}; }
   template <int S>
-  PC_TARGET_AVX2 static inline QB shl(QB a) { return {_mm256_slli_epi32(a.lo, S), _mm256_slli_epi32(a.hi, S)}; }
+  PC_TARGET_AVX2 static inline QB shl(QB a) {
+    return {_mm256_slli_epi32(a.lo, S), _mm256_slli_epi32(a.hi, S)};
+  }
   template <int S>
-  PC_TARGET_AVX2 static inline QB shr(QB a) { return {_mm256_srli_epi32(a.lo, S), _mm256_srli_epi32(a.hi, S)}; }
+  PC_TARGET_AVX2 static inline QB shr(QB a) {
+    return {_mm256_srli_epi32(a.lo, S), _mm256_srli_epi32(a.hi, S)};
+  }
   PC_TARGET_AVX2 static inline QB lo4(QB a) { return andc(a, 0x0F); }
   PC_TARGET_AVX2 static inline QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
   PC_TARGET_AVX2 static inline QI izero() { return {_mm256_setzero_si256(), _mm256_setzero_si256()}; }
@@ -171,7 +177,9 @@ struct QOps {
             dot8(acc.hi, _mm256_abs_epi8(w.hi), _mm256_sign_epi8(x, w.hi))};
   }
   PC_TARGET_AVX2 static inline QI fin_s8(QI s, int32_t) { return s; }
-  PC_TARGET_AVX2 static inline QI iadd(QI a, QI b) { return {_mm256_add_epi32(a.lo, b.lo), _mm256_add_epi32(a.hi, b.hi)}; }
+  PC_TARGET_AVX2 static inline QI iadd(QI a, QI b) {
+    return {_mm256_add_epi32(a.lo, b.lo), _mm256_add_epi32(a.hi, b.hi)};
+  }
   PC_TARGET_AVX2 static inline QI isub(QI a, int32_t c) {
     const __m256i v = _mm256_set1_epi32(c);
     return {_mm256_sub_epi32(a.lo, v), _mm256_sub_epi32(a.hi, v)};

@@ -60,7 +60,8 @@ struct V {
   PC_TARGET_AVX512 static inline V reduce_add16(const V* a) {
     __m512 c[8], d[4], e[2];
     for (int p = 0; p < 8; ++p)
-      c[p] = _mm512_add_ps(_mm512_shuffle_f32x4(a[p].v, a[p + 8].v, 0x44), _mm512_shuffle_f32x4(a[p].v, a[p + 8].v, 0xEE));
+      c[p] = _mm512_add_ps(_mm512_shuffle_f32x4(a[p].v, a[p + 8].v, 0x44),
+                           _mm512_shuffle_f32x4(a[p].v, a[p + 8].v, 0xEE));
     for (int p = 0; p < 4; ++p)
       d[p] = _mm512_add_ps(_mm512_shuffle_f32x4(c[p], c[p + 4], 0x88), _mm512_shuffle_f32x4(c[p], c[p + 4], 0xDD));
     for (int p = 0; p < 2; ++p)
@@ -125,9 +126,13 @@ struct QOps {
   PC_TARGET_AVX512 static inline QB andc(QB a, uint8_t c) { return {_mm512_and_si512(a.v, _mm512_set1_epi8(char(c)))}; }
   PC_TARGET_AVX512 static inline QB or_(QB a, QB b) { return {_mm512_or_si512(a.v, b.v)}; }
   template <int S>
-  PC_TARGET_AVX512 static inline QB shl(QB a) { return {_mm512_slli_epi32(a.v, S)}; }
+  PC_TARGET_AVX512 static inline QB shl(QB a) {
+    return {_mm512_slli_epi32(a.v, S)};
+  }
   template <int S>
-  PC_TARGET_AVX512 static inline QB shr(QB a) { return {_mm512_srli_epi32(a.v, S)}; }
+  PC_TARGET_AVX512 static inline QB shr(QB a) {
+    return {_mm512_srli_epi32(a.v, S)};
+  }
   PC_TARGET_AVX512 static inline QB lo4(QB a) { return andc(a, 0x0F); }
   PC_TARGET_AVX512 static inline QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
   PC_TARGET_AVX512 static inline QI izero() { return {_mm512_setzero_si512()}; }
@@ -164,7 +169,9 @@ struct QOpsVnni : QOps {
   PC_TARGET_AVX512VNNI static inline QI dot_s(QI acc, QB w, int32_t x4) {
     return {_mm512_dpbusd_epi32(acc.v, w.v, _mm512_set1_epi32(x4))};
   }
-  PC_TARGET_AVX512VNNI static inline QI fin_s8(QI s, int32_t xsum) { return {_mm512_sub_epi32(s.v, _mm512_set1_epi32(128 * xsum))}; }
+  PC_TARGET_AVX512VNNI static inline QI fin_s8(QI s, int32_t xsum) {
+    return {_mm512_sub_epi32(s.v, _mm512_set1_epi32(128 * xsum))};
+  }
 };
 
 }  // namespace pagedchat::cpu::isa_avx512

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/quant/dtype.h"
 #include "kernels/ops.h"
+#include "kernels/quant/dtype.h"
 
 #define PC_TARGET_SCALAR
 
@@ -64,10 +64,10 @@ struct V {
     for (int i = 0; i < 16; ++i) c.v[i] = std::fma(-a.v[i], b.v[i], c.v[i]);
     return c;
   }
-#define PC_SCALAR_BINOP(name, expr)            \
-  static V name(V a, V b) {                    \
+#define PC_SCALAR_BINOP(name, expr)             \
+  static V name(V a, V b) {                     \
     for (int i = 0; i < 16; ++i) a.v[i] = expr; \
-    return a;                                  \
+    return a;                                   \
   }
   PC_SCALAR_BINOP(add, a.v[i] + b.v[i])
   PC_SCALAR_BINOP(sub, a.v[i] - b.v[i])

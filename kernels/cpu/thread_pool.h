@@ -67,7 +67,7 @@ class ThreadPool {
   Fn fn_ = nullptr;
   const void* ctx_ = nullptr;
   int64_t n_ = 0, chunk_ = 0;
-  alignas(64) std::atomic<int64_t> next_{0};       // first item not yet taken
+  alignas(64) std::atomic<int64_t> next_{0};         // first item not yet taken
   alignas(64) std::atomic<uint32_t> generation_{0};  // job number; bumped to publish a job
   std::atomic<uint32_t> closed_{0};                  // last job whose chunks are all taken
   std::atomic<int> sleepers_{0};                     // workers asleep on generation_

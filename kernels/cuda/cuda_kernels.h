@@ -13,7 +13,8 @@
 namespace pagedchat::cuda {
 
 // embedding.cu: table rows of F32, F16 or BF16 (quantized tables are converted at load).
-void embedding(float* out, const void* table, kernels::DType dtype, const int* ids, int T, int dim, cudaStream_t stream);
+void embedding(float* out, const void* table, kernels::DType dtype, const int* ids, int T, int dim,
+               cudaStream_t stream);
 // Activations converted for a 16-bit GEMM: dst[n] = src[n] as bfloat16 (bf16 true) or float16 bits.
 void convert_activations(uint16_t* dst, const float* src, int64_t n, bool bf16, cudaStream_t stream);
 

@@ -20,8 +20,8 @@ struct Info {
 };
 // Sizes from ggml-common.h's static_asserts on each block struct.
 constexpr Info kInfo[] = {
-    {"f32", 1, 4},     {"f16", 1, 2},     {"bf16", 1, 2},    {"q4_0", 32, 18},  {"q4_1", 32, 20},  {"q5_0", 32, 22},
-    {"q5_1", 32, 24},  {"q8_0", 32, 34},  {"q4_K", 256, 144}, {"q5_K", 256, 176}, {"q6_K", 256, 210},
+    {"f32", 1, 4},    {"f16", 1, 2},    {"bf16", 1, 2},     {"q4_0", 32, 18},   {"q4_1", 32, 20},   {"q5_0", 32, 22},
+    {"q5_1", 32, 24}, {"q8_0", 32, 34}, {"q4_K", 256, 144}, {"q5_K", 256, 176}, {"q6_K", 256, 210},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == sizeof(kAllDTypes) / sizeof(kAllDTypes[0]));
 
@@ -170,21 +170,39 @@ void dequantize_row(DType t, const void* src, float* dst, int64_t n) {
   const int be = dtype_block_bytes(t), ne = dtype_block_elems(t);
   void (*block)(const uint8_t*, float*) = nullptr;
   switch (t) {
-    case DType::kF32: std::memcpy(dst, p, bytes); return;
+    case DType::kF32:
+      std::memcpy(dst, p, bytes);
+      return;
     case DType::kF16:
       for (int64_t i = 0; i < n; ++i) dst[i] = fp16_to_fp32(load_u16(p + 2 * i));
       return;
     case DType::kBF16:
       for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(load_u16(p + 2 * i));
       return;
-    case DType::kQ4_0: block = dequant_q4_0; break;
-    case DType::kQ4_1: block = dequant_q4_1; break;
-    case DType::kQ5_0: block = dequant_q5_0; break;
-    case DType::kQ5_1: block = dequant_q5_1; break;
-    case DType::kQ8_0: block = dequant_q8_0; break;
-    case DType::kQ4_K: block = dequant_q4_K; break;
-    case DType::kQ5_K: block = dequant_q5_K; break;
-    case DType::kQ6_K: block = dequant_q6_K; break;
+    case DType::kQ4_0:
+      block = dequant_q4_0;
+      break;
+    case DType::kQ4_1:
+      block = dequant_q4_1;
+      break;
+    case DType::kQ5_0:
+      block = dequant_q5_0;
+      break;
+    case DType::kQ5_1:
+      block = dequant_q5_1;
+      break;
+    case DType::kQ8_0:
+      block = dequant_q8_0;
+      break;
+    case DType::kQ4_K:
+      block = dequant_q4_K;
+      break;
+    case DType::kQ5_K:
+      block = dequant_q5_K;
+      break;
+    case DType::kQ6_K:
+      block = dequant_q6_K;
+      break;
   }
   for (int64_t b = 0; b < n / ne; ++b) block(p + b * be, dst + b * ne);
 }

@@ -106,7 +106,8 @@ void decode_block(DType t, const uint8_t* b, DecodedBlock& o) {
         }
       return;
     }
-    default: break;
+    default:
+      break;
   }
   throw std::invalid_argument(std::string("decode_block: ") + dtype_name(t) + " is not a block quantization");
 }
@@ -132,18 +133,27 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
       }
       int64_t s = 0;
       switch (t) {
-        case DType::kQ4_0: s = dot - 8 * int64_t(a.sum); break;
-        case DType::kQ5_0: s = dot - 16 * int64_t(a.sum); break;
+        case DType::kQ4_0:
+          s = dot - 8 * int64_t(a.sum);
+          break;
+        case DType::kQ5_0:
+          s = dot - 16 * int64_t(a.sum);
+          break;
         case DType::kQ4_1:
         case DType::kQ5_1:
-        case DType::kQ8_0: s = dot; break;
+        case DType::kQ8_0:
+          s = dot;
+          break;
         case DType::kQ4_K:
-        case DType::kQ5_K: s = int64_t(blk.sc[j]) * dot; break;
+        case DType::kQ5_K:
+          s = int64_t(blk.sc[j]) * dot;
+          break;
         case DType::kQ6_K:
           s = int64_t(blk.sc6[2 * j]) * (dot_lo - 32 * int64_t(a.sum_lo)) +
               int64_t(blk.sc6[2 * j + 1]) * ((dot - dot_lo) - 32 * int64_t(a.sum - a.sum_lo));
           break;
-        default: break;
+        default:
+          break;
       }
       if (std::llabs(s) >= (int64_t(1) << 24)) std::abort();  // see the bounds
       if (kquant) {

@@ -63,9 +63,7 @@ inline QObject* findObject(QObject* root, const QString& name) {
 }
 
 /// `item`'s rectangle in window coordinates.
-inline QRectF windowRect(QQuickItem* item) {
-  return item->mapRectToScene(QRectF(0, 0, item->width(), item->height()));
-}
+inline QRectF windowRect(QQuickItem* item) { return item->mapRectToScene(QRectF(0, 0, item->width(), item->height())); }
 
 /// Scrolls every Flickable (ListView, ScrollView's content, ...) above `item` so that `item` is
 /// inside its viewport, as a user would scroll before clicking.
@@ -87,13 +85,17 @@ inline void scrollIntoView(QQuickItem* item) {
 inline QString clickProblem(QQuickWindow* window, QQuickItem* item) {
   if (!item) return QStringLiteral("no item");
   const QString name = item->objectName().isEmpty() ? QString::fromLatin1(item->metaObject()->className())
-                                                     : item->objectName();
+                                                    : item->objectName();
   if (!item->isVisible()) return name + QStringLiteral(" is not visible");
   if (!item->isEnabled()) return name + QStringLiteral(" is disabled");
   const QPointF c = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
   if (!QRectF(0, 0, window->width(), window->height()).contains(c))
     return QStringLiteral("%1's middle (%2, %3) is outside the %4x%5 window")
-        .arg(name).arg(c.x()).arg(c.y()).arg(window->width()).arg(window->height());
+        .arg(name)
+        .arg(c.x())
+        .arg(c.y())
+        .arg(window->width())
+        .arg(window->height());
   for (QQuickItem* a = item->parentItem(); a; a = a->parentItem()) {
     if (!a->clip()) continue;
     const QPointF p = a->mapFromScene(c);

@@ -12,8 +12,8 @@
 
 #include "app/chat_session.h"
 #include "app/chat_store.h"
-#include "app/finish_reason_text.h"
 #include "app/engine_client.h"
+#include "app/finish_reason_text.h"
 #include "app/message_list_model.h"
 #include "app_test_util.h"
 #include "test_paths.h"
@@ -40,8 +40,9 @@ class TestAppLimits : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 120000);
     qInfo("1 MB message refused after %lld ms: %s", static_cast<long long>(clock.elapsed()),
           qPrintable(session.errorText().left(200)));
-    QVERIFY2(session.errorText().contains(QLatin1String("the model's context holds 512")), qPrintable(session.errorText().left(300)));
-    QCOMPARE(session.inputText(), text);  // nothing lost
+    QVERIFY2(session.errorText().contains(QLatin1String("the model's context holds 512")),
+             qPrintable(session.errorText().left(300)));
+    QCOMPARE(session.inputText(), text);     // nothing lost
     QCOMPARE(store.conversationCount(), 0);  // the refused turn was taken back
   }
 
@@ -58,9 +59,14 @@ class TestAppLimits : public QObject {
                                   {"text", QStringLiteral("Message %1: Lily saw a big red ball.").arg(i)},
                                   {"finishReason", i % 2 ? "" : "stop"},
                                   {"createdAt", ""}});
-    const QJsonObject file{{"format", ChatStore::kJsonFormat}, {"version", ChatStore::kJsonFormatVersion},
-                           {"title", "long"}, {"createdAt", ""}, {"updatedAt", ""}, {"pinned", false},
-                           {"currentLeafId", 10000}, {"messages", messages}};
+    const QJsonObject file{{"format", ChatStore::kJsonFormat},
+                           {"version", ChatStore::kJsonFormatVersion},
+                           {"title", "long"},
+                           {"createdAt", ""},
+                           {"updatedAt", ""},
+                           {"pinned", false},
+                           {"currentLeafId", 10000},
+                           {"messages", messages}};
     QElapsedTimer clock;
     clock.start();
     qint64 c = 0;

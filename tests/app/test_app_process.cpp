@@ -4,10 +4,10 @@
 // is saved with finish reason "abort".
 #include <QElapsedTimer>
 #include <QFile>
-#include <QThread>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
+#include <QThread>
 #include <QtTest>
 
 #include <QDir>
@@ -141,8 +141,8 @@ void TestAppProcess::startupErrorsSayWhy() {
           {QStringLiteral("--data-dir"), dataDir, QStringLiteral("--model"), QStringLiteral("/nonexistent")});
   QVERIFY(p.waitForStarted());
   QString err;
-  QTRY_VERIFY_WITH_TIMEOUT((err += QString::fromLocal8Bit(p.readAllStandardError())).contains(QLatin1String("pagedchat: ")),
-                           20000);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      (err += QString::fromLocal8Bit(p.readAllStandardError())).contains(QLatin1String("pagedchat: ")), 20000);
   QTRY_VERIFY_WITH_TIMEOUT((err += QString::fromLocal8Bit(p.readAllStandardError())).contains(QLatin1Char('\n')), 5000);
   QVERIFY2(err.contains(reason), qPrintable(err));
   QVERIFY2(!err.contains(QLatin1String(":  (")), qPrintable(err));  // no empty reason
@@ -170,8 +170,8 @@ void TestAppProcess::corruptDatabaseIsSetAside() {
           {QStringLiteral("--data-dir"), dir.path(), QStringLiteral("--model"), QStringLiteral("/nonexistent")});
   QVERIFY(p.waitForStarted());
   QString err;
-  QTRY_VERIFY_WITH_TIMEOUT((err += QString::fromLocal8Bit(p.readAllStandardError())).contains(QLatin1String("was kept as")),
-                           20000);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      (err += QString::fromLocal8Bit(p.readAllStandardError())).contains(QLatin1String("was kept as")), 20000);
   const QStringList copies = QDir(dir.path()).entryList({QStringLiteral("pagedchat.sqlite3.corrupt-*")}, QDir::Files);
   QCOMPARE(copies.size(), 1);
   QFile kept(dir.filePath(copies.constFirst()));
@@ -207,14 +207,17 @@ void TestAppProcess::signalSavesPartialReply() {
   // The turn reaches the store with the engine's first delta: the reply is streaming from then on.
   // The app has created its schema once the store opens at the current version.
   std::unique_ptr<ChatStore> opened;
-  QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(dir.filePath(QStringLiteral("pagedchat.sqlite3"))) && [&] {
-    try {
-      opened = std::make_unique<ChatStore>(dir.path());
-      return true;
-    } catch (const StoreError&) {
-      return false;
-    }
-  }(), 20000);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      QFile::exists(dir.filePath(QStringLiteral("pagedchat.sqlite3"))) &&
+          [&] {
+            try {
+              opened = std::make_unique<ChatStore>(dir.path());
+              return true;
+            } catch (const StoreError&) {
+              return false;
+            }
+          }(),
+      20000);
   ChatStore& store = *opened;
   auto assistant = [&store]() -> MessageRecord {
     for (const ConversationRecord& c : store.conversations())

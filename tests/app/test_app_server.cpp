@@ -86,9 +86,12 @@ void TestAppServer::paneAndServerShareSteps() {
   QSemaphore hold;
   std::atomic<bool> held{false};
   apptest::ReleaseOnExit release{hold, {}};
-  release.connection = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
-    if (!held.exchange(true)) hold.acquire();
-  }, Qt::DirectConnection);
+  release.connection = connect(
+      engine->worker(), &EngineWorker::stepFinished, this,
+      [&] {
+        if (!held.exchange(true)) hold.acquire();
+      },
+      Qt::DirectConnection);
   QVERIFY(session->sendText(QStringLiteral("Once upon a time")));
   QTRY_VERIFY_WITH_TIMEOUT(held.load(), kTimeoutMs);
   QProcess curl;
@@ -116,10 +119,13 @@ void TestAppServer::paneAndServerShareSteps() {
   std::atomic<bool> serverHeld{false};
   std::atomic<int> stepsSinceArrival{0};
   apptest::ReleaseOnExit releaseServer{holdServer, {}};
-  releaseServer.connection = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
-    if (!armed.load() || client->num_unfinished_requests() != 1) return;
-    if (++stepsSinceArrival >= 3 && !serverHeld.exchange(true)) holdServer.acquire();
-  }, Qt::DirectConnection);
+  releaseServer.connection = connect(
+      engine->worker(), &EngineWorker::stepFinished, this,
+      [&] {
+        if (!armed.load() || client->num_unfinished_requests() != 1) return;
+        if (++stepsSinceArrival >= 3 && !serverHeld.exchange(true)) holdServer.acquire();
+      },
+      Qt::DirectConnection);
   armed = true;
   QProcess gone;
   startStream(gone, v1, 400);

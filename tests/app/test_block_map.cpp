@@ -1,10 +1,10 @@
 // The engine view's block map: BlockMapItem lays out one cell per KV block to fill the item and
 // paints each with its state (pane colour, shared mark, cached outline, free), read back from a
 // grabbed image; EngineView.qml loads (offscreen, no warnings) and shows a monitor's numbers.
+#include <QtQml/qqmlextensionplugin.h>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
-#include <QtQml/qqmlextensionplugin.h>
 #include <QtTest>
 
 #include "app/block_map_item.h"
@@ -73,13 +73,13 @@ void TestBlockMap::paintsEveryBlockState() {
   auto pixel = [&](int x, int y) { return image.pixelColor(QPoint(int(x * dpr), int(y * dpr))); };
   // Without panes every request is "other"; the item's colours otherwise.
   QCOMPARE(map.colorOf(0), map.property("otherColor").value<QColor>());
-  QCOMPARE(pixel(15, 15), map.property("otherColor").value<QColor>());      // block 0's fill
-  QCOMPARE(pixel(2, 2), map.property("sharedMarkColor").value<QColor>());   // its shared corner mark
-  QCOMPARE(pixel(35, 15), map.property("otherColor").value<QColor>());      // block 1, not shared
+  QCOMPARE(pixel(15, 15), map.property("otherColor").value<QColor>());     // block 0's fill
+  QCOMPARE(pixel(2, 2), map.property("sharedMarkColor").value<QColor>());  // its shared corner mark
+  QCOMPARE(pixel(35, 15), map.property("otherColor").value<QColor>());     // block 1, not shared
   QCOMPARE(pixel(22, 2).rgb(), map.property("otherColor").value<QColor>().rgb());
-  QCOMPARE(pixel(50, 10), map.property("freeColor").value<QColor>());       // block 2: cached, inside
-  QCOMPARE(pixel(42, 10), map.property("cachedColor").value<QColor>());     // its outline
-  QCOMPARE(pixel(70, 10), map.property("freeColor").value<QColor>());       // block 3: free
+  QCOMPARE(pixel(50, 10), map.property("freeColor").value<QColor>());    // block 2: cached, inside
+  QCOMPARE(pixel(42, 10), map.property("cachedColor").value<QColor>());  // its outline
+  QCOMPARE(pixel(70, 10), map.property("freeColor").value<QColor>());    // block 3: free
   QCOMPARE(map.colorOf(2), map.property("cachedColor").value<QColor>());
   QCOMPARE(map.colorOf(3), map.property("freeColor").value<QColor>());
 

@@ -1,9 +1,9 @@
 // Qt Quick Test runner for the block-map component (tests/app/qml_blockmap/tst_block_map.qml): the QML
 // module PagedChat is linked in, and `testMonitor`, an EngineMonitor holding a known snapshot of
 // 64 blocks, is put in the root context.
+#include <QtQml/qqmlextensionplugin.h>
 #include <QQmlContext>
 #include <QQmlEngine>
-#include <QtQml/qqmlextensionplugin.h>
 #include <QtQuickTest>
 
 #include "app/engine_monitor.h"

@@ -10,12 +10,12 @@
 #include "app/chat_store.h"
 #include "app/engine_client.h"
 #include "app/message_list_model.h"
+#include "app_test_util.h"
 #include "engine/text/chat_template.h"
 #include "engine/text/tokenizer.h"
-#include "app_test_util.h"
 
-using pagedchat::FinishReason;
 using apptest::storiesConfig;
+using pagedchat::FinishReason;
 
 namespace {
 
@@ -87,8 +87,8 @@ void TestChatBranches::continuationPrompts() {
   const pagedchat::TemplatedText r = pagedchat::ChatTemplate::builtin("zephyr").render(m, o);
   QVERIFY(!r.is_template_text(r.text.size() - 3, r.text.size()));
   // Only an assistant message can be continued.
-  QVERIFY_THROWS_EXCEPTION(pagedchat::ChatTemplateError,
-                           pagedchat::ChatTemplate::builtin("chatml").render(std::vector<pagedchat::ChatMessage>{{"user", "Hi"}}, o));
+  QVERIFY_THROWS_EXCEPTION(pagedchat::ChatTemplateError, pagedchat::ChatTemplate::builtin("chatml").render(
+                                                             std::vector<pagedchat::ChatMessage>{{"user", "Hi"}}, o));
 }
 
 void TestChatBranches::regenerateEditSwitch() {
@@ -150,7 +150,7 @@ void TestChatBranches::regenerateEditSwitch() {
 
   QVERIFY(session.switchBranch(2, -1));
   QCOMPARE(rowTexts(rows), (QStringList{QStringLiteral("user:Tom had a red ball"), QStringLiteral("assistant:") + a1,
-                                       QStringLiteral("user:Lily saw a bird"), QStringLiteral("assistant:") + a3}));
+                                        QStringLiteral("user:Lily saw a bird"), QStringLiteral("assistant:") + a3}));
   QVERIFY(session.switchBranch(2, +1));
   QCOMPARE(rows->textAt(2), QStringLiteral("Lily saw a cat"));
 
@@ -218,7 +218,7 @@ void TestChatBranches::regeneratedAnswerStartsLikeTheFirst() {
   // Answers that start with punctuation, a space or a word piece: each regenerated alike, in the
   // first turn and in later ones (whose prompts end with earlier answers).
   for (const QString& question : {QStringLiteral("Once upon a time"), QStringLiteral("Lily saw a bird"),
-                                   QStringLiteral("Tom"), QStringLiteral("Sue and Ben played")}) {
+                                  QStringLiteral("Tom"), QStringLiteral("Sue and Ben played")}) {
     session.setInputText(question);
     QVERIFY(session.send());
     QTRY_VERIFY_WITH_TIMEOUT(!session.isBusy(), 30000);
@@ -257,14 +257,15 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
   QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0, 30000);
   // The same count as the tokenizer and template give for the stored messages as the next
   // request would send them ("none": BOS, the user's text, the reply's text, left open).
-  const auto tokenizer_ptr = pagedchat::load_tokenizer((testpaths::stories260K() + QStringLiteral("/tok512.model")).toStdString());
+  const auto tokenizer_ptr = pagedchat::load_tokenizer(
+      (testpaths::stories260K() + QStringLiteral("/tok512.model")).toStdString());
   const pagedchat::Tokenizer& tokenizer = *tokenizer_ptr;
   pagedchat::ChatEncodeOptions encode;
   encode.bos_id = 1;  // llama2.c's BOS
   encode.continue_final_message = true;
-  const std::vector<int> ids = pagedchat::encode_chat(tokenizer, pagedchat::ChatTemplate::builtin("none"),
-                                                      {{"user", "Tom had a red ball"}, {"assistant", reply.toStdString()}},
-                                                      false, encode);
+  const std::vector<int> ids = pagedchat::encode_chat(
+      tokenizer, pagedchat::ChatTemplate::builtin("none"),
+      {{"user", "Tom had a red ball"}, {"assistant", reply.toStdString()}}, false, encode);
   QCOMPARE(session.contextUsed(), static_cast<int>(ids.size()));
   // Re-tokenising the reply's text may merge or split a piece or two of what was generated.
   QVERIFY2(std::abs(session.contextUsed() - live) <= 3,
@@ -282,7 +283,10 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
   QVERIFY(session.switchBranch(0, 1));
   QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0 && session.contextUsed() != static_cast<int>(ids.size()), 30000);
   QVERIFY2(std::abs(session.contextUsed() - edited) <= 3,
-           qPrintable(QStringLiteral("%1 counted, %2 live: %3").arg(session.contextUsed()).arg(edited).arg(rowTexts(session.messages()).join(QLatin1Char('|')))));
+           qPrintable(QStringLiteral("%1 counted, %2 live: %3")
+                          .arg(session.contextUsed())
+                          .arg(edited)
+                          .arg(rowTexts(session.messages()).join(QLatin1Char('|')))));
 
   // A conversation longer than the context counts as a request would send it: the oldest turns
   // are dropped, so it stays within the limit (the whole of it would not fit).

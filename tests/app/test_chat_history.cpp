@@ -262,11 +262,10 @@ void TestChatHistory::errorMessagesHaveNoDanglingColon() {
   // No detail: "ChatStore: <what> (database: <path>)", without ": " before the parenthesis.
   QVERIFY2(message.startsWith(QStringLiteral("ChatStore: the database schema version 9 is newer")),
            qPrintable(message));
-  QVERIFY2(message.endsWith(QStringLiteral("please update PagedChat (database: %1)")
-                                .arg(QDir::toNativeSeparators(path))),
-           qPrintable(message));
-  QVERIFY2(!message.contains(QStringLiteral(":  ")) && !message.contains(QStringLiteral(": (")),
-           qPrintable(message));
+  QVERIFY2(
+      message.endsWith(QStringLiteral("please update PagedChat (database: %1)").arg(QDir::toNativeSeparators(path))),
+      qPrintable(message));
+  QVERIFY2(!message.contains(QStringLiteral(":  ")) && !message.contains(QStringLiteral(": (")), qPrintable(message));
   // With a detail: "<what>: <detail> (database: ...)".
   ChatStore ok(QDir(dir.path()).filePath(QStringLiteral("other")));
   message.clear();
@@ -276,8 +275,7 @@ void TestChatHistory::errorMessagesHaveNoDanglingColon() {
     message = QString::fromUtf8(e.what());
   }
   QVERIFY2(message.startsWith(QStringLiteral("ChatStore: cannot pin conversation 12345")), qPrintable(message));
-  QVERIFY2(!message.contains(QStringLiteral(":  ")) && !message.contains(QStringLiteral(": (")),
-           qPrintable(message));
+  QVERIFY2(!message.contains(QStringLiteral(":  ")) && !message.contains(QStringLiteral(": (")), qPrintable(message));
   ok.close();
   message.clear();
   try {
@@ -324,7 +322,8 @@ void TestChatHistory::messageTree() {
   QCOMPARE(store.messages(c).size(), 4);  // u1, a2, u2, a3
   // A parent from another conversation or a foreign leaf is refused.
   const qint64 other = store.createConversation(QStringLiteral("other"));
-  QVERIFY_THROWS_EXCEPTION(StoreError, store.addMessage(other, QStringLiteral("user"), QStringLiteral("x"), std::nullopt, u1));
+  QVERIFY_THROWS_EXCEPTION(StoreError,
+                           store.addMessage(other, QStringLiteral("user"), QStringLiteral("x"), std::nullopt, u1));
   QVERIFY_THROWS_EXCEPTION(StoreError, store.setCurrentLeaf(other, a2));
 }
 
@@ -333,19 +332,21 @@ void TestChatHistory::search() {
   ChatStore store(dir.path());
   const qint64 c = store.createConversation(QStringLiteral("Search me"));
   const qint64 m1 = store.addMessage(c, QStringLiteral("user"), QStringLiteral("How do I write C++ templates?"));
-  const qint64 m2 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("오늘은 날씨가 정말 좋습니다. 산책하러 가요!"));
-  const qint64 m3 = store.addMessage(c, QStringLiteral("user"), QStringLiteral("He said \"hello\" AND left; NEAR(x y) *star* <b>bold</b>"));
+  const qint64 m2 = store.addMessage(c, QStringLiteral("assistant"),
+                                     QStringLiteral("오늘은 날씨가 정말 좋습니다. 산책하러 가요!"));
+  const qint64 m3 = store.addMessage(c, QStringLiteral("user"),
+                                     QStringLiteral("He said \"hello\" AND left; NEAR(x y) *star* <b>bold</b>"));
   QCOMPARE(hitIds(store.search(QStringLiteral("templates"))), (QList<qint64>{m1}));
   QCOMPARE(hitIds(store.search(QStringLiteral("TEMPL"))), (QList<qint64>{m1}));  // prefix, any case
-  QCOMPARE(hitIds(store.search(QStringLiteral("날씨"))), (QList<qint64>{m2}));  // Korean word prefix
+  QCOMPARE(hitIds(store.search(QStringLiteral("날씨"))), (QList<qint64>{m2}));   // Korean word prefix
   QCOMPARE(hitIds(store.search(QStringLiteral("산책하러"))), (QList<qint64>{m2}));
   QCOMPARE(hitIds(store.search(QStringLiteral("날씨 좋습니다"))), (QList<qint64>{m2}));  // all words
   QCOMPARE(hitIds(store.search(QStringLiteral("날씨 templates"))), QList<qint64>{});
   // FTS5 syntax is taken literally; nothing throws.
-  for (const QString& q : {QStringLiteral("\""), QStringLiteral("\"hello"), QStringLiteral("AND"),
-                           QStringLiteral("NEAR(x"), QStringLiteral("*"), QStringLiteral("c++"),
-                           QStringLiteral("-"), QStringLiteral("(("), QStringLiteral("a:b"),
-                           QStringLiteral("^start"), QStringLiteral("   ")})
+  for (const QString& q :
+       {QStringLiteral("\""), QStringLiteral("\"hello"), QStringLiteral("AND"), QStringLiteral("NEAR(x"),
+        QStringLiteral("*"), QStringLiteral("c++"), QStringLiteral("-"), QStringLiteral("(("), QStringLiteral("a:b"),
+        QStringLiteral("^start"), QStringLiteral("   ")})
     store.search(q);
   QCOMPARE(hitIds(store.search(QStringLiteral("\"hello\""))), (QList<qint64>{m3}));
   QCOMPARE(hitIds(store.search(QStringLiteral("AND"))), (QList<qint64>{m3}));
@@ -357,7 +358,8 @@ void TestChatHistory::search() {
   QCOMPARE(hits.size(), 1);
   QCOMPARE(hits[0].conversationId, c);
   QCOMPARE(hits[0].conversationTitle, QStringLiteral("Search me"));
-  QVERIFY2(hits[0].snippetHtml.contains(QStringLiteral("&lt;b&gt;<b>bold</b>&lt;/b&gt;")), qPrintable(hits[0].snippetHtml));
+  QVERIFY2(hits[0].snippetHtml.contains(QStringLiteral("&lt;b&gt;<b>bold</b>&lt;/b&gt;")),
+           qPrintable(hits[0].snippetHtml));
   // Edited text is re-indexed; deleted messages and hidden conversations are not found.
   store.updateMessage(m1, QStringLiteral("rewritten entirely"));
   QCOMPARE(store.search(QStringLiteral("templates")).size(), 0);
@@ -371,7 +373,8 @@ void TestChatHistory::search() {
   // Newest first, limited.
   const qint64 c2 = store.createConversation(QStringLiteral("many"));
   QList<qint64> ids;
-  for (int i = 0; i < 5; ++i) ids.prepend(store.addMessage(c2, QStringLiteral("user"), QStringLiteral("apple %1").arg(i)));
+  for (int i = 0; i < 5; ++i)
+    ids.prepend(store.addMessage(c2, QStringLiteral("user"), QStringLiteral("apple %1").arg(i)));
   QCOMPARE(hitIds(store.search(QStringLiteral("apple"), 3)), ids.mid(0, 3));
 }
 
@@ -381,8 +384,8 @@ void TestChatHistory::exportImportRoundTrip() {
   const qint64 c = store.createConversation(QStringLiteral("Round trip 한국어"));
   const qint64 u = store.addMessage(c, QStringLiteral("user"), QStringLiteral("질문 \"quoted\"\nline 2"));
   store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("old answer"), FinishReason::kStop);
-  const qint64 a2 =
-      store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("new answer"), FinishReason::kLength, u);
+  const qint64 a2 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("new answer"),
+                                     FinishReason::kLength, u);
   store.setPinned(c, true);
 
   const QString md = store.exportMarkdown(c);
@@ -461,7 +464,10 @@ void TestChatHistory::badImportsLeaveNothing() {
   const QJsonObject good = QJsonDocument::fromJson(store.exportJson(c)).object();
   auto with = [&](const QString& key, const QJsonValue& v) {
     QJsonObject o = good;
-    if (v.isUndefined()) o.remove(key); else o.insert(key, v);
+    if (v.isUndefined())
+      o.remove(key);
+    else
+      o.insert(key, v);
     return QJsonDocument(o).toJson();
   };
   QJsonArray badRole = good.value(QStringLiteral("messages")).toArray();
@@ -473,14 +479,17 @@ void TestChatHistory::badImportsLeaveNothing() {
   m1.remove(QStringLiteral("text"));
   // A second message after a valid first one: an error there must not leave the first behind.
   QJsonArray brokenSecond = good.value(QStringLiteral("messages")).toArray();
-  brokenSecond.append(QJsonObject{{QStringLiteral("id"), 99}, {QStringLiteral("parentId"), 12345},
-                                  {QStringLiteral("role"), QStringLiteral("user")}, {QStringLiteral("text"), QStringLiteral("t")}});
+  brokenSecond.append(QJsonObject{{QStringLiteral("id"), 99},
+                                  {QStringLiteral("parentId"), 12345},
+                                  {QStringLiteral("role"), QStringLiteral("user")},
+                                  {QStringLiteral("text"), QStringLiteral("t")}});
   noText[0] = m1;
   QList<QPair<QByteArray, QString>> cases = {
       {QByteArray("{not json"), QStringLiteral("not valid JSON")},
       {QByteArray("[1,2]"), QStringLiteral("not a PagedChat conversation")},
       {QByteArray(""), QStringLiteral("not valid JSON")},
-      {with(QStringLiteral("format"), QStringLiteral("chatgpt-export")), QStringLiteral("format is \"chatgpt-export\"")},
+      {with(QStringLiteral("format"), QStringLiteral("chatgpt-export")),
+       QStringLiteral("format is \"chatgpt-export\"")},
       {with(QStringLiteral("format"), QJsonValue::Undefined), QStringLiteral("format is missing")},
       {with(QStringLiteral("version"), 2), QStringLiteral("unsupported format version 2")},
       {with(QStringLiteral("title"), QJsonValue::Undefined), QStringLiteral("no \"title\"")},
@@ -500,8 +509,10 @@ void TestChatHistory::badImportsLeaveNothing() {
     return with(QStringLiteral("messages"), list);
   };
   QJsonArray answerList = good.value(QStringLiteral("messages")).toArray();
-  answerList.append(QJsonObject{{QStringLiteral("id"), 50}, {QStringLiteral("parentId"), answerList[0].toObject().value(QStringLiteral("id"))},
-                                {QStringLiteral("role"), QStringLiteral("assistant")}, {QStringLiteral("text"), QStringLiteral("a")},
+  answerList.append(QJsonObject{{QStringLiteral("id"), 50},
+                                {QStringLiteral("parentId"), answerList[0].toObject().value(QStringLiteral("id"))},
+                                {QStringLiteral("role"), QStringLiteral("assistant")},
+                                {QStringLiteral("text"), QStringLiteral("a")},
                                 {QStringLiteral("finishReason"), QStringLiteral("done")}});
   const QString future = QDateTime::currentDateTimeUtc().addDays(2).toString(Qt::ISODateWithMs);
   QByteArray badUtf8 = with(QStringLiteral("title"), QStringLiteral("TITLE_MARK"));
@@ -511,24 +522,33 @@ void TestChatHistory::badImportsLeaveNothing() {
   QByteArray nulTitle = with(QStringLiteral("title"), QStringLiteral("TITLE_MARK"));
   nulTitle.replace("TITLE_MARK", "a\\u0000b");
   cases << QList<QPair<QByteArray, QString>>{
-      {with(QStringLiteral("version"), QStringLiteral("1")), QStringLiteral("\"version\" must be a number, not a string")},
+      {with(QStringLiteral("version"), QStringLiteral("1")),
+       QStringLiteral("\"version\" must be a number, not a string")},
       {with(QStringLiteral("format"), 5), QStringLiteral("\"format\" must be a string, not a number")},
-      {with(QStringLiteral("pinned"), QStringLiteral("yes")), QStringLiteral("\"pinned\" must be true or false, not a string")},
+      {with(QStringLiteral("pinned"), QStringLiteral("yes")),
+       QStringLiteral("\"pinned\" must be true or false, not a string")},
       {with(QStringLiteral("pinned"), 1), QStringLiteral("\"pinned\" must be true or false, not a number")},
       {with(QStringLiteral("title"), QStringLiteral("")), QStringLiteral("\"title\" is empty")},
       {with(QStringLiteral("title"), QStringLiteral("   ")), QStringLiteral("\"title\" is empty")},
       {with(QStringLiteral("title"), 3), QStringLiteral("\"title\" must be a string, not a number")},
-      {with(QStringLiteral("createdAt"), QStringLiteral("yesterday")), QStringLiteral("the conversation: \"createdAt\" is not a date")},
-      {with(QStringLiteral("updatedAt"), QStringLiteral("2024-13-45T99:00:00Z")), QStringLiteral("\"updatedAt\" is not a date")},
+      {with(QStringLiteral("createdAt"), QStringLiteral("yesterday")),
+       QStringLiteral("the conversation: \"createdAt\" is not a date")},
+      {with(QStringLiteral("updatedAt"), QStringLiteral("2024-13-45T99:00:00Z")),
+       QStringLiteral("\"updatedAt\" is not a date")},
       {with(QStringLiteral("updatedAt"), 12), QStringLiteral("\"updatedAt\" must be a string")},
       {with(QStringLiteral("createdAt"), future), QStringLiteral("\"createdAt\" is in the future")},
       {withMessage(QStringLiteral("createdAt"), future), QStringLiteral("message 1: \"createdAt\" is in the future")},
-      {withMessage(QStringLiteral("createdAt"), QStringLiteral("soon")), QStringLiteral("message 1: \"createdAt\" is not a date")},
-      {withMessage(QStringLiteral("finishReason"), 1), QStringLiteral("message 1: \"finishReason\" must be a string, not a number")},
-      {withMessage(QStringLiteral("finishReason"), QStringLiteral("stop")), QStringLiteral("message 1: \"finishReason\" is set on a user message")},
+      {withMessage(QStringLiteral("createdAt"), QStringLiteral("soon")),
+       QStringLiteral("message 1: \"createdAt\" is not a date")},
+      {withMessage(QStringLiteral("finishReason"), 1),
+       QStringLiteral("message 1: \"finishReason\" must be a string, not a number")},
+      {withMessage(QStringLiteral("finishReason"), QStringLiteral("stop")),
+       QStringLiteral("message 1: \"finishReason\" is set on a user message")},
       {with(QStringLiteral("messages"), answerList), QStringLiteral("message 2: unknown \"finishReason\" \"done\"")},
-      {withMessage(QStringLiteral("text"), QString(QStringLiteral("a")) + QChar(0) + QStringLiteral("b")), QStringLiteral("message 1: \"text\" contains a NUL character")},
-      {withMessage(QStringLiteral("text"), true), QStringLiteral("message 1: \"text\" must be a string, not a boolean")},
+      {withMessage(QStringLiteral("text"), QString(QStringLiteral("a")) + QChar(0) + QStringLiteral("b")),
+       QStringLiteral("message 1: \"text\" contains a NUL character")},
+      {withMessage(QStringLiteral("text"), true),
+       QStringLiteral("message 1: \"text\" must be a string, not a boolean")},
       {nulTitle, QStringLiteral("\"title\" contains a NUL character")},
       {loneSurrogate, QStringLiteral("\"title\" contains invalid text")},
       {badUtf8, QStringLiteral("not valid UTF-8")},
@@ -621,10 +641,13 @@ void TestChatHistory::dateGroups() {
   // Through the model's section role, with an injected "now".
   QTemporaryDir dir;
   ChatStore store(dir.path());
-  const qint64 old = store.importJson(QJsonDocument(QJsonObject{
-      {QStringLiteral("format"), QStringLiteral("pagedchat-conversation")}, {QStringLiteral("version"), 1},
-      {QStringLiteral("title"), QStringLiteral("old")}, {QStringLiteral("updatedAt"), QStringLiteral("2020-05-01T12:00:00.000Z")},
-      {QStringLiteral("messages"), QJsonArray()}}).toJson());
+  const qint64 old = store.importJson(
+      QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("pagedchat-conversation")},
+                                {QStringLiteral("version"), 1},
+                                {QStringLiteral("title"), QStringLiteral("old")},
+                                {QStringLiteral("updatedAt"), QStringLiteral("2020-05-01T12:00:00.000Z")},
+                                {QStringLiteral("messages"), QJsonArray()}})
+          .toJson());
   const qint64 fresh = store.createConversation(QStringLiteral("fresh"));
   ConversationListModel model(&store);
   model.setNow(QDateTime::currentDateTime());

@@ -14,8 +14,8 @@
 #include "app/throughput_meter.h"
 #include "app_test_util.h"
 
-using pagedchat::FinishReason;
 using apptest::storiesConfig;
+using pagedchat::FinishReason;
 
 namespace {
 

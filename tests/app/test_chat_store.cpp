@@ -149,8 +149,7 @@ void TestChatStore::roundTripUnicodeAcrossReopen() {
   const QString title = QStringLiteral("인사 🙂 \"quoted\" title");
   const QString korean = QStringLiteral("안녕하세요");
   const QString emoji = QStringLiteral("🙂👍🏽 thumbs");
-  const QString tricky =
-      QStringLiteral("line 1\nline 2\r\n\ttabbed \"double\" 'single' back\\slash; DROP TABLE x; --");
+  const QString tricky = QStringLiteral("line 1\nline 2\r\n\ttabbed \"double\" 'single' back\\slash; DROP TABLE x; --");
   const QString system = QStringLiteral("You are a helpful assistant.");
 
   qint64 convId = 0;
@@ -175,9 +174,11 @@ void TestChatStore::roundTripUnicodeAcrossReopen() {
         "'[0-9][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]"
         "T[0-2][0-9]:[0-5][0-9]:[0-6][0-9].[0-9][0-9][0-9]Z'");
     QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM conversations WHERE created_at GLOB %1"
-                                       " AND updated_at GLOB %1").arg(glob)).toInt(), 1);
-    QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM messages WHERE created_at GLOB %1")
-                            .arg(glob)).toInt(), 4);
+                                       " AND updated_at GLOB %1")
+                            .arg(glob))
+                 .toInt(),
+             1);
+    QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM messages WHERE created_at GLOB %1").arg(glob)).toInt(), 4);
   }
 
   ChatStore store(dir.path());
@@ -192,8 +193,8 @@ void TestChatStore::roundTripUnicodeAcrossReopen() {
 
   const auto msgs = store.messages(convId);
   QCOMPARE(msgs.size(), 4);
-  const QStringList roles{QStringLiteral("system"), QStringLiteral("user"),
-                          QStringLiteral("assistant"), QStringLiteral("user")};
+  const QStringList roles{QStringLiteral("system"), QStringLiteral("user"), QStringLiteral("assistant"),
+                          QStringLiteral("user")};
   const QStringList texts{system, korean, emoji, tricky};
   const QList<std::optional<FinishReason>> reasons{std::nullopt, std::nullopt, FinishReason::kStop, std::nullopt};
   for (int i = 0; i < 4; ++i) {
@@ -263,10 +264,7 @@ void TestChatStore::deleteCascadesMessages() {
   {
     RawDb raw(dbPath(dir));
     QVERIFY2(raw.ok(), qPrintable(raw.error()));
-    QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM messages WHERE conversation_id=%1")
-                            .arg(drop))
-                 .toInt(),
-             0);
+    QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM messages WHERE conversation_id=%1").arg(drop)).toInt(), 0);
     QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM messages")).toInt(), 3);
   }
   ChatStore store(dir.path());
@@ -312,8 +310,7 @@ void TestChatStore::partialMessageSurvivesClose() {
     {
       RawDb raw(dbPath(dir));
       QVERIFY2(raw.ok(), qPrintable(raw.error()));
-      QCOMPARE(raw.scalar(QStringLiteral("SELECT text FROM messages WHERE id=%1").arg(msg)).toString(),
-               partial);
+      QCOMPARE(raw.scalar(QStringLiteral("SELECT text FROM messages WHERE id=%1").arg(msg)).toString(), partial);
     }
     store.close();  // mid-stream, never finished
     store.close();  // safe twice
@@ -357,12 +354,10 @@ void TestChatStore::constraintViolationsThrow() {
   ChatStore store(dir.path());
   const qint64 id = store.createConversation(QStringLiteral("x"));
   bool thrown = false;
-  QString msg = storeErrorOf(
-      [&] { store.addMessage(id, QStringLiteral("robot"), QStringLiteral("beep")); }, &thrown);
+  QString msg = storeErrorOf([&] { store.addMessage(id, QStringLiteral("robot"), QStringLiteral("beep")); }, &thrown);
   QVERIFY2(thrown, "an unknown role must be rejected");
   QVERIFY2(msg.contains(store.databasePath()), qPrintable(msg));
-  msg = storeErrorOf(
-      [&] { store.addMessage(id + 1000, QStringLiteral("user"), QStringLiteral("orphan")); }, &thrown);
+  msg = storeErrorOf([&] { store.addMessage(id + 1000, QStringLiteral("user"), QStringLiteral("orphan")); }, &thrown);
   QVERIFY2(thrown, "a message for a missing conversation must be rejected (foreign key)");
   storeErrorOf([&] { store.updateMessage(424242, QStringLiteral("nothing")); }, &thrown);
   QVERIFY2(thrown, "updating a missing message should throw");
@@ -430,8 +425,7 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
   QElapsedTimer timer;
   timer.start();
   bool thrown = false;
-  QString msg = storeErrorOf(
-      [&] { store.addMessage(conv, QStringLiteral("user"), QStringLiteral("lost")); }, &thrown);
+  QString msg = storeErrorOf([&] { store.addMessage(conv, QStringLiteral("user"), QStringLiteral("lost")); }, &thrown);
   QVERIFY2(thrown, "a write while another connection holds the write lock must throw");
   qDebug().noquote() << "locked error after" << timer.elapsed() << "ms:" << msg;
   QVERIFY2(msg.contains(store.databasePath()), qPrintable(msg));
@@ -456,9 +450,8 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
   QVERIFY2(startError.startsWith(QLatin1String("The chat history could not be saved: another program is using")),
            qPrintable(startError));
   const QString detail = app->errorDetail();  // one click away: SQLite's words and the file
-  QVERIFY2(detail.contains(store.databasePath()) &&
-               (detail.contains(QLatin1String("locked"), Qt::CaseInsensitive) ||
-                detail.contains(QLatin1String("busy"), Qt::CaseInsensitive)),
+  QVERIFY2(detail.contains(store.databasePath()) && (detail.contains(QLatin1String("locked"), Qt::CaseInsensitive) ||
+                                                     detail.contains(QLatin1String("busy"), Qt::CaseInsensitive)),
            qPrintable(detail));
   QCOMPARE(app->conversations()->rowCount(), 1);
   emit app->panes()->conversationsModified();  // a pane saved something: still locked, still said
@@ -509,9 +502,7 @@ void TestChatStore::newerUserVersionThrows() {
 
   RawDb raw(path);  // left untouched
   QCOMPARE(raw.scalar(QStringLiteral("PRAGMA user_version")).toInt(), 1000);
-  QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name='messages'"))
-               .toInt(),
-           0);
+  QCOMPARE(raw.scalar(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name='messages'")).toInt(), 0);
 }
 
 void TestChatStore::unusableDataDirThrows() {
@@ -524,13 +515,11 @@ void TestChatStore::unusableDataDirThrows() {
     f.write("x");
   }
   bool thrown = false;
-  const QString msg =
-      storeErrorOf([&] { ChatStore store(file + QStringLiteral("/sub")); }, &thrown);
+  const QString msg = storeErrorOf([&] { ChatStore store(file + QStringLiteral("/sub")); }, &thrown);
   QVERIFY2(thrown, "a data dir below a plain file must throw StoreError");
   QVERIFY2(msg.contains(QStringLiteral("pagedchat.sqlite3")), qPrintable(msg));
   // The message says why, not just that it failed.
-  QVERIFY2(msg.contains(QDir::toNativeSeparators(file) + QStringLiteral(" is a file, not a folder")),
-           qPrintable(msg));
+  QVERIFY2(msg.contains(QDir::toNativeSeparators(file) + QStringLiteral(" is a file, not a folder")), qPrintable(msg));
   // The data dir itself being a file: the same reason.
   const QString self = storeErrorOf([&] { ChatStore store(file); }, &thrown);
   QVERIFY(thrown);

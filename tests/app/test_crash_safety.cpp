@@ -43,13 +43,13 @@ struct Reply {
 /// Everything the app reported over all its runs.
 struct Ledger {
   QMap<qint64, QPair<qint64, QString>> users;  // user message id -> (conversation, text)
-  QMap<qint64, Reply> replies;           // reply id -> what was streamed
-  QMap<qint64, QStringList> titlesSent;  // conversation -> renames asked, in order
-  QMap<qint64, int> titleAcked;          // conversation -> index in titlesSent of the last acked rename
-  QSet<qint64> hidden;                   // deletions acked (hidden, maybe purged)
-  QSet<qint64> deleteAsked;              // deletions asked for (acked or not: maybe done)
-  QSet<qint64> purged;                   // hidden before an acked purge: gone for good
-  QList<qint64> conversations;           // every conversation a send started, oldest first
+  QMap<qint64, Reply> replies;                 // reply id -> what was streamed
+  QMap<qint64, QStringList> titlesSent;        // conversation -> renames asked, in order
+  QMap<qint64, int> titleAcked;                // conversation -> index in titlesSent of the last acked rename
+  QSet<qint64> hidden;                         // deletions acked (hidden, maybe purged)
+  QSet<qint64> deleteAsked;                    // deletions asked for (acked or not: maybe done)
+  QSet<qint64> purged;                         // hidden before an acked purge: gone for good
+  QList<qint64> conversations;                 // every conversation a send started, oldest first
 };
 
 /// One run of the app under --automation.
@@ -61,9 +61,8 @@ class AppRun {
     process.setProcessEnvironment(env);
     process.setProcessChannelMode(QProcess::SeparateChannels);
     process.setStandardErrorFile(QProcess::nullDevice());
-    process.start(QStringLiteral(PAGEDCHAT_BINARY),
-                  {QStringLiteral("--data-dir"), dataDir, QStringLiteral("--model"), testpaths::stories260K(),
-                   QStringLiteral("--automation")});
+    process.start(QStringLiteral(PAGEDCHAT_BINARY), {QStringLiteral("--data-dir"), dataDir, QStringLiteral("--model"),
+                                                     testpaths::stories260K(), QStringLiteral("--automation")});
   }
   ~AppRun() {
     if (process.state() != QProcess::NotRunning) {
@@ -127,7 +126,8 @@ void TestCrashSafety::apply(Ledger& ledger, const QJsonObject& e, int streaming[
     const int pane = e.value(QStringLiteral("pane")).toInt();
     if (pane >= 0 && pane < 2) streaming[pane] = 1;
   } else if (event == QLatin1String("finished")) {
-    ledger.replies[e.value(QStringLiteral("replyId")).toInteger()].savedReason = e.value(QStringLiteral("reason")).toString();
+    ledger.replies[e.value(QStringLiteral("replyId")).toInteger()].savedReason =
+        e.value(QStringLiteral("reason")).toString();
   } else if (event == QLatin1String("renamed") && e.value(QStringLiteral("ok")).toBool()) {
     const qint64 c = e.value(QStringLiteral("conversationId")).toInteger();
     ledger.titleAcked[c] = static_cast<int>(ledger.titlesSent[c].indexOf(e.value(QStringLiteral("title")).toString()));
@@ -147,7 +147,7 @@ void TestCrashSafety::checkAfterKill(const QString& dbPath, const Ledger& ledger
     QVERIFY(q.next());
     QCOMPARE(q.value(0).toString(), QStringLiteral("ok"));
   }
-  QSet<qint64> live;          // conversations present
+  QSet<qint64> live;  // conversations present
   QMap<qint64, QString> titles;
   QSet<qint64> hiddenInDb;
   {
@@ -181,7 +181,9 @@ void TestCrashSafety::checkAfterKill(const QString& dbPath, const Ledger& ledger
     if (!live.contains(it.key())) continue;
     const int stored = static_cast<int>(ledger.titlesSent.value(it.key()).indexOf(titles.value(it.key())));
     QVERIFY2(stored >= it.value(), qPrintable(QStringLiteral("conversation %1: title \"%2\", acked #%3")
-                                                  .arg(it.key()).arg(titles.value(it.key())).arg(it.value())));
+                                                  .arg(it.key())
+                                                  .arg(titles.value(it.key()))
+                                                  .arg(it.value())));
   }
   // User messages: every one reported sent.
   for (auto it = ledger.users.cbegin(); it != ledger.users.cend(); ++it) {
@@ -202,16 +204,19 @@ void TestCrashSafety::checkAfterKill(const QString& dbPath, const Ledger& ledger
     const Reply& r = it.value();
     const QString stored = messages.value(it.key()).second;
     const qint64 runKilledAt = r.killedAt ? r.killedAt : killedAt;  // a reply of an earlier run ended with it
-    QVERIFY2(stored.isEmpty() || r.text.startsWith(stored), qPrintable(QStringLiteral("reply %1: stored text is not what streamed:\n"
-                                                                  "stored:   %2\nstreamed: %3")
-                                                       .arg(it.key())
-                                                       .arg(stored, r.text)));
+    QVERIFY2(stored.isEmpty() || r.text.startsWith(stored),
+             qPrintable(QStringLiteral("reply %1: stored text is not what streamed:\n"
+                                       "stored:   %2\nstreamed: %3")
+                            .arg(it.key())
+                            .arg(stored, r.text)));
     qsizetype due = 0;
     for (const auto& [t, length] : r.progress)
       if (t <= runKilledAt - kSaveBoundMs) due = length;
     QVERIFY2(stored.size() >= due, qPrintable(QStringLiteral("reply %1: %2 characters stored, %3 streamed a second "
-                                                              "before the kill")
-                                                  .arg(it.key()).arg(stored.size()).arg(due)));
+                                                             "before the kill")
+                                                  .arg(it.key())
+                                                  .arg(stored.size())
+                                                  .arg(due)));
     if (!r.savedReason.isEmpty()) {
       QCOMPARE(stored, r.text);
       QCOMPARE(finish.value(it.key()), r.savedReason);
@@ -239,7 +244,8 @@ void TestCrashSafety::killedAtRandomMomentsLosesNothing() {
     QElapsedTimer wait;
     wait.start();
     while (!ready && wait.elapsed() < 60000 && app.process.state() == QProcess::Running)
-      for (const QJsonObject& e : app.read(200)) ready = ready || e.value(QStringLiteral("event")).toString() == QLatin1String("ready");
+      for (const QJsonObject& e : app.read(200))
+        ready = ready || e.value(QStringLiteral("event")).toString() == QLatin1String("ready");
     QVERIFY2(ready, "the app did not come up");
     // Restarted: the conversations hidden before the kill are purged at start.
     if (kill > 0) {
@@ -308,12 +314,13 @@ void TestCrashSafety::killedAtRandomMomentsLosesNothing() {
   }
   qsizetype streamedChars = 0;
   for (const Reply& r : std::as_const(ledger.replies)) streamedChars += r.text.size();
-  qInfo("%d kills (%d while renaming, %d while deleting) in %.1f s: %lld user messages, %lld replies "
-        "(%lld characters streamed), %lld renames, %lld deletions checked",
-        kKills, killsWhileRenaming, killsWhileDeleting, total.elapsed() / 1000.0,
-        static_cast<long long>(ledger.users.size()), static_cast<long long>(ledger.replies.size()),
-        static_cast<long long>(streamedChars), static_cast<long long>(renameCounter),
-        static_cast<long long>(ledger.hidden.size()));
+  qInfo(
+      "%d kills (%d while renaming, %d while deleting) in %.1f s: %lld user messages, %lld replies "
+      "(%lld characters streamed), %lld renames, %lld deletions checked",
+      kKills, killsWhileRenaming, killsWhileDeleting, total.elapsed() / 1000.0,
+      static_cast<long long>(ledger.users.size()), static_cast<long long>(ledger.replies.size()),
+      static_cast<long long>(streamedChars), static_cast<long long>(renameCounter),
+      static_cast<long long>(ledger.hidden.size()));
 }
 
 QTEST_GUILESS_MAIN(TestCrashSafety)

@@ -11,13 +11,13 @@
 
 #include "app/engine_worker.h"
 #include "app/finish_reason_text.h"
+#include "app_test_util.h"
 #include "engine/llm.h"
 #include "engine/loader/hf/hf_writer.h"
 #include "engine/loader/llama2c/llama2c_loader.h"
-#include "app_test_util.h"
 
-using pagedchat::FinishReason;
 using apptest::storiesConfig;
+using pagedchat::FinishReason;
 
 namespace {
 
@@ -96,8 +96,9 @@ void TestEngineWorker::twoRequestsShareSteps() {
 
   // The GUI thread's view of the stream, through a queued connection as the app receives it.
   QList<RequestDelta> received;
-  connect(w.worker, &EngineWorker::stepFinished, this,
-          [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
+  connect(
+      w.worker, &EngineWorker::stepFinished, this,
+      [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
   auto finishedCount = [&received] {
     return std::count_if(received.cbegin(), received.cend(), [](const RequestDelta& d) { return d.finished; });
   };
@@ -106,7 +107,8 @@ void TestEngineWorker::twoRequestsShareSteps() {
   // so a busy machine pausing this thread between them cannot let "a" finish alone); the
   // worker drains them together at its next step.
   QSemaphore gate;
-  QMetaObject::invokeMethod(w.worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      w.worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);
   w.submit(QStringLiteral("a"), promptA, greedy(kMaxTokens));
   w.submit(QStringLiteral("b"), promptB, greedy(kMaxTokens));
   gate.release();
@@ -156,8 +158,9 @@ void TestEngineWorker::secondTurnReusesCache() {
   QSignalSpy loaded(w.worker, &EngineWorker::modelLoaded);
   QSignalSpy rejected(w.worker, &EngineWorker::requestRejected);
   QList<RequestDelta> received;
-  connect(w.worker, &EngineWorker::stepFinished, this,
-          [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
+  connect(
+      w.worker, &EngineWorker::stepFinished, this,
+      [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
   QMetaObject::invokeMethod(w.worker, "loadModel", Qt::QueuedConnection);
   QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
   // A llama2.c checkpoint carries no chat template: plain continuation.
@@ -211,8 +214,9 @@ void TestEngineWorker::cancelReportsAbort() {
   WorkerThread w(storiesConfig());
   QSignalSpy loaded(w.worker, &EngineWorker::modelLoaded);
   QList<RequestDelta> received;
-  connect(w.worker, &EngineWorker::stepFinished, this,
-          [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
+  connect(
+      w.worker, &EngineWorker::stepFinished, this,
+      [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
   QMetaObject::invokeMethod(w.worker, "loadModel", Qt::QueuedConnection);
   QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
 
@@ -255,8 +259,8 @@ void TestEngineWorker::loadErrorIsReported() {
 void TestEngineWorker::chatTemplateWarnings() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir dir;
-  const pagedchat::LoadedModel model =
-      pagedchat::load_llama2c((testpaths::stories260K() + QStringLiteral("/stories260K.bin")).toStdString());
+  const pagedchat::LoadedModel model = pagedchat::load_llama2c(
+      (testpaths::stories260K() + QStringLiteral("/stories260K.bin")).toStdString());
   auto folderWith = [&](const QString& name, const QByteArray& jinja) {
     const QString folder = dir.filePath(name);
     pagedchat::write_hf_folder(model, (testpaths::stories260K() + QStringLiteral("/tok512.model")).toStdString(),
@@ -282,8 +286,9 @@ void TestEngineWorker::chatTemplateWarnings() {
     QSignalSpy loaded(w.worker, &EngineWorker::modelLoaded);
     QSignalSpy warned(w.worker, &EngineWorker::chatTemplateWarning);
     QList<RequestDelta> received;
-    connect(w.worker, &EngineWorker::stepFinished, this,
-            [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
+    connect(
+        w.worker, &EngineWorker::stepFinished, this,
+        [&received](const QList<RequestDelta>& deltas) { received += deltas; }, Qt::QueuedConnection);
     QMetaObject::invokeMethod(w.worker, "loadModel", Qt::QueuedConnection);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
     QCOMPARE(warned.count(), c.atLoad ? 1 : 0);

@@ -11,19 +11,19 @@
 #include "app/app_controller.h"
 #include "app/app_options.h"
 #include "app/chat_session.h"
+#include "app/chat_store.h"
 #include "app/engine_worker.h"
+#include "app/finish_reason_text.h"
 #include "app/main_window.h"
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
-#include "app/chat_store.h"
-#include "app/finish_reason_text.h"
 #include "gui_test_util.h"
 
-using pagedchat::FinishReason;
 using apptest::findItem;
 using apptest::findVisibleItems;
 using apptest::waitForFrame;
 using apptest::windowRect;
+using pagedchat::FinishReason;
 
 class TestGui : public QObject {
   Q_OBJECT
@@ -105,8 +105,7 @@ void TestGui::loadsWithoutWarningsAndChats() {
   QCOMPARE(stored.at(0).text, QStringLiteral("Once upon a time"));
   QCOMPARE(stored.at(1).role, QStringLiteral("assistant"));
   QCOMPARE(stored.at(1).text, replyText_);
-  QVERIFY2(stored.at(1).finishReason == FinishReason::kStop ||
-               stored.at(1).finishReason == FinishReason::kLength,
+  QVERIFY2(stored.at(1).finishReason == FinishReason::kStop || stored.at(1).finishReason == FinishReason::kLength,
            qPrintable(finishReasonText(stored.at(1).finishReason)));
   QCOMPARE(controller.conversations()->rowCount(), 1);
 
@@ -130,7 +129,8 @@ void TestGui::loadsWithoutWarningsAndChats() {
     // first (stories260K can finish it on a fast machine before the abort arrives).
     QSemaphore gate;
     apptest::ReleaseOnExit release{gate, {}};
-    QMetaObject::invokeMethod(controller.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        controller.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
     QVERIFY(second->send());
     second->stop();
   }
@@ -254,8 +254,10 @@ void TestGui::commandLine() {
   QCOMPARE(parseAppOptions({QStringLiteral("pagedchat")}).modelPath, QStringLiteral("/env/model"));
   QCOMPARE(parseAppOptions({QStringLiteral("pagedchat"), QStringLiteral("--model"), QStringLiteral("/cli")}).modelPath,
            QStringLiteral("/cli"));
-  if (saved.isNull()) qunsetenv("PAGEDCHAT_MODEL");
-  else qputenv("PAGEDCHAT_MODEL", saved);
+  if (saved.isNull())
+    qunsetenv("PAGEDCHAT_MODEL");
+  else
+    qputenv("PAGEDCHAT_MODEL", saved);
 }
 
 void TestGui::messageBubbles() {
@@ -263,10 +265,15 @@ void TestGui::messageBubbles() {
   // for its own text: "H / i", "Go / 4"); long ones wrap inside the pane; a reply cut off by a
   // crash (no finish reason) says "interrupted".
   QTemporaryDir dir;
-  const QStringList shortTexts = {QStringLiteral("Hi"), QStringLiteral("Go 4"),
-                                  QStringLiteral("Sue saw a cat"), QStringLiteral("The little dog"),
-                                  QStringLiteral("Ok"), QStringLiteral("W"), QStringLiteral("Tim ran."),
-                                  QStringLiteral("A big red ball"), QStringLiteral("Lily and Tom 🎉"),
+  const QStringList shortTexts = {QStringLiteral("Hi"),
+                                  QStringLiteral("Go 4"),
+                                  QStringLiteral("Sue saw a cat"),
+                                  QStringLiteral("The little dog"),
+                                  QStringLiteral("Ok"),
+                                  QStringLiteral("W"),
+                                  QStringLiteral("Tim ran."),
+                                  QStringLiteral("A big red ball"),
+                                  QStringLiteral("Lily and Tom 🎉"),
                                   QStringLiteral("안녕하세요")};
   const QString longText = QStringLiteral("Once upon a time there was a little girl named Lily. ").repeated(8);
   qint64 conversation = 0;
@@ -310,8 +317,8 @@ void TestGui::messageBubbles() {
   for (int row = 0; row < rows; ++row) {
     QVERIFY(QMetaObject::invokeMethod(list, "positionViewAtIndex", Q_ARG(int, row), Q_ARG(int, 4 /*Contain*/)));
     QQuickItem* delegate = nullptr;
-    QTRY_VERIFY(QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate),
-                                          Q_ARG(int, row)) && delegate);
+    QTRY_VERIFY(QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate), Q_ARG(int, row)) &&
+                delegate);
     QVERIFY(waitForFrame(window));  // the delegate's layout settled
     QVERIFY(QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate), Q_ARG(int, row)));
     QVERIFY(delegate);
@@ -366,13 +373,16 @@ void TestGui::fourPanesFit() {
   for (int i = 0; i < 4; ++i) {
     QQuickItem* pane = findItem(window->contentItem(), QStringLiteral("chatPane%1").arg(i));
     QVERIFY(pane);
-    for (const QString& name : {QStringLiteral("closePaneButton"), QStringLiteral("sendButton"),
-                                QStringLiteral("inputArea")}) {
+    for (const QString& name :
+         {QStringLiteral("closePaneButton"), QStringLiteral("sendButton"), QStringLiteral("inputArea")}) {
       QQuickItem* item = findItem(pane, name);
       QVERIFY2(item, qPrintable(name));
       const QRectF r = windowRect(item);
       QVERIFY2(windowArea.contains(r), qPrintable(QStringLiteral("pane %1 %2 at x %3..%4, window %5")
-                                                      .arg(i).arg(name).arg(r.left()).arg(r.right())
+                                                      .arg(i)
+                                                      .arg(name)
+                                                      .arg(r.left())
+                                                      .arg(r.right())
                                                       .arg(window->width())));
       QVERIFY2(!r.intersects(windowRect(sidebar)), qPrintable(name));
     }
@@ -514,7 +524,8 @@ void TestGui::twoPanesStreamAtOnce() {
     // (stories260K is fast enough to finish both on a loaded machine before the key arrives).
     QSemaphore gate;
     apptest::ReleaseOnExit release{gate, {}};
-    QMetaObject::invokeMethod(controller.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        controller.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
     QCOMPARE(controller.panes()->sendToAll(QStringLiteral("Once upon a time")), 2);
     QVERIFY(controller.panes()->anyBusy());
     QTest::keyClick(window, Qt::Key_Escape);

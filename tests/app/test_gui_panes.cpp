@@ -3,12 +3,12 @@
 // 20 000-token answer streaming in one pane while two others stream, with frame times.
 #include <QAccessible>
 #include <QClipboard>
-#include <QFont>
-#include <QFontMetricsF>
-#include <QGuiApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFont>
+#include <QFontMetricsF>
+#include <QGuiApplication>
 #include <QImage>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
@@ -30,11 +30,11 @@
 #include "app/remote/remote_backend.h"
 #include "gui_test_util.h"
 
-using pagedchat::FinishReason;
 using apptest::findItem;
 using apptest::findVisibleItem;
-using apptest::waitForFrame;
 using apptest::optionsFor;
+using apptest::waitForFrame;
+using pagedchat::FinishReason;
 
 namespace {
 
@@ -45,12 +45,13 @@ void collectVisible(QQuickItem* root, QList<QQuickItem*>& out) {
 }
 
 /// The Qt Quick Controls classes a user operates (their QML types derive from these).
-const char* const kInteractive[] = {"QQuickAbstractButton", "QQuickTextField", "QQuickTextArea", "QQuickComboBox",
-                                    "QQuickSpinBox",        "QQuickSlider",    "QQuickRangeSlider", "QQuickDial",
-                                    "QQuickTumbler"};
+const char* const kInteractive[] = {"QQuickAbstractButton", "QQuickTextField", "QQuickTextArea",
+                                    "QQuickComboBox",       "QQuickSpinBox",   "QQuickSlider",
+                                    "QQuickRangeSlider",    "QQuickDial",      "QQuickTumbler"};
 
 bool isInteractive(const QQuickItem* item) {
-  return std::any_of(std::begin(kInteractive), std::end(kInteractive), [item](const char* c) { return item->inherits(c); });
+  return std::any_of(std::begin(kInteractive), std::end(kInteractive),
+                     [item](const char* c) { return item->inherits(c); });
 }
 
 /// Visible interactive controls whose accessible name is missing or has no letter in it (a bare
@@ -67,7 +68,8 @@ QStringList unnamedControls(QQuickWindow* window) {
     if (std::any_of(name.cbegin(), name.cend(), [](QChar c) { return c.isLetter(); })) continue;
     QStringList where;  // the classes and names above it, for finding it in the QML
     for (QQuickItem* p = item->parentItem(); p && where.size() < 6; p = p->parentItem())
-      where << QString::fromLatin1(p->metaObject()->className()) + (p->objectName().isEmpty() ? QString() : QLatin1Char('#') + p->objectName());
+      where << QString::fromLatin1(p->metaObject()->className()) +
+                   (p->objectName().isEmpty() ? QString() : QLatin1Char('#') + p->objectName());
     bad << QStringLiteral("%1 \"%2\" (name \"%3\", text \"%4\") in %5")
                .arg(QString::fromLatin1(item->metaObject()->className()), item->objectName(), name,
                     item->property("text").toString(), where.join(QStringLiteral(" < ")));
@@ -142,7 +144,8 @@ void TestGuiPanes::everyControlHasAnAccessibleName() {
   QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("int x;"));
   QCOMPARE(copy->property("text").toString(), QStringLiteral("Copied"));
   // The code is in a monospace font: "iiii" is as wide as "MMMM".
-  const QFontMetricsF code(findItem(window->contentItem(), QStringLiteral("codeText"))->property("font").value<QFont>());
+  const QFontMetricsF code(
+      findItem(window->contentItem(), QStringLiteral("codeText"))->property("font").value<QFont>());
   QCOMPARE(code.horizontalAdvance(QStringLiteral("iiii")), code.horizontalAdvance(QStringLiteral("MMMM")));
   // The font size setting reaches the messages.
   QQuickItem* prose = findItem(window->contentItem(), QStringLiteral("messageProse"));
@@ -201,10 +204,11 @@ void TestGuiPanes::keyboardShortcutsAndTabOrder() {
   QCOMPARE(panes->count(), 1);
   QTest::keyClick(window, Qt::Key_Comma, Qt::ControlModifier);  // settings
   QQuickItem* dialogPage = nullptr;
-  QTRY_VERIFY((dialogPage = findItem(window->contentItem(), QStringLiteral("appearancePage"))) && dialogPage->isVisible());
+  QTRY_VERIFY((dialogPage = findItem(window->contentItem(), QStringLiteral("appearancePage"))) &&
+              dialogPage->isVisible());
   QTest::keyClick(window, Qt::Key_Escape);
-  QTRY_VERIFY(!findItem(window->contentItem(), QStringLiteral("appearancePage"))
-              || !findItem(window->contentItem(), QStringLiteral("appearancePage"))->isVisible());
+  QTRY_VERIFY(!findItem(window->contentItem(), QStringLiteral("appearancePage")) ||
+              !findItem(window->contentItem(), QStringLiteral("appearancePage"))->isVisible());
 
   // Tab alone reaches the sidebar, each pane's controls and input box; focus is always on a
   // visible item.
@@ -260,7 +264,10 @@ void TestGuiPanes::settingsDialogFitsLargeKorean() {
   const QRectF searchRect = search->mapRectToScene(QRectF(0, 0, search->width(), search->height()));
   QVERIFY2(!titleText.intersects(searchRect) && title->implicitWidth() <= title->width() + 0.5,
            qPrintable(QStringLiteral("title %1+%2 (needs %3), search at %4")
-                          .arg(titleText.x()).arg(title->width()).arg(title->implicitWidth()).arg(searchRect.x())));
+                          .arg(titleText.x())
+                          .arg(title->width())
+                          .arg(title->implicitWidth())
+                          .arg(searchRect.x())));
   QVERIFY(QMetaObject::invokeMethod(window, "openSettings"));
   QQuickItem* tabs = nullptr;
   QTRY_VERIFY((tabs = findItem(window->contentItem(), QStringLiteral("settingsTabs"))) && tabs->isVisible());
@@ -276,7 +283,8 @@ void TestGuiPanes::settingsDialogFitsLargeKorean() {
   QQuickItem* dialogContent = tabs->parentItem();  // the dialog's content column
   QVERIFY(dialogContent);
   const QRectF inWindow = dialogContent->mapRectToScene(QRectF(0, 0, dialogContent->width(), dialogContent->height()));
-  QVERIFY2(inWindow.bottom() <= window->height() && inWindow.top() >= 0, qPrintable(QString::number(inWindow.bottom())));
+  QVERIFY2(inWindow.bottom() <= window->height() && inWindow.top() >= 0,
+           qPrintable(QString::number(inWindow.bottom())));
   QQuickItem* scroll = findItem(window->contentItem(), QStringLiteral("engineSettingsScroll"));
   QVERIFY(scroll);
   QQuickItem* apply = findItem(page, QStringLiteral("applyEngineSettings"));
@@ -290,7 +298,9 @@ void TestGuiPanes::settingsDialogFitsLargeKorean() {
   const QPointF top = apply->mapToItem(dialogContent, QPointF(0, 0));
   QVERIFY2(top.y() >= 0 && top.y() + apply->height() <= dialogContent->height() + 0.5,
            qPrintable(QStringLiteral("Apply at %1..%2, dialog content height %3")
-                          .arg(top.y()).arg(top.y() + apply->height()).arg(dialogContent->height())));
+                          .arg(top.y())
+                          .arg(top.y() + apply->height())
+                          .arg(dialogContent->height())));
   QVERIFY(top.x() >= 0 && top.x() + apply->width() <= dialogContent->width() + 0.5);
 }
 
@@ -338,9 +348,9 @@ void TestGuiPanes::renderingBenchmark() {
     reply.role = QStringLiteral("assistant");
     rows.append(m->append(reply, /*streaming=*/true));
   }
-  const QStringList words = {QStringLiteral(" Lily"), QStringLiteral(" saw"), QStringLiteral(" a"),
-                             QStringLiteral(" big"), QStringLiteral(" red"), QStringLiteral(" ball"),
-                             QStringLiteral(" and"), QStringLiteral(" the"), QStringLiteral(" dog"),
+  const QStringList words = {QStringLiteral(" Lily"), QStringLiteral(" saw"),     QStringLiteral(" a"),
+                             QStringLiteral(" big"),  QStringLiteral(" red"),     QStringLiteral(" ball"),
+                             QStringLiteral(" and"),  QStringLiteral(" the"),     QStringLiteral(" dog"),
                              QStringLiteral(" ran."), QStringLiteral(" **Tom**"), QStringLiteral(" `x`")};
   auto token = [&](int n) -> QString {
     if (n % 400 == 399) return QStringLiteral("\n\n```python\nfor i in range(3):\n    print(i)\n```\n\n");
@@ -405,18 +415,20 @@ void TestGuiPanes::renderingBenchmark() {
       blockCount = child->property("count").toInt();
     }
   QVERIFY(updates > 0);
-  QVERIFY2(updates <= streamSeconds * 10 + 5, qPrintable(QStringLiteral("%1 updates in %2 s").arg(updates).arg(streamSeconds)));
+  QVERIFY2(updates <= streamSeconds * 10 + 5,
+           qPrintable(QStringLiteral("%1 updates in %2 s").arg(updates).arg(streamSeconds)));
   QVERIFY(blockCount > 20);  // prose chunks and code blocks
   QVERIFY(frameMs.size() > 10);
   const double p50 = percentile(frameMs, 0.5), p95 = percentile(frameMs, 0.95), worst = percentile(frameMs, 1.0);
-  qInfo("rendering (%s, %s): %d tokens in %.1f s (%.0f tok/s), %lld frames, frame time p50 %.1f ms, p95 %.1f ms, "
-        "max %.1f ms; model updates p50 %.2f ms, p95 %.2f ms, max %.1f ms; event loop round (2 ms wait "
-        "included) p50 %.1f ms, p95 %.1f ms, max %.1f ms; %d block re-splits, %d blocks",
-        qPrintable(QGuiApplication::platformName()),
-        window->rendererInterface()->graphicsApi() == QSGRendererInterface::Software ? "software" : "rhi", kTokens,
-        streamSeconds, kTokens / streamSeconds, static_cast<long long>(frameMs.size()), p50, p95, worst,
-        percentile(updateMs, 0.5), percentile(updateMs, 0.95), percentile(updateMs, 1.0), percentile(loopMs, 0.5),
-        percentile(loopMs, 0.95), percentile(loopMs, 1.0), updates, blockCount);
+  qInfo(
+      "rendering (%s, %s): %d tokens in %.1f s (%.0f tok/s), %lld frames, frame time p50 %.1f ms, p95 %.1f ms, "
+      "max %.1f ms; model updates p50 %.2f ms, p95 %.2f ms, max %.1f ms; event loop round (2 ms wait "
+      "included) p50 %.1f ms, p95 %.1f ms, max %.1f ms; %d block re-splits, %d blocks",
+      qPrintable(QGuiApplication::platformName()),
+      window->rendererInterface()->graphicsApi() == QSGRendererInterface::Software ? "software" : "rhi", kTokens,
+      streamSeconds, kTokens / streamSeconds, static_cast<long long>(frameMs.size()), p50, p95, worst,
+      percentile(updateMs, 0.5), percentile(updateMs, 0.95), percentile(updateMs, 1.0), percentile(loopMs, 0.5),
+      percentile(loopMs, 0.95), percentile(loopMs, 1.0), updates, blockCount);
   // The time limits are the benchmark's (docs/benchmarks.md "Rendering"): checked when it is run
   // as one, on a quiet machine, not in CTest's parallel runs where other tests share the cores.
   if (qEnvironmentVariableIntValue("PAGEDCHAT_BENCH_STRICT") == 1) {
@@ -456,9 +468,8 @@ void TestGuiPanes::remotePaneThroughSettings() {
     QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
     QTest::qWait(400);
   };
-  applyBackend(QStringLiteral("backendRemote"), {{"endpointUrl", "http://127.0.0.1:9/v1/"},
-                                                 {"endpointKey", "k-1"},
-                                                 {"endpointModel", "m"}});
+  applyBackend(QStringLiteral("backendRemote"),
+               {{"endpointUrl", "http://127.0.0.1:9/v1/"}, {"endpointKey", "k-1"}, {"endpointModel", "m"}});
   QVERIFY(session->isRemote());
   QCOMPARE(session->endpointUrl(), QStringLiteral("http://127.0.0.1:9/v1"));
   QCOMPARE(session->endpointModel(), QStringLiteral("m"));

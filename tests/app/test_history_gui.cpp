@@ -28,11 +28,11 @@
 #include "app/message_list_model.h"
 #include "gui_test_util.h"
 
-using pagedchat::FinishReason;
 using apptest::findItem;
 using apptest::findVisibleItem;
 using apptest::optionsFor;
 using apptest::waitForFrame;
+using pagedchat::FinishReason;
 
 class TestHistoryGui : public QObject {
   Q_OBJECT
@@ -133,12 +133,13 @@ void TestHistoryGui::exportImportFiles() {
   // An absolute path typed into the save dialog's name field comes back appended to its folder.
   QTemporaryDir other;
   const QString typed = other.filePath(QStringLiteral("lt.json"));
-  QVERIFY(controller.exportConversation(id, QUrl(QStringLiteral("file:///root/Documents/") + QUrl::fromLocalFile(typed).path()),
-                                        QStringLiteral("json")));
+  QVERIFY(controller.exportConversation(
+      id, QUrl(QStringLiteral("file:///root/Documents/") + QUrl::fromLocalFile(typed).path()), QStringLiteral("json")));
   QVERIFY2(QFileInfo::exists(typed), qPrintable(controller.errorText()));
   QCOMPARE(AppController::localPathOf(QUrl(QStringLiteral("file:///home/me/Documents//tmp/pcexp/lt.json"))),
            QStringLiteral("/tmp/pcexp/lt.json"));
-  QCOMPARE(AppController::localPathOf(QUrl::fromLocalFile(QStringLiteral("/tmp/a/./b.md"))), QStringLiteral("/tmp/a/b.md"));
+  QCOMPARE(AppController::localPathOf(QUrl::fromLocalFile(QStringLiteral("/tmp/a/./b.md"))),
+           QStringLiteral("/tmp/a/b.md"));
   QVERIFY(QFileInfo(controller.documentsFolder().toLocalFile()).isDir());
 
   const qint64 imported = controller.importConversation(QUrl::fromLocalFile(json));
@@ -154,7 +155,8 @@ void TestHistoryGui::exportImportFiles() {
   f.write("{\"format\": \"something-else\", \"version\": 1}");
   f.close();
   QCOMPARE(controller.importConversation(QUrl::fromLocalFile(bad)), 0);
-  QVERIFY2(controller.errorText().contains(QStringLiteral("not a PagedChat conversation")), qPrintable(controller.errorText()));
+  QVERIFY2(controller.errorText().contains(QStringLiteral("not a PagedChat conversation")),
+           qPrintable(controller.errorText()));
   QCOMPARE(controller.importConversation(QUrl::fromLocalFile(dir.filePath(QStringLiteral("missing.json")))), 0);
   QVERIFY(controller.errorText().contains(QStringLiteral("Cannot read")));
   QCOMPARE(store->conversationCount(), 2);
@@ -351,7 +353,7 @@ void TestHistoryGui::undoKeepsTheCurrentPane() {
   QCOMPARE(controller.currentConversationId(), a);
   controller.deleteConversation(b);  // not shown anywhere
   controller.undoDelete();
-  QCOMPARE(controller.currentConversationId(), a);  // the pane still shows what it showed
+  QCOMPARE(controller.currentConversationId(), a);     // the pane still shows what it showed
   QVERIFY(controller.conversations()->rowOf(b) >= 0);  // back in the list
   // An empty current pane shows the restored conversation.
   controller.deleteConversation(a);
@@ -367,11 +369,19 @@ void TestHistoryGui::replySavedMovesToToday() {
   AppController controller(optionsFor(dir));
   auto oldConversation = [&](const QString& title, const QString& finish) {
     QJsonArray messages{
-        QJsonObject{{"id", 1}, {"role", "user"}, {"text", "Once upon a time"}, {"createdAt", "2024-01-01T10:00:00.000Z"}},
-        QJsonObject{{"id", 2}, {"parentId", 1}, {"role", "assistant"}, {"text", "there was a"},
-                    {"finishReason", finish}, {"createdAt", "2024-01-01T10:00:01.000Z"}}};
-    QJsonObject root{{"format", "pagedchat-conversation"}, {"version", 1}, {"title", title},
-                     {"createdAt", "2024-01-01T10:00:00.000Z"}, {"updatedAt", "2024-01-01T10:00:01.000Z"},
+        QJsonObject{
+            {"id", 1}, {"role", "user"}, {"text", "Once upon a time"}, {"createdAt", "2024-01-01T10:00:00.000Z"}},
+        QJsonObject{{"id", 2},
+                    {"parentId", 1},
+                    {"role", "assistant"},
+                    {"text", "there was a"},
+                    {"finishReason", finish},
+                    {"createdAt", "2024-01-01T10:00:01.000Z"}}};
+    QJsonObject root{{"format", "pagedchat-conversation"},
+                     {"version", 1},
+                     {"title", title},
+                     {"createdAt", "2024-01-01T10:00:00.000Z"},
+                     {"updatedAt", "2024-01-01T10:00:01.000Z"},
                      {"messages", messages}};
     return controller.store()->importJson(QJsonDocument(root).toJson());
   };

@@ -1,6 +1,7 @@
 // MarkdownStyler on the real MessageContent component: links take the bubble's link colour (and
 // follow the theme), tables get borders and cell padding, also for text that arrives later (a
 // streaming reply); plain messages are left alone.
+#include <QtQml/qqmlextensionplugin.h>
 #include <QQmlComponent>
 #include <QQmlEngine>
 #include <QQuickItem>
@@ -9,7 +10,6 @@
 #include <QTextDocument>
 #include <QTextFrame>
 #include <QTextTable>
-#include <QtQml/qqmlextensionplugin.h>
 #include <QtTest>
 
 #include "app/markdown_styler.h"
@@ -129,8 +129,8 @@ void TestMarkdownStyler::styleIsIdempotent() {
   const QColor link(Qt::red), border(Qt::blue);
   QCOMPARE(MarkdownStyler::style(&doc, link, border), 3);  // two links, one table
   QVERIFY(allEqual(linkColors(&doc), link));
-  QCOMPARE(doc.toPlainText().count(QLatin1Char('a')), 1);  // text unchanged: "a", "x", "b", "h", "c"
-  QCOMPARE(MarkdownStyler::style(&doc, link, border), 0);  // nothing left to change
+  QCOMPARE(doc.toPlainText().count(QLatin1Char('a')), 1);        // text unchanged: "a", "x", "b", "h", "c"
+  QCOMPARE(MarkdownStyler::style(&doc, link, border), 0);        // nothing left to change
   QCOMPARE(MarkdownStyler::style(&doc, QColor(), QColor()), 0);  // invalid colours: left as they are
 }
 

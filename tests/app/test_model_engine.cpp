@@ -17,18 +17,18 @@
 #include "app/app_options.h"
 #include "app/chat_session.h"
 #include "app/chat_store.h"
-#include "app/finish_reason_text.h"
 #include "app/engine_monitor.h"
 #include "app/engine_worker.h"
+#include "app/finish_reason_text.h"
 #include "app/message_list_model.h"
 #include "app/recent_models_model.h"
-#include "engine/model/kv_cache.h"
-#include "engine/llm.h"
 #include "app_test_util.h"
+#include "engine/llm.h"
+#include "engine/model/kv_cache.h"
 
-using pagedchat::FinishReason;
 using apptest::longContextOptions;
 using apptest::optionsFor;
+using pagedchat::FinishReason;
 
 namespace {
 
@@ -41,7 +41,8 @@ QString truncatedCopy(const QTemporaryDir& dir, qint64 bytes) {
   QFile out(path);
   if (!out.open(QIODevice::WriteOnly)) return {};
   out.write(in.read(bytes));
-  QFile::copy(testpaths::modelFile(QStringLiteral("stories260K/tok512.model")), dir.filePath(QStringLiteral("tok512.model")));
+  QFile::copy(testpaths::modelFile(QStringLiteral("stories260K/tok512.model")),
+              dir.filePath(QStringLiteral("tok512.model")));
   return path;
 }
 
@@ -202,9 +203,12 @@ void TestModelEngine::openingAModelStopsRunningReplies() {
   QSemaphore hold;
   std::atomic<bool> held{false};
   apptest::ReleaseOnExit release{hold, {}};  // whatever fails, the worker is let go
-  release.connection = connect(engine->worker(), &EngineWorker::stepFinished, this, [&] {
-    if (!held.exchange(true)) hold.acquire();
-  }, Qt::DirectConnection);
+  release.connection = connect(
+      engine->worker(), &EngineWorker::stepFinished, this,
+      [&] {
+        if (!held.exchange(true)) hold.acquire();
+      },
+      Qt::DirectConnection);
   QSignalSpy finished(session, &ChatSession::replyFinished);
   session->setInputText(QStringLiteral("Once upon a time"));
   QVERIFY(session->send());
@@ -235,8 +239,12 @@ void TestModelEngine::progressIsMonotonic() {
     connect(&engine, &EngineClient::loadProgressChanged, this, [&] { values.append(engine.loadProgress()); });
     // The worker's own figures: bytes done never decrease and end at the total.
     QList<QPair<qint64, qint64>> bytes;
-    connect(engine.worker(), &EngineWorker::loadProgress, this,
-            [&](qint64 done, qint64 total, int) { bytes.append({done, total}); }, Qt::QueuedConnection);
+    connect(
+        engine.worker(), &EngineWorker::loadProgress, this,
+        [&](qint64 done, qint64 total, int) {
+          bytes.append({done, total});
+        },
+        Qt::QueuedConnection);
     engine.loadModel(testpaths::modelFile(file));
     QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
     QTRY_VERIFY(!bytes.isEmpty() && bytes.last().first == bytes.last().second);
@@ -249,7 +257,8 @@ void TestModelEngine::progressIsMonotonic() {
       QVERIFY(bytes[i].first <= bytes[i].second);
       if (i > 0) QVERIFY(bytes[i].first >= bytes[i - 1].first);
     }
-    QVERIFY(bytes.last().second >= QFileInfo(testpaths::modelFile(QStringLiteral("stories260K/stories260K.bin"))).size() / 2);
+    QVERIFY(bytes.last().second >=
+            QFileInfo(testpaths::modelFile(QStringLiteral("stories260K/stories260K.bin"))).size() / 2);
   }
 }
 
@@ -280,8 +289,9 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
     QVERIFY(engine->isLoading());
     QVERIFY(done.wait(60000));
     QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(2).toString()));
-    const int expected = static_cast<int>((std::size_t(mib) << 20) /
-                                          pagedchat::KVCache::bytes_per_block(mc, block, pagedchat::parse_kv_cache_dtype("auto")));
+    const int expected = static_cast<int>(
+        (std::size_t(mib) << 20) /
+        pagedchat::KVCache::bytes_per_block(mc, block, pagedchat::parse_kv_cache_dtype("auto")));
     QCOMPARE(engine->numKvBlocks(), expected);
     QCOMPARE(engine->engineConfig().block_size, block);
     QCOMPARE(engine->engineConfig().max_num_seqs, 4);
@@ -448,9 +458,12 @@ void TestModelEngine::monitorSnapshotWhileTwoPanesGenerate() {
       const int pane = monitor->blockPane(b);
       if (flags & EngineSnapshot::kUsed) {
         ++used;
-        if (pane == 1) ++ownedBy1;
-        else if (pane == 2) ++ownedBy2;
-        else problems << QStringLiteral("used block %1 has pane %2").arg(b).arg(pane);
+        if (pane == 1)
+          ++ownedBy1;
+        else if (pane == 2)
+          ++ownedBy2;
+        else
+          problems << QStringLiteral("used block %1 has pane %2").arg(b).arg(pane);
       } else if (pane != 0) {
         problems << QStringLiteral("free block %1 has pane %2").arg(b).arg(pane);
       }
@@ -473,7 +486,8 @@ void TestModelEngine::monitorSnapshotWhileTwoPanesGenerate() {
   // one reply while the GUI thread writes the other turn to the store), so that both requests
   // enter the same step.
   QSemaphore gate;
-  QMetaObject::invokeMethod(app.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      app.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
   one->setInputText(prompt);
   two->setInputText(prompt);
   const bool sentOne = one->send(), sentTwo = two->send();

@@ -9,13 +9,13 @@
 
 #include <atomic>
 
+#include <QColor>
+#include <QFont>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QSemaphore>
 #include <QTemporaryDir>
-#include <QColor>
-#include <QFont>
 #include <QtTest>
 
 #include "app/app_controller.h"
@@ -68,8 +68,8 @@ void TestModelGui::pickerSettingsAndEngineView() {
   apptest::saveScreenshot(window, QStringLiteral("model-picker.png"));
 
   // Open file… and Open folder… open their dialogs (cancelled here).
-  for (const auto& [button, dialogName] : {std::pair{"openModelFile", "modelFileDialog"},
-                                           std::pair{"openModelFolder", "modelFolderDialog"}}) {
+  for (const auto& [button, dialogName] :
+       {std::pair{"openModelFile", "modelFileDialog"}, std::pair{"openModelFolder", "modelFolderDialog"}}) {
     QQuickItem* b = findItem(overlay, QString::fromLatin1(button));
     QVERIFY(b);
     QVERIFY(click(window, b));
@@ -197,8 +197,9 @@ void TestModelGui::pickerSettingsAndEngineView() {
   ChatSession* one = controller.panes()->sessionAt(0);
   ChatSession* two = controller.panes()->addPane();
   QVERIFY(two);
-  const QString prompt = QStringLiteral("Once upon a time, there was a little girl named Lily. She loved to play "
-                                        "outside in the park with her friends.");
+  const QString prompt = QStringLiteral(
+      "Once upon a time, there was a little girl named Lily. She loved to play "
+      "outside in the park with her friends.");
   {
     // A chat without a pane leaves the prompt in the prefix cache: both panes then share it.
     ChatSession warm(controller.store(), client);
@@ -209,7 +210,8 @@ void TestModelGui::pickerSettingsAndEngineView() {
     QVERIFY(warmDone.wait(30000));
   }
   QSemaphore gate;
-  QMetaObject::invokeMethod(client->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      client->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
   bool sent = true;
   for (ChatSession* s : {one, two}) {
     s->setTemperature(0.0);
@@ -222,16 +224,19 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QSemaphore hold;
   std::atomic<bool> held{false};
   apptest::ReleaseOnExit releaseHold{hold, {}};  // whatever fails, the worker is let go
-  releaseHold.connection = connect(client->worker(), &EngineWorker::snapshotReady, this, [&](const EngineSnapshot& snap) {
-    if (snap.numRunning == 2 && !held.exchange(true)) hold.acquire();
-  }, Qt::DirectConnection);
+  releaseHold.connection = connect(
+      client->worker(), &EngineWorker::snapshotReady, this,
+      [&](const EngineSnapshot& snap) {
+        if (snap.numRunning == 2 && !held.exchange(true)) hold.acquire();
+      },
+      Qt::DirectConnection);
   gate.release();
   QVERIFY(sent);
   QTRY_VERIFY_WITH_TIMEOUT(monitor->numRunning() == 2 && monitor->usedBlocks() > 0, 30000);
   auto* summary = findItem(engineWindow->contentItem(), QStringLiteral("engineSummary"));
   QVERIFY(summary);
   QTRY_VERIFY2(summary->property("text").toString().startsWith(QLatin1String("2 running")),
-           qPrintable(summary->property("text").toString()));
+               qPrintable(summary->property("text").toString()));
   QVERIFY(monitor->sharedBlocks() > 0);
   apptest::saveScreenshot(engineWindow, QStringLiteral("engine-view.png"));
   hold.release();

@@ -107,8 +107,13 @@ void TestPanes::settingsSamplingParams() {
   pagedchat::SamplingParams p = s.samplingParams();
   QVERIFY(!p.seed.has_value());
   QCOMPARE(p.output_kind, pagedchat::RequestOutputKind::kDelta);
-  QVERIFY(s.apply({{"temperature", "0"}, {"topP", "0.5"}, {"topK", "7"}, {"minP", "0.2"},
-                   {"repetitionPenalty", "1.3"}, {"maxTokens", "33"}, {"seed", "1234"}})
+  QVERIFY(s.apply({{"temperature", "0"},
+                   {"topP", "0.5"},
+                   {"topK", "7"},
+                   {"minP", "0.2"},
+                   {"repetitionPenalty", "1.3"},
+                   {"maxTokens", "33"},
+                   {"seed", "1234"}})
               .isEmpty());
   p = s.samplingParams();
   QCOMPARE(p.temperature, 0.0f);
@@ -225,7 +230,7 @@ void TestPanes::appearancePersists() {
     QSignalSpy spy(&controller, &AppController::appearanceChanged);
     controller.setTheme(QStringLiteral("dark"));
     controller.setTheme(QStringLiteral("purple"));  // ignored
-    controller.setFontSize(100);                     // clamped
+    controller.setFontSize(100);                    // clamped
     QCOMPARE(spy.size(), 2);
     QCOMPARE(controller.theme(), QStringLiteral("dark"));
     QCOMPARE(controller.fontSize(), AppController::kMaxFontSize);
@@ -240,8 +245,11 @@ void TestPanes::compareVoteStorage() {
   QJsonArray panes;
   for (int i = 0; i < 2; ++i) {
     QJsonObject settings{{"temperature", 0.5 + i}, {"seed", "random"}};
-    panes.append(QJsonObject{{"conversationId", 10 + i}, {"messageId", 20 + i}, {"label", QString(QChar('A' + i))},
-                             {"settings", settings}, {"text", QStringLiteral("answer %1 ✓ 한국어").arg(i)}});
+    panes.append(QJsonObject{{"conversationId", 10 + i},
+                             {"messageId", 20 + i},
+                             {"label", QString(QChar('A' + i))},
+                             {"settings", settings},
+                             {"text", QStringLiteral("answer %1 ✓ 한국어").arg(i)}});
   }
   {
     ChatStore store(dir.path());
@@ -291,7 +299,7 @@ void TestPanes::sendToAllStreamsInEveryPane() {
   for (ChatSession* s : panes->sessions()) QVERIFY(s->isBusy());
   QVERIFY(panes->anyBusy());
   QCOMPARE(panes->sessionAt(0)->inputText(), QStringLiteral("my own draft"));  // drafts untouched
-  QCOMPARE(panes->sendToAll(QStringLiteral("again")), 0);  // all busy: skipped
+  QCOMPARE(panes->sendToAll(QStringLiteral("again")), 0);                      // all busy: skipped
   QTRY_VERIFY_WITH_TIMEOUT(!panes->anyBusy(), 60000);
   QSet<qint64> conversations;
   for (ChatSession* s : panes->sessions()) {

@@ -1,9 +1,9 @@
 // Qt Quick Test for the panes' QML components (tests/app/qml/tst_*.qml) with the real app objects:
 // an AppController on a temporary data folder with stories260K, handed to the tests as `app`.
+#include <QtQml/qqmlextensionplugin.h>
 #include <QQmlContext>
 #include <QQmlEngine>
 #include <QTemporaryDir>
-#include <QtQml/qqmlextensionplugin.h>
 #include <QtQuickTest>
 
 #include <memory>

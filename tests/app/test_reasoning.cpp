@@ -24,16 +24,36 @@ class TestReasoning : public QObject {
     QTest::addColumn<QString>("answer");
     QTest::addColumn<bool>("has");
     QTest::addColumn<bool>("open");
-    QTest::newRow("qwen3") << "<think>\nAdd them.\n</think>\n\n4" << "Add them." << "4" << true << false;
-    QTest::newRow("leading space") << "  <think>a</think>b" << "a" << "b" << true << false;
-    QTest::newRow("still thinking") << "<think>\nLet me" << "Let me" << "" << true << true;
-    QTest::newRow("only the tag") << "<think>" << "" << "" << true << true;
-    QTest::newRow("empty reasoning") << "<think>\n\n</think>\n\nHi" << "" << "Hi" << true << false;
-    QTest::newRow("no reasoning") << "Plain answer" << "" << "Plain answer" << false << false;
-    QTest::newRow("tag later") << "See <think>x</think> here" << "" << "See <think>x</think> here" << false << false;
-    QTest::newRow("close only") << "thoughts</think>answer" << "" << "thoughts</think>answer" << false << false;
-    QTest::newRow("two blocks") << "<think>a</think>b<think>c</think>d" << "a" << "b<think>c</think>d" << true << false;
-    QTest::newRow("korean") << "<think>생각 중</think>\n안녕하세요" << "생각 중" << "안녕하세요" << true << false;
+    QTest::newRow("qwen3") << "<think>\nAdd them.\n</think>\n\n4"
+                           << "Add them."
+                           << "4" << true << false;
+    QTest::newRow("leading space") << "  <think>a</think>b"
+                                   << "a"
+                                   << "b" << true << false;
+    QTest::newRow("still thinking") << "<think>\nLet me"
+                                    << "Let me"
+                                    << "" << true << true;
+    QTest::newRow("only the tag") << "<think>"
+                                  << ""
+                                  << "" << true << true;
+    QTest::newRow("empty reasoning") << "<think>\n\n</think>\n\nHi"
+                                     << ""
+                                     << "Hi" << true << false;
+    QTest::newRow("no reasoning") << "Plain answer"
+                                  << ""
+                                  << "Plain answer" << false << false;
+    QTest::newRow("tag later") << "See <think>x</think> here"
+                               << ""
+                               << "See <think>x</think> here" << false << false;
+    QTest::newRow("close only") << "thoughts</think>answer"
+                                << ""
+                                << "thoughts</think>answer" << false << false;
+    QTest::newRow("two blocks") << "<think>a</think>b<think>c</think>d"
+                                << "a"
+                                << "b<think>c</think>d" << true << false;
+    QTest::newRow("korean") << "<think>생각 중</think>\n안녕하세요"
+                            << "생각 중"
+                            << "안녕하세요" << true << false;
   }
   void split() {
     QFETCH(QString, text);
@@ -87,12 +107,15 @@ class TestReasoning : public QObject {
       QSignalSpy loaded(worker, &EngineWorker::modelLoaded);
       QString text;
       bool finished = false;
-      connect(worker, &EngineWorker::stepFinished, this, [&](const QList<RequestDelta>& deltas) {
-        for (const RequestDelta& d : deltas) {
-          text += d.text;
-          finished = finished || d.finished;
-        }
-      }, Qt::QueuedConnection);
+      connect(
+          worker, &EngineWorker::stepFinished, this,
+          [&](const QList<RequestDelta>& deltas) {
+            for (const RequestDelta& d : deltas) {
+              text += d.text;
+              finished = finished || d.finished;
+            }
+          },
+          Qt::QueuedConnection);
       QMetaObject::invokeMethod(worker, &EngineWorker::loadModel, Qt::QueuedConnection);
       QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
       pagedchat::SamplingParams p;

@@ -95,14 +95,15 @@ QString TestRemotePane::startServer(Server& server) {
 
 void TestRemotePane::freezeAtFirstText(ChatSession* s, qint64 pid) {
   auto freeze = std::make_shared<QMetaObject::Connection>();
-  *freeze = connect(s->remoteBackend(), &ChatBackend::stepFinished, this, [pid, freeze](const QList<RequestDelta>& deltas) {
-    for (const RequestDelta& d : deltas)
-      if (!d.text.isEmpty() && pid > 0) {
-        ::kill(static_cast<pid_t>(pid), SIGSTOP);
-        QObject::disconnect(*freeze);
-        return;
-      }
-  });
+  *freeze = connect(s->remoteBackend(), &ChatBackend::stepFinished, this,
+                    [pid, freeze](const QList<RequestDelta>& deltas) {
+                      for (const RequestDelta& d : deltas)
+                        if (!d.text.isEmpty() && pid > 0) {
+                          ::kill(static_cast<pid_t>(pid), SIGSTOP);
+                          QObject::disconnect(*freeze);
+                          return;
+                        }
+                    });
 }
 
 void TestRemotePane::sseFraming() {
@@ -114,8 +115,7 @@ void TestRemotePane::sseFraming() {
   QVERIFY(p.hasPartialEvent());
   QCOMPARE(p.feed("\n\r\n"), (QList<QByteArray>{"{\"a\":1}"}));
   QVERIFY(!p.hasPartialEvent());
-  QCOMPARE(p.feed("data:first\ndata:  second\nevent: x\n\nevent: only\n\n"),
-           (QList<QByteArray>{"first\n second"}));
+  QCOMPARE(p.feed("data:first\ndata:  second\nevent: x\n\nevent: only\n\n"), (QList<QByteArray>{"first\n second"}));
   const QByteArray hangul = QStringLiteral("data: 한\n\n").toUtf8();
   QCOMPARE(p.feed(hangul.left(8)), QList<QByteArray>{});
   QCOMPARE(p.feed(hangul.mid(8)), (QList<QByteArray>{QStringLiteral("한").toUtf8()}));
@@ -236,7 +236,8 @@ void TestRemotePane::unreachablePortWhileLocalPaneAnswers() {
   while (panes->count() < 2) QVERIFY(panes->addPane());
   const quint16 port = closedPort();
   QVERIFY(port != 0);
-  QCOMPARE(app->endpoints()->useRemote(1, QStringLiteral("http://127.0.0.1:%1/v1").arg(port), "m", {}, true), QString());
+  QCOMPARE(app->endpoints()->useRemote(1, QStringLiteral("http://127.0.0.1:%1/v1").arg(port), "m", {}, true),
+           QString());
   QVERIFY(panes->sessionAt(0)->settings()->apply({{"maxTokens", "16"}}).isEmpty());
   QCOMPARE(panes->sendToAll(QStringLiteral("Once upon a time")), 2);
   ChatSession* local = panes->sessionAt(0);
@@ -274,7 +275,7 @@ void TestRemotePane::serverKilledMidStream() {
   QVERIFY(!reply.text.isEmpty());  // what arrived is kept...
   QCOMPARE(reply.finishReason, std::optional(FinishReason::kAbort));
   QVERIFY2(s->errorText().contains(server.base().section("//", 1)), qPrintable(s->errorText()));  // ...and said why
-  QCOMPARE(app->store()->branch(s->conversationId()).constLast().text, reply.text);  // stored too
+  QCOMPARE(app->store()->branch(s->conversationId()).constLast().text, reply.text);               // stored too
 }
 
 void TestRemotePane::serverShutDownMidStream() {
@@ -316,8 +317,9 @@ void TestRemotePane::htmlErrorPageIsShortened() {
     QTcpSocket* socket = web.nextPendingConnection();
     connect(socket, &QTcpSocket::readyRead, socket, [socket] {
       socket->readAll();
-      const QByteArray page = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n<body><center>"
-                              "<h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n";
+      const QByteArray page =
+          "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\n<body><center>"
+          "<h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>\n";
       socket->write("HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: " +
                     QByteArray::number(page.size()) + "\r\nConnection: close\r\n\r\n" + page);
       socket->disconnectFromHost();
@@ -326,9 +328,9 @@ void TestRemotePane::htmlErrorPageIsShortened() {
   QTemporaryDir dir;
   auto app = startApp(dir);
   ChatSession* s = app->panes()->sessionAt(0);
-  QCOMPARE(app->endpoints()->useRemote(0, QStringLiteral("http://127.0.0.1:%1/v1").arg(web.serverPort()), "m", {},
-                                       true),
-           QString());
+  QCOMPARE(
+      app->endpoints()->useRemote(0, QStringLiteral("http://127.0.0.1:%1/v1").arg(web.serverPort()), "m", {}, true),
+      QString());
   QVERIFY(s->sendText(QStringLiteral("Hello")));
   QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
   const QString error = s->errorText();
@@ -345,9 +347,9 @@ void TestRemotePane::silentEndpointTimesOut() {
   QTemporaryDir dir;
   auto app = startApp(dir);
   ChatSession* s = app->panes()->sessionAt(0);
-  QCOMPARE(app->endpoints()->useRemote(0, QStringLiteral("http://127.0.0.1:%1/v1").arg(silent.serverPort()), "m", {},
-                                       true),
-           QString());
+  QCOMPARE(
+      app->endpoints()->useRemote(0, QStringLiteral("http://127.0.0.1:%1/v1").arg(silent.serverPort()), "m", {}, true),
+      QString());
   s->remoteBackend()->setTransferTimeout(300);
   QVERIFY(s->sendText(QStringLiteral("Hello")));
   QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
@@ -370,9 +372,9 @@ void TestRemotePane::tlsHandshakeWithPlainServer() {
   QTemporaryDir dir;
   auto app = startApp(dir);
   ChatSession* s = app->panes()->sessionAt(0);
-  QCOMPARE(app->endpoints()->useRemote(0, QStringLiteral("https://127.0.0.1:%1/v1").arg(plain.serverPort()), "m", {},
-                                       true),
-           QString());
+  QCOMPARE(
+      app->endpoints()->useRemote(0, QStringLiteral("https://127.0.0.1:%1/v1").arg(plain.serverPort()), "m", {}, true),
+      QString());
   QVERIFY(s->sendText(QStringLiteral("Hello")));
   QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
   QVERIFY2(s->errorText().contains(QStringLiteral("TLS error with 127.0.0.1:%1").arg(plain.serverPort())),

@@ -51,8 +51,9 @@ void TestScreenshots::screenshots() {
   for (int i = 0; i < 3; ++i) QVERIFY(panes->sessionAt(i)->settings()->apply(settings[i]).isEmpty());
   QCOMPARE(panes->sendToAll(QStringLiteral("Once upon a time")), 3);
   QTRY_VERIFY_WITH_TIMEOUT(!panes->anyBusy(), 60000);
-  QVERIFY(panes->sessionAt(1)->sendText(QStringLiteral(
-      "Tell the story of **Lily** ([notes](https://example.org)):\n\n| who | has |\n|---|---|\n| Lily | a dog |\n| Tom | a `red` ball |\n\n```python\nprint(\"The end\")\n```")));
+  QVERIFY(panes->sessionAt(1)->sendText(
+      QStringLiteral("Tell the story of **Lily** ([notes](https://example.org)):\n\n| who | has |\n|---|---|\n| Lily | "
+                     "a dog |\n| Tom | a `red` ball |\n\n```python\nprint(\"The end\")\n```")));
   QVERIFY(panes->sessionAt(2)->sendText(QStringLiteral("옛날 옛적에 작은 고양이가 살았어요. Tom saw the cat.")));
   QTRY_VERIFY_WITH_TIMEOUT(!panes->anyBusy(), 60000);
   panes->sessionAt(0)->setInputText(QStringLiteral("The little dog"));

@@ -70,7 +70,8 @@ bool looksLikeSql(const QString& text) {
 /// Holds the engine worker until released (so that a reply cannot finish before the fault is set up).
 struct WorkerGate {
   explicit WorkerGate(EngineClient* engine) {
-    QMetaObject::invokeMethod(engine->worker(), [this] { gate.acquire(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        engine->worker(), [this] { gate.acquire(); }, Qt::QueuedConnection);
   }
   ~WorkerGate() { open(); }
   void open() {
@@ -252,8 +253,7 @@ void TestStoreFaults::fullDiskKeepsEverything() {
     // No mount: every write past a file's first byte fails with EFBIG, as on a full disk.
     std::unique_ptr<NoFileGrowth> limit;
     streamThroughFault(
-        app, [&] { limit = std::make_unique<NoFileGrowth>(); }, [&] { limit.reset(); },
-        QString());
+        app, [&] { limit = std::make_unique<NoFileGrowth>(); }, [&] { limit.reset(); }, QString());
     return;
   }
   QString filler;
@@ -337,7 +337,8 @@ void TestStoreFaults::exportNeverFollowsASymlink() {
   QCOMPARE(f.readAll(), QByteArray("keep me"));  // untouched
   QVERIFY(QFileInfo(link).isSymLink());
   // A plain file name next to it works.
-  QVERIFY(app.exportConversation(id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("plain.json"))), QStringLiteral("json")));
+  QVERIFY(app.exportConversation(id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("plain.json"))),
+                                 QStringLiteral("json")));
 }
 
 void TestStoreFaults::userMessagesArePlain() {

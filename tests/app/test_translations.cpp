@@ -138,8 +138,9 @@ QStringList scanQml(const QString& file, const QString& source) {
 /// "file:line: text" for each literal handed untranslated to what the UI shows from C++: error
 /// texts, load errors, rejected requests and the window headlines.
 QStringList scanCpp(const QString& file, const QString& source) {
-  static const QRegularExpression sink(QStringLiteral(
-      "\\b(setErrorText|failAllActive|requestRejected|setTitle|loadErrorWindow|(?:loadError_|errorText_|headline|hint)\\s*=)\\s*\\(?(.*)$"));
+  static const QRegularExpression sink(
+      QStringLiteral("\\b(setErrorText|failAllActive|requestRejected|setTitle|loadErrorWindow|(?:loadError_|errorText_|"
+                     "headline|hint)\\s*=)\\s*\\(?(.*)$"));
   QStringList problems;
   const QStringList lines = source.split(QLatin1Char('\n'));
   for (int i = 0; i < lines.size(); ++i) {
@@ -214,8 +215,7 @@ void TestTranslations::scannerFindsUntranslatedStrings() {
       "  setErrorText(tr(\"Fine: %1\").arg(x));\n"
       "  loadError_ = tr(\"Fine\");\n"
       "  loadErrorWindow(engine, headline, details + QStringLiteral(\"\\n\\n\") + hint);\n");
-  QCOMPARE(scanCpp(QStringLiteral("t.cpp"), cpp),
-           QStringList({QStringLiteral("t.cpp:1: setErrorText: \"Oops\"")}));
+  QCOMPARE(scanCpp(QStringLiteral("t.cpp"), cpp), QStringList({QStringLiteral("t.cpp:1: setErrorText: \"Oops\"")}));
 }
 
 void TestTranslations::everyUserVisibleStringIsTranslatable() {
@@ -223,14 +223,12 @@ void TestTranslations::everyUserVisibleStringIsTranslatable() {
   const QDir qmlDir(kSourceDir + "/app/qml");
   const QStringList qmlFiles = qmlDir.entryList({QStringLiteral("*.qml")}, QDir::Files);
   QVERIFY(qmlFiles.size() > 10);
-  for (const QString& f : qmlFiles)
-    problems += scanQml(QStringLiteral("app/qml/") + f, readText(qmlDir.filePath(f)));
+  for (const QString& f : qmlFiles) problems += scanQml(QStringLiteral("app/qml/") + f, readText(qmlDir.filePath(f)));
   const QDir appDir(kSourceDir + "/app");
   for (const QString& f : appDir.entryList({QStringLiteral("*.cpp")}, QDir::Files))
     problems += scanCpp(QStringLiteral("app/") + f, readText(appDir.filePath(f)));
   QVERIFY2(problems.isEmpty(),
-           qPrintable(QStringLiteral("user-visible strings not in qsTr()/tr():\n") +
-                      problems.join(QLatin1Char('\n'))));
+           qPrintable(QStringLiteral("user-visible strings not in qsTr()/tr():\n") + problems.join(QLatin1Char('\n'))));
 }
 
 void TestTranslations::embeddedTranslationsLoad() {

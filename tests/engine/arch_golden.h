@@ -170,10 +170,10 @@ inline int reliablePrefix(const GoldenPrompt& p, double gap_threshold) {
 
 /// At the top of a test function: `golden` (a stem under arch/) must exist (REQUIRE_MODEL_FILE:
 /// fails with CI=true, else skips) and load into a new Golden `g`.
-#define REQUIRE_GOLDEN_FILES(golden, g)                                     \
+#define REQUIRE_GOLDEN_FILES(golden, g)                                    \
   REQUIRE_MODEL_FILE(archtest::archDir() + "/" + golden + ".golden.json"); \
-  archtest::Golden g;                                                       \
-  {                                                                         \
-    QString why_;                                                           \
-    QVERIFY2(archtest::loadGolden(golden, g, &why_), qPrintable(why_));     \
+  archtest::Golden g;                                                      \
+  {                                                                        \
+    QString why_;                                                          \
+    QVERIFY2(archtest::loadGolden(golden, g, &why_), qPrintable(why_));    \
   }

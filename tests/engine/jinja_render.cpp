@@ -45,10 +45,14 @@ std::string template_text(const std::string& path) {
 
 const char* kind_name(pagedchat::jinja::Error::Kind k) {
   switch (k) {
-    case pagedchat::jinja::Error::Kind::kSyntax: return "syntax";
-    case pagedchat::jinja::Error::Kind::kRender: return "render";
-    case pagedchat::jinja::Error::Kind::kRaised: return "raised";
-    case pagedchat::jinja::Error::Kind::kLimit: return "limit";
+    case pagedchat::jinja::Error::Kind::kSyntax:
+      return "syntax";
+    case pagedchat::jinja::Error::Kind::kRender:
+      return "render";
+    case pagedchat::jinja::Error::Kind::kRaised:
+      return "raised";
+    case pagedchat::jinja::Error::Kind::kLimit:
+      return "limit";
   }
   return "?";
 }
@@ -57,7 +61,7 @@ const char* kind_name(pagedchat::jinja::Error::Kind k) {
 
 int main(int argc, char** argv) {
   std::string template_path, context_path, ranges_path;
-  std::set<std::string> trusted = {"bos_token", "eos_token", "pad_token", "unk_token", "add_generation_prompt",
+  std::set<std::string> trusted = {"bos_token",      "eos_token", "pad_token", "unk_token", "add_generation_prompt",
                                    "enable_thinking"};
   std::time_t now = std::time(nullptr);
   for (int i = 1; i < argc; ++i) {

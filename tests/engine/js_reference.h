@@ -65,8 +65,10 @@ inline Result tokenize(const QString& json_path, const std::vector<std::string>&
   }
   const QJsonDocument doc = QJsonDocument::fromJson(p.readAllStandardOutput());
   for (const QJsonValue& v : doc.array()) {
-    if (v.toObject().contains("error")) r.errors.push_back(v.toObject()["error"].toString());
-    else r.errors.push_back({});
+    if (v.toObject().contains("error"))
+      r.errors.push_back(v.toObject()["error"].toString());
+    else
+      r.errors.push_back({});
     std::vector<int> ids;
     for (const QJsonValue& id : v.toObject()["ids"].toArray()) ids.push_back(id.toInt());
     r.ids.push_back(std::move(ids));
@@ -78,11 +80,11 @@ inline Result tokenize(const QString& json_path, const std::vector<std::string>&
 
 }  // namespace jsref
 
-#define REQUIRE_TRANSFORMERS_JS()                                                   \
-  do {                                                                              \
-    const QString why = jsref::missing();                                           \
-    if (!why.isEmpty()) {                                                           \
+#define REQUIRE_TRANSFORMERS_JS()                                                      \
+  do {                                                                                 \
+    const QString why = jsref::missing();                                              \
+    if (!why.isEmpty()) {                                                              \
       if (testpaths::inCI()) QFAIL(qPrintable("transformers.js unavailable: " + why)); \
-      QSKIP(qPrintable("transformers.js unavailable: " + why));                     \
-    }                                                                               \
+      QSKIP(qPrintable("transformers.js unavailable: " + why));                        \
+    }                                                                                  \
   } while (0)

@@ -68,10 +68,21 @@ class TestArchConvert : public QObject {
     QTest::addColumn<QString>("type");
     QTest::addColumn<double>("tol");
     QTest::addColumn<double>("gap");
-    QTest::newRow("llama3 f32") << archDir() + "/llama3-tiny-hf" << "llama3-tiny.gguf" << "llama3-tiny.gguf" << "f32" << 1e-5 << 1e-4;
-    QTest::newRow("llama3 f16") << archDir() + "/llama3-tiny-hf" << "llama3-tiny.gguf" << "llama3-tiny.gguf" << "f16" << 1e-5 << 1e-4;
-    QTest::newRow("qwen3 f32") << archDir() + "/qwen3-tiny-hf" << "qwen3-tiny.gguf" << "qwen3-tiny" << "f32" << 1e-5 << 1e-4;
-    QTest::newRow("qwen2 f32") << tmp_.filePath("qwen2-tiny-hf") << "qwen2-tiny.gguf" << "qwen2-tiny.gguf" << "f32" << 1e-2 << 1e-2;
+    QTest::newRow("llama3 f32") << archDir() + "/llama3-tiny-hf"
+                                << "llama3-tiny.gguf"
+                                << "llama3-tiny.gguf"
+                                << "f32" << 1e-5 << 1e-4;
+    QTest::newRow("llama3 f16") << archDir() + "/llama3-tiny-hf"
+                                << "llama3-tiny.gguf"
+                                << "llama3-tiny.gguf"
+                                << "f16" << 1e-5 << 1e-4;
+    QTest::newRow("qwen3 f32") << archDir() + "/qwen3-tiny-hf"
+                               << "qwen3-tiny.gguf"
+                               << "qwen3-tiny"
+                               << "f32" << 1e-5 << 1e-4;
+    QTest::newRow("qwen2 f32") << tmp_.filePath("qwen2-tiny-hf") << "qwen2-tiny.gguf"
+                               << "qwen2-tiny.gguf"
+                               << "f32" << 1e-2 << 1e-2;
   }
   void hfToGguf() {
     QFETCH(QString, source);
@@ -89,7 +100,8 @@ class TestArchConvert : public QObject {
     write_gguf(src.model, *src.tokenizer, out.toStdString(), type.toStdString(), src.chat_template);
 
     // Metadata: what the reference has, the converted file has, equal (file type and name aside).
-    const GgufFile ref = GgufFile::open((archDir() + "/" + reference).toStdString()), got = GgufFile::open(out.toStdString());
+    const GgufFile ref = GgufFile::open((archDir() + "/" + reference).toStdString()),
+                   got = GgufFile::open(out.toStdString());
     int keys = 0;
     for (const auto& [key, value] : ref.metadata()) {
       if (key == "general.name" || key == "general.file_type") continue;
@@ -173,7 +185,9 @@ class TestArchConvert : public QObject {
       return m;
     };
     expect(with([](ModelConfig& c) { c.architecture = "gemma2"; }), {"gemma2", "qwen3"});
-    expect(with([](ModelConfig& c) { c.rope_scaling = {RopeScalingType::kLlama3, 8, 1, 4, 8192}; }),
+    expect(with([](ModelConfig& c) {
+             c.rope_scaling = {RopeScalingType::kLlama3, 8, 1, 4, 8192};
+           }),
            {"Llama 3 RoPE scaling", "qwen3"});
     expect(with([](ModelConfig& c) { c.architecture = "qwen2"; }), {"q/k norms"});
     expect(with([](ModelConfig& c) { c.rope_style = RopeStyle::kInterleaved; }), {"interleaved"});
@@ -184,12 +198,14 @@ class TestArchConvert : public QObject {
   void preTokenizerNames() {
     // Hugging Face's Split expressions (tokenizer.json of Llama 3 and Qwen).
     const std::string llama3_re =
-        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| "
+        "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
     auto pre = [](const std::string& re) {
-      const nlohmann::json j = {{"type", "Sequence"},
-                                {"pretokenizers",
-                                 {{{"type", "Split"}, {"pattern", {{"Regex", re}}}, {"behavior", "Isolated"}, {"invert", false}},
-                                  {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", false}}}}};
+      const nlohmann::json j = {
+          {"type", "Sequence"},
+          {"pretokenizers",
+           {{{"type", "Split"}, {"pattern", {{"Regex", re}}}, {"behavior", "Isolated"}, {"invert", false}},
+            {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", false}}}}};
       return j.dump();
     };
     QCOMPARE(hf_bpe_pre_name(pre(llama3_re), true), std::string("llama-bpe"));
@@ -197,9 +213,12 @@ class TestArchConvert : public QObject {
     std::string qwen = llama3_re;
     qwen.replace(qwen.find("{1,3}"), 5, "");
     QCOMPARE(hf_bpe_pre_name(pre(qwen), false), std::string("qwen2"));
-    QCOMPARE(hf_bpe_pre_name(nlohmann::json({{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}).dump(), false),
-             std::string("gpt-2"));
-    QCOMPARE(hf_bpe_pre_name(nlohmann::json({{"type", "Metaspace"}, {"replacement", "_"}}).dump(), false), std::string());
+    QCOMPARE(
+        hf_bpe_pre_name(
+            nlohmann::json({{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}).dump(), false),
+        std::string("gpt-2"));
+    QCOMPARE(hf_bpe_pre_name(nlohmann::json({{"type", "Metaspace"}, {"replacement", "_"}}).dump(), false),
+             std::string());
     std::string other = llama3_re;
     other.replace(other.find("{1,3}"), 5, "{1,2}");
     QCOMPARE(hf_bpe_pre_name(pre(other), true), std::string());

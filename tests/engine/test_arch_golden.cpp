@@ -33,10 +33,8 @@ struct Case {
 
 // README.md's table: "file, port's arithmetic" -> tolerances.
 constexpr Case kCases[] = {
-    {"llama3-tiny.gguf", "llama3-tiny.gguf", 1e-5, 1e-4},
-    {"llama3-tiny-hf", "llama3-tiny.gguf", 1e-5, 1e-4},
-    {"qwen2-tiny.gguf", "qwen2-tiny.gguf", 1e-2, 1e-2},
-    {"qwen3-tiny.gguf", "qwen3-tiny", 1e-5, 1e-4},
+    {"llama3-tiny.gguf", "llama3-tiny.gguf", 1e-5, 1e-4}, {"llama3-tiny-hf", "llama3-tiny.gguf", 1e-5, 1e-4},
+    {"qwen2-tiny.gguf", "qwen2-tiny.gguf", 1e-2, 1e-2},   {"qwen3-tiny.gguf", "qwen3-tiny", 1e-5, 1e-4},
     {"qwen3-tiny-hf", "qwen3-tiny", 1e-5, 1e-4},
 };
 
@@ -98,7 +96,8 @@ class TestArchGolden : public QObject {
     REQUIRE_GOLDEN_FILES(golden, g);
     const ModelBundle b = loadArch(qPrintable(model));
     std::vector<std::vector<float>> ref;
-    for (auto isa : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Vnni, cpu::Isa::kAvx512Bf16}) {
+    for (auto isa :
+         {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Vnni, cpu::Isa::kAvx512Bf16}) {
       if (!cpu::isa_supported(isa)) continue;
       auto backend = cpu::make_cpu_backend(2, isa);
       DecoderModel m(b.model.config, b.model.weights, *backend);
@@ -124,8 +123,12 @@ class TestArchGolden : public QObject {
     QTest::addColumn<QString>("gguf");
     QTest::addColumn<QString>("hf");
     QTest::addColumn<QString>("golden");
-    QTest::newRow("llama3-tiny") << "llama3-tiny.gguf" << "llama3-tiny-hf" << "llama3-tiny.gguf";
-    QTest::newRow("qwen3-tiny") << "qwen3-tiny.gguf" << "qwen3-tiny-hf" << "qwen3-tiny";
+    QTest::newRow("llama3-tiny") << "llama3-tiny.gguf"
+                                 << "llama3-tiny-hf"
+                                 << "llama3-tiny.gguf";
+    QTest::newRow("qwen3-tiny") << "qwen3-tiny.gguf"
+                                << "qwen3-tiny-hf"
+                                << "qwen3-tiny";
   }
   void ggufEqualsHf() {
     QFETCH(QString, gguf);
@@ -147,7 +150,8 @@ class TestArchGolden : public QObject {
       for (std::size_t s = 0; s < sa.size(); ++s)
         for (std::size_t i = 0; i < sa[s].size(); ++i) worst = std::max(worst, double(std::fabs(sa[s][i] - sb[s][i])));
     }
-    qInfo("%s vs %s: max |dlogit| %.3g over all 72 steps x %d logits", qPrintable(gguf), qPrintable(hf), worst, g.vocab);
+    qInfo("%s vs %s: max |dlogit| %.3g over all 72 steps x %d logits", qPrintable(gguf), qPrintable(hf), worst,
+          g.vocab);
     QVERIFY(worst <= 1e-5);
   }
 
@@ -188,8 +192,10 @@ class TestArchGolden : public QObject {
       qInfo("%s %s: %d of 24 steps before the first golden gap <= %g", qPrintable(model), p.name.c_str(), n, gap);
       QVERIFY(n >= 1);
       for (int s = 0; s < n; ++s)
-        QVERIFY2(ids[s] == p.generated_ids[s], qPrintable(QString("%1 step %2: %3, golden %4").arg(p.name.c_str())
-                                                              .arg(s).arg(ids[s]).arg(p.generated_ids[s])));
+        QVERIFY2(
+            ids[s] == p.generated_ids[s],
+            qPrintable(
+                QString("%1 step %2: %3, golden %4").arg(p.name.c_str()).arg(s).arg(ids[s]).arg(p.generated_ids[s])));
       if (n == int(ids.size())) {
         std::string text;
         for (const std::string& piece : p.pieces) text += piece;
@@ -206,9 +212,12 @@ class TestArchGolden : public QObject {
     QTest::addColumn<QString>("golden");
     QTest::addColumn<double>("tol");
     QTest::addColumn<double>("gap");
-    QTest::newRow("llama3-tiny-hf") << "llama3-tiny-hf" << "llama3-tiny.gguf" << 2e-2 << 5e-2;
-    QTest::newRow("qwen3-tiny-hf") << "qwen3-tiny-hf" << "qwen3-tiny" << 2e-2 << 5e-2;
-    QTest::newRow("qwen2-tiny.gguf") << "qwen2-tiny.gguf" << "qwen2-tiny.gguf" << 3e-2 << 5e-2;
+    QTest::newRow("llama3-tiny-hf") << "llama3-tiny-hf"
+                                    << "llama3-tiny.gguf" << 2e-2 << 5e-2;
+    QTest::newRow("qwen3-tiny-hf") << "qwen3-tiny-hf"
+                                   << "qwen3-tiny" << 2e-2 << 5e-2;
+    QTest::newRow("qwen2-tiny.gguf") << "qwen2-tiny.gguf"
+                                     << "qwen2-tiny.gguf" << 3e-2 << 5e-2;
   }
   void bfloat16() {
     QFETCH(QString, model);

@@ -65,8 +65,10 @@ class TestArchLoaders : public QObject {
     QTest::addColumn<QString>("folder");
     QTest::addColumn<QString>("golden");
     QTest::addColumn<QList<int>>("eos");
-    QTest::newRow("llama3-tiny-hf") << "llama3-tiny-hf" << "llama3-tiny.gguf" << QList<int>{128001, 128008, 128009};
-    QTest::newRow("qwen3-tiny-hf") << "qwen3-tiny-hf" << "qwen3-tiny" << QList<int>{151645, 151643};
+    QTest::newRow("llama3-tiny-hf") << "llama3-tiny-hf"
+                                    << "llama3-tiny.gguf" << QList<int>{128001, 128008, 128009};
+    QTest::newRow("qwen3-tiny-hf") << "qwen3-tiny-hf"
+                                   << "qwen3-tiny" << QList<int>{151645, 151643};
   }
   void hubLayout() {
     QFETCH(QString, folder);
@@ -91,7 +93,8 @@ class TestArchLoaders : public QObject {
     }
     index["metadata"]["total_size"] = total;
     for (int s = 0; s < 2; ++s)
-      write_safetensors((dir + "/model-0000" + QString::number(s + 1) + "-of-00002.safetensors").toStdString(), shard[s]);
+      write_safetensors((dir + "/model-0000" + QString::number(s + 1) + "-of-00002.safetensors").toStdString(),
+                        shard[s]);
     writeText(dir + "/model.safetensors.index.json", index.dump(2));
     for (const char* f : {"config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json"})
       QVERIFY(QFile::copy(src + "/" + f, dir + "/" + f));
@@ -99,7 +102,8 @@ class TestArchLoaders : public QObject {
     json stm = json::object();
     for (const char* k : {"bos_token", "eos_token", "pad_token"})
       if (tc.contains(k) && tc[k].is_string())
-        stm[k] = {{"content", tc[k]}, {"lstrip", false}, {"normalized", false}, {"rstrip", false}, {"single_word", false}};
+        stm[k] = {
+            {"content", tc[k]}, {"lstrip", false}, {"normalized", false}, {"rstrip", false}, {"single_word", false}};
     writeText(dir + "/special_tokens_map.json", stm.dump(2));
 
     const ModelBundle a = load(dir), b = load(src);
@@ -112,7 +116,8 @@ class TestArchLoaders : public QObject {
     QCOMPARE(defaults.temperature, 0.0f);
     std::vector<int> stops = a.model.config.extra_eos_ids;
     stops.insert(stops.begin(), a.model.config.eos_id);
-    for (int id : eos) QVERIFY2(std::find(stops.begin(), stops.end(), id) != stops.end(), qPrintable(QString::number(id)));
+    for (int id : eos)
+      QVERIFY2(std::find(stops.begin(), stops.end(), id) != stops.end(), qPrintable(QString::number(id)));
     for (int id : a.tokenizer->eos_ids()) QVERIFY(std::find(stops.begin(), stops.end(), id) != stops.end());
 
     auto backend = kernels::make_cpu_backend(2);
@@ -136,10 +141,12 @@ class TestArchLoaders : public QObject {
                                << QStringList{"Qwen3MoeForCausalLM", "not supported"};
     QTest::newRow("num_experts") << R"({"num_experts": 8, "num_experts_per_tok": 2})"
                                  << QStringList{"num_experts", "mixture-of-experts"};
-    QTest::newRow("yarn") << R"({"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})"
-                          << QStringList{"rope_scaling", "yarn", "not supported"};
+    QTest::newRow("yarn")
+        << R"({"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}})"
+        << QStringList{"rope_scaling", "yarn", "not supported"};
     QTest::newRow("dynamic") << R"({"rope_scaling": {"type": "dynamic", "factor": 2.0}})" << QStringList{"dynamic"};
-    QTest::newRow("longrope") << R"({"rope_scaling": {"rope_type": "longrope", "factor": 2.0}})" << QStringList{"longrope"};
+    QTest::newRow("longrope") << R"({"rope_scaling": {"rope_type": "longrope", "factor": 2.0}})"
+                              << QStringList{"longrope"};
     QTest::newRow("sliding window") << R"({"use_sliding_window": true, "sliding_window": 4096, "max_window_layers": 0})"
                                     << QStringList{"sliding", "4096"};
     QTest::newRow("vocab rows") << R"({"vocab_size": 151660})" << QStringList{"model.embed_tokens.weight", "shape"};
@@ -172,7 +179,7 @@ class TestArchLoaders : public QObject {
     REQUIRE_MODEL_FILE(src);
     const ModelBundle b = load(src);
     QCOMPARE(b.model.config.vocab_size, 151936);
-    QCOMPARE(b.tokenizer->vocab_size(), 151669);  // padded rows are fine
+    QCOMPARE(b.tokenizer->vocab_size(), 151669);         // padded rows are fine
     check_vocab_sizes(*b.tokenizer, 151936, "m", true);  // Hugging Face rule: padding allowed
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, check_vocab_sizes(*b.tokenizer, 151936, "m", false));  // GGUF rule
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, check_vocab_sizes(*b.tokenizer, 400000, "m", true));
@@ -208,7 +215,8 @@ class TestArchLoaders : public QObject {
     QFETCH(QString, name);
     const QString tok = testpaths::stories260K() + "/tok512.model";
     REQUIRE_MODEL_FILE(tok);
-    const LoadedModel m = make_random_model("random:dim=256,hidden_dim=256,n_layers=1,n_heads=4,n_kv_heads=4,vocab_size=512,max_seq_len=64");
+    const LoadedModel m = make_random_model(
+        "random:dim=256,hidden_dim=256,n_layers=1,n_heads=4,n_kv_heads=4,vocab_size=512,max_seq_len=64");
     const auto t = load_tokenizer(tok.toStdString());
     const QString path = tmp_.filePath("k-" + name + ".gguf");
     write_gguf(m, *t, path.toStdString(), "q8_0");

@@ -45,7 +45,7 @@ class TestAsyncLLM : public QObject {
 
   void concurrentAddsMatchOffline() {
     const std::vector<std::string> prompts = {"Once upon a time", "Lily and Tom", "The dog", "A big red ball",
-                                              "One day", "Tim was sad", "The sun", "Mom said"};
+                                              "One day",          "Tim was sad",  "The sun", "Mom said"};
     SamplingParams p;
     p.temperature = 0;
     p.max_tokens = 24;

@@ -7,8 +7,8 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 
-#include "engine/loader/llama2c/llama2c_loader.h"
 #include "engine/llm.h"
+#include "engine/loader/llama2c/llama2c_loader.h"
 #include "engine_test_utils.h"
 
 using namespace pagedchat;
@@ -36,10 +36,10 @@ QString expectError(Fn fn, const QStringList& needles) {
   }
   return "no exception";
 }
-#define EXPECT_ERROR(expr, ...)                                         \
-  do {                                                                  \
+#define EXPECT_ERROR(expr, ...)                                                \
+  do {                                                                         \
     const QString err_ = expectError([&] { expr; }, QStringList{__VA_ARGS__}); \
-    QVERIFY2(err_.isEmpty(), qPrintable(err_));                         \
+    QVERIFY2(err_.isEmpty(), qPrintable(err_));                                \
   } while (0)
 }  // namespace
 

@@ -89,7 +89,8 @@ class TestBatching : public QObject {
     QCOMPARE(done.size(), kPrompts.size());
     QVERIFY2(max_batch >= 5, "requests were not batched together");
     for (size_t i = 0; i < kPrompts.size(); ++i)
-      QVERIFY2(done[id(i)].outputs[0].token_ids == solo[i], qPrintable(QString("prompt %1 differs when batched").arg(i)));
+      QVERIFY2(done[id(i)].outputs[0].token_ids == solo[i],
+               qPrintable(QString("prompt %1 differs when batched").arg(i)));
   }
 
   // A prompt three times the token budget is prefilled in chunks and gives the same output.
@@ -162,10 +163,14 @@ class TestBatching : public QObject {
         const auto st = engine.request_state(id(i));
         if (!st) continue;
         std::string state;
-        if (st->status == RequestStatus::kWaiting && st->num_preemptions == 0) state = "waiting";
-        else if (st->status == RequestStatus::kPreempted) state = "preempted";
-        else if (st->status == RequestStatus::kRunning && st->num_computed_tokens < st->num_prompt_tokens) state = "prefill";
-        else if (st->status == RequestStatus::kRunning && st->num_output_tokens > 3) state = "decode";
+        if (st->status == RequestStatus::kWaiting && st->num_preemptions == 0)
+          state = "waiting";
+        else if (st->status == RequestStatus::kPreempted)
+          state = "preempted";
+        else if (st->status == RequestStatus::kRunning && st->num_computed_tokens < st->num_prompt_tokens)
+          state = "prefill";
+        else if (st->status == RequestStatus::kRunning && st->num_output_tokens > 3)
+          state = "decode";
         if (state.empty() || seen.count(state) || (state == "waiting" && step < 2)) continue;
         const int blocks_before = engine.stats().num_free_blocks;
         QVERIFY(engine.abort_request(id(i)));

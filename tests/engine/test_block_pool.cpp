@@ -10,7 +10,9 @@
 using namespace pagedchat;
 
 namespace {
-BlockKey key(uint64_t parent, std::vector<int> ids, std::string salt = {}) { return BlockKey{parent, std::move(ids), std::move(salt)}; }
+BlockKey key(uint64_t parent, std::vector<int> ids, std::string salt = {}) {
+  return BlockKey{parent, std::move(ids), std::move(salt)};
+}
 
 Request makeRequest(const std::vector<int>& ids, int max_tokens = 4, std::string id = "r", uint64_t arrival = 0) {
   SamplingParams p;
@@ -146,7 +148,7 @@ class TestBlockPool : public QObject {
     // Freeing `a` before its step ran would leave `b` reading K/V nobody writes: refused.
     QVERIFY_THROWS_EXCEPTION(std::logic_error, kv.free(a));
     QCOMPARE(int(a.block_ids.size()), 3);  // unchanged
-    a.num_computed_tokens = 9;  // the step ran
+    a.num_computed_tokens = 9;             // the step ran
     b.num_computed_tokens = 9;
     kv.free(a);
     QCOMPARE(kv.pool().num_cached_blocks(), 2);
@@ -182,10 +184,10 @@ class TestBlockPool : public QObject {
     KVCacheManager kv(8, 4, true);
     Request a = makeRequest({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13});
     QVERIFY(kv.allocate_slots(a, 4));
-    a.num_computed_tokens = 4;           // block 0 computed
-    QVERIFY(kv.allocate_slots(a, 8));    // blocks 1, 2 registered for a step that will not run
+    a.num_computed_tokens = 4;         // block 0 computed
+    QVERIFY(kv.allocate_slots(a, 8));  // blocks 1, 2 registered for a step that will not run
     QCOMPARE(kv.pool().num_cached_blocks(), 3);
-    kv.free(a);                          // still num_computed_tokens = 4
+    kv.free(a);  // still num_computed_tokens = 4
     QCOMPARE(kv.pool().num_cached_blocks(), 1);
     QCOMPARE(kv.num_free_blocks(), 8);
     Request b = makeRequest({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13});
@@ -226,10 +228,10 @@ class TestBlockPool : public QObject {
     Request low = makeRequest({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 4, "low", 0);
     low.priority = 10;
     s.add_request(&low);
-    finishStep(s, s.schedule());           // low: 0..3 (block 0)
+    finishStep(s, s.schedule());  // low: 0..3 (block 0)
     Request high = makeRequest({50, 51, 52, 53}, 4, "high", 1);
     s.add_request(&high);
-    finishStep(s, s.schedule());           // low: 4..7 (block 1); high: its prompt (1 block), samples
+    finishStep(s, s.schedule());  // low: 4..7 (block 1); high: its prompt (1 block), samples
     QCOMPARE(kv.num_free_blocks(), 1);
     QCOMPARE(kv.pool().num_cached_blocks(), 3);
     // low takes the last free block for 8..11 (registering it), then high needs a block for its

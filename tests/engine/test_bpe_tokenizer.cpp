@@ -25,7 +25,9 @@ QString vocab(const QString& name) { return testpaths::modelFile("vocab/ggml-voc
 
 // ---- a GGUF byte builder (metadata only: vocabulary files have no tensors) ----
 template <typename T>
-QByteArray le(T v) { return QByteArray(reinterpret_cast<const char*>(&v), sizeof v); }
+QByteArray le(T v) {
+  return QByteArray(reinterpret_cast<const char*>(&v), sizeof v);
+}
 QByteArray str(const std::string& s) { return le<uint64_t>(s.size()) + QByteArray(s.data(), int(s.size())); }
 enum : uint32_t { U32 = 4, I32 = 5, BOOL = 7, STR = 8, ARR = 9 };
 struct Gguf {
@@ -38,7 +40,9 @@ struct Gguf {
       }
     kv.push_back({k, {type, payload}});
   }
-  void erase(const std::string& k) { std::erase_if(kv, [&](const auto& e) { return e.first == k; }); }
+  void erase(const std::string& k) {
+    std::erase_if(kv, [&](const auto& e) { return e.first == k; });
+  }
   QByteArray bytes() const {
     QByteArray b = QByteArray("GGUF") + le<uint32_t>(3) + le<uint64_t>(0) + le<uint64_t>(kv.size());
     for (const auto& [k, v] : kv) b += str(k) + le(v.first) + v.second;
@@ -64,7 +68,8 @@ std::string byte_char(int b) {
     for (int k = 0; k < b; ++k) cp += !self(k);
   }
   std::string s;
-  if (cp < 0x80) s += char(cp);
+  if (cp < 0x80)
+    s += char(cp);
   else {
     s += char(0xC0 | (cp >> 6));
     s += char(0x80 | (cp & 0x3F));
@@ -118,7 +123,8 @@ class TestBpeTokenizer : public QObject {
     QTest::newRow("llama-spm.gguf") << vocab("llama-spm") << vocab("llama-spm") << "sentencepiece";
     QTest::newRow("phi-3.gguf") << vocab("phi-3") << vocab("phi-3") << "sentencepiece";
     const QString llama_bpe = vocab("llama-bpe"), qwen2 = vocab("qwen2");
-    QTest::newRow("llama-3.1 tokenizer.json") << testpaths::modelFile("tokenizers/llama-3.1/tokenizer.json") << llama_bpe << "bpe";
+    QTest::newRow("llama-3.1 tokenizer.json")
+        << testpaths::modelFile("tokenizers/llama-3.1/tokenizer.json") << llama_bpe << "bpe";
     QTest::newRow("llama3-tiny.gguf") << testpaths::modelFile("arch/llama3-tiny.gguf") << llama_bpe << "bpe";
     QTest::newRow("llama3-tiny-hf/") << testpaths::modelFile("arch/llama3-tiny-hf") << llama_bpe << "bpe";
     QTest::newRow("qwen3 tokenizer.json") << testpaths::modelFile("tokenizers/qwen3/tokenizer.json") << qwen2 << "bpe";
@@ -146,7 +152,8 @@ class TestBpeTokenizer : public QObject {
       }
       if (tok->decode(t.ids) != t.text) {
         ++round_trip_failed;
-        qWarning("%s: decode(%s) = %s", qPrintable(tokenizer), qPrintable(show(t.ids)), qPrintable(escaped(tok->decode(t.ids))));
+        qWarning("%s: decode(%s) = %s", qPrintable(tokenizer), qPrintable(show(t.ids)),
+                 qPrintable(escaped(tok->decode(t.ids))));
       }
     }
     QCOMPARE(failed, 0);
@@ -278,8 +285,9 @@ class TestBpeTokenizer : public QObject {
     QVERIFY(gguf_bpe_pre("chatglm-bpe")->no_bos);
     const auto tiny = load_tokenizer(writeGguf(tmp_, tinyGpt2("llama-bpe"), "pre-llama.gguf").toStdString());
     QVERIFY(tiny->clean_up_tokenization_spaces());  // llama.cpp: BPE default true ...
-    QVERIFY(tiny->add_bos() == false);               // ... (no BOS id in this file, so no BOS to add)
-    QVERIFY(!load_tokenizer(writeGguf(tmp_, tinyGpt2("qwen2"), "pre-qwen.gguf").toStdString())->clean_up_tokenization_spaces());
+    QVERIFY(tiny->add_bos() == false);              // ... (no BOS id in this file, so no BOS to add)
+    QVERIFY(!load_tokenizer(writeGguf(tmp_, tinyGpt2("qwen2"), "pre-qwen.gguf").toStdString())
+                 ->clean_up_tokenization_spaces());
     QCOMPARE(gguf_bpe_pre("")->type, std::string("DEFAULT"));
     QVERIFY(!gguf_bpe_pre("gpt-5"));
     const QString bad = writeGguf(tmp_, tinyGpt2("gpt-5"), "pre-unknown.gguf");
@@ -288,8 +296,8 @@ class TestBpeTokenizer : public QObject {
       QFAIL("no exception");
     } catch (const std::runtime_error& e) {
       const QString m = e.what();
-      QVERIFY2(m.contains(bad) && m.contains("tokenizer.ggml.pre") && m.contains("'gpt-5'") && m.contains("does not know") &&
-                   m.contains("llama-bpe"),
+      QVERIFY2(m.contains(bad) && m.contains("tokenizer.ggml.pre") && m.contains("'gpt-5'") &&
+                   m.contains("does not know") && m.contains("llama-bpe"),
                e.what());
     }
   }
@@ -311,13 +319,15 @@ class TestBpeTokenizer : public QObject {
       const QString again = tmp_.filePath("tiny-again.gguf");
       write_gguf_vocab(v, again.toStdString());
       const auto back = load_tokenizer(again.toStdString());
-      QCOMPARE(back->encode_with_special_tokens("hello<|end|>x<tool>y"), tok->encode_with_special_tokens("hello<|end|>x<tool>y"));
+      QCOMPARE(back->encode_with_special_tokens("hello<|end|>x<tool>y"),
+               tok->encode_with_special_tokens("hello<|end|>x<tool>y"));
     }
     QCOMPARE(tok->kind(), std::string("bpe"));
     QCOMPARE(tok->encode("hello"), std::vector<int>{259});
     QCOMPARE(tok->encode("<|end|>").size(), std::size_t(7));  // control: text in plain encode
     QCOMPARE(tok->encode_with_special_tokens("hello<|end|>"), (std::vector<int>{259, 260}));
-    QCOMPARE(tok->encode("x<tool>y"), (std::vector<int>{int('x'), 261, int('y')}));  // byte b is token b here; user-defined: always
+    QCOMPARE(tok->encode("x<tool>y"),
+             (std::vector<int>{int('x'), 261, int('y')}));  // byte b is token b here; user-defined: always
     QCOMPARE(tok->decode({259, 260, 261}), std::string("hello<tool>"));
     QCOMPARE(tok->eos_ids(), std::vector<int>{260});
     QVERIFY(!tok->add_bos());
@@ -328,7 +338,8 @@ class TestBpeTokenizer : public QObject {
     QTest::addColumn<int>("which");
     QTest::addColumn<QStringList>("needles");
     QTest::newRow("no merges") << 0 << QStringList{"tokenizer.ggml.merges", "missing"};
-    QTest::newRow("merge of unknown token") << 1 << QStringList{"tokenizer.ggml.merges", "\"q9\"", "not in the vocabulary"};
+    QTest::newRow("merge of unknown token")
+        << 1 << QStringList{"tokenizer.ggml.merges", "\"q9\"", "not in the vocabulary"};
     QTest::newRow("merge without space") << 2 << QStringList{"tokenizer.ggml.merges", "merge 1"};
     QTest::newRow("token type 9") << 3 << QStringList{"tokenizer.ggml.token_type", "type 9"};
     QTest::newRow("bos out of range") << 4 << QStringList{"tokenizer.ggml.bos_token_id", "outside the vocabulary"};
@@ -337,7 +348,8 @@ class TestBpeTokenizer : public QObject {
     QTest::newRow("unknown model") << 7 << QStringList{"tokenizer.ggml.model", "'sentencepiece2'", "unknown"};
     QTest::newRow("empty token") << 8 << QStringList{"tokenizer.ggml.tokens", "token 3", "empty"};
     QTest::newRow("token_type count") << 9 << QStringList{"tokenizer.ggml.token_type", "values for"};
-    QTest::newRow("merge result unknown") << 10 << QStringList{"tokenizer.ggml.merges", "makes", "not in the vocabulary"};
+    QTest::newRow("merge result unknown")
+        << 10 << QStringList{"tokenizer.ggml.merges", "makes", "not in the vocabulary"};
   }
   void malformedGguf() {
     QFETCH(int, which);
@@ -347,22 +359,43 @@ class TestBpeTokenizer : public QObject {
     for (int b = 0; b < 256; ++b) tokens.push_back(byte_char(b));
     for (const char* t : {"he", "ll", "llo", "hello", "<|end|>", "<tool>"}) tokens.push_back(t);
     switch (which) {
-      case 0: g.erase("tokenizer.ggml.merges"); break;
-      case 1: g.set("tokenizer.ggml.merges", ARR, arrStr({"h e", "q9 e"})); break;
-      case 2: g.set("tokenizer.ggml.merges", ARR, arrStr({"h e", "ll"})); break;
+      case 0:
+        g.erase("tokenizer.ggml.merges");
+        break;
+      case 1:
+        g.set("tokenizer.ggml.merges", ARR, arrStr({"h e", "q9 e"}));
+        break;
+      case 2:
+        g.set("tokenizer.ggml.merges", ARR, arrStr({"h e", "ll"}));
+        break;
       case 3: {
         std::vector<int32_t> types(tokens.size(), 1);
         types[5] = 9;
         g.set("tokenizer.ggml.token_type", ARR, arrI32(types));
         break;
       }
-      case 4: g.set("tokenizer.ggml.bos_token_id", U32, le<uint32_t>(5000)); break;
-      case 5: g.set("tokenizer.ggml.eot_token_id", U32, le<uint32_t>(262)); break;
-      case 6: g.set("tokenizer.ggml.model", STR, str("bert")); break;
-      case 7: g.set("tokenizer.ggml.model", STR, str("sentencepiece2")); break;
-      case 8: tokens[3] = ""; g.set("tokenizer.ggml.tokens", ARR, arrStr(tokens)); break;
-      case 9: g.set("tokenizer.ggml.token_type", ARR, arrI32({1, 1, 1})); break;
-      case 10: g.set("tokenizer.ggml.merges", ARR, arrStr({"h e", "e h"})); break;
+      case 4:
+        g.set("tokenizer.ggml.bos_token_id", U32, le<uint32_t>(5000));
+        break;
+      case 5:
+        g.set("tokenizer.ggml.eot_token_id", U32, le<uint32_t>(262));
+        break;
+      case 6:
+        g.set("tokenizer.ggml.model", STR, str("bert"));
+        break;
+      case 7:
+        g.set("tokenizer.ggml.model", STR, str("sentencepiece2"));
+        break;
+      case 8:
+        tokens[3] = "";
+        g.set("tokenizer.ggml.tokens", ARR, arrStr(tokens));
+        break;
+      case 9:
+        g.set("tokenizer.ggml.token_type", ARR, arrI32({1, 1, 1}));
+        break;
+      case 10:
+        g.set("tokenizer.ggml.merges", ARR, arrStr({"h e", "e h"}));
+        break;
     }
     const QString path = writeGguf(tmp_, g, QString("bad%1.gguf").arg(n_++));
     try {
@@ -382,7 +415,8 @@ class TestBpeTokenizer : public QObject {
     const auto tok = load_tokenizer(path.toStdString());
     std::string text;
     const auto vectors = toktest::read_vectors(vocab("llama-bpe"));
-    for (int i = 0; text.size() < 1000000; ++i) text += vectors[std::size_t(i) % vectors.size()].text + " " + std::to_string(i * 7919) + "\n";
+    for (int i = 0; text.size() < 1000000; ++i)
+      text += vectors[std::size_t(i) % vectors.size()].text + " " + std::to_string(i * 7919) + "\n";
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<int> ids = tok->encode(text);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -23,9 +23,12 @@ namespace {
 // The conversation llama.cpp's and mistral.rs's template tests use (their expected strings were
 // produced with transformers' apply_chat_template).
 std::vector<ChatMessage> conversation(bool with_system = true) {
-  std::vector<ChatMessage> m = {{"system", "You are a helpful assistant"}, {"user", "Hello"},
-                                {"assistant", "Hi there"},                   {"user", "Who are you"},
-                                {"assistant", "   I am an assistant   "},    {"user", "Another question"}};
+  std::vector<ChatMessage> m = {{"system", "You are a helpful assistant"},
+                                {"user", "Hello"},
+                                {"assistant", "Hi there"},
+                                {"user", "Who are you"},
+                                {"assistant", "   I am an assistant   "},
+                                {"user", "Another question"}};
   if (!with_system) m.erase(m.begin());
   return m;
 }
@@ -144,20 +147,22 @@ void TestChatTemplate::rendersCanonicalFormats_data() {
   QTest::addColumn<QString>("name");
   QTest::addColumn<QString>("expected");
   // transformers' output for Llama-2-13b-chat-hf (as in mistral.rs's template tests), BOS per turn.
-  QTest::newRow("llama-2") << "llama-2"
-                           << "<s>[INST] <<SYS>>\nYou are a helpful assistant\n<</SYS>>\n\nHello [/INST] Hi there "
-                              "</s><s>[INST] Who are you [/INST] I am an assistant </s><s>[INST] Another question [/INST]";
+  QTest::newRow("llama-2")
+      << "llama-2"
+      << "<s>[INST] <<SYS>>\nYou are a helpful assistant\n<</SYS>>\n\nHello [/INST] Hi there "
+         "</s><s>[INST] Who are you [/INST] I am an assistant </s><s>[INST] Another question [/INST]";
   // llama.cpp's expected output for Mistral-7B-Instruct-v0.2 ("v1") without the one space after
   // each special token, which is sentencepiece's "▁" prefix (encodesLikeTheReferences).
   QTest::newRow("mistral") << "mistral"
                            << "<s>[INST] You are a helpful assistant\n\nHello [/INST] Hi there</s>[INST] Who are you "
                               "[/INST]    I am an assistant   </s>[INST] Another question [/INST]";
   // OpenHermes-2.5 ChatML (the tokenizer's BOS is added as an id, not written).
-  QTest::newRow("chatml") << "chatml"
-                          << "<|im_start|>system\nYou are a helpful assistant<|im_end|>\n<|im_start|>user\nHello<|"
-                             "im_end|>\n<|im_start|>assistant\nHi there<|im_end|>\n<|im_start|>user\nWho are you<|im_"
-                             "end|>\n<|im_start|>assistant\n   I am an assistant   <|im_end|>\n<|im_start|>user\nAnother "
-                             "question<|im_end|>\n<|im_start|>assistant\n";
+  QTest::newRow("chatml")
+      << "chatml"
+      << "<|im_start|>system\nYou are a helpful assistant<|im_end|>\n<|im_start|>user\nHello<|"
+         "im_end|>\n<|im_start|>assistant\nHi there<|im_end|>\n<|im_start|>user\nWho are you<|im_"
+         "end|>\n<|im_start|>assistant\n   I am an assistant   <|im_end|>\n<|im_start|>user\nAnother "
+         "question<|im_end|>\n<|im_start|>assistant\n";
   // TinyLlama-1.1B-Chat / zephyr-7b-beta model cards' format.
   QTest::newRow("zephyr") << "zephyr"
                           << "<|system|>\nYou are a helpful assistant</s>\n<|user|>\nHello</s>\n<|assistant|>\nHi "
@@ -168,18 +173,20 @@ void TestChatTemplate::rendersCanonicalFormats_data() {
                           << "<s>You are a helpful assistant USER: Hello ASSISTANT: Hi there</s>USER: Who are you "
                              "ASSISTANT: I am an assistant</s>USER: Another question ASSISTANT:";
   // Meta's Llama 3 Instruct model card (contents stripped).
-  QTest::newRow("llama3") << "llama3"
-                          << "<s><|start_header_id|>system<|end_header_id|>\n\nYou are a helpful assistant<|eot_id|><|"
-                             "start_header_id|>user<|end_header_id|>\n\nHello<|eot_id|><|start_header_id|>assistant<|"
-                             "end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWho are "
-                             "you<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nI am an assistant<|eot_id|><"
-                             "|start_header_id|>user<|end_header_id|>\n\nAnother question<|eot_id|><|start_header_id|>"
-                             "assistant<|end_header_id|>\n\n";
+  QTest::newRow("llama3")
+      << "llama3"
+      << "<s><|start_header_id|>system<|end_header_id|>\n\nYou are a helpful assistant<|eot_id|><|"
+         "start_header_id|>user<|end_header_id|>\n\nHello<|eot_id|><|start_header_id|>assistant<|"
+         "end_header_id|>\n\nHi there<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nWho are "
+         "you<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\nI am an assistant<|eot_id|><"
+         "|start_header_id|>user<|end_header_id|>\n\nAnother question<|eot_id|><|start_header_id|>"
+         "assistant<|end_header_id|>\n\n";
   // DeepSeek-R1-Distill's template (earlier replies without their <think> part), bos "<s>" here.
-  QTest::newRow("deepseek-r1") << "deepseek-r1"
-                               << "<s>You are a helpful assistant<｜User｜>Hello<｜Assistant｜>Hi there<｜end▁of▁sentence"
-                                  "｜><｜User｜>Who are you<｜Assistant｜>   I am an assistant   <｜end▁of▁sentence｜><｜"
-                                  "User｜>Another question<｜Assistant｜><think>\n";
+  QTest::newRow("deepseek-r1")
+      << "deepseek-r1"
+      << "<s>You are a helpful assistant<｜User｜>Hello<｜Assistant｜>Hi there<｜end▁of▁sentence"
+         "｜><｜User｜>Who are you<｜Assistant｜>   I am an assistant   <｜end▁of▁sentence｜><｜"
+         "User｜>Another question<｜Assistant｜><think>\n";
   // Phi-3 / Phi-3.5 mini's template.
   QTest::newRow("phi3") << "phi3"
                         << "<|system|>\nYou are a helpful assistant<|end|>\n<|user|>\nHello<|end|>\n<|assistant|>\nHi "
@@ -192,7 +199,8 @@ void TestChatTemplate::rendersCanonicalFormats_data() {
                             "model\nHi there<end_of_turn>\n<start_of_turn>user\nWho are you<end_of_turn>\n<start_of_"
                             "turn>model\nI am an assistant<end_of_turn>\n<start_of_turn>user\nAnother question<end_of_"
                             "turn>\n<start_of_turn>model\n";
-  QTest::newRow("none") << "none" << "You are a helpful assistantHelloHi thereWho are you   I am an assistant   Another question";
+  QTest::newRow("none") << "none"
+                        << "You are a helpful assistantHelloHi thereWho are you   I am an assistant   Another question";
 }
 
 void TestChatTemplate::rendersCanonicalFormats() {
@@ -310,7 +318,8 @@ void TestChatTemplate::resolveOverrides() {
   QCOMPARE(q(mine.render(std::vector<ChatMessage>{{"user", "a"}}, {}).text), QString("<user>a"));
   QVERIFY_THROWS_EXCEPTION(ChatTemplateError, resolve_chat_template(dir.filePath("missing.jinja").toStdString(), ""));
   // A model template that does not parse: its family's built-in, with a warning naming the model.
-  const ChatTemplate broken = resolve_chat_template("auto", "{% for m in messages %}<|im_start|>{{ m.content }", "'x.gguf'", &warning);
+  const ChatTemplate broken = resolve_chat_template("auto", "{% for m in messages %}<|im_start|>{{ m.content }",
+                                                    "'x.gguf'", &warning);
   QCOMPARE(q(broken.name()), QString("chatml"));
   QVERIFY2(q(warning).contains("x.gguf") && q(warning).contains("chatml"), warning.c_str());
 }
@@ -330,7 +339,7 @@ void TestChatTemplate::encodesSpecialTokensAsIds() {
     const int written_bos = count(text, "<s>");
     QVERIFY2(count(ids, bos) == std::max(1, written_bos), name.c_str());  // llama-2: one per turn
     QVERIFY2(count(ids, eos) == count(text, "</s>"), name.c_str());       // every </s> is the EOS id
-    const std::string decoded = tok->decode(ids);  // special ids decode to nothing
+    const std::string decoded = tok->decode(ids);                         // special ids decode to nothing
     QVERIFY2(!q(decoded).contains("<s>") && !q(decoded).contains("</s>"), decoded.c_str());
     // Without the BOS rule the prompt has only the BOS ids the template writes.
     QCOMPARE(count(encode_chat(*tok, t, conversation(), true, ChatEncodeOptions{}), bos), written_bos);
@@ -339,8 +348,8 @@ void TestChatTemplate::encodesSpecialTokensAsIds() {
   const std::vector<int> z = encode_chat(*tok, ChatTemplate::builtin("zephyr"), {{"user", "Hi"}}, true, with_bos(bos));
   QCOMPARE(z, concat({{bos}, tok->encode("<|user|>\nHi"), {eos}, tok->encode("\n<|assistant|>\n")}));
   // "<s>" typed in a message is text, never a special token.
-  const std::vector<int> lit =
-      encode_chat(*tok, ChatTemplate::builtin("chatml"), {{"user", "a <s> b </s> c"}}, true, with_bos(bos));
+  const std::vector<int> lit = encode_chat(*tok, ChatTemplate::builtin("chatml"), {{"user", "a <s> b </s> c"}}, true,
+                                           with_bos(bos));
   QCOMPARE(count(lit, bos), 1);
   QCOMPARE(count(lit, eos), 0);
   QVERIFY(q(tok->decode(lit)).contains("a <s> b </s> c"));
@@ -355,22 +364,27 @@ void TestChatTemplate::encodesLikeTheReferences() {
   // then encode(f"{B_INST} {last.strip()} {E_INST}", bos=True); the system goes into the first prompt.
   const auto m = conversation();
   const std::string first = "<<SYS>>\n" + m[0].content + "\n<</SYS>>\n\n" + m[1].content;
-  const std::vector<int> meta =
-      concat({{bos}, tok->encode("[INST] " + first + " [/INST] Hi there "), {eos},
-              {bos}, tok->encode("[INST] Who are you [/INST] I am an assistant "), {eos},
-              {bos}, tok->encode("[INST] Another question [/INST]")});
+  const std::vector<int> meta = concat({{bos},
+                                        tok->encode("[INST] " + first + " [/INST] Hi there "),
+                                        {eos},
+                                        {bos},
+                                        tok->encode("[INST] Who are you [/INST] I am an assistant "),
+                                        {eos},
+                                        {bos},
+                                        tok->encode("[INST] Another question [/INST]")});
   QCOMPARE(encode_chat(*tok, ChatTemplate::builtin("llama-2"), m, true, with_bos(bos)), meta);
   // mistral-common's v1 tokenizer: <s>▁[INST]▁... — the space after a special token is the "▁" prefix.
   const std::vector<int> mistral = encode_chat(*tok, ChatTemplate::builtin("mistral"),
-                                               {{"user", "Hello"}, {"assistant", "Hi"}, {"user", "Bye"}}, true, with_bos(bos));
+                                               {{"user", "Hello"}, {"assistant", "Hi"}, {"user", "Bye"}}, true,
+                                               with_bos(bos));
   QCOMPARE(mistral, concat({{bos}, tok->encode("[INST] Hello [/INST] Hi"), {eos}, tok->encode("[INST] Bye [/INST]")}));
   QCOMPARE(q(tok->id_to_piece(mistral[1])), q(tok->id_to_piece(tok->encode("[INST]").front())));
   // "none" is exactly what a plain prompt gets (LLMEngine::add_request encodes with BOS).
   const QString stories = testpaths::stories260K() + "/tok512.model";
   REQUIRE_MODEL_FILE(stories);
   const auto small = load_tokenizer(stories.toStdString());
-  const std::vector<ChatMessage> story = {{"user", "Once upon a time"}, {"assistant", ", there was a girl."},
-                                          {"user", " She liked"}};
+  const std::vector<ChatMessage> story = {
+      {"user", "Once upon a time"}, {"assistant", ", there was a girl."}, {"user", " She liked"}};
   QCOMPARE(encode_chat(*small, ChatTemplate::builtin("none"), story, true, with_bos(small->bos_id())),
            small->encode("Once upon a time, there was a girl. She liked", true));
 }
@@ -438,11 +452,11 @@ void TestChatTemplate::fitDropsOldestTurns() {
 void TestChatTemplate::rejectsBadInput() {
   QVERIFY_THROWS_EXCEPTION(ChatTemplateError, ChatTemplate::builtin("llama2"));
   const std::vector<std::vector<ChatMessage>> bad_orders = {
-      {{"user", "a"}, {"user", "b"}},                      // two user messages in a row
-      {{"assistant", "a"}, {"user", "b"}},                 // starts with the assistant
-      {{"system", "s"}, {"system", "t"}, {"user", "b"}},   // a second system message
-      {{"user", "a"}, {"system", "s"}},                    // system later on
-      {{"system", "s"}},                                   // nothing to answer
+      {{"user", "a"}, {"user", "b"}},                     // two user messages in a row
+      {{"assistant", "a"}, {"user", "b"}},                // starts with the assistant
+      {{"system", "s"}, {"system", "t"}, {"user", "b"}},  // a second system message
+      {{"user", "a"}, {"system", "s"}},                   // system later on
+      {{"system", "s"}},                                  // nothing to answer
   };
   for (const char* n : {"llama-2", "mistral", "vicuna", "gemma"})
     for (const auto& m : bad_orders) {
@@ -466,8 +480,9 @@ void TestChatTemplate::rejectsBadInput() {
   const ChatTemplate model = ChatTemplate::from_jinja(kChatmlJinja, "test");
   for (const char* bad : {R"({"role": "user"})", R"([{"content": "x"}])", R"([{"role": 3, "content": "x"}])", "[]"})
     QVERIFY_THROWS_EXCEPTION(ChatTemplateError, model.render(nlohmann::ordered_json::parse(bad), {}));
-  QVERIFY_THROWS_EXCEPTION(ChatTemplateError, ChatTemplate::builtin("chatml").render(
-                                                  nlohmann::ordered_json::parse(R"([{"role": "user", "content": null}])"), {}));
+  QVERIFY_THROWS_EXCEPTION(ChatTemplateError,
+                           ChatTemplate::builtin("chatml").render(
+                               nlohmann::ordered_json::parse(R"([{"role": "user", "content": null}])"), {}));
   // A template that does not parse names the place.
   try {
     ChatTemplate::from_jinja("{% for m in messages %}{{ m.content }", "the chat template of 'x.gguf'");
@@ -485,9 +500,11 @@ void TestChatTemplate::continuesFinalMessage() {
   QCOMPARE(q(render("chatml", m, true, true)),
            QString("<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
                    "<|im_start|>assistant\nHello the"));
-  QCOMPARE(q(render("llama-2", m, true, true)), QString("<s>[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST] Hello the"));
+  QCOMPARE(q(render("llama-2", m, true, true)),
+           QString("<s>[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST] Hello the"));
   QCOMPARE(q(render("mistral", m, false, true)), QString("<s>[INST] Be brief.\n\nHi [/INST] Hello the"));
-  QCOMPARE(q(render("zephyr", m, true, true)), QString("<|system|>\nBe brief.</s>\n<|user|>\nHi</s>\n<|assistant|>\nHello the"));
+  QCOMPARE(q(render("zephyr", m, true, true)),
+           QString("<|system|>\nBe brief.</s>\n<|user|>\nHi</s>\n<|assistant|>\nHello the"));
   QCOMPARE(q(render("vicuna", m, true, true)), QString("<s>Be brief. USER: Hi ASSISTANT: Hello the"));
   QCOMPARE(q(render("llama3", m, true, true)),
            QString("<s><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_"
@@ -533,8 +550,8 @@ void TestChatTemplate::modelTemplatesRenderAsWritten() {
   } catch (const ChatTemplateError& e) {
     QVERIFY2(q(e.what()).contains("Conversation roles must alternate"), e.what());
   }
-  QVERIFY_THROWS_EXCEPTION(ChatTemplateError, llama2.render(std::vector<ChatMessage>{{"user", "a"}, {"user", "b"}},
-                                                            llama_options()));
+  QVERIFY_THROWS_EXCEPTION(ChatTemplateError,
+                           llama2.render(std::vector<ChatMessage>{{"user", "a"}, {"user", "b"}}, llama_options()));
 }
 
 // A model template that fails while running (here: an output budget a runaway loop exceeds, and
@@ -557,13 +574,16 @@ void TestChatTemplate::failingTemplateFallsBack() {
 // The built-in chatml handles Qwen3's reasoning as Qwen3's template does: earlier replies lose
 // their <think> part, enable_thinking = false closes an empty one.
 void TestChatTemplate::qwen3ThinkHandling() {
-  const std::vector<ChatMessage> m = {{"user", "2+2?"}, {"assistant", "<think>\nadd them\n</think>\n\n4"}, {"user", "3+3?"}};
+  const std::vector<ChatMessage> m = {
+      {"user", "2+2?"}, {"assistant", "<think>\nadd them\n</think>\n\n4"}, {"user", "3+3?"}};
   ChatRenderOptions o;
-  QCOMPARE(q(ChatTemplate::builtin("chatml").render(m, o).text),
-           QString("<|im_start|>user\n2+2?<|im_end|>\n<|im_start|>assistant\n4<|im_end|>\n<|im_start|>user\n3+3?<|im_end|>\n"
-                   "<|im_start|>assistant\n"));
+  QCOMPARE(
+      q(ChatTemplate::builtin("chatml").render(m, o).text),
+      QString("<|im_start|>user\n2+2?<|im_end|>\n<|im_start|>assistant\n4<|im_end|>\n<|im_start|>user\n3+3?<|im_end|>\n"
+              "<|im_start|>assistant\n"));
   o.enable_thinking = false;
-  QVERIFY(q(ChatTemplate::builtin("chatml").render(m, o).text).endsWith("<|im_start|>assistant\n<think>\n\n</think>\n\n"));
+  QVERIFY(
+      q(ChatTemplate::builtin("chatml").render(m, o).text).endsWith("<|im_start|>assistant\n<think>\n\n</think>\n\n"));
   // DeepSeek-R1 drops the reasoning of earlier replies too.
   QVERIFY(!q(ChatTemplate::builtin("deepseek-r1").render(m, o).text).contains("add them"));
 }

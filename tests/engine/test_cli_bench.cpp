@@ -82,8 +82,8 @@ class TestCliBench : public QObject {
   }
 
   void throughputWithoutPrefixCaching() {
-    const QJsonObject j = benchJson({"throughput", "--num-prompts", "2", "--input-len", "16", "--output-len", "4",
-                                     "--no-prefix-caching"});
+    const QJsonObject j = benchJson(
+        {"throughput", "--num-prompts", "2", "--input-len", "16", "--output-len", "4", "--no-prefix-caching"});
     QVERIFY(!j.isEmpty());
     QCOMPARE(j["engine"]["enable_prefix_caching"].toBool(), false);
     QCOMPARE(j["engine"]["kv_cache_dtype"].toString(), QString("bfloat16"));  // auto
@@ -93,8 +93,8 @@ class TestCliBench : public QObject {
   // --same-prompt: one prompt to every request; with prefix caching the others share the first
   // one's full blocks in the first step (block size 16: 2 of a 40-token prompt's 3 blocks).
   void throughputSamePrompt() {
-    const QStringList args = {"throughput", "--num-prompts", "4", "--input-len", "40", "--output-len", "4",
-                              "--same-prompt", "--block-size", "16"};
+    const QStringList args = {"throughput",    "--num-prompts", "4", "--input-len", "40", "--output-len", "4",
+                              "--same-prompt", "--block-size",  "16"};
     const QJsonObject on = benchJson(args);
     QVERIFY(!on.isEmpty());
     QCOMPARE(on["same_prompt"].toBool(), true);
@@ -155,7 +155,8 @@ class TestCliBench : public QObject {
   }
 
   void chat() {
-    const QJsonObject j = benchJson({"chat", "--sessions", "2", "--turns", "3", "--user-len", "16", "--output-len", "8"});
+    const QJsonObject j = benchJson(
+        {"chat", "--sessions", "2", "--turns", "3", "--user-len", "16", "--output-len", "8"});
     QVERIFY(!j.isEmpty());
     QCOMPARE(j["benchmark"].toString(), QString("chat"));
     QCOMPARE(j["num_sessions"].toInt(), 2);
@@ -199,7 +200,8 @@ class TestCliBench : public QObject {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("limit");
     QTest::newRow("throughput, explicit --max-model-len")
-        << QStringList{"throughput", "--num-prompts", "2", "--input-len", "60", "--output-len", "8", "--max-model-len", "64"}
+        << QStringList{"throughput", "--num-prompts",   "2", "--input-len", "60", "--output-len",
+                       "8",          "--max-model-len", "64"}
         << "max_model_len 64";
     QTest::newRow("latency, the model's 512 positions")
         << QStringList{"latency", "--input-len", "500", "--output-len", "100"} << "max_model_len 512";

@@ -27,8 +27,8 @@ Run cli(const QStringList& args, const QByteArray& input = {}) {
   return r;
 }
 QStringList chatArgs(int maxTokens = 30) {
-  return {"chat", "--model", testpaths::stories260K(), "--temperature", "0", "--threads", "1", "--max-tokens",
-          QString::number(maxTokens), "--verbose"};
+  return {"chat", "--model",      testpaths::stories260K(),   "--temperature", "0", "--threads",
+          "1",    "--max-tokens", QString::number(maxTokens), "--verbose"};
 }
 // What `generate` prints for `prompt` (greedy, 30 tokens), without the final newline.
 QByteArray generated(const QString& prompt) {
@@ -83,7 +83,10 @@ class TestCliChat : public QObject {
 
   void dropsOldestTurnsToFit() {
     QStringList args = chatArgs(16);
-    args << "--max-model-len" << "64" << "--system" << "Tim and Sue.";
+    args << "--max-model-len"
+         << "64"
+         << "--system"
+         << "Tim and Sue.";
     const Run r = cli(args, "Once upon a time\n They played\n The dog ran\n It was fun\n The end\n");
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.err.contains("oldest messages to fit max_model_len 64"), r.err.constData());
@@ -102,7 +105,8 @@ class TestCliChat : public QObject {
     QVERIFY(r.err.contains("/no/such/model"));
     // A message longer than the context is skipped with a message; the chat goes on.
     QStringList args = chatArgs();
-    args << "--max-model-len" << "16";
+    args << "--max-model-len"
+         << "16";
     r = cli(args, "Once upon a time there was a very long sentence that does not fit at all\nHi\n");
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.err.contains("message skipped"), r.err.constData());

@@ -40,11 +40,16 @@ class TestCliConvert : public QObject {
     QTest::addColumn<QString>("to");
     QTest::addColumn<QString>("type");
     QTest::addColumn<bool>("exact");
-    QTest::newRow("gguf f32") << "gguf" << "f32" << true;
-    QTest::newRow("gguf f16") << "gguf" << "f16" << false;
-    QTest::newRow("gguf q8_0") << "gguf" << "q8_0" << false;
-    QTest::newRow("hf f32") << "hf" << "f32" << true;
-    QTest::newRow("hf bf16") << "hf" << "bf16" << false;
+    QTest::newRow("gguf f32") << "gguf"
+                              << "f32" << true;
+    QTest::newRow("gguf f16") << "gguf"
+                              << "f16" << false;
+    QTest::newRow("gguf q8_0") << "gguf"
+                               << "q8_0" << false;
+    QTest::newRow("hf f32") << "hf"
+                            << "f32" << true;
+    QTest::newRow("hf bf16") << "hf"
+                             << "bf16" << false;
   }
   void roundTrip() {
     QFETCH(QString, to);
@@ -52,22 +57,28 @@ class TestCliConvert : public QObject {
     QFETCH(bool, exact);
     const QString out = tmp_.filePath(to + "-" + type + (to == "gguf" ? ".gguf" : ""));
     QByteArray err;
-    QCOMPARE(runCli({"convert", "--model", testpaths::stories260K(), "--to", to, "--type", type, "--out", out}, nullptr, &err), 0);
+    QCOMPARE(runCli({"convert", "--model", testpaths::stories260K(), "--to", to, "--type", type, "--out", out}, nullptr,
+                    &err),
+             0);
     QVERIFY2(err.contains("wrote"), err.constData());
     const QJsonObject g = golden("once_upon");
     const QJsonArray expected = g["generated_ids"].toArray();
     QByteArray json;
-    QCOMPARE(runCli({"generate", "--model", out, "--prompt", g["prompt"].toString(), "--temperature", "0", "--max-tokens",
-                     QString::number(expected.size()), "--json", "--threads", "1", "--kv-cache-dtype", "float32"},
-                    &json, &err),
-             0);
-    const QJsonArray ids = QJsonDocument::fromJson(json).array()[0].toObject()["outputs"].toArray()[0].toObject()["token_ids"].toArray();
+    QCOMPARE(
+        runCli({"generate", "--model", out, "--prompt", g["prompt"].toString(), "--temperature", "0", "--max-tokens",
+                QString::number(expected.size()), "--json", "--threads", "1", "--kv-cache-dtype", "float32"},
+               &json, &err),
+        0);
+    const QJsonArray ids =
+        QJsonDocument::fromJson(json).array()[0].toObject()["outputs"].toArray()[0].toObject()["token_ids"].toArray();
     int match = 0;
     while (match < ids.size() && match < expected.size() && ids[match] == expected[match]) ++match;
     qInfo("%s %s: %d of %d golden tokens match before the first difference", qPrintable(to), qPrintable(type), match,
           int(expected.size()));
-    if (exact) QCOMPARE(ids, expected);
-    else QVERIFY(match >= 20);  // quantization noise may flip near-ties later on
+    if (exact)
+      QCOMPARE(ids, expected);
+    else
+      QVERIFY(match >= 20);  // quantization noise may flip near-ties later on
   }
 
   void archRoundTrip_data() {
@@ -75,13 +86,17 @@ class TestCliConvert : public QObject {
     QTest::addColumn<QString>("out");
     QTest::addColumn<QString>("golden");
     const QString a = testpaths::modelFile("arch/");
-    QTest::newRow("llama3 hf -> gguf q8_0") << QStringList{"--model", a + "llama3-tiny-hf", "--to", "gguf", "--type", "q8_0"}
-                                           << "llama3.gguf" << a + "llama3-tiny.gguf.golden.json";
-    QTest::newRow("qwen3 hf -> gguf f16") << QStringList{"--model", a + "qwen3-tiny-hf", "--to", "gguf", "--type", "f16"}
-                                         << "qwen3.gguf" << a + "qwen3-tiny.golden.json";
+    QTest::newRow("llama3 hf -> gguf q8_0")
+        << QStringList{"--model", a + "llama3-tiny-hf", "--to", "gguf", "--type", "q8_0"} << "llama3.gguf"
+        << a + "llama3-tiny.gguf.golden.json";
+    QTest::newRow("qwen3 hf -> gguf f16")
+        << QStringList{"--model", a + "qwen3-tiny-hf", "--to", "gguf", "--type", "f16"} << "qwen3.gguf"
+        << a + "qwen3-tiny.golden.json";
     QTest::newRow("qwen3 gguf -> hf bf16")
-        << QStringList{"--model", a + "qwen3-tiny.gguf", "--tokenizer", testpaths::modelFile("tokenizers/qwen3/tokenizer.json"),
-                       "--to", "hf", "--type", "bf16"}
+        << QStringList{"--model",     a + "qwen3-tiny.gguf",
+                       "--tokenizer", testpaths::modelFile("tokenizers/qwen3/tokenizer.json"),
+                       "--to",        "hf",
+                       "--type",      "bf16"}
         << "qwen3-hf" << a + "qwen3-tiny.golden.json";
   }
   void archRoundTrip() {
@@ -97,8 +112,8 @@ class TestCliConvert : public QObject {
     QByteArray err, json;
     const QString path = tmp_.filePath(out);
     QCOMPARE(runCli(QStringList{"convert"} + convert + QStringList{"--out", path}, nullptr, &err), 0);
-    QCOMPARE(runCli({"generate", "--model", path, "--prompt", g["prompt"].toString(), "--temperature", "0", "--max-tokens",
-                     "8", "--json", "--threads", "1", "--kv-cache-dtype", "float32"},
+    QCOMPARE(runCli({"generate", "--model", path, "--prompt", g["prompt"].toString(), "--temperature", "0",
+                     "--max-tokens", "8", "--json", "--threads", "1", "--kv-cache-dtype", "float32"},
                     &json, &err),
              0);
     const QJsonObject o = QJsonDocument::fromJson(json).array()[0].toObject();
@@ -111,7 +126,8 @@ class TestCliConvert : public QObject {
   void badArguments() {
     QByteArray err;
     QVERIFY(runCli({"convert", "--model", testpaths::stories260K(), "--to", "gguf", "--type", "bf16", "--out",
-                    tmp_.filePath("x.gguf")}, nullptr, &err) != 0);
+                    tmp_.filePath("x.gguf")},
+                   nullptr, &err) != 0);
     QVERIFY(err.contains("f32"));
     QVERIFY(runCli({"convert", "--model", "/no/such", "--to", "hf", "--out", tmp_.filePath("y")}, nullptr, &err) != 0);
     QVERIFY(err.contains("/no/such"));

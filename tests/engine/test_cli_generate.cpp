@@ -33,11 +33,21 @@ class TestCliGenerate : public QObject {
   void initTestCase() { REQUIRE_MODEL_FILE(testpaths::stories260K() + "/stories260K.bin"); }
 
   void plainAndJsonAgree() {
-    const Run plain = cli(base() << "--prompt" << "Once upon a time" << "--max-tokens" << "30");
+    const Run plain = cli(base() << "--prompt"
+                                 << "Once upon a time"
+                                 << "--max-tokens"
+                                 << "30");
     QCOMPARE(plain.exitCode, 0);
     QVERIFY(plain.out.startsWith(", there was a little girl"));
-    const Run json = cli(base() << "--prompt" << "Once upon a time" << "--prompt" << "The dog" << "--max-tokens" << "30"
-                                << "--json" << "--logprobs" << "2");
+    const Run json = cli(base() << "--prompt"
+                                << "Once upon a time"
+                                << "--prompt"
+                                << "The dog"
+                                << "--max-tokens"
+                                << "30"
+                                << "--json"
+                                << "--logprobs"
+                                << "2");
     QCOMPARE(json.exitCode, 0);
     const QJsonArray arr = QJsonDocument::fromJson(json.out).array();
     QCOMPARE(arr.size(), 3);  // two outputs, then the engine stats
@@ -55,16 +65,30 @@ class TestCliGenerate : public QObject {
   }
 
   void streamEqualsFinal() {
-    const Run stream = cli(base() << "--prompt" << "Once upon a time" << "--max-tokens" << "30" << "--stream");
-    const Run plain = cli(base() << "--prompt" << "Once upon a time" << "--max-tokens" << "30");
+    const Run stream = cli(base() << "--prompt"
+                                  << "Once upon a time"
+                                  << "--max-tokens"
+                                  << "30"
+                                  << "--stream");
+    const Run plain = cli(base() << "--prompt"
+                                 << "Once upon a time"
+                                 << "--max-tokens"
+                                 << "30");
     QCOMPARE(stream.exitCode, 0);
     QCOMPARE(stream.out, plain.out);
   }
 
   void stopStringAndSequentialReuse() {
-    const Run r = cli(base() << "--prompt" << "Once upon a time, there was a little girl named Lily."
-                             << "--prompt" << "Once upon a time, there was a little girl named Lily. She"
-                             << "--sequential" << "--max-tokens" << "40" << "--stop" << "park" << "--json");
+    const Run r = cli(base() << "--prompt"
+                             << "Once upon a time, there was a little girl named Lily."
+                             << "--prompt"
+                             << "Once upon a time, there was a little girl named Lily. She"
+                             << "--sequential"
+                             << "--max-tokens"
+                             << "40"
+                             << "--stop"
+                             << "park"
+                             << "--json");
     QCOMPARE(r.exitCode, 0);
     const QJsonArray arr = QJsonDocument::fromJson(r.out).array();
     QCOMPARE(arr[0].toObject()["num_cached_tokens"].toInt(), 0);
@@ -81,13 +105,22 @@ class TestCliGenerate : public QObject {
     QVERIFY(r.exitCode != 0);
     QVERIFY(r.out.isEmpty());
     QVERIFY(r.err.contains("/no/such/model"));
-    r = cli(base() << "--prompt" << "x" << "--max-tokens" << "100000");
+    r = cli(base() << "--prompt"
+                   << "x"
+                   << "--max-tokens"
+                   << "100000");
     QVERIFY(r.exitCode != 0);
     QVERIFY(r.err.contains("max_model_len"));
-    r = cli(base() << "--prompt" << "x" << "--top-p" << "0");
+    r = cli(base() << "--prompt"
+                   << "x"
+                   << "--top-p"
+                   << "0");
     QVERIFY(r.exitCode != 0);
     QVERIFY(r.err.contains("top_p"));
-    r = cli(base() << "--prompt" << "x" << "--kv-cache-dtype" << "int8");
+    r = cli(base() << "--prompt"
+                   << "x"
+                   << "--kv-cache-dtype"
+                   << "int8");
     QVERIFY(r.exitCode != 0);
     QVERIFY(r.out.isEmpty());
     QVERIFY2(r.err.contains("kv-cache-dtype") && r.err.contains("float16"), r.err.constData());
@@ -97,7 +130,11 @@ class TestCliGenerate : public QObject {
   // same story on stories260K.
   void kvCacheDtypes() {
     for (const char* d : {"float32", "bfloat16", "float16", "auto"}) {
-      const Run r = cli(base() << "--prompt" << "Once upon a time" << "--max-tokens" << "20" << "--kv-cache-dtype" << d);
+      const Run r = cli(base() << "--prompt"
+                               << "Once upon a time"
+                               << "--max-tokens"
+                               << "20"
+                               << "--kv-cache-dtype" << d);
       QVERIFY2(r.exitCode == 0, r.err.constData());
       QVERIFY2(r.out.startsWith(", there was a little girl"), r.out.constData());
     }

@@ -125,7 +125,8 @@ class TestCliTokenize : public QObject {
     f.close();
     r = cli({"tokenize", "--model", bad, "--text", "x"});
     QCOMPARE(r.exitCode, 1);
-    QVERIFY2(r.err.contains(bad.toUtf8()) && r.err.contains("model.type") && r.err.contains("WordPiece"), r.err.constData());
+    QVERIFY2(r.err.contains(bad.toUtf8()) && r.err.contains("model.type") && r.err.contains("WordPiece"),
+             r.err.constData());
   }
 
   void benchTokenize() {

@@ -46,7 +46,8 @@ const Shape kShapes[] = {{37, 61}, {16, 1}, {64, 64}, {100, 300}, {50, 700}, {3,
 std::vector<float> runLinear(kernels::Backend& be, const std::vector<float>& x, const std::vector<float>& w, int T,
                              Shape s, WeightType type) {
   const int n0 = s.n / 2;
-  const WeightPart parts[] = {{w.data(), n0, WeightType::kF32, type}, {w.data() + size_t(n0) * s.k, s.n - n0, WeightType::kF32, type}};
+  const WeightPart parts[] = {{w.data(), n0, WeightType::kF32, type},
+                              {w.data() + size_t(n0) * s.k, s.n - n0, WeightType::kF32, type}};
   auto packed = be.pack_weights(parts, s.k);
   std::vector<float> out(size_t(T) * s.n, NAN);
   be.linear(out.data(), x.data(), *packed, T);
@@ -67,7 +68,7 @@ class TestCpuGemm : public QObject {
 
   void bf16Rounding() {
     QCOMPARE(kernels::float_to_bf16(1.0f), uint16_t(0x3f80));
-    QCOMPARE(kernels::float_to_bf16(1.0f + 0x1p-8f), uint16_t(0x3f80));  // tie -> even (down)
+    QCOMPARE(kernels::float_to_bf16(1.0f + 0x1p-8f), uint16_t(0x3f80));      // tie -> even (down)
     QCOMPARE(kernels::float_to_bf16(1.0f + 3 * 0x1p-8f), uint16_t(0x3f82));  // tie -> even (up)
     QCOMPARE(kernels::float_to_bf16(1.0f + 0x1p-8f + 0x1p-20f), uint16_t(0x3f81));
     QCOMPARE(kernels::float_to_bf16(-0.0f), uint16_t(0x8000));
@@ -91,7 +92,8 @@ class TestCpuGemm : public QObject {
     for (const Shape s : kShapes) {
       auto w = randomVec(size_t(s.n) * s.k, rng_);
       const int n0 = s.n / 3;
-      const WeightPart parts[] = {{w.data(), n0, WeightType::kF32, t}, {w.data() + size_t(n0) * s.k, s.n - n0, WeightType::kF32, t}};
+      const WeightPart parts[] = {{w.data(), n0, WeightType::kF32, t},
+                                  {w.data() + size_t(n0) * s.k, s.n - n0, WeightType::kF32, t}};
       cpu::CpuPackedWeights p(parts, s.k);
       p.fill(0, p.num_panels());
       QCOMPARE(p.rows, s.n);

@@ -75,7 +75,9 @@ class Composed final : public kernels::Backend {
   void embedding(float* o, const void* t, kernels::DType dt, const int* ids, int T, int d) override {
     b_.embedding(o, t, dt, ids, T, d);
   }
-  void rms_norm(float* o, const float* x, const float* w, int T, int d, float e) override { b_.rms_norm(o, x, w, T, d, e); }
+  void rms_norm(float* o, const float* x, const float* w, int T, int d, float e) override {
+    b_.rms_norm(o, x, w, T, d, e);
+  }
   void matmul(float* o, const float* x, const float* w, int T, int n, int k) override { b_.matmul(o, x, w, T, n, k); }
   void rotary_embedding(float* q, float* k, const int* p, int T, int h, int kvh, const kernels::RopeSpec& r) override {
     b_.rotary_embedding(q, k, p, T, h, kvh, r);
@@ -132,8 +134,12 @@ class TestCpuIsa : public QObject {
           const double g = gu[t * 2 * hidden + j], u = gu[t * 2 * hidden + hidden + j];
           const double want = g / (1.0 + std::exp(-g)) * u;
           QVERIFY2(std::fabs(swiglu[t * hidden + j] - want) <= 1e-6 * std::max(1.0, std::fabs(want)),
-                   qPrintable(QString("%1: silu(%2) * %3 = %4, want %5").arg(cpu::isa_name(isa)).arg(g).arg(u)
-                                  .arg(swiglu[t * hidden + j]).arg(want)));
+                   qPrintable(QString("%1: silu(%2) * %3 = %4, want %5")
+                                  .arg(cpu::isa_name(isa))
+                                  .arg(g)
+                                  .arg(u)
+                                  .arg(swiglu[t * hidden + j])
+                                  .arg(want)));
         }
       }
       for (size_t i = 0; i < x.size(); ++i) QCOMPARE(res[i], x[i] + y[i]);
@@ -204,9 +210,10 @@ class TestCpuIsa : public QObject {
           std::vector<uint16_t> k16a(kc1.size(), 0xffff), v16a(k16a), k16b(k16a), v16b(k16a);
           std::vector<float> q3(q1.size()), q4(q1.size());
           auto in3 = qkv, in4 = qkv;
-          be->qkv_rope_and_cache(q3.data(), in3.data(), pos.data(), k16a.data(), v16a.data(), dt, slotMap.data(), T, spec);
-          composed.qkv_rope_and_cache(q4.data(), in4.data(), pos.data(), k16b.data(), v16b.data(), dt, slotMap.data(), T,
-                                      spec);
+          be->qkv_rope_and_cache(q3.data(), in3.data(), pos.data(), k16a.data(), v16a.data(), dt, slotMap.data(), T,
+                                 spec);
+          composed.qkv_rope_and_cache(q4.data(), in4.data(), pos.data(), k16b.data(), v16b.data(), dt, slotMap.data(),
+                                      T, spec);
           QVERIFY(sameBits(q3, q1) && sameBits(q4, q1) && sameBits(in3, in1) && sameBits(in4, in1));
           QVERIFY(k16a == k16b && v16a == v16b);
           for (int t = 0; t < T; ++t) {
@@ -367,7 +374,8 @@ class TestCpuIsa : public QObject {
           for (int i = 0; i < hd; ++i) ss += double(in[i]) * in[i];
           const double r = 1.0 / std::sqrt(ss / hd + 1e-6);
           for (int i = 0; i < hd; ++i)
-            QVERIFY(std::fabs(normed[t * stride + 5 + h * hd + i] - in[i] * r * wn[i]) < 1e-5 * (1 + std::fabs(in[i] * r * wn[i])));
+            QVERIFY(std::fabs(normed[t * stride + 5 + h * hd + i] - in[i] * r * wn[i]) <
+                    1e-5 * (1 + std::fabs(in[i] * r * wn[i])));
         }
       }
       if (ref.empty()) ref = {biased, normed};

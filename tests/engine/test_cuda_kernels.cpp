@@ -68,9 +68,9 @@ std::vector<float> widen(const std::vector<uint16_t>& v, KvDType t) {
   return f;
 }
 
-#define CHECK_CLOSE(got, want, tol, what)                                                      \
-  do {                                                                                         \
-    const double e_ = rel_err(got, want);                                                      \
+#define CHECK_CLOSE(got, want, tol, what)                                                                \
+  do {                                                                                                   \
+    const double e_ = rel_err(got, want);                                                                \
     QVERIFY2(e_ <= (tol), qPrintable(QString("%1: relative error %2 > %3").arg(what).arg(e_).arg(tol))); \
   } while (0)
 
@@ -83,7 +83,8 @@ class TestCudaKernels : public QObject {
  private slots:
   void initTestCase() {
     std::string why;
-    if (cuda_device_count(&why) == 0) QSKIP(qPrintable("no CUDA GPU here, CUDA kernel tests skipped: " + QString::fromStdString(why)));
+    if (cuda_device_count(&why) == 0)
+      QSKIP(qPrintable("no CUDA GPU here, CUDA kernel tests skipped: " + QString::fromStdString(why)));
     gpu_ = make_backend({"cuda", 2});
     cpu_ = make_cpu_backend(2);
     qInfo("%s", gpu_->description().c_str());
@@ -239,7 +240,8 @@ class TestCudaKernels : public QObject {
     auto qkv = randn(std::size_t(T) * s.width(), 22);
     const std::vector<int> pos = {0, 1, 2, 700, 701, 5000};
     const std::vector<int64_t> slot = {3, -1, 17, 40, 0, 63};
-    const std::size_t cache_elems = std::size_t(num_slots) * s.kv_width(), cache_bytes = kv_row_bytes(type, int64_t(cache_elems));
+    const std::size_t cache_elems = std::size_t(num_slots) * s.kv_width(),
+                      cache_bytes = kv_row_bytes(type, int64_t(cache_elems));
     std::vector<float> q_want(std::size_t(T) * s.q_width());
     std::vector<uint8_t> kc(cache_bytes, 0xff), vc(cache_bytes, 0xff);
     std::vector<float> qkv_cpu = qkv;
@@ -258,7 +260,8 @@ class TestCudaKernels : public QObject {
     CHECK_CLOSE(d.down(q, q_want.size()), q_want, 1e-5, "q");
     auto as_float = [&](const std::vector<uint8_t>& bytes) {
       std::vector<float> f(cache_elems);
-      if (type == KvDType::kFloat32) std::memcpy(f.data(), bytes.data(), bytes.size());
+      if (type == KvDType::kFloat32)
+        std::memcpy(f.data(), bytes.data(), bytes.size());
       else {
         std::vector<uint16_t> h(cache_elems);
         std::memcpy(h.data(), bytes.data(), bytes.size());
@@ -286,7 +289,8 @@ class TestCudaKernels : public QObject {
         for (int g : {1, 2, 4, 8})
           for (int kv : {0, 1, 2})
             for (bool decode : {true, false})
-              QTest::addRow("bs%d hd%d gqa%d %s %s", bs, hd, g, kv_dtype_name(KvDType(kv)), decode ? "decode" : "prefill")
+              QTest::addRow("bs%d hd%d gqa%d %s %s", bs, hd, g, kv_dtype_name(KvDType(kv)),
+                            decode ? "decode" : "prefill")
                   << bs << hd << g << kv << decode;
   }
   void pagedAttention() {

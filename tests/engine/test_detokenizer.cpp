@@ -57,7 +57,8 @@ class TestDetokenizer : public QObject {
           const std::string delta = d.add_token(id);
           if (delta.empty()) ++held;
           QVERIFY2(utf8::is_valid(delta), qPrintable(toktest::escaped(text)));
-          QVERIFY2(delta.find(utf8::kReplacement) == std::string::npos, qPrintable("U+FFFD mid-stream in " + toktest::escaped(text)));
+          QVERIFY2(delta.find(utf8::kReplacement) == std::string::npos,
+                   qPrintable("U+FFFD mid-stream in " + toktest::escaped(text)));
           joined += delta;
         }
         joined += d.flush();
@@ -100,12 +101,14 @@ class TestDetokenizer : public QObject {
     QVERIFY(f0 && ff && a);
     IncrementalDetokenizer d(*tok, {});
     QCOMPARE(d.add_token(*f0), std::string());  // could still become a 4-byte character
-    QCOMPARE(d.add_token(*a), std::string("\xEF\xBF\xBD" "a"));  // now it cannot
-    QCOMPARE(d.add_token(*ff), std::string("\xEF\xBF\xBD"));     // never valid: at once
+    QCOMPARE(d.add_token(*a), std::string("\xEF\xBF\xBD"
+                                          "a"));              // now it cannot
+    QCOMPARE(d.add_token(*ff), std::string("\xEF\xBF\xBD"));  // never valid: at once
     QCOMPARE(d.add_token(*f0), std::string());
-    QCOMPARE(d.flush(), std::string("\xEF\xBF\xBD"));            // incomplete at the end
+    QCOMPARE(d.flush(), std::string("\xEF\xBF\xBD"));  // incomplete at the end
     QCOMPARE(d.text(), tok->decode({*f0, *a, *ff, *f0}));
-    QCOMPARE(tok->decode_bytes({*f0, *a, *ff, *f0}), std::string("\xF0" "a\xFF\xF0"));
+    QCOMPARE(tok->decode_bytes({*f0, *a, *ff, *f0}), std::string("\xF0"
+                                                                 "a\xFF\xF0"));
   }
 
   // Control tokens stream as nothing; the text after them keeps its own spaces.

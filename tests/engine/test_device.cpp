@@ -28,12 +28,15 @@ class SkewedBackend final : public kernels::Backend {
   void rms_norm(float* out, const float* x, const float* w, int T, int dim, float eps) override {
     cpu_->rms_norm(out, x, w, T, dim, eps);
   }
-  void matmul(float* out, const float* x, const float* w, int T, int n, int k) override { cpu_->matmul(out, x, w, T, n, k); }
-  void rotary_embedding(float* q, float* k, const int* pos, int T, int h, int kvh, const kernels::RopeSpec& r) override {
+  void matmul(float* out, const float* x, const float* w, int T, int n, int k) override {
+    cpu_->matmul(out, x, w, T, n, k);
+  }
+  void rotary_embedding(float* q, float* k, const int* pos, int T, int h, int kvh,
+                        const kernels::RopeSpec& r) override {
     cpu_->rotary_embedding(q, k, pos, T, h, kvh, r);
   }
-  void reshape_and_cache(const float* k, const float* v, void* kc, void* vc, kernels::KvDType t, const int64_t* s, int T,
-                         int w) override {
+  void reshape_and_cache(const float* k, const float* v, void* kc, void* vc, kernels::KvDType t, const int64_t* s,
+                         int T, int w) override {
     cpu_->reshape_and_cache(k, v, kc, vc, t, s, T, w);
   }
   void paged_attention(float* out, const float* q, const void* kc, const void* vc, kernels::KvDType t,

@@ -184,7 +184,8 @@ class TestEngineFeatures : public QObject {
       } catch (const std::invalid_argument& err) {
         QCOMPARE(QString(err.what()),
                  QString("invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\", "
-                         "\"float16\" or \"q8_0\", got \"%1\"").arg(bad));
+                         "\"float16\" or \"q8_0\", got \"%1\"")
+                     .arg(bad));
       }
     }
     // q8_0: 34 bytes per 32 values (ggml's block_q8_0), for head sizes of whole 32-blocks; the
@@ -286,7 +287,8 @@ class TestEngineFeatures : public QObject {
     QCOMPARE(engine.request_state("long")->num_computed_tokens, 16);
     const auto done = testutil::runToCompletion(engine);
     LLM ref(testutil::storiesConfig());
-    QCOMPARE(done.at("long").outputs[0].token_ids, ref.generate({longPrompt}, testutil::greedy(5))[0].outputs[0].token_ids);
+    QCOMPARE(done.at("long").outputs[0].token_ids,
+             ref.generate({longPrompt}, testutil::greedy(5))[0].outputs[0].token_ids);
   }
 
   void seededAloneAndBatched() {

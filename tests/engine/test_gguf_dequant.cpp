@@ -59,8 +59,8 @@ class TestGgufDequant : public QObject {
     QCOMPARE(fp32_to_fp16(65519.0f), uint16_t(0x7BFF));
     QCOMPARE(fp32_to_fp16(65520.0f), uint16_t(0x7C00));  // rounds to inf
     QCOMPARE(fp32_to_fp16(-1e9f), uint16_t(0xFC00));
-    QCOMPARE(fp32_to_fp16(std::ldexp(1.0f, -25)), uint16_t(0x0000));        // tie -> even (zero)
-    QCOMPARE(fp32_to_fp16(3 * std::ldexp(1.0f, -25)), uint16_t(0x0002));    // tie -> even
+    QCOMPARE(fp32_to_fp16(std::ldexp(1.0f, -25)), uint16_t(0x0000));            // tie -> even (zero)
+    QCOMPARE(fp32_to_fp16(3 * std::ldexp(1.0f, -25)), uint16_t(0x0002));        // tie -> even
     QCOMPARE(fp32_to_fp16(std::ldexp(1.0f, -14) * 0.9999f), uint16_t(0x0400));  // up to the smallest normal
     QCOMPARE(bf16_to_fp32(0x3F80), 1.0f);
     QCOMPARE(bf16_to_fp32(0xC0A0), -5.0f);

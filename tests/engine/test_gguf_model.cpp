@@ -3,6 +3,7 @@
 // write_gguf round trips (F32 exact, F16/Q8_0 byte-identical to llama.cpp's own quantizer).
 #include <QtTest>
 
+#include <unistd.h>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -11,15 +12,14 @@
 #include <QTemporaryDir>
 #include <cmath>
 #include <cstdio>
-#include <unistd.h>
 
+#include "engine/llm.h"
 #include "engine/loader/gguf/gguf_model.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_writer.h"
 #include "engine/loader/llama2c/llama2c_loader.h"
-#include "engine/model/decoder_model.h"
-#include "engine/llm.h"
 #include "engine/loader/model_loader.h"
+#include "engine/model/decoder_model.h"
 #include "engine_test_utils.h"
 #include "kernels/ops.h"
 
@@ -54,7 +54,7 @@ GreedyResult runGreedy(const QString& model, const QString& name) {
   EngineConfig c;
   c.model = model.toStdString();
   c.num_threads = 2;
-  c.max_model_len = 512;  // the metadata says 128; the goldens run to 200 (+1) positions
+  c.max_model_len = 512;         // the metadata says 128; the goldens run to 200 (+1) positions
   c.kv_cache_dtype = "float32";  // run.c's goldens are float32 throughout
   LLM llm(c);
   GreedyResult r;
@@ -62,7 +62,8 @@ GreedyResult runGreedy(const QString& model, const QString& name) {
   const auto outs = llm.generate({prompt}, testutil::greedy(steps - int(expected_prompt.size()) + 1));
   const auto& out = outs.at(0).outputs.at(0);
   r.total = int(expected.size());
-  while (r.matched < r.total && r.matched < int(out.token_ids.size()) && out.token_ids[r.matched] == expected[r.matched])
+  while (r.matched < r.total && r.matched < int(out.token_ids.size()) &&
+         out.token_ids[r.matched] == expected[r.matched])
     ++r.matched;
   r.text_ok = QString::fromStdString(prompt + out.text) == g["full_text"].toString() &&
               out.token_ids.size() == expected.size();
@@ -256,9 +257,12 @@ class TestGgufModel : public QObject {
   void writeRoundTrip_data() {
     QTest::addColumn<QString>("type");
     QTest::addColumn<QString>("reference");
-    QTest::newRow("f32") << "f32" << "stories260K.gguf";
-    QTest::newRow("f16") << "f16" << "stories260K-f16.gguf";
-    QTest::newRow("q8_0") << "q8_0" << "stories260K-q8_0.gguf";
+    QTest::newRow("f32") << "f32"
+                         << "stories260K.gguf";
+    QTest::newRow("f16") << "f16"
+                         << "stories260K-f16.gguf";
+    QTest::newRow("q8_0") << "q8_0"
+                          << "stories260K-q8_0.gguf";
   }
   void writeRoundTrip() {
     QFETCH(QString, type);
@@ -342,7 +346,8 @@ class TestGgufModel : public QObject {
     write_gguf(neox, tok, out.toStdString(), "f32");
     const GgufModel back = load_gguf(out.toStdString(), false);
     for (std::size_t l = 0; l < src.weights.layers.size(); ++l) {
-      QVERIFY(std::memcmp(back.model.weights.layers[l].wq.data, src.weights.layers[l].wq.data, sizeof(float) * dim * dim) == 0);
+      QVERIFY(std::memcmp(back.model.weights.layers[l].wq.data, src.weights.layers[l].wq.data,
+                          sizeof(float) * dim * dim) == 0);
       QVERIFY(std::memcmp(back.model.weights.layers[l].wk.data, src.weights.layers[l].wk.data,
                           sizeof(float) * dim * src.config.n_kv_heads * hd) == 0);
     }
@@ -354,7 +359,8 @@ class TestGgufModel : public QObject {
     const LoadedModel src = load_llama2c(bin.toStdString());
     const auto tok_ptr = load_tokenizer((testpaths::stories260K() + "/tok512.model").toStdString());
     const Tokenizer& tok = *tok_ptr;
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, write_gguf(src, tok, tmp_.filePath("x.gguf").toStdString(), "q4_0"));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             write_gguf(src, tok, tmp_.filePath("x.gguf").toStdString(), "q4_0"));
     const auto llama2_ptr = load_tokenizer(testpaths::modelFile("llama2-tokenizer/tokenizer.model").toStdString());
     const Tokenizer& llama2 = *llama2_ptr;
     try {

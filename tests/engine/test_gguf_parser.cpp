@@ -19,7 +19,9 @@ using namespace pagedchat;
 namespace {
 // ---- A GGUF byte builder independent of engine/loader/gguf/gguf_writer.cpp -------------------------
 template <typename T>
-QByteArray le(T v) { return QByteArray(reinterpret_cast<const char*>(&v), sizeof v); }
+QByteArray le(T v) {
+  return QByteArray(reinterpret_cast<const char*>(&v), sizeof v);
+}
 QByteArray str(const std::string& s) { return le<uint64_t>(s.size()) + QByteArray(s.data(), int(s.size())); }
 enum : uint32_t { U8 = 0, U32 = 4, I32 = 5, F32 = 6, BOOL = 7, STR = 8, ARR = 9 };
 
@@ -31,7 +33,7 @@ struct Kv {
 struct Tensor {
   std::string name;
   std::vector<uint64_t> ne;
-  uint32_t type = 0;  // ggml type
+  uint32_t type = 0;    // ggml type
   int64_t offset = -1;  // -1: computed
   uint64_t bytes = 0;   // data size; computed for F32
 };
@@ -48,10 +50,14 @@ struct Gguf {
     return nullptr;
   }
   void set(const std::string& k, uint32_t type, const QByteArray& payload) {
-    if (Kv* e = find(k)) *e = {k, type, payload};
-    else kv.push_back({k, type, payload});
+    if (Kv* e = find(k))
+      *e = {k, type, payload};
+    else
+      kv.push_back({k, type, payload});
   }
-  void erase(const std::string& k) { std::erase_if(kv, [&](const Kv& e) { return e.key == k; }); }
+  void erase(const std::string& k) {
+    std::erase_if(kv, [&](const Kv& e) { return e.key == k; });
+  }
   Tensor* tensor(const std::string& n) {
     for (auto& t : tensors)
       if (t.name == n) return &t;
@@ -113,7 +119,10 @@ Gguf tinyLlama() {
     tokens.push_back(buf);
     types.push_back(6);
   }
-  for (const char* p : {"\xE2\x96\x81", "a", "b", "\xE2\x96\x81" "a"}) tokens.push_back(p), types.push_back(1);
+  for (const char* p : {"\xE2\x96\x81", "a", "b",
+                        "\xE2\x96\x81"
+                        "a"})
+    tokens.push_back(p), types.push_back(1);
   g.set("tokenizer.ggml.model", STR, str("llama"));
   g.set("tokenizer.ggml.tokens", ARR, arrStr(tokens));
   g.set("tokenizer.ggml.scores", ARR, arr<float>(F32, std::vector<float>(tokens.size(), 0.0f)));
@@ -163,12 +172,14 @@ QString expectRejected(const QByteArray& bytes, const QString& path, const QStri
   };
   QString err = check([&] { load_gguf(name); }, "load_gguf");
   if (err.isEmpty())
-    err = check([&] {
-      GgufFile g = GgufFile::parse(reinterpret_cast<const uint8_t*>(bytes.constData()), bytes.size(), name);
-      load_gguf_model(g);
-      build_sentencepiece_proto(read_gguf_vocab(g));
-      read_gguf_chat_template(g);
-    }, "parse");
+    err = check(
+        [&] {
+          GgufFile g = GgufFile::parse(reinterpret_cast<const uint8_t*>(bytes.constData()), bytes.size(), name);
+          load_gguf_model(g);
+          build_sentencepiece_proto(read_gguf_vocab(g));
+          read_gguf_chat_template(g);
+        },
+        "parse");
   return err;
 }
 }  // namespace
@@ -194,10 +205,11 @@ class TestGgufParser : public QObject {
   }
 
   void utf8Validator() {
-    for (const char* ok : {"", "abc", "\xED\x95\x9C", "\xF0\x9F\x98\x80", "\xC3\xA9", "\xE2\x96\x81\x61", "\xF4\x8F\xBF\xBF"})
+    for (const char* ok :
+         {"", "abc", "\xED\x95\x9C", "\xF0\x9F\x98\x80", "\xC3\xA9", "\xE2\x96\x81\x61", "\xF4\x8F\xBF\xBF"})
       QVERIFY2(is_valid_utf8(ok), ok);
-    for (const char* bad : {"\xC0\x80", "\xE0\x80\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xFF", "\xE2\x96",
-                            "a\x80", "\xC3", "\xF0\x9F\x98"})
+    for (const char* bad : {"\xC0\x80", "\xE0\x80\x80", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xFF", "\xE2\x96", "a\x80",
+                            "\xC3", "\xF0\x9F\x98"})
       QVERIFY2(!is_valid_utf8(bad), bad);
   }
 
@@ -240,42 +252,64 @@ class TestGgufParser : public QObject {
     row("huge string", [](Gguf& g) { g.set("x.str", STR, le<uint64_t>(uint64_t(1) << 50)); }, {"x.str", "length"});
     row("unknown value type", [](Gguf& g) { g.set("x.t", 13, le<uint32_t>(0)); }, {"x.t", "unknown value type 13"});
     row("bool 2", [](Gguf& g) { g.set("x.b", BOOL, le<uint8_t>(2)); }, {"x.b", "bool"});
-    row("deep nesting", [](Gguf& g) {
-      QByteArray v = arr<uint8_t>(U8, {1});
-      for (int i = 0; i < 9; ++i) v = le<uint32_t>(ARR) + le<uint64_t>(1) + v;
-      g.set("x.deep", ARR, v);
-    }, {"x.deep", "nested"});
+    row("deep nesting",
+        [](Gguf& g) {
+          QByteArray v = arr<uint8_t>(U8, {1});
+          for (int i = 0; i < 9; ++i) v = le<uint32_t>(ARR) + le<uint64_t>(1) + v;
+          g.set("x.deep", ARR, v);
+        },
+        {"x.deep", "nested"});
     row("non-UTF-8 key", [](Gguf& g) { g.set("bad\xFF\xFEkey", U32, le<uint32_t>(1)); }, {"UTF-8"});
     row("empty key", [](Gguf& g) { g.set("", U32, le<uint32_t>(1)); }, {"empty key"});
     row("duplicate key", [](Gguf& g) { g.kv.push_back(g.kv[1]); }, {"llama.context_length", "twice"});
-    row("alignment string", [](Gguf& g) { g.set("general.alignment", STR, str("32")); }, {"general.alignment", "uint32"});
-    row("alignment 48", [](Gguf& g) { g.set("general.alignment", U32, le<uint32_t>(48)); }, {"general.alignment", "power of two"});
+    row("alignment string", [](Gguf& g) { g.set("general.alignment", STR, str("32")); },
+        {"general.alignment", "uint32"});
+    row("alignment 48", [](Gguf& g) { g.set("general.alignment", U32, le<uint32_t>(48)); },
+        {"general.alignment", "power of two"});
     row("5 dims", [](Gguf& g) { g.tensors[0].ne = {32, 263, 1, 1, 1}; }, {"token_embd.weight", "dimensions"});
     row("0 dims", [](Gguf& g) { g.tensors[1].ne = {}; }, {"blk.0.attn_norm.weight", "dimensions"});
-    row("shape overflow", [](Gguf& g) { g.tensors[1].ne = {uint64_t(1) << 40, uint64_t(1) << 40}; },
+    row("shape overflow",
+        [](Gguf& g) {
+          g.tensors[1].ne = {uint64_t(1) << 40, uint64_t(1) << 40};
+        },
         {"blk.0.attn_norm.weight", "overflow"});
     row("unknown ggml type", [](Gguf& g) { g.tensors[2].type = 99; }, {"blk.0.attn_q.weight", "unknown ggml type 99"});
-    row("row not whole blocks", [](Gguf& g) { g.tensors[1].type = 8; g.tensors[1].ne = {8}; },
+    row("row not whole blocks",
+        [](Gguf& g) {
+          g.tensors[1].type = 8;
+          g.tensors[1].ne = {8};
+        },
         {"blk.0.attn_norm.weight", "block size"});
     row("data outside file", [](Gguf& g) { g.tensors.back().offset = 1 << 20; }, {"output_norm.weight", "outside"});
-    row("data huge", [](Gguf& g) { g.tensors.back().ne = {uint64_t(1) << 40}; g.tensors.back().bytes = uint64_t(1) << 42; },
+    row("data huge",
+        [](Gguf& g) {
+          g.tensors.back().ne = {uint64_t(1) << 40};
+          g.tensors.back().bytes = uint64_t(1) << 42;
+        },
         {"output_norm.weight", "outside"});
     row("overlap", [](Gguf& g) { g.tensors[3].offset = int64_t(g.tensors[0].bytes / 32 * 32 - 32); }, {"overlap"});
-    row("misaligned", [](Gguf& g) { g.tensors[1].offset = int64_t(g.tensors[0].bytes) + 4; }, {"blk.0.attn_norm.weight", "alignment"});
-    row("duplicate tensor", [](Gguf& g) { g.tensors[2].name = g.tensors[1].name; }, {"blk.0.attn_norm.weight", "twice"});
+    row("misaligned", [](Gguf& g) { g.tensors[1].offset = int64_t(g.tensors[0].bytes) + 4; },
+        {"blk.0.attn_norm.weight", "alignment"});
+    row("duplicate tensor", [](Gguf& g) { g.tensors[2].name = g.tensors[1].name; },
+        {"blk.0.attn_norm.weight", "twice"});
     row("non-UTF-8 tensor name", [](Gguf& g) { g.tensors[2].name = "blk.\xC0\x80"; }, {"UTF-8"});
     row("arch falcon", [](Gguf& g) { g.set("general.architecture", STR, str("falcon")); }, {"falcon", "qwen2"});
     row("no arch", [](Gguf& g) { g.erase("general.architecture"); }, {"general.architecture"});
-    row("dim as string", [](Gguf& g) { g.set("llama.embedding_length", STR, str("32")); }, {"llama.embedding_length", "string"});
+    row("dim as string", [](Gguf& g) { g.set("llama.embedding_length", STR, str("32")); },
+        {"llama.embedding_length", "string"});
     row("no block_count", [](Gguf& g) { g.erase("llama.block_count"); }, {"llama.block_count", "missing"});
     row("no context_length", [](Gguf& g) { g.erase("llama.context_length"); }, {"llama.context_length"});
-    row("heads 0", [](Gguf& g) { g.set("llama.attention.head_count", U32, le<uint32_t>(0)); }, {"llama.attention.head_count"});
+    row("heads 0", [](Gguf& g) { g.set("llama.attention.head_count", U32, le<uint32_t>(0)); },
+        {"llama.attention.head_count"});
     row("kv heads 3", [](Gguf& g) { g.set("llama.attention.head_count_kv", U32, le<uint32_t>(3)); }, {"head_count_kv"});
-    row("rope dims 8", [](Gguf& g) { g.set("llama.rope.dimension_count", U32, le<uint32_t>(8)); }, {"llama.rope.dimension_count", "16"});
-    row("rope scaling yarn", [](Gguf& g) {
-      g.set("llama.rope.scaling.type", STR, str("yarn"));
-      g.set("llama.rope.scaling.factor", F32, le<float>(2.0f));
-    }, {"RoPE scaling", "yarn", "llama.rope.scaling.type"});
+    row("rope dims 8", [](Gguf& g) { g.set("llama.rope.dimension_count", U32, le<uint32_t>(8)); },
+        {"llama.rope.dimension_count", "16"});
+    row("rope scaling yarn",
+        [](Gguf& g) {
+          g.set("llama.rope.scaling.type", STR, str("yarn"));
+          g.set("llama.rope.scaling.factor", F32, le<float>(2.0f));
+        },
+        {"RoPE scaling", "yarn", "llama.rope.scaling.type"});
     row("rope scaling longrope", [](Gguf& g) { g.set("llama.rope.scaling.type", STR, str("longrope")); }, {"longrope"});
     row("rope attn_factor", [](Gguf& g) { g.set("llama.rope.scaling.attn_factor", F32, le<float>(0.5f)); },
         {"llama.rope.scaling.attn_factor"});
@@ -286,20 +320,44 @@ class TestGgufParser : public QObject {
     row("key_length odd", [](Gguf& g) { g.set("llama.attention.key_length", U32, le<uint32_t>(15)); }, {"odd"});
     row("experts", [](Gguf& g) { g.set("llama.expert_count", U32, le<uint32_t>(8)); }, {"expert"});
     row("missing tensor", [](Gguf& g) { g.tensors.erase(g.tensors.begin() + 9); }, {"blk.0.ffn_up.weight", "missing"});
-    row("wrong shape", [](Gguf& g) { g.tensor("blk.0.attn_q.weight")->ne = {32, 16}; g.tensor("blk.0.attn_q.weight")->bytes = 2048; },
+    row("wrong shape",
+        [](Gguf& g) {
+          g.tensor("blk.0.attn_q.weight")->ne = {32, 16};
+          g.tensor("blk.0.attn_q.weight")->bytes = 2048;
+        },
         {"blk.0.attn_q.weight", "shape"});
     // IQ4_NL (type 20): a real ggml type without kernels here; 32 values per 18-byte block.
-    row("unsupported type", [](Gguf& g) { Tensor* t = g.tensor("blk.0.attn_q.weight"); t->type = 20; t->bytes = 32 * 18; },
+    row("unsupported type",
+        [](Gguf& g) {
+          Tensor* t = g.tensor("blk.0.attn_q.weight");
+          t->type = 20;
+          t->bytes = 32 * 18;
+        },
         {"blk.0.attn_q.weight", "iq4_nl"});
-    row("ffn bias tensor", [](Gguf& g) { g.tensors.push_back({"blk.0.ffn_up.bias", {64}, 0, -1, 256}); },
+    row("ffn bias tensor",
+        [](Gguf& g) {
+          g.tensors.push_back({"blk.0.ffn_up.bias", {64}, 0, -1, 256});
+        },
         {"blk.0.ffn_up.bias", "bias", "'llama'"});
-    row("unknown tensor", [](Gguf& g) { g.tensors.push_back({"blk.0.attn_q_norm.weight", {16}, 0, -1, 64}); },
+    row("unknown tensor",
+        [](Gguf& g) {
+          g.tensors.push_back({"blk.0.attn_q_norm.weight", {16}, 0, -1, 64});
+        },
         {"blk.0.attn_q_norm.weight", "unknown tensor"});
-    row("q bias wrong shape", [](Gguf& g) { g.tensors.push_back({"blk.0.attn_q.bias", {16}, 0, -1, 64}); },
+    row("q bias wrong shape",
+        [](Gguf& g) {
+          g.tensors.push_back({"blk.0.attn_q.bias", {16}, 0, -1, 64});
+        },
         {"blk.0.attn_q.bias", "shape"});
-    row("rope_freqs wrong shape", [](Gguf& g) { g.tensors.push_back({"rope_freqs.weight", {4}, 0, -1, 16}); },
+    row("rope_freqs wrong shape",
+        [](Gguf& g) {
+          g.tensors.push_back({"rope_freqs.weight", {4}, 0, -1, 16});
+        },
         {"rope_freqs.weight", "shape"});
-    row("rope_freqs zeros", [](Gguf& g) { g.tensors.push_back({"rope_freqs.weight", {8}, 0, -1, 32}); },
+    row("rope_freqs zeros",
+        [](Gguf& g) {
+          g.tensors.push_back({"rope_freqs.weight", {8}, 0, -1, 32});
+        },
         {"rope_freqs.weight", "positive"});
     auto rename = [](Gguf& g, const std::string& arch) {
       g.set("general.architecture", STR, str(arch));
@@ -308,31 +366,46 @@ class TestGgufParser : public QObject {
     };
     row("qwen2 without biases", [rename](Gguf& g) { rename(g, "qwen2"); }, {"blk.0.attn_q.bias", "missing"});
     row("qwen3 without q/k norms", [rename](Gguf& g) { rename(g, "qwen3"); }, {"blk.0.attn_q_norm.weight", "missing"});
-    row("qwen2 rope_freqs", [rename](Gguf& g) {
-      rename(g, "qwen2");
-      for (const char* b : {"blk.0.attn_q.bias", "blk.0.attn_k.bias", "blk.0.attn_v.bias"})
-        g.tensors.push_back({b, {std::string(b).find("_q.") != std::string::npos ? 32u : 16u}, 0, -1, 0});
-      for (auto& t : g.tensors)
-        if (t.name.size() > 5 && t.name.compare(t.name.size() - 5, 5, ".bias") == 0) t.bytes = t.ne[0] * 4;
-      g.tensors.push_back({"rope_freqs.weight", {8}, 0, -1, 32});
-    }, {"rope_freqs.weight", "'qwen2'"});
-    row("qwen2 experts", [rename](Gguf& g) { rename(g, "qwen2"); g.set("qwen2.expert_count", U32, le<uint32_t>(4)); },
+    row("qwen2 rope_freqs",
+        [rename](Gguf& g) {
+          rename(g, "qwen2");
+          for (const char* b : {"blk.0.attn_q.bias", "blk.0.attn_k.bias", "blk.0.attn_v.bias"})
+            g.tensors.push_back({b, {std::string(b).find("_q.") != std::string::npos ? 32u : 16u}, 0, -1, 0});
+          for (auto& t : g.tensors)
+            if (t.name.size() > 5 && t.name.compare(t.name.size() - 5, 5, ".bias") == 0) t.bytes = t.ne[0] * 4;
+          g.tensors.push_back({"rope_freqs.weight", {8}, 0, -1, 32});
+        },
+        {"rope_freqs.weight", "'qwen2'"});
+    row("qwen2 experts",
+        [rename](Gguf& g) {
+          rename(g, "qwen2");
+          g.set("qwen2.expert_count", U32, le<uint32_t>(4));
+        },
         {"qwen2.expert_count", "mixture-of-experts"});
     row("tokenizer gpt2", [](Gguf& g) { g.set("tokenizer.ggml.model", STR, str("gpt2")); }, {"gpt2"});
     row("no tokenizer", [](Gguf& g) { g.erase("tokenizer.ggml.model"); }, {"tokenizer.ggml.model"});
-    row("tokens as ints", [](Gguf& g) { g.set("tokenizer.ggml.tokens", ARR, arr<int32_t>(I32, {1, 2})); }, {"tokenizer.ggml.tokens"});
-    row("scores short", [](Gguf& g) { g.set("tokenizer.ggml.scores", ARR, arr<float>(F32, {0.0f})); }, {"tokenizer.ggml.scores"});
-    row("token type 9", [](Gguf& g) {
-      std::vector<int32_t> t(263, 1);
-      t[5] = 9;
-      g.set("tokenizer.ggml.token_type", ARR, arr<int32_t>(I32, t));
-    }, {"type 9"});
+    row("tokens as ints",
+        [](Gguf& g) {
+          g.set("tokenizer.ggml.tokens", ARR, arr<int32_t>(I32, {1, 2}));
+        },
+        {"tokenizer.ggml.tokens"});
+    row("scores short", [](Gguf& g) { g.set("tokenizer.ggml.scores", ARR, arr<float>(F32, {0.0f})); },
+        {"tokenizer.ggml.scores"});
+    row("token type 9",
+        [](Gguf& g) {
+          std::vector<int32_t> t(263, 1);
+          t[5] = 9;
+          g.set("tokenizer.ggml.token_type", ARR, arr<int32_t>(I32, t));
+        },
+        {"type 9"});
     row("bos out of vocab", [](Gguf& g) { g.set("tokenizer.ggml.bos_token_id", U32, le<uint32_t>(9999)); },
         {"tokenizer.ggml.bos_token_id", "9999"});
-    row("token not UTF-8", [](Gguf& g) {
-      std::vector<std::string> t = {"<unk>", "<s>", "</s>", "\xFF"};
-      g.set("tokenizer.ggml.tokens", ARR, arrStr(t));
-    }, {"token 3", "UTF-8"});
+    row("token not UTF-8",
+        [](Gguf& g) {
+          std::vector<std::string> t = {"<unk>", "<s>", "</s>", "\xFF"};
+          g.set("tokenizer.ggml.tokens", ARR, arrStr(t));
+        },
+        {"token 3", "UTF-8"});
     row("chat template not UTF-8", [](Gguf& g) { g.set("tokenizer.chat_template", STR, str("{{ \xFF }}")); },
         {"tokenizer.chat_template", "UTF-8"});
   }
@@ -376,8 +449,16 @@ class TestGgufParser : public QObject {
     // (start and middle).
     std::vector<qsizetype> cuts = {0, 3, 4, 8, 16, 24};
     qsizetype pos = 24;
-    auto u64 = [&](qsizetype at) { uint64_t v; std::memcpy(&v, full.constData() + at, 8); return v; };
-    auto u32 = [&](qsizetype at) { uint32_t v; std::memcpy(&v, full.constData() + at, 4); return v; };
+    auto u64 = [&](qsizetype at) {
+      uint64_t v;
+      std::memcpy(&v, full.constData() + at, 8);
+      return v;
+    };
+    auto u32 = [&](qsizetype at) {
+      uint32_t v;
+      std::memcpy(&v, full.constData() + at, 4);
+      return v;
+    };
     for (std::size_t i = 0; i < whole.metadata().size(); ++i) {
       pos += 8 + qsizetype(u64(pos));  // key
       const uint32_t type = u32(pos);
@@ -425,7 +506,8 @@ class TestGgufParser : public QObject {
         ++checked;
       }
     qInfo("%d truncations rejected", checked);
-    for (qsizetype len : {qsizetype(0), qsizetype(10), qsizetype(5000), qsizetype(whole.data_offset()), full.size() - 1}) {
+    for (qsizetype len :
+         {qsizetype(0), qsizetype(10), qsizetype(5000), qsizetype(whole.data_offset()), full.size() - 1}) {
       const QString err = expectRejected(full.left(len), next(), {});
       QVERIFY2(err.isEmpty() || (len == 0 && err.contains("empty")), qPrintable(err));
     }

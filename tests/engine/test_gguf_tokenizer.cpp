@@ -3,8 +3,8 @@
 // ids as the original sentencepiece models (ASCII, Korean, emoji, whitespace runs, newlines).
 #include <QtTest>
 
-#include <QTemporaryDir>
 #include <sentencepiece_processor.h>
+#include <QTemporaryDir>
 
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_tokenizer.h"
@@ -31,7 +31,10 @@ const std::vector<std::string> kTexts = {
     "",
 };
 const std::vector<std::string> kWhitespaceRuns = {
-    "  two leading spaces", "trailing spaces   ", "many     inner      spaces", " \n  \n mixed  \t runs ",
+    "  two leading spaces",
+    "trailing spaces   ",
+    "many     inner      spaces",
+    " \n  \n mixed  \t runs ",
 };
 
 QString tok512() { return testpaths::stories260K() + "/tok512.model"; }

@@ -10,9 +10,9 @@
 #include <QJsonObject>
 #include <cmath>
 
+#include "engine/llm.h"
 #include "engine/loader/llama2c/llama2c_loader.h"
 #include "engine/model/decoder_model.h"
-#include "engine/llm.h"
 #include "engine/text/tokenizer.h"
 #include "engine_test_utils.h"
 #include "kernels/cpu/cpu_backend.h"
@@ -62,8 +62,8 @@ class TestGolden : public QObject {
     const auto& c = outs[0].outputs[0];
     QCOMPARE(c.token_ids.size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i)
-      QVERIFY2(c.token_ids[i] == expected[i], qPrintable(QString("token %1: got %2, expected %3")
-                                                             .arg(i).arg(c.token_ids[i]).arg(expected[i])));
+      QVERIFY2(c.token_ids[i] == expected[i],
+               qPrintable(QString("token %1: got %2, expected %3").arg(i).arg(c.token_ids[i]).arg(expected[i])));
     QCOMPARE(QString::fromStdString(prompt + c.text), g["full_text"].toString());
     QCOMPARE(c.finish_reason, std::optional(FinishReason::kLength));
   }
@@ -87,7 +87,8 @@ class TestGolden : public QObject {
     c.kv_cache_dtype = "float32";  // the weights' rounding alone
     LLM llm(c);
     const auto ids = llm.generate({g["prompt"].toString().toStdString()}, testutil::greedy(int(expected.size())))[0]
-                         .outputs[0].token_ids;
+                         .outputs[0]
+                         .token_ids;
     int match = 0;
     while (match < int(ids.size()) && ids[match] == expected[match]) ++match;
     qInfo("%s: %d of %d golden tokens before the first difference", qPrintable(dtype), match, int(expected.size()));
@@ -111,12 +112,18 @@ class TestGolden : public QObject {
     QTest::addColumn<QString>("dtype");
     QTest::addColumn<QString>("name");
     QTest::addColumn<int>("minMatch");
-    QTest::newRow("bfloat16 bos_only") << "bfloat16" << "bos_only" << 200;
-    QTest::newRow("bfloat16 once_upon") << "bfloat16" << "once_upon" << 124;
-    QTest::newRow("bfloat16 lily_tom") << "bfloat16" << "lily_tom" << 133;
-    QTest::newRow("float16 bos_only") << "float16" << "bos_only" << 200;
-    QTest::newRow("float16 once_upon") << "float16" << "once_upon" << 124;
-    QTest::newRow("float16 lily_tom") << "float16" << "lily_tom" << 149;
+    QTest::newRow("bfloat16 bos_only") << "bfloat16"
+                                       << "bos_only" << 200;
+    QTest::newRow("bfloat16 once_upon") << "bfloat16"
+                                        << "once_upon" << 124;
+    QTest::newRow("bfloat16 lily_tom") << "bfloat16"
+                                       << "lily_tom" << 133;
+    QTest::newRow("float16 bos_only") << "float16"
+                                      << "bos_only" << 200;
+    QTest::newRow("float16 once_upon") << "float16"
+                                       << "once_upon" << 124;
+    QTest::newRow("float16 lily_tom") << "float16"
+                                      << "lily_tom" << 149;
   }
   void greedyKvCacheDtype() {
     QFETCH(QString, dtype);
@@ -134,8 +141,8 @@ class TestGolden : public QObject {
     const auto ids = llm.generate({prompt}, testutil::greedy(int(expected.size())))[0].outputs[0].token_ids;
     int match = 0;
     while (match < int(ids.size()) && match < int(expected.size()) && ids[match] == expected[match]) ++match;
-    qInfo("%s KV cache, %s: %d of %d golden ids before the first difference", qPrintable(dtype), qPrintable(name), match,
-          int(expected.size()));
+    qInfo("%s KV cache, %s: %d of %d golden ids before the first difference", qPrintable(dtype), qPrintable(name),
+          match, int(expected.size()));
     QVERIFY2(match >= minMatch, qPrintable(QString("%1 < %2").arg(match).arg(minMatch)));
     if (dtype == "bfloat16") {
       LLM autoDtype(testutil::storiesConfig());
@@ -243,7 +250,8 @@ class TestGolden : public QObject {
     const int vocab = model.config.vocab_size;
     const int rows = raw.size() / int(sizeof(float) * vocab);
     if (rows != 128 || int(seq.size()) < rows) return false;
-    ref.assign(reinterpret_cast<const float*>(raw.constData()), reinterpret_cast<const float*>(raw.constData()) + size_t(rows) * vocab);
+    ref.assign(reinterpret_cast<const float*>(raw.constData()),
+               reinterpret_cast<const float*>(raw.constData()) + size_t(rows) * vocab);
     got.assign(ref.size(), NAN);
 
     DecoderModel llama(model.config, model.weights, *backend, type);

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <random>
 
+#include "engine/llm.h"
 #include "engine/loader/hf/hf_loader.h"
 #include "engine/loader/hf/safetensors.h"
-#include "engine/llm.h"
 #include "engine/loader/model_loader.h"
-#include "kernels/quant/dtype.h"
 #include "engine_test_utils.h"
+#include "kernels/quant/dtype.h"
 #include "test_hf_utils.h"
 
 using namespace pagedchat;
@@ -104,7 +104,8 @@ class TestHf : public QObject {
       index["weight_map"][name] = "model-0000" + std::to_string(s + 1) + "-of-00002.safetensors";
     }
     for (int s = 0; s < 2; ++s)
-      write_safetensors((sharded_ + "/model-0000" + QString::number(s + 1) + "-of-00002.safetensors").toStdString(), shard[s]);
+      write_safetensors((sharded_ + "/model-0000" + QString::number(s + 1) + "-of-00002.safetensors").toStdString(),
+                        shard[s]);
     QVERIFY(writeAll(sharded_ + "/model.safetensors.index.json", QByteArray::fromStdString(index.dump(2))));
 
     const QByteArray raw = readAll(testpaths::stories260K() + "/golden/once_upon.logits.f32");
@@ -113,8 +114,8 @@ class TestHf : public QObject {
   }
 
   void folderContents() {
-    for (const char* f : {"config.json", "model.safetensors", "tokenizer.model", "tokenizer_config.json",
-                          "generation_config.json"})
+    for (const char* f :
+         {"config.json", "model.safetensors", "tokenizer.model", "tokenizer_config.json", "generation_config.json"})
       QVERIFY2(QFileInfo::exists(f32_ + "/" + f), f);
     const QJsonObject cfg = readJson(f32_ + "/config.json");
     QCOMPARE(cfg["architectures"].toArray().at(0).toString(), QString("LlamaForCausalLM"));
@@ -201,8 +202,8 @@ class TestHf : public QObject {
       const GreedyResult r = runGolden(dir, name);
       int same = 0;
       for (size_t i = 0; i < std::min(r.got.size(), r.expected.size()); ++i) same += r.got[i] == r.expected[i];
-      qInfo("%s %s: %d / %zu golden ids match position for position; first divergence at %d", qPrintable(which),
-            name, same, r.expected.size(), matchingPrefix(r.got, r.expected));
+      qInfo("%s %s: %d / %zu golden ids match position for position; first divergence at %d", qPrintable(which), name,
+            same, r.expected.size(), matchingPrefix(r.got, r.expected));
       QVERIFY(matchingPrefix(r.got, r.expected) >= 1);
     }
   }
@@ -270,12 +271,21 @@ class TestHf : public QObject {
     add("model.norm.weight", {dim}, true);
     add("lm_head.weight", {vocab, dim}, false);
     write_safetensors((dir + "/model.safetensors").toStdString(), ts);
-    const nlohmann::json cfg = {{"architectures", {"MistralForCausalLM"}}, {"hidden_size", dim},
-                                {"intermediate_size", hidden}, {"num_hidden_layers", layers},
-                                {"num_attention_heads", heads}, {"num_key_value_heads", kv}, {"head_dim", hd},
-                                {"rms_norm_eps", 1e-6}, {"rope_theta", 1e6}, {"max_position_embeddings", 64},
-                                {"sliding_window", nullptr}, {"vocab_size", vocab}, {"tie_word_embeddings", false},
-                                {"bos_token_id", 1}, {"eos_token_id", 2}};
+    const nlohmann::json cfg = {{"architectures", {"MistralForCausalLM"}},
+                                {"hidden_size", dim},
+                                {"intermediate_size", hidden},
+                                {"num_hidden_layers", layers},
+                                {"num_attention_heads", heads},
+                                {"num_key_value_heads", kv},
+                                {"head_dim", hd},
+                                {"rms_norm_eps", 1e-6},
+                                {"rope_theta", 1e6},
+                                {"max_position_embeddings", 64},
+                                {"sliding_window", nullptr},
+                                {"vocab_size", vocab},
+                                {"tie_word_embeddings", false},
+                                {"bos_token_id", 1},
+                                {"eos_token_id", 2}};
     QVERIFY(writeAll(dir + "/config.json", QByteArray::fromStdString(cfg.dump())));
     QVERIFY(QFile::copy(storiesTokenizer(), dir + "/tokenizer.model"));
     LLM llm(folderConfig(dir));

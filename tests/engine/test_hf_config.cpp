@@ -4,8 +4,8 @@
 
 #include <QTemporaryDir>
 
-#include "engine/loader/hf/hf_config.h"
 #include "engine/llm.h"
+#include "engine/loader/hf/hf_config.h"
 #include "engine/sample/sampling_defaults.h"
 #include "test_hf_utils.h"
 
@@ -15,11 +15,22 @@ using nlohmann::json;
 namespace {
 /// stories260K's shape as transformers writes it.
 json baseConfig() {
-  return {{"architectures", {"LlamaForCausalLM"}}, {"model_type", "llama"}, {"hidden_size", 64},
-          {"intermediate_size", 172}, {"num_hidden_layers", 5}, {"num_attention_heads", 8},
-          {"num_key_value_heads", 4}, {"rms_norm_eps", 1e-5}, {"max_position_embeddings", 512},
-          {"vocab_size", 512}, {"tie_word_embeddings", true}, {"bos_token_id", 1}, {"eos_token_id", 2},
-          {"rope_theta", 10000.0}, {"rope_scaling", nullptr}, {"hidden_act", "silu"}};
+  return {{"architectures", {"LlamaForCausalLM"}},
+          {"model_type", "llama"},
+          {"hidden_size", 64},
+          {"intermediate_size", 172},
+          {"num_hidden_layers", 5},
+          {"num_attention_heads", 8},
+          {"num_key_value_heads", 4},
+          {"rms_norm_eps", 1e-5},
+          {"max_position_embeddings", 512},
+          {"vocab_size", 512},
+          {"tie_word_embeddings", true},
+          {"bos_token_id", 1},
+          {"eos_token_id", 2},
+          {"rope_theta", 10000.0},
+          {"rope_scaling", nullptr},
+          {"hidden_act", "silu"}};
 }
 HfModelConfig parse(const json& j) { return parse_hf_config(j.dump(), "dir/config.json"); }
 }  // namespace
@@ -119,7 +130,7 @@ class TestHfConfig : public QObject {
     HF_EXPECT_ERROR(parse(j), "Qwen2MoeForCausalLM", "Qwen3ForCausalLM");
     j["architectures"] = {"Qwen2ForCausalLM"};
     QCOMPARE(parse(j).config.architecture, std::string("qwen2"));
-    QVERIFY(parse(j).config.attention_qkv_bias);   // Qwen2Attention: q/k/v biases always
+    QVERIFY(parse(j).config.attention_qkv_bias);  // Qwen2Attention: q/k/v biases always
     QVERIFY(!parse(j).config.attention_out_bias);
     j["architectures"] = {"Qwen3ForCausalLM"};
     QCOMPARE(parse(j).config.architecture, std::string("qwen3"));
@@ -145,7 +156,10 @@ class TestHfConfig : public QObject {
     }
     j["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}};  // the other three are required
     HF_EXPECT_ERROR(parse(j), "llama3", "low_freq_factor");
-    j["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
+    j["rope_scaling"] = {{"rope_type", "llama3"},
+                         {"factor", 8.0},
+                         {"low_freq_factor", 1.0},
+                         {"high_freq_factor", 4.0},
                          {"original_max_position_embeddings", 8192}};
     {
       const RopeScaling rs = parse(j).config.rope_scaling;
@@ -229,22 +243,38 @@ class TestHfConfig : public QObject {
   void badValues_data() {
     QTest::addColumn<QString>("key");
     QTest::addColumn<QString>("value");
-    QTest::newRow("hidden string") << "hidden_size" << R"("64")";
-    QTest::newRow("hidden float") << "hidden_size" << "64.5";
-    QTest::newRow("hidden negative") << "hidden_size" << "-64";
-    QTest::newRow("hidden huge") << "hidden_size" << "100000000000000000000";
-    QTest::newRow("layers 0") << "num_hidden_layers" << "0";
-    QTest::newRow("kv > heads") << "num_key_value_heads" << "16";
-    QTest::newRow("kv not dividing") << "num_key_value_heads" << "3";
-    QTest::newRow("vocab huge") << "vocab_size" << "2000000000";
-    QTest::newRow("eps 0") << "rms_norm_eps" << "0";
-    QTest::newRow("eps string") << "rms_norm_eps" << R"("1e-5")";
-    QTest::newRow("theta negative") << "rope_theta" << "-1";
-    QTest::newRow("tie string") << "tie_word_embeddings" << R"("yes")";
-    QTest::newRow("bos out of vocab") << "bos_token_id" << "512";
-    QTest::newRow("gelu") << "hidden_act" << R"("gelu")";
-    QTest::newRow("attention bias string") << "attention_bias" << R"("yes")";
-    QTest::newRow("mlp bias") << "mlp_bias" << "true";
+    QTest::newRow("hidden string") << "hidden_size"
+                                   << R"("64")";
+    QTest::newRow("hidden float") << "hidden_size"
+                                  << "64.5";
+    QTest::newRow("hidden negative") << "hidden_size"
+                                     << "-64";
+    QTest::newRow("hidden huge") << "hidden_size"
+                                 << "100000000000000000000";
+    QTest::newRow("layers 0") << "num_hidden_layers"
+                              << "0";
+    QTest::newRow("kv > heads") << "num_key_value_heads"
+                                << "16";
+    QTest::newRow("kv not dividing") << "num_key_value_heads"
+                                     << "3";
+    QTest::newRow("vocab huge") << "vocab_size"
+                                << "2000000000";
+    QTest::newRow("eps 0") << "rms_norm_eps"
+                           << "0";
+    QTest::newRow("eps string") << "rms_norm_eps"
+                                << R"("1e-5")";
+    QTest::newRow("theta negative") << "rope_theta"
+                                    << "-1";
+    QTest::newRow("tie string") << "tie_word_embeddings"
+                                << R"("yes")";
+    QTest::newRow("bos out of vocab") << "bos_token_id"
+                                      << "512";
+    QTest::newRow("gelu") << "hidden_act"
+                          << R"("gelu")";
+    QTest::newRow("attention bias string") << "attention_bias"
+                                           << R"("yes")";
+    QTest::newRow("mlp bias") << "mlp_bias"
+                              << "true";
   }
   void badValues() {
     QFETCH(QString, key);
@@ -272,7 +302,8 @@ class TestHfConfig : public QObject {
     QCOMPARE(t.eos_token, std::string("</s>"));
     QCOMPARE(t.unk_token, std::string());
     QVERIFY(t.chat_template.rfind("{% for", 0) == 0);
-    t = parse_tokenizer_config(R"({"chat_template": [{"name": "rag", "template": "R"}, {"name": "default", "template": "D"}]})", "t.json");
+    t = parse_tokenizer_config(
+        R"({"chat_template": [{"name": "rag", "template": "R"}, {"name": "default", "template": "D"}]})", "t.json");
     QCOMPARE(t.chat_template, std::string("D"));
     QVERIFY(!parse_tokenizer_config("{}", "t.json").add_bos_token.has_value());
     HF_EXPECT_ERROR(parse_tokenizer_config(R"({"chat_template": 5})", "t.json"), "t.json", "chat_template");
@@ -294,7 +325,8 @@ class TestHfConfig : public QObject {
     QCOMPARE(*g.defaults.max_new_tokens, 256);
     QCOMPARE(g.eos_ids, (std::vector<int>{128001, 128009}));
     QCOMPARE(*g.bos_id, 128000);
-    const HfGenerationConfig empty = parse_generation_config(R"({"temperature": null, "_from_model_config": true})", "g.json");
+    const HfGenerationConfig empty = parse_generation_config(R"({"temperature": null, "_from_model_config": true})",
+                                                             "g.json");
     QVERIFY(empty.defaults.empty());
     QVERIFY(empty.eos_ids.empty());
     HF_EXPECT_ERROR(parse_generation_config(R"({"temperature": -1})", "g.json"), "g.json", "temperature");
@@ -337,8 +369,8 @@ class TestHfConfig : public QObject {
     QCOMPARE(mine.top_p, 0.95f);
 
     // do_sample false: greedy, whatever temperature sits beside it, unless the caller chose one.
-    const HfGenerationConfig greedy =
-        parse_generation_config(R"({"do_sample": false, "temperature": 0.9, "max_new_tokens": 40})", "g.json");
+    const HfGenerationConfig greedy = parse_generation_config(
+        R"({"do_sample": false, "temperature": 0.9, "max_new_tokens": 40})", "g.json");
     QCOMPARE(*greedy.defaults.do_sample, false);
     SamplingParams g;
     apply_sampling_defaults(greedy.defaults, g);

@@ -4,8 +4,8 @@
 
 #include <QTemporaryDir>
 
-#include "engine/loader/hf/safetensors.h"
 #include "engine/llm.h"
+#include "engine/loader/hf/safetensors.h"
 #include "test_hf_utils.h"
 
 using namespace pagedchat;
@@ -131,23 +131,57 @@ class TestHfSafetensors : public QObject {
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("needle");
     const QString norm = "model.norm.weight", q = "model.layers.1.self_attn.q_proj.weight";
-    QTest::newRow("unknown dtype") << norm << "dtype" << R"("F4")" << "F4";
-    QTest::newRow("dtype not string") << norm << "dtype" << "4" << "dtype";
-    QTest::newRow("unsupported dtype I32") << norm << "dtype" << R"("I32")" << "I32";
-    QTest::newRow("shape too small") << q << "shape" << "[64, 63]" << "needs";
-    QTest::newRow("shape negative") << q << "shape" << "[-64, 64]" << "shape";
-    QTest::newRow("shape overflow") << q << "shape" << "[4294967296, 4294967296, 16]" << "overflows";
-    QTest::newRow("shape not array") << q << "shape" << "4096" << "shape";
-    QTest::newRow("offsets out of file") << q << "data_offsets" << "[0, 99999999999]" << "past the end";
-    QTest::newRow("offsets reversed") << q << "data_offsets" << "[16384, 0]" << "reversed";
-    QTest::newRow("offsets one value") << q << "data_offsets" << "[0]" << "data_offsets";
-    QTest::newRow("offsets float") << q << "data_offsets" << "[0.5, 16384]" << "data_offsets";
-    QTest::newRow("entry missing dtype") << q << "dtype" << "DELETE" << "dtype";
-    QTest::newRow("entry missing offsets") << q << "data_offsets" << "DELETE" << "data_offsets";
-    QTest::newRow("entry not object") << q << "" << "[1]" << "not a JSON object";
-    QTest::newRow("missing tensor") << norm << "" << "DELETE" << "missing";
-    QTest::newRow("wrong shape") << q << "shape" << "[32, 128]" << "[32, 128]";
-    QTest::newRow("wrong rank") << norm << "shape" << "[8, 8]" << "[64]";
+    QTest::newRow("unknown dtype") << norm << "dtype"
+                                   << R"("F4")"
+                                   << "F4";
+    QTest::newRow("dtype not string") << norm << "dtype"
+                                      << "4"
+                                      << "dtype";
+    QTest::newRow("unsupported dtype I32") << norm << "dtype"
+                                           << R"("I32")"
+                                           << "I32";
+    QTest::newRow("shape too small") << q << "shape"
+                                     << "[64, 63]"
+                                     << "needs";
+    QTest::newRow("shape negative") << q << "shape"
+                                    << "[-64, 64]"
+                                    << "shape";
+    QTest::newRow("shape overflow") << q << "shape"
+                                    << "[4294967296, 4294967296, 16]"
+                                    << "overflows";
+    QTest::newRow("shape not array") << q << "shape"
+                                     << "4096"
+                                     << "shape";
+    QTest::newRow("offsets out of file") << q << "data_offsets"
+                                         << "[0, 99999999999]"
+                                         << "past the end";
+    QTest::newRow("offsets reversed") << q << "data_offsets"
+                                      << "[16384, 0]"
+                                      << "reversed";
+    QTest::newRow("offsets one value") << q << "data_offsets"
+                                       << "[0]"
+                                       << "data_offsets";
+    QTest::newRow("offsets float") << q << "data_offsets"
+                                   << "[0.5, 16384]"
+                                   << "data_offsets";
+    QTest::newRow("entry missing dtype") << q << "dtype"
+                                         << "DELETE"
+                                         << "dtype";
+    QTest::newRow("entry missing offsets") << q << "data_offsets"
+                                           << "DELETE"
+                                           << "data_offsets";
+    QTest::newRow("entry not object") << q << ""
+                                      << "[1]"
+                                      << "not a JSON object";
+    QTest::newRow("missing tensor") << norm << ""
+                                    << "DELETE"
+                                    << "missing";
+    QTest::newRow("wrong shape") << q << "shape"
+                                 << "[32, 128]"
+                                 << "[32, 128]";
+    QTest::newRow("wrong rank") << norm << "shape"
+                                << "[8, 8]"
+                                << "[64]";
   }
   void badEntry() {
     QFETCH(QString, tensor);
@@ -158,8 +192,10 @@ class TestHfSafetensors : public QObject {
     const std::string t = tensor.toStdString(), k = field.toStdString();
     QVERIFY(f.header.contains(t));
     if (value == "DELETE") {
-      if (k.empty()) f.header.erase(t);
-      else f.header[t].erase(k);
+      if (k.empty())
+        f.header.erase(t);
+      else
+        f.header[t].erase(k);
     } else if (k.empty()) {
       f.header[t] = json::parse(value.toStdString());
     } else {
@@ -173,13 +209,14 @@ class TestHfSafetensors : public QObject {
     StFile f = StFile::read(good_ + "/model.safetensors");
     f.header["model.layers.2.input_layernorm.weight"]["data_offsets"] =
         f.header["model.layers.3.input_layernorm.weight"]["data_offsets"];
-    expectBroken(f.bytes(), {"overlaps", "model.layers.2.input_layernorm.weight", "model.layers.3.input_layernorm.weight"});
+    expectBroken(f.bytes(),
+                 {"overlaps", "model.layers.2.input_layernorm.weight", "model.layers.3.input_layernorm.weight"});
     // Partial overlap: shift a norm by 4 bytes into the tensor written after it.
     f = StFile::read(good_ + "/model.safetensors");
     auto& off = f.header["model.layers.4.post_attention_layernorm.weight"]["data_offsets"];
     off = {off[0].get<uint64_t>() + 4, off[1].get<uint64_t>() + 4};
-    expectBroken(f.bytes(), {"overlaps", "model.layers.4.post_attention_layernorm.weight",
-                             "model.layers.4.mlp.gate_proj.weight"});
+    expectBroken(f.bytes(),
+                 {"overlaps", "model.layers.4.post_attention_layernorm.weight", "model.layers.4.mlp.gate_proj.weight"});
   }
 
   void metadataIgnored() {

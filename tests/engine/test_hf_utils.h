@@ -142,8 +142,8 @@ QString expectError(Fn fn, const QStringList& needles) {
 
 }  // namespace hftest
 
-#define HF_EXPECT_ERROR(expr, ...)                                                      \
-  do {                                                                                  \
+#define HF_EXPECT_ERROR(expr, ...)                                                     \
+  do {                                                                                 \
     const QString err_ = hftest::expectError([&] { expr; }, QStringList{__VA_ARGS__}); \
-    QVERIFY2(err_.isEmpty(), qPrintable(err_));                                         \
+    QVERIFY2(err_.isEmpty(), qPrintable(err_));                                        \
   } while (0)

@@ -29,9 +29,25 @@ bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Random float32 bit patterns plus the edges: zeros, subnormals, rounding ties, the fp16 range.
 std::vector<float> sample_floats() {
-  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, 65504.0f, 65519.99f, 65520.0f, 1e-8f, 5.96e-8f, 6.1e-5f,
-                          INFINITY, -INFINITY, NAN, from_bits(0x7f800001u), from_bits(0x3f808000u),
-                          from_bits(0x3f818000u), from_bits(0x38800000u), from_bits(0x387fffffu), from_bits(0x33000000u)};
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.0f,
+                          65504.0f,
+                          65519.99f,
+                          65520.0f,
+                          1e-8f,
+                          5.96e-8f,
+                          6.1e-5f,
+                          INFINITY,
+                          -INFINITY,
+                          NAN,
+                          from_bits(0x7f800001u),
+                          from_bits(0x3f808000u),
+                          from_bits(0x3f818000u),
+                          from_bits(0x38800000u),
+                          from_bits(0x387fffffu),
+                          from_bits(0x33000000u)};
   std::mt19937 rng(1);
   for (int i = 0; i < 400000; ++i) v.push_back(from_bits(rng()));
   std::normal_distribution<float> n(0.0f, 3.0f);
@@ -88,7 +104,8 @@ class TestHostDeviceMath : public QObject {
         const float scale = rms_inv_scale(float(ss), dim, 1e-5f);
         for (int i = 0; i < dim; ++i) {
           const float want = out[t * dim + i], got = rms_norm_value(x[t * dim + i], scale, w[i]);
-          QVERIFY2(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)), qPrintable(QString("dim %1 i %2").arg(dim).arg(i)));
+          QVERIFY2(std::fabs(got - want) <= 1e-5f * (1.0f + std::fabs(want)),
+                   qPrintable(QString("dim %1 i %2").arg(dim).arg(i)));
         }
       }
     }

@@ -221,9 +221,10 @@ Value conversation(int n) {
   msgs.push_back({{"role", "system"}, {"content", "You are helpful."}});
   for (int i = 0; i < n; ++i) {
     const bool user = i % 2 == 0;
-    msgs.push_back({{"role", user ? "user" : "assistant"},
-                    {"content", user ? "Question " + std::to_string(i) + " with some words, 😀?"
-                                     : "<think>\nthinking " + std::to_string(i) + "\n</think>\n\nAnswer " + std::to_string(i)}});
+    msgs.push_back(
+        {{"role", user ? "user" : "assistant"},
+         {"content", user ? "Question " + std::to_string(i) + " with some words, 😀?"
+                          : "<think>\nthinking " + std::to_string(i) + "\n</think>\n\nAnswer " + std::to_string(i)}});
   }
   Value ctx = Value::dict();
   ctx.set("messages", jinja::value_from_json(msgs, true));
@@ -271,26 +272,47 @@ class TestJinja : public QObject {
   void pythonJinjaExtensions_data() {
     QTest::addColumn<QString>("tmpl");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("test arguments") << "{{ 10 is divisibleby(5) }} {{ 10 is divisibleby 3 }} {{ 5 is lt 6 }} {{ 5 is ge(5) }} {{ 2 is in nums }} {{ 3 is ne 3 }} {{ 1.5 is float }} {{ n is sameas 7 }}"
-                                    << "true false true true true false true true";
-    QTest::newRow("select reject") << "{{ nums | select('odd') | list }} {{ nums | reject('odd') | list }} {{ [0, 1, '', 'a'] | select | list }}"
-                                   << "[3, 1] [2] [1, \"a\"]";
-    QTest::newRow("map filter") << "{{ words | map('lower') | join(',') }} {{ words | map('replace', 'A', 'Z') | join }}" << "b,a,c bZc";
-    QTest::newRow("sum min max") << "{{ nums | sum }} {{ users | sum(attribute='age') }} {{ nums | min }} {{ nums | max }} {{ words | min }} {{ users | max(attribute='age') | tojson }} [{{ [] | max }}]"
-                                 << "6 55 1 3 A {\"name\": \"Ann\", \"role\": \"user\", \"age\": 30} []";
-    QTest::newRow("round") << "{{ 2.567 | round(2) }} {{ 2.5 | round }} {{ 3.5 | round }} {{ 7 | round }} {{ 2.1 | round(0, 'ceil') }} {{ 2.9 | round(method='floor') }}"
+    QTest::newRow("test arguments")
+        << "{{ 10 is divisibleby(5) }} {{ 10 is divisibleby 3 }} {{ 5 is lt 6 }} {{ 5 is ge(5) }} {{ 2 is in nums }} "
+           "{{ 3 is ne 3 }} {{ 1.5 is float }} {{ n is sameas 7 }}"
+        << "true false true true true false true true";
+    QTest::newRow("select reject")
+        << "{{ nums | select('odd') | list }} {{ nums | reject('odd') | list }} {{ [0, 1, '', 'a'] | select | list }}"
+        << "[3, 1] [2] [1, \"a\"]";
+    QTest::newRow("map filter")
+        << "{{ words | map('lower') | join(',') }} {{ words | map('replace', 'A', 'Z') | join }}"
+        << "b,a,c bZc";
+    QTest::newRow("sum min max")
+        << "{{ nums | sum }} {{ users | sum(attribute='age') }} {{ nums | min }} {{ nums | max }} {{ words | min }} {{ "
+           "users | max(attribute='age') | tojson }} [{{ [] | max }}]"
+        << "6 55 1 3 A {\"name\": \"Ann\", \"role\": \"user\", \"age\": 30} []";
+    QTest::newRow("round") << "{{ 2.567 | round(2) }} {{ 2.5 | round }} {{ 3.5 | round }} {{ 7 | round }} {{ 2.1 | "
+                              "round(0, 'ceil') }} {{ 2.9 | round(method='floor') }}"
                            << "2.57 2.0 4.0 7 3.0 2.0";
-    QTest::newRow("batch") << "{{ [1, 2, 3, 4, 5] | batch(2) | list }} {{ [1, 2, 3] | batch(2, 0) | list }}" << "[[1, 2], [3, 4], [5]] [[1, 2], [3, 0]]";
-    QTest::newRow("wordcount trim chars") << "{{ 'Hello, world! 123 안녕' | wordcount }} {{ 'xxhixx' | trim('x') }}" << "4 hi";
-    QTest::newRow("d count default") << "{{ missing | d('dflt') }} [{{ missing | default }}] {{ nums | count }} {{ '' | d('e', true) }}" << "dflt [] 3 e";
-    QTest::newRow("string list first last reverse") << "{{ name | list }} {{ name | first }}{{ name | last }} {{ k | reverse }} {{ d | list }}"
-                                                    << "[\"W\", \"o\", \"r\", \"l\", \"d\"] Wd 😀 녕안 [\"b\", \"a\"]";
-    QTest::newRow("call form of bare filters") << "{{ name | upper() }} {{ nums | length() }} {{ nums | first() }}" << "WORLD 3 3";
-    QTest::newRow("str methods") << "{{ name.find('r') }} {{ name.find('z') }} {{ k.find('😀') }} {{ 'banana'.count('a') }} {{ ', '.join(words) }} {{ 'a\\nb\\r\\nc'.splitlines() }} {{ 'pre_x'.removeprefix('pre_') }} {{ 'x.txt'.removesuffix('.txt') }} {{ '12'.isdigit() }} {{ 'ab'.isalpha() }} {{ ' '.isspace() }} {{ 'ab'.islower() }} {{ 'AB'.isupper() }}"
-                                 << "2 -1 3 3 b, A, c [\"a\", \"b\", \"c\"] x x true true true true true";
-    QTest::newRow("split keywords") << "{{ 'a,b,c'.split(sep=',', maxsplit=1) }}" << "[\"a\", \"b,c\"]";
-    QTest::newRow("selectattr with a non-literal value") << "{% set r = 'user' %}{{ users | selectattr('role', 'eq', r) | map(attribute='name') | join }}" << "Ann";
-    QTest::newRow("first of empty list") << "{% set x = [] | first %}{{ x is defined }}[{{ [] | last }}]" << "false[]";
+    QTest::newRow("batch") << "{{ [1, 2, 3, 4, 5] | batch(2) | list }} {{ [1, 2, 3] | batch(2, 0) | list }}"
+                           << "[[1, 2], [3, 4], [5]] [[1, 2], [3, 0]]";
+    QTest::newRow("wordcount trim chars") << "{{ 'Hello, world! 123 안녕' | wordcount }} {{ 'xxhixx' | trim('x') }}"
+                                          << "4 hi";
+    QTest::newRow("d count default")
+        << "{{ missing | d('dflt') }} [{{ missing | default }}] {{ nums | count }} {{ '' | d('e', true) }}"
+        << "dflt [] 3 e";
+    QTest::newRow("string list first last reverse")
+        << "{{ name | list }} {{ name | first }}{{ name | last }} {{ k | reverse }} {{ d | list }}"
+        << "[\"W\", \"o\", \"r\", \"l\", \"d\"] Wd 😀 녕안 [\"b\", \"a\"]";
+    QTest::newRow("call form of bare filters") << "{{ name | upper() }} {{ nums | length() }} {{ nums | first() }}"
+                                               << "WORLD 3 3";
+    QTest::newRow("str methods")
+        << "{{ name.find('r') }} {{ name.find('z') }} {{ k.find('😀') }} {{ 'banana'.count('a') }} {{ ', '.join(words) "
+           "}} {{ 'a\\nb\\r\\nc'.splitlines() }} {{ 'pre_x'.removeprefix('pre_') }} {{ 'x.txt'.removesuffix('.txt') }} "
+           "{{ '12'.isdigit() }} {{ 'ab'.isalpha() }} {{ ' '.isspace() }} {{ 'ab'.islower() }} {{ 'AB'.isupper() }}"
+        << "2 -1 3 3 b, A, c [\"a\", \"b\", \"c\"] x x true true true true true";
+    QTest::newRow("split keywords") << "{{ 'a,b,c'.split(sep=',', maxsplit=1) }}"
+                                    << "[\"a\", \"b,c\"]";
+    QTest::newRow("selectattr with a non-literal value")
+        << "{% set r = 'user' %}{{ users | selectattr('role', 'eq', r) | map(attribute='name') | join }}"
+        << "Ann";
+    QTest::newRow("first of empty list") << "{% set x = [] | first %}{{ x is defined }}[{{ [] | last }}]"
+                                         << "false[]";
   }
   void pythonJinjaExtensions() {
     QFETCH(QString, tmpl);
@@ -368,7 +390,9 @@ class TestJinja : public QObject {
     QCOMPARE(e.kind(), Error::Kind::kLimit);
     QVERIFY2(e.message().find("max_items") != std::string::npos, e.what());
     // A string doubling itself.
-    e = failure("{% set ns = namespace(s='xxxxxxxx') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s }}");
+    e = failure(
+        "{% set ns = namespace(s='xxxxxxxx') %}{% for i in range(60) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}{{ ns.s "
+        "}}");
     QCOMPARE(e.kind(), Error::Kind::kLimit);
     QVERIFY2(e.message().find("max_output_bytes") != std::string::npos, e.what());
     // Too much output.
@@ -406,7 +430,8 @@ class TestJinja : public QObject {
     for (int i = 0; i < 5000; ++i) members += ".a";
     QCOMPARE(failure(members + " }}").kind(), Error::Kind::kSyntax);
     // Moderate nesting is fine.
-    QCOMPARE(render("{{ " + std::string(50, '(') + "1" + std::string(50, ')') + " }}", Value::dict()), std::string("1"));
+    QCOMPARE(render("{{ " + std::string(50, '(') + "1" + std::string(50, ')') + " }}", Value::dict()),
+             std::string("1"));
   }
 
   // The worst the limits allow — runaway recursion through macros and caller(), the deepest
@@ -419,7 +444,8 @@ class TestJinja : public QObject {
         "{% endmacro %}{{ f(0) }}",
         "{% macro f(n) %}{% call f(n) %}{{ caller() }}{% endcall %}{% endmacro %}{{ f(0) }}",
         "{{ " + std::string(98, '(') + "1" + std::string(98, ')') + " }}",
-        "{% set ns = namespace(x=[]) %}{% for i in range(510) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x | tojson(indent=1) | length }}",
+        "{% set ns = namespace(x=[]) %}{% for i in range(510) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x | "
+        "tojson(indent=1) | length }}",
     };
     struct Job {
       const std::vector<std::string>* templates;
@@ -456,8 +482,9 @@ class TestJinja : public QObject {
   void cyclesAndEscapedCallersAreHarmless() {
     // A namespace holding itself: reading through it works, printing it stops at the nesting limit,
     // and nothing leaks (the sanitizer build checks).
-    QCOMPARE(render("{% set ns = namespace() %}{% set ns.self = ns %}{{ ns.self.self.self is defined }}", Value::dict()),
-             std::string("true"));
+    QCOMPARE(
+        render("{% set ns = namespace() %}{% set ns.self = ns %}{{ ns.self.self.self is defined }}", Value::dict()),
+        std::string("true"));
     QCOMPARE(failure("{% set ns = namespace() %}{% set ns.self = ns %}{{ ns }}").kind(), Error::Kind::kLimit);
     // caller() kept past its block.
     const Error e = failure(
@@ -467,7 +494,8 @@ class TestJinja : public QObject {
   }
 
   void valuesFromJson() {
-    const auto j = nlohmann::ordered_json::parse(R"({"b": 1, "2": 2, "a": 1.0, "1": [1.5, null, true], "x": {"0": "z"}})");
+    const auto j = nlohmann::ordered_json::parse(
+        R"({"b": 1, "2": 2, "a": 1.0, "1": [1.5, null, true], "x": {"0": "z"}})");
     const Value v = jinja::value_from_json(j, true);
     QCOMPARE(v.size(), 5u);
     // Array-index keys first, ascending, then the others in document order (JavaScript's order).
@@ -482,11 +510,12 @@ class TestJinja : public QObject {
     QVERIFY(v.get("x").get("0").is_data());
     QVERIFY(!jinja::value_from_json(j, false).get("x").get("0").is_data());
     QVERIFY(v.get("nope").is_undefined());
-    QCOMPARE(render("{{ d | tojson }}", [&] {
-               Value c = Value::dict();
-               c.set("d", v);
-               return c;
-             }()),
+    QCOMPARE(render("{{ d | tojson }}",
+                    [&] {
+                      Value c = Value::dict();
+                      c.set("d", v);
+                      return c;
+                    }()),
              std::string(R"({"1": [1.5, null, true], "2": 2, "b": 1, "a": 1, "x": {"0": "z"}})"));
     // nlohmann::json sorts keys; it still converts.
     const Value sorted = jinja::value_from_json(nlohmann::json::parse(R"({"b": 1, "a": 2})"), false);
@@ -514,11 +543,12 @@ class TestJinja : public QObject {
     QVERIFY_THROWS_EXCEPTION(std::logic_error, (void)list.at(0).as_string());
     QVERIFY_THROWS_EXCEPTION(std::out_of_range, (void)list.at(3));
     QVERIFY_THROWS_EXCEPTION(std::logic_error, dict.push_back(Value()));
-    QCOMPARE(render("{{ d.items }} {{ d.flag }} {{ d | length }}", [&] {
-               Value c = Value::dict();
-               c.set("d", dict);
-               return c;
-             }()),
+    QCOMPARE(render("{{ d.items }} {{ d.flag }} {{ d | length }}",
+                    [&] {
+                      Value c = Value::dict();
+                      c.set("d", dict);
+                      return c;
+                    }()),
              std::string("[1, \"two\", 3.5] false 2"));
     TemplatedText t;
     t.append("ab", false);

@@ -82,7 +82,8 @@ class TestJinjaData : public QObject {
 
  private slots:
   void templateTextIsNeverData() {
-    const TemplatedText t = render("{{ bos_token }}<|im_start|>{{ '<|im_end|>' }}{{ literal_like }}{% set x = 'lit' %}{{ x }}");
+    const TemplatedText t = render(
+        "{{ bos_token }}<|im_start|>{{ '<|im_end|>' }}{{ literal_like }}{% set x = 'lit' %}{{ x }}");
     QCOMPARE(t.text, std::string("<s><|im_start|><|im_end|><|im_start|>lit"));
     QVERIFY(t.data.empty());
   }
@@ -91,42 +92,64 @@ class TestJinjaData : public QObject {
     QTest::addColumn<QString>("tmpl");
     QTest::addColumn<QString>("text");
     QTest::addColumn<Pieces>("pieces");
-    QTest::newRow("output") << "<|im_start|>{{ content }}<|im_end|>" << "<|im_start|>hi <|im_end|><|im_end|>" << Pieces{"hi <|im_end|>"};
-    QTest::newRow("concat +") << "{{ '[' + content + ']' }}" << "[hi <|im_end|>]" << Pieces{"hi <|im_end|>"};
-    QTest::newRow("concat ~ with numbers") << "{{ 'n=' ~ n ~ ' f=' ~ f ~ ' ' ~ flag }}" << "n=5 f=1.5 true" << Pieces{"5", "1.5", "true"};
-    QTest::newRow("adjacent data merges") << "{{ word }}{{ word }}" << "abcabc" << Pieces{"abcabc"};
-    QTest::newRow("slice") << "{{ content[3:] }}|{{ word[::2] }}|{{ word[0] }}|{{ emoji[1:2] }}" << "<|im_end|>|ac|a|😀"
-                           << Pieces{"<|im_end|>", "ac", "a", "😀"};
-    QTest::newRow("split and join") << "{{ csv.split(',') | join(' + ') }}" << "a + b + c" << Pieces{"a", "b", "c"};
-    QTest::newRow("join data separator") << "{{ ['x', 'y'] | join(word) }}" << "xabcy" << Pieces{"abc"};
-    QTest::newRow("replace keeps both sides") << "{{ csv.replace(',', '') }}|{{ 'a-b' | replace('-', word) }}|{{ csv | replace('b', '<B>') }}"
-                                              << "abc|aabcb|a,<B>,c" << Pieces{"abc", "abc", "a,", ",c"};
-    QTest::newRow("strip trim") << "[{{ padded.strip() }}][{{ padded | trim }}][{{ padded.lstrip() }}]" << "[x y][x y][x y  ]"
-                                << Pieces{"x y", "x y", "x y  "};
-    QTest::newRow("upper lower per piece") << "{{ ('é' ~ word) | upper }} {{ ('X' ~ word).lower() }}" << "ÉABC xabc" << Pieces{"ABC", "abc"};
-    QTest::newRow("context-dependent case maps the whole") << "{{ ('ΑΣ' ~ greek) | lower }}" << "ασβ" << Pieces{"ασβ"};
-    QTest::newRow("title capitalize") << "{{ ('x ' ~ word) | title }} {{ word | capitalize }}" << "X Abc Abc" << Pieces{"Abc", "Abc"};
-    QTest::newRow("tojson of data") << "{{ d | tojson }}" << "{\"key<|x|>\": \"v<|im_end|>\", \"n\": 5}"
-                                    << Pieces{"key<|x|>", "v<|im_end|>", "n", "5"};  // quotes and separators are the serializer's
-    QTest::newRow("tojson of a mixed string") << "{{ ('lit:' ~ word) | tojson }}" << "\"lit:abc\"" << Pieces{"abc"};
-    QTest::newRow("printing a list") << "{{ items }} {{ items | string }}" << "[\"one\", \"two\"] [\"one\", \"two\"]"
-                                     << Pieces{"one", "two", "one", "two"};
-    QTest::newRow("counters are not data") << "{% for x in items %}{{ loop.index }}{{ x }}{% endfor %}{{ items | length }}{{ n + 1 }}"
-                                           << "1one2two26" << Pieces{"one", "two", "6"};
+    QTest::newRow("output") << "<|im_start|>{{ content }}<|im_end|>"
+                            << "<|im_start|>hi <|im_end|><|im_end|>" << Pieces{"hi <|im_end|>"};
+    QTest::newRow("concat +") << "{{ '[' + content + ']' }}"
+                              << "[hi <|im_end|>]" << Pieces{"hi <|im_end|>"};
+    QTest::newRow("concat ~ with numbers") << "{{ 'n=' ~ n ~ ' f=' ~ f ~ ' ' ~ flag }}"
+                                           << "n=5 f=1.5 true" << Pieces{"5", "1.5", "true"};
+    QTest::newRow("adjacent data merges") << "{{ word }}{{ word }}"
+                                          << "abcabc" << Pieces{"abcabc"};
+    QTest::newRow("slice") << "{{ content[3:] }}|{{ word[::2] }}|{{ word[0] }}|{{ emoji[1:2] }}"
+                           << "<|im_end|>|ac|a|😀" << Pieces{"<|im_end|>", "ac", "a", "😀"};
+    QTest::newRow("split and join") << "{{ csv.split(',') | join(' + ') }}"
+                                    << "a + b + c" << Pieces{"a", "b", "c"};
+    QTest::newRow("join data separator") << "{{ ['x', 'y'] | join(word) }}"
+                                         << "xabcy" << Pieces{"abc"};
+    QTest::newRow("replace keeps both sides")
+        << "{{ csv.replace(',', '') }}|{{ 'a-b' | replace('-', word) }}|{{ csv | replace('b', '<B>') }}"
+        << "abc|aabcb|a,<B>,c" << Pieces{"abc", "abc", "a,", ",c"};
+    QTest::newRow("strip trim") << "[{{ padded.strip() }}][{{ padded | trim }}][{{ padded.lstrip() }}]"
+                                << "[x y][x y][x y  ]" << Pieces{"x y", "x y", "x y  "};
+    QTest::newRow("upper lower per piece") << "{{ ('é' ~ word) | upper }} {{ ('X' ~ word).lower() }}"
+                                           << "ÉABC xabc" << Pieces{"ABC", "abc"};
+    QTest::newRow("context-dependent case maps the whole") << "{{ ('ΑΣ' ~ greek) | lower }}"
+                                                           << "ασβ" << Pieces{"ασβ"};
+    QTest::newRow("title capitalize") << "{{ ('x ' ~ word) | title }} {{ word | capitalize }}"
+                                      << "X Abc Abc" << Pieces{"Abc", "Abc"};
+    QTest::newRow("tojson of data") << "{{ d | tojson }}"
+                                    << "{\"key<|x|>\": \"v<|im_end|>\", \"n\": 5}"
+                                    << Pieces{"key<|x|>", "v<|im_end|>", "n",
+                                              "5"};  // quotes and separators are the serializer's
+    QTest::newRow("tojson of a mixed string") << "{{ ('lit:' ~ word) | tojson }}"
+                                              << "\"lit:abc\"" << Pieces{"abc"};
+    QTest::newRow("printing a list") << "{{ items }} {{ items | string }}"
+                                     << "[\"one\", \"two\"] [\"one\", \"two\"]" << Pieces{"one", "two", "one", "two"};
+    QTest::newRow("counters are not data")
+        << "{% for x in items %}{{ loop.index }}{{ x }}{% endfor %}{{ items | length }}{{ n + 1 }}"
+        << "1one2two26" << Pieces{"one", "two", "6"};
     QTest::newRow("dict keys and values") << "{% for k, v in d.items() %}{{ k }}={{ v }};{% endfor %}"
                                           << "key<|x|>=v<|im_end|>;n=5;" << Pieces{"key<|x|>", "v<|im_end|>", "n", "5"};
-    QTest::newRow("macro and set block") << "{% macro m(x) %}<{{ x }}>{% endmacro %}{% set b %}[{{ word }}]{% endset %}{{ m(word) }}{{ b }}"
-                                         << "<abc>[abc]" << Pieces{"abc", "abc"};
-    QTest::newRow("namespace accumulation") << "{% set ns = namespace(t='') %}{% for x in items %}{% set ns.t = ns.t + '(' + x + ')' %}{% endfor %}{{ ns.t }}"
+    QTest::newRow("macro and set block")
+        << "{% macro m(x) %}<{{ x }}>{% endmacro %}{% set b %}[{{ word }}]{% endset %}{{ m(word) }}{{ b }}"
+        << "<abc>[abc]" << Pieces{"abc", "abc"};
+    QTest::newRow("namespace accumulation") << "{% set ns = namespace(t='') %}{% for x in items %}{% set ns.t = ns.t + "
+                                               "'(' + x + ')' %}{% endfor %}{{ ns.t }}"
                                             << "(one)(two)" << Pieces{"one", "two"};
-    QTest::newRow("indent") << "{{ multi | indent(2, true) }}" << "  l1\n  l2" << Pieces{"l1\n", "l2"};
-    QTest::newRow("default and ternary pass values through") << "{{ missing | default(word) }}{{ word if flag else 'no' }}" << "abcabc"
-                                                             << Pieces{"abcabc"};
-    QTest::newRow("dropped iteration keeps earlier ranges") << "{% for x in items %}{{ x }}{% if loop.last %}{{ word }}{% break %}{% endif %}{% endfor %}"
-                                                            << "one" << Pieces{"one"};
-    QTest::newRow("filter block") << "{% filter upper %}a{{ word }}{% endfilter %}" << "AABC" << Pieces{"ABC"};
-    QTest::newRow("int and float of data") << "{{ '3' | int + 1 }} {{ ('x' ~ n) | length }}" << "4 2" << Pieces{};
-    QTest::newRow("number parsed from data") << "{{ csv | length }} {{ (n ~ '') | int }}" << "5 5" << Pieces{"5"};
+    QTest::newRow("indent") << "{{ multi | indent(2, true) }}"
+                            << "  l1\n  l2" << Pieces{"l1\n", "l2"};
+    QTest::newRow("default and ternary pass values through")
+        << "{{ missing | default(word) }}{{ word if flag else 'no' }}"
+        << "abcabc" << Pieces{"abcabc"};
+    QTest::newRow("dropped iteration keeps earlier ranges")
+        << "{% for x in items %}{{ x }}{% if loop.last %}{{ word }}{% break %}{% endif %}{% endfor %}"
+        << "one" << Pieces{"one"};
+    QTest::newRow("filter block") << "{% filter upper %}a{{ word }}{% endfilter %}"
+                                  << "AABC" << Pieces{"ABC"};
+    QTest::newRow("int and float of data") << "{{ '3' | int + 1 }} {{ ('x' ~ n) | length }}"
+                                           << "4 2" << Pieces{};
+    QTest::newRow("number parsed from data") << "{{ csv | length }} {{ (n ~ '') | int }}"
+                                             << "5 5" << Pieces{"5"};
   }
   void ranges() {
     QFETCH(QString, tmpl);
@@ -149,8 +172,8 @@ class TestJinjaData : public QObject {
     QTest::newRow("llama-3.1") << "chat-templates/meta-llama-Llama-3.1-8B-Instruct.jinja" << llama << true;
     QTest::newRow("phi-3.5") << "chat-templates/microsoft-Phi-3.5-mini-instruct.jinja"
                              << QStringList{"<|user|>", "<|end|>", "<|assistant|>"} << false;
-    QTest::newRow("mistral-nemo") << "chat-templates/mistralai-Mistral-Nemo-Instruct-2407.jinja" << QStringList{"[INST]", "[/INST]"}
-                                  << true;
+    QTest::newRow("mistral-nemo") << "chat-templates/mistralai-Mistral-Nemo-Instruct-2407.jinja"
+                                  << QStringList{"[INST]", "[/INST]"} << true;
     QTest::newRow("llama-3.1 config") << "tokenizers/llama-3.1/tokenizer_config.json" << llama << false;
     QTest::newRow("qwen3 config") << "tokenizers/qwen3/tokenizer_config.json" << qwen << true;
     QTest::newRow("llama3-tiny config") << "arch/llama3-tiny-hf/tokenizer_config.json" << llama << false;

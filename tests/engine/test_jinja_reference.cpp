@@ -91,8 +91,8 @@ std::vector<std::pair<std::string, std::string>> sections(const std::string& tex
 
 // Every key is data except the trusted ones.
 jinja::Value contextValue(const ojson& ctx) {
-  static const std::set<std::string> trusted = {"bos_token", "eos_token", "pad_token", "unk_token",
-                                                "add_generation_prompt", "enable_thinking"};
+  static const std::set<std::string> trusted = {
+      "bos_token", "eos_token", "pad_token", "unk_token", "add_generation_prompt", "enable_thinking"};
   jinja::Value v = jinja::Value::dict();
   for (auto it = ctx.begin(); it != ctx.end(); ++it) {
     v.set(it.key(), jinja::value_from_json(it.value(), !trusted.count(it.key())));
@@ -142,12 +142,12 @@ std::string firstDifference(const std::string& a, const std::string& b) {
 
 // At the top of a test function (QSKIP / QFAIL return from the function they are in): fails in CI,
 // skips elsewhere, when node or the package is missing.
-#define REQUIRE_REFERENCE()                                       \
-  do {                                                            \
-    if (!missing_.isEmpty()) {                                    \
-      if (testpaths::inCI()) QFAIL(qPrintable(missing_));         \
-      QSKIP(qPrintable(missing_));                                \
-    }                                                             \
+#define REQUIRE_REFERENCE()                               \
+  do {                                                    \
+    if (!missing_.isEmpty()) {                            \
+      if (testpaths::inCI()) QFAIL(qPrintable(missing_)); \
+      QSKIP(qPrintable(missing_));                        \
+    }                                                     \
   } while (0)
 
 class TestJinjaReference : public QObject {
@@ -177,7 +177,8 @@ class TestJinjaReference : public QObject {
     };
     std::vector<Real> templates = {
         {"chat-templates/Qwen-Qwen2.5-7B-Instruct.jinja", std::nullopt, "<|im_end|>"},
-        {"chat-templates/deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja", "<｜begin▁of▁sentence｜>", "<｜end▁of▁sentence｜>"},
+        {"chat-templates/deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja", "<｜begin▁of▁sentence｜>",
+         "<｜end▁of▁sentence｜>"},
         {"chat-templates/meta-llama-Llama-3.1-8B-Instruct.jinja", "<|begin_of_text|>", "<|eot_id|>"},
         {"chat-templates/microsoft-Phi-3.5-mini-instruct.jinja", "<s>", "<|endoftext|>"},
         {"chat-templates/mistralai-Mistral-Nemo-Instruct-2407.jinja", "<s>", "</s>"},
@@ -265,7 +266,8 @@ class TestJinjaReference : public QObject {
     QTemporaryDir tmp;
     QVERIFY(tmp.isValid());
     ojson manifest = ojson::array();
-    for (const Case& c : cases) manifest.push_back({{"id", c.id}, {"template", c.tmpl}, {"context", c.context}, {"now", kNow}});
+    for (const Case& c : cases)
+      manifest.push_back({{"id", c.id}, {"template", c.tmpl}, {"context", c.context}, {"now", kNow}});
     const QString manifest_path = tmp.filePath("manifest.json"), results_path = tmp.filePath("results.json");
     std::ofstream(manifest_path.toStdString(), std::ios::binary) << manifest.dump();
     QProcess node;
@@ -295,7 +297,8 @@ class TestJinjaReference : public QObject {
         ++both_failed;
         const std::string ref_error = r.at("error").get<std::string>();
         if (qEnvironmentVariableIsSet("JINJA_REFERENCE_VERBOSE")) {
-          qInfo("both fail: %s\n    ours: %s\n    ref:  %s", c.id.c_str(), excerpt(ours.text).c_str(), excerpt(ref_error).c_str());
+          qInfo("both fail: %s\n    ours: %s\n    ref:  %s", c.id.c_str(), excerpt(ours.text).c_str(),
+                excerpt(ref_error).c_str());
         }
         if (ours.raised && ours.raised_message != ref_error) {
           problems.push_back(c.id + ": raise_exception messages differ: ours " + ojson(ours.raised_message).dump() +

@@ -17,11 +17,11 @@ const std::string kStory =
     "One day, she saw a big, red ball.";
 
 std::vector<std::string> prompts() {
-  return {kStory,                                            // cold
-          kStory,                                            // warm: identical
-          kStory + " She wanted to play with it",            // shares every block of the story
+  return {kStory,                                  // cold
+          kStory,                                  // warm: identical
+          kStory + " She wanted to play with it",  // shares every block of the story
           "Once upon a time, there was a little girl named Lily. She loved to eat cake.",  // shares a few blocks
-          "The cat sat on the mat and looked at the bird."};      // shares nothing
+          "The cat sat on the mat and looked at the bird."};                               // shares nothing
 }
 
 EngineConfig config(bool caching) {
@@ -113,16 +113,18 @@ class TestPrefixCaching : public QObject {
         best = std::max(best, n);
       }
       const int expected = int(std::min(best / bs, (ids.size() - 1) / bs)) * bs;
-      QVERIFY2(with[i].num_cached_tokens == expected,
-               qPrintable(QString("prompt %1: %2 cached tokens, expected %3").arg(i).arg(with[i].num_cached_tokens).arg(expected)));
+      QVERIFY2(
+          with[i].num_cached_tokens == expected,
+          qPrintable(
+              QString("prompt %1: %2 cached tokens, expected %3").arg(i).arg(with[i].num_cached_tokens).arg(expected)));
       std::vector<int> seq = ids;
       seq.insert(seq.end(), with[i].outputs[0].token_ids.begin(), with[i].outputs[0].token_ids.end() - 1);
       computed.push_back(seq);
     }
-    QCOMPARE(with[0].num_cached_tokens, 0);  // cold
-    QVERIFY(with[1].num_cached_tokens > 0);  // warm
+    QCOMPARE(with[0].num_cached_tokens, 0);    // cold
+    QVERIFY(with[1].num_cached_tokens > 0);    // warm
     QVERIFY(with[3].num_cached_tokens >= bs);  // partly shared
-    QCOMPARE(with[4].num_cached_tokens, 0);  // unrelated
+    QCOMPARE(with[4].num_cached_tokens, 0);    // unrelated
     const auto st = on.engine().stats();
     QVERIFY(st.prefix_cache_hits > 0 && st.prefix_cache_hits < st.prefix_cache_queries);
     QCOMPARE(off.engine().stats().prefix_cache_hits, 0LL);
@@ -258,9 +260,10 @@ class TestPrefixCaching : public QObject {
   void sharedPrefixSameStep() {
     LLMEngine engine(config(true));
     const int bs = engine.engine_config().block_size;
-    const std::vector<std::string> texts = {kStory, kStory + " She wanted to play with it",
-                                            "Once upon a time, there was a little girl named Lily. She loved to eat cake.",
-                                            kStory + " It was", "The cat sat on the mat and looked at the bird."};
+    const std::vector<std::string> texts = {
+        kStory, kStory + " She wanted to play with it",
+        "Once upon a time, there was a little girl named Lily. She loved to eat cake.", kStory + " It was",
+        "The cat sat on the mat and looked at the bird."};
     const SamplingParams p = greedyWithLogprobs(20);
     std::vector<std::vector<int>> ids;
     long long expected = 0;
@@ -312,7 +315,8 @@ class TestPrefixCaching : public QObject {
     QVERIFY(shared >= 2);
     QCOMPARE(used_before - used_after, pane0_blocks - shared);
     for (const auto& b : engine.kv_cache_snapshot())
-      if (b.ref_count > 0) QVERIFY(std::find(b.request_ids.begin(), b.request_ids.end(), "pane0") == b.request_ids.end());
+      if (b.ref_count > 0)
+        QVERIFY(std::find(b.request_ids.begin(), b.request_ids.end(), "pane0") == b.request_ids.end());
     const auto done = testutil::runToCompletion(engine);
     QCOMPARE(done.at("pane0").outputs[0].finish_reason, std::optional(FinishReason::kAbort));
     compareBitwise(done.at("pane1").outputs[0], want.outputs[0], "pane1");

@@ -63,8 +63,12 @@ std::vector<uint8_t> randomRows(DType t, int n, int k, std::mt19937& rng) {
         putHalf(b, scale(rng) * 0.1f);
         putHalf(b + 2, scale(rng) * 0.1f);
         break;
-      case DType::kQ6_K: putHalf(b + 208, scale(rng) * 0.1f); break;
-      default: putHalf(b, scale(rng)); break;
+      case DType::kQ6_K:
+        putHalf(b + 208, scale(rng) * 0.1f);
+        break;
+      default:
+        putHalf(b, scale(rng));
+        break;
     }
   }
   return m;
@@ -90,7 +94,8 @@ QuantX quantizeX(const std::vector<float>& x, int T, int k) {
   r.q.resize(size_t(T) * k);
   r.g.resize(size_t(T) * (k / 32));
   for (int t = 0; t < T; ++t)
-    kernels::quantize_activation_row(x.data() + size_t(t) * k, k, r.q.data() + size_t(t) * k, r.g.data() + size_t(t) * (k / 32));
+    kernels::quantize_activation_row(x.data() + size_t(t) * k, k, r.q.data() + size_t(t) * k,
+                                     r.g.data() + size_t(t) * (k / 32));
   return r;
 }
 
@@ -100,8 +105,8 @@ std::vector<float> reference(DType t, const std::vector<uint8_t>& w, int n, int 
   std::vector<float> out(size_t(T) * n);
   for (int i = 0; i < T; ++i)
     for (int o = 0; o < n; ++o)
-      out[size_t(i) * n + o] =
-          kernels::quant_dot_reference(t, w.data() + rb * o, qx.q.data() + size_t(i) * k, qx.g.data() + size_t(i) * (k / 32), k);
+      out[size_t(i) * n + o] = kernels::quant_dot_reference(t, w.data() + rb * o, qx.q.data() + size_t(i) * k,
+                                                            qx.g.data() + size_t(i) * (k / 32), k);
   return out;
 }
 
@@ -128,7 +133,8 @@ class TestQuantGemm : public QObject {
 
  private slots:
   void initTestCase() {
-    qInfo("detected %s; testing %d instruction-set levels", cpu::isa_name(cpu::detect_isa()), int(supportedIsas().size()));
+    qInfo("detected %s; testing %d instruction-set levels", cpu::isa_name(cpu::detect_isa()),
+          int(supportedIsas().size()));
   }
 
   // decode_block against dequantize_row: the integers and scales give ggml's values.
@@ -147,15 +153,28 @@ class TestQuantGemm : public QObject {
           const double d = kernels::fp16_to_fp32(blk.d), m = kernels::fp16_to_fp32(blk.m);
           double v = 0;
           switch (t) {
-            case DType::kQ4_0: v = d * (blk.q[i] - 8); break;
-            case DType::kQ5_0: v = d * (blk.q[i] - 16); break;
-            case DType::kQ8_0: v = d * blk.q[i]; break;
+            case DType::kQ4_0:
+              v = d * (blk.q[i] - 8);
+              break;
+            case DType::kQ5_0:
+              v = d * (blk.q[i] - 16);
+              break;
+            case DType::kQ8_0:
+              v = d * blk.q[i];
+              break;
             case DType::kQ4_1:
-            case DType::kQ5_1: v = d * blk.q[i] + m; break;
+            case DType::kQ5_1:
+              v = d * blk.q[i] + m;
+              break;
             case DType::kQ4_K:
-            case DType::kQ5_K: v = d * blk.sc[j] * blk.q[i] - m * blk.mn[j]; break;
-            case DType::kQ6_K: v = d * blk.sc6[i / 16] * (blk.q[i] - 32); break;
-            default: break;
+            case DType::kQ5_K:
+              v = d * blk.sc[j] * blk.q[i] - m * blk.mn[j];
+              break;
+            case DType::kQ6_K:
+              v = d * blk.sc6[i / 16] * (blk.q[i] - 32);
+              break;
+            default:
+              break;
           }
           const float got = deq[size_t(b) * ne + i];
           QVERIFY2(std::fabs(got - v) <= 1e-6 * (std::fabs(v) + 1e-3),
@@ -191,8 +210,12 @@ class TestQuantGemm : public QObject {
             bound = bound * 1.0001 + 1e-5 * mag + 1e-30;
             const double err = std::fabs(ref[size_t(i) * n + o] - exact);
             QVERIFY2(err <= bound, qPrintable(QString("%1 k=%2: |%3 - %4| = %5 > %6")
-                                                  .arg(kernels::dtype_name(t)).arg(k).arg(ref[size_t(i) * n + o])
-                                                  .arg(exact).arg(err).arg(bound)));
+                                                  .arg(kernels::dtype_name(t))
+                                                  .arg(k)
+                                                  .arg(ref[size_t(i) * n + o])
+                                                  .arg(exact)
+                                                  .arg(err)
+                                                  .arg(bound)));
           }
         }
       }
@@ -224,7 +247,10 @@ class TestQuantGemm : public QObject {
               size_t i = 0;
               while (std::memcmp(&out[i], &ref[i], 4) == 0) ++i;
               QFAIL(qPrintable(what(isa, t, n, k, TT) + QString(": out[%1][%2] = %3, reference %4")
-                                                            .arg(i / n).arg(i % n).arg(out[i], 0, 'g', 9).arg(ref[i], 0, 'g', 9)));
+                                                            .arg(i / n)
+                                                            .arg(i % n)
+                                                            .arg(out[i], 0, 'g', 9)
+                                                            .arg(ref[i], 0, 'g', 9)));
             }
           }
           // A row alone, from the middle of the batch.
@@ -248,8 +274,9 @@ class TestQuantGemm : public QObject {
         for (int threads : {1, 3}) {
           auto be = cpu::make_cpu_backend(threads, isa);
           auto pw = be->pack_weights({&part, 1}, k);
-          for (int TT : {1, 5, T}) QVERIFY2(sameBits(runLinear(*be, *pw, x.data(), TT).data(), ref.data(), size_t(TT) * n),
-                                            qPrintable(what(isa, t, n, k, TT)));
+          for (int TT : {1, 5, T})
+            QVERIFY2(sameBits(runLinear(*be, *pw, x.data(), TT).data(), ref.data(), size_t(TT) * n),
+                     qPrintable(what(isa, t, n, k, TT)));
         }
     }
   }
@@ -268,8 +295,11 @@ class TestQuantGemm : public QObject {
     };
     const std::vector<std::vector<P>> stacks = {
         {{DType::kQ4_K, DType::kQ4_K, 40}, {DType::kQ6_K, DType::kQ6_K, 23}, {DType::kQ4_K, DType::kQ4_K, 17}},
-        {{DType::kF32, DType::kF32, 21}, {DType::kQ8_0, DType::kQ8_0, 30}, {DType::kF32, DType::kF16, 21},
-         {DType::kQ5_0, DType::kQ5_0, 5}, {DType::kF32, DType::kBF16, 21}}};
+        {{DType::kF32, DType::kF32, 21},
+         {DType::kQ8_0, DType::kQ8_0, 30},
+         {DType::kF32, DType::kF16, 21},
+         {DType::kQ5_0, DType::kQ5_0, 5},
+         {DType::kF32, DType::kBF16, 21}}};
     for (cpu::Isa isa : supportedIsas()) {
       auto be = cpu::make_cpu_backend(2, isa);
       for (const auto& stack : stacks) {
@@ -277,7 +307,8 @@ class TestQuantGemm : public QObject {
         std::vector<WeightPart> parts;
         for (const P& p : stack) {
           if (p.dtype == DType::kF32) {
-            data.emplace_back(reinterpret_cast<const uint8_t*>(f32.data()), reinterpret_cast<const uint8_t*>(f32.data() + f32.size()));
+            data.emplace_back(reinterpret_cast<const uint8_t*>(f32.data()),
+                              reinterpret_cast<const uint8_t*>(f32.data() + f32.size()));
             QCOMPARE(p.rows, 21);
           } else {
             data.push_back(randomRows(p.dtype, p.rows, k, rng_));
@@ -297,7 +328,10 @@ class TestQuantGemm : public QObject {
           const auto one = runLinear(*be, *alone, x.data(), T);
           for (int i = 0; i < T; ++i)
             QVERIFY2(sameBits(all.data() + size_t(i) * total + col, one.data() + size_t(i) * part.rows, part.rows),
-                     qPrintable(QString("%1 %2 at column %3").arg(cpu::isa_name(isa)).arg(kernels::dtype_name(part.packed)).arg(col)));
+                     qPrintable(QString("%1 %2 at column %3")
+                                    .arg(cpu::isa_name(isa))
+                                    .arg(kernels::dtype_name(part.packed))
+                                    .arg(col)));
           col += part.rows;
         }
       }
@@ -325,23 +359,27 @@ class TestQuantGemm : public QObject {
         for (auto& v : x) v = nd(rng_);
         for (cpu::Isa isa : supportedIsas()) {
           auto be = cpu::make_cpu_backend(2, isa);
-          const WeightPart pf16{w.data(), n, DType::kF32, DType::kF16}, pf16src{h16.data(), n, DType::kF16, DType::kF16},
-              pbf{w.data(), n, DType::kF32, DType::kBF16}, ph32{wh.data(), n, DType::kF32, DType::kF32},
-              pb32{wb.data(), n, DType::kF32, DType::kF32};
+          const WeightPart pf16{w.data(), n, DType::kF32, DType::kF16},
+              pf16src{h16.data(), n, DType::kF16, DType::kF16}, pbf{w.data(), n, DType::kF32, DType::kBF16},
+              ph32{wh.data(), n, DType::kF32, DType::kF32}, pb32{wb.data(), n, DType::kF32, DType::kF32};
           auto f16 = be->pack_weights({&pf16, 1}, k), f16src = be->pack_weights({&pf16src, 1}, k);
-          auto bf = be->pack_weights({&pbf, 1}, k), h32 = be->pack_weights({&ph32, 1}, k), b32 = be->pack_weights({&pb32, 1}, k);
+          auto bf = be->pack_weights({&pbf, 1}, k), h32 = be->pack_weights({&ph32, 1}, k),
+               b32 = be->pack_weights({&pb32, 1}, k);
           QCOMPARE(f16->bytes, size_t(((n + 15) / 16) * 16 * k * 2 + 63) / 64 * 64);
           for (int T : {1, 2, 7, 12, 16, 17, 33}) {
             const auto want = runLinear(*be, *h32, x.data(), T);
-            QVERIFY2(sameBits(runLinear(*be, *f16, x.data(), T).data(), want.data(), want.size()), qPrintable(what(isa, DType::kF16, n, k, T)));
-            QVERIFY2(sameBits(runLinear(*be, *f16src, x.data(), T).data(), want.data(), want.size()), qPrintable(what(isa, DType::kF16, n, k, T)));
+            QVERIFY2(sameBits(runLinear(*be, *f16, x.data(), T).data(), want.data(), want.size()),
+                     qPrintable(what(isa, DType::kF16, n, k, T)));
+            QVERIFY2(sameBits(runLinear(*be, *f16src, x.data(), T).data(), want.data(), want.size()),
+                     qPrintable(what(isa, DType::kF16, n, k, T)));
             const auto wantb = runLinear(*be, *b32, x.data(), T);
             const auto gotb = runLinear(*be, *bf, x.data(), T);
             if (isa != cpu::Isa::kAvx512Bf16) {
               QVERIFY2(sameBits(gotb.data(), wantb.data(), wantb.size()), qPrintable(what(isa, DType::kBF16, n, k, T)));
             } else {
               double num = 0, den = 0;
-              for (size_t i = 0; i < gotb.size(); ++i) num += double(gotb[i] - wantb[i]) * (gotb[i] - wantb[i]), den += double(wantb[i]) * wantb[i];
+              for (size_t i = 0; i < gotb.size(); ++i)
+                num += double(gotb[i] - wantb[i]) * (gotb[i] - wantb[i]), den += double(wantb[i]) * wantb[i];
               QVERIFY(std::sqrt(num / den) < 1e-2);
             }
           }

@@ -55,9 +55,15 @@ class TestQuickstart : public QObject {
     QTest::addColumn<QString>("folder");
     QTest::addColumn<QString>("golden");
     QTest::addColumn<QString>("prompt");
-    QTest::newRow("llama3.1 once_upon") << "arch/llama3-tiny-hf" << "arch/llama3-tiny.gguf.golden.json" << "once_upon";
-    QTest::newRow("llama3.1 korean") << "arch/llama3-tiny-hf" << "arch/llama3-tiny.gguf.golden.json" << "korean";
-    QTest::newRow("qwen3 python") << "arch/qwen3-tiny-hf" << "arch/qwen3-tiny.golden.json" << "python";
+    QTest::newRow("llama3.1 once_upon") << "arch/llama3-tiny-hf"
+                                        << "arch/llama3-tiny.gguf.golden.json"
+                                        << "once_upon";
+    QTest::newRow("llama3.1 korean") << "arch/llama3-tiny-hf"
+                                     << "arch/llama3-tiny.gguf.golden.json"
+                                     << "korean";
+    QTest::newRow("qwen3 python") << "arch/qwen3-tiny-hf"
+                                  << "arch/qwen3-tiny.golden.json"
+                                  << "python";
   }
   void greedyAsTheReference() {
     QFETCH(QString, folder);

@@ -127,7 +127,8 @@ class TestRopeScaling : public QObject {
             const int i0 = h * hd + (neox ? i : 2 * i), i1 = h * hd + (neox ? i + hd / 2 : 2 * i + 1);
             for (const auto& [f, w] : {std::pair{ref[i], &worst}, std::pair{plain[i], &worst_unscaled}}) {
               const double a = double(pos) * f;
-              const double y0 = q0[i0] * std::cos(a) - q0[i1] * std::sin(a), y1 = q0[i0] * std::sin(a) + q0[i1] * std::cos(a);
+              const double y0 = q0[i0] * std::cos(a) - q0[i1] * std::sin(a),
+                           y1 = q0[i0] * std::sin(a) + q0[i1] * std::cos(a);
               *w = std::max({*w, std::fabs(q[i0] - y0), std::fabs(q[i1] - y1)});
             }
           }

@@ -63,8 +63,8 @@ std::vector<int> ranking(const std::vector<double>& v) {
   return ids;
 }
 
-int greedy_token(Sampler& s, const std::vector<float>& logits, const SamplingParams& p,
-                 std::vector<int> prompt = {}, std::vector<int> output = {}, std::vector<int> masked = {}) {
+int greedy_token(Sampler& s, const std::vector<float>& logits, const SamplingParams& p, std::vector<int> prompt = {},
+                 std::vector<int> output = {}, std::vector<int> masked = {}) {
   std::mt19937_64 rng(1);
   return s.sample(logits.data(), int(logits.size()), p, prompt, output, masked, rng).token;
 }
@@ -474,12 +474,21 @@ class TestSampler : public QObject {
         {"max_tokens", [](SamplingParams& p) { p.max_tokens = 0; }},
         {"min_tokens", [](SamplingParams& p) { p.min_tokens = -1; }},
         {"min_tokens", [](SamplingParams& p) { p.min_tokens = p.max_tokens + 1; }},
-        {"stop[1]", [](SamplingParams& p) { p.stop = {"a", ""}; }},
+        {"stop[1]",
+         [](SamplingParams& p) {
+           p.stop = {"a", ""};
+         }},
         {"stop_token_ids[0]", [](SamplingParams& p) { p.stop_token_ids = {-1}; }},
         {"logprobs", [](SamplingParams& p) { p.logprobs = -1; }},
         {"logprobs", [](SamplingParams& p) { p.logprobs = 21; }},
-        {"logit_bias", [](SamplingParams& p) { p.logit_bias = {{-3, 1.0f}}; }},
-        {"logit_bias[4]", [](SamplingParams& p) { p.logit_bias = {{4, NAN}}; }},
+        {"logit_bias",
+         [](SamplingParams& p) {
+           p.logit_bias = {{-3, 1.0f}};
+         }},
+        {"logit_bias[4]",
+         [](SamplingParams& p) {
+           p.logit_bias = {{4, NAN}};
+         }},
     };
     for (const Case& c : cases) {
       SamplingParams p;

@@ -26,7 +26,11 @@ struct Http {
 Http curl(const QString& method, const QString& url, const QByteArray& body = {}, const QStringList& headers = {}) {
   QStringList args{"-s", "-S", "-X", method, "-o", "-", "-w", "\n%{http_code}", url};
   for (const QString& h : headers) args << "-H" << h;
-  if (!body.isNull()) args << "-H" << "Content-Type: application/json" << "--data-binary" << "@-";
+  if (!body.isNull())
+    args << "-H"
+         << "Content-Type: application/json"
+         << "--data-binary"
+         << "@-";
   QProcess p;
   p.start("curl", args);
   p.waitForStarted();
@@ -46,7 +50,8 @@ QJsonObject json(const QByteArray& b) { return QJsonDocument::fromJson(b).object
 /// One Prometheus sample's value ("name{labels} value"), or -1.
 double metric(const QByteArray& text, const QString& name) {
   for (const QByteArray& line : text.split('\n'))
-    if (line.startsWith(name.toUtf8() + "{") || line.startsWith(name.toUtf8() + " ")) return line.split(' ').last().toDouble();
+    if (line.startsWith(name.toUtf8() + "{") || line.startsWith(name.toUtf8() + " "))
+      return line.split(' ').last().toDouble();
   return -1;
 }
 
@@ -82,8 +87,8 @@ class TestServer : public QObject {
   void initTestCase() {
     REQUIRE_MODEL_FILE(testpaths::stories260K() + "/stories260K.bin");
     if (QStandardPaths::findExecutable("curl").isEmpty()) QFAIL("curl is not on PATH (scripts/install-deps.sh)");
-    stories_ = std::make_unique<Server>(QStringList{"--model", testpaths::stories260K(), "--served-model-name",
-                                                    "stories260K", "--max-num-seqs", "8"});
+    stories_ = std::make_unique<Server>(
+        QStringList{"--model", testpaths::stories260K(), "--served-model-name", "stories260K", "--max-num-seqs", "8"});
     QVERIFY2(stories_->waitReady(), stories_->stderrText().constData());
   }
 
@@ -101,15 +106,16 @@ class TestServer : public QObject {
     QCOMPARE(badJson.status, 400);
     QCOMPARE(json(badJson.body)["error"].toObject()["type"].toString(), QString("invalid_request_error"));
 
-    const Http hugeNumber =
-        curl("POST", stories_->v1() + "/completions", R"({"model": "stories260K", "prompt": "a", "temperature": 1e400})");
+    const Http hugeNumber = curl("POST", stories_->v1() + "/completions",
+                                 R"({"model": "stories260K", "prompt": "a", "temperature": 1e400})");
     QCOMPARE(hugeNumber.status, 400);
 
     const Http noPrompt = curl("POST", stories_->v1() + "/completions", R"({"model": "stories260K"})");
     QCOMPARE(noPrompt.status, 400);
     QCOMPARE(json(noPrompt.body)["error"].toObject()["param"].toString(), QString("prompt"));
 
-    const Http badN = curl("POST", stories_->v1() + "/completions", R"({"model": "stories260K", "prompt": "a", "n": 0})");
+    const Http badN = curl("POST", stories_->v1() + "/completions",
+                           R"({"model": "stories260K", "prompt": "a", "n": 0})");
     QCOMPARE(badN.status, 400);
     QCOMPARE(json(badN.body)["error"].toObject()["param"].toString(), QString("n"));
 
@@ -131,8 +137,9 @@ class TestServer : public QObject {
   }
 
   void greedyCompletionMatchesRunC() {
-    const Http r = curl("POST", stories_->v1() + "/completions",
-                        R"({"model": "stories260K", "prompt": "Once upon a time", "max_tokens": 30, "temperature": 0})");
+    const Http r = curl(
+        "POST", stories_->v1() + "/completions",
+        R"({"model": "stories260K", "prompt": "Once upon a time", "max_tokens": 30, "temperature": 0})");
     QCOMPARE(r.status, 200);
     const QJsonObject o = json(r.body);
     const QString text = o["choices"].toArray()[0].toObject()["text"].toString();
@@ -145,8 +152,9 @@ class TestServer : public QObject {
   }
 
   void streamedByCurl() {
-    const Http r = curl("POST", stories_->v1() + "/completions",
-                        R"({"model": "stories260K", "prompt": "Once upon a time", "max_tokens": 20, "temperature": 0, "stream": true})");
+    const Http r = curl(
+        "POST", stories_->v1() + "/completions",
+        R"({"model": "stories260K", "prompt": "Once upon a time", "max_tokens": 20, "temperature": 0, "stream": true})");
     QCOMPARE(r.status, 200);
     QString text;
     int events = 0;

@@ -31,10 +31,27 @@ class TestSoak : public QObject {
     REQUIRE_MODEL_FILE(testpaths::stories260K() + "/stories260K.bin");
     QProcess p;
     // 4 full-length sequences of 256 positions (stories260K: 10 KiB per 16-token block in bfloat16).
-    p.start(QStringLiteral(PAGEDCHAT_CLI),
-            {"bench", "soak", "--model", testpaths::stories260K(), "--sessions", "8", "--duration", "30", "--warmup",
-             "10", "--max-model-len", "256", "--kv-cache-bytes", QString::number(4 * 16 * 10240), "--max-output", "96",
-             "--threads", "1", "--seed", "15", "--json"});
+    p.start(QStringLiteral(PAGEDCHAT_CLI), {"bench",
+                                            "soak",
+                                            "--model",
+                                            testpaths::stories260K(),
+                                            "--sessions",
+                                            "8",
+                                            "--duration",
+                                            "30",
+                                            "--warmup",
+                                            "10",
+                                            "--max-model-len",
+                                            "256",
+                                            "--kv-cache-bytes",
+                                            QString::number(4 * 16 * 10240),
+                                            "--max-output",
+                                            "96",
+                                            "--threads",
+                                            "1",
+                                            "--seed",
+                                            "15",
+                                            "--json"});
     QVERIFY(p.waitForFinished(120000));
     const QByteArray err = p.readAllStandardError();
     QCOMPARE(p.exitStatus(), QProcess::NormalExit);

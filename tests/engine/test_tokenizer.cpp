@@ -92,7 +92,8 @@ class TestTokenizer : public QObject {
         for (int id : out_ids) {
           const std::string delta = detok.add_token(id);
           if (delta.empty()) ++held;
-          QVERIFY2(validUtf8(delta), qPrintable(QString("invalid UTF-8 delta for %1").arg(QString::fromStdString(text))));
+          QVERIFY2(validUtf8(delta),
+                   qPrintable(QString("invalid UTF-8 delta for %1").arg(QString::fromStdString(text))));
           joined += delta;
         }
         joined += detok.flush();

@@ -33,8 +33,11 @@ const std::vector<std::string> kHandPicked = {
     "numbers 1 12 123 1234 12345 123456 1234567 3.14159265358979 1,000,000 0x1F 1e-9",
     "99999999999999999999999999999999",
     "it's I'LL we'Re they've she'd 'S 'll 'M 'T 'd'",
-    "cafe\xCC\x81 nai\xCC\x88" "ve u\xCC\x88" "mlaut fac\xCC\xA7" "ade \xE1\x84\x92\xE1\x85\xA1\xE1\x86\xAB",  // NFD accents, Hangul jamo
-    "café naïve ümlaut façade 한",  // the NFC forms
+    "cafe\xCC\x81 nai\xCC\x88"
+    "ve u\xCC\x88"
+    "mlaut fac\xCC\xA7"
+    "ade \xE1\x84\x92\xE1\x85\xA1\xE1\x86\xAB",  // NFD accents, Hangul jamo
+    "café naïve ümlaut façade 한",               // the NFC forms
     "<|eot_id|> <|begin_of_text|>hi<|start_header_id|>user<|end_header_id|>",
     "<|im_start|>system\nYou are helpful.<|im_end|>\n<|im_start|>user\nHi<|im_end|>",
     "<think>\nreasoning here\n</think>\n\nanswer <tool_call>{\"a\":1}</tool_call>",
@@ -47,7 +50,10 @@ const std::vector<std::string> kHandPicked = {
     "Ünïcödé ₀₁₂ ½ ² ﬁ ﬀ Ⅻ ㈱ ①",  // NFKC-sensitive characters (kept: no NFKC here)
     "Привет, мир! Γειά σου κόσμε! مرحبا بالعالم שלום עולם नमस्ते दुनिया",
     "ﷺ ﷽ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝐁𝐨𝐥𝐝 🄰🄱",
-    "a\xC2\xA0" "b\xE2\x80\x83" "c\xE3\x80\x80" "d",  // no-break, em and ideographic spaces
+    "a\xC2\xA0"
+    "b\xE2\x80\x83"
+    "c\xE3\x80\x80"
+    "d",  // no-break, em and ideographic spaces
     "URL https://example.com/path?q=1&r=two#frag mail@x.org",
     "!!!???...,,,;;;:::---___===+++***&&&%%%$$$###@@@~~~```|||\\\\///",
     "\xF0\x9F\x98\x80\xF0\x9F\x98\x81\xF0\x9F\x98\x82\xF0\x9F\xA4\xA3",
@@ -55,14 +61,108 @@ const std::vector<std::string> kHandPicked = {
 
 // Deterministic mixed texts: pieces from many scripts and classes, joined at random.
 std::vector<std::string> generated(int n, unsigned seed) {
-  static const std::vector<std::string> pool = {
-      "the", " quick", " brown", "Fox", "JUMPS", " over", "lazy", "dog", "'s", "'LL", "'re", " ", "  ", "   ", "\t", "\n",
-      "\n\n", "\r\n", "0", "7", "42", "123", "2024", "3.14", "-", ".", ",", "!", "?", "(", ")", "[", "]", "{", "}", "\"",
-      "'", ":", ";", "/", "\\", "#", "@", "$", "%", "^", "&", "*", "_", "=", "+", "<", ">", "|", "~", "`", "안녕", "하세요",
-      "한국어", "세계", "日本", "語", "中文", "汉字", "テキスト", "ひらがな", "Привет", "мир", "Γειά", "مرحبا", "שלום",
-      "नमस्ते", "ไทย", "ᄒ", "😀", "👍🏽", "🇰🇷", "👨‍👩‍👧", "❤️", "✅", "e\xCC\x81", "é", "n\xCC\x83", "ß", "ﬁ", "①",
-      "\xC2\xA0", "\xE2\x80\x8B", "\xE2\x80\x8D", "<|eot_id|>", "<|im_end|>", "<think>", "</think>", "<|endoftext|>", "<s>",
-      "</s>", "<|", "|>", "<0x0A>", "Ġ", "▁", "Ċ"};
+  static const std::vector<std::string> pool = {"the",
+                                                " quick",
+                                                " brown",
+                                                "Fox",
+                                                "JUMPS",
+                                                " over",
+                                                "lazy",
+                                                "dog",
+                                                "'s",
+                                                "'LL",
+                                                "'re",
+                                                " ",
+                                                "  ",
+                                                "   ",
+                                                "\t",
+                                                "\n",
+                                                "\n\n",
+                                                "\r\n",
+                                                "0",
+                                                "7",
+                                                "42",
+                                                "123",
+                                                "2024",
+                                                "3.14",
+                                                "-",
+                                                ".",
+                                                ",",
+                                                "!",
+                                                "?",
+                                                "(",
+                                                ")",
+                                                "[",
+                                                "]",
+                                                "{",
+                                                "}",
+                                                "\"",
+                                                "'",
+                                                ":",
+                                                ";",
+                                                "/",
+                                                "\\",
+                                                "#",
+                                                "@",
+                                                "$",
+                                                "%",
+                                                "^",
+                                                "&",
+                                                "*",
+                                                "_",
+                                                "=",
+                                                "+",
+                                                "<",
+                                                ">",
+                                                "|",
+                                                "~",
+                                                "`",
+                                                "안녕",
+                                                "하세요",
+                                                "한국어",
+                                                "세계",
+                                                "日本",
+                                                "語",
+                                                "中文",
+                                                "汉字",
+                                                "テキスト",
+                                                "ひらがな",
+                                                "Привет",
+                                                "мир",
+                                                "Γειά",
+                                                "مرحبا",
+                                                "שלום",
+                                                "नमस्ते",
+                                                "ไทย",
+                                                "ᄒ",
+                                                "😀",
+                                                "👍🏽",
+                                                "🇰🇷",
+                                                "👨‍👩‍👧",
+                                                "❤️",
+                                                "✅",
+                                                "e\xCC\x81",
+                                                "é",
+                                                "n\xCC\x83",
+                                                "ß",
+                                                "ﬁ",
+                                                "①",
+                                                "\xC2\xA0",
+                                                "\xE2\x80\x8B",
+                                                "\xE2\x80\x8D",
+                                                "<|eot_id|>",
+                                                "<|im_end|>",
+                                                "<think>",
+                                                "</think>",
+                                                "<|endoftext|>",
+                                                "<s>",
+                                                "</s>",
+                                                "<|",
+                                                "|>",
+                                                "<0x0A>",
+                                                "Ġ",
+                                                "▁",
+                                                "Ċ"};
   std::mt19937 rng(seed);
   std::vector<std::string> out;
   for (int i = 0; i < n; ++i) {
@@ -129,10 +229,14 @@ class TestTokenizerDiff : public QObject {
     QFETCH(QString, json);
     REQUIRE_MODEL_FILE(json);
     REQUIRE_TRANSFORMERS_JS();
-    const std::vector<std::string> raw = {"a\xFF" "b", "\xE2\x82", "x\xF0\x9F\x98", "\xC0\xAF\xED\xA0\x80 ok", "\x80\x80\x80"};
+    const std::vector<std::string> raw = {
+        "a\xFF"
+        "b",
+        "\xE2\x82", "x\xF0\x9F\x98", "\xC0\xAF\xED\xA0\x80 ok", "\x80\x80\x80"};
     std::vector<std::string> repaired;
     for (const auto& r : raw) repaired.push_back(utf8::repair(r));
-    QCOMPARE(repaired[0], std::string("a\xEF\xBF\xBD" "b"));
+    QCOMPARE(repaired[0], std::string("a\xEF\xBF\xBD"
+                                      "b"));
     const auto tok = load_tokenizer(json.toStdString());
     const jsref::Result js = jsref::tokenize(json, repaired, true);
     QVERIFY2(js.error.isEmpty(), qPrintable(js.error));

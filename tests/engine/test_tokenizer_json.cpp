@@ -36,7 +36,8 @@ std::string byte_char(int b) {
     cp = 256 + extra;
   }
   std::string s;
-  if (cp < 0x80) s += char(cp);
+  if (cp < 0x80)
+    s += char(cp);
   else {
     s += char(0xC0 | (cp >> 6));
     s += char(0x80 | (cp & 0x3F));
@@ -72,9 +73,12 @@ std::vector<std::string> chars_of(const std::string& s) {
   for (std::size_t i = 0; i < s.size();) {
     std::size_t n = 1;
     const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0xF0) n = 4;
-    else if (c >= 0xE0) n = 3;
-    else if (c >= 0xC0) n = 2;
+    if (c >= 0xF0)
+      n = 4;
+    else if (c >= 0xE0)
+      n = 3;
+    else if (c >= 0xC0)
+      n = 2;
     out.push_back(s.substr(i, n));
     i += n;
   }
@@ -86,24 +90,33 @@ std::vector<std::string> byte_chars_of(const std::string& s) {
   return out;
 }
 
-const char* const kWords[] = {"the", " the", "hello", " world", "ing", " is", "er", " a", "Hello", " 12", "34", "  ",
-                              "\n\n", "café", " 한국", "어", "🙂"};
+const char* const kWords[] = {"the", " the", "hello", " world", "ing",  " is",   "er", " a",  "Hello",
+                              " 12", "34",   "  ",    "\n\n",   "café", " 한국", "어", "🙂"};
 
 // A byte-level tokenizer.json (vocab = the 256 byte characters + chains for kWords).
 json byte_level_base() {
   Vocab v;
   for (int b = 0; b < 256; ++b) v.add(byte_char(b));
   for (const char* w : kWords) v.word(byte_chars_of(w));
-  json j = {{"version", "1.0"},
-            {"added_tokens", json::array()},
-            {"normalizer", nullptr},
-            {"pre_tokenizer", {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
-            {"post_processor", nullptr},
-            {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
-            {"model",
-             {{"type", "BPE"}, {"dropout", nullptr}, {"unk_token", nullptr}, {"continuing_subword_prefix", nullptr},
-              {"end_of_word_suffix", nullptr}, {"fuse_unk", false}, {"byte_fallback", false}, {"ignore_merges", false},
-              {"vocab", v.vocab}, {"merges", v.merges}}}};
+  json j = {
+      {"version", "1.0"},
+      {"added_tokens", json::array()},
+      {"normalizer", nullptr},
+      {"pre_tokenizer",
+       {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", true}}},
+      {"post_processor", nullptr},
+      {"decoder", {{"type", "ByteLevel"}, {"add_prefix_space", true}, {"trim_offsets", true}, {"use_regex", true}}},
+      {"model",
+       {{"type", "BPE"},
+        {"dropout", nullptr},
+        {"unk_token", nullptr},
+        {"continuing_subword_prefix", nullptr},
+        {"end_of_word_suffix", nullptr},
+        {"fuse_unk", false},
+        {"byte_fallback", false},
+        {"ignore_merges", false},
+        {"vocab", v.vocab},
+        {"merges", v.merges}}}};
   return j;
 }
 
@@ -139,18 +152,55 @@ json spm_base() {
                     {{"type", "ByteFallback"}},
                     {{"type", "Fuse"}},
                     {{"type", "Strip"}, {"content", " "}, {"start", 1}, {"stop", 0}}}}};
-  j["added_tokens"] = {
-      {{"id", 0}, {"content", "<unk>"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}},
-      {{"id", 1}, {"content", "<s>"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}},
-      {{"id", 2}, {"content", "</s>"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false}, {"normalized", false}, {"special", true}}};
+  j["added_tokens"] = {{{"id", 0},
+                        {"content", "<unk>"},
+                        {"single_word", false},
+                        {"lstrip", false},
+                        {"rstrip", false},
+                        {"normalized", false},
+                        {"special", true}},
+                       {{"id", 1},
+                        {"content", "<s>"},
+                        {"single_word", false},
+                        {"lstrip", false},
+                        {"rstrip", false},
+                        {"normalized", false},
+                        {"special", true}},
+                       {{"id", 2},
+                        {"content", "</s>"},
+                        {"single_word", false},
+                        {"lstrip", false},
+                        {"rstrip", false},
+                        {"normalized", false},
+                        {"special", true}}};
   return j;
 }
 
 const std::vector<std::string> kTexts = {
-    "the hello world",  "Hello world", " the  the   the", "hello\n\nworld\n", "testing is er a", "12345 678 9",
-    "café CAFÉ Café",   "cafe\xCC\x81 na\xC3\xAF" "ve",   "한국어 한국 어",  "🙂🙂 🙂",         "  leading",
-    "trailing  ",       "tab\there",       "MiXeD CaSe ǅ ß İ", "a,b;c.d!e?f",     "x--y---z",         "ﬁ ① Ⅻ ²",
-    "<s>hi</s> <s> x",  "<unk>",           "",                  "\xE2\x96\x81 already", "don't won't I'm",   "q",
+    "the hello world",
+    "Hello world",
+    " the  the   the",
+    "hello\n\nworld\n",
+    "testing is er a",
+    "12345 678 9",
+    "café CAFÉ Café",
+    "cafe\xCC\x81 na\xC3\xAF"
+    "ve",
+    "한국어 한국 어",
+    "🙂🙂 🙂",
+    "  leading",
+    "trailing  ",
+    "tab\there",
+    "MiXeD CaSe ǅ ß İ",
+    "a,b;c.d!e?f",
+    "x--y---z",
+    "ﬁ ① Ⅻ ²",
+    "<s>hi</s> <s> x",
+    "<unk>",
+    "",
+    "\xE2\x96\x81 already",
+    "don't won't I'm",
+    "q",
 };
 
 // Writes `j` as tokenizer.json (and `config` as tokenizer_config.json, when not null) in a fresh folder.
@@ -170,7 +220,8 @@ void compare_with_js(const QString& path, const std::vector<std::string>& texts 
   for (std::size_t i = 0; i < texts.size(); ++i) {
     QVERIFY2(js.errors[i].isEmpty(), qPrintable(js.errors[i]));
     const std::vector<int> ours = special ? tok->encode_with_special_tokens(texts[i]) : tok->encode(texts[i]);
-    QVERIFY2(ours == js.ids[i], qPrintable(escaped(texts[i]) + ": ours " + show(ours) + ", transformers.js " + show(js.ids[i])));
+    QVERIFY2(ours == js.ids[i],
+             qPrintable(escaped(texts[i]) + ": ours " + show(ours) + ", transformers.js " + show(js.ids[i])));
     QVERIFY2(tok->decode(js.ids[i], true) == js.texts[i],
              qPrintable(show(js.ids[i]) + ": ours " + escaped(tok->decode(js.ids[i], true)) + ", transformers.js " +
                         escaped(js.texts[i])));
@@ -218,7 +269,10 @@ class TestTokenizerJson : public QObject {
     j["pre_tokenizer"] = {{"type", "Sequence"},
                           {"pretokenizers",
                            {{{"type", "Split"},
-                             {"pattern", {{"Regex", "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}}},
+                             {"pattern",
+                              {{"Regex",
+                                "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
+                                "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}}},
                              {"behavior", "Isolated"},
                              {"invert", false}},
                             {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
@@ -229,10 +283,11 @@ class TestTokenizerJson : public QObject {
   // for the String form.)
   void splitRemoved() {
     json j = byte_level_base();
-    j["pre_tokenizer"] = {{"type", "Sequence"},
-                          {"pretokenizers",
-                           {{{"type", "Split"}, {"pattern", {{"Regex", " "}}}, {"behavior", "Removed"}, {"invert", false}},
-                            {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
+    j["pre_tokenizer"] = {
+        {"type", "Sequence"},
+        {"pretokenizers",
+         {{{"type", "Split"}, {"pattern", {{"Regex", " "}}}, {"behavior", "Removed"}, {"invert", false}},
+          {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
     compare_with_js(next(j));
     const auto regex = load_tokenizer(next(j).toStdString());
     j["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"String", " "}};
@@ -242,10 +297,11 @@ class TestTokenizerJson : public QObject {
   }
   void splitInvertRemoved() {
     json j = byte_level_base();
-    j["pre_tokenizer"] = {{"type", "Sequence"},
-                          {"pretokenizers",
-                           {{{"type", "Split"}, {"pattern", {{"Regex", "\\p{L}+|\\p{N}+"}}}, {"behavior", "Removed"}, {"invert", true}},
-                            {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
+    j["pre_tokenizer"] = {
+        {"type", "Sequence"},
+        {"pretokenizers",
+         {{{"type", "Split"}, {"pattern", {{"Regex", "\\p{L}+|\\p{N}+"}}}, {"behavior", "Removed"}, {"invert", true}},
+          {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
     compare_with_js(next(j));
   }
   void digits_data() {
@@ -273,10 +329,12 @@ class TestTokenizerJson : public QObject {
     json j = byte_level_base();
     json pre = {{"type", type.toStdString()}};
     if (type == "Punctuation") pre["behavior"] = "Contiguous";  // what transformers.js implements
-    j["pre_tokenizer"] = {{"type", "Sequence"},
-                          {"pretokenizers", {pre, {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
+    j["pre_tokenizer"] = {
+        {"type", "Sequence"},
+        {"pretokenizers", {pre, {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
     // transformers.js's \w and \d are ASCII-only: ASCII texts here.
-    compare_with_js(next(j), {"a,b;c.d!e?f", "x--y---z", "hello world  the", "it's 12 o'clock", "tab\there\n", "!!!", ""});
+    compare_with_js(next(j),
+                    {"a,b;c.d!e?f", "x--y---z", "hello world  the", "it's 12 o'clock", "tab\there\n", "!!!", ""});
   }
   void metaspace_data() {
     QTest::addColumn<QString>("scheme");
@@ -287,9 +345,15 @@ class TestTokenizerJson : public QObject {
     QFETCH(QString, scheme);
     json j = spm_base();
     j["normalizer"] = nullptr;
-    j["pre_tokenizer"] = {{"type", "Metaspace"}, {"replacement", "▁"}, {"add_prefix_space", true},
-                          {"prepend_scheme", scheme.toStdString()}, {"split", false}};
-    j["decoder"] = {{"type", "Metaspace"}, {"replacement", "▁"}, {"add_prefix_space", true}, {"prepend_scheme", scheme.toStdString()}};
+    j["pre_tokenizer"] = {{"type", "Metaspace"},
+                          {"replacement", "▁"},
+                          {"add_prefix_space", true},
+                          {"prepend_scheme", scheme.toStdString()},
+                          {"split", false}};
+    j["decoder"] = {{"type", "Metaspace"},
+                    {"replacement", "▁"},
+                    {"add_prefix_space", true},
+                    {"prepend_scheme", scheme.toStdString()}};
     compare_with_js(next(j));
   }
   // Metaspace split=true (HF tokenizers >= 0.19; transformers.js never splits): the text is cut
@@ -372,11 +436,14 @@ class TestTokenizerJson : public QObject {
                         {{"type", "ByteFallback"}},
                         {{"type", "Strip"}, {"content", " "}, {"start", 2}, {"stop", 1}}}}});
     row("Fuse only", {{"type", "Sequence"}, {"decoders", {{{"type", "ByteFallback"}}, {{"type", "Fuse"}}}}});
-    row("Replace regex", {{"type", "Sequence"},
-                          {"decoders",
-                           {{{"type", "Replace"}, {"pattern", {{"Regex", "▁+"}}}, {"content", "_"}}, {{"type", "ByteFallback"}}}}});
-    row("Metaspace", {{"type", "Sequence"},
-                      {"decoders", {{{"type", "ByteFallback"}}, {{"type", "Metaspace"}, {"replacement", "▁"}, {"add_prefix_space", true}}}}});
+    row("Replace regex",
+        {{"type", "Sequence"},
+         {"decoders",
+          {{{"type", "Replace"}, {"pattern", {{"Regex", "▁+"}}}, {"content", "_"}}, {{"type", "ByteFallback"}}}}});
+    row("Metaspace",
+        {{"type", "Sequence"},
+         {"decoders",
+          {{{"type", "ByteFallback"}}, {{"type", "Metaspace"}, {"replacement", "▁"}, {"add_prefix_space", true}}}}});
   }
   void decoders() {
     QFETCH(QString, config);
@@ -481,11 +548,22 @@ class TestTokenizerJson : public QObject {
     QFETCH(bool, rstrip);
     QFETCH(bool, special);
     json j = byte_level_base();
-    j["added_tokens"] = {{{"id", 100000}, {"content", "<|end|>"}, {"single_word", false}, {"lstrip", lstrip}, {"rstrip", rstrip},
-                          {"normalized", false}, {"special", special}},
-                         {{"id", 100001}, {"content", "<think>"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
-                          {"normalized", false}, {"special", false}}};
-    const std::vector<std::string> texts = {"a <|end|> b", "a  <|end|>\n\n b", "<|end|><|end|>", "x<think>y</think>", "<|end", "<|end|>"};
+    j["added_tokens"] = {{{"id", 100000},
+                          {"content", "<|end|>"},
+                          {"single_word", false},
+                          {"lstrip", lstrip},
+                          {"rstrip", rstrip},
+                          {"normalized", false},
+                          {"special", special}},
+                         {{"id", 100001},
+                          {"content", "<think>"},
+                          {"single_word", false},
+                          {"lstrip", false},
+                          {"rstrip", false},
+                          {"normalized", false},
+                          {"special", false}}};
+    const std::vector<std::string> texts = {"a <|end|> b", "a  <|end|>\n\n b", "<|end|><|end|>", "x<think>y</think>",
+                                            "<|end",       "<|end|>"};
     compare_with_js(next(j), texts, /*special=*/true);
     compare_with_js(next(j), texts, /*special=*/false);
   }
@@ -494,10 +572,20 @@ class TestTokenizerJson : public QObject {
   void singleWordAndNormalized() {
     json j = byte_level_base();
     j["normalizer"] = normalizer("Lowercase");
-    j["added_tokens"] = {{{"id", 100000}, {"content", "cat"}, {"single_word", true}, {"lstrip", false}, {"rstrip", false},
-                          {"normalized", false}, {"special", false}},
-                         {{"id", 100001}, {"content", "dog"}, {"single_word", false}, {"lstrip", false}, {"rstrip", false},
-                          {"normalized", true}, {"special", false}}};
+    j["added_tokens"] = {{{"id", 100000},
+                          {"content", "cat"},
+                          {"single_word", true},
+                          {"lstrip", false},
+                          {"rstrip", false},
+                          {"normalized", false},
+                          {"special", false}},
+                         {{"id", 100001},
+                          {"content", "dog"},
+                          {"single_word", false},
+                          {"lstrip", false},
+                          {"rstrip", false},
+                          {"normalized", true},
+                          {"special", false}}};
     const auto tok = load_tokenizer(next(j).toStdString());
     auto has = [&](const std::string& text, int id) {
       const auto ids = tok->encode(text);
@@ -515,10 +603,12 @@ class TestTokenizerJson : public QObject {
   // --- post-processor and tokenizer_config.json
   void templateProcessing() {
     json j = spm_base();
-    j["post_processor"] = {{"type", "TemplateProcessing"},
-                           {"single", {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
-                           {"pair", json::array()},
-                           {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}};
+    j["post_processor"] = {
+        {"type", "TemplateProcessing"},
+        {"single",
+         {{{"SpecialToken", {{"id", "<s>"}, {"type_id", 0}}}}, {{"Sequence", {{"id", "A"}, {"type_id", 0}}}}}},
+        {"pair", json::array()},
+        {"special_tokens", {{"<s>", {{"id", "<s>"}, {"ids", {1}}, {"tokens", {"<s>"}}}}}}};
     const QString path = next(j);
     const auto tok = load_tokenizer(path.toStdString());
     QVERIFY(tok->add_bos());
@@ -528,9 +618,8 @@ class TestTokenizerJson : public QObject {
     for (std::size_t i = 0; i < kTexts.size(); ++i)
       QVERIFY2(tok->encode_with_special_tokens(kTexts[i], tok->add_bos()) == js.ids[i], qPrintable(escaped(kTexts[i])));
     // tokenizer_config.json's add_bos_token overrides the template; bos/eos tokens as AddedToken objects.
-    const json config = {{"add_bos_token", false},
-                         {"bos_token", {{"__type", "AddedToken"}, {"content", "<s>"}}},
-                         {"eos_token", "</s>"}};
+    const json config = {
+        {"add_bos_token", false}, {"bos_token", {{"__type", "AddedToken"}, {"content", "<s>"}}}, {"eos_token", "</s>"}};
     const auto off = load_tokenizer(next(j, config).toStdString());
     QVERIFY(!off->add_bos());
     QCOMPARE(off->bos_id(), 1);
@@ -543,7 +632,7 @@ class TestTokenizerJson : public QObject {
     REQUIRE_MODEL_FILE(llama);
     REQUIRE_MODEL_FILE(qwen);
     const auto l = load_tokenizer(llama.toStdString()), q = load_tokenizer(qwen.toStdString());
-    QVERIFY(l->add_bos());  // TemplateProcessing puts <|begin_of_text|> first
+    QVERIFY(l->add_bos());                        // TemplateProcessing puts <|begin_of_text|> first
     QVERIFY(l->clean_up_tokenization_spaces());   // tokenizer_config.json says true ...
     QVERIFY(!q->clean_up_tokenization_spaces());  // ... and false
     QCOMPARE(l->bos_id(), 128000);
@@ -561,7 +650,9 @@ class TestTokenizerJson : public QObject {
   void malformed_data() {
     QTest::addColumn<QString>("mutation");
     QTest::addColumn<QStringList>("needles");
-    const auto row = [](const char* name, const char* mutation, QStringList needles) { QTest::newRow(name) << mutation << needles; };
+    const auto row = [](const char* name, const char* mutation, QStringList needles) {
+      QTest::newRow(name) << mutation << needles;
+    };
     row("not json", "garbage", {"not valid JSON"});
     row("model type", "{\"model\": {\"type\": \"WordPiece\"}}", {"model.type", "WordPiece", "only BPE"});
     row("dropout", "{\"model\": {\"dropout\": 0.1}}", {"model.dropout", "dropout"});
@@ -572,21 +663,30 @@ class TestTokenizerJson : public QObject {
     row("merge type", "{\"model\": {\"merges\": [7]}}", {"model.merges[0]", "number"});
     row("unk", "{\"model\": {\"unk_token\": \"<nope>\"}}", {"model.unk_token", "<nope>"});
     row("normalizer type", "{\"normalizer\": {\"type\": \"BertNormalizer\"}}", {"normalizer.type", "BertNormalizer"});
-    row("nested normalizer", "{\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"}, {\"type\": \"Precompiled\"}]}}",
+    row("nested normalizer",
+        "{\"normalizer\": {\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"NFC\"}, {\"type\": "
+        "\"Precompiled\"}]}}",
         {"normalizer.normalizers[1].type", "Precompiled"});
-    row("pre-tokenizer type", "{\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"BertPreTokenizer\"}]}}",
+    row("pre-tokenizer type",
+        "{\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"BertPreTokenizer\"}]}}",
         {"pre_tokenizer.pretokenizers[0].type", "BertPreTokenizer"});
-    row("bad regex", "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"(a\"}, \"behavior\": \"Isolated\"}}",
+    row("bad regex",
+        "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Regex\": \"(a\"}, \"behavior\": \"Isolated\"}}",
         {"pre_tokenizer.pattern.Regex", "'(a'", "missing closing parenthesis"});
-    row("behavior", "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"String\": \"a\"}, \"behavior\": \"Sideways\"}}",
+    row("behavior",
+        "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"String\": \"a\"}, \"behavior\": \"Sideways\"}}",
         {"pre_tokenizer.behavior", "Sideways"});
-    row("pattern", "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Glob\": \"*\"}, \"behavior\": \"Isolated\"}}",
+    row("pattern",
+        "{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"Glob\": \"*\"}, \"behavior\": \"Isolated\"}}",
         {"pre_tokenizer.pattern", "Regex"});
     row("decoder type", "{\"decoder\": {\"type\": \"WordPiece\"}}", {"decoder.type", "WordPiece"});
     row("metaspace char", "{\"pre_tokenizer\": {\"type\": \"Metaspace\", \"replacement\": \"ab\"}}",
         {"pre_tokenizer.replacement", "one character"});
-    row("post-processor", "{\"post_processor\": {\"type\": \"BertProcessing\"}}", {"post_processor.type", "BertProcessing"});
-    row("template", "{\"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"<x>\"}}], \"special_tokens\": {}}}",
+    row("post-processor", "{\"post_processor\": {\"type\": \"BertProcessing\"}}",
+        {"post_processor.type", "BertProcessing"});
+    row("template",
+        "{\"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"<x>\"}}], "
+        "\"special_tokens\": {}}}",
         {"post_processor.special_tokens", "<x>"});
     row("added token", "{\"added_tokens\": [{\"id\": 5, \"content\": \"\"}]}", {"added_tokens[0].content", "empty"});
     row("added type", "{\"added_tokens\": [{\"id\": \"5\", \"content\": \"x\"}]}", {"added_tokens[0].id", "integer"});

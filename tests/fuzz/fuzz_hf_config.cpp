@@ -15,8 +15,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   // nlohmann::json::exception derives from std::exception, not std::runtime_error: one escaping
   // a parser is a bug (the loader reports runtime_errors with the file's name).
-  try { (void)pagedchat::parse_hf_config(text, "config.json"); } catch (const std::runtime_error&) {}
-  try { (void)pagedchat::parse_tokenizer_config(text, "tokenizer_config.json"); } catch (const std::runtime_error&) {}
-  try { (void)pagedchat::parse_generation_config(text, "generation_config.json"); } catch (const std::runtime_error&) {}
+  try {
+    (void)pagedchat::parse_hf_config(text, "config.json");
+  } catch (const std::runtime_error&) {
+  }
+  try {
+    (void)pagedchat::parse_tokenizer_config(text, "tokenizer_config.json");
+  } catch (const std::runtime_error&) {
+  }
+  try {
+    (void)pagedchat::parse_generation_config(text, "generation_config.json");
+  } catch (const std::runtime_error&) {
+  }
   return 0;
 }

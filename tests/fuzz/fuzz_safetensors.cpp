@@ -47,9 +47,18 @@ void check_file(const uint8_t* data, std::size_t size) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   if (size > 0 && data[0] == '{') {
     const std::string text(reinterpret_cast<const char*>(data), size);
-    try { pagedchat::parse_hf_config(text, "config.json"); } catch (const std::runtime_error&) {}
-    try { pagedchat::parse_tokenizer_config(text, "tokenizer_config.json"); } catch (const std::runtime_error&) {}
-    try { pagedchat::parse_generation_config(text, "generation_config.json"); } catch (const std::runtime_error&) {}
+    try {
+      pagedchat::parse_hf_config(text, "config.json");
+    } catch (const std::runtime_error&) {
+    }
+    try {
+      pagedchat::parse_tokenizer_config(text, "tokenizer_config.json");
+    } catch (const std::runtime_error&) {
+    }
+    try {
+      pagedchat::parse_generation_config(text, "generation_config.json");
+    } catch (const std::runtime_error&) {
+    }
     std::vector<uint8_t> file(8 + size + 256);
     for (int i = 0; i < 8; ++i) file[i] = uint8_t(uint64_t(size) >> (8 * i));
     std::copy(data, data + size, file.begin() + 8);

@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string_view in(reinterpret_cast<const char*>(data), size);
   const std::size_t nul = in.find('\0');
   const std::string_view json = in.substr(0, nul);
-  std::string_view text = nul == std::string_view::npos ? std::string_view("Hello wörld 123 <s> 한국어 🙂\n") : in.substr(nul + 1);
+  std::string_view text = nul == std::string_view::npos ? std::string_view("Hello wörld 123 <s> 한국어 🙂\n")
+                                                        : in.substr(nul + 1);
   if (text.size() > 4096) text = text.substr(0, 4096);
   try {
     const auto tok = pagedchat::bpe::parse_tokenizer_json(json, "", "fuzz-input");

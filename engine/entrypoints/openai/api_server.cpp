@@ -9,8 +9,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <thread>
 #include <stdexcept>
+#include <thread>
 
 #include "engine/async_engine_client.h"
 #include "engine/entrypoints/openai/metrics.h"
@@ -149,10 +149,14 @@ void ApiServer::routes() {
   s.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     std::string message = "Not found: " + req.method + " " + req.path;
-    if (res.status == 413) message = "The request body is too large";
-    else if (res.status == 405) message = "Method not allowed: " + req.method + " " + req.path;
-    else if (res.status == 400) message = "Bad request: the request (or its body) could not be read";
-    else if (res.status != 404) message = "HTTP error " + std::to_string(res.status);
+    if (res.status == 413)
+      message = "The request body is too large";
+    else if (res.status == 405)
+      message = "Method not allowed: " + req.method + " " + req.path;
+    else if (res.status == 400)
+      message = "Bad request: the request (or its body) could not be read";
+    else if (res.status != 404)
+      message = "HTTP error " + std::to_string(res.status);
     send_error(res, ApiError(res.status, message));
     return httplib::Server::HandlerResponse::Handled;
   }));
@@ -203,12 +207,10 @@ void ApiServer::routes() {
       }
     });
   };
-  post("/v1/completions", [](OpenAIServing& sv, const json& body) {
-    return sv.start_completion(parse_completion_request(body));
-  });
-  post("/v1/chat/completions", [](OpenAIServing& sv, const json& body) {
-    return sv.start_chat(parse_chat_completion_request(body));
-  });
+  post("/v1/completions",
+       [](OpenAIServing& sv, const json& body) { return sv.start_completion(parse_completion_request(body)); });
+  post("/v1/chat/completions",
+       [](OpenAIServing& sv, const json& body) { return sv.start_chat(parse_chat_completion_request(body)); });
 }
 
 }  // namespace pagedchat::openai

@@ -12,7 +12,9 @@
 #include <mutex>
 #include <string>
 
-namespace httplib { class Server; }
+namespace httplib {
+class Server;
+}
 
 namespace pagedchat {
 class AsyncEngineClient;
@@ -25,10 +27,10 @@ class ServerMetrics;
 
 struct ServerConfig {
   std::string host = "127.0.0.1";
-  int port = 8000;               ///< 0 = any free port (bind() returns it)
-  std::string api_key;           ///< when set, /v1/* needs "Authorization: Bearer <api_key>" (else 401)
+  int port = 8000;                         ///< 0 = any free port (bind() returns it)
+  std::string api_key;                     ///< when set, /v1/* needs "Authorization: Bearer <api_key>" (else 401)
   std::size_t max_body_bytes = 32u << 20;  ///< larger request bodies get 413
-  int num_http_threads = 0;      ///< connections served at once (each stream holds one); 0 = 144
+  int num_http_threads = 0;                ///< connections served at once (each stream holds one); 0 = 144
 };
 
 /// True for a loopback host name or address (localhost, 127.x.y.z, ::1).

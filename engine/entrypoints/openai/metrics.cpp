@@ -57,11 +57,11 @@ void write_histogram(std::ostringstream& o, const char* name, const char* help, 
 
 ServerMetrics::ServerMetrics(std::string model_name)
     : label_("model_name=\"" + escape_label(model_name) + "\""),
-      ttft_({0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0,
-             80.0, 160.0, 640.0, 2560.0}),
+      ttft_({0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,  0.25,  0.5,   0.75,
+             1.0,   2.5,   5.0,  7.5,  10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0}),
       itl_({0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}),
-      e2e_({0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0,
-            960.0, 1920.0, 7680.0}) {}
+      e2e_({0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,   5.0,   10.0,   15.0,  20.0,
+            30.0, 40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0}) {}
 
 void ServerMetrics::observe(const RequestOutput& out) {
   std::lock_guard lk(mu_);
@@ -90,8 +90,10 @@ void ServerMetrics::observe(const RequestOutput& out) {
     seen_.erase(out.request_id);
     if (m.finished_time > 0 && m.arrival_time > 0) e2e_.observe(m.finished_time - m.arrival_time);
     const auto it = ended_.find(out.request_id);
-    if (it == ended_.end()) ++finished_[FinishReason::kAbort];  // ended without any reason: aborted
-    else ended_.erase(it);
+    if (it == ended_.end())
+      ++finished_[FinishReason::kAbort];  // ended without any reason: aborted
+    else
+      ended_.erase(it);
   }
 }
 
@@ -104,7 +106,8 @@ std::string ServerMetrics::render(const EngineStats& s) const {
     o << name << "{" << l << "} " << value << "\n";
   };
   using std::to_string;
-  sample("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.", to_string(s.num_running));
+  sample("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.",
+         to_string(s.num_running));
   sample("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.", to_string(s.num_waiting));
   sample("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", num(s.kv_cache_usage()));
   sample("vllm:num_kv_cache_blocks", "gauge", "KV-cache blocks in all (PagedChat).", to_string(s.num_total_blocks));

@@ -21,8 +21,7 @@ namespace pagedchat::openai {
 
 /// A Prometheus histogram: cumulative bucket counts at fixed upper bounds, sum and count.
 struct Histogram {
-  explicit Histogram(std::vector<double> upper_bounds)
-      : bounds(std::move(upper_bounds)), counts(bounds.size(), 0) {}
+  explicit Histogram(std::vector<double> upper_bounds) : bounds(std::move(upper_bounds)), counts(bounds.size(), 0) {}
   void observe(double v);
   std::vector<double> bounds;
   std::vector<long long> counts;  ///< per bound, not cumulative (made cumulative when written)

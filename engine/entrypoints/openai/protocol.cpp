@@ -10,11 +10,16 @@ namespace {
 
 std::string default_type(int status) {
   switch (status) {
-    case 401: return "authentication_error";
-    case 404: return "not_found_error";
-    case 503: return "service_unavailable";
-    case 500: return "internal_server_error";
-    default: return "invalid_request_error";
+    case 401:
+      return "authentication_error";
+    case 404:
+      return "not_found_error";
+    case 503:
+      return "service_unavailable";
+    case 500:
+      return "internal_server_error";
+    default:
+      return "invalid_request_error";
   }
 }
 
@@ -60,7 +65,8 @@ long long integer(const json& v, const std::string& name) {
 
 int int_in(const json& v, const std::string& name, long long lo, long long hi) {
   const long long x = integer(v, name);
-  if (x < lo || x > hi) bad(name, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(x));
+  if (x < lo || x > hi)
+    bad(name, "must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + std::to_string(x));
   return static_cast<int>(x);
 }
 
@@ -121,7 +127,8 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
     p.repetition_penalty = static_cast<float>(number(*v, "repetition_penalty"));
     s.set.repetition_penalty = true;
   }
-  if (const json* v = field(body, "presence_penalty")) p.presence_penalty = static_cast<float>(number(*v, "presence_penalty"));
+  if (const json* v = field(body, "presence_penalty"))
+    p.presence_penalty = static_cast<float>(number(*v, "presence_penalty"));
   if (const json* v = field(body, "frequency_penalty"))
     p.frequency_penalty = static_cast<float>(number(*v, "frequency_penalty"));
   if (const json* v = field(body, "seed")) {
@@ -133,7 +140,8 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
       s.max_tokens = int_in(*v, name, 1, std::numeric_limits<int>::max());
       s.set.max_tokens = true;
     }
-  if (const json* v = field(body, "min_tokens")) p.min_tokens = int_in(*v, "min_tokens", 0, std::numeric_limits<int>::max());
+  if (const json* v = field(body, "min_tokens"))
+    p.min_tokens = int_in(*v, "min_tokens", 0, std::numeric_limits<int>::max());
   if (const json* v = field(body, "ignore_eos")) p.ignore_eos = boolean(*v, "ignore_eos");
   if (const json* v = field(body, "include_stop_str_in_output"))
     p.include_stop_str_in_output = boolean(*v, "include_stop_str_in_output");
@@ -257,7 +265,8 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
         const std::string pname = name + ".content[" + std::to_string(k) + "]";
         const json* type = part.is_object() ? field(part, "type") : nullptr;
         if (!type || !type->is_string()) bad(pname, "must be an object with a 'type'");
-        if (type->get<std::string>() != "text") bad(pname + ".type", "'" + type->get<std::string>() + "' is not supported (text only)");
+        if (type->get<std::string>() != "text")
+          bad(pname + ".type", "'" + type->get<std::string>() + "' is not supported (text only)");
         const json* t = field(part, "text");
         if (!t) bad(pname + ".text", "is required");
         if (!text.empty()) text += "\n";
@@ -276,7 +285,8 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
       bad("tool_choice", "is not supported by this server (no tool-call parser)");
   }
   if (const json* v = field(body, "response_format"))
-    if (!(v->is_object() && v->value("type", "") == "text")) bad("response_format", "only {\"type\": \"text\"} is supported");
+    if (!(v->is_object() && v->value("type", "") == "text"))
+      bad("response_format", "only {\"type\": \"text\"} is supported");
   r.sampling = read_sampling(body, {"max_tokens", "max_completion_tokens"});
   if (const json* v = field(body, "stream")) r.stream = boolean(*v, "stream");
   read_stream_options(body, r.stream, r.include_usage);
@@ -285,7 +295,8 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
     r.top_logprobs = int_in(*v, "top_logprobs", 0, 20);
     if (!r.logprobs && r.top_logprobs > 0) bad("top_logprobs", "needs 'logprobs': true");
   }
-  if (const json* v = field(body, "add_generation_prompt")) r.add_generation_prompt = boolean(*v, "add_generation_prompt");
+  if (const json* v = field(body, "add_generation_prompt"))
+    r.add_generation_prompt = boolean(*v, "add_generation_prompt");
   if (const json* v = field(body, "continue_final_message"))
     r.continue_final_message = boolean(*v, "continue_final_message");
   if (r.continue_final_message && r.add_generation_prompt && field(body, "add_generation_prompt"))

@@ -44,7 +44,7 @@ nlohmann::json parse_body(const std::string& body);
 /// SamplingParams::validate() when the request is queued; types checked here).
 struct SamplingRequest {
   SamplingParams params;
-  SamplingFieldsSet set;    ///< fields the request gave (they win over the model's defaults)
+  SamplingFieldsSet set;          ///< fields the request gave (they win over the model's defaults)
   std::optional<int> max_tokens;  ///< unset = what the context leaves (vLLM's default)
 };
 
@@ -71,8 +71,8 @@ struct ChatCompletionRequest {
   int top_logprobs = 0;  ///< 0..20, needs logprobs
   bool add_generation_prompt = true;
   bool continue_final_message = false;
-  std::optional<bool> enable_thinking;      ///< chat_template_kwargs.enable_thinking
-  std::string chat_template_kwargs_json;    ///< the other chat_template_kwargs, as a JSON object text
+  std::optional<bool> enable_thinking;    ///< chat_template_kwargs.enable_thinking
+  std::string chat_template_kwargs_json;  ///< the other chat_template_kwargs, as a JSON object text
 };
 
 /// Throw ApiError 400 naming the field for a wrong type or value.

@@ -6,7 +6,6 @@
 #include <map>
 #include <random>
 
-
 namespace pagedchat::openai {
 
 using json = nlohmann::json;
@@ -64,7 +63,9 @@ json logprobs_json(const Generation& g, const CompletionOutput& c, std::size_t& 
       if (it == m.end()) continue;
       json tops = json::array();
       for (const auto& [id, lp] : by_rank(m))
-        if (lp->rank <= top) tops.push_back({{"token", lp->decoded_token}, {"logprob", lp->logprob}, {"bytes", bytes_of(lp->decoded_token)}});
+        if (lp->rank <= top)
+          tops.push_back(
+              {{"token", lp->decoded_token}, {"logprob", lp->logprob}, {"bytes", bytes_of(lp->decoded_token)}});
       content.push_back({{"token", it->second.decoded_token},
                          {"logprob", it->second.logprob},
                          {"bytes", bytes_of(it->second.decoded_token)},
@@ -137,16 +138,17 @@ OpenAIServing::OpenAIServing(AsyncEngineClient& llm, std::string served_model_na
       model_name_(std::move(served_model_name)),
       template_([&] {
         std::string warning;
-        ChatTemplate t =
-            resolve_chat_template(chat_template, llm.engine().chat_template(), "'" + model_name_ + "'", &warning);
+        ChatTemplate t = resolve_chat_template(chat_template, llm.engine().chat_template(), "'" + model_name_ + "'",
+                                               &warning);
         if (!warning.empty() && log) log(warning);
         return t;
       }()),
       log_(std::move(log)) {
   if (llm_.engine().has_tokenizer()) template_stops_ = chat_stop_conditions(template_, llm_.engine().tokenizer());
   if (template_.name() == "none" && log_)
-    log_("the model has no chat template: /v1/chat/completions joins the message contents as they are "
-         "(give --chat-template NAME or a .jinja file for a chat format)");
+    log_(
+        "the model has no chat template: /v1/chat/completions joins the message contents as they are "
+        "(give --chat-template NAME or a .jinja file for a chat format)");
   id_salt_ = std::random_device{}();
   id_salt_ = (id_salt_ << 32) ^ std::random_device{}();
 }
@@ -183,8 +185,8 @@ SamplingParams OpenAIServing::sampling_for(const SamplingRequest& s, int prompt_
     if (*s.max_tokens > room)
       throw ApiError(400,
                      "This model's maximum context length is " + std::to_string(max_model_len) +
-                         " tokens. However, you requested " + std::to_string(int64_t{prompt_len} + *s.max_tokens) + " tokens (" +
-                         std::to_string(prompt_len) + " in the prompt, " + std::to_string(*s.max_tokens) +
+                         " tokens. However, you requested " + std::to_string(int64_t{prompt_len} + *s.max_tokens) +
+                         " tokens (" + std::to_string(prompt_len) + " in the prompt, " + std::to_string(*s.max_tokens) +
                          " in the completion). Please reduce the length of the prompt or completion.",
                      "max_tokens");
     p.max_tokens = *s.max_tokens;
@@ -225,7 +227,8 @@ Generation OpenAIServing::start_completion(const CompletionRequest& r) {
   const LLMEngine& engine = llm_.engine();
   for (std::size_t i = 0; i < r.prompts.size(); ++i) {
     if (const auto* text = std::get_if<std::string>(&r.prompts[i])) {
-      if (!engine.has_tokenizer()) throw ApiError(400, "this model has no tokenizer: send the prompt as token ids", "prompt");
+      if (!engine.has_tokenizer())
+        throw ApiError(400, "this model has no tokenizer: send the prompt as token ids", "prompt");
       if (text->empty()) throw ApiError(400, "'prompt' must not be empty", "prompt");
       g.prompt_token_ids.push_back(engine.tokenizer().encode(*text, engine.model_config().add_bos));
       if (r.echo) g.echo_texts.push_back(*text);
@@ -237,7 +240,8 @@ Generation OpenAIServing::start_completion(const CompletionRequest& r) {
   }
   std::vector<SamplingParams> params;
   for (const auto& ids : g.prompt_token_ids) params.push_back(sampling_for(r.sampling, static_cast<int>(ids.size())));
-  if (r.logprobs) for (auto& p : params) p.logprobs = *r.logprobs;
+  if (r.logprobs)
+    for (auto& p : params) p.logprobs = *r.logprobs;
   g.outputs = std::make_shared<RequestStream>();
   for (std::size_t i = 0; i < params.size(); ++i) {
     const std::string rid = g.id + "-" + std::to_string(i);
@@ -265,9 +269,8 @@ Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
   std::string warning;
   std::vector<int> ids;
   try {
-    const TemplatedText prompt =
-        template_.render(r.messages, chat_render_options(tok, r.add_generation_prompt && !r.continue_final_message, enc),
-                         &warning);
+    const TemplatedText prompt = template_.render(
+        r.messages, chat_render_options(tok, r.add_generation_prompt && !r.continue_final_message, enc), &warning);
     ids = encode_rendered_prompt(tok, prompt, enc);
   } catch (const std::exception& e) {
     throw ApiError(400, e.what(), "messages");
@@ -319,7 +322,9 @@ json OpenAIServing::collect(Generation& g) {
   json arr = json::array();
   for (std::size_t i = 0; i < choices.size(); ++i) {
     ChoiceState& s = choices[i];
-    json c = {{"index", i}, {"logprobs", s.logprobs}, {"finish_reason", finish_reason_json(s.finish_reason)},
+    json c = {{"index", i},
+              {"logprobs", s.logprobs},
+              {"finish_reason", finish_reason_json(s.finish_reason)},
               {"stop_reason", stop_reason_json(s.stop_reason)}};
     if (g.kind == Generation::Kind::kChat) {
       c["message"] = {{"role", "assistant"}, {"content", s.text}};
@@ -329,19 +334,19 @@ json OpenAIServing::collect(Generation& g) {
     }
     arr.push_back(std::move(c));
   }
-  return json{{"id", g.id},
-              {"object", g.kind == Generation::Kind::kChat ? "chat.completion" : "text_completion"},
-              {"created", g.created},
-              {"model", g.model},
-              {"choices", arr},
-              {"usage", usage_json(g, choices, cached)}};
+  return json{
+      {"id", g.id},           {"object", g.kind == Generation::Kind::kChat ? "chat.completion" : "text_completion"},
+      {"created", g.created}, {"model", g.model},
+      {"choices", arr},       {"usage", usage_json(g, choices, cached)}};
 }
 
 bool OpenAIServing::stream(Generation& g, const EventWriter& write) {
   const bool chat = g.kind == Generation::Kind::kChat;
   std::vector<ChoiceState> choices(g.request_ids.size() * g.n);
   int cached = 0;
-  const json head = {{"id", g.id}, {"object", chat ? "chat.completion.chunk" : "text_completion"}, {"created", g.created},
+  const json head = {{"id", g.id},
+                     {"object", chat ? "chat.completion.chunk" : "text_completion"},
+                     {"created", g.created},
                      {"model", g.model}};
   auto send = [&](json choice_list) {
     json chunk = head;
@@ -355,13 +360,16 @@ bool OpenAIServing::stream(Generation& g, const EventWriter& write) {
   };
   if (chat) {  // the role first, one chunk per choice, as OpenAI and vLLM send it
     for (std::size_t i = 0; i < choices.size(); ++i)
-      if (!send(json::array({{{"index", i}, {"delta", {{"role", "assistant"}, {"content", ""}}}, {"logprobs", nullptr},
-                               {"finish_reason", nullptr}}})))
+      if (!send(json::array({{{"index", i},
+                              {"delta", {{"role", "assistant"}, {"content", ""}}},
+                              {"logprobs", nullptr},
+                              {"finish_reason", nullptr}}})))
         return fail();
   }
   if (!g.echo_texts.empty())
     for (std::size_t i = 0; i < choices.size(); ++i)
-      if (!send(json::array({{{"index", i}, {"text", g.echo_texts[i / g.n]}, {"logprobs", nullptr}, {"finish_reason", nullptr}}})))
+      if (!send(json::array(
+              {{{"index", i}, {"text", g.echo_texts[i / g.n]}, {"logprobs", nullptr}, {"finish_reason", nullptr}}})))
         return fail();
   while (!g.outputs->done()) {
     auto out = g.outputs->next(std::chrono::milliseconds(500));
@@ -377,8 +385,7 @@ bool OpenAIServing::stream(Generation& g, const EventWriter& write) {
       s.num_tokens += static_cast<int>(c.token_ids.size());
       const json lp = logprobs_json(g, c, s.text_offset);
       if (c.text.empty() && !c.finish_reason && lp.is_null()) continue;
-      json item = {{"index", index}, {"logprobs", lp},
-                   {"finish_reason", finish_reason_json(c.finish_reason)}};
+      json item = {{"index", index}, {"logprobs", lp}, {"finish_reason", finish_reason_json(c.finish_reason)}};
       if (c.finish_reason) item["stop_reason"] = stop_reason_json(c.stop_reason);
       if (chat)
         item["delta"] = c.text.empty() ? json::object() : json{{"content", c.text}};

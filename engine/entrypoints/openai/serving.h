@@ -22,16 +22,16 @@ namespace pagedchat::openai {
 /// One API call in flight: one engine request per prompt (n completions each), one output stream.
 struct Generation {
   enum class Kind { kCompletion, kChat } kind = Kind::kCompletion;
-  std::string id;          ///< "cmpl-…" / "chatcmpl-…"
-  long long created = 0;   ///< Unix seconds
+  std::string id;         ///< "cmpl-…" / "chatcmpl-…"
+  long long created = 0;  ///< Unix seconds
   std::string model;
   int n = 1;
-  std::vector<std::string> request_ids;        ///< engine ids, one per prompt
+  std::vector<std::string> request_ids;  ///< engine ids, one per prompt
   std::vector<std::vector<int>> prompt_token_ids;
-  std::vector<std::string> echo_texts;         ///< completions with echo: each prompt's text
+  std::vector<std::string> echo_texts;  ///< completions with echo: each prompt's text
   bool stream = false;
   bool include_usage = false;
-  std::optional<int> logprobs;                 ///< top alternatives per token (chat: top_logprobs)
+  std::optional<int> logprobs;  ///< top alternatives per token (chat: top_logprobs)
   std::shared_ptr<RequestStream> outputs;
 };
 

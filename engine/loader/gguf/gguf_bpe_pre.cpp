@@ -9,6 +9,9 @@ namespace {
 // LLAMA_VOCAB_PRE_TYPE_* -> expressions (llama.cpp b4747 llm_tokenizer_bpe; TEKKEN: the original
 // from tokenizer.json, quoted in llama.cpp's comment).
 const std::map<std::string, std::vector<std::string>>& expressions() {
+  // One regex a line, as the tokenizer.json files list them; clang-format would re-wrap the
+  // long UTF-8 literals differently on each run.
+  // clang-format off
   static const std::map<std::string, std::vector<std::string>> table = {
     {"DEFAULT", {"[\\p{P}\\$\\+<=>\\^~\\|]+",
       "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)",
@@ -68,6 +71,7 @@ const std::map<std::string, std::vector<std::string>>& expressions() {
       "[\\p{P}!-/:-@\\[-`{-~]",
       "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"}},
   };
+  // clang-format on
   return table;
 }
 

@@ -23,10 +23,10 @@ struct GgufBpePre {
   std::string type;                  ///< llama.cpp's LLAMA_VOCAB_PRE_TYPE_* name, e.g. "LLAMA3"
   std::vector<std::string> regexes;  ///< applied in order (Split, Isolated)
   bool ignore_merges = false;
-  bool add_bos = false;              ///< default when the file has no tokenizer.ggml.add_bos_token
-  bool clean_spaces = true;          ///< llama.cpp's clean_up_tokenization_spaces default
-  bool no_bos = false;               ///< the type has no BOS token (chatglm-bpe)
-  bool nfc = false;                  ///< NFC-normalize the input (Qwen2's tokenizer.json does)
+  bool add_bos = false;      ///< default when the file has no tokenizer.ggml.add_bos_token
+  bool clean_spaces = true;  ///< llama.cpp's clean_up_tokenization_spaces default
+  bool no_bos = false;       ///< the type has no BOS token (chatglm-bpe)
+  bool nfc = false;          ///< NFC-normalize the input (Qwen2's tokenizer.json does)
 };
 
 /// The pre-tokenizer for tokenizer.ggml.pre = `name` ("" = absent, llama.cpp's "default" with a

@@ -27,11 +27,26 @@ void GgufMetaWriter::key(const std::string& k, GgufType t) {
 
 bool GgufMetaWriter::has(const std::string& k) const { return std::find(keys_.begin(), keys_.end(), k) != keys_.end(); }
 
-void GgufMetaWriter::kv_u32(const std::string& k, uint32_t v) { key(k, GgufType::kUint32); put(v); }
-void GgufMetaWriter::kv_i32(const std::string& k, int32_t v) { key(k, GgufType::kInt32); put(v); }
-void GgufMetaWriter::kv_f32(const std::string& k, float v) { key(k, GgufType::kFloat32); put(v); }
-void GgufMetaWriter::kv_bool(const std::string& k, bool v) { key(k, GgufType::kBool); put<uint8_t>(v ? 1 : 0); }
-void GgufMetaWriter::kv_str(const std::string& k, const std::string& v) { key(k, GgufType::kString); str(v); }
+void GgufMetaWriter::kv_u32(const std::string& k, uint32_t v) {
+  key(k, GgufType::kUint32);
+  put(v);
+}
+void GgufMetaWriter::kv_i32(const std::string& k, int32_t v) {
+  key(k, GgufType::kInt32);
+  put(v);
+}
+void GgufMetaWriter::kv_f32(const std::string& k, float v) {
+  key(k, GgufType::kFloat32);
+  put(v);
+}
+void GgufMetaWriter::kv_bool(const std::string& k, bool v) {
+  key(k, GgufType::kBool);
+  put<uint8_t>(v ? 1 : 0);
+}
+void GgufMetaWriter::kv_str(const std::string& k, const std::string& v) {
+  key(k, GgufType::kString);
+  str(v);
+}
 
 void GgufMetaWriter::kv_strings(const std::string& k, const std::vector<std::string>& v) {
   key(k, GgufType::kArray);
@@ -57,18 +72,42 @@ void GgufMetaWriter::kv_i32s(const std::string& k, const std::vector<int32_t>& v
 // Element i of a scalar (or flat array) value of type t.
 void GgufMetaWriter::value(const GgufValue& v, GgufType t, std::size_t i) {
   switch (t) {
-    case GgufType::kUint8: put<uint8_t>(uint8_t(v.uints.at(i))); break;
-    case GgufType::kBool: put<uint8_t>(uint8_t(v.uints.at(i))); break;
-    case GgufType::kUint16: put<uint16_t>(uint16_t(v.uints.at(i))); break;
-    case GgufType::kUint32: put<uint32_t>(uint32_t(v.uints.at(i))); break;
-    case GgufType::kUint64: put<uint64_t>(v.uints.at(i)); break;
-    case GgufType::kInt8: put<int8_t>(int8_t(v.ints.at(i))); break;
-    case GgufType::kInt16: put<int16_t>(int16_t(v.ints.at(i))); break;
-    case GgufType::kInt32: put<int32_t>(int32_t(v.ints.at(i))); break;
-    case GgufType::kInt64: put<int64_t>(v.ints.at(i)); break;
-    case GgufType::kFloat32: put<float>(float(v.floats.at(i))); break;
-    case GgufType::kFloat64: put<double>(v.floats.at(i)); break;
-    case GgufType::kString: str(v.strings.at(i)); break;
+    case GgufType::kUint8:
+      put<uint8_t>(uint8_t(v.uints.at(i)));
+      break;
+    case GgufType::kBool:
+      put<uint8_t>(uint8_t(v.uints.at(i)));
+      break;
+    case GgufType::kUint16:
+      put<uint16_t>(uint16_t(v.uints.at(i)));
+      break;
+    case GgufType::kUint32:
+      put<uint32_t>(uint32_t(v.uints.at(i)));
+      break;
+    case GgufType::kUint64:
+      put<uint64_t>(v.uints.at(i));
+      break;
+    case GgufType::kInt8:
+      put<int8_t>(int8_t(v.ints.at(i)));
+      break;
+    case GgufType::kInt16:
+      put<int16_t>(int16_t(v.ints.at(i)));
+      break;
+    case GgufType::kInt32:
+      put<int32_t>(int32_t(v.ints.at(i)));
+      break;
+    case GgufType::kInt64:
+      put<int64_t>(v.ints.at(i));
+      break;
+    case GgufType::kFloat32:
+      put<float>(float(v.floats.at(i)));
+      break;
+    case GgufType::kFloat64:
+      put<double>(v.floats.at(i));
+      break;
+    case GgufType::kString:
+      str(v.strings.at(i));
+      break;
     case GgufType::kArray: {
       const GgufValue& a = v.arrays.at(i);
       put<uint32_t>(uint32_t(a.elem_type));
@@ -142,8 +181,12 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
         src = converted.data();
       }
       switch (t.type) {
-        case GgmlType::F32: std::memcpy(row.data(), src, row.size()); break;
-        case GgmlType::F16: quantize_f16(src, row.data(), t.cols); break;
+        case GgmlType::F32:
+          std::memcpy(row.data(), src, row.size());
+          break;
+        case GgmlType::F16:
+          quantize_f16(src, row.data(), t.cols);
+          break;
         case GgmlType::Q8_0:
           try {
             quantize_q8_0(src, row.data(), t.cols);
@@ -151,7 +194,8 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
             fail("'" + path + "': tensor '" + t.name + "' row " + std::to_string(r) + ": " + e.what());
           }
           break;
-        default: throw std::logic_error("unexpected GGUF output type");
+        default:
+          throw std::logic_error("unexpected GGUF output type");
       }
       f.write(reinterpret_cast<const char*>(row.data()), std::streamsize(row.size()));
     }

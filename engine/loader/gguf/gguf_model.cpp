@@ -1,7 +1,7 @@
 #include "engine/loader/gguf/gguf_model.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -16,8 +16,7 @@ namespace pagedchat {
 namespace {
 
 // As llama2c_loader.cpp: well past any Llama model, small enough that products cannot overflow.
-constexpr int64_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 22,
-                  kMaxContext = 1 << 24;
+constexpr int64_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 22, kMaxContext = 1 << 24;
 
 [[noreturn]] void fail(const GgufFile& f, const std::string& what) {
   throw std::runtime_error("'" + f.name() + "': " + what);
@@ -27,7 +26,8 @@ int64_t required_int(const GgufFile& f, const std::string& key, int64_t lo, int6
   const std::optional<int64_t> v = f.get_int(key);
   if (!v) fail(f, "required key '" + key + "' is missing");
   if (*v < lo || *v > hi)
-    fail(f, "key '" + key + "' is " + std::to_string(*v) + ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    fail(f, "key '" + key + "' is " + std::to_string(*v) + ", outside [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "]");
   return *v;
 }
 
@@ -54,8 +54,8 @@ class TensorLoader {
     const GgufTensorInfo& t = find(name, rows, cols);
     const kernels::DType dt = *dtype_of(t.type);
     if (cols % uint64_t(kernels::dtype_block_elems(dt)) != 0)
-      fail(f_, "tensor '" + name + "' is " + ggml_type_name(uint32_t(t.type)) + " with rows of " + std::to_string(cols) +
-                   " values, not a whole number of its blocks");
+      fail(f_, "tensor '" + name + "' is " + ggml_type_name(uint32_t(t.type)) + " with rows of " +
+                   std::to_string(cols) + " values, not a whole number of its blocks");
     const uint8_t* src = f_.tensor_data(t);
     if (f_.mapped()) {
       keep_mapping_ = true;
@@ -89,10 +89,12 @@ class TensorLoader {
   void finish(const std::string& arch) {
     for (const auto& t : f_.tensors())
       if (!used_.count(t.name))
-        fail(f_, "tensor '" + t.name + "' is not part of a '" + arch + "' model this engine runs (unsupported variant: " +
-                     (t.name.find("bias") != std::string::npos ? "a bias this architecture does not have"
+        fail(f_, "tensor '" + t.name + "' is not part of a '" + arch +
+                     "' model this engine runs (unsupported variant: " +
+                     (t.name.find("bias") != std::string::npos   ? "a bias this architecture does not have"
                       : t.name.find("exps") != std::string::npos ? "mixture of experts"
-                                                                 : "unknown tensor") + ")");
+                                                                 : "unknown tensor") +
+                     ")");
     if (keep_mapping_) m_.files.push_back(f_.take_mapping());
   }
 
@@ -147,8 +149,9 @@ RopeScaling read_rope_scaling(const GgufFile& f, const std::string& a) {
     fail(f, "RoPE attention factor " + a + ".rope.scaling.attn_factor " + std::to_string(*af) + " is not supported");
   if (type == "none") return s;
   if (type != "linear")
-    fail(f, "RoPE scaling '" + type + "' (" + a + ".rope.scaling.type) is not supported (supported: none, linear, "
-            "and Llama 3 frequency factors in rope_freqs.weight)");
+    fail(f, "RoPE scaling '" + type + "' (" + a +
+                ".rope.scaling.type) is not supported (supported: none, linear, "
+                "and Llama 3 frequency factors in rope_freqs.weight)");
   if (!std::isfinite(factor) || factor < 0) fail(f, "key '" + a + ".rope.scaling.factor' is " + std::to_string(factor));
   if (factor != 0.0 && factor != 1.0) {
     s.type = RopeScalingType::kLinear;
@@ -180,20 +183,22 @@ LoadedModel load_gguf_model(GgufFile& f) {
   c.n_layers = int(required_int(f, a + ".block_count", 1, kMaxLayers));
   c.hidden_dim = int(required_int(f, a + ".feed_forward_length", 1, 4 * kMaxDim));
   c.n_heads = int(required_int(f, a + ".attention.head_count", 1, kMaxHeads));
-  c.n_kv_heads = f.find(a + ".attention.head_count_kv") ? int(required_int(f, a + ".attention.head_count_kv", 1, c.n_heads))
-                                                         : c.n_heads;
+  c.n_kv_heads = f.find(a + ".attention.head_count_kv")
+                     ? int(required_int(f, a + ".attention.head_count_kv", 1, c.n_heads))
+                     : c.n_heads;
   c.max_seq_len = int(required_int(f, a + ".context_length", 1, kMaxContext));
   c.max_seq_len_is_soft = true;  // converters write guesses (stories260K.gguf says 128, trained 512)
   if (c.n_heads % c.n_kv_heads != 0)
-    fail(f, "head_count " + std::to_string(c.n_heads) + " is not a multiple of head_count_kv " + std::to_string(c.n_kv_heads));
+    fail(f, "head_count " + std::to_string(c.n_heads) + " is not a multiple of head_count_kv " +
+                std::to_string(c.n_kv_heads));
   // Head size: attention.key_length (llama.cpp n_embd_head_k; Qwen3 writes it from head_dim), else
   // embedding_length / head_count.
   if (f.find(a + ".attention.key_length")) {
     c.head_dim = int(required_int(f, a + ".attention.key_length", 1, kMaxDim));
   } else {
     if (c.dim % c.n_heads != 0)
-      fail(f, "embedding_length " + std::to_string(c.dim) + " is not a multiple of head_count " + std::to_string(c.n_heads) +
-                  " (and no " + a + ".attention.key_length is given)");
+      fail(f, "embedding_length " + std::to_string(c.dim) + " is not a multiple of head_count " +
+                  std::to_string(c.n_heads) + " (and no " + a + ".attention.key_length is given)");
     c.head_dim = c.dim / c.n_heads;
   }
   if (const auto vl = f.get_int(a + ".attention.value_length"); vl && *vl != c.head_dim)
@@ -212,7 +217,7 @@ LoadedModel load_gguf_model(GgufFile& f) {
   c.qk_norm = fam->qk_norm;
   c.stop_on_bos = false;  // as llama.cpp: only end-of-generation tokens stop
   for (const auto& [key, field, fallback] : {std::tuple{"tokenizer.ggml.bos_token_id", &ModelConfig::bos_id, 1},
-                                              std::tuple{"tokenizer.ggml.eos_token_id", &ModelConfig::eos_id, 2}}) {
+                                             std::tuple{"tokenizer.ggml.eos_token_id", &ModelConfig::eos_id, 2}}) {
     const int64_t id = f.get_int(key).value_or(fallback);
     c.*field = id >= 0 && id < kMaxVocab ? int(id) : -1;
   }
@@ -220,10 +225,12 @@ LoadedModel load_gguf_model(GgufFile& f) {
   const GgufTensorInfo* emb = f.find_tensor("token_embd.weight");
   if (!emb) fail(f, "required tensor 'token_embd.weight' is missing");
   if (emb->ne.size() < 2 || emb->ne[1] < 1 || emb->ne[1] > uint64_t(kMaxVocab))
-    fail(f, "tensor 'token_embd.weight' has shape " + shape_str(emb->ne) + ", expected [" + std::to_string(c.dim) + ", vocab]");
+    fail(f, "tensor 'token_embd.weight' has shape " + shape_str(emb->ne) + ", expected [" + std::to_string(c.dim) +
+                ", vocab]");
   c.vocab_size = int(emb->ne[1]);
   if (const auto vs = f.get_int(a + ".vocab_size"); vs && *vs != c.vocab_size)
-    fail(f, a + ".vocab_size " + std::to_string(*vs) + " differs from token_embd.weight's " + std::to_string(c.vocab_size) + " rows");
+    fail(f, a + ".vocab_size " + std::to_string(*vs) + " differs from token_embd.weight's " +
+                std::to_string(c.vocab_size) + " rows");
 
   TensorLoader t(f, m);
   const uint64_t dim = c.dim, hidden = c.hidden_dim, q = uint64_t(c.n_heads) * c.head_dim,

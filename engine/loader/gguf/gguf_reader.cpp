@@ -54,8 +54,10 @@ class Cursor {
     const uint64_t n = read<uint64_t>(what + " length");
     if (n > left())  // past the end of the file: said as such before any limit
       fail(file_, "truncated or corrupt: " + what + " length " + std::to_string(n) + " at offset " +
-                      std::to_string(pos_) + " is past the end of the file (" + std::to_string(left()) + " bytes left)");
-    if (n > max_len) fail(file_, what + " length " + std::to_string(n) + " exceeds the limit of " + std::to_string(max_len));
+                      std::to_string(pos_) + " is past the end of the file (" + std::to_string(left()) +
+                      " bytes left)");
+    if (n > max_len)
+      fail(file_, what + " length " + std::to_string(n) + " exceeds the limit of " + std::to_string(max_len));
     std::string s(reinterpret_cast<const char*>(p_ + pos_), n);
     pos_ += n;
     return s;
@@ -72,11 +74,24 @@ class Cursor {
 // Smallest encoding of one element of each type: bounds an array's length by the bytes left.
 uint64_t min_bytes(GgufType t) {
   switch (t) {
-    case GgufType::kUint8: case GgufType::kInt8: case GgufType::kBool: return 1;
-    case GgufType::kUint16: case GgufType::kInt16: return 2;
-    case GgufType::kUint32: case GgufType::kInt32: case GgufType::kFloat32: return 4;
-    case GgufType::kString: case GgufType::kUint64: case GgufType::kInt64: case GgufType::kFloat64: return 8;
-    case GgufType::kArray: return 12;  // element type + count
+    case GgufType::kUint8:
+    case GgufType::kInt8:
+    case GgufType::kBool:
+      return 1;
+    case GgufType::kUint16:
+    case GgufType::kInt16:
+      return 2;
+    case GgufType::kUint32:
+    case GgufType::kInt32:
+    case GgufType::kFloat32:
+      return 4;
+    case GgufType::kString:
+    case GgufType::kUint64:
+    case GgufType::kInt64:
+    case GgufType::kFloat64:
+      return 8;
+    case GgufType::kArray:
+      return 12;  // element type + count
   }
   return 0;
 }
@@ -84,8 +99,8 @@ uint64_t min_bytes(GgufType t) {
 bool known_type(uint32_t t) { return t <= uint32_t(GgufType::kFloat64); }
 
 // Reads `n` elements of `type` into `v` (whose vectors match `type`).
-void read_elements(Cursor& c, GgufType type, uint64_t n, GgufValue& v, const std::string& what,
-                   const std::string& file, int depth);
+void read_elements(Cursor& c, GgufType type, uint64_t n, GgufValue& v, const std::string& what, const std::string& file,
+                   int depth);
 
 GgufValue read_array(Cursor& c, const std::string& what, const std::string& file, int depth) {
   if (depth > kMaxArrayDepth) fail(file, what + ": arrays nested deeper than " + std::to_string(kMaxArrayDepth));
@@ -96,23 +111,35 @@ GgufValue read_array(Cursor& c, const std::string& what, const std::string& file
   v.elem_type = GgufType(et);
   const uint64_t n = c.read<uint64_t>(what + " array length");
   if (n > c.left() / min_bytes(v.elem_type))
-    fail(file, what + ": array of " + std::to_string(n) + " " + gguf_type_name(v.elem_type) + " values cannot fit in the " +
-                   std::to_string(c.left()) + " bytes left (truncated or corrupt file)");
+    fail(file, what + ": array of " + std::to_string(n) + " " + gguf_type_name(v.elem_type) +
+                   " values cannot fit in the " + std::to_string(c.left()) + " bytes left (truncated or corrupt file)");
   c.count_elements(n, what);
   read_elements(c, v.elem_type, n, v, what, file, depth + 1);
   return v;
 }
 
-void read_elements(Cursor& c, GgufType type, uint64_t n, GgufValue& v, const std::string& what,
-                   const std::string& file, int depth) {
+void read_elements(Cursor& c, GgufType type, uint64_t n, GgufValue& v, const std::string& what, const std::string& file,
+                   int depth) {
   auto each = [&](auto&& fn) {
     for (uint64_t i = 0; i < n; ++i) fn();
   };
   switch (type) {
-    case GgufType::kUint8: v.uints.reserve(n); each([&] { v.uints.push_back(c.read<uint8_t>(what)); }); break;
-    case GgufType::kUint16: v.uints.reserve(n); each([&] { v.uints.push_back(c.read<uint16_t>(what)); }); break;
-    case GgufType::kUint32: v.uints.reserve(n); each([&] { v.uints.push_back(c.read<uint32_t>(what)); }); break;
-    case GgufType::kUint64: v.uints.reserve(n); each([&] { v.uints.push_back(c.read<uint64_t>(what)); }); break;
+    case GgufType::kUint8:
+      v.uints.reserve(n);
+      each([&] { v.uints.push_back(c.read<uint8_t>(what)); });
+      break;
+    case GgufType::kUint16:
+      v.uints.reserve(n);
+      each([&] { v.uints.push_back(c.read<uint16_t>(what)); });
+      break;
+    case GgufType::kUint32:
+      v.uints.reserve(n);
+      each([&] { v.uints.push_back(c.read<uint32_t>(what)); });
+      break;
+    case GgufType::kUint64:
+      v.uints.reserve(n);
+      each([&] { v.uints.push_back(c.read<uint64_t>(what)); });
+      break;
     case GgufType::kBool:
       v.uints.reserve(n);
       each([&] {
@@ -121,14 +148,38 @@ void read_elements(Cursor& c, GgufType type, uint64_t n, GgufValue& v, const std
         v.uints.push_back(b);
       });
       break;
-    case GgufType::kInt8: v.ints.reserve(n); each([&] { v.ints.push_back(c.read<int8_t>(what)); }); break;
-    case GgufType::kInt16: v.ints.reserve(n); each([&] { v.ints.push_back(c.read<int16_t>(what)); }); break;
-    case GgufType::kInt32: v.ints.reserve(n); each([&] { v.ints.push_back(c.read<int32_t>(what)); }); break;
-    case GgufType::kInt64: v.ints.reserve(n); each([&] { v.ints.push_back(c.read<int64_t>(what)); }); break;
-    case GgufType::kFloat32: v.floats.reserve(n); each([&] { v.floats.push_back(c.read<float>(what)); }); break;
-    case GgufType::kFloat64: v.floats.reserve(n); each([&] { v.floats.push_back(c.read<double>(what)); }); break;
-    case GgufType::kString: v.strings.reserve(n); each([&] { v.strings.push_back(c.string(what, c.left())); }); break;
-    case GgufType::kArray: v.arrays.reserve(n); each([&] { v.arrays.push_back(read_array(c, what, file, depth)); }); break;
+    case GgufType::kInt8:
+      v.ints.reserve(n);
+      each([&] { v.ints.push_back(c.read<int8_t>(what)); });
+      break;
+    case GgufType::kInt16:
+      v.ints.reserve(n);
+      each([&] { v.ints.push_back(c.read<int16_t>(what)); });
+      break;
+    case GgufType::kInt32:
+      v.ints.reserve(n);
+      each([&] { v.ints.push_back(c.read<int32_t>(what)); });
+      break;
+    case GgufType::kInt64:
+      v.ints.reserve(n);
+      each([&] { v.ints.push_back(c.read<int64_t>(what)); });
+      break;
+    case GgufType::kFloat32:
+      v.floats.reserve(n);
+      each([&] { v.floats.push_back(c.read<float>(what)); });
+      break;
+    case GgufType::kFloat64:
+      v.floats.reserve(n);
+      each([&] { v.floats.push_back(c.read<double>(what)); });
+      break;
+    case GgufType::kString:
+      v.strings.reserve(n);
+      each([&] { v.strings.push_back(c.string(what, c.left())); });
+      break;
+    case GgufType::kArray:
+      v.arrays.reserve(n);
+      each([&] { v.arrays.push_back(read_array(c, what, file, depth)); });
+      break;
   }
 }
 
@@ -137,7 +188,7 @@ bool checked_mul(uint64_t a, uint64_t b, uint64_t& out) { return !__builtin_mul_
 }  // namespace
 
 std::string gguf_type_name(GgufType type) {
-  static const char* const names[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32", "float32",
+  static const char* const names[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
                                       "bool",  "string", "array",  "uint64", "int64",  "float64"};
   const uint32_t t = uint32_t(type);
   return t < std::size(names) ? names[t] : "type " + std::to_string(t);
@@ -153,11 +204,21 @@ bool is_valid_utf8(std::string_view s) {
     const auto c = static_cast<unsigned char>(s[i]);
     std::size_t n;
     uint32_t cp;
-    if (c < 0x80) { ++i; continue; }
-    if (c >= 0xC2 && c <= 0xDF) { n = 1; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { n = 2; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { n = 3; cp = c & 0x07; }
-    else return false;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      cp = c & 0x07;
+    } else
+      return false;
     if (s.size() - i <= n) return false;  // n continuation bytes must follow
     for (std::size_t k = 1; k <= n; ++k) {
       const auto cc = static_cast<unsigned char>(s[i + k]);
@@ -204,7 +265,8 @@ void GgufFile::parse_all() {
   c.read<uint32_t>("magic");
   version_ = c.read<uint32_t>("version");
   if (version_ == 1)
-    throw std::runtime_error("'" + file + "' is GGUF version 1, which is not supported (only versions 2 and 3): "
+    throw std::runtime_error("'" + file +
+                             "' is GGUF version 1, which is not supported (only versions 2 and 3): "
                              "convert it again with a current llama.cpp");
   if (version_ != 2 && version_ != 3) {
     const bool swapped = version_ == 0x02000000u || version_ == 0x03000000u;
@@ -261,7 +323,8 @@ void GgufFile::parse_all() {
     t.n_elements = 1;
     for (uint32_t d = 0; d < n_dims; ++d) {
       const uint64_t ne = c.read<uint64_t>(what + " shape");
-      if (ne > uint64_t(INT64_MAX) || !checked_mul(t.n_elements, ne, t.n_elements) || t.n_elements > uint64_t(INT64_MAX))
+      if (ne > uint64_t(INT64_MAX) || !checked_mul(t.n_elements, ne, t.n_elements) ||
+          t.n_elements > uint64_t(INT64_MAX))
         fail(file, what + " has too many elements (shape overflows)");
       t.ne.push_back(ne);
     }
@@ -285,8 +348,8 @@ void GgufFile::parse_all() {
   // The data section starts at the next multiple of the alignment after the tensor infos.
   data_offset_ = (uint64_t(c.pos()) + alignment_ - 1) / alignment_ * alignment_;
   if (!tensors_.empty() && data_offset_ > size_)
-    fail(file, "truncated: the data section would start at offset " + std::to_string(data_offset_) + ", past the end (" +
-                   std::to_string(size_) + " bytes)");
+    fail(file, "truncated: the data section would start at offset " + std::to_string(data_offset_) +
+                   ", past the end (" + std::to_string(size_) + " bytes)");
   const uint64_t data_bytes = data_offset_ <= size_ ? size_ - data_offset_ : 0;
   for (const auto& t : tensors_)
     if (t.offset > data_bytes || t.n_bytes > data_bytes - t.offset)
@@ -321,7 +384,8 @@ std::optional<int64_t> GgufFile::get_int(const std::string& key) const {
     wrong_type(name_, key, *v, "an integer");
   if (!v->ints.empty()) return v->ints[0];
   if (v->uints[0] > uint64_t(INT64_MAX))
-    throw std::runtime_error("'" + name_ + "': key '" + key + "' value " + std::to_string(v->uints[0]) + " is out of range");
+    throw std::runtime_error("'" + name_ + "': key '" + key + "' value " + std::to_string(v->uints[0]) +
+                             " is out of range");
   return int64_t(v->uints[0]);
 }
 
@@ -329,7 +393,8 @@ std::optional<double> GgufFile::get_float(const std::string& key) const {
   const GgufValue* v = find(key);
   if (!v) return std::nullopt;
   if (!v->is_array() && !v->floats.empty()) return v->floats[0];
-  if (v->is_array() || v->type == GgufType::kString || v->type == GgufType::kBool) wrong_type(name_, key, *v, "a number");
+  if (v->is_array() || v->type == GgufType::kString || v->type == GgufType::kBool)
+    wrong_type(name_, key, *v, "a number");
   return double(*get_int(key));
 }
 

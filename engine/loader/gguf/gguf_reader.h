@@ -30,8 +30,19 @@ namespace pagedchat {
 
 /// GGUF metadata value types (gguf.md, enum gguf_metadata_value_type).
 enum class GgufType : uint32_t {
-  kUint8 = 0, kInt8 = 1, kUint16 = 2, kInt16 = 3, kUint32 = 4, kInt32 = 5, kFloat32 = 6,
-  kBool = 7, kString = 8, kArray = 9, kUint64 = 10, kInt64 = 11, kFloat64 = 12,
+  kUint8 = 0,
+  kInt8 = 1,
+  kUint16 = 2,
+  kInt16 = 3,
+  kUint32 = 4,
+  kInt32 = 5,
+  kFloat32 = 6,
+  kBool = 7,
+  kString = 8,
+  kArray = 9,
+  kUint64 = 10,
+  kInt64 = 11,
+  kFloat64 = 12,
 };
 /// "uint32", "string", "array", ... ("type N" for ids outside the enum).
 std::string gguf_type_name(GgufType type);
@@ -59,7 +70,7 @@ struct GgufTensorInfo {
   std::string name;
   std::vector<uint64_t> ne;  ///< 1..4 dims, ne[0] fastest-varying
   GgmlType type = GgmlType::F32;
-  uint64_t offset = 0;       ///< relative to the start of the data section
+  uint64_t offset = 0;  ///< relative to the start of the data section
   uint64_t n_elements = 0;
   uint64_t n_bytes = 0;
 };

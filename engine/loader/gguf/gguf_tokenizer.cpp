@@ -33,7 +33,8 @@ SpmVocab read_gguf_vocab(const GgufFile& f) {
   const std::string& file = f.name();
   const std::optional<std::string> model = f.get_string("tokenizer.ggml.model");
   if (!model)
-    throw std::runtime_error("'" + file + "' holds no tokenizer (no key 'tokenizer.ggml.model'); "
+    throw std::runtime_error("'" + file +
+                             "' holds no tokenizer (no key 'tokenizer.ggml.model'); "
                              "pass a sentencepiece .model with --tokenizer");
   if (*model != "llama")
     throw std::runtime_error("'" + file + "': tokenizer.ggml.model is '" + *model +
@@ -103,8 +104,10 @@ std::string build_sentencepiece_proto(const SpmVocab& v) {
     // CONTROL alike (never produced from text, matched only with parse_special, decoded as ""),
     // so other UNKNOWN pieces become CONTROL and the unk_id piece UNKNOWN.
     int type = v.types[i];
-    if (int(i) == v.unk_id) type = PieceType::UNKNOWN;
-    else if (type == PieceType::UNKNOWN) type = PieceType::CONTROL;
+    if (int(i) == v.unk_id)
+      type = PieceType::UNKNOWN;
+    else if (type == PieceType::UNKNOWN)
+      type = PieceType::CONTROL;
     p->set_type(PieceType::Type(type));
     has_bytes = has_bytes || v.types[i] == PieceType::BYTE;
   }
@@ -182,7 +185,8 @@ bpe::BpeConfig read_gguf_bpe(const GgufFile& f) {
   std::vector<int> types(n, PieceType::NORMAL);
   if (const GgufValue* tt = f.get_array("tokenizer.ggml.token_type", GgufType::kInt32)) {
     if (tt->ints.size() != n)
-      fail("'tokenizer.ggml.token_type' has " + std::to_string(tt->ints.size()) + " values for " + std::to_string(n) + " tokens");
+      fail("'tokenizer.ggml.token_type' has " + std::to_string(tt->ints.size()) + " values for " + std::to_string(n) +
+           " tokens");
     for (std::size_t i = 0; i < n; ++i) {
       if (tt->ints[i] < 1 || tt->ints[i] > 6)
         fail("token " + std::to_string(i) + " has type " + std::to_string(tt->ints[i]) +
@@ -197,7 +201,8 @@ bpe::BpeConfig read_gguf_bpe(const GgufFile& f) {
   if (!pre) {
     std::string known;
     for (const std::string& k : gguf_bpe_pre_names()) known += (known.empty() ? "" : ", ") + k;
-    fail("tokenizer.ggml.pre is '" + pre_name + "', a pre-tokenizer type llama.cpp b4747 does not know (known: " + known + ")");
+    fail("tokenizer.ggml.pre is '" + pre_name +
+         "', a pre-tokenizer type llama.cpp b4747 does not know (known: " + known + ")");
   }
 
   bpe::BpeConfig c;
@@ -273,12 +278,16 @@ bpe::BpeConfig read_gguf_bpe(const GgufFile& f) {
 std::unique_ptr<Tokenizer> load_gguf_tokenizer(const GgufFile& f) {
   const std::optional<std::string> model = f.get_string("tokenizer.ggml.model");
   if (!model)
-    throw std::runtime_error("'" + f.name() + "' holds no tokenizer (no key 'tokenizer.ggml.model'); "
+    throw std::runtime_error("'" + f.name() +
+                             "' holds no tokenizer (no key 'tokenizer.ggml.model'); "
                              "pass a tokenizer with --tokenizer");
   if (*model == "llama") return load_gguf_spm(f);
   if (*model == "gpt2") return std::make_unique<bpe::BpeTokenizer>(read_gguf_bpe(f));
-  static const std::pair<const char*, const char*> kRefused[] = {
-      {"bert", "WordPiece"}, {"t5", "Unigram"}, {"rwkv", "RWKV"}, {"no_vocab", "no vocabulary"}, {"none", "no vocabulary"}};
+  static const std::pair<const char*, const char*> kRefused[] = {{"bert", "WordPiece"},
+                                                                 {"t5", "Unigram"},
+                                                                 {"rwkv", "RWKV"},
+                                                                 {"no_vocab", "no vocabulary"},
+                                                                 {"none", "no vocabulary"}};
   for (const auto& [name, what] : kRefused)
     if (*model == name)
       throw std::runtime_error("'" + f.name() + "': tokenizer.ggml.model is '" + *model + "' (" + what +
@@ -287,9 +296,7 @@ std::unique_ptr<Tokenizer> load_gguf_tokenizer(const GgufFile& f) {
                            "', an unknown tokenizer model (supported: 'llama' = sentencepiece, 'gpt2' = BPE)");
 }
 
-std::string read_gguf_chat_template(const GgufFile& f) {
-  return f.get_string("tokenizer.chat_template").value_or("");
-}
+std::string read_gguf_chat_template(const GgufFile& f) { return f.get_string("tokenizer.chat_template").value_or(""); }
 
 SpmVocab vocab_from_sentencepiece(const sentencepiece::SentencePieceProcessor& sp, const std::string& name) {
   // The ModelProto for what the public API does not tell: model type, user-defined pieces,
@@ -298,7 +305,8 @@ SpmVocab vocab_from_sentencepiece(const sentencepiece::SentencePieceProcessor& s
   if (!m.ParseFromString(sp.serialized_model_proto()) || m.pieces_size() != sp.GetPieceSize())
     throw std::runtime_error("tokenizer '" + name + "': cannot read its sentencepiece model");
   if (m.trainer_spec().model_type() != spm::TrainerSpec::BPE)
-    throw std::runtime_error("tokenizer '" + name + "' is not a sentencepiece BPE model; GGUF 'llama' "
+    throw std::runtime_error("tokenizer '" + name +
+                             "' is not a sentencepiece BPE model; GGUF 'llama' "
                              "vocabularies are BPE, so it would tokenize differently");
   SpmVocab v;
   const int n = sp.GetPieceSize();
@@ -306,11 +314,16 @@ SpmVocab vocab_from_sentencepiece(const sentencepiece::SentencePieceProcessor& s
     v.pieces.push_back(sp.IdToPiece(i));
     v.scores.push_back(sp.GetScore(i));
     int type = PieceType::NORMAL;
-    if (sp.IsUnknown(i)) type = PieceType::UNKNOWN;
-    else if (sp.IsControl(i)) type = PieceType::CONTROL;
-    else if (sp.IsByte(i)) type = PieceType::BYTE;
-    else if (sp.IsUnused(i)) type = PieceType::UNUSED;
-    else if (m.pieces(i).type() == PieceType::USER_DEFINED) type = PieceType::USER_DEFINED;
+    if (sp.IsUnknown(i))
+      type = PieceType::UNKNOWN;
+    else if (sp.IsControl(i))
+      type = PieceType::CONTROL;
+    else if (sp.IsByte(i))
+      type = PieceType::BYTE;
+    else if (sp.IsUnused(i))
+      type = PieceType::UNUSED;
+    else if (m.pieces(i).type() == PieceType::USER_DEFINED)
+      type = PieceType::USER_DEFINED;
     v.types.push_back(type);
   }
   v.unk_id = sp.unk_id();

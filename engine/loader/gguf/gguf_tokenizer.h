@@ -18,7 +18,9 @@
 #include "engine/text/bpe/bpe_tokenizer.h"
 #include "engine/text/tokenizer.h"
 
-namespace sentencepiece { class SentencePieceProcessor; }
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
 
 namespace pagedchat {
 
@@ -26,12 +28,12 @@ class GgufFile;
 
 /// A sentencepiece vocabulary as GGUF stores it.
 struct SpmVocab {
-  std::vector<std::string> pieces;  ///< token text, "▁" for spaces, "<0x0A>" for byte tokens
-  std::vector<float> scores;        ///< BPE merge priority (higher merges first); same size
-  std::vector<int> types;           ///< 1..6 as above; same size
+  std::vector<std::string> pieces;                      ///< token text, "▁" for spaces, "<0x0A>" for byte tokens
+  std::vector<float> scores;                            ///< BPE merge priority (higher merges first); same size
+  std::vector<int> types;                               ///< 1..6 as above; same size
   int unk_id = 0, bos_id = 1, eos_id = 2, pad_id = -1;  ///< -1 = none
-  bool add_bos = true;                   ///< tokenizer.ggml.add_bos_token
-  bool add_space_prefix = true;          ///< sentencepiece's add_dummy_prefix
+  bool add_bos = true;                                  ///< tokenizer.ggml.add_bos_token
+  bool add_space_prefix = true;                         ///< sentencepiece's add_dummy_prefix
   bool remove_extra_whitespaces = false;
 };
 

@@ -47,7 +47,8 @@ constexpr const char* kQwen2Split =
     R"re((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)re";
 
 void flatten(const json& p, std::vector<json>& out) {
-  if (p.is_object() && p.value("type", "") == "Sequence" && p.contains("pretokenizers") && p["pretokenizers"].is_array()) {
+  if (p.is_object() && p.value("type", "") == "Sequence" && p.contains("pretokenizers") &&
+      p["pretokenizers"].is_array()) {
     for (const json& x : p["pretokenizers"]) flatten(x, out);
   } else {
     out.push_back(p);
@@ -57,7 +58,9 @@ void flatten(const json& p, std::vector<json>& out) {
 // convert_hf_to_gguf.py's does_token_look_special.
 bool looks_special(const std::string& t) {
   auto starts = [&](const char* s) { return t.rfind(s, 0) == 0; };
-  auto ends = [&](const std::string& s) { return t.size() >= s.size() && t.compare(t.size() - s.size(), s.size(), s) == 0; };
+  auto ends = [&](const std::string& s) {
+    return t.size() >= s.size() && t.compare(t.size() - s.size(), s.size(), s) == 0;
+  };
   if (t == "<pad>" || t == "<mask>" || t == "<2mass>" || t == "[@BOS@]") return true;
   if (starts("<|") && ends("|>")) return true;
   if (starts("<\xEF\xBD\x9C") && ends("\xEF\xBD\x9C>")) return true;  // <｜ ... ｜> (DeepSeek)
@@ -140,17 +143,20 @@ BpeVocab bpe_vocab_from_hf(const std::string& tokenizer_json, int n_vocab) {
   const json& model = tj["model"];
   const json pre = tj.contains("pre_tokenizer") ? tj["pre_tokenizer"] : json();
   if (pre.dump().find("\"ByteLevel\"") == std::string::npos)
-    fail("a sentencepiece-style BPE tokenizer.json (no ByteLevel pre-tokenizer): GGUF stores those as a 'llama' "
-         "vocabulary, convert from the model's tokenizer.model instead");
+    fail(
+        "a sentencepiece-style BPE tokenizer.json (no ByteLevel pre-tokenizer): GGUF stores those as a 'llama' "
+        "vocabulary, convert from the model's tokenizer.model instead");
   BpeVocab v;
   v.pre = hf_bpe_pre_name(pre.dump(), model.value("ignore_merges", false));
   if (v.pre.empty())
     fail("its pre-tokenizer " + pre.dump().substr(0, 200) +
-         " is not one whose llama.cpp name (tokenizer.ggml.pre) this converter knows (llama-bpe, smaug-bpe, qwen2, gpt-2)");
+         " is not one whose llama.cpp name (tokenizer.ggml.pre) this converter knows (llama-bpe, smaug-bpe, qwen2, "
+         "gpt-2)");
   // llama.cpp normalizes nothing, except NFC for the qwen2 pre-tokenizer (Qwen's tokenizer.json has it).
   if (tj.contains("normalizer") && !tj["normalizer"].is_null() &&
       !(v.pre == "qwen2" && tj["normalizer"].is_object() && tj["normalizer"].value("type", "") == "NFC"))
-    fail("normalizer " + tj["normalizer"].dump().substr(0, 60) + " has no llama.cpp equivalent for pre-tokenizer " + v.pre);
+    fail("normalizer " + tj["normalizer"].dump().substr(0, 60) + " has no llama.cpp equivalent for pre-tokenizer " +
+         v.pre);
 
   // id -> (text, added?, special?)
   struct Tok {
@@ -195,22 +201,24 @@ BpeVocab bpe_vocab_from_hf(const std::string& tokenizer_json, int n_vocab) {
       v.types[i] = 3;  // CONTROL
     } else {
       v.tokens[i] = replace_all(it->second.text, "\xE2\x96\x81", " ");  // pre-normalized user-defined spaces
-      v.types[i] = 4;  // USER_DEFINED
+      v.types[i] = 4;                                                   // USER_DEFINED
     }
   }
   if (!model.contains("merges") || !model["merges"].is_array()) fail("model.merges is missing");
   v.merges.reserve(model["merges"].size());
   for (const json& m : model["merges"]) {
-    if (m.is_string()) v.merges.push_back(m.get<std::string>());
+    if (m.is_string())
+      v.merges.push_back(m.get<std::string>());
     else if (m.is_array() && m.size() == 2 && m[0].is_string() && m[1].is_string())
       v.merges.push_back(m[0].get<std::string>() + " " + m[1].get<std::string>());
-    else fail("a merges entry is neither \"a b\" nor [\"a\", \"b\"]");
+    else
+      fail("a merges entry is neither \"a b\" nor [\"a\", \"b\"]");
   }
 
   // Special ids (gguf-py SpecialVocab): tokenizer_config.json's token strings among the added
   // tokens first, then config.json's ids for what is still unset.
   static const std::pair<const char*, const char*> kTypes[] = {
-      {"bos", "bos_token_id"}, {"eos", "eos_token_id"}, {"unk", "unknown_token_id"}, {"sep", "seperator_token_id"},
+      {"bos", "bos_token_id"},     {"eos", "eos_token_id"}, {"unk", "unknown_token_id"}, {"sep", "seperator_token_id"},
       {"pad", "padding_token_id"}, {"cls", "cls_token_id"}, {"mask", "mask_token_id"}};
   std::vector<std::string> set;
   auto set_id = [&](const char* key, const json& id) {
@@ -223,9 +231,12 @@ BpeVocab bpe_vocab_from_hf(const std::string& tokenizer_json, int n_vocab) {
   for (const auto& [typ, key] : kTypes) {
     const json e = tc.is_object() ? tc.value(std::string(typ) + "_token", json()) : json();
     std::string content;
-    if (e.is_string()) content = e.get<std::string>();
-    else if (e.is_object() && e.contains("content") && e["content"].is_string()) content = e["content"].get<std::string>();
-    else continue;
+    if (e.is_string())
+      content = e.get<std::string>();
+    else if (e.is_object() && e.contains("content") && e["content"].is_string())
+      content = e["content"].get<std::string>();
+    else
+      continue;
     for (const json& a : added)
       if (a["content"].get<std::string>() == content) {
         set_id(key, a["id"]);

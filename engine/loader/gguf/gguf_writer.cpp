@@ -93,7 +93,8 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   const std::vector<float> zeros(std::max(q, std::max(kv, dim)), 0.0f);
   std::vector<GgufTensorOut> ts;
   std::list<std::vector<float>> permuted;  // permuted bias copies (stable addresses)
-  auto matrix = [&](const std::string& name, const WeightTensor& wt, uint64_t rows, uint64_t cols, bool rope_rows = false) {
+  auto matrix = [&](const std::string& name, const WeightTensor& wt, uint64_t rows, uint64_t cols,
+                    bool rope_rows = false) {
     GgmlType t = GgmlType::F32;
     if (type == "f16") t = GgmlType::F16;
     if (type == "q8_0") t = cols % 32 == 0 ? GgmlType::Q8_0 : GgmlType::F16;

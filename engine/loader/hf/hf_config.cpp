@@ -14,8 +14,7 @@ namespace {
 
 // Sane bounds (as llama2c_loader): past any Llama-architecture model, small enough that products
 // of them stay far from overflowing 64 bits.
-constexpr int64_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 21,
-                  kMaxPositions = 1 << 24;
+constexpr int64_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 21, kMaxPositions = 1 << 24;
 
 [[noreturn]] void fail(const std::string& name, const std::string& what) {
   throw std::runtime_error("'" + name + "': " + what);
@@ -44,7 +43,8 @@ std::optional<int64_t> get_int(const json& j, const char* key, const std::string
   if (!present(j, key)) return std::nullopt;
   const json& v = j[key];
   if (!v.is_number_integer()) fail(name, std::string("'") + key + "' is " + brief(v) + ", not an integer");
-  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)) fail(name, std::string("'") + key + "' is out of range");
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
+    fail(name, std::string("'") + key + "' is out of range");
   const int64_t x = v.get<int64_t>();
   if (x < lo || x > hi)
     fail(name, std::string("'") + key + "' " + std::to_string(x) + " out of range [" + std::to_string(lo) + ", " +
@@ -74,7 +74,8 @@ std::vector<int> get_id_list(const json& j, const char* key, const std::string& 
   const json& v = j[key];
   auto one = [&](const json& x) {
     if (!x.is_number_integer() || x.get<int64_t>() < 0 || x.get<int64_t>() >= hi)
-      fail(name, std::string("'") + key + "' holds " + brief(x) + ", not a token id in [0, " + std::to_string(hi) + ")");
+      fail(name,
+           std::string("'") + key + "' holds " + brief(x) + ", not a token id in [0, " + std::to_string(hi) + ")");
     ids.push_back(int(x.get<int64_t>()));
   };
   if (v.is_array()) {
@@ -139,9 +140,11 @@ RopeScaling parse_rope_scaling(const json& j, const std::string& name) {
   if (type == "default") return s;
   auto number = [&](const char* key) {
     if (!rs.contains(key) || !rs[key].is_number())
-      fail(name, "rope_scaling type '" + type + "' needs a number '" + key + "', got " + (rs.contains(key) ? brief(rs[key]) : "none"));
+      fail(name, "rope_scaling type '" + type + "' needs a number '" + key + "', got " +
+                     (rs.contains(key) ? brief(rs[key]) : "none"));
     const double v = rs[key].get<double>();
-    if (!std::isfinite(v) || !(v > 0)) fail(name, "rope_scaling '" + std::string(key) + "' " + brief(rs[key]) + " must be positive");
+    if (!std::isfinite(v) || !(v > 0))
+      fail(name, "rope_scaling '" + std::string(key) + "' " + brief(rs[key]) + " must be positive");
     return v;
   };
   if (type == "linear") {
@@ -187,21 +190,22 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
       seen += (seen.empty() ? "" : ", ") + s;
     }
     if (!fam)
-      fail(name, "architecture " + (seen.empty() ? std::string("[]") : seen) + " is not supported (supported: " +
-                     kSupported + ")");
+      fail(name, "architecture " + (seen.empty() ? std::string("[]") : seen) +
+                     " is not supported (supported: " + kSupported + ")");
   } else {
     const std::string type = j.value("model_type", json()).is_string() ? j["model_type"].get<std::string>() : "";
     for (const HfFamily& f : kHfFamilies)
       if (type == f.model_type) fam = &f;
-    if (!fam) fail(name, "no 'architectures' and model_type '" + type + "' is not supported (supported: " + kSupported + ")");
+    if (!fam)
+      fail(name, "no 'architectures' and model_type '" + type + "' is not supported (supported: " + kSupported + ")");
   }
   out.architecture = fam->architecture;
   const std::string family = fam->family;
   const bool qwen = family == "qwen2" || family == "qwen3";
 
   std::string missing;
-  for (const char* key : {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-                          "vocab_size", "rms_norm_eps", "max_position_embeddings"})
+  for (const char* key : {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
+                          "rms_norm_eps", "max_position_embeddings"})
     if (!present(j, key)) missing += (missing.empty() ? "" : ", ") + std::string(key);
   if (!missing.empty()) fail(name, "missing required keys: " + missing);
 
@@ -243,10 +247,9 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
 
   // Biases and norms per family (transformers' modeling_*.py): Qwen2 has q/k/v biases always;
   // Llama and Qwen3 q/k/v and o biases when attention_bias (Mistral never); Qwen3 q_norm/k_norm.
-  const bool attention_bias =
-      (family == "llama" && out.architecture == "LlamaForCausalLM") || family == "qwen3"
-          ? get_bool(j, "attention_bias", name).value_or(false)
-          : false;
+  const bool attention_bias = (family == "llama" && out.architecture == "LlamaForCausalLM") || family == "qwen3"
+                                  ? get_bool(j, "attention_bias", name).value_or(false)
+                                  : false;
   c.attention_qkv_bias = family == "qwen2" || attention_bias;
   c.attention_out_bias = attention_bias;
   c.qk_norm = family == "qwen3";
@@ -286,9 +289,10 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
     if (get_bool(j, "use_sliding_window", name).value_or(false) && present(j, "sliding_window")) {
       const int64_t mwl = get_int(j, "max_window_layers", name, 0, INT64_MAX).value_or(28);
       if (mwl < c.n_layers)
-        fail(name, "use_sliding_window is true and layers " + std::to_string(mwl) + ".." + std::to_string(c.n_layers - 1) +
-                       " (max_window_layers " + std::to_string(mwl) + ") use sliding_window " +
-                       brief(j["sliding_window"]) + ": sliding-window attention is not implemented");
+        fail(name, "use_sliding_window is true and layers " + std::to_string(mwl) + ".." +
+                       std::to_string(c.n_layers - 1) + " (max_window_layers " + std::to_string(mwl) +
+                       ") use sliding_window " + brief(j["sliding_window"]) +
+                       ": sliding-window attention is not implemented");
     }
   } else if (present(j, "sliding_window")) {
     const int64_t w = *get_int(j, "sliding_window", name, 0, INT64_MAX);

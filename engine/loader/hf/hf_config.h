@@ -16,7 +16,8 @@ namespace pagedchat {
 /// What config.json says, as the engine uses it.
 struct HfModelConfig {
   ModelConfig config;        ///< shape, family options, rope (kNeox), eps, max_seq_len (soft), tie, bos/eos ids
-  std::string architecture;  ///< the transformers class: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM
+  std::string architecture;  ///< the transformers class: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
+                             ///< Qwen3ForCausalLM
   bool has_bos_id = false;   ///< bos_token_id was given (else config.bos_id is transformers' default 1)
   bool has_eos_id = false;   ///< eos_token_id was given (else config.eos_id is transformers' default 2)
 };
@@ -47,7 +48,7 @@ struct HfTokenizerConfig {
   std::optional<bool> add_bos_token;
   std::optional<bool> add_eos_token;
   std::string bos_token, eos_token, unk_token;  ///< piece text ("<s>"); empty when absent
-  std::string chat_template;  ///< a string, or the "default" entry of a [{name, template}] list
+  std::string chat_template;                    ///< a string, or the "default" entry of a [{name, template}] list
 };
 
 /// Parses tokenizer_config.json text. Special tokens may be strings or {"content": ...} objects
@@ -57,8 +58,8 @@ HfTokenizerConfig parse_tokenizer_config(const std::string& json_text, const std
 
 /// generation_config.json, the fields the engine uses.
 struct HfGenerationConfig {
-  SamplingDefaults defaults;    ///< temperature, top_p, top_k, min_p, repetition_penalty, max_new_tokens, do_sample
-  std::vector<int> eos_ids;     ///< eos_token_id (int or list), empty when absent
+  SamplingDefaults defaults;  ///< temperature, top_p, top_k, min_p, repetition_penalty, max_new_tokens, do_sample
+  std::vector<int> eos_ids;   ///< eos_token_id (int or list), empty when absent
   std::optional<int> bos_id;
 };
 

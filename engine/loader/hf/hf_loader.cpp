@@ -6,7 +6,6 @@
 #include <set>
 #include <stdexcept>
 
-
 #include "engine/loader/chat_template_source.h"
 #include "engine/loader/hf/safetensors.h"
 
@@ -70,8 +69,8 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
                                " with this '" + config_name + "' has it)");
     used.insert(name);
     if (t->shape != shape)
-      throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' has shape " + shape_str(t->shape) + ", but '" +
-                               config_name + "' implies " + shape_str(shape));
+      throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' has shape " + shape_str(t->shape) +
+                               ", but '" + config_name + "' implies " + shape_str(shape));
     if (!supported(t->dtype))
       throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' has dtype " + dtype_name(t->dtype) +
                                "; only F32, F16 and BF16 are supported");
@@ -93,9 +92,9 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
   auto matrix = [&](const std::string& name, std::vector<uint64_t> shape) -> WeightTensor {
     const StTensor& t = find(name, shape);
     in_place = true;
-    const kernels::DType dt = t.dtype == StDtype::kF32 ? kernels::DType::kF32
+    const kernels::DType dt = t.dtype == StDtype::kF32   ? kernels::DType::kF32
                               : t.dtype == StDtype::kF16 ? kernels::DType::kF16
-                                                          : kernels::DType::kBF16;
+                                                         : kernels::DType::kBF16;
     return {t.data, dt};
   };
 
@@ -189,12 +188,16 @@ ModelBundle load_hf_folder(const std::string& dir, const std::string& tokenizer)
   // post-processor; sentencepiece models: true).
   mc.add_bos = tc.add_bos_token ? *tc.add_bos_token : b.tokenizer->add_bos();
   if (!cfg.has_bos_id) {
-    if (gc.bos_id) mc.bos_id = *gc.bos_id;
-    else if (b.tokenizer->bos_id() >= 0) mc.bos_id = b.tokenizer->bos_id();
+    if (gc.bos_id)
+      mc.bos_id = *gc.bos_id;
+    else if (b.tokenizer->bos_id() >= 0)
+      mc.bos_id = b.tokenizer->bos_id();
   }
   if (!cfg.has_eos_id) {
-    if (!gc.eos_ids.empty()) mc.eos_id = gc.eos_ids.front();
-    else if (b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
+    if (!gc.eos_ids.empty())
+      mc.eos_id = gc.eos_ids.front();
+    else if (b.tokenizer->eos_id() >= 0)
+      mc.eos_id = b.tokenizer->eos_id();
   }
   for (int id : gc.eos_ids) {
     if (id >= mc.vocab_size)

@@ -28,7 +28,8 @@ std::string hf_folder_of(const std::string& path);
 /// F32) are converted to owned float32 buffers. Throws std::runtime_error naming the tensor and
 /// its file for a missing tensor (lm_head of an untied model too), a wrong shape, an unsupported
 /// dtype, or a tensor nothing uses (a bias the config does not declare, experts, ...; RoPE
-/// inv_freq buffers and integer/bool buffers such as position_ids are skipped), and as SafetensorsSet::open_folder() for the files themselves.
+/// inv_freq buffers and integer/bool buffers such as position_ids are skipped), and as SafetensorsSet::open_folder()
+/// for the files themselves.
 LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg);
 
 /// Loads the whole folder: config.json (parse_hf_config), the weights (load_hf_weights), the

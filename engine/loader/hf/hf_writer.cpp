@@ -1,18 +1,18 @@
 #include "engine/loader/hf/hf_writer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
-#include <list>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <list>
 #include <set>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
 #include <sentencepiece_processor.h>
+#include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -40,7 +40,8 @@ void write_entries(const std::string& path, const std::vector<Entry>& entries) {
   uint64_t offset = 0;
   std::set<std::string> names;
   for (const Entry& e : entries) {
-    if (!names.insert(e.name).second) throw std::invalid_argument("write_safetensors: duplicate tensor '" + e.name + "'");
+    if (!names.insert(e.name).second)
+      throw std::invalid_argument("write_safetensors: duplicate tensor '" + e.name + "'");
     const uint64_t nbytes = numel(e.shape) * dtype_size(e.dtype);
     header[e.name] = {{"dtype", dtype_name(e.dtype)}, {"shape", e.shape}, {"data_offsets", {offset, offset + nbytes}}};
     offset += nbytes;
@@ -107,10 +108,14 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   };
   // The transformers class of the family, and what its config.json can say.
   std::string architecture, model_type;
-  if (c.architecture == "llama") architecture = "LlamaForCausalLM", model_type = "llama";
-  else if (c.architecture == "qwen2") architecture = "Qwen2ForCausalLM", model_type = "qwen2";
-  else if (c.architecture == "qwen3") architecture = "Qwen3ForCausalLM", model_type = "qwen3";
-  else refuse("architecture '" + c.architecture + "' has no transformers class here");
+  if (c.architecture == "llama")
+    architecture = "LlamaForCausalLM", model_type = "llama";
+  else if (c.architecture == "qwen2")
+    architecture = "Qwen2ForCausalLM", model_type = "qwen2";
+  else if (c.architecture == "qwen3")
+    architecture = "Qwen3ForCausalLM", model_type = "qwen3";
+  else
+    refuse("architecture '" + c.architecture + "' has no transformers class here");
   if (c.architecture == "qwen2" && !c.attention_qkv_bias) refuse("a qwen2 model without q/k/v biases");
   if (c.architecture == "qwen2" && c.attention_out_bias) refuse("Qwen2ForCausalLM has no o_proj bias");
   if (c.qk_norm != (c.architecture == "qwen3")) refuse("q/k norms belong to Qwen3ForCausalLM only");
@@ -119,7 +124,8 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   // Llama and Qwen3 declare q/k/v and o biases together (attention_bias); a missing one is zero.
   const bool attention_bias = c.architecture == "qwen2" ? false : (c.attention_qkv_bias || c.attention_out_bias);
   const bool qkv_bias = c.architecture == "qwen2" || attention_bias;
-  const bool tok_json = tokenizer_path.size() >= 5 && tokenizer_path.compare(tokenizer_path.size() - 5, 5, ".json") == 0;
+  const bool tok_json = tokenizer_path.size() >= 5 &&
+                        tokenizer_path.compare(tokenizer_path.size() - 5, 5, ".json") == 0;
 
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -238,7 +244,8 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   if (c.architecture != "qwen2") config["attention_bias"] = attention_bias;
   if (c.architecture != "llama") config["use_sliding_window"] = false;
   write_json(d / "config.json", config);
-  write_json(d / "generation_config.json", {{"_from_model_config", true}, {"bos_token_id", c.bos_id}, {"eos_token_id", eos}});
+  write_json(d / "generation_config.json",
+             {{"_from_model_config", true}, {"bos_token_id", c.bos_id}, {"eos_token_id", eos}});
 
   if (tok_json) {
     // A byte-level BPE tokenizer.json (Llama 3, Qwen): copied with the tokenizer_config.json
@@ -252,8 +259,12 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
     }
     return;
   }
-  json tc = {{"tokenizer_class", "LlamaTokenizer"}, {"add_bos_token", true}, {"add_eos_token", false},
-             {"model_max_length", c.max_seq_len}, {"clean_up_tokenization_spaces", false}, {"legacy", true}};
+  json tc = {{"tokenizer_class", "LlamaTokenizer"},
+             {"add_bos_token", true},
+             {"add_eos_token", false},
+             {"model_max_length", c.max_seq_len},
+             {"clean_up_tokenization_spaces", false},
+             {"legacy", true}};
   if (!tokenizer_path.empty()) {
     auto piece = [&](int id) { return id >= 0 && id < sp.GetPieceSize() ? json(sp.IdToPiece(id)) : json(nullptr); };
     tc["bos_token"] = piece(sp.bos_id());

@@ -23,11 +23,11 @@ struct DtypeInfo {
   std::size_t size;
 };
 constexpr DtypeInfo kDtypes[] = {
-    {"BOOL", StDtype::kBool, 1}, {"U8", StDtype::kU8, 1},   {"I8", StDtype::kI8, 1},
+    {"BOOL", StDtype::kBool, 1},      {"U8", StDtype::kU8, 1},          {"I8", StDtype::kI8, 1},
     {"F8_E5M2", StDtype::kF8E5M2, 1}, {"F8_E4M3", StDtype::kF8E4M3, 1}, {"I16", StDtype::kI16, 2},
-    {"U16", StDtype::kU16, 2},   {"F16", StDtype::kF16, 2}, {"BF16", StDtype::kBF16, 2},
-    {"I32", StDtype::kI32, 4},   {"U32", StDtype::kU32, 4}, {"F32", StDtype::kF32, 4},
-    {"F64", StDtype::kF64, 8},   {"I64", StDtype::kI64, 8}, {"U64", StDtype::kU64, 8},
+    {"U16", StDtype::kU16, 2},        {"F16", StDtype::kF16, 2},        {"BF16", StDtype::kBF16, 2},
+    {"I32", StDtype::kI32, 4},        {"U32", StDtype::kU32, 4},        {"F32", StDtype::kF32, 4},
+    {"F64", StDtype::kF64, 8},        {"I64", StDtype::kI64, 8},        {"U64", StDtype::kU64, 8},
 };
 
 const DtypeInfo& info(StDtype d) {
@@ -238,18 +238,18 @@ SafetensorsSet SafetensorsSet::open_folder(const std::string& dir) {
     std::map<std::string, std::string> wanted;  // tensor -> shard
     std::set<std::string> shards;
     for (const auto& [tensor, shard] : j["weight_map"].items()) {
-      if (!shard.is_string()) fail(s.source_, "weight_map maps '" + tensor + "' to " + brief(shard) + ", not a file name");
+      if (!shard.is_string())
+        fail(s.source_, "weight_map maps '" + tensor + "' to " + brief(shard) + ", not a file name");
       const std::string file = shard.get<std::string>();
-      if (file.empty() || file.find('/') != std::string::npos || file.find('\\') != std::string::npos ||
-          file == "." || file == "..")
+      if (file.empty() || file.find('/') != std::string::npos || file.find('\\') != std::string::npos || file == "." ||
+          file == "..")
         fail(s.source_, "weight_map maps '" + tensor + "' to '" + file + "', not a file name in the folder");
       wanted[tensor] = file;
       shards.insert(file);
     }
     for (const auto& shard : shards) {
       const fs::path p = d / shard;
-      if (!fs::is_regular_file(p, ec))
-        fail(s.source_, "shard '" + shard + "' is missing from '" + dir + "'");
+      if (!fs::is_regular_file(p, ec)) fail(s.source_, "shard '" + shard + "' is missing from '" + dir + "'");
       s.add_file(p.string());
     }
     for (const auto& [tensor, shard] : wanted) {

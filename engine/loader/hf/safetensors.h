@@ -42,11 +42,11 @@ bool supported(StDtype d);
 struct StTensor {
   std::string name;
   StDtype dtype = StDtype::kF32;
-  std::vector<uint64_t> shape;   ///< outermost first; empty for a scalar
-  uint64_t num_elements = 0;     ///< product of shape (1 for a scalar)
-  const uint8_t* data = nullptr; ///< first byte of the tensor
-  uint64_t nbytes = 0;           ///< num_elements * dtype_size(dtype)
-  std::string file;              ///< the file (or name) it came from, for error messages
+  std::vector<uint64_t> shape;    ///< outermost first; empty for a scalar
+  uint64_t num_elements = 0;      ///< product of shape (1 for a scalar)
+  const uint8_t* data = nullptr;  ///< first byte of the tensor
+  uint64_t nbytes = 0;            ///< num_elements * dtype_size(dtype)
+  std::string file;               ///< the file (or name) it came from, for error messages
 };
 
 /// Largest accepted JSON header: the reference implementation's limit.

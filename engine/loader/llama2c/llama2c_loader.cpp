@@ -17,8 +17,7 @@ constexpr std::size_t kHeaderBytes = 7 * sizeof(int32_t);
 
 // Sane upper bounds: well past any Llama-architecture model, small enough that products of them
 // cannot overflow 64 bits.
-constexpr int32_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 21,
-                  kMaxSeqLen = 1 << 21;
+constexpr int32_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 21, kMaxSeqLen = 1 << 21;
 
 std::string check_header(const Header& h) {
   auto bad = [](const char* name, int64_t v, int64_t lo, int64_t hi) {
@@ -37,7 +36,8 @@ std::string check_header(const Header& h) {
     return "dim " + std::to_string(h.dim) + " is not a multiple of n_heads " + std::to_string(h.n_heads);
   if (h.n_heads % h.n_kv_heads != 0)
     return "n_heads " + std::to_string(h.n_heads) + " is not a multiple of n_kv_heads " + std::to_string(h.n_kv_heads);
-  if ((h.dim / h.n_heads) % 2 != 0) return "head size " + std::to_string(h.dim / h.n_heads) + " is odd (RoPE needs pairs)";
+  if ((h.dim / h.n_heads) % 2 != 0)
+    return "head size " + std::to_string(h.dim / h.n_heads) + " is odd (RoPE needs pairs)";
   return {};
 }
 
@@ -46,15 +46,15 @@ uint64_t expected_floats(const Header& h) {
   const uint64_t dim = h.dim, hidden = h.hidden_dim, L = h.n_layers, hd = dim / h.n_heads;
   const uint64_t vocab = h.vocab_size < 0 ? -int64_t(h.vocab_size) : h.vocab_size;
   const uint64_t q = h.n_heads * hd, kv = h.n_kv_heads * hd;
-  uint64_t n = vocab * dim;                      // token embedding
-  n += L * dim;                                  // rms_att
-  n += L * dim * q + 2 * L * dim * kv;           // wq, wk, wv
-  n += L * q * dim;                              // wo
-  n += L * dim;                                  // rms_ffn
-  n += 3 * L * dim * hidden;                     // w1, w2, w3
-  n += dim;                                      // rms_final
-  n += uint64_t(h.seq_len) * hd;                 // freq_cis_real + freq_cis_imag (seq_len * hd/2 each)
-  if (h.vocab_size < 0) n += vocab * dim;        // separate classifier
+  uint64_t n = vocab * dim;                // token embedding
+  n += L * dim;                            // rms_att
+  n += L * dim * q + 2 * L * dim * kv;     // wq, wk, wv
+  n += L * q * dim;                        // wo
+  n += L * dim;                            // rms_ffn
+  n += 3 * L * dim * hidden;               // w1, w2, w3
+  n += dim;                                // rms_final
+  n += uint64_t(h.seq_len) * hd;           // freq_cis_real + freq_cis_imag (seq_len * hd/2 each)
+  if (h.vocab_size < 0) n += vocab * dim;  // separate classifier
   return n;
 }
 

@@ -36,8 +36,10 @@ BpeModel::BpeModel(std::vector<std::string> vocab, const std::vector<std::pair<s
     auto name = [&] { return "merge " + std::to_string(r) + " (\"" + a + "\" \"" + b + "\")"; };
     const auto left = token_id(a), right = token_id(b);
     if (!left) throw std::runtime_error(where + ": " + name() + " names \"" + a + "\", which is not in the vocabulary");
-    if (!right) throw std::runtime_error(where + ": " + name() + " names \"" + b + "\", which is not in the vocabulary");
-    const std::string joined = a + (!prefix.empty() && b.compare(0, prefix.size(), prefix) == 0 ? b.substr(prefix.size()) : b);
+    if (!right)
+      throw std::runtime_error(where + ": " + name() + " names \"" + b + "\", which is not in the vocabulary");
+    const std::string joined =
+        a + (!prefix.empty() && b.compare(0, prefix.size(), prefix) == 0 ? b.substr(prefix.size()) : b);
     const auto merged = token_id(joined);
     if (!merged)
       throw std::runtime_error(where + ": " + name() + " makes \"" + joined + "\", which is not in the vocabulary");
@@ -145,7 +147,8 @@ void BpeModel::merge_word(std::string_view word, std::vector<int>& out) const {
   };
   thread_local std::vector<Candidate> heap_storage;
   heap_storage.clear();
-  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue(std::greater<>(), std::move(heap_storage));
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue(std::greater<>(),
+                                                                               std::move(heap_storage));
   auto consider = [&](int pos) {
     if (pos < 0) return;
     const int nx = syms[pos].next;

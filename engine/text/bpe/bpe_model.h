@@ -25,10 +25,10 @@
 namespace pagedchat::bpe {
 
 struct BpeModelOptions {
-  bool byte_fallback = false;  ///< unknown characters -> <0xAB> tokens (sentencepiece-style BPE)
-  bool ignore_merges = false;  ///< a word found whole in the vocabulary is one token
-  bool fuse_unk = false;       ///< consecutive unknown characters give one unk token
-  int unk_id = -1;             ///< -1: no unknown token
+  bool byte_fallback = false;             ///< unknown characters -> <0xAB> tokens (sentencepiece-style BPE)
+  bool ignore_merges = false;             ///< a word found whole in the vocabulary is one token
+  bool fuse_unk = false;                  ///< consecutive unknown characters give one unk token
+  int unk_id = -1;                        ///< -1: no unknown token
   std::string continuing_subword_prefix;  ///< "" = none
   std::string end_of_word_suffix;         ///< "" = none
 };

@@ -32,8 +32,9 @@ BpeTokenizer::BpeTokenizer(BpeConfig c)
     if (derive) attrs_[t.id] = t.special ? TokenAttr::kControl : TokenAttr::kUserDefined;
   }
   auto check = [&](int id, const char* what) {
-    if (id >= int(n)) throw std::runtime_error("'" + path_ + "': the " + std::string(what) + " id " + std::to_string(id) +
-                                               " is outside the vocabulary of " + std::to_string(n) + " tokens");
+    if (id >= int(n))
+      throw std::runtime_error("'" + path_ + "': the " + std::string(what) + " id " + std::to_string(id) +
+                               " is outside the vocabulary of " + std::to_string(n) + " tokens");
   };
   check(c.bos_id, "BOS");
   check(c.eos_id, "EOS");

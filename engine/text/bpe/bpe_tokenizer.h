@@ -27,26 +27,26 @@ enum class TokenAttr : unsigned char {
 
 /// Everything a BpeTokenizer is made of.
 struct BpeConfig {
-  std::string path;                 ///< names the source in errors and in Tokenizer::path()
-  std::vector<std::string> vocab;   ///< the model's tokens by id ("" = an id the model does not own)
+  std::string path;                ///< names the source in errors and in Tokenizer::path()
+  std::vector<std::string> vocab;  ///< the model's tokens by id ("" = an id the model does not own)
   /// Every id's vocabulary string, when it differs from `vocab` (GGUF: control and user-defined
   /// tokens are not the model's, but have a string); empty = `vocab` + the added tokens' contents.
   std::vector<std::string> pieces;
   std::vector<std::pair<std::string, std::string>> merges;  ///< in rank order
-  std::string merges_where;         ///< names the merges in errors ("'file': model.merges")
+  std::string merges_where;                                 ///< names the merges in errors ("'file': model.merges")
   BpeModelOptions model;
   std::optional<Normalizer> normalizer;
   std::optional<PreTokenizer> pre_tokenizer;
   std::optional<Decoder> decoder;
-  std::vector<AddedToken> added;    ///< split off before the model sees the text
+  std::vector<AddedToken> added;  ///< split off before the model sees the text
   /// Per-id attributes (empty: added special tokens are control, other added tokens user-defined,
   /// the rest normal); sized to the vocabulary otherwise.
   std::vector<TokenAttr> attrs;
   int bos_id = -1;
   int eos_id = -1;
   bool add_bos = false;
-  bool clean_spaces = false;        ///< clean_up_tokenization_spaces (reported, not applied)
-  std::vector<int> eos_ids;         ///< further end-of-generation ids (eos_id is added first)
+  bool clean_spaces = false;  ///< clean_up_tokenization_spaces (reported, not applied)
+  std::vector<int> eos_ids;   ///< further end-of-generation ids (eos_id is added first)
 };
 
 class BpeTokenizer final : public Tokenizer {

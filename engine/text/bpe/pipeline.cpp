@@ -85,7 +85,8 @@ Ranges Pattern::find_all(std::string_view s) const {
   return r;
 }
 
-void split_by(std::string_view s, const Ranges& matches, SplitBehavior behavior, bool invert, std::vector<std::string>& out) {
+void split_by(std::string_view s, const Ranges& matches, SplitBehavior behavior, bool invert,
+              std::vector<std::string>& out) {
   struct Part {
     std::size_t b, e;
     bool match;
@@ -152,15 +153,24 @@ void split_by(std::string_view s, const Ranges& matches, SplitBehavior behavior,
 
 std::string Normalizer::apply(std::string text) const {
   switch (type) {
-    case Type::kNFC: return normalize(text, NormalForm::kNFC);
-    case Type::kNFD: return normalize(text, NormalForm::kNFD);
-    case Type::kNFKC: return normalize(text, NormalForm::kNFKC);
-    case Type::kNFKD: return normalize(text, NormalForm::kNFKD);
-    case Type::kLowercase: return lowercase(text);
-    case Type::kStripAccents: return strip_accents(text);
-    case Type::kReplace: return replace_all(text, pattern, content);
-    case Type::kPrepend: return text.empty() ? text : content + text;
-    case Type::kStrip: return std::string(trim(text, left, right));
+    case Type::kNFC:
+      return normalize(text, NormalForm::kNFC);
+    case Type::kNFD:
+      return normalize(text, NormalForm::kNFD);
+    case Type::kNFKC:
+      return normalize(text, NormalForm::kNFKC);
+    case Type::kNFKD:
+      return normalize(text, NormalForm::kNFKD);
+    case Type::kLowercase:
+      return lowercase(text);
+    case Type::kStripAccents:
+      return strip_accents(text);
+    case Type::kReplace:
+      return replace_all(text, pattern, content);
+    case Type::kPrepend:
+      return text.empty() ? text : content + text;
+    case Type::kStrip:
+      return std::string(trim(text, left, right));
     case Type::kSequence:
       for (const Normalizer& n : children) text = n.apply(std::move(text));
       return text;
@@ -188,8 +198,7 @@ void PreTokenizer::apply(std::vector<std::string>& pieces, bool at_start) const 
           Ranges r;
           gpt2_regex().for_each_match(s, [&](std::size_t b, std::size_t e) { r.emplace_back(b, e); });
           split_by(s, r, SplitBehavior::kIsolated, false, out);
-        }
-        else
+        } else
           out.push_back(std::move(s));
         for (std::size_t k = from; k < out.size(); ++k) {
           std::string mapped;
@@ -221,8 +230,8 @@ void PreTokenizer::apply(std::vector<std::string>& pieces, bool at_start) const 
         break;
       }
       case Type::kDigits:
-        split_by(s, char_matches(s, is_numeric), individual_digits ? SplitBehavior::kIsolated : SplitBehavior::kContiguous,
-                 false, out);
+        split_by(s, char_matches(s, is_numeric),
+                 individual_digits ? SplitBehavior::kIsolated : SplitBehavior::kContiguous, false, out);
         break;
       case Type::kPunctuation:
         split_by(s, char_matches(s, is_punctuation), behavior, false, out);
@@ -254,7 +263,12 @@ void Decoder::apply(std::vector<Token>& tokens, bool alone) const {
       for (Token& t : tokens) {
         const std::string& s = t.text;
         if (s.size() != 6 || s.compare(0, 3, "<0x") != 0 || s[5] != '>') continue;
-        auto hex = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+        auto hex = [](char c) {
+          return c >= '0' && c <= '9'   ? c - '0'
+                 : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                 : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                        : -1;
+        };
         const int hi = hex(s[3]), lo = hex(s[4]);
         if (hi < 0 || lo < 0) continue;
         t.text = std::string(1, char(hi * 16 + lo));
@@ -272,7 +286,9 @@ void Decoder::apply(std::vector<Token>& tokens, bool alone) const {
       for (Token& t : tokens) {
         std::string_view s = t.text;
         for (int k = 0; k < start && s.compare(0, content.size(), content) == 0; ++k) s.remove_prefix(content.size());
-        for (int k = 0; k < stop && s.size() >= content.size() && s.compare(s.size() - content.size(), content.size(), content) == 0; ++k)
+        for (int k = 0; k < stop && s.size() >= content.size() &&
+                        s.compare(s.size() - content.size(), content.size(), content) == 0;
+             ++k)
           s.remove_suffix(content.size());
         t.text = std::string(s);
       }

@@ -31,8 +31,8 @@ enum class SplitBehavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWith
 struct Normalizer {
   enum class Type { kNFC, kNFD, kNFKC, kNFKD, kLowercase, kStripAccents, kReplace, kPrepend, kStrip, kSequence };
   Type type = Type::kSequence;
-  Pattern pattern;          // Replace
-  std::string content;      // Replace: the replacement; Prepend: the prefix
+  Pattern pattern;                   // Replace
+  std::string content;               // Replace: the replacement; Prepend: the prefix
   bool left = false, right = false;  // Strip
   std::vector<Normalizer> children;  // Sequence
   std::string apply(std::string text) const;
@@ -47,16 +47,16 @@ struct PreTokenizer {
   enum class Type { kSplit, kByteLevel, kMetaspace, kDigits, kPunctuation, kWhitespace, kWhitespaceSplit, kSequence };
   enum class Prepend { kAlways, kFirst, kNever };
   Type type = Type::kSequence;
-  Pattern pattern;                                  // Split
+  Pattern pattern;                                    // Split
   SplitBehavior behavior = SplitBehavior::kIsolated;  // Split, Punctuation
-  bool invert = false;                              // Split
-  bool add_prefix_space = false;                    // ByteLevel
-  bool use_regex = true;                            // ByteLevel
-  std::string replacement = "\xE2\x96\x81";          // Metaspace ("▁")
-  Prepend prepend = Prepend::kAlways;               // Metaspace
-  bool split = true;                                // Metaspace
-  bool individual_digits = false;                   // Digits
-  std::vector<PreTokenizer> children;               // Sequence
+  bool invert = false;                                // Split
+  bool add_prefix_space = false;                      // ByteLevel
+  bool use_regex = true;                              // ByteLevel
+  std::string replacement = "\xE2\x96\x81";           // Metaspace ("▁")
+  Prepend prepend = Prepend::kAlways;                 // Metaspace
+  bool split = true;                                  // Metaspace
+  bool individual_digits = false;                     // Digits
+  std::vector<PreTokenizer> children;                 // Sequence
   /// Splits each of `pieces` further (in place). `at_start`: the first piece begins the input.
   void apply(std::vector<std::string>& pieces, bool at_start) const;
 };
@@ -69,9 +69,9 @@ struct PreTokenizer {
 struct Decoder {
   enum class Type { kByteLevel, kByteFallback, kFuse, kStrip, kReplace, kMetaspace, kSequence };
   Type type = Type::kSequence;
-  Pattern pattern;           // Replace
-  std::string content;       // Replace: replacement; Strip: the character stripped
-  int start = 0, stop = 0;   // Strip
+  Pattern pattern;                           // Replace
+  std::string content;                       // Replace: replacement; Strip: the character stripped
+  int start = 0, stop = 0;                   // Strip
   std::string replacement = "\xE2\x96\x81";  // Metaspace
   bool strip_first_space = true;             // Metaspace: prepend_scheme != never
   std::vector<Decoder> children;             // Sequence
@@ -88,8 +88,8 @@ struct Decoder {
 /// Splits `s` by `matches` (sorted, non-overlapping byte ranges) the way HF's
 /// NormalizedString::split does with `behavior` (and `invert`: the matches are the kept parts),
 /// appending the non-empty pieces to `out`.
-void split_by(std::string_view s, const std::vector<std::pair<std::size_t, std::size_t>>& matches, SplitBehavior behavior,
-              bool invert, std::vector<std::string>& out);
+void split_by(std::string_view s, const std::vector<std::pair<std::size_t, std::size_t>>& matches,
+              SplitBehavior behavior, bool invert, std::vector<std::string>& out);
 
 /// The GPT-2 pre-tokenizer expression ByteLevel(use_regex) uses (HF pre_tokenizers/byte_level.rs).
 extern const char* const kGpt2Pattern;

@@ -41,7 +41,8 @@ Regex::Regex(const std::string& pattern, const std::string& where) : pattern_(pa
   int err = 0;
   PCRE2_SIZE offset = 0;
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
-                                   PCRE2_UTF | PCRE2_UCP | PCRE2_MULTILINE | PCRE2_NO_UTF_CHECK, &err, &offset, nullptr);
+                                   PCRE2_UTF | PCRE2_UCP | PCRE2_MULTILINE | PCRE2_NO_UTF_CHECK, &err, &offset,
+                                   nullptr);
   if (!code)
     throw std::runtime_error(where + ": the regular expression '" + pattern + "' is not valid: " + pcre2_message(err) +
                              " (at offset " + std::to_string(offset) + ")");

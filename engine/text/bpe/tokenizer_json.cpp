@@ -24,7 +24,9 @@ struct Node {
   std::string path;
   const std::string& file;
 
-  [[noreturn]] void fail(const std::string& msg) const { throw std::runtime_error("'" + file + "': " + path + ": " + msg); }
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw std::runtime_error("'" + file + "': " + path + ": " + msg);
+  }
   Node at(const std::string& key) const {
     static const json null_value;
     const auto it = j.find(key);
@@ -36,19 +38,33 @@ struct Node {
   void expect(bool ok, const char* what) const {
     if (!ok) fail(std::string("expected ") + what + ", found " + type_name(j));
   }
-  const json& object() const { expect(j.is_object(), "an object"); return j; }
-  const json& array() const { expect(j.is_array(), "an array"); return j; }
+  const json& object() const {
+    expect(j.is_object(), "an object");
+    return j;
+  }
+  const json& array() const {
+    expect(j.is_array(), "an array");
+    return j;
+  }
   std::string str() const {
     expect(j.is_string(), "a string");
     std::string s = j.get<std::string>();
     if (!utf8::is_valid(s)) fail("not valid UTF-8");
     return s;
   }
-  bool boolean() const { expect(j.is_boolean(), "true or false"); return j.get<bool>(); }
-  int64_t integer() const { expect(j.is_number_integer(), "an integer"); return j.get<int64_t>(); }
+  bool boolean() const {
+    expect(j.is_boolean(), "true or false");
+    return j.get<bool>();
+  }
+  int64_t integer() const {
+    expect(j.is_number_integer(), "an integer");
+    return j.get<int64_t>();
+  }
   // Optional members: absent or null gives the default.
   bool opt_bool(const std::string& key, bool def) const { return has(key) ? at(key).boolean() : def; }
-  std::string opt_str(const std::string& key, const std::string& def = "") const { return has(key) ? at(key).str() : def; }
+  std::string opt_str(const std::string& key, const std::string& def = "") const {
+    return has(key) ? at(key).str() : def;
+  }
   int64_t opt_int(const std::string& key, int64_t def) const { return has(key) ? at(key).integer() : def; }
   std::string type() const {
     object();
@@ -78,10 +94,11 @@ Pattern parse_pattern(const Node& n) {
 }
 
 SplitBehavior parse_behavior(const Node& n) {
-  static const std::map<std::string, SplitBehavior> kinds = {
-      {"Removed", SplitBehavior::kRemoved}, {"Isolated", SplitBehavior::kIsolated},
-      {"MergedWithPrevious", SplitBehavior::kMergedWithPrevious}, {"MergedWithNext", SplitBehavior::kMergedWithNext},
-      {"Contiguous", SplitBehavior::kContiguous}};
+  static const std::map<std::string, SplitBehavior> kinds = {{"Removed", SplitBehavior::kRemoved},
+                                                             {"Isolated", SplitBehavior::kIsolated},
+                                                             {"MergedWithPrevious", SplitBehavior::kMergedWithPrevious},
+                                                             {"MergedWithNext", SplitBehavior::kMergedWithNext},
+                                                             {"Contiguous", SplitBehavior::kContiguous}};
   const std::string s = n.str();
   const auto it = kinds.find(s);
   if (it == kinds.end())
@@ -105,12 +122,18 @@ Normalizer parse_normalizer(const Node& n) {
   const std::string t = n.type();
   Normalizer r;
   using T = Normalizer::Type;
-  if (t == "NFC") r.type = T::kNFC;
-  else if (t == "NFD") r.type = T::kNFD;
-  else if (t == "NFKC") r.type = T::kNFKC;
-  else if (t == "NFKD") r.type = T::kNFKD;
-  else if (t == "Lowercase") r.type = T::kLowercase;
-  else if (t == "StripAccents") r.type = T::kStripAccents;
+  if (t == "NFC")
+    r.type = T::kNFC;
+  else if (t == "NFD")
+    r.type = T::kNFD;
+  else if (t == "NFKC")
+    r.type = T::kNFKC;
+  else if (t == "NFKD")
+    r.type = T::kNFKD;
+  else if (t == "Lowercase")
+    r.type = T::kLowercase;
+  else if (t == "StripAccents")
+    r.type = T::kStripAccents;
   else if (t == "Replace") {
     r.type = T::kReplace;
     r.pattern = parse_pattern(n.at("pattern"));
@@ -127,8 +150,9 @@ Normalizer parse_normalizer(const Node& n) {
     const Node list = n.at("normalizers");
     for (std::size_t i = 0; i < list.array().size(); ++i) r.children.push_back(parse_normalizer(list.at(i)));
   } else {
-    n.at("type").fail("unsupported normalizer \"" + t +
-                      "\" (supported: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Replace, Prepend, Strip, Sequence)");
+    n.at("type").fail(
+        "unsupported normalizer \"" + t +
+        "\" (supported: NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Replace, Prepend, Strip, Sequence)");
   }
   return r;
 }
@@ -178,9 +202,12 @@ Decoder parse_decoder(const Node& n) {
   const std::string t = n.type();
   Decoder r;
   using T = Decoder::Type;
-  if (t == "ByteLevel") r.type = T::kByteLevel;
-  else if (t == "ByteFallback") r.type = T::kByteFallback;
-  else if (t == "Fuse") r.type = T::kFuse;
+  if (t == "ByteLevel")
+    r.type = T::kByteLevel;
+  else if (t == "ByteFallback")
+    r.type = T::kByteFallback;
+  else if (t == "Fuse")
+    r.type = T::kFuse;
   else if (t == "Strip") {
     r.type = T::kStrip;
     r.content = single_char(n.at("content"));
@@ -405,18 +432,21 @@ std::unique_ptr<BpeTokenizer> parse_tokenizer_json(std::string_view json_text, s
     c.model.unk_id = *id;
   }
   if (tmpl.before.size() > 1)
-    top.at("post_processor").fail("the template adds " + std::to_string(tmpl.before.size()) +
-                                  " tokens before the text; only a single BOS token is supported");
+    top.at("post_processor")
+        .fail("the template adds " + std::to_string(tmpl.before.size()) +
+              " tokens before the text; only a single BOS token is supported");
   c.bos_id = tmpl.before.empty() ? -1 : tmpl.before.front();
   c.add_bos = !tmpl.before.empty();
   if (bos_token) {
     const auto id = id_of(*bos_token);
-    if (!id) throw std::runtime_error("'" + config_name + "': bos_token: \"" + *bos_token + "\" is not in the vocabulary");
+    if (!id)
+      throw std::runtime_error("'" + config_name + "': bos_token: \"" + *bos_token + "\" is not in the vocabulary");
     c.bos_id = *id;
   }
   if (eos_token) {
     const auto id = id_of(*eos_token);
-    if (!id) throw std::runtime_error("'" + config_name + "': eos_token: \"" + *eos_token + "\" is not in the vocabulary");
+    if (!id)
+      throw std::runtime_error("'" + config_name + "': eos_token: \"" + *eos_token + "\" is not in the vocabulary");
     c.eos_id = *id;
   }
   if (add_bos) c.add_bos = *add_bos;

@@ -28,7 +28,8 @@ std::unique_ptr<BpeTokenizer> load_tokenizer_json(const std::string& json_path, 
 
 /// The same from memory: `json` is the tokenizer.json text, `config` the tokenizer_config.json
 /// text or "" for none; `name` and `config_name` stand for the files in errors.
-std::unique_ptr<BpeTokenizer> parse_tokenizer_json(std::string_view json, std::string_view config, const std::string& name,
+std::unique_ptr<BpeTokenizer> parse_tokenizer_json(std::string_view json, std::string_view config,
+                                                   const std::string& name,
                                                    const std::string& config_name = "tokenizer_config.json");
 
 }  // namespace pagedchat::bpe

@@ -21,10 +21,18 @@ const icu::Normalizer2* instance(NormalForm form) {
   UErrorCode err = U_ZERO_ERROR;
   const icu::Normalizer2* n = nullptr;
   switch (form) {
-    case NormalForm::kNFC: n = icu::Normalizer2::getNFCInstance(err); break;
-    case NormalForm::kNFD: n = icu::Normalizer2::getNFDInstance(err); break;
-    case NormalForm::kNFKC: n = icu::Normalizer2::getNFKCInstance(err); break;
-    case NormalForm::kNFKD: n = icu::Normalizer2::getNFKDInstance(err); break;
+    case NormalForm::kNFC:
+      n = icu::Normalizer2::getNFCInstance(err);
+      break;
+    case NormalForm::kNFD:
+      n = icu::Normalizer2::getNFDInstance(err);
+      break;
+    case NormalForm::kNFKC:
+      n = icu::Normalizer2::getNFKCInstance(err);
+      break;
+    case NormalForm::kNFKD:
+      n = icu::Normalizer2::getNFKDInstance(err);
+      break;
   }
   if (U_FAILURE(err) || !n) throw std::runtime_error(std::string("ICU normalizer unavailable: ") + u_errorName(err));
   return n;
@@ -81,7 +89,8 @@ bool is_numeric(char32_t c) {
 }
 
 bool is_punctuation(char32_t c) {
-  if (c < 0x80) return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
+  if (c < 0x80)
+    return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) || (c >= 0x7B && c <= 0x7E);
   return u_ispunct(UChar32(c));
 }
 

@@ -56,7 +56,8 @@ Value member_lookup(Ctx& ctx, const Value& obj, const Value& prop) {
 
 Value Interpreter::eval_member(const Member& m, Scope& s) {
   const Value obj = eval(*m.object, s);
-  if (m.computed && m.property->type == NodeType::kSlice) return eval_slice(obj, static_cast<const Slice&>(*m.property), s);
+  if (m.computed && m.property->type == NodeType::kSlice)
+    return eval_slice(obj, static_cast<const Slice&>(*m.property), s);
   Value prop;
   if (m.computed) {
     prop = eval(*m.property, s);
@@ -71,7 +72,8 @@ Value Interpreter::eval_member(const Member& m, Scope& s) {
 namespace {
 
 // The reference's slice(): the indices [start, stop) with `step` of a sequence of `len` items.
-std::vector<std::size_t> slice_indices(std::int64_t len, const Value& start_v, const Value& stop_v, const Value& step_v) {
+std::vector<std::size_t> slice_indices(std::int64_t len, const Value& start_v, const Value& stop_v,
+                                       const Value& step_v) {
   const std::int64_t step = step_v.is_undefined() ? 1 : step_v.as_int();
   const int direction = step > 0 ? 1 : step < 0 ? -1 : 0;
   std::int64_t start = 0, stop = 0;

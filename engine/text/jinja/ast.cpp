@@ -9,58 +9,104 @@ namespace pagedchat::jinja::detail {
 
 const char* node_name(NodeType t) {
   switch (t) {
-    case NodeType::kIntLit: return "IntegerLiteral";
-    case NodeType::kFloatLit: return "FloatLiteral";
-    case NodeType::kStrLit: return "StringLiteral";
-    case NodeType::kArrayLit: return "ArrayLiteral";
-    case NodeType::kTupleLit: return "TupleLiteral";
-    case NodeType::kObjectLit: return "ObjectLiteral";
-    case NodeType::kIdent: return "Identifier";
-    case NodeType::kMember: return "MemberExpression";
-    case NodeType::kSlice: return "SliceExpression";
-    case NodeType::kCall: return "CallExpression";
-    case NodeType::kUnary: return "UnaryExpression";
-    case NodeType::kBinary: return "BinaryExpression";
-    case NodeType::kFilter: return "FilterExpression";
-    case NodeType::kTest: return "TestExpression";
-    case NodeType::kSelect: return "SelectExpression";
-    case NodeType::kTernary: return "Ternary";
-    case NodeType::kKwarg: return "KeywordArgumentExpression";
-    case NodeType::kSpread: return "SpreadExpression";
-    case NodeType::kKwSpread: return "KeywordSpreadExpression";
-    case NodeType::kIf: return "If";
-    case NodeType::kFor: return "For";
-    case NodeType::kBreak: return "Break";
-    case NodeType::kContinue: return "Continue";
-    case NodeType::kSet: return "Set";
-    case NodeType::kMacro: return "Macro";
-    case NodeType::kCallBlock: return "CallStatement";
-    case NodeType::kFilterBlock: return "FilterStatement";
-    case NodeType::kComment: return "Comment";
+    case NodeType::kIntLit:
+      return "IntegerLiteral";
+    case NodeType::kFloatLit:
+      return "FloatLiteral";
+    case NodeType::kStrLit:
+      return "StringLiteral";
+    case NodeType::kArrayLit:
+      return "ArrayLiteral";
+    case NodeType::kTupleLit:
+      return "TupleLiteral";
+    case NodeType::kObjectLit:
+      return "ObjectLiteral";
+    case NodeType::kIdent:
+      return "Identifier";
+    case NodeType::kMember:
+      return "MemberExpression";
+    case NodeType::kSlice:
+      return "SliceExpression";
+    case NodeType::kCall:
+      return "CallExpression";
+    case NodeType::kUnary:
+      return "UnaryExpression";
+    case NodeType::kBinary:
+      return "BinaryExpression";
+    case NodeType::kFilter:
+      return "FilterExpression";
+    case NodeType::kTest:
+      return "TestExpression";
+    case NodeType::kSelect:
+      return "SelectExpression";
+    case NodeType::kTernary:
+      return "Ternary";
+    case NodeType::kKwarg:
+      return "KeywordArgumentExpression";
+    case NodeType::kSpread:
+      return "SpreadExpression";
+    case NodeType::kKwSpread:
+      return "KeywordSpreadExpression";
+    case NodeType::kIf:
+      return "If";
+    case NodeType::kFor:
+      return "For";
+    case NodeType::kBreak:
+      return "Break";
+    case NodeType::kContinue:
+      return "Continue";
+    case NodeType::kSet:
+      return "Set";
+    case NodeType::kMacro:
+      return "Macro";
+    case NodeType::kCallBlock:
+      return "CallStatement";
+    case NodeType::kFilterBlock:
+      return "FilterStatement";
+    case NodeType::kComment:
+      return "Comment";
   }
   return "?";
 }
 
 const char* binop_text(BinOp op) {
   switch (op) {
-    case BinOp::kAdd: return "+";
-    case BinOp::kSub: return "-";
-    case BinOp::kConcat: return "~";
-    case BinOp::kMul: return "*";
-    case BinOp::kDiv: return "/";
-    case BinOp::kFloorDiv: return "//";
-    case BinOp::kMod: return "%";
-    case BinOp::kPow: return "**";
-    case BinOp::kEq: return "==";
-    case BinOp::kNe: return "!=";
-    case BinOp::kLt: return "<";
-    case BinOp::kGt: return ">";
-    case BinOp::kLe: return "<=";
-    case BinOp::kGe: return ">=";
-    case BinOp::kIn: return "in";
-    case BinOp::kNotIn: return "not in";
-    case BinOp::kAnd: return "and";
-    case BinOp::kOr: return "or";
+    case BinOp::kAdd:
+      return "+";
+    case BinOp::kSub:
+      return "-";
+    case BinOp::kConcat:
+      return "~";
+    case BinOp::kMul:
+      return "*";
+    case BinOp::kDiv:
+      return "/";
+    case BinOp::kFloorDiv:
+      return "//";
+    case BinOp::kMod:
+      return "%";
+    case BinOp::kPow:
+      return "**";
+    case BinOp::kEq:
+      return "==";
+    case BinOp::kNe:
+      return "!=";
+    case BinOp::kLt:
+      return "<";
+    case BinOp::kGt:
+      return ">";
+    case BinOp::kLe:
+      return "<=";
+    case BinOp::kGe:
+      return ">=";
+    case BinOp::kIn:
+      return "in";
+    case BinOp::kNotIn:
+      return "not in";
+    case BinOp::kAnd:
+      return "and";
+    case BinOp::kOr:
+      return "or";
   }
   return "?";
 }

@@ -62,8 +62,26 @@ struct Node {
 using NodePtr = std::unique_ptr<Node>;
 using Body = std::vector<NodePtr>;
 
-enum class BinOp : std::uint8_t { kAdd, kSub, kConcat, kMul, kDiv, kFloorDiv, kMod, kPow,
-                                  kEq, kNe, kLt, kGt, kLe, kGe, kIn, kNotIn, kAnd, kOr };
+enum class BinOp : std::uint8_t {
+  kAdd,
+  kSub,
+  kConcat,
+  kMul,
+  kDiv,
+  kFloorDiv,
+  kMod,
+  kPow,
+  kEq,
+  kNe,
+  kLt,
+  kGt,
+  kLe,
+  kGe,
+  kIn,
+  kNotIn,
+  kAnd,
+  kOr
+};
 enum class UnOp : std::uint8_t { kNot, kNeg, kPos };
 
 const char* binop_text(BinOp op);
@@ -124,7 +142,8 @@ struct Binary final : Node {
   NodePtr left, right;
 };
 struct Filter final : Node {
-  Filter(std::uint32_t p, NodePtr o, NodePtr f) : Node(NodeType::kFilter, p), operand(std::move(o)), filter(std::move(f)) {}
+  Filter(std::uint32_t p, NodePtr o, NodePtr f)
+      : Node(NodeType::kFilter, p), operand(std::move(o)), filter(std::move(f)) {}
   NodePtr operand;
   NodePtr filter;  ///< an Ident, or a Call of one; anything else fails when evaluated, as in the reference
 };
@@ -146,7 +165,8 @@ struct Ternary final : Node {
   NodePtr condition, if_true, if_false;
 };
 struct Kwarg final : Node {
-  Kwarg(std::uint32_t p, std::string k, NodePtr v) : Node(NodeType::kKwarg, p), key(std::move(k)), value(std::move(v)) {}
+  Kwarg(std::uint32_t p, std::string k, NodePtr v)
+      : Node(NodeType::kKwarg, p), key(std::move(k)), value(std::move(v)) {}
   std::string key;
   NodePtr value;
 };

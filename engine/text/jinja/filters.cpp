@@ -83,7 +83,8 @@ Value tojson_call(Ctx& ctx, const Value& operand, const CallArgs& a) {
 
 Value indent_string(Ctx& ctx, const Value& s, std::int64_t width, bool first, bool blank) {
   if (width < 0) fail("Invalid count value: " + std::to_string(width));
-  ctx.check_string_size(static_cast<std::size_t>(std::min<std::int64_t>(width, std::numeric_limits<std::int32_t>::max())));
+  ctx.check_string_size(
+      static_cast<std::size_t>(std::min<std::int64_t>(width, std::numeric_limits<std::int32_t>::max())));
   const std::string pad(static_cast<std::size_t>(width), ' ');
   const std::string_view bytes = bytes_of(s);
   StrBuilder out(ctx);
@@ -212,15 +213,21 @@ Value unique_values(Ctx& ctx, const Value& list) {
     std::string key;
     switch (item.kind()) {
       case Kind::kUndefined:
-      case Kind::kNone: key = "u"; break;
-      case Kind::kBool: key = item.as_bool() ? "b1" : "b0"; break;
+      case Kind::kNone:
+        key = "u";
+        break;
+      case Kind::kBool:
+        key = item.as_bool() ? "b1" : "b0";
+        break;
       case Kind::kInt:
       case Kind::kFloat: {  // JavaScript numbers: 1 and 1.0 are one value, so are -0 and 0
         const double d = item.as_float();
         key = std::isnan(d) ? std::string("nNaN") : "n" + js::number_to_string(d == 0 ? 0.0 : d);
         break;
       }
-      case Kind::kString: key = "s" + std::string(bytes_of(item)); break;
+      case Kind::kString:
+        key = "s" + std::string(bytes_of(item));
+        break;
       default: {
         char buf[32];
         std::snprintf(buf, sizeof buf, "o%p", static_cast<const void*>(ValueAccess::obj(item).get()));
@@ -372,7 +379,8 @@ Value filter_call(Interpreter& interp, Scope& s, const Value& operand, std::stri
     unknown = "Unknown ObjectValue filter: ";
   }
   if (auto r = python_filter(interp, s, operand, name, &a)) return *r;
-  if (name == "map" && operand.is_list()) fail("`map` expressions without `attribute` set are not currently supported.");
+  if (name == "map" && operand.is_list())
+    fail("`map` expressions without `attribute` set are not currently supported.");
   if (unknown) fail(unknown + std::string(name));
   cannot_apply(name, operand);
 }
@@ -405,7 +413,8 @@ Value attribute_path(const Value& item, std::string_view path) {
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = path.find('.', start);
-    const std::string_view part = path.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    const std::string_view part = path.substr(start,
+                                              dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (v.is_dict() || v.kind() == Kind::kNamespace) {
       const Value* next = dict_of(v).find(part);
       v = next ? *next : Value();

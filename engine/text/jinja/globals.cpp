@@ -105,12 +105,12 @@ Value range_fn(Interpreter& interp, CallArgs& args) {
     }
     if (step == 0) fail("range() step must not be zero");
     if (step > 0) {
-      for (std::int64_t i = start; i < stop; ) {
+      for (std::int64_t i = start; i < stop;) {
         push(Value::integer(i));
         if (__builtin_add_overflow(i, step, &i)) break;
       }
     } else {
-      for (std::int64_t i = start; i > stop; ) {
+      for (std::int64_t i = start; i > stop;) {
         push(Value::integer(i));
         if (__builtin_add_overflow(i, step, &i)) break;
       }
@@ -131,7 +131,8 @@ Value range_fn(Interpreter& interp, CallArgs& args) {
   }
   if (step == 0) fail("range() step must not be zero");
   auto number = [](double d) {  // JavaScript keeps one number type: integral values are integers
-    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.2e18) return Value::integer(static_cast<std::int64_t>(d));
+    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 9.2e18)
+      return Value::integer(static_cast<std::int64_t>(d));
     return Value::number(d);
   };
   for (double i = start; step > 0 ? i < stop : i > stop; i += step) push(number(i));
@@ -145,7 +146,8 @@ std::string two_digits(int n) { return (n < 10 ? "0" : "") + std::to_string(n); 
 // as Intl.DateTimeFormat gives them in the en-US locale.
 Value strftime_now_fn(Interpreter& interp, CallArgs& args) {
   if (args.positional.empty() || !args.positional[0].is_string()) fail("strftime_now() needs a format string");
-  static const char* const kShort[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  static const char* const kShort[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
   static const char* const kLong[] = {"January", "February", "March",     "April",   "May",      "June",
                                       "July",    "August",   "September", "October", "November", "December"};
   std::tm tm{};
@@ -160,14 +162,30 @@ Value strftime_now_fn(Interpreter& interp, CallArgs& args) {
     }
     const char d = fmt[i + 1];
     switch (d) {
-      case 'Y': out += std::to_string(tm.tm_year + 1900); break;
-      case 'm': out += two_digits(tm.tm_mon + 1); break;
-      case 'd': out += two_digits(tm.tm_mday); break;
-      case 'b': out += kShort[tm.tm_mon]; break;
-      case 'B': out += kLong[tm.tm_mon]; break;
-      case 'H': out += two_digits(tm.tm_hour); break;
-      case 'M': out += two_digits(tm.tm_min); break;
-      case '%': out += '%'; break;
+      case 'Y':
+        out += std::to_string(tm.tm_year + 1900);
+        break;
+      case 'm':
+        out += two_digits(tm.tm_mon + 1);
+        break;
+      case 'd':
+        out += two_digits(tm.tm_mday);
+        break;
+      case 'b':
+        out += kShort[tm.tm_mon];
+        break;
+      case 'B':
+        out += kLong[tm.tm_mon];
+        break;
+      case 'H':
+        out += two_digits(tm.tm_hour);
+        break;
+      case 'M':
+        out += two_digits(tm.tm_min);
+        break;
+      case '%':
+        out += '%';
+        break;
       default:
         out += '%';
         continue;  // not a directive: the next character is read on its own
@@ -184,10 +202,14 @@ const Value& global_function(int which) {
   static const Value kRange = make_callable(std::make_shared<Builtin>("range", &range_fn));
   static const Value kStrftime = make_callable(std::make_shared<Builtin>("strftime_now", &strftime_now_fn));
   switch (which) {
-    case 0: return kNamespace;
-    case 1: return kRaise;
-    case 2: return kRange;
-    default: return kStrftime;
+    case 0:
+      return kNamespace;
+    case 1:
+      return kRaise;
+    case 2:
+      return kRange;
+    default:
+      return kStrftime;
   }
 }
 

@@ -128,7 +128,8 @@ TemplatedText Interpreter::run(const Body& program, const Value& context) {
   Scope global(nullptr);
   install_globals(global);
   if (!context.is_undefined() && !context.is_none()) {
-    if (!context.is_dict()) throw Error(Error::Kind::kRender, "the context of a render must be a dict", *source_.name, 1, 1);
+    if (!context.is_dict())
+      throw Error(Error::Kind::kRender, "the context of a render must be a dict", *source_.name, 1, 1);
     for (const auto& [key, value] : dict_of(context).entries) {
       const std::string_view name = bytes_of(key);
       if (global.has_local(name)) {
@@ -415,7 +416,8 @@ CallArgs Interpreter::eval_args(const std::vector<NodePtr>& args, Scope& s) {
 }
 
 Value Interpreter::call_value(const Value& fn, Scope& s, CallArgs& args) {
-  if (fn.kind() != Kind::kCallable) fail(std::string("Cannot call something that is not a function: got ") + type_name(fn));
+  if (fn.kind() != Kind::kCallable)
+    fail(std::string("Cannot call something that is not a function: got ") + type_name(fn));
   return callable_of(fn).call(*this, s, args);
 }
 
@@ -438,7 +440,8 @@ Value Interpreter::eval_call(const Call& c, Scope& s) {
 }
 
 Value Interpreter::eval_filter(const Value& operand, const Node& filter, Scope& s) {
-  if (filter.type == NodeType::kIdent) return apply_filter(*this, s, operand, static_cast<const Ident&>(filter).name, nullptr);
+  if (filter.type == NodeType::kIdent)
+    return apply_filter(*this, s, operand, static_cast<const Ident&>(filter).name, nullptr);
   if (filter.type == NodeType::kCall) {
     const auto& c = static_cast<const Call&>(filter);
     if (c.callee->type != NodeType::kIdent) fail(std::string("Unknown filter: ") + node_name(c.callee->type));

@@ -76,8 +76,8 @@ class Interpreter {
   Value call_value(const Value& fn, Scope& s, CallArgs& args);
   /// Binds a macro's (or caller block's) parameters in `scope` (the reference's
   /// bindMacroArguments). `display` names it in errors.
-  void bind_params(const std::string& display, const std::vector<NodePtr>& params, SpecialArgs special,
-                   CallArgs& args, Scope& scope);
+  void bind_params(const std::string& display, const std::vector<NodePtr>& params, SpecialArgs special, CallArgs& args,
+                   Scope& scope);
   /// An Error at offset `pos` of the preprocessed source.
   Error error_at(std::size_t pos, Error::Kind kind, const std::string& message) const;
 

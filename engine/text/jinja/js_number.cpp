@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <system_error>
 #include <limits>
+#include <system_error>
 
 #include "engine/text/jinja/unicode.h"
 

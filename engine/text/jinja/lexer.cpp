@@ -9,31 +9,56 @@ namespace pagedchat::jinja::detail {
 
 const char* token_name(Tok t) {
   switch (t) {
-    case Tok::kText: return "Text";
-    case Tok::kNumber: return "NumericLiteral";
-    case Tok::kString: return "StringLiteral";
-    case Tok::kIdent: return "Identifier";
-    case Tok::kEquals: return "Equals";
-    case Tok::kLParen: return "OpenParen";
-    case Tok::kRParen: return "CloseParen";
-    case Tok::kOpenStmt: return "OpenStatement";
-    case Tok::kCloseStmt: return "CloseStatement";
-    case Tok::kOpenExpr: return "OpenExpression";
-    case Tok::kCloseExpr: return "CloseExpression";
-    case Tok::kLBracket: return "OpenSquareBracket";
-    case Tok::kRBracket: return "CloseSquareBracket";
-    case Tok::kLBrace: return "OpenCurlyBracket";
-    case Tok::kRBrace: return "CloseCurlyBracket";
-    case Tok::kComma: return "Comma";
-    case Tok::kDot: return "Dot";
-    case Tok::kColon: return "Colon";
-    case Tok::kPipe: return "Pipe";
-    case Tok::kAdditive: return "AdditiveBinaryOperator";
-    case Tok::kMultiplicative: return "MultiplicativeBinaryOperator";
-    case Tok::kPower: return "ExponentiationBinaryOperator";
-    case Tok::kComparison: return "ComparisonBinaryOperator";
-    case Tok::kUnary: return "UnaryOperator";
-    case Tok::kComment: return "Comment";
+    case Tok::kText:
+      return "Text";
+    case Tok::kNumber:
+      return "NumericLiteral";
+    case Tok::kString:
+      return "StringLiteral";
+    case Tok::kIdent:
+      return "Identifier";
+    case Tok::kEquals:
+      return "Equals";
+    case Tok::kLParen:
+      return "OpenParen";
+    case Tok::kRParen:
+      return "CloseParen";
+    case Tok::kOpenStmt:
+      return "OpenStatement";
+    case Tok::kCloseStmt:
+      return "CloseStatement";
+    case Tok::kOpenExpr:
+      return "OpenExpression";
+    case Tok::kCloseExpr:
+      return "CloseExpression";
+    case Tok::kLBracket:
+      return "OpenSquareBracket";
+    case Tok::kRBracket:
+      return "CloseSquareBracket";
+    case Tok::kLBrace:
+      return "OpenCurlyBracket";
+    case Tok::kRBrace:
+      return "CloseCurlyBracket";
+    case Tok::kComma:
+      return "Comma";
+    case Tok::kDot:
+      return "Dot";
+    case Tok::kColon:
+      return "Colon";
+    case Tok::kPipe:
+      return "Pipe";
+    case Tok::kAdditive:
+      return "AdditiveBinaryOperator";
+    case Tok::kMultiplicative:
+      return "MultiplicativeBinaryOperator";
+    case Tok::kPower:
+      return "ExponentiationBinaryOperator";
+    case Tok::kComparison:
+      return "ComparisonBinaryOperator";
+    case Tok::kUnary:
+      return "UnaryOperator";
+    case Tok::kComment:
+      return "Comment";
   }
   return "?";
 }
@@ -46,13 +71,20 @@ struct Seq {
   Tok type;
 };
 constexpr Seq kTable[] = {
-    {"{%", Tok::kOpenStmt},     {"%}", Tok::kCloseStmt},     {"{{", Tok::kOpenExpr},   {"}}", Tok::kCloseExpr},
-    {"(", Tok::kLParen},        {")", Tok::kRParen},         {"{", Tok::kLBrace},      {"}", Tok::kRBrace},
-    {"[", Tok::kLBracket},      {"]", Tok::kRBracket},       {",", Tok::kComma},       {".", Tok::kDot},
-    {":", Tok::kColon},         {"|", Tok::kPipe},           {"<=", Tok::kComparison}, {">=", Tok::kComparison},
-    {"==", Tok::kComparison},   {"!=", Tok::kComparison},    {"<", Tok::kComparison},  {">", Tok::kComparison},
-    {"+", Tok::kAdditive},      {"-", Tok::kAdditive},       {"~", Tok::kAdditive},    {"**", Tok::kPower},
-    {"*", Tok::kMultiplicative}, {"//", Tok::kMultiplicative}, {"/", Tok::kMultiplicative}, {"%", Tok::kMultiplicative},
+    {"{%", Tok::kOpenStmt},      {"%}", Tok::kCloseStmt},
+    {"{{", Tok::kOpenExpr},      {"}}", Tok::kCloseExpr},
+    {"(", Tok::kLParen},         {")", Tok::kRParen},
+    {"{", Tok::kLBrace},         {"}", Tok::kRBrace},
+    {"[", Tok::kLBracket},       {"]", Tok::kRBracket},
+    {",", Tok::kComma},          {".", Tok::kDot},
+    {":", Tok::kColon},          {"|", Tok::kPipe},
+    {"<=", Tok::kComparison},    {">=", Tok::kComparison},
+    {"==", Tok::kComparison},    {"!=", Tok::kComparison},
+    {"<", Tok::kComparison},     {">", Tok::kComparison},
+    {"+", Tok::kAdditive},       {"-", Tok::kAdditive},
+    {"~", Tok::kAdditive},       {"**", Tok::kPower},
+    {"*", Tok::kMultiplicative}, {"//", Tok::kMultiplicative},
+    {"/", Tok::kMultiplicative}, {"%", Tok::kMultiplicative},
     {"=", Tok::kEquals},
 };
 
@@ -263,15 +295,33 @@ class Lexer {
         }
         char unescaped = 0;
         switch (e) {
-          case 'n': unescaped = '\n'; break;
-          case 't': unescaped = '\t'; break;
-          case 'r': unescaped = '\r'; break;
-          case 'b': unescaped = '\b'; break;
-          case 'f': unescaped = '\f'; break;
-          case 'v': unescaped = '\v'; break;
-          case '\'': unescaped = '\''; break;
-          case '"': unescaped = '"'; break;
-          case '\\': unescaped = '\\'; break;
+          case 'n':
+            unescaped = '\n';
+            break;
+          case 't':
+            unescaped = '\t';
+            break;
+          case 'r':
+            unescaped = '\r';
+            break;
+          case 'b':
+            unescaped = '\b';
+            break;
+          case 'f':
+            unescaped = '\f';
+            break;
+          case 'v':
+            unescaped = '\v';
+            break;
+          case '\'':
+            unescaped = '\'';
+            break;
+          case '"':
+            unescaped = '"';
+            break;
+          case '\\':
+            unescaped = '\\';
+            break;
           default: {
             const unicode::Decoded d = unicode::decode(s_, i_ - 1);
             fail(i_ - 1, "Unexpected escaped character: " + std::string(s_.substr(i_ - 1, d.len)));

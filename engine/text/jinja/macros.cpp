@@ -65,7 +65,8 @@ void Interpreter::exec_call_block(const CallBlock& cb, Scope& s, StrBuilder& out
   const auto& call = static_cast<const Call&>(*cb.call);
   CallArgs args = eval_args(call.args, s);
   const Value fn = eval(*call.callee, s);
-  if (fn.kind() != Kind::kCallable) fail(std::string("Cannot call something that is not a function: got ") + type_name(fn));
+  if (fn.kind() != Kind::kCallable)
+    fail(std::string("Cannot call something that is not a function: got ") + type_name(fn));
   Scope with_caller(&s);
   with_caller.set("caller", caller);
   print(callable_of(fn).call(*this, with_caller, args), out);
@@ -77,7 +78,8 @@ void Interpreter::bind_params(const std::string& display, const std::vector<Node
   std::vector<std::pair<std::string_view, const Node*>> pending;  // defaults, evaluated last
   for (std::size_t i = 0; i < params.size(); ++i) {
     const Node& p = *params[i];
-    const std::string& name = p.type == NodeType::kIdent ? static_cast<const Ident&>(p).name : static_cast<const Kwarg&>(p).key;
+    const std::string& name = p.type == NodeType::kIdent ? static_cast<const Ident&>(p).name
+                                                         : static_cast<const Kwarg&>(p).key;
     std::optional<Value> value;
     if (i < args.positional.size()) value = args.positional[i];
     if (!value) {

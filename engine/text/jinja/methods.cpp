@@ -68,7 +68,8 @@ Value replace_method(Ctx& ctx, const Value& self, const CallArgs& a) {
   if (!old_s.is_string() || !new_s.is_string()) fail("replace() arguments must be strings");
   const Value* count = arg(a, 2);
   if (!count) count = a.kw("count");
-  if (count && count->kind() != Kind::kInt && !count->is_none()) fail("replace() count argument must be a number or null");
+  if (count && count->kind() != Kind::kInt && !count->is_none())
+    fail("replace() count argument must be a number or null");
   std::optional<std::int64_t> n;
   if (count && count->kind() == Kind::kInt) n = count->as_int();
   return str_replace(ctx, self, old_s, new_s, n);
@@ -134,7 +135,8 @@ std::optional<Value> python_string_method(Interpreter& interp, const Value& self
   }
   if (name == "removeprefix" || name == "removesuffix") {
     const std::string_view affix = string_arg(0);
-    if (name == "removeprefix" && s.substr(0, affix.size()) == affix) return substring(self, affix.size(), s.size() - affix.size());
+    if (name == "removeprefix" && s.substr(0, affix.size()) == affix)
+      return substring(self, affix.size(), s.size() - affix.size());
     if (name == "removesuffix" && affix.size() <= s.size() && s.substr(s.size() - affix.size()) == affix) {
       return substring(self, 0, s.size() - affix.size());
     }
@@ -146,10 +148,12 @@ std::optional<Value> python_string_method(Interpreter& interp, const Value& self
       const unicode::Decoded d = unicode::decode(s, i);
       const bool digit = d.cp >= '0' && d.cp <= '9';
       const bool alpha = (d.cp >= 'a' && d.cp <= 'z') || (d.cp >= 'A' && d.cp <= 'Z') ||
-                         (d.cp >= 0x80 && !unicode::is_js_space(d.cp) && unicode::to_lower(s.substr(i, d.len)) !=
-                                                                            unicode::to_upper(s.substr(i, d.len)));
-      const bool ok = name == "isdigit" ? digit : name == "isspace" ? unicode::is_js_space(d.cp)
-                      : name == "isalpha" ? alpha : (alpha || digit);
+                         (d.cp >= 0x80 && !unicode::is_js_space(d.cp) &&
+                          unicode::to_lower(s.substr(i, d.len)) != unicode::to_upper(s.substr(i, d.len)));
+      const bool ok = name == "isdigit"   ? digit
+                      : name == "isspace" ? unicode::is_js_space(d.cp)
+                      : name == "isalpha" ? alpha
+                                          : (alpha || digit);
       if (!ok) return Value::boolean(false);
       i += d.len;
     }
@@ -195,7 +199,8 @@ Value dictsort(const Value& self, const CallArgs& a) {
 Value call_dict_method(const Value& self, std::string_view name, const CallArgs& a) {
   if (name == "get") {
     const Value* key = arg(a, 0);
-    if (!key || !key->is_string()) fail(std::string("Object key must be a string: got ") + (key ? type_name(*key) : "UndefinedValue"));
+    if (!key || !key->is_string())
+      fail(std::string("Object key must be a string: got ") + (key ? type_name(*key) : "UndefinedValue"));
     if (const Value* v = dict_of(self).find(bytes_of(*key))) return *v;
     const Value* def = arg(a, 1);
     return def ? *def : Value::none();

@@ -31,7 +31,7 @@ struct ListObj final : HeapObject {
 
 /// A dict or namespace: string keys in insertion order.
 struct DictObj final : HeapObject {
-  std::vector<std::pair<Value, Value>> entries;  ///< key (a string value, with its data ranges), value
+  std::vector<std::pair<Value, Value>> entries;        ///< key (a string value, with its data ranges), value
   std::unordered_map<std::string, std::size_t> index;  ///< key -> entry, kept once there are many entries
   std::uint32_t depth = 1;
 

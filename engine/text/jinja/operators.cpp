@@ -15,16 +15,26 @@ using Kind = Value::Kind;
 
 const char* type_name(const Value& v) {
   switch (v.kind()) {
-    case Kind::kUndefined: return "UndefinedValue";
-    case Kind::kNone: return "NullValue";
-    case Kind::kBool: return "BooleanValue";
-    case Kind::kInt: return "IntegerValue";
-    case Kind::kFloat: return "FloatValue";
-    case Kind::kString: return "StringValue";
-    case Kind::kList: return list_of(v).tuple ? "TupleValue" : "ArrayValue";
-    case Kind::kDict: return "ObjectValue";
-    case Kind::kNamespace: return "NamespaceValue";
-    case Kind::kCallable: return "FunctionValue";
+    case Kind::kUndefined:
+      return "UndefinedValue";
+    case Kind::kNone:
+      return "NullValue";
+    case Kind::kBool:
+      return "BooleanValue";
+    case Kind::kInt:
+      return "IntegerValue";
+    case Kind::kFloat:
+      return "FloatValue";
+    case Kind::kString:
+      return "StringValue";
+    case Kind::kList:
+      return list_of(v).tuple ? "TupleValue" : "ArrayValue";
+    case Kind::kDict:
+      return "ObjectValue";
+    case Kind::kNamespace:
+      return "NamespaceValue";
+    case Kind::kCallable:
+      return "FunctionValue";
   }
   return "?";
 }
@@ -114,27 +124,39 @@ bool loose_equals(const Value& a, const Value& b) {
   const JsType ta = js_type(a), tb = js_type(b);
   if (ta == tb) {
     switch (ta) {
-      case JsType::kUndefined: return true;
-      case JsType::kNumber: return numbers_equal(a, b);
-      case JsType::kString: return bytes_of(a) == bytes_of(b);
-      case JsType::kBoolean: return a.as_bool() == b.as_bool();
-      case JsType::kObject: return same_object(a, b);
+      case JsType::kUndefined:
+        return true;
+      case JsType::kNumber:
+        return numbers_equal(a, b);
+      case JsType::kString:
+        return bytes_of(a) == bytes_of(b);
+      case JsType::kBoolean:
+        return a.as_bool() == b.as_bool();
+      case JsType::kObject:
+        return same_object(a, b);
     }
   }
   if (ta == JsType::kUndefined || tb == JsType::kUndefined) return false;
   // Reduce both sides to a number or a string, as IsLooselyEqual does.
   auto reduce = [](const Value& v, JsType t, double& num, std::string& str) -> int {  // 0 number, 1 string, -1 none
     switch (t) {
-      case JsType::kNumber: num = v.as_float(); return 0;
-      case JsType::kBoolean: num = v.as_bool() ? 1 : 0; return 0;
-      case JsType::kString: str = std::string(bytes_of(v)); return 1;
+      case JsType::kNumber:
+        num = v.as_float();
+        return 0;
+      case JsType::kBoolean:
+        num = v.as_bool() ? 1 : 0;
+        return 0;
+      case JsType::kString:
+        str = std::string(bytes_of(v));
+        return 1;
       case JsType::kObject: {
         const auto p = object_primitive(v);
         if (!p) return -1;
         str = *p;
         return 1;
       }
-      default: return -1;
+      default:
+        return -1;
     }
   };
   double an = 0, bn = 0;
@@ -153,11 +175,16 @@ bool strict_equals(const Value& a, const Value& b) {
   const JsType ta = js_type(a), tb = js_type(b);
   if (ta != tb) return false;
   switch (ta) {
-    case JsType::kUndefined: return true;
-    case JsType::kNumber: return numbers_equal(a, b);
-    case JsType::kString: return bytes_of(a) == bytes_of(b);
-    case JsType::kBoolean: return a.as_bool() == b.as_bool();
-    case JsType::kObject: return same_object(a, b);
+    case JsType::kUndefined:
+      return true;
+    case JsType::kNumber:
+      return numbers_equal(a, b);
+    case JsType::kString:
+      return bytes_of(a) == bytes_of(b);
+    case JsType::kBoolean:
+      return a.as_bool() == b.as_bool();
+    case JsType::kObject:
+      return same_object(a, b);
   }
   return false;
 }
@@ -272,26 +299,42 @@ Value binary_op(Ctx& ctx, BinOp op, const Value& left, const Value& right) {
           if (b == 0) fail("integer modulo by zero");
           if (b == -1) return int_result(0, data);
           return int_result(a % b, data);
-        case BinOp::kLt: return Value::boolean(a < b);
-        case BinOp::kGt: return Value::boolean(a > b);
-        case BinOp::kLe: return Value::boolean(a <= b);
-        case BinOp::kGe: return Value::boolean(a >= b);
-        default: break;
+        case BinOp::kLt:
+          return Value::boolean(a < b);
+        case BinOp::kGt:
+          return Value::boolean(a > b);
+        case BinOp::kLe:
+          return Value::boolean(a <= b);
+        case BinOp::kGe:
+          return Value::boolean(a >= b);
+        default:
+          break;
       }
     } else {
       const double a = left.as_float(), b = right.as_float();
       switch (op) {
-        case BinOp::kAdd: return Value::number(a + b, data);
-        case BinOp::kSub: return Value::number(a - b, data);
-        case BinOp::kMul: return Value::number(a * b, data);
-        case BinOp::kDiv: return Value::number(a / b, data);
-        case BinOp::kFloorDiv: return Value::number(std::floor(a / b), data);
-        case BinOp::kMod: return Value::number(std::fmod(a, b), data);
-        case BinOp::kLt: return Value::boolean(a < b);
-        case BinOp::kGt: return Value::boolean(a > b);
-        case BinOp::kLe: return Value::boolean(a <= b);
-        case BinOp::kGe: return Value::boolean(a >= b);
-        default: break;
+        case BinOp::kAdd:
+          return Value::number(a + b, data);
+        case BinOp::kSub:
+          return Value::number(a - b, data);
+        case BinOp::kMul:
+          return Value::number(a * b, data);
+        case BinOp::kDiv:
+          return Value::number(a / b, data);
+        case BinOp::kFloorDiv:
+          return Value::number(std::floor(a / b), data);
+        case BinOp::kMod:
+          return Value::number(std::fmod(a, b), data);
+        case BinOp::kLt:
+          return Value::boolean(a < b);
+        case BinOp::kGt:
+          return Value::boolean(a > b);
+        case BinOp::kLe:
+          return Value::boolean(a <= b);
+        case BinOp::kGe:
+          return Value::boolean(a >= b);
+        default:
+          break;
       }
     }
   } else if (left.is_list() && right.is_list()) {

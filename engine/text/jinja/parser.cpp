@@ -45,7 +45,8 @@ class Parser {
     if (cur_ >= t_.size()) fail(end_pos_, std::string("Parser Error: ") + error + " (end of template)");
     const Token& tok = t_[cur_++];
     if (tok.type != type) {
-      fail(tok.pos, std::string("Parser Error: ") + error + ". " + token_name(tok.type) + " !== " + token_name(type) + ".");
+      fail(tok.pos,
+           std::string("Parser Error: ") + error + ". " + token_name(tok.type) + " !== " + token_name(type) + ".");
     }
     return tok;
   }
@@ -117,7 +118,8 @@ class Parser {
   NodePtr parse_statement() {
     const std::uint32_t pos = expect(Tok::kOpenStmt, "Expected opening statement token").pos;
     if (cur_ >= t_.size() || t_[cur_].type != Tok::kIdent) {
-      fail_here(std::string("Unknown statement, got ") + (cur_ < t_.size() ? token_name(t_[cur_].type) : "end of template"));
+      fail_here(std::string("Unknown statement, got ") +
+                (cur_ < t_.size() ? token_name(t_[cur_].type) : "end of template"));
     }
     const std::string name = t_[cur_].value;
     if (name == "set") {
@@ -341,8 +343,12 @@ class Parser {
         ++cur_;
       } else if (is(Tok::kComparison)) {
         const std::string& v = t_[cur_++].value;
-        op = v == "==" ? BinOp::kEq : v == "!=" ? BinOp::kNe : v == "<" ? BinOp::kLt : v == ">" ? BinOp::kGt
-             : v == "<=" ? BinOp::kLe : BinOp::kGe;
+        op = v == "=="   ? BinOp::kEq
+             : v == "!=" ? BinOp::kNe
+             : v == "<"  ? BinOp::kLt
+             : v == ">"  ? BinOp::kGt
+             : v == "<=" ? BinOp::kLe
+                         : BinOp::kGe;
       } else {
         break;
       }
@@ -365,8 +371,10 @@ class Parser {
     NodePtr left = parse_power();
     while (is(Tok::kMultiplicative)) {
       const Token& tok = t_[cur_++];
-      const BinOp op = tok.value == "*" ? BinOp::kMul : tok.value == "/" ? BinOp::kDiv
-                       : tok.value == "//" ? BinOp::kFloorDiv : BinOp::kMod;
+      const BinOp op = tok.value == "*"    ? BinOp::kMul
+                       : tok.value == "/"  ? BinOp::kDiv
+                       : tok.value == "//" ? BinOp::kFloorDiv
+                                           : BinOp::kMod;
       left = seal(std::make_unique<Binary>(tok.pos, op, std::move(left), parse_power()));
     }
     return left;
@@ -487,8 +495,8 @@ class Parser {
           if (arg->type != NodeType::kIdent && arg->type != NodeType::kKwarg) {
             fail(arg->pos, "Expected identifier for parameter declaration");
           }
-          const std::string& name =
-              arg->type == NodeType::kIdent ? static_cast<Ident&>(*arg).name : static_cast<Kwarg&>(*arg).key;
+          const std::string& name = arg->type == NodeType::kIdent ? static_cast<Ident&>(*arg).name
+                                                                  : static_cast<Kwarg&>(*arg).key;
           if (!names.insert(name).second) fail(arg->pos, "Duplicate parameter name: " + name);
         }
         if (arg->type == NodeType::kKwarg) {

@@ -91,7 +91,8 @@ CallArgs rest_args(const CallArgs& a) {
   return rest;
 }
 
-std::optional<Value> list_filter(Interpreter& interp, Scope& s, const Value& x, std::string_view name, const CallArgs& a) {
+std::optional<Value> list_filter(Interpreter& interp, Scope& s, const Value& x, std::string_view name,
+                                 const CallArgs& a) {
   Ctx& ctx = interp.ctx();
   const auto& items = list_of(x).items;
   if (name == "select" || name == "reject") {

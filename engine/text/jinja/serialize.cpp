@@ -36,13 +36,27 @@ void escape_json(std::string_view s, bool ensure_ascii, std::string& out) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
         default:
           if (c < 0x20 || (ensure_ascii && c == 0x7F)) {
             append_u_escape(out, c);
@@ -126,10 +140,11 @@ void append_json(Ctx& ctx, StrBuilder& out, const Value& v, const JsonOptions& o
   }
   const bool indent = o.indent != 0;
   if (o.indent < 0) fail("Invalid count value: " + std::to_string(o.indent));  // " ".repeat(-n) throws
-  const std::string indent_unit = indent ? std::string(static_cast<std::size_t>(std::min<std::int64_t>(
-                                               o.indent, static_cast<std::int64_t>(ctx.limits.max_output_bytes) + 1)),
-                                                       ' ')
-                                         : std::string();
+  const std::string indent_unit =
+      indent ? std::string(static_cast<std::size_t>(std::min<std::int64_t>(
+                               o.indent, static_cast<std::int64_t>(ctx.limits.max_output_bytes) + 1)),
+                           ' ')
+             : std::string();
   auto padding = [&](std::size_t level) {
     std::string p = "\n";
     ctx.check_string_size(indent_unit.size() * level);

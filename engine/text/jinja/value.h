@@ -35,7 +35,18 @@ struct ValueAccess;
 
 class Value {
  public:
-  enum class Kind : std::uint8_t { kUndefined, kNone, kBool, kInt, kFloat, kString, kList, kDict, kNamespace, kCallable };
+  enum class Kind : std::uint8_t {
+    kUndefined,
+    kNone,
+    kBool,
+    kInt,
+    kFloat,
+    kString,
+    kList,
+    kDict,
+    kNamespace,
+    kCallable
+  };
 
   /// Undefined (what a missing variable or key gives).
   Value() = default;
