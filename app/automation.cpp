@@ -108,20 +108,20 @@ void Automation::run(const QByteArray& line) {
   } else if (command == QLatin1String("stop") && session) {
     session->stop();
   } else if (command == QLatin1String("rename")) {
-    app_->renameConversation(arg.toLongLong(), rest);
+    app_->history()->renameConversation(arg.toLongLong(), rest);
     emitEvent({{QStringLiteral("event"), QStringLiteral("renamed")},
                {QStringLiteral("conversationId"), arg.toLongLong()},
                {QStringLiteral("title"), rest},
-               {QStringLiteral("ok"), app_->errorText().isEmpty()},
+               {QStringLiteral("ok"), app_->errors()->text().isEmpty()},
                {QStringLiteral("t"), now()}});
   } else if (command == QLatin1String("delete")) {
-    app_->deleteConversation(arg.toLongLong());
+    app_->history()->deleteConversation(arg.toLongLong());
     emitEvent({{QStringLiteral("event"), QStringLiteral("deleted")},
                {QStringLiteral("conversationId"), arg.toLongLong()},
-               {QStringLiteral("ok"), app_->errorText().isEmpty()},
+               {QStringLiteral("ok"), app_->errors()->text().isEmpty()},
                {QStringLiteral("t"), now()}});
   } else if (command == QLatin1String("purge")) {
-    app_->commitDelete();
+    app_->history()->commitDelete();
     emitEvent({{QStringLiteral("event"), QStringLiteral("purged")}, {QStringLiteral("t"), now()}});
   } else {
     emitEvent({{QStringLiteral("event"), QStringLiteral("error")}, {QStringLiteral("text"), text}});

@@ -21,8 +21,9 @@ QQuickWindow* load(QQmlApplicationEngine& engine, const QString& file, const QVa
 }  // namespace
 
 QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, AppController* controller) {
-  // A language switch (the tool bar's menu, or app.language) re-evaluates every qsTr() binding.
-  QObject::connect(controller, &AppController::languageChanged, &engine, &QQmlEngine::retranslate);
+  // A language switch (the tool bar's menu, or app.appearance.language) re-evaluates every qsTr()
+  // binding.
+  QObject::connect(controller->appearance(), &Appearance::languageChanged, &engine, &QQmlEngine::retranslate);
   return load(engine, QStringLiteral("Main.qml"), {{QStringLiteral("app"), QVariant::fromValue(controller)}});
 }
 

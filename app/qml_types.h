@@ -10,6 +10,8 @@
 #include <QtQml/qqmlregistration.h>
 
 #include "app/app_controller.h"
+#include "app/app_errors.h"
+#include "app/appearance.h"
 #include "app/blind_compare.h"
 #include "app/chat_backend.h"
 #include "app/chat_session.h"
@@ -17,7 +19,9 @@
 #include "app/engine_client.h"
 #include "app/engine_monitor.h"
 #include "app/engine_settings.h"
+#include "app/history_controller.h"
 #include "app/message_list_model.h"
+#include "app/model_controller.h"
 #include "app/pane_list_model.h"
 #include "app/pane_settings.h"
 #include "app/recent_models_model.h"
@@ -31,6 +35,34 @@ struct AppControllerForeign {
   QML_FOREIGN(AppController)
   QML_NAMED_ELEMENT(AppController)
   QML_UNCREATABLE("AppController is created in C++.")
+};
+
+struct AppErrorsForeign {
+  Q_GADGET
+  QML_FOREIGN(AppErrors)
+  QML_NAMED_ELEMENT(AppErrors)
+  QML_UNCREATABLE("AppErrors is created in C++.")
+};
+
+struct AppearanceForeign {
+  Q_GADGET
+  QML_FOREIGN(Appearance)
+  QML_NAMED_ELEMENT(Appearance)
+  QML_UNCREATABLE("Appearance is created in C++.")
+};
+
+struct HistoryControllerForeign {
+  Q_GADGET
+  QML_FOREIGN(HistoryController)
+  QML_NAMED_ELEMENT(HistoryController)
+  QML_UNCREATABLE("HistoryController is created in C++.")
+};
+
+struct ModelControllerForeign {
+  Q_GADGET
+  QML_FOREIGN(ModelController)
+  QML_NAMED_ELEMENT(ModelController)
+  QML_UNCREATABLE("ModelController is created in C++.")
 };
 
 // EngineClient's base class (the properties it shares with a remote endpoint's backend).

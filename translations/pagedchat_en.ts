@@ -33,65 +33,6 @@
     </message>
 </context>
 <context>
-    <name>AppController</name>
-    <message>
-        <source>New chat</source>
-        <translation>New chat</translation>
-    </message>
-    <message>
-        <source>Conversation</source>
-        <translation>Conversation</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: %2</source>
-        <translation>Cannot write %1: %2</translation>
-    </message>
-    <message>
-        <source>Cannot read %1: %2</source>
-        <translation>Cannot read %1: %2</translation>
-    </message>
-    <message>
-        <source>%1 (file: %2)</source>
-        <translation>%1 (file: %2)</translation>
-    </message>
-    <message>
-        <source>Cannot import %1: the file is larger than %2 MB</source>
-        <translation>Cannot import %1: the file is larger than %2 MB</translation>
-    </message>
-    <message>
-        <source>The engine settings were not applied: %1 The previous settings were restored.</source>
-        <translation>The engine settings were not applied: %1 The previous settings were restored.</translation>
-    </message>
-    <message>
-        <source>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</source>
-        <translation>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</translation>
-    </message>
-    <message>
-        <source>No file name was given for the export.</source>
-        <translation>No file name was given for the export.</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: the folder %2 does not exist.</source>
-        <translation>Cannot write %1: the folder %2 does not exist.</translation>
-    </message>
-    <message>
-        <source>%1 The model loaded before (%2) was loaded again.</source>
-        <translation>%1 The model loaded before (%2) was loaded again.</translation>
-    </message>
-    <message>
-        <source>The model&apos;s chat template cannot be used as it is: %1</source>
-        <translation>The model&apos;s chat template cannot be used as it is: %1</translation>
-    </message>
-    <message>
-        <source>Warning from the engine: %1</source>
-        <translation>Warning from the engine: %1</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</source>
-        <translation>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</translation>
-    </message>
-</context>
-<context>
     <name>AppOptions</name>
     <message>
         <source>Chat with a local language model.</source>
@@ -915,6 +856,45 @@
     </message>
 </context>
 <context>
+    <name>HistoryController</name>
+    <message>
+        <source>New chat</source>
+        <translation>New chat</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>Conversation</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>Cannot write %1: %2</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>Cannot read %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 (file: %2)</source>
+        <translation>%1 (file: %2)</translation>
+    </message>
+    <message>
+        <source>Cannot import %1: the file is larger than %2 MB</source>
+        <translation>Cannot import %1: the file is larger than %2 MB</translation>
+    </message>
+    <message>
+        <source>No file name was given for the export.</source>
+        <translation>No file name was given for the export.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: the folder %2 does not exist.</source>
+        <translation>Cannot write %1: the folder %2 does not exist.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</source>
+        <translation>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</translation>
+    </message>
+</context>
+<context>
     <name>KeychainApiKeyStore</name>
     <message>
         <source>The system keychain is unavailable (%1).</source>
@@ -1095,6 +1075,29 @@
     <message>
         <source>Type a message below and press Enter (a story model continues your first words).</source>
         <translation>Type a message below and press Enter (a story model continues your first words).</translation>
+    </message>
+</context>
+<context>
+    <name>ModelController</name>
+    <message>
+        <source>The engine settings were not applied: %1 The previous settings were restored.</source>
+        <translation>The engine settings were not applied: %1 The previous settings were restored.</translation>
+    </message>
+    <message>
+        <source>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</source>
+        <translation>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</translation>
+    </message>
+    <message>
+        <source>%1 The model loaded before (%2) was loaded again.</source>
+        <translation>%1 The model loaded before (%2) was loaded again.</translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template cannot be used as it is: %1</source>
+        <translation>The model&apos;s chat template cannot be used as it is: %1</translation>
+    </message>
+    <message>
+        <source>Warning from the engine: %1</source>
+        <translation>Warning from the engine: %1</translation>
     </message>
 </context>
 <context>

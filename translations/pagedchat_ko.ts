@@ -33,65 +33,6 @@
     </message>
 </context>
 <context>
-    <name>AppController</name>
-    <message>
-        <source>New chat</source>
-        <translation>새 대화</translation>
-    </message>
-    <message>
-        <source>Conversation</source>
-        <translation>대화</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: %2</source>
-        <translation>%1에 쓸 수 없습니다: %2</translation>
-    </message>
-    <message>
-        <source>Cannot read %1: %2</source>
-        <translation>%1을(를) 읽을 수 없습니다: %2</translation>
-    </message>
-    <message>
-        <source>%1 (file: %2)</source>
-        <translation>%1 (파일: %2)</translation>
-    </message>
-    <message>
-        <source>Cannot import %1: the file is larger than %2 MB</source>
-        <translation>%1을(를) 가져올 수 없습니다: 파일이 %2 MB보다 큽니다</translation>
-    </message>
-    <message>
-        <source>The engine settings were not applied: %1 The previous settings were restored.</source>
-        <translation>엔진 설정이 적용되지 않았습니다: %1 이전 설정을 복원했습니다.</translation>
-    </message>
-    <message>
-        <source>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</source>
-        <translation>저장된 KV 캐시 크기(%1 MiB)가 이 모델에 너무 작아 자동으로 되돌렸습니다. %2</translation>
-    </message>
-    <message>
-        <source>No file name was given for the export.</source>
-        <translation>내보낼 파일 이름이 없습니다.</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: the folder %2 does not exist.</source>
-        <translation>%1에 쓸 수 없습니다: 폴더 %2이(가) 없습니다.</translation>
-    </message>
-    <message>
-        <source>%1 The model loaded before (%2) was loaded again.</source>
-        <translation>%1 이전에 불러온 모델(%2)을 다시 불러왔습니다.</translation>
-    </message>
-    <message>
-        <source>The model&apos;s chat template cannot be used as it is: %1</source>
-        <translation>모델의 채팅 템플릿을 그대로 사용할 수 없습니다: %1</translation>
-    </message>
-    <message>
-        <source>Warning from the engine: %1</source>
-        <translation>엔진 경고: %1</translation>
-    </message>
-    <message>
-        <source>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</source>
-        <translation>%1에 쓸 수 없습니다: 심볼릭 링크입니다(대상: %2). 파일 자체를 선택하세요.</translation>
-    </message>
-</context>
-<context>
     <name>AppOptions</name>
     <message>
         <source>Chat with a local language model.</source>
@@ -912,6 +853,45 @@
     </message>
 </context>
 <context>
+    <name>HistoryController</name>
+    <message>
+        <source>New chat</source>
+        <translation>새 대화</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>대화</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>%1에 쓸 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1을(를) 읽을 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>%1 (file: %2)</source>
+        <translation>%1 (파일: %2)</translation>
+    </message>
+    <message>
+        <source>Cannot import %1: the file is larger than %2 MB</source>
+        <translation>%1을(를) 가져올 수 없습니다: 파일이 %2 MB보다 큽니다</translation>
+    </message>
+    <message>
+        <source>No file name was given for the export.</source>
+        <translation>내보낼 파일 이름이 없습니다.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: the folder %2 does not exist.</source>
+        <translation>%1에 쓸 수 없습니다: 폴더 %2이(가) 없습니다.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</source>
+        <translation>%1에 쓸 수 없습니다: 심볼릭 링크입니다(대상: %2). 파일 자체를 선택하세요.</translation>
+    </message>
+</context>
+<context>
     <name>KeychainApiKeyStore</name>
     <message>
         <source>The system keychain is unavailable (%1).</source>
@@ -1092,6 +1072,29 @@
     <message>
         <source>Type a message below and press Enter (a story model continues your first words).</source>
         <translation>아래에 메시지를 입력하고 Enter를 누르세요(이야기 모델은 첫 문장을 이어 씁니다).</translation>
+    </message>
+</context>
+<context>
+    <name>ModelController</name>
+    <message>
+        <source>The engine settings were not applied: %1 The previous settings were restored.</source>
+        <translation>엔진 설정이 적용되지 않았습니다: %1 이전 설정을 복원했습니다.</translation>
+    </message>
+    <message>
+        <source>The saved KV cache size (%1 MiB) was too small for this model; it was set back to automatic. %2</source>
+        <translation>저장된 KV 캐시 크기(%1 MiB)가 이 모델에 너무 작아 자동으로 되돌렸습니다. %2</translation>
+    </message>
+    <message>
+        <source>%1 The model loaded before (%2) was loaded again.</source>
+        <translation>%1 이전에 불러온 모델(%2)을 다시 불러왔습니다.</translation>
+    </message>
+    <message>
+        <source>The model&apos;s chat template cannot be used as it is: %1</source>
+        <translation>모델의 채팅 템플릿을 그대로 사용할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>Warning from the engine: %1</source>
+        <translation>엔진 경고: %1</translation>
     </message>
 </context>
 <context>

@@ -19,7 +19,7 @@ ToolBar {
         { code: "ko", name: "한국어" }
     ]
     readonly property string languageName: {
-        const code = toolBar.app ? toolBar.app.language : "system"
+        const code = toolBar.app ? toolBar.app.appearance.language : "system"
         for (const entry of toolBar.languages)
             if (entry.code === code)
                 return entry.name
@@ -120,22 +120,22 @@ ToolBar {
                     objectName: "language_system"
                     text: toolBar.languages[0].name
                     checkable: true
-                    checked: toolBar.app !== null && toolBar.app.language === "system"
-                    onTriggered: toolBar.app.language = "system"
+                    checked: toolBar.app !== null && toolBar.app.appearance.language === "system"
+                    onTriggered: toolBar.app.appearance.language = "system"
                 }
                 MenuItem {
                     objectName: "language_en"
                     text: toolBar.languages[1].name
                     checkable: true
-                    checked: toolBar.app !== null && toolBar.app.language === "en"
-                    onTriggered: toolBar.app.language = "en"
+                    checked: toolBar.app !== null && toolBar.app.appearance.language === "en"
+                    onTriggered: toolBar.app.appearance.language = "en"
                 }
                 MenuItem {
                     objectName: "language_ko"
                     text: toolBar.languages[2].name
                     checkable: true
-                    checked: toolBar.app !== null && toolBar.app.language === "ko"
-                    onTriggered: toolBar.app.language = "ko"
+                    checked: toolBar.app !== null && toolBar.app.appearance.language === "ko"
+                    onTriggered: toolBar.app.appearance.language = "ko"
                 }
             }
         }

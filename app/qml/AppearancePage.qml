@@ -50,8 +50,8 @@ ScrollView {
             Layout.fillWidth: true
             model: page.themes
             textRole: "name"
-            currentIndex: page.indexOf(page.themes, page.app.theme)
-            onActivated: (i) => page.app.theme = page.themes[i].code
+            currentIndex: page.indexOf(page.themes, page.app.appearance.theme)
+            onActivated: (i) => page.app.appearance.theme = page.themes[i].code
             Accessible.name: qsTr("Theme")
         }
 
@@ -63,9 +63,9 @@ ScrollView {
             objectName: "fontSizeBox"
             from: 10
             to: 28
-            value: page.app.fontSize
+            value: page.app.appearance.fontSize
             editable: true
-            onValueModified: page.app.fontSize = value
+            onValueModified: page.app.appearance.fontSize = value
             Accessible.name: qsTr("Font size in pixels")
         }
 
@@ -78,8 +78,8 @@ ScrollView {
             Layout.fillWidth: true
             model: page.languages
             textRole: "name"
-            currentIndex: page.indexOf(page.languages, page.app.language)
-            onActivated: (i) => page.app.language = page.languages[i].code
+            currentIndex: page.indexOf(page.languages, page.app.appearance.language)
+            onActivated: (i) => page.app.appearance.language = page.languages[i].code
             Accessible.name: qsTr("Language")
         }
 

@@ -51,12 +51,12 @@ Pane {
         if (sidebar.fileDialogUsable())
             dialog.open()
         if (!dialog.visible)
-            sidebar.app.showError(qsTr("The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel)."))
+            sidebar.app.errors.show(qsTr("The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel)."))
     }
 
     /// Opens the import dialog (the sidebar's import button).
     function openImport() {
-        importDialog.currentFolder = sidebar.app.documentsFolder()  // a fresh listing
+        importDialog.currentFolder = sidebar.app.history.documentsFolder()  // a fresh listing
         sidebar.openDialog(importDialog)
     }
 
@@ -92,7 +92,7 @@ Pane {
         acceptLabel: qsTr("Save")
         nameFilters: isJson ? [qsTr("JSON files (*.json)")] : [qsTr("Markdown files (*.md)")]
         defaultSuffix: isJson ? "json" : "md"
-        onAccepted: sidebar.app.exportConversation(conversationId, selectedFile, format)
+        onAccepted: sidebar.app.history.exportConversation(conversationId, selectedFile, format)
     }
     FileDialog {
         id: importDialog
@@ -101,7 +101,7 @@ Pane {
         fileMode: FileDialog.OpenFile
         acceptLabel: qsTr("Import")
         nameFilters: [qsTr("JSON files (*.json)"), qsTr("All files (*)")]
-        onAccepted: sidebar.app.importConversation(selectedFile)
+        onAccepted: sidebar.app.history.importConversation(selectedFile)
     }
 
     ColumnLayout {
@@ -160,7 +160,7 @@ Pane {
                     objectName: "newConversationButton"
                     text: qsTr("New chat")
                     highlighted: true
-                    onClicked: sidebar.app.newConversation()
+                    onClicked: sidebar.app.history.newConversation()
                     Accessible.name: qsTr("New conversation")
                 }
             }
@@ -210,16 +210,16 @@ Pane {
             delegate: ConversationDelegate {
                 width: ListView.view.width
                 // Qt 6.4's qmllint knows no qint64 (qlonglong) type to check the binding against.
-                currentConversationId: sidebar.app.currentConversationId  // qmllint disable type
-                onOpenRequested: (id) => sidebar.app.openConversation(id)
-                onDeleteRequested: (id) => sidebar.app.deleteConversation(id)
-                onRenameRequested: (id, title) => sidebar.app.renameConversation(id, title)
-                onPinRequested: (id, pinned) => sidebar.app.setPinned(id, pinned)
+                currentConversationId: sidebar.app.history.currentConversationId  // qmllint disable type
+                onOpenRequested: (id) => sidebar.app.history.openConversation(id)
+                onDeleteRequested: (id) => sidebar.app.history.deleteConversation(id)
+                onRenameRequested: (id, title) => sidebar.app.history.renameConversation(id, title)
+                onPinRequested: (id, pinned) => sidebar.app.history.setPinned(id, pinned)
                 onExportRequested: (id, title, format) => {
                     exportDialog.conversationId = id
                     exportDialog.format = format
                     const safe = title.replace(/[\\/:*?"<>|]/g, "_").trim() || "conversation"
-                    const folder = sidebar.app.documentsFolder()
+                    const folder = sidebar.app.history.documentsFolder()
                     exportDialog.currentFolder = folder
                     exportDialog.selectedFile = folder + "/" + encodeURIComponent(safe)
                             + (format === "json" ? ".json" : ".md")
@@ -243,7 +243,7 @@ Pane {
         Rectangle {
             objectName: "undoDeleteBanner"
             Layout.fillWidth: true
-            visible: sidebar.app.undoDeleteTitle !== ""
+            visible: sidebar.app.history.undoDeleteTitle !== ""
             implicitHeight: undoRow.implicitHeight + 8
             radius: 8
             color: "#323232"
@@ -256,10 +256,10 @@ Pane {
                     Layout.fillWidth: true
                     objectName: "undoDeleteLabel"
                     // Several deletions can be pending: Undo brings back the most recent one.
-                    text: sidebar.app.undoDeleteCount > 1
-                          ? qsTr("Deleted \u201c%1\u201d (+%2 more)").arg(sidebar.app.undoDeleteTitle)
-                                .arg(sidebar.app.undoDeleteCount - 1)
-                          : qsTr("Deleted \u201c%1\u201d").arg(sidebar.app.undoDeleteTitle)
+                    text: sidebar.app.history.undoDeleteCount > 1
+                          ? qsTr("Deleted \u201c%1\u201d (+%2 more)").arg(sidebar.app.history.undoDeleteTitle)
+                                .arg(sidebar.app.history.undoDeleteCount - 1)
+                          : qsTr("Deleted \u201c%1\u201d").arg(sidebar.app.history.undoDeleteTitle)
                     textFormat: Text.PlainText  // a title is never markup
                     elide: Text.ElideRight
                     color: "white"
@@ -271,7 +271,7 @@ Pane {
                     text: qsTr("Undo")
                     flat: true
                     Material.foreground: "#ffcc80"
-                    onClicked: sidebar.app.undoDelete()
+                    onClicked: sidebar.app.history.undoDelete()
                     Accessible.name: qsTr("Undo delete")
                 }
             }

@@ -11,7 +11,7 @@ Pane {
 
     /// The AppController (C++): engineSettings, applyEngineSettings(), engine.
     required property AppController app
-    readonly property EngineSettingsValues settings: app.engineSettings
+    readonly property EngineSettingsValues settings: app.models.engineSettings
     /// The last validation message ("" when the values were applied or not yet checked).
     property string errorText: ""
     /// True once Apply succeeded, until a value changes again.
@@ -39,7 +39,7 @@ Pane {
     }
     /// Validates, saves and reloads; returns true when applied.
     function apply() {
-        page.errorText = page.app.applyEngineSettings(kvField.value, seqsField.value,
+        page.errorText = page.app.models.applyEngineSettings(kvField.value, seqsField.value,
                                                       blockField.value, threadsField.value,
                                                       page.settings.kvCacheDtypes[kvDtypeField.currentIndex])
         page.appliedOk = page.errorText === ""

@@ -25,8 +25,8 @@ ApplicationWindow {
     font.pixelSize: Theme.uiFontSize
 
     // The saved appearance (AppController) drives the Theme singleton.
-    Binding { target: Theme; property: "mode"; value: window.app.theme }
-    Binding { target: Theme; property: "fontSize"; value: window.app.fontSize }
+    Binding { target: Theme; property: "mode"; value: window.app.appearance.theme }
+    Binding { target: Theme; property: "fontSize"; value: window.app.appearance.fontSize }
 
     /// The conversation list is shown (the tool bar's menu button toggles it).
     property bool sidebarOpen: true
@@ -125,7 +125,7 @@ ApplicationWindow {
     Shortcut {
         sequence: "Ctrl+N"
         context: Qt.ApplicationShortcut
-        onActivated: window.app.newConversation()
+        onActivated: window.app.history.newConversation()
     }
     Shortcut {
         sequence: "Ctrl+Shift+N"
@@ -186,11 +186,11 @@ ApplicationWindow {
             objectName: "errorBanner"
             engineError: window.app.engine.loadError !== ""
                          ? qsTr("The model could not be loaded: %1").arg(window.app.engine.loadError) : ""
-            appError: window.app.errorText
-            appDetail: window.app.errorDetail
-            appRetryable: window.app.errorRetryable
-            onCloseRequested: window.app.clearError()
-            onRetryRequested: window.app.retryStore()
+            appError: window.app.errors.text
+            appDetail: window.app.errors.detail
+            appRetryable: window.app.errors.retryable
+            onCloseRequested: window.app.errors.clear()
+            onRetryRequested: window.app.errors.retry()
         }
 
         CompareBar {

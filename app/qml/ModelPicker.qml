@@ -31,7 +31,7 @@ Dialog {
         radius: Theme.radius
         border.color: Theme.borderColor
     }
-    onAboutToShow: picker.app.recentModels.refresh()
+    onAboutToShow: picker.app.models.recentModels.refresh()
 
     FileDialog {
         id: fileDialog
@@ -39,13 +39,13 @@ Dialog {
         title: qsTr("Open a model file")
         fileMode: FileDialog.OpenFile
         nameFilters: [qsTr("Model files (*.gguf *.bin)"), qsTr("All files (*)")]
-        onAccepted: picker.app.openModelUrl(selectedFile)
+        onAccepted: picker.app.models.openModelUrl(selectedFile)
     }
     FolderDialog {
         id: folderDialog
         objectName: "modelFolderDialog"
         title: qsTr("Open a model folder")
-        onAccepted: picker.app.openModelUrl(selectedFolder)
+        onAccepted: picker.app.models.openModelUrl(selectedFolder)
     }
 
     ColumnLayout {
@@ -77,7 +77,7 @@ Dialog {
             objectName: "modelLoadError"
             Layout.fillWidth: true
             visible: text !== ""
-            text: picker.app.modelLoadError
+            text: picker.app.models.loadError
             color: Theme.errorColor
             wrapMode: Text.Wrap
             Accessible.role: Accessible.AlertMessage
@@ -104,7 +104,7 @@ Dialog {
                 objectName: "unloadModel"
                 text: qsTr("Unload")
                 enabled: picker.engine.loaded || picker.engine.loading
-                onClicked: picker.app.unloadModel()
+                onClicked: picker.app.models.unloadModel()
                 Accessible.name: qsTr("Unload the model")
                 ToolTip.visible: hovered
                 ToolTip.text: qsTr("Stop every reply and free the model's memory")
@@ -122,7 +122,7 @@ Dialog {
             Button {
                 flat: true
                 text: qsTr("Remove missing")
-                onClicked: picker.app.recentModels.removeMissing()
+                onClicked: picker.app.models.recentModels.removeMissing()
                 Accessible.name: qsTr("Remove missing models from the list")
             }
         }
@@ -133,7 +133,7 @@ Dialog {
             Layout.fillWidth: true
             Layout.preferredHeight: Math.min(contentHeight, 260)
             clip: true
-            model: picker.app.recentModels
+            model: picker.app.models.recentModels
             Accessible.name: qsTr("Recent models")
             Accessible.role: Accessible.List
             ScrollBar.vertical: ScrollBar {}
@@ -146,7 +146,7 @@ Dialog {
                 required property bool isFolder
                 width: ListView.view.width
                 enabled: true
-                onClicked: if (entry.exists) picker.app.openModel(entry.path)
+                onClicked: if (entry.exists) picker.app.models.openModel(entry.path)
                 Accessible.name: entry.exists ? qsTr("Load %1").arg(entry.name)
                                               : qsTr("%1 (missing)").arg(entry.name)
                 Accessible.description: entry.path
@@ -173,7 +173,7 @@ Dialog {
                     }
                     ToolButton {
                         text: "\u2715"
-                        onClicked: picker.app.recentModels.remove(entry.path)
+                        onClicked: picker.app.models.recentModels.remove(entry.path)
                         Accessible.name: qsTr("Remove %1 from the list").arg(entry.name)
                         ToolTip.visible: hovered
                         ToolTip.text: Accessible.name

@@ -20,7 +20,7 @@ ColumnLayout {
         field.forceActiveFocus()
         field.selectAll()
     }
-    function runSearch() { panel.results = panel.app.search(field.text) }
+    function runSearch() { panel.results = panel.app.history.search(field.text) }
 
     spacing: 6
 
@@ -70,7 +70,7 @@ ColumnLayout {
             required property int index
             width: ListView.view.width
             highlighted: ListView.isCurrentItem
-            onClicked: panel.app.openSearchResult(modelData.conversationId, modelData.messageId)
+            onClicked: panel.app.history.openSearchResult(modelData.conversationId, modelData.messageId)
             Keys.onReturnPressed: clicked()
             Accessible.name: qsTr("Result in %1").arg(modelData.title)
             contentItem: ColumnLayout {

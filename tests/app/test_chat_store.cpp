@@ -446,21 +446,21 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
   AppOptions options;
   options.dataDir = dir.path();
   auto app = std::make_unique<AppController>(options);
-  const QString startError = app->errorText();
+  const QString startError = app->errors()->text();
   QVERIFY2(startError.startsWith(QLatin1String("The chat history could not be saved: another program is using")),
            qPrintable(startError));
-  const QString detail = app->errorDetail();  // one click away: SQLite's words and the file
+  const QString detail = app->errors()->detail();  // one click away: SQLite's words and the file
   QVERIFY2(detail.contains(store.databasePath()) && (detail.contains(QLatin1String("locked"), Qt::CaseInsensitive) ||
                                                      detail.contains(QLatin1String("busy"), Qt::CaseInsensitive)),
            qPrintable(detail));
   QCOMPARE(app->conversations()->rowCount(), 1);
   emit app->panes()->conversationsModified();  // a pane saved something: still locked, still said
-  QCOMPARE(app->errorText(), startError);
+  QCOMPARE(app->errors()->text(), startError);
 
   QVERIFY2(locker->exec(QStringLiteral("ROLLBACK")), qPrintable(locker->error()));
   locker.reset();
   emit app->panes()->conversationsModified();  // the next change after the lock: clean-up done, banner gone
-  QCOMPARE(app->errorText(), QString());
+  QCOMPARE(app->errors()->text(), QString());
   app.reset();
 
   // After the lock is gone the store works again and nothing committed earlier is lost.

@@ -144,7 +144,7 @@ void TestGui::loadsWithoutWarningsAndChats() {
   QCOMPARE(stopped.at(1).finishReason, std::optional(FinishReason::kAbort));
   QCOMPARE(stopped.at(1).text, second->messages()->textAt(1));
   QCOMPARE(controller.conversations()->rowCount(), 2);
-  controller.deleteConversation(second->conversationId());
+  controller.history()->deleteConversation(second->conversationId());
   QCOMPARE(second->conversationId(), 0);
   QCOMPARE(controller.conversations()->rowCount(), 1);
 
@@ -159,21 +159,21 @@ void TestGui::conversationActions() {
   QCOMPARE(panes->count(), 1);
   QCOMPARE(controller.conversations()->rowCount(), 0);
 
-  controller.newConversation();
+  controller.history()->newConversation();
   QCOMPARE(controller.conversations()->rowCount(), 1);
   const qint64 first = controller.conversations()->idAt(0);
   QCOMPARE(panes->sessionAt(0)->conversationId(), first);
-  QCOMPARE(controller.currentConversationId(), first);
-  controller.newConversation();  // still empty: no second empty conversation
+  QCOMPARE(controller.history()->currentConversationId(), first);
+  controller.history()->newConversation();  // still empty: no second empty conversation
   QCOMPARE(controller.conversations()->rowCount(), 1);
 
   // A new pane is current; "new" fills it; opening the first focuses the pane showing it.
   QVERIFY(panes->addPane());
   QCOMPARE(panes->currentIndex(), 1);
-  controller.newConversation();
+  controller.history()->newConversation();
   const qint64 second = panes->sessionAt(1)->conversationId();
   QVERIFY(second != 0 && second != first);
-  controller.openConversation(first);
+  controller.history()->openConversation(first);
   QCOMPARE(panes->currentIndex(), 0);
   QCOMPARE(panes->sessionAt(1)->conversationId(), second);
 
@@ -186,7 +186,7 @@ void TestGui::conversationActions() {
   QCOMPARE(panes->count(), 1);
   QCOMPARE(panes->sessionAt(0)->conversationId(), first);
 
-  controller.deleteConversation(first);
+  controller.history()->deleteConversation(first);
   QCOMPARE(panes->sessionAt(0)->conversationId(), 0);
   QCOMPARE(controller.conversations()->rowCount(), 1);
   QCOMPARE(controller.conversations()->idAt(0), second);

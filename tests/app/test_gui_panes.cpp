@@ -150,10 +150,10 @@ void TestGuiPanes::everyControlHasAnAccessibleName() {
   // The font size setting reaches the messages.
   QQuickItem* prose = findItem(window->contentItem(), QStringLiteral("messageProse"));
   QVERIFY(prose);
-  QCOMPARE(prose->property("font").value<QFont>().pixelSize(), AppController::kDefaultFontSize);
-  controller.setFontSize(20);
+  QCOMPARE(prose->property("font").value<QFont>().pixelSize(), Appearance::kDefaultFontSize);
+  controller.appearance()->setFontSize(20);
   QCOMPARE(prose->property("font").value<QFont>().pixelSize(), 20);
-  controller.setFontSize(AppController::kDefaultFontSize);
+  controller.appearance()->setFontSize(Appearance::kDefaultFontSize);
 
   // The pane settings popup and the settings dialog, open.
   QQuickItem* pane = findItem(window->contentItem(), QStringLiteral("chatPane0"));
@@ -246,8 +246,8 @@ void TestGuiPanes::settingsDialogFitsLargeKorean() {
   // page's Apply button can be scrolled into the dialog's visible area.
   QTemporaryDir dir;
   AppController controller(optionsFor(dir.path()));
-  controller.setLanguage(QStringLiteral("ko"));
-  controller.setFontSize(18);
+  controller.appearance()->setLanguage(QStringLiteral("ko"));
+  controller.appearance()->setFontSize(18);
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -311,15 +311,16 @@ void TestGuiPanes::errorBannerCloses() {
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
   QVERIFY(QTest::qWaitForWindowExposed(window));
-  QCOMPARE(controller.importConversation(QUrl::fromLocalFile(dir.path() + QStringLiteral("/missing.json"))), 0);
-  QVERIFY(!controller.errorText().isEmpty());
+  QCOMPARE(controller.history()->importConversation(QUrl::fromLocalFile(dir.path() + QStringLiteral("/missing.json"))),
+           0);
+  QVERIFY(!controller.errors()->text().isEmpty());
   QQuickItem* banner = findItem(window->contentItem(), QStringLiteral("errorBanner"));
   QVERIFY(banner && banner->isVisible());
   QQuickItem* close = findItem(banner, QStringLiteral("errorBannerClose"));
   QVERIFY(close && close->isVisible());
   QVERIFY(QMetaObject::invokeMethod(close, "clicked"));
   QVERIFY(!banner->isVisible());
-  QVERIFY(controller.errorText().isEmpty());  // dismissing clears the error
+  QVERIFY(controller.errors()->text().isEmpty());  // dismissing clears the error
 }
 
 void TestGuiPanes::renderingBenchmark() {

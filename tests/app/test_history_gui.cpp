@@ -67,43 +67,43 @@ void TestHistoryGui::deleteUndoRenamePin() {
     store->addMessage(a, QStringLiteral("user"), QStringLiteral("hello"));
     b = store->createConversation(QStringLiteral("Beta"));
     controller.conversations()->reload();
-    controller.openConversation(a);
-    QCOMPARE(controller.currentConversationId(), a);
+    controller.history()->openConversation(a);
+    QCOMPARE(controller.history()->currentConversationId(), a);
 
     // Hidden at once, restorable with its messages.
-    QSignalSpy undoChanged(&controller, &AppController::undoDeleteChanged);
-    controller.deleteConversation(a);
+    QSignalSpy undoChanged(controller.history(), &HistoryController::undoDeleteChanged);
+    controller.history()->deleteConversation(a);
     QCOMPARE(controller.conversations()->rowCount(), 1);
-    QCOMPARE(controller.currentConversationId(), 0);
-    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("Alpha"));
+    QCOMPARE(controller.history()->currentConversationId(), 0);
+    QCOMPARE(controller.history()->undoDeleteTitle(), QStringLiteral("Alpha"));
     QVERIFY(undoChanged.size() >= 1);
-    controller.undoDelete();
-    QCOMPARE(controller.undoDeleteTitle(), QString());
+    controller.history()->undoDelete();
+    QCOMPARE(controller.history()->undoDeleteTitle(), QString());
     QCOMPARE(controller.conversations()->rowCount(), 2);
-    QCOMPARE(controller.currentConversationId(), a);
+    QCOMPARE(controller.history()->currentConversationId(), a);
     QCOMPARE(store->messages(a).size(), 1);
 
     // Rename and pin.
-    controller.renameConversation(a, QStringLiteral("  Alpha   renamed "));
+    controller.history()->renameConversation(a, QStringLiteral("  Alpha   renamed "));
     QCOMPARE(store->conversation(a).title, QStringLiteral("Alpha renamed"));
     QCOMPARE(controller.panes()->sessionAt(0)->title(), QStringLiteral("Alpha renamed"));
-    controller.renameConversation(a, QStringLiteral("   "));  // ignored
+    controller.history()->renameConversation(a, QStringLiteral("   "));  // ignored
     QCOMPARE(store->conversation(a).title, QStringLiteral("Alpha renamed"));
     QCOMPARE(controller.conversations()->idAt(0), b);  // the newest
-    controller.setPinned(a, true);
+    controller.history()->setPinned(a, true);
     QCOMPARE(controller.conversations()->idAt(0), a);
-    controller.setPinned(a, false);
+    controller.history()->setPinned(a, false);
     QCOMPARE(controller.conversations()->idAt(0), b);
 
     // After the undo time the deletion is final.
-    controller.setUndoTimeout(50);
-    controller.deleteConversation(a);
-    QTRY_COMPARE(controller.undoDeleteTitle(), QString());
+    controller.history()->setUndoTimeout(50);
+    controller.history()->deleteConversation(a);
+    QTRY_COMPARE(controller.history()->undoDeleteTitle(), QString());
     QVERIFY_THROWS_EXCEPTION(StoreError, store->conversation(a));
     // A deletion still undoable when the app quits is final on the next start.
-    controller.setUndoTimeout(60000);
-    controller.deleteConversation(b);
-    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("Beta"));
+    controller.history()->setUndoTimeout(60000);
+    controller.history()->deleteConversation(b);
+    QCOMPARE(controller.history()->undoDeleteTitle(), QStringLiteral("Beta"));
   }
   AppController again(optionsFor(dir));
   QCOMPARE(again.conversations()->rowCount(), 0);
@@ -121,31 +121,31 @@ void TestHistoryGui::exportImportFiles() {
 
   const QString md = dir.filePath(QStringLiteral("out.md"));
   const QString json = dir.filePath(QStringLiteral("out.json"));
-  QVERIFY(controller.exportConversation(id, QUrl::fromLocalFile(md), QStringLiteral("markdown")));
-  QVERIFY(controller.exportConversation(id, QUrl::fromLocalFile(json), QStringLiteral("json")));
+  QVERIFY(controller.history()->exportConversation(id, QUrl::fromLocalFile(md), QStringLiteral("markdown")));
+  QVERIFY(controller.history()->exportConversation(id, QUrl::fromLocalFile(json), QStringLiteral("json")));
   QFile mdFile(md);
   QVERIFY(mdFile.open(QIODevice::ReadOnly));
   QVERIFY(QString::fromUtf8(mdFile.readAll()).contains(QStringLiteral("질문")));
-  QVERIFY(!controller.exportConversation(id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("no/such/dir/x.md"))),
-                                         QStringLiteral("markdown")));
-  QVERIFY(controller.errorText().contains(QStringLiteral("Cannot write")));
-  QVERIFY(controller.errorText().contains(QStringLiteral("does not exist")));
+  QVERIFY(!controller.history()->exportConversation(
+      id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("no/such/dir/x.md"))), QStringLiteral("markdown")));
+  QVERIFY(controller.errors()->text().contains(QStringLiteral("Cannot write")));
+  QVERIFY(controller.errors()->text().contains(QStringLiteral("does not exist")));
   // An absolute path typed into the save dialog's name field comes back appended to its folder.
   QTemporaryDir other;
   const QString typed = other.filePath(QStringLiteral("lt.json"));
-  QVERIFY(controller.exportConversation(
+  QVERIFY(controller.history()->exportConversation(
       id, QUrl(QStringLiteral("file:///root/Documents/") + QUrl::fromLocalFile(typed).path()), QStringLiteral("json")));
-  QVERIFY2(QFileInfo::exists(typed), qPrintable(controller.errorText()));
-  QCOMPARE(AppController::localPathOf(QUrl(QStringLiteral("file:///home/me/Documents//tmp/pcexp/lt.json"))),
+  QVERIFY2(QFileInfo::exists(typed), qPrintable(controller.errors()->text()));
+  QCOMPARE(HistoryController::localPathOf(QUrl(QStringLiteral("file:///home/me/Documents//tmp/pcexp/lt.json"))),
            QStringLiteral("/tmp/pcexp/lt.json"));
-  QCOMPARE(AppController::localPathOf(QUrl::fromLocalFile(QStringLiteral("/tmp/a/./b.md"))),
+  QCOMPARE(HistoryController::localPathOf(QUrl::fromLocalFile(QStringLiteral("/tmp/a/./b.md"))),
            QStringLiteral("/tmp/a/b.md"));
-  QVERIFY(QFileInfo(controller.documentsFolder().toLocalFile()).isDir());
+  QVERIFY(QFileInfo(controller.history()->documentsFolder().toLocalFile()).isDir());
 
-  const qint64 imported = controller.importConversation(QUrl::fromLocalFile(json));
+  const qint64 imported = controller.history()->importConversation(QUrl::fromLocalFile(json));
   QVERIFY(imported != 0 && imported != id);
-  QCOMPARE(controller.errorText(), QString());
-  QCOMPARE(controller.currentConversationId(), imported);
+  QCOMPARE(controller.errors()->text(), QString());
+  QCOMPARE(controller.history()->currentConversationId(), imported);
   QCOMPARE(controller.panes()->sessionAt(0)->messages()->rowCount(), 2);
   QCOMPARE(controller.conversations()->rowCount(), 2);
 
@@ -154,11 +154,12 @@ void TestHistoryGui::exportImportFiles() {
   QVERIFY(f.open(QIODevice::WriteOnly));
   f.write("{\"format\": \"something-else\", \"version\": 1}");
   f.close();
-  QCOMPARE(controller.importConversation(QUrl::fromLocalFile(bad)), 0);
-  QVERIFY2(controller.errorText().contains(QStringLiteral("not a PagedChat conversation")),
-           qPrintable(controller.errorText()));
-  QCOMPARE(controller.importConversation(QUrl::fromLocalFile(dir.filePath(QStringLiteral("missing.json")))), 0);
-  QVERIFY(controller.errorText().contains(QStringLiteral("Cannot read")));
+  QCOMPARE(controller.history()->importConversation(QUrl::fromLocalFile(bad)), 0);
+  QVERIFY2(controller.errors()->text().contains(QStringLiteral("not a PagedChat conversation")),
+           qPrintable(controller.errors()->text()));
+  QCOMPARE(controller.history()->importConversation(QUrl::fromLocalFile(dir.filePath(QStringLiteral("missing.json")))),
+           0);
+  QVERIFY(controller.errors()->text().contains(QStringLiteral("Cannot read")));
   QCOMPARE(store->conversationCount(), 2);
 }
 
@@ -173,17 +174,17 @@ void TestHistoryGui::searchOpensMessage() {
   store->createConversation(QStringLiteral("Other"));
   controller.conversations()->reload();
 
-  const QVariantList hits = controller.search(QStringLiteral("apples red"));
+  const QVariantList hits = controller.history()->search(QStringLiteral("apples red"));
   QCOMPARE(hits.size(), 1);
   const QVariantMap hit = hits.at(0).toMap();
   QCOMPARE(hit.value(QStringLiteral("messageId")).toLongLong(), first);
   QCOMPARE(hit.value(QStringLiteral("title")).toString(), QStringLiteral("Fruit"));
   QVERIFY(hit.value(QStringLiteral("snippet")).toString().contains(QStringLiteral("<b>Apples</b>")));
-  QCOMPARE(controller.search(QStringLiteral("\"")).size(), 0);
+  QCOMPARE(controller.history()->search(QStringLiteral("\"")).size(), 0);
 
   ChatSession* session = controller.panes()->sessionAt(0);
   QSignalSpy shown(session, &ChatSession::messageShown);
-  controller.openSearchResult(c, first);
+  controller.history()->openSearchResult(c, first);
   QCOMPARE(session->conversationId(), c);
   QCOMPARE(shown.size(), 1);
   QCOMPARE(session->messages()->textAt(1), QStringLiteral("Apples are red"));  // its branch
@@ -209,7 +210,7 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   QVERIFY(waitForFrame(window));
 
   const qint64 today = controller.conversations()->idAt(1);  // after the pinned one
-  controller.openConversation(today);
+  controller.history()->openConversation(today);
   auto* list = findItem(window->contentItem(), QStringLiteral("conversationListView"));
   QVERIFY(list);
   QCOMPARE(list->property("count").toInt(), 2);
@@ -259,11 +260,11 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
   QTRY_VERIFY(!panel->isVisible());
 
   // Delete shows the undo banner; Undo brings the row back.
-  controller.deleteConversation(controller.conversations()->idAt(1));
+  controller.history()->deleteConversation(controller.conversations()->idAt(1));
   auto* banner = findItem(window->contentItem(), QStringLiteral("undoDeleteBanner"));
   QTRY_VERIFY(banner->isVisible());
   QCOMPARE(list->property("count").toInt(), 1);
-  controller.undoDelete();
+  controller.history()->undoDelete();
   QTRY_VERIFY(!banner->isVisible());
   QCOMPARE(list->property("count").toInt(), 2);
 
@@ -304,36 +305,36 @@ void TestHistoryGui::severalPendingDeletes() {
     b = store->createConversation(QStringLiteral("B"));
     c = store->createConversation(QStringLiteral("C"));
     controller.conversations()->reload();
-    controller.deleteConversation(a);
-    controller.deleteConversation(b);
-    controller.deleteConversation(b);  // a second click on the same row changes nothing
-    QCOMPARE(controller.undoDeleteCount(), 2);
-    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("B"));
+    controller.history()->deleteConversation(a);
+    controller.history()->deleteConversation(b);
+    controller.history()->deleteConversation(b);  // a second click on the same row changes nothing
+    QCOMPARE(controller.history()->undoDeleteCount(), 2);
+    QCOMPARE(controller.history()->undoDeleteTitle(), QStringLiteral("B"));
     QCOMPARE(controller.conversations()->rowCount(), 1);
     QVERIFY(store->conversation(a).deletedAt.isValid());  // hidden, not gone
     QCOMPARE(store->messages(a).size(), 1);
-    controller.undoDelete();
-    QCOMPARE(controller.undoDeleteCount(), 1);
-    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("A"));
+    controller.history()->undoDelete();
+    QCOMPARE(controller.history()->undoDeleteCount(), 1);
+    QCOMPARE(controller.history()->undoDeleteTitle(), QStringLiteral("A"));
     QVERIFY(!store->conversation(b).deletedAt.isValid());
-    controller.undoDelete();  // the earlier one is still undoable
-    QCOMPARE(controller.undoDeleteCount(), 0);
-    QCOMPARE(controller.undoDeleteTitle(), QString());
+    controller.history()->undoDelete();  // the earlier one is still undoable
+    QCOMPARE(controller.history()->undoDeleteCount(), 0);
+    QCOMPARE(controller.history()->undoDeleteTitle(), QString());
     QCOMPARE(store->messages(a).size(), 1);
     QCOMPARE(controller.conversations()->rowCount(), 3);
 
     // Each pending deletion has its own undo time.
-    controller.setUndoTimeout(60000);
-    controller.deleteConversation(c);
-    controller.setUndoTimeout(30);
-    controller.deleteConversation(b);
-    QTRY_COMPARE(controller.undoDeleteCount(), 1);
+    controller.history()->setUndoTimeout(60000);
+    controller.history()->deleteConversation(c);
+    controller.history()->setUndoTimeout(30);
+    controller.history()->deleteConversation(b);
+    QTRY_COMPARE(controller.history()->undoDeleteCount(), 1);
     QVERIFY_THROWS_EXCEPTION(StoreError, store->conversation(b));
-    QCOMPARE(controller.undoDeleteTitle(), QStringLiteral("C"));
+    QCOMPARE(controller.history()->undoDeleteTitle(), QStringLiteral("C"));
     QVERIFY(store->conversation(c).deletedAt.isValid());
-    controller.setUndoTimeout(60000);
-    controller.deleteConversation(a);
-    QCOMPARE(controller.undoDeleteCount(), 2);
+    controller.history()->setUndoTimeout(60000);
+    controller.history()->deleteConversation(a);
+    QCOMPARE(controller.history()->undoDeleteCount(), 2);
   }
   // Quitting with two pending: both gone at the next start.
   AppController again(optionsFor(dir));
@@ -349,17 +350,17 @@ void TestHistoryGui::undoKeepsTheCurrentPane() {
   const qint64 a = store->createConversation(QStringLiteral("Shown"));
   const qint64 b = store->createConversation(QStringLiteral("Deleted"));
   controller.conversations()->reload();
-  controller.openConversation(a);
-  QCOMPARE(controller.currentConversationId(), a);
-  controller.deleteConversation(b);  // not shown anywhere
-  controller.undoDelete();
-  QCOMPARE(controller.currentConversationId(), a);     // the pane still shows what it showed
-  QVERIFY(controller.conversations()->rowOf(b) >= 0);  // back in the list
+  controller.history()->openConversation(a);
+  QCOMPARE(controller.history()->currentConversationId(), a);
+  controller.history()->deleteConversation(b);  // not shown anywhere
+  controller.history()->undoDelete();
+  QCOMPARE(controller.history()->currentConversationId(), a);  // the pane still shows what it showed
+  QVERIFY(controller.conversations()->rowOf(b) >= 0);          // back in the list
   // An empty current pane shows the restored conversation.
-  controller.deleteConversation(a);
-  QCOMPARE(controller.currentConversationId(), 0);
-  controller.undoDelete();
-  QCOMPARE(controller.currentConversationId(), a);
+  controller.history()->deleteConversation(a);
+  QCOMPARE(controller.history()->currentConversationId(), 0);
+  controller.history()->undoDelete();
+  QCOMPARE(controller.history()->currentConversationId(), a);
 }
 
 void TestHistoryGui::replySavedMovesToToday() {
@@ -402,13 +403,13 @@ void TestHistoryGui::replySavedMovesToToday() {
   QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
   ChatSession* session = controller.panes()->currentSession();
   session->setMaxTokens(4);
-  controller.openConversation(cont);
+  controller.history()->openConversation(cont);
   QVERIFY(session->continueReply());
   QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 30000);
   QCOMPARE(sectionOf(cont), today);
   QCOMPARE(list->idAt(0), cont);  // newest first
 
-  controller.openConversation(regen);
+  controller.history()->openConversation(regen);
   QVERIFY(session->regenerate());
   QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 30000);
   QCOMPARE(sectionOf(regen), today);
@@ -437,7 +438,7 @@ void TestHistoryGui::fileDialogsOpen() {
 
   QVERIFY(QMetaObject::invokeMethod(sidebar, "openImport"));
   QTRY_VERIFY(importDialog->property("visible").toBool());
-  QCOMPARE(controller.errorText(), QString());
+  QCOMPARE(controller.errors()->text(), QString());
   QVERIFY(waitForFrame(window));
   window->grabWindow().save(QStringLiteral("history-import-dialog.png"));
   QVERIFY(QMetaObject::invokeMethod(importDialog, "reject"));
@@ -446,11 +447,11 @@ void TestHistoryGui::fileDialogsOpen() {
   exportDialog->setProperty("conversationId", static_cast<double>(id));
   QVERIFY(QMetaObject::invokeMethod(sidebar, "openDialog", Q_ARG(QVariant, QVariant::fromValue(exportDialog))));
   QTRY_VERIFY(exportDialog->property("visible").toBool());
-  QCOMPARE(controller.errorText(), QString());
+  QCOMPARE(controller.errors()->text(), QString());
   QCOMPARE(exportDialog->property("fileMode").toInt(), 2);  // FileDialog.SaveFile
   QCOMPARE(exportDialog->property("acceptLabel").toString(), QStringLiteral("Save"));
   QCOMPARE(importDialog->property("fileMode").toInt(), 0);  // FileDialog.OpenFile
-  QCOMPARE(importDialog->property("currentFolder").toUrl(), controller.documentsFolder());
+  QCOMPARE(importDialog->property("currentFolder").toUrl(), controller.history()->documentsFolder());
   QCOMPARE(importDialog->property("nameFilters").toStringList().value(0), QStringLiteral("JSON files (*.json)"));
   QVERIFY(QMetaObject::invokeMethod(exportDialog, "reject"));
   QTRY_VERIFY(!exportDialog->property("visible").toBool());
@@ -462,17 +463,17 @@ void TestHistoryGui::fileDialogsOpen() {
   std::unique_ptr<QObject> fake(broken.create());
   QVERIFY2(fake, qPrintable(broken.errorString()));
   QVERIFY(QMetaObject::invokeMethod(sidebar, "openDialog", Q_ARG(QVariant, QVariant::fromValue(fake.get()))));
-  QVERIFY2(controller.errorText().contains(QStringLiteral("file dialog could not be opened")),
-           qPrintable(controller.errorText()));
+  QVERIFY2(controller.errors()->text().contains(QStringLiteral("file dialog could not be opened")),
+           qPrintable(controller.errors()->text()));
   // The module the non-native dialog needs is missing: the dialog is not opened (Qt 6.4 would
   // crash in open()), and the banner says why.
-  controller.clearError();
+  controller.errors()->clear();
   sidebar->setProperty("fileDialogModule", QStringLiteral("Qt.labs.nosuchmodule"));
   sidebar->setProperty("fileDialogModuleFound", -1);
   QVERIFY(QMetaObject::invokeMethod(sidebar, "openImport"));
   QVERIFY(!importDialog->property("visible").toBool());
-  QVERIFY2(controller.errorText().contains(QStringLiteral("qml6-module-qt-labs-folderlistmodel")),
-           qPrintable(controller.errorText()));
+  QVERIFY2(controller.errors()->text().contains(QStringLiteral("qml6-module-qt-labs-folderlistmodel")),
+           qPrintable(controller.errors()->text()));
   QCOMPARE(sidebar->property("fileDialogModuleFound").toInt(), 0);
   APPTEST_VERIFY_NO_WARNINGS();
 }
@@ -493,7 +494,7 @@ void TestHistoryGui::titlesArePlainText() {
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
   QVERIFY(QTest::qWaitForWindowExposed(window));
-  controller.openConversation(id);
+  controller.history()->openConversation(id);
   const int plainText = 0;  // Text.PlainText
   auto checkLabel = [&](const QString& name, const QString& expected) {
     QQuickItem* label = nullptr;
@@ -514,18 +515,18 @@ void TestHistoryGui::titlesArePlainText() {
   if (QTest::currentTestFailed()) return;
   QTest::keyClick(window, Qt::Key_Escape);
   // The undo banner.
-  controller.deleteConversation(id);
+  controller.history()->deleteConversation(id);
   QQuickItem* undo = nullptr;
   QTRY_VERIFY((undo = findVisibleItem(window->contentItem(), QStringLiteral("undoDeleteLabel"))));
   QCOMPARE(undo->property("textFormat").toInt(), plainText);
   QVERIFY2(undo->property("text").toString().contains(title), qPrintable(undo->property("text").toString()));
   // The error banner with a file name in it.
-  controller.importConversation(QUrl::fromLocalFile(dir.filePath(QStringLiteral("<i>missing</i>.json"))));
-  QVERIFY(controller.errorText().contains(QStringLiteral("<i>missing</i>.json")));
+  controller.history()->importConversation(QUrl::fromLocalFile(dir.filePath(QStringLiteral("<i>missing</i>.json"))));
+  QVERIFY(controller.errors()->text().contains(QStringLiteral("<i>missing</i>.json")));
   QQuickItem* banner = nullptr;
   QTRY_VERIFY((banner = findVisibleItem(window->contentItem(), QStringLiteral("errorBannerText"))));
   QCOMPARE(banner->property("textFormat").toInt(), plainText);
-  QCOMPARE(banner->property("text").toString(), controller.errorText());
+  QCOMPARE(banner->property("text").toString(), controller.errors()->text());
   APPTEST_VERIFY_NO_WARNINGS();
 }
 
@@ -546,7 +547,7 @@ void TestHistoryGui::copyTakesTheShownText() {
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
   QVERIFY(QTest::qWaitForWindowExposed(window));
-  controller.openConversation(id);
+  controller.history()->openConversation(id);
   QList<QQuickItem*> buttons;
   std::function<void(QQuickItem*)> collect = [&](QQuickItem* item) {
     if (!item || !item->isVisible()) return;
@@ -604,7 +605,7 @@ void TestHistoryGui::restoredPaneAndSearchJumpInTheWindow() {
     }
   }
   AppController controller(optionsFor(dir));  // restores a pane with the newest conversation
-  QCOMPARE(controller.currentConversationId(), c);
+  QCOMPARE(controller.history()->currentConversationId(), c);
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
   QVERIFY(window);
@@ -622,7 +623,7 @@ void TestHistoryGui::restoredPaneAndSearchJumpInTheWindow() {
 
   // A search result far above: highlighted and in view, also after the rows settled.
   for (int row : {16, 8, 30, 2}) {
-    controller.openSearchResult(c, ids.at(row));
+    controller.history()->openSearchResult(c, ids.at(row));
     QTRY_COMPARE(list->property("highlightedRow").toInt(), row);
     QTRY_VERIFY2(rowVisible(list, row), qPrintable(QString::number(row)));
     QTRY_COMPARE(list->property("jumpRow").toInt(), -1);  // MessageList has stopped placing it

@@ -86,7 +86,7 @@ void TestModelEngine::truncatedFileReportsNameAndReason() {
     app.start();
     QTRY_VERIFY_WITH_TIMEOUT(!app.engine()->isLoading(), 60000);
     QVERIFY(!app.engine()->isLoaded());
-    QVERIFY2(app.modelLoadError().contains(QLatin1String("broken.bin")), qPrintable(app.modelLoadError()));
+    QVERIFY2(app.models()->loadError().contains(QLatin1String("broken.bin")), qPrintable(app.models()->loadError()));
     ChatSession* session = app.panes()->sessionAt(0);
     session->setInputText(QStringLiteral("Hello"));
     QVERIFY(!session->send());
@@ -103,9 +103,9 @@ void TestModelEngine::truncatedFileReportsNameAndReason() {
     const QString broken = truncatedCopy(models, bytes);
     QVERIFY(!broken.isEmpty());
     QSignalSpy done(engine, &EngineClient::modelLoadFinished);
-    app.openModel(broken);
+    app.models()->openModel(broken);
     QVERIFY(engine->isLoading());
-    QVERIFY(app.modelLoadError().isEmpty());  // a new attempt clears the last one's message
+    QVERIFY(app.models()->loadError().isEmpty());  // a new attempt clears the last one's message
     // The broken file fails with its name and a reason; then the model loaded before is back.
     QTRY_VERIFY_WITH_TIMEOUT(done.count() >= 2, 60000);
     QCOMPARE(done.at(0).at(0).toBool(), false);
@@ -117,19 +117,20 @@ void TestModelEngine::truncatedFileReportsNameAndReason() {
     QCOMPARE(done.at(1).at(1).toString(), good);
     QVERIFY(engine->isReady());
     QCOMPARE(engine->modelPath(), good);
-    QVERIFY2(app.modelLoadError().startsWith(error) && app.modelLoadError().contains(QLatin1String("stories260K")),
-             qPrintable(app.modelLoadError()));
-    QCOMPARE(app.errorText(), app.modelLoadError());
-    QVERIFY(!app.recentModels()->paths().contains(broken));  // only loaded models are remembered
-    QCOMPARE(app.recentModels()->paths().value(0), good);
+    QVERIFY2(
+        app.models()->loadError().startsWith(error) && app.models()->loadError().contains(QLatin1String("stories260K")),
+        qPrintable(app.models()->loadError()));
+    QCOMPARE(app.errors()->text(), app.models()->loadError());
+    QVERIFY(!app.models()->recentModels()->paths().contains(broken));  // only loaded models are remembered
+    QCOMPARE(app.models()->recentModels()->paths().value(0), good);
     // The app stays usable with the model it had.
     const QString reason = chat(app.panes()->sessionAt(0), QStringLiteral("Once upon a time"));
     QVERIFY2(reason == QLatin1String("stop") || reason == QLatin1String("length"), qPrintable(reason));
   }
 
   // Opening the good model again (or unloading) clears the message.
-  app.openModel(good);
-  QVERIFY(app.modelLoadError().isEmpty());
+  app.models()->openModel(good);
+  QVERIFY(app.models()->loadError().isEmpty());
   QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
   QVERIFY(engine->loadError().isEmpty());
 }
@@ -152,7 +153,7 @@ void TestModelEngine::unloadThenLoadAgain() {
   session->setInputText(QStringLiteral("Lily went to the park"));
   QVERIFY(session->send());
   QVERIFY(steps.wait(30000));
-  app.unloadModel();
+  app.models()->unloadModel();
   QVERIFY(!engine->isLoaded());
   QVERIFY(!engine->isReady());
   QVERIFY(engine->modelPath().isEmpty());
@@ -179,7 +180,7 @@ void TestModelEngine::unloadThenLoadAgain() {
   QVERIFY(!session->isBusy());
 
   // Load again: chatting works.
-  app.openModel(testpaths::stories260K());
+  app.models()->openModel(testpaths::stories260K());
   QVERIFY(engine->isLoading());
   QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
   session->setMaxTokens(8);
@@ -214,7 +215,7 @@ void TestModelEngine::openingAModelStopsRunningReplies() {
   QVERIFY(session->send());
   QTRY_VERIFY_WITH_TIMEOUT(held.load(), 30000);
   const QString gguf = QDir::cleanPath(testpaths::modelFile(QStringLiteral("stories260K/stories260K.gguf")));
-  app.openModel(gguf);
+  app.models()->openModel(gguf);
   QVERIFY(engine->isLoading());
   hold.release();
   QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
@@ -279,13 +280,13 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
   }
 
   // Bad values: a message, nothing reloads.
-  QVERIFY(!app.applyEngineSettings(2, 4, 0, 1).isEmpty());
+  QVERIFY(!app.models()->applyEngineSettings(2, 4, 0, 1).isEmpty());
   QVERIFY(!engine->isLoading());
   QCOMPARE(engine->numKvBlocks(), autoBlocks);
 
   for (const auto& [mib, block] : {std::pair{2, 16}, std::pair{4, 32}}) {
     QSignalSpy done(engine, &EngineClient::modelLoadFinished);
-    QCOMPARE(app.applyEngineSettings(mib, 4, block, 1), QString());
+    QCOMPARE(app.models()->applyEngineSettings(mib, 4, block, 1), QString());
     QVERIFY(engine->isLoading());
     QVERIFY(done.wait(60000));
     QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(2).toString()));
@@ -307,18 +308,18 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
   // model stay (reloaded with them), nothing bad is saved.
   const int blocksBefore = engine->numKvBlocks();
   QSignalSpy done(engine, &EngineClient::modelLoadFinished);
-  QSignalSpy reverted(app.engineSettings(), &EngineSettings::reverted);
-  QCOMPARE(app.applyEngineSettings(1, 4, 1024, 1), QString());  // 1 MiB holds 1 block of 1024 tokens, not 2
+  QSignalSpy reverted(app.models()->engineSettings(), &EngineSettings::reverted);
+  QCOMPARE(app.models()->applyEngineSettings(1, 4, 1024, 1), QString());  // 1 MiB holds 1 block of 1024 tokens, not 2
   QTRY_VERIFY_WITH_TIMEOUT(done.count() > 0, 60000);
   QCOMPARE(reverted.count(), 1);  // the settings page is told why
-  QCOMPARE(reverted.at(0).at(0).toString(), app.errorText());
+  QCOMPARE(reverted.at(0).at(0).toString(), app.errors()->text());
   QVERIFY(!done.at(0).at(0).toBool());
   QVERIFY2(done.at(0).at(2).toString().contains(QLatin1String("KV cache too small")),
            qPrintable(done.at(0).at(2).toString()));
-  QVERIFY2(app.errorText().contains(QLatin1String("KV cache size (MiB) too small for this model: needs at least")),
-           qPrintable(app.errorText()));
-  QCOMPARE(app.engineSettings()->kvCacheMiB(), 4);
-  QCOMPARE(app.engineSettings()->blockSize(), 32);
+  QVERIFY2(app.errors()->text().contains(QLatin1String("KV cache size (MiB) too small for this model: needs at least")),
+           qPrintable(app.errors()->text()));
+  QCOMPARE(app.models()->engineSettings()->kvCacheMiB(), 4);
+  QCOMPARE(app.models()->engineSettings()->blockSize(), 32);
   QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
   QCOMPARE(engine->numKvBlocks(), blocksBefore);
   QCOMPARE(engine->engineConfig().block_size, 32);
@@ -327,7 +328,7 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
     QCOMPARE(ini.value(QStringLiteral("engine/kvCacheMiB")).toInt(), 4);
     QCOMPARE(ini.value(QStringLiteral("engine/blockSize")).toInt(), 32);
   }
-  QCOMPARE(app.applyEngineSettings(0, 64, 16, 0), QString());
+  QCOMPARE(app.models()->applyEngineSettings(0, 64, 16, 0), QString());
   QTRY_VERIFY_WITH_TIMEOUT(engine->isReady(), 60000);
   QCOMPARE(engine->numKvBlocks(), autoBlocks);
 }
@@ -346,8 +347,8 @@ void TestModelEngine::savedTooSmallKvCacheFallsBackToAutomatic() {
   QVERIFY(done.wait(60000));
   QVERIFY(!done.at(0).at(0).toBool());
   QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
-  QCOMPARE(app.engineSettings()->kvCacheMiB(), 0);
-  QVERIFY2(app.errorText().contains(QLatin1String("set back to automatic")), qPrintable(app.errorText()));
+  QCOMPARE(app.models()->engineSettings()->kvCacheMiB(), 0);
+  QVERIFY2(app.errors()->text().contains(QLatin1String("set back to automatic")), qPrintable(app.errors()->text()));
   QSettings ini(AppController::settingsFile(data.path()), QSettings::IniFormat);
   QCOMPARE(ini.value(QStringLiteral("engine/kvCacheMiB")).toInt(), 0);
 }
@@ -365,14 +366,14 @@ void TestModelEngine::randomModelInRecents() {
     AppController app(o);
     app.start();
     QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
-    RecentModelsModel* recent = app.recentModels();
+    RecentModelsModel* recent = app.models()->recentModels();
     QCOMPARE(recent->lastModel(), spec);
     QVERIFY(recent->data(recent->index(0), RecentModelsModel::ExistsRole).toBool());  // not "missing"
     QCOMPARE(recent->removeMissing(), 0);
     // Another model, then the random one again from the recent list: loads, with its tokenizer.
-    app.openModel(testpaths::stories260K());
+    app.models()->openModel(testpaths::stories260K());
     QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
-    app.openModel(recent->data(recent->index(1), RecentModelsModel::PathRole).toString());
+    app.models()->openModel(recent->data(recent->index(1), RecentModelsModel::PathRole).toString());
     QTRY_VERIFY_WITH_TIMEOUT(!app.engine()->isLoading(), 60000);
     QVERIFY2(app.engine()->isReady(), qPrintable(app.engine()->loadError()));
     QCOMPARE(app.engine()->modelPath(), spec);
@@ -393,10 +394,10 @@ void TestModelEngine::rememberedModelLoadsNextStart() {
     AppController app(optionsFor(data.path()));
     app.start();
     QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
-    app.openModel(gguf);
+    app.models()->openModel(gguf);
     QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
-    QCOMPARE(app.recentModels()->lastModel(), gguf);
-    QCOMPARE(app.recentModels()->count(), 2);
+    QCOMPARE(app.models()->recentModels()->lastModel(), gguf);
+    QCOMPARE(app.models()->recentModels()->count(), 2);
   }
   {
     AppController app(optionsFor(data.path()));  // no --model: the remembered one

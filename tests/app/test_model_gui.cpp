@@ -53,7 +53,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QVERIFY(QTest::qWaitForWindowExposed(window));
   EngineClient* client = controller.engine();
   QTRY_VERIFY_WITH_TIMEOUT(client->isReady(), 60000);
-  QTRY_COMPARE(controller.recentModels()->count(), 1);
+  QTRY_COMPARE(controller.models()->recentModels()->count(), 1);
 
   // Ctrl+O: the model picker, listing the loaded model.
   window->requestActivate();
@@ -111,7 +111,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
     f.write("these are not weights");
   }
   const QString good = client->modelPath();
-  controller.openModel(notAModel);
+  controller.models()->openModel(notAModel);
   QQuickItem* loadError = findItem(overlay, QStringLiteral("modelLoadError"));
   QVERIFY(loadError);
   QTRY_VERIFY_WITH_TIMEOUT(loadError->isVisible() && client->isReady(), 60000);
@@ -121,7 +121,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QCOMPARE(findItem(overlay, QStringLiteral("modelState"))->property("text").toString(),
            QStringLiteral("Loaded: %1").arg(good));
   QVERIFY(send->isEnabled());
-  controller.clearError();
+  controller.errors()->clear();
   QMetaObject::invokeMethod(picker, "close");
   QTRY_VERIFY(!picker->property("visible").toBool());
 
@@ -151,7 +151,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QTRY_VERIFY_WITH_TIMEOUT(loaded.count() > 0, 60000);
   QVERIFY(loaded.at(0).at(0).toBool());
   QCOMPARE(page->property("errorText").toString(), QString());
-  QCOMPARE(controller.engineSettings()->kvCacheMiB(), 2);
+  QCOMPARE(controller.models()->engineSettings()->kvCacheMiB(), 2);
   QVERIFY(waitForFrame(window));
   apptest::saveScreenshot(window, QStringLiteral("engine-settings.png"));
   // Values that pass the checks but fail the reload (1 MiB holds one 1024-token block of 640 KiB,
@@ -169,16 +169,16 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QVERIFY(!page->property("appliedOk").toBool());
   QCOMPARE(findItem(page, QStringLiteral("kvCacheField"))->property("value").toInt(), 2);
   QCOMPARE(findItem(page, QStringLiteral("blockSizeField"))->property("value").toInt(), 16);
-  QCOMPARE(controller.engineSettings()->blockSize(), 16);
-  QVERIFY(controller.errorText().contains(QLatin1String("not applied")));  // the banner says so too
+  QCOMPARE(controller.models()->engineSettings()->blockSize(), 16);
+  QVERIFY(controller.errors()->text().contains(QLatin1String("not applied")));  // the banner says so too
   // Values that work: applied, and the banner's message about the failed attempt goes.
   findItem(page, QStringLiteral("kvCacheField"))->setProperty("value", 3);
   loaded.clear();
   QVERIFY(click(window, findItem(page, QStringLiteral("applyEngineSettings"))));
   QTRY_VERIFY_WITH_TIMEOUT(loaded.count() >= 1, 60000);
   QVERIFY(loaded.at(0).at(0).toBool());
-  QCOMPARE(controller.engineSettings()->kvCacheMiB(), 3);
-  QCOMPARE(controller.errorText(), QString());
+  QCOMPARE(controller.models()->engineSettings()->kvCacheMiB(), 3);
+  QCOMPARE(controller.errors()->text(), QString());
   QCOMPARE(page->property("errorText").toString(), QString());
   QMetaObject::invokeMethod(settings, "close");
   QTRY_VERIFY(!settings->property("visible").toBool());
@@ -242,14 +242,14 @@ void TestModelGui::pickerSettingsAndEngineView() {
   hold.release();
   QTRY_VERIFY_WITH_TIMEOUT(!one->isBusy() && !two->isBusy(), 60000);
   // The engine view follows the theme and the font size, like the main window.
-  controller.setTheme(QStringLiteral("dark"));
-  controller.setFontSize(20);
+  controller.appearance()->setTheme(QStringLiteral("dark"));
+  controller.appearance()->setFontSize(20);
   QTRY_COMPARE(summary->property("font").value<QFont>().pixelSize(), 19);  // Theme.uiFontSize at 20
   QVERIFY2(summary->property("color").value<QColor>().lightnessF() > 0.6,
            qPrintable(summary->property("color").value<QColor>().name()));  // light text on dark
   QVERIFY(engineWindow->color().lightnessF() < 0.4);
-  controller.setTheme(QStringLiteral("light"));
-  controller.setFontSize(AppController::kDefaultFontSize);
+  controller.appearance()->setTheme(QStringLiteral("light"));
+  controller.appearance()->setFontSize(Appearance::kDefaultFontSize);
   QTRY_VERIFY(summary->property("color").value<QColor>().lightnessF() < 0.4);
   engineWindow->close();
   QTRY_VERIFY(!monitor->isActive());

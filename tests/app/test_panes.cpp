@@ -225,19 +225,19 @@ void TestPanes::appearancePersists() {
   AppOptions options = apptest::optionsFor(dir.path());
   {
     AppController controller(options);
-    QCOMPARE(controller.theme(), QStringLiteral("system"));
-    QCOMPARE(controller.fontSize(), AppController::kDefaultFontSize);
-    QSignalSpy spy(&controller, &AppController::appearanceChanged);
-    controller.setTheme(QStringLiteral("dark"));
-    controller.setTheme(QStringLiteral("purple"));  // ignored
-    controller.setFontSize(100);                    // clamped
+    QCOMPARE(controller.appearance()->theme(), QStringLiteral("system"));
+    QCOMPARE(controller.appearance()->fontSize(), Appearance::kDefaultFontSize);
+    QSignalSpy spy(controller.appearance(), &Appearance::changed);
+    controller.appearance()->setTheme(QStringLiteral("dark"));
+    controller.appearance()->setTheme(QStringLiteral("purple"));  // ignored
+    controller.appearance()->setFontSize(100);                    // clamped
     QCOMPARE(spy.size(), 2);
-    QCOMPARE(controller.theme(), QStringLiteral("dark"));
-    QCOMPARE(controller.fontSize(), AppController::kMaxFontSize);
+    QCOMPARE(controller.appearance()->theme(), QStringLiteral("dark"));
+    QCOMPARE(controller.appearance()->fontSize(), Appearance::kMaxFontSize);
   }
   AppController restored(options);
-  QCOMPARE(restored.theme(), QStringLiteral("dark"));
-  QCOMPARE(restored.fontSize(), AppController::kMaxFontSize);
+  QCOMPARE(restored.appearance()->theme(), QStringLiteral("dark"));
+  QCOMPARE(restored.appearance()->fontSize(), Appearance::kMaxFontSize);
 }
 
 void TestPanes::compareVoteStorage() {

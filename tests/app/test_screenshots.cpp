@@ -31,7 +31,7 @@ void TestScreenshots::screenshots() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir dir;
   AppController controller(optionsFor(dir.path()));
-  controller.setTheme(QStringLiteral("light"));
+  controller.appearance()->setTheme(QStringLiteral("light"));
   controller.start();
   PaneListModel* panes = controller.panes();
   QVERIFY(panes->addPane());
@@ -62,7 +62,7 @@ void TestScreenshots::screenshots() {
   const QString outDir = QStringLiteral(PAGEDCHAT_BUILD_DIR "/screenshots");
   QVERIFY(QDir().mkpath(outDir));
   for (const QString& theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
-    controller.setTheme(theme);
+    controller.appearance()->setTheme(theme);
     QVERIFY(apptest::waitForFrame(window));  // bindings and layouts settled
     const QImage image = window->grabWindow();
     QVERIFY(!image.isNull());

@@ -176,18 +176,18 @@ void TestStoreFaults::streamThroughFault(AppController& app, const std::function
   QVERIFY(!streamed.isEmpty());
 
   // The banner: plain words, the detail apart, a retry; the reply waits in memory.
-  QVERIFY2(app.errorText().startsWith(QLatin1String("The chat history could not be saved: ") + expectedReason),
-           qPrintable(app.errorText()));
-  QVERIFY2(!looksLikeSql(app.errorText()), qPrintable(app.errorText()));
-  QVERIFY2(!looksLikeSql(app.errorDetail()), qPrintable(app.errorDetail()));
-  QVERIFY2(app.errorDetail().contains(QLatin1String("SQLite")), qPrintable(app.errorDetail()));
-  QVERIFY(app.errorRetryable());
+  QVERIFY2(app.errors()->text().startsWith(QLatin1String("The chat history could not be saved: ") + expectedReason),
+           qPrintable(app.errors()->text()));
+  QVERIFY2(!looksLikeSql(app.errors()->text()), qPrintable(app.errors()->text()));
+  QVERIFY2(!looksLikeSql(app.errors()->detail()), qPrintable(app.errors()->detail()));
+  QVERIFY2(app.errors()->detail().contains(QLatin1String("SQLite")), qPrintable(app.errors()->detail()));
+  QVERIFY(app.errors()->retryable());
   QVERIFY(app.store()->health()->pendingCount() >= 1);
-  qInfo("banner: %s | details: %s", qPrintable(app.errorText()), qPrintable(app.errorDetail()));
+  qInfo("banner: %s | details: %s", qPrintable(app.errors()->text()), qPrintable(app.errors()->detail()));
 
   // A rename while the store is broken waits too; a send is refused with the text kept.
-  app.renameConversation(conversation, QStringLiteral("Renamed while broken"));
-  QVERIFY(app.errorRetryable());
+  app.history()->renameConversation(conversation, QStringLiteral("Renamed while broken"));
+  QVERIFY(app.errors()->retryable());
   session->setInputText(QStringLiteral("A second question"));
   QVERIFY(!session->send());
   QCOMPARE(session->inputText(), QStringLiteral("A second question"));
@@ -195,14 +195,14 @@ void TestStoreFaults::streamThroughFault(AppController& app, const std::function
            qPrintable(session->errorText()));
 
   // Retry while still broken: still there, nothing dropped.
-  app.retryStore();
-  QVERIFY(app.errorRetryable());
+  app.errors()->retry();
+  QVERIFY(app.errors()->retryable());
   QVERIFY(app.store()->health()->pendingCount() >= 2);
 
   repairStore();
-  app.retryStore();
+  app.errors()->retry();
   QCOMPARE(app.store()->health()->pendingCount(), 0);
-  QCOMPARE(app.errorText(), QString());
+  QCOMPARE(app.errors()->text(), QString());
   QCOMPARE(replyTextIn(app.store(), conversation), streamed);
   QCOMPARE(app.store()->messages(conversation).constLast().finishReason,
            std::optional(finished.constFirst().constFirst().value<FinishReason>()));
@@ -301,26 +301,27 @@ void TestStoreFaults::corruptDatabaseIsKeptAndReplaced() {
   original.close();
 
   AppController app(apptest::optionsFor(dir));  // no throw: it starts
-  QVERIFY2(app.errorText().startsWith(QLatin1String("The chat history file was damaged")), qPrintable(app.errorText()));
-  QVERIFY2(!looksLikeSql(app.errorText()), qPrintable(app.errorText()));
-  QVERIFY(!app.errorDetail().isEmpty());
+  QVERIFY2(app.errors()->text().startsWith(QLatin1String("The chat history file was damaged")),
+           qPrintable(app.errors()->text()));
+  QVERIFY2(!looksLikeSql(app.errors()->text()), qPrintable(app.errors()->text()));
+  QVERIFY(!app.errors()->detail().isEmpty());
   const QStringList copies = QDir(dir.path()).entryList({QStringLiteral("pagedchat.sqlite3.corrupt-*")}, QDir::Files);
   QCOMPARE(copies.size(), 1);
-  QVERIFY2(app.errorText().contains(copies.constFirst()), qPrintable(app.errorText()));
+  QVERIFY2(app.errors()->text().contains(copies.constFirst()), qPrintable(app.errors()->text()));
   QFile kept(dir.filePath(copies.constFirst()));
   QVERIFY(kept.open(QIODevice::ReadOnly));
   QCOMPARE(kept.readAll(), bytes);  // the user's file, byte for byte
   // A fresh history that works.
   QCOMPARE(app.conversations()->rowCount(), 0);
-  app.newConversation();
+  app.history()->newConversation();
   QCOMPARE(app.store()->conversationCount(), 1);
 }
 
 void TestStoreFaults::exportNeverFollowsASymlink() {
   QTemporaryDir dir;
   AppController app(apptest::optionsFor(dir));
-  app.newConversation();
-  const qint64 id = app.currentConversationId();
+  app.history()->newConversation();
+  const qint64 id = app.history()->currentConversationId();
   QVERIFY(id != 0);
   const QString outside = dir.filePath(QStringLiteral("elsewhere.txt"));
   {
@@ -330,15 +331,15 @@ void TestStoreFaults::exportNeverFollowsASymlink() {
   }
   const QString link = dir.filePath(QStringLiteral("chosen.json"));
   QVERIFY(QFile::link(outside, link));
-  QVERIFY(!app.exportConversation(id, QUrl::fromLocalFile(link), QStringLiteral("json")));
-  QVERIFY2(app.errorText().contains(QLatin1String("symbolic link")), qPrintable(app.errorText()));
+  QVERIFY(!app.history()->exportConversation(id, QUrl::fromLocalFile(link), QStringLiteral("json")));
+  QVERIFY2(app.errors()->text().contains(QLatin1String("symbolic link")), qPrintable(app.errors()->text()));
   QFile f(outside);
   QVERIFY(f.open(QIODevice::ReadOnly));
   QCOMPARE(f.readAll(), QByteArray("keep me"));  // untouched
   QVERIFY(QFileInfo(link).isSymLink());
   // A plain file name next to it works.
-  QVERIFY(app.exportConversation(id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("plain.json"))),
-                                 QStringLiteral("json")));
+  QVERIFY(app.history()->exportConversation(id, QUrl::fromLocalFile(dir.filePath(QStringLiteral("plain.json"))),
+                                            QStringLiteral("json")));
 }
 
 void TestStoreFaults::userMessagesArePlain() {
@@ -373,7 +374,7 @@ void TestStoreFaults::engineWarningReachesBanner() {
   QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady() && warnings.size() == 1, 60000);
   QVERIFY2(warnings.constFirst().constFirst().toString().contains(QLatin1String("max_model_len 256")),
            qPrintable(warnings.constFirst().constFirst().toString()));
-  QTRY_VERIFY(app.errorText().startsWith(QLatin1String("Warning from the engine: max_model_len 256")));
+  QTRY_VERIFY(app.errors()->text().startsWith(QLatin1String("Warning from the engine: max_model_len 256")));
 }
 
 QTEST_MAIN(TestStoreFaults)

@@ -285,7 +285,7 @@ void TestTranslations::switchesLanguageAtRunTime() {
   options.modelPath = dir.filePath(QStringLiteral("no-model"));  // not started: no model needed
   options.dataDir = dir.path();
   AppController controller(options);
-  QCOMPARE(controller.language(), QStringLiteral("en"));
+  QCOMPARE(controller.appearance()->language(), QStringLiteral("en"));
 
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
@@ -297,8 +297,8 @@ void TestTranslations::switchesLanguageAtRunTime() {
   QCOMPARE(newButton->property("text").toString(), QStringLiteral("New chat"));
   QCOMPARE(languageButton->property("text").toString(), QStringLiteral("Language: English"));
 
-  QSignalSpy changed(&controller, &AppController::languageChanged);
-  QVERIFY(controller.setProperty("language", QStringLiteral("ko")));  // as QML does
+  QSignalSpy changed(controller.appearance(), &Appearance::languageChanged);
+  QVERIFY(controller.appearance()->setProperty("language", QStringLiteral("ko")));  // as QML does
   QCOMPARE(changed.count(), 1);
   QTRY_COMPARE(newButton->property("text").toString(), QStringLiteral("새 대화"));
   QCOMPARE(languageButton->property("text").toString(), QStringLiteral("언어: 한국어"));
@@ -310,10 +310,10 @@ void TestTranslations::switchesLanguageAtRunTime() {
     QCOMPARE(next.language(), QStringLiteral("ko"));
     QCOMPARE(next.effectiveLanguage(), QStringLiteral("ko"));
   }
-  controller.setLanguage(QStringLiteral("xx"));  // unknown: ignored
-  QCOMPARE(controller.language(), QStringLiteral("ko"));
+  controller.appearance()->setLanguage(QStringLiteral("xx"));  // unknown: ignored
+  QCOMPARE(controller.appearance()->language(), QStringLiteral("ko"));
 
-  controller.setLanguage(QStringLiteral("en"));
+  controller.appearance()->setLanguage(QStringLiteral("en"));
   QTRY_COMPARE(newButton->property("text").toString(), QStringLiteral("New chat"));
 }
 

@@ -1,0 +1,51 @@
+#include "app/app_errors.h"
+
+#include <utility>
+
+#include "app/store_health.h"
+
+AppErrors::AppErrors(StoreHealth* health, QObject* parent) : QObject(parent), health_(health) {
+  connect(health_, &StoreHealth::changed, this, &AppErrors::onStoreHealthChanged);
+}
+
+void AppErrors::set(const QString& text, const QString& detail) {
+  modelErrorShown_ = false;
+  storeErrorShown_ = false;
+  if (text == text_ && detail == detail_) return;
+  text_ = text;
+  detail_ = detail;
+  emit changed();
+}
+
+void AppErrors::setModelError(const QString& text) {
+  set(text);
+  modelErrorShown_ = true;
+}
+
+void AppErrors::clearModelError() {
+  if (modelErrorShown_) set(QString());
+}
+
+void AppErrors::clear() {
+  if (storeErrorShown_) health_->dismiss();
+  set(QString());
+}
+
+void AppErrors::retry() { health_->retryNow(); }
+
+void AppErrors::reportStoreError(const StoreError& e, const QString& key, std::function<void()> retry) {
+  health_->report(e, key, std::move(retry));
+}
+
+void AppErrors::onStoreHealthChanged() {
+  if (!health_->message().isEmpty()) {
+    const bool changedNow = text_ != health_->message() || detail_ != health_->detail() || !storeErrorShown_;
+    text_ = health_->message();
+    detail_ = health_->detail();
+    modelErrorShown_ = false;
+    storeErrorShown_ = true;
+    if (changedNow) emit changed();
+  } else if (storeErrorShown_) {
+    set(QString());  // the waiting writes went through (or the message was dismissed)
+  }
+}
