@@ -12,9 +12,9 @@
 #include "app/chat_store.h"
 #include "engine/text/chat_template.h"
 
-/// One message of the conversation a request carries. `role` is "system", "user" or "assistant".
+/// One message of the conversation a request carries.
 struct PromptMessage {
-  QString role;
+  MessageRole role = MessageRole::kUser;
   QString text;
   bool operator==(const PromptMessage&) const = default;
 };
@@ -39,5 +39,6 @@ QList<PromptMessage> buildContinuationMessages(const QString& systemPrompt, cons
 /// as in buildChatMessages(), no new message): what the pane's context holds, for counting.
 QList<PromptMessage> buildConversationMessages(const QString& systemPrompt, const QList<MessageRecord>& history);
 
-/// The engine's form of `messages` (UTF-8).
+/// The engine's form of `messages` (UTF-8; the roles as the chat template sees them: "system",
+/// "user", "assistant").
 std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages);

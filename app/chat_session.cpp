@@ -144,7 +144,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
   MessageRecord reply;
   reply.conversationId = conversationId_;
   reply.createdAt = QDateTime::currentDateTimeUtc();
-  reply.role = QStringLiteral("assistant");
+  reply.role = MessageRole::kAssistant;
   setErrorText(QString());
   try {
     turn.leafBefore = store_->conversation(conversationId_).currentLeafId;
@@ -153,7 +153,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
       MessageRecord user;
       user.conversationId = conversationId_;
       user.parentId = userParentId;
-      user.role = QStringLiteral("user");
+      user.role = MessageRole::kUser;
       user.text = userText;
       user.createdAt = reply.createdAt;
       userId = turn.userId = store_->addMessage(conversationId_, user.role, userText, std::nullopt, userParentId);

@@ -10,11 +10,6 @@
 #include "app/message_list_model.h"
 #include "app/store_health.h"
 
-namespace {
-const QString kUser = QStringLiteral("user");
-const QString kAssistant = QStringLiteral("assistant");
-}  // namespace
-
 void ChatSession::reloadBranch() {
   if (conversationId_ == 0) {
     messages_->clear();
@@ -47,7 +42,8 @@ bool ChatSession::regenerate() {
   if (isBusy() || last < 1 || conversationId_ == 0) return false;
   const MessageRecord answer = messages_->at(last);
   const MessageRecord question = messages_->at(last - 1);
-  if (answer.role != kAssistant || question.role != kUser || answer.parentId != question.id) return false;
+  if (answer.role != MessageRole::kAssistant || question.role != MessageRole::kUser || answer.parentId != question.id)
+    return false;
   if (!checkModel()) return false;
   rememberShownLeaf(last);
   messages_->removeFrom(last);  // the old answer stays in the store, a sibling of the new one
@@ -58,7 +54,7 @@ bool ChatSession::editMessage(int row, const QString& text) {
   const QString trimmed = text.trimmed();
   if (isBusy() || row < 0 || row >= messages_->rowCount() || trimmed.isEmpty()) return false;
   const MessageRecord old = messages_->at(row);
-  if (old.role != kUser) return false;
+  if (old.role != MessageRole::kUser) return false;
   if (!checkModel()) return false;
   rememberShownLeaf(row);
   messages_->removeFrom(row);  // the old question and what follows stay as a sibling branch
@@ -102,7 +98,7 @@ bool ChatSession::canContinue() const {
   const int last = messages_->rowCount() - 1;
   if (isBusy() || last < 0) return false;
   const MessageRecord& m = messages_->at(last);
-  return m.role == kAssistant && m.id != 0 &&
+  return m.role == MessageRole::kAssistant && m.id != 0 &&
          (m.finishReason == pagedchat::FinishReason::kLength || m.finishReason == pagedchat::FinishReason::kAbort ||
           !m.finishReason);
 }

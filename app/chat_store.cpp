@@ -249,7 +249,7 @@ int ChatStore::purgeDeletedConversations(const QDateTime& cutoff) {
   return q.numRowsAffected();
 }
 
-qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const QString& text,
+qint64 ChatStore::addMessage(qint64 conversationId, MessageRole role, const QString& text,
                              std::optional<pagedchat::FinishReason> finishReason, qint64 parentId,
                              const QString& backend) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
@@ -269,7 +269,7 @@ qint64 ChatStore::addMessage(qint64 conversationId, const QString& role, const Q
   QSqlQuery q = exec(db, m_path,
                      QStringLiteral("INSERT INTO messages(conversation_id, parent_id, role, text,"
                                     " finish_reason, created_at, backend) VALUES(?, ?, ?, ?, ?, ?, ?)"),
-                     {conversationId, idOrNull(parentId), textValue(role), textValue(text),
+                     {conversationId, idOrNull(parentId), messageRoleText(role), textValue(text),
                       textValue(finishReasonText(finishReason)), now, textValue(backend)});
   const qint64 id = q.lastInsertId().toLongLong();
   q.finish();
@@ -332,7 +332,7 @@ QList<MessageRecord> ChatStore::readMessages(const QString& sql, const QVariantL
     r.id = q.value(0).toLongLong();
     r.conversationId = q.value(1).toLongLong();
     r.parentId = q.value(2).toLongLong();
-    r.role = q.value(3).toString();
+    r.role = storedRole(q.value(3), m_path);
     r.text = q.value(4).toString();
     r.finishReason = parseFinishReasonText(q.value(5).toString());
     r.createdAt = parseStamp(q.value(6));

@@ -22,6 +22,7 @@ class StoreHealth;
 #include <string>
 #include <utility>
 
+#include "app/message_role.h"
 #include "engine/finish_reason.h"
 
 /// One conversation row.
@@ -35,12 +36,12 @@ struct ConversationRecord {
   QDateTime deletedAt;       ///< UTC; set while the conversation is soft-deleted (undo possible)
 };
 
-/// One message row. role is "system", "user" or "assistant". Messages form a tree per
+/// One message row (role: who wrote it). Messages form a tree per
 /// conversation: parentId is the message this one answers or follows (0 = a first message).
 struct MessageRecord {
   qint64 id = 0;
   qint64 conversationId = 0;
-  QString role;
+  MessageRole role = MessageRole::kUser;
   QString text;
   /// Unset while streaming, for an interrupted reply and for user messages (stored as "").
   std::optional<pagedchat::FinishReason> finishReason;
@@ -58,7 +59,7 @@ struct SearchHit {
   qint64 messageId = 0;
   qint64 conversationId = 0;
   QString conversationTitle;
-  QString role;
+  MessageRole role = MessageRole::kUser;
   /// A short excerpt around the match as rich text (HTML-escaped, matches in <b>...</b>).
   QString snippetHtml;
 };
@@ -159,7 +160,7 @@ class ChatStore : public QObject {
   /// Inserts and commits a message under `parentId` (0 = a root message; kAppendToBranch = after
   /// the conversation's current leaf) and makes it the conversation's current leaf; returns its id.
   /// `backend`: who answers (MessageRecord::backend).
-  qint64 addMessage(qint64 conversationId, const QString& role, const QString& text,
+  qint64 addMessage(qint64 conversationId, MessageRole role, const QString& text,
                     std::optional<pagedchat::FinishReason> finishReason = std::nullopt,
                     qint64 parentId = kAppendToBranch, const QString& backend = QString());
   /// Replaces the text (and finish reason) of a message; committed on return.

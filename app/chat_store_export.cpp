@@ -100,19 +100,19 @@ QString ChatStore::exportMarkdown(qint64 conversationId) const {
   const ConversationRecord c = conversation(conversationId);
   QString md = QStringLiteral("# %1\n").arg(c.title);
   for (const MessageRecord& m : branch(conversationId)) {
-    const QString heading = m.role == QLatin1String("user")        ? tr("User")
-                            : m.role == QLatin1String("assistant") ? tr("Assistant")
-                                                                   : tr("System");
+    const QString heading = m.role == MessageRole::kUser        ? tr("User")
+                            : m.role == MessageRole::kAssistant ? tr("Assistant")
+                                                                : tr("System");
     // An answer's leading whitespace (a story model continues the prompt: " there was a ...")
     // is left out, as in the window.
     QString text = m.text;
-    if (m.role == QLatin1String("assistant")) {
+    if (m.role == MessageRole::kAssistant) {
       qsizetype start = 0;
       while (start < text.size() && text.at(start).isSpace()) ++start;
       text.remove(0, start);
     }
     md += QStringLiteral("\n## %1\n\n%2\n").arg(heading, text);
-    if (m.role == QLatin1String("assistant") &&
+    if (m.role == MessageRole::kAssistant &&
         (m.finishReason == pagedchat::FinishReason::kLength || m.finishReason == pagedchat::FinishReason::kAbort))
       md += QStringLiteral("\n*%1*\n").arg(tr("(cut off)"));
   }
@@ -130,7 +130,7 @@ QByteArray ChatStore::exportJson(qint64 conversationId) const {
     QJsonObject o;
     o.insert(QStringLiteral("id"), fileIds.value(m.id));
     o.insert(QStringLiteral("parentId"), fileId(m.parentId));
-    o.insert(QStringLiteral("role"), m.role);
+    o.insert(QStringLiteral("role"), messageRoleText(m.role));
     o.insert(QStringLiteral("text"), m.text);
     o.insert(QStringLiteral("finishReason"), finishReasonText(m.finishReason));
     if (!m.backend.isEmpty()) o.insert(QStringLiteral("backend"), m.backend);
@@ -192,7 +192,8 @@ qint64 ChatStore::importJson(const QByteArray& json) {
 
   struct Row {
     qint64 fileId, fileParent;
-    QString role, text, backend;
+    MessageRole role = MessageRole::kUser;
+    QString text, backend;
     std::optional<pagedchat::FinishReason> finishReason;
     QDateTime createdAt;
   };
@@ -210,9 +211,10 @@ qint64 ChatStore::importJson(const QByteArray& json) {
     r.fileParent = optionalId(o, QStringLiteral("parentId"), where);
     if (r.fileParent != 0 && !seen.contains(r.fileParent))
       badImport(QStringLiteral("%1: parent %2 is not an earlier message").arg(where).arg(r.fileParent));
-    r.role = requireString(o, QStringLiteral("role"), where);
-    if (r.role != QLatin1String("user") && r.role != QLatin1String("assistant") && r.role != QLatin1String("system"))
-      badImport(QStringLiteral("%1: unknown role \"%2\"").arg(where, r.role));
+    const QString roleText = requireString(o, QStringLiteral("role"), where);
+    const std::optional<MessageRole> role = parseMessageRole(roleText);
+    if (!role) badImport(QStringLiteral("%1: unknown role \"%2\"").arg(where, roleText.left(40)));
+    r.role = *role;
     r.text = requireString(o, QStringLiteral("text"), where);
     const QJsonValue finish = o.value(QStringLiteral("finishReason"));
     if (!finish.isUndefined() && !finish.isNull()) {
@@ -224,9 +226,9 @@ qint64 ChatStore::importJson(const QByteArray& json) {
         badImport(QStringLiteral("%1: unknown \"finishReason\" \"%2\" (expected \"\", \"stop\", "
                                  "\"length\" or \"abort\")")
                       .arg(where, text.left(40)));
-      if (r.finishReason && r.role != QLatin1String("assistant"))
-        badImport(
-            QStringLiteral("%1: \"finishReason\" is set on a %2 message (only answers have one)").arg(where, r.role));
+      if (r.finishReason && r.role != MessageRole::kAssistant)
+        badImport(QStringLiteral("%1: \"finishReason\" is set on a %2 message (only answers have one)")
+                      .arg(where, messageRoleText(r.role)));
     }
     const QJsonValue backend = o.value(QStringLiteral("backend"));
     if (!backend.isUndefined() && !backend.isNull()) {
@@ -263,7 +265,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
   for (const Row& r : rows) {
     insert.addBindValue(conversationId);
     insert.addBindValue(idOrNull(newIds.value(r.fileParent)));
-    insert.addBindValue(r.role);
+    insert.addBindValue(messageRoleText(r.role));
     insert.addBindValue(textValue(r.text));
     insert.addBindValue(textValue(finishReasonText(r.finishReason)));
     insert.addBindValue(r.createdAt.isValid() ? stamp(r.createdAt) : now);

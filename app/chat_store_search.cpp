@@ -61,7 +61,7 @@ QList<SearchHit> ChatStore::search(const QString& text, int limit) const {
     h.messageId = q.value(0).toLongLong();
     h.conversationId = q.value(1).toLongLong();
     h.conversationTitle = q.value(2).toString();
-    h.role = q.value(3).toString();
+    h.role = storedRole(q.value(3), m_path);
     h.snippetHtml = snippetToHtml(q.value(4).toString());
     out.append(h);
   }

@@ -150,6 +150,16 @@ inline QDateTime parseStamp(const QVariant& v) {
   return t.isValid() ? t.toUTC() : QDateTime();
 }
 
+/// The role stored in a messages.role value. Throws StoreError (kCorrupt) for text the schema's
+/// CHECK does not allow (a file changed outside PagedChat).
+inline MessageRole storedRole(const QVariant& v, const QString& path) {
+  const std::optional<MessageRole> role = parseMessageRole(v.toString());
+  if (!role)
+    fail(path, QStringLiteral("cannot read a message"),
+         QStringLiteral("unknown role \"%1\"").arg(v.toString().left(40)), StoreError::Kind::kCorrupt);
+  return *role;
+}
+
 /// Binds a possibly-null QString as '' rather than SQL NULL (the text columns are NOT NULL).
 inline QVariant textValue(const QString& s) { return s.isNull() ? QVariant(QString(QLatin1String(""))) : QVariant(s); }
 

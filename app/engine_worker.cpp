@@ -187,7 +187,7 @@ void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages,
   int count = -1;
   if (engine_ && !messages.isEmpty()) {
     const std::vector<pagedchat::ChatMessage> chat = toChatMessages(messages);
-    const bool continueLast = messages.constLast().role == QLatin1String("assistant");
+    const bool continueLast = messages.constLast().role == MessageRole::kAssistant;
     try {
       pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
       encode.continue_final_message = continueLast;

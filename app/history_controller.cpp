@@ -210,7 +210,7 @@ QVariantList HistoryController::search(const QString& text) const {
       out.append(QVariantMap{{QStringLiteral("messageId"), h.messageId},
                              {QStringLiteral("conversationId"), h.conversationId},
                              {QStringLiteral("title"), h.conversationTitle},
-                             {QStringLiteral("role"), h.role},
+                             {QStringLiteral("role"), messageRoleText(h.role)},
                              {QStringLiteral("snippet"), h.snippetHtml}});
     }
   } catch (const StoreError& e) {

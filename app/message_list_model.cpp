@@ -23,7 +23,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case MessageIdRole:
       return row.record.id;
     case RoleRole:
-      return row.record.role;
+      return messageRoleText(row.record.role);
     case Qt::DisplayRole:
     case TextRole:
       return row.record.text;
@@ -40,7 +40,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case ReasoningRole:
     case AnswerRole:
     case ThinkingRole: {
-      if (row.record.role != QLatin1String("assistant")) return role == AnswerRole ? row.record.text : QVariant();
+      if (row.record.role != MessageRole::kAssistant) return role == AnswerRole ? row.record.text : QVariant();
       const ReasoningSplit split = splitReasoning(row.record.text);
       if (role == ReasoningRole) return split.reasoning;
       if (role == AnswerRole) return split.answer;
@@ -136,7 +136,7 @@ QString MessageListModel::textAt(int row) const {
 }
 
 QString MessageListModel::roleAt(int row) const {
-  return row >= 0 && row < rows_.size() ? rows_.at(row).record.role : QString();
+  return row >= 0 && row < rows_.size() ? messageRoleText(rows_.at(row).record.role) : QString();
 }
 
 void MessageListModel::setSiblings(int row, int index, int count) {

@@ -100,7 +100,7 @@ QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pa
   const QString id = QStringLiteral("remote-%1").arg(nextId_++);
   QJsonArray chat;
   for (const PromptMessage& m : messages)
-    chat.append(QJsonObject{{QStringLiteral("role"), m.role}, {QStringLiteral("content"), m.text}});
+    chat.append(QJsonObject{{QStringLiteral("role"), messageRoleText(m.role)}, {QStringLiteral("content"), m.text}});
   QJsonObject body{{QStringLiteral("messages"), chat},
                    {QStringLiteral("stream"), true},
                    {QStringLiteral("stream_options"), QJsonObject{{QStringLiteral("include_usage"), true}}},

@@ -222,7 +222,7 @@ void TestAppProcess::signalSavesPartialReply() {
   auto assistant = [&store]() -> MessageRecord {
     for (const ConversationRecord& c : store.conversations())
       for (const MessageRecord& m : store.messages(c.id))
-        if (m.role == QLatin1String("assistant")) return m;
+        if (m.role == MessageRole::kAssistant) return m;
     return {};
   };
   // Poll tightly (a reply of stories260K takes a fraction of a second), then signal at once.

@@ -21,7 +21,7 @@ namespace {
 
 QStringList texts(const QList<PromptMessage>& messages) {
   QStringList out;
-  for (const PromptMessage& m : messages) out << m.role + QLatin1Char(':') + m.text;
+  for (const PromptMessage& m : messages) out << messageRoleText(m.role) + QLatin1Char(':') + m.text;
   return out;
 }
 
@@ -294,8 +294,8 @@ void TestChatBranches::contextUseOfAnOpenedConversation() {
   QString turn;
   for (int i = 0; i < 12; ++i) turn += QStringLiteral("Lily and Tom went to the park to play with the big red ball. ");
   for (int i = 0; i < 8; ++i) {
-    store.addMessage(longId, QStringLiteral("user"), turn);
-    store.addMessage(longId, QStringLiteral("assistant"), turn, FinishReason::kLength);
+    store.addMessage(longId, MessageRole::kUser, turn);
+    store.addMessage(longId, MessageRole::kAssistant, turn, FinishReason::kLength);
   }
   session.openConversation(longId, QStringLiteral("long"));
   QTRY_VERIFY_WITH_TIMEOUT(session.contextUsed() > 0, 30000);

@@ -163,8 +163,8 @@ void TestChatHistory::migrateV2AddsBackend() {
   {
     ChatStore store(dir.path());
     conversation = store.createConversation(QStringLiteral("Old"));
-    const qint64 user = store.addMessage(conversation, QStringLiteral("user"), QStringLiteral("hi"));
-    store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral("hello"), FinishReason::kStop, user);
+    const qint64 user = store.addMessage(conversation, MessageRole::kUser, QStringLiteral("hi"));
+    store.addMessage(conversation, MessageRole::kAssistant, QStringLiteral("hello"), FinishReason::kStop, user);
   }
   {
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v2"));
@@ -183,8 +183,8 @@ void TestChatHistory::migrateV2AddsBackend() {
   QCOMPARE(old.size(), 2);
   QCOMPARE(old[1].text, QStringLiteral("hello"));
   QCOMPARE(old[1].backend, QString());
-  const qint64 reply = store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral("again"),
-                                        std::nullopt, old[0].id, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
+  const qint64 reply = store.addMessage(conversation, MessageRole::kAssistant, QStringLiteral("again"), std::nullopt,
+                                        old[0].id, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
   QCOMPARE(store.branch(conversation).constLast().id, reply);
   QCOMPARE(store.branch(conversation).constLast().backend, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
 }
@@ -290,18 +290,18 @@ void TestChatHistory::messageTree() {
   QTemporaryDir dir;
   ChatStore store(dir.path());
   const qint64 c = store.createConversation(QStringLiteral("tree"));
-  const qint64 u1 = store.addMessage(c, QStringLiteral("user"), QStringLiteral("q1"));
-  const qint64 a1 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a1"));
+  const qint64 u1 = store.addMessage(c, MessageRole::kUser, QStringLiteral("q1"));
+  const qint64 a1 = store.addMessage(c, MessageRole::kAssistant, QStringLiteral("a1"));
   QCOMPARE(store.branch(c).constLast().parentId, u1);
   // A regenerated answer: a sibling of a1, now shown.
-  const qint64 a2 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a2"), FinishReason::kStop, u1);
+  const qint64 a2 = store.addMessage(c, MessageRole::kAssistant, QStringLiteral("a2"), FinishReason::kStop, u1);
   QCOMPARE(idsOf(store.branch(c)), (QList<qint64>{u1, a2}));
   QCOMPARE(store.branch(c)[1].siblingIndex, 1);
   QCOMPARE(store.branch(c)[1].siblingCount, 2);
   QCOMPARE(idsOf(store.siblings(a1)), (QList<qint64>{a1, a2}));
   // An edited first question: a second root with its own answer.
-  const qint64 u2 = store.addMessage(c, QStringLiteral("user"), QStringLiteral("q1 edited"), std::nullopt, 0);
-  const qint64 a3 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a3"));
+  const qint64 u2 = store.addMessage(c, MessageRole::kUser, QStringLiteral("q1 edited"), std::nullopt, 0);
+  const qint64 a3 = store.addMessage(c, MessageRole::kAssistant, QStringLiteral("a3"));
   QCOMPARE(idsOf(store.branch(c)), (QList<qint64>{u2, a3}));
   QCOMPARE(store.branch(c)[0].siblingIndex, 1);
   QCOMPARE(store.branch(c)[0].siblingCount, 2);
@@ -314,7 +314,7 @@ void TestChatHistory::messageTree() {
   QCOMPARE(idsOf(store.branch(c)), (QList<qint64>{u1, a1}));
   QCOMPARE(store.branch(c)[1].siblingIndex, 0);
   // Appending follows the shown branch.
-  const qint64 u3 = store.addMessage(c, QStringLiteral("user"), QStringLiteral("q2"));
+  const qint64 u3 = store.addMessage(c, MessageRole::kUser, QStringLiteral("q2"));
   QCOMPARE(idsOf(store.branch(c)), (QList<qint64>{u1, a1, u3}));
   // Deleting the shown leaf's subtree moves the leaf to the parent; others are untouched.
   store.deleteMessage(a1);
@@ -323,7 +323,7 @@ void TestChatHistory::messageTree() {
   // A parent from another conversation or a foreign leaf is refused.
   const qint64 other = store.createConversation(QStringLiteral("other"));
   QVERIFY_THROWS_EXCEPTION(StoreError,
-                           store.addMessage(other, QStringLiteral("user"), QStringLiteral("x"), std::nullopt, u1));
+                           store.addMessage(other, MessageRole::kUser, QStringLiteral("x"), std::nullopt, u1));
   QVERIFY_THROWS_EXCEPTION(StoreError, store.setCurrentLeaf(other, a2));
 }
 
@@ -331,10 +331,10 @@ void TestChatHistory::search() {
   QTemporaryDir dir;
   ChatStore store(dir.path());
   const qint64 c = store.createConversation(QStringLiteral("Search me"));
-  const qint64 m1 = store.addMessage(c, QStringLiteral("user"), QStringLiteral("How do I write C++ templates?"));
-  const qint64 m2 = store.addMessage(c, QStringLiteral("assistant"),
+  const qint64 m1 = store.addMessage(c, MessageRole::kUser, QStringLiteral("How do I write C++ templates?"));
+  const qint64 m2 = store.addMessage(c, MessageRole::kAssistant,
                                      QStringLiteral("오늘은 날씨가 정말 좋습니다. 산책하러 가요!"));
-  const qint64 m3 = store.addMessage(c, QStringLiteral("user"),
+  const qint64 m3 = store.addMessage(c, MessageRole::kUser,
                                      QStringLiteral("He said \"hello\" AND left; NEAR(x y) *star* <b>bold</b>"));
   QCOMPARE(hitIds(store.search(QStringLiteral("templates"))), (QList<qint64>{m1}));
   QCOMPARE(hitIds(store.search(QStringLiteral("TEMPL"))), (QList<qint64>{m1}));  // prefix, any case
@@ -373,8 +373,7 @@ void TestChatHistory::search() {
   // Newest first, limited.
   const qint64 c2 = store.createConversation(QStringLiteral("many"));
   QList<qint64> ids;
-  for (int i = 0; i < 5; ++i)
-    ids.prepend(store.addMessage(c2, QStringLiteral("user"), QStringLiteral("apple %1").arg(i)));
+  for (int i = 0; i < 5; ++i) ids.prepend(store.addMessage(c2, MessageRole::kUser, QStringLiteral("apple %1").arg(i)));
   QCOMPARE(hitIds(store.search(QStringLiteral("apple"), 3)), ids.mid(0, 3));
 }
 
@@ -382,10 +381,10 @@ void TestChatHistory::exportImportRoundTrip() {
   QTemporaryDir dir;
   ChatStore store(dir.path());
   const qint64 c = store.createConversation(QStringLiteral("Round trip 한국어"));
-  const qint64 u = store.addMessage(c, QStringLiteral("user"), QStringLiteral("질문 \"quoted\"\nline 2"));
-  store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("old answer"), FinishReason::kStop);
-  const qint64 a2 = store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("new answer"),
-                                     FinishReason::kLength, u);
+  const qint64 u = store.addMessage(c, MessageRole::kUser, QStringLiteral("질문 \"quoted\"\nline 2"));
+  store.addMessage(c, MessageRole::kAssistant, QStringLiteral("old answer"), FinishReason::kStop);
+  const qint64 a2 = store.addMessage(c, MessageRole::kAssistant, QStringLiteral("new answer"), FinishReason::kLength,
+                                     u);
   store.setPinned(c, true);
 
   const QString md = store.exportMarkdown(c);
@@ -396,8 +395,8 @@ void TestChatHistory::exportImportRoundTrip() {
   QVERIFY(md.contains(QStringLiteral("(cut off)")));
   // An answer's leading whitespace is left out of the Markdown (as in the window), not its text.
   const qint64 spaced = store.createConversation(QStringLiteral("spaced"));
-  store.addMessage(spaced, QStringLiteral("user"), QStringLiteral("Once upon a time"));
-  store.addMessage(spaced, QStringLiteral("assistant"), QStringLiteral(" \nthere was a cat"), FinishReason::kStop);
+  store.addMessage(spaced, MessageRole::kUser, QStringLiteral("Once upon a time"));
+  store.addMessage(spaced, MessageRole::kAssistant, QStringLiteral(" \nthere was a cat"), FinishReason::kStop);
   QVERIFY2(store.exportMarkdown(spaced).endsWith(QStringLiteral("## Assistant\n\nthere was a cat\n")),
            qPrintable(store.exportMarkdown(spaced)));
   QCOMPARE(store.branch(spaced).constLast().text, QStringLiteral(" \nthere was a cat"));
@@ -460,7 +459,7 @@ void TestChatHistory::badImportsLeaveNothing() {
   QTemporaryDir dir;
   ChatStore store(dir.path());
   const qint64 c = store.createConversation(QStringLiteral("x"));
-  store.addMessage(c, QStringLiteral("user"), QStringLiteral("hi"));
+  store.addMessage(c, MessageRole::kUser, QStringLiteral("hi"));
   const QJsonObject good = QJsonDocument::fromJson(store.exportJson(c)).object();
   auto with = [&](const QString& key, const QJsonValue& v) {
     QJsonObject o = good;
@@ -585,7 +584,7 @@ void TestChatHistory::softDeleteRestorePurge() {
     ChatStore store(dir.path());
     a = store.createConversation(QStringLiteral("a"));
     b = store.createConversation(QStringLiteral("b"));
-    store.addMessage(a, QStringLiteral("user"), QStringLiteral("keep me"));
+    store.addMessage(a, MessageRole::kUser, QStringLiteral("keep me"));
     store.softDeleteConversation(a);
     QCOMPARE(idsOf(store.conversations()), (QList<qint64>{b}));
     QCOMPARE(store.conversationCount(), 1);
@@ -614,7 +613,7 @@ void TestChatHistory::pinnedFirst() {
   QCOMPARE(idsOf(store.conversations()), (QList<qint64>{c, b, a}));
   store.setPinned(a, true);
   QCOMPARE(idsOf(store.conversations()), (QList<qint64>{a, c, b}));
-  store.addMessage(b, QStringLiteral("user"), QStringLiteral("bump"));
+  store.addMessage(b, MessageRole::kUser, QStringLiteral("bump"));
   QCOMPARE(idsOf(store.conversations()), (QList<qint64>{a, b, c}));
   store.setPinned(a, false);
   QCOMPARE(idsOf(store.conversations()), (QList<qint64>{b, c, a}));

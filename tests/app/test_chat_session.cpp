@@ -212,9 +212,9 @@ void TestChatSession::stopBeforeFirstDeltaSavesTurn() {
   QCOMPARE(conversations.size(), 1);
   const QList<MessageRecord> stored = store.messages(conversations.at(0).id);
   QCOMPARE(stored.size(), 2);
-  QCOMPARE(stored.at(0).role, QStringLiteral("user"));
+  QCOMPARE(stored.at(0).role, MessageRole::kUser);
   QCOMPARE(stored.at(0).text, QStringLiteral("Once upon a time"));
-  QCOMPARE(stored.at(1).role, QStringLiteral("assistant"));
+  QCOMPARE(stored.at(1).role, MessageRole::kAssistant);
   QCOMPARE(stored.at(1).finishReason, std::optional(FinishReason::kAbort));
 }
 

@@ -159,10 +159,10 @@ void TestChatStore::roundTripUnicodeAcrossReopen() {
     ChatStore store(dir.path());
     convId = store.createConversation(title);
     QVERIFY(convId > 0);
-    msgIds << store.addMessage(convId, QStringLiteral("system"), system);
-    msgIds << store.addMessage(convId, QStringLiteral("user"), korean);
-    msgIds << store.addMessage(convId, QStringLiteral("assistant"), emoji, FinishReason::kStop);
-    msgIds << store.addMessage(convId, QStringLiteral("user"), tricky);
+    msgIds << store.addMessage(convId, MessageRole::kSystem, system);
+    msgIds << store.addMessage(convId, MessageRole::kUser, korean);
+    msgIds << store.addMessage(convId, MessageRole::kAssistant, emoji, FinishReason::kStop);
+    msgIds << store.addMessage(convId, MessageRole::kUser, tricky);
     store.close();
   }
   const QDateTime after = QDateTime::currentDateTimeUtc().addSecs(1);
@@ -193,8 +193,7 @@ void TestChatStore::roundTripUnicodeAcrossReopen() {
 
   const auto msgs = store.messages(convId);
   QCOMPARE(msgs.size(), 4);
-  const QStringList roles{QStringLiteral("system"), QStringLiteral("user"), QStringLiteral("assistant"),
-                          QStringLiteral("user")};
+  const QList<MessageRole> roles{MessageRole::kSystem, MessageRole::kUser, MessageRole::kAssistant, MessageRole::kUser};
   const QStringList texts{system, korean, emoji, tricky};
   const QList<std::optional<FinishReason>> reasons{std::nullopt, std::nullopt, FinishReason::kStop, std::nullopt};
   for (int i = 0; i < 4; ++i) {
@@ -225,10 +224,10 @@ void TestChatStore::conversationsNewestUpdatedFirst() {
     c = store.createConversation(QStringLiteral("C"));
     QCOMPARE(ids(store.conversations()), (QList<qint64>{c, b, a}));
 
-    const qint64 ma = store.addMessage(a, QStringLiteral("user"), QStringLiteral("hi A"));
+    const qint64 ma = store.addMessage(a, MessageRole::kUser, QStringLiteral("hi A"));
     QCOMPARE(ids(store.conversations()), (QList<qint64>{a, c, b}));
 
-    store.addMessage(b, QStringLiteral("user"), QStringLiteral("hi B"));
+    store.addMessage(b, MessageRole::kUser, QStringLiteral("hi B"));
     QCOMPARE(ids(store.conversations()), (QList<qint64>{b, a, c}));
 
     store.updateMessage(ma, QStringLiteral("hi A, edited"));  // text update bumps A
@@ -253,8 +252,8 @@ void TestChatStore::deleteCascadesMessages() {
     keep = store.createConversation(QStringLiteral("keep"));
     drop = store.createConversation(QStringLiteral("drop"));
     for (int i = 0; i < 3; ++i) {
-      store.addMessage(keep, QStringLiteral("user"), QStringLiteral("keep %1").arg(i));
-      store.addMessage(drop, QStringLiteral("user"), QStringLiteral("drop %1").arg(i));
+      store.addMessage(keep, MessageRole::kUser, QStringLiteral("keep %1").arg(i));
+      store.addMessage(drop, MessageRole::kUser, QStringLiteral("drop %1").arg(i));
     }
     store.deleteConversation(drop);
     QCOMPARE(ids(store.conversations()), (QList<qint64>{keep}));
@@ -300,8 +299,8 @@ void TestChatStore::partialMessageSurvivesClose() {
   {
     ChatStore store(dir.path());
     conv = store.createConversation(QStringLiteral("story"));
-    store.addMessage(conv, QStringLiteral("user"), QStringLiteral("Tell me a story"));
-    msg = store.addMessage(conv, QStringLiteral("assistant"), QString());  // streaming starts
+    store.addMessage(conv, MessageRole::kUser, QStringLiteral("Tell me a story"));
+    msg = store.addMessage(conv, MessageRole::kAssistant, QString());  // streaming starts
     store.updateMessage(msg, QStringLiteral("Once"));
     store.updateMessage(msg, QStringLiteral("Once upon"));
     store.updateMessage(msg, partial);
@@ -320,7 +319,7 @@ void TestChatStore::partialMessageSurvivesClose() {
     const auto msgs = store.messages(conv);
     QCOMPARE(msgs.size(), 2);
     QCOMPARE(msgs[1].id, msg);
-    QCOMPARE(msgs[1].role, QStringLiteral("assistant"));
+    QCOMPARE(msgs[1].role, MessageRole::kAssistant);
     QCOMPARE(msgs[1].text, partial);
     QVERIFY(!msgs[1].finishReason);
 
@@ -344,7 +343,7 @@ void TestChatStore::closedStoreThrows() {
   QVERIFY(thrown);
   storeErrorOf([&] { store.conversations(); }, &thrown);
   QVERIFY(thrown);
-  storeErrorOf([&] { store.addMessage(id, QStringLiteral("user"), QStringLiteral("z")); }, &thrown);
+  storeErrorOf([&] { store.addMessage(id, MessageRole::kUser, QStringLiteral("z")); }, &thrown);
   QVERIFY(thrown);
 }
 
@@ -354,17 +353,36 @@ void TestChatStore::constraintViolationsThrow() {
   ChatStore store(dir.path());
   const qint64 id = store.createConversation(QStringLiteral("x"));
   bool thrown = false;
-  QString msg = storeErrorOf([&] { store.addMessage(id, QStringLiteral("robot"), QStringLiteral("beep")); }, &thrown);
-  QVERIFY2(thrown, "an unknown role must be rejected");
-  QVERIFY2(msg.contains(store.databasePath()), qPrintable(msg));
-  msg = storeErrorOf([&] { store.addMessage(id + 1000, QStringLiteral("user"), QStringLiteral("orphan")); }, &thrown);
+  // An unknown role cannot be passed (MessageRole). One written by another program past the
+  // schema's CHECK makes the file damaged when read: an error naming it, not a wrong message.
+  const qint64 other = store.createConversation(QStringLiteral("y"));
+  const qint64 robot = store.addMessage(other, MessageRole::kUser, QStringLiteral("beep"));
+  {
+    RawDb raw(store.databasePath());
+    QVERIFY2(raw.exec(QStringLiteral("PRAGMA ignore_check_constraints = ON")), qPrintable(raw.error()));
+    QVERIFY2(raw.exec(QStringLiteral("UPDATE messages SET role = 'robot' WHERE id = %1").arg(robot)),
+             qPrintable(raw.error()));
+  }
+  StoreError::Kind kind = StoreError::Kind::kOther;
+  QString msg;
+  try {
+    store.messages(other);
+  } catch (const StoreError& e) {
+    thrown = true;
+    kind = e.kind();
+    msg = QString::fromUtf8(e.what());
+  }
+  QVERIFY2(thrown, "an unknown stored role must be an error");
+  QCOMPARE(kind, StoreError::Kind::kCorrupt);
+  QVERIFY2(msg.contains(QLatin1String("robot")) && msg.contains(store.databasePath()), qPrintable(msg));
+  msg = storeErrorOf([&] { store.addMessage(id + 1000, MessageRole::kUser, QStringLiteral("orphan")); }, &thrown);
   QVERIFY2(thrown, "a message for a missing conversation must be rejected (foreign key)");
   storeErrorOf([&] { store.updateMessage(424242, QStringLiteral("nothing")); }, &thrown);
   QVERIFY2(thrown, "updating a missing message should throw");
   // Nothing half-written, and the store still works.
   QVERIFY(store.messages(id).isEmpty());
   QVERIFY(store.messages(id + 1000).isEmpty());
-  store.addMessage(id, QStringLiteral("user"), QStringLiteral("ok"));
+  store.addMessage(id, MessageRole::kUser, QStringLiteral("ok"));
   QCOMPARE(store.messages(id).size(), 1);
 }
 
@@ -413,8 +431,8 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
   QVERIFY(dir.isValid());
   ChatStore store(dir.path());
   const qint64 conv = store.createConversation(QStringLiteral("before the lock"));
-  const qint64 m1 = store.addMessage(conv, QStringLiteral("user"), QStringLiteral("committed 1"));
-  const qint64 m2 = store.addMessage(conv, QStringLiteral("assistant"), QStringLiteral("partial"));
+  const qint64 m1 = store.addMessage(conv, MessageRole::kUser, QStringLiteral("committed 1"));
+  const qint64 m2 = store.addMessage(conv, MessageRole::kAssistant, QStringLiteral("partial"));
 
   auto locker = std::make_unique<RawDb>(store.databasePath());
   QVERIFY2(locker->ok(), qPrintable(locker->error()));
@@ -425,7 +443,7 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
   QElapsedTimer timer;
   timer.start();
   bool thrown = false;
-  QString msg = storeErrorOf([&] { store.addMessage(conv, QStringLiteral("user"), QStringLiteral("lost")); }, &thrown);
+  QString msg = storeErrorOf([&] { store.addMessage(conv, MessageRole::kUser, QStringLiteral("lost")); }, &thrown);
   QVERIFY2(thrown, "a write while another connection holds the write lock must throw");
   qDebug().noquote() << "locked error after" << timer.elapsed() << "ms:" << msg;
   QVERIFY2(msg.contains(store.databasePath()), qPrintable(msg));
@@ -464,7 +482,7 @@ void TestChatStore::lockedDatabaseThrowsThenRecovers() {
   app.reset();
 
   // After the lock is gone the store works again and nothing committed earlier is lost.
-  const qint64 m3 = store.addMessage(conv, QStringLiteral("user"), QStringLiteral("after"));
+  const qint64 m3 = store.addMessage(conv, MessageRole::kUser, QStringLiteral("after"));
   store.updateMessage(m2, QStringLiteral("partial, finished"), FinishReason::kStop);
   store.close();
 

@@ -29,7 +29,7 @@ pagedchat::SamplingParams greedy(int maxTokens) {
   return p;
 }
 
-QList<PromptMessage> userTurn(const QString& text) { return {{QStringLiteral("user"), text}}; }
+QList<PromptMessage> userTurn(const QString& text) { return {{MessageRole::kUser, text}}; }
 
 /// Owns a worker on its own thread, as EngineClient does, without the status bookkeeping.
 struct WorkerThread {
@@ -185,9 +185,10 @@ void TestEngineWorker::secondTurnReusesCache() {
   const QString r1 = turn(QStringLiteral("t1"), userTurn(u1), prompt1, cached1);
   QVERIFY(!r1.isEmpty());
   QCOMPARE(cached1, 0);
-  const QList<PromptMessage> conversation = {{"user", u1}, {"assistant", r1}, {"user", u2}};
-  const QList<MessageRecord> history = {MessageRecord{0, 0, "user", u1, {}, {}},
-                                        MessageRecord{0, 0, "assistant", r1, FinishReason::kStop, {}}};
+  const QList<PromptMessage> conversation = {
+      {MessageRole::kUser, u1}, {MessageRole::kAssistant, r1}, {MessageRole::kUser, u2}};
+  const QList<MessageRecord> history = {MessageRecord{0, 0, MessageRole::kUser, u1, {}, {}},
+                                        MessageRecord{0, 0, MessageRole::kAssistant, r1, FinishReason::kStop, {}}};
   QCOMPARE(buildChatMessages(QString(), history, u2), conversation);
   const QString r2 = turn(QStringLiteral("t2"), conversation, prompt2, cached2);
   QVERIFY(!r2.isEmpty());

@@ -101,9 +101,9 @@ void TestGui::loadsWithoutWarningsAndChats() {
   QVERIFY(conversationId_ != 0);
   const QList<MessageRecord> stored = controller.store()->messages(conversationId_);
   QCOMPARE(stored.size(), 2);
-  QCOMPARE(stored.at(0).role, QStringLiteral("user"));
+  QCOMPARE(stored.at(0).role, MessageRole::kUser);
   QCOMPARE(stored.at(0).text, QStringLiteral("Once upon a time"));
-  QCOMPARE(stored.at(1).role, QStringLiteral("assistant"));
+  QCOMPARE(stored.at(1).role, MessageRole::kAssistant);
   QCOMPARE(stored.at(1).text, replyText_);
   QVERIFY2(stored.at(1).finishReason == FinishReason::kStop || stored.at(1).finishReason == FinishReason::kLength,
            qPrintable(finishReasonText(stored.at(1).finishReason)));
@@ -281,13 +281,13 @@ void TestGui::messageBubbles() {
     ChatStore store(dir.path());
     conversation = store.createConversation(QStringLiteral("Bubbles"));
     for (const QString& t : shortTexts) {
-      store.addMessage(conversation, QStringLiteral("user"), t);
-      store.addMessage(conversation, QStringLiteral("assistant"), QLatin1Char(' ') + t, FinishReason::kStop);
+      store.addMessage(conversation, MessageRole::kUser, t);
+      store.addMessage(conversation, MessageRole::kAssistant, QLatin1Char(' ') + t, FinishReason::kStop);
     }
-    store.addMessage(conversation, QStringLiteral("user"), longText);
-    store.addMessage(conversation, QStringLiteral("assistant"), QStringLiteral(" Tom and"));  // crashed mid-reply
-    store.addMessage(conversation, QStringLiteral("user"), QStringLiteral("Go on"));
-    store.addMessage(conversation, QStringLiteral("assistant"), QString());  // crashed before any text
+    store.addMessage(conversation, MessageRole::kUser, longText);
+    store.addMessage(conversation, MessageRole::kAssistant, QStringLiteral(" Tom and"));  // crashed mid-reply
+    store.addMessage(conversation, MessageRole::kUser, QStringLiteral("Go on"));
+    store.addMessage(conversation, MessageRole::kAssistant, QString());  // crashed before any text
   }
   AppController controller(apptest::optionsFor(dir.path()));
   QCOMPARE(controller.panes()->sessionAt(0)->conversationId(), conversation);

@@ -120,9 +120,8 @@ void TestGuiPanes::everyControlHasAnAccessibleName() {
   {
     ChatStore store(dir.path());
     const qint64 c = store.createConversation(QStringLiteral("Code"));
-    store.addMessage(c, QStringLiteral("user"), QStringLiteral("Show code"));
-    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("Here:\n```cpp\nint x;\n```\n"),
-                     FinishReason::kStop);
+    store.addMessage(c, MessageRole::kUser, QStringLiteral("Show code"));
+    store.addMessage(c, MessageRole::kAssistant, QStringLiteral("Here:\n```cpp\nint x;\n```\n"), FinishReason::kStop);
   }
   AppController controller(optionsFor(dir.path()));
   apptest::warnings().clear();
@@ -342,11 +341,11 @@ void TestGuiPanes::renderingBenchmark() {
   for (int i = 0; i < 3; ++i) {
     MessageListModel* m = panes->sessionAt(i)->messages();
     MessageRecord user;
-    user.role = QStringLiteral("user");
+    user.role = MessageRole::kUser;
     user.text = QStringLiteral("Write a long story");
     m->append(user);
     MessageRecord reply;
-    reply.role = QStringLiteral("assistant");
+    reply.role = MessageRole::kAssistant;
     rows.append(m->append(reply, /*streaming=*/true));
   }
   const QStringList words = {QStringLiteral(" Lily"), QStringLiteral(" saw"),     QStringLiteral(" a"),

@@ -64,7 +64,7 @@ void TestHistoryGui::deleteUndoRenamePin() {
     AppController controller(optionsFor(dir));
     ChatStore* store = controller.store();
     a = store->createConversation(QStringLiteral("Alpha"));
-    store->addMessage(a, QStringLiteral("user"), QStringLiteral("hello"));
+    store->addMessage(a, MessageRole::kUser, QStringLiteral("hello"));
     b = store->createConversation(QStringLiteral("Beta"));
     controller.conversations()->reload();
     controller.history()->openConversation(a);
@@ -115,8 +115,8 @@ void TestHistoryGui::exportImportFiles() {
   AppController controller(optionsFor(dir));
   ChatStore* store = controller.store();
   const qint64 id = store->createConversation(QStringLiteral("Export me"));
-  store->addMessage(id, QStringLiteral("user"), QStringLiteral("질문"));
-  store->addMessage(id, QStringLiteral("assistant"), QStringLiteral("answer"), FinishReason::kStop);
+  store->addMessage(id, MessageRole::kUser, QStringLiteral("질문"));
+  store->addMessage(id, MessageRole::kAssistant, QStringLiteral("answer"), FinishReason::kStop);
   controller.conversations()->reload();
 
   const QString md = dir.filePath(QStringLiteral("out.md"));
@@ -168,9 +168,9 @@ void TestHistoryGui::searchOpensMessage() {
   AppController controller(optionsFor(dir));
   ChatStore* store = controller.store();
   const qint64 c = store->createConversation(QStringLiteral("Fruit"));
-  const qint64 u = store->addMessage(c, QStringLiteral("user"), QStringLiteral("tell me about apples"));
-  const qint64 first = store->addMessage(c, QStringLiteral("assistant"), QStringLiteral("Apples are red"));
-  store->addMessage(c, QStringLiteral("assistant"), QStringLiteral("Pears are green"), std::nullopt, u);  // shown
+  const qint64 u = store->addMessage(c, MessageRole::kUser, QStringLiteral("tell me about apples"));
+  const qint64 first = store->addMessage(c, MessageRole::kAssistant, QStringLiteral("Apples are red"));
+  store->addMessage(c, MessageRole::kAssistant, QStringLiteral("Pears are green"), std::nullopt, u);  // shown
   store->createConversation(QStringLiteral("Other"));
   controller.conversations()->reload();
 
@@ -197,9 +197,9 @@ void TestHistoryGui::windowSectionsAndSearchPanel() {
     const qint64 p = store.createConversation(QStringLiteral("Pinned one"));
     store.setPinned(p, true);
     const qint64 c = store.createConversation(QStringLiteral("Today one"));
-    const qint64 u = store.addMessage(c, QStringLiteral("user"), QStringLiteral("find the walrus"));
-    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("a walrus"), FinishReason::kLength);
-    store.addMessage(c, QStringLiteral("assistant"), QStringLiteral("another walrus"), FinishReason::kStop, u);
+    const qint64 u = store.addMessage(c, MessageRole::kUser, QStringLiteral("find the walrus"));
+    store.addMessage(c, MessageRole::kAssistant, QStringLiteral("a walrus"), FinishReason::kLength);
+    store.addMessage(c, MessageRole::kAssistant, QStringLiteral("another walrus"), FinishReason::kStop, u);
   }
   AppController controller(optionsFor(dir));
   apptest::warnings().clear();
@@ -301,7 +301,7 @@ void TestHistoryGui::severalPendingDeletes() {
     AppController controller(optionsFor(dir));
     ChatStore* store = controller.store();
     a = store->createConversation(QStringLiteral("A"));
-    store->addMessage(a, QStringLiteral("user"), QStringLiteral("keep a"));
+    store->addMessage(a, MessageRole::kUser, QStringLiteral("keep a"));
     b = store->createConversation(QStringLiteral("B"));
     c = store->createConversation(QStringLiteral("C"));
     controller.conversations()->reload();
@@ -486,7 +486,7 @@ void TestHistoryGui::titlesArePlainText() {
   {
     ChatStore store(dir.path());
     id = store.createConversation(title);
-    store.addMessage(id, QStringLiteral("user"), QStringLiteral("marmalade"));
+    store.addMessage(id, MessageRole::kUser, QStringLiteral("marmalade"));
   }
   AppController controller(optionsFor(dir));
   apptest::warnings().clear();
@@ -538,8 +538,8 @@ void TestHistoryGui::copyTakesTheShownText() {
   {
     ChatStore store(dir.path());
     id = store.createConversation(QStringLiteral("Story"));
-    store.addMessage(id, QStringLiteral("user"), QStringLiteral("Once upon a time"));
-    store.addMessage(id, QStringLiteral("assistant"), QStringLiteral(" there was a cat"), FinishReason::kStop);
+    store.addMessage(id, MessageRole::kUser, QStringLiteral("Once upon a time"));
+    store.addMessage(id, MessageRole::kAssistant, QStringLiteral(" there was a cat"), FinishReason::kStop);
   }
   AppController controller(optionsFor(dir));
   apptest::warnings().clear();
@@ -599,7 +599,7 @@ void TestHistoryGui::restoredPaneAndSearchJumpInTheWindow() {
       QString text = QStringLiteral("Message %1. ").arg(i);
       for (int k = 0; k < (i % 5) * 6; ++k) text += QStringLiteral("Some longer filler text that wraps. ");
       if (i == 8 || i == 16) text += QStringLiteral("The magic word is here.");
-      parent = store.addMessage(c, i % 2 ? QStringLiteral("assistant") : QStringLiteral("user"), text,
+      parent = store.addMessage(c, i % 2 ? MessageRole::kAssistant : MessageRole::kUser, text,
                                 i % 2 ? std::optional(FinishReason::kStop) : std::nullopt, parent);
       ids.append(parent);
     }

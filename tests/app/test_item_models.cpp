@@ -33,7 +33,7 @@ std::unique_ptr<Tester> tester(QAbstractItemModel* model) {
   return std::make_unique<Tester>(model, Tester::FailureReportingMode::QtTest);
 }
 
-MessageRecord message(qint64 id, const QString& role, const QString& text, qint64 parent) {
+MessageRecord message(qint64 id, MessageRole role, const QString& text, qint64 parent) {
   MessageRecord m;
   m.id = id;
   m.role = role;
@@ -58,9 +58,9 @@ class TestItemModels : public QObject {
 void TestItemModels::messageListModel() {
   MessageListModel model;
   auto check = tester(&model);
-  model.setMessages({message(1, QStringLiteral("user"), QStringLiteral("Hi"), 0),
-                     message(2, QStringLiteral("assistant"), QStringLiteral("Hello"), 1)});
-  const int row = model.append(message(0, QStringLiteral("assistant"), QString(), 2), /*streaming=*/true);
+  model.setMessages({message(1, MessageRole::kUser, QStringLiteral("Hi"), 0),
+                     message(2, MessageRole::kAssistant, QStringLiteral("Hello"), 1)});
+  const int row = model.append(message(0, MessageRole::kAssistant, QString(), 2), /*streaming=*/true);
   for (int i = 0; i < 30; ++i) model.appendText(row, QStringLiteral("word%1 ").arg(i));
   model.flushTextChanges();
   model.setMessageId(row, 3);
@@ -114,7 +114,7 @@ void TestItemModels::conversationListModel() {
   QCOMPARE(model.rowCount(), 30);
   store.setPinned(ids.at(3), true);
   store.softDeleteConversation(ids.at(5));
-  store.addMessage(ids.at(10), QStringLiteral("user"), QStringLiteral("newest"));
+  store.addMessage(ids.at(10), MessageRole::kUser, QStringLiteral("newest"));
   model.reload();
   model.setNow(QDateTime(QDate(2020, 5, 2), QTime(8, 0), Qt::UTC));
   model.setNow(QDateTime::currentDateTime());

@@ -71,10 +71,10 @@ class TestReasoning : public QObject {
   void modelRoles() {
     MessageListModel m;
     MessageRecord user;
-    user.role = QStringLiteral("user");
+    user.role = MessageRole::kUser;
     user.text = QStringLiteral("<think>mine</think>");
     MessageRecord reply;
-    reply.role = QStringLiteral("assistant");
+    reply.role = MessageRole::kAssistant;
     reply.text = QStringLiteral("<think>\nPondering");
     m.append(user);
     const int row = m.append(reply, /*streaming=*/true);
@@ -122,7 +122,7 @@ class TestReasoning : public QObject {
       p.temperature = 0;
       p.max_tokens = 6;
       p.output_kind = pagedchat::RequestOutputKind::kDelta;
-      const QList<PromptMessage> messages = {{QStringLiteral("user"), QStringLiteral("Hi")}};
+      const QList<PromptMessage> messages = {{MessageRole::kUser, QStringLiteral("Hi")}};
       QMetaObject::invokeMethod(
           worker, [worker, messages, p] { worker->submit(QStringLiteral("r"), messages, p); }, Qt::QueuedConnection);
       QTRY_VERIFY_WITH_TIMEOUT(finished, 30000);

@@ -281,7 +281,7 @@ void TestStoreFaults::corruptDatabaseIsKeptAndReplaced() {
       ChatStore store(dir.path());
       for (int i = 0; i < 200; ++i) {
         const qint64 c = store.createConversation(QStringLiteral("conversation %1").arg(i));
-        store.addMessage(c, QStringLiteral("user"), QString(QStringLiteral("text %1 ").arg(i)).repeated(40));
+        store.addMessage(c, MessageRole::kUser, QString(QStringLiteral("text %1 ").arg(i)).repeated(40));
       }
     }  // closed: checkpointed into the main file
     QFile f(path);
