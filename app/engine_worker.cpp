@@ -21,7 +21,7 @@ EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, const QString&
     : QObject(parent),
       config_(config),
       chatTemplateOverride_(chatTemplate),
-      server_(std::make_unique<WorkerEngineClient>(this, "wakeForServer")) {
+      server_(std::make_unique<WorkerEngineClient>(this, [this] { wakeForServer(); })) {
   qRegisterMetaType<PromptMessage>();
   qRegisterMetaType<QList<PromptMessage>>();
   qRegisterMetaType<RequestDelta>();

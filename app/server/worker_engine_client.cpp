@@ -16,7 +16,7 @@ const pagedchat::LLMEngine* WorkerEngineClient::loaded_engine() const {
   return engine_;
 }
 
-void WorkerEngineClient::wake() { QMetaObject::invokeMethod(worker_, wakeSlot_, Qt::QueuedConnection); }
+void WorkerEngineClient::wake() { QMetaObject::invokeMethod(worker_, onWake_, Qt::QueuedConnection); }
 
 void WorkerEngineClient::setEngine(pagedchat::LLMEngine* engine, const std::string& reason) {
   pagedchat::LLMEngine* old = nullptr;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <deque>
+#include <functional>
+#include <utility>
 
 #include "engine/async_engine_client.h"
 
@@ -15,8 +17,8 @@ class QObject;
 /// back through deliverStep(). No Qt here but the one queued call; the worker owns this object.
 class WorkerEngineClient : public pagedchat::AsyncEngineClient {
  public:
-  /// `worker` gets a queued call of its slot `wakeSlot` when a command is queued.
-  WorkerEngineClient(QObject* worker, const char* wakeSlot) : worker_(worker), wakeSlot_(wakeSlot) {}
+  /// `onWake` runs on `worker`'s thread (a queued call) when a command is queued.
+  WorkerEngineClient(QObject* worker, std::function<void()> onWake) : worker_(worker), onWake_(std::move(onWake)) {}
 
   /// The loaded model (only while one is: the server is stopped before a model goes).
   const pagedchat::LLMEngine& engine() const override;
@@ -38,6 +40,6 @@ class WorkerEngineClient : public pagedchat::AsyncEngineClient {
 
  private:
   QObject* worker_;
-  const char* wakeSlot_;
+  std::function<void()> onWake_;
   pagedchat::LLMEngine* engine_ = nullptr;  ///< guarded by mu_
 };
