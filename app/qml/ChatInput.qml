@@ -8,8 +8,10 @@ import PagedChat
 ColumnLayout {
     id: input
 
-    /// The pane's ChatSession (C++).
+    /// The pane's ChatSession (C++); null for a moment when its pane closes (ChatPane.session).
     required property ChatSession session
+    /// The session is generating a reply (the button stops it).
+    readonly property bool busy: session !== null && session.busy
     property int paneNumber: 1
     property bool canSend: true
     /// The PaneListModel and BlindCompare (C++), for "send to all panes"; may be null (tests).
@@ -60,8 +62,8 @@ ColumnLayout {
                 TextArea {
                     id: textArea
                     objectName: "inputArea"
-                    text: input.session.inputText
-                    onTextChanged: input.session.inputText = text
+                    text: input.session ? input.session.inputText : ""
+                    onTextChanged: if (input.session) input.session.inputText = text
                     placeholderText: qsTr("Type a message…")
                     wrapMode: TextEdit.Wrap
                     font.pixelSize: Theme.messageFontSize
@@ -88,18 +90,18 @@ ColumnLayout {
 
             Button {
                 FocusFrame {}
-                objectName: input.session.busy ? "stopButton" : "sendButton"
-                text: input.session.busy ? qsTr("Stop") : qsTr("Send")
+                objectName: input.busy ? "stopButton" : "sendButton"
+                text: input.busy ? qsTr("Stop") : qsTr("Send")
                 highlighted: true
-                Material.accent: input.session.busy ? Theme.errorColor : Theme.userBubbleColor
-                enabled: input.session.busy || (input.canSend && input.session.inputText.trim() !== "")
+                Material.accent: input.busy ? Theme.errorColor : Theme.userBubbleColor
+                enabled: input.busy || (input.canSend && input.session !== null && input.session.inputText.trim() !== "")
                 Layout.alignment: Qt.AlignBottom
                 topInset: 0
                 bottomInset: 0
-                onClicked: input.session.busy ? input.session.stop() : input.send()
-                Accessible.name: input.session.busy ? qsTr("Stop generating in pane %1").arg(input.paneNumber)
-                                                    : input.sendsToAll ? qsTr("Send message to all panes")
-                                                    : qsTr("Send message in pane %1").arg(input.paneNumber)
+                onClicked: input.busy ? input.session.stop() : input.send()
+                Accessible.name: input.busy ? qsTr("Stop generating in pane %1").arg(input.paneNumber)
+                                            : input.sendsToAll ? qsTr("Send message to all panes")
+                                            : qsTr("Send message in pane %1").arg(input.paneNumber)
             }
         }
     }

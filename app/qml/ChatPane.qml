@@ -8,7 +8,9 @@ import PagedChat
 Pane {
     id: pane
 
-    /// The pane's ChatSession (C++), from the PaneListModel's "session" role.
+    /// The pane's ChatSession (C++), from the PaneListModel's "session" role. Null for a moment
+    /// when the pane closes: C++ deletes the session while Main.qml's Repeater (its components
+    /// bound) still holds this pane with its bindings live, so they read it only when not null.
     required property ChatSession session
     required property int index
     /// The PaneListModel and EngineClient (C++).
@@ -54,8 +56,8 @@ Pane {
 
         PaneHeader {
             Layout.fillWidth: true
-            title: pane.session.title !== "" ? pane.session.title : qsTr("New chat")
-            busy: pane.session.busy
+            title: pane.session && pane.session.title !== "" ? pane.session.title : qsTr("New chat")
+            busy: pane.session !== null && pane.session.busy
             paneNumber: pane.index + 1
             canClose: pane.panes.canClosePane
             session: pane.session
@@ -69,7 +71,7 @@ Pane {
         MessageList {
             Layout.fillWidth: true
             Layout.fillHeight: true
-            model: pane.session.messages
+            model: pane.session ? pane.session.messages : null
             session: pane.session
             paneNumber: pane.index + 1
             detailsHidden: pane.blind
@@ -81,8 +83,8 @@ Pane {
             Layout.fillWidth: true
             Layout.leftMargin: 16
             Layout.rightMargin: 16
-            visible: pane.session.errorText !== ""
-            text: pane.session.errorText
+            visible: pane.session !== null && pane.session.errorText !== ""
+            text: pane.session ? pane.session.errorText : ""
             textFormat: Text.PlainText
             color: Theme.errorColor
             wrapMode: Text.Wrap
@@ -95,7 +97,7 @@ Pane {
             Layout.fillWidth: true
             Layout.leftMargin: 16
             Layout.rightMargin: 16
-            visible: !pane.canAnswer && !pane.session.busy
+            visible: pane.session !== null && !pane.canAnswer && !pane.session.busy
             text: qsTr("No model is loaded: open one with the Model button (Ctrl+O) to chat.")
             color: Theme.mutedTextColor
             wrapMode: Text.Wrap
@@ -119,7 +121,7 @@ Pane {
         id: settingsPopup
         parent: Overlay.overlay
         anchors.centerIn: parent
-        settings: pane.session.settings
+        settings: pane.session ? pane.session.settings : null
         paneNumber: pane.index + 1
         session: pane.session
         endpoints: pane.endpoints

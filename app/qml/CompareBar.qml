@@ -1,5 +1,6 @@
 // The blind-compare bar above the panes (two panes or more): the mode's switch, what to do next,
 // and, once every pane has answered, the vote buttons ("A is better", ..., "Tie").
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material

@@ -2,6 +2,7 @@
 // Yesterday, Previous 7 days, Older): new, open (click), rename, pin, export, import, delete
 // with undo, and the full-text search panel (Ctrl+F). Rows load a page at a time as the list
 // scrolls (ConversationListModel::fetchMore).
+pragma ComponentBehavior: Bound
 import QtCore
 import QtQuick
 import QtQuick.Controls
@@ -176,7 +177,7 @@ Pane {
             onCloseRequested: sidebar.searching = false
         }
 
-        ListView {
+        ConversationListView {
             id: list
             objectName: "conversationListView"
             visible: !sidebar.searching
@@ -189,23 +190,6 @@ Pane {
             Accessible.name: qsTr("Conversation list")
             Accessible.role: Accessible.List
             ScrollBar.vertical: ScrollBar { Accessible.name: qsTr("Scroll conversations") }
-
-            section.property: "section"
-            section.criteria: ViewSection.FullString
-            section.delegate: Label {
-                required property string section
-                width: ListView.view.width
-                topPadding: 8
-                bottomPadding: 2
-                leftPadding: 12
-                text: section
-                font.pixelSize: 11
-                font.weight: Font.DemiBold
-                font.capitalization: Font.AllUppercase
-                color: Theme.mutedTextColor
-                Accessible.role: Accessible.Heading
-                Accessible.name: section
-            }
 
             delegate: ConversationDelegate {
                 width: ListView.view.width

@@ -1,6 +1,7 @@
 // The live engine view: running and waiting requests (with their panes), the KV-cache block
 // map (one cell per block, coloured by the pane that owns it; shared prefix blocks marked; free
 // blocks still in the prefix cache outlined), the prefix-cache hit rate, and tokens/s over time.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -118,7 +119,7 @@ Pane {
             Layout.preferredHeight: 140
             spacing: 12
 
-            ListView {
+            RequestListView {
                 id: requestList
                 objectName: "requestList"
                 Layout.fillHeight: true
@@ -128,10 +129,6 @@ Pane {
                 model: view.monitor.requests
                 Accessible.name: qsTr("Running and waiting requests")
                 Accessible.role: Accessible.List
-                header: Label {
-                    text: qsTr("Requests")
-                    font.weight: Font.Medium
-                }
                 delegate: Row {
                     id: requestRow
                     required property var modelData

@@ -1,4 +1,5 @@
 // The main window: conversation list on the left, chat panes side by side, status line below.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material

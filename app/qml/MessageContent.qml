@@ -2,6 +2,8 @@
 // in a monospace box with a copy button. The blocks come from MessageBlocksModel, which updates
 // at most ten times a second while a reply streams and touches only the blocks that changed, so
 // a long streaming answer re-lays out only its last block.
+// Components are bound to where they are declared, so that the blocks can use this file's ids.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -26,9 +28,9 @@ Column {
     readonly property int lineCount: {
         let n = 0
         for (let i = 0; i < blockRepeater.count; ++i) {
-            const loader = blockRepeater.itemAt(i)
-            if (loader && loader.item)
-                n += loader.item.lineCount
+            const block = blockRepeater.itemAt(i)
+            if (block && block.item)
+                n += block.item.lineCount
         }
         return n
     }
@@ -59,29 +61,36 @@ Column {
         id: blockRepeater
         model: blocks
 
-        delegate: Loader {
-            id: blockLoader
+        // Not a Loader choosing between two Components: Qt 6.4's Loader refuses a bound component
+        // ("Cannot instantiate bound component outside its creation context"). One of two
+        // Repeaters of 0 or 1 item makes the block's item instead, and the block is as tall.
+        delegate: Item {
+            id: block
             required property string kind
             required property string text
             required property string language
             required property bool closed
             required property int index
+            /// The prose TextEdit or the code box (each with a lineCount), as a Loader's item.
+            readonly property Item item: proseBlock.count > 0 ? proseBlock.itemAt(0)
+                                         : codeBlock.count > 0 ? codeBlock.itemAt(0) : null
 
             width: content.width
-            sourceComponent: kind === "code" ? codeBlock : proseBlock
+            height: item ? item.height : 0
 
-            Component {
+            Repeater {
                 id: proseBlock
+                model: block.kind === "code" ? 0 : 1
                 TextEdit {
                     id: proseEdit
                     objectName: "messageProse"
-                    width: blockLoader.width
+                    width: block.width
                     readOnly: true
                     selectByMouse: true
                     activeFocusOnPress: false
                     wrapMode: TextEdit.Wrap
                     textFormat: content.plain ? TextEdit.PlainText : TextEdit.MarkdownText
-                    text: blockLoader.text
+                    text: block.text
                     font.pixelSize: Theme.messageFontSize
                     font.italic: content.italic
                     color: content.textColor
@@ -99,12 +108,13 @@ Column {
                 }
             }
 
-            Component {
+            Repeater {
                 id: codeBlock
+                model: block.kind === "code" ? 1 : 0
                 Rectangle {
                     objectName: "codeBlock"
                     readonly property int lineCount: code.lineCount
-                    width: blockLoader.width
+                    width: block.width
                     height: codeColumn.implicitHeight + 8
                     radius: 6
                     color: Theme.codeBackgroundColor
@@ -121,7 +131,7 @@ Column {
                             Layout.fillWidth: true
                             Label {
                                 Layout.fillWidth: true
-                                text: blockLoader.language !== "" ? blockLoader.language : qsTr("code")
+                                text: block.language !== "" ? block.language : qsTr("code")
                                 font.pixelSize: Theme.smallFontSize
                                 color: Theme.mutedTextColor
                                 elide: Text.ElideRight
@@ -137,12 +147,12 @@ Column {
                                 focusPolicy: Qt.StrongFocus
                                 Material.foreground: Theme.linkColor
                                 onClicked: {
-                                    clipboardHelper.copyText(blockLoader.text)
+                                    clipboardHelper.copyText(block.text)
                                     copied = true
                                     copiedTimer.restart()
                                 }
-                                Accessible.name: blockLoader.language !== ""
-                                                 ? qsTr("Copy the %1 code").arg(blockLoader.language)
+                                Accessible.name: block.language !== ""
+                                                 ? qsTr("Copy the %1 code").arg(block.language)
                                                  : qsTr("Copy the code")
                                 Timer {
                                     id: copiedTimer
@@ -171,13 +181,13 @@ Column {
                                 selectByMouse: true
                                 activeFocusOnPress: false
                                 textFormat: TextEdit.PlainText
-                                text: blockLoader.text
+                                text: block.text
                                 font.family: Theme.monospaceFamily
                                 font.pixelSize: Theme.messageFontSize - 1
                                 color: Theme.assistantTextColor
                                 selectionColor: Theme.textSelectionColor
                                 Accessible.role: Accessible.StaticText
-                                Accessible.name: qsTr("Code: %1").arg(blockLoader.text)
+                                Accessible.name: qsTr("Code: %1").arg(block.text)
                             }
                         }
                     }

@@ -1,4 +1,5 @@
 // The scrolling list of a conversation's messages; follows the end while text streams in.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import PagedChat

@@ -1,5 +1,6 @@
 // The model picker: the current model with its load progress or error, open a model file or
 // folder, the recent models (missing ones shown as such, removable), and unload.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material

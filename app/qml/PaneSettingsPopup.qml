@@ -1,5 +1,6 @@
 // A pane's settings: system prompt and sampling parameters. The fields are checked together on
 // Apply (PaneSettings.apply); an invalid one shows why under it and nothing is changed.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material

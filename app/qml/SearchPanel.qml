@@ -1,5 +1,6 @@
 // Full-text search over all conversations (Ctrl+F): results show the conversation's title and
 // the matching text with the match in bold; a click opens the conversation at that message.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material

@@ -2,6 +2,7 @@
 // `title` property for its tab): Appearance, Engine (EngineSettings.qml in a ScrollView), Server.
 // To add a page, list it in the StackLayout below with a `title`; a page scrolls (ScrollView), so
 // nothing is cut off at large font sizes or in longer languages.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material

@@ -40,6 +40,7 @@ class TestGui : public QObject {
   void commandLine();
   void messageBubbles();
   void fourPanesFit();
+  void closingPanesWithMessages();
   void twoPanesStreamAtOnce();
   void quitShortcutAndIdleRate();
   void errorWindow();
@@ -449,6 +450,53 @@ void TestGui::errorWindow() {
   QSignalSpy quit(&engine, &QQmlEngine::quit);
   QVERIFY(QMetaObject::invokeMethod(findItem(window->contentItem(), QStringLiteral("quitButton")), "clicked"));
   QCOMPARE(quit.size(), 1);
+}
+
+void TestGui::closingPanesWithMessages() {
+  // Panes showing messages (prose and a code block) closed with their close buttons, a middle one
+  // and then the last: each pane, its messages and its input go with their session without a
+  // warning (C++ deletes the session while the Repeater still holds the pane for a moment; a
+  // binding then reading the deleted session would print one).
+  QTemporaryDir dir;
+  qint64 ids[3] = {};
+  {
+    ChatStore store(dir.path());
+    for (qint64& id : ids) {
+      id = store.createConversation(QStringLiteral("Code"));
+      store.addMessage(id, QStringLiteral("user"), QStringLiteral("Show *code*"));
+      store.addMessage(id, QStringLiteral("assistant"), QStringLiteral("Here:\n```cpp\nint x;\n```\n"),
+                       FinishReason::kStop);
+    }
+  }
+  AppController controller(apptest::optionsFor(dir.path()));
+  apptest::warnings().clear();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  PaneListModel* panes = controller.panes();
+  for (const qint64 id : ids) {
+    if (id == panes->sessionAt(0)->conversationId()) continue;  // the first pane may show one
+    if (panes->count() == 3) break;
+    QVERIFY(panes->addPane());  // the new pane is current: the conversation opens in it
+    controller.openConversation(id);
+    QCOMPARE(panes->sessionAt(panes->count() - 1)->conversationId(), id);
+  }
+  QCOMPARE(panes->count(), 3);
+  QVERIFY(waitForFrame(window));
+  const qsizetype codeBlocks = findVisibleItems(window->contentItem(), QStringLiteral("copyCodeButton")).size();
+  QVERIFY(codeBlocks >= 2);  // one in each new pane (and one in the first pane when it shows one)
+
+  for (int closed = 1; closed <= 2; ++closed) {  // pane 2 of 3, then the last of 2: both "chatPane1"
+    QQuickItem* pane = findItem(window->contentItem(), QStringLiteral("chatPane1"));
+    QVERIFY(pane);
+    QVERIFY(apptest::click(window, findItem(pane, QStringLiteral("closePaneButton"))));
+    QTRY_COMPARE(panes->count(), 3 - closed);
+    QVERIFY(waitForFrame(window));
+  }
+  QVERIFY(!findItem(window->contentItem(), QStringLiteral("chatPane1")));
+  QCOMPARE(findVisibleItems(window->contentItem(), QStringLiteral("copyCodeButton")).size(), codeBlocks - 2);
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestGui::twoPanesStreamAtOnce() {

@@ -117,8 +117,8 @@ Item {
             verify(pane)
             const close = findChild(pane, "closePaneButton")
             verify(close && close.enabled)
-            // Closing deletes the session; this stand-alone pane (in the window, the Repeater's
-            // delegate goes with it) then warns about its null session, which is expected here.
+            // Closing deletes the session; this stand-alone pane then reads it as null, without
+            // a warning (in the window, the Repeater's delegate goes with it a moment later).
             mouseClick(close)
             compare(app.panes.count, 1)
         }
