@@ -463,8 +463,8 @@ void TestGui::closingPanesWithMessages() {
     ChatStore store(dir.path());
     for (qint64& id : ids) {
       id = store.createConversation(QStringLiteral("Code"));
-      store.addMessage(id, QStringLiteral("user"), QStringLiteral("Show *code*"));
-      store.addMessage(id, QStringLiteral("assistant"), QStringLiteral("Here:\n```cpp\nint x;\n```\n"),
+      store.addMessage(id, MessageRole::kUser, QStringLiteral("Show *code*"));
+      store.addMessage(id, MessageRole::kAssistant, QStringLiteral("Here:\n```cpp\nint x;\n```\n"),
                        FinishReason::kStop);
     }
   }
@@ -479,7 +479,7 @@ void TestGui::closingPanesWithMessages() {
     if (id == panes->sessionAt(0)->conversationId()) continue;  // the first pane may show one
     if (panes->count() == 3) break;
     QVERIFY(panes->addPane());  // the new pane is current: the conversation opens in it
-    controller.openConversation(id);
+    controller.history()->openConversation(id);
     QCOMPARE(panes->sessionAt(panes->count() - 1)->conversationId(), id);
   }
   QCOMPARE(panes->count(), 3);
