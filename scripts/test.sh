@@ -4,7 +4,8 @@
 #               PAGEDCHAT_FORMAT_CHECK=0 skips it
 #   build       everything (engine, app, CLI, CUDA code when nvcc exists, tests) with g++, warnings
 #               as errors (PAGEDCHAT_WERROR); the QML module's qmllint (any warning fails;
-#               PAGEDCHAT_QMLLINT=0 skips it); the whole suite with CTest
+#               PAGEDCHAT_QMLLINT=0 skips it); lupdate finds every UI string translated; the
+#               whole suite with CTest
 #   build-san   clang, AddressSanitizer + UndefinedBehaviorSanitizer: the engine, server, CLI and
 #               their tests (no app, no CUDA; any report fails), and the libFuzzer targets of every
 #               parser (PAGEDCHAT_FUZZ), each run for a bounded time from seeds of the real files
@@ -68,6 +69,23 @@ qmllint_check() {
 if [ "${PAGEDCHAT_QMLLINT:-1}" = "1" ]; then
   phase "build: qmllint" qmllint_check
 fi
+# Every string the UI shows has its Korean translation: lupdate (the update_translations target)
+# over the sources must leave translations/*.ts as committed, with nothing unfinished.
+translations_check() {
+  cmake --build build --target update_translations >/dev/null || return 1
+  local bad=0
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && ! git diff --quiet -- translations; then
+    git diff --stat -- translations
+    echo "translations: lupdate found new or changed UI strings: translate them in translations/*.ts and commit"
+    bad=1
+  fi
+  if grep -l 'type="unfinished"' translations/*.ts; then
+    echo "translations: the files above have untranslated strings (type=\"unfinished\")"
+    bad=1
+  fi
+  return "$bad"
+}
+phase "build: translations" translations_check
 phase "build: ctest" ctest --test-dir build --output-on-failure -j"$jobs"
 
 # --- 2. ASan + UBSan, and libFuzzer, clang ----------------------------------------------------

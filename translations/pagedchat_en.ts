@@ -668,6 +668,38 @@
             <numerusform>Applied: %n KV blocks.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>KV cache type</source>
+        <translation>KV cache type</translation>
+    </message>
+    <message>
+        <source>Automatic (bfloat16)</source>
+        <translation>Automatic (bfloat16)</translation>
+    </message>
+    <message>
+        <source>float32 (exact, 4 bytes per value)</source>
+        <translation>float32 (exact, 4 bytes per value)</translation>
+    </message>
+    <message>
+        <source>bfloat16 (2 bytes per value)</source>
+        <translation>bfloat16 (2 bytes per value)</translation>
+    </message>
+    <message>
+        <source>float16 (2 bytes per value)</source>
+        <translation>float16 (2 bytes per value)</translation>
+    </message>
+    <message>
+        <source>q8_0 (about 1 byte per value; head sizes of multiples of 32)</source>
+        <translation>q8_0 (about 1 byte per value; head sizes of multiples of 32)</translation>
+    </message>
+    <message>
+        <source>KV cache element type</source>
+        <translation>KV cache element type</translation>
+    </message>
+    <message>
+        <source>The KV cache type must be one of %1; &quot;%2&quot; was given.</source>
+        <translation>The KV cache type must be one of %1; &quot;%2&quot; was given.</translation>
+    </message>
 </context>
 <context>
     <name>EngineView</name>

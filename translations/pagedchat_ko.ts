@@ -666,6 +666,38 @@
             <numerusform>적용됨: KV 블록 %n개.</numerusform>
         </translation>
     </message>
+    <message>
+        <source>KV cache type</source>
+        <translation>KV 캐시 형식</translation>
+    </message>
+    <message>
+        <source>Automatic (bfloat16)</source>
+        <translation>자동 (bfloat16)</translation>
+    </message>
+    <message>
+        <source>float32 (exact, 4 bytes per value)</source>
+        <translation>float32 (정확, 값당 4바이트)</translation>
+    </message>
+    <message>
+        <source>bfloat16 (2 bytes per value)</source>
+        <translation>bfloat16 (값당 2바이트)</translation>
+    </message>
+    <message>
+        <source>float16 (2 bytes per value)</source>
+        <translation>float16 (값당 2바이트)</translation>
+    </message>
+    <message>
+        <source>q8_0 (about 1 byte per value; head sizes of multiples of 32)</source>
+        <translation>q8_0 (값당 약 1바이트, 헤드 크기가 32의 배수일 때)</translation>
+    </message>
+    <message>
+        <source>KV cache element type</source>
+        <translation>KV 캐시 요소 형식</translation>
+    </message>
+    <message>
+        <source>The KV cache type must be one of %1; &quot;%2&quot; was given.</source>
+        <translation>KV 캐시 형식은 %1 중 하나여야 합니다. &quot;%2&quot;이(가) 입력되었습니다.</translation>
+    </message>
 </context>
 <context>
     <name>EngineView</name>
