@@ -74,6 +74,8 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   endpoints_ = new PaneEndpoints(panes_, keys, this);
   server_ = new ApiServerController(engine_, settings_.get(), keys, this);
   appearance_ = new Appearance(settings_.get(), translator_, this);
+  // The sidebar's headings (Today, Yesterday, ...) are translated text.
+  connect(appearance_, &Appearance::languageChanged, conversations_, &ConversationListModel::renameSections);
   restorePanes();
 }
 

@@ -66,8 +66,12 @@ void ConversationListModel::reload() {
   const int want = qMax(pageSize_, static_cast<int>(rows_.size()));
   QList<ConversationRecord> fresh = store_->conversations(0, want);
   const int total = store_->conversationCount();
+  // Same rows in the same groups: their data changes in place. Otherwise a reset, as a row that
+  // changes group (a pin, a reply to yesterday's chat) needs the views' headings read again.
+  const QDateTime at = now();
   bool sameOrder = fresh.size() == rows_.size();
-  for (qsizetype i = 0; sameOrder && i < fresh.size(); ++i) sameOrder = fresh[i].id == rows_[i].id;
+  for (qsizetype i = 0; sameOrder && i < fresh.size(); ++i)
+    sameOrder = fresh[i].id == rows_[i].id && groupOf(fresh[i], at) == groupOf(rows_[i], at);
   if (sameOrder) {
     rows_ = std::move(fresh);
     if (!rows_.isEmpty()) emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1));
@@ -94,7 +98,12 @@ qint64 ConversationListModel::idAt(int row) const { return row >= 0 && row < row
 
 void ConversationListModel::setNow(const QDateTime& now) {
   now_ = now;
-  if (!rows_.isEmpty()) emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1), {SectionRole});
+  renameSections();
+}
+
+void ConversationListModel::renameSections() {
+  beginResetModel();
+  endResetModel();
 }
 
 QDateTime ConversationListModel::now() const { return now_.isValid() ? now_ : QDateTime::currentDateTime(); }

@@ -48,6 +48,10 @@ class ConversationListModel : public QAbstractListModel {
   void setPageSize(int rows) { pageSize_ = qMax(1, rows); }
   /// "Now" for the date groups (tests); an invalid time means the clock.
   void setNow(const QDateTime& now);
+  /// The section titles may read differently (the UI language changed, or the day): the model
+  /// is reset, so that views read every row's section again (Qt 6.4's ListView does not redraw
+  /// its headings on a dataChanged of the section role).
+  void renameSections();
   /// The date group of a conversation, relative to `now` (local calendar days).
   static Group groupOf(const ConversationRecord& c, const QDateTime& now);
   /// The group's section title, translated.

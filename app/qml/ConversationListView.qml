@@ -8,9 +8,11 @@ import QtQuick.Controls
 import PagedChat
 
 ListView {
-    section.property: "section"
-    section.criteria: ViewSection.FullString
-    section.delegate: Label {
+    id: view
+
+    /// The headings' delegate.
+    property Component heading: Label {
+        objectName: "sectionHeading"
         required property string section
         width: ListView.view.width
         topPadding: 8
@@ -23,5 +25,23 @@ ListView {
         color: Theme.mutedTextColor
         Accessible.role: Accessible.Heading
         Accessible.name: section
+    }
+
+    /// Makes the view create its headings afresh: Qt 6.4's ListView keeps the text of the headings
+    /// it had when the model is reset (the rows re-sorted or regrouped: a pin, an import, a reply
+    /// that moved a conversation, a language switch), so rows showed under the wrong heading.
+    /// Setting the section delegate again drops the old heading items.
+    function renewHeadings() {
+        section.delegate = null
+        section.delegate = heading
+    }
+
+    section.property: "section"
+    section.criteria: ViewSection.FullString
+    section.delegate: heading
+
+    Connections {
+        target: view.model as ConversationListModel
+        function onModelReset() { view.renewHeadings() }
     }
 }

@@ -51,6 +51,7 @@ class TestHistoryGui : public QObject {
   void severalPendingDeletes();
   void undoKeepsTheCurrentPane();
   void replySavedMovesToToday();
+  void sectionHeadingsFollowTheList();
   void fileDialogsOpen();
   void titlesArePlainText();
   void copyTakesTheShownText();
@@ -415,6 +416,87 @@ void TestHistoryGui::replySavedMovesToToday() {
   QCOMPARE(sectionOf(regen), today);
   QCOMPARE(list->idAt(0), regen);
   APPTEST_VERIFY_NO_WARNINGS();
+}
+
+void TestHistoryGui::sectionHeadingsFollowTheList() {
+  // Each row of the sidebar sits under the heading of its group (Pinned, Today, ..., Older), also
+  // after rows came, went and moved between groups while the window is open.
+  QTemporaryDir dir;
+  {
+    ChatStore store(dir.path());
+    store.createConversation(QStringLiteral("Today one"));
+  }
+  AppController controller(optionsFor(dir));
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  auto* list = findItem(window->contentItem(), QStringLiteral("conversationListView"));
+  QVERIFY(list);
+  ConversationListModel* model = controller.conversations();
+  // The heading above each shown row, as drawn, against the row's group in the model.
+  auto mismatches = [&] {
+    QList<QPair<qreal, QString>> headings;
+    QList<QPair<qreal, qint64>> rows;
+    auto* content = list->property("contentItem").value<QQuickItem*>();
+    for (QQuickItem* child : content->childItems()) {
+      if (!child->isVisible()) continue;
+      if (child->objectName() == QLatin1String("sectionHeading"))
+        headings.append({child->y(), child->property("text").toString()});
+      else if (child->property("conversationId").isValid())
+        rows.append({child->y(), static_cast<qint64>(child->property("conversationId").toDouble())});
+    }
+    QStringList bad;
+    for (const auto& [y, id] : rows) {
+      QString above;
+      qreal best = -1e9;
+      for (const auto& [hy, text] : headings)
+        if (hy <= y && hy > best) {
+          best = hy;
+          above = text;
+        }
+      const QString want = model->data(model->index(model->rowOf(id)), ConversationListModel::SectionRole).toString();
+      if (above != want) bad << QStringLiteral("%1 under \"%2\", not \"%3\"").arg(id).arg(above, want);
+    }
+    if (rows.size() != model->rowCount()) bad << QStringLiteral("%1 rows shown").arg(rows.size());
+    return bad.join(QLatin1String("; "));
+  };
+  QTRY_COMPARE(mismatches(), QString());
+  auto importOld = [&](const QString& title, int daysAgo, bool pinned) {
+    const QString stamp = QDateTime::currentDateTimeUtc().addDays(-daysAgo).toString(Qt::ISODateWithMs);
+    QJsonObject root{
+        {"format", "pagedchat-conversation"},
+        {"version", 1},
+        {"title", title},
+        {"pinned", pinned},
+        {"createdAt", stamp},
+        {"updatedAt", stamp},
+        {"messages", QJsonArray{QJsonObject{{"id", 1}, {"role", "user"}, {"text", title}, {"createdAt", stamp}}}}};
+    const QString file = dir.filePath(title + QStringLiteral(".json"));
+    QFile f(file);
+    if (!f.open(QIODevice::WriteOnly)) return qint64(0);
+    f.write(QJsonDocument(root).toJson());
+    f.close();
+    return controller.history()->importConversation(QUrl::fromLocalFile(file));
+  };
+  QVERIFY(importOld(QStringLiteral("Yesterday one"), 1, false));
+  QTRY_COMPARE(mismatches(), QString());
+  const qint64 pinned = importOld(QStringLiteral("Pinned old one"), 30, true);
+  QVERIFY(pinned);
+  QTRY_COMPARE(mismatches(), QString());
+  QVERIFY(importOld(QStringLiteral("Last week"), 4, false));
+  QTRY_COMPARE(mismatches(), QString());
+  QVERIFY(importOld(QStringLiteral("Long ago"), 40, false));
+  QTRY_COMPARE(mismatches(), QString());
+  controller.history()->setPinned(pinned, false);
+  QTRY_COMPARE(mismatches(), QString());
+  controller.history()->deleteConversation(model->idAt(0));
+  QTRY_COMPARE(mismatches(), QString());
+  // A language switch renames the headings.
+  controller.appearance()->setLanguage(QStringLiteral("ko"));
+  QTRY_COMPARE(mismatches(), QString());
+  controller.appearance()->setLanguage(QStringLiteral("en"));
+  QTRY_COMPARE(mismatches(), QString());
 }
 
 void TestHistoryGui::fileDialogsOpen() {
