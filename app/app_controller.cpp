@@ -8,6 +8,7 @@
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
 #include "app/remote/api_key_store.h"
+#include "app/store_health.h"
 #include "app/store_recovery.h"
 
 namespace {
@@ -29,14 +30,20 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   store_ = openChatStore(dataDir_, &recovery);  // a damaged file is set aside: recovery says where
   errors_ = new AppErrors(store_->health(), this);
   if (!recovery.message.isEmpty()) errors_->set(recovery.message, recovery.detail);
-  // Conversations deleted in an earlier run whose undo time never ran out: gone for good now.
-  try {
-    store_->purgeDeletedConversations();
-  } catch (const StoreError& e) {
-    // Another program holds the database (or it is read-only): chats can still be read; the
-    // clean-up waits in StoreHealth and is tried again. Shown once the window is up.
-    ChatStore* store = store_.get();
-    errors_->reportStoreError(e, QStringLiteral("purge"), [store] { store->purgeDeletedConversations(); });
+  // A read-only disk or file: the history can be read; the banner says so, and the store is
+  // opened for writing as soon as it can be (StoreHealth retries).
+  store_->health()->reportReadOnly();
+  // Conversations deleted in an earlier run whose undo time never ran out: gone for good now
+  // (on a read-only store, at the next start: they stay hidden meanwhile).
+  if (!store_->isReadOnly()) {
+    try {
+      store_->purgeDeletedConversations();
+    } catch (const StoreError& e) {
+      // Another program holds the database (or it cannot be written): chats can still be read;
+      // the clean-up waits in StoreHealth and is tried again. Shown once the window is up.
+      ChatStore* store = store_.get();
+      errors_->reportStoreError(e, QStringLiteral("purge"), [store] { store->purgeDeletedConversations(); });
+    }
   }
   settings_ = std::make_unique<QSettings>(settingsFile(dataDir_), QSettings::IniFormat);
   auto* recentModels = new RecentModelsModel(settings_.get(), this);

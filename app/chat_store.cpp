@@ -1,4 +1,5 @@
-// ChatStore: conversations and messages in one SQLite file through Qt SQL (QSQLITE).
+// ChatStore: conversations and messages in one SQLite file through Qt SQL (QSQLITE). Opening
+// and closing: chat_store_open.cpp.
 //
 // Every public method is a single statement (autocommit) or a BEGIN IMMEDIATE ... COMMIT
 // transaction, so all writes are durable when the method returns. Every failing statement
@@ -8,9 +9,6 @@
 #include "app/finish_reason_text.h"
 #include "app/store_health.h"
 
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
 #include <QSqlDatabase>
 #include <QSqlDriver>
 #include <QSqlError>
@@ -19,116 +17,7 @@
 #include <QVariant>
 #include <QVariantList>
 
-#include <atomic>
-#include <cerrno>
-
-#include <sys/stat.h>
-
 using namespace chatstore;
-
-namespace {
-
-constexpr qint64 kFullCheckMaxBytes = 32LL << 20;  // quick_check at open up to this file size
-const char kFileName[] = "pagedchat.sqlite3";
-
-std::atomic<quint64> g_connectionCounter{0};
-
-/// Why QDir::mkpath(dir) failed, in words: a file where a folder should be, or the system's reason
-/// (permission denied, read-only file system, ...) for the first folder that could not be made.
-QString mkpathFailure(const QString& dir) {
-  const QString absolute = QDir::cleanPath(QDir(dir).absolutePath());
-  QString existing = absolute;  // the deepest ancestor (or the path itself) that exists
-  QString missing;              // its child on the way to `absolute`
-  while (!QFileInfo::exists(existing)) {
-    const QString parent = QFileInfo(existing).path();
-    if (parent == existing) break;
-    missing = existing;
-    existing = parent;
-  }
-  if (QFileInfo::exists(existing) && !QFileInfo(existing).isDir())
-    return QStringLiteral("%1 is a file, not a folder").arg(QDir::toNativeSeparators(existing));
-  if (missing.isEmpty()) return QStringLiteral("unknown error");
-  if (::mkdir(QFile::encodeName(missing).constData(), 0777) != 0)
-    return QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(missing), qt_error_string(errno));
-  return QStringLiteral("unknown error");  // it could be made now: the failure was transient
-}
-
-}  // namespace
-
-ChatStore::ChatStore(const QString& dataDir, QObject* parent) : QObject(parent), m_health(new StoreHealth(this)) {
-  try {
-    openDatabase(dataDir);
-    migrate();
-  } catch (...) {
-    close();  // the destructor does not run when a constructor throws
-    throw;
-  }
-}
-
-ChatStore::~ChatStore() { close(); }
-
-QString ChatStore::databasePath() const { return m_path; }
-
-void ChatStore::openDatabase(const QString& dataDir) {
-  m_path = QDir(dataDir).absoluteFilePath(QLatin1String(kFileName));
-
-  if (!QDir().mkpath(dataDir))
-    fail(m_path, QStringLiteral("cannot create the data directory %1").arg(QDir::toNativeSeparators(dataDir)),
-         mkpathFailure(dataDir), StoreError::Kind::kCannotOpen, /*write=*/true);
-  if (QFileInfo(m_path).isDir())
-    fail(m_path, QStringLiteral("the database path is a directory"), QString(), StoreError::Kind::kCannotOpen);
-
-  if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")))
-    fail(m_path, QStringLiteral("the Qt SQLite driver (QSQLITE) is not available"), QString());
-
-  m_connectionName = QStringLiteral("pagedchat-store-%1").arg(++g_connectionCounter);
-  {
-    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
-    db.setDatabaseName(m_path);
-    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(kBusyTimeoutMs));
-    if (!db.open()) {
-      const StoreError::Kind kind = kindOf(db.lastError());
-      fail(m_path, QStringLiteral("cannot open the database"), db.lastError().text(),
-           kind == StoreError::Kind::kOther ? StoreError::Kind::kCannotOpen : kind);
-    }
-
-    exec(db, m_path, QStringLiteral("PRAGMA busy_timeout = %1").arg(kBusyTimeoutMs));
-    exec(db, m_path, QStringLiteral("PRAGMA foreign_keys = ON"));
-
-    // First statement that actually reads the file: a non-database or damaged file fails here
-    // (SQLITE_NOTADB / SQLITE_CORRUPT). A small file also gets a full quick_check; a big one
-    // (whose check would cost about a second per 400 MB at every start) is checked before an
-    // upgrade (migrate()), and damage found later fails that statement with StoreError.
-    scalar(db, m_path, QStringLiteral("SELECT count(*) FROM sqlite_master"));
-    if (QFileInfo(m_path).size() <= kFullCheckMaxBytes) checkIntegrity();
-    if (scalar(db, m_path, QStringLiteral("PRAGMA foreign_keys")).toInt() != 1)
-      fail(m_path, QStringLiteral("cannot enable foreign keys"), QString());
-  }
-}
-
-void ChatStore::checkIntegrity() {
-  const QSqlDatabase db = openConnection(m_connectionName, m_path);
-  const QString sql = QStringLiteral("PRAGMA quick_check");
-  QSqlQuery q = exec(db, m_path, sql);
-  QStringList problems;
-  while (nextRow(q, m_path, sql)) {
-    const QString row = q.value(0).toString();
-    if (row != QLatin1String("ok")) problems << row;
-  }
-  if (!problems.isEmpty())
-    fail(m_path, QStringLiteral("the database is corrupt"), problems.mid(0, 5).join(QLatin1String("; ")),
-         StoreError::Kind::kCorrupt);
-}
-
-void ChatStore::close() {
-  if (m_connectionName.isEmpty()) return;
-  {
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
-    if (db.isOpen()) db.close();  // the last connection to close checkpoints and removes the WAL
-  }
-  QSqlDatabase::removeDatabase(m_connectionName);
-  m_connectionName.clear();
-}
 
 void ChatStore::setBusyTimeout(int ms) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
@@ -136,6 +25,7 @@ void ChatStore::setBusyTimeout(int ms) {
 }
 
 void ChatStore::checkWritable() {
+  if (m_readOnlyCause) throw *m_readOnlyCause;  // (BEGIN IMMEDIATE succeeds on a read-only connection)
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   WriteTransaction tx(db, m_path);  // rolls back: nothing is written
 }

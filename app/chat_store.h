@@ -1,7 +1,8 @@
 // ChatStore: conversations and messages in one SQLite file (Qt SQL, QSQLITE driver).
 // WAL journal, foreign keys on, schema versioned with PRAGMA user_version (see
 // chat_store_migrations.cpp for the versions). Implementation split by topic:
-//   chat_store.cpp             opening, conversations, messages
+//   chat_store_open.cpp        opening (read-write, else read-only), integrity check, closing
+//   chat_store.cpp             conversations, messages
 //   chat_store_migrations.cpp  schema versions, upgrade with a backup copy
 //   chat_store_tree.cpp        message tree: shown branch, siblings, leaves
 //   chat_store_search.cpp      full-text search (FTS5)
@@ -17,13 +18,13 @@
 
 #include <optional>
 #include <stdexcept>
-
-class StoreHealth;
 #include <string>
 #include <utility>
 
 #include "app/message_role.h"
 #include "engine/finish_reason.h"
+
+class StoreHealth;
 
 /// One conversation row.
 struct ConversationRecord {
@@ -117,6 +118,15 @@ class ChatStore : public QObject {
   /// Opens (creating when missing) `<dataDir>/pagedchat.sqlite3`, upgrading an older schema after
   /// writing a backup copy next to it (backupPath()). A database newer than this build knows, or
   /// a corrupt one, throws StoreError and is left untouched.
+  ///
+  /// An existing file that cannot be written (a read-only disk or file) opens read-only instead:
+  /// isReadOnly(), every read works, every write throws StoreError kReadOnly, and
+  /// reopenForWriting() switches back once it can be written. Such a file must hold the current
+  /// schema (an older one throws kReadOnly: it cannot be upgraded). A file closed cleanly (no
+  /// -wal) is opened with SQLite's immutable=1 when the -shm cannot be created; a -wal left by a
+  /// crash is never skipped: without its -shm on a read-only disk the open throws kCannotOpen
+  /// rather than show older history (https://www.sqlite.org/wal.html#readonly,
+  /// https://www.sqlite.org/uri.html#uriimmutable).
   explicit ChatStore(const QString& dataDir, QObject* parent = nullptr);
   ~ChatStore() override;
 
@@ -133,6 +143,15 @@ class ChatStore : public QObject {
   /// Takes the write lock and lets it go (BEGIN IMMEDIATE; ROLLBACK): throws StoreError while
   /// another program holds it or the file cannot be written.
   void checkWritable();
+  /// True while the database could only be opened for reading (see the constructor).
+  bool isReadOnly() const { return m_readOnlyCause.has_value(); }
+  /// Why the store is read-only: the failed read-write open (kReadOnly or kCannotOpen, a write);
+  /// nullptr while it is writable.
+  const StoreError* readOnlyCause() const { return m_readOnlyCause ? &*m_readOnlyCause : nullptr; }
+  /// While isReadOnly(): opens the file for writing again. Throws StoreError (and stays
+  /// read-only) while it still cannot be written; isReadOnly() is false once this returned.
+  /// Does nothing on a writable store.
+  void reopenForWriting();
 
   // --- conversations -------------------------------------------------------------------------
   qint64 createConversation(const QString& title);
@@ -221,7 +240,16 @@ class ChatStore : public QObject {
   QJsonArray compareVotes() const;
 
  private:
-  void openDatabase(const QString& dataDir);
+  /// How openDatabase() opens the file.
+  enum class Access { kReadWrite, kReadOnly };
+  /// Opens m_path (in `dataDir`) on a new connection; throws StoreError. kReadOnly: SQLite's
+  /// mode=ro, else immutable=1 when no -wal holds transactions.
+  void openDatabase(const QString& dataDir, Access access);
+  /// openDatabase() for writing, falling back to reading (m_readOnlyCause set); then migrate().
+  void open();
+  /// True when SQLite opened the connection read-only although writing was asked for (the file
+  /// is not writable but its -shm is there: https://www.sqlite.org/c3ref/db_readonly.html).
+  bool connectionIsReadOnly() const;
   void migrate();
   /// PRAGMA quick_check; throws StoreError listing the first problems.
   void checkIntegrity();
@@ -229,9 +257,11 @@ class ChatStore : public QObject {
   QString nextTimestamp();  ///< ISO-8601 UTC with ms, strictly increasing within this instance
   QList<MessageRecord> readMessages(const QString& sql, const QVariantList& binds) const;
 
+  QString m_dataDir;         ///< the folder given to the constructor
   QString m_path;            ///< <dataDir>/pagedchat.sqlite3
   QString m_connectionName;  ///< unique QSqlDatabase connection name; empty once closed
   QString m_backupPath;      ///< written by this open's migration, if any
   QDateTime m_lastStamp;     ///< last timestamp handed out by nextTimestamp()
   StoreHealth* m_health = nullptr;
+  std::optional<StoreError> m_readOnlyCause;  ///< set while the store can only read
 };

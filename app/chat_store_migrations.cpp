@@ -118,6 +118,16 @@ void ChatStore::migrate() {
 
   int version = scalar(db, m_path, userVersionSql).toInt();
   checkVersion(version);  // before anything is written: a newer file stays as it is
+  if (m_readOnlyCause) {
+    // Reading only: the file is used as it is, so it must hold this build's schema.
+    if (version != kSchemaVersion)
+      fail(m_path,
+           QStringLiteral("the database (schema version %1) cannot be upgraded to version %2: it cannot be written")
+               .arg(version)
+               .arg(kSchemaVersion),
+           QString::fromStdString(m_readOnlyCause->detail()), StoreError::Kind::kReadOnly, /*write=*/true);
+    return;
+  }
 
   // WAL is persistent in the file; the result row names the mode actually in effect (some file
   // systems cannot do WAL, in which case SQLite keeps the rollback journal, which is still safe).

@@ -70,11 +70,29 @@ QString StoreHealth::report(const StoreError& e, const QString& key, std::functi
   return text;
 }
 
+QString StoreHealth::reportReadOnly() {
+  const StoreError* cause = store_->readOnlyCause();
+  if (!cause) return QString();
+  qWarning("pagedchat: the chat history is open for reading only: %s", cause->what());
+  retryTimer_.start();
+  dismissed_ = false;
+  showReadOnly();
+  return message_;
+}
+
+void StoreHealth::showReadOnly() {
+  if (const StoreError* cause = store_->readOnlyCause())
+    setProblem(tr("The chat history can only be read: the disk or the file cannot be written. Your conversations "
+                  "are all here, but new messages cannot be sent or saved until it can be written again; "
+                  "PagedChat checks every few seconds."),
+               technicalDetail(*cause));
+}
+
 void StoreHealth::resolved(const QString& key) {
   for (qsizetype i = 0; i < pending_.size(); ++i) {
     if (pending_.at(i).key != key) continue;
     pending_.removeAt(i);
-    if (pending_.isEmpty()) retryTimer_.stop();
+    if (pending_.isEmpty() && !store_->isReadOnly()) retryTimer_.stop();
     emit changed();
     return;
   }
@@ -90,7 +108,7 @@ bool StoreHealth::retryNow() {
   if (retrying_) return false;  // a retried write's own signals came back here
   retrying_ = true;
   const auto done = qScopeGuard([this] { retrying_ = false; });
-  const bool hadProblem = !message_.isEmpty() || !pending_.isEmpty();
+  const bool hadProblem = !message_.isEmpty() || !pending_.isEmpty() || store_->isReadOnly();
   auto restoreTimeout = [this] {
     try {
       store_->setBusyTimeout(ChatStore::kBusyTimeoutMs);
@@ -98,6 +116,7 @@ bool StoreHealth::retryNow() {
     }
   };
   try {
+    store_->reopenForWriting();  // a read-only store first: no write can work before
     store_->setBusyTimeout(kRetryBusyTimeoutMs);
     if (pending_.isEmpty()) store_->checkWritable();
     while (!pending_.isEmpty()) {
@@ -113,7 +132,11 @@ bool StoreHealth::retryNow() {
     }
   } catch (const StoreError& e) {
     restoreTimeout();
-    if (!dismissed_) setProblem(userMessage(e), technicalDetail(e));
+    if (dismissed_) return false;
+    if (store_->isReadOnly())
+      showReadOnly();  // (the failed reopen's own words would say less)
+    else
+      setProblem(userMessage(e), technicalDetail(e));
     return false;
   }
   restoreTimeout();

@@ -44,12 +44,17 @@ class StoreHealth : public QObject {
   /// throws StoreError while it still fails), the write waits under `key` (a later report of the
   /// same key replaces it) to be tried again. Returns the message.
   QString report(const StoreError& e, const QString& key = QString(), std::function<void()> retry = {});
+  /// The store opened read-only (ChatStore::isReadOnly()): says so ("The chat history can only
+  /// be read ...", with the failed open as detail) and tries every kRetryIntervalMs, and on
+  /// retryNow(), to open it for writing again. Does nothing on a writable store. Returns the message.
+  QString reportReadOnly();
   /// The write waiting under `key` was done another way (a later save of the same reply): forget it.
   void resolved(const QString& key);
   /// True while a write waits under `key`.
   bool isPending(const QString& key) const;
-  /// Tries every waiting write now, oldest first (stopping at the first that still fails); with
-  /// none waiting, checks that the database takes a write lock again. Clears the message once
+  /// Tries every waiting write now, oldest first (stopping at the first that still fails), after
+  /// opening a read-only store for writing (ChatStore::reopenForWriting()); with none waiting,
+  /// checks that the database takes a write lock again. Clears the message once
   /// everything is saved; returns true then.
   Q_INVOKABLE bool retryNow();
   /// Hides the message (the banner's close button); waiting writes stay and are still retried.
@@ -70,6 +75,8 @@ class StoreHealth : public QObject {
     std::function<void()> retry;
   };
   void setProblem(const QString& message, const QString& detail);
+  /// The read-only message of reportReadOnly() (nothing while the store is writable).
+  void showReadOnly();
 
   ChatStore* store_;
   QString message_;

@@ -1799,6 +1799,10 @@
         <source>The chat history file was damaged and could not be read. It was kept as %1; PagedChat started a new, empty chat history.</source>
         <translation>The chat history file was damaged and could not be read. It was kept as %1; PagedChat started a new, empty chat history.</translation>
     </message>
+    <message>
+        <source>The chat history can only be read: the disk or the file cannot be written. Your conversations are all here, but new messages cannot be sent or saved until it can be written again; PagedChat checks every few seconds.</source>
+        <translation>The chat history can only be read: the disk or the file cannot be written. Your conversations are all here, but new messages cannot be sent or saved until it can be written again; PagedChat checks every few seconds.</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -1793,6 +1793,10 @@
         <source>The chat history file was damaged and could not be read. It was kept as %1; PagedChat started a new, empty chat history.</source>
         <translation>대화 기록 파일이 손상되어 읽을 수 없었습니다. 파일은 %1(으)로 보관했고, PagedChat은 비어 있는 새 대화 기록으로 시작했습니다.</translation>
     </message>
+    <message>
+        <source>The chat history can only be read: the disk or the file cannot be written. Your conversations are all here, but new messages cannot be sent or saved until it can be written again; PagedChat checks every few seconds.</source>
+        <translation>대화 기록을 읽을 수만 있습니다: 디스크나 파일에 쓸 수 없습니다. 대화는 모두 그대로 있지만, 다시 쓸 수 있게 될 때까지 새 메시지를 보내거나 저장할 수 없습니다. PagedChat이 몇 초마다 다시 확인합니다.</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

@@ -1,7 +1,7 @@
 // The chat database failing under a running app: locked by another connection, on a full disk
 // (a small tmpfs when this process may mount one, else RLIMIT_FSIZE: writes fail with EFBIG),
-// damaged. (A read-only remount cannot be tested under a running app: Linux refuses it with EBUSY
-// while the database is open for writing.)
+// damaged, on a disk that is read-only when the app starts (a tmpfs remounted read-only; Linux
+// refuses that remount with EBUSY under a running app, whose database is open for writing).
 // Each time: a plain-language message in the window's banner (never SQL) with the technical
 // detail apart, Retry, nothing the user wrote or the model streamed lost, no crash. Also: the
 // engine's load warnings reach the banner.
@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRandomGenerator>
+#include <QScopeGuard>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QSqlDatabase>
@@ -93,6 +94,13 @@ class SmallDisk {
     if (mounted_) ::umount2(QFile::encodeName(dir_).constData(), MNT_DETACH);
   }
   bool mounted() const { return mounted_; }
+  /// Makes the disk read-only or writable again; false when the system refuses (files open for
+  /// writing on a switch to read-only: EBUSY).
+  bool remount(bool readOnly) {
+    unsigned long flags = MS_REMOUNT;
+    if (readOnly) flags |= MS_RDONLY;
+    return mounted_ && ::mount("tmpfs", QFile::encodeName(dir_).constData(), "tmpfs", flags, nullptr) == 0;
+  }
 
  private:
   QString dir_;
@@ -146,6 +154,9 @@ class TestStoreFaults : public QObject {
   void fullDiskKeepsEverything();
   void corruptDatabaseIsKeptAndReplaced_data();
   void corruptDatabaseIsKeptAndReplaced();
+  void readOnlyDiskShowsTheHistory_data();
+  void readOnlyDiskShowsTheHistory();
+  void readOnlyDiskNeverSkipsTheWal();
   void exportNeverFollowsASymlink();
   void userMessagesArePlain();
   void engineWarningReachesBanner();
@@ -315,6 +326,118 @@ void TestStoreFaults::corruptDatabaseIsKeptAndReplaced() {
   QCOMPARE(app.conversations()->rowCount(), 0);
   app.history()->newConversation();
   QCOMPARE(app.store()->conversationCount(), 1);
+}
+
+namespace {
+/// The chat database of an earlier run in `dataDir`: one conversation with a question and its
+/// answer. `walLeft`: as a crash leaves it, the newest transactions still in the -wal file
+/// (copied, with the -shm when `withShm`, while the writing connection is open in `scratchDir`).
+/// Returns the conversation's id, 0 on failure.
+qint64 writeEarlierHistory(const QString& dataDir, bool walLeft, const QString& scratchDir, bool withShm = true) {
+  ChatStore store(walLeft ? scratchDir : dataDir);
+  const qint64 id = store.createConversation(QStringLiteral("Read me later"));
+  store.addMessage(id, MessageRole::kUser, QStringLiteral("Hello there"));
+  store.addMessage(id, MessageRole::kAssistant, QStringLiteral("General Kenobi"), FinishReason::kStop);
+  if (!walLeft) return id;
+  const QString target = QDir(dataDir).filePath(QStringLiteral("pagedchat.sqlite3"));
+  if (!QDir().mkpath(dataDir)) return 0;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    if (!withShm && qstrcmp(suffix, "-shm") == 0) continue;
+    if (!QFile::copy(store.databasePath() + QLatin1String(suffix), target + QLatin1String(suffix))) return 0;
+  }
+  return QFileInfo(target + QLatin1String("-wal")).size() > 0 ? id : 0;
+}
+}  // namespace
+
+void TestStoreFaults::readOnlyDiskShowsTheHistory_data() {
+  QTest::addColumn<bool>("walLeft");
+  QTest::newRow("closed cleanly") << false;
+  QTest::newRow("WAL left by a crash") << true;
+}
+
+void TestStoreFaults::readOnlyDiskShowsTheHistory() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QFETCH(bool, walLeft);
+  QTemporaryDir dir;
+  SmallDisk disk(dir.path(), 16 << 20);
+  if (!disk.mounted()) QSKIP("this process may not mount a tmpfs");
+  const QString data = QDir(dir.path()).filePath(QStringLiteral("data"));
+  const qint64 conversation = writeEarlierHistory(data, walLeft, QDir(dir.path()).filePath(QStringLiteral("scratch")));
+  QVERIFY(conversation != 0);
+  QVERIFY(disk.remount(/*readOnly=*/true));
+  auto remountWritable = qScopeGuard([&] { disk.remount(false); });
+
+  AppController app(apptest::optionsFor(data));
+  app.start();
+  QVERIFY(app.store()->isReadOnly());
+  // The banner: what works and what does not, in plain words; the detail apart; a retry.
+  QVERIFY2(app.errors()->text().startsWith(QLatin1String("The chat history can only be read")),
+           qPrintable(app.errors()->text()));
+  QVERIFY(app.errors()->retryable());
+  QVERIFY2(!looksLikeSql(app.errors()->text()) && !looksLikeSql(app.errors()->detail()),
+           qPrintable(app.errors()->detail()));
+  QVERIFY(!app.errors()->detail().isEmpty());
+  qInfo("banner: %s | details: %s", qPrintable(app.errors()->text()), qPrintable(app.errors()->detail()));
+
+  // Everything written before is there, in the list and in the pane.
+  QCOMPARE(app.conversations()->rowCount(), 1);
+  QCOMPARE(app.conversations()->idAt(0), conversation);
+  ChatSession* session = app.panes()->sessionAt(0);
+  QVERIFY(session);
+  QCOMPARE(session->conversationId(), conversation);
+  QCOMPARE(session->messages()->rowCount(), 2);
+  QCOMPARE(session->messages()->textAt(1), QStringLiteral("General Kenobi"));
+
+  // A question cannot be saved, so it is not sent; the text stays in the input box.
+  QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
+  session->setMaxTokens(20);
+  session->setInputText(QStringLiteral("Still there?"));
+  QVERIFY(!session->send());
+  QCOMPARE(session->inputText(), QStringLiteral("Still there?"));
+  QVERIFY2(session->errorText().startsWith(QLatin1String("Not sent: ")), qPrintable(session->errorText()));
+  app.errors()->retry();  // still read-only: nothing changes, and the banner still says why
+  QVERIFY(app.store()->isReadOnly());
+  QVERIFY(app.errors()->retryable());
+  QVERIFY2(app.errors()->text().startsWith(QLatin1String("The chat history can only be read")),
+           qPrintable(app.errors()->text()));
+
+  // Writable again: the app notices on its own, the banner goes, and the question goes through.
+  QVERIFY(disk.remount(/*readOnly=*/false));
+  QTRY_VERIFY_WITH_TIMEOUT(!app.store()->isReadOnly(), 5 * StoreHealth::kRetryIntervalMs);
+  QTRY_COMPARE(app.errors()->text(), QString());
+  QSignalSpy finished(session, &ChatSession::replyFinished);
+  QVERIFY(session->send());
+  QVERIFY(finished.wait(60000));
+  const QList<MessageRecord> stored = app.store()->messages(conversation);
+  QCOMPARE(stored.size(), 4);
+  QCOMPARE(stored.at(1).text, QStringLiteral("General Kenobi"));
+  QCOMPARE(stored.at(2).text, QStringLiteral("Still there?"));
+}
+
+void TestStoreFaults::readOnlyDiskNeverSkipsTheWal() {
+  // A -wal holding transactions but no -shm on a read-only disk: SQLite cannot read the -wal,
+  // and reading the file alone (immutable=1) would show older history. The open must fail, with
+  // a clear kind, and leave the files as they are.
+  QTemporaryDir dir;
+  SmallDisk disk(dir.path(), 16 << 20);
+  if (!disk.mounted()) QSKIP("this process may not mount a tmpfs");
+  const QString data = QDir(dir.path()).filePath(QStringLiteral("data"));
+  QVERIFY(writeEarlierHistory(data, /*walLeft=*/true, QDir(dir.path()).filePath(QStringLiteral("scratch")),
+                              /*withShm=*/false) != 0);
+  const QString wal = QDir(data).filePath(QStringLiteral("pagedchat.sqlite3-wal"));
+  const qint64 walSize = QFileInfo(wal).size();
+  QVERIFY(disk.remount(/*readOnly=*/true));
+  auto remountWritable = qScopeGuard([&] { disk.remount(false); });
+  try {
+    ChatStore store(data);
+    QFAIL("a database whose -wal cannot be read opened");
+  } catch (const StoreError& e) {
+    QCOMPARE(e.kind(), StoreError::Kind::kCannotOpen);
+    QVERIFY2(StoreHealth::userMessage(e).startsWith(QLatin1String("The chat history could not be saved")) ||
+                 StoreHealth::userMessage(e).startsWith(QLatin1String("The chat history could not be read")),
+             qPrintable(StoreHealth::userMessage(e)));
+  }
+  QCOMPARE(QFileInfo(wal).size(), walSize);
 }
 
 void TestStoreFaults::exportNeverFollowsASymlink() {
