@@ -37,7 +37,7 @@ EngineSettings::EngineSettings(QSettings* settings, QObject* parent) : QObject(p
     maxNumSeqs_ = seqs;
     blockSize_ = block;
     numThreads_ = threads;
-    kvCacheDtype_ = kvDtype;
+    kvCacheDtype_ = pagedchat::parse_kv_cache_dtype(kvDtype.toStdString());
   }
   savedKvCacheMiB_ = kvCacheMiB_;
   savedMaxNumSeqs_ = maxNumSeqs_;
@@ -46,9 +46,17 @@ EngineSettings::EngineSettings(QSettings* settings, QObject* parent) : QObject(p
   savedKvCacheDtype_ = kvCacheDtype_;
 }
 
+QString EngineSettings::kvCacheDtype() const {
+  return QString::fromLatin1(pagedchat::kv_cache_dtype_name(kvCacheDtype_));
+}
+
 QStringList EngineSettings::kvCacheDtypes() {
-  return {QStringLiteral("auto"), QStringLiteral("float32"), QStringLiteral("bfloat16"), QStringLiteral("float16"),
-          QStringLiteral("q8_0")};
+  using pagedchat::KvCacheDType;
+  QStringList names;
+  for (KvCacheDType t : {KvCacheDType::kAuto, KvCacheDType::kFloat32, KvCacheDType::kBFloat16, KvCacheDType::kFloat16,
+                         KvCacheDType::kQ8_0})
+    names << QString::fromLatin1(pagedchat::kv_cache_dtype_name(t));
+  return names;
 }
 
 int EngineSettings::maxKvCacheMiB() const {
@@ -84,7 +92,7 @@ QString EngineSettings::apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int
                               const QString& kvCacheDtype) {
   const QString error = validationError(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype);
   if (!error.isEmpty()) return error;
-  if (!kvCacheDtype.isEmpty()) kvCacheDtype_ = kvCacheDtype;
+  if (!kvCacheDtype.isEmpty()) kvCacheDtype_ = pagedchat::parse_kv_cache_dtype(kvCacheDtype.toStdString());
   kvCacheMiB_ = kvCacheMiB;
   maxNumSeqs_ = maxNumSeqs;
   blockSize_ = blockSize;
@@ -104,7 +112,7 @@ void EngineSettings::commit() {
   settings_->setValue(kSeqsKey, maxNumSeqs_);
   settings_->setValue(kBlockKey, blockSize_);
   settings_->setValue(kThreadsKey, numThreads_);
-  settings_->setValue(kKvDtypeKey, kvCacheDtype_);
+  settings_->setValue(kKvDtypeKey, kvCacheDtype());
   settings_->sync();
 }
 
@@ -149,5 +157,5 @@ void EngineSettings::applyTo(pagedchat::EngineConfig& config) const {
   config.max_num_seqs = maxNumSeqs_;
   config.block_size = blockSize_;
   config.num_threads = numThreads_;
-  config.kv_cache_dtype = kvCacheDtype_.toStdString();
+  config.kv_cache_dtype = kvCacheDtype_;
 }

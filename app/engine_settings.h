@@ -11,10 +11,10 @@ class QSettings;
 
 /// The engine settings the user chose, kept in pagedchat.ini under "engine/": KV-cache size in
 /// MiB (0 = automatic: room for 8 full-length sequences), most sequences running at once, tokens
-/// per KV block, CPU threads (0 = all cores), KV-cache element type (EngineConfig::kv_cache_dtype:
-/// "auto", "float32", "bfloat16", "float16", "q8_0"). apply() validates (validationError() says what is
-/// wrong, in words), takes the values and emits applied(); the controller then reloads the model
-/// with them and calls commit() (saves) when the reload worked, or revert() when it failed.
+/// per KV block, CPU threads (0 = all cores), KV-cache element type (EngineConfig::kv_cache_dtype;
+/// its name, "auto", "float32", "bfloat16", "float16", "q8_0", in the file and in QML). apply() validates
+/// (validationError() says what is wrong, in words), takes the values and emits applied(); the controller then reloads
+/// the model with them and calls commit() (saves) when the reload worked, or revert() when it failed.
 class EngineSettings : public QObject {
   Q_OBJECT
   Q_PROPERTY(int kvCacheMiB READ kvCacheMiB NOTIFY changed)
@@ -39,7 +39,9 @@ class EngineSettings : public QObject {
   int maxNumSeqs() const { return maxNumSeqs_; }
   int blockSize() const { return blockSize_; }
   int numThreads() const { return numThreads_; }
-  QString kvCacheDtype() const { return kvCacheDtype_; }
+  /// The KV-cache element type's name (kv_cache_dtype_name(): "auto", "float32", ...), for QML.
+  QString kvCacheDtype() const;
+  /// The names of every KvCacheDType, in the enum's order.
   static QStringList kvCacheDtypes();
   /// Largest KV cache accepted: half the physical memory (or 64 GiB when unknown), in MiB.
   int maxKvCacheMiB() const;
@@ -83,10 +85,10 @@ class EngineSettings : public QObject {
   int maxNumSeqs_ = 64;
   int blockSize_ = 16;
   int numThreads_ = 0;
-  QString kvCacheDtype_ = QStringLiteral("auto");
+  pagedchat::KvCacheDType kvCacheDtype_ = pagedchat::KvCacheDType::kAuto;
   int savedKvCacheMiB_ = 0;  ///< the values in the file
   int savedMaxNumSeqs_ = 64;
   int savedBlockSize_ = 16;
   int savedNumThreads_ = 0;
-  QString savedKvCacheDtype_ = QStringLiteral("auto");
+  pagedchat::KvCacheDType savedKvCacheDtype_ = pagedchat::KvCacheDType::kAuto;
 };

@@ -117,8 +117,8 @@ nlohmann::json engine_json(const LLMEngine& engine) {
           {"max_num_batched_tokens", c.max_num_batched_tokens},
           {"num_threads", c.num_threads},
           {"enable_prefix_caching", c.enable_prefix_caching},
-          {"dtype", c.dtype},
-          {"kv_cache_dtype", c.kv_cache_dtype},
+          {"dtype", weight_dtype_name(c.dtype)},
+          {"kv_cache_dtype", kv_cache_dtype_name(c.kv_cache_dtype)},
           {"device", c.device},
           {"backend", engine.backend_name()},
           {"packed_weight_bytes", engine.packed_weight_bytes()},
@@ -142,7 +142,7 @@ std::string engine_line(const LLMEngine& engine) {
     << "), max_model_len " << c.max_model_len << ", " << c.num_blocks << " KV blocks of " << c.block_size
     << " tokens, max_num_seqs " << c.max_num_seqs << ", max_num_batched_tokens " << c.max_num_batched_tokens
     << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto")) << ", prefix caching "
-    << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << c.dtype << ", KV cache " << c.kv_cache_dtype
+    << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << weight_dtype_name(c.dtype) << ", KV cache " << kv_cache_dtype_name(c.kv_cache_dtype)
     << " (weights " << engine.weight_types() << "; " << engine.backend_name() << ")";
   return s.str();
 }

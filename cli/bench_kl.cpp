@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli/bench_common.h"
+#include "cli/dtype_options.h"
 #include "engine/loader/model_loader.h"
 #include "engine/model/decoder_model.h"
 #include "engine/model/weight_dtype.h"
@@ -29,7 +30,8 @@ namespace pagedchat::cli::bench {
 namespace {
 
 struct KlOptions {
-  std::string model, base_model, file, dtype = "auto", base_dtype = "auto";
+  std::string model, base_model, file;
+  WeightDType dtype = WeightDType::kAuto, base_dtype = WeightDType::kAuto;
   int ctx = 512, chunks = 0, threads = 0;
   bool json = false;
 };
@@ -40,12 +42,12 @@ struct Runner {
   std::unique_ptr<kernels::Backend> backend;
   std::unique_ptr<DecoderModel> model;
 
-  Runner(const std::string& path, const std::string& dtype, int threads) {
+  Runner(const std::string& path, WeightDType dtype, int threads) {
     EngineConfig c;
     c.model = path;
     bundle = load_model(c);
     backend = kernels::make_cpu_backend(threads);
-    model = std::make_unique<DecoderModel>(bundle.model.config, bundle.model.weights, *backend, parse_dtype(dtype));
+    model = std::make_unique<DecoderModel>(bundle.model.config, bundle.model.weights, *backend, dtype);
   }
 
   /// Logits [ids.size(), vocab] of every position of one sequence, from an empty cache.
@@ -179,8 +181,9 @@ Command add_kl_bench_command(CLI::App& bench) {
   cmd->add_option("--ctx", o->ctx, "tokens per chunk (llama-perplexity -c; the second half of each is scored)");
   cmd->add_option("--chunks", o->chunks, "at most this many chunks (0 = every whole chunk of the file)");
   cmd->add_option("--threads", o->threads, "CPU threads (0 = all cores)");
-  cmd->add_option("--dtype", o->dtype, "the measured model's weight policy (as generate --dtype)");
-  cmd->add_option("--base-dtype", o->base_dtype, "the base model's weight policy (auto; float32 for exact)");
+  add_weight_dtype_option(cmd, "--dtype", o->dtype, "the measured model's weight policy (as generate --dtype)");
+  add_weight_dtype_option(cmd, "--base-dtype", o->base_dtype,
+                          "the base model's weight policy (auto; float32 for exact)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   return [o]() { return run(*o); };
 }

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/kv_cache_dtype.h"
+#include "engine/model/weight_dtype.h"
+
 namespace pagedchat {
 
 /// How rotary embedding pairs a head's dimensions: llama2.c / Meta / GGUF `llama` files rotate
@@ -98,20 +101,20 @@ struct EngineConfig {
   bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
   int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
   SchedulingPolicy scheduling_policy = SchedulingPolicy::kFcfs;
-  /// Type of the weight matrices (vLLM's --dtype): "auto" keeps each matrix in its file's type
-  /// (F32, F16, BF16, or a GGUF quantization such as Q4_K: quantized weights stay quantized and
-  /// are computed on with integer dot products); "float32" dequantizes every matrix to float32
-  /// (4 bytes per weight, the exact reference); "bfloat16" / "float16" store the unquantized
-  /// matrices in that type (quantized ones stay). Activations are float32 (int8 per 32 values for
-  /// the quantized dot products).
-  std::string dtype = "auto";
-  /// Element type of the KV cache (vLLM's --kv-cache-dtype): "auto", "float32", "bfloat16",
-  /// "float16" or "q8_0". "auto" is bfloat16 on the CPU: half the bytes per block of float32, so
-  /// the same kv_cache_bytes holds twice the tokens. K and V are rounded to nearest even when
-  /// written (q8_0: quantized per 32 values, ggml's block_q8_0, 1.0625 bytes per value; only for
-  /// head sizes that are multiples of 32) and attention computes in float32 on the widened values. After construction,
-  /// the engine's config holds the resolved type ("auto" reads "bfloat16").
-  std::string kv_cache_dtype = "auto";
+  /// Type of the weight matrices (vLLM's --dtype; text names: weight_dtype_name(),
+  /// parse_weight_dtype()): kAuto keeps each matrix in its file's type (F32, F16, BF16, or a GGUF
+  /// quantization such as Q4_K: quantized weights stay quantized and are computed on with integer
+  /// dot products); kFloat32 dequantizes every matrix to float32 (4 bytes per weight, the exact
+  /// reference); kBFloat16 / kFloat16 store the unquantized matrices in that type (quantized ones
+  /// stay). Activations are float32 (int8 per 32 values for the quantized dot products).
+  WeightDType dtype = WeightDType::kAuto;
+  /// Element type of the KV cache (vLLM's --kv-cache-dtype; text names: kv_cache_dtype_name(),
+  /// parse_kv_cache_dtype()). kAuto is bfloat16: half the bytes per block of float32, so the same
+  /// kv_cache_bytes holds twice the tokens. K and V are rounded to nearest even when written
+  /// (kQ8_0: quantized per 32 values, ggml's block_q8_0, 1.0625 bytes per value; only for head
+  /// sizes that are multiples of 32) and attention computes in float32 on the widened values.
+  /// After construction, the engine's config holds the resolved type (kAuto reads kBFloat16).
+  KvCacheDType kv_cache_dtype = KvCacheDType::kAuto;
   /// Where the forward runs (vLLM's --device): "cpu", "cuda" (= "cuda:0"), "cuda:N", or "auto"
   /// (CUDA when its library loads and a device is present, else the CPU; the choice is printed).
   /// A CUDA device that is not there is an error saying why. On a GPU, weights are 16-bit under

@@ -1,5 +1,5 @@
 // LLM: the offline API in the shape of vLLM's quick start (vllm/entrypoints/llm.py):
-//   pagedchat::LLM llm({.model = "Meta-Llama-3.1-8B", .dtype = "bfloat16"});
+//   pagedchat::LLM llm({.model = "Meta-Llama-3.1-8B", .dtype = pagedchat::WeightDType::kBFloat16});
 //   auto outputs = llm.generate("Hello, my name is");  // outputs[0].outputs[0].text
 // (examples/quickstart.cpp is that program.)
 #pragma once

@@ -36,25 +36,6 @@ std::size_t physical_memory_bytes() {
 
 }  // namespace
 
-WeightDType parse_dtype(const std::string& s) {
-  try {
-    return parse_weight_dtype(s);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(std::string("invalid engine config: ") + e.what());
-  }
-}
-
-kernels::KvDType parse_kv_cache_dtype(const std::string& s) {
-  if (s == "auto" || s == "bfloat16") return kernels::KvDType::kBFloat16;
-  if (s == "float32") return kernels::KvDType::kFloat32;
-  if (s == "float16") return kernels::KvDType::kFloat16;
-  if (s == "q8_0") return kernels::KvDType::kQ8_0;
-  throw std::invalid_argument(
-      "invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\", \"float16\" or \"q8_0\", "
-      "got \"" +
-      s + "\"");
-}
-
 namespace {
 
 void check_config(const EngineConfig& c) {
@@ -68,8 +49,10 @@ void check_config(const EngineConfig& c) {
   if (c.num_threads < 0 || c.num_threads > 1024)
     fail("num_threads must be in [0, 1024] (0 = all cores), got " + std::to_string(c.num_threads));
   if (c.long_prefill_token_threshold < 0) fail("long_prefill_token_threshold must be >= 0");
-  parse_dtype(c.dtype);
-  parse_kv_cache_dtype(c.kv_cache_dtype);
+  if (std::string(weight_dtype_name(c.dtype)) == "invalid")
+    fail("dtype has no such value (" + std::to_string(static_cast<int>(c.dtype)) + ")");
+  if (std::string(kv_cache_dtype_name(c.kv_cache_dtype)) == "invalid")
+    fail("kv_cache_dtype has no such value (" + std::to_string(static_cast<int>(c.kv_cache_dtype)) + ")");
   try {
     kernels::parse_device(c.device);
   } catch (const std::invalid_argument& e) {
@@ -162,11 +145,11 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                                 std::to_string(mc.max_seq_len) + " positions ('" + model_path + "')");
 
   const int bs = m.config.block_size;
-  const kernels::KvDType kv_dtype = parse_kv_cache_dtype(m.config.kv_cache_dtype);
-  m.config.kv_cache_dtype = kernels::kv_dtype_name(kv_dtype);
+  const kernels::KvDType kv_dtype = resolve_kv_cache_dtype(m.config.kv_cache_dtype);
+  m.config.kv_cache_dtype = kv_cache_dtype_of(kv_dtype);
   if (mc.head_dim % kernels::kv_block_elems(kv_dtype) != 0)
-    throw std::invalid_argument("kv_cache_dtype " + m.config.kv_cache_dtype + " stores blocks of " +
-                                std::to_string(kernels::kv_block_elems(kv_dtype)) +
+    throw std::invalid_argument(std::string("kv_cache_dtype ") + kv_cache_dtype_name(m.config.kv_cache_dtype) +
+                                " stores blocks of " + std::to_string(kernels::kv_block_elems(kv_dtype)) +
                                 " values and needs a head size that is a multiple of it; '" + model_path +
                                 "' has head_dim " + std::to_string(mc.head_dim) + " (use bfloat16 or float16)");
   const std::size_t block_bytes = KVCache::bytes_per_block(mc, bs, kv_dtype);
@@ -195,7 +178,7 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   };
   if ((sized || !on_device) && num_blocks < blocks_per_seq)
     throw too_small(num_blocks, "raise kv_cache_bytes or lower max_model_len");
-  m.runner = std::make_unique<ModelRunner>(m.model, std::move(backend), parse_dtype(m.config.dtype));
+  m.runner = std::make_unique<ModelRunner>(m.model, std::move(backend), m.config.dtype);
   if (!sized && on_device) {
     // vLLM's memory plan: weights, then the activations of the largest step (measured), then
     // gpu_memory_utilization of the card minus both becomes KV blocks.

@@ -19,14 +19,6 @@
 
 namespace pagedchat {
 
-/// EngineConfig::dtype -> the weight policy the model packs with (engine/model/decoder_model.h);
-/// throws std::invalid_argument naming the allowed values.
-WeightDType parse_dtype(const std::string& dtype);
-
-/// EngineConfig::kv_cache_dtype -> the KV cache's element type ("auto" = bfloat16 on the CPU);
-/// throws std::invalid_argument naming the allowed values.
-kernels::KvDType parse_kv_cache_dtype(const std::string& kv_cache_dtype);
-
 /// The checks LLMEngine::add_request makes of a request before queueing it, other than a
 /// duplicate id: valid params (SamplingParams::validate, validate_for_vocab), a non-empty id and
 /// prompt, every token id in [0, vocab), prompt length + max_tokens <= max_model_len. Throws

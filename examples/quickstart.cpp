@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   const std::string model = argv[1];
   const std::string prompt = argc == 3 ? argv[2] : "Hello, my name is";
   try {
-    pagedchat::LLM llm({.model = model, .dtype = "bfloat16"});
+    pagedchat::LLM llm({.model = model, .dtype = pagedchat::WeightDType::kBFloat16});
     auto outputs = llm.generate(prompt);
     std::cout << "Prompt: " << outputs[0].prompt << "\n";
     std::cout << "Generated text: " << outputs[0].outputs[0].text << "\n";

@@ -12,6 +12,20 @@ WeightDType parse_weight_dtype(const std::string& s) {
   throw std::invalid_argument("dtype must be \"auto\", \"float32\", \"float16\" or \"bfloat16\", got \"" + s + "\"");
 }
 
+const char* weight_dtype_name(WeightDType dtype) {
+  switch (dtype) {
+    case WeightDType::kAuto:
+      return "auto";
+    case WeightDType::kFloat32:
+      return "float32";
+    case WeightDType::kBFloat16:
+      return "bfloat16";
+    case WeightDType::kFloat16:
+      return "float16";
+  }
+  return "invalid";
+}
+
 kernels::DType packed_dtype(kernels::DType file, WeightDType policy) {
   using kernels::DType;
   switch (policy) {

@@ -17,6 +17,10 @@ enum class WeightDType { kAuto, kFloat32, kBFloat16, kFloat16 };
 /// allowed values otherwise.
 WeightDType parse_weight_dtype(const std::string& s);
 
+/// The name parse_weight_dtype() reads ("auto", "float32", "bfloat16", "float16"); "invalid" for
+/// a value outside the enum.
+const char* weight_dtype_name(WeightDType dtype);
+
 /// The type a matrix stored as `file` is packed as under `policy`.
 kernels::DType packed_dtype(kernels::DType file, WeightDType policy);
 

@@ -291,8 +291,8 @@ void TestModelEngine::settingsReloadChangesBlockCount() {
     QVERIFY(done.wait(60000));
     QVERIFY2(done.at(0).at(0).toBool(), qPrintable(done.at(0).at(2).toString()));
     const int expected = static_cast<int>(
-        (std::size_t(mib) << 20) /
-        pagedchat::KVCache::bytes_per_block(mc, block, pagedchat::parse_kv_cache_dtype("auto")));
+        (std::size_t(mib) << 20) / pagedchat::KVCache::bytes_per_block(
+                                       mc, block, pagedchat::resolve_kv_cache_dtype(pagedchat::KvCacheDType::kAuto)));
     QCOMPARE(engine->numKvBlocks(), expected);
     QCOMPARE(engine->engineConfig().block_size, block);
     QCOMPARE(engine->engineConfig().max_num_seqs, 4);

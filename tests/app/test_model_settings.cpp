@@ -165,7 +165,7 @@ void TestModelSettings::engineSettingsSaved() {
     QCOMPARE(config.max_num_seqs, 8);
     QCOMPARE(config.block_size, 32);
     QCOMPARE(config.num_threads, 2);
-    QCOMPARE(config.kv_cache_dtype, std::string("q8_0"));
+    QCOMPARE(config.kv_cache_dtype, pagedchat::KvCacheDType::kQ8_0);
   }
   {
     QSettings settings(ini, QSettings::IniFormat);

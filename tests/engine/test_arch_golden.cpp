@@ -171,7 +171,7 @@ class TestArchGolden : public QObject {
     c.max_model_len = 64;
     c.max_num_batched_tokens = 4;
     c.num_threads = 2;
-    c.kv_cache_dtype = "float32";  // the goldens' tolerances are those of float32 K/V
+    c.kv_cache_dtype = pagedchat::KvCacheDType::kFloat32;  // the goldens' tolerances are those of float32 K/V
     LLMEngine engine(c);
     SamplingParams sp{.temperature = 0.0f, .max_tokens = 24, .ignore_eos = true};
     for (const GoldenPrompt& p : g.prompts) engine.add_request(p.name, p.prompt, sp);
@@ -280,7 +280,7 @@ class TestArchGolden : public QObject {
 
     EngineConfig c;
     c.model = (archDir() + "/llama3-tiny.gguf").toStdString();
-    c.kv_cache_dtype = "q8_0";
+    c.kv_cache_dtype = pagedchat::KvCacheDType::kQ8_0;
     try {
       LLMEngine refused(c);
       QFAIL("a head size of 16 was accepted for a q8_0 KV cache");

@@ -204,10 +204,14 @@ class TestBadInput : public QObject {
 
   void badDtype() {
     EngineConfig c = config(testpaths::stories260K());
-    c.dtype = "int8";
-    EXPECT_ERROR(LLM{c}, "dtype", "bfloat16", "int8");
+    // A name is read at the edges (CLI, settings) by parse_weight_dtype; the engine refuses a
+    // value outside the enum.
+    EXPECT_ERROR(pagedchat::parse_weight_dtype("int8"), "dtype", "bfloat16", "int8");
+    c.dtype = static_cast<pagedchat::WeightDType>(42);
+    EXPECT_ERROR(LLM{c}, "invalid engine config", "dtype", "42");
     for (const char* ok : {"auto", "float32", "bfloat16", "float16"}) {
-      c.dtype = ok;
+      c.dtype = pagedchat::parse_weight_dtype(ok);
+      QCOMPARE(std::string(pagedchat::weight_dtype_name(c.dtype)), std::string(ok));
       LLM llm(c);
       QCOMPARE(llm.generate({"Once"}, testutil::greedy(3))[0].outputs[0].token_ids.size(), size_t(3));
     }

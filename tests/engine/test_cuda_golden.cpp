@@ -62,8 +62,8 @@ class TestCudaGolden : public QObject {
     QVERIFY(!g.ids.empty());
     EngineConfig c = testutil::storiesConfig();
     c.device = "cuda";
-    c.dtype = dtype.toStdString();
-    c.kv_cache_dtype = dtype == "float32" ? "float32" : "bfloat16";
+    c.dtype = pagedchat::parse_weight_dtype(dtype.toStdString());
+    c.kv_cache_dtype = dtype == "float32" ? pagedchat::KvCacheDType::kFloat32 : pagedchat::KvCacheDType::kBFloat16;
     c.max_num_batched_tokens = 64;  // the prompts prefill in chunks
     LLM llm(c);
     QVERIFY2(llm.engine().backend_name().rfind("cuda:", 0) == 0, llm.engine().backend_name().c_str());

@@ -111,7 +111,7 @@ class TestEngineFeatures : public QObject {
   void parallelSamplingSharesBlocks() {
     QFETCH(QString, kvDtype);
     EngineConfig config = testutil::storiesConfig();
-    config.kv_cache_dtype = kvDtype.toStdString();
+    config.kv_cache_dtype = pagedchat::parse_kv_cache_dtype(kvDtype.toStdString());
     SamplingParams p;
     p.temperature = 0.9f;
     p.max_tokens = 30;
@@ -160,7 +160,7 @@ class TestEngineFeatures : public QObject {
     c.kv_cache_bytes = 200 * 5120 * 4;  // 200 float32 blocks
     std::map<std::string, int> blocks;
     for (const char* d : {"float32", "bfloat16", "float16", "auto"}) {
-      c.kv_cache_dtype = d;
+      c.kv_cache_dtype = pagedchat::parse_kv_cache_dtype(d);
       LLMEngine engine(c);
       blocks[d] = engine.stats().num_total_blocks;
       QVERIFY(engine.engine_config().kv_cache_bytes <= c.kv_cache_bytes);
@@ -170,28 +170,35 @@ class TestEngineFeatures : public QObject {
     QCOMPARE(blocks["float16"], blocks["bfloat16"]);
     QCOMPARE(blocks["auto"], blocks["bfloat16"]);
     EngineConfig a = testutil::storiesConfig(), b = a;
-    a.kv_cache_dtype = "float32";
+    a.kv_cache_dtype = pagedchat::KvCacheDType::kFloat32;
     LLMEngine ea(a), eb(b);
-    QCOMPARE(eb.engine_config().kv_cache_dtype, std::string("bfloat16"));
+    QCOMPARE(eb.engine_config().kv_cache_dtype, pagedchat::KvCacheDType::kBFloat16);
     QCOMPARE(ea.stats().num_total_blocks, eb.stats().num_total_blocks);  // 8 sequences each
     QCOMPARE(eb.engine_config().kv_cache_bytes * 2, ea.engine_config().kv_cache_bytes);
     for (const char* bad : {"fp8", "half", "", "Float32", "Q8_0", "q4_0"}) {
-      EngineConfig e = testutil::storiesConfig();
-      e.kv_cache_dtype = bad;
       try {
-        LLMEngine engine(e);
+        pagedchat::parse_kv_cache_dtype(bad);
         QFAIL(qPrintable(QString("kv_cache_dtype \"%1\" was accepted").arg(bad)));
       } catch (const std::invalid_argument& err) {
-        QCOMPARE(QString(err.what()),
-                 QString("invalid engine config: kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\", "
-                         "\"float16\" or \"q8_0\", got \"%1\"")
-                     .arg(bad));
+        QCOMPARE(QString(err.what()), QString("kv_cache_dtype must be \"auto\", \"float32\", \"bfloat16\", "
+                                              "\"float16\" or \"q8_0\", got \"%1\"")
+                                          .arg(bad));
+      }
+    }
+    {
+      EngineConfig e = testutil::storiesConfig();
+      e.kv_cache_dtype = static_cast<pagedchat::KvCacheDType>(99);
+      try {
+        LLMEngine engine(e);
+        QFAIL("a kv_cache_dtype outside the enum was accepted");
+      } catch (const std::invalid_argument& err) {
+        QCOMPARE(QString(err.what()), QString("invalid engine config: kv_cache_dtype has no such value (99)"));
       }
     }
     // q8_0: 34 bytes per 32 values (ggml's block_q8_0), for head sizes of whole 32-blocks; the
     // same bytes hold 128/34 times the float32 blocks. stories260K's head size 8 is refused by name.
     EngineConfig q = testutil::storiesConfig();
-    q.kv_cache_dtype = "q8_0";
+    q.kv_cache_dtype = pagedchat::KvCacheDType::kQ8_0;
     try {
       LLMEngine engine(q);
       QFAIL("q8_0 was accepted for head_dim 8");
@@ -202,7 +209,7 @@ class TestEngineFeatures : public QObject {
     const std::size_t f32_block = std::size_t(2) * 2 * 16 * 64 * 4, q8_block = std::size_t(2) * 2 * 16 * 2 * 34;
     q.kv_cache_bytes = 100 * f32_block;
     LLMEngine q8(q);
-    QCOMPARE(q8.engine_config().kv_cache_dtype, std::string("q8_0"));
+    QCOMPARE(q8.engine_config().kv_cache_dtype, pagedchat::KvCacheDType::kQ8_0);
     QCOMPARE(std::size_t(q8.stats().num_total_blocks), 100 * f32_block / q8_block);
     q8.add_request("q", std::vector<int>{5, 6, 7, 8, 9, 10, 11}, testutil::greedy(40));
     int generated = 0;
@@ -223,7 +230,8 @@ class TestEngineFeatures : public QObject {
     SamplingParams p = testutil::greedy(20);
     p.logprobs = 5;
     EngineConfig config = testutil::storiesConfig();
-    config.kv_cache_dtype = "float32";  // the golden logits are float32 K/V's, compared within 1e-4
+    config.kv_cache_dtype =
+        pagedchat::KvCacheDType::kFloat32;  // the golden logits are float32 K/V's, compared within 1e-4
     LLM llm(config);
     const auto out = llm.generate({kPrompt}, p)[0];
     const auto& c = out.outputs[0];

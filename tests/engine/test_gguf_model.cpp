@@ -54,8 +54,8 @@ GreedyResult runGreedy(const QString& model, const QString& name) {
   EngineConfig c;
   c.model = model.toStdString();
   c.num_threads = 2;
-  c.max_model_len = 512;         // the metadata says 128; the goldens run to 200 (+1) positions
-  c.kv_cache_dtype = "float32";  // run.c's goldens are float32 throughout
+  c.max_model_len = 512;                                 // the metadata says 128; the goldens run to 200 (+1) positions
+  c.kv_cache_dtype = pagedchat::KvCacheDType::kFloat32;  // run.c's goldens are float32 throughout
   LLM llm(c);
   GreedyResult r;
   r.prompt_ok = llm.engine().tokenizer().encode(prompt, true) == expected_prompt;

@@ -53,7 +53,7 @@ class TestGolden : public QObject {
     const int steps = g["steps"].toInt();
 
     EngineConfig config = testutil::storiesConfig();
-    config.kv_cache_dtype = "float32";  // run.c's K/V are float32: every id and the exact text
+    config.kv_cache_dtype = pagedchat::KvCacheDType::kFloat32;  // run.c's K/V are float32: every id and the exact text
     LLM llm(config);
     QCOMPARE(llm.engine().tokenizer().encode(prompt, true), expected_prompt);
     const auto outs = llm.generate({prompt}, testutil::greedy(steps - int(expected_prompt.size()) + 1));
@@ -83,8 +83,8 @@ class TestGolden : public QObject {
     const QJsonObject g = readJson(file);
     const std::vector<int> expected = toIds(g["generated_ids"].toArray());
     EngineConfig c = testutil::storiesConfig();
-    c.dtype = dtype.toStdString();
-    c.kv_cache_dtype = "float32";  // the weights' rounding alone
+    c.dtype = pagedchat::parse_weight_dtype(dtype.toStdString());
+    c.kv_cache_dtype = pagedchat::KvCacheDType::kFloat32;  // the weights' rounding alone
     LLM llm(c);
     const auto ids = llm.generate({g["prompt"].toString().toStdString()}, testutil::greedy(int(expected.size())))[0]
                          .outputs[0]
@@ -97,7 +97,7 @@ class TestGolden : public QObject {
     SamplingParams lp = testutil::greedy(10);
     lp.logprobs = 0;
     EngineConfig f32config = testutil::storiesConfig();
-    f32config.kv_cache_dtype = "float32";
+    f32config.kv_cache_dtype = pagedchat::KvCacheDType::kFloat32;
     LLM f32(f32config);
     const auto a = llm.generate({g["prompt"].toString().toStdString()}, lp)[0].outputs[0].cumulative_logprob;
     const auto b = f32.generate({g["prompt"].toString().toStdString()}, lp)[0].outputs[0].cumulative_logprob;
@@ -135,9 +135,10 @@ class TestGolden : public QObject {
     const std::string prompt = g["prompt"].toString().toStdString();
     const std::vector<int> expected = toIds(g["generated_ids"].toArray());
     EngineConfig c = testutil::storiesConfig();
-    c.kv_cache_dtype = dtype.toStdString();
+    c.kv_cache_dtype = pagedchat::parse_kv_cache_dtype(dtype.toStdString());
     LLM llm(c);
-    QCOMPARE(llm.engine().engine_config().kv_cache_dtype, dtype.toStdString());
+    QCOMPARE(std::string(pagedchat::kv_cache_dtype_name(llm.engine().engine_config().kv_cache_dtype)),
+             dtype.toStdString());
     const auto ids = llm.generate({prompt}, testutil::greedy(int(expected.size())))[0].outputs[0].token_ids;
     int match = 0;
     while (match < int(ids.size()) && match < int(expected.size()) && ids[match] == expected[match]) ++match;
@@ -146,7 +147,7 @@ class TestGolden : public QObject {
     QVERIFY2(match >= minMatch, qPrintable(QString("%1 < %2").arg(match).arg(minMatch)));
     if (dtype == "bfloat16") {
       LLM autoDtype(testutil::storiesConfig());
-      QCOMPARE(autoDtype.engine().engine_config().kv_cache_dtype, std::string("bfloat16"));
+      QCOMPARE(autoDtype.engine().engine_config().kv_cache_dtype, pagedchat::KvCacheDType::kBFloat16);
       QCOMPARE(autoDtype.generate({prompt}, testutil::greedy(int(expected.size())))[0].outputs[0].token_ids, ids);
     }
   }

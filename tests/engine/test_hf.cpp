@@ -22,7 +22,7 @@ EngineConfig folderConfig(const QString& dir) {
   EngineConfig c;
   c.model = dir.toStdString();
   c.num_threads = 2;
-  c.kv_cache_dtype = "float32";  // run.c's goldens are float32 throughout
+  c.kv_cache_dtype = pagedchat::KvCacheDType::kFloat32;  // run.c's goldens are float32 throughout
   return c;
 }
 

@@ -119,6 +119,19 @@ class TestServer : public QObject {
     QCOMPARE(badN.status, 400);
     QCOMPARE(json(badN.body)["error"].toObject()["param"].toString(), QString("n"));
 
+    // A chat message without a role, or with one that is not text: 400 naming the field and why.
+    const Http noRole = curl("POST", stories_->v1() + "/chat/completions",
+                             R"({"model": "stories260K", "messages": [{"content": "hi"}]})");
+    QCOMPARE(noRole.status, 400);
+    QCOMPARE(json(noRole.body)["error"].toObject()["param"].toString(), QString("messages[0].role"));
+    QVERIFY2(json(noRole.body)["error"].toObject()["message"].toString().contains("is required"),
+             noRole.body.constData());
+    const Http numberRole = curl("POST", stories_->v1() + "/chat/completions",
+                                 R"({"model": "stories260K", "messages": [{"role": 7, "content": "hi"}]})");
+    QCOMPARE(numberRole.status, 400);
+    QVERIFY2(json(numberRole.body)["error"].toObject()["message"].toString().contains("must be a string, got a number"),
+             numberRole.body.constData());
+
     // A prompt over max_model_len (512 for the llama2.c checkpoint): 400 naming the lengths.
     QByteArray longPrompt = "{\"model\": \"stories260K\", \"prompt\": [";
     for (int i = 0; i < 600; ++i) longPrompt += (i ? ",100" : "100");

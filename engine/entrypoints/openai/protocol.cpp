@@ -254,7 +254,8 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
     const std::string name = "messages[" + std::to_string(i) + "]";
     if (!m.is_object()) bad(name, "must be an object with 'role' and 'content'");
     const json* role = field(m, "role");
-    if (!role || !role->is_string()) bad(name + ".role", "must be a string");
+    if (!role) bad(name + ".role", "is required");
+    if (!role->is_string()) bad(name + ".role", std::string("must be a string, got ") + type_name(*role));
     nlohmann::ordered_json out = nlohmann::ordered_json::parse(m.dump());
     const json* content = field(m, "content");
     if (content && content->is_array()) {
