@@ -456,7 +456,7 @@ void TestGuiPanes::remotePaneThroughSettings() {
   ChatSession* session = controller.panes()->sessionAt(0);
   auto applyBackend = [&](const QString& choice, const QVariantMap& fields) {
     QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
-    QTest::qWait(400);  // the popup's enter transition
+    QTRY_VERIFY(apptest::findVisibleItem(root, QStringLiteral("applySettingsButton")));  // the popup is open
     QQuickItem* button = findItem(root, choice);
     QVERIFY(button);
     button->setProperty("checked", true);
@@ -466,7 +466,7 @@ void TestGuiPanes::remotePaneThroughSettings() {
       item->setProperty(it.key() == QLatin1String("endpointModel") ? "editText" : "text", it.value());
     }
     QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
-    QTest::qWait(400);
+    QTRY_VERIFY(!apptest::findVisibleItem(root, QStringLiteral("applySettingsButton")));  // closed
   };
   applyBackend(QStringLiteral("backendRemote"),
                {{"endpointUrl", "http://127.0.0.1:9/v1/"}, {"endpointKey", "k-1"}, {"endpointModel", "m"}});
@@ -483,13 +483,11 @@ void TestGuiPanes::remotePaneThroughSettings() {
   QVERIFY(!apptest::findVisibleItem(root, QStringLiteral("paneBackend")));
 
   QVERIFY(QMetaObject::invokeMethod(window, "openSettings"));
-  QTest::qWait(400);
+  QTRY_VERIFY(apptest::findVisibleItem(root, QStringLiteral("settingsTabs")));
   QQuickItem* tabs = findItem(root, QStringLiteral("settingsTabs"));
-  QVERIFY(tabs);
   tabs->setProperty("currentIndex", 2);
-  QTest::qWait(100);
+  QTRY_VERIFY(apptest::findVisibleItem(root, QStringLiteral("serverSwitch")));
   QQuickItem* serverSwitch = apptest::findVisibleItem(root, QStringLiteral("serverSwitch"));
-  QVERIFY(serverSwitch);
   QVERIFY(!serverSwitch->property("checked").toBool());  // off by default
   const QStringList bad = unnamedControls(window);
   QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));

@@ -76,7 +76,8 @@ Item {
         function test_narrowPaneWrapsActions() {
             const a = make({ row: 1, role: "assistant", text: "Once", finishReason: "length", isLast: true })
             a.width = 150  // a narrow pane: Copy, Regenerate and Continue do not fit on one line
-            wait(50)  // the layouts update on the next polish
+            // The layouts update on a later polish: wait until the actions wrap to two lines.
+            tryVerify(() => a.implicitHeight > button(a, "copyButton").height * 1.5, 5000, "the actions did not wrap")
             for (const name of ["copyButton", "regenerateButton", "continueButton"]) {
                 const b = button(a, name)
                 verify(b.visible)
