@@ -433,6 +433,11 @@
         <source>Delete</source>
         <translation>Delete</translation>
     </message>
+    <message>
+        <source>d MMM yyyy, hh:mm</source>
+        <extracomment>Date format of a conversation&apos;s last activity in another year (QDateTime format: day, month, year, time)</extracomment>
+        <translation>d MMM yyyy, hh:mm</translation>
+    </message>
 </context>
 <context>
     <name>ConversationList</name>
@@ -1062,6 +1067,14 @@
         <source>Model: %1</source>
         <translation>Model: %1</translation>
     </message>
+    <message>
+        <source>System prompt</source>
+        <translation>System prompt</translation>
+    </message>
+    <message>
+        <source>System prompt: %1</source>
+        <translation>System prompt: %1</translation>
+    </message>
 </context>
 <context>
     <name>MessageContent</name>
@@ -1225,6 +1238,14 @@
     <message>
         <source>No recent models yet.</source>
         <translation>No recent models yet.</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <source>Close the model picker</source>
+        <translation>Close the model picker</translation>
     </message>
 </context>
 <context>

@@ -432,6 +432,11 @@
         <source>Delete</source>
         <translation>삭제</translation>
     </message>
+    <message>
+        <source>d MMM yyyy, hh:mm</source>
+        <extracomment>Date format of a conversation&apos;s last activity in another year (QDateTime format: day, month, year, time)</extracomment>
+        <translation>yyyy년 M월 d일 HH:mm</translation>
+    </message>
 </context>
 <context>
     <name>ConversationList</name>
@@ -1059,6 +1064,14 @@
         <source>Model: %1</source>
         <translation>모델: %1</translation>
     </message>
+    <message>
+        <source>System prompt</source>
+        <translation>시스템 프롬프트</translation>
+    </message>
+    <message>
+        <source>System prompt: %1</source>
+        <translation>시스템 프롬프트: %1</translation>
+    </message>
 </context>
 <context>
     <name>MessageContent</name>
@@ -1222,6 +1235,14 @@
     <message>
         <source>No recent models yet.</source>
         <translation>최근 모델이 아직 없습니다.</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>닫기</translation>
+    </message>
+    <message>
+        <source>Close the model picker</source>
+        <translation>모델 선택 닫기</translation>
     </message>
 </context>
 <context>

@@ -91,9 +91,14 @@ ItemDelegate {
                 Accessible.name: row.pinned ? qsTr("Pinned: %1").arg(row.title) : row.title
             }
             Label {
+                objectName: "conversationDate"
                 Layout.fillWidth: true
-                //: Date format of a conversation's last activity (QDateTime format: day, month, time)
-                text: Qt.formatDateTime(row.updatedAt, qsTr("d MMM, hh:mm"))
+                // The year only when it is not this one.
+                text: Qt.formatDateTime(row.updatedAt, row.updatedAt.getFullYear() === new Date().getFullYear()
+                    //: Date format of a conversation's last activity (QDateTime format: day, month, time)
+                    ? qsTr("d MMM, hh:mm")
+                    //: Date format of a conversation's last activity in another year (QDateTime format: day, month, year, time)
+                    : qsTr("d MMM yyyy, hh:mm"))
                 font.pixelSize: Theme.smallFontSize
                 color: Theme.mutedTextColor
                 Accessible.name: qsTr("Last activity %1").arg(text)

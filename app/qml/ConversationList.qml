@@ -3,7 +3,6 @@
 // with undo, and the full-text search panel (Ctrl+F). Rows load a page at a time as the list
 // scrolls (ConversationListModel::fetchMore).
 pragma ComponentBehavior: Bound
-import QtCore
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material

@@ -114,6 +114,10 @@ Pane {
                 id: kvDtypeField
                 objectName: "kvCacheDtypeField"
                 Layout.fillWidth: true
+                // The list as wide as its longest entry (a long Korean one), even where the field
+                // itself is narrower.
+                implicitContentWidthPolicy: ComboBox.WidestText
+                popup.width: Math.max(width, implicitWidth)
                 model: [qsTr("Automatic (bfloat16)"), qsTr("float32 (exact, 4 bytes per value)"),
                         qsTr("bfloat16 (2 bytes per value)"), qsTr("float16 (2 bytes per value)"),
                         qsTr("q8_0 (about 1 byte per value; head sizes of multiples of 32)")]

@@ -1,4 +1,5 @@
-// One message: the user's on the right in the accent colour, the model's on the left.
+// One message: the user's on the right in the accent colour, the model's on the left, a system
+// prompt (an imported conversation's, an API client's) on the left, framed and labelled.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -33,15 +34,16 @@ Item {
     property color highlightColor: "transparent"
 
     readonly property bool isUser: role === "user"
+    readonly property bool isSystem: role === "system"
     /// The app died while this reply streamed (killed, crashed, power loss): no finish reason was
     /// saved. A reply stopped by the user or by quitting the app has finish reason "abort".
     readonly property bool interrupted: role === "assistant" && !streaming && finishReason === ""
     /// The reasoning shown apart (collapsed) above the answer.
-    readonly property bool hasReasoning: !isUser && (reasoning !== "" || thinking)
+    readonly property bool hasReasoning: !isUser && !isSystem && (reasoning !== "" || thinking)
     /// A story model continues the prompt: its reply often starts with a space or a newline.
-    readonly property string shownText: isUser ? text : answer.replace(/^\s+/, "")
+    readonly property string shownText: isUser || isSystem ? text : answer.replace(/^\s+/, "")
     /// A finished reply without any text: the bubble says so instead of staying empty.
-    readonly property bool noReply: !isUser && !streaming && shownText === "" && !hasReasoning
+    readonly property bool noReply: role === "assistant" && !streaming && shownText === "" && !hasReasoning
     readonly property string note: detailsHidden ? ""
                                   : interrupted ? qsTr("interrupted")
                                   : finishReason === "abort" ? qsTr("stopped")
@@ -68,6 +70,7 @@ Item {
         maxTextWidth,
         bubble.measured && !(bubble.hasReasoning && reasoningSection.expanded)
             ? Math.ceil(Math.max(measure.implicitWidth, noteLabel.visible ? noteLabel.implicitWidth : 0,
+                                 roleLabel.visible ? roleLabel.implicitWidth : 0,
                                  bubble.hasReasoning ? reasoningSection.implicitWidth : 0)) + 1
             : bubble.maxTextWidth)
 
@@ -92,10 +95,10 @@ Item {
         width: bubble.textWidth + 2 * bubble.horizontalPadding
         height: column.implicitHeight + 20
         radius: 14
-        color: bubble.isUser ? Theme.userBubbleColor : Theme.assistantBubbleColor
-        // A search result being shown (MessageList.highlightedRow).
-        border.width: bubble.highlighted ? 3 : 0
-        border.color: bubble.highlightColor
+        color: bubble.isUser ? Theme.userBubbleColor : bubble.isSystem ? Theme.surfaceColor : Theme.assistantBubbleColor
+        // A search result being shown (MessageList.highlightedRow); a system prompt's frame.
+        border.width: bubble.highlighted ? 3 : bubble.isSystem ? 1 : 0
+        border.color: bubble.highlighted ? bubble.highlightColor : Theme.borderColor
 
         ColumnLayout {
             id: column
@@ -104,6 +107,16 @@ Item {
             width: bubble.textWidth
             spacing: 4
 
+            Label {
+                id: roleLabel
+                objectName: "messageRoleLabel"
+                visible: bubble.isSystem
+                text: qsTr("System prompt")
+                font.pixelSize: Theme.smallFontSize
+                font.bold: true
+                color: Theme.mutedTextColor
+                Accessible.ignored: true  // the text's accessible name says it
+            }
             ReasoningSection {
                 id: reasoningSection
                 objectName: "reasoningSection"
@@ -125,7 +138,8 @@ Item {
                          : bubble.isUser ? Theme.userTextColor : Theme.assistantTextColor
                 linkColor: bubble.isUser ? Theme.userTextColor : Theme.linkColor
                 tableBorderColor: bubble.isUser ? Theme.userTableBorderColor : Theme.tableBorderColor
-                accessibleName: (bubble.isUser ? qsTr("You: %1") : qsTr("Model: %1")).arg(
+                accessibleName: (bubble.isUser ? qsTr("You: %1")
+                                 : bubble.isSystem ? qsTr("System prompt: %1") : qsTr("Model: %1")).arg(
                                     bubble.noReply ? bubble.displayText : bubble.shownText)
             }
             Label {

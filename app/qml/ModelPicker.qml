@@ -23,7 +23,18 @@ Dialog {
     objectName: "modelPicker"
     title: qsTr("Model")
     modal: true
-    standardButtons: Dialog.Close
+    // Our own Close button, not standardButtons: Qt's label would need Qt's own catalogues,
+    // which Debian ships apart (qt6-translations-l10n) and a user may not have.
+    footer: DialogButtonBox {
+        Button {
+            objectName: "closeModelPickerButton"
+            text: qsTr("Close")
+            flat: true
+            // Qt 6.4's qmllint does not find DialogButtonBox's ButtonRole enum values (type).
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole  // qmllint disable type
+            Accessible.name: qsTr("Close the model picker")
+        }
+    }
     width: Math.min(parent ? parent.width - 80 : 640, 640)
     anchors.centerIn: parent
     // A plain surface (the style's elevation shadow needs shader effects some renderers lack).

@@ -34,6 +34,22 @@ using apptest::optionsFor;
 using apptest::waitForFrame;
 using pagedchat::FinishReason;
 
+namespace {
+/// A conversation as ChatStore::exportJson() writes it (format pagedchat-conversation 1), dated
+/// `createdAt` (ISO 8601) and last active at `updatedAt`.
+QByteArray exportedConversation(const QString& title, const QString& createdAt, const QString& updatedAt,
+                                const QJsonArray& messages, bool pinned = false) {
+  const QJsonObject root{{"format", "pagedchat-conversation"},
+                         {"version", 1},
+                         {"title", title},
+                         {"pinned", pinned},
+                         {"createdAt", createdAt},
+                         {"updatedAt", updatedAt},
+                         {"messages", messages}};
+  return QJsonDocument(root).toJson();
+}
+}  // namespace
+
 class TestHistoryGui : public QObject {
   Q_OBJECT
 
@@ -379,13 +395,8 @@ void TestHistoryGui::replySavedMovesToToday() {
                     {"text", "there was a"},
                     {"finishReason", finish},
                     {"createdAt", "2024-01-01T10:00:01.000Z"}}};
-    QJsonObject root{{"format", "pagedchat-conversation"},
-                     {"version", 1},
-                     {"title", title},
-                     {"createdAt", "2024-01-01T10:00:00.000Z"},
-                     {"updatedAt", "2024-01-01T10:00:01.000Z"},
-                     {"messages", messages}};
-    return controller.store()->importJson(QJsonDocument(root).toJson());
+    return controller.store()->importJson(
+        exportedConversation(title, "2024-01-01T10:00:00.000Z", "2024-01-01T10:00:01.000Z", messages));
   };
   const qint64 cont = oldConversation(QStringLiteral("Continue me"), QStringLiteral("length"));
   const qint64 regen = oldConversation(QStringLiteral("Regenerate me"), QStringLiteral("stop"));
@@ -464,18 +475,11 @@ void TestHistoryGui::sectionHeadingsFollowTheList() {
   QTRY_COMPARE(mismatches(), QString());
   auto importOld = [&](const QString& title, int daysAgo, bool pinned) {
     const QString stamp = QDateTime::currentDateTimeUtc().addDays(-daysAgo).toString(Qt::ISODateWithMs);
-    QJsonObject root{
-        {"format", "pagedchat-conversation"},
-        {"version", 1},
-        {"title", title},
-        {"pinned", pinned},
-        {"createdAt", stamp},
-        {"updatedAt", stamp},
-        {"messages", QJsonArray{QJsonObject{{"id", 1}, {"role", "user"}, {"text", title}, {"createdAt", stamp}}}}};
+    const QJsonArray messages{QJsonObject{{"id", 1}, {"role", "user"}, {"text", title}, {"createdAt", stamp}}};
     const QString file = dir.filePath(title + QStringLiteral(".json"));
     QFile f(file);
     if (!f.open(QIODevice::WriteOnly)) return qint64(0);
-    f.write(QJsonDocument(root).toJson());
+    f.write(exportedConversation(title, stamp, stamp, messages, pinned));
     f.close();
     return controller.history()->importConversation(QUrl::fromLocalFile(file));
   };

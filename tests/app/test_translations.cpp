@@ -170,6 +170,7 @@ class TestTranslations : public QObject {
   void embeddedTranslationsLoad();
   void cjkFontCoversKorean();
   void switchesLanguageAtRunTime();
+  void kvCacheTypesFitInKorean();
 };
 
 void TestTranslations::tsFilesCompleteAndInStep() {
@@ -315,6 +316,58 @@ void TestTranslations::switchesLanguageAtRunTime() {
 
   controller.appearance()->setLanguage(QStringLiteral("en"));
   QTRY_COMPARE(newButton->property("text").toString(), QStringLiteral("New chat"));
+}
+
+void TestTranslations::kvCacheTypesFitInKorean() {
+  // Korean text is wider than English: every entry of the engine page's KV cache type list shows
+  // whole (none cut off with "…") when the list is open.
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  {
+    QSettings settings(AppController::settingsFile(dir.path()), QSettings::IniFormat);
+    settings.setValue(Translator::settingsKey(), QStringLiteral("ko"));
+  }
+  AppOptions options;
+  options.modelPath = dir.filePath(QStringLiteral("no-model"));  // not started: no model needed
+  options.dataDir = dir.path();
+  AppController controller(options);
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QQuickItem* root = window->contentItem();
+  QVERIFY(QMetaObject::invokeMethod(window, "openSettings"));
+  QTRY_VERIFY(apptest::findVisibleItem(root, QStringLiteral("settingsTabs")));
+  QQuickItem* tabs = apptest::findItem(root, QStringLiteral("settingsTabs"));
+  int engineTab = -1;  // the tab whose page is the engine page
+  for (int i = 0; i < 8 && engineTab < 0; ++i) {
+    tabs->setProperty("currentIndex", i);
+    if (QTest::qWaitFor([&] { return apptest::findVisibleItem(root, QStringLiteral("kvCacheDtypeField")); }, 500))
+      engineTab = i;
+  }
+  QVERIFY(engineTab >= 0);
+  QQuickItem* combo = apptest::findVisibleItem(root, QStringLiteral("kvCacheDtypeField"));
+  QObject* popup = combo->property("popup").value<QObject*>();
+  QVERIFY(popup);
+  QVERIFY(QMetaObject::invokeMethod(popup, "open"));
+  QTRY_VERIFY(popup->property("opened").toBool());
+  const int count = combo->property("count").toInt();
+  QCOMPARE(count, 5);
+  const qreal listWidth = popup->property("width").toReal();
+  QQuickItem* listContent = popup->property("contentItem").value<QQuickItem*>();
+  QVERIFY(listContent);
+  QStringList cut;
+  for (int i = 0; i < count; ++i) {
+    QString text;
+    QVERIFY(QMetaObject::invokeMethod(combo, "textAt", Q_RETURN_ARG(QString, text), Q_ARG(int, i)));
+    QVERIFY2(!text.isEmpty() && !text.contains(QLatin1String("bytes per value")), qPrintable(text));  // Korean
+    // The width one line of this text needs in the list's font, with the delegate's padding.
+    QFontMetricsF metrics(combo->property("font").value<QFont>());
+    const qreal needed = metrics.horizontalAdvance(text) + combo->property("leftPadding").toReal() +
+                         combo->property("rightPadding").toReal();
+    if (needed > listWidth + 0.5) cut << QStringLiteral("%1 (%2 > %3)").arg(text).arg(needed).arg(listWidth);
+  }
+  QVERIFY2(cut.isEmpty(), qPrintable(cut.join(QLatin1String("; "))));
 }
 
 QTEST_MAIN(TestTranslations)

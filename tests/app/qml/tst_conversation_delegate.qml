@@ -40,6 +40,17 @@ Item {
             return d
         }
 
+        function test_dateHasTheYearOnlyWhenNotThisOne() {
+            const d = make()
+            const date = findChild(d, "conversationDate")
+            verify(date)
+            const year = String(new Date().getFullYear())
+            verify(date.text.indexOf(year) < 0, date.text)
+            d.updatedAt = new Date(2019, 9, 28, 17, 46)
+            verify(date.text.indexOf("2019") >= 0, date.text)
+            verify(date.text.indexOf("17:46") >= 0, date.text)
+        }
+
         function test_menuFitsItsItems() {
             const d = make()
             d.font.pixelSize = 24  // a large font: the menu widens instead of eliding
