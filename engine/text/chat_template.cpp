@@ -51,8 +51,9 @@ void validate(const BuiltinChatTemplate& spec, const nlohmann::ordered_json& m) 
   for (size_t i = 0; i < m.size(); ++i) {
     const std::string role = role_of(i);
     if (role != "system" && role != "user" && role != "assistant")
-      throw ChatTemplateError("chat template '" + name + "': message " + std::to_string(i + 1) + " has role '" + role +
-                              "'; roles are system, user and assistant");
+      // The role as a JSON string: control characters (a NUL) escaped, so the message reads whole.
+      throw ChatTemplateError("chat template '" + name + "': message " + std::to_string(i + 1) + " has role " +
+                              nlohmann::json(role).dump() + "; roles are system, user and assistant");
     if (!m[i].contains("content") || !m[i]["content"].is_string())
       throw ChatTemplateError("chat template '" + name + "': message " + std::to_string(i + 1) +
                               " has no text \"content\"");

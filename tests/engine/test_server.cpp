@@ -132,6 +132,14 @@ class TestServer : public QObject {
     QVERIFY2(json(numberRole.body)["error"].toObject()["message"].toString().contains("must be a string, got a number"),
              numberRole.body.constData());
 
+    // A role the template does not know, with a NUL in it: the message names it whole (escaped).
+    const Http nulRole = curl("POST", stories_->v1() + "/chat/completions",
+                              R"({"model": "stories260K", "messages": [{"role": "us\u0000er", "content": "hi"}]})");
+    QCOMPARE(nulRole.status, 400);
+    const QString nulMessage = json(nulRole.body)["error"].toObject()["message"].toString();
+    QVERIFY2(nulMessage.contains(QStringLiteral("\"us\\u0000er\"")) && nulMessage.contains(QStringLiteral("roles are")),
+             nulRole.body.constData());
+
     // A prompt over max_model_len (512 for the llama2.c checkpoint): 400 naming the lengths.
     QByteArray longPrompt = "{\"model\": \"stories260K\", \"prompt\": [";
     for (int i = 0; i < 600; ++i) longPrompt += (i ? ",100" : "100");
