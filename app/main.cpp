@@ -4,14 +4,13 @@
 #include <QQmlApplicationEngine>
 #include <QQuickWindow>
 
-#include <cstdio>
 #include <memory>
 
 #include "app/app_controller.h"
 #include "app/app_options.h"
+#include "app/app_startup.h"
 #include "app/automation.h"
 #include "app/main_window.h"
-#include "app/store_health.h"
 #include "app/translator.h"
 #include "app/unix_signal_quitter.h"
 
@@ -41,23 +40,14 @@ int main(int argc, char** argv) {
   // window below, shown when the controller cannot start).
   Translator translator(AppController::settingsFile(options.dataDir));
 
-  std::unique_ptr<AppController> controller;
-  try {
-    controller = std::make_unique<AppController>(options, nullptr, &translator);
-  } catch (const std::exception& e) {
-    // A database problem in plain words first, then its technical detail (never SQL).
-    const auto* storeError = dynamic_cast<const StoreError*>(&e);
-    const QString details = storeError ? StoreHealth::userMessage(*storeError) + QStringLiteral("\n\n") +
-                                             StoreHealth::technicalDetail(*storeError)
-                                       : QString::fromUtf8(e.what());
-    std::fprintf(stderr, "pagedchat: %s\n", qPrintable(details));
-    QQmlApplicationEngine errorEngine;
-    const QString headline = QCoreApplication::translate("main", "PagedChat could not open its chat data.");
-    const QString hint = QCoreApplication::translate(
-        "main", "Check that folder, or start PagedChat with --data-dir DIR to use another one.");
-    if (loadErrorWindow(errorEngine, headline, details + QStringLiteral("\n\n") + hint)) QGuiApplication::exec();
-    return 1;
-  }
+  // The chat data cannot be opened: the error window says why, with Try again when it may pass.
+  const std::unique_ptr<AppController> controller = startAppController(
+      options, &translator, [](const QString& headline, const QString& details, bool retryable) {
+        QQmlApplicationEngine errorEngine;
+        if (!loadErrorWindow(errorEngine, headline, details, retryable)) return false;
+        return QGuiApplication::exec() == kErrorWindowRetryExitCode;
+      });
+  if (!controller) return 1;
   controller->start();
   if (options.automation) new Automation(controller.get());  // a test drives the app (hidden option)
 

@@ -27,7 +27,10 @@ QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, AppController* contr
   return load(engine, QStringLiteral("Main.qml"), {{QStringLiteral("app"), QVariant::fromValue(controller)}});
 }
 
-QQuickWindow* loadErrorWindow(QQmlApplicationEngine& engine, const QString& headline, const QString& details) {
+QQuickWindow* loadErrorWindow(QQmlApplicationEngine& engine, const QString& headline, const QString& details,
+                              bool retryable) {
   return load(engine, QStringLiteral("ErrorWindow.qml"),
-              {{QStringLiteral("headline"), headline}, {QStringLiteral("details"), details}});
+              {{QStringLiteral("headline"), headline},
+               {QStringLiteral("details"), details},
+               {QStringLiteral("retryExitCode"), retryable ? kErrorWindowRetryExitCode : -1}});
 }

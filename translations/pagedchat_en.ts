@@ -884,6 +884,14 @@
         <source>Quit PagedChat</source>
         <translation>Quit PagedChat</translation>
     </message>
+    <message>
+        <source>Try again</source>
+        <translation>Try again</translation>
+    </message>
+    <message>
+        <source>Try to start PagedChat again</source>
+        <translation>Try to start PagedChat again</translation>
+    </message>
 </context>
 <context>
     <name>GeneratingChip</name>

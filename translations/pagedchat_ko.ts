@@ -881,6 +881,14 @@
         <source>Quit PagedChat</source>
         <translation>PagedChat 종료</translation>
     </message>
+    <message>
+        <source>Try again</source>
+        <translation>다시 시도</translation>
+    </message>
+    <message>
+        <source>Try to start PagedChat again</source>
+        <translation>PagedChat 다시 시작해 보기</translation>
+    </message>
 </context>
 <context>
     <name>GeneratingChip</name>

@@ -1,5 +1,6 @@
 // The window shown instead of the main window when PagedChat cannot start (e.g. the data folder
-// cannot be created or the chat database is damaged): what went wrong, the details, and Quit.
+// cannot be created or the chat database is locked): what went wrong, the details, Try again (when
+// the cause may pass: a lock, a disk) and Quit.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -12,6 +13,9 @@ ApplicationWindow {
     required property string headline
     /// The technical message (selectable, to copy into a bug report) and what to try.
     required property string details
+    /// The exit code "Try again" ends the window's event loop with (main.cpp then tries to start
+    /// again); -1: no Try again button.
+    property int retryExitCode: -1
 
     width: 640
     height: 360
@@ -76,14 +80,25 @@ ApplicationWindow {
             }
         }
 
-        Button {
-            objectName: "quitButton"
+        RowLayout {
             Layout.alignment: Qt.AlignRight
-            text: qsTr("Quit")
-            highlighted: true
-            focus: true
-            onClicked: Qt.quit()
-            Accessible.name: qsTr("Quit PagedChat")
+            spacing: 8
+            Button {
+                objectName: "tryAgainButton"
+                visible: window.retryExitCode >= 0
+                text: qsTr("Try again")
+                flat: true
+                onClicked: Qt.exit(window.retryExitCode)
+                Accessible.name: qsTr("Try to start PagedChat again")
+            }
+            Button {
+                objectName: "quitButton"
+                text: qsTr("Quit")
+                highlighted: true
+                focus: true
+                onClicked: Qt.quit()
+                Accessible.name: qsTr("Quit PagedChat")
+            }
         }
     }
 }

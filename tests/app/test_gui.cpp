@@ -447,9 +447,28 @@ void TestGui::errorWindow() {
            QStringLiteral("PagedChat could not open its chat data."));
   QCOMPARE(findItem(window->contentItem(), QStringLiteral("errorDetails"))->property("text").toString(),
            QStringLiteral("ChatStore: the database is corrupt (database: /x)"));
+  QVERIFY(!findItem(window->contentItem(), QStringLiteral("tryAgainButton"))->isVisible());  // not retryable
   QSignalSpy quit(&engine, &QQmlEngine::quit);
   QVERIFY(QMetaObject::invokeMethod(findItem(window->contentItem(), QStringLiteral("quitButton")), "clicked"));
   QCOMPARE(quit.size(), 1);
+
+  // A problem that may pass (a lock): Try again ends the window's event loop with the code
+  // main.cpp starts again on.
+  QQmlApplicationEngine retryEngine;
+  QQuickWindow* retryWindow = loadErrorWindow(
+      retryEngine, QStringLiteral("PagedChat could not open its chat data."),
+      QStringLiteral("The chat history could not be read: another program is using the chat history "
+                     "file."),
+      /*retryable=*/true);
+  QVERIFY(retryWindow);
+  QVERIFY(QTest::qWaitForWindowExposed(retryWindow));
+  QQuickItem* tryAgain = findItem(retryWindow->contentItem(), QStringLiteral("tryAgainButton"));
+  QVERIFY(tryAgain && tryAgain->isVisible());
+  QSignalSpy exit(&retryEngine, &QQmlEngine::exit);
+  QVERIFY(QMetaObject::invokeMethod(tryAgain, "clicked"));
+  QCOMPARE(exit.size(), 1);
+  QCOMPARE(exit.constFirst().constFirst().toInt(), kErrorWindowRetryExitCode);
+  APPTEST_VERIFY_NO_WARNINGS();
 }
 
 void TestGui::closingPanesWithMessages() {

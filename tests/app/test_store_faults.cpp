@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 
 #include "app/app_controller.h"
+#include "app/app_startup.h"
 #include "app/chat_session.h"
 #include "app/chat_store.h"
 #include "app/engine_worker.h"
@@ -157,6 +158,7 @@ class TestStoreFaults : public QObject {
   void readOnlyDiskShowsTheHistory_data();
   void readOnlyDiskShowsTheHistory();
   void readOnlyDiskNeverSkipsTheWal();
+  void lockedAtStartTriesAgain();
   void exportNeverFollowsASymlink();
   void userMessagesArePlain();
   void engineWarningReachesBanner();
@@ -438,6 +440,56 @@ void TestStoreFaults::readOnlyDiskNeverSkipsTheWal() {
              qPrintable(StoreHealth::userMessage(e)));
   }
   QCOMPARE(QFileInfo(wal).size(), walSize);
+}
+
+void TestStoreFaults::lockedAtStartTriesAgain() {
+  // Another program holds the database so that it cannot even be read (SQLite's exclusive
+  // locking mode) when PagedChat starts: the error window says so with Try again; trying while it
+  // is still locked shows it again, and once the lock is gone the app starts with the history.
+  QTemporaryDir dir;
+  {
+    ChatStore store(dir.path());
+    store.createConversation(QStringLiteral("Kept"));
+  }
+  auto other = std::make_unique<OtherConnection>(QDir(dir.path()).filePath(QStringLiteral("pagedchat.sqlite3")));
+  QVERIFY(other->exec(QStringLiteral("PRAGMA locking_mode = EXCLUSIVE")));
+  QVERIFY(other->exec(QStringLiteral("BEGIN EXCLUSIVE")));
+  QVERIFY(other->exec(QStringLiteral("UPDATE conversations SET title = title")));
+  QStringList shown;
+  QList<bool> retryable;
+  std::unique_ptr<AppController> app = startAppController(
+      apptest::optionsFor(dir), nullptr, [&](const QString&, const QString& details, bool r) {
+        shown << details;
+        retryable << r;
+        if (shown.size() == 2) {  // the user gets the other program to let go, then tries again
+          other->exec(QStringLiteral("COMMIT"));
+          other.reset();
+        }
+        return true;
+      });
+  QVERIFY(app);
+  QCOMPARE(shown.size(), 2);
+  QCOMPARE(retryable, QList<bool>({true, true}));
+  QVERIFY2(shown.constFirst().startsWith(QLatin1String("The chat history could not be read: another program is using "
+                                                       "the chat history file.")),
+           qPrintable(shown.constFirst()));
+  QVERIFY2(!looksLikeSql(shown.constFirst()), qPrintable(shown.constFirst()));
+  QCOMPARE(app->conversations()->rowCount(), 1);
+  QCOMPARE(app->store()->conversations().constFirst().title, QStringLiteral("Kept"));
+
+  // Giving up: no controller.
+  OtherConnection again(QDir(dir.path()).filePath(QStringLiteral("pagedchat.sqlite3")));
+  app.reset();
+  QVERIFY(again.exec(QStringLiteral("PRAGMA locking_mode = EXCLUSIVE")));
+  QVERIFY(again.exec(QStringLiteral("BEGIN EXCLUSIVE")));
+  QVERIFY(again.exec(QStringLiteral("UPDATE conversations SET title = title")));
+  int asked = 0;
+  QVERIFY(!startAppController(apptest::optionsFor(dir), nullptr, [&](const QString&, const QString&, bool) {
+    ++asked;
+    return false;
+  }));
+  QCOMPARE(asked, 1);
+  QVERIFY(again.exec(QStringLiteral("COMMIT")));
 }
 
 void TestStoreFaults::exportNeverFollowsASymlink() {
