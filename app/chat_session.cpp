@@ -173,7 +173,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
       }
     }
     reloadBranch();
-    reportNotSent(e);
+    reportNotSent(e, /*textKept=*/!draft.trimmed().isEmpty());
     emit conversationsModified();
     return false;
   }
@@ -380,9 +380,10 @@ void ChatSession::saveReply(std::optional<pagedchat::FinishReason> finishReason)
   }
 }
 
-void ChatSession::reportNotSent(const StoreError& e) {
+void ChatSession::reportNotSent(const StoreError& e, bool textKept) {
   const QString message = store_->health()->report(e);
-  setErrorText(tr("Not sent: %1 Your text is still in the input box.").arg(message));
+  setErrorText(textKept ? tr("Not sent: %1 Your text is still in the input box.").arg(message)
+                        : tr("Not sent: %1").arg(message));
 }
 
 void ChatSession::setErrorText(const QString& text) {

@@ -217,7 +217,9 @@ class ChatSession : public QObject {
   void finishReply(pagedchat::FinishReason finishReason, bool save = true);
   void saveReply(std::optional<pagedchat::FinishReason> finishReason = std::nullopt);
   /// A send failed on the store: the banner says why (StoreHealth), the pane that it was not sent.
-  void reportNotSent(const StoreError& e);
+  /// A turn could not be saved, so it was not sent: the banner and the pane say why
+  /// (`textKept`: the user's text went back to the input box, and the pane says so).
+  void reportNotSent(const StoreError& e, bool textKept = true);
   void setErrorText(const QString& text);
 
   ChatStore* store_;

@@ -106,6 +106,11 @@ bool ChatSession::canContinue() const {
 bool ChatSession::continueReply() {
   if (!canContinue()) return false;
   if (!checkModel()) return false;
+  if (const StoreError* readOnly = store_->readOnlyCause()) {
+    // The continued reply could not be saved (a send is refused the same way).
+    setErrorText(tr("Not continued: %1").arg(StoreHealth::userMessage(*readOnly)));
+    return false;
+  }
   const int last = messages_->rowCount() - 1;
   const QList<PromptMessage> request = buildContinuationMessages(systemPrompt(), rows(0, last + 1));
   if (request.isEmpty()) return false;

@@ -240,13 +240,20 @@ class ChatStore : public QObject {
   QJsonArray compareVotes() const;
 
  private:
-  /// How openDatabase() opens the file.
-  enum class Access { kReadWrite, kReadOnly };
+  /// How openDatabase() opens the file. kReadWrite creates it when missing; kReopen (switching
+  /// back to writing) needs the very file opened before (never a new one where a disk went away).
+  enum class Access { kReadWrite, kReopen, kReadOnly };
   /// Opens m_path (in `dataDir`) on a new connection; throws StoreError. kReadOnly: SQLite's
   /// mode=ro, else immutable=1 when no -wal holds transactions.
   void openDatabase(const QString& dataDir, Access access);
-  /// openDatabase() for writing, falling back to reading (m_readOnlyCause set); then migrate().
-  void open();
+  /// openDatabase() for writing (`access`: kReadWrite or kReopen), falling back to reading
+  /// (m_readOnlyCause set) when the file or its disk cannot be written; then migrate().
+  void open(Access access);
+  /// Sets m_readOnlyCause when a connection opened for writing cannot write after all: SQLite
+  /// opened it read-only, or it cannot take the write lock for that reason (a read-only -shm).
+  void probeWritable();
+  /// Closes and removes the Qt SQL connection `name` ("" = none).
+  static void closeConnection(const QString& name);
   /// True when SQLite opened the connection read-only although writing was asked for (the file
   /// is not writable but its -shm is there: https://www.sqlite.org/c3ref/db_readonly.html).
   bool connectionIsReadOnly() const;
@@ -264,4 +271,6 @@ class ChatStore : public QObject {
   QDateTime m_lastStamp;     ///< last timestamp handed out by nextTimestamp()
   StoreHealth* m_health = nullptr;
   std::optional<StoreError> m_readOnlyCause;  ///< set while the store can only read
+  /// The file this store opened (st_dev, st_ino): kReopen refuses another one at that path.
+  std::optional<std::pair<quint64, quint64>> m_fileId;
 };

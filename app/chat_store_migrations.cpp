@@ -125,7 +125,7 @@ void ChatStore::migrate() {
            QStringLiteral("the database (schema version %1) cannot be upgraded to version %2: it cannot be written")
                .arg(version)
                .arg(kSchemaVersion),
-           QString::fromStdString(m_readOnlyCause->detail()), StoreError::Kind::kReadOnly, /*write=*/true);
+           QStringLiteral("the file or its disk is read-only"), StoreError::Kind::kReadOnly, /*write=*/true);
     return;
   }
 

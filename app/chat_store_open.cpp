@@ -11,9 +11,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <optional>
+#include <utility>
 
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "app/chat_store.h"
 #include "app/chat_store_sql.h"
@@ -55,12 +58,16 @@ bool readingMayWork(const StoreError& e, const QString& path) {
   return unwritable && file.isFile() && file.isReadable();
 }
 
-/// The SQLite URI of `path` for reading only (https://www.sqlite.org/uri.html): percent-encoded,
-/// with `immutable=1` when asked.
-QString readOnlyUri(const QString& path, bool immutable) {
-  QString uri = QUrl::fromLocalFile(path).toString(QUrl::FullyEncoded) + QStringLiteral("?mode=ro");
-  if (immutable) uri += QStringLiteral("&immutable=1");
-  return uri;
+/// The SQLite URI of `path` (https://www.sqlite.org/uri.html): percent-encoded, with `query`.
+QString sqliteUri(const QString& path, const QString& query) {
+  return QUrl::fromLocalFile(path).toString(QUrl::FullyEncoded) + QLatin1Char('?') + query;
+}
+
+/// (st_dev, st_ino) of `path`, or nothing when it cannot be stat'ed.
+std::optional<std::pair<quint64, quint64>> fileIdOf(const QString& path) {
+  struct stat st {};
+  if (::stat(QFile::encodeName(path).constData(), &st) != 0) return std::nullopt;
+  return std::pair<quint64, quint64>(st.st_dev, st.st_ino);
 }
 
 }  // namespace
@@ -68,7 +75,7 @@ QString readOnlyUri(const QString& path, bool immutable) {
 ChatStore::ChatStore(const QString& dataDir, QObject* parent)
     : QObject(parent), m_dataDir(dataDir), m_health(new StoreHealth(this)) {
   try {
-    open();
+    open(Access::kReadWrite);
   } catch (...) {
     close();  // the destructor does not run when a constructor throws
     throw;
@@ -79,41 +86,80 @@ ChatStore::~ChatStore() { close(); }
 
 QString ChatStore::databasePath() const { return m_path; }
 
-void ChatStore::open() {
+void ChatStore::open(Access access) {
   m_readOnlyCause.reset();
   try {
-    openDatabase(m_dataDir, Access::kReadWrite);
+    openDatabase(m_dataDir, access);
   } catch (const StoreError& e) {
     if (!readingMayWork(e, m_path)) throw;
     close();
     try {
       openDatabase(m_dataDir, Access::kReadOnly);
     } catch (const StoreError& readError) {
-      // Damage found by reading says more than "cannot write"; anything else: the first error.
-      if (readError.kind() == StoreError::Kind::kCorrupt) throw;
+      // Damage found by reading, or a read-only disk that keeps even reading out (a -wal without
+      // its -shm), says more than "cannot write"; anything else: the first error.
+      if (readError.kind() == StoreError::Kind::kCorrupt || readError.kind() == StoreError::Kind::kReadOnly) throw;
       throw e;
     }
-    m_readOnlyCause = e;
+    // The reason, as a failed write (the open may have failed at its first read).
+    m_readOnlyCause = StoreError(e.what(), StoreError::Kind::kReadOnly, /*write=*/true, e.detail());
   }
-  if (!m_readOnlyCause && connectionIsReadOnly())
+  if (!m_readOnlyCause) probeWritable();
+  if (!m_fileId) m_fileId = fileIdOf(m_path);
+  migrate();
+}
+
+void ChatStore::probeWritable() {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  if (connectionIsReadOnly()) {
     m_readOnlyCause = StoreError(
         failMessage(m_path, QStringLiteral("the database file cannot be written"), QString()).toStdString(),
         StoreError::Kind::kReadOnly, /*write=*/true,
         QStringLiteral("SQLite opened %1 read-only: the file or its folder cannot be written")
             .arg(QDir::toNativeSeparators(m_path))
             .toStdString());
-  migrate();
+    return;
+  }
+  // A writable file whose -shm index is read-only (left by another user's read-only open) fails
+  // at the write lock. Another program holding the lock is not this store's problem: not waited for.
+  exec(db, m_path, QStringLiteral("PRAGMA busy_timeout = 0"));
+  try {
+    WriteTransaction tx(db, m_path);  // rolls back: nothing is written
+  } catch (const StoreError& e) {
+    if (e.kind() == StoreError::Kind::kReadOnly) m_readOnlyCause = e;
+  }
+  exec(db, m_path, QStringLiteral("PRAGMA busy_timeout = %1").arg(kBusyTimeoutMs));
 }
 
 void ChatStore::reopenForWriting() {
   if (!m_readOnlyCause) return;
+  // Never another file at that path (the disk was unmounted and the folder beneath shows):
+  // then the read-only connection stays, reading what it had.
+  if (fileIdOf(m_path) != m_fileId)
+    fail(m_path, QStringLiteral("cannot open the database for writing again"),
+         QStringLiteral("the file is gone or was replaced (was its disk unmounted?)"), StoreError::Kind::kCannotOpen,
+         /*write=*/true);
+  // SQLite made the -wal and -shm files with the database's permissions while it was read-only
+  // (0444): once the database may be written again, so may these files of ours (else every
+  // write fails at the lock or the log).
+  const QByteArray file = QFile::encodeName(m_path);
+  struct stat fileStat {};
+  if (::access(file.constData(), W_OK) == 0 && ::stat(file.constData(), &fileStat) == 0) {
+    for (const char* suffix : {"-wal", "-shm"}) {
+      const QByteArray side = file + suffix;
+      struct stat sideStat {};
+      if (::stat(side.constData(), &sideStat) == 0 && sideStat.st_uid == ::geteuid() &&
+          ::access(side.constData(), W_OK) != 0)
+        ::chmod(side.constData(), (sideStat.st_mode | (fileStat.st_mode & 0666)) & 07777);
+    }
+  }
+  // The read-only connection goes first: SQLite shares a file's -shm mapping between the
+  // connections of a process, and one opened read-only would keep the new one read-only too.
   close();
   try {
-    open();
+    open(Access::kReopen);  // for writing, else for reading again
   } catch (const StoreError&) {
-    close();
-    m_readOnlyCause.reset();
-    open();  // as it was before (read-only), or a new problem (then the store is closed)
+    close();  // a new problem: the store is closed, its calls throw
     throw;
   }
   if (m_readOnlyCause) throw *m_readOnlyCause;  // still (or again) read-only
@@ -135,6 +181,24 @@ void ChatStore::openDatabase(const QString& dataDir, Access access) {
          mkpathFailure(dataDir), StoreError::Kind::kCannotOpen, /*write=*/true);
   if (QFileInfo(m_path).isDir())
     fail(m_path, QStringLiteral("the database path is a directory"), QString(), StoreError::Kind::kCannotOpen);
+  if (access == Access::kReadWrite && !QFileInfo::exists(m_path) &&
+      ::access(QFile::encodeName(QDir(dataDir).absolutePath()).constData(), W_OK) != 0) {
+    const int error = errno;
+    fail(m_path, QStringLiteral("cannot create the database"),
+         QStringLiteral("the folder %1 cannot be written: %2")
+             .arg(QDir::toNativeSeparators(QDir(dataDir).absolutePath()), qt_error_string(error)),
+         error == EROFS || error == EACCES || error == EPERM ? StoreError::Kind::kReadOnly
+                                                             : StoreError::Kind::kCannotOpen,
+         /*write=*/true);
+  }
+  if (access == Access::kReopen && fileIdOf(m_path) != m_fileId)
+    fail(m_path, QStringLiteral("cannot open the database for writing again"),
+         QStringLiteral("the file is gone or was replaced (its disk was unmounted?)"), StoreError::Kind::kCannotOpen,
+         /*write=*/true);
+  // A -wal holding transactions cannot be read without its -shm index, which a read-only disk
+  // cannot get: say so (reading the file alone would show older history).
+  const QFileInfo wal(m_path + QLatin1String("-wal"));
+  const bool walWithoutShm = wal.exists() && wal.size() > 0 && !QFileInfo::exists(m_path + QLatin1String("-shm"));
 
   if (!QSqlDatabase::isDriverAvailable(QStringLiteral("QSQLITE")))
     fail(m_path, QStringLiteral("the Qt SQLite driver (QSQLITE) is not available"), QString());
@@ -142,7 +206,6 @@ void ChatStore::openDatabase(const QString& dataDir, Access access) {
   // Reading only: SQLite's read-only mode first (it uses the -wal and -shm files when they are
   // there or can be made); when it cannot open the file (no -shm on a read-only disk), and no
   // -wal holds transactions, immutable=1 (reads the file alone, takes no locks).
-  const QFileInfo wal(m_path + QLatin1String("-wal"));
   const int attempts = access == Access::kReadOnly && !(wal.exists() && wal.size() > 0) ? 2 : 1;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     const bool last = attempt + 1 == attempts;
@@ -150,17 +213,25 @@ void ChatStore::openDatabase(const QString& dataDir, Access access) {
       m_connectionName = QStringLiteral("pagedchat-store-%1").arg(++g_connectionCounter);
       QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connectionName);
       QString options = QStringLiteral("QSQLITE_BUSY_TIMEOUT=%1").arg(kBusyTimeoutMs);
-      if (access == Access::kReadWrite) {
-        db.setDatabaseName(m_path);
-      } else {
-        db.setDatabaseName(readOnlyUri(m_path, /*immutable=*/attempt == 1));
-        options += QStringLiteral(";QSQLITE_OPEN_READONLY;QSQLITE_OPEN_URI");
+      switch (access) {
+        case Access::kReadWrite:
+          db.setDatabaseName(m_path);
+          break;
+        case Access::kReopen:  // mode=rw: never creates the file
+          db.setDatabaseName(sqliteUri(m_path, QStringLiteral("mode=rw")));
+          options += QStringLiteral(";QSQLITE_OPEN_URI");
+          break;
+        case Access::kReadOnly:
+          db.setDatabaseName(
+              sqliteUri(m_path, attempt == 1 ? QStringLiteral("mode=ro&immutable=1") : QStringLiteral("mode=ro")));
+          options += QStringLiteral(";QSQLITE_OPEN_READONLY;QSQLITE_OPEN_URI");
+          break;
       }
       db.setConnectOptions(options);
       if (!db.open()) {
         const StoreError::Kind kind = kindOf(db.lastError());
         fail(m_path, QStringLiteral("cannot open the database"), db.lastError().text(),
-             kind == StoreError::Kind::kOther ? StoreError::Kind::kCannotOpen : kind, access == Access::kReadWrite);
+             kind == StoreError::Kind::kOther ? StoreError::Kind::kCannotOpen : kind, access != Access::kReadOnly);
       }
 
       exec(db, m_path, QStringLiteral("PRAGMA busy_timeout = %1").arg(kBusyTimeoutMs));
@@ -173,14 +244,24 @@ void ChatStore::openDatabase(const QString& dataDir, Access access) {
       // that statement with StoreError.
       scalar(db, m_path, QStringLiteral("SELECT count(*) FROM sqlite_master"));
     } catch (const StoreError& e) {
-      if (last || e.kind() != StoreError::Kind::kCannotOpen) throw;
+      if (access == Access::kReadOnly && walWithoutShm)
+        fail(m_path, QStringLiteral("cannot read the database"),
+             QStringLiteral("its -wal file holds the newest messages, and the -shm index SQLite needs to read it "
+                            "cannot be created: the disk or the folder is read-only (SQLite: %1)")
+                 .arg(QString::fromStdString(e.detail())),
+             StoreError::Kind::kReadOnly);
+      // SQLite's read-only mode fails where it cannot make the -shm (CANTOPEN) or may not use
+      // the folder (READONLY_DIRECTORY): then immutable=1.
+      const bool tryImmutable = e.kind() == StoreError::Kind::kCannotOpen || e.kind() == StoreError::Kind::kReadOnly;
+      if (last || !tryImmutable) throw;
       close();
       continue;
     }
     break;
   }
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
-  if (QFileInfo(m_path).size() <= kFullCheckMaxBytes) checkIntegrity();
+  // (Not again when a read-only store opens the file it already checked for writing.)
+  if (!m_fileId && QFileInfo(m_path).size() <= kFullCheckMaxBytes) checkIntegrity();
   if (scalar(db, m_path, QStringLiteral("PRAGMA foreign_keys")).toInt() != 1)
     fail(m_path, QStringLiteral("cannot enable foreign keys"), QString());
 }
@@ -200,11 +281,15 @@ void ChatStore::checkIntegrity() {
 }
 
 void ChatStore::close() {
-  if (m_connectionName.isEmpty()) return;
+  closeConnection(m_connectionName);
+  m_connectionName.clear();
+}
+
+void ChatStore::closeConnection(const QString& name) {
+  if (name.isEmpty()) return;
   {
-    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    QSqlDatabase db = QSqlDatabase::database(name, false);
     if (db.isOpen()) db.close();  // the last connection to close checkpoints and removes the WAL
   }
-  QSqlDatabase::removeDatabase(m_connectionName);
-  m_connectionName.clear();
+  QSqlDatabase::removeDatabase(name);
 }

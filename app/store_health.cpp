@@ -46,12 +46,16 @@ bool transient(StoreError::Kind kind) {
 QString StoreHealth::userMessage(const StoreError& e) {
   if (e.kind() == StoreError::Kind::kInvalidImport) return QString::fromStdString(e.detail());
   const QString why = reason(e.kind());
-  QString text = e.isWrite() ? tr("The chat history could not be saved: %1.").arg(why)
-                             : tr("The chat history could not be read: %1.").arg(why);
-  if (e.isWrite() && transient(e.kind()))
-    text += QLatin1Char(' ') +
-            tr("PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.");
-  return text;
+  return e.isWrite() ? tr("The chat history could not be saved: %1.").arg(why)
+                     : tr("The chat history could not be read: %1.").arg(why);
+}
+
+QString StoreHealth::bannerMessage(const StoreError& e, bool kept) {
+  // Only a write kept for a retry is promised to be kept (a refused question is not: it stays in
+  // its input box, and the caller says so).
+  if (!kept || !e.isWrite() || !transient(e.kind())) return userMessage(e);
+  return userMessage(e) + QLatin1Char(' ') +
+         tr("PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.");
 }
 
 QString StoreHealth::technicalDetail(const StoreError& e) { return QString::fromStdString(e.detail()); }
@@ -63,7 +67,7 @@ QString StoreHealth::report(const StoreError& e, const QString& key, std::functi
     pending_.append(Pending{key, std::move(retry)});
     retryTimer_.start();
   }
-  const QString text = userMessage(e);
+  const QString text = bannerMessage(e, static_cast<bool>(retry));
   dismissed_ = false;
   setProblem(text, technicalDetail(e));
   emit changed();  // pendingCount, even when the text stayed the same
@@ -136,7 +140,7 @@ bool StoreHealth::retryNow() {
     if (store_->isReadOnly())
       showReadOnly();  // (the failed reopen's own words would say less)
     else
-      setProblem(userMessage(e), technicalDetail(e));
+      setProblem(bannerMessage(e, !pending_.isEmpty()), technicalDetail(e));
     return false;
   }
   restoreTimeout();

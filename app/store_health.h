@@ -37,6 +37,9 @@ class StoreHealth : public QObject {
   /// The plain-language sentence for `e`: what failed for the user (saving or reading the chat
   /// history, importing a file, opening the history) and why, never SQL.
   static QString userMessage(const StoreError& e);
+  /// userMessage(e), and when `kept` (the failed write waits here to be retried) and the problem
+  /// may pass, the promise that it is kept and tried again: the banner's sentence.
+  static QString bannerMessage(const StoreError& e, bool kept);
   /// The technical part of `e` (no SQL text): shown under "Details".
   static QString technicalDetail(const StoreError& e);
 

@@ -20,10 +20,14 @@
 #include <QTemporaryDir>
 
 #include <csignal>
+#include <cstdio>
 #include <memory>
 
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "app/app_controller.h"
 #include "app/app_startup.h"
@@ -157,7 +161,9 @@ class TestStoreFaults : public QObject {
   void corruptDatabaseIsKeptAndReplaced();
   void readOnlyDiskShowsTheHistory_data();
   void readOnlyDiskShowsTheHistory();
+  void readOnlyDiskThatGoesAway();
   void readOnlyDiskNeverSkipsTheWal();
+  void readOnlyFileOfAUser();
   void lockedAtStartTriesAgain();
   void exportNeverFollowsASymlink();
   void userMessagesArePlain();
@@ -339,7 +345,7 @@ qint64 writeEarlierHistory(const QString& dataDir, bool walLeft, const QString& 
   ChatStore store(walLeft ? scratchDir : dataDir);
   const qint64 id = store.createConversation(QStringLiteral("Read me later"));
   store.addMessage(id, MessageRole::kUser, QStringLiteral("Hello there"));
-  store.addMessage(id, MessageRole::kAssistant, QStringLiteral("General Kenobi"), FinishReason::kStop);
+  store.addMessage(id, MessageRole::kAssistant, QStringLiteral("General Kenobi"), FinishReason::kLength);
   if (!walLeft) return id;
   const QString target = QDir(dataDir).filePath(QStringLiteral("pagedchat.sqlite3"));
   if (!QDir().mkpath(dataDir)) return 0;
@@ -397,6 +403,12 @@ void TestStoreFaults::readOnlyDiskShowsTheHistory() {
   QVERIFY(!session->send());
   QCOMPARE(session->inputText(), QStringLiteral("Still there?"));
   QVERIFY2(session->errorText().startsWith(QLatin1String("Not sent: ")), qPrintable(session->errorText()));
+  // Continuing the cut-off answer is refused too (its text could not be saved).
+  QVERIFY(session->canContinue());
+  QVERIFY(!session->continueReply());
+  QVERIFY2(session->errorText().startsWith(QLatin1String("Not continued: The chat history could not be saved")),
+           qPrintable(session->errorText()));
+  QVERIFY(!session->isBusy());
   app.errors()->retry();  // still read-only: nothing changes, and the banner still says why
   QVERIFY(app.store()->isReadOnly());
   QVERIFY(app.errors()->retryable());
@@ -414,6 +426,105 @@ void TestStoreFaults::readOnlyDiskShowsTheHistory() {
   QCOMPARE(stored.size(), 4);
   QCOMPARE(stored.at(1).text, QStringLiteral("General Kenobi"));
   QCOMPARE(stored.at(2).text, QStringLiteral("Still there?"));
+}
+
+void TestStoreFaults::readOnlyDiskThatGoesAway() {
+  // The read-only disk is unmounted under the running app: trying to write again must not make a
+  // new, empty history in the folder left behind; the app keeps showing what it read.
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  const QString mountPoint = QDir(dir.path()).filePath(QStringLiteral("disk"));
+  QVERIFY(QDir().mkpath(mountPoint));
+  SmallDisk disk(mountPoint, 16 << 20);
+  if (!disk.mounted()) QSKIP("this process may not mount a tmpfs");
+  const QString data = QDir(mountPoint).filePath(QStringLiteral("data"));
+  const qint64 conversation = writeEarlierHistory(data, false, QString());
+  QVERIFY(conversation != 0);
+  QVERIFY(disk.remount(/*readOnly=*/true));
+  // The folder under the mount point, as it will be seen once the disk is gone (writable).
+  const QString leftBehind = data;
+  {
+    AppController app(apptest::optionsFor(data));
+    QVERIFY(app.store()->isReadOnly());
+    QCOMPARE(app.conversations()->rowCount(), 1);
+    QVERIFY(::umount2(QFile::encodeName(mountPoint).constData(), MNT_DETACH) == 0);  // gone
+    QVERIFY(QDir().mkpath(leftBehind));  // a writable folder where the database was
+    app.errors()->retry();
+    app.errors()->retry();
+    QVERIFY(app.store()->isReadOnly());
+    QVERIFY2(!QFileInfo::exists(QDir(leftBehind).filePath(QStringLiteral("pagedchat.sqlite3"))),
+             "a new database was made where the old one was");
+    QCOMPARE(app.store()->conversations().size(), 1);  // what was read stays readable
+    QCOMPARE(app.store()->messages(conversation).size(), 2);
+    QVERIFY2(app.errors()->text().startsWith(QLatin1String("The chat history can only be read")),
+             qPrintable(app.errors()->text()));
+  }
+}
+
+namespace {
+/// Runs `check` as a user without privileges: in a child process switched to nobody (65534) when
+/// this process is root (root ignores file permissions), else here. Returns what `check` returned
+/// (0 = passed, else the number of the step that failed), or -1 when the child could not run it.
+int asUnprivilegedUser(const std::function<int()>& check) {
+  if (::geteuid() != 0) return check();
+  const pid_t child = ::fork();
+  if (child < 0) return -1;
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(100);
+    ::_exit(check());
+  }
+  int status = 0;
+  if (::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+}  // namespace
+
+void TestStoreFaults::readOnlyFileOfAUser() {
+  // Read-only by permissions, for a user (not a disk): the file without write permission, in a
+  // folder the user may write (SQLite then makes its -wal and -shm read-only too) and in one the
+  // user may not. The history opens for reading; after chmod the store writes again, without a
+  // restart.
+  QTemporaryDir dir;
+  QVERIFY(QFile::setPermissions(dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup |
+                                                QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther));
+  const QString own = QDir(dir.path()).filePath(QStringLiteral("own")), foreign = QDir(dir.path()).filePath("foreign");
+  QVERIFY(writeEarlierHistory(own, false, QString()) != 0);
+  QVERIFY(writeEarlierHistory(foreign, false, QString()) != 0);
+  const QString ownFile = QDir(own).filePath(QStringLiteral("pagedchat.sqlite3"));
+  const QString foreignFile = QDir(foreign).filePath(QStringLiteral("pagedchat.sqlite3"));
+  if (::geteuid() == 0) {  // `own` belongs to nobody; `foreign` (and its file) stays root's
+    for (const QString& path : {own, ownFile}) QVERIFY(::chown(QFile::encodeName(path).constData(), 65534, 65534) == 0);
+  } else {  // a folder this user may not write: not makeable without root
+    QVERIFY(QFile::setPermissions(foreign, QFile::ReadOwner | QFile::ExeOwner));
+  }
+  QVERIFY(::chmod(QFile::encodeName(ownFile).constData(), 0444) == 0);
+  QVERIFY(::chmod(QFile::encodeName(foreignFile).constData(), 0444) == 0);
+  const int failedStep = asUnprivilegedUser([&] {
+    try {
+      ChatStore store(own);
+      if (!store.isReadOnly()) return 1;
+      if (store.conversations().size() != 1) return 2;
+      try {
+        store.reopenForWriting();
+        return 3;  // still 0444: must not work
+      } catch (const StoreError&) {
+      }
+      if (::chmod(QFile::encodeName(ownFile).constData(), 0644) != 0) return 4;
+      store.reopenForWriting();
+      if (store.isReadOnly()) return 5;
+      store.createConversation(QStringLiteral("Written after chmod"));
+      if (store.conversations().size() != 2) return 6;
+      ChatStore other(foreign);  // neither the file nor its folder may be written
+      if (!other.isReadOnly()) return 7;
+      if (other.messages(other.conversations().constFirst().id).size() != 2) return 8;
+      return 0;
+    } catch (const StoreError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 9;
+    }
+  });
+  QCOMPARE(failedStep, 0);
+  QFile::setPermissions(foreign, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);  // for the clean-up
 }
 
 void TestStoreFaults::readOnlyDiskNeverSkipsTheWal() {
@@ -434,10 +545,11 @@ void TestStoreFaults::readOnlyDiskNeverSkipsTheWal() {
     ChatStore store(data);
     QFAIL("a database whose -wal cannot be read opened");
   } catch (const StoreError& e) {
-    QCOMPARE(e.kind(), StoreError::Kind::kCannotOpen);
-    QVERIFY2(StoreHealth::userMessage(e).startsWith(QLatin1String("The chat history could not be saved")) ||
-                 StoreHealth::userMessage(e).startsWith(QLatin1String("The chat history could not be read")),
-             qPrintable(StoreHealth::userMessage(e)));
+    // Read-only, and why: making the disk writable is the way out (the start-up window's Try again).
+    QCOMPARE(e.kind(), StoreError::Kind::kReadOnly);
+    QCOMPARE(StoreHealth::userMessage(e),
+             QStringLiteral("The chat history could not be read: the disk or the file is read-only."));
+    QVERIFY2(e.detail().find("-shm") != std::string::npos, e.detail().c_str());
   }
   QCOMPARE(QFileInfo(wal).size(), walSize);
 }
