@@ -62,12 +62,13 @@ QString StoreHealth::technicalDetail(const StoreError& e) { return QString::from
 
 QString StoreHealth::report(const StoreError& e, const QString& key, std::function<void()> retry) {
   qWarning("pagedchat: %s", e.what());
+  const bool kept = static_cast<bool>(retry);
   if (retry) {
     resolved(key);
     pending_.append(Pending{key, std::move(retry)});
     retryTimer_.start();
   }
-  const QString text = bannerMessage(e, static_cast<bool>(retry));
+  const QString text = bannerMessage(e, kept);
   dismissed_ = false;
   setProblem(text, technicalDetail(e));
   emit changed();  // pendingCount, even when the text stayed the same
