@@ -85,23 +85,41 @@ Rectangle {
             }
             ToolButton {
                 FocusFrame {}
+                id: detailsButton
                 objectName: "errorBannerDetails"
                 Layout.alignment: Qt.AlignVCenter
                 visible: banner.detail !== ""
                 text: banner.detailShown ? qsTr("Hide details") : qsTr("Details")
                 font.pixelSize: Theme.uiFontSize
                 palette.buttonText: "white"
+                // White text on the red banner: a light veil when hovered or pressed (the style's own
+                // hover colour is white, which hid the text).
+                background: Rectangle {
+                    implicitWidth: 36
+                    implicitHeight: 36
+                    radius: Theme.radius
+                    color: detailsButton.down ? Qt.rgba(1, 1, 1, 0.32) : detailsButton.hovered ? Qt.rgba(1, 1, 1, 0.18) : "transparent"
+                }
                 onClicked: banner.detailShown = !banner.detailShown
                 Accessible.name: text
             }
             ToolButton {
                 FocusFrame {}
+                id: retryButton
                 objectName: "errorBannerRetry"
                 Layout.alignment: Qt.AlignVCenter
                 visible: banner.source === "app" && banner.appRetryable
                 text: qsTr("Retry")
                 font.pixelSize: Theme.uiFontSize
                 palette.buttonText: "white"
+                // White text on the red banner: a light veil when hovered or pressed (the style's own
+                // hover colour is white, which hid the text).
+                background: Rectangle {
+                    implicitWidth: 36
+                    implicitHeight: 36
+                    radius: Theme.radius
+                    color: retryButton.down ? Qt.rgba(1, 1, 1, 0.32) : retryButton.hovered ? Qt.rgba(1, 1, 1, 0.18) : "transparent"
+                }
                 onClicked: banner.retryRequested()
                 Accessible.name: qsTr("Retry saving the chat history")
                 ToolTip.visible: hovered
@@ -115,6 +133,14 @@ Rectangle {
                 text: "\u2715"
                 font.pixelSize: Theme.uiFontSize
                 palette.buttonText: "white"
+                // White text on the red banner: a light veil when hovered or pressed (the style's own
+                // hover colour is white, which hid the text).
+                background: Rectangle {
+                    implicitWidth: 36
+                    implicitHeight: 36
+                    radius: Theme.radius
+                    color: closeButton.down ? Qt.rgba(1, 1, 1, 0.32) : closeButton.hovered ? Qt.rgba(1, 1, 1, 0.18) : "transparent"
+                }
                 onClicked: banner.dismiss()
                 Accessible.name: qsTr("Dismiss error")
                 ToolTip.visible: hovered
