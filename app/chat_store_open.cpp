@@ -70,6 +70,22 @@ std::optional<std::pair<quint64, quint64>> fileIdOf(const QString& path) {
   return std::pair<quint64, quint64>(st.st_dev, st.st_ino);
 }
 
+/// SQLite makes a database's -wal and -shm files with the database's permissions, so a read-only
+/// open of a 0444 file leaves them 0444. Once the database may be written again (chmod), so may
+/// these files when they are this user's own: else every write would fail at the lock or the log.
+void makeSideFilesWritable(const QString& path) {
+  const QByteArray file = QFile::encodeName(path);
+  struct stat fileStat {};
+  if (::access(file.constData(), W_OK) != 0 || ::stat(file.constData(), &fileStat) != 0) return;
+  for (const char* suffix : {"-wal", "-shm"}) {
+    const QByteArray side = file + suffix;
+    struct stat sideStat {};
+    if (::stat(side.constData(), &sideStat) == 0 && sideStat.st_uid == ::geteuid() &&
+        ::access(side.constData(), W_OK) != 0)
+      ::chmod(side.constData(), (sideStat.st_mode | (fileStat.st_mode & 0666)) & 07777);
+  }
+}
+
 }  // namespace
 
 ChatStore::ChatStore(const QString& dataDir, QObject* parent)
@@ -139,20 +155,7 @@ void ChatStore::reopenForWriting() {
     fail(m_path, QStringLiteral("cannot open the database for writing again"),
          QStringLiteral("the file is gone or was replaced (was its disk unmounted?)"), StoreError::Kind::kCannotOpen,
          /*write=*/true);
-  // SQLite made the -wal and -shm files with the database's permissions while it was read-only
-  // (0444): once the database may be written again, so may these files of ours (else every
-  // write fails at the lock or the log).
-  const QByteArray file = QFile::encodeName(m_path);
-  struct stat fileStat {};
-  if (::access(file.constData(), W_OK) == 0 && ::stat(file.constData(), &fileStat) == 0) {
-    for (const char* suffix : {"-wal", "-shm"}) {
-      const QByteArray side = file + suffix;
-      struct stat sideStat {};
-      if (::stat(side.constData(), &sideStat) == 0 && sideStat.st_uid == ::geteuid() &&
-          ::access(side.constData(), W_OK) != 0)
-        ::chmod(side.constData(), (sideStat.st_mode | (fileStat.st_mode & 0666)) & 07777);
-    }
-  }
+  makeSideFilesWritable(m_path);
   // The read-only connection goes first: SQLite shares a file's -shm mapping between the
   // connections of a process, and one opened read-only would keep the new one read-only too.
   close();
@@ -191,10 +194,6 @@ void ChatStore::openDatabase(const QString& dataDir, Access access) {
                                                              : StoreError::Kind::kCannotOpen,
          /*write=*/true);
   }
-  if (access == Access::kReopen && fileIdOf(m_path) != m_fileId)
-    fail(m_path, QStringLiteral("cannot open the database for writing again"),
-         QStringLiteral("the file is gone or was replaced (its disk was unmounted?)"), StoreError::Kind::kCannotOpen,
-         /*write=*/true);
   // A -wal holding transactions cannot be read without its -shm index, which a read-only disk
   // cannot get: say so (reading the file alone would show older history).
   const QFileInfo wal(m_path + QLatin1String("-wal"));

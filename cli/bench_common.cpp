@@ -142,8 +142,9 @@ std::string engine_line(const LLMEngine& engine) {
     << "), max_model_len " << c.max_model_len << ", " << c.num_blocks << " KV blocks of " << c.block_size
     << " tokens, max_num_seqs " << c.max_num_seqs << ", max_num_batched_tokens " << c.max_num_batched_tokens
     << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto")) << ", prefix caching "
-    << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << weight_dtype_name(c.dtype) << ", KV cache " << kv_cache_dtype_name(c.kv_cache_dtype)
-    << " (weights " << engine.weight_types() << "; " << engine.backend_name() << ")";
+    << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << weight_dtype_name(c.dtype) << ", KV cache "
+    << kv_cache_dtype_name(c.kv_cache_dtype) << " (weights " << engine.weight_types() << "; " << engine.backend_name()
+    << ")";
   return s.str();
 }
 
