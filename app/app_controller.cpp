@@ -42,7 +42,8 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
       // Another program holds the database (or it cannot be written): chats can still be read;
       // the clean-up waits in StoreHealth and is tried again. Shown once the window is up.
       ChatStore* store = store_.get();
-      errors_->reportStoreError(e, QStringLiteral("purge"), [store] { store->purgeDeletedConversations(); });
+      errors_->reportStoreError(
+          e, QStringLiteral("purge"), [store] { store->purgeDeletedConversations(); }, StoreHealth::Kept::kCleanUp);
     }
   }
   settings_ = std::make_unique<QSettings>(settingsFile(dataDir_), QSettings::IniFormat);

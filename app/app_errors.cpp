@@ -33,8 +33,9 @@ void AppErrors::clear() {
 
 void AppErrors::retry() { health_->retryNow(); }
 
-void AppErrors::reportStoreError(const StoreError& e, const QString& key, std::function<void()> retry) {
-  health_->report(e, key, std::move(retry));
+void AppErrors::reportStoreError(const StoreError& e, const QString& key, std::function<void()> retry,
+                                 StoreHealth::Kept kept) {
+  health_->report(e, key, std::move(retry), kept);
 }
 
 void AppErrors::onStoreHealthChanged() {

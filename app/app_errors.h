@@ -6,8 +6,7 @@
 
 #include <functional>
 
-class StoreError;
-class StoreHealth;
+#include "app/store_health.h"
 
 /// The message the window's banner shows, in plain language, with its technical detail one click
 /// away. The conversation history, the model loads and QML report here; the chat history's own
@@ -44,8 +43,9 @@ class AppErrors : public QObject {
   /// Clears the message if it came from setModelError().
   void clearModelError();
   /// Shows a failed store call in plain language (StoreHealth); with `retry`, the write waits
-  /// under `key` and is tried again.
-  void reportStoreError(const StoreError& e, const QString& key = QString(), std::function<void()> retry = {});
+  /// under `key` and is tried again (`kept`: whose write it is, StoreHealth::report()).
+  void reportStoreError(const StoreError& e, const QString& key = QString(), std::function<void()> retry = {},
+                        StoreHealth::Kept kept = StoreHealth::Kept::kUsersWrite);
 
  signals:
   void changed();

@@ -31,6 +31,10 @@ ChatSession::ChatSession(ChatStore* store, EngineClient* engine, QObject* parent
   connect(engine_, &EngineClient::stateChanged, this, &ChatSession::contextChanged);
   saveTimer_.setInterval(kSaveIntervalMs);
   connect(&saveTimer_, &QTimer::timeout, this, [this] { saveReply(); });
+  // "Not sent: the disk is full" is stale once the history can be written again.
+  connect(store_->health(), &StoreHealth::recovered, this, [this] {
+    if (!storeErrorText_.isEmpty() && errorText_ == storeErrorText_) setErrorText(QString());
+  });
   connectBackend();
   connect(engine_, &EngineClient::tokenCountReady, this, [this](int ticket, int count) {
     if (ticket != countTicket_) return;
@@ -116,7 +120,7 @@ bool ChatSession::sendText(const QString& draft) {
       store_->renameConversation(conversationId_, title_);
     }
   } catch (const StoreError& e) {
-    reportNotSent(e);
+    reportNotSent(e, draft);
     emit conversationsModified();
     return false;
   }
@@ -173,7 +177,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
       }
     }
     reloadBranch();
-    reportNotSent(e, /*textKept=*/!draft.trimmed().isEmpty());
+    reportNotSent(e, draft);
     emit conversationsModified();
     return false;
   }
@@ -321,10 +325,12 @@ void ChatSession::onRequestRejected(const QString& requestId, const QString& mes
     // Best effort: the conversation then stays in the list, empty, under the new title.
   }
   reloadBranch();
-  if (!turn.draft.isNull())
-    setInputText(inputText_.isEmpty() ? turn.draft : turn.draft + QLatin1Char('\n') + inputText_);
-  setErrorText(turn.draft.isNull() ? tr("Not sent: %1").arg(message)
-                                   : tr("Not sent: %1 Your text is back in the input box.").arg(message));
+  if (turn.draft.isNull()) {
+    setErrorText(tr("No new answer: %1").arg(message));
+  } else {
+    giveBackDraft(turn.draft);
+    setErrorText(tr("Not sent: %1 Your text is back in the input box.").arg(message));
+  }
   emit busyChanged();
   emit conversationsModified();
 }
@@ -380,13 +386,31 @@ void ChatSession::saveReply(std::optional<pagedchat::FinishReason> finishReason)
   }
 }
 
-void ChatSession::reportNotSent(const StoreError& e, bool textKept) {
+void ChatSession::reportNotSent(const StoreError& e, const QString& draft) {
   const QString message = store_->health()->report(e);
-  setErrorText(textKept ? tr("Not sent: %1 Your text is still in the input box.").arg(message)
-                        : tr("Not sent: %1").arg(message));
+  if (draft.isNull()) {
+    setStoreErrorText(tr("No new answer: %1").arg(message));
+  } else if (draft.trimmed().isEmpty()) {
+    setStoreErrorText(tr("Not sent: %1").arg(message));
+  } else if (inputText_ == draft) {  // send(): the input box still holds it
+    setStoreErrorText(tr("Not sent: %1 Your text is still in the input box.").arg(message));
+  } else {  // an edit, or another pane's "send to all": the text would be gone otherwise
+    giveBackDraft(draft);
+    setStoreErrorText(tr("Not sent: %1 Your text is back in the input box.").arg(message));
+  }
+}
+
+void ChatSession::giveBackDraft(const QString& draft) {
+  setInputText(inputText_.trimmed().isEmpty() ? draft : draft + QLatin1Char('\n') + inputText_);
+}
+
+void ChatSession::setStoreErrorText(const QString& text) {
+  setErrorText(text);
+  storeErrorText_ = text;
 }
 
 void ChatSession::setErrorText(const QString& text) {
+  storeErrorText_.clear();
   if (text == errorText_) return;
   errorText_ = text;
   emit errorTextChanged();

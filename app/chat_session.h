@@ -216,10 +216,15 @@ class ChatSession : public QObject {
   bool checkModel();
   void finishReply(pagedchat::FinishReason finishReason, bool save = true);
   void saveReply(std::optional<pagedchat::FinishReason> finishReason = std::nullopt);
-  /// A send failed on the store: the banner says why (StoreHealth), the pane that it was not sent.
-  /// A turn could not be saved, so it was not sent: the banner and the pane say why
-  /// (`textKept`: the user's text went back to the input box, and the pane says so).
-  void reportNotSent(const StoreError& e, bool textKept = true);
+  /// A turn could not be saved, so it was not sent: the banner says why (StoreHealth), the pane
+  /// that it was not sent. `draft` is the user's text as typed (null for a regenerate): it is never
+  /// lost, so unless the input box still holds it (send()), it goes back there (an edit, whose
+  /// editor closed with its row, or another pane's "send to all"), and the pane says where it is.
+  void reportNotSent(const StoreError& e, const QString& draft);
+  /// Puts `draft` into the input box, above what the box holds.
+  void giveBackDraft(const QString& draft);
+  /// Sets errorText to `text`, a store problem's consequence: it goes once the store recovers.
+  void setStoreErrorText(const QString& text);
   void setErrorText(const QString& text);
 
   ChatStore* store_;
@@ -232,6 +237,7 @@ class ChatSession : public QObject {
   QString title_;
   QString inputText_;
   QString errorText_;
+  QString storeErrorText_;  ///< errorText_ as a store error set it: cleared once the store recovers
   PaneSettings* settings_;
   ThroughputMeter* throughput_;
   QElapsedTimer replyClock_;  ///< started when the request is submitted

@@ -108,7 +108,7 @@ bool ChatSession::continueReply() {
   if (!checkModel()) return false;
   if (const StoreError* readOnly = store_->readOnlyCause()) {
     // The continued reply could not be saved (a send is refused the same way).
-    setErrorText(tr("Not continued: %1").arg(StoreHealth::userMessage(*readOnly)));
+    setStoreErrorText(tr("Not continued: %1").arg(StoreHealth::userMessage(*readOnly)));
     return false;
   }
   const int last = messages_->rowCount() - 1;

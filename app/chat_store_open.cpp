@@ -243,12 +243,14 @@ void ChatStore::openDatabase(const QString& dataDir, Access access) {
       // that statement with StoreError.
       scalar(db, m_path, QStringLiteral("SELECT count(*) FROM sqlite_master"));
     } catch (const StoreError& e) {
-      if (access == Access::kReadOnly && walWithoutShm)
-        fail(m_path, QStringLiteral("cannot read the database"),
-             QStringLiteral("its -wal file holds the newest messages, and the -shm index SQLite needs to read it "
-                            "cannot be created: the disk or the folder is read-only (SQLite: %1)")
-                 .arg(QString::fromStdString(e.detail())),
-             StoreError::Kind::kReadOnly);
+      if (access == Access::kReadOnly && walWithoutShm) {
+        const QString why = QStringLiteral(
+            "Its -wal file holds the newest messages, and the -shm index SQLite needs to read it cannot be created: "
+            "the disk or the folder is read-only.");
+        // The detail: why, then SQLite's own words (which name the file).
+        throw StoreError(chatstore::failMessage(m_path, QStringLiteral("cannot read the database"), why).toStdString(),
+                         StoreError::Kind::kReadOnly, false, (why + QLatin1Char(' ')).toStdString() + e.detail());
+      }
       // SQLite's read-only mode fails where it cannot make the -shm (CANTOPEN) or may not use
       // the folder (READONLY_DIRECTORY): then immutable=1.
       const bool tryImmutable = e.kind() == StoreError::Kind::kCannotOpen || e.kind() == StoreError::Kind::kReadOnly;

@@ -50,25 +50,34 @@ QString StoreHealth::userMessage(const StoreError& e) {
                      : tr("The chat history could not be read: %1.").arg(why);
 }
 
-QString StoreHealth::bannerMessage(const StoreError& e, bool kept) {
+QString StoreHealth::bannerMessage(const StoreError& e, std::optional<Kept> kept) {
   // Only a write kept for a retry is promised to be kept (a refused question is not: it stays in
   // its input box, and the caller says so).
   if (!kept || !e.isWrite() || !transient(e.kind())) return userMessage(e);
+  if (*kept == Kept::kCleanUp) return userMessage(e) + QLatin1Char(' ') + tr("PagedChat tries again.");
   return userMessage(e) + QLatin1Char(' ') +
          tr("PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.");
 }
 
+std::optional<StoreHealth::Kept> StoreHealth::keptNow() const {
+  if (pending_.isEmpty()) return std::nullopt;
+  for (const Pending& p : pending_)
+    if (p.kept == Kept::kUsersWrite) return Kept::kUsersWrite;
+  return Kept::kCleanUp;
+}
+
 QString StoreHealth::technicalDetail(const StoreError& e) { return QString::fromStdString(e.detail()); }
 
-QString StoreHealth::report(const StoreError& e, const QString& key, std::function<void()> retry) {
+QString StoreHealth::report(const StoreError& e, const QString& key, std::function<void()> retry, Kept kept) {
   qWarning("pagedchat: %s", e.what());
-  const bool kept = static_cast<bool>(retry);
-  if (retry) {
+  const bool waits = static_cast<bool>(retry);
+  if (waits) {
     resolved(key);
-    pending_.append(Pending{key, std::move(retry)});
+    pending_.append(Pending{key, std::move(retry), kept});
     retryTimer_.start();
   }
-  const QString text = bannerMessage(e, kept);
+  // This write's own words when it is kept (the user's write may wait behind a clean-up).
+  const QString text = bannerMessage(e, waits ? keptNow() : std::nullopt);
   dismissed_ = false;
   setProblem(text, technicalDetail(e));
   emit changed();  // pendingCount, even when the text stayed the same
@@ -141,7 +150,7 @@ bool StoreHealth::retryNow() {
     if (store_->isReadOnly())
       showReadOnly();  // (the failed reopen's own words would say less)
     else
-      setProblem(bannerMessage(e, !pending_.isEmpty()), technicalDetail(e));
+      setProblem(bannerMessage(e, keptNow()), technicalDetail(e));
     return false;
   }
   restoreTimeout();

@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <optional>
 
 #include "app/chat_store.h"
 
@@ -32,21 +33,28 @@ class StoreHealth : public QObject {
   /// of holding the window for the store's usual busy timeout.
   static constexpr int kRetryBusyTimeoutMs = 100;
 
+  /// What a waiting write holds: what the user wrote (a reply, a rename, a pin), or the app's
+  /// own clean-up (the purge of deleted conversations), which is retried without the promise
+  /// that "what you wrote" is kept.
+  enum class Kept { kUsersWrite, kCleanUp };
+
   explicit StoreHealth(ChatStore* store);
 
   /// The plain-language sentence for `e`: what failed for the user (saving or reading the chat
   /// history, importing a file, opening the history) and why, never SQL.
   static QString userMessage(const StoreError& e);
-  /// userMessage(e), and when `kept` (the failed write waits here to be retried) and the problem
-  /// may pass, the promise that it is kept and tried again: the banner's sentence.
-  static QString bannerMessage(const StoreError& e, bool kept);
+  /// userMessage(e), and when a failed write waits here to be retried (`kept`; nullopt: none) and
+  /// the problem may pass, that it is tried again, with the promise that nothing is lost for a
+  /// write of the user's: the banner's sentence.
+  static QString bannerMessage(const StoreError& e, std::optional<Kept> kept);
   /// The technical part of `e` (no SQL text): shown under "Details".
   static QString technicalDetail(const StoreError& e);
 
   /// A store call failed: message/detail say so. With a `retry` (which runs the write again and
   /// throws StoreError while it still fails), the write waits under `key` (a later report of the
-  /// same key replaces it) to be tried again. Returns the message.
-  QString report(const StoreError& e, const QString& key = QString(), std::function<void()> retry = {});
+  /// same key replaces it) to be tried again; `kept` says whose write it is. Returns the message.
+  QString report(const StoreError& e, const QString& key = QString(), std::function<void()> retry = {},
+                 Kept kept = Kept::kUsersWrite);
   /// The store opened read-only (ChatStore::isReadOnly()): says so ("The chat history can only
   /// be read ...", with the failed open as detail) and tries every kRetryIntervalMs, and on
   /// retryNow(), to open it for writing again. Does nothing on a writable store. Returns the message.
@@ -76,7 +84,10 @@ class StoreHealth : public QObject {
   struct Pending {
     QString key;
     std::function<void()> retry;
+    Kept kept;
   };
+  /// What the waiting writes hold: kUsersWrite when any is the user's; nullopt when none waits.
+  std::optional<Kept> keptNow() const;
   void setProblem(const QString& message, const QString& detail);
   /// The read-only message of reportReadOnly() (nothing while the store is writable).
   void showReadOnly();

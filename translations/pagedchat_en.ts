@@ -303,6 +303,10 @@
         <source>Not sent: %1 Your text is still in the input box.</source>
         <translation>Not sent: %1 Your text is still in the input box.</translation>
     </message>
+    <message>
+        <source>No new answer: %1</source>
+        <translation>No new answer: %1</translation>
+    </message>
 </context>
 <context>
     <name>ChatStore</name>
@@ -1831,6 +1835,10 @@
     <message>
         <source>The chat history can only be read: the disk or the file cannot be written. Your conversations are all here, but new messages cannot be sent or saved until it can be written again; PagedChat checks every few seconds.</source>
         <translation>The chat history can only be read: the disk or the file cannot be written. Your conversations are all here, but new messages cannot be sent or saved until it can be written again; PagedChat checks every few seconds.</translation>
+    </message>
+    <message>
+        <source>PagedChat tries again.</source>
+        <translation>PagedChat tries again.</translation>
     </message>
 </context>
 <context>

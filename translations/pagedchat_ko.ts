@@ -302,6 +302,10 @@
         <source>Not sent: %1 Your text is still in the input box.</source>
         <translation>보내지 않음: %1 입력한 내용은 입력 상자에 그대로 있습니다.</translation>
     </message>
+    <message>
+        <source>No new answer: %1</source>
+        <translation>새 답변을 만들지 못했습니다: %1</translation>
+    </message>
 </context>
 <context>
     <name>ChatStore</name>
@@ -1825,6 +1829,10 @@
     <message>
         <source>The chat history can only be read: the disk or the file cannot be written. Your conversations are all here, but new messages cannot be sent or saved until it can be written again; PagedChat checks every few seconds.</source>
         <translation>대화 기록을 읽을 수만 있습니다: 디스크나 파일에 쓸 수 없습니다. 대화는 모두 그대로 있지만, 다시 쓸 수 있게 될 때까지 새 메시지를 보내거나 저장할 수 없습니다. PagedChat이 몇 초마다 다시 확인합니다.</translation>
+    </message>
+    <message>
+        <source>PagedChat tries again.</source>
+        <translation>PagedChat이 다시 시도합니다.</translation>
     </message>
 </context>
 <context>

@@ -165,6 +165,7 @@ class TestStoreFaults : public QObject {
   void readOnlyDiskNeverSkipsTheWal();
   void readOnlyFileOfAUser();
   void lockedAtStartTriesAgain();
+  void cleanUpUnderALockPromisesNothing();
   void exportNeverFollowsASymlink();
   void userMessagesArePlain();
   void engineWarningReachesBanner();
@@ -409,6 +410,23 @@ void TestStoreFaults::readOnlyDiskShowsTheHistory() {
   QVERIFY2(session->errorText().startsWith(QLatin1String("Not continued: The chat history could not be saved")),
            qPrintable(session->errorText()));
   QVERIFY(!session->isBusy());
+  // An edit is refused too; the edited text (whose editor closed with its row) goes to the input
+  // box, above what was typed there, and the pane shows the stored branch again.
+  const QString edited = QStringLiteral("Hello there, edited");
+  QVERIFY(!session->editMessage(0, edited));
+  QCOMPARE(session->inputText(), edited + QLatin1String("\nStill there?"));
+  QVERIFY2(session->errorText().startsWith(QLatin1String("Not sent: ")) &&
+               session->errorText().endsWith(QLatin1String("Your text is back in the input box.")),
+           qPrintable(session->errorText()));
+  QCOMPARE(session->messages()->rowCount(), 2);
+  QCOMPARE(session->messages()->textAt(0), QStringLiteral("Hello there"));
+  QCOMPARE(session->messages()->textAt(1), QStringLiteral("General Kenobi"));
+  // A regenerate has no text of the user's to keep, and says so in its own words.
+  QVERIFY(!session->regenerate());
+  QVERIFY2(session->errorText().startsWith(QLatin1String("No new answer: ")), qPrintable(session->errorText()));
+  QCOMPARE(session->messages()->rowCount(), 2);
+  QCOMPARE(session->messages()->textAt(1), QStringLiteral("General Kenobi"));
+  session->setInputText(QStringLiteral("Still there?"));
   app.errors()->retry();  // still read-only: nothing changes, and the banner still says why
   QVERIFY(app.store()->isReadOnly());
   QVERIFY(app.errors()->retryable());
@@ -419,6 +437,7 @@ void TestStoreFaults::readOnlyDiskShowsTheHistory() {
   QVERIFY(disk.remount(/*readOnly=*/false));
   QTRY_VERIFY_WITH_TIMEOUT(!app.store()->isReadOnly(), 5 * StoreHealth::kRetryIntervalMs);
   QTRY_COMPARE(app.errors()->text(), QString());
+  QCOMPARE(session->errorText(), QString());  // the pane's "Not sent" line goes with the banner
   QSignalSpy finished(session, &ChatSession::replyFinished);
   QVERIFY(session->send());
   QVERIFY(finished.wait(60000));
@@ -550,6 +569,11 @@ void TestStoreFaults::readOnlyDiskNeverSkipsTheWal() {
     QCOMPARE(StoreHealth::userMessage(e),
              QStringLiteral("The chat history could not be read: the disk or the file is read-only."));
     QVERIFY2(e.detail().find("-shm") != std::string::npos, e.detail().c_str());
+    // SQLite's words and the file once each.
+    const QString detail = QString::fromStdString(e.detail());
+    QVERIFY2(detail.count(QLatin1String("SQLite:")) == 1, qPrintable(detail));
+    QVERIFY2(detail.count(QLatin1String("pagedchat.sqlite3")) == 1, qPrintable(detail));
+    qInfo("detail: %s", qPrintable(detail));
   }
   QCOMPARE(QFileInfo(wal).size(), walSize);
 }
@@ -602,6 +626,42 @@ void TestStoreFaults::lockedAtStartTriesAgain() {
   }));
   QCOMPARE(asked, 1);
   QVERIFY(again.exec(QStringLiteral("COMMIT")));
+}
+
+void TestStoreFaults::cleanUpUnderALockPromisesNothing() {
+  // Another program holds the write lock (reads still work) when PagedChat starts: the start-up
+  // clean-up of deleted conversations waits and is retried, and the banner says so without the
+  // "keeps what you wrote" promise (the user wrote nothing); a write of the user's brings it.
+  QTemporaryDir dir;
+  {
+    ChatStore store(dir.path());
+    store.createConversation(QStringLiteral("Kept"));
+    store.softDeleteConversation(store.createConversation(QStringLiteral("Deleted")));
+  }
+  auto other = std::make_unique<OtherConnection>(QDir(dir.path()).filePath(QStringLiteral("pagedchat.sqlite3")));
+  QVERIFY(other->exec(QStringLiteral("BEGIN IMMEDIATE")));
+  AppController app(apptest::optionsFor(dir));
+  app.start();
+  QCOMPARE(app.conversations()->rowCount(), 1);
+  QCOMPARE(app.store()->health()->pendingCount(), 1);
+  QVERIFY2(app.errors()->text() ==
+               QLatin1String("The chat history could not be saved: another program is using the chat history file. "
+                             "PagedChat tries again."),
+           qPrintable(app.errors()->text()));
+  QVERIFY(app.errors()->retryable());
+
+  const qint64 kept = app.conversations()->idAt(0);
+  app.history()->renameConversation(kept, QStringLiteral("Renamed while locked"));
+  QVERIFY2(app.errors()->text().endsWith(QLatin1String("PagedChat keeps what you wrote and tries again; nothing is "
+                                                       "lost while it stays open.")),
+           qPrintable(app.errors()->text()));
+
+  QVERIFY(other->exec(QStringLiteral("COMMIT")));
+  other.reset();
+  QTRY_COMPARE_WITH_TIMEOUT(app.store()->health()->pendingCount(), 0, 5 * StoreHealth::kRetryIntervalMs);
+  QCOMPARE(app.errors()->text(), QString());
+  QCOMPARE(app.store()->conversation(kept).title, QStringLiteral("Renamed while locked"));
+  QCOMPARE(app.store()->purgeDeletedConversations(), 0);  // the retried clean-up did it
 }
 
 void TestStoreFaults::exportNeverFollowsASymlink() {
