@@ -132,7 +132,9 @@ Item {
                 Layout.fillWidth: true
                 text: bubble.displayText
                 streaming: bubble.streaming
-                plain: bubble.shownText === ""
+                // What the user (or an API client's system prompt) typed is shown as typed, its line
+                // breaks kept and no markup read into it; a reply is Markdown.
+                plain: bubble.shownText === "" || bubble.isUser || bubble.isSystem
                 italic: bubble.noReply
                 textColor: bubble.noReply ? Theme.mutedTextColor
                          : bubble.isUser ? Theme.userTextColor : Theme.assistantTextColor

@@ -1,6 +1,7 @@
 // Qt Quick Test for a system prompt in MessageBubble.qml (an imported conversation's, an API
 // client's): labelled "System prompt", framed, its whole text shown (no reasoning split), never
-// "(no reply)", an accessible name that says what it is, and only Copy among the actions.
+// "(no reply)", its lines as typed (not Markdown, as a user message), an accessible name that
+// says what it is, and only Copy among the actions.
 import QtQuick
 import QtQuick.Controls
 import QtTest
@@ -71,6 +72,21 @@ Item {
             const u = make({ role: "user", text: "Hello" })
             verify(!child(u, "messageRoleLabel").visible)
             compare(child(u, "messageText").accessibleName, "You: Hello")
+        }
+
+        function test_typedTextKeepsItsLines() {
+            // Markdown would join these lines into one paragraph and read "*" as emphasis.
+            const typed = "Rules:\n1) be *brief*\n2) rhyme"
+            for (const role of ["system", "user"]) {
+                const b = make({ role: role, text: typed })
+                const prose = child(b, "messageProse")
+                compare(prose.textFormat, TextEdit.PlainText, role)
+                compare(prose.text, typed, role)
+                tryCompare(prose, "lineCount", 3, 1000, role)
+                verify(b.textWidth < b.maxTextWidth, role)  // as wide as its longest line
+            }
+            const reply = make({ role: "assistant", text: typed, answer: typed, finishReason: "stop" })
+            compare(child(reply, "messageProse").textFormat, TextEdit.MarkdownText)
         }
 
         function test_onlyCopy() {
