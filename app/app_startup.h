@@ -20,6 +20,7 @@ using StartupErrorHandler = std::function<bool(const QString& headline, const QS
 /// Constructs the AppController for `options` (with `translator`, which may be nullptr); each
 /// time that throws, prints the reason to stderr and asks `showError`, trying again while it
 /// returns true. Returns the controller, or nullptr when the user gave up. A chat database written
-/// by a newer PagedChat is not retryable; every other chat-data problem is.
+/// by a newer PagedChat is not retryable (nullptr after showError, whatever it returns); every
+/// other chat-data problem is.
 std::unique_ptr<AppController> startAppController(const AppOptions& options, Translator* translator,
                                                   const StartupErrorHandler& showError);

@@ -69,8 +69,12 @@ void HistoryController::deleteConversation(qint64 id) {
     if (p.id == id) return;  // already hidden (a second click on the same row)
   const QString title = titleOf(id);
   // The reply in flight is saved (stopped): the deletion can still be undone.
-  for (ChatSession* s : panes_->sessions())
-    if (s->conversationId() == id) s->closeConversation();
+  QList<ChatSession*> showing;
+  for (ChatSession* s : panes_->sessions()) {
+    if (s->conversationId() != id) continue;
+    s->closeConversation();
+    showing.append(s);
+  }
   try {
     store_->softDeleteConversation(id);
     errors_->set(QString());
@@ -85,7 +89,10 @@ void HistoryController::deleteConversation(qint64 id) {
     pendingDeletes_.append(pending);
     emit undoDeleteChanged();
   } catch (const StoreError& e) {
+    // Not deleted (a lock, a read-only disk): the panes show it again, and the banner says why.
     errors_->reportStoreError(e);
+    for (ChatSession* s : std::as_const(showing))
+      if (s->conversationId() == 0) s->openConversation(id, title);
   }
   list_->reload();
 }

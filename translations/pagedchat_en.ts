@@ -1851,5 +1851,9 @@
         <source>Check that folder, or start PagedChat with --data-dir DIR to use another one.</source>
         <translation>Check that folder, or start PagedChat with --data-dir DIR to use another one.</translation>
     </message>
+    <message>
+        <source>Open it with the newer PagedChat that wrote it; this version leaves the file as it is. To start this version with another, empty history, start it with --data-dir DIR.</source>
+        <translation>Open it with the newer PagedChat that wrote it; this version leaves the file as it is. To start this version with another, empty history, start it with --data-dir DIR.</translation>
+    </message>
 </context>
 </TS>

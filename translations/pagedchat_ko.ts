@@ -1845,5 +1845,9 @@
         <source>Check that folder, or start PagedChat with --data-dir DIR to use another one.</source>
         <translation>해당 폴더를 확인하거나, --data-dir DIR 옵션으로 다른 폴더를 지정해 PagedChat을 시작하세요.</translation>
     </message>
+    <message>
+        <source>Open it with the newer PagedChat that wrote it; this version leaves the file as it is. To start this version with another, empty history, start it with --data-dir DIR.</source>
+        <translation>이 파일을 만든 새 버전의 PagedChat으로 여세요. 이 버전은 파일을 그대로 둡니다. 이 버전을 비어 있는 다른 기록으로 시작하려면 --data-dir DIR 옵션으로 시작하세요.</translation>
+    </message>
 </context>
 </TS>

@@ -166,6 +166,7 @@ class TestStoreFaults : public QObject {
   void readOnlyFileOfAUser();
   void lockedAtStartTriesAgain();
   void cleanUpUnderALockPromisesNothing();
+  void newerHistoryAtStartSaysWhatToDo();
   void exportNeverFollowsASymlink();
   void userMessagesArePlain();
   void engineWarningReachesBanner();
@@ -427,6 +428,15 @@ void TestStoreFaults::readOnlyDiskShowsTheHistory() {
   QCOMPARE(session->messages()->rowCount(), 2);
   QCOMPARE(session->messages()->textAt(1), QStringLiteral("General Kenobi"));
   session->setInputText(QStringLiteral("Still there?"));
+  // A delete is refused: the conversation stays in the list and in its pane, and the banner says why.
+  app.history()->deleteConversation(conversation);
+  QVERIFY2(app.errors()->text().startsWith(QLatin1String("The chat history could not be saved: the disk or the file "
+                                                         "is read-only")),
+           qPrintable(app.errors()->text()));
+  QCOMPARE(app.conversations()->rowCount(), 1);
+  QCOMPARE(session->conversationId(), conversation);
+  QCOMPARE(session->messages()->rowCount(), 2);
+  QCOMPARE(app.history()->undoDeleteCount(), 0);
   app.errors()->retry();  // still read-only: nothing changes, and the banner still says why
   QVERIFY(app.store()->isReadOnly());
   QVERIFY(app.errors()->retryable());
@@ -662,6 +672,38 @@ void TestStoreFaults::cleanUpUnderALockPromisesNothing() {
   QCOMPARE(app.errors()->text(), QString());
   QCOMPARE(app.store()->conversation(kept).title, QStringLiteral("Renamed while locked"));
   QCOMPARE(app.store()->purgeDeletedConversations(), 0);  // the retried clean-up did it
+}
+
+void TestStoreFaults::newerHistoryAtStartSaysWhatToDo() {
+  // A history written by a newer PagedChat: no Try again (waiting changes nothing), and the way
+  // out is that version; the file is left as it is.
+  QTemporaryDir dir;
+  const QString path = QDir(dir.path()).filePath(QStringLiteral("pagedchat.sqlite3"));
+  {
+    OtherConnection future(path);
+    QVERIFY(future.exec(QStringLiteral("PRAGMA user_version = 1000")));
+    QVERIFY(future.exec(QStringLiteral("CREATE TABLE later(x)")));
+  }
+  const QByteArray before = [&] {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+  }();
+  QVERIFY(!before.isEmpty());
+  QStringList shown;
+  QList<bool> retryable;
+  QVERIFY(!startAppController(apptest::optionsFor(dir), nullptr, [&](const QString&, const QString& details, bool r) {
+    shown << details;
+    retryable << r;
+    return true;  // not offered: the caller shows no Try again, and the answer means Quit
+  }));
+  QCOMPARE(retryable, QList<bool>({false}));
+  QVERIFY2(shown.constFirst().contains(QLatin1String("written by a newer version of PagedChat")),
+           qPrintable(shown.constFirst()));
+  QVERIFY2(shown.constFirst().contains(QLatin1String("Open it with the newer PagedChat that wrote it")),
+           qPrintable(shown.constFirst()));
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  QCOMPARE(f.readAll(), before);
 }
 
 void TestStoreFaults::exportNeverFollowsASymlink() {
