@@ -194,6 +194,8 @@ void ChatStore::openDatabase(const QString& dataDir, Access access) {
                                                              : StoreError::Kind::kCannotOpen,
          /*write=*/true);
   }
+  // An earlier run that read a 0444 file left its -wal/-shm 0444 too; the file is writable now.
+  if (access == Access::kReadWrite) makeSideFilesWritable(m_path);
   // A -wal holding transactions cannot be read without its -shm index, which a read-only disk
   // cannot get: say so (reading the file alone would show older history).
   const QFileInfo wal(m_path + QLatin1String("-wal"));

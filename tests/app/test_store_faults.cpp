@@ -553,6 +553,27 @@ void TestStoreFaults::readOnlyFileOfAUser() {
     }
   });
   QCOMPARE(failedStep, 0);
+  // A run that read the 0444 file left its -wal/-shm 0444 behind; the next start, after chmod,
+  // writes at once (the banner would say "can only be read" until the first retry otherwise).
+  const int failedLaterStep = asUnprivilegedUser([&] {
+    try {
+      if (::chmod(QFile::encodeName(ownFile).constData(), 0444) != 0) return 1;
+      {
+        ChatStore reader(own);
+        if (!reader.isReadOnly()) return 2;
+      }
+      if (!QFileInfo::exists(ownFile + QLatin1String("-shm"))) return 3;  // what the case needs
+      if (QFileInfo(ownFile + QLatin1String("-shm")).isWritable()) return 4;
+      if (::chmod(QFile::encodeName(ownFile).constData(), 0644) != 0) return 5;
+      ChatStore next(own);
+      if (next.isReadOnly()) return 6;
+      return 0;
+    } catch (const StoreError& e) {
+      std::fprintf(stderr, "%s\n", e.what());
+      return 9;
+    }
+  });
+  QCOMPARE(failedLaterStep, 0);
   QFile::setPermissions(foreign, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);  // for the clean-up
 }
 
