@@ -132,6 +132,17 @@ class TestServer : public QObject {
     QVERIFY2(json(numberRole.body)["error"].toObject()["message"].toString().contains("must be a string, got a number"),
              numberRole.body.constData());
 
+    // An earlier answer without text (null or left out) is an empty one; a question is not.
+    const Http nullAnswer = curl("POST", stories_->v1() + "/chat/completions",
+                                 R"({"model": "stories260K", "max_tokens": 2, "messages": [{"role": "user",
+                                 "content": "hi"}, {"role": "assistant", "content": null}, {"role": "user",
+                                 "content": "again"}]})");
+    QVERIFY2(nullAnswer.status == 200, nullAnswer.body.constData());
+    const Http nullQuestion = curl("POST", stories_->v1() + "/chat/completions",
+                                   R"({"model": "stories260K", "messages": [{"role": "user", "content": null}]})");
+    QCOMPARE(nullQuestion.status, 400);
+    QCOMPARE(json(nullQuestion.body)["error"].toObject()["param"].toString(), QString("messages[0].content"));
+
     // A role the template does not know, with a NUL in it: the message names it whole (escaped).
     const Http nulRole = curl("POST", stories_->v1() + "/chat/completions",
                               R"({"model": "stories260K", "messages": [{"role": "us\u0000er", "content": "hi"}]})");

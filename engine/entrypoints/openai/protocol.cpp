@@ -276,6 +276,10 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
       out["content"] = text;
     } else if (content && !content->is_string()) {
       bad(name + ".content", std::string("must be a string or an array of content parts, got ") + type_name(*content));
+    } else if (!content && role->get<std::string>() == "assistant") {
+      // An earlier answer may come back without text (null, as vLLM accepts it: a tool call, a
+      // refusal, or an empty reply); the template sees "" unless tool calls stand in for it.
+      if (!field(m, "tool_calls")) out["content"] = "";
     } else if (!content && !field(m, "tool_calls")) {
       bad(name + ".content", "is required");
     }
