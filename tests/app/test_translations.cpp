@@ -275,23 +275,38 @@ void TestTranslations::cjkFontCoversKorean() {
   QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("characters without a glyph: ") + list.join(' ')));
 }
 
-void TestTranslations::switchesLanguageAtRunTime() {
-  QTemporaryDir dir;
-  QVERIFY(dir.isValid());
-  {
-    QSettings settings(AppController::settingsFile(dir.path()), QSettings::IniFormat);
-    settings.setValue(Translator::settingsKey(), QStringLiteral("en"));
+namespace {
+/// The main window of an app (not started: no model needed) whose saved language is `language`,
+/// in a data folder of its own.
+struct WindowInLanguage {
+  explicit WindowInLanguage(const QString& language) {
+    {
+      QSettings settings(AppController::settingsFile(dir.path()), QSettings::IniFormat);
+      settings.setValue(Translator::settingsKey(), language);
+    }
+    AppOptions options;
+    options.modelPath = dir.filePath(QStringLiteral("no-model"));
+    options.dataDir = dir.path();
+    controller = std::make_unique<AppController>(options);
+    window = loadMainWindow(engine, controller.get());
   }
-  AppOptions options;
-  options.modelPath = dir.filePath(QStringLiteral("no-model"));  // not started: no model needed
-  options.dataDir = dir.path();
-  AppController controller(options);
-  QCOMPARE(controller.appearance()->language(), QStringLiteral("en"));
+  /// True once the window is shown.
+  bool shown() const { return window && QTest::qWaitForWindowExposed(window); }
 
-  QQmlApplicationEngine engine;
-  QQuickWindow* window = loadMainWindow(engine, &controller);
-  QVERIFY(window);
-  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QTemporaryDir dir;
+  std::unique_ptr<AppController> controller;
+  QQmlApplicationEngine engine;  // destroyed before the controller its QML uses
+  QQuickWindow* window = nullptr;
+};
+}  // namespace
+
+void TestTranslations::switchesLanguageAtRunTime() {
+  WindowInLanguage app(QStringLiteral("en"));
+  QVERIFY(app.dir.isValid());
+  AppController& controller = *app.controller;
+  QCOMPARE(controller.appearance()->language(), QStringLiteral("en"));
+  QVERIFY(app.shown());
+  QQuickWindow* window = app.window;
   QQuickItem* newButton = apptest::findItem(window->contentItem(), QStringLiteral("newConversationButton"));
   QQuickItem* languageButton = apptest::findItem(window->contentItem(), QStringLiteral("languageButton"));
   QVERIFY(newButton && languageButton);
@@ -307,7 +322,7 @@ void TestTranslations::switchesLanguageAtRunTime() {
 
   // Saved: the next start (a new Translator on the same file) comes up in Korean.
   {
-    Translator next(AppController::settingsFile(dir.path()));
+    Translator next(AppController::settingsFile(app.dir.path()));
     QCOMPARE(next.language(), QStringLiteral("ko"));
     QCOMPARE(next.effectiveLanguage(), QStringLiteral("ko"));
   }
@@ -321,20 +336,10 @@ void TestTranslations::switchesLanguageAtRunTime() {
 void TestTranslations::kvCacheTypesFitInKorean() {
   // Korean text is wider than English: every entry of the engine page's KV cache type list shows
   // whole (none cut off with "…") when the list is open.
-  QTemporaryDir dir;
-  QVERIFY(dir.isValid());
-  {
-    QSettings settings(AppController::settingsFile(dir.path()), QSettings::IniFormat);
-    settings.setValue(Translator::settingsKey(), QStringLiteral("ko"));
-  }
-  AppOptions options;
-  options.modelPath = dir.filePath(QStringLiteral("no-model"));  // not started: no model needed
-  options.dataDir = dir.path();
-  AppController controller(options);
-  QQmlApplicationEngine engine;
-  QQuickWindow* window = loadMainWindow(engine, &controller);
-  QVERIFY(window);
-  QVERIFY(QTest::qWaitForWindowExposed(window));
+  WindowInLanguage app(QStringLiteral("ko"));
+  QVERIFY(app.dir.isValid());
+  QVERIFY(app.shown());
+  QQuickWindow* window = app.window;
   QQuickItem* root = window->contentItem();
   QVERIFY(QMetaObject::invokeMethod(window, "openSettings"));
   QTRY_VERIFY(apptest::findVisibleItem(root, QStringLiteral("settingsTabs")));
