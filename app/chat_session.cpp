@@ -392,7 +392,7 @@ void ChatSession::reportNotSent(const StoreError& e, const QString& draft) {
     setStoreErrorText(tr("No new answer: %1").arg(message));
   } else if (draft.trimmed().isEmpty()) {
     setStoreErrorText(tr("Not sent: %1").arg(message));
-  } else if (inputText_ == draft) {  // send(): the input box still holds it
+  } else if (draftInInputBox(draft)) {  // send(), or a "send to all" tried again
     setStoreErrorText(tr("Not sent: %1 Your text is still in the input box.").arg(message));
   } else {  // an edit, or another pane's "send to all": the text would be gone otherwise
     giveBackDraft(draft);
@@ -401,7 +401,12 @@ void ChatSession::reportNotSent(const StoreError& e, const QString& draft) {
 }
 
 void ChatSession::giveBackDraft(const QString& draft) {
+  if (draftInInputBox(draft)) return;
   setInputText(inputText_.trimmed().isEmpty() ? draft : draft + QLatin1Char('\n') + inputText_);
+}
+
+bool ChatSession::draftInInputBox(const QString& draft) const {
+  return inputText_ == draft || inputText_.startsWith(draft + QLatin1Char('\n'));
 }
 
 void ChatSession::setStoreErrorText(const QString& text) {

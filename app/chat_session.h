@@ -221,8 +221,10 @@ class ChatSession : public QObject {
   /// lost, so unless the input box still holds it (send()), it goes back there (an edit, whose
   /// editor closed with its row, or another pane's "send to all"), and the pane says where it is.
   void reportNotSent(const StoreError& e, const QString& draft);
-  /// Puts `draft` into the input box, above what the box holds.
+  /// Puts `draft` into the input box, above what the box holds, unless it is there already.
   void giveBackDraft(const QString& draft);
+  /// The input box holds `draft`, alone or above other text (where giveBackDraft() puts it).
+  bool draftInInputBox(const QString& draft) const;
   /// Sets errorText to `text`, a store problem's consequence: it goes once the store recovers.
   void setStoreErrorText(const QString& text);
   void setErrorText(const QString& text);

@@ -257,6 +257,8 @@ class ChatStore : public QObject {
   /// True when SQLite opened the connection read-only although writing was asked for (the file
   /// is not writable but its -shm is there: https://www.sqlite.org/c3ref/db_readonly.html).
   bool connectionIsReadOnly() const;
+  /// The connection's sqlite3 handle (the same libsqlite3 Qt's QSQLITE plugin uses), or nullptr.
+  struct sqlite3* nativeHandle() const;
   void migrate();
   /// PRAGMA quick_check; throws StoreError listing the first problems.
   void checkIntegrity();

@@ -122,7 +122,16 @@ void ChatStore::open(Access access) {
   }
   if (!m_readOnlyCause) probeWritable();
   if (!m_fileId) m_fileId = fileIdOf(m_path);
-  migrate();
+  try {
+    migrate();
+  } catch (const StoreError& e) {
+    // A newer version's file stays as it is: closing must not checkpoint its -wal into it
+    // (https://www.sqlite.org/c3ref/c_dbconfig_defensive.html, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE).
+    if (e.kind() == StoreError::Kind::kTooNew)
+      if (sqlite3* connection = nativeHandle())
+        sqlite3_db_config(connection, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    throw;
+  }
 }
 
 void ChatStore::probeWritable() {
@@ -168,11 +177,15 @@ void ChatStore::reopenForWriting() {
   if (m_readOnlyCause) throw *m_readOnlyCause;  // still (or again) read-only
 }
 
-bool ChatStore::connectionIsReadOnly() const {
+sqlite3* ChatStore::nativeHandle() const {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QVariant handle = db.driver()->handle();
-  if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0) return false;
-  sqlite3* connection = *static_cast<sqlite3* const*>(handle.constData());
+  if (!handle.isValid() || qstrcmp(handle.typeName(), "sqlite3*") != 0) return nullptr;
+  return *static_cast<sqlite3* const*>(handle.constData());
+}
+
+bool ChatStore::connectionIsReadOnly() const {
+  sqlite3* connection = nativeHandle();
   return connection && sqlite3_db_readonly(connection, "main") == 1;
 }
 

@@ -68,15 +68,12 @@ void HistoryController::deleteConversation(qint64 id) {
   for (const PendingDelete& p : std::as_const(pendingDeletes_))
     if (p.id == id) return;  // already hidden (a second click on the same row)
   const QString title = titleOf(id);
-  // The reply in flight is saved (stopped): the deletion can still be undone.
-  QList<ChatSession*> showing;
-  for (ChatSession* s : panes_->sessions()) {
-    if (s->conversationId() != id) continue;
-    s->closeConversation();
-    showing.append(s);
-  }
   try {
     store_->softDeleteConversation(id);
+    // Then the panes let it go; a reply in flight is saved (stopped), so that the deletion can
+    // still be undone. (A refused delete leaves the panes, and such a reply, as they were.)
+    for (ChatSession* s : panes_->sessions())
+      if (s->conversationId() == id) s->closeConversation();
     errors_->set(QString());
     PendingDelete pending;
     pending.id = id;
@@ -89,10 +86,7 @@ void HistoryController::deleteConversation(qint64 id) {
     pendingDeletes_.append(pending);
     emit undoDeleteChanged();
   } catch (const StoreError& e) {
-    // Not deleted (a lock, a read-only disk): the panes show it again, and the banner says why.
-    errors_->reportStoreError(e);
-    for (ChatSession* s : std::as_const(showing))
-      if (s->conversationId() == 0) s->openConversation(id, title);
+    errors_->reportStoreError(e);  // not deleted (a lock, a read-only disk): the banner says why
   }
   list_->reload();
 }

@@ -7,7 +7,13 @@
 
 StoreHealth::StoreHealth(ChatStore* store) : QObject(store), store_(store) {
   retryTimer_.setInterval(kRetryIntervalMs);
-  connect(&retryTimer_, &QTimer::timeout, this, [this] { retryNow(); });
+  connect(&retryTimer_, &QTimer::timeout, this, [this] {
+    if (pending_.isEmpty() && !store_->isReadOnly() && !problemMayPass()) {
+      retryTimer_.stop();  // nothing to write, and nothing shown that a write lock would end
+      return;
+    }
+    retryNow();
+  });
 }
 
 namespace {
@@ -74,8 +80,11 @@ QString StoreHealth::report(const StoreError& e, const QString& key, std::functi
   if (waits) {
     resolved(key);
     pending_.append(Pending{key, std::move(retry), kept});
-    retryTimer_.start();
   }
+  shownKind_ = e.kind();
+  // A kept write is tried again; a problem that may pass (a lock) is checked for the same way, so
+  // that its message goes once it has passed, even when nothing waits.
+  if (waits || problemMayPass()) retryTimer_.start();
   // This write's own words when it is kept (the user's write may wait behind a clean-up).
   const QString text = bannerMessage(e, waits ? keptNow() : std::nullopt);
   dismissed_ = false;
@@ -83,6 +92,8 @@ QString StoreHealth::report(const StoreError& e, const QString& key, std::functi
   emit changed();  // pendingCount, even when the text stayed the same
   return text;
 }
+
+bool StoreHealth::problemMayPass() const { return shownKind_ && transient(*shownKind_); }
 
 QString StoreHealth::reportReadOnly() {
   const StoreError* cause = store_->readOnlyCause();
@@ -106,7 +117,7 @@ void StoreHealth::resolved(const QString& key) {
   for (qsizetype i = 0; i < pending_.size(); ++i) {
     if (pending_.at(i).key != key) continue;
     pending_.removeAt(i);
-    if (pending_.isEmpty() && !store_->isReadOnly()) retryTimer_.stop();
+    if (pending_.isEmpty() && !store_->isReadOnly() && !problemMayPass()) retryTimer_.stop();
     emit changed();
     return;
   }
@@ -122,7 +133,7 @@ bool StoreHealth::retryNow() {
   if (retrying_) return false;  // a retried write's own signals came back here
   retrying_ = true;
   const auto done = qScopeGuard([this] { retrying_ = false; });
-  const bool hadProblem = !message_.isEmpty() || !pending_.isEmpty() || store_->isReadOnly();
+  const bool hadProblem = !message_.isEmpty() || !pending_.isEmpty() || store_->isReadOnly() || shownKind_;
   auto restoreTimeout = [this] {
     try {
       store_->setBusyTimeout(ChatStore::kBusyTimeoutMs);
@@ -147,15 +158,20 @@ bool StoreHealth::retryNow() {
   } catch (const StoreError& e) {
     restoreTimeout();
     if (dismissed_) return false;
-    if (store_->isReadOnly())
+    if (store_->isReadOnly()) {
       showReadOnly();  // (the failed reopen's own words would say less)
-    else
+    } else if (!(shownKind_ == e.kind() && !message_.isEmpty())) {
+      // A new problem. The same one keeps the words it was reported with: a refused delete's
+      // must not turn into the promise of a waiting clean-up's retry.
+      shownKind_ = e.kind();
       setProblem(bannerMessage(e, keptNow()), technicalDetail(e));
+    }
     return false;
   }
   restoreTimeout();
   retryTimer_.stop();
   dismissed_ = false;
+  shownKind_.reset();
   setProblem(QString(), QString());
   if (hadProblem) emit recovered();
   return true;

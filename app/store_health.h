@@ -14,7 +14,9 @@
 /// What went wrong with the chat database, in plain language ("The chat history could not be
 /// saved: the disk is full."), with the technical detail (SQLite's message and code, the file)
 /// kept apart for a "Details" click, and the writes that failed kept to be tried again: every
-/// kRetryIntervalMs while any is waiting, and at once on retryNow() (the banner's Retry button).
+/// kRetryIntervalMs while any is waiting (and while a problem that may pass, such as another
+/// program's lock, is shown: its message goes once it has), and at once on retryNow() (the
+/// banner's Retry button).
 /// Nothing the user wrote is dropped while the app runs: a write that keeps failing stays here
 /// until it works. Owned by its ChatStore (ChatStore::health()); GUI thread only.
 class StoreHealth : public QObject {
@@ -88,6 +90,8 @@ class StoreHealth : public QObject {
   };
   /// What the waiting writes hold: kUsersWrite when any is the user's; nullopt when none waits.
   std::optional<Kept> keptNow() const;
+  /// The last reported problem is one a retry may find gone (a lock, a full or read-only disk).
+  bool problemMayPass() const;
   void setProblem(const QString& message, const QString& detail);
   /// The read-only message of reportReadOnly() (nothing while the store is writable).
   void showReadOnly();
@@ -95,7 +99,8 @@ class StoreHealth : public QObject {
   ChatStore* store_;
   QString message_;
   QString detail_;
-  QList<Pending> pending_;  ///< oldest first
+  QList<Pending> pending_;                     ///< oldest first
+  std::optional<StoreError::Kind> shownKind_;  ///< the kind of the last reported problem, until a retry works
   bool dismissed_ = false;
   bool retrying_ = false;  ///< the user closed the message: timed retries do not bring it back
   QTimer retryTimer_;

@@ -300,7 +300,7 @@
     </message>
     <message>
         <source>Not sent: %1 Your text is still in the input box.</source>
-        <translation>보내지 않음: %1 입력한 내용은 입력 상자에 그대로 있습니다.</translation>
+        <translation>보내지 못했습니다: %1 입력한 내용은 입력 칸에 그대로 있습니다.</translation>
     </message>
     <message>
         <source>No new answer: %1</source>

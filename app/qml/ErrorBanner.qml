@@ -64,17 +64,20 @@ Rectangle {
         anchors.bottomMargin: 8
         spacing: 4
 
-        RowLayout {
+        // The text and its buttons, by anchors and a Row: a RowLayout (Qt 6.4) left buttons that
+        // appeared as the banner did at x = 0, over the text, until something else moved.
+        Item {
             Layout.fillWidth: true
-            Layout.leftMargin: 16
-            Layout.rightMargin: 4
-            spacing: 8
+            implicitHeight: Math.max(label.implicitHeight, buttonRow.implicitHeight)
 
             Label {
                 id: label
                 objectName: "errorBannerText"
-                Layout.fillWidth: true
-                Layout.alignment: Qt.AlignVCenter
+                anchors.left: parent.left
+                anchors.leftMargin: 16
+                anchors.right: buttonRow.left
+                anchors.rightMargin: 8
+                anchors.verticalCenter: parent.verticalCenter
                 wrapMode: Text.Wrap
                 color: "white"
                 text: banner.message
@@ -83,68 +86,73 @@ Rectangle {
                 Accessible.role: Accessible.AlertMessage
                 Accessible.name: text
             }
-            ToolButton {
-                FocusFrame {}
-                id: detailsButton
-                objectName: "errorBannerDetails"
-                Layout.alignment: Qt.AlignVCenter
-                visible: banner.detail !== ""
-                text: banner.detailShown ? qsTr("Hide details") : qsTr("Details")
-                font.pixelSize: Theme.uiFontSize
-                palette.buttonText: "white"
-                // White text on the red banner: a light veil when hovered or pressed (the style's own
-                // hover colour is white, which hid the text).
-                background: Rectangle {
-                    implicitWidth: 36
-                    implicitHeight: 36
-                    radius: Theme.radius
-                    color: detailsButton.down ? Qt.rgba(1, 1, 1, 0.32) : detailsButton.hovered ? Qt.rgba(1, 1, 1, 0.18) : "transparent"
+            Row {
+                id: buttonRow
+                anchors.right: parent.right
+                anchors.rightMargin: 4
+                anchors.verticalCenter: parent.verticalCenter
+                spacing: 8
+
+                ToolButton {
+                    FocusFrame {}
+                    id: detailsButton
+                    objectName: "errorBannerDetails"
+                    visible: banner.detail !== ""
+                    text: banner.detailShown ? qsTr("Hide details") : qsTr("Details")
+                    font.pixelSize: Theme.uiFontSize
+                    palette.buttonText: "white"
+                    // White text on the red banner: a light veil when hovered or pressed (the style's own
+                    // hover colour is white, which hid the text).
+                    background: Rectangle {
+                        implicitWidth: 36
+                        implicitHeight: 36
+                        radius: Theme.radius
+                        color: detailsButton.down ? Qt.rgba(1, 1, 1, 0.32) : detailsButton.hovered ? Qt.rgba(1, 1, 1, 0.18) : "transparent"
+                    }
+                    onClicked: banner.detailShown = !banner.detailShown
+                    Accessible.name: text
                 }
-                onClicked: banner.detailShown = !banner.detailShown
-                Accessible.name: text
-            }
-            ToolButton {
-                FocusFrame {}
-                id: retryButton
-                objectName: "errorBannerRetry"
-                Layout.alignment: Qt.AlignVCenter
-                visible: banner.source === "app" && banner.appRetryable
-                text: qsTr("Retry")
-                font.pixelSize: Theme.uiFontSize
-                palette.buttonText: "white"
-                // White text on the red banner: a light veil when hovered or pressed (the style's own
-                // hover colour is white, which hid the text).
-                background: Rectangle {
-                    implicitWidth: 36
-                    implicitHeight: 36
-                    radius: Theme.radius
-                    color: retryButton.down ? Qt.rgba(1, 1, 1, 0.32) : retryButton.hovered ? Qt.rgba(1, 1, 1, 0.18) : "transparent"
+                ToolButton {
+                    FocusFrame {}
+                    id: retryButton
+                    objectName: "errorBannerRetry"
+                    visible: banner.source === "app" && banner.appRetryable
+                    text: qsTr("Retry")
+                    font.pixelSize: Theme.uiFontSize
+                    palette.buttonText: "white"
+                    // White text on the red banner: a light veil when hovered or pressed (the style's own
+                    // hover colour is white, which hid the text).
+                    background: Rectangle {
+                        implicitWidth: 36
+                        implicitHeight: 36
+                        radius: Theme.radius
+                        color: retryButton.down ? Qt.rgba(1, 1, 1, 0.32) : retryButton.hovered ? Qt.rgba(1, 1, 1, 0.18) : "transparent"
+                    }
+                    onClicked: banner.retryRequested()
+                    Accessible.name: qsTr("Retry saving the chat history")
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Retry saving the chat history")
                 }
-                onClicked: banner.retryRequested()
-                Accessible.name: qsTr("Retry saving the chat history")
-                ToolTip.visible: hovered
-                ToolTip.text: qsTr("Retry saving the chat history")
-            }
-            ToolButton {
-                FocusFrame {}
-                id: closeButton
-                objectName: "errorBannerClose"
-                Layout.alignment: Qt.AlignVCenter
-                text: "\u2715"
-                font.pixelSize: Theme.uiFontSize
-                palette.buttonText: "white"
-                // White text on the red banner: a light veil when hovered or pressed (the style's own
-                // hover colour is white, which hid the text).
-                background: Rectangle {
-                    implicitWidth: 36
-                    implicitHeight: 36
-                    radius: Theme.radius
-                    color: closeButton.down ? Qt.rgba(1, 1, 1, 0.32) : closeButton.hovered ? Qt.rgba(1, 1, 1, 0.18) : "transparent"
+                ToolButton {
+                    FocusFrame {}
+                    id: closeButton
+                    objectName: "errorBannerClose"
+                    text: "\u2715"
+                    font.pixelSize: Theme.uiFontSize
+                    palette.buttonText: "white"
+                    // White text on the red banner: a light veil when hovered or pressed (the style's own
+                    // hover colour is white, which hid the text).
+                    background: Rectangle {
+                        implicitWidth: 36
+                        implicitHeight: 36
+                        radius: Theme.radius
+                        color: closeButton.down ? Qt.rgba(1, 1, 1, 0.32) : closeButton.hovered ? Qt.rgba(1, 1, 1, 0.18) : "transparent"
+                    }
+                    onClicked: banner.dismiss()
+                    Accessible.name: qsTr("Dismiss error")
+                    ToolTip.visible: hovered
+                    ToolTip.text: qsTr("Dismiss error")
                 }
-                onClicked: banner.dismiss()
-                Accessible.name: qsTr("Dismiss error")
-                ToolTip.visible: hovered
-                ToolTip.text: qsTr("Dismiss error")
             }
         }
 

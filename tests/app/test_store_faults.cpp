@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <memory>
 
+#include <sqlite3.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -166,6 +167,8 @@ class TestStoreFaults : public QObject {
   void readOnlyFileOfAUser();
   void lockedAtStartTriesAgain();
   void cleanUpUnderALockPromisesNothing();
+  void lockEndsAndItsMessagesGo();
+  void newerHistoryAtStartSaysWhatToDo_data();
   void newerHistoryAtStartSaysWhatToDo();
   void exportNeverFollowsASymlink();
   void userMessagesArePlain();
@@ -682,6 +685,16 @@ void TestStoreFaults::cleanUpUnderALockPromisesNothing() {
   QVERIFY(app.errors()->retryable());
 
   const qint64 kept = app.conversations()->idAt(0);
+  // A delete is refused, in its own words: a retry of the waiting clean-up (the banner's Retry)
+  // must not turn them into a promise to delete it later.
+  app.history()->deleteConversation(kept);
+  const QString refused = QStringLiteral(
+      "The chat history could not be saved: another program is using the chat "
+      "history file.");
+  QCOMPARE(app.errors()->text(), refused);
+  QVERIFY(!app.store()->health()->retryNow());
+  QCOMPARE(app.errors()->text(), refused);
+  QCOMPARE(app.conversations()->rowCount(), 1);
   app.history()->renameConversation(kept, QStringLiteral("Renamed while locked"));
   QVERIFY2(app.errors()->text().endsWith(QLatin1String("PagedChat keeps what you wrote and tries again; nothing is "
                                                        "lost while it stays open.")),
@@ -693,23 +706,80 @@ void TestStoreFaults::cleanUpUnderALockPromisesNothing() {
   QCOMPARE(app.errors()->text(), QString());
   QCOMPARE(app.store()->conversation(kept).title, QStringLiteral("Renamed while locked"));
   QCOMPARE(app.store()->purgeDeletedConversations(), 0);  // the retried clean-up did it
+  QCOMPARE(app.conversations()->rowCount(), 1);           // and the refused delete stayed refused
 }
+
+void TestStoreFaults::lockEndsAndItsMessagesGo() {
+  // Sends refused under another program's lock keep nothing to retry, yet the banner and the
+  // panes' "Not sent" lines go on their own once the lock has; a "send to all" tried again does
+  // not pile its text up in the input boxes.
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  AppController app(apptest::optionsFor(dir));
+  app.start();
+  QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
+  ChatSession* first = app.panes()->sessionAt(0);
+  ChatSession* second = app.panes()->addPane();
+  QVERIFY(first && second);
+  second->setInputText(QStringLiteral("draft two"));
+  auto other = std::make_unique<OtherConnection>(app.store()->databasePath());
+  QVERIFY(other->exec(QStringLiteral("BEGIN IMMEDIATE")));
+
+  first->setInputText(QStringLiteral("lock test"));
+  QVERIFY(!first->send());
+  QCOMPARE(first->inputText(), QStringLiteral("lock test"));
+  for (int i = 0; i < 2; ++i) QCOMPARE(app.panes()->sendToAll(QStringLiteral("to all")), 0);
+  QCOMPARE(first->inputText(), QStringLiteral("to all\nlock test"));
+  QCOMPARE(second->inputText(), QStringLiteral("to all\ndraft two"));
+  for (ChatSession* s : {first, second})
+    QVERIFY2(s->errorText().startsWith(QLatin1String("Not sent: ")), qPrintable(s->errorText()));
+  QVERIFY2(app.errors()->text().startsWith(QLatin1String("The chat history could not be saved: another program")),
+           qPrintable(app.errors()->text()));
+  QCOMPARE(app.store()->health()->pendingCount(), 0);
+
+  QVERIFY(other->exec(QStringLiteral("COMMIT")));
+  other.reset();
+  QTRY_COMPARE_WITH_TIMEOUT(app.errors()->text(), QString(), 5 * StoreHealth::kRetryIntervalMs);
+  QCOMPARE(first->errorText(), QString());
+  QCOMPARE(second->errorText(), QString());
+  QVERIFY(second->send());  // and the text goes through
+}
+
+void TestStoreFaults::newerHistoryAtStartSaysWhatToDo_data() {
+  QTest::addColumn<bool>("walLeft");
+  QTest::newRow("rollback journal") << false;
+  QTest::newRow("WAL left by the newer version") << true;
+}
+
+namespace {
+/// Reads `path` whole ("" when it is not there).
+QByteArray contentsOf(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+}  // namespace
 
 void TestStoreFaults::newerHistoryAtStartSaysWhatToDo() {
   // A history written by a newer PagedChat: no Try again (waiting changes nothing), and the way
-  // out is that version; the file is left as it is.
+  // out is that version; the files are left as they are, a -wal that version left included
+  // (closing must not checkpoint it into the file).
+  QFETCH(bool, walLeft);
   QTemporaryDir dir;
   const QString path = QDir(dir.path()).filePath(QStringLiteral("pagedchat.sqlite3"));
   {
-    OtherConnection future(path);
-    QVERIFY(future.exec(QStringLiteral("PRAGMA user_version = 1000")));
-    QVERIFY(future.exec(QStringLiteral("CREATE TABLE later(x)")));
+    sqlite3* db = nullptr;
+    QCOMPARE(sqlite3_open(QFile::encodeName(path).constData(), &db), SQLITE_OK);
+    const char* sql = walLeft ? "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE later(x); "
+                                "PRAGMA user_version = 1000; INSERT INTO later VALUES ('newest')"
+                              : "CREATE TABLE later(x); PRAGMA user_version = 1000";
+    QCOMPARE(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK);
+    if (walLeft) sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);  // as if killed
+    sqlite3_close(db);
   }
-  const QByteArray before = [&] {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-  }();
+  const QString wal = path + QLatin1String("-wal");
+  const QByteArray before = contentsOf(path), walBefore = contentsOf(wal);
   QVERIFY(!before.isEmpty());
+  QCOMPARE(walBefore.isEmpty(), !walLeft);
   QStringList shown;
   QList<bool> retryable;
   QVERIFY(!startAppController(apptest::optionsFor(dir), nullptr, [&](const QString&, const QString& details, bool r) {
@@ -722,9 +792,8 @@ void TestStoreFaults::newerHistoryAtStartSaysWhatToDo() {
            qPrintable(shown.constFirst()));
   QVERIFY2(shown.constFirst().contains(QLatin1String("Open it with the newer PagedChat that wrote it")),
            qPrintable(shown.constFirst()));
-  QFile f(path);
-  QVERIFY(f.open(QIODevice::ReadOnly));
-  QCOMPARE(f.readAll(), before);
+  QVERIFY(contentsOf(path) == before);
+  QVERIFY(contentsOf(wal) == walBefore);
 }
 
 void TestStoreFaults::exportNeverFollowsASymlink() {

@@ -7,12 +7,17 @@ import PagedChat
 
 Item {
     id: root
-    width: 600
+    width: 1280
     height: 200
 
     Component {
         id: bannerComponent
         ErrorBanner { width: 600 }
+    }
+
+    Component {
+        id: wideBannerComponent
+        ErrorBanner { width: 1280 }
     }
 
     SignalSpy {
@@ -88,6 +93,43 @@ Item {
             b.engineError = ""
             b.appError = "The chat history could not be read: the file is damaged."
             verify(details.visible && !detailText.visible)
+        }
+
+        // The buttons sit right of the text, never over it, whatever came before: a long message
+        // without buttons that gets them, one shown after the banner was hidden, one replaced.
+        function test_buttonsBesideTheText() {
+            const b = createTemporaryObject(wideBannerComponent, root)
+            const label = findChild(b, "errorBannerText")
+            const details = findChild(b, "errorBannerDetails")
+            const retry = findChild(b, "errorBannerRetry")
+            const close = findChild(b, "errorBannerClose")
+            function besideTheText() {
+                const end = label.mapToItem(b, label.width, 0).x
+                for (const button of [details, retry, close]) {
+                    if (button.visible && button.mapToItem(b, 0, 0).x < end - 0.5)
+                        return false
+                }
+                return label.width > 100
+            }
+            const longText = "The chat history could not be saved: another program is using the chat history file. "
+                + "PagedChat keeps what you wrote and tries again; nothing is lost while it stays open."
+            b.appError = "The chat history could not be saved: another program is using the chat history file."
+            tryVerify(besideTheText)
+            b.appDetail = "SQLite: database is locked (code 5) (database: /x/pagedchat.sqlite3)"
+            b.appRetryable = true
+            b.appError = longText
+            verify(details.visible && retry.visible)
+            tryVerify(besideTheText)
+            b.appError = ""
+            b.appDetail = ""
+            b.appRetryable = false
+            verify(!b.visible)
+            b.appRetryable = true
+            b.appDetail = "SQLite: database is locked (code 5) (database: /x/pagedchat.sqlite3)"
+            b.appError = longText
+            tryVerify(besideTheText)
+            b.appError = longText + " Again."
+            tryVerify(besideTheText)
         }
     }
 }
