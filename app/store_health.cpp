@@ -82,8 +82,8 @@ QString StoreHealth::report(const StoreError& e, const QString& key, std::functi
     pending_.append(Pending{key, std::move(retry), kept});
   }
   shownKind_ = e.kind();
-  // A kept write is tried again; a problem that may pass (a lock) is checked for the same way, so
-  // that its message goes once it has passed, even when nothing waits.
+  // A kept write is tried again; another program's lock is checked for the same way, so that its
+  // message goes once the lock has, even when nothing waits.
   if (waits || problemMayPass()) retryTimer_.start();
   // This write's own words when it is kept (the user's write may wait behind a clean-up).
   const QString text = bannerMessage(e, waits ? keptNow() : std::nullopt);
@@ -93,7 +93,11 @@ QString StoreHealth::report(const StoreError& e, const QString& key, std::functi
   return text;
 }
 
-bool StoreHealth::problemMayPass() const { return shownKind_ && transient(*shownKind_); }
+bool StoreHealth::problemMayPass() const {
+  // Only a lock: a write-lock check (checkWritable) tells that it has gone. A full disk still takes
+  // the lock (it shows only when pages are written), so its message waits for a write that works.
+  return shownKind_ == StoreError::Kind::kBusy;
+}
 
 QString StoreHealth::reportReadOnly() {
   const StoreError* cause = store_->readOnlyCause();

@@ -14,9 +14,8 @@
 /// What went wrong with the chat database, in plain language ("The chat history could not be
 /// saved: the disk is full."), with the technical detail (SQLite's message and code, the file)
 /// kept apart for a "Details" click, and the writes that failed kept to be tried again: every
-/// kRetryIntervalMs while any is waiting (and while a problem that may pass, such as another
-/// program's lock, is shown: its message goes once it has), and at once on retryNow() (the
-/// banner's Retry button).
+/// kRetryIntervalMs while any is waiting (and while another program's lock is shown: its message
+/// goes once the lock has), and at once on retryNow() (the banner's Retry button).
 /// Nothing the user wrote is dropped while the app runs: a write that keeps failing stays here
 /// until it works. Owned by its ChatStore (ChatStore::health()); GUI thread only.
 class StoreHealth : public QObject {
@@ -90,7 +89,7 @@ class StoreHealth : public QObject {
   };
   /// What the waiting writes hold: kUsersWrite when any is the user's; nullopt when none waits.
   std::optional<Kept> keptNow() const;
-  /// The last reported problem is one a retry may find gone (a lock, a full or read-only disk).
+  /// The last reported problem is one a write-lock check finds gone: another program's lock.
   bool problemMayPass() const;
   void setProblem(const QString& message, const QString& detail);
   /// The read-only message of reportReadOnly() (nothing while the store is writable).
