@@ -6,6 +6,7 @@
 
 AppErrors::AppErrors(StoreHealth* health, QObject* parent) : QObject(parent), health_(health) {
   connect(health_, &StoreHealth::changed, this, &AppErrors::onStoreHealthChanged);
+  connect(health_, &StoreHealth::changed, this, &AppErrors::unsavedCountChanged);
 }
 
 void AppErrors::set(const QString& text, const QString& detail) {

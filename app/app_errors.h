@@ -19,6 +19,9 @@ class AppErrors : public QObject {
   Q_PROPERTY(QString detail READ detail NOTIFY changed)
   /// The message is a chat-history problem that retry() may fix (a lock, a full disk).
   Q_PROPERTY(bool retryable READ retryable NOTIFY changed)
+  /// Writes of the user's (a reply, a rename, a pin) that wait to be saved: lost if the app quits
+  /// now, so the window asks first.
+  Q_PROPERTY(int unsavedCount READ unsavedCount NOTIFY unsavedCountChanged)
 
  public:
   /// Follows `health` (the store's; it must outlive this object).
@@ -27,6 +30,7 @@ class AppErrors : public QObject {
   QString text() const { return text_; }
   QString detail() const { return detail_; }
   bool retryable() const { return storeErrorShown_; }
+  int unsavedCount() const { return health_->usersWritesWaiting(); }
 
   /// Shows `text` (errors found in QML, e.g. a dialog that failed).
   Q_INVOKABLE void show(const QString& text) { set(text); }
@@ -49,6 +53,7 @@ class AppErrors : public QObject {
 
  signals:
   void changed();
+  void unsavedCountChanged();
 
  private:
   /// Follows the store's health: its message in the banner, gone once the writes went through.

@@ -65,6 +65,13 @@ QString StoreHealth::bannerMessage(const StoreError& e, std::optional<Kept> kept
          tr("PagedChat keeps what you wrote and tries again; nothing is lost while it stays open.");
 }
 
+int StoreHealth::usersWritesWaiting() const {
+  int n = 0;
+  for (const Pending& p : pending_)
+    if (p.kept == Kept::kUsersWrite) ++n;
+  return n;
+}
+
 std::optional<StoreHealth::Kept> StoreHealth::keptNow() const {
   if (pending_.isEmpty()) return std::nullopt;
   for (const Pending& p : pending_)

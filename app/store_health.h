@@ -75,6 +75,8 @@ class StoreHealth : public QObject {
   QString message() const { return message_; }
   QString detail() const { return detail_; }
   int pendingCount() const { return static_cast<int>(pending_.size()); }
+  /// How many of the waiting writes are the user's (Kept::kUsersWrite): lost if the app quits now.
+  int usersWritesWaiting() const;
 
  signals:
   void changed();

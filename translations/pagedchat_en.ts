@@ -1842,6 +1842,25 @@
     </message>
 </context>
 <context>
+    <name>UnsavedQuitDialog</name>
+    <message>
+        <source>Quit without saving?</source>
+        <translation>Quit without saving?</translation>
+    </message>
+    <message>
+        <source>Keep PagedChat open</source>
+        <translation>Keep PagedChat open</translation>
+    </message>
+    <message>
+        <source>Quit anyway</source>
+        <translation>Quit anyway</translation>
+    </message>
+    <message>
+        <source>Some of your changes (a reply, a new title, a pin) are not saved in the chat history yet. If PagedChat quits now, they are lost; while it stays open, it keeps trying to save them.</source>
+        <translation>Some of your changes (a reply, a new title, a pin) are not saved in the chat history yet. If PagedChat quits now, they are lost; while it stays open, it keeps trying to save them.</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>PagedChat could not open its chat data.</source>

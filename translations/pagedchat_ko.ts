@@ -1836,6 +1836,25 @@
     </message>
 </context>
 <context>
+    <name>UnsavedQuitDialog</name>
+    <message>
+        <source>Quit without saving?</source>
+        <translation>저장하지 않고 종료할까요?</translation>
+    </message>
+    <message>
+        <source>Keep PagedChat open</source>
+        <translation>PagedChat 계속 열어 두기</translation>
+    </message>
+    <message>
+        <source>Quit anyway</source>
+        <translation>그래도 종료</translation>
+    </message>
+    <message>
+        <source>Some of your changes (a reply, a new title, a pin) are not saved in the chat history yet. If PagedChat quits now, they are lost; while it stays open, it keeps trying to save them.</source>
+        <translation>변경 내용 일부(답변, 새 제목, 고정)가 아직 대화 기록에 저장되지 않았습니다. 지금 PagedChat을 종료하면 사라집니다. 열어 두는 동안에는 계속 저장을 시도합니다.</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>PagedChat could not open its chat data.</source>

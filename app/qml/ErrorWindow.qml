@@ -29,7 +29,9 @@ ApplicationWindow {
     Material.primary: Theme.primary
     Material.accent: Theme.accent
 
-    QuitShortcut {}
+    QuitShortcut {
+        onQuitRequested: Qt.quit()
+    }
     Shortcut {
         // Qt 6.4's qmllint does not resolve the StandardKey enum (QKeySequence's, in QtQuick).
         sequences: [StandardKey.Close, "Escape"]  // qmllint disable unqualified

@@ -56,7 +56,29 @@ ApplicationWindow {
     }
 
     // The engine view window goes with the main window (the app quits when both are closed).
-    onClosing: engineWindow.close()
+    // Changes of the user's that wait to be saved are lost on quitting: the window asks first.
+    onClosing: (close) => {
+        if (unsavedDialog.shouldAsk()) {
+            close.accepted = false
+            unsavedDialog.open()
+            return
+        }
+        engineWindow.close()
+    }
+
+    /// Quits (Ctrl+Q), after asking when changes wait to be saved.
+    function requestQuit() {
+        if (unsavedDialog.shouldAsk())
+            unsavedDialog.open()
+        else
+            Qt.quit()
+    }
+
+    UnsavedQuitDialog {
+        id: unsavedDialog
+        errors: window.app.errors
+        onQuitConfirmed: Qt.quit()
+    }
 
     /// Shows the live engine view window (raising it when already open).
     function showEngineView() {
@@ -105,7 +127,9 @@ ApplicationWindow {
         dataDir: window.app.dataDir
     }
 
-    QuitShortcut {}
+    QuitShortcut {
+        onQuitRequested: window.requestQuit()
+    }
 
     /// The blind-compare bar is shown (two panes or more). Updated after a pane is added or
     /// closed rather than during it: re-laying out the window while the Repeater is still

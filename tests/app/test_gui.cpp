@@ -4,7 +4,10 @@
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
+#include <QScopeGuard>
 #include <QSemaphore>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -17,6 +20,7 @@
 #include "app/main_window.h"
 #include "app/message_list_model.h"
 #include "app/pane_settings.h"
+#include "app/store_health.h"
 #include "gui_test_util.h"
 
 using apptest::findItem;
@@ -43,6 +47,7 @@ class TestGui : public QObject {
   void closingPanesWithMessages();
   void twoPanesStreamAtOnce();
   void quitShortcutAndIdleRate();
+  void quitAsksWhenChangesWait();
   void errorWindow();
   void cleanupTestCase();
 
@@ -432,6 +437,68 @@ void TestGui::quitShortcutAndIdleRate() {
   input->forceActiveFocus();  // also while typing
   QTest::keyClick(window, Qt::Key_Q, Qt::ControlModifier);
   QCOMPARE(quit.size(), 1);
+}
+
+void TestGui::quitAsksWhenChangesWait() {
+  // A rename the chat history cannot take yet (another program's lock) lives only in memory:
+  // Ctrl+Q and the window's close ask first; "Keep PagedChat open" keeps it, and once it is
+  // saved, quitting no longer asks.
+  QTemporaryDir dir;
+  AppController controller(apptest::optionsFor(dir.path()));
+  const qint64 id = controller.store()->createConversation(QStringLiteral("Before"));
+  controller.conversations()->reload();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  window->requestActivate();
+  QVERIFY(QTest::qWaitForWindowActive(window));
+  QObject* dialog = window->findChild<QObject*>(QStringLiteral("unsavedQuitDialog"));
+  QVERIFY(dialog);
+
+  const QString lockName = QStringLiteral("quit-lock");
+  {
+    QSqlDatabase lock = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), lockName);
+    lock.setDatabaseName(controller.store()->databasePath());
+    QVERIFY(lock.open());
+    QVERIFY(QSqlQuery(lock).exec(QStringLiteral("BEGIN IMMEDIATE")));
+  }
+  auto unlock = qScopeGuard([&] {
+    {
+      QSqlDatabase lock = QSqlDatabase::database(lockName, false);
+      QSqlQuery(lock).exec(QStringLiteral("COMMIT"));
+      lock.close();
+    }
+    QSqlDatabase::removeDatabase(lockName);
+  });
+  controller.history()->renameConversation(id, QStringLiteral("After"));
+  QCOMPARE(controller.errors()->unsavedCount(), 1);
+
+  QSignalSpy quit(&engine, &QQmlEngine::quit);
+  QTest::keyClick(window, Qt::Key_Q, Qt::ControlModifier);
+  QTRY_VERIFY(dialog->property("opened").toBool());
+  QCOMPARE(quit.size(), 0);
+  QVERIFY(QMetaObject::invokeMethod(dialog, "reject"));  // Keep PagedChat open
+  QTRY_VERIFY(!dialog->property("visible").toBool());
+  QVERIFY(window->isVisible());
+  window->close();  // the window's own close button asks the same way
+  QTRY_VERIFY(dialog->property("opened").toBool());
+  QVERIFY(window->isVisible());
+  QVERIFY(QMetaObject::invokeMethod(dialog, "reject"));
+  QTRY_VERIFY(!dialog->property("visible").toBool());
+
+  unlock.dismiss();
+  {
+    QSqlDatabase lock = QSqlDatabase::database(lockName, false);
+    QVERIFY(QSqlQuery(lock).exec(QStringLiteral("COMMIT")));
+    lock.close();
+  }
+  QSqlDatabase::removeDatabase(lockName);
+  QTRY_COMPARE_WITH_TIMEOUT(controller.errors()->unsavedCount(), 0, 5 * StoreHealth::kRetryIntervalMs);
+  QCOMPARE(controller.store()->conversation(id).title, QStringLiteral("After"));
+  QTest::keyClick(window, Qt::Key_Q, Qt::ControlModifier);
+  QCOMPARE(quit.size(), 1);  // nothing waits: no question
+  QVERIFY(!dialog->property("visible").toBool());
 }
 
 void TestGui::errorWindow() {
