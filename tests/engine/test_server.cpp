@@ -143,6 +143,12 @@ class TestServer : public QObject {
     QCOMPARE(nullQuestion.status, 400);
     QCOMPARE(json(nullQuestion.body)["error"].toObject()["param"].toString(), QString("messages[0].content"));
 
+    // An unknown model whose name holds a NUL: 404 naming it whole (escaped), not cut at the NUL.
+    const Http nulModel = curl("POST", stories_->v1() + "/completions", R"({"model": "abc\u0000def", "prompt": "a"})");
+    QCOMPARE(nulModel.status, 404);
+    QVERIFY2(json(nulModel.body)["error"].toObject()["message"].toString().contains(QStringLiteral("abc\\u0000def")),
+             nulModel.body.constData());
+
     // A role the template does not know, with a NUL in it: the message names it whole (escaped).
     const Http nulRole = curl("POST", stories_->v1() + "/chat/completions",
                               R"({"model": "stories260K", "messages": [{"role": "us\u0000er", "content": "hi"}]})");

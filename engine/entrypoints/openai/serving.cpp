@@ -209,7 +209,11 @@ SamplingParams OpenAIServing::sampling_for(const SamplingRequest& s, int prompt_
 
 Generation OpenAIServing::new_generation(Generation::Kind kind, const std::string& model, const SamplingRequest& s,
                                          bool stream, bool include_usage) {
-  if (model != model_name_) throw ApiError(404, "The model `" + model + "` does not exist.", "model");
+  if (model != model_name_) {
+    // The name as JSON escapes it (a NUL, a newline, bad UTF-8), so the message shows it whole.
+    const std::string quoted = nlohmann::json(model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    throw ApiError(404, "The model `" + quoted.substr(1, quoted.size() - 2) + "` does not exist.", "model");
+  }
   Generation g;
   g.kind = kind;
   g.id = next_id(kind == Generation::Kind::kChat ? "chatcmpl-" : "cmpl-");
