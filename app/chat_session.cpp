@@ -405,6 +405,13 @@ void ChatSession::giveBackDraft(const QString& draft) {
   setInputText(inputText_.trimmed().isEmpty() ? draft : draft + QLatin1Char('\n') + inputText_);
 }
 
+void ChatSession::dropGivenBackDraft(const QString& text) {
+  if (inputText_ == text)
+    setInputText(QString());
+  else if (inputText_.startsWith(text + QLatin1Char('\n')))
+    setInputText(inputText_.mid(text.size() + 1));
+}
+
 bool ChatSession::draftInInputBox(const QString& draft) const {
   return inputText_ == draft || inputText_.startsWith(draft + QLatin1Char('\n'));
 }

@@ -78,6 +78,9 @@ class ChatSession : public QObject {
   /// "send to all panes" does for the other panes). Same rules and result as send(); a refused
   /// request puts `text` into the input box.
   Q_INVOKABLE bool sendText(const QString& text);
+  /// `text` went out after all (a "send to all" that works now): takes out of the input box the
+  /// copy a refused try put back there (at its top), so that Enter does not send it again.
+  void dropGivenBackDraft(const QString& text);
   /// Stops the generation in flight; the reply keeps the text so far.
   Q_INVOKABLE void stop();
 

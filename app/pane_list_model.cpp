@@ -79,7 +79,10 @@ int PaneListModel::sendToAll(const QString& text) {
   // A copy: a pane's send may emit signals that reach QML, which must not change the list meanwhile.
   const QList<ChatSession*> sessions = sessions_;
   for (qsizetype i = 0; i < sessions.size(); ++i)
-    if (!sessions[i]->isBusy() && sessions[i]->sendText(text)) sent.append(static_cast<int>(i));
+    if (!sessions[i]->isBusy() && sessions[i]->sendText(text)) {
+      sessions[i]->dropGivenBackDraft(text);  // a refused earlier try's copy: sent now
+      sent.append(static_cast<int>(i));
+    }
   if (!sent.isEmpty()) emit sentToAll(text, sent);
   return static_cast<int>(sent.size());
 }

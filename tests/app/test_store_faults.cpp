@@ -742,7 +742,10 @@ void TestStoreFaults::lockEndsAndItsMessagesGo() {
   QTRY_COMPARE_WITH_TIMEOUT(app.errors()->text(), QString(), 5 * StoreHealth::kRetryIntervalMs);
   QCOMPARE(first->errorText(), QString());
   QCOMPARE(second->errorText(), QString());
-  QVERIFY(second->send());  // and the text goes through
+  // Sent to all now: the copies the refused tries put back go, the panes' own drafts stay.
+  QCOMPARE(app.panes()->sendToAll(QStringLiteral("to all")), 2);
+  QCOMPARE(first->inputText(), QStringLiteral("lock test"));
+  QCOMPARE(second->inputText(), QStringLiteral("draft two"));
 }
 
 void TestStoreFaults::newerHistoryAtStartSaysWhatToDo_data() {
