@@ -138,6 +138,11 @@ class TestServer : public QObject {
                                  "content": "hi"}, {"role": "assistant", "content": null}, {"role": "user",
                                  "content": "again"}]})");
     QVERIFY2(nullAnswer.status == 200, nullAnswer.body.constData());
+    const Http noCalls = curl("POST", stories_->v1() + "/chat/completions",
+                              R"({"model": "stories260K", "max_tokens": 2, "messages": [{"role": "user",
+                              "content": "hi"}, {"role": "assistant", "content": null, "tool_calls": []},
+                              {"role": "user", "content": "again"}]})");
+    QVERIFY2(noCalls.status == 200, noCalls.body.constData());  // an empty list is no calls
     const Http nullQuestion = curl("POST", stories_->v1() + "/chat/completions",
                                    R"({"model": "stories260K", "messages": [{"role": "user", "content": null}]})");
     QCOMPARE(nullQuestion.status, 400);

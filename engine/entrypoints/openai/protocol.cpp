@@ -276,12 +276,17 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
       out["content"] = text;
     } else if (content && !content->is_string()) {
       bad(name + ".content", std::string("must be a string or an array of content parts, got ") + type_name(*content));
-    } else if (!content && role->get<std::string>() == "assistant") {
-      // An earlier answer may come back without text (null, as vLLM accepts it: a tool call, a
-      // refusal, or an empty reply); the template sees "" unless tool calls stand in for it.
-      if (!field(m, "tool_calls")) out["content"] = "";
-    } else if (!content && !field(m, "tool_calls")) {
-      bad(name + ".content", "is required");
+    } else if (!content) {
+      // Tool calls stand in for the text; an empty list is none (clients send [] for no calls).
+      const json* calls = field(m, "tool_calls");
+      const bool hasCalls = calls && !(calls->is_array() && calls->empty());
+      if (role->get<std::string>() == "assistant") {
+        // An earlier answer may come back without text (null, as vLLM accepts it: a tool call, a
+        // refusal, or an empty reply); the template sees "" unless tool calls stand in for it.
+        if (!hasCalls) out["content"] = "";
+      } else if (!hasCalls) {
+        bad(name + ".content", "is required");
+      }
     }
     r.messages.push_back(std::move(out));
   }
