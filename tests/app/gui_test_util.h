@@ -29,6 +29,14 @@ namespace apptest {
   return swapped.wait(timeoutMs);
 }
 
+/// Waits until `window` (nullptr: false) is shown and has the keyboard focus: what keyboard
+/// shortcut tests need first.
+[[nodiscard]] inline bool shownAndActive(QQuickWindow* window) {
+  if (!window || !QTest::qWaitForWindowExposed(window)) return false;
+  window->requestActivate();
+  return QTest::qWaitForWindowActive(window);
+}
+
 /// Finds a visual descendant of `root` (or `root` itself) by objectName, visible or not;
 /// nullptr when there is none. Walks child items, since delegates are not always QObject children.
 inline QQuickItem* findItem(QQuickItem* root, const QString& name) {

@@ -25,6 +25,7 @@
 
 using apptest::findItem;
 using apptest::findVisibleItems;
+using apptest::shownAndActive;
 using apptest::waitForFrame;
 using apptest::windowRect;
 using pagedchat::FinishReason;
@@ -419,10 +420,7 @@ void TestGui::quitShortcutAndIdleRate() {
   AppController controller(apptest::optionsFor(dir.path()));
   QQmlApplicationEngine engine;  // its quit() reaches QCoreApplication::quit(): a no-op outside exec()
   QQuickWindow* window = loadMainWindow(engine, &controller);
-  QVERIFY(window);
-  QVERIFY(QTest::qWaitForWindowExposed(window));
-  window->requestActivate();
-  QVERIFY(QTest::qWaitForWindowActive(window));
+  QVERIFY(shownAndActive(window));
 
   // No generation yet: the status line shows no rate rather than 0.0 or a stale figure.
   auto* status = findItem(window->contentItem(), QStringLiteral("statusLabel"));
@@ -449,13 +447,11 @@ void TestGui::quitAsksWhenChangesWait() {
   controller.conversations()->reload();
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
-  QVERIFY(window);
-  QVERIFY(QTest::qWaitForWindowExposed(window));
-  window->requestActivate();
-  QVERIFY(QTest::qWaitForWindowActive(window));
+  QVERIFY(shownAndActive(window));
   QObject* dialog = window->findChild<QObject*>(QStringLiteral("unsavedQuitDialog"));
   QVERIFY(dialog);
 
+  // Another program's write lock, released by releaseLock() (or at the end, whatever fails).
   const QString lockName = QStringLiteral("quit-lock");
   {
     QSqlDatabase lock = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), lockName);
@@ -463,14 +459,18 @@ void TestGui::quitAsksWhenChangesWait() {
     QVERIFY(lock.open());
     QVERIFY(QSqlQuery(lock).exec(QStringLiteral("BEGIN IMMEDIATE")));
   }
-  auto unlock = qScopeGuard([&] {
+  auto releaseLock = [&] {
+    if (!QSqlDatabase::contains(lockName)) return true;
+    bool committed = false;
     {
       QSqlDatabase lock = QSqlDatabase::database(lockName, false);
-      QSqlQuery(lock).exec(QStringLiteral("COMMIT"));
+      committed = QSqlQuery(lock).exec(QStringLiteral("COMMIT"));
       lock.close();
     }
     QSqlDatabase::removeDatabase(lockName);
-  });
+    return committed;
+  };
+  auto releaseAtEnd = qScopeGuard([&] { releaseLock(); });
   controller.history()->renameConversation(id, QStringLiteral("After"));
   QCOMPARE(controller.errors()->unsavedCount(), 1);
 
@@ -487,13 +487,7 @@ void TestGui::quitAsksWhenChangesWait() {
   QVERIFY(QMetaObject::invokeMethod(dialog, "reject"));
   QTRY_VERIFY(!dialog->property("visible").toBool());
 
-  unlock.dismiss();
-  {
-    QSqlDatabase lock = QSqlDatabase::database(lockName, false);
-    QVERIFY(QSqlQuery(lock).exec(QStringLiteral("COMMIT")));
-    lock.close();
-  }
-  QSqlDatabase::removeDatabase(lockName);
+  QVERIFY(releaseLock());
   QTRY_COMPARE_WITH_TIMEOUT(controller.errors()->unsavedCount(), 0, 5 * StoreHealth::kRetryIntervalMs);
   QCOMPARE(controller.store()->conversation(id).title, QStringLiteral("After"));
   QTest::keyClick(window, Qt::Key_Q, Qt::ControlModifier);

@@ -33,6 +33,7 @@
 using apptest::findItem;
 using apptest::findVisibleItem;
 using apptest::optionsFor;
+using apptest::shownAndActive;
 using apptest::waitForFrame;
 using pagedchat::FinishReason;
 
@@ -177,10 +178,7 @@ void TestGuiPanes::keyboardShortcutsAndTabOrder() {
   AppController controller(optionsFor(dir.path()));
   QQmlApplicationEngine engine;
   QQuickWindow* window = loadMainWindow(engine, &controller);
-  QVERIFY(window);
-  QVERIFY(QTest::qWaitForWindowExposed(window));
-  window->requestActivate();
-  QVERIFY(QTest::qWaitForWindowActive(window));
+  QVERIFY(shownAndActive(window));
   PaneListModel* panes = controller.panes();
 
   QTest::keyClick(window, Qt::Key_N, Qt::ControlModifier | Qt::ShiftModifier);  // new pane
