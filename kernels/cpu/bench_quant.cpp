@@ -8,6 +8,7 @@
 // Usage: pagedchat_bench_quant [threads] [isa] [type...]
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -78,7 +79,13 @@ int main(int argc, char** argv) {
     const std::size_t bytes = mats[0]->bytes;
     std::printf("%-5s %6.2f MB packed (%.3f bits/weight):", kernels::dtype_name(t), bytes / 1e6,
                 8.0 * bytes / (double(n) * k));
-    for (int T : {1, 16, 128}) {
+    // $PAGEDCHAT_BENCH_QUANT_T: only this T (repeated $PAGEDCHAT_BENCH_QUANT_REPS times, default 1).
+    std::vector<int> sizes = {1, 16, 128};
+    if (const char* only = std::getenv("PAGEDCHAT_BENCH_QUANT_T")) {
+      const char* reps = std::getenv("PAGEDCHAT_BENCH_QUANT_REPS");
+      sizes.assign(reps ? std::max(1, std::atoi(reps)) : 1, std::atoi(only));
+    }
+    for (int T : sizes) {
       auto run = [&](int i) { be->linear(out.data(), x.data(), *mats[i % mats.size()], T); };
       for (int i = 0; i < int(mats.size()); ++i) run(i);  // warm up
       auto cpu_now = [] {

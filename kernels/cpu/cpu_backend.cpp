@@ -87,8 +87,7 @@ class CpuBackend final : public kernels::Backend {
       if (xq_.size() < std::size_t(T) * k) xq_.resize(std::size_t(T) * k);
       if (xg_.size() < std::size_t(T) * G) xg_.resize(std::size_t(T) * G);
       rows(T, 4 * k, [&](int t) {
-        kernels::quantize_activation_row(x + int64_t(t) * k, k, xq_.data() + int64_t(t) * k,
-                                         xg_.data() + int64_t(t) * G);
+        k_.quantize_act(x + int64_t(t) * k, k, xq_.data() + int64_t(t) * k, xg_.data() + int64_t(t) * G);
       });
     }
     const int kp = (k + 1) / 2 * 2;

@@ -75,6 +75,8 @@ struct IsaKernels {
   /// Panels gemm_q takes at once for a single row (decode): a panel range [p0, p1) whose length is
   /// a multiple of this runs without the one-panel tail path.
   int gemm_q_panels = 1;
+  /// kernels::quantize_activation_row (one row of k floats, k a multiple of 32), same results.
+  void (*quantize_act)(const float* x, int k, int8_t* q, kernels::QuantActGroup* g) = nullptr;
   /// Converts x[T, k] for gemm_bf16: rows of `kp` (even) elements, zero padded; when bf16_native
   /// rounded to bfloat16 and stored as uint16 (what vdpbf16ps takes), else the floats unchanged
   /// (the emulated kernel widens the weights exactly and multiplies by float32 activations, in

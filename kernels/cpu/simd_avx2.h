@@ -72,6 +72,11 @@ struct V {
   PC_TARGET_AVX2 static inline V mul(V a, V b) { return {_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi)}; }
   PC_TARGET_AVX2 static inline V div(V a, V b) { return {_mm256_div_ps(a.lo, b.lo), _mm256_div_ps(a.hi, b.hi)}; }
   PC_TARGET_AVX2 static inline V max(V a, V b) { return {_mm256_max_ps(a.lo, b.lo), _mm256_max_ps(a.hi, b.hi)}; }
+  PC_TARGET_AVX2 static inline V min(V a, V b) { return {_mm256_min_ps(a.lo, b.lo), _mm256_min_ps(a.hi, b.hi)}; }
+  PC_TARGET_AVX2 static inline V abs(V a) {
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    return {_mm256_andnot_ps(sign, a.lo), _mm256_andnot_ps(sign, a.hi)};
+  }
   // Tree (i, i+8), (i, i+4), (i, i+2), (i, i+1), as simd_scalar.h.
   PC_TARGET_AVX2 static inline float reduce_add(V a) {
     const __m256 s8 = _mm256_add_ps(a.lo, a.hi);
@@ -196,6 +201,20 @@ struct QOps {
   PC_TARGET_AVX2 static inline V load_i8f(const uint8_t* p) {
     return {_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))),
             _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8))))};
+  }
+  /// Rounds 16 floats (|a| < 128) to the nearest integer, ties to even (std::nearbyint in the
+  /// default rounding mode), stores them as int8 in dst[0..15] and returns their sum.
+  PC_TARGET_AVX2 static inline int32_t round_i8(V a, int8_t* dst) {
+    const __m256i lo = _mm256_cvtps_epi32(a.lo), hi = _mm256_cvtps_epi32(a.hi);  // MXCSR: nearest even
+    // packs works per 128-bit half: lo0-3 hi0-3 lo4-7 hi4-7, put back in order by the permute.
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst),
+                     _mm_packs_epi16(_mm256_castsi256_si128(w), _mm256_extracti128_si256(w, 1)));
+    const __m256i s8 = _mm256_add_epi32(lo, hi);
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1));
+    s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 1));
+    return _mm_cvtsi128_si32(s);
   }
 };
 

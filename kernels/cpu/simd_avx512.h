@@ -39,6 +39,8 @@ struct V {
   PC_TARGET_AVX512 static inline V mul(V a, V b) { return {_mm512_mul_ps(a.v, b.v)}; }
   PC_TARGET_AVX512 static inline V div(V a, V b) { return {_mm512_div_ps(a.v, b.v)}; }
   PC_TARGET_AVX512 static inline V max(V a, V b) { return {_mm512_max_ps(a.v, b.v)}; }
+  PC_TARGET_AVX512 static inline V min(V a, V b) { return {_mm512_min_ps(a.v, b.v)}; }
+  PC_TARGET_AVX512 static inline V abs(V a) { return {_mm512_abs_ps(a.v)}; }
   // Tree (i, i+8), (i, i+4), (i, i+2), (i, i+1), as simd_scalar.h.
   PC_TARGET_AVX512 static inline __m128 fold16(__m512 a, bool is_max) {
     const __m256 lo = _mm512_castps512_ps256(a);
@@ -159,6 +161,16 @@ struct QOps {
   }
   PC_TARGET_AVX512 static inline V load_i8f(const uint8_t* p) {
     return {_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))))};
+  }
+  /// Rounds 16 floats (|a| < 128) to the nearest integer, ties to even (std::nearbyint in the
+  /// default rounding mode), stores them as int8 in dst[0..15] and returns their sum.
+  PC_TARGET_AVX512 static inline int32_t round_i8(V a, int8_t* dst) {
+    const __m512i q = _mm512_cvtps_epi32(a.v);  // MXCSR: nearest even
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm512_cvtepi32_epi8(q));
+    const __m256i s8 = _mm256_add_epi32(_mm512_castsi512_si256(q), _mm512_extracti64x4_epi64(q, 1));
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1));
+    s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+    return _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 1)));
   }
 };
 struct QOpsVnni : QOps {

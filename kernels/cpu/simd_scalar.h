@@ -74,6 +74,11 @@ struct V {
   PC_SCALAR_BINOP(mul, a.v[i] * b.v[i])
   PC_SCALAR_BINOP(div, a.v[i] / b.v[i])
   PC_SCALAR_BINOP(max, a.v[i] > b.v[i] ? a.v[i] : b.v[i])
+  PC_SCALAR_BINOP(min, a.v[i] < b.v[i] ? a.v[i] : b.v[i])
+  static V abs(V a) {
+    for (float& x : a.v) x = std::fabs(x);
+    return a;
+  }
 #undef PC_SCALAR_BINOP
   /// Lanes added as the tree (i, i+8), (i, i+4), (i, i+2), (i, i+1).
   static float reduce_add(V a) {
@@ -239,6 +244,17 @@ struct QOps {
     V r;
     for (int i = 0; i < 16; ++i) r.v[i] = float(int8_t(p[i]));
     return r;
+  }
+  /// Rounds 16 floats (|a| < 128) to the nearest integer, ties to even (std::nearbyint in the
+  /// default rounding mode), stores them as int8 in dst[0..15] and returns their sum.
+  static int32_t round_i8(V a, int8_t* dst) {
+    int32_t sum = 0;
+    for (int i = 0; i < 16; ++i) {
+      const int q = int(std::nearbyint(a.v[i]));
+      dst[i] = int8_t(q);
+      sum += q;
+    }
+    return sum;
   }
 };
 

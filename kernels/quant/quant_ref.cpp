@@ -24,7 +24,7 @@ void quantize_activation_row(const float* x, int k, int8_t* q, QuantActGroup* g)
     const float d = amax / 127.0f;
     int32_t sum = 0, sum_lo = 0;
     for (int i = 0; i < 32; ++i) {
-      const int v = d == 0.0f ? 0 : int(std::nearbyint(xb[i] / d));
+      const int v = d == 0.0f ? 0 : int(std::nearbyint(std::fmin(std::fmax(xb[i] / d, -127.0f), 127.0f)));
       q[32 * b + i] = int8_t(v);
       sum += v;
       if (i < 16) sum_lo += v;

@@ -4,8 +4,11 @@
 //
 // ACTIVATIONS. Each row of x (k floats, k a multiple of 32) is quantized once per linear() in
 // groups of 32 (quantize_activation_row):
-//   amax = max |x_i|;  d = amax / 127 (float division);  q_i = d == 0 ? 0 : nearbyint(x_i / d)
-// (float division, round half to even), so |q_i| <= 127; plus sum = sum_i q_i, sum_lo = sum of
+//   amax = max |x_i|;  d = amax / 127 (float division);
+//   q_i = d == 0 ? 0 : nearbyint(min(max(x_i / d, -127), 127))
+// (float division, round half to even), so |q_i| <= 127. The clamp changes nothing for normal d;
+// a subnormal d keeps few bits, and x_i / d can then exceed 127 (it wrapped around in int8 before
+// the clamp was added). Plus sum = sum_i q_i, sum_lo = sum of
 // the first 16 q_i (Q6_K's first sub-block) and ds = d * float(sum) (Q4_1 / Q5_1). Rows are
 // quantized independently: batch invariance.
 //

@@ -8,11 +8,13 @@
 // memory stays within 5% of the file's bytes.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 
 #include "kernels/cpu/cpu_backend.h"
+#include "kernels/cpu/isa_kernels.h"
 #include "kernels/cpu/packed_weights.h"
 #include "kernels/ops.h"
 #include "kernels/quant/quant_ref.h"
@@ -135,6 +137,47 @@ class TestQuantGemm : public QObject {
   void initTestCase() {
     qInfo("detected %s; testing %d instruction-set levels", cpu::isa_name(cpu::detect_isa()),
           int(supportedIsas().size()));
+  }
+
+  // Each level's vectorized activation quantizer (IsaKernels::quantize_act) gives the reference's
+  // quants and group sums bit for bit: groups of every magnitude (denormals to 1e30), all zero,
+  // -0.0, and groups whose amax is 127 (d = 1) holding halves, where ties round to even.
+  void activationQuantizerMatchesReference() {
+    const int k = 32 * 64;
+    std::vector<float> x(k);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    for (int g = 0; g < k / 32; ++g) {
+      float* xg = x.data() + 32 * g;
+      const float scale = std::ldexp(1.0f, (g * 37) % 240 - 140);
+      for (int i = 0; i < 32; ++i) xg[i] = nd(rng_) * scale;
+      if (g % 8 == 1) std::fill(xg, xg + 32, 0.0f);
+      if (g % 8 == 2) std::fill(xg, xg + 32, -0.0f);
+      if (g % 8 == 3)
+        for (int i = 0; i < 32; ++i) xg[i] = i == 5 ? 127.0f : float(int(nd(rng_) * 20)) + (i % 2 ? 0.5f : -0.5f);
+    }
+    std::vector<int8_t> q_ref(k), q(k);
+    std::vector<kernels::QuantActGroup> g_ref(k / 32), g(k / 32);
+    kernels::quantize_activation_row(x.data(), k, q_ref.data(), g_ref.data());
+    int ties = 0;
+    for (int i = 0; i < k; ++i)
+      if (x[i] == std::trunc(x[i]) + 0.5f && std::abs(q_ref[i]) < 127) ++ties;
+    QVERIFY(ties > 50);  // the tie case is really exercised
+    for (cpu::Isa isa : supportedIsas()) {
+      std::fill(q.begin(), q.end(), int8_t(99));
+      cpu::isa_kernels(isa).quantize_act(x.data(), k, q.data(), g.data());
+      const auto miss = std::mismatch(q.begin(), q.end(), q_ref.begin());
+      QVERIFY2(miss.first == q.end(), qPrintable(QString("%1: quant %2 is %3, the reference's %4 (x = %5)")
+                                                     .arg(cpu::isa_name(isa))
+                                                     .arg(miss.first - q.begin())
+                                                     .arg(int(*miss.first))
+                                                     .arg(int(*miss.second))
+                                                     .arg(double(x[size_t(miss.first - q.begin())]))));
+      for (int b = 0; b < k / 32; ++b) {
+        QVERIFY2(std::memcmp(&g[b].d, &g_ref[b].d, 4) == 0 && std::memcmp(&g[b].ds, &g_ref[b].ds, 4) == 0 &&
+                     g[b].sum == g_ref[b].sum && g[b].sum_lo == g_ref[b].sum_lo,
+                 qPrintable(QString("%1 group %2").arg(cpu::isa_name(isa)).arg(b)));
+      }
+    }
   }
 
   // decode_block against dequantize_row: the integers and scales give ggml's values.
