@@ -167,6 +167,9 @@ struct QOps {
   }
   PC_TARGET_AVX2 static inline QB lo4(QB a) { return andc(a, 0x0F); }
   PC_TARGET_AVX2 static inline QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
+  /// vpmaddubsw saturates int16 pairs: bytes must stay below 128 (see simd_scalar.h).
+  static constexpr bool kHiInPlace = false;
+  PC_TARGET_AVX2 static inline QI sra4(QI a) { return {_mm256_srai_epi32(a.lo, 4), _mm256_srai_epi32(a.hi, 4)}; }
   PC_TARGET_AVX2 static inline QI izero() { return {_mm256_setzero_si256(), _mm256_setzero_si256()}; }
   PC_TARGET_AVX2 static inline __m256i dot8(__m256i acc, __m256i w, __m256i x) {
     return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(w, x), _mm256_set1_epi16(1)));

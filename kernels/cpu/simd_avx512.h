@@ -137,6 +137,9 @@ struct QOps {
   }
   PC_TARGET_AVX512 static inline QB lo4(QB a) { return andc(a, 0x0F); }
   PC_TARGET_AVX512 static inline QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
+  /// vpmaddubsw saturates int16 pairs: bytes must stay below 128 (see simd_scalar.h).
+  static constexpr bool kHiInPlace = false;
+  PC_TARGET_AVX512 static inline QI sra4(QI a) { return {_mm512_srai_epi32(a.v, 4)}; }
   PC_TARGET_AVX512 static inline QI izero() { return {_mm512_setzero_si512()}; }
   PC_TARGET_AVX512 static inline QI dot_u(QI acc, QB w, int32_t x4) {
     const __m512i p = _mm512_maddubs_epi16(w.v, _mm512_set1_epi32(x4));
@@ -174,6 +177,7 @@ struct QOps {
   }
 };
 struct QOpsVnni : QOps {
+  static constexpr bool kHiInPlace = true;  // vpdpbusd sums into int32 without saturation
   PC_TARGET_AVX512VNNI static inline QI dot_u(QI acc, QB w, int32_t x4) {
     return {_mm512_dpbusd_epi32(acc.v, w.v, _mm512_set1_epi32(x4))};
   }

@@ -193,6 +193,14 @@ struct QOps {
   }
   static QB lo4(QB a) { return andc(a, 0x0F); }
   static QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
+  /// Whether dot_u is exact for bytes above 127 (no int16 saturation): then quant_impl.inc keeps
+  /// 4-bit types' high nibbles in place and divides their sum by 16 with sra4.
+  static constexpr bool kHiInPlace = true;
+  /// Arithmetic shift right by 4 of each lane (exact on multiples of 16).
+  static QI sra4(QI a) {
+    for (auto& x : a.v) x >>= 4;
+    return a;
+  }
   static QI izero() {
     QI r;
     for (auto& x : r.v) x = 0;
