@@ -89,6 +89,27 @@ Command add_chat_command(CLI::App& bench);
 Command add_llama_command(CLI::App& bench);
 /// `tokenize`: tokenizer encode/decode speed on ~1 MB of text (loads only the tokenizer).
 Command add_tokenize_bench_command(CLI::App& bench);
+/// What `bench memory` reads: `bytes` (rounded down to whole words, at least 8 KiB) of uint64
+/// words 0, 1, 2, ..., every page resident, on 2 MiB transparent huge pages where Linux gives
+/// them, as the packed weights are (kernels/cpu/packed_weights.cpp). Throws std::bad_alloc.
+class ReadBuffer {
+ public:
+  explicit ReadBuffer(std::size_t bytes);
+  const uint64_t* data() const { return words_.get(); }
+  std::size_t size() const { return size_; }  ///< words
+
+ private:
+  struct Free {
+    void operator()(uint64_t* p) const;
+  };
+  std::unique_ptr<uint64_t[], Free> words_;
+  std::size_t size_ = 0;
+};
+/// One pass of `bench memory`: `threads` threads each sum their slice of buf with bench memory's
+/// 4-stream loop. Returns the read bandwidth in GB/s (1e9 bytes/s); *sum, when given, gets the
+/// sum of every word (a check that all were read). The first passes over a fresh buffer read
+/// slower on some machines: take the best of several.
+double read_pass_gbs(const ReadBuffer& buf, int threads, uint64_t* sum = nullptr);
 /// `memory`: memory read bandwidth with N threads (the single-stream decode roofline).
 Command add_memory_bench_command(CLI::App& bench);
 /// `kl`: KL divergence of a model's next-token distributions from a base model's on a text.

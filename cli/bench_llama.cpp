@@ -7,12 +7,18 @@
 //   of B tokens; S_PP = B*PP / T_PP, S_TG = B*TG / T_TG, S = B*(PP+TG) / (T_PP + T_TG).
 // Greedy sampling, ignore_eos, prefix caching off; the KV cache and the step token budget are
 // raised to hold the largest batch.
+// --roofline: the tg test's decode against the memory bandwidth of the same minutes. Before and
+// after every repetition, 3 `bench memory` passes read a 1 GiB buffer with the engine's thread
+// count; each repetition's fraction is weight bytes x tok/s / the best of its 6 passes (the
+// issue's roofline: a decode step reads every weight once). Weight bytes: the model file's size (a
+// folder's: its .safetensors / .gguf / .bin files), for a random model the packed matrices'.
 #include <CLI/CLI.hpp>
 #include <cctype>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -32,7 +38,23 @@ struct LlamaOptions {
   int npp = 128;
   int ntg = 128;
   std::vector<int> npl = {1, 4, 8, 16};
+  bool roofline = false;
 };
+
+// The bytes of a model's weight files: a file's size, or a folder's .safetensors, .gguf and .bin
+// files; 0 when `path` is neither (a random: model).
+std::uintmax_t weight_file_bytes(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return fs::file_size(path, ec);
+  if (!fs::is_directory(path, ec)) return 0;
+  std::uintmax_t total = 0;
+  for (const auto& e : fs::directory_iterator(path, ec)) {
+    const std::string ext = e.path().extension().string();
+    if (e.is_regular_file(ec) && (ext == ".safetensors" || ext == ".gguf" || ext == ".bin")) total += e.file_size(ec);
+  }
+  return total;
+}
 
 SamplingParams greedy_exact(int n) {
   SamplingParams p = exact_length_params(n, 0, RequestOutputKind::kDelta);
@@ -117,6 +139,26 @@ int run_llama(LlamaOptions& opt) {
   std::mt19937_64 rng(opt.common.seed);
   int next_id = 0;
 
+  // --roofline: bench memory's buffer (1 GiB), and the best of 3 passes (the first passes over a
+  // buffer can read slower).
+  std::unique_ptr<ReadBuffer> read_buf;
+  std::uintmax_t weight_bytes = 0;
+  std::string weight_bytes_source = "file";
+  const int threads = engine.engine_config().num_threads;
+  auto read_gbs = [&] {
+    double best = 0;
+    for (int i = 0; i < 3; ++i) best = std::max(best, read_pass_gbs(*read_buf, threads));
+    return best;
+  };
+  if (opt.roofline) {
+    read_buf = std::make_unique<ReadBuffer>(std::size_t(1) << 30);
+    weight_bytes = weight_file_bytes(engine.engine_config().model);
+    if (weight_bytes == 0) {
+      weight_bytes = engine.packed_weight_bytes();
+      weight_bytes_source = "packed";
+    }
+  }
+
   nlohmann::json tests = nlohmann::json::array();
   auto single = [&](const std::string& name, int prompt_len, int max_tokens, int counted) {
     if (prompt_len + max_tokens > max_len) {
@@ -124,11 +166,17 @@ int run_llama(LlamaOptions& opt) {
                    prompt_len + max_tokens, max_len);
       return;
     }
-    std::vector<double> tps;
+    const bool roof = opt.roofline && prompt_len == 1;
+    std::vector<double> tps, gbs, fractions;
     for (int r = -1; r < opt.repetitions; ++r) {  // r = -1: warm-up
+      const double before = roof && r >= 0 ? read_gbs() : 0;
       const auto [first, rest] = run_batch(engine, {random_prompt(rng, prompt_len, mc.vocab_size)}, max_tokens,
                                            next_id);
-      if (r >= 0) tps.push_back(counted / (first + rest));
+      if (r < 0) continue;
+      tps.push_back(counted / (first + rest));
+      if (!roof) continue;
+      gbs.push_back(std::max(before, read_gbs()));
+      fractions.push_back(double(weight_bytes) * tps.back() / 1e9 / gbs.back());
     }
     const Stat s = stat(tps);
     tests.push_back({{"test", name},
@@ -137,6 +185,10 @@ int run_llama(LlamaOptions& opt) {
                      {"avg_ts", s.mean},
                      {"stddev_ts", s.stddev},
                      {"samples_ts", tps}});
+    if (roof)
+      tests.back()["roofline"] = {{"weight_bytes", weight_bytes},     {"weight_bytes_source", weight_bytes_source},
+                                  {"read_gb_per_s", gbs},             {"fraction", fractions},
+                                  {"fraction_median", median(fractions)}, {"read_gb_per_s_median", median(gbs)}};
   };
   if (opt.n_prompt > 0) single("pp" + std::to_string(opt.n_prompt), opt.n_prompt, 1, opt.n_prompt);
   if (opt.n_gen > 0) single("tg" + std::to_string(opt.n_gen), 1, opt.n_gen, opt.n_gen);
@@ -194,6 +246,15 @@ int run_llama(LlamaOptions& opt) {
     std::printf("| %s | %.2f MiB | %.2f M | %s | %d | %s | %.2f ± %.2f |\n", model.c_str(), mib, params / 1e6,
                 backend.c_str(), engine.engine_config().num_threads, t["test"].get<std::string>().c_str(),
                 t["avg_ts"].get<double>(), t["stddev_ts"].get<double>());
+  for (const auto& t : tests) {
+    if (!t.contains("roofline")) continue;
+    const auto& r = t["roofline"];
+    std::printf("\nroofline of %s: %.1f MB (%s) x tok/s / read GB/s of the same minute = %.1f %% (median; runs:",
+                t["test"].get<std::string>().c_str(), r["weight_bytes"].get<double>() / 1e6,
+                r["weight_bytes_source"].get<std::string>().c_str(), 100 * r["fraction_median"].get<double>());
+    for (double f : r["fraction"]) std::printf(" %.1f", 100 * f);
+    std::printf(" %%; read %.1f GB/s median)\n", r["read_gb_per_s_median"].get<double>());
+  }
   if (!batched.empty()) {
     std::printf(
         "\n|    PP |     TG |    B |   N_KV |   T_PP s | S_PP t/s |   T_TG s | S_TG t/s |      T s |    S t/s | S_out "
@@ -227,6 +288,8 @@ Command add_llama_command(CLI::App& bench) {
   cmd->add_option("--ntg", opt->ntg, "batched: generated tokens per sequence (default 128)");
   cmd->add_option("--npl", opt->npl, "batched: numbers of parallel sequences (default 1,4,8,16; 0 skips)")
       ->delimiter(',');
+  cmd->add_flag("--roofline", opt->roofline,
+                "tg: memory read passes before and after each repetition; prints weight bytes x tok/s / read GB/s");
   return [opt]() { return run_llama(*opt); };
 }
 

@@ -12,11 +12,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "cli/bench_common.h"
 #include "kernels/backend_factory.h"
@@ -103,24 +108,13 @@ int run_device(const MemoryBenchOptions& o) {
 int run(const MemoryBenchOptions& o) {
   if (o.device != "cpu") return run_device(o);
   const std::size_t words = std::max<std::size_t>(1024, std::size_t(o.size_mb * 1e6) / sizeof(uint64_t));
-  std::vector<uint64_t> buf(words);
-  for (std::size_t i = 0; i < words; ++i) buf[i] = i;  // every page resident before timing
+  const ReadBuffer buf(words * sizeof(uint64_t));
   std::vector<double> gbs;
   uint64_t check = 0;
   for (int r = 0; r < o.runs; ++r) {
-    std::vector<uint64_t> sums(std::size_t(o.threads));
-    const double t0 = now_s();
-    std::vector<std::thread> pool;
-    for (int t = 0; t < o.threads; ++t)
-      pool.emplace_back([&, t] {
-        const std::size_t b = words * std::size_t(t) / std::size_t(o.threads);
-        const std::size_t e = words * std::size_t(t + 1) / std::size_t(o.threads);
-        sums[std::size_t(t)] = sum_slice(buf.data() + b, e - b);
-      });
-    for (auto& th : pool) th.join();
-    const double dt = now_s() - t0;
-    for (uint64_t s : sums) check += s;
-    gbs.push_back(double(words * sizeof(uint64_t)) / dt / 1e9);
+    uint64_t sum = 0;
+    gbs.push_back(read_pass_gbs(buf, o.threads, &sum));
+    check += sum;
   }
   // The sum of 0..words-1 per run: a check that every word was read (and the loop not dropped).
   const uint64_t expect = uint64_t(o.runs) * (uint64_t(words) * (uint64_t(words) - 1) / 2);
@@ -133,6 +127,40 @@ int run(const MemoryBenchOptions& o) {
   return 0;
 }
 }  // namespace
+
+ReadBuffer::ReadBuffer(std::size_t bytes) : size_(std::max<std::size_t>(1024, bytes / sizeof(uint64_t))) {
+  const std::size_t huge = std::size_t(2) << 20;
+  const std::size_t rounded = (size_ * sizeof(uint64_t) + huge - 1) / huge * huge;
+  auto* p = static_cast<uint64_t*>(std::aligned_alloc(huge, rounded));
+  if (!p) throw std::bad_alloc();
+#if defined(__linux__)
+  ::madvise(p, rounded, MADV_HUGEPAGE);
+#endif
+  words_.reset(p);
+  for (std::size_t i = 0; i < size_; ++i) p[i] = i;
+}
+
+void ReadBuffer::Free::operator()(uint64_t* p) const { std::free(p); }
+
+double read_pass_gbs(const ReadBuffer& buf, int threads, uint64_t* sum) {
+  const std::size_t words = buf.size();
+  std::vector<uint64_t> sums(static_cast<std::size_t>(threads));
+  const double t0 = now_s();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      const std::size_t b = words * std::size_t(t) / std::size_t(threads);
+      const std::size_t e = words * std::size_t(t + 1) / std::size_t(threads);
+      sums[std::size_t(t)] = sum_slice(buf.data() + b, e - b);
+    });
+  for (auto& th : pool) th.join();
+  const double dt = now_s() - t0;
+  if (sum) {
+    *sum = 0;
+    for (uint64_t v : sums) *sum += v;
+  }
+  return double(words * sizeof(uint64_t)) / dt / 1e9;
+}
 
 Command add_memory_bench_command(CLI::App& bench) {
   auto opt = std::make_shared<MemoryBenchOptions>();

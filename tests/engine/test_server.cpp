@@ -102,6 +102,23 @@ class TestServer : public QObject {
     QCOMPARE(notFound.status, 404);
     QVERIFY(json(notFound.body)["error"].toObject()["message"].toString().contains("/v1/nothing"));
 
+    // The wrong method on a path that exists: 405, not 404.
+    const Http getPost = curl("GET", stories_->v1() + "/chat/completions");
+    QCOMPARE(getPost.status, 405);
+    QVERIFY2(json(getPost.body)["error"].toObject()["message"].toString().contains("takes POST"), getPost.body.constData());
+    QCOMPARE(curl("POST", stories_->v1() + "/models", "{}").status, 405);
+
+    // A whole number too large for any count says so; tools must be a list.
+    const Http hugeMax = curl("POST", stories_->v1() + "/completions",
+                              R"({"model": "stories260K", "prompt": "a", "max_tokens": 1e30})");
+    QCOMPARE(hugeMax.status, 400);
+    QVERIFY2(json(hugeMax.body)["error"].toObject()["message"].toString().contains("too large"),
+             hugeMax.body.constData());
+    const Http toolsString = curl("POST", stories_->v1() + "/chat/completions",
+                                  R"({"model": "stories260K", "messages": [{"role": "user", "content": "hi"}], "tools": "x"})");
+    QCOMPARE(toolsString.status, 400);
+    QCOMPARE(json(toolsString.body)["error"].toObject()["param"].toString(), QString("tools"));
+
     const Http badJson = curl("POST", stories_->v1() + "/completions", "{\"model\": ");
     QCOMPARE(badJson.status, 400);
     QCOMPARE(json(badJson.body)["error"].toObject()["type"].toString(), QString("invalid_request_error"));
@@ -172,11 +189,11 @@ class TestServer : public QObject {
              tooLong.body.constData());
 
     // max_tokens at INT_MAX: the total in the message is computed without overflowing.
-    const Http hugeMax = curl("POST", stories_->v1() + "/completions",
+    const Http hugeMaxTokens = curl("POST", stories_->v1() + "/completions",
                               R"({"model": "stories260K", "prompt": [100, 101], "max_tokens": 2147483647})");
-    QCOMPARE(hugeMax.status, 400);
-    QVERIFY2(json(hugeMax.body)["error"].toObject()["message"].toString().contains("you requested 2147483649 tokens"),
-             hugeMax.body.constData());
+    QCOMPARE(hugeMaxTokens.status, 400);
+    QVERIFY2(json(hugeMaxTokens.body)["error"].toObject()["message"].toString().contains("you requested 2147483649 tokens"),
+             hugeMaxTokens.body.constData());
   }
 
   void greedyCompletionMatchesRunC() {

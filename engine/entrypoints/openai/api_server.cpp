@@ -211,6 +211,16 @@ void ApiServer::routes() {
        [](OpenAIServing& sv, const json& body) { return sv.start_completion(parse_completion_request(body)); });
   post("/v1/chat/completions",
        [](OpenAIServing& sv, const json& body) { return sv.start_chat(parse_chat_completion_request(body)); });
+  // The other method on a path that exists: 405 with the Allow header (RFC 9110, 15.5.6), not 404.
+  auto not_allowed = [](const char* allow) {
+    return [allow](const httplib::Request& req, httplib::Response& res) {
+      res.set_header("Allow", allow);
+      send_error(res, ApiError(405, "Method not allowed: " + req.method + " " + req.path + " (this path takes " +
+                                        allow + ")"));
+    };
+  };
+  for (const char* path : {"/v1/completions", "/v1/chat/completions"}) s.Get(path, not_allowed("POST"));
+  for (const char* path : {"/health", "/metrics", "/v1/models"}) s.Post(path, not_allowed("GET"));
 }
 
 }  // namespace pagedchat::openai

@@ -58,7 +58,10 @@ long long integer(const json& v, const std::string& name) {
   if (v.is_number_integer()) return v.get<long long>();
   if (v.is_number_float()) {
     const double d = v.get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<long long>(d);
+    if (std::isfinite(d) && d == std::floor(d)) {
+      if (std::fabs(d) < 9e15) return static_cast<long long>(d);
+      bad(name, "is too large, got " + v.dump());
+    }
   }
   bad(name, std::string("must be an integer, got ") + (v.is_number() ? v.dump() : type_name(v)));
 }
@@ -290,6 +293,8 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
     }
     r.messages.push_back(std::move(out));
   }
+  if (const json* v = field(body, "tools"); v && !v->is_array())
+    bad("tools", std::string("must be an array of tools, got ") + type_name(*v));
   if (field(body, "tools") || field(body, "tool_choice")) {
     if (const json* tc = field(body, "tool_choice"); tc && !(tc->is_string() && tc->get<std::string>() == "none"))
       bad("tool_choice", "is not supported by this server (no tool-call parser)");
