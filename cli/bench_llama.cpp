@@ -186,9 +186,12 @@ int run_llama(LlamaOptions& opt) {
                      {"stddev_ts", s.stddev},
                      {"samples_ts", tps}});
     if (roof)
-      tests.back()["roofline"] = {{"weight_bytes", weight_bytes},     {"weight_bytes_source", weight_bytes_source},
-                                  {"read_gb_per_s", gbs},             {"fraction", fractions},
-                                  {"fraction_median", median(fractions)}, {"read_gb_per_s_median", median(gbs)}};
+      tests.back()["roofline"] = {{"weight_bytes", weight_bytes},
+                                  {"weight_bytes_source", weight_bytes_source},
+                                  {"read_gb_per_s", gbs},
+                                  {"fraction", fractions},
+                                  {"fraction_median", median(fractions)},
+                                  {"read_gb_per_s_median", median(gbs)}};
   };
   if (opt.n_prompt > 0) single("pp" + std::to_string(opt.n_prompt), opt.n_prompt, 1, opt.n_prompt);
   if (opt.n_gen > 0) single("tg" + std::to_string(opt.n_gen), 1, opt.n_gen, opt.n_gen);

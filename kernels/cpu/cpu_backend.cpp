@@ -26,6 +26,9 @@ using kernels::WeightPart;
 // Most weight bytes per GEMM item: a quarter of a 2 MiB (or larger) L2, leaving room for the
 // activations.
 constexpr int64_t kChunkBytes = 512 << 10;
+// Rows up to which linear() cuts the matrix into one-step items claimed guided
+// (ThreadPool::parallel_guided).
+constexpr int kGuidedRows = 2;
 // Elementwise ops run on one thread below this many elements.
 constexpr int64_t kParallelElements = 1 << 15;
 
@@ -97,6 +100,7 @@ class CpuBackend final : public kernels::Backend {
       k_.prepare_bf16(x_bf16_.data(), x, T, k, kp);
     }
     items_.clear();
+    const bool guided = T <= kGuidedRows;
     const auto& segs = pw.segments();
     int64_t total_panels = 0;
     for (const auto& s : segs) total_panels += s.num_panels;
@@ -107,6 +111,8 @@ class CpuBackend final : public kernels::Backend {
       // Chunks sized for the whole matrix's parallelism (a small segment is not split finer).
       int pchunk = int(
           std::min<int64_t>(total_panels / (4 * threads), kChunkBytes / std::max<int64_t>(1, s.panel_bytes)));
+      // Decode (one or two rows) reuses nothing from L2: items of one kernel step, claimed guided.
+      if (guided) pchunk = nv;
       pchunk = std::max(nv, pchunk / nv * nv);
       const int pchunks = (s.num_panels + pchunk - 1) / pchunk;
       int row_block = T;
@@ -120,9 +126,13 @@ class CpuBackend final : public kernels::Backend {
           items_.push_back(
               {si, pc * pchunk, std::min(s.num_panels, (pc + 1) * pchunk), t0, std::min(T, t0 + row_block)});
     }
-    pool_.parallel_chunks(int64_t(items_.size()), 1, [&](int64_t b, int64_t e, int) {
+    auto run = [&](int64_t b, int64_t e, int) {
       for (int64_t i = b; i < e; ++i) {
-        const Item& it = items_[i];
+        Item it = items_[i];
+        // Consecutive items of one segment and the same rows run as one panel range.
+        while (i + 1 < e && items_[i + 1].segment == it.segment && items_[i + 1].p0 == it.p1 &&
+               items_[i + 1].t0 == it.t0 && items_[i + 1].t1 == it.t1)
+          it.p1 = items_[++i].p1;
         const auto& s = segs[it.segment];
         if (kernels::dtype_is_quantized(s.type)) {
           QGemmArgs q;
@@ -160,7 +170,11 @@ class CpuBackend final : public kernels::Backend {
         }
         gemm(a, it.p0, it.p1, it.t0, it.t1);
       }
-    });
+    };
+    if (guided)
+      pool_.parallel_guided(int64_t(items_.size()), 2, run);
+    else
+      pool_.parallel_chunks(int64_t(items_.size()), 1, run);
   }
 
   void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,

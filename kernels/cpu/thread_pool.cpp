@@ -56,6 +56,17 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::take_chunks(int thread) {
+  if (guided_) {
+    const int64_t parts = 2 * int64_t(num_threads());
+    int64_t b = next_.load(std::memory_order_relaxed);
+    for (;;) {
+      if (b >= n_) return;
+      const int64_t c = std::max(chunk_, (n_ - b) / parts);
+      if (!next_.compare_exchange_weak(b, b + c, std::memory_order_relaxed)) continue;  // b reloaded
+      fn_(ctx_, b, std::min(n_, b + c), thread);
+      b = next_.load(std::memory_order_relaxed);
+    }
+  }
   for (;;) {
     const int64_t b = next_.fetch_add(chunk_, std::memory_order_relaxed);
     if (b >= n_) return;
@@ -84,11 +95,12 @@ void ThreadPool::worker_loop(int index) {
   }
 }
 
-void ThreadPool::dispatch(Fn fn, const void* ctx, int64_t n, int64_t chunk) {
+void ThreadPool::dispatch(Fn fn, const void* ctx, int64_t n, int64_t chunk, bool guided) {
   fn_ = fn;
   ctx_ = ctx;
   n_ = n;
   chunk_ = chunk;
+  guided_ = guided;
   next_.store(0, std::memory_order_relaxed);
   const uint32_t g = generation_.fetch_add(1) + 1;  // publishes the job
   if (sleepers_.load() > 0) generation_.notify_all();

@@ -39,7 +39,21 @@ class ThreadPool {
       fn(int64_t(0), n, 0);
       return;
     }
-    dispatch(&invoke<F>, &fn, n, chunk);
+    dispatch(&invoke<F>, &fn, n, chunk, false);
+  }
+
+  /// As parallel_chunks, but guided (self-scheduling with shrinking chunks): each claim takes
+  /// max(min_chunk, remaining / (2 * num_threads())) items, so the first chunks are large and the
+  /// last ones small, and the threads finish close together. Not reentrant.
+  template <typename F>
+  void parallel_guided(int64_t n, int64_t min_chunk, const F& fn) {
+    if (n <= 0) return;
+    if (min_chunk < 1) min_chunk = 1;
+    if (workers_.empty() || n <= min_chunk) {
+      fn(int64_t(0), n, 0);
+      return;
+    }
+    dispatch(&invoke<F>, &fn, n, min_chunk, true);
   }
 
   /// Splits [0, n) into at most num_threads() contiguous ranges, each at least `grain` long, and
@@ -58,7 +72,7 @@ class ThreadPool {
   static void invoke(const void* f, int64_t b, int64_t e, int thread) {
     (*static_cast<const F*>(f))(b, e, thread);
   }
-  void dispatch(Fn fn, const void* ctx, int64_t n, int64_t chunk);
+  void dispatch(Fn fn, const void* ctx, int64_t n, int64_t chunk, bool guided);
   void take_chunks(int thread);
   void worker_loop(int index);
 
@@ -66,7 +80,8 @@ class ThreadPool {
   // The current job (written by the caller before the generation bump publishes it).
   Fn fn_ = nullptr;
   const void* ctx_ = nullptr;
-  int64_t n_ = 0, chunk_ = 0;
+  int64_t n_ = 0, chunk_ = 0;  // chunk_: the chunk, or when guided_ the smallest one
+  bool guided_ = false;
   alignas(64) std::atomic<int64_t> next_{0};         // first item not yet taken
   alignas(64) std::atomic<uint32_t> generation_{0};  // job number; bumped to publish a job
   std::atomic<uint32_t> closed_{0};                  // last job whose chunks are all taken

@@ -105,7 +105,8 @@ class TestServer : public QObject {
     // The wrong method on a path that exists: 405, not 404.
     const Http getPost = curl("GET", stories_->v1() + "/chat/completions");
     QCOMPARE(getPost.status, 405);
-    QVERIFY2(json(getPost.body)["error"].toObject()["message"].toString().contains("takes POST"), getPost.body.constData());
+    QVERIFY2(json(getPost.body)["error"].toObject()["message"].toString().contains("takes POST"),
+             getPost.body.constData());
     QCOMPARE(curl("POST", stories_->v1() + "/models", "{}").status, 405);
 
     // A whole number too large for any count says so; tools must be a list.
@@ -114,8 +115,9 @@ class TestServer : public QObject {
     QCOMPARE(hugeMax.status, 400);
     QVERIFY2(json(hugeMax.body)["error"].toObject()["message"].toString().contains("too large"),
              hugeMax.body.constData());
-    const Http toolsString = curl("POST", stories_->v1() + "/chat/completions",
-                                  R"({"model": "stories260K", "messages": [{"role": "user", "content": "hi"}], "tools": "x"})");
+    const Http toolsString = curl(
+        "POST", stories_->v1() + "/chat/completions",
+        R"({"model": "stories260K", "messages": [{"role": "user", "content": "hi"}], "tools": "x"})");
     QCOMPARE(toolsString.status, 400);
     QCOMPARE(json(toolsString.body)["error"].toObject()["param"].toString(), QString("tools"));
 
@@ -190,10 +192,11 @@ class TestServer : public QObject {
 
     // max_tokens at INT_MAX: the total in the message is computed without overflowing.
     const Http hugeMaxTokens = curl("POST", stories_->v1() + "/completions",
-                              R"({"model": "stories260K", "prompt": [100, 101], "max_tokens": 2147483647})");
+                                    R"({"model": "stories260K", "prompt": [100, 101], "max_tokens": 2147483647})");
     QCOMPARE(hugeMaxTokens.status, 400);
-    QVERIFY2(json(hugeMaxTokens.body)["error"].toObject()["message"].toString().contains("you requested 2147483649 tokens"),
-             hugeMaxTokens.body.constData());
+    QVERIFY2(
+        json(hugeMaxTokens.body)["error"].toObject()["message"].toString().contains("you requested 2147483649 tokens"),
+        hugeMaxTokens.body.constData());
   }
 
   void greedyCompletionMatchesRunC() {
