@@ -8,10 +8,12 @@
 // Greedy sampling, ignore_eos, prefix caching off; the KV cache and the step token budget are
 // raised to hold the largest batch.
 // --roofline: the tg test's decode against the memory bandwidth of the same minutes. Before and
-// after every repetition, 3 `bench memory` passes read a 1 GiB buffer with the engine's thread
-// count; each repetition's fraction is weight bytes x tok/s / the best of its 6 passes (the
-// issue's roofline: a decode step reads every weight once). Weight bytes: the model file's size (a
-// folder's: its .safetensors / .gguf / .bin files), for a random model the packed matrices'.
+// after every repetition, 3 `bench memory` passes read a 1 GiB buffer (allocated for the tg test
+// only) with the engine's thread count; each repetition's fraction is weight bytes x tok/s / the
+// best of its 6 passes (a decode step reads every matrix once). Weight bytes: the packed matrices
+// (what the engine reads; the embedding table is read one row per token); beside it, as a
+// second figure, the model file's bytes (a GGUF or llama2.c file, or a folder's .safetensors)
+// when the weights keep the file's type (--dtype auto).
 #include <CLI/CLI.hpp>
 #include <cctype>
 
@@ -41,18 +43,17 @@ struct LlamaOptions {
   bool roofline = false;
 };
 
-// The bytes of a model's weight files: a file's size, or a folder's .safetensors, .gguf and .bin
-// files; 0 when `path` is neither (a random: model).
+// The bytes of a model's weight file: a file's size (GGUF, llama2.c), or a Hugging Face folder's
+// .safetensors files; 0 otherwise (a random: model, a folder of other files, whose weight file
+// the loader picks: not counted rather than guessed).
 std::uintmax_t weight_file_bytes(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) return fs::file_size(path, ec);
   if (!fs::is_directory(path, ec)) return 0;
   std::uintmax_t total = 0;
-  for (const auto& e : fs::directory_iterator(path, ec)) {
-    const std::string ext = e.path().extension().string();
-    if (e.is_regular_file(ec) && (ext == ".safetensors" || ext == ".gguf" || ext == ".bin")) total += e.file_size(ec);
-  }
+  for (const auto& e : fs::directory_iterator(path, ec))
+    if (e.is_regular_file(ec) && e.path().extension() == ".safetensors") total += e.file_size(ec);
   return total;
 }
 
@@ -139,35 +140,29 @@ int run_llama(LlamaOptions& opt) {
   std::mt19937_64 rng(opt.common.seed);
   int next_id = 0;
 
-  // --roofline: bench memory's buffer (1 GiB), and the best of 3 passes (the first passes over a
-  // buffer can read slower).
+  // --roofline: bench memory's buffer (1 GiB, for the tg test only), and the best of 3 passes (the
+  // first passes over a buffer can read slower).
   std::unique_ptr<ReadBuffer> read_buf;
-  std::uintmax_t weight_bytes = 0;
-  std::string weight_bytes_source = "file";
+  const double weight_bytes = double(engine.packed_weight_bytes());
+  const double file_bytes = engine.engine_config().dtype == WeightDType::kAuto
+                                ? double(weight_file_bytes(engine.engine_config().model))
+                                : 0.0;
   const int threads = engine.engine_config().num_threads;
   auto read_gbs = [&] {
     double best = 0;
     for (int i = 0; i < 3; ++i) best = std::max(best, read_pass_gbs(*read_buf, threads));
     return best;
   };
-  if (opt.roofline) {
-    read_buf = std::make_unique<ReadBuffer>(std::size_t(1) << 30);
-    weight_bytes = weight_file_bytes(engine.engine_config().model);
-    if (weight_bytes == 0) {
-      weight_bytes = engine.packed_weight_bytes();
-      weight_bytes_source = "packed";
-    }
-  }
 
   nlohmann::json tests = nlohmann::json::array();
-  auto single = [&](const std::string& name, int prompt_len, int max_tokens, int counted) {
+  auto single = [&](const std::string& name, int prompt_len, int max_tokens, int counted, bool roof) {
     if (prompt_len + max_tokens > max_len) {
       std::fprintf(stderr, "pagedchat-cli: note: %s skipped: %d tokens exceed max_model_len %d\n", name.c_str(),
                    prompt_len + max_tokens, max_len);
       return;
     }
-    const bool roof = opt.roofline && prompt_len == 1;
-    std::vector<double> tps, gbs, fractions;
+    if (roof) read_buf = std::make_unique<ReadBuffer>(std::size_t(1) << 30);
+    std::vector<double> tps, gbs, fractions, file_fractions;
     for (int r = -1; r < opt.repetitions; ++r) {  // r = -1: warm-up
       const double before = roof && r >= 0 ? read_gbs() : 0;
       const auto [first, rest] = run_batch(engine, {random_prompt(rng, prompt_len, mc.vocab_size)}, max_tokens,
@@ -176,8 +171,10 @@ int run_llama(LlamaOptions& opt) {
       tps.push_back(counted / (first + rest));
       if (!roof) continue;
       gbs.push_back(std::max(before, read_gbs()));
-      fractions.push_back(double(weight_bytes) * tps.back() / 1e9 / gbs.back());
+      fractions.push_back(weight_bytes * tps.back() / 1e9 / gbs.back());
+      file_fractions.push_back(file_bytes * tps.back() / 1e9 / gbs.back());
     }
+    read_buf.reset();
     const Stat s = stat(tps);
     tests.push_back({{"test", name},
                      {"n_prompt", prompt_len},
@@ -185,16 +182,25 @@ int run_llama(LlamaOptions& opt) {
                      {"avg_ts", s.mean},
                      {"stddev_ts", s.stddev},
                      {"samples_ts", tps}});
-    if (roof)
-      tests.back()["roofline"] = {{"weight_bytes", weight_bytes},
-                                  {"weight_bytes_source", weight_bytes_source},
-                                  {"read_gb_per_s", gbs},
-                                  {"fraction", fractions},
-                                  {"fraction_median", median(fractions)},
-                                  {"read_gb_per_s_median", median(gbs)}};
+    if (!roof) return;
+    nlohmann::json& r = tests.back()["roofline"];
+    r = {{"weight_bytes", weight_bytes},
+         {"read_gb_per_s", gbs},
+         {"fraction", fractions},
+         {"fraction_median", median(fractions)},
+         {"read_gb_per_s_median", median(gbs)},
+         {"tokens_per_s_median", median(tps)},
+         {"read_buffer_bytes", std::size_t(1) << 30}};  // part of peak_rss_bytes
+    if (file_bytes > 0) {
+      r["file_bytes"] = file_bytes;
+      r["file_fraction"] = file_fractions;
+      r["file_fraction_median"] = median(file_fractions);
+    }
   };
-  if (opt.n_prompt > 0) single("pp" + std::to_string(opt.n_prompt), opt.n_prompt, 1, opt.n_prompt);
-  if (opt.n_gen > 0) single("tg" + std::to_string(opt.n_gen), 1, opt.n_gen, opt.n_gen);
+  if (opt.n_prompt > 0) single("pp" + std::to_string(opt.n_prompt), opt.n_prompt, 1, opt.n_prompt, false);
+  if (opt.n_gen > 0) single("tg" + std::to_string(opt.n_gen), 1, opt.n_gen, opt.n_gen, opt.roofline);
+  if (opt.roofline && (tests.empty() || !tests.back().contains("roofline")))
+    std::fprintf(stderr, "pagedchat-cli: note: --roofline measures the tg test, and none ran\n");
 
   nlohmann::json batched = nlohmann::json::array();
   // max_tokens = ntg + 1: the prefill samples the first token, then ntg decode steps follow. The
@@ -252,11 +258,18 @@ int run_llama(LlamaOptions& opt) {
   for (const auto& t : tests) {
     if (!t.contains("roofline")) continue;
     const auto& r = t["roofline"];
-    std::printf("\nroofline of %s: %.1f MB (%s) x tok/s / read GB/s of the same minute = %.1f %% (median; runs:",
-                t["test"].get<std::string>().c_str(), r["weight_bytes"].get<double>() / 1e6,
-                r["weight_bytes_source"].get<std::string>().c_str(), 100 * r["fraction_median"].get<double>());
+    const double wb = r["weight_bytes"].get<double>(), tps = r["tokens_per_s_median"].get<double>();
+    std::printf("\nroofline of %s (medians): %.1f MB of packed matrices per token x %.2f tok/s = %.1f GB/s streamed,"
+                "\nagainst %.1f GB/s read by `bench memory`'s loop in the same minutes: %.1f %% (runs:",
+                t["test"].get<std::string>().c_str(), wb / 1e6, tps, wb * tps / 1e9,
+                r["read_gb_per_s_median"].get<double>(), 100 * r["fraction_median"].get<double>());
     for (double f : r["fraction"]) std::printf(" %.1f", 100 * f);
-    std::printf(" %%; read %.1f GB/s median)\n", r["read_gb_per_s_median"].get<double>());
+    std::printf(" %%)\n");
+    if (r.contains("file_bytes"))
+      std::printf("counted in file bytes (%.1f MB, the embedding table included), as llama.cpp's size: %.1f %%\n",
+                  r["file_bytes"].get<double>() / 1e6, 100 * r["file_fraction_median"].get<double>());
+    if (wb < 256e6)
+      std::printf("(%.0f MB of weights may stay in the caches between tokens: above 100 %% is possible)\n", wb / 1e6);
   }
   if (!batched.empty()) {
     std::printf(
@@ -273,7 +286,9 @@ int run_llama(LlamaOptions& opt) {
                   r["speed_out"].get<double>());
     std::printf("S_out: output tokens per second over the whole run (B*TG / T).\n");
   }
-  std::printf("peak resident memory %.1f MiB\n", double(peak_rss_bytes()) / (1 << 20));
+  const bool buffer = opt.roofline && !tests.empty() && tests.back().contains("roofline");
+  std::printf("peak resident memory %.1f MiB%s\n", double(peak_rss_bytes()) / (1 << 20),
+              buffer ? " (with the 1 GiB read buffer of --roofline)" : "");
   return 0;
 }
 

@@ -108,13 +108,23 @@ class TestServer : public QObject {
     QVERIFY2(json(getPost.body)["error"].toObject()["message"].toString().contains("takes POST"),
              getPost.body.constData());
     QCOMPARE(curl("POST", stories_->v1() + "/models", "{}").status, 405);
+    QCOMPARE(curl("DELETE", stories_->v1() + "/completions", "{}").status, 405);
 
-    // A whole number too large for any count says so; tools must be a list.
+    // A whole number beyond any 64-bit integer says so; tools must be a list.
     const Http hugeMax = curl("POST", stories_->v1() + "/completions",
                               R"({"model": "stories260K", "prompt": "a", "max_tokens": 1e30})");
     QCOMPARE(hugeMax.status, 400);
-    QVERIFY2(json(hugeMax.body)["error"].toObject()["message"].toString().contains("too large"),
+    QVERIFY2(json(hugeMax.body)["error"].toObject()["message"].toString().contains("out of range"),
              hugeMax.body.constData());
+    const Http hugeNegative = curl("POST", stories_->v1() + "/completions",
+                                   R"({"model": "stories260K", "prompt": "a", "max_tokens": -1e30})");
+    QVERIFY2(json(hugeNegative.body)["error"].toObject()["message"].toString().contains("out of range"),
+             hugeNegative.body.constData());
+    // 1e16 is the integer 10000000000000000, written either way.
+    QCOMPARE(curl("POST", stories_->v1() + "/completions",
+                  R"({"model": "stories260K", "prompt": "a", "max_tokens": 2, "seed": 1e16})")
+                 .status,
+             200);
     const Http toolsString = curl(
         "POST", stories_->v1() + "/chat/completions",
         R"({"model": "stories260K", "messages": [{"role": "user", "content": "hi"}], "tools": "x"})");

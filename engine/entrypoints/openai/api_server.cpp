@@ -219,8 +219,20 @@ void ApiServer::routes() {
                                         allow + ")"));
     };
   };
-  for (const char* path : {"/v1/completions", "/v1/chat/completions"}) s.Get(path, not_allowed("POST"));
-  for (const char* path : {"/health", "/metrics", "/v1/models"}) s.Post(path, not_allowed("GET"));
+  auto other_methods = [&s](const char* path, const httplib::Server::Handler& h) {
+    s.Put(path, h);
+    s.Patch(path, h);
+    s.Delete(path, h);
+    s.Options(path, h);
+  };
+  for (const char* path : {"/v1/completions", "/v1/chat/completions"}) {
+    s.Get(path, not_allowed("POST"));
+    other_methods(path, not_allowed("POST"));
+  }
+  for (const char* path : {"/health", "/metrics", "/v1/models"}) {
+    s.Post(path, not_allowed("GET, HEAD"));
+    other_methods(path, not_allowed("GET, HEAD"));
+  }
 }
 
 }  // namespace pagedchat::openai

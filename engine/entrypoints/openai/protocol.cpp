@@ -53,14 +53,17 @@ double number(const json& v, const std::string& name) {
 }
 
 long long integer(const json& v, const std::string& name) {
+  const std::string range = "is out of range (a 64-bit integer), got ";
   if (v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(LLONG_MAX))
-    bad(name, "is too large, got " + v.dump());
+    bad(name, range + v.dump());
   if (v.is_number_integer()) return v.get<long long>();
   if (v.is_number_float()) {
+    // A whole number written with a fraction or an exponent (5.0, 1e16) is the integer it names,
+    // where one exists: -2^63 <= d < 2^63 (both bounds exact doubles).
     const double d = v.get<double>();
     if (std::isfinite(d) && d == std::floor(d)) {
-      if (std::fabs(d) < 9e15) return static_cast<long long>(d);
-      bad(name, "is too large, got " + v.dump());
+      if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) return static_cast<long long>(d);
+      bad(name, range + v.dump());
     }
   }
   bad(name, std::string("must be an integer, got ") + (v.is_number() ? v.dump() : type_name(v)));
