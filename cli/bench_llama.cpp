@@ -259,10 +259,11 @@ int run_llama(LlamaOptions& opt) {
     if (!t.contains("roofline")) continue;
     const auto& r = t["roofline"];
     const double wb = r["weight_bytes"].get<double>(), tps = r["tokens_per_s_median"].get<double>();
-    std::printf("\nroofline of %s (medians): %.1f MB of packed matrices per token x %.2f tok/s = %.1f GB/s streamed,"
-                "\nagainst %.1f GB/s read by `bench memory`'s loop in the same minutes: %.1f %% (runs:",
-                t["test"].get<std::string>().c_str(), wb / 1e6, tps, wb * tps / 1e9,
-                r["read_gb_per_s_median"].get<double>(), 100 * r["fraction_median"].get<double>());
+    std::printf(
+        "\nroofline of %s (medians): %.1f MB of packed matrices per token x %.2f tok/s = %.1f GB/s streamed,"
+        "\nagainst %.1f GB/s read by `bench memory`'s loop in the same minutes: %.1f %% (runs:",
+        t["test"].get<std::string>().c_str(), wb / 1e6, tps, wb * tps / 1e9, r["read_gb_per_s_median"].get<double>(),
+        100 * r["fraction_median"].get<double>());
     for (double f : r["fraction"]) std::printf(" %.1f", 100 * f);
     std::printf(" %%)\n");
     if (r.contains("file_bytes"))
