@@ -33,13 +33,7 @@ class ThreadPool {
   /// a chunk must not change what it computes. Not reentrant.
   template <typename F>
   void parallel_chunks(int64_t n, int64_t chunk, const F& fn) {
-    if (n <= 0) return;
-    if (chunk < 1) chunk = 1;
-    if (workers_.empty() || n <= chunk) {
-      fn(int64_t(0), n, 0);
-      return;
-    }
-    dispatch(&invoke<F>, &fn, n, chunk, false);
+    run_job(n, chunk, fn, false);
   }
 
   /// As parallel_chunks, but guided (self-scheduling with shrinking chunks): each claim takes
@@ -47,13 +41,7 @@ class ThreadPool {
   /// last ones small, and the threads finish close together. Not reentrant.
   template <typename F>
   void parallel_guided(int64_t n, int64_t min_chunk, const F& fn) {
-    if (n <= 0) return;
-    if (min_chunk < 1) min_chunk = 1;
-    if (workers_.empty() || n <= min_chunk) {
-      fn(int64_t(0), n, 0);
-      return;
-    }
-    dispatch(&invoke<F>, &fn, n, min_chunk, true);
+    run_job(n, min_chunk, fn, true);
   }
 
   /// Splits [0, n) into at most num_threads() contiguous ranges, each at least `grain` long, and
@@ -68,6 +56,18 @@ class ThreadPool {
 
  private:
   using Fn = void (*)(const void*, int64_t, int64_t, int);
+  // Both job kinds: nothing for n <= 0; one call on this thread when there are no workers or a
+  // single chunk covers [0, n); else a dispatched job.
+  template <typename F>
+  void run_job(int64_t n, int64_t chunk, const F& fn, bool guided) {
+    if (n <= 0) return;
+    if (chunk < 1) chunk = 1;
+    if (workers_.empty() || n <= chunk) {
+      fn(int64_t(0), n, 0);
+      return;
+    }
+    dispatch(&invoke<F>, &fn, n, chunk, guided);
+  }
   template <typename F>
   static void invoke(const void* f, int64_t b, int64_t e, int thread) {
     (*static_cast<const F*>(f))(b, e, thread);
