@@ -39,6 +39,11 @@ constexpr bool is_k_quant(kernels::DType t) {
   return t == kernels::DType::kQ4_K || t == kernels::DType::kQ5_K || t == kernels::DType::kQ6_K;
 }
 
+/// The 5-bit types (N4 plus H5 in a panel).
+constexpr bool is_5bit(kernels::DType t) {
+  return t == kernels::DType::kQ5_0 || t == kernels::DType::kQ5_1 || t == kernels::DType::kQ5_K;
+}
+
 /// Quant bytes of one 32-group of a panel.
 constexpr int quant_group_bytes(kernels::DType t) {
   using kernels::DType;

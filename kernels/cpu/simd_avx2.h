@@ -178,6 +178,28 @@ struct QOps {
     const __m256i x = _mm256_set1_epi32(x4);
     return {dot8(acc.lo, w.lo, x), dot8(acc.hi, w.hi, x)};
   }
+  /// Whether quant_impl.inc may add vpmaddubsw's int16 pair sums of several words (QH, dot16,
+  /// add16) before one vpmaddwd widens them (widen_add): a run of n words is exact while
+  /// n * 2 * max(w) * 127 <= 32767 (the caller bounds n), and saves a vpmaddwd and turns a
+  /// vpaddd into a vpaddw per word.
+  static constexpr bool kI16Sums = true;
+  struct QH {
+    __m256i lo, hi;
+  };
+  /// Per int16 lane: w[2i] * x[2i] + w[2i+1] * x[2i+1] (w unsigned bytes, x the signed bytes of x4).
+  PC_TARGET_AVX2 static inline QH dot16(QB w, int32_t x4) {
+    const __m256i x = _mm256_set1_epi32(x4);
+    return {_mm256_maddubs_epi16(w.lo, x), _mm256_maddubs_epi16(w.hi, x)};
+  }
+  PC_TARGET_AVX2 static inline QH add16(QH a, QH b) {
+    return {_mm256_add_epi16(a.lo, b.lo), _mm256_add_epi16(a.hi, b.hi)};
+  }
+  /// acc + the int16 pairs of h summed into their int32 lane.
+  PC_TARGET_AVX2 static inline QI widen_add(QI acc, QH h) {
+    const __m256i one = _mm256_set1_epi16(1);
+    return {_mm256_add_epi32(acc.lo, _mm256_madd_epi16(h.lo, one)),
+            _mm256_add_epi32(acc.hi, _mm256_madd_epi16(h.hi, one))};
+  }
   PC_TARGET_AVX2 static inline QB prep_s8(QB w) { return w; }
   PC_TARGET_AVX2 static inline QI dot_s(QI acc, QB w, int32_t x4) {
     const __m256i x = _mm256_set1_epi32(x4);

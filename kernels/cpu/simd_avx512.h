@@ -139,6 +139,8 @@ struct QOps {
   PC_TARGET_AVX512 static inline QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
   /// vpmaddubsw saturates int16 pairs: bytes must stay below 128 (see simd_scalar.h).
   static constexpr bool kHiInPlace = false;
+  /// No int16 stage (see simd_avx2.h): quant_impl.inc sums words with dot_u.
+  static constexpr bool kI16Sums = false;
   PC_TARGET_AVX512 static inline QI sra4(QI a) { return {_mm512_srai_epi32(a.v, 4)}; }
   PC_TARGET_AVX512 static inline QI izero() { return {_mm512_setzero_si512()}; }
   PC_TARGET_AVX512 static inline QI dot_u(QI acc, QB w, int32_t x4) {

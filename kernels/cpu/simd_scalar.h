@@ -196,6 +196,8 @@ struct QOps {
   /// Whether dot_u is exact for bytes above 127 (no int16 saturation): then quant_impl.inc keeps
   /// 4-bit types' high nibbles in place and divides their sum by 16 with sra4.
   static constexpr bool kHiInPlace = true;
+  /// No int16 stage (see simd_avx2.h): quant_impl.inc sums words with dot_u.
+  static constexpr bool kI16Sums = false;
   /// Arithmetic shift right by 4 of each lane (exact on multiples of 16).
   static QI sra4(QI a) {
     for (auto& x : a.v) x >>= 4;

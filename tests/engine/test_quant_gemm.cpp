@@ -43,14 +43,14 @@ void putHalf(uint8_t* p, float v) {
   p[1] = uint8_t(h >> 8);
 }
 
-// n rows of k values of type t: random quants and scale bytes, the f16 scales set to finite
-// values of a plausible size (mins of either sign).
-std::vector<uint8_t> randomRows(DType t, int n, int k, std::mt19937& rng) {
+// n rows of k values of type t: random quants and scale bytes (or every byte `fill`), the f16
+// scales set to finite values of a plausible size (mins of either sign).
+std::vector<uint8_t> randomRows(DType t, int n, int k, std::mt19937& rng, int fill = -1) {
   const size_t rb = kernels::dtype_row_bytes(t, k);
   std::vector<uint8_t> m(rb * n);
   std::uniform_int_distribution<int> byte(0, 255);
   std::uniform_real_distribution<float> scale(0.002f, 0.05f), sgn(-1.0f, 1.0f);
-  for (auto& b : m) b = uint8_t(byte(rng));
+  for (auto& b : m) b = uint8_t(fill >= 0 ? fill : byte(rng));
   const int be = kernels::dtype_block_bytes(t);
   for (size_t off = 0; off < m.size(); off += be) {
     uint8_t* b = m.data() + off;
@@ -301,6 +301,44 @@ class TestQuantGemm : public QObject {
           for (int row : {0, 7, 20, 32}) {
             const auto one = runLinear(*be, *pw, x.data() + size_t(row) * k, 1);
             QVERIFY2(sameBits(one.data(), ref.data() + size_t(row) * n, n), qPrintable(what(isa, t, n, k, 1)));
+          }
+        }
+      }
+  }
+
+  // The integer sums at their bounds: every quant at its largest magnitude (bytes 0xFF: 15, 31 or
+  // 63; Q8_0 0x80 = -128 and 0x7F) against activations all +127 or all -127, where every
+  // vpmaddubsw pair and every int16 run of the maddubs levels is at its largest (simd_avx2.h,
+  // quant_impl.inc's i16_group_sums): a run one word too long would wrap and differ here.
+  void extremeQuantsMatchReferenceBitwise() {
+    const int k = 512, n = 37, T = 5;
+    std::vector<float> x(size_t(T) * k);
+    for (int i = 0; i < k; ++i) {
+      x[i] = 1.0f;                                  // all q = 127
+      x[size_t(k) + i] = -1.0f;                     // all -127
+      x[size_t(2) * k + i] = i % 2 ? 1.0f : -1.0f;  // alternating
+      x[size_t(3) * k + i] = i % 64 < 32 ? 3.0f : -3.0f;
+      x[size_t(4) * k + i] = i < k / 2 ? 1.0f : 0.0f;
+    }
+    const QuantX qx = quantizeX(x, T, k);
+    QCOMPARE(int(qx.q[0]), 127);
+    QCOMPARE(int(qx.q[k]), -127);
+    for (DType t : kQuantTypes)
+      for (int fill : {0xFF, 0x80, 0x7F}) {
+        if (fill != 0xFF && t != DType::kQ8_0) continue;
+        const auto w = randomRows(t, n, k, rng_, fill);
+        const auto ref = reference(t, w, n, k, qx, T);
+        const WeightPart part{w.data(), n, t, t};
+        for (cpu::Isa isa : supportedIsas()) {
+          auto be = cpu::make_cpu_backend(2, isa);
+          auto pw = be->pack_weights({&part, 1}, k);
+          for (int TT : {1, T}) {
+            const auto out = runLinear(*be, *pw, x.data(), TT);
+            QVERIFY2(sameBits(out.data(), ref.data(), out.size()),
+                     qPrintable(what(isa, t, n, k, TT) + QString(" fill 0x%1: out[0] = %2, reference %3")
+                                                             .arg(fill, 0, 16)
+                                                             .arg(out[0], 0, 'g', 9)
+                                                             .arg(ref[0], 0, 'g', 9)));
           }
         }
       }
