@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 #include "cli/bench_common.h"
@@ -105,7 +107,28 @@ int run_device(const MemoryBenchOptions& o) {
   return 0;
 }
 
+// The buffer size, checked before anything is allocated: a number (CLI::Range lets NaN through),
+// and for the CPU no more than this machine's memory (a larger one failed with std::bad_alloc).
+bool size_ok(const MemoryBenchOptions& o) {
+  if (!std::isfinite(o.size_mb) || o.size_mb < 1.0) {
+    std::cerr << "pagedchat-cli: bench memory: --size-mb must be a number of MB from 1 to 1000000\n";
+    return false;
+  }
+  double ram_mb = 0.0;  // unknown: not checked
+#if defined(__linux__)
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) ram_mb = double(pages) * double(page) / 1e6;
+#endif
+  if (o.device == "cpu" && ram_mb > 0 && o.size_mb > ram_mb) {
+    std::cerr << "pagedchat-cli: bench memory: --size-mb " << o.size_mb << " is more than this machine's memory ("
+              << std::llround(ram_mb) << " MB)\n";
+    return false;
+  }
+  return true;
+}
+
 int run(const MemoryBenchOptions& o) {
+  if (!size_ok(o)) return 2;
   if (o.device != "cpu") return run_device(o);
   const std::size_t words = std::max<std::size_t>(1024, std::size_t(o.size_mb * 1e6) / sizeof(uint64_t));
   const ReadBuffer buf(words * sizeof(uint64_t));

@@ -1,5 +1,6 @@
 #include "kernels/cpu/cpu_features.h"
 
+#include <strings.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -55,7 +56,7 @@ Isa default_isa() {
     const char* env = std::getenv("PAGEDCHAT_CPU_ISA");
     if (!env || !*env) return preferred;
     for (Isa i : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kAvx512Vnni, Isa::kAvx512Bf16})
-      if (std::strcmp(env, isa_name(i)) == 0) {
+      if (strcasecmp(env, isa_name(i)) == 0) {  // AVX2 as avx2
         if (int(i) <= int(best)) return i;
         std::fprintf(stderr, "pagedchat: warning: PAGEDCHAT_CPU_ISA=%s is not supported by this CPU; using %s\n", env,
                      isa_name(preferred));

@@ -29,8 +29,8 @@ Isa detect_isa();
 
 /// The level backends use: $PAGEDCHAT_CPU_ISA when it names a level this CPU supports (so tests
 /// and benchmarks can exercise the fallbacks on a machine that has everything, or opt into
-/// vdpbf16ps), else detect_isa() capped at kAvx512Vnni (see above). An unknown or unsupported value
-/// is ignored with a warning on stderr.
+/// vdpbf16ps), else detect_isa() capped at kAvx512Vnni (see above). The name is matched without
+/// regard to case (AVX2 = avx2). An unknown or unsupported value is ignored with a warning on stderr.
 Isa default_isa();
 
 /// Whether `isa` can run here (false for a level above detect_isa()).

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <map>
+#include <utility>
 
 namespace {
 
@@ -131,6 +132,33 @@ class TestCliBench : public QObject {
     QVERIFY(positiveFinite(j["read_gb_per_s"]));
     QVERIFY(j["read_gb_per_s"].toDouble() >= j["read_gb_per_s_median"].toDouble());
     QVERIFY(runCli({"bench", "memory", "--threads", "0"}).exit_code != 0);
+    // A size that is no number, or more than the machine has: a clear message, not std::bad_alloc.
+    for (const char* size : {"nan", "1000000"}) {
+      const CliRun bad = runCli({"bench", "memory", "--size-mb", size});
+      QVERIFY(bad.exit_code > 0);
+      QVERIFY2(bad.err.contains("--size-mb") && !bad.err.contains("bad_alloc"), bad.err.constData());
+    }
+  }
+
+  // $PAGEDCHAT_CPU_ISA is matched without regard to case; an unknown name is named in a warning.
+  void cpuIsaEnvironment() {
+    auto run = [](const QByteArray& isa) {
+      QProcess p;
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert("PAGEDCHAT_CPU_ISA", QString::fromLatin1(isa));
+      p.setProcessEnvironment(env);
+      p.start(QStringLiteral(PAGEDCHAT_CLI),
+              QStringList{"bench", "latency", "--input-len", "4", "--output-len", "2", "--num-iters", "1"} + kModel);
+      p.waitForFinished(240000);
+      return std::make_pair(p.exitCode(), p.readAllStandardError() + p.readAllStandardOutput());
+    };
+    const auto upper = run("SCALAR");
+    QCOMPARE(upper.first, 0);
+    QVERIFY2(!upper.second.contains("PAGEDCHAT_CPU_ISA"), upper.second.constData());
+    QVERIFY2(upper.second.contains("cpu scalar"), upper.second.constData());
+    const auto unknown = run("avx9000");
+    QCOMPARE(unknown.first, 0);
+    QVERIFY2(unknown.second.contains("PAGEDCHAT_CPU_ISA=avx9000 is not one of"), unknown.second.constData());
   }
 
   void badKvCacheDtype() {
