@@ -71,9 +71,19 @@ int run_generate(GenerateOptions& opt) {
   std::vector<RequestOutput> results(opt.prompts.size());
   std::map<std::string, size_t> index;
   const bool many = opt.prompts.size() > 1;
+  // Without --max-tokens the default (256, or generation_config.json's) is at most the context the
+  // prompt leaves, as vLLM's server does: a prompt that fits is not refused for a number the user
+  // never asked for. A --max-tokens that does not fit is still an error.
+  const bool max_tokens_given = opt.given.given().max_tokens;
   auto submit = [&](size_t i) {
     const std::string id = std::to_string(i);
-    engine.add_request(id, opt.prompts[i], opt.sampling, RequestOptions{opt.priority, {}});
+    SamplingParams params = opt.sampling;
+    if (!max_tokens_given && engine.has_tokenizer()) {
+      const int prompt_len = int(engine.tokenizer().encode(opt.prompts[i], engine.model_config().add_bos).size());
+      const int room = engine.engine_config().max_model_len - prompt_len;
+      if (room > 0) params.max_tokens = std::min(params.max_tokens, room);
+    }
+    engine.add_request(id, opt.prompts[i], params, RequestOptions{opt.priority, {}});
     index[id] = i;
   };
   auto drain = [&] {

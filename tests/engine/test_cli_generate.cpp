@@ -126,6 +126,31 @@ class TestCliGenerate : public QObject {
     QVERIFY2(r.err.contains("kv-cache-dtype") && r.err.contains("float16"), r.err.constData());
   }
 
+  // Without --max-tokens, a prompt that fits the context is not refused for the default 256: it
+  // generates up to the end of the context (finish reason length). An explicit --max-tokens
+  // that does not fit is still refused.
+  void defaultMaxTokensFitsTheContext() {
+    QString prompt;
+    for (int i = 0; i < 40; ++i) prompt += QStringLiteral("Once upon a time ");
+    const Run r = cli(base() << "--prompt" << prompt << "--max-model-len"
+                             << "300"
+                             << "--ignore-eos"
+                             << "--json");
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QJsonObject first = QJsonDocument::fromJson(r.out).array()[0].toObject();
+    const int promptLen = int(first["prompt_token_ids"].toArray().size());
+    QVERIFY2(promptLen > 300 - 256 && promptLen < 300, qPrintable(QString::number(promptLen)));
+    const QJsonObject c = first["outputs"].toArray()[0].toObject();
+    QCOMPARE(c["finish_reason"].toString(), QString("length"));
+    QCOMPARE(int(c["token_ids"].toArray().size()), 300 - promptLen);
+    const Run explicitMax = cli(base() << "--prompt" << prompt << "--max-model-len"
+                                       << "300"
+                                       << "--max-tokens"
+                                       << "256");
+    QVERIFY(explicitMax.exitCode != 0);
+    QVERIFY2(explicitMax.err.contains("max_model_len"), explicitMax.err.constData());
+  }
+
   // Every --kv-cache-dtype runs; float32 (run.c's K/V) and the default bfloat16 cache start the
   // same story on stories260K.
   void kvCacheDtypes() {
