@@ -249,8 +249,10 @@ int run_llama(LlamaOptions& opt) {
   std::string backend = engine.backend_name();
   backend = backend.substr(0, backend.find(','));
   const double mib = double(engine.packed_weight_bytes()) / (1 << 20);
-  std::printf("| model | size | params | backend | threads | test | t/s |\n");
-  std::printf("| --- | ---: | ---: | --- | ---: | ---: | ---: |\n");
+  if (!tests.empty()) {  // -p 0 -n 0: only the batched table
+    std::printf("| model | size | params | backend | threads | test | t/s |\n");
+    std::printf("| --- | ---: | ---: | --- | ---: | ---: | ---: |\n");
+  }
   for (const auto& t : tests)
     std::printf("| %s | %.2f MiB | %.2f M | %s | %d | %s | %.2f ± %.2f |\n", model.c_str(), mib, params / 1e6,
                 backend.c_str(), engine.engine_config().num_threads, t["test"].get<std::string>().c_str(),

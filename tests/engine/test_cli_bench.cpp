@@ -280,6 +280,15 @@ class TestCliBench : public QObject {
     QVERIFY(positiveFinite(e["packed_weight_bytes"]) && positiveFinite(e["peak_rss_bytes"]));
   }
 
+  // Only the batched test (-p 0 -n 0): its table alone, no empty pp/tg table.
+  void llamaBatchedOnly() {
+    const CliRun r = runCli({"bench", "llama", "--model", "random:stories260K", "--threads", "2", "-p", "0", "-n", "0",
+                             "--npp", "8", "--ntg", "4", "--npl", "2", "-r", "1"});
+    QCOMPARE(r.exit_code, 0);
+    QVERIFY2(!r.out.contains("| model | size"), r.out.constData());
+    QVERIFY2(r.out.contains("|    PP |") || r.out.contains("| PP"), r.out.constData());
+  }
+
   void badDtype() {
     const CliRun r = runCli(QStringList{"bench", "latency", "--dtype", "int8"} + kModel);
     QVERIFY(r.exit_code != 0);
