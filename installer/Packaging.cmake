@@ -116,6 +116,11 @@ if(UNIX AND NOT APPLE)
   endif()
 endif()
 
+# The licence and the third-party notices, in every package (Debian: /usr/share/doc/pagedchat/).
+install(FILES "${CMAKE_SOURCE_DIR}/LICENSE" "${CMAKE_SOURCE_DIR}/THIRD_PARTY_NOTICES"
+        DESTINATION "${CMAKE_INSTALL_DATADIR}/doc/pagedchat")
+set(CPACK_RESOURCE_FILE_LICENSE "${CMAKE_SOURCE_DIR}/LICENSE")
+
 # ---------------------------------------------------------------------------------------------
 # Windows and macOS: Qt deployment next to / inside the executable
 # ---------------------------------------------------------------------------------------------

@@ -22,8 +22,8 @@ PACKAGES=(
   qtkeychain-qt6-dev
   # qmllint's type information for QtQml's own types (Timer, Binding, Connections, ListModel)
   qml6-module-qtqml qml6-module-qtqml-models
-  # scripts/test.sh's ASan/UBSan and libFuzzer build (clang; the TSan build uses g++)
-  clang libclang-rt-14-dev
+  # scripts/test.sh's ASan/UBSan and libFuzzer build (clang; the TSan build uses g++); lld links
+  clang libclang-rt-14-dev lld
   libsqlite3-dev libgl1-mesa-dri fonts-noto-cjk fonts-dejavu-core
   # screenshots test (tests/app/test_screenshots): a virtual X server with OpenGL (Mesa)
   xvfb xauth

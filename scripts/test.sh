@@ -11,13 +11,18 @@
 #               parser (PAGEDCHAT_FUZZ), each run for a bounded time from seeds of the real files
 #   build-tsan  g++, ThreadSanitizer: only the engine's threaded parts' tests (thread pool,
 #               AsyncLLM, the server); tests/tsan.supp for Qt's uninstrumented internals
-# CI runs exactly this (.ci/run). Ninja, one build folder per phase; ccache when installed.
+# CI runs exactly this (.ci/run). Ninja, one build folder per phase; ccache when installed; lld
+# links when installed; libraries and programs are unity-built (PAGEDCHAT_UNITY_BUILD). At the end:
+# each phase's time and the 10 slowest compile steps (docs/building.md has the figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs="$(nproc)"
 common=(-G Ninja -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)
 command -v ccache >/dev/null && common+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# lld links the ~60 test programs about 3x faster than ld.bfd (g++ and clang both take it).
+linker=()
+command -v ld.lld >/dev/null && linker=(-fuse-ld=lld)
 
 phases=()
 phase() {  # phase NAME COMMAND...: runs and times one step
@@ -27,7 +32,21 @@ phase() {  # phase NAME COMMAND...: runs and times one step
   "$@"
   phases+=("$(printf '%-26s %4d s' "$name" $((SECONDS - start)))")
 }
-summary() { printf 'test.sh phases:\n'; printf '  %s\n' "${phases[@]}"; printf '  %-26s %4d s\n' total "$SECONDS"; }
+# The slowest compile steps of every build folder (.ninja_log: start and end in ms, output).
+slowest_steps() {
+  local logs=()
+  for d in build build-san build-tsan; do [ -f "$d/.ninja_log" ] && logs+=("$d/.ninja_log"); done
+  [ ${#logs[@]} -gt 0 ] || return 0
+  printf 'slowest compile steps:\n'
+  awk 'FNR > 1 && $4 ~ /\.o$/ { split(FILENAME, p, "/"); printf "  %6.1f s  %s: %s\n", ($2 - $1) / 1000, p[1], $4 }' \
+    "${logs[@]}" | sort -rn | head -10
+}
+summary() {
+  printf 'test.sh phases:\n'
+  printf '  %s\n' "${phases[@]}"
+  printf '  %-26s %4d s\n' total "$SECONDS"
+  slowest_steps
+}
 trap summary EXIT
 # A folder configured before with another generator (Makefiles) is started afresh.
 configure() {
@@ -50,7 +69,7 @@ extra=()
 [ "${CI:-}" = "true" ] && extra+=(-DCMAKE_CUDA_ARCHITECTURES=90)
 # -g1 (line tables, enough for backtraces) instead of -g: a third less compile time per file.
 phase "build: configure" configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGEDCHAT_WERROR=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" "${extra[@]}"
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_EXE_LINKER_FLAGS="${linker[*]}" "${extra[@]}"
 phase "build: compile" cmake --build build -j"$jobs"
 # qmllint over the QML module (README, "Tests and the bug net"): any warning fails. Qt 6.4's
 # qmllint exits non-zero on a warning; the output is also searched for one, so that a qmllint
@@ -90,12 +109,14 @@ phase "build: ctest" ctest --test-dir build --output-on-failure -j"$jobs"
 
 # --- 2. ASan + UBSan, and libFuzzer, clang ----------------------------------------------------
 # Debug with -O1 -g1 (line tables for the reports): the per-ISA kernel files are not built at -O3
-# (kernels/CMakeLists.txt). The fuzz targets link this same instrumented engine. clang's warnings
+# (kernels/CMakeLists.txt), nor with their forced unrolls (PAGEDCHAT_FORCED_UNROLL=OFF: clang
+# took 450-530 s for each of the AVX2 and AVX-512 files with them, 46 s without; the same bits).
+# The fuzz targets link this same instrumented engine. clang's warnings
 # are shown, not errors, until a whole clang build has been seen clean (g++'s are errors above).
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 phase "san: configure" configure build-san -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=clang++ \
   -DPAGEDCHAT_BUILD_APP=OFF -DPAGEDCHAT_ENABLE_CUDA=OFF -DPAGEDCHAT_WERROR=OFF -DPAGEDCHAT_FUZZ=ON \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1 $san" -DCMAKE_EXE_LINKER_FLAGS="$san"
+  -DPAGEDCHAT_FORCED_UNROLL=OFF -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1 $san" -DCMAKE_EXE_LINKER_FLAGS="$san ${linker[*]}"
 phase "san: compile" cmake --build build-san -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -112,7 +133,8 @@ unset ASAN_OPTIONS UBSAN_OPTIONS
 tsan_tests=(test_thread_pool test_async_llm test_server)
 phase "tsan: configure" configure build-tsan -DCMAKE_BUILD_TYPE=Debug -DPAGEDCHAT_BUILD_APP=OFF \
   -DPAGEDCHAT_ENABLE_CUDA=OFF -DPAGEDCHAT_WERROR=ON -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1 -fsanitize=thread" \
-  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" -DPAGEDCHAT_ISA_KERNEL_OPTIONS="-fno-sanitize=thread;-O1"
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread ${linker[*]}" -DPAGEDCHAT_ISA_KERNEL_OPTIONS="-fno-sanitize=thread;-O1" \
+  -DPAGEDCHAT_FORCED_UNROLL=OFF
 phase "tsan: compile" cmake --build build-tsan -j"$jobs" --target "${tsan_tests[@]}"
 # QTEST_DISABLE_STACK_DUMP: QtTest's crash handler forks a debugger, which deadlocks inside
 # ThreadSanitizer's runtime after a report (the test would hang until its CTest timeout).

@@ -1,3 +1,4 @@
+// Follows the design of vLLM v1's BlockPool (Apache-2.0; THIRD_PARTY_NOTICES).
 #include "engine/core/block_pool.h"
 
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// Follows the design of vLLM v1's KVCacheManager (Apache-2.0; THIRD_PARTY_NOTICES).
 #include "engine/core/kv_cache_manager.h"
 
 #include <algorithm>

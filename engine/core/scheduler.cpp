@@ -1,3 +1,4 @@
+// Follows the algorithm and step order of vLLM v1's Scheduler.schedule (Apache-2.0; THIRD_PARTY_NOTICES).
 #include "engine/core/scheduler.h"
 
 #include <algorithm>

@@ -12,8 +12,8 @@
 namespace pagedchat {
 
 namespace {
-constexpr std::size_t kContext = 4;      // ids of left context kept
-constexpr std::size_t kMaxContext = 64;  // kept longer only while the context decodes to nothing
+constexpr std::size_t kContext = 4;            // ids of left context kept
+constexpr std::size_t kMaxContextTokens = 64;  // kept longer only while the context decodes to nothing
 }  // namespace
 
 IncrementalDetokenizer::IncrementalDetokenizer(const Tokenizer& tokenizer, const std::vector<int>& prompt_ids)
@@ -36,7 +36,7 @@ std::string IncrementalDetokenizer::add_token(int id) {
   // visible piece would lose its leading space as if it began the text.
   if (context_.size() > kContext) {
     const std::vector<int> tail(context_.end() - std::ptrdiff_t(kContext), context_.end());
-    if (context_.size() > kMaxContext || !tokenizer_.decode_bytes(tail).empty()) context_ = tail;
+    if (context_.size() > kMaxContextTokens || !tokenizer_.decode_bytes(tail).empty()) context_ = tail;
   }
   const std::size_t n = utf8::stable_prefix(pending_);
   if (n == 0) return {};

@@ -16,7 +16,7 @@ namespace pagedchat::cpu {
 namespace isa_avx2 {
 namespace {
 #define PC_TARGET PC_TARGET_AVX2
-#define PC_UNROLL _Pragma("GCC unroll 16")
+#define PC_UNROLL PC_FORCED_UNROLL
 // 16 ymm registers: 6 rows x 1 panel (2 registers each) = 12 accumulators.
 constexpr int kGemmMR = 6, kGemmNV = 1, kBf16MR = 4, kBf16NV = 1;
 constexpr int kQuantMaxRows = 4;

@@ -16,7 +16,7 @@ namespace pagedchat::cpu {
 namespace isa_avx512 {
 namespace {
 #define PC_TARGET PC_TARGET_AVX512
-#define PC_UNROLL _Pragma("GCC unroll 16")
+#define PC_UNROLL PC_FORCED_UNROLL
 // 32 zmm registers: 6 rows x 4 panels = 24 accumulators + 4 weight vectors + 1 broadcast. The
 // emulated BF16 tile needs two weight vectors per panel: 4 x 4. For 7-16 rows, one tile of all
 // rows with up to 24 (F32) or 16 (BF16) accumulators.

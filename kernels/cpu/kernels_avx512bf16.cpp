@@ -19,7 +19,7 @@ namespace isa_avx512bf16 {
 namespace {
 using V = isa_avx512::V;
 #define PC_TARGET PC_TARGET_AVX512BF16
-#define PC_UNROLL _Pragma("GCC unroll 16")
+#define PC_UNROLL PC_FORCED_UNROLL
 constexpr int kGemmMR = 6, kGemmNV = 4, kBf16MR = 4, kBf16NV = 4;
 constexpr int kGemmSmallAcc = 24, kBf16SmallAcc = 16;
 #include "kernels/cpu/gemm_impl.inc"

@@ -22,7 +22,7 @@ using QB = isa_avx512::QB;
 using QI = isa_avx512::QI;
 using Q = isa_avx512::QOpsVnni;
 #define PC_TARGET PC_TARGET_AVX512VNNI
-#define PC_UNROLL _Pragma("GCC unroll 16")
+#define PC_UNROLL PC_FORCED_UNROLL
 constexpr int kQuantMaxRows = 8;
 constexpr int kQuantPanels = 4;
 #include "kernels/cpu/quant_impl.inc"

@@ -1,8 +1,8 @@
 // Storage types of weight matrices, as model files hold them, and their scalar (reference)
-// conversion to float32. Layouts and names are ggml's (ggml-common.h: block_q4_0, block_q4_1,
-// block_q5_0, block_q5_1, block_q8_0 with QK = 32; block_q4_K, block_q5_K, block_q6_K with
-// QK_K = 256; ggml-quants.c's dequantize_row_* for the formulas). A row of n values of a block type
-// is n / block_elems blocks stored back to back; multi-byte fields are little-endian.
+// conversion to float32. The block formats are GGUF's, named as ggml names them (block_q4_0,
+// block_q4_1, block_q5_0, block_q5_1, block_q8_0 of 32 values; block_q4_K, block_q5_K, block_q6_K
+// of 256); their bit layouts are described and read in block_decode.h. A row of n values of a
+// block type is n / block_elems blocks stored back to back; multi-byte fields are little-endian.
 #pragma once
 
 #include <cstddef>
@@ -41,8 +41,9 @@ uint16_t float_to_bf16(float x);
 float bf16_to_float(uint16_t b);
 
 /// Converts n values of type t at src (dtype_row_bytes(t, n) bytes, any alignment) to float32 at
-/// dst, with ggml's formulas (the same float operations as ggml-quants.c's dequantize_row_*).
-/// n must be a multiple of the block size (std::invalid_argument).
+/// dst: the values llama.cpp's reader gives, bit for bit (tests/engine/test_dequant_llamacpp.cpp
+/// checks every type against llama.cpp's own output). n must be a multiple of the block size
+/// (std::invalid_argument).
 void dequantize_row(DType t, const void* src, float* dst, int64_t n);
 
 /// The values a row of n elements of `from` holds once stored as `to` (F32, F16 or BF16: the

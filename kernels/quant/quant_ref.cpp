@@ -5,16 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "kernels/quant/block_fields.h"
-
 namespace pagedchat::kernels {
-namespace {
-
-using block_fields::scale_min_k4;
-using block_fields::u16;
-using block_fields::u32;
-
-}  // namespace
 
 void quantize_activation_row(const float* x, int k, int8_t* q, QuantActGroup* g) {
   for (int b = 0; b < k / 32; ++b) {
@@ -34,82 +25,6 @@ void quantize_activation_row(const float* x, int k, int8_t* q, QuantActGroup* g)
     g[b].sum_lo = sum_lo;
     g[b].ds = d * float(sum);
   }
-}
-
-void decode_block(DType t, const uint8_t* b, DecodedBlock& o) {
-  o.groups = dtype_block_elems(t) / 32;
-  switch (t) {
-    case DType::kQ4_0:
-    case DType::kQ4_1: {
-      const bool one = t == DType::kQ4_1;
-      o.d = u16(b);
-      o.m = one ? u16(b + 2) : 0;
-      const uint8_t* qs = b + (one ? 4 : 2);
-      for (int j = 0; j < 16; ++j) {
-        o.q[j] = int16_t(qs[j] & 0xF);
-        o.q[j + 16] = int16_t(qs[j] >> 4);
-      }
-      return;
-    }
-    case DType::kQ5_0:
-    case DType::kQ5_1: {
-      const bool one = t == DType::kQ5_1;
-      o.d = u16(b);
-      o.m = one ? u16(b + 2) : 0;
-      const uint32_t qh = u32(b + (one ? 4 : 2));
-      const uint8_t* qs = b + (one ? 8 : 6);
-      for (int j = 0; j < 16; ++j) {
-        o.q[j] = int16_t((qs[j] & 0xF) | ((qh >> j) & 1) << 4);
-        o.q[j + 16] = int16_t((qs[j] >> 4) | ((qh >> (j + 16)) & 1) << 4);
-      }
-      return;
-    }
-    case DType::kQ8_0:
-      o.d = u16(b);
-      for (int j = 0; j < 32; ++j) o.q[j] = int8_t(b[2 + j]);
-      return;
-    case DType::kQ4_K:
-    case DType::kQ5_K: {
-      const bool five = t == DType::kQ5_K;
-      o.d = u16(b);
-      o.m = u16(b + 2);
-      for (int j = 0; j < 8; ++j) scale_min_k4(j, b + 4, o.sc[j], o.mn[j]);
-      const uint8_t* qh = b + 16;
-      const uint8_t* ql = b + (five ? 48 : 16);
-      for (int i = 0; i < 4; ++i)  // 64 values per 32 bytes of ql: low nibbles, then high ones
-        for (int l = 0; l < 32; ++l) {
-          const uint8_t byte = ql[32 * i + l];
-          int lo = byte & 0xF, hi = byte >> 4;
-          if (five) {
-            lo |= ((qh[l] >> (2 * i)) & 1) << 4;
-            hi |= ((qh[l] >> (2 * i + 1)) & 1) << 4;
-          }
-          o.q[64 * i + l] = int16_t(lo);
-          o.q[64 * i + 32 + l] = int16_t(hi);
-        }
-      return;
-    }
-    case DType::kQ6_K: {
-      const uint8_t* ql = b;
-      const uint8_t* qh = b + 128;
-      for (int j = 0; j < 16; ++j) o.sc6[j] = int8_t(b[192 + j]);
-      o.d = u16(b + 208);
-      for (int n = 0; n < 2; ++n)
-        for (int l = 0; l < 32; ++l) {
-          const uint8_t* L = ql + 64 * n;
-          const uint8_t h = qh[32 * n + l];
-          int16_t* y = o.q + 128 * n;
-          y[l] = int16_t((L[l] & 0xF) | ((h >> 0) & 3) << 4);
-          y[l + 32] = int16_t((L[l + 32] & 0xF) | ((h >> 2) & 3) << 4);
-          y[l + 64] = int16_t((L[l] >> 4) | ((h >> 4) & 3) << 4);
-          y[l + 96] = int16_t((L[l + 32] >> 4) | ((h >> 6) & 3) << 4);
-        }
-      return;
-    }
-    default:
-      break;
-  }
-  throw std::invalid_argument(std::string("decode_block: ") + dtype_name(t) + " is not a block quantization");
 }
 
 float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantActGroup* xg, int k) {

@@ -48,6 +48,7 @@
 
 #include <cstdint>
 
+#include "kernels/quant/block_decode.h"
 #include "kernels/quant/dtype.h"
 
 namespace pagedchat::kernels {
@@ -62,20 +63,6 @@ struct QuantActGroup {
 
 /// Quantizes x[k] (k a multiple of 32) into q[k] and g[k / 32] as described above.
 void quantize_activation_row(const float* x, int k, int8_t* q, QuantActGroup* g);
-
-/// The integers and scales of one ggml block (32 values, or 256 for the K-quants), decoded.
-struct DecodedBlock {
-  int groups = 0;       ///< 32-groups in the block: 1 or 8
-  int16_t q[256];       ///< the integer quants (ranges above; Q8_0 signed)
-  uint16_t d = 0;       ///< f16 bits: d (Q*_0, Q*_1, K-quants)
-  uint16_t m = 0;       ///< f16 bits: m (Q4_1, Q5_1) or dmin (Q4_K, Q5_K)
-  uint8_t sc[8] = {};   ///< Q4_K / Q5_K: 6-bit scale of each 32-group
-  uint8_t mn[8] = {};   ///< Q4_K / Q5_K: 6-bit min of each 32-group
-  int8_t sc6[16] = {};  ///< Q6_K: scale of each 16 values
-};
-
-/// Decodes block `b` of quantized type t (not F32/F16/BF16).
-void decode_block(DType t, const uint8_t* b, DecodedBlock& out);
 
 /// One output of the definition above: the row `w` (k values of quantized type t, ggml format)
 /// against the quantized activation row (q, g).

@@ -1,5 +1,5 @@
-// What the chat-store fault tests share: another program's connection, a small disk, and the
-// words a user must never see.
+// What the chat-store fault tests share: another program's connection and the words a user must
+// never see (the disk faults: sqlite_faults.h).
 #pragma once
 
 #include <QByteArray>
@@ -7,8 +7,6 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QString>
-
-#include <sys/mount.h>
 
 namespace storefault {
 
@@ -40,29 +38,5 @@ inline bool looksLikeSql(const QString& text) {
     if (text.contains(QLatin1String(word))) return true;
   return false;
 }
-
-/// A tmpfs of `bytes` mounted on `dir` (root in a mount-capable environment), unmounted on exit.
-class SmallDisk {
- public:
-  SmallDisk(const QString& dir, qint64 bytes) : dir_(dir) {
-    const QByteArray options = "size=" + QByteArray::number(bytes);
-    mounted_ = ::mount("tmpfs", QFile::encodeName(dir).constData(), "tmpfs", 0, options.constData()) == 0;
-  }
-  ~SmallDisk() {
-    if (mounted_) ::umount2(QFile::encodeName(dir_).constData(), MNT_DETACH);
-  }
-  bool mounted() const { return mounted_; }
-  /// Makes the disk read-only or writable again; false when the system refuses (files open for
-  /// writing on a switch to read-only: EBUSY).
-  bool remount(bool readOnly) {
-    unsigned long flags = MS_REMOUNT;
-    if (readOnly) flags |= MS_RDONLY;
-    return mounted_ && ::mount("tmpfs", QFile::encodeName(dir_).constData(), "tmpfs", flags, nullptr) == 0;
-  }
-
- private:
-  QString dir_;
-  bool mounted_ = false;
-};
 
 }  // namespace storefault

@@ -1,6 +1,7 @@
 // The chat database failing under a running app: locked by another connection, on a full disk
-// (a small tmpfs when this process may mount one, else RLIMIT_FSIZE: writes fail with EFBIG),
-// damaged (a read-only disk or file: test_store_read_only.cpp).
+// (FaultyDisk: SQLite's writes that grow a file get ENOSPC, sqlite_faults.h; and RLIMIT_FSIZE:
+// every write past a file's first byte fails with EFBIG), on a failing disk (EIO), damaged (a
+// read-only disk or file: test_store_read_only.cpp).
 // Each time: a plain-language message in the window's banner (never SQL) with the technical
 // detail apart, Retry, nothing the user wrote or the model streamed lost, no crash. Also: the
 // engine's load warnings reach the banner.
@@ -23,7 +24,6 @@
 #include <memory>
 
 #include <sqlite3.h>
-#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -38,6 +38,7 @@
 #include "app/pane_list_model.h"
 #include "app/store_health.h"
 #include "app_test_util.h"
+#include "sqlite_faults.h"
 #include "store_fault_util.h"
 #include "test_paths.h"
 
@@ -61,19 +62,6 @@ struct WorkerGate {
   QSemaphore gate;
   bool opened = false;
 };
-
-/// Fills the file system of `dir` with one file until it is full; returns its path.
-QString fillDisk(const QString& dir) {
-  const QString path = QDir(dir).filePath(QStringLiteral("filler"));
-  QFile f(path);
-  if (!f.open(QIODevice::WriteOnly)) return path;
-  const QByteArray chunk(64 * 1024, 'x');
-  while (f.write(chunk) == chunk.size()) {
-  }
-  f.write(QByteArray(512, 'x'));
-  f.flush();  // whatever fits
-  return path;
-}
 
 /// RLIMIT_FSIZE of this process set to 1 byte while alive (every write past the first byte of a
 /// regular file fails with EFBIG, as on a full disk), with SIGXFSZ ignored.
@@ -105,8 +93,8 @@ class TestStoreFaults : public QObject {
 
  private slots:
   void lockedDatabaseKeepsEverything();
-  void fullDiskKeepsEverything_data();
-  void fullDiskKeepsEverything();
+  void diskFaultKeepsEverything_data();
+  void diskFaultKeepsEverything();
   void corruptDatabaseIsKeptAndReplaced_data();
   void corruptDatabaseIsKeptAndReplaced();
   void lockedAtStartTriesAgain();
@@ -200,34 +188,40 @@ void TestStoreFaults::lockedDatabaseKeepsEverything() {
       QStringLiteral("another program is using the chat history file"));
 }
 
-void TestStoreFaults::fullDiskKeepsEverything_data() {
-  QTest::addColumn<bool>("tmpfs");
-  QTest::newRow("full tmpfs") << true;
-  QTest::newRow("RLIMIT_FSIZE") << false;
+void TestStoreFaults::diskFaultKeepsEverything_data() {
+  QTest::addColumn<QString>("fault");
+  QTest::addColumn<QString>("reason");
+  QTest::newRow("full disk (ENOSPC)") << QStringLiteral("full") << QStringLiteral("the disk is full");
+  QTest::newRow("RLIMIT_FSIZE (EFBIG)") << QStringLiteral("fsize") << QString();
+  QTest::newRow("failing disk (EIO)") << QStringLiteral("eio") << QStringLiteral("the disk reported an error");
+  // SQLite answers a write refused with EROFS as an I/O error (only ENOSPC is "full").
+  QTest::newRow("turns read-only (EROFS)") << QStringLiteral("erofs") << QStringLiteral("the disk reported an error");
 }
 
-void TestStoreFaults::fullDiskKeepsEverything() {
+void TestStoreFaults::diskFaultKeepsEverything() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
-  QFETCH(bool, tmpfs);
+  QFETCH(QString, fault);
+  QFETCH(QString, reason);
   QTemporaryDir dir;
-  std::unique_ptr<SmallDisk> disk;
-  if (tmpfs) {
-    disk = std::make_unique<SmallDisk>(dir.path(), 4 << 20);
-    if (!disk->mounted()) QSKIP("this process may not mount a tmpfs; the RLIMIT_FSIZE row fails writes instead");
-  }
+  FaultyDisk disk(dir.path());
   AppController app(apptest::optionsFor(dir));
   app.start();
-  if (!tmpfs) {
-    // No mount: every write past a file's first byte fails with EFBIG, as on a full disk.
+  if (fault == QLatin1String("fsize")) {
     std::unique_ptr<NoFileGrowth> limit;
     streamThroughFault(
-        app, [&] { limit = std::make_unique<NoFileGrowth>(); }, [&] { limit.reset(); }, QString());
+        app, [&] { limit = std::make_unique<NoFileGrowth>(); }, [&] { limit.reset(); }, reason);
     return;
   }
-  QString filler;
+  const FaultyDisk::Mode mode = fault == QLatin1String("full")    ? FaultyDisk::Mode::kFull
+                                : fault == QLatin1String("erofs") ? FaultyDisk::Mode::kReadOnly
+                                                                  : FaultyDisk::Mode::kIoError;
   streamThroughFault(
-      app, [&] { filler = fillDisk(dir.path()); }, [&] { QVERIFY(QFile::remove(filler)); },
-      QStringLiteral("the disk is full"));
+      app, [&] { disk.setMode(mode); },
+      [&] {
+        QVERIFY(disk.faultsInjected() > 0);  // the fault was met, below SQLite
+        disk.setMode(FaultyDisk::Mode::kHealthy);
+      },
+      reason);
 }
 
 void TestStoreFaults::corruptDatabaseIsKeptAndReplaced_data() {

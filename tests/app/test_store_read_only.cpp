@@ -1,20 +1,18 @@
-// The chat database on a disk that is read-only when the app starts (a tmpfs remounted read-only;
-// Linux refuses that remount with EBUSY under a running app, whose database is open for writing),
-// or a file the user may not write: the history opens for reading, says so in the banner, refuses
-// what it cannot save without losing the user's text, and writes again once it can.
+// The chat database on a disk that is read-only when the app starts (FaultyDisk: SQLite's system
+// calls answer EROFS for the folder, as a read-only mount does; sqlite_faults.h), or a file the
+// user may not write: the history opens for reading, says so in the banner, refuses what it
+// cannot save without losing the user's text, and writes again once it can.
 #include <QtTest>
 
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
 #include <cstdio>
 #include <functional>
 
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +24,7 @@
 #include "app/pane_list_model.h"
 #include "app/store_health.h"
 #include "app_test_util.h"
+#include "sqlite_faults.h"
 #include "store_fault_util.h"
 #include "test_paths.h"
 
@@ -74,13 +73,11 @@ void TestStoreReadOnly::readOnlyDiskShowsTheHistory() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QFETCH(bool, walLeft);
   QTemporaryDir dir;
-  SmallDisk disk(dir.path(), 16 << 20);
-  if (!disk.mounted()) QSKIP("this process may not mount a tmpfs");
   const QString data = QDir(dir.path()).filePath(QStringLiteral("data"));
+  FaultyDisk disk(data);
   const qint64 conversation = writeEarlierHistory(data, walLeft, QDir(dir.path()).filePath(QStringLiteral("scratch")));
   QVERIFY(conversation != 0);
-  QVERIFY(disk.remount(/*readOnly=*/true));
-  auto remountWritable = qScopeGuard([&] { disk.remount(false); });
+  disk.setMode(FaultyDisk::Mode::kReadOnly);
 
   AppController app(apptest::optionsFor(data));
   app.start();
@@ -148,8 +145,9 @@ void TestStoreReadOnly::readOnlyDiskShowsTheHistory() {
   QVERIFY2(app.errors()->text().startsWith(QLatin1String("The chat history can only be read")),
            qPrintable(app.errors()->text()));
 
+  QVERIFY(disk.faultsInjected() > 0);
   // Writable again: the app notices on its own, the banner goes, and the question goes through.
-  QVERIFY(disk.remount(/*readOnly=*/false));
+  disk.setMode(FaultyDisk::Mode::kHealthy);
   QTRY_VERIFY_WITH_TIMEOUT(!app.store()->isReadOnly(), 5 * StoreHealth::kRetryIntervalMs);
   QTRY_COMPARE(app.errors()->text(), QString());
   QCOMPARE(session->errorText(), QString());  // the pane's "Not sent" line goes with the banner
@@ -163,26 +161,26 @@ void TestStoreReadOnly::readOnlyDiskShowsTheHistory() {
 }
 
 void TestStoreReadOnly::readOnlyDiskThatGoesAway() {
-  // The read-only disk is unmounted under the running app: trying to write again must not make a
+  // The read-only disk is unmounted under the running app (here: its folder moves away while the
+  // app holds its files open, as an unmount leaves them): trying to write again must not make a
   // new, empty history in the folder left behind; the app keeps showing what it read.
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir dir;
   const QString mountPoint = QDir(dir.path()).filePath(QStringLiteral("disk"));
-  QVERIFY(QDir().mkpath(mountPoint));
-  SmallDisk disk(mountPoint, 16 << 20);
-  if (!disk.mounted()) QSKIP("this process may not mount a tmpfs");
   const QString data = QDir(mountPoint).filePath(QStringLiteral("data"));
+  FaultyDisk disk(mountPoint);
   const qint64 conversation = writeEarlierHistory(data, false, QString());
   QVERIFY(conversation != 0);
-  QVERIFY(disk.remount(/*readOnly=*/true));
+  disk.setMode(FaultyDisk::Mode::kReadOnly);
   // The folder under the mount point, as it will be seen once the disk is gone (writable).
   const QString leftBehind = data;
   {
     AppController app(apptest::optionsFor(data));
     QVERIFY(app.store()->isReadOnly());
     QCOMPARE(app.conversations()->rowCount(), 1);
-    QVERIFY(::umount2(QFile::encodeName(mountPoint).constData(), MNT_DETACH) == 0);  // gone
-    QVERIFY(QDir().mkpath(leftBehind));  // a writable folder where the database was
+    QVERIFY(QDir().rename(mountPoint, mountPoint + QLatin1String("-unmounted")));  // gone
+    disk.setMode(FaultyDisk::Mode::kHealthy);  // what shows there now is a writable folder
+    QVERIFY(QDir().mkpath(leftBehind));
     app.errors()->retry();
     app.errors()->retry();
     QVERIFY(app.store()->isReadOnly());
@@ -287,15 +285,13 @@ void TestStoreReadOnly::readOnlyDiskNeverSkipsTheWal() {
   // and reading the file alone (immutable=1) would show older history. The open must fail, with
   // a clear kind, and leave the files as they are.
   QTemporaryDir dir;
-  SmallDisk disk(dir.path(), 16 << 20);
-  if (!disk.mounted()) QSKIP("this process may not mount a tmpfs");
   const QString data = QDir(dir.path()).filePath(QStringLiteral("data"));
+  FaultyDisk disk(data);
   QVERIFY(writeEarlierHistory(data, /*walLeft=*/true, QDir(dir.path()).filePath(QStringLiteral("scratch")),
                               /*withShm=*/false) != 0);
   const QString wal = QDir(data).filePath(QStringLiteral("pagedchat.sqlite3-wal"));
   const qint64 walSize = QFileInfo(wal).size();
-  QVERIFY(disk.remount(/*readOnly=*/true));
-  auto remountWritable = qScopeGuard([&] { disk.remount(false); });
+  disk.setMode(FaultyDisk::Mode::kReadOnly);
   try {
     ChatStore store(data);
     QFAIL("a database whose -wal cannot be read opened");

@@ -132,8 +132,9 @@ class TestGgufTokenizer : public QObject {
 
   // write_gguf_vocab stores remove_extra_whitespaces, so tok512 survives a round trip exactly.
   void tok512RoundTrip() {
+    REQUIRE_MODEL_FILE(tok512());
     const auto sp = loadSp(tok512());
-    if (!sp) QSKIP("no tok512.model");
+    QVERIFY2(sp, "tok512.model does not load");
     const std::string out = tmp_.filePath("tok512-vocab.gguf").toStdString();
     write_gguf_vocab(vocab_from_sentencepiece(*sp, tok512().toStdString()), out);
     const GgufFile f = GgufFile::open(out);
@@ -171,8 +172,9 @@ class TestGgufTokenizer : public QObject {
 
   // Special tokens are found by their text, whatever it is.
   void renamedSpecialTokens() {
+    REQUIRE_MODEL_FILE(tok512());
     const auto sp = loadSp(tok512());
-    if (!sp) QSKIP("no tok512.model");
+    QVERIFY2(sp, "tok512.model does not load");
     SpmVocab v = vocab_from_sentencepiece(*sp, "tok512");
     v.pieces[1] = "<bos>";
     v.pieces[2] = "<|end|>";

@@ -101,13 +101,14 @@ contents="$(dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./|/|')"
 expected=(/usr/bin/pagedchat /usr/bin/pagedchat-cli
   "/usr/share/applications/$app_id.desktop" "/usr/share/metainfo/$app_id.metainfo.xml"
   "/usr/share/icons/hicolor/scalable/apps/$app_id.svg"
-  /usr/share/man/man1/pagedchat.1.gz /usr/share/man/man1/pagedchat-cli.1.gz)
+  /usr/share/man/man1/pagedchat.1.gz /usr/share/man/man1/pagedchat-cli.1.gz
+  /usr/share/doc/pagedchat/LICENSE /usr/share/doc/pagedchat/THIRD_PARTY_NOTICES)
 icon_sizes=(16 24 32 48 64 128 256 512)
 for s in "${icon_sizes[@]}"; do expected+=("/usr/share/icons/hicolor/${s}x${s}/apps/$app_id.png"); done
 for p in "${expected[@]}"; do
   grep -qx -- "$p" <<<"$contents" && pass "contains $p" || fail "missing $p"
 done
-unexpected="$(grep -v '/$' <<<"$contents" | grep -Ev '^/usr/(bin|share/(applications|metainfo|icons/hicolor|man/man1))/' || true)"
+unexpected="$(grep -v '/$' <<<"$contents" | grep -Ev '^/usr/(bin|share/(applications|metainfo|icons/hicolor|man/man1|doc/pagedchat))/' || true)"
 [ -z "$unexpected" ] && pass "no files outside bin/ and share/" || fail "unexpected files: $unexpected"
 models_in_package="$(grep -Ei '\.(bin|gguf|model|safetensors)$' <<<"$contents" || true)"
 [ -z "$models_in_package" ] && pass "no model files in the package" || fail "model files packaged: $models_in_package"

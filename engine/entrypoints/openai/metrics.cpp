@@ -1,3 +1,4 @@
+// Metric names, help texts and buckets are vLLM's (vllm/v1/metrics/loggers.py, Apache-2.0; THIRD_PARTY_NOTICES).
 #include "engine/entrypoints/openai/metrics.h"
 
 #include <cstdio>

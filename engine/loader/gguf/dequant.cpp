@@ -1,3 +1,4 @@
+// quantize_q8_0 computes what ggml's quantize_row_q8_0_ref computes (MIT; THIRD_PARTY_NOTICES).
 #include "engine/loader/gguf/dequant.h"
 
 #include <algorithm>

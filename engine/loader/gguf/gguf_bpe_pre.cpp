@@ -1,3 +1,4 @@
+// The expressions and the name table are llama.cpp b4747's (src/llama-vocab.cpp, MIT; THIRD_PARTY_NOTICES).
 #include "engine/loader/gguf/gguf_bpe_pre.h"
 
 #include <map>

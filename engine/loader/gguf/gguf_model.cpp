@@ -11,12 +11,17 @@
 #include "engine/loader/gguf/dequant.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_tokenizer.h"
+#include "engine/loader/load_util.h"
 
 namespace pagedchat {
 namespace {
 
-// As llama2c_loader.cpp: well past any Llama model, small enough that products cannot overflow.
-constexpr int64_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 22, kMaxContext = 1 << 24;
+using load::kMaxDim;
+using load::kMaxHeads;
+using load::kMaxLayers;
+using load::kMaxPositions;
+using load::kMaxVocab;
+using load::shape_str;
 
 [[noreturn]] void fail(const GgufFile& f, const std::string& what) {
   throw std::runtime_error("'" + f.name() + "': " + what);
@@ -34,12 +39,6 @@ int64_t required_int(const GgufFile& f, const std::string& key, int64_t lo, int6
 std::vector<uint64_t> trimmed(std::vector<uint64_t> ne) {
   while (ne.size() > 1 && ne.back() == 1) ne.pop_back();
   return ne;
-}
-
-std::string shape_str(const std::vector<uint64_t>& ne) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
-  return s + "]";
 }
 
 // Turns the file's tensors into weights, checking names, shapes and types: matrices stay in the
@@ -186,7 +185,7 @@ LoadedModel load_gguf_model(GgufFile& f) {
   c.n_kv_heads = f.find(a + ".attention.head_count_kv")
                      ? int(required_int(f, a + ".attention.head_count_kv", 1, c.n_heads))
                      : c.n_heads;
-  c.max_seq_len = int(required_int(f, a + ".context_length", 1, kMaxContext));
+  c.max_seq_len = int(required_int(f, a + ".context_length", 1, kMaxPositions));
   c.max_seq_len_is_soft = true;  // converters write guesses (stories260K.gguf says 128, trained 512)
   if (c.n_heads % c.n_kv_heads != 0)
     fail(f, "head_count " + std::to_string(c.n_heads) + " is not a multiple of head_count_kv " +

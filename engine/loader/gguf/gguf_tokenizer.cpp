@@ -7,13 +7,14 @@
 
 #include "engine/loader/gguf/gguf_bpe_pre.h"
 #include "engine/loader/gguf/gguf_reader.h"
+#include "engine/loader/load_util.h"
 #include "engine/text/sentencepiece_tokenizer.h"
 #include "sentencepiece_model.pb.h"  // generated from engine/gguf/sentencepiece_model.proto
 
 namespace pagedchat {
 namespace {
 
-constexpr int64_t kMaxVocab = 1 << 22;
+using load::kMaxVocab;
 using PieceType = spm::ModelProto::SentencePiece;
 
 // A special id from the file: absent, negative or uint32 -1 (llama.cpp's "none") -> -1.

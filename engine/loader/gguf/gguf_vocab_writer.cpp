@@ -1,3 +1,5 @@
+// Token types and special ids by the rules of llama.cpp's convert_hf_to_gguf.py and gguf-py (MIT;
+// THIRD_PARTY_NOTICES).
 #include "engine/loader/gguf/gguf_vocab_writer.h"
 
 #include <sentencepiece_processor.h>

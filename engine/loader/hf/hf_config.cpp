@@ -7,32 +7,29 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/loader/load_util.h"
+
 using json = nlohmann::json;
 
 namespace pagedchat {
 namespace {
 
-// Sane bounds (as llama2c_loader): past any Llama-architecture model, small enough that products
-// of them stay far from overflowing 64 bits.
-constexpr int64_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 21, kMaxPositions = 1 << 24;
-
-[[noreturn]] void fail(const std::string& name, const std::string& what) {
-  throw std::runtime_error("'" + name + "': " + what);
-}
-
-std::string brief(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
-}
+using load::brief;
+using load::fail_in;
+using load::kMaxDim;
+using load::kMaxHeads;
+using load::kMaxLayers;
+using load::kMaxPositions;
+using load::kMaxVocab;
 
 json parse_object(const std::string& text, const std::string& name) {
   json j;
   try {
     j = json::parse(text);
   } catch (const json::exception& e) {
-    fail(name, std::string("not valid JSON: ") + e.what());
+    fail_in(name, std::string("not valid JSON: ") + e.what());
   }
-  if (!j.is_object()) fail(name, "not a JSON object");
+  if (!j.is_object()) fail_in(name, "not a JSON object");
   return j;
 }
 
@@ -42,28 +39,28 @@ bool present(const json& j, const char* key) { return j.contains(key) && !j[key]
 std::optional<int64_t> get_int(const json& j, const char* key, const std::string& name, int64_t lo, int64_t hi) {
   if (!present(j, key)) return std::nullopt;
   const json& v = j[key];
-  if (!v.is_number_integer()) fail(name, std::string("'") + key + "' is " + brief(v) + ", not an integer");
+  if (!v.is_number_integer()) fail_in(name, std::string("'") + key + "' is " + brief(v) + ", not an integer");
   if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
-    fail(name, std::string("'") + key + "' is out of range");
+    fail_in(name, std::string("'") + key + "' is out of range");
   const int64_t x = v.get<int64_t>();
   if (x < lo || x > hi)
-    fail(name, std::string("'") + key + "' " + std::to_string(x) + " out of range [" + std::to_string(lo) + ", " +
-                   std::to_string(hi) + "]");
+    fail_in(name, std::string("'") + key + "' " + std::to_string(x) + " out of range [" + std::to_string(lo) + ", " +
+                      std::to_string(hi) + "]");
   return x;
 }
 
 std::optional<double> get_number(const json& j, const char* key, const std::string& name) {
   if (!present(j, key)) return std::nullopt;
   const json& v = j[key];
-  if (!v.is_number()) fail(name, std::string("'") + key + "' is " + brief(v) + ", not a number");
+  if (!v.is_number()) fail_in(name, std::string("'") + key + "' is " + brief(v) + ", not a number");
   const double x = v.get<double>();
-  if (!std::isfinite(x)) fail(name, std::string("'") + key + "' is not finite");
+  if (!std::isfinite(x)) fail_in(name, std::string("'") + key + "' is not finite");
   return x;
 }
 
 std::optional<bool> get_bool(const json& j, const char* key, const std::string& name) {
   if (!present(j, key)) return std::nullopt;
-  if (!j[key].is_boolean()) fail(name, std::string("'") + key + "' is " + brief(j[key]) + ", not true or false");
+  if (!j[key].is_boolean()) fail_in(name, std::string("'") + key + "' is " + brief(j[key]) + ", not true or false");
   return j[key].get<bool>();
 }
 
@@ -74,12 +71,12 @@ std::vector<int> get_id_list(const json& j, const char* key, const std::string& 
   const json& v = j[key];
   auto one = [&](const json& x) {
     if (!x.is_number_integer() || x.get<int64_t>() < 0 || x.get<int64_t>() >= hi)
-      fail(name,
-           std::string("'") + key + "' holds " + brief(x) + ", not a token id in [0, " + std::to_string(hi) + ")");
+      fail_in(name,
+              std::string("'") + key + "' holds " + brief(x) + ", not a token id in [0, " + std::to_string(hi) + ")");
     ids.push_back(int(x.get<int64_t>()));
   };
   if (v.is_array()) {
-    if (v.empty()) fail(name, std::string("'") + key + "' is an empty list");
+    if (v.empty()) fail_in(name, std::string("'") + key + "' is an empty list");
     for (const json& x : v) one(x);
   } else {
     one(v);
@@ -93,7 +90,7 @@ std::string get_token(const json& j, const char* key, const std::string& name) {
   const json& v = j[key];
   if (v.is_string()) return v.get<std::string>();
   if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
-  fail(name, std::string("'") + key + "' is " + brief(v) + ", not a token string or {\"content\": ...}");
+  fail_in(name, std::string("'") + key + "' is " + brief(v) + ", not a token string or {\"content\": ...}");
 }
 
 }  // namespace
@@ -129,22 +126,22 @@ RopeScaling parse_rope_scaling(const json& j, const std::string& name) {
   RopeScaling s;
   if (!present(j, "rope_scaling")) return s;
   const json& rs = j["rope_scaling"];
-  if (!rs.is_object()) fail(name, "'rope_scaling' is " + brief(rs) + ", not an object or null");
+  if (!rs.is_object()) fail_in(name, "'rope_scaling' is " + brief(rs) + ", not an object or null");
   std::string type;
   for (const char* k : {"rope_type", "type"})
     if (rs.contains(k) && rs[k].is_string()) {
       type = rs[k].get<std::string>();
       break;
     }
-  if (type.empty()) fail(name, "'rope_scaling' " + brief(rs) + " names no rope_type");
+  if (type.empty()) fail_in(name, "'rope_scaling' " + brief(rs) + " names no rope_type");
   if (type == "default") return s;
   auto number = [&](const char* key) {
     if (!rs.contains(key) || !rs[key].is_number())
-      fail(name, "rope_scaling type '" + type + "' needs a number '" + key + "', got " +
-                     (rs.contains(key) ? brief(rs[key]) : "none"));
+      fail_in(name, "rope_scaling type '" + type + "' needs a number '" + key + "', got " +
+                        (rs.contains(key) ? brief(rs[key]) : "none"));
     const double v = rs[key].get<double>();
     if (!std::isfinite(v) || !(v > 0))
-      fail(name, "rope_scaling '" + std::string(key) + "' " + brief(rs[key]) + " must be positive");
+      fail_in(name, "rope_scaling '" + std::string(key) + "' " + brief(rs[key]) + " must be positive");
     return v;
   };
   if (type == "linear") {
@@ -159,14 +156,14 @@ RopeScaling parse_rope_scaling(const json& j, const std::string& name) {
     s.high_freq_factor = number("high_freq_factor");
     const double orig = number("original_max_position_embeddings");
     if (orig != std::floor(orig) || orig > double(kMaxPositions))
-      fail(name, "rope_scaling 'original_max_position_embeddings' " + brief(rs["original_max_position_embeddings"]) +
-                     " is not a position count");
+      fail_in(name, "rope_scaling 'original_max_position_embeddings' " + brief(rs["original_max_position_embeddings"]) +
+                        " is not a position count");
     s.original_max_position_embeddings = int(orig);
     if (!(s.high_freq_factor > s.low_freq_factor))
-      fail(name, "rope_scaling llama3: high_freq_factor must be greater than low_freq_factor");
+      fail_in(name, "rope_scaling llama3: high_freq_factor must be greater than low_freq_factor");
     return s;
   }
-  fail(name, "rope_scaling type '" + type + "' is not supported (supported: default, linear, llama3)");
+  fail_in(name, "rope_scaling type '" + type + "' is not supported (supported: default, linear, llama3)");
 }
 
 }  // namespace
@@ -179,10 +176,10 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   const HfFamily* fam = nullptr;
   if (present(j, "architectures")) {
     const json& a = j["architectures"];
-    if (!a.is_array()) fail(name, "'architectures' is " + brief(a) + ", not a list");
+    if (!a.is_array()) fail_in(name, "'architectures' is " + brief(a) + ", not a list");
     std::string seen;
     for (const json& x : a) {
-      if (!x.is_string()) fail(name, "'architectures' holds " + brief(x) + ", not a name");
+      if (!x.is_string()) fail_in(name, "'architectures' holds " + brief(x) + ", not a name");
       const std::string s = x.get<std::string>();
       for (const HfFamily& f : kHfFamilies)
         if (s == f.architecture) fam = &f;
@@ -190,14 +187,15 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
       seen += (seen.empty() ? "" : ", ") + s;
     }
     if (!fam)
-      fail(name, "architecture " + (seen.empty() ? std::string("[]") : seen) +
-                     " is not supported (supported: " + kSupported + ")");
+      fail_in(name, "architecture " + (seen.empty() ? std::string("[]") : seen) +
+                        " is not supported (supported: " + kSupported + ")");
   } else {
     const std::string type = j.value("model_type", json()).is_string() ? j["model_type"].get<std::string>() : "";
     for (const HfFamily& f : kHfFamilies)
       if (type == f.model_type) fam = &f;
     if (!fam)
-      fail(name, "no 'architectures' and model_type '" + type + "' is not supported (supported: " + kSupported + ")");
+      fail_in(name,
+              "no 'architectures' and model_type '" + type + "' is not supported (supported: " + kSupported + ")");
   }
   out.architecture = fam->architecture;
   const std::string family = fam->family;
@@ -207,7 +205,7 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   for (const char* key : {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
                           "rms_norm_eps", "max_position_embeddings"})
     if (!present(j, key)) missing += (missing.empty() ? "" : ", ") + std::string(key);
-  if (!missing.empty()) fail(name, "missing required keys: " + missing);
+  if (!missing.empty()) fail_in(name, "missing required keys: " + missing);
 
   ModelConfig& c = out.config;
   c.architecture = family;
@@ -220,25 +218,25 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   c.max_seq_len = int(*get_int(j, "max_position_embeddings", name, 1, kMaxPositions));
   c.max_seq_len_is_soft = true;
   if (c.n_heads % c.n_kv_heads != 0)
-    fail(name, "num_attention_heads " + std::to_string(c.n_heads) + " is not a multiple of num_key_value_heads " +
-                   std::to_string(c.n_kv_heads));
+    fail_in(name, "num_attention_heads " + std::to_string(c.n_heads) + " is not a multiple of num_key_value_heads " +
+                      std::to_string(c.n_kv_heads));
   if (const auto hd = get_int(j, "head_dim", name, 1, kMaxDim)) {
     c.head_dim = int(*hd);
   } else if (family == "qwen3") {
     c.head_dim = 128;  // Qwen3Config's default head_dim (transformers configuration_qwen3.py)
   } else {
     if (c.dim % c.n_heads != 0)
-      fail(name, "hidden_size " + std::to_string(c.dim) + " is not a multiple of num_attention_heads " +
-                     std::to_string(c.n_heads) + " (and no head_dim is given)");
+      fail_in(name, "hidden_size " + std::to_string(c.dim) + " is not a multiple of num_attention_heads " +
+                        std::to_string(c.n_heads) + " (and no head_dim is given)");
     c.head_dim = c.dim / c.n_heads;
   }
-  if (c.head_dim % 2 != 0) fail(name, "head_dim " + std::to_string(c.head_dim) + " is odd (RoPE needs pairs)");
+  if (c.head_dim % 2 != 0) fail_in(name, "head_dim " + std::to_string(c.head_dim) + " is odd (RoPE needs pairs)");
 
   const double eps = *get_number(j, "rms_norm_eps", name);
-  if (!(eps > 0 && eps < 1)) fail(name, "'rms_norm_eps' " + std::to_string(eps) + " out of range (0, 1)");
+  if (!(eps > 0 && eps < 1)) fail_in(name, "'rms_norm_eps' " + std::to_string(eps) + " out of range (0, 1)");
   c.norm_eps = float(eps);
   const double theta = get_number(j, "rope_theta", name).value_or(10000.0);
-  if (!(theta > 1)) fail(name, "'rope_theta' " + std::to_string(theta) + " must be greater than 1");
+  if (!(theta > 1)) fail_in(name, "'rope_theta' " + std::to_string(theta) + " must be greater than 1");
   c.rope_theta = float(theta);
   c.rope_style = RopeStyle::kNeox;
   c.rope_scaling = parse_rope_scaling(j, name);
@@ -271,17 +269,17 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
     const std::string method = qc.is_object() && qc.contains("quant_method") && qc["quant_method"].is_string()
                                    ? qc["quant_method"].get<std::string>()
                                    : brief(qc);
-    fail(name, "quantized checkpoints ('quantization_config' method " + method + ") are not supported");
+    fail_in(name, "quantized checkpoints ('quantization_config' method " + method + ") are not supported");
   }
   if (const auto prf = get_number(j, "partial_rotary_factor", name); prf && *prf != 1.0)
-    fail(name, "'partial_rotary_factor' " + std::to_string(*prf) + " (partial RoPE) is not supported");
+    fail_in(name, "'partial_rotary_factor' " + std::to_string(*prf) + " (partial RoPE) is not supported");
   if (present(j, "layer_types")) {
     const json& lt = j["layer_types"];
-    if (!lt.is_array()) fail(name, "'layer_types' is " + brief(lt) + ", not a list");
+    if (!lt.is_array()) fail_in(name, "'layer_types' is " + brief(lt) + ", not a list");
     for (std::size_t i = 0; i < lt.size(); ++i)
       if (!lt[i].is_string() || lt[i].get<std::string>() != "full_attention")
-        fail(name, "'layer_types' [" + std::to_string(i) + "] is " + brief(lt[i]) +
-                       ": only full attention is implemented (no sliding window)");
+        fail_in(name, "'layer_types' [" + std::to_string(i) + "] is " + brief(lt[i]) +
+                          ": only full attention is implemented (no sliding window)");
   }
   if (qwen) {
     // Qwen2/Qwen3 (configuration_qwen2.py): layer i uses the window when use_sliding_window and
@@ -289,26 +287,27 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
     if (get_bool(j, "use_sliding_window", name).value_or(false) && present(j, "sliding_window")) {
       const int64_t mwl = get_int(j, "max_window_layers", name, 0, INT64_MAX).value_or(28);
       if (mwl < c.n_layers)
-        fail(name, "use_sliding_window is true and layers " + std::to_string(mwl) + ".." +
-                       std::to_string(c.n_layers - 1) + " (max_window_layers " + std::to_string(mwl) +
-                       ") use sliding_window " + brief(j["sliding_window"]) +
-                       ": sliding-window attention is not implemented");
+        fail_in(name, "use_sliding_window is true and layers " + std::to_string(mwl) + ".." +
+                          std::to_string(c.n_layers - 1) + " (max_window_layers " + std::to_string(mwl) +
+                          ") use sliding_window " + brief(j["sliding_window"]) +
+                          ": sliding-window attention is not implemented");
     }
   } else if (present(j, "sliding_window")) {
     const int64_t w = *get_int(j, "sliding_window", name, 0, INT64_MAX);
     if (w < c.max_seq_len)
-      fail(name, "sliding_window " + std::to_string(w) + " is smaller than max_position_embeddings " +
-                     std::to_string(c.max_seq_len) + ": sliding-window attention is not implemented");
+      fail_in(name, "sliding_window " + std::to_string(w) + " is smaller than max_position_embeddings " +
+                        std::to_string(c.max_seq_len) + ": sliding-window attention is not implemented");
   }
   if (present(j, "hidden_act")) {
     const json& act = j["hidden_act"];
     if (!act.is_string() || act.get<std::string>() != "silu")
-      fail(name, "hidden_act " + brief(act) + " is not supported (only \"silu\")");
+      fail_in(name, "hidden_act " + brief(act) + " is not supported (only \"silu\")");
   }
-  if (get_bool(j, "mlp_bias", name).value_or(false)) fail(name, "'mlp_bias' true is not supported (no MLP bias terms)");
+  if (get_bool(j, "mlp_bias", name).value_or(false))
+    fail_in(name, "'mlp_bias' true is not supported (no MLP bias terms)");
   for (const char* k : {"num_experts", "num_local_experts"})
     if (get_int(j, k, name, 0, INT64_MAX).value_or(0) > 0)
-      fail(name, std::string("'") + k + "' > 0: mixture-of-experts models are not supported");
+      fail_in(name, std::string("'") + k + "' > 0: mixture-of-experts models are not supported");
   return out;
 }
 
@@ -328,11 +327,11 @@ HfTokenizerConfig parse_tokenizer_config(const std::string& json_text, const std
       for (const json& e : ct) {
         if (!e.is_object() || !e.contains("name") || !e.contains("template") || !e["name"].is_string() ||
             !e["template"].is_string())
-          fail(name, "'chat_template' list holds " + brief(e) + ", not {\"name\": ..., \"template\": ...}");
+          fail_in(name, "'chat_template' list holds " + brief(e) + ", not {\"name\": ..., \"template\": ...}");
         if (e["name"].get<std::string>() == "default") t.chat_template = e["template"].get<std::string>();
       }
     } else {
-      fail(name, "'chat_template' is " + brief(ct) + ", not a string or a list of named templates");
+      fail_in(name, "'chat_template' is " + brief(ct) + ", not a string or a list of named templates");
     }
   }
   return t;
@@ -342,7 +341,7 @@ HfGenerationConfig parse_generation_config(const std::string& json_text, const s
   const json j = parse_object(json_text, name);
   HfGenerationConfig g;
   auto range = [&](const char* key, double v, bool ok, const char* allowed) {
-    if (!ok) fail(name, std::string("'") + key + "' " + std::to_string(v) + " out of range " + allowed);
+    if (!ok) fail_in(name, std::string("'") + key + "' " + std::to_string(v) + " out of range " + allowed);
   };
   if (const auto t = get_number(j, "temperature", name)) {
     range("temperature", *t, *t >= 0, "[0, inf)");

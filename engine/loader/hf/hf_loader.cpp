@@ -8,17 +8,14 @@
 
 #include "engine/loader/chat_template_source.h"
 #include "engine/loader/hf/safetensors.h"
+#include "engine/loader/load_util.h"
 
 namespace fs = std::filesystem;
 
 namespace pagedchat {
 namespace {
 
-std::string shape_str(const std::vector<uint64_t>& s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
+using load::shape_str;
 
 // The folder's tokenizer: an explicit one, else tokenizer.json (with tokenizer_config.json), else
 // tokenizer.model (sentencepiece), as transformers prefers the fast tokenizer.

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/loader/load_util.h"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -36,63 +38,56 @@ const DtypeInfo& info(StDtype d) {
   throw std::logic_error("unknown StDtype");
 }
 
-[[noreturn]] void fail(const std::string& file, const std::string& what) {
-  throw std::runtime_error("'" + file + "': " + what);
-}
-
-/// A JSON value as a short string for messages (long values cut).
-std::string brief(const json& v) {
-  std::string s = v.dump();
-  return s.size() > 60 ? s.substr(0, 57) + "..." : s;
-}
+using load::brief;
+using load::fail_in;
 
 StTensor parse_entry(const std::string& file, const std::string& name, const json& e, const uint8_t* buffer,
                      uint64_t buffer_size) {
   const std::string t = "tensor '" + name + "'";
-  if (!e.is_object()) fail(file, t + ": entry is not a JSON object");
+  if (!e.is_object()) fail_in(file, t + ": entry is not a JSON object");
   for (const char* key : {"dtype", "shape", "data_offsets"})
-    if (!e.contains(key)) fail(file, t + ": entry lacks \"" + key + "\"");
+    if (!e.contains(key)) fail_in(file, t + ": entry lacks \"" + key + "\"");
   StTensor out;
   out.name = name;
   out.file = file;
 
   const json& dt = e["dtype"];
-  if (!dt.is_string()) fail(file, t + ": dtype " + brief(dt) + " is not a string");
+  if (!dt.is_string()) fail_in(file, t + ": dtype " + brief(dt) + " is not a string");
   const std::string dts = dt.get<std::string>();
   const DtypeInfo* di = nullptr;
   for (const auto& i : kDtypes)
     if (dts == i.name) di = &i;
-  if (!di) fail(file, t + ": unknown dtype '" + dts + "' (supported: F32, F16, BF16)");
+  if (!di) fail_in(file, t + ": unknown dtype '" + dts + "' (supported: F32, F16, BF16)");
   out.dtype = di->dtype;
 
   const json& shape = e["shape"];
-  if (!shape.is_array()) fail(file, t + ": shape " + brief(shape) + " is not an array");
-  if (shape.size() > 8) fail(file, t + ": shape has " + std::to_string(shape.size()) + " dimensions");
+  if (!shape.is_array()) fail_in(file, t + ": shape " + brief(shape) + " is not an array");
+  if (shape.size() > 8) fail_in(file, t + ": shape has " + std::to_string(shape.size()) + " dimensions");
   uint64_t n = 1;
   for (const json& d : shape) {
-    if (!d.is_number_unsigned()) fail(file, t + ": shape " + brief(shape) + " holds " + brief(d) + ", not a size");
+    if (!d.is_number_unsigned()) fail_in(file, t + ": shape " + brief(shape) + " holds " + brief(d) + ", not a size");
     const uint64_t v = d.get<uint64_t>();
-    if (__builtin_mul_overflow(n, v, &n)) fail(file, t + ": shape " + brief(shape) + " overflows");
+    if (__builtin_mul_overflow(n, v, &n)) fail_in(file, t + ": shape " + brief(shape) + " overflows");
     out.shape.push_back(v);
   }
   out.num_elements = n;
   if (__builtin_mul_overflow(n, uint64_t(di->size), &out.nbytes))
-    fail(file, t + ": shape " + brief(shape) + " overflows");
+    fail_in(file, t + ": shape " + brief(shape) + " overflows");
 
   const json& off = e["data_offsets"];
   if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned())
-    fail(file, t + ": data_offsets " + brief(off) + " is not [begin, end]");
+    fail_in(file, t + ": data_offsets " + brief(off) + " is not [begin, end]");
   const uint64_t begin = off[0].get<uint64_t>(), end = off[1].get<uint64_t>();
   if (begin > end)
-    fail(file, t + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] are reversed");
+    fail_in(file, t + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] are reversed");
   if (end > buffer_size)
-    fail(file, t + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
-                   "] run past the end of the data (" + std::to_string(buffer_size) +
-                   " bytes): the file is truncated or corrupt");
+    fail_in(file, t + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) +
+                      "] run past the end of the data (" + std::to_string(buffer_size) +
+                      " bytes): the file is truncated or corrupt");
   if (end - begin != out.nbytes)
-    fail(file, t + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] hold " +
-                   std::to_string(end - begin) + " bytes, but shape " + brief(shape) + " of " + dts + " needs " +
-                   std::to_string(out.nbytes));
+    fail_in(file, t + ": data_offsets [" + std::to_string(begin) + ", " + std::to_string(end) + "] hold " +
+                      std::to_string(end - begin) + " bytes, but shape " + brief(shape) + " of " + dts + " needs " +
+                      std::to_string(out.nbytes));
   out.data = buffer + begin;
   return out;
 }
@@ -105,22 +100,22 @@ bool supported(StDtype d) { return d == StDtype::kF32 || d == StDtype::kF16 || d
 
 std::map<std::string, StTensor> parse_safetensors(const uint8_t* data, std::size_t size, const std::string& name) {
   if (size < 8)
-    fail(name, "truncated: " + std::to_string(size) + " bytes, shorter than the 8-byte safetensors header length");
+    fail_in(name, "truncated: " + std::to_string(size) + " bytes, shorter than the 8-byte safetensors header length");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | data[i];
   if (n > kMaxSafetensorsHeader)
-    fail(name, "header length " + std::to_string(n) + " exceeds " + std::to_string(kMaxSafetensorsHeader) +
-                   " bytes: not a safetensors file");
+    fail_in(name, "header length " + std::to_string(n) + " exceeds " + std::to_string(kMaxSafetensorsHeader) +
+                      " bytes: not a safetensors file");
   if (n > size - 8)
-    fail(name, "truncated: the header needs " + std::to_string(n) + " bytes after the length, the file has " +
-                   std::to_string(size - 8));
+    fail_in(name, "truncated: the header needs " + std::to_string(n) + " bytes after the length, the file has " +
+                      std::to_string(size - 8));
   json header;
   try {
     header = json::parse(data + 8, data + 8 + n);
   } catch (const json::exception& e) {
-    fail(name, std::string("the safetensors header is not valid JSON: ") + e.what());
+    fail_in(name, std::string("the safetensors header is not valid JSON: ") + e.what());
   }
-  if (!header.is_object()) fail(name, "the safetensors header is not a JSON object");
+  if (!header.is_object()) fail_in(name, "the safetensors header is not a JSON object");
 
   const uint8_t* buffer = data + 8 + n;
   const uint64_t buffer_size = size - 8 - n;
@@ -139,8 +134,8 @@ std::map<std::string, StTensor> parse_safetensors(const uint8_t* data, std::size
     const StTensor* prev = byPos[i - 1];
     const StTensor* cur = byPos[i];
     if (cur->data < prev->data + prev->nbytes)
-      fail(name, "tensor '" + cur->name + "' overlaps tensor '" + prev->name + "' (data_offsets from " +
-                     std::to_string(cur->data - buffer) + " and " + std::to_string(prev->data - buffer) + ")");
+      fail_in(name, "tensor '" + cur->name + "' overlaps tensor '" + prev->name + "' (data_offsets from " +
+                        std::to_string(cur->data - buffer) + " and " + std::to_string(prev->data - buffer) + ")");
   }
   return tensors;
 }
@@ -205,7 +200,7 @@ void SafetensorsSet::add_file(const std::string& path) {
   const MappedFile& f = *files_.back();
   for (auto& [name, t] : parse_safetensors(f.data(), f.size(), path)) {
     auto [it, fresh] = tensors_.emplace(name, t);
-    if (!fresh) fail(path, "tensor '" + name + "' is also in '" + it->second.file + "'");
+    if (!fresh) fail_in(path, "tensor '" + name + "' is also in '" + it->second.file + "'");
   }
 }
 
@@ -226,36 +221,36 @@ SafetensorsSet SafetensorsSet::open_folder(const std::string& dir) {
     std::ifstream in(index, std::ios::binary);
     std::stringstream ss;
     ss << in.rdbuf();
-    if (!in) fail(s.source_, "cannot read the file");
+    if (!in) fail_in(s.source_, "cannot read the file");
     json j;
     try {
       j = json::parse(ss.str());
     } catch (const json::exception& e) {
-      fail(s.source_, std::string("not valid JSON: ") + e.what());
+      fail_in(s.source_, std::string("not valid JSON: ") + e.what());
     }
     if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object() || j["weight_map"].empty())
-      fail(s.source_, "no \"weight_map\" object mapping tensor names to shard files");
+      fail_in(s.source_, "no \"weight_map\" object mapping tensor names to shard files");
     std::map<std::string, std::string> wanted;  // tensor -> shard
     std::set<std::string> shards;
     for (const auto& [tensor, shard] : j["weight_map"].items()) {
       if (!shard.is_string())
-        fail(s.source_, "weight_map maps '" + tensor + "' to " + brief(shard) + ", not a file name");
+        fail_in(s.source_, "weight_map maps '" + tensor + "' to " + brief(shard) + ", not a file name");
       const std::string file = shard.get<std::string>();
       if (file.empty() || file.find('/') != std::string::npos || file.find('\\') != std::string::npos || file == "." ||
           file == "..")
-        fail(s.source_, "weight_map maps '" + tensor + "' to '" + file + "', not a file name in the folder");
+        fail_in(s.source_, "weight_map maps '" + tensor + "' to '" + file + "', not a file name in the folder");
       wanted[tensor] = file;
       shards.insert(file);
     }
     for (const auto& shard : shards) {
       const fs::path p = d / shard;
-      if (!fs::is_regular_file(p, ec)) fail(s.source_, "shard '" + shard + "' is missing from '" + dir + "'");
+      if (!fs::is_regular_file(p, ec)) fail_in(s.source_, "shard '" + shard + "' is missing from '" + dir + "'");
       s.add_file(p.string());
     }
     for (const auto& [tensor, shard] : wanted) {
       const StTensor* t = s.find(tensor);
       if (!t || fs::path(t->file).filename() != shard)
-        fail(s.source_, "weight_map puts tensor '" + tensor + "' in '" + shard + "', which does not hold it");
+        fail_in(s.source_, "weight_map puts tensor '" + tensor + "' in '" + shard + "', which does not hold it");
     }
     return s;
   }

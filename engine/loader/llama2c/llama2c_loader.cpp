@@ -1,5 +1,7 @@
 #include "engine/loader/llama2c/llama2c_loader.h"
 
+#include "engine/loader/load_util.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -15,9 +17,11 @@ struct Header {
 };
 constexpr std::size_t kHeaderBytes = 7 * sizeof(int32_t);
 
-// Sane upper bounds: well past any Llama-architecture model, small enough that products of them
-// cannot overflow 64 bits.
-constexpr int32_t kMaxDim = 1 << 16, kMaxLayers = 1024, kMaxHeads = 1024, kMaxVocab = 1 << 21, kMaxSeqLen = 1 << 21;
+using load::kMaxDim;
+using load::kMaxHeads;
+using load::kMaxLayers;
+using load::kMaxVocab;
+constexpr int64_t kMaxSeqLen = 1 << 21;  // llama2.c's own checkpoints: 256 to 4096
 
 std::string check_header(const Header& h) {
   auto bad = [](const char* name, int64_t v, int64_t lo, int64_t hi) {

@@ -1,3 +1,5 @@
+// split_by folds matches per behaviour as Hugging Face tokenizers' NormalizedString::split does
+// (Apache-2.0; THIRD_PARTY_NOTICES).
 #include "engine/text/bpe/pipeline.h"
 
 #include <algorithm>

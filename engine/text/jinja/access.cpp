@@ -1,3 +1,5 @@
+// Derived from @huggingface/jinja (MIT licence; see THIRD_PARTY_NOTICES), on purpose: templates
+// render as it renders them.
 // Member access and slicing, as the reference's evaluateMemberExpression and
 // evaluateSliceExpression: dict keys then dict methods, list and string indices (negative from the
 // end; a string index is a UTF-16 unit), the `length` property, lenient access on anything else,

@@ -1,3 +1,5 @@
+// Derived from @huggingface/jinja (MIT licence; see THIRD_PARTY_NOTICES), on purpose: templates
+// render as it renders them.
 // Internal: the syntax tree of a template, shaped as @huggingface/jinja 0.5.11's AST (its node
 // types in comments). A template body is a list of nodes: statements run, expressions print.
 #pragma once

@@ -1,3 +1,5 @@
+// Derived from @huggingface/jinja (MIT licence; see THIRD_PARTY_NOTICES), on purpose: templates
+// render as it renders them.
 // The reference's filters (@huggingface/jinja 0.5.11 applyFilter), by form and operand type:
 //   any:     safe, tojson; call form: tojson(indent=, ensure_ascii=, sort_keys=, separators=),
 //            join(sep), int(default), float(default), default(value, boolean)

@@ -1,3 +1,5 @@
+// Derived from @huggingface/jinja (MIT licence; see THIRD_PARTY_NOTICES), on purpose: templates
+// render as it renders them.
 // The reference's globals (setupGlobals and the Environment's own `namespace`): true, false,
 // none, True, False, None, namespace(...), raise_exception(message), range(...),
 // strftime_now(format). No global reaches files, the environment, the network or the clock

@@ -1,3 +1,5 @@
+// Derived from @huggingface/jinja (MIT licence; see THIRD_PARTY_NOTICES), on purpose: templates
+// render as it renders them.
 #include "engine/text/jinja/interpreter.h"
 
 #include <algorithm>

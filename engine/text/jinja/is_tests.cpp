@@ -1,3 +1,5 @@
+// Derived from @huggingface/jinja (MIT licence; see THIRD_PARTY_NOTICES), on purpose: templates
+// render as it renders them.
 // Tests (`x is name`): the reference's Environment.TESTS — boolean, callable, odd, even, false,
 // true, none, string, number, integer, iterable (lists and strings; not tuples, not dicts),
 // mapping (dicts; not namespaces), sequence (lists, dicts, strings), lower, upper, defined,

@@ -1,3 +1,5 @@
+// Derived from @huggingface/jinja (MIT licence; see THIRD_PARTY_NOTICES), on purpose: templates
+// render as it renders them.
 // Macros, call blocks and the binding of their parameters, as the reference's evaluateMacro,
 // evaluateCallStatement and bindMacroArguments: positional arguments, then keyword ones, then
 // defaults evaluated in the macro's own scope, whose parent is the caller's scope.

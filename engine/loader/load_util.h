@@ -1,0 +1,30 @@
+// What the model loaders (llama2c/, gguf/, hf/) share: the bounds a model's dimensions must keep,
+// and the wording of their errors.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace pagedchat::load {
+
+// Sane bounds: well past any model of the supported families (vocabularies up to 262144 rows,
+// hidden sizes up to 16384), small enough that products of them cannot overflow 64 bits.
+inline constexpr int64_t kMaxDim = 1 << 16;        ///< hidden size, FFN size, head size
+inline constexpr int64_t kMaxLayers = 1024;        ///< decoder layers
+inline constexpr int64_t kMaxHeads = 1024;         ///< attention heads (query or KV)
+inline constexpr int64_t kMaxVocab = 1 << 22;      ///< vocabulary rows or tokens
+inline constexpr int64_t kMaxPositions = 1 << 24;  ///< context length / max_position_embeddings
+
+/// "[a, b, c]" for a tensor shape.
+std::string shape_str(const std::vector<uint64_t>& shape);
+
+/// Throws std::runtime_error("'NAME': WHAT"): a problem with the file or folder named `name`.
+[[noreturn]] void fail_in(const std::string& name, const std::string& what);
+
+/// A JSON value as a short string for messages: its dump, cut to 60 characters.
+std::string brief(const nlohmann::json& value);
+
+}  // namespace pagedchat::load
