@@ -25,12 +25,13 @@ linker=()
 command -v ld.lld >/dev/null && linker=(-fuse-ld=lld)
 
 phases=()
-phase() {  # phase NAME COMMAND...: runs and times one step
-  local name=$1 start=$SECONDS
+phase() {  # phase NAME COMMAND...: runs and times one step (a failed one is listed too)
+  local name=$1 start=$SECONDS status=0
   shift
   echo "=== $name"
-  "$@"
-  phases+=("$(printf '%-26s %4d s' "$name" $((SECONDS - start)))")
+  "$@" || status=$?
+  phases+=("$(printf '%-26s %4d s' "$name" $((SECONDS - start)))$([ "$status" -eq 0 ] || echo "  FAILED ($status)")")
+  return "$status"
 }
 # The slowest compile steps of every build folder (.ninja_log: start and end in ms, output).
 slowest_steps() {

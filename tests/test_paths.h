@@ -5,7 +5,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QString>
-#include <QtTest>
+#include <QTest>
 
 namespace testpaths {
 

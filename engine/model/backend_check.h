@@ -8,11 +8,12 @@
 
 namespace pagedchat {
 
-/// Runs a random model (2 layers, grouped-query attention, head size 64, float32 weights and KV
-/// cache) through `backend` and the CPU backend: a step of two prompts (one of 600 tokens, so the
-/// context crosses attention partitions and KV blocks) and a decode step of both. Returns "" when
-/// every logit row agrees within ||a - b|| / ||b|| <= 1e-3, else a sentence saying by how much
-/// they differ (or what the backend threw). Never throws.
+/// Runs a random model (2 layers, grouped-query attention, head size 64) through `backend` and the
+/// CPU backend: a step of two prompts (one of 600 tokens, so the context crosses attention
+/// partitions and KV blocks) and a decode step of both, with float32 weights and KV cache, then
+/// with bfloat16 weights and KV cache (a GPU's "auto", the path users run). Returns "" when every
+/// logit row agrees within ||a - b|| / ||b|| <= 1e-3 (float32) and 3e-2 (bfloat16), else a
+/// sentence saying which path differs and by how much (or what the backend threw). Never throws.
 std::string check_backend_agrees(kernels::Backend& backend, int num_threads);
 
 }  // namespace pagedchat

@@ -27,13 +27,29 @@ using kernels::DType;
 
 std::string mib(std::size_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 
+// Makes `device` the calling thread's current device (a no-op when it already is). Every call
+// into CUDA from this backend goes through it first: the runtime's current device is per host
+// thread, and the engine calls the backend from whichever thread runs the step (the app's
+// worker, AsyncLLM's loop, a benchmark), so on cuda:N with N > 0 a launch, a cuBLAS call or a
+// free would otherwise go to device 0.
+void bind_device(int device) {
+  int current = -1;
+  if (cudaGetDevice(&current) != cudaSuccess || current != device) cudaSetDevice(device);
+}
+
 class CudaBuffer final : public kernels::Buffer {
  public:
-  CudaBuffer(void* p, std::size_t bytes) {
+  CudaBuffer(void* p, std::size_t bytes, int device) : device_(device) {
     data_ = p;
     bytes_ = bytes;
   }
-  ~CudaBuffer() override { cudaFree(data_); }
+  ~CudaBuffer() override {
+    bind_device(device_);
+    cudaFree(data_);
+  }
+
+ private:
+  int device_;
 };
 
 // A stacked weight matrix [rows, cols] of `type` (F32, F16 or BF16) in device memory.
@@ -87,7 +103,7 @@ class CudaBackend final : public kernels::Backend {
     cublasSetStream(blas_, stream_);
   }
   ~CudaBackend() override {
-    cudaSetDevice(device_);
+    bind();
     cudaStreamSynchronize(stream_);
     if (blas_) cublasDestroy(blas_);
     if (stream_) cudaStreamDestroy(stream_);
@@ -99,7 +115,7 @@ class CudaBackend final : public kernels::Backend {
 
   // ---- memory ----
   std::unique_ptr<kernels::Buffer> allocate(std::size_t bytes) override {
-    cudaSetDevice(device_);
+    bind();
     const std::size_t n = std::max<std::size_t>(bytes, 256);
     void* p = nullptr;
     if (cudaMalloc(&p, n) != cudaSuccess) {
@@ -109,31 +125,34 @@ class CudaBackend final : public kernels::Backend {
       throw std::runtime_error("out of GPU memory: " + mib(n) + " could not be allocated on " + description_ + " (" +
                                mib(free_b) + " free of " + mib(total_b) + ")");
     }
-    auto buf = std::make_unique<CudaBuffer>(p, bytes);
+    auto buf = std::make_unique<CudaBuffer>(p, bytes, device_);
     check(cudaMemsetAsync(p, 0, n, stream_), "cudaMemset");
     return buf;
   }
   void copy_to_backend(void* dst, const void* src, std::size_t bytes) override {
-    cudaSetDevice(device_);  // a step starts with its uploads, perhaps on another thread than the last
+    bind();  // a step starts with its uploads, perhaps on another thread than the last
     if (bytes) note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "copy to the device");
   }
   void copy_to_host(void* dst, const void* src, std::size_t bytes) override {
-    cudaSetDevice(device_);
+    bind();
     if (bytes) note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "copy to the host");
     note(cudaStreamSynchronize(stream_), "a kernel");
     note(cudaGetLastError(), "a kernel launch");
     if (!error_.empty()) throw std::runtime_error("CUDA error on " + description_ + ": " + error_);
   }
   void copy_in_backend(void* dst, const void* src, std::size_t bytes) override {
+    bind();
     if (bytes) note(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "copy on the device");
   }
   const void* place(const void* src, std::size_t bytes, std::unique_ptr<kernels::Buffer>& holder) override {
+    bind();
     holder = allocate(bytes);
     check(cudaMemcpyAsync(holder->data(), src, bytes, cudaMemcpyHostToDevice, stream_), "copy to the device");
     return holder->data();
   }
   const void* place_embedding(const void* table, DType dtype, int vocab, int dim, std::unique_ptr<kernels::Buffer>& holder,
                               DType* packed) override {
+    bind();
     if (dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16) {
       *packed = dtype;
       return place(table, kernels::dtype_row_bytes(dtype, dim) * std::size_t(vocab), holder);
@@ -145,7 +164,7 @@ class CudaBackend final : public kernels::Backend {
     return holder->data();
   }
   bool device_memory_info(std::size_t* free_bytes, std::size_t* total_bytes) override {
-    cudaSetDevice(device_);
+    bind();
     cudaStreamSynchronize(stream_);
     return cudaMemGetInfo(free_bytes, total_bytes) == cudaSuccess;
   }
@@ -153,6 +172,7 @@ class CudaBackend final : public kernels::Backend {
 
   // ---- weights and GEMMs ----
   std::unique_ptr<kernels::PackedWeights> pack_weights(std::span<const kernels::WeightPart> parts, int k) override {
+    bind();
     bool all_f32 = true, all_f16 = true;
     for (const auto& part : parts) {
       kernels::check_weight_part(part, k);
@@ -173,15 +193,18 @@ class CudaBackend final : public kernels::Backend {
     return p;
   }
   void linear(float* out, const float* x, const kernels::PackedWeights& w, int T) override {
+    bind();
     const auto& pw = static_cast<const CudaPackedWeights&>(w);
     gemm(out, x, pw.mem->data(), pw.type, T, pw.rows, pw.cols);
   }
   void matmul(float* out, const float* x, const float* w, int T, int n, int k) override {
+    bind();
     gemm(out, x, w, DType::kF32, T, n, k);
   }
 
   // ---- the other ops ----
   void embedding(float* out, const void* table, DType dtype, const int* ids, int T, int dim) override {
+    bind();
     if (dtype != DType::kF32 && dtype != DType::kF16 && dtype != DType::kBF16) {
       fail(std::string("embedding: a ") + kernels::dtype_name(dtype) + " table must go through place_embedding()");
       return;
@@ -190,38 +213,45 @@ class CudaBackend final : public kernels::Backend {
     launched();
   }
   void rms_norm(float* out, const float* x, const float* weight, int T, int dim, float eps) override {
+    bind();
     cuda::rms_norm(out, x, weight, T, 1, dim, dim, eps, stream_);
     launched();
   }
   void fused_add_rms_norm(float* out, float* residual, const float* y, const float* weight, int T, int dim,
                           float eps) override {
+    bind();
     cuda::fused_add_rms_norm(out, residual, y, weight, T, dim, eps, stream_);
     launched();
   }
   void rms_norm_heads(float* x, int64_t row_stride, const float* weight, int T, int heads, int head_dim,
                       float eps) override {
+    bind();
     cuda::rms_norm(x, x, weight, T * heads, heads, row_stride, head_dim, eps, stream_);
     launched();
   }
   void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,
                         const kernels::RopeSpec& rope) override {
+    bind();
     if (!head_dim_ok(rope.head_dim)) return;
     cuda::rotary_embedding(q, k, positions, T, n_heads, n_kv_heads, rope, stream_);
     launched();
   }
   void reshape_and_cache(const float* k, const float* v, void* key_cache, void* value_cache, kernels::KvDType type,
                          const int64_t* slot_mapping, int T, int kv_width) override {
+    bind();
     cuda::reshape_and_cache(k, v, key_cache, value_cache, type, slot_mapping, T, kv_width, stream_);
     launched();
   }
   void qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
                           kernels::KvDType type, const int64_t* slot_mapping, int T, const kernels::QkvSpec& spec) override {
+    bind();
     if (!head_dim_ok(spec.head_dim)) return;
     cuda::qkv_rope_and_cache(q, qkv, positions, key_cache, value_cache, type, slot_mapping, T, spec, stream_);
     launched();
   }
   void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache, kernels::KvDType type,
                        const kernels::AttentionMetadata& meta, int n_heads, int n_kv_heads, int head_dim) override {
+    bind();
     if (meta.num_tokens <= 0 || !head_dim_ok(head_dim)) return;
     if (n_kv_heads <= 0 || n_heads % n_kv_heads) {
       fail("paged_attention: " + std::to_string(n_heads) + " query heads cannot share " + std::to_string(n_kv_heads) +
@@ -234,22 +264,27 @@ class CudaBackend final : public kernels::Backend {
     launched();
   }
   void silu_and_mul(float* out, const float* gate, const float* up, int T, int hidden) override {
+    bind();
     cuda::silu_and_mul(out, gate, up, T, hidden, hidden, stream_);
     launched();
   }
   void silu_and_mul_stacked(float* out, const float* gate_up, int T, int hidden) override {
+    bind();
     cuda::silu_and_mul(out, gate_up, gate_up + hidden, T, hidden, int64_t(2) * hidden, stream_);
     launched();
   }
   void add(float* x, const float* y, int64_t n) override {
+    bind();
     cuda::add(x, y, n, stream_);
     launched();
   }
   void add_bias(float* x, const float* bias, int T, int n) override {
+    bind();
     cuda::add_bias(x, bias, T, n, stream_);
     launched();
   }
   void gather_rows(float* out, const float* x, const int* rows, int S, int dim) override {
+    bind();
     cuda::gather_rows(out, x, rows, S, dim, stream_);
     launched();
   }
@@ -275,6 +310,8 @@ class CudaBackend final : public kernels::Backend {
          std::to_string(kMaxHeadDim) + ")");
     return false;
   }
+  // The calling thread's current device is this backend's (bind_device).
+  void bind() const { bind_device(device_); }
   // After a launcher: a bad launch configuration is reported at once by the runtime.
   void launched() { note(cudaGetLastError(), "a kernel launch"); }
   // Device scratch of at least `bytes`, kept and grown (the profiling pass grows it to its largest).

@@ -13,6 +13,8 @@
 
 #include <QTest>
 
+#include <memory>
+
 #include "app/app_options.h"
 #include "app/engine_client.h"
 #include "engine/config.h"
@@ -66,6 +68,39 @@ struct ReleaseOnExit {
     QObject::disconnect(connection);
     semaphore.release();
   }
+};
+
+/// Holds a worker thread (`worker`: an object living on it) at a gate: the constructor queues a
+/// call on the worker that waits until open() or the destructor, and returns once the worker is
+/// waiting there. Whatever the thread queues on the worker afterwards (a submit, an abort) runs
+/// after the gate opens. The semaphores are shared with the queued call, which outlives this
+/// object when the worker is slow to come to it (a stack semaphore captured by reference was
+/// destroyed under it: the worker then waited forever on freed memory).
+class WorkerGate {
+ public:
+  explicit WorkerGate(QObject* worker)
+      : gate_(std::make_shared<QSemaphore>()), entered_(std::make_shared<QSemaphore>()) {
+    QMetaObject::invokeMethod(
+        worker,
+        [gate = gate_, entered = entered_] {
+          entered->release();
+          gate->acquire();
+        },
+        Qt::QueuedConnection);
+    entered_->acquire();
+  }
+  ~WorkerGate() { open(); }
+  WorkerGate(const WorkerGate&) = delete;
+  WorkerGate& operator=(const WorkerGate&) = delete;
+  /// Lets the worker go (once).
+  void open() {
+    if (!opened_) gate_->release();
+    opened_ = true;
+  }
+
+ private:
+  std::shared_ptr<QSemaphore> gate_, entered_;
+  bool opened_ = false;
 };
 
 }  // namespace apptest

@@ -12,8 +12,9 @@
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QRectF>
+#include <QSignalSpy>
 #include <QStringList>
-#include <QtTest>
+#include <QTest>
 
 #include "app_test_util.h"
 

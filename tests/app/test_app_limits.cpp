@@ -1,7 +1,7 @@
 // Input limits through the app: a 1 MB message is refused with a message that says why and stays in
 // the input box; a conversation of 10 000 messages opens, and a new question in it is answered
 // (the oldest turns make room in the context) — no crash, no hang.
-#include <QtTest>
+#include <QTest>
 
 #include <QElapsedTimer>
 #include <QJsonArray>

@@ -5,7 +5,7 @@
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
-#include <QtTest>
+#include <QTest>
 
 #include "app/block_map_item.h"
 #include "app/engine_monitor.h"

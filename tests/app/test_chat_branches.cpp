@@ -4,7 +4,7 @@
 // prompt of each chat template ends inside the assistant's reply.
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "app/chat_session.h"
 #include "app/chat_store.h"

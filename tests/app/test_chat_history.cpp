@@ -2,7 +2,7 @@
 // copy, the message tree (branch, siblings, leaves), full-text search (Korean, special
 // characters, FTS5 syntax taken literally), export / import (round trip, bad files leave nothing),
 // soft delete + restore + purge, pinning, and ConversationListModel's date groups and paging.
-#include <QtTest>
+#include <QTest>
 
 #include <QDir>
 #include <QFile>

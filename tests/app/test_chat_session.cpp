@@ -4,8 +4,8 @@
 // no figure while idle, the rate over the last second while generating.
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTextBoundaryFinder>
-#include <QtTest>
 
 #include "app/chat_session.h"
 #include "app/chat_store.h"

@@ -1,6 +1,6 @@
 // Qt Test for ChatStore: persistence across reopen, Unicode, ordering, cascade delete, partial
 // (streaming) messages, corrupt / locked / too-new database files.
-#include <QtTest>
+#include <QTest>
 
 #include <QByteArray>
 #include <QDir>

@@ -7,7 +7,7 @@
 // least what was streamed one second before the kill (whole, with its finish reason, once
 // reported saved); each rename reported done (or a later one); each deletion reported done. A
 // third of the kills fall while conversations are renamed, a third while they are deleted.
-#include <QtTest>
+#include <QTest>
 
 #include <QElapsedTimer>
 #include <QJsonDocument>

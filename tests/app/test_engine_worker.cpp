@@ -4,8 +4,8 @@
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QThread>
-#include <QtTest>
 
 #include <algorithm>
 
@@ -106,12 +106,10 @@ void TestEngineWorker::twoRequestsShareSteps() {
   // Both submits reach the worker's queue before it runs a step (it is held at a gate meanwhile,
   // so a busy machine pausing this thread between them cannot let "a" finish alone); the
   // worker drains them together at its next step.
-  QSemaphore gate;
-  QMetaObject::invokeMethod(
-      w.worker, [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+  apptest::WorkerGate gate(w.worker);
   w.submit(QStringLiteral("a"), promptA, greedy(kMaxTokens));
   w.submit(QStringLiteral("b"), promptB, greedy(kMaxTokens));
-  gate.release();
+  gate.open();
   QTRY_COMPARE_WITH_TIMEOUT(finishedCount(), 2, 60000);
   // The worker is idle now (no unfinished requests): the spy's record is complete and stable.
 

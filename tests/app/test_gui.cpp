@@ -6,10 +6,11 @@
 #include <QQuickWindow>
 #include <QScopeGuard>
 #include <QSemaphore>
+#include <QSignalSpy>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "app/app_controller.h"
 #include "app/app_options.h"
@@ -134,10 +135,7 @@ void TestGui::loadsWithoutWarningsAndChats() {
   {
     // The worker waits at a gate until stop() has been called, so the reply cannot end by itself
     // first (stories260K can finish it on a fast machine before the abort arrives).
-    QSemaphore gate;
-    apptest::ReleaseOnExit release{gate, {}};
-    QMetaObject::invokeMethod(
-        controller.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+    apptest::WorkerGate gate(controller.engine()->worker());
     QVERIFY(second->send());
     second->stop();
   }
@@ -650,10 +648,7 @@ void TestGui::twoPanesStreamAtOnce() {
   {
     // The worker waits at a gate until Esc has been pressed, so neither reply can finish first
     // (stories260K is fast enough to finish both on a loaded machine before the key arrives).
-    QSemaphore gate;
-    apptest::ReleaseOnExit release{gate, {}};
-    QMetaObject::invokeMethod(
-        controller.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+    apptest::WorkerGate gate(controller.engine()->worker());
     QCOMPARE(controller.panes()->sendToAll(QStringLiteral("Once upon a time")), 2);
     QVERIFY(controller.panes()->anyBusy());
     QTest::keyClick(window, Qt::Key_Escape);

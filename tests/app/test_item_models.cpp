@@ -3,7 +3,7 @@
 // operations the app does on it: the message list of a pane while replies stream, branch and
 // regenerate; the conversation list paged and reloaded; the panes; the recent models; the
 // Markdown blocks of a streaming message.
-#include <QtTest>
+#include <QTest>
 
 #include <QAbstractItemModelTester>
 #include <QFile>

@@ -6,11 +6,11 @@
 #include <QQmlEngine>
 #include <QQuickItem>
 #include <QQuickTextDocument>
+#include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextFrame>
 #include <QTextTable>
-#include <QtTest>
 
 #include "app/markdown_styler.h"
 #include "gui_test_util.h"

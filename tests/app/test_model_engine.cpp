@@ -11,7 +11,7 @@
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "app/app_controller.h"
 #include "app/app_options.h"
@@ -486,13 +486,11 @@ void TestModelEngine::monitorSnapshotWhileTwoPanesGenerate() {
   // The worker thread waits at a gate while both panes send (stories260K is fast enough to finish
   // one reply while the GUI thread writes the other turn to the store), so that both requests
   // enter the same step.
-  QSemaphore gate;
-  QMetaObject::invokeMethod(
-      app.engine()->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+  apptest::WorkerGate gate(app.engine()->worker());
   one->setInputText(prompt);
   two->setInputText(prompt);
   const bool sentOne = one->send(), sentTwo = two->send();
-  gate.release();
+  gate.open();
   QVERIFY(sentOne && sentTwo);
   QTRY_VERIFY_WITH_TIMEOUT(!one->isBusy() && !two->isBusy(), 60000);
   disconnect(monitor, &EngineMonitor::snapshotChanged, this, nullptr);

@@ -15,8 +15,9 @@
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QSemaphore>
+#include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "app/app_controller.h"
 #include "app/app_options.h"
@@ -209,9 +210,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
     QVERIFY(warm.send());
     QVERIFY(warmDone.wait(30000));
   }
-  QSemaphore gate;
-  QMetaObject::invokeMethod(
-      client->worker(), [&gate] { gate.acquire(); }, Qt::QueuedConnection);
+  apptest::WorkerGate gate(client->worker());
   bool sent = true;
   for (ChatSession* s : {one, two}) {
     s->setTemperature(0.0);
@@ -230,7 +229,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
         if (snap.numRunning == 2 && !held.exchange(true)) hold.acquire();
       },
       Qt::DirectConnection);
-  gate.release();
+  gate.open();
   QVERIFY(sent);
   QTRY_VERIFY_WITH_TIMEOUT(monitor->numRunning() == 2 && monitor->usedBlocks() > 0, 30000);
   auto* summary = findItem(engineWindow->contentItem(), QStringLiteral("engineSummary"));

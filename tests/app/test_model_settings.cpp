@@ -5,7 +5,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "app/engine_settings.h"
 #include "app/recent_models_model.h"

@@ -6,7 +6,7 @@
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "app/app_controller.h"
 #include "app/blind_compare.h"

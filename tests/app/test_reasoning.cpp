@@ -4,8 +4,8 @@
 // text starts with the tag, so that it is shown, stored and sent again like any reasoning reply;
 // the conversation sent again keeps the stored text and the template drops the old reasoning.
 #include <QSignalSpy>
+#include <QTest>
 #include <QThread>
-#include <QtTest>
 
 #include "app/engine_worker.h"
 #include "app/message_list_model.h"

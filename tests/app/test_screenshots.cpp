@@ -8,7 +8,7 @@
 #include <QQmlApplicationEngine>
 #include <QQuickWindow>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "app/app_controller.h"
 #include "app/app_options.h"

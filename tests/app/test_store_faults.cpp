@@ -5,7 +5,7 @@
 // Each time: a plain-language message in the window's banner (never SQL) with the technical
 // detail apart, Retry, nothing the user wrote or the model streamed lost, no crash. Also: the
 // engine's load warnings reach the banner.
-#include <QtTest>
+#include <QTest>
 
 #include <QDir>
 #include <QFile>
@@ -47,21 +47,6 @@ using pagedchat::FinishReason;
 namespace {
 
 using namespace storefault;
-
-/// Holds the engine worker until released (so that a reply cannot finish before the fault is set up).
-struct WorkerGate {
-  explicit WorkerGate(EngineClient* engine) {
-    QMetaObject::invokeMethod(
-        engine->worker(), [this] { gate.acquire(); }, Qt::QueuedConnection);
-  }
-  ~WorkerGate() { open(); }
-  void open() {
-    if (!opened) gate.release();
-    opened = true;
-  }
-  QSemaphore gate;
-  bool opened = false;
-};
 
 /// RLIMIT_FSIZE of this process set to 1 byte while alive (every write past the first byte of a
 /// regular file fails with EFBIG, as on a full disk), with SIGXFSZ ignored.
@@ -121,7 +106,7 @@ void TestStoreFaults::streamThroughFault(AppController& app, const std::function
   QTRY_VERIFY_WITH_TIMEOUT(app.engine()->isReady(), 60000);
   QSignalSpy finished(session, &ChatSession::replyFinished);
   {
-    WorkerGate gate(app.engine());
+    apptest::WorkerGate gate(app.engine()->worker());  // the reply cannot end before the fault
     session->setInputText(QStringLiteral("Once upon a time"));
     QVERIFY(session->send());  // the question is committed before the request is submitted
     breakStore();

@@ -2,7 +2,7 @@
 // calls answer EROFS for the folder, as a read-only mount does; sqlite_faults.h), or a file the
 // user may not write: the history opens for reading, says so in the banner, refuses what it
 // cannot save without losing the user's text, and writes again once it can.
-#include <QtTest>
+#include <QTest>
 
 #include <QDir>
 #include <QFile>

@@ -13,10 +13,11 @@
 #include <QQuickWindow>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTranslator>
 #include <QXmlStreamReader>
-#include <QtTest>
 
 #include "app/app_controller.h"
 #include "app/app_options.h"

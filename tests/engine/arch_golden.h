@@ -7,7 +7,7 @@
 // later steps.
 #pragma once
 
-#include <QtTest>
+#include <QTest>
 
 #include <QFile>
 #include <algorithm>

@@ -5,7 +5,7 @@
 // and, loaded again, meet the golden at README.md's tolerance. (llama.cpp itself reading the
 // converted llama/qwen2 files was checked by hand: see README.md "Use your own model".)
 // The Qwen2 folder is made here from qwen2-tiny.gguf with ../tokenizers/qwen3 (its vocabulary).
-#include <QtTest>
+#include <QTest>
 
 #include <QTemporaryDir>
 #include <cstring>

@@ -9,7 +9,7 @@
 // Teacher-forced through DecoderModel; then through LLMEngine (text prompts, chunked prefill, the
 // three prompts batched) for the greedy ids; GGUF and Hugging Face files of the same weights
 // against each other; every instruction-set level bitwise; bfloat16 weights (--dtype bfloat16).
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstring>

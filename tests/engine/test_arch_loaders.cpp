@@ -4,7 +4,7 @@
 // end-of-generation ids; and what is refused by name: unknown architectures, MoE, unsupported RoPE
 // scaling, sliding windows in use, embedding rows that do not fit the tokenizer, GGUF tensor types
 // this engine cannot read. Built from ../shared/models/arch in a QTemporaryDir.
-#include <QtTest>
+#include <QTest>
 
 #include <QTemporaryDir>
 #include <cstring>

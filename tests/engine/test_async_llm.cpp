@@ -1,7 +1,7 @@
 // AsyncLLM: requests added from several threads at once share the step loop and produce exactly
 // the tokens the offline engine produces for each alone (batch invariance); aborts from another
 // thread free the blocks; bad requests are refused at once.
-#include <QtTest>
+#include <QTest>
 
 #include <set>
 #include <thread>

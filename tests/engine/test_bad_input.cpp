@@ -1,7 +1,7 @@
 // Bad input: missing or truncated checkpoints, absurd headers, missing or mismatched tokenizers,
 // prompts longer than the context, bad sampling params -> an exception naming the file or the
 // limit; never a crash.
-#include <QtTest>
+#include <QTest>
 
 #include <QFile>
 #include <QFileInfo>

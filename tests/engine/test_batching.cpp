@@ -1,6 +1,6 @@
 // Continuous batching: batch invariance, requests joining mid-flight, chunked prefill, preemption
 // under a tiny KV cache, aborts in every state, and block accounting.
-#include <QtTest>
+#include <QTest>
 
 #include <set>
 

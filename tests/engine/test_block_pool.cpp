@@ -1,7 +1,7 @@
 // BlockPool and KVCacheManager: allocation, reference counts, LRU free queue, prefix-cache
 // registration, eviction, collision safety, copy-on-write; blocks registered when allocated
 // (shared within one step), and dropped when their request is freed before computing them.
-#include <QtTest>
+#include <QTest>
 
 #include "engine/core/block_pool.h"
 #include "engine/core/kv_cache_manager.h"

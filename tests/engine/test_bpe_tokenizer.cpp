@@ -4,7 +4,7 @@
 // GGUF/HF-folder copies of the Llama 3 and Qwen vocabularies; decode(encode(x)) == x for each.
 // Also: special-token handling (plain text vs templated vs with-special), the vocabulary facts
 // (BOS/EOS, add_bos, eos_ids) the loaders take from the files, and bad GGUF vocabularies.
-#include <QtTest>
+#include <QTest>
 
 #include <chrono>
 

@@ -5,7 +5,7 @@
 // template that fails falls back to its family's built-in, and unknown names / bad role orders
 // are refused. (tests/engine/test_jinja_reference compares the renderings byte for byte with
 // @huggingface/jinja.)
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <memory>

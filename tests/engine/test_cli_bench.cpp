@@ -1,7 +1,7 @@
 // `pagedchat-cli bench`: runs the real binary (PAGEDCHAT_CLI, compiled in by CMake) on a tiny
 // random model with --json and checks the shape and consistency of the reports. No timing
 // thresholds: only that the figures exist, are positive and finite, and agree with each other.
-#include <QtTest>
+#include <QTest>
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 // pagedchat-cli chat, run as a user would: user lines on stdin, streamed replies on stdout, the
 // conversation re-sent each turn (the second turn's prompt found in the prefix cache), /reset and
 // /exit, old turns dropped to fit a small context, errors on stderr.
-#include <QtTest>
+#include <QTest>
 
 #include <QProcess>
 #include <QRegularExpression>

@@ -3,7 +3,7 @@
 // f32; the number of matching tokens is reported for the others). Llama 3 / Qwen3 folders of
 // ../shared/models/arch to GGUF and Qwen3's GGUF (with the Qwen tokenizer.json) back to a folder:
 // greedy generation from the result gives the arch golden's ids.
-#include <QtTest>
+#include <QTest>
 
 #include <QFile>
 #include <QJsonArray>

@@ -1,6 +1,6 @@
 // pagedchat-cli generate, run as a user would: plain and --json output, streaming, sequential
 // prefix-cache reuse, stop strings, errors on stderr with a non-zero exit.
-#include <QtTest>
+#include <QTest>
 
 #include <QJsonArray>
 #include <QJsonDocument>

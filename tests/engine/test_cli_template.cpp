@@ -6,7 +6,7 @@
 // (Llama 3, Qwen3, DeepSeek-R1, Phi-3.5) for plain conversations; --json gives the token ids of
 // that text with special tokens only where the template wrote them; bad input is refused.
 // Without node or the package the reference cases are skipped (a failure with CI=true).
-#include <QtTest>
+#include <QTest>
 
 #include <QDir>
 #include <QProcess>

@@ -2,7 +2,7 @@
 // tokenizer.json, Hugging Face folders, model GGUFs and sentencepiece .model files. Expected ids
 // come from outside: llama.cpp's test vectors, the goldens of shared/models/arch (llama.cpp's own
 // tokenization of their prompts) and llama2.c's.
-#include <QtTest>
+#include <QTest>
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -2,7 +2,7 @@
 // machine runs, against double-precision references; bitwise agreement between instruction sets;
 // bitwise batch invariance for T = 1..33 and across thread counts; bfloat16 rounding and the
 // packed layout's round trip.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstring>

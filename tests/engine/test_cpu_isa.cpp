@@ -6,7 +6,7 @@
 // pieces, or batched with other requests. Bfloat16 and float16 KV caches: written rounded to
 // nearest even (the float16 conversion checked against F16C), and attention over them is bitwise
 // attention over a float32 cache holding the rounded values, on every instruction set.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstring>

@@ -1,5 +1,5 @@
 // CPU kernels against naive references on random inputs; batch invariance of matmul.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

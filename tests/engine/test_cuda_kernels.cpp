@@ -3,7 +3,7 @@
 // attention over block sizes 8/16/32, head sizes 64/128, GQA group sizes 1/2/4/8, the three KV
 // cache types, decode and prefill chunks, and contexts that cross v2 partitions (512 tokens).
 // Skips, saying why, without a CUDA device (and so in CI, which has none).
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstring>

@@ -3,7 +3,7 @@
 // half, no U+FFFD appears mid-stream for a sequence that completes later, a sequence that can no
 // longer complete becomes U+FFFD as soon as that is certain, and the deltas plus flush() equal
 // decode() of the whole sequence (minus the prompt's text).
-#include <QtTest>
+#include <QTest>
 
 #include "engine/text/tokenizer.h"
 #include "engine/text/utf8.h"

@@ -2,7 +2,7 @@
 // accepted and refused, "auto" falling back to the CPU and saying so, "cuda" without a GPU (or
 // without the CUDA library) as a clear error; the backend memory interface of the CPU backend;
 // and the load-time check that catches a backend whose results are wrong.
-#include <QtTest>
+#include <QTest>
 
 #include <cstring>
 #include <stdexcept>
@@ -19,7 +19,9 @@ namespace {
 // The CPU backend with its attention off by 2 %: what a subtly broken GPU kernel looks like.
 class SkewedBackend final : public kernels::Backend {
  public:
-  SkewedBackend() : cpu_(kernels::make_cpu_backend(1)) {}
+  /// Attention output times `factor`; with `onlyBf16Cache`, only over a bfloat16 KV cache.
+  explicit SkewedBackend(float factor = 1.02f, bool onlyBf16Cache = false)
+      : cpu_(kernels::make_cpu_backend(1)), factor_(factor), onlyBf16Cache_(onlyBf16Cache) {}
   const char* name() const override { return "skewed"; }
   int num_threads() const override { return 1; }
   void embedding(float* out, const void* table, kernels::DType dtype, const int* ids, int T, int dim) override {
@@ -42,8 +44,9 @@ class SkewedBackend final : public kernels::Backend {
   void paged_attention(float* out, const float* q, const void* kc, const void* vc, kernels::KvDType t,
                        const kernels::AttentionMetadata& m, int h, int kvh, int hd) override {
     cpu_->paged_attention(out, q, kc, vc, t, m, h, kvh, hd);
+    if (onlyBf16Cache_ && t != kernels::KvDType::kBFloat16) return;
     const int T = m.query_start_loc[m.num_requests];
-    for (int64_t i = 0; i < int64_t(T) * h * hd; ++i) out[i] *= 1.02f;
+    for (int64_t i = 0; i < int64_t(T) * h * hd; ++i) out[i] *= factor_;
   }
   void silu_and_mul(float* out, const float* g, const float* u, int T, int hidden) override {
     cpu_->silu_and_mul(out, g, u, T, hidden);
@@ -52,6 +55,8 @@ class SkewedBackend final : public kernels::Backend {
 
  private:
   std::unique_ptr<kernels::Backend> cpu_;
+  float factor_;
+  bool onlyBf16Cache_;
 };
 
 }  // namespace
@@ -175,6 +180,12 @@ class TestDevice : public QObject {
     const std::string problem = check_backend_agrees(skewed, 1);
     qInfo("%s", problem.c_str());
     QVERIFY2(problem.find("skewed backend disagrees with the CPU") != std::string::npos, problem.c_str());
+    QVERIFY2(problem.find("float32 weights") != std::string::npos, problem.c_str());
+    // Right in float32 and wrong only on the path users run (bfloat16 weights and cache): caught.
+    SkewedBackend wrongInBf16(1.5f, /*onlyBf16Cache=*/true);
+    const std::string bf16Problem = check_backend_agrees(wrongInBf16, 1);
+    qInfo("%s", bf16Problem.c_str());
+    QVERIFY2(bf16Problem.find("with bfloat16 weights and KV cache") != std::string::npos, bf16Problem.c_str());
   }
 };
 

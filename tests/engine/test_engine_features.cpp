@@ -1,7 +1,7 @@
 // Request API features from vLLM: stop strings (also across tokens, streamed), stop token ids,
 // min_tokens, n > 1 with shared prompt blocks (copy-on-write, with every KV cache dtype), logprobs,
 // priorities, the long prefill cap, seeds in batches, metrics; kv_cache_dtype's memory and errors.
-#include <QtTest>
+#include <QTest>
 
 #include <QFile>
 #include <cmath>

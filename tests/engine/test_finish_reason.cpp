@@ -1,5 +1,5 @@
 // FinishReason's text: vLLM's/OpenAI's exact words both ways, and nothing else parsed.
-#include <QtTest>
+#include <QTest>
 
 #include <string>
 

@@ -2,7 +2,7 @@
 // chosen integer quants and scales, following ggml-common.h's layouts) must give exactly the values
 // the spec formulas give; F16/BF16 conversions are exact; the Q8_0 quantizer follows
 // quantize_row_q8_0_ref.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstring>

@@ -1,7 +1,7 @@
 // GGUF models end to end: llama.cpp's stories260K.gguf (F32) reproduces llama2.c's golden outputs
 // token for token and its logits within 1e-4; the F16 and Q8_0 files are measured against them;
 // write_gguf round trips (F32 exact, F16/Q8_0 byte-identical to llama.cpp's own quantizer).
-#include <QtTest>
+#include <QTest>
 
 #include <unistd.h>
 #include <QFile>

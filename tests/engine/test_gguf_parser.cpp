@@ -2,7 +2,7 @@
 // data out of the file or overlapping, shape/type mismatches, missing keys/tensors, unsupported
 // variants, non-UTF-8 text -> std::runtime_error naming the file and the key or tensor, never a
 // crash (the ASan/UBSan build runs this too).
-#include <QtTest>
+#include <QTest>
 
 #include <QFile>
 #include <QTemporaryDir>

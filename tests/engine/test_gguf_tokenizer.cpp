@@ -1,7 +1,7 @@
 // GGUF vocabularies as sentencepiece models: the tokenizer built from stories260K.gguf's
 // tokenizer.ggml.* metadata, and one built from the Llama 2 tokenizer.model's pieces, give the same
 // ids as the original sentencepiece models (ASCII, Korean, emoji, whitespace runs, newlines).
-#include <QtTest>
+#include <QTest>
 
 #include <sentencepiece_processor.h>
 #include <QTemporaryDir>

@@ -2,7 +2,7 @@
 // reproduced token for token, and the logits within 1e-4, with a float32 KV cache. A bfloat16 or
 // float16 cache (kv_cache_dtype; "auto" is bfloat16) follows the goldens for a measured number of
 // tokens and keeps the logits close to the float32 cache's.
-#include <QtTest>
+#include <QTest>
 
 #include <QFile>
 #include <QJsonArray>

@@ -1,6 +1,6 @@
 // Hugging Face folders end to end: stories260K written by write_hf_folder (F32, BF16), converted
 // to F16 and split into shards here, loaded back through LLM -> the llama2.c golden outputs.
-#include <QtTest>
+#include <QTest>
 
 #include <QTemporaryDir>
 #include <algorithm>

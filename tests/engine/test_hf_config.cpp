@@ -1,6 +1,6 @@
 // config.json / tokenizer_config.json / generation_config.json parsing: accepted variants
 // (eos lists, head_dim, Mistral) and refusals that name the file and the key.
-#include <QtTest>
+#include <QTest>
 
 #include <QTemporaryDir>
 

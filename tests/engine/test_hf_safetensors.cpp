@@ -1,6 +1,6 @@
 // Malformed safetensors files and shard indexes: every one a std::runtime_error naming the file
 // (and the tensor where there is one), never a crash. Also run under ASan/UBSan.
-#include <QtTest>
+#include <QTest>
 
 #include <QTemporaryDir>
 

@@ -2,7 +2,7 @@
 // the golden sequence and its logits, safetensors header surgery, error expectations.
 #pragma once
 
-#include <QtTest>
+#include <QTest>
 
 #include <QDir>
 #include <QFile>

@@ -1,7 +1,7 @@
 // The per-element helpers the CUDA kernels call (kernels/float16_math.h, norm_math.h,
 // softmax_math.h, rope_math.h), run on the CPU against the CPU backend and the reference
 // conversions: the arithmetic a GPU does is tested on every machine, GPU or not.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstring>

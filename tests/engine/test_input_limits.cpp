@@ -2,7 +2,7 @@
 // (and the engine goes on serving); 100 concurrent requests on a KV cache that holds 4 full-length
 // sequences are queued and preempted, never refused or crashed, all finish, and every block is
 // free again afterwards.
-#include <QtTest>
+#include <QTest>
 
 #include <map>
 #include <random>

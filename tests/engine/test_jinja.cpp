@@ -6,7 +6,7 @@
 // kReference's expected strings are @huggingface/jinja 0.5.11's output for each template with
 // kReferenceContext (recorded with tests/js/render_chat_templates.mjs --batch, strftime_now at
 // 2024-07-26 08:00 UTC); a null expectation means the reference refuses the template.
-#include <QtTest>
+#include <QTest>
 
 #include <pthread.h>
 

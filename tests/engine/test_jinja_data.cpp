@@ -4,7 +4,7 @@
 // values such as bos_token, loop counters) is. Checked through every string operation, then on
 // the real chat templates of the shared models: a special-token string typed by a user stays
 // inside a data range, while the template's own special tokens stay outside.
-#include <QtTest>
+#include <QTest>
 
 #include <string>
 #include <vector>

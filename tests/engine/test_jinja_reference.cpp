@@ -12,7 +12,7 @@
 //
 // Without node or the package the test is skipped, and fails with CI=true.
 // JINJA_REFERENCE_VERBOSE=1 lists the pairs that fail in both, with both errors.
-#include <QtTest>
+#include <QTest>
 
 #include <QDir>
 #include <QProcess>

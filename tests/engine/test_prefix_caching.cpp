@@ -2,7 +2,7 @@
 // shared prompts, salts), a second chat turn computes only its new tokens, eviction under load;
 // one prompt sent to several requests before one step ("send to all panes") is computed once
 // (blocks registered when allocated), also with chunked prefill, aborts and n > 1.
-#include <QtTest>
+#include <QTest>
 
 #include <cstring>
 

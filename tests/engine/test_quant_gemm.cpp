@@ -6,7 +6,7 @@
 // x · dequantized(W)^T; stacks of mixed types equal each part alone; float16 panels equal the
 // float32 GEMM on the same values bitwise, bfloat16 ones (float32 activations) too; packed
 // memory stays within 5% of the file's bytes.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

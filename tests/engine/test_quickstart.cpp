@@ -3,7 +3,7 @@
 // ("do_sample": false: greedy; no max_new_tokens: vLLM's 16 tokens). The text must be the
 // reference's greedy continuation (../shared/models/arch goldens: llama.cpp for Llama 3, a
 // float64 forward after transformers for Qwen3), piece for piece.
-#include <QtTest>
+#include <QTest>
 
 #include <QFile>
 #include <QJsonArray>

@@ -5,7 +5,7 @@
 // rope_freqs.weight divisors against the same; the CPU rotation at positions 8000..131071
 // against float64; and the llama3-tiny model from GGUF (rope_freqs) and from Hugging Face
 // (rope_scaling) at positions near 100000, where scaling ignored changes the logits by far more.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <numbers>

@@ -1,6 +1,6 @@
 // Sampler and SamplingParams: vLLM v1 semantics (logit_bias, masks, penalties, greedy, temperature,
 // min_p, top_k, top_p, raw logprobs, one RNG draw per sampled token) and validate().
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

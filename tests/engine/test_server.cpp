@@ -1,7 +1,7 @@
 // pagedchat-cli serve, used as outside programs use it: the official OpenAI Node client (npm
 // `openai`, tests/js/openai_client.mjs) and curl, against servers this test starts on free loopback
 // ports. Greedy completions of stories260K are checked against llama2.c run.c's golden text.
-#include <QtTest>
+#include <QTest>
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -2,7 +2,7 @@
 // 8 stories260K sessions generating without pause on a KV cache for 4 sequences, with random
 // stops, edits and new chats. Every block comes back, resident memory stays flat after the
 // warm-up, no request gets stuck, and the random actions really happened.
-#include <QtTest>
+#include <QTest>
 
 #include <QJsonArray>
 #include <QJsonDocument>

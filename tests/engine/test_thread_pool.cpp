@@ -1,7 +1,7 @@
 // kernels/cpu/thread_pool: every item of a job runs exactly once, thread indices are in range and
 // unique among concurrent chunks, guided chunks shrink, back-to-back jobs do not mix, and more threads than cores still
 // finish promptly (the caller takes the chunks a descheduled worker would have).
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <atomic>

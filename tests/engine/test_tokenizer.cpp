@@ -1,5 +1,5 @@
 // The sentencepiece Tokenizer: round trips, known ids, and the incremental detokenizer's UTF-8 safety.
-#include <QtTest>
+#include <QTest>
 
 #include "engine/text/tokenizer.h"
 #include "test_paths.h"

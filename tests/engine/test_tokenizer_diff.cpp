@@ -6,7 +6,7 @@
 // tokens removed (HF split_special_tokens=True: "<|eot_id|>" typed by a user is text), and
 // decode(with_special) vs transformers.js's decode. Invalid UTF-8 is compared as the U+FFFD text
 // it is read as. Fails in CI (CI=true) when node or the package is missing.
-#include <QtTest>
+#include <QTest>
 
 #include <random>
 

@@ -5,7 +5,7 @@
 // Metaspace split, continuing_subword_prefix, single_word, normalized added tokens), the
 // expectation is the example of HF tokenizers' own documentation or the result spelled out by
 // hand from its rules. Then malformed files: each error names the file and the JSON field.
-#include <QtTest>
+#include <QTest>
 
 #include <nlohmann/json.hpp>
 
