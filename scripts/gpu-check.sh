@@ -57,7 +57,7 @@ deb_packages=(
   libicu-dev libicu72
   libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 zlib1g-dev libbrotli-dev libbrotli1
   protobuf-compiler libprotoc32 libprotobuf32 libprotobuf-lite32 libprotobuf-dev
-  qt6-base-dev qt6-base-dev-tools libqt6core6 libqt6test6 libdouble-conversion3 libb2-1 libglib2.0-0 libffi8
+  qt6-base-dev qt6-base-dev-tools qmake6 qmake6-bin libqt6core6 libqt6test6 libdouble-conversion3 libb2-1 libglib2.0-0 libffi8
 )
 
 if [ "$mode" = fetch-deps ]; then
@@ -135,7 +135,8 @@ done
 # The dependencies from .gpu-deps/ (unpacked once per build folder), through environment variables
 # that CMake, pkg-config and the programs built here read. Not LD_LIBRARY_PATH for the whole
 # build: the system's own cmake must keep its own libraries. The binaries built here find the
-# unpacked libraries through their RPATH; moc and protoc (run during the build) through wrappers.
+# unpacked libraries through their RPATH; pkgconf, moc and protoc (run while configuring and
+# building) through wrappers that set it.
 use_unpacked_deps() {
   local libdir="$prefix/usr/lib/x86_64-linux-gnu"
   if [ ! -f "$prefix/.unpacked" ]; then
@@ -152,20 +153,20 @@ use_unpacked_deps() {
     done
     # pkg-config files name /usr: point them at the unpacked tree.
     find "$prefix" -name '*.pc' -exec sed -i -E "s#^(prefix|exec_prefix|libdir|includedir)=/usr#\\1=$prefix/usr#" {} +
-    mkdir -p "$prefix/wrap"
-    local tool
-    for tool in "$prefix/usr/bin/protoc" "$prefix/usr/lib/qt6/libexec/moc"; do
-      [ -x "$tool" ] || continue
-      printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s" "$@"\n' "$libdir" "$tool" \
-        >"$prefix/wrap/$(basename "$tool")"
-      chmod +x "$prefix/wrap/$(basename "$tool")"
-    done
     touch "$prefix/.unpacked"
   fi
+  mkdir -p "$prefix/wrap"
+  local tool
+  for tool in "$prefix/usr/bin/protoc" "$prefix/usr/lib/qt6/libexec/moc" "$prefix/usr/bin/pkgconf"; do
+    [ -x "$tool" ] || continue
+    printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s" "$@"\n' "$libdir" "$tool" \
+      >"$prefix/wrap/$(basename "$tool")"
+    chmod +x "$prefix/wrap/$(basename "$tool")"
+  done
   export PKG_CONFIG_PATH="$libdir/pkgconfig:$prefix/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-  dep_args=(-DCMAKE_PREFIX_PATH="$prefix/usr" -DPKG_CONFIG_EXECUTABLE="$prefix/usr/bin/pkgconf"
+  dep_args=(-DCMAKE_PREFIX_PATH="$prefix/usr" -DPKG_CONFIG_EXECUTABLE="$prefix/wrap/pkgconf"
     -DProtobuf_PROTOC_EXECUTABLE="$prefix/wrap/protoc" -DPAGEDCHAT_MOC_EXECUTABLE="$prefix/wrap/moc"
-    -DCMAKE_BUILD_RPATH="$libdir")
+    -DCMAKE_BUILD_RPATH="$libdir" -DCMAKE_CXX_STANDARD_INCLUDE_DIRECTORIES="$prefix/usr/include/x86_64-linux-gnu")
   run_env=(env LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
 }
 
@@ -173,16 +174,20 @@ use_unpacked_deps() {
 nvcc_path="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
 dep_args=()
 run_env=(env)
-configure() {
+# configure_cmd: sets cfg_cmd to the cmake command (an array: `timeout` runs commands, not functions).
+configure_cmd() {
   local launcher=()
   command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   local generator=()
   command -v ninja >/dev/null && generator=(-G Ninja)
-  # A folder configured before with other dependencies starts afresh.
-  rm -f "$build/CMakeCache.txt"
-  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DPAGEDCHAT_BUILD_APP=OFF \
-    -DCMAKE_CUDA_COMPILER="$nvcc_path" -DCMAKE_CUDA_ARCHITECTURES="$arch" -DPAGEDCHAT_MODELS_DIR="$models" \
-    "${launcher[@]}" "${dep_args[@]}"
+  cfg_cmd=(cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DPAGEDCHAT_BUILD_APP=OFF
+    -DCMAKE_CUDA_COMPILER="$nvcc_path" -DCMAKE_CUDA_ARCHITECTURES="$arch" -DPAGEDCHAT_MODELS_DIR="$models"
+    "${launcher[@]}" "${dep_args[@]}")
+}
+configure() {
+  rm -f "$build/CMakeCache.txt"  # a folder configured before with other dependencies starts afresh
+  configure_cmd
+  "${cfg_cmd[@]}"
 }
 
 if [ "$mode" != bench ]; then
@@ -220,7 +225,9 @@ run 'bash scripts/gpu-check.sh fetch-deps' on a Debian 12 machine with network a
     print_table
     exit 1
   }
-  step configure 180 configure || {
+  rm -f "$build/CMakeCache.txt"
+  configure_cmd
+  step configure 180 "${cfg_cmd[@]}" || {
     print_table
     exit 1
   }
