@@ -83,7 +83,7 @@ int run_generate(GenerateOptions& opt) {
       const int room = engine.engine_config().max_model_len - prompt_len;
       if (room > 0) params.max_tokens = std::min(params.max_tokens, room);
     }
-    engine.add_request(id, opt.prompts[i], params, RequestOptions{opt.priority, {}});
+    engine.add_request(id, opt.prompts[i], params, RequestOptions{opt.priority, {}, {}});
     index[id] = i;
   };
   auto drain = [&] {

@@ -31,6 +31,7 @@ struct ServeOptions {
   openai::ServerConfig server;
   std::string served_model_name;
   std::string chat_template = "auto";
+  bool trust_request_chat_template = false;
 };
 
 int run_serve(ServeOptions& opt) {
@@ -39,7 +40,8 @@ int run_serve(ServeOptions& opt) {
   if (!openai::is_loopback_host(opt.server.host) && opt.server.api_key.empty())
     throw std::invalid_argument("--host " + opt.server.host +
                                 " is reachable from other machines: give --api-key (or PAGEDCHAT_API_KEY) too");
-  const std::string name = opt.served_model_name.empty() ? opt.engine.model : opt.served_model_name;
+  const std::string name = opt.served_model_name.empty() ? openai::default_served_model_name(opt.engine.model)
+                                                         : opt.served_model_name;
 
   // SIGINT/SIGTERM go to a waiting thread (blocked everywhere else, including the threads started below).
   sigset_t signals;
@@ -82,6 +84,7 @@ int run_serve(ServeOptions& opt) {
     serving = std::make_unique<openai::OpenAIServing>(*llm, name, opt.chat_template, [](const std::string& w) {
       std::fprintf(stderr, "pagedchat-cli: warning: %s\n", w.c_str());
     });
+    serving->set_trust_request_chat_template(opt.trust_request_chat_template);
   } catch (...) {
     finish_threads();
     throw;
@@ -116,7 +119,8 @@ Command add_serve_command(CLI::App& app) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--api-key", opt->server.api_key,
                   "clients must send 'Authorization: Bearer KEY' (default: $PAGEDCHAT_API_KEY, or none)");
-  cmd->add_option("--served-model-name", opt->served_model_name, "the model's name in the API (default: --model)");
+  cmd->add_option("--served-model-name", opt->served_model_name,
+                  "the model's name in the API (default: --model's file or folder name; the path is accepted too)");
   cmd->add_option("--chat-template", opt->chat_template,
                   "the model's own (auto, the default), a built-in (llama-2, mistral, chatml, zephyr, vicuna, "
                   "llama3, deepseek-r1, phi3, gemma, none) or a .jinja file");
@@ -126,7 +130,28 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--max-num-seqs", opt->engine.max_num_seqs, "most requests running at once (default 64)");
   cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens,
                   "token budget of one step (default 512)");
-  cmd->add_option("--max-body-bytes", opt->server.max_body_bytes, "largest request body (default 32 MiB; more: 413)");
+  cmd->add_option("--max-body-bytes", opt->server.max_body_bytes,
+                  "largest request body, counted as it is read (default 32 MiB; more: 413)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
+  cmd->add_option("--max-json-depth", opt->server.max_json_depth,
+                  "deepest nesting of arrays and objects in a request (default 64; more: 400)")
+      ->check(CLI::Range(2, 1000));
+  cmd->add_option("--request-timeout", opt->server.request_timeout_s,
+                  "seconds a client has to send a whole request, headers and body (default 30)")
+      ->check(CLI::Range(1, 3600));
+  cmd->add_option("--max-connections", opt->server.max_connections, "connections at once (default 1000)")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--allowed-origins", opt->server.allowed_origins,
+                  "web page origins allowed to call the server (CORS), e.g. http://localhost:3000; '*' = any "
+                  "(default: none, a browser's request is refused)");
+  cmd->add_option("--max-stop-strings", opt->server.limits.max_stop_strings,
+                  "most stop strings in one request (default 64; each at most 1024 bytes)")
+      ->check(CLI::Range(0, 100000));
+  cmd->add_option("--max-sequences-per-request", opt->server.limits.max_sequences,
+                  "most prompts times n in one request (default 1024)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_flag("--trust-request-chat-template", opt->trust_request_chat_template,
+                "render a request's own 'chat_template' (in the template sandbox); default: refuse it");
   add_dtype_options(cmd, opt->engine);
   add_device_options(cmd, opt->engine);
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");

@@ -257,6 +257,7 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
   auto seq = std::make_unique<Request>(id, std::move(ids), params, next_arrival++, tokenizer.get());
   seq->priority = options.priority;
   seq->cache_salt = options.cache_salt;
+  seq->share_key = options.fair_share_key.empty() ? id : options.fair_share_key;
   seq->group = g.get();
   scheduler->add_request(seq.get());
   g->seqs.push_back(std::move(seq));
@@ -309,6 +310,7 @@ void LLMEngine::Impl::fork(RequestGroup& g) {
     child->group = &g;
     child->priority = parent.priority;
     child->cache_salt = parent.cache_salt;
+    child->share_key = parent.share_key;
     child->num_computed_tokens = parent.num_computed_tokens;
     kv->fork(parent, *child);
     scheduler->add_running(child.get());

@@ -42,6 +42,11 @@ struct KVBlockInfo {
 struct RequestOptions {
   int priority = 0;        ///< lower runs first under SchedulingPolicy::kPriority
   std::string cache_salt;  ///< requests with different salts never share prefix-cache blocks
+  /// Requests with the same key share one fair share of the batch: when slots free up, a waiting
+  /// request of the key with the fewest running sequences goes first (the server gives an API
+  /// call's prompts one key, so a call of 30 000 prompts cannot hold every slot while another
+  /// client waits). Empty: the request is a key of its own.
+  std::string fair_share_key;
 };
 
 /// Counters for a status line / engine view.

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/sample/stop_checker.h"
+#include "engine/sample/stop_automaton.h"
 #include "engine/text/utf8.h"
 
 namespace pagedchat {
@@ -54,19 +54,27 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
     if (p.include_stop_str_in_output && r.detokenizer) r.text += r.detokenizer->add_token(token);
     finish(r, FinishReason::kStop);
   } else if (r.detokenizer) {
-    const size_t before = r.text.size();
     r.text += r.detokenizer->add_token(token);
-    if (check_stops && !p.stop.empty() && r.text.size() > before)
-      if (auto m = find_stop_string(r.text, before, p.stop, p.include_stop_str_in_output)) {
+    if (!p.stop.empty()) {
+      // One automaton over all stop strings, fed only the new text: the cost of a token does not
+      // grow with the number of stop strings or the text so far (stop_automaton.h).
+      if (!r.stop_automaton) {
+        if (r.group && !r.group->stop_automaton) r.group->stop_automaton = std::make_shared<StopAutomaton>(p.stop);
+        r.stop_automaton = r.group ? r.group->stop_automaton : std::make_shared<StopAutomaton>(p.stop);
+      }
+      if (auto m = r.stop_automaton->feed(r.text, r.stop_cursor, p.include_stop_str_in_output, check_stops)) {
         r.text.resize(m->text_length);
         r.stop_reason = m->stop;
         finish(r, FinishReason::kStop);
       }
+    }
   }
   if (!r.finish_reason && (n_out >= p.max_tokens || r.num_tokens() >= max_model_len_)) finish(r, FinishReason::kLength);
   if (r.finish_reason && r.detokenizer && !std::holds_alternative<std::string>(r.stop_reason))
     r.text += r.detokenizer->flush();
-  const size_t hold = r.finish_reason || p.include_stop_str_in_output ? 0 : stop_string_holdback(r.text, p.stop);
+  const size_t hold = r.finish_reason || p.include_stop_str_in_output || !r.stop_automaton
+                          ? 0
+                          : r.stop_automaton->holdback(r.text, r.stop_cursor);
   r.num_releasable_chars = std::max(r.num_releasable_chars, r.text.size() - hold);
 }
 

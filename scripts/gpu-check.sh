@@ -12,7 +12,7 @@
 #                                          # .gpu-deps/ (carry that folder along with the tree)
 #
 # Dependencies: the packages of install-deps.sh that the engine, the CLI and the engine's tests
-# need (sentencepiece, PCRE2, ICU, protobuf, nlohmann-json, CLI11, cpp-httplib, Qt Core and Test,
+# need (sentencepiece, PCRE2, ICU, protobuf, nlohmann-json, CLI11, libmicrohttpd, Qt Core and Test,
 # pkg-config). When the system lacks them: unpacked from .gpu-deps/*.deb into the build folder
 # (no root, nothing installed system-wide); else apt-get when it can reach a package archive;
 # else the check fails, saying what to do.
@@ -55,7 +55,7 @@ deb_packages=(
   nlohmann-json3-dev libcli11-dev
   libpcre2-dev libpcre2-8-0 libpcre2-16-0 libpcre2-32-0 libpcre2-posix3
   libicu-dev libicu72
-  libcpp-httplib-dev libcpp-httplib0.11 libssl-dev libssl3 zlib1g-dev libbrotli-dev libbrotli1
+  libmicrohttpd-dev libmicrohttpd12 libgnutls30 libp11-kit0 libidn2-0 libunistring2 libtasn1-6 libnettle8 libhogweed6 libgmp10
   protobuf-compiler libprotoc32 libprotobuf32 libprotobuf-lite32 libprotobuf-dev
   qt6-base-dev qt6-base-dev-tools qmake6 qmake6-bin libqt6core6 libqt6test6 libdouble-conversion3 libb2-1 libglib2.0-0 libffi8
 )

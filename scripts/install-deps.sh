@@ -9,8 +9,8 @@ PACKAGES=(
   cmake g++ make ninja-build pkg-config clang-format
   # engine: sentencepiece, JSON, CLI; PCRE2 (BPE pre-tokenizer expressions) and ICU (NFC)
   libsentencepiece-dev nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
-  # the OpenAI-compatible server (engine/entrypoints/openai): HTTP; curl for its tests
-  libcpp-httplib-dev curl
+  # the OpenAI-compatible server (engine/entrypoints/openai): GNU libmicrohttpd; curl for its tests
+  libmicrohttpd-dev curl
   # GGUF vocabularies -> sentencepiece ModelProto (protoc; static libprotobuf-lite, see engine/CMakeLists.txt)
   protobuf-compiler libprotobuf-dev
   # app: Qt 6 (Quick, Controls, SQL with the SQLite driver, Test, Linguist tools)

@@ -13,6 +13,7 @@
 #include "engine/core/request_status.h"
 #include "engine/outputs.h"
 #include "engine/sample/sampling_params.h"
+#include "engine/sample/stop_automaton.h"
 #include "engine/text/tokenizer.h"
 
 namespace pagedchat {
@@ -34,6 +35,7 @@ struct Request {
   uint64_t arrival_seq;    ///< order of add_request (lower = earlier)
   int priority = 0;        ///< lower runs first under the priority policy
   std::string cache_salt;  ///< isolates this request's prefix-cache entries
+  std::string share_key;   ///< RequestOptions::fair_share_key, else the group's id
   RequestGroup* group = nullptr;
   int index = 0;  ///< completion index within the group
 
@@ -54,6 +56,8 @@ struct Request {
   std::optional<FinishReason> finish_reason;
   bool reported_finish = false;  ///< the finish reason was returned once
   StopReason stop_reason;
+  std::shared_ptr<const StopAutomaton> stop_automaton;  ///< params.stop, built at the first text (shared by the group)
+  StopAutomaton::Cursor stop_cursor;                    ///< how far text has been fed to it
   std::vector<std::map<int, Logprob>> logprobs;
   double cumulative_logprob = 0.0;
 
@@ -69,7 +73,8 @@ struct RequestGroup {
   std::string prompt;
   std::vector<int> prompt_token_ids;
   SamplingParams params;
-  std::vector<std::unique_ptr<Request>> seqs;  ///< seqs[0] prefills; the rest fork from it
+  std::vector<std::unique_ptr<Request>> seqs;           ///< seqs[0] prefills; the rest fork from it
+  std::shared_ptr<const StopAutomaton> stop_automaton;  ///< params.stop as one automaton, once built
   bool forked = false;
   RequestMetrics metrics;
 

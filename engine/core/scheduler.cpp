@@ -2,6 +2,8 @@
 #include "engine/core/scheduler.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 namespace pagedchat {
 
@@ -93,14 +95,30 @@ SchedulerOutput Scheduler::schedule() {
   // after that point, so each of those blocks is computed by this step's forward. (A request
   // preempted above frees its own not-yet-computed registered blocks before anyone could share
   // them, and KVCacheManager::free unregisters them.)
+  // Fair share (RequestOptions::fair_share_key): among the waiting requests the one whose key has
+  // the fewest running sequences goes first (the scheduling order among equals; priorities first).
+  std::unordered_map<std::string_view, int> running_per_key;
+  for (const Request* r : running_) ++running_per_key[r->share_key];
   while (out.preempted.empty() && !waiting_.empty() && budget > 0 && int(running_.size()) < config_.max_num_seqs) {
-    Request* req = waiting_.front();
+    auto pick = waiting_.begin();
+    int fewest = running_per_key[(*pick)->share_key];
+    for (auto it = std::next(waiting_.begin()); it != waiting_.end() && fewest > 0; ++it) {
+      if (config_.policy == SchedulingPolicy::kPriority && (*it)->priority != (*pick)->priority) break;
+      const auto found = running_per_key.find((*it)->share_key);
+      const int count = found == running_per_key.end() ? 0 : found->second;
+      if (count < fewest) {
+        pick = it;
+        fewest = count;
+      }
+    }
+    Request* req = *pick;
     KVCacheManager::ComputedBlocks computed;
     if (req->block_ids.empty()) computed = kv_.get_computed_blocks(*req);
     const int start = req->block_ids.empty() ? computed.num_tokens : req->num_computed_tokens;
     const int num_new = cap(req, req->num_tokens() - start, budget);
     if (!kv_.allocate_slots(*req, num_new, &computed)) break;
-    waiting_.pop_front();
+    waiting_.erase(pick);
+    ++running_per_key[req->share_key];
     req->status = RequestStatus::kRunning;
     running_.push_back(req);
     out.scheduled.push_back({req, num_new, req->num_computed_tokens + num_new == req->num_tokens()});

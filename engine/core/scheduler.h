@@ -6,6 +6,8 @@
 // scheduled before it in the same step will fill (registered at allocation). When a running request cannot get a
 // block, the latest-arrived (fcfs) or lowest-priority (priority) running request is preempted: its
 // blocks are freed and it goes back to the waiting queue, to be recomputed when admitted again.
+// Waiting requests are admitted by fair share between their keys (RequestOptions::fair_share_key):
+// the key with the fewest running sequences first, then in scheduling order.
 #pragma once
 
 #include <deque>

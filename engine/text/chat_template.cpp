@@ -88,14 +88,27 @@ nlohmann::ordered_json to_json(const std::vector<ChatMessage>& messages) {
   return msgs;
 }
 
-// The first `n` bytes of `t`, data ranges clipped.
-TemplatedText prefix_of(const TemplatedText& t, size_t n) {
-  TemplatedText out;
-  out.text = t.text.substr(0, n);
-  for (const ByteRange& r : t.data)
-    if (r.begin < n) out.data.push_back({r.begin, std::min(r.end, n)});
-  return out;
+}  // namespace
+
+bool is_reserved_template_variable(std::string_view name) {
+  static constexpr std::string_view kReserved[] = {"messages",
+                                                   "add_generation_prompt",
+                                                   "bos_token",
+                                                   "eos_token",
+                                                   "raise_exception",
+                                                   "strftime_now",
+                                                   "namespace",
+                                                   "range",
+                                                   "true",
+                                                   "false",
+                                                   "none",
+                                                   "True",
+                                                   "False",
+                                                   "None"};
+  return std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved);
 }
+
+namespace {
 
 bool is_plain_role(std::string_view role) {
   if (role.empty() || role.size() > 32) return false;
@@ -132,7 +145,7 @@ TemplatedText render_jinja(const jinja::Template& t, const nlohmann::ordered_jso
     }
     if (!extra.is_object()) throw ChatTemplateError("chat template variables must be a JSON object");
     for (const auto& [key, value] : extra.items())
-      if (key != "messages") context.set(key, jinja::value_from_json(value, /*is_data=*/true));
+      if (!is_reserved_template_variable(key)) context.set(key, jinja::value_from_json(value, /*is_data=*/true));
   }
   return t.render(context);
 }

@@ -154,6 +154,12 @@ std::string detect_chat_template(const std::string& jinja, std::string* reason =
 ChatTemplate resolve_chat_template(const std::string& override_spec, const std::string& model_template_text,
                                    const std::string& model_name = "the model", std::string* warning = nullptr);
 
+/// True for the names a caller's extra variables (chat_template_kwargs) may not set: the
+/// conversation and generation flag the renderer passes, the BOS/EOS text, and the template
+/// language's own globals (raise_exception, strftime_now, namespace, range, true/false/none).
+/// The renderer ignores such variables; the server refuses them by name.
+bool is_reserved_template_variable(std::string_view name);
+
 /// What a chat request needs beside the template: the model's BOS rule and the render options.
 struct ChatEncodeOptions {
   /// Prepended as an id when the rendered prompt does not start with it (the model's add_bos:

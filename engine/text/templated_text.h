@@ -56,6 +56,15 @@ inline void TemplatedText::append(const TemplatedText& t) {
   }
 }
 
+/// The first `n` bytes of `t` (n <= t.text.size()), its data ranges clipped to them.
+inline TemplatedText prefix_of(const TemplatedText& t, std::size_t n) {
+  TemplatedText out;
+  out.text = t.text.substr(0, n);
+  for (const ByteRange& r : t.data)
+    if (r.begin < n) out.data.push_back({r.begin, std::min(r.end, n)});
+  return out;
+}
+
 inline bool TemplatedText::is_template_text(std::size_t begin, std::size_t end) const {
   if (begin >= end) return true;
   // The first range ending after `begin` is the only one that can overlap [begin, end) first.

@@ -259,9 +259,9 @@ class TestEngineFeatures : public QObject {
     cfg.scheduling_policy = SchedulingPolicy::kPriority;
     cfg.max_num_seqs = 1;
     LLMEngine engine(cfg);
-    engine.add_request("low", kPrompt, testutil::greedy(5), {5, {}});
-    engine.add_request("high", kPrompt, testutil::greedy(5), {0, {}});
-    engine.add_request("mid", kPrompt, testutil::greedy(5), {2, {}});
+    engine.add_request("low", kPrompt, testutil::greedy(5), {5, {}, {}});
+    engine.add_request("high", kPrompt, testutil::greedy(5), {0, {}, {}});
+    engine.add_request("mid", kPrompt, testutil::greedy(5), {2, {}, {}});
     std::vector<std::string> order;
     while (engine.has_unfinished_requests())
       for (auto& o : engine.step())
@@ -270,8 +270,8 @@ class TestEngineFeatures : public QObject {
     EngineConfig fcfs = testutil::storiesConfig();
     fcfs.max_num_seqs = 1;
     LLMEngine e2(fcfs);
-    e2.add_request("low", kPrompt, testutil::greedy(5), {5, {}});
-    e2.add_request("high", kPrompt, testutil::greedy(5), {0, {}});
+    e2.add_request("low", kPrompt, testutil::greedy(5), {5, {}, {}});
+    e2.add_request("high", kPrompt, testutil::greedy(5), {0, {}, {}});
     order.clear();
     while (e2.has_unfinished_requests())
       for (auto& o : e2.step())

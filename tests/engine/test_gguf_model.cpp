@@ -10,6 +10,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QtEndian>
 #include <cmath>
 #include <cstdio>
 
@@ -371,6 +372,43 @@ class TestGgufModel : public QObject {
     }
     QVERIFY(!QFile::exists(tmp_.filePath("y.gguf")));
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, write_gguf(src, tok, "/no/such/dir/z.gguf", "f32"));
+  }
+
+  // A BOS or EOS id beyond the model's vocabulary (the embedding's rows) is refused by name, with
+  // or without the tokenizer: it would index past the logits.
+  void specialIdOutsideVocabulary() {
+    const QString bin = testpaths::stories260K() + "/stories260K.bin";
+    REQUIRE_MODEL_FILE(bin);
+    const LoadedModel src = load_llama2c(bin.toStdString());
+    const auto tok = load_tokenizer((testpaths::stories260K() + "/tok512.model").toStdString());
+    const QString good = tmp_.filePath("ids.gguf");
+    write_gguf(src, *tok, good.toStdString(), "f32");
+    QFile in(good);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    const QByteArray bytes = in.readAll();
+    for (const QByteArray& key :
+         {QByteArray("tokenizer.ggml.eos_token_id"), QByteArray("tokenizer.ggml.bos_token_id")}) {
+      // GGUF: the key, then its type (u32 4 = UINT32) and the value (little-endian).
+      const qsizetype at = bytes.indexOf(key);
+      QVERIFY(at > 0);
+      QCOMPARE(qFromLittleEndian<quint32>(bytes.constData() + at + key.size()), quint32(4));
+      QByteArray patched = bytes;
+      qToLittleEndian<quint32>(512, patched.data() + at + key.size() + 4);  // the vocabulary is 0..511
+      const QString bad = tmp_.filePath("bad-ids.gguf");
+      QFile out(bad);
+      QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      out.write(patched);
+      out.close();
+      for (const bool withTokenizer : {false, true}) {
+        try {
+          (void)load_gguf(bad.toStdString(), withTokenizer);
+          QFAIL(qPrintable("accepted " + key));
+        } catch (const std::runtime_error& e) {
+          QVERIFY2(QString(e.what()).contains(QString::fromUtf8(key)) && QString(e.what()).contains("outside"),
+                   e.what());
+        }
+      }
+    }
   }
 };
 

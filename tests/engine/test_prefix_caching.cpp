@@ -160,14 +160,14 @@ class TestPrefixCaching : public QObject {
 
   void saltSeparatesUsers() {
     LLMEngine engine(config(true));
-    engine.add_request("a", kStory, testutil::greedy(5), {0, "alice"});
+    engine.add_request("a", kStory, testutil::greedy(5), {0, "alice", {}});
     testutil::runToCompletion(engine);
-    engine.add_request("b", kStory, testutil::greedy(5), {0, "bob"});
-    engine.add_request("c", kStory, testutil::greedy(5), {0, ""});
+    engine.add_request("b", kStory, testutil::greedy(5), {0, "bob", {}});
+    engine.add_request("c", kStory, testutil::greedy(5), {0, "", {}});
     auto done = testutil::runToCompletion(engine);
     QCOMPARE(done.at("b").num_cached_tokens, 0);
     QCOMPARE(done.at("c").num_cached_tokens, 0);
-    engine.add_request("a2", kStory, testutil::greedy(5), {0, "alice"});
+    engine.add_request("a2", kStory, testutil::greedy(5), {0, "alice", {}});
     done = testutil::runToCompletion(engine);
     QVERIFY(done.at("a2").num_cached_tokens > 0);
   }

@@ -92,7 +92,7 @@ runtime_depends=(qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qt
   qml6-module-qtquick-dialogs qml6-module-qt-labs-platform qml6-module-qt-labs-folderlistmodel
   qml6-module-qtcore libqt6sql6-sqlite
   fonts-noto-cjk fonts-noto-color-emoji)
-shlib_depends=(libc6 libstdc++6 libqt6core6 libqt6gui6 libqt6qml6 libqt6quick6 libqt6sql6 libsentencepiece0 libcpp-httplib0.11)
+shlib_depends=(libc6 libstdc++6 libqt6core6 libqt6gui6 libqt6qml6 libqt6quick6 libqt6sql6 libsentencepiece0 libmicrohttpd12)
 for p in "${runtime_depends[@]}" "${shlib_depends[@]}"; do
   grep -qx -- "$p" <<<"$depends" && pass "Depends: $p" || fail "Depends lacks $p"
 done

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/text/chat_template.h"
+
 namespace pagedchat::openai {
 
 namespace {
@@ -12,6 +14,8 @@ std::string default_type(int status) {
   switch (status) {
     case 401:
       return "authentication_error";
+    case 403:
+      return "permission_error";
     case 404:
       return "not_found_error";
     case 503:
@@ -108,7 +112,8 @@ void read_stream_options(const json& body, bool stream, bool& include_usage) {
 }
 
 // The fields of SamplingParams; `max_tokens_names` lists the names max_tokens may come under.
-SamplingRequest read_sampling(const json& body, std::initializer_list<const char*> max_tokens_names) {
+SamplingRequest read_sampling(const json& body, std::initializer_list<const char*> max_tokens_names,
+                              const RequestLimits& limits) {
   SamplingRequest s;
   SamplingParams& p = s.params;
   p.temperature = 1.0f;
@@ -155,15 +160,25 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
     if (v->is_string()) {
       p.stop.push_back(v->get<std::string>());
     } else if (v->is_array()) {
+      if (v->size() > static_cast<std::size_t>(limits.max_stop_strings))
+        bad("stop", "has " + std::to_string(v->size()) + " strings; this server takes at most " +
+                        std::to_string(limits.max_stop_strings) + " (--max-stop-strings)");
       for (std::size_t i = 0; i < v->size(); ++i) p.stop.push_back(string((*v)[i], "stop[" + std::to_string(i) + "]"));
     } else {
       bad("stop", std::string("must be a string or an array of strings, got ") + type_name(*v));
     }
-    for (const std::string& st : p.stop)
+    for (const std::string& st : p.stop) {
       if (st.empty()) bad("stop", "must not contain an empty string");
+      if (st.size() > static_cast<std::size_t>(limits.max_stop_string_bytes))
+        bad("stop", "has a string of " + std::to_string(st.size()) + " bytes; this server takes at most " +
+                        std::to_string(limits.max_stop_string_bytes) + " bytes per stop string");
+    }
   }
   if (const json* v = field(body, "stop_token_ids")) {
     if (!v->is_array()) bad("stop_token_ids", std::string("must be an array of token ids, got ") + type_name(*v));
+    if (v->size() > static_cast<std::size_t>(limits.max_stop_token_ids))
+      bad("stop_token_ids", "has " + std::to_string(v->size()) + " ids; this server takes at most " +
+                                std::to_string(limits.max_stop_token_ids));
     p.stop_token_ids = token_ids(*v, "stop_token_ids");
   }
   if (const json* v = field(body, "logit_bias")) {
@@ -185,6 +200,15 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
   return s;
 }
 
+// prompts × n: each is a sequence in the batch (vLLM's max_num_seqs is the batch; this is per call).
+void check_sequences(std::size_t prompts, int n, const RequestLimits& limits) {
+  if (prompts * static_cast<std::size_t>(n) > static_cast<std::size_t>(limits.max_sequences))
+    bad(prompts > 1 ? "prompt" : "n", "asks for " + std::to_string(prompts) + " prompt(s) times n = " + std::to_string(n) +
+                                          " sequences; this server takes at most " +
+                                          std::to_string(limits.max_sequences) +
+                                          " per request (--max-sequences-per-request)");
+}
+
 }  // namespace
 
 ApiError::ApiError(int status, std::string message, std::string param, std::string type)
@@ -199,7 +223,36 @@ nlohmann::json ApiError::to_json() const {
   return json{{"error", e}};
 }
 
-nlohmann::json parse_body(const std::string& body) {
+int json_nesting_depth(const std::string& text, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;  // the escaped character, whatever it is
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    }
+  }
+  return deepest;
+}
+
+nlohmann::json parse_body(const std::string& body, int max_depth) {
+  // Before anything walks it recursively (a dump, a copy, a template): a body nested 60 000 deep
+  // would overflow the stack there.
+  if (json_nesting_depth(body, max_depth) > max_depth)
+    throw ApiError(400, "The request body nests arrays and objects deeper than " + std::to_string(max_depth) +
+                            " levels (the server's --max-json-depth)");
   json j;
   try {
     j = json::parse(body);
@@ -210,7 +263,7 @@ nlohmann::json parse_body(const std::string& body) {
   return j;
 }
 
-CompletionRequest parse_completion_request(const json& body) {
+CompletionRequest parse_completion_request(const json& body, const RequestLimits& limits) {
   CompletionRequest r;
   r.model = model_name(body);
   const json* prompt = field(body, "prompt");
@@ -221,6 +274,7 @@ CompletionRequest parse_completion_request(const json& body) {
     if ((*prompt)[0].is_number()) {
       r.prompts.emplace_back(token_ids(*prompt, "prompt"));
     } else {
+      check_sequences(prompt->size(), 1, limits);  // before reading them all
       for (std::size_t i = 0; i < prompt->size(); ++i) {
         const json& p = (*prompt)[i];
         const std::string name = "prompt[" + std::to_string(i) + "]";
@@ -240,7 +294,8 @@ CompletionRequest parse_completion_request(const json& body) {
       if (std::string(unsupported) == "best_of" && integer(*v, "best_of") <= 1) continue;
       bad(unsupported, "is not supported by this server");
     }
-  r.sampling = read_sampling(body, {"max_tokens"});
+  r.sampling = read_sampling(body, {"max_tokens"}, limits);
+  check_sequences(r.prompts.size(), r.sampling.params.n, limits);
   if (const json* v = field(body, "stream")) r.stream = boolean(*v, "stream");
   read_stream_options(body, r.stream, r.include_usage);
   if (const json* v = field(body, "echo")) r.echo = boolean(*v, "echo");
@@ -248,7 +303,7 @@ CompletionRequest parse_completion_request(const json& body) {
   return r;
 }
 
-ChatCompletionRequest parse_chat_completion_request(const json& body) {
+ChatCompletionRequest parse_chat_completion_request(const json& body, const RequestLimits& limits) {
   ChatCompletionRequest r;
   r.model = model_name(body);
   const json* messages = field(body, "messages");
@@ -286,13 +341,11 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
       // Tool calls stand in for the text; an empty list is none (clients send [] for no calls).
       const json* calls = field(m, "tool_calls");
       const bool hasCalls = calls && !(calls->is_array() && calls->empty());
-      if (role->get<std::string>() == "assistant") {
-        // An earlier answer may come back without text (null, as vLLM accepts it: a tool call, a
-        // refusal, or an empty reply); the template sees "" unless tool calls stand in for it.
-        if (!hasCalls) out["content"] = "";
-      } else if (!hasCalls) {
-        bad(name + ".content", "is required");
-      }
+      // An earlier answer may come back without text (null, as vLLM accepts it: a tool call, a
+      // refusal, or an empty reply); the template sees "", as vLLM passes it, so that templates
+      // which concatenate or test the content work on tool-call turns too.
+      if (role->get<std::string>() != "assistant" && !hasCalls) bad(name + ".content", "is required");
+      out["content"] = "";
     }
     r.messages.push_back(std::move(out));
   }
@@ -305,7 +358,8 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
   if (const json* v = field(body, "response_format"))
     if (!(v->is_object() && v->value("type", "") == "text"))
       bad("response_format", "only {\"type\": \"text\"} is supported");
-  r.sampling = read_sampling(body, {"max_tokens", "max_completion_tokens"});
+  r.sampling = read_sampling(body, {"max_tokens", "max_completion_tokens"}, limits);
+  check_sequences(1, r.sampling.params.n, limits);
   if (const json* v = field(body, "stream")) r.stream = boolean(*v, "stream");
   read_stream_options(body, r.stream, r.include_usage);
   if (const json* v = field(body, "logprobs")) r.logprobs = boolean(*v, "logprobs");
@@ -326,8 +380,13 @@ ChatCompletionRequest parse_chat_completion_request(const json& body) {
       if (!it->is_null()) r.enable_thinking = boolean(*it, "chat_template_kwargs.enable_thinking");
       rest.erase(it);
     }
+    for (const auto& [key, value] : rest.items())
+      if (is_reserved_template_variable(key))
+        bad("chat_template_kwargs." + key,
+            "cannot be set: the template's own variable or function of that name is not the client's to replace");
     if (!rest.empty()) r.chat_template_kwargs_json = rest.dump();
   }
+  if (const json* v = field(body, "chat_template")) r.chat_template = string(*v, "chat_template");
   return r;
 }
 

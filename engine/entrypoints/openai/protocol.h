@@ -37,8 +37,25 @@ class ApiError : public std::runtime_error {
   std::string param_, type_;
 };
 
-/// A body parsed as JSON; ApiError 400 for malformed JSON or a non-object.
-nlohmann::json parse_body(const std::string& body);
+/// What one request may ask for (docs/security.md). Each bound keeps one client from taking the
+/// engine thread or the batch from the others; beyond it the request gets a 400 naming the field
+/// and the limit. The defaults follow what OpenAI's API accepts, with room: OpenAI takes 4 stop
+/// strings and 2048 prompts per call.
+struct RequestLimits {
+  int max_stop_strings = 64;         ///< entries in `stop`
+  int max_stop_string_bytes = 1024;  ///< bytes in one stop string
+  int max_stop_token_ids = 1024;     ///< entries in `stop_token_ids`
+  int max_sequences = 1024;          ///< prompts × n in one /v1/completions call (n alone for chat)
+};
+
+/// The deepest nesting of arrays and objects in a JSON text (strings and escapes skipped), counted
+/// without parsing; stops counting at `limit` + 1. For any text, valid JSON or not.
+int json_nesting_depth(const std::string& text, int limit);
+
+/// A body parsed as JSON; ApiError 400 for malformed JSON, a non-object, or arrays and objects
+/// nested deeper than `max_depth` (checked before parsing, so that nothing downstream recurses
+/// deeper: every later walk of the request is bounded by it).
+nlohmann::json parse_body(const std::string& body, int max_depth = 64);
 
 /// The sampling fields both endpoints share, read into SamplingParams (ranges checked by
 /// SamplingParams::validate() when the request is queued; types checked here).
@@ -73,10 +90,11 @@ struct ChatCompletionRequest {
   bool continue_final_message = false;
   std::optional<bool> enable_thinking;    ///< chat_template_kwargs.enable_thinking
   std::string chat_template_kwargs_json;  ///< the other chat_template_kwargs, as a JSON object text
+  std::string chat_template;              ///< a Jinja template for this call (vLLM's field); used only where trusted
 };
 
-/// Throw ApiError 400 naming the field for a wrong type or value.
-CompletionRequest parse_completion_request(const nlohmann::json& body);
-ChatCompletionRequest parse_chat_completion_request(const nlohmann::json& body);
+/// Throw ApiError 400 naming the field for a wrong type or value, or for a value beyond `limits`.
+CompletionRequest parse_completion_request(const nlohmann::json& body, const RequestLimits& limits = {});
+ChatCompletionRequest parse_chat_completion_request(const nlohmann::json& body, const RequestLimits& limits = {});
 
 }  // namespace pagedchat::openai

@@ -10,6 +10,20 @@ namespace pagedchat::openai {
 
 using json = nlohmann::json;
 
+namespace serving_detail {
+// Per choice (prompt index * n + completion index): what a response or a stream accumulates.
+struct ChoiceState {
+  std::string text;
+  json logprobs;  // accumulated (collect) in the endpoint's shape
+  std::optional<FinishReason> finish_reason;
+  StopReason stop_reason;
+  int num_tokens = 0;
+  std::size_t text_offset = 0;
+  bool role_sent = false;
+};
+}  // namespace serving_detail
+using serving_detail::ChoiceState;
+
 namespace {
 
 long long unix_now() {
@@ -90,17 +104,6 @@ json logprobs_json(const Generation& g, const CompletionOutput& c, std::size_t& 
   return json{{"tokens", tokens}, {"token_logprobs", token_logprobs}, {"top_logprobs", tops}, {"text_offset", offsets}};
 }
 
-// Per choice (prompt index * n + completion index): what a response or a stream accumulates.
-struct ChoiceState {
-  std::string text;
-  json logprobs;  // accumulated (collect) in the endpoint's shape
-  std::optional<FinishReason> finish_reason;
-  StopReason stop_reason;
-  int num_tokens = 0;
-  std::size_t text_offset = 0;
-  bool role_sent = false;
-};
-
 void append_logprobs(const Generation& g, json& acc, const json& add) {
   if (add.is_null()) return;
   if (acc.is_null()) {
@@ -132,6 +135,15 @@ json usage_json(const Generation& g, const std::vector<ChoiceState>& choices, in
 
 }  // namespace
 
+std::string default_served_model_name(const std::string& model_path) {
+  if (model_path.rfind("random:", 0) == 0) return model_path;
+  std::string p = model_path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  const std::size_t slash = p.find_last_of('/');
+  const std::string name = slash == std::string::npos ? p : p.substr(slash + 1);
+  return name.empty() ? std::string("model") : name;
+}
+
 OpenAIServing::OpenAIServing(AsyncEngineClient& llm, std::string served_model_name, const std::string& chat_template,
                              std::function<void(const std::string&)> log)
     : llm_(llm),
@@ -144,6 +156,7 @@ OpenAIServing::OpenAIServing(AsyncEngineClient& llm, std::string served_model_na
         return t;
       }()),
       log_(std::move(log)) {
+  model_path_ = llm_.engine().engine_config().model;
   if (llm_.engine().has_tokenizer()) template_stops_ = chat_stop_conditions(template_, llm_.engine().tokenizer());
   if (template_.name() == "none" && log_)
     log_(
@@ -160,7 +173,7 @@ json OpenAIServing::models() const {
                                          {"object", "model"},
                                          {"created", unix_now()},
                                          {"owned_by", "pagedchat"},
-                                         {"root", llm_.engine().engine_config().model},
+                                         {"root", model_name_},
                                          {"max_model_len", max_len}}})}};
 }
 
@@ -172,15 +185,17 @@ std::string OpenAIServing::next_id(const char* prefix) {
 
 // vLLM's rules: max_tokens defaults to what the context leaves (or the model's max_new_tokens when
 // smaller); a prompt that leaves no room, or a max_tokens beyond it, is a 400.
-SamplingParams OpenAIServing::sampling_for(const SamplingRequest& s, int prompt_len) const {
+SamplingParams OpenAIServing::sampling_for(const SamplingRequest& s, int prompt_len, const char* param) const {
   const int max_model_len = llm_.engine().engine_config().max_model_len;
   SamplingParams p = s.params;
   apply_sampling_defaults(llm_.engine().sampling_defaults(), p, s.set);
   const int room = max_model_len - prompt_len;
   if (room <= 0)
-    throw ApiError(400, "This model's maximum context length is " + std::to_string(max_model_len) +
-                            " tokens. However, your request has " + std::to_string(prompt_len) +
-                            " input tokens. Please reduce the length of the input.");
+    throw ApiError(400,
+                   "This model's maximum context length is " + std::to_string(max_model_len) +
+                       " tokens. However, your request has " + std::to_string(prompt_len) +
+                       " input tokens. Please reduce the length of the input.",
+                   param);
   if (s.max_tokens) {
     if (*s.max_tokens > room)
       throw ApiError(400,
@@ -199,17 +214,46 @@ SamplingParams OpenAIServing::sampling_for(const SamplingRequest& s, int prompt_
     p.validate_for_vocab(llm_.engine().model_config().vocab_size);
   } catch (const std::invalid_argument& e) {
     // "invalid sampling params: top_p must be ..." names the field first.
-    std::string param, what = e.what();
+    std::string field, what = e.what();
     const std::string prefix = "invalid sampling params: ";
-    if (what.rfind(prefix, 0) == 0) param = what.substr(prefix.size(), what.find(' ', prefix.size()) - prefix.size());
-    throw ApiError(400, what, param);
+    if (what.rfind(prefix, 0) == 0) field = what.substr(prefix.size(), what.find(' ', prefix.size()) - prefix.size());
+    throw ApiError(400, what, field);
   }
   return p;
 }
 
+std::vector<int> OpenAIServing::encode_bounded(const TemplatedText& text, const ChatEncodeOptions* chat,
+                                               const char* param) const {
+  const LLMEngine& engine = llm_.engine();
+  const Tokenizer& tok = engine.tokenizer();
+  auto encode = [&](const TemplatedText& t) {
+    if (chat) return encode_rendered_prompt(tok, t, *chat);
+    return tok.encode(t.text, engine.model_config().add_bos);
+  };
+  const std::size_t max_len = static_cast<std::size_t>(engine.engine_config().max_model_len);
+  // 16 bytes a token is several times what text averages in any vocabulary; a prefix is cut at
+  // a character boundary. A prefix can end mid-word, so it may count a token or two more than
+  // the same bytes inside the whole text: a margin keeps the refusal exact for prompts near the
+  // limit (they are tokenized whole and checked as usual).
+  const std::size_t probe = max_len * 16 + 4096;
+  if (text.text.size() > probe) {
+    std::size_t cut = probe;
+    while (cut > 0 && (static_cast<unsigned char>(text.text[cut]) & 0xC0) == 0x80) --cut;
+    const std::size_t counted = encode(prefix_of(text, cut)).size();
+    if (counted > max_len + 16)
+      throw ApiError(400,
+                     "This model's maximum context length is " + std::to_string(max_len) +
+                         " tokens. However, your request has more than " + std::to_string(counted) +
+                         " input tokens (counted in its first " + std::to_string(cut) + " of " +
+                         std::to_string(text.text.size()) + " bytes). Please reduce the length of the input.",
+                     param);
+  }
+  return encode(text);
+}
+
 Generation OpenAIServing::new_generation(Generation::Kind kind, const std::string& model, const SamplingRequest& s,
                                          bool stream, bool include_usage) {
-  if (model != model_name_) {
+  if (model != model_name_ && model != model_path_) {
     // The name as JSON escapes it (a NUL, a newline, bad UTF-8), so the message shows it whole.
     const std::string quoted = nlohmann::json(model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     throw ApiError(404, "The model `" + quoted.substr(1, quoted.size() - 2) + "` does not exist.", "model");
@@ -234,7 +278,9 @@ Generation OpenAIServing::start_completion(const CompletionRequest& r) {
       if (!engine.has_tokenizer())
         throw ApiError(400, "this model has no tokenizer: send the prompt as token ids", "prompt");
       if (text->empty()) throw ApiError(400, "'prompt' must not be empty", "prompt");
-      g.prompt_token_ids.push_back(engine.tokenizer().encode(*text, engine.model_config().add_bos));
+      TemplatedText plain;
+      plain.text = *text;
+      g.prompt_token_ids.push_back(encode_bounded(plain, nullptr, "prompt"));
       if (r.echo) g.echo_texts.push_back(*text);
     } else {
       g.prompt_token_ids.push_back(std::get<std::vector<int>>(r.prompts[i]));
@@ -243,14 +289,17 @@ Generation OpenAIServing::start_completion(const CompletionRequest& r) {
     }
   }
   std::vector<SamplingParams> params;
-  for (const auto& ids : g.prompt_token_ids) params.push_back(sampling_for(r.sampling, static_cast<int>(ids.size())));
+  for (const auto& ids : g.prompt_token_ids)
+    params.push_back(sampling_for(r.sampling, static_cast<int>(ids.size()), "prompt"));
   if (r.logprobs)
     for (auto& p : params) p.logprobs = *r.logprobs;
   g.outputs = std::make_shared<RequestStream>();
+  RequestOptions options;
+  options.fair_share_key = g.id;  // the call's prompts share one fair share of the batch
   for (std::size_t i = 0; i < params.size(); ++i) {
     const std::string rid = g.id + "-" + std::to_string(i);
     try {
-      llm_.add_request(rid, g.prompt_token_ids[i], params[i], {}, g.outputs);
+      llm_.add_request(rid, g.prompt_token_ids[i], params[i], options, g.outputs);
     } catch (const std::exception& e) {
       abort(g);
       throw ApiError(400, e.what(), "prompt");
@@ -270,20 +319,60 @@ Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
   enc.continue_final_message = r.continue_final_message;
   enc.enable_thinking = r.enable_thinking;
   enc.extra_variables_json = r.chat_template_kwargs_json;
+  // The call's own template (vLLM's request field), where the server trusts clients with one.
+  std::optional<ChatTemplate> own;
+  ChatStopConditions own_stops;
+  if (!r.chat_template.empty()) {
+    if (!trust_request_template_)
+      throw ApiError(400,
+                     "'chat_template' in a request is not accepted by this server (start it with "
+                     "--trust-request-chat-template, or give --chat-template when starting it)",
+                     "chat_template");
+    try {
+      own = ChatTemplate::from_jinja(r.chat_template, "the request's chat_template");
+    } catch (const std::exception& e) {
+      throw ApiError(400, e.what(), "chat_template");
+    }
+    own_stops = chat_stop_conditions(*own, tok);
+  }
+  const ChatTemplate& tmpl = own ? *own : template_;
+  const ChatStopConditions& stops = own ? own_stops : template_stops_;
+  const bool add_generation_prompt = r.add_generation_prompt && !r.continue_final_message;
   std::string warning;
+  TemplatedText prompt;
+  ChatRenderOptions render_options = chat_render_options(tok, add_generation_prompt, enc);
+  if (own) render_options.fallback_to_builtin = false;  // the client's template says what it says
+  try {
+    prompt = tmpl.render(r.messages, render_options, &warning);
+  } catch (const std::exception& e) {
+    // The client's template variables may be what the template refused (its raise_exception on
+    // an unknown option): blame them when the conversation renders without them.
+    const char* param = own ? "chat_template" : "messages";
+    if (!enc.extra_variables_json.empty()) {
+      ChatEncodeOptions plain = enc;
+      plain.extra_variables_json.clear();
+      try {
+        ChatRenderOptions o = chat_render_options(tok, add_generation_prompt, plain);
+        o.fallback_to_builtin = render_options.fallback_to_builtin;
+        (void)tmpl.render(r.messages, o);
+        param = "chat_template_kwargs";
+      } catch (const std::exception&) {
+      }
+    }
+    throw ApiError(400, e.what(), param);
+  }
   std::vector<int> ids;
   try {
-    const TemplatedText prompt = template_.render(
-        r.messages, chat_render_options(tok, r.add_generation_prompt && !r.continue_final_message, enc), &warning);
-    ids = encode_rendered_prompt(tok, prompt, enc);
+    ids = encode_bounded(prompt, &enc, "messages");
+  } catch (const ApiError&) {
+    throw;
   } catch (const std::exception& e) {
     throw ApiError(400, e.what(), "messages");
   }
   if (!warning.empty() && log_) log_(warning);
-  SamplingParams p = sampling_for(r.sampling, static_cast<int>(ids.size()));
-  p.stop.insert(p.stop.end(), template_stops_.stop.begin(), template_stops_.stop.end());
-  p.stop_token_ids.insert(p.stop_token_ids.end(), template_stops_.stop_token_ids.begin(),
-                          template_stops_.stop_token_ids.end());
+  SamplingParams p = sampling_for(r.sampling, static_cast<int>(ids.size()), "messages");
+  p.stop.insert(p.stop.end(), stops.stop.begin(), stops.stop.end());
+  p.stop_token_ids.insert(p.stop_token_ids.end(), stops.stop_token_ids.begin(), stops.stop_token_ids.end());
   if (r.logprobs) p.logprobs = r.top_logprobs;
   g.prompt_token_ids.push_back(std::move(ids));
   g.outputs = std::make_shared<RequestStream>();
@@ -301,11 +390,15 @@ void OpenAIServing::abort(const Generation& g) {
   for (const std::string& id : g.request_ids) llm_.abort(id);
 }
 
-json OpenAIServing::collect(Generation& g) {
+json OpenAIServing::collect(Generation& g, const std::function<bool()>& gone) {
   std::vector<ChoiceState> choices(g.request_ids.size() * g.n);
   int cached = 0;
   while (!g.outputs->done()) {
-    auto out = g.outputs->next(std::chrono::milliseconds(500));
+    if (gone && gone()) {
+      abort(g);
+      throw ApiError(499, "the client closed the connection");
+    }
+    auto out = g.outputs->next(std::chrono::milliseconds(100));
     if (!out) continue;
     const int pi = prompt_index(g, out->request_id);
     if (pi < 0) continue;
@@ -344,50 +437,71 @@ json OpenAIServing::collect(Generation& g) {
       {"choices", arr},       {"usage", usage_json(g, choices, cached)}};
 }
 
-bool OpenAIServing::stream(Generation& g, const EventWriter& write) {
-  const bool chat = g.kind == Generation::Kind::kChat;
-  std::vector<ChoiceState> choices(g.request_ids.size() * g.n);
+struct EventSource::State {
+  std::vector<ChoiceState> choices;
   int cached = 0;
-  const json head = {{"id", g.id},
-                     {"object", chat ? "chat.completion.chunk" : "text_completion"},
-                     {"created", g.created},
-                     {"model", g.model}};
-  auto send = [&](json choice_list) {
-    json chunk = head;
-    chunk["choices"] = std::move(choice_list);
-    if (g.include_usage) chunk["usage"] = nullptr;
-    return write(chunk.dump(-1, ' ', false, json::error_handler_t::replace));
+  json head;
+};
+
+EventSource::EventSource(OpenAIServing& serving, Generation& g)
+    : serving_(serving), g_(g), state_(std::make_unique<State>()) {
+  const bool chat = g.kind == Generation::Kind::kChat;
+  state_->choices.resize(g.request_ids.size() * g.n);
+  state_->head = {{"id", g.id},
+                  {"object", chat ? "chat.completion.chunk" : "text_completion"},
+                  {"created", g.created},
+                  {"model", g.model}};
+  auto send = [this](json list) {
+    json chunk = state_->head;
+    chunk["choices"] = std::move(list);
+    if (g_.include_usage) chunk["usage"] = nullptr;
+    ready_.push_back(chunk.dump(-1, ' ', false, json::error_handler_t::replace));
   };
-  auto fail = [&] {
-    abort(g);
-    return false;
-  };
-  if (chat) {  // the role first, one chunk per choice, as OpenAI and vLLM send it
-    for (std::size_t i = 0; i < choices.size(); ++i)
-      if (!send(json::array({{{"index", i},
-                              {"delta", {{"role", "assistant"}, {"content", ""}}},
-                              {"logprobs", nullptr},
-                              {"finish_reason", nullptr}}})))
-        return fail();
-  }
+  if (chat)  // the role first, one chunk per choice, as OpenAI and vLLM send it
+    for (std::size_t i = 0; i < state_->choices.size(); ++i)
+      send(json::array({{{"index", i},
+                         {"delta", {{"role", "assistant"}, {"content", ""}}},
+                         {"logprobs", nullptr},
+                         {"finish_reason", nullptr}}}));
   if (!g.echo_texts.empty())
-    for (std::size_t i = 0; i < choices.size(); ++i)
-      if (!send(json::array(
-              {{{"index", i}, {"text", g.echo_texts[i / g.n]}, {"logprobs", nullptr}, {"finish_reason", nullptr}}})))
-        return fail();
-  while (!g.outputs->done()) {
-    auto out = g.outputs->next(std::chrono::milliseconds(500));
-    if (!out) continue;
-    const int pi = prompt_index(g, out->request_id);
+    for (std::size_t i = 0; i < state_->choices.size(); ++i)
+      send(json::array(
+          {{{"index", i}, {"text", g.echo_texts[i / g.n]}, {"logprobs", nullptr}, {"finish_reason", nullptr}}}));
+}
+
+EventSource::~EventSource() = default;
+
+void EventSource::abort() { serving_.abort(g_); }
+
+std::optional<std::string> EventSource::next(std::chrono::milliseconds timeout) {
+  const bool chat = g_.kind == Generation::Kind::kChat;
+  State& st = *state_;
+  while (ready_.empty() && !engine_done_) {
+    if (g_.outputs->done()) {  // the tail: an error, the usage, [DONE]
+      engine_done_ = true;
+      if (const std::string err = g_.outputs->error(); !err.empty()) {
+        ready_.push_back(ApiError(500, err).to_json().dump());
+      } else if (g_.include_usage) {
+        json chunk = st.head;
+        chunk["choices"] = json::array();
+        chunk["usage"] = usage_json(g_, st.choices, st.cached);
+        ready_.push_back(chunk.dump());
+      }
+      ready_.push_back("[DONE]");
+      break;
+    }
+    auto out = g_.outputs->next(timeout);
+    if (!out) return std::nullopt;
+    const int pi = prompt_index(g_, out->request_id);
     if (pi < 0) continue;
-    if (out->finished) cached += out->num_cached_tokens;
+    if (out->finished) st.cached += out->num_cached_tokens;
     json list = json::array();
     for (const CompletionOutput& c : out->outputs) {
-      if (c.index < 0 || c.index >= g.n) continue;
-      const int index = pi * g.n + c.index;
-      ChoiceState& s = choices[index];
+      if (c.index < 0 || c.index >= g_.n) continue;
+      const int index = pi * g_.n + c.index;
+      ChoiceState& s = st.choices[index];
       s.num_tokens += static_cast<int>(c.token_ids.size());
-      const json lp = logprobs_json(g, c, s.text_offset);
+      const json lp = logprobs_json(g_, c, s.text_offset);
       if (c.text.empty() && !c.finish_reason && lp.is_null()) continue;
       json item = {{"index", index}, {"logprobs", lp}, {"finish_reason", finish_reason_json(c.finish_reason)}};
       if (c.finish_reason) item["stop_reason"] = stop_reason_json(c.stop_reason);
@@ -397,17 +511,32 @@ bool OpenAIServing::stream(Generation& g, const EventWriter& write) {
         item["text"] = c.text;
       list.push_back(std::move(item));
     }
-    if (!list.empty() && !send(std::move(list))) return fail();
+    if (list.empty()) continue;
+    json chunk = st.head;
+    chunk["choices"] = std::move(list);
+    if (g_.include_usage) chunk["usage"] = nullptr;
+    ready_.push_back(chunk.dump(-1, ' ', false, json::error_handler_t::replace));
   }
-  if (const std::string err = g.outputs->error(); !err.empty()) {
-    write(ApiError(500, err).to_json().dump());
-  } else if (g.include_usage) {
-    json chunk = head;
-    chunk["choices"] = json::array();
-    chunk["usage"] = usage_json(g, choices, cached);
-    if (!write(chunk.dump())) return false;
+  if (ready_.empty()) {
+    finished_ = true;
+    return std::nullopt;
   }
-  return write("[DONE]");
+  std::string data = std::move(ready_.front());
+  ready_.pop_front();
+  if (ready_.empty() && engine_done_) finished_ = true;
+  return data;
+}
+
+bool OpenAIServing::stream(Generation& g, const EventWriter& write) {
+  EventSource events(*this, g);
+  while (!events.finished()) {
+    std::optional<std::string> data = events.next(std::chrono::milliseconds(500));
+    if (data && !write(*data)) {
+      abort(g);
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace pagedchat::openai

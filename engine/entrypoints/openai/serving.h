@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -38,6 +40,37 @@ struct Generation {
 /// Writes one server-sent event's data (a JSON text or "[DONE]"); false when the client is gone.
 using EventWriter = std::function<bool(const std::string& data)>;
 
+/// The name a model is served under by default: its file or folder name ("Qwen3-8B-Q4_K_M.gguf",
+/// "Llama-3.2-1B-Instruct"), never the path (which would tell clients about the machine);
+/// "random:..." specs as they are.
+std::string default_served_model_name(const std::string& model_path);
+
+class OpenAIServing;
+
+/// The server-sent events of a streamed call, taken one at a time as they are ready (the HTTP
+/// layer pulls them as it writes): the role chunks (chat), echoed prompts, a chunk per engine
+/// output, the usage chunk when asked for, then "[DONE]". An engine failure is reported as an
+/// error object before "[DONE]".
+class EventSource {
+ public:
+  EventSource(OpenAIServing& serving, Generation& g);
+  ~EventSource();
+  /// The next event's data; waits up to `timeout` for the engine. nullopt when none came in time,
+  /// or when the stream is over (finished()).
+  std::optional<std::string> next(std::chrono::milliseconds timeout);
+  bool finished() const { return finished_; }
+  /// Aborts the call's requests (the client is gone).
+  void abort();
+
+ private:
+  struct State;
+  OpenAIServing& serving_;
+  Generation& g_;
+  std::unique_ptr<State> state_;
+  std::deque<std::string> ready_;
+  bool engine_done_ = false, finished_ = false;
+};
+
 class OpenAIServing {
  public:
   /// `chat_template`: as resolve_chat_template()'s override ("auto" = the model's own). Throws
@@ -48,6 +81,9 @@ class OpenAIServing {
                 std::function<void(const std::string&)> log = {});
 
   const std::string& served_model_name() const { return model_name_; }
+  /// A request's own `chat_template` (vLLM's field) is rendered, in the template sandbox, only
+  /// when this is set (pagedchat-cli serve --trust-request-chat-template); otherwise it is a 400.
+  void set_trust_request_chat_template(bool trust) { trust_request_template_ = trust; }
   /// GET /v1/models.
   nlohmann::json models() const;
 
@@ -57,7 +93,9 @@ class OpenAIServing {
   Generation start_chat(const ChatCompletionRequest& request);
 
   /// Waits for every output and returns the response object. ApiError 500 when the engine failed.
-  nlohmann::json collect(Generation& g);
+  /// `gone` (checked about every 100 ms): the client is gone; the call's requests are aborted and
+  /// ApiError 499 is thrown.
+  nlohmann::json collect(Generation& g, const std::function<bool()>& gone = {});
   /// Streams chunks through `write`, then "[DONE]". When `write` fails (client gone) the call's
   /// requests are aborted (their blocks freed) and false is returned.
   bool stream(Generation& g, const EventWriter& write);
@@ -65,7 +103,13 @@ class OpenAIServing {
   void abort(const Generation& g);
 
  private:
-  SamplingParams sampling_for(const SamplingRequest& s, int prompt_len) const;
+  friend class EventSource;
+  /// `param`: the field a prompt-too-long error names ("prompt" or "messages").
+  SamplingParams sampling_for(const SamplingRequest& s, int prompt_len, const char* param) const;
+  /// Token ids of `text` (a completion prompt, or a rendered chat), refusing one that cannot fit
+  /// the context before all of it is tokenized: a prefix of max_model_len × 16 bytes is
+  /// tokenized first, and when it alone is more than the context holds the request is a 400.
+  std::vector<int> encode_bounded(const TemplatedText& text, const ChatEncodeOptions* chat, const char* param) const;
   /// A Generation's identity (id, time, model, n); ApiError 404 for another model's name.
   Generation new_generation(Generation::Kind kind, const std::string& model, const SamplingRequest& s, bool stream,
                             bool include_usage);
@@ -73,9 +117,11 @@ class OpenAIServing {
 
   AsyncEngineClient& llm_;
   std::string model_name_;
+  std::string model_path_;  ///< also accepted as the model's name (older clients sent the path)
   ChatTemplate template_;
   ChatStopConditions template_stops_;
   std::function<void(const std::string&)> log_;
+  bool trust_request_template_ = false;
   std::atomic<unsigned long long> counter_{0};
   unsigned long long id_salt_ = 0;
 };

@@ -215,12 +215,6 @@ LoadedModel load_gguf_model(GgufFile& f) {
   c.rope_scaling = read_rope_scaling(f, a);
   c.qk_norm = fam->qk_norm;
   c.stop_on_bos = false;  // as llama.cpp: only end-of-generation tokens stop
-  for (const auto& [key, field, fallback] : {std::tuple{"tokenizer.ggml.bos_token_id", &ModelConfig::bos_id, 1},
-                                             std::tuple{"tokenizer.ggml.eos_token_id", &ModelConfig::eos_id, 2}}) {
-    const int64_t id = f.get_int(key).value_or(fallback);
-    c.*field = id >= 0 && id < kMaxVocab ? int(id) : -1;
-  }
-
   const GgufTensorInfo* emb = f.find_tensor("token_embd.weight");
   if (!emb) fail(f, "required tensor 'token_embd.weight' is missing");
   if (emb->ne.size() < 2 || emb->ne[1] < 1 || emb->ne[1] > uint64_t(kMaxVocab))
@@ -230,6 +224,24 @@ LoadedModel load_gguf_model(GgufFile& f) {
   if (const auto vs = f.get_int(a + ".vocab_size"); vs && *vs != c.vocab_size)
     fail(f, a + ".vocab_size " + std::to_string(*vs) + " differs from token_embd.weight's " +
                 std::to_string(c.vocab_size) + " rows");
+
+  // BOS/EOS as the file gives them, inside the model's vocabulary (the embedding's rows): an id
+  // beyond it would index past the logits. Absent: llama.cpp's defaults 1 and 2 where they exist;
+  // negative or 0xFFFFFFFF: none.
+  for (const auto& [key, field, fallback] : {std::tuple{"tokenizer.ggml.bos_token_id", &ModelConfig::bos_id, 1},
+                                             std::tuple{"tokenizer.ggml.eos_token_id", &ModelConfig::eos_id, 2}}) {
+    const std::optional<int64_t> given = f.get_int(key);
+    if (!given) {
+      c.*field = fallback < c.vocab_size ? fallback : -1;
+    } else if (*given < 0 || *given == 0xFFFFFFFFll) {
+      c.*field = -1;
+    } else if (*given >= c.vocab_size) {
+      fail(f, std::string(key) + " is " + std::to_string(*given) + ", outside the model's vocabulary of " +
+                  std::to_string(c.vocab_size) + " tokens");
+    } else {
+      c.*field = int(*given);
+    }
+  }
 
   TensorLoader t(f, m);
   const uint64_t dim = c.dim, hidden = c.hidden_dim, q = uint64_t(c.n_heads) * c.head_dim,
