@@ -81,6 +81,14 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   ApiKeyStore* keys = keyStore ? keyStore : new KeychainApiKeyStore(this);
   endpoints_ = new PaneEndpoints(panes_, keys, this);
   server_ = new ApiServerController(engine_, settings_.get(), keys, this);
+  // The server was turned on but is not running (no key for a network address, the port taken):
+  // the window's banner says so, not only the settings' Server page.
+  auto followServer = [this] {
+    const QString error = server_->error();
+    errors_->setServerError(error.isEmpty() ? QString() : tr("OpenAI API server (Settings > Server): %1").arg(error));
+  };
+  connect(server_, &ApiServerController::stateChanged, this, followServer);
+  followServer();
   appearance_ = new Appearance(settings_.get(), translator_, this);
   // The sidebar's headings (Today, Yesterday, ...) are translated text.
   connect(appearance_, &Appearance::languageChanged, conversations_, &ConversationListModel::renameSections);
@@ -92,6 +100,7 @@ AppController::~AppController() {
   // then the engine thread, then the store. The saved pane layout stays as it was.
   delete history_;  // pending deletions go through now
   history_ = nullptr;
+  server_->disconnect(this);
   delete server_;  // its requests end; it reads the engine
   server_ = nullptr;
   panes_->disconnect(this);

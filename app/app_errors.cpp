@@ -11,6 +11,7 @@ AppErrors::AppErrors(StoreHealth* health, QObject* parent) : QObject(parent), he
 
 void AppErrors::set(const QString& text, const QString& detail) {
   modelErrorShown_ = false;
+  serverErrorShown_ = false;
   storeErrorShown_ = false;
   if (text == text_ && detail == detail_) return;
   text_ = text;
@@ -25,6 +26,17 @@ void AppErrors::setModelError(const QString& text) {
 
 void AppErrors::clearModelError() {
   if (modelErrorShown_) set(QString());
+}
+
+void AppErrors::setServerError(const QString& text) {
+  if (text == serverError_) return;
+  serverError_ = text;
+  if (!text.isEmpty()) {
+    set(text);
+    serverErrorShown_ = true;
+  } else if (serverErrorShown_) {
+    set(QString());
+  }
 }
 
 void AppErrors::clear() {
@@ -45,6 +57,7 @@ void AppErrors::onStoreHealthChanged() {
     text_ = health_->message();
     detail_ = health_->detail();
     modelErrorShown_ = false;
+    serverErrorShown_ = false;
     storeErrorShown_ = true;
     if (changedNow) emit changed();
   } else if (storeErrorShown_) {

@@ -46,6 +46,11 @@ class AppErrors : public QObject {
   void setModelError(const QString& text);
   /// Clears the message if it came from setModelError().
   void clearModelError();
+  /// Follows why the OpenAI server is not running though it was turned on (a network address
+  /// without its API key, a port in use; ApiServerController::error()): a new reason is shown,
+  /// and goes when the reason does (the server started, or was turned off). The same reason
+  /// again does not bring back a message the user closed.
+  void setServerError(const QString& text);
   /// Shows a failed store call in plain language (StoreHealth); with `retry`, the write waits
   /// under `key` and is tried again (`kept`: whose write it is, StoreHealth::report()).
   void reportStoreError(const StoreError& e, const QString& key = QString(), std::function<void()> retry = {},
@@ -62,6 +67,8 @@ class AppErrors : public QObject {
   StoreHealth* health_;
   QString text_;
   QString detail_;
-  bool storeErrorShown_ = false;  ///< text_ is StoreHealth's message
-  bool modelErrorShown_ = false;  ///< text_ came from setModelError()
+  bool storeErrorShown_ = false;   ///< text_ is StoreHealth's message
+  bool modelErrorShown_ = false;   ///< text_ came from setModelError()
+  bool serverErrorShown_ = false;  ///< text_ came from setServerError()
+  QString serverError_;            ///< the last setServerError() text
 };

@@ -59,8 +59,6 @@ AppOptions parseAppOptions(const QStringList& arguments) {
       QStringLiteral("device"), QStringLiteral("cpu"));
   parser.addOption(device);
   addHidden(parser, send);
-  const QCommandLineOption automation(QStringLiteral("automation"));
-  addHidden(parser, automation);
   // Options QGuiApplication (and Qt Quick Controls) take out of argv themselves: accepted here so
   // that parsing before the GUI exists does not call them unknown.
   for (const char* name :
@@ -80,7 +78,6 @@ AppOptions parseAppOptions(const QStringList& arguments) {
   options.dataDir = parser.isSet(dataDir) ? parser.value(dataDir) : defaultDataDir();
   options.sendOnStart = parser.value(send);
   options.device = parser.value(device);
-  options.automation = parser.isSet(automation);
   return options;
 }
 

@@ -19,8 +19,6 @@ struct AppOptions {
   /// Hidden --send TEXT: sent in the first pane once the model is loaded (used by the tests that
   /// drive the real binary, which cannot type into an offscreen window).
   QString sendOnStart;
-  /// Hidden --automation: commands on stdin, events on stdout (app/automation.h; the crash tests).
-  bool automation = false;
 };
 
 /// The model used when neither --model nor $PAGEDCHAT_MODEL is given: stories260K from the

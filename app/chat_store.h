@@ -73,30 +73,43 @@ class StoreError : public std::runtime_error {
  public:
   /// What went wrong, grouped by what the user can do about it (SQLite's primary result codes).
   enum class Kind {
-    kOther,          ///< anything else: a bug, a constraint, an id that does not exist
-    kBusy,           ///< another connection or program holds the lock (SQLITE_BUSY, SQLITE_LOCKED)
-    kReadOnly,       ///< the file or its file system cannot be written (SQLITE_READONLY, SQLITE_PERM)
-    kDiskFull,       ///< no space left on the device (SQLITE_FULL)
-    kIoError,        ///< the operating system failed a read or write (SQLITE_IOERR)
-    kCorrupt,        ///< the file is damaged or is not a database (SQLITE_CORRUPT, SQLITE_NOTADB)
-    kCannotOpen,     ///< the file or its folder cannot be opened or created (SQLITE_CANTOPEN)
-    kTooNew,         ///< written by a newer PagedChat (PRAGMA user_version above kSchemaVersion)
-    kInvalidImport,  ///< importJson(): the file is not a conversation export; what() says why
+    kOther,             ///< anything else: a bug, a constraint, an id that does not exist
+    kBusy,              ///< another connection or program holds the lock (SQLITE_BUSY, SQLITE_LOCKED)
+    kReadOnly,          ///< the file or its file system cannot be written (SQLITE_READONLY, SQLITE_PERM)
+    kDiskFull,          ///< no space left on the device (SQLITE_FULL)
+    kIoError,           ///< the operating system failed a read or write (SQLITE_IOERR)
+    kCorrupt,           ///< the file is damaged or is not a database (SQLITE_CORRUPT, SQLITE_NOTADB)
+    kCannotOpen,        ///< the file or its folder cannot be opened or created (SQLITE_CANTOPEN)
+    kPermissionDenied,  ///< the system refused access to the file or its folder at opening (EACCES, EPERM)
+    kTooNew,            ///< written by a newer PagedChat (PRAGMA user_version above kSchemaVersion)
+    kInvalidImport,     ///< importJson(): the file is not a conversation export; what() says why
   };
   /// `what` for logs; `write`: the failing operation was a write (else a read); `detail`: the
-  /// technical reason without SQL (defaults to `what`).
+  /// technical reason without SQL (defaults to `what`); `reason`: why the file or its folder
+  /// could not be opened, in a few plain words (the system's: "Not a directory"), if known.
   explicit StoreError(const std::string& what, Kind kind = Kind::kOther, bool write = false,
-                      std::string detail = std::string())
-      : std::runtime_error(what), m_kind(kind), m_write(write), m_detail(detail.empty() ? what : std::move(detail)) {}
+                      std::string detail = std::string(), std::string reason = std::string())
+      : std::runtime_error(what),
+        m_kind(kind),
+        m_write(write),
+        m_detail(detail.empty() ? what : std::move(detail)),
+        m_reason(std::move(reason)) {}
   Kind kind() const { return m_kind; }
   bool isWrite() const { return m_write; }
   /// SQLite's message and result code and the database file, or the import problem; no SQL text.
   const std::string& detail() const { return m_detail; }
+  /// Why an open failed, in a few plain words (often the system's), or "" when not known.
+  const std::string& reason() const { return m_reason; }
+  /// The error stopped the chat history from opening (ChatStore's constructor threw it).
+  bool isOpening() const { return m_opening; }
+  void setOpening(bool opening) { m_opening = opening; }
 
  private:
   Kind m_kind;
   bool m_write;
   std::string m_detail;
+  std::string m_reason;
+  bool m_opening = false;
 };
 
 /// All methods run on the calling (GUI) thread and are short single statements or transactions.

@@ -14,6 +14,7 @@
 #include <optional>
 #include <utility>
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,9 +32,19 @@ const char kFileName[] = "pagedchat.sqlite3";
 
 std::atomic<quint64> g_connectionCounter{0};
 
+/// The kind of an open that the system refused with `error` (errno): permission denied, a
+/// read-only file system, or any other reason the file or its folder cannot be opened.
+StoreError::Kind kindOfSystemError(int error) {
+  if (error == EACCES || error == EPERM) return StoreError::Kind::kPermissionDenied;
+  if (error == EROFS) return StoreError::Kind::kReadOnly;
+  return StoreError::Kind::kCannotOpen;
+}
+
 /// Why QDir::mkpath(dir) failed, in words: a file where a folder should be, or the system's reason
 /// (permission denied, read-only file system, ...) for the first folder that could not be made.
-QString mkpathFailure(const QString& dir) {
+/// `error` is set to that errno (0 when there is none: a file in the way, or a transient failure).
+QString mkpathFailure(const QString& dir, int* error) {
+  *error = 0;
   const QString absolute = QDir::cleanPath(QDir(dir).absolutePath());
   QString existing = absolute;  // the deepest ancestor (or the path itself) that exists
   QString missing;              // its child on the way to `absolute`
@@ -46,14 +57,48 @@ QString mkpathFailure(const QString& dir) {
   if (QFileInfo::exists(existing) && !QFileInfo(existing).isDir())
     return QStringLiteral("%1 is a file, not a folder").arg(QDir::toNativeSeparators(existing));
   if (missing.isEmpty()) return QStringLiteral("unknown error");
-  if (::mkdir(QFile::encodeName(missing).constData(), 0777) != 0)
-    return QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(missing), qt_error_string(errno));
+  if (::mkdir(QFile::encodeName(missing).constData(), 0777) != 0) {
+    *error = errno;
+    return QStringLiteral("%1: %2").arg(QDir::toNativeSeparators(missing), qt_error_string(*error));
+  }
   return QStringLiteral("unknown error");  // it could be made now: the failure was transient
+}
+
+/// Why the system would not open `path` (the database; when there is no such file, its folder)
+/// for reading, or for reading and writing with `write`: errno, or 0 when it would open it.
+int systemOpenError(const QString& path, bool write) {
+  // (Never waits: a FIFO or a device in its place opens at once or fails.)
+  const int fd = ::open(QFile::encodeName(path).constData(),
+                        (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd >= 0) {
+    ::close(fd);
+    return 0;
+  }
+  const int error = errno;
+  if (error != ENOENT) return error;
+  // No file yet: SQLite makes it in the folder, which must be searchable (and writable); when
+  // it is, the system has no objection (SQLite failed for a reason of its own).
+  if (::access(QFile::encodeName(QFileInfo(path).absolutePath()).constData(), write ? W_OK | X_OK : X_OK) != 0)
+    return errno;
+  return 0;
+}
+
+/// `e`, an open of `path` that SQLite could not make (SQLITE_CANTOPEN, which says no more), with
+/// the system's reason: permission denied and a read-only file system as their own kinds, any
+/// other reason (no such folder, too many open files) in words. Other errors are returned as they are.
+StoreError withSystemReason(const StoreError& e, const QString& path, bool write) {
+  if (e.kind() != StoreError::Kind::kCannotOpen) return e;
+  const int error = systemOpenError(path, write);
+  if (error == 0) return e;
+  const QString reason = qt_error_string(error);
+  return StoreError(e.what(), kindOfSystemError(error), e.isWrite(),
+                    e.detail() + QStringLiteral(": %1").arg(reason).toStdString(), reason.toStdString());
 }
 
 /// A read-write open that failed because the file or its disk cannot be written; `path` exists.
 bool readingMayWork(const StoreError& e, const QString& path) {
-  const bool unwritable = e.kind() == StoreError::Kind::kReadOnly || e.kind() == StoreError::Kind::kCannotOpen;
+  const bool unwritable = e.kind() == StoreError::Kind::kReadOnly || e.kind() == StoreError::Kind::kCannotOpen ||
+                          e.kind() == StoreError::Kind::kPermissionDenied;
   const QFileInfo file(path);
   return unwritable && file.isFile() && file.isReadable();
 }
@@ -92,8 +137,12 @@ ChatStore::ChatStore(const QString& dataDir, QObject* parent)
     : QObject(parent), m_dataDir(dataDir), m_health(new StoreHealth(this)) {
   try {
     open(Access::kReadWrite);
+  } catch (StoreError& e) {
+    e.setOpening(true);  // the history could not be opened (not "saved" or "read")
+    close();             // the destructor does not run when a constructor throws
+    throw;
   } catch (...) {
-    close();  // the destructor does not run when a constructor throws
+    close();
     throw;
   }
 }
@@ -160,10 +209,12 @@ void ChatStore::reopenForWriting() {
   if (!m_readOnlyCause) return;
   // Never another file at that path (the disk was unmounted and the folder beneath shows):
   // then the read-only connection stays, reading what it had.
-  if (fileIdOf(m_path) != m_fileId)
-    fail(m_path, QStringLiteral("cannot open the database for writing again"),
-         QStringLiteral("the file is gone or was replaced (was its disk unmounted?)"), StoreError::Kind::kCannotOpen,
-         /*write=*/true);
+  if (fileIdOf(m_path) != m_fileId) {
+    const QString why = QStringLiteral("the file is gone or was replaced (was its disk unmounted?)");
+    throw StoreError(
+        failMessage(m_path, QStringLiteral("cannot open the database for writing again"), why).toStdString(),
+        StoreError::Kind::kCannotOpen, /*write=*/true, std::string(), why.toStdString());
+  }
   makeSideFilesWritable(m_path);
   // The read-only connection goes first: SQLite shares a file's -shm mapping between the
   // connections of a process, and one opened read-only would keep the new one read-only too.
@@ -192,20 +243,29 @@ bool ChatStore::connectionIsReadOnly() const {
 void ChatStore::openDatabase(const QString& dataDir, Access access) {
   m_path = QDir(dataDir).absoluteFilePath(QLatin1String(kFileName));
 
-  if (access == Access::kReadWrite && !QDir().mkpath(dataDir))
-    fail(m_path, QStringLiteral("cannot create the data directory %1").arg(QDir::toNativeSeparators(dataDir)),
-         mkpathFailure(dataDir), StoreError::Kind::kCannotOpen, /*write=*/true);
+  if (access == Access::kReadWrite && !QDir().mkpath(dataDir)) {
+    int error = 0;
+    const QString why = mkpathFailure(dataDir, &error);
+    throw StoreError(
+        failMessage(m_path,
+                    QStringLiteral("cannot create the data directory %1").arg(QDir::toNativeSeparators(dataDir)), why)
+            .toStdString(),
+        error != 0 ? kindOfSystemError(error) : StoreError::Kind::kCannotOpen, /*write=*/true, std::string(),
+        (error != 0 ? qt_error_string(error) : why).toStdString());
+  }
   if (QFileInfo(m_path).isDir())
-    fail(m_path, QStringLiteral("the database path is a directory"), QString(), StoreError::Kind::kCannotOpen);
+    throw StoreError(failMessage(m_path, QStringLiteral("the database path is a directory"), QString()).toStdString(),
+                     StoreError::Kind::kCannotOpen, false, std::string(),
+                     QStringLiteral("%1 is a folder, not a file").arg(QDir::toNativeSeparators(m_path)).toStdString());
   if (access == Access::kReadWrite && !QFileInfo::exists(m_path) &&
       ::access(QFile::encodeName(QDir(dataDir).absolutePath()).constData(), W_OK) != 0) {
     const int error = errno;
-    fail(m_path, QStringLiteral("cannot create the database"),
-         QStringLiteral("the folder %1 cannot be written: %2")
-             .arg(QDir::toNativeSeparators(QDir(dataDir).absolutePath()), qt_error_string(error)),
-         error == EROFS || error == EACCES || error == EPERM ? StoreError::Kind::kReadOnly
-                                                             : StoreError::Kind::kCannotOpen,
-         /*write=*/true);
+    throw StoreError(
+        failMessage(m_path, QStringLiteral("cannot create the database"),
+                    QStringLiteral("the folder %1 cannot be written: %2")
+                        .arg(QDir::toNativeSeparators(QDir(dataDir).absolutePath()), qt_error_string(error)))
+            .toStdString(),
+        kindOfSystemError(error), /*write=*/true, std::string(), qt_error_string(error).toStdString());
   }
   // An earlier run that read a 0444 file left its -wal/-shm 0444 too; the file is writable now.
   if (access == Access::kReadWrite) makeSideFilesWritable(m_path);
@@ -257,7 +317,8 @@ void ChatStore::openDatabase(const QString& dataDir, Access access) {
       // at every start) is checked before an upgrade (migrate()), and damage found later fails
       // that statement with StoreError.
       scalar(db, m_path, QStringLiteral("SELECT count(*) FROM sqlite_master"));
-    } catch (const StoreError& e) {
+    } catch (const StoreError& cantOpen) {
+      const StoreError e = withSystemReason(cantOpen, m_path, access != Access::kReadOnly);
       if (access == Access::kReadOnly && walWithoutShm) {
         const QString why = QStringLiteral(
             "Its -wal file holds the newest messages, and the -shm index SQLite needs to read it cannot be created: "
@@ -268,8 +329,9 @@ void ChatStore::openDatabase(const QString& dataDir, Access access) {
       }
       // SQLite's read-only mode fails where it cannot make the -shm (CANTOPEN) or may not use
       // the folder (READONLY_DIRECTORY): then immutable=1.
-      const bool tryImmutable = e.kind() == StoreError::Kind::kCannotOpen || e.kind() == StoreError::Kind::kReadOnly;
-      if (last || !tryImmutable) throw;
+      const bool tryImmutable = e.kind() == StoreError::Kind::kCannotOpen || e.kind() == StoreError::Kind::kReadOnly ||
+                                e.kind() == StoreError::Kind::kPermissionDenied;
+      if (last || !tryImmutable) throw e;
       close();
       continue;
     }

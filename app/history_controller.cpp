@@ -1,12 +1,20 @@
 #include "app/history_controller.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <QDir>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <QThread>
 #include <QTimer>
 
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "app/app_errors.h"
@@ -263,23 +271,65 @@ bool HistoryController::exportConversation(qint64 id, const QUrl& file, const QS
   return true;
 }
 
+namespace {
+
+constexpr qint64 kMaxImportBytes = 512LL << 20;  // far above any real conversation
+
+// The bytes of `path` when it is a regular file of at most kMaxImportBytes; otherwise `error`
+// says why. Opened without blocking (a FIFO or a device never holds the caller) and read with a
+// bound (QFile::size() is 0 for /dev/zero, which never ends). Safe on any thread.
+QByteArray readImportFile(const QString& path, QString& error) {
+  const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    error = QString::fromLocal8Bit(std::strerror(errno));
+    return {};
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    error = HistoryController::tr("it is not a regular file");
+    return {};
+  }
+  QFile in;
+  if (!in.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+    ::close(fd);
+    error = in.errorString();
+    return {};
+  }
+  const QByteArray bytes = in.read(kMaxImportBytes + 1);
+  if (bytes.size() > kMaxImportBytes) {
+    error = HistoryController::tr("the file is larger than %1 MB").arg(kMaxImportBytes >> 20);
+    return {};
+  }
+  if (in.error() != QFileDevice::NoError) error = in.errorString();
+  return bytes;
+}
+
+}  // namespace
+
 qint64 HistoryController::importConversation(const QUrl& file) {
   const QString path = localPathOf(file);
-  QFile in(path);
-  if (!in.open(QIODevice::ReadOnly)) {
-    errors_->set(tr("Cannot read %1: %2").arg(QDir::toNativeSeparators(path), in.errorString()));
-    return 0;
-  }
-  constexpr qint64 kMaxImportBytes = 512LL << 20;  // far above any real conversation
-  if (in.size() > kMaxImportBytes) {
-    errors_->set(tr("Cannot import %1: the file is larger than %2 MB")
-                     .arg(QDir::toNativeSeparators(path))
-                     .arg(kMaxImportBytes >> 20));
+  if (importing_) return 0;  // one import at a time (the window stays live while a file is read)
+  importing_ = true;
+  // The file is read on a thread of its own while the window keeps answering: a slow disk or a
+  // network mount never freezes it.
+  QString error;
+  QByteArray bytes;
+  QThread* reader = QThread::create([&] { bytes = readImportFile(path, error); });
+  QEventLoop wait;
+  connect(reader, &QThread::finished, &wait, &QEventLoop::quit);
+  reader->start();
+  if (!reader->isFinished()) wait.exec(QEventLoop::ExcludeUserInputEvents);
+  reader->wait();
+  delete reader;
+  importing_ = false;
+  if (!error.isEmpty()) {
+    errors_->set(tr("Cannot import %1: %2").arg(QDir::toNativeSeparators(path), error));
     return 0;
   }
   qint64 id = 0;
   try {
-    id = store_->importJson(in.readAll());
+    id = store_->importJson(bytes);
   } catch (const StoreError& e) {
     if (e.kind() != StoreError::Kind::kInvalidImport) {  // the database failed, not the file
       errors_->reportStoreError(e);

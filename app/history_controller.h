@@ -61,7 +61,8 @@ class HistoryController : public QObject {
   /// false and shows the reason in AppErrors when it cannot.
   Q_INVOKABLE bool exportConversation(qint64 id, const QUrl& file, const QString& format);
   /// Imports a JSON file written by exportConversation() and opens it; returns the new
-  /// conversation's id, or 0 (AppErrors says why).
+  /// conversation's id, or 0 (AppErrors says why). Only a regular file of at most 512 MB is
+  /// read, on a thread while the window keeps painting; a device or a FIFO is refused.
   Q_INVOKABLE qint64 importConversation(const QUrl& file);
   /// The local path a file dialog's URL names: an absolute path typed into the name field (which
   /// the dialog appends to its folder, "/folder//typed/path") wins; cleaned.
@@ -103,5 +104,6 @@ class HistoryController : public QObject {
   PaneListModel* panes_;
   AppErrors* errors_;
   QList<PendingDelete> pendingDeletes_;  ///< oldest first
+  bool importing_ = false;               ///< importConversation() is reading a file
   int undoTimeoutMs_ = undoTimeoutMs;
 };

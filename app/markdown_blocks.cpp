@@ -1,5 +1,7 @@
 #include "app/markdown_blocks.h"
 
+#include <QRegularExpression>
+#include <QSet>
 #include <QStringList>
 #include <QStringView>
 
@@ -115,4 +117,46 @@ QList<MarkdownBlock> splitMarkdownBlocks(const QString& text, int maxProseChars)
   }
   addProse(blocks, prose, maxProseChars);
   return blocks;
+}
+
+QString withoutRemoteContent(const QString& prose) {
+  if (!prose.contains(QLatin1Char('<')) && !prose.contains(QLatin1String("!["))) return prose;
+  static const QChar kZeroWidthSpace(0x200B);
+  // A tag that can load nothing: a formatting element's name alone, opening or closing.
+  static const QRegularExpression plainTag(QStringLiteral("</?([A-Za-z][A-Za-z0-9]*)\\s*/?>"));
+  static const QSet<QString> formatting{
+      QStringLiteral("b"),     QStringLiteral("i"),     QStringLiteral("em"),    QStringLiteral("strong"),
+      QStringLiteral("u"),     QStringLiteral("s"),     QStringLiteral("del"),   QStringLiteral("strike"),
+      QStringLiteral("ins"),   QStringLiteral("sub"),   QStringLiteral("sup"),   QStringLiteral("small"),
+      QStringLiteral("big"),   QStringLiteral("mark"),  QStringLiteral("code"),  QStringLiteral("kbd"),
+      QStringLiteral("samp"),  QStringLiteral("var"),   QStringLiteral("tt"),    QStringLiteral("br"),
+      QStringLiteral("hr"),    QStringLiteral("p"),     QStringLiteral("span"),  QStringLiteral("div"),
+      QStringLiteral("pre"),   QStringLiteral("q"),     QStringLiteral("cite"),  QStringLiteral("blockquote"),
+      QStringLiteral("ul"),    QStringLiteral("ol"),    QStringLiteral("li"),    QStringLiteral("dl"),
+      QStringLiteral("dt"),    QStringLiteral("dd"),    QStringLiteral("h1"),    QStringLiteral("h2"),
+      QStringLiteral("h3"),    QStringLiteral("h4"),    QStringLiteral("h5"),    QStringLiteral("h6"),
+      QStringLiteral("table"), QStringLiteral("thead"), QStringLiteral("tbody"), QStringLiteral("tfoot"),
+      QStringLiteral("tr"),    QStringLiteral("th"),    QStringLiteral("td"),    QStringLiteral("caption"),
+      QStringLiteral("center")};
+  // CommonMark's autolinks: <scheme:...> and <address@host>, no spaces or angle brackets inside.
+  static const QRegularExpression autolink(
+      QStringLiteral("<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+)>"));
+  QString out;
+  out.reserve(prose.size() + 16);
+  for (qsizetype i = 0; i < prose.size(); ++i) {
+    const QChar c = prose[i];
+    out += c;
+    const QChar next = i + 1 < prose.size() ? prose[i + 1] : QChar();
+    if (c == QLatin1Char('!') && next == QLatin1Char('[')) {
+      out += kZeroWidthSpace;  // an image becomes a link: "![alt](url)" shows "!" and the link "alt"
+    } else if (c == QLatin1Char('<') &&
+               (next.isLetter() || next == QLatin1Char('/') || next == QLatin1Char('!') || next == QLatin1Char('?'))) {
+      constexpr auto kHere = QRegularExpression::AnchorAtOffsetMatchOption;
+      const QRegularExpressionMatch tag = plainTag.match(prose, i, QRegularExpression::NormalMatch, kHere);
+      const bool harmless = (tag.hasMatch() && formatting.contains(tag.captured(1).toLower())) ||
+                            autolink.match(prose, i, QRegularExpression::NormalMatch, kHere).hasMatch();
+      if (!harmless) out += kZeroWidthSpace;  // not a tag any more: shown as the text it is
+    }
+  }
+  return out;
 }

@@ -23,3 +23,12 @@ struct MarkdownBlock {
 /// blocks is further cut at blank lines into chunks of about `maxProseChars` characters so that
 /// a long streaming answer only re-lays out its last chunk. Empty prose is left out.
 QList<MarkdownBlock> splitMarkdownBlocks(const QString& text, int maxProseChars = 2000);
+
+/// `prose` (Markdown from a model or a remote endpoint) made unable to load anything when Qt's
+/// Markdown renderer shows it: an image (Markdown's `![alt](url)` or `![alt][ref]`) becomes a
+/// link to it, shown as its alt text (a zero-width space between '!' and '['), and raw HTML
+/// becomes text (a zero-width space after its '<'), since an HTML tag can name an image, a
+/// background or a style sheet to fetch. Kept as they are: autolinks (`<https://...>`,
+/// `<someone@example.org>`) and attribute-free formatting tags (`<br>`, `<b>`, `</sub>`, ...),
+/// which load nothing. What is shown reads the same: the inserted spaces have no width.
+QString withoutRemoteContent(const QString& prose);

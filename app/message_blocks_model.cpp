@@ -59,7 +59,11 @@ void MessageBlocksModel::update() {
   sinceUpdate_.start();
   shownText_ = text_;
   ++updateCount_;
-  const QList<MarkdownBlock> next = splitMarkdownBlocks(text_);
+  QList<MarkdownBlock> next = splitMarkdownBlocks(text_);
+  // The text came from a model or a server: its prose may make the renderer load nothing (an
+  // image, an HTML background); images show as links with their alt text.
+  for (MarkdownBlock& b : next)
+    if (b.kind == MarkdownBlock::Kind::Prose) b.text = withoutRemoteContent(b.text);
   const int oldCount = static_cast<int>(blocks_.size());
   const int newCount = static_cast<int>(next.size());
   const int common = qMin(oldCount, newCount);

@@ -9,11 +9,11 @@
 #include "app/markdown_blocks.h"
 
 /// List model of one message's blocks (splitMarkdownBlocks()). Roles: kind ("prose"/"code"),
-/// text, language, closed. Setting `text` re-splits the message and touches only the rows that
-/// changed (while a reply streams, that is the last one), so the view re-lays out only the last
-/// block. While `streaming`, updates are coalesced to at most one per kMinIntervalMs (10 a
-/// second): a token arriving sooner is shown with the next update; the final text always is
-/// shown at once when streaming ends.
+/// text, language, closed. Prose is given as withoutRemoteContent() makes it: shown, it loads
+/// nothing (no image, no HTML background or style sheet), from the network or from disk. Setting `text` re-splits the
+/// message and touches only the rows that changed (while a reply streams, that is the last one), so the view re-lays
+/// out only the last block. While `streaming`, updates are coalesced to at most one per kMinIntervalMs (10 a second): a
+/// token arriving sooner is shown with the next update; the final text always is shown at once when streaming ends.
 class MessageBlocksModel : public QAbstractListModel {
   Q_OBJECT
   QML_ELEMENT

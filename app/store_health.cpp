@@ -32,6 +32,8 @@ QString reason(StoreError::Kind kind) {
       return StoreHealth::tr("the file is damaged");
     case StoreError::Kind::kCannotOpen:
       return StoreHealth::tr("the file or its folder cannot be opened");
+    case StoreError::Kind::kPermissionDenied:
+      return StoreHealth::tr("permission denied");
     case StoreError::Kind::kTooNew:
       return StoreHealth::tr("it was written by a newer version of PagedChat");
     case StoreError::Kind::kOther:
@@ -45,12 +47,30 @@ QString reason(StoreError::Kind kind) {
 /// waiting writes are retried and the message says so.
 bool transient(StoreError::Kind kind) {
   return kind == StoreError::Kind::kBusy || kind == StoreError::Kind::kReadOnly ||
-         kind == StoreError::Kind::kDiskFull || kind == StoreError::Kind::kIoError;
+         kind == StoreError::Kind::kDiskFull || kind == StoreError::Kind::kIoError ||
+         kind == StoreError::Kind::kPermissionDenied;
+}
+
+/// `text` (the system's words, "Not a directory") as a clause: a capital first letter lowered
+/// when the word goes on in lower case (not in "SQLite" or a path).
+QString asClause(QString text) {
+  if (text.size() > 1 && text[0].isUpper() && text[1].isLower()) text[0] = text[0].toLower();
+  return text;
 }
 }  // namespace
 
 QString StoreHealth::userMessage(const StoreError& e) {
   if (e.kind() == StoreError::Kind::kInvalidImport) return QString::fromStdString(e.detail());
+  // The history could not be opened (at start, or its file or folder at all): said so, not
+  // "saved" or "read", with why (the system's reason when known; "read-only" only for a
+  // read-only disk or file, which is kReadOnly; permission denied is its own).
+  if (e.isOpening() || e.kind() == StoreError::Kind::kCannotOpen || e.kind() == StoreError::Kind::kPermissionDenied) {
+    if (e.kind() != StoreError::Kind::kCannotOpen)
+      return tr("The chat history could not be opened: %1.").arg(reason(e.kind()));
+    return e.reason().empty()
+               ? tr("The chat history could not be opened.")
+               : tr("The chat history could not be opened: %1.").arg(asClause(QString::fromStdString(e.reason())));
+  }
   const QString why = reason(e.kind());
   return e.isWrite() ? tr("The chat history could not be saved: %1.").arg(why)
                      : tr("The chat history could not be read: %1.").arg(why);

@@ -68,8 +68,11 @@ fi
 extra=()
 # Outside a CUDA-capable workstation build one GPU architecture only (compile check, faster).
 [ "${CI:-}" = "true" ] && extra+=(-DCMAKE_CUDA_ARCHITECTURES=90)
+# PAGEDCHAT_APP_AUTOMATION: pagedchat-automation, the app with the --automation test hook, for the
+# crash tests; it is never installed, so the package test_packaging makes from this build has none.
 # -g1 (line tables, enough for backtraces) instead of -g: a third less compile time per file.
 phase "build: configure" configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGEDCHAT_WERROR=ON \
+  -DPAGEDCHAT_APP_AUTOMATION=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_EXE_LINKER_FLAGS="${linker[*]}" "${extra[@]}"
 phase "build: compile" cmake --build build -j"$jobs"
 # qmllint over the QML module (README, "Tests and the bug net"): any warning fails. Qt 6.4's

@@ -31,6 +31,17 @@
         <source>The server could not start on %1:%2: %3</source>
         <translation>The server could not start on %1:%2: %3</translation>
     </message>
+    <message>
+        <source>&apos;%1&apos; is not a web page&apos;s origin: write scheme://host[:port], e.g. http://localhost:3000, or * for any page.</source>
+        <translation>&apos;%1&apos; is not a web page&apos;s origin: write scheme://host[:port], e.g. http://localhost:3000, or * for any page.</translation>
+    </message>
+</context>
+<context>
+    <name>AppController</name>
+    <message>
+        <source>OpenAI API server (Settings &gt; Server): %1</source>
+        <translation>OpenAI API server (Settings &gt; Server): %1</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -919,16 +930,8 @@
         <translation>Cannot write %1: %2</translation>
     </message>
     <message>
-        <source>Cannot read %1: %2</source>
-        <translation>Cannot read %1: %2</translation>
-    </message>
-    <message>
         <source>%1 (file: %2)</source>
         <translation>%1 (file: %2)</translation>
-    </message>
-    <message>
-        <source>Cannot import %1: the file is larger than %2 MB</source>
-        <translation>Cannot import %1: the file is larger than %2 MB</translation>
     </message>
     <message>
         <source>No file name was given for the export.</source>
@@ -941,6 +944,18 @@
     <message>
         <source>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</source>
         <translation>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</translation>
+    </message>
+    <message>
+        <source>it is not a regular file</source>
+        <translation>it is not a regular file</translation>
+    </message>
+    <message>
+        <source>the file is larger than %1 MB</source>
+        <translation>the file is larger than %1 MB</translation>
+    </message>
+    <message>
+        <source>Cannot import %1: %2</source>
+        <translation>Cannot import %1: %2</translation>
     </message>
 </context>
 <context>
@@ -1261,6 +1276,33 @@
     </message>
 </context>
 <context>
+    <name>OpenLinkDialog</name>
+    <message>
+        <source>Open this link?</source>
+        <translation>Open this link?</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Do not open the link</source>
+        <translation>Do not open the link</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>Open</translation>
+    </message>
+    <message>
+        <source>Open the link</source>
+        <translation>Open the link</translation>
+    </message>
+    <message>
+        <source>The link is in a message written by a model or a server. It opens in your browser or mail program and leads to:</source>
+        <translation>The link is in a message written by a model or a server. It opens in your browser or mail program and leads to:</translation>
+    </message>
+</context>
+<context>
     <name>PaneBackendSection</name>
     <message>
         <source>Answered by</source>
@@ -1328,6 +1370,10 @@
     <message>
         <source>%1 Type the API key in the pane&apos;s settings again.</source>
         <translation>%1 Type the API key in the pane&apos;s settings again.</translation>
+    </message>
+    <message>
+        <source>This URL is plain http: the API key and the conversation travel unencrypted to %1, readable by anyone on the way. Use https:// unless the network is yours.</source>
+        <translation>This URL is plain http: the API key and the conversation travel unencrypted to %1, readable by anyone on the way. Use https:// unless the network is yours.</translation>
     </message>
 </context>
 <context>
@@ -1622,6 +1668,14 @@
         <source>%1 did not answer with an OpenAI model list.</source>
         <translation>%1 did not answer with an OpenAI model list.</translation>
     </message>
+    <message>
+        <source>%1 redirected the request to another server (%2); PagedChat did not follow it, so that your API key and messages stay with %1. Set the pane&apos;s URL to the server that answers.</source>
+        <translation>%1 redirected the request to another server (%2); PagedChat did not follow it, so that your API key and messages stay with %1. Set the pane&apos;s URL to the server that answers.</translation>
+    </message>
+    <message>
+        <source>another address</source>
+        <translation>another address</translation>
+    </message>
 </context>
 <context>
     <name>SearchPanel</name>
@@ -1711,6 +1765,18 @@
     <message>
         <source>Start</source>
         <translation>Start</translation>
+    </message>
+    <message>
+        <source>Allowed web pages</source>
+        <translation>Allowed web pages</translation>
+    </message>
+    <message>
+        <source>None: browsers are refused (e.g. http://localhost:3000)</source>
+        <translation>None: browsers are refused (e.g. http://localhost:3000)</translation>
+    </message>
+    <message>
+        <source>Web pages allowed to call the server from a browser (origins, comma-separated)</source>
+        <translation>Web pages allowed to call the server from a browser (origins, comma-separated)</translation>
     </message>
 </context>
 <context>
@@ -1839,6 +1905,18 @@
     <message>
         <source>PagedChat tries again.</source>
         <translation>PagedChat tries again.</translation>
+    </message>
+    <message>
+        <source>permission denied</source>
+        <translation>permission denied</translation>
+    </message>
+    <message>
+        <source>The chat history could not be opened: %1.</source>
+        <translation>The chat history could not be opened: %1.</translation>
+    </message>
+    <message>
+        <source>The chat history could not be opened.</source>
+        <translation>The chat history could not be opened.</translation>
     </message>
 </context>
 <context>

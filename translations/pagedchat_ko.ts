@@ -31,6 +31,17 @@
         <source>The server could not start on %1:%2: %3</source>
         <translation>%1:%2에서 서버를 시작할 수 없습니다: %3</translation>
     </message>
+    <message>
+        <source>&apos;%1&apos; is not a web page&apos;s origin: write scheme://host[:port], e.g. http://localhost:3000, or * for any page.</source>
+        <translation>&apos;%1&apos;은(는) 웹 페이지의 출처(origin)가 아닙니다: scheme://host[:port] 형식으로 쓰세요 (예: http://localhost:3000). 모든 페이지를 허용하려면 *를 쓰세요.</translation>
+    </message>
+</context>
+<context>
+    <name>AppController</name>
+    <message>
+        <source>OpenAI API server (Settings &gt; Server): %1</source>
+        <translation>OpenAI API 서버 (설정 &gt; 서버): %1</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -916,16 +927,8 @@
         <translation>%1에 쓸 수 없습니다: %2</translation>
     </message>
     <message>
-        <source>Cannot read %1: %2</source>
-        <translation>%1을(를) 읽을 수 없습니다: %2</translation>
-    </message>
-    <message>
         <source>%1 (file: %2)</source>
         <translation>%1 (파일: %2)</translation>
-    </message>
-    <message>
-        <source>Cannot import %1: the file is larger than %2 MB</source>
-        <translation>%1을(를) 가져올 수 없습니다: 파일이 %2 MB보다 큽니다</translation>
     </message>
     <message>
         <source>No file name was given for the export.</source>
@@ -938,6 +941,18 @@
     <message>
         <source>Cannot write %1: it is a symbolic link (to %2); choose the file itself.</source>
         <translation>%1에 쓸 수 없습니다: 심볼릭 링크입니다(대상: %2). 파일 자체를 선택하세요.</translation>
+    </message>
+    <message>
+        <source>it is not a regular file</source>
+        <translation>일반 파일이 아닙니다</translation>
+    </message>
+    <message>
+        <source>the file is larger than %1 MB</source>
+        <translation>파일이 %1 MB보다 큽니다</translation>
+    </message>
+    <message>
+        <source>Cannot import %1: %2</source>
+        <translation>%1을(를) 가져올 수 없습니다: %2</translation>
     </message>
 </context>
 <context>
@@ -1258,6 +1273,33 @@
     </message>
 </context>
 <context>
+    <name>OpenLinkDialog</name>
+    <message>
+        <source>Open this link?</source>
+        <translation>이 링크를 열까요?</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <source>Do not open the link</source>
+        <translation>링크를 열지 않기</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>열기</translation>
+    </message>
+    <message>
+        <source>Open the link</source>
+        <translation>링크 열기</translation>
+    </message>
+    <message>
+        <source>The link is in a message written by a model or a server. It opens in your browser or mail program and leads to:</source>
+        <translation>이 링크는 모델이나 서버가 쓴 메시지에 있습니다. 브라우저나 메일 프로그램에서 열리며 다음 주소로 이동합니다:</translation>
+    </message>
+</context>
+<context>
     <name>PaneBackendSection</name>
     <message>
         <source>Answered by</source>
@@ -1325,6 +1367,10 @@
     <message>
         <source>%1 Type the API key in the pane&apos;s settings again.</source>
         <translation>%1 창 설정에 API 키를 다시 입력하세요.</translation>
+    </message>
+    <message>
+        <source>This URL is plain http: the API key and the conversation travel unencrypted to %1, readable by anyone on the way. Use https:// unless the network is yours.</source>
+        <translation>이 URL은 암호화되지 않은 http입니다: API 키와 대화가 암호화되지 않은 채 %1(으)로 전송되어 중간의 누구나 읽을 수 있습니다. 직접 관리하는 네트워크가 아니라면 https://를 사용하세요.</translation>
     </message>
 </context>
 <context>
@@ -1617,6 +1663,14 @@
         <source>%1 did not answer with an OpenAI model list.</source>
         <translation>%1이(가) OpenAI 모델 목록으로 응답하지 않았습니다.</translation>
     </message>
+    <message>
+        <source>%1 redirected the request to another server (%2); PagedChat did not follow it, so that your API key and messages stay with %1. Set the pane&apos;s URL to the server that answers.</source>
+        <translation>%1이(가) 요청을 다른 서버(%2)로 리디렉션했습니다. API 키와 메시지가 %1에만 머물도록 PagedChat은 따라가지 않았습니다. 창의 URL을 실제로 응답하는 서버로 설정하세요.</translation>
+    </message>
+    <message>
+        <source>another address</source>
+        <translation>다른 주소</translation>
+    </message>
 </context>
 <context>
     <name>SearchPanel</name>
@@ -1706,6 +1760,18 @@
     <message>
         <source>Start</source>
         <translation>시작</translation>
+    </message>
+    <message>
+        <source>Allowed web pages</source>
+        <translation>허용된 웹 페이지</translation>
+    </message>
+    <message>
+        <source>None: browsers are refused (e.g. http://localhost:3000)</source>
+        <translation>없음: 브라우저 요청은 거부됩니다 (예: http://localhost:3000)</translation>
+    </message>
+    <message>
+        <source>Web pages allowed to call the server from a browser (origins, comma-separated)</source>
+        <translation>브라우저에서 서버를 호출할 수 있는 웹 페이지 (출처, 쉼표로 구분)</translation>
     </message>
 </context>
 <context>
@@ -1833,6 +1899,18 @@
     <message>
         <source>PagedChat tries again.</source>
         <translation>PagedChat이 다시 시도합니다.</translation>
+    </message>
+    <message>
+        <source>permission denied</source>
+        <translation>권한이 거부되었습니다</translation>
+    </message>
+    <message>
+        <source>The chat history could not be opened: %1.</source>
+        <translation>대화 기록을 열 수 없습니다: %1.</translation>
+    </message>
+    <message>
+        <source>The chat history could not be opened.</source>
+        <translation>대화 기록을 열 수 없습니다.</translation>
     </message>
 </context>
 <context>

@@ -74,6 +74,16 @@ ApplicationWindow {
             Qt.quit()
     }
 
+    // Links in messages: a web or mail link asks first, showing where it leads (LinkPolicy).
+    OpenLinkDialog {
+        id: openLinkDialog
+        parent: Overlay.overlay
+    }
+    Connections {
+        target: LinkPolicy
+        function onConfirmationRequested(link, target) { openLinkDialog.ask(link, target) }
+    }
+
     UnsavedQuitDialog {
         id: unsavedDialog
         errors: window.app.errors

@@ -1,7 +1,8 @@
 // A message's body: Markdown prose (Qt's GitHub dialect) and fenced code blocks, each code block
 // in a monospace box with a copy button. The blocks come from MessageBlocksModel, which updates
 // at most ten times a second while a reply streams and touches only the blocks that changed, so
-// a long streaming answer re-lays out only its last block.
+// a long streaming answer re-lays out only its last block. Nothing in a message is loaded (an
+// image shows as a link with its alt text) and a link opens only after the user's confirmation.
 // Components are bound to where they are declared, so that the blocks can use this file's ids.
 pragma ComponentBehavior: Bound
 import QtQuick
@@ -95,7 +96,10 @@ Column {
                     font.italic: content.italic
                     color: content.textColor
                     selectionColor: Theme.textSelectionColor
-                    onLinkActivated: (link) => Qt.openUrlExternally(link)
+                    // The message came from a model or a server: a web or mail link is opened
+                    // only once the user saw where it leads and chose Open (Main.qml); any
+                    // other link (file:, javascript:, ...) never (LinkPolicy).
+                    onLinkActivated: (link) => LinkPolicy.request(link)
                     Accessible.ignored: true
 
                     // Links in the bubble's link colour (per theme), tables with borders and padding.

@@ -111,6 +111,19 @@ ColumnLayout {
                 Accessible.name: qsTr("Forget the stored API key")
             }
         }
+        // An API key over plain http to another machine: said before Apply, while it can be changed.
+        Label {
+            objectName: "endpointKeyWarning"
+            Layout.fillWidth: true
+            visible: text !== ""
+            text: section.endpoints && (keyField.text !== "" || (section.keyStored && !section.forgetKey))
+                  ? section.endpoints.plainTextKeyWarning(urlField.text) : ""
+            color: Theme.warningColor
+            wrapMode: Text.Wrap
+            font.pixelSize: Theme.smallFontSize
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: text
+        }
         RowLayout {
             Layout.fillWidth: true
             ComboBox {

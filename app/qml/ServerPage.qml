@@ -1,6 +1,7 @@
 // The settings dialog's Server page: serve the loaded model over the OpenAI API (the routes of
 // `pagedchat-cli serve`), in the same engine batch as the panes. Off by default, 127.0.0.1 by
-// default; another address needs "Allow other machines" and an API key.
+// default; another address needs "Allow other machines" and an API key. Web pages may call it
+// from a browser only when listed under "Allowed web pages" (their origins; none by default).
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -24,7 +25,8 @@ ScrollView {
 
     /// Starts (or restarts) the server with the fields; the switch follows the outcome.
     function applyFields() {
-        refusal = server.start(hostField.text, parseInt(portField.text), keyField.text, allowBox.checked)
+        refusal = server.start(hostField.text, parseInt(portField.text), keyField.text, allowBox.checked,
+                               originsField.text)
     }
 
     ColumnLayout {
@@ -87,6 +89,17 @@ ScrollView {
                 placeholderText: qsTr("Clients send it as a Bearer token (optional on this machine)")
                 selectByMouse: true
                 Accessible.name: qsTr("Server API key")
+            }
+            Label { text: qsTr("Allowed web pages") }
+            TextField {
+                id: originsField
+                objectName: "serverAllowedOrigins"
+                Layout.fillWidth: true
+                text: page.server ? page.server.allowedOrigins : ""
+                placeholderText: qsTr("None: browsers are refused (e.g. http://localhost:3000)")
+                selectByMouse: true
+                inputMethodHints: Qt.ImhUrlCharactersOnly
+                Accessible.name: qsTr("Web pages allowed to call the server from a browser (origins, comma-separated)")
             }
         }
         CheckBox {

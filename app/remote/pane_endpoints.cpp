@@ -1,5 +1,6 @@
 #include "app/remote/pane_endpoints.h"
 
+#include <QHostAddress>
 #include <QPointer>
 #include <QUrl>
 
@@ -16,6 +17,21 @@ QString accountOf(const QString& baseUrl) {
   return url;
 }
 }  // namespace
+
+QString PaneEndpoints::plainTextKeyWarning(const QString& baseUrl) const {
+  const QUrl url(baseUrl.trimmed());
+  if (!url.isValid() || url.scheme().compare(QLatin1String("http"), Qt::CaseInsensitive) != 0) return {};
+  const QString host = url.host();
+  if (host.isEmpty()) return {};
+  // This computer: the key never leaves it.
+  const bool loopback = host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0 ||
+                        host.endsWith(QLatin1String(".localhost"), Qt::CaseInsensitive) ||
+                        QHostAddress(host).isLoopback();
+  if (loopback) return {};
+  return tr("This URL is plain http: the API key and the conversation travel unencrypted to %1, readable by "
+            "anyone on the way. Use https:// unless the network is yours.")
+      .arg(host);
+}
 
 PaneEndpoints::PaneEndpoints(PaneListModel* panes, ApiKeyStore* keys, QObject* parent)
     : QObject(parent), panes_(panes), keys_(keys) {}

@@ -35,6 +35,10 @@ class PaneEndpoints : public QObject {
   Q_INVOKABLE void listModels(const QString& baseUrl, const QString& apiKey);
   /// Whether a key is stored for `baseUrl`; answers with keyKnown().
   Q_INVOKABLE void checkStoredKey(const QString& baseUrl);
+  /// A warning when an API key sent to `baseUrl` would cross the network unencrypted: plain
+  /// http:// to a host other than this computer (localhost, 127.x, ::1); "" for https:// and
+  /// loopback (or a URL that is not one).
+  Q_INVOKABLE QString plainTextKeyWarning(const QString& baseUrl) const;
 
   /// A pane's endpoint as pagedchat.ini keeps it: {url, model}, or {} for the local engine.
   QVariantMap savedForm(int pane) const;

@@ -91,6 +91,9 @@ QNetworkRequest RemoteChatBackend::request(const QString& path) const {
   QNetworkRequest r(url);
   r.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
   if (!apiKey_.isEmpty()) r.setRawHeader("Authorization", "Bearer " + apiKey_.toUtf8());
+  // A redirect is followed only to the same scheme, host and port: the API key (and the
+  // conversation) never go to another server; a redirect elsewhere fails (describeFailure()).
+  r.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::SameOriginRedirectPolicy);
   r.setTransferTimeout(transferTimeoutMs_);
   return r;
 }
@@ -268,6 +271,14 @@ void RemoteChatBackend::onFinished(QNetworkReply* reply) {
 }
 
 QString RemoteChatBackend::describeFailure(QNetworkReply* reply, const QByteArray& body) const {
+  if (reply->error() == QNetworkReply::InsecureRedirectError) {
+    const QUrl to = reply->url().resolved(QUrl::fromEncoded(reply->rawHeader("Location")));
+    return tr("%1 redirected the request to another server (%2); PagedChat did not follow it, so that your API key and "
+              "messages stay with %1. Set the pane's URL to the server that answers.")
+        .arg(host(), to.isValid() && !to.host().isEmpty()
+                         ? to.adjusted(QUrl::RemoveUserInfo | QUrl::RemoveQuery).toString()
+                         : tr("another address"));
+  }
   const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
   if (status >= 300) {
     const QJsonDocument doc = QJsonDocument::fromJson(body);

@@ -22,9 +22,11 @@ class QNetworkReply;
 /// Failures reach the pane as requestRejected() with a sentence naming the host: unreachable
 /// (refused, unknown host, no route), TLS (certificate, handshake), an HTTP error status with the
 /// server's OpenAI error message (401: check the API key), no data for transferTimeoutMs (a slow
-/// or hung endpoint), a stream that ends before its finish reason ("cut"). Before the first
-/// event the pane takes its turn back; after it the text so far stays. Other panes are untouched:
-/// every request is its own QNetworkReply.
+/// or hung endpoint), a stream that ends before its finish reason ("cut"), a redirect to another
+/// server (scheme, host or port: never followed, so the API key and the conversation stay with
+/// the endpoint; a redirect on the same server is followed). Before the first event the pane
+/// takes its turn back; after it the text so far stays. Other panes are untouched: every request
+/// is its own QNetworkReply.
 class RemoteChatBackend : public ChatBackend {
   Q_OBJECT
 

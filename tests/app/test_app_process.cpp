@@ -1,7 +1,7 @@
 // The pagedchat executable as a user starts it (QProcess): --help / --version / bad options work
-// without a display; data-folder and database errors say why, on stderr and in a window (the
-// process waits for it); SIGTERM / SIGINT while a reply streams quit cleanly and the partial reply
-// is saved with finish reason "abort".
+// without a display (--automation, the tests' hook, is not in it); data-folder and database
+// errors say why, on stderr and in a window (the process waits for it); SIGTERM / SIGINT while a
+// reply streams quit cleanly and the partial reply is saved with finish reason "abort".
 #include <QFile>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -122,6 +122,13 @@ void TestAppProcess::helpAndErrorsWithoutDisplay() {
   QCOMPARE(bogus.exitCode, 1);
   QVERIFY2(bogus.err.contains(QLatin1String("bogus")), qPrintable(bogus.err));
   QVERIFY2(!bogus.err.contains(QLatin1String("platform plugin")), qPrintable(bogus.err));
+
+  // The tests' stdin hook is not in the app (only in pagedchat-automation, which is never
+  // installed): --automation is an unknown option like any other.
+  Result automation = runToEnd({QStringLiteral("--automation")}, noDisplay());
+  QCOMPARE(automation.status, QProcess::NormalExit);
+  QCOMPARE(automation.exitCode, 1);
+  QVERIFY2(automation.err.contains(QLatin1String("Unknown option 'automation'")), qPrintable(automation.err));
 
   // Qt's own GUI options are left to QGuiApplication, not rejected as unknown.
   Result qtOption = runToEnd({QStringLiteral("-platform"), QStringLiteral("offscreen"), QStringLiteral("-h")},

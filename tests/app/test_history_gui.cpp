@@ -3,6 +3,8 @@
 // export / import through files (bad files give an error and import nothing), search and
 // opening a result; the window shows date sections, Ctrl+F opens the search panel, and no QML
 // warning is printed on the way.
+#include <sys/stat.h>
+
 #include <QClipboard>
 #include <QGuiApplication>
 #include <QJsonArray>
@@ -176,7 +178,18 @@ void TestHistoryGui::exportImportFiles() {
            qPrintable(controller.errors()->text()));
   QCOMPARE(controller.history()->importConversation(QUrl::fromLocalFile(dir.filePath(QStringLiteral("missing.json")))),
            0);
-  QVERIFY(controller.errors()->text().contains(QStringLiteral("Cannot read")));
+  QVERIFY(controller.errors()->text().contains(QStringLiteral("Cannot import")));
+  QCOMPARE(store->conversationCount(), 2);
+
+  // Special files: a device that never ends, a FIFO no one writes (opening it would block), a
+  // folder. Each is refused at once, without reading, and the window stays responsive.
+  const QString fifo = dir.filePath(QStringLiteral("pipe.json"));
+  QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+  for (const QString& special : {QStringLiteral("/dev/zero"), fifo, dir.path()}) {
+    QCOMPARE(controller.history()->importConversation(QUrl::fromLocalFile(special)), 0);
+    QVERIFY2(controller.errors()->text().contains(QStringLiteral("not a regular file")),
+             qPrintable(controller.errors()->text()));
+  }
   QCOMPARE(store->conversationCount(), 2);
 }
 

@@ -14,6 +14,7 @@
 #include <QTest>
 
 #include <csignal>
+#include <functional>
 #include <memory>
 
 #include "app/app_controller.h"
@@ -42,6 +43,24 @@ QStringList storiesArgs(const QStringList& extra = {}) {
   return QStringList{"--model", testpaths::stories260K(), "--served-model-name", "stories"} + extra;
 }
 
+/// Calls `answer` with each whole HTTP request (head, and the body its Content-Length announces)
+/// that arrives on `socket`; what `answer` returns is written back and the connection closed.
+void answerRequests(QTcpSocket* socket, std::function<QByteArray(const QByteArray& request)> answer) {
+  auto buffer = std::make_shared<QByteArray>();
+  QObject::connect(socket, &QTcpSocket::readyRead, socket, [socket, buffer, answer] {
+    *buffer += socket->readAll();
+    const qsizetype headEnd = buffer->indexOf("\r\n\r\n");
+    if (headEnd < 0) return;
+    qsizetype length = 0;
+    for (const QByteArray& line : buffer->left(headEnd).split('\n'))
+      if (line.toLower().startsWith("content-length:")) length = line.mid(15).trimmed().toLongLong();
+    if (buffer->size() < headEnd + 4 + length) return;
+    socket->write(answer(*buffer));
+    socket->disconnectFromHost();
+    buffer->clear();
+  });
+}
+
 /// A free loopback port nothing listens on (bound, then closed).
 quint16 closedPort() {
   QTcpServer probe;
@@ -67,6 +86,7 @@ class TestRemotePane : public QObject {
   void silentEndpointTimesOut();
   void tlsHandshakeWithPlainServer();
   void keychainUnavailableIsReported();
+  void redirectElsewhereKeepsTheKey();
 
  private:
   /// An app loading stories260K, its data in `dir`, keys in keys_.
@@ -399,6 +419,54 @@ void TestRemotePane::keychainUnavailableIsReported() {
   QTRY_VERIFY_WITH_TIMEOUT(!app.endpoints()->keychainError().isEmpty(), kTimeoutMs);
   QVERIFY(app.endpoints()->keychainError().contains("not saved"));
   QVERIFY(app.panes()->sessionAt(0)->remoteBackend()->hasApiKey());  // used all the same
+}
+
+void TestRemotePane::redirectElsewhereKeepsTheKey() {
+  // An endpoint that answers 307 to another server (another port: another origin). The API key
+  // goes with every request, so the redirect is not followed: the other server never sees the
+  // key (nor the conversation), and the pane says why. The same for the model list.
+  const QByteArray key = "sk-must-stay-home";
+  QTcpServer other;
+  QVERIFY(other.listen(QHostAddress::LocalHost));
+  QList<QByteArray> reachedOther;
+  connect(&other, &QTcpServer::newConnection, this, [&] {
+    answerRequests(other.nextPendingConnection(), [&](const QByteArray& request) {
+      reachedOther.append(request);
+      return QByteArray("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    });
+  });
+  QTcpServer redirecting;
+  QVERIFY(redirecting.listen(QHostAddress::LocalHost));
+  int redirects = 0;
+  connect(&redirecting, &QTcpServer::newConnection, this, [&] {
+    answerRequests(redirecting.nextPendingConnection(), [&](const QByteArray& request) {
+      ++redirects;
+      const QByteArray path = request.split(' ').value(1);
+      return "HTTP/1.1 307 Temporary Redirect\r\nLocation: http://127.0.0.1:" + QByteArray::number(other.serverPort()) +
+             path + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    });
+  });
+  QTemporaryDir dir;
+  auto app = startApp(dir);
+  ChatSession* s = app->panes()->sessionAt(0);
+  const QString url = QStringLiteral("http://127.0.0.1:%1/v1").arg(redirecting.serverPort());
+  QCOMPARE(app->endpoints()->useRemote(0, url, "m", QString::fromLatin1(key), true), QString());
+  QVERIFY(s->sendText(QStringLiteral("Hello")));
+  QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+  QVERIFY(redirects >= 1);  // (the pane may also have asked for the model's context length)
+  QVERIFY2(s->errorText().contains(QLatin1String("redirected")) &&
+               s->errorText().contains(QStringLiteral("127.0.0.1:%1").arg(other.serverPort())),
+           qPrintable(s->errorText()));
+  QSignalSpy listed(app->endpoints(), &PaneEndpoints::modelsListed);
+  const int before = redirects;
+  app->endpoints()->listModels(url, QString::fromLatin1(key));
+  QVERIFY(listed.wait(kTimeoutMs));
+  QCOMPARE(redirects, before + 1);
+  const QString listError = listed.constFirst().at(2).toString();
+  QVERIFY2(listError.contains(QLatin1String("redirected")), qPrintable(listError));
+  // Neither request went on to the other server, so its key never did.
+  for (const QByteArray& request : reachedOther) QVERIFY2(!request.contains(key), request.constData());
+  QVERIFY2(reachedOther.isEmpty(), reachedOther.value(0).constData());
 }
 
 QTEST_GUILESS_MAIN(TestRemotePane)

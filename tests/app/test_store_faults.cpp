@@ -292,7 +292,7 @@ void TestStoreFaults::lockedAtStartTriesAgain() {
   QVERIFY(app);
   QCOMPARE(shown.size(), 2);
   QCOMPARE(retryable, QList<bool>({true, true}));
-  QVERIFY2(shown.constFirst().startsWith(QLatin1String("The chat history could not be read: another program is using "
+  QVERIFY2(shown.constFirst().startsWith(QLatin1String("The chat history could not be opened: another program is using "
                                                        "the chat history file.")),
            qPrintable(shown.constFirst()));
   QVERIFY2(!looksLikeSql(shown.constFirst()), qPrintable(shown.constFirst()));

@@ -299,7 +299,7 @@ void TestStoreReadOnly::readOnlyDiskNeverSkipsTheWal() {
     // Read-only, and why: making the disk writable is the way out (the start-up window's Try again).
     QCOMPARE(e.kind(), StoreError::Kind::kReadOnly);
     QCOMPARE(StoreHealth::userMessage(e),
-             QStringLiteral("The chat history could not be read: the disk or the file is read-only."));
+             QStringLiteral("The chat history could not be opened: the disk or the file is read-only."));
     QVERIFY2(e.detail().find("-shm") != std::string::npos, e.detail().c_str());
     // SQLite's words and the file once each.
     const QString detail = QString::fromStdString(e.detail());

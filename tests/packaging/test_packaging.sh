@@ -6,7 +6,7 @@
 # 2. dpkg-deb --info / --contents: fields, Depends (dpkg-shlibdeps + QML modules + fonts), files;
 # 3. unpacks the .deb (dpkg-deb -x) into a temporary root and checks the files there:
 #    desktop-file-validate, appstreamcli validate --no-net, icon sizes, man pages (groff -ww),
-#    RPATH/RUNPATH, ldd, stripped binaries; the .tar.gz holds the same files;
+#    RPATH/RUNPATH, ldd, stripped binaries, no --automation test hook; the .tar.gz holds the same files;
 # 4. runs the unpacked binaries: pagedchat-cli generate on stories260K (greedy) must print the
 #    golden continuation; pagedchat (QT_QPA_PLATFORM=offscreen) must render its main window and
 #    keep running until stopped (SIGTERM), with a model and with a missing model.
@@ -172,6 +172,13 @@ for bin in "$app" "$cli"; do
   file "$bin" | grep -q ', stripped' && pass "$name stripped" || fail "$name not stripped"
 done
 
+# The tests' --automation stdin hook (app/automation.cpp) is built only into pagedchat-automation,
+# which is never installed: the package holds no such program, and pagedchat not the hook's code.
+automation_files="$(grep -i automation <<<"$contents" || true)"
+[ -z "$automation_files" ] && pass "no automation program in the package" || fail "packaged: $automation_files"
+if grep -qai -- automation "$app"; then fail "pagedchat holds the --automation test hook (the string 'automation')"
+else pass "pagedchat holds no --automation test hook"; fi
+
 tar_contents="$(tar -tzf "$tgz" | sed "s|^pagedchat-${version}-Linux||")"
 for p in "${expected[@]}"; do
   grep -qx -- "${p#/usr}" <<<"$tar_contents" || fail "$(basename "$tgz") lacks ${p#/usr}"
@@ -192,6 +199,12 @@ if [ "$have_model" = 1 ]; then
   if [ $rc -eq 0 ] && [[ "$out" == ", there was a little girl"* ]]; then pass "installed pagedchat-cli generate: $out"
   else fail "installed pagedchat-cli generate (rc $rc): $out $(cat "$work/cli.err")"; fi
 fi
+
+# --automation is an unknown option of the installed app (no display needed: parsed first).
+out="$("$app" --automation 2>&1)"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "Unknown option 'automation'" <<<"$out"; then pass "installed pagedchat refuses --automation"
+else fail "installed pagedchat --automation (rc $rc): $out"; fi
 
 # The app: Qt Quick's renderer timing log ("time in renderer", qt.scenegraph.time.renderer) shows
 # that the main window was loaded and rendered a frame; the app must then still be running a
