@@ -44,10 +44,10 @@ class StopAutomaton {
 
  private:
   struct Node {
-    int fail = 0;          // the longest proper suffix of this node's string that is in the trie
-    int depth = 0;         // bytes from the root
-    int pattern = -1;      // the stop string that ends here, or -1
-    int next_match = -1;   // the nearest node on the failure chain where a stop string ends
+    int fail = 0;         // the longest proper suffix of this node's string that is in the trie
+    int depth = 0;        // bytes from the root
+    int pattern = -1;     // the stop string that ends here, or -1
+    int next_match = -1;  // the nearest node on the failure chain where a stop string ends
     bool has_child = false;
     std::vector<std::pair<uint8_t, int>> kids;  // (byte, child): few, except at the root
   };

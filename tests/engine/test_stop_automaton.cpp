@@ -51,8 +51,7 @@ class TestStopAutomaton : public QObject {
       text += randomText(rng, int(rng() % 4));  // a token may decode to nothing
       const bool report = std::size_t(piece) >= quiet_until;
       const auto got = automaton.feed(text, cursor, include, report);
-      const auto want =
-          report && text.size() > before ? find_stop_string(text, before, stops, include) : std::nullopt;
+      const auto want = report && text.size() > before ? find_stop_string(text, before, stops, include) : std::nullopt;
       QCOMPARE(got.has_value(), want.has_value());
       if (want) {
         QCOMPARE(got->stop, want->stop);

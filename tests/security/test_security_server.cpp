@@ -75,7 +75,9 @@ double metricSum(const QByteArray& text, const QByteArray& name, const QByteArra
   return sum;
 }
 
-QByteArray metrics(int port) { return rawhttp::body(rawhttp::roundTrip(port, rawhttp::request("GET", "/metrics", port))); }
+QByteArray metrics(int port) {
+  return rawhttp::body(rawhttp::roundTrip(port, rawhttp::request("GET", "/metrics", port)));
+}
 
 /// `depth` levels of '[' ... ']' around 1.
 QByteArray nested(int depth) { return QByteArray(depth, '[') + "1" + QByteArray(depth, ']'); }
@@ -97,7 +99,8 @@ class TestSecurityServer : public QObject {
                                     .arg(after, QString::fromUtf8(server_->stderrText().right(2000)))));
     QVERIFY2(h < kHealthMs, qPrintable(QStringLiteral("/health took %1 ms after %2").arg(h).arg(after)));
     const qint64 rss = rssOf(pid());
-    QVERIFY2(rss > 0 && rss < kRssBoundBytes, qPrintable(QStringLiteral("RSS %1 MB after %2").arg(rss >> 20).arg(after)));
+    QVERIFY2(rss > 0 && rss < kRssBoundBytes,
+             qPrintable(QStringLiteral("RSS %1 MB after %2").arg(rss >> 20).arg(after)));
   }
   /// The victim's latency while `attack` (a /v1/completions body) runs, against its latency while
   /// `benign` (the same load without the hostile part: the same number of sequences) runs. The
@@ -215,7 +218,8 @@ class TestSecurityServer : public QObject {
       QVERIFY2(peak < (256LL << 20), qPrintable(QStringLiteral("RSS %1 MB while a 96 MB body came").arg(peak >> 20)));
     }
     {  // A compressed body is refused: nothing expands past the limit.
-      const QByteArray out = post(port_, "/v1/completions", QByteArray("\x1f\x8b\x08\x00", 4), {"Content-Encoding: gzip"});
+      const QByteArray out = post(port_, "/v1/completions", QByteArray("\x1f\x8b\x08\x00", 4),
+                                  {"Content-Encoding: gzip"});
       QCOMPARE(rawhttp::status(out), 415);
     }
     checkAlive("oversized bodies");
@@ -226,9 +230,10 @@ class TestSecurityServer : public QObject {
     const QByteArray text = QByteArray("Once upon a time there was a dog. ").repeated(30 << 20 >> 5);
     for (const bool chat : {false, true}) {
       // (Built by hand: moc cannot read a raw string that ends in a quote.)
-      const QByteArray body = chat ? "{\"model\": \"stories260K\", \"messages\": [{\"role\": \"user\", \"content\": \"" +
-                                         text + "\"}]}"
-                                   : "{\"model\": \"stories260K\", \"prompt\": \"" + text + "\"}";
+      const QByteArray body = chat
+                                  ? "{\"model\": \"stories260K\", \"messages\": [{\"role\": \"user\", \"content\": \"" +
+                                        text + "\"}]}"
+                                  : "{\"model\": \"stories260K\", \"prompt\": \"" + text + "\"}";
       const QByteArray out = post(port_, chat ? "/v1/chat/completions" : "/v1/completions", body);
       QVERIFY2(rawhttp::status(out) == 400, out.left(300).constData());
       const QJsonObject e = errorOf(out);
@@ -236,9 +241,9 @@ class TestSecurityServer : public QObject {
       QCOMPARE(e["param"].toString(), chat ? QStringLiteral("messages") : QStringLiteral("prompt"));
     }
     // A prompt just over the context, tokenized whole, names its field too (param was null).
-    const QByteArray over = post(port_, "/v1/completions",
-                                 "{\"model\": \"stories260K\", \"prompt\": \"" +
-                                     QByteArray("Once upon a time ").repeated(60) + "\"}");
+    const QByteArray over = post(
+        port_, "/v1/completions",
+        "{\"model\": \"stories260K\", \"prompt\": \"" + QByteArray("Once upon a time ").repeated(60) + "\"}");
     QCOMPARE(rawhttp::status(over), 400);
     QCOMPARE(errorOf(over)["param"].toString(), QStringLiteral("prompt"));
     checkAlive("30 MB prompts");
@@ -261,8 +266,8 @@ class TestSecurityServer : public QObject {
     // The most allowed (64 stops of 1024 bytes that never match) on 16 long streams at once.
     QJsonArray maxStops;
     for (int i = 0; i < 64; ++i) maxStops.append(QString(1023, QChar('a' + i % 26)) + QStringLiteral("\x01"));
-    QJsonObject benign{{"model", "stories260K"}, {"prompt", "Once upon a time"}, {"max_tokens", 100},
-                       {"ignore_eos", true},     {"n", 15}};
+    QJsonObject benign{
+        {"model", "stories260K"}, {"prompt", "Once upon a time"}, {"max_tokens", 100}, {"ignore_eos", true}, {"n", 15}};
     QJsonObject attack = benign;
     attack["stop"] = maxStops;
     checkVictim(QStringLiteral("15 sequences with 64 stop strings of 1 KB"),
@@ -294,7 +299,8 @@ class TestSecurityServer : public QObject {
     auto call = [](int n) {
       QJsonArray p;
       for (int i = 0; i < n; ++i) p.append(QStringLiteral("Once upon a time %1").arg(i));
-      return QJsonDocument(QJsonObject{{"model", "stories260K"}, {"prompt", p}, {"max_tokens", 60}, {"ignore_eos", true}})
+      return QJsonDocument(
+                 QJsonObject{{"model", "stories260K"}, {"prompt", p}, {"max_tokens", 60}, {"ignore_eos", true}})
           .toJson(QJsonDocument::Compact);
     };
     // The benign load fills the batch (16 slots) once; the attack fills it 64 times over.
@@ -391,10 +397,11 @@ class TestSecurityServer : public QObject {
     QCOMPARE(rawhttp::status(post(port_, "/v1/completions", body, {"Content-Type: text/plain"})), 415);
     QCOMPARE(rawhttp::status(post(port_, "/v1/completions", body, {"Content-Type: application/x-www-form-urlencoded"})),
              415);
-    QCOMPARE(rawhttp::status(post(port_, "/v1/completions", body, {"Host: attacker.example:" + QByteArray::number(port_)})),
-             421);
-    QCOMPARE(rawhttp::status(rawhttp::roundTrip(
-                 port_, rawhttp::request("GET", "/v1/models", port_, {}, {"Host: rebind.example"}))),
+    QCOMPARE(
+        rawhttp::status(post(port_, "/v1/completions", body, {"Host: attacker.example:" + QByteArray::number(port_)})),
+        421);
+    QCOMPARE(rawhttp::status(
+                 rawhttp::roundTrip(port_, rawhttp::request("GET", "/v1/models", port_, {}, {"Host: rebind.example"}))),
              421);
     const QByteArray foreign = post(port_, "/v1/completions", body, {"Origin: http://evil.example"});
     QCOMPARE(rawhttp::status(foreign), 403);
@@ -419,8 +426,8 @@ class TestSecurityServer : public QObject {
       QVERIFY(!text.contains(dir));
       QVERIFY(!text.contains(absolute));
     }
-    const QByteArray byPath =
-        post(port_, "/v1/completions", "{\"model\": \"" + dir + "\", \"prompt\": \"Once\", \"max_tokens\": 2}");
+    const QByteArray byPath = post(port_, "/v1/completions",
+                                   "{\"model\": \"" + dir + "\", \"prompt\": \"Once\", \"max_tokens\": 2}");
     QVERIFY2(rawhttp::status(byPath) == 200, byPath.left(300).constData());
   }
 

@@ -203,10 +203,10 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
 // prompts × n: each is a sequence in the batch (vLLM's max_num_seqs is the batch; this is per call).
 void check_sequences(std::size_t prompts, int n, const RequestLimits& limits) {
   if (prompts * static_cast<std::size_t>(n) > static_cast<std::size_t>(limits.max_sequences))
-    bad(prompts > 1 ? "prompt" : "n", "asks for " + std::to_string(prompts) + " prompt(s) times n = " + std::to_string(n) +
-                                          " sequences; this server takes at most " +
-                                          std::to_string(limits.max_sequences) +
-                                          " per request (--max-sequences-per-request)");
+    bad(prompts > 1 ? "prompt" : "n",
+        "asks for " + std::to_string(prompts) + " prompt(s) times n = " + std::to_string(n) +
+            " sequences; this server takes at most " + std::to_string(limits.max_sequences) +
+            " per request (--max-sequences-per-request)");
 }
 
 }  // namespace
