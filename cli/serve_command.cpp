@@ -93,9 +93,12 @@ int run_serve(ServeOptions& opt) {
   server.set_serving(llm.get(), serving.get(), &metrics);
   serving_llm = llm.get();
   const EngineConfig& ec = llm->engine().engine_config();
+  // An IPv6 address goes in brackets in a URL (RFC 3986): http://[::1]:8000/v1.
+  const std::string& h = opt.server.host;
+  const std::string url_host = h.find(':') != std::string::npos && h.front() != '[' ? "[" + h + "]" : h;
   std::fprintf(stderr,
                "pagedchat-cli: serving '%s' on http://%s:%d/v1 (%s, max_model_len %d, %d KV blocks of %d tokens)\n",
-               name.c_str(), opt.server.host.c_str(), port, llm->engine().backend_name().c_str(), ec.max_model_len,
+               name.c_str(), url_host.c_str(), port, llm->engine().backend_name().c_str(), ec.max_model_len,
                ec.num_blocks, ec.block_size);
   std::fflush(stderr);
   http.join();  // until a signal stops the server (or its socket fails)

@@ -410,10 +410,39 @@ class TestSecurityServer : public QObject {
         port_, rawhttp::request("OPTIONS", "/v1/completions", port_, {},
                                 {"Origin: http://evil.example", "Access-Control-Request-Method: POST"}));
     QVERIFY(rawhttp::status(preflight) >= 400);
-    for (const QByteArray& host : {QByteArray("localhost"), QByteArray("127.0.0.1"), QByteArray("[::1]")}) {
-      const QByteArray ok = post(port_, "/v1/completions", body, {"Host: " + host + ":" + QByteArray::number(port_)});
-      QVERIFY2(rawhttp::status(ok) == 200, ok.left(300).constData());
+    // A name that looks like an address is still a name (DNS rebinding can point it at 127.0.0.1).
+    QCOMPARE(rawhttp::status(
+                 post(port_, "/v1/completions", body, {"Host: 127.0.0.1.evil.example:" + QByteArray::number(port_)})),
+             421);
+    QCOMPARE(rawhttp::status(post(port_, "/v1/completions", body, {"Host: 127.evil.example"})), 421);
+    const QByteArray portSuffix = ":" + QByteArray::number(port_);
+    for (const QByteArray& host : {QByteArray("localhost"), QByteArray("LocalHost"), QByteArray("127.0.0.1"),
+                                   QByteArray("127.0.0.2"), QByteArray("[::1]")}) {
+      for (const QByteArray& withPort : {host + portSuffix, host}) {
+        const QByteArray ok = post(port_, "/v1/completions", body, {"Host: " + withPort});
+        QVERIFY2(rawhttp::status(ok) == 200, (withPort + ": " + ok.left(300)).constData());
+      }
     }
+  }
+
+  // 10b. An allowed origin: its preflight allows the headers its client asks for (the openai npm
+  // client adds x-stainless-* ones), and its requests get CORS headers; others stay refused.
+  void allowedOriginPreflight() {
+    Server s({"--model", testpaths::stories260K(), "--allowed-origins", "http://localhost:3000"});
+    QVERIFY2(s.waitReady(), s.stderrText().constData());
+    const int port = portOf(s.base());
+    const QByteArray asked = "authorization,content-type,x-stainless-arch,x-stainless-os,x-stainless-retry-count";
+    const QByteArray pre = rawhttp::roundTrip(
+        port, rawhttp::request("OPTIONS", "/v1/chat/completions", port, {},
+                               {"Origin: http://localhost:3000", "Access-Control-Request-Method: POST",
+                                "Access-Control-Request-Headers: " + asked}));
+    QVERIFY2(rawhttp::status(pre) == 204, pre.constData());
+    QVERIFY2(pre.toLower().contains("access-control-allow-headers: " + asked), pre.constData());
+    QVERIFY2(pre.toLower().contains("access-control-allow-origin: http://localhost:3000"), pre.constData());
+    const QByteArray body = R"({"model": "stories260K", "prompt": "Once", "max_tokens": 2})";
+    const QByteArray ok = post(port, "/v1/completions", body, {"Origin: http://localhost:3000"});
+    QVERIFY2(rawhttp::status(ok) == 200 && ok.toLower().contains("access-control-allow-origin"), ok.constData());
+    QCOMPARE(rawhttp::status(post(port, "/v1/completions", body, {"Origin: http://localhost:3001"})), 403);
   }
 
   // 11. The model is named by its folder, never by its path; the path is still accepted.
@@ -449,6 +478,19 @@ class TestSecurityServer : public QObject {
           {"role": "tool", "tool_call_id": "c1", "content": "sunny"}]})";
       QByteArray out = post(port, "/v1/chat/completions", history);
       QVERIFY2(rawhttp::status(out) == 200, out.left(400).constData());
+      // `tools` reach the model's template (Qwen3's writes a "# Tools" system block).
+      const QByteArray ask =
+          R"("model": "qwen3-tiny.gguf", "max_tokens": 1, "messages": [{"role": "user", "content": "Weather?"}])";
+      const QByteArray plain = post(port, "/v1/chat/completions", "{" + ask + "}");
+      const QByteArray withTools = post(
+          port, "/v1/chat/completions",
+          "{" + ask + R"(, "tools": [{"type": "function", "function": {"name": "get_weather",
+                                        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]})");
+      QVERIFY2(rawhttp::status(withTools) == 200, withTools.left(400).constData());
+      const int plainTokens = json(rawhttp::body(plain))["usage"].toObject()["prompt_tokens"].toInt();
+      const int toolTokens = json(rawhttp::body(withTools))["usage"].toObject()["prompt_tokens"].toInt();
+      QVERIFY2(plainTokens > 0 && toolTokens > plainTokens + 50,
+               qPrintable(QString("%1 vs %2").arg(plainTokens).arg(toolTokens)));
       // A template variable that would replace the template's own function.
       out = post(port, "/v1/chat/completions",
                  R"({"model": "qwen3-tiny.gguf", "messages": [{"role": "user", "content": "hi"}],

@@ -1,5 +1,6 @@
 #include "engine/entrypoints/openai/api_server.h"
 
+#include <arpa/inet.h>
 #include <malloc.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -151,15 +152,20 @@ struct ApiServer::Impl {
   // ---- checks made once the headers are in ----
   // The Host header of a request to a loopback address must name a loopback host with this
   // server's port (a web page's DNS rebinding sends its own host name).
+  // A browser always sends the Host of the page's URL, with its port unless it is 80: a page of
+  // another site re-pointed at 127.0.0.1 (DNS rebinding) sends its own name. So a loopback server
+  // answers only its loopback names: localhost, [::1], or an IPv4 literal in 127.0.0.0/8 (parsed:
+  // "127.evil.example" is a name), with this port or none. A request without a Host (HTTP/1.0)
+  // cannot come from a browser.
   bool host_allowed(const std::string& host_header) const {
-    if (!is_loopback_host(config.host)) return true;  // reachable from others: the API key guards it
+    if (!is_loopback_host(config.host) || host_header.empty()) return true;  // else the API key guards it
     std::string h = lower(host_header);
     const std::string suffix = ":" + std::to_string(port);
     if (h.size() > suffix.size() && h.compare(h.size() - suffix.size(), suffix.size(), suffix) == 0)
       h.resize(h.size() - suffix.size());
-    else if (port != 80)
-      return false;
-    return h == "localhost" || h == "[::1]" || h == lower(config.host) || h.rfind("127.", 0) == 0;
+    if (h == "localhost" || h == "[::1]") return true;
+    in_addr a{};
+    return inet_pton(AF_INET, h.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
   }
   bool origin_allowed(const std::string& origin) const {
     for (const std::string& o : config.allowed_origins)
@@ -169,9 +175,11 @@ struct ApiServer::Impl {
 
   std::optional<ApiError> check_headers(MHD_Connection* c, Call& call, const std::string& url) const {
     const std::string host = header(c, "Host");
-    if (host.empty() || !host_allowed(host))
-      return ApiError(421, "Misdirected request: this server answers for localhost and 127.0.0.1:" +
-                               std::to_string(port) + " only, not Host '" + host.substr(0, 100) + "'");
+    if (!host_allowed(host))
+      return ApiError(421,
+                      "Misdirected request: this server answers only for localhost, 127.0.0.1 and [::1] "
+                      "(with or without :" +
+                          std::to_string(port) + "), not Host '" + host.substr(0, 100) + "'");
     const std::string origin = header(c, "Origin");
     if (!origin.empty()) {
       if (!origin_allowed(origin))
@@ -215,9 +223,9 @@ struct ApiServer::Impl {
     return std::nullopt;
   }
   ApiError too_large(unsigned long long n) const {
-    return ApiError(413, "The request body is too large (" + (n ? std::to_string(n) + " bytes" : std::string("more")) +
-                             "; at most " + std::to_string(config.max_body_bytes) +
-                             " bytes, the server's --max-body-bytes)");
+    return ApiError(413, "The request body is too large" + (n ? " (" + std::to_string(n) + " bytes)" : std::string()) +
+                             ": this server takes at most " + std::to_string(config.max_body_bytes) +
+                             " bytes (--max-body-bytes)");
   }
 
   // ---- MHD callbacks ----
@@ -299,7 +307,10 @@ struct ApiServer::Impl {
       call.connection->receiving = false;
       half_closed = peer_closed(call.connection->fd);
     }
-    if (call.error) return queue_error(c, *call.error, call.extra_headers);
+    if (call.error) {
+      if (call.error->status() == 413) malloc_trim(0);  // the body read before the limit is freed
+      return queue_error(c, *call.error, call.extra_headers);
+    }
     return s.answer(c, call, half_closed);
   }
 
@@ -308,7 +319,11 @@ struct ApiServer::Impl {
     if (call.method == "OPTIONS") {  // CORS preflight of an allowed origin
       auto h = call.extra_headers;
       h["Access-Control-Allow-Methods"] = is_post_route(call.route) ? "POST, OPTIONS" : "GET, HEAD, OPTIONS";
-      h["Access-Control-Allow-Headers"] = "Authorization, Content-Type";
+      // The headers the page's client asked for (the openai npm client adds its x-stainless-*
+      // ones): the origin is allowed, so what it sends is its own business; at least the two the
+      // API needs.
+      const std::string asked = header(c, "Access-Control-Request-Headers");
+      h["Access-Control-Allow-Headers"] = asked.empty() ? "Authorization, Content-Type" : asked.substr(0, 2000);
       h["Access-Control-Max-Age"] = "600";
       return queue(c, 204, "", "text/plain", h);
     }

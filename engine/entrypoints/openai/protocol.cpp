@@ -387,6 +387,15 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
     if (!rest.empty()) r.chat_template_kwargs_json = rest.dump();
   }
   if (const json* v = field(body, "chat_template")) r.chat_template = string(*v, "chat_template");
+  // The tool definitions go to the model's template as `tools` (as vLLM and transformers pass
+  // them), unless the template variables name their own.
+  if (const json* tools = field(body, "tools"); tools && !tools->empty()) {
+    json vars = r.chat_template_kwargs_json.empty() ? json::object() : json::parse(r.chat_template_kwargs_json);
+    if (!vars.contains("tools")) {
+      vars["tools"] = *tools;
+      r.chat_template_kwargs_json = vars.dump();
+    }
+  }
   return r;
 }
 
