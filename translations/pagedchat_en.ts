@@ -1313,10 +1313,6 @@
         <translation>The model loaded in PagedChat</translation>
     </message>
     <message>
-        <source>An OpenAI-compatible server (vLLM, llama-server, Ollama)</source>
-        <translation>An OpenAI-compatible server (vLLM, llama-server, Ollama)</translation>
-    </message>
-    <message>
         <source>Server base URL</source>
         <translation>Server base URL</translation>
     </message>
@@ -1351,6 +1347,14 @@
     <message>
         <source>Ask the server for its models</source>
         <translation>Ask the server for its models</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible server</source>
+        <translation>An OpenAI-compatible server</translation>
+    </message>
+    <message>
+        <source>vLLM, llama-server, Ollama, another PagedChat: its base URL, the part before /chat/completions</source>
+        <translation>vLLM, llama-server, Ollama, another PagedChat: its base URL, the part before /chat/completions</translation>
     </message>
 </context>
 <context>
@@ -1747,16 +1751,8 @@
         <translation>API key</translation>
     </message>
     <message>
-        <source>Clients send it as a Bearer token (optional on this machine)</source>
-        <translation>Clients send it as a Bearer token (optional on this machine)</translation>
-    </message>
-    <message>
         <source>Server API key</source>
         <translation>Server API key</translation>
-    </message>
-    <message>
-        <source>Allow other machines (an address other than 127.0.0.1; needs an API key)</source>
-        <translation>Allow other machines (an address other than 127.0.0.1; needs an API key)</translation>
     </message>
     <message>
         <source>Restart with these settings</source>
@@ -1771,12 +1767,24 @@
         <translation>Allowed web pages</translation>
     </message>
     <message>
-        <source>None: browsers are refused (e.g. http://localhost:3000)</source>
-        <translation>None: browsers are refused (e.g. http://localhost:3000)</translation>
-    </message>
-    <message>
         <source>Web pages allowed to call the server from a browser (origins, comma-separated)</source>
         <translation>Web pages allowed to call the server from a browser (origins, comma-separated)</translation>
+    </message>
+    <message>
+        <source>Optional on this machine</source>
+        <translation>Optional on this machine</translation>
+    </message>
+    <message>
+        <source>None (e.g. http://localhost:3000)</source>
+        <translation>None (e.g. http://localhost:3000)</translation>
+    </message>
+    <message>
+        <source>Allow other machines</source>
+        <translation>Allow other machines</translation>
+    </message>
+    <message>
+        <source>Other machines need an address other than 127.0.0.1 and an API key, which clients send as a Bearer token. Browsers are refused unless their page is listed above.</source>
+        <translation>Other machines need an address other than 127.0.0.1 and an API key, which clients send as a Bearer token. Browsers are refused unless their page is listed above.</translation>
     </message>
 </context>
 <context>

@@ -1310,10 +1310,6 @@
         <translation>PagedChat에 불러온 모델</translation>
     </message>
     <message>
-        <source>An OpenAI-compatible server (vLLM, llama-server, Ollama)</source>
-        <translation>OpenAI 호환 서버 (vLLM, llama-server, Ollama)</translation>
-    </message>
-    <message>
         <source>Server base URL</source>
         <translation>서버 기본 URL</translation>
     </message>
@@ -1348,6 +1344,14 @@
     <message>
         <source>Ask the server for its models</source>
         <translation>서버에 모델 목록 요청</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible server</source>
+        <translation>OpenAI 호환 서버</translation>
+    </message>
+    <message>
+        <source>vLLM, llama-server, Ollama, another PagedChat: its base URL, the part before /chat/completions</source>
+        <translation>vLLM, llama-server, Ollama, 다른 PagedChat: 기본 URL(/chat/completions 앞부분)을 적으세요</translation>
     </message>
 </context>
 <context>
@@ -1742,16 +1746,8 @@
         <translation>API 키</translation>
     </message>
     <message>
-        <source>Clients send it as a Bearer token (optional on this machine)</source>
-        <translation>클라이언트가 Bearer 토큰으로 보냅니다 (이 컴퓨터에서만 쓰면 선택)</translation>
-    </message>
-    <message>
         <source>Server API key</source>
         <translation>서버 API 키</translation>
-    </message>
-    <message>
-        <source>Allow other machines (an address other than 127.0.0.1; needs an API key)</source>
-        <translation>다른 컴퓨터 허용 (127.0.0.1이 아닌 주소, API 키 필요)</translation>
     </message>
     <message>
         <source>Restart with these settings</source>
@@ -1766,12 +1762,24 @@
         <translation>허용된 웹 페이지</translation>
     </message>
     <message>
-        <source>None: browsers are refused (e.g. http://localhost:3000)</source>
-        <translation>없음: 브라우저 요청은 거부됩니다 (예: http://localhost:3000)</translation>
-    </message>
-    <message>
         <source>Web pages allowed to call the server from a browser (origins, comma-separated)</source>
         <translation>브라우저에서 서버를 호출할 수 있는 웹 페이지 (출처, 쉼표로 구분)</translation>
+    </message>
+    <message>
+        <source>Optional on this machine</source>
+        <translation>이 컴퓨터에서는 선택 사항</translation>
+    </message>
+    <message>
+        <source>None (e.g. http://localhost:3000)</source>
+        <translation>없음 (예: http://localhost:3000)</translation>
+    </message>
+    <message>
+        <source>Allow other machines</source>
+        <translation>다른 컴퓨터 허용</translation>
+    </message>
+    <message>
+        <source>Other machines need an address other than 127.0.0.1 and an API key, which clients send as a Bearer token. Browsers are refused unless their page is listed above.</source>
+        <translation>다른 컴퓨터에서 쓰려면 127.0.0.1이 아닌 주소와 API 키가 필요합니다(클라이언트는 키를 Bearer 토큰으로 보냅니다). 브라우저는 위에 적은 페이지에서 온 요청만 받습니다.</translation>
     </message>
 </context>
 <context>

@@ -69,15 +69,24 @@ ColumnLayout {
     RadioButton {
         id: remoteButton
         objectName: "backendRemote"
-        text: qsTr("An OpenAI-compatible server (vLLM, llama-server, Ollama)")
+        text: qsTr("An OpenAI-compatible server")
         ButtonGroup.group: backendGroup
         Accessible.name: text
+        Accessible.description: serverKinds.text
     }
     ColumnLayout {
         Layout.fillWidth: true
         Layout.leftMargin: 24
         visible: remoteButton.checked
         spacing: 4
+        Label {
+            id: serverKinds
+            Layout.fillWidth: true
+            text: qsTr("vLLM, llama-server, Ollama, another PagedChat: its base URL, the part before /chat/completions")
+            wrapMode: Text.Wrap
+            font.pixelSize: Theme.smallFontSize
+            color: Theme.mutedTextColor
+        }
 
         TextField {
             id: urlField

@@ -86,7 +86,7 @@ ScrollView {
                 objectName: "serverApiKey"
                 Layout.fillWidth: true
                 echoMode: TextInput.Password
-                placeholderText: qsTr("Clients send it as a Bearer token (optional on this machine)")
+                placeholderText: qsTr("Optional on this machine")
                 selectByMouse: true
                 Accessible.name: qsTr("Server API key")
             }
@@ -96,7 +96,7 @@ ScrollView {
                 objectName: "serverAllowedOrigins"
                 Layout.fillWidth: true
                 text: page.server ? page.server.allowedOrigins : ""
-                placeholderText: qsTr("None: browsers are refused (e.g. http://localhost:3000)")
+                placeholderText: qsTr("None (e.g. http://localhost:3000)")
                 selectByMouse: true
                 inputMethodHints: Qt.ImhUrlCharactersOnly
                 Accessible.name: qsTr("Web pages allowed to call the server from a browser (origins, comma-separated)")
@@ -105,8 +105,17 @@ ScrollView {
         CheckBox {
             id: allowBox
             objectName: "serverAllowNetwork"
-            text: qsTr("Allow other machines (an address other than 127.0.0.1; needs an API key)")
+            text: qsTr("Allow other machines")
             Accessible.name: text
+            Accessible.description: networkHint.text
+        }
+        Label {
+            id: networkHint
+            Layout.fillWidth: true
+            text: qsTr("Other machines need an address other than 127.0.0.1 and an API key, which clients send as a Bearer token. Browsers are refused unless their page is listed above.")
+            wrapMode: Text.Wrap
+            font.pixelSize: Theme.smallFontSize
+            color: Theme.mutedTextColor
         }
         Button {
             objectName: "serverApplyButton"
