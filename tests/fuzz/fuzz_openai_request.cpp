@@ -45,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     check_error(e);
     return 0;
   }
-  check(body, pagedchat::openai::parse_completion_request);
-  check(body, pagedchat::openai::parse_chat_completion_request);
+  // The server's limits (RequestLimits{}: its defaults).
+  check(body, [](const nlohmann::json& b) { return pagedchat::openai::parse_completion_request(b); });
+  check(body, [](const nlohmann::json& b) { return pagedchat::openai::parse_chat_completion_request(b); });
   return 0;
 }
