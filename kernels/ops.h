@@ -34,20 +34,57 @@ struct AttentionMetadata {
   int max_seq_len = 0;
 };
 
-/// The rotary embedding of a model (RoFormer, Su et al. 2021; vLLM's RotaryEmbedding): pair i
-/// (i < head_dim / 2) of every head turns by the angle position * inv_freq[i] radians. Which
-/// elements form pair i: (2i, 2i+1) ("interleaved", llama2.c, Meta's Llama, GGUF `llama`), or with
-/// `neox` (i, i + head_dim/2) (Hugging Face's rotate_half, GGUF `qwen2`/`qwen3`). Frequency
-/// scaling (linear, llama3, GGUF rope_freqs) is already folded into inv_freq by the caller.
+/// The rotary embedding of a model (RoFormer, Su et al. 2021; vLLM's RotaryEmbedding): the first
+/// `rotary_dim` elements of every head rotate, pair i (i < rotary_dim / 2) by the angle
+/// position * inv_freq[i] radians; elements rotary_dim .. head_dim-1 pass unchanged (partial
+/// rotary: HF's partial_rotary_factor, rotate_half over q[..., :rotary_dim]; llama.cpp's
+/// ggml_rope_ext with n_dims < head_dim). Which elements form pair i: (2i, 2i+1)
+/// ("interleaved", llama2.c, Meta's Llama, GGUF `llama`), or with `neox` (i, i + rotary_dim/2)
+/// (Hugging Face's rotate_half, GGUF `qwen2`/`qwen3`). Frequency scaling (linear, llama3, GGUF
+/// rope_freqs) is already folded into inv_freq by the caller. inv_freq == nullptr: the layer has
+/// no positional rotation at all (NoPE layers, e.g. SmolLM3's every 4th layer): rotary_embedding
+/// changes nothing, qkv_rope_and_cache still adds the bias, normalises heads and writes the cache.
+/// Backends may cache per-position cos/sin keyed by the inv_freq pointer and rotary_dim: the
+/// values a pointer designates must not change while the model lives (keep one array per rope).
 struct RopeSpec {
-  int head_dim = 0;  ///< even; the whole head is rotated
+  int head_dim = 0;  ///< even
   bool neox = false;
-  const double* inv_freq = nullptr;  ///< [head_dim / 2] radians per position
+  const double* inv_freq = nullptr;  ///< [rotary_dims() / 2] radians per position, or null (NoPE)
+  int rotary_dim = 0;                ///< even, <= head_dim; 0 = head_dim (the whole head rotates)
+  int rotary_dims() const { return rotary_dim > 0 ? rotary_dim : head_dim; }
 };
 
 /// The default inverse frequencies theta^(-2i / head_dim), i < head_dim / 2, in float64 (as
 /// transformers' _compute_default_rope_parameters, without its float32 rounding).
 std::vector<double> rope_default_inv_freq(int head_dim, double theta);
+
+/// The attention of one layer (what paged_attention computes besides the cache layout).
+/// score(q, k) = scale * q·k; with logit_softcap > 0, score = cap * tanh(score / cap) (Gemma 2's
+/// attn_logit_softcapping: after scaling, before the softmax); out = softmax(scores) · V over the
+/// keys the query sees: causal, and with sliding_window > 0 only the last `sliding_window`
+/// positions, its own included (the query at position p sees keys k with
+/// p - sliding_window < k <= p: HF Gemma / Mistral, vLLM, llama.cpp's SWA mask).
+struct AttentionSpec {
+  int n_heads = 0, n_kv_heads = 0, head_dim = 0;  ///< n_heads a multiple of n_kv_heads
+  float scale = 0.0f;                             ///< 0 = 1 / sqrt(head_dim) (Gemma 3: query_pre_attn_scalar^-0.5)
+  int sliding_window = 0;                         ///< keys a query sees, itself included; 0 = all (causal)
+  float logit_softcap = 0.0f;                     ///< > 0: cap of the scores; 0 = none
+};
+
+/// Optional features of the op interface that a backend may lack (Backend::supports); the engine
+/// checks the ones a model needs before it picks a backend.
+enum class OpFeature {
+  kSlidingWindow,     ///< AttentionSpec::sliding_window > 0
+  kAttentionScale,    ///< AttentionSpec::scale != 0
+  kLogitSoftcap,      ///< AttentionSpec::logit_softcap > 0
+  kPartialRotary,     ///< RopeSpec::rotary_dim < head_dim
+  kNoRope,            ///< RopeSpec::inv_freq == nullptr
+  kGeluTanh,          ///< gelu_tanh_and_mul_stacked
+  kScale,             ///< scale() and softcap()
+  kMixtureOfExperts,  ///< scatter_add_rows
+};
+/// Human words for a feature, for messages: "sliding-window attention", "partial rotary embedding".
+const char* op_feature_name(OpFeature feature);
 
 /// What the attention prologue does to one row of a stacked Q/K/V linear() output, per model:
 /// [q: n_heads*head_dim | k: n_kv_heads*head_dim | v: n_kv_heads*head_dim]. In order: add `bias`
@@ -188,13 +225,15 @@ class Backend {
   /// negative slot marks padding and is skipped.
   virtual void reshape_and_cache(const float* k, const float* v, void* key_cache, void* value_cache, KvDType cache_type,
                                  const int64_t* slot_mapping, int T, int kv_width) = 0;
-  /// Causal grouped-query attention over the paged cache (softmax(q·k / sqrt(head_dim)) · v); query
-  /// head h reads KV head h / (n_heads / n_kv_heads). out, q: [T, n_heads*head_dim]. The caches'
-  /// elements (of `cache_type`) are widened to float32 exactly, so the result is bitwise that of a
-  /// float32 cache holding the same values.
+  /// Causal grouped-query attention over the paged cache as `spec` says (AttentionSpec:
+  /// softmax(softcap(scale * q·k)) · v over the keys in the window); query head h reads KV head
+  /// h / (n_heads / n_kv_heads). out, q: [T, n_heads*head_dim]. The caches' elements (of
+  /// `cache_type`) are widened to float32 exactly, so the result is bitwise that of a float32
+  /// cache holding the same values. With a sliding window, block-table entries of blocks that lie
+  /// wholly before a request's earliest query's window are never read (the KV-cache manager may
+  /// have freed those blocks: their entries can hold any value), nor are their slots.
   virtual void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache,
-                               KvDType cache_type, const AttentionMetadata& meta, int n_heads, int n_kv_heads,
-                               int head_dim) = 0;
+                               KvDType cache_type, const AttentionMetadata& meta, const AttentionSpec& spec) = 0;
   /// SwiGLU: out = silu(gate) * up, silu(x) = x / (1 + exp(-x)); all [T, hidden].
   virtual void silu_and_mul(float* out, const float* gate, const float* up, int T, int hidden) = 0;
   /// x[n] += y[n].
@@ -219,7 +258,8 @@ class Backend {
   virtual void add_bias(float* x, const float* bias, int T, int n);
   /// RMSNorm of each of `heads` consecutive [head_dim] vectors starting every `row_stride` floats
   /// (token t's heads at x + t*row_stride), in place, with one `weight` [head_dim] for all heads:
-  /// Qwen3's q_norm / k_norm inside the stacked Q/K/V rows. Same formula as rms_norm.
+  /// Qwen3's q_norm / k_norm inside the stacked Q/K/V rows. Same formula as rms_norm; a null
+  /// `weight` means none (x / sqrt(mean(x^2) + eps): a weightless RMSNorm).
   virtual void rms_norm_heads(float* x, int64_t row_stride, const float* weight, int T, int heads, int head_dim,
                               float eps);
   /// The attention prologue on the output of a stacked Q/K/V linear(): qkv is [T, spec.width()]
@@ -229,6 +269,30 @@ class Backend {
   /// reshape_and_cache give in that order.
   virtual void qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
                                   KvDType cache_type, const int64_t* slot_mapping, int T, const QkvSpec& spec);
+
+  /// GeGLU with the tanh GELU on the output of a stacked gate+up linear() (Gemma): gate_up is
+  /// [T, 2*hidden] (gate in the first half of each row, up in the second); out[T, hidden] =
+  /// gelu_tanh(gate) * up, gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  /// (ggml_gelu, HF's gelu_pytorch_tanh), float32 to within ~1e-6 relative.
+  virtual void gelu_tanh_and_mul_stacked(float* out, const float* gate_up, int T, int hidden);
+  /// x[n] *= s (Gemma's embedding scale sqrt(hidden), logit scales).
+  virtual void scale(float* x, float s, int64_t n);
+  /// x[n] = cap * tanh(x / cap), cap > 0 (Gemma 2's final_logit_softcapping).
+  virtual void softcap(float* x, float cap, int64_t n);
+  /// The combine step of a mixture of experts: x[rows[s], :] += weights[s] * y[s, :] for s < S, in
+  /// increasing s; x is [*, dim], y [S, dim], rows (< x's rows) may repeat: a destination row gets
+  /// its contributions in the order of s, so the result is deterministic and a row's value
+  /// depends only on its own (row, weight, y) entries and their order, not on S or the other rows
+  /// (batch invariance when the caller orders each token's experts the same way).
+  virtual void scatter_add_rows(float* x, const float* y, const int* rows, const float* weights, int S, int dim);
+
+  /// Whether this backend implements `feature` (OpFeature); an op given a spec that needs a
+  /// feature the backend lacks fails (a device backend reports an error, the CPU backend supports
+  /// everything).
+  virtual bool supports(OpFeature feature) const {
+    (void)feature;
+    return true;
+  }
 };
 
 /// dst[0, kv_row_bytes(type, n)) = src[0, n) in `type`: float32 copied, bfloat16 / float16

@@ -245,7 +245,19 @@ void Backend::add_bias(float* x, const float* bias, int T, int n) {
 
 void Backend::rms_norm_heads(float* x, int64_t row_stride, const float* weight, int T, int heads, int head_dim,
                              float eps) {
-  for (int t = 0; t < T; ++t) rms_norm(x + t * row_stride, x + t * row_stride, weight, heads, head_dim, eps);
+  if (weight) {
+    for (int t = 0; t < T; ++t) rms_norm(x + t * row_stride, x + t * row_stride, weight, heads, head_dim, eps);
+    return;
+  }
+  // No weight: host memory only (a device backend overrides this op).
+  for (int t = 0; t < T; ++t)
+    for (int h = 0; h < heads; ++h) {
+      float* v = x + t * row_stride + int64_t(h) * head_dim;
+      float ss = 0.0f;
+      for (int i = 0; i < head_dim; ++i) ss += v[i] * v[i];
+      const float r = 1.0f / std::sqrt(ss / float(head_dim) + eps);
+      for (int i = 0; i < head_dim; ++i) v[i] = r * v[i];
+    }
 }
 
 void Backend::qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
@@ -263,6 +275,60 @@ void Backend::qkv_rope_and_cache(float* q, float* qkv, const int* positions, voi
   }
   rotary_embedding(q, k.data(), positions, T, s.n_heads, s.n_kv_heads, s.rope);
   reshape_and_cache(k.data(), v.data(), key_cache, value_cache, cache_type, slot_mapping, T, kvw);
+}
+
+// The defaults of the later ops below are host loops: valid where backend memory is host memory
+// (a device backend overrides them, or reports them unsupported).
+
+// 0.5 x (1 + tanh z) as x / (1 + exp(-2z)): the same value (1 + tanh z = 2 / (1 + e^-2z)) without
+// 1 + tanh z cancelling for negative x.
+void Backend::gelu_tanh_and_mul_stacked(float* out, const float* gate_up, int T, int hidden) {
+  constexpr float kC = 0.7978845608028654f;  // sqrt(2 / pi)
+  for (int t = 0; t < T; ++t) {
+    const float* g = gate_up + int64_t(t) * 2 * hidden;
+    for (int i = 0; i < hidden; ++i) {
+      const float x = g[i];
+      out[int64_t(t) * hidden + i] = x / (1.0f + std::exp(-2.0f * kC * (x + 0.044715f * x * x * x))) * g[hidden + i];
+    }
+  }
+}
+
+void Backend::scale(float* x, float s, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= s;
+}
+
+void Backend::softcap(float* x, float cap, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = cap * std::tanh(x[i] / cap);
+}
+
+void Backend::scatter_add_rows(float* x, const float* y, const int* rows, const float* weights, int S, int dim) {
+  for (int s = 0; s < S; ++s) {
+    float* dst = x + int64_t(rows[s]) * dim;
+    const float* src = y + int64_t(s) * dim;
+    for (int i = 0; i < dim; ++i) dst[i] += weights[s] * src[i];
+  }
+}
+
+const char* op_feature_name(OpFeature feature) {
+  switch (feature) {
+    case OpFeature::kSlidingWindow:
+      return "sliding-window attention";
+    case OpFeature::kAttentionScale:
+      return "an attention scale other than 1/sqrt(head_dim)";
+    case OpFeature::kLogitSoftcap:
+      return "attention logit soft-capping";
+    case OpFeature::kPartialRotary:
+      return "partial rotary embedding";
+    case OpFeature::kNoRope:
+      return "layers without rotary embedding (NoPE)";
+    case OpFeature::kGeluTanh:
+      return "the tanh GELU activation (GeGLU)";
+    case OpFeature::kScale:
+      return "scaling and soft-capping";
+    case OpFeature::kMixtureOfExperts:
+      return "mixture of experts";
+  }
+  return "?";
 }
 
 }  // namespace pagedchat::kernels

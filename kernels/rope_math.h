@@ -9,11 +9,12 @@
 
 namespace pagedchat::kernels {
 
-/// The elements (*i0, *i1) of a head that pair `i` (< head_dim / 2) rotates: (2i, 2i+1)
-/// interleaved, or (i, i + head_dim/2) with neox.
-PC_HOST_DEVICE inline void rope_pair(int i, int head_dim, bool neox, int* i0, int* i1) {
+/// The elements (*i0, *i1) of a head that pair `i` (< rotary_dim / 2) rotates: (2i, 2i+1)
+/// interleaved, or (i, i + rotary_dim/2) with neox. rotary_dim: RopeSpec::rotary_dims() (the whole
+/// head_dim unless the rotary is partial).
+PC_HOST_DEVICE inline void rope_pair(int i, int rotary_dim, bool neox, int* i0, int* i1) {
   *i0 = neox ? i : 2 * i;
-  *i1 = neox ? i + head_dim / 2 : 2 * i + 1;
+  *i1 = neox ? i + rotary_dim / 2 : 2 * i + 1;
 }
 
 /// The rotation angle of a pair at `pos` in radians, in float64: a float32 product would lose

@@ -200,7 +200,8 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
     const PackedLayer& pl = layers_[l];
     ops_.linear(qkv, xb, *pl.qkv, T);
     ops_.qkv_rope_and_cache(q, qkv, positions, cache.key(l), cache.value(l), cache.dtype, slots, T, qkv_spec(l));
-    ops_.paged_attention(att, q, cache.key(l), cache.value(l), cache.dtype, meta, c.n_heads, c.n_kv_heads, hd);
+    ops_.paged_attention(att, q, cache.key(l), cache.value(l), cache.dtype, meta,
+                         kernels::AttentionSpec{c.n_heads, c.n_kv_heads, hd});
     ops_.linear(xb, att, *pl.wo, T);
     if (pl.bo) ops_.add_bias(xb, pl.bo, T, dim);
     ops_.fused_add_rms_norm(xb, x, xb, pl.rms_ffn, T, dim, c.norm_eps);

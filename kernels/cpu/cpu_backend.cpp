@@ -180,11 +180,13 @@ class CpuBackend final : public kernels::Backend {
   void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,
                         const kernels::RopeSpec& rope) override {
     const int hd = rope.head_dim;
-    rope_.prepare(positions, T, rope);
+    const RopeTable::Rows* tab = rope_.prepare(positions, T, rope);
+    if (!tab) return;  // NoPE
     for (int t = 0; t < T; ++t) {
-      rope_.rotate(q + int64_t(t) * n_heads * hd, q + int64_t(t) * n_heads * hd, n_heads, positions[t], rope.neox);
-      rope_.rotate(k + int64_t(t) * n_kv_heads * hd, k + int64_t(t) * n_kv_heads * hd, n_kv_heads, positions[t],
-                   rope.neox);
+      RopeTable::rotate(tab, q + int64_t(t) * n_heads * hd, q + int64_t(t) * n_heads * hd, n_heads, hd, positions[t],
+                        rope.neox);
+      RopeTable::rotate(tab, k + int64_t(t) * n_kv_heads * hd, k + int64_t(t) * n_kv_heads * hd, n_kv_heads, hd,
+                        positions[t], rope.neox);
     }
   }
 
@@ -216,23 +218,23 @@ class CpuBackend final : public kernels::Backend {
                           const kernels::QkvSpec& s) override {
     const int hd = s.head_dim, qw = s.q_width(), kvw = s.kv_width(), w = s.width();
     const int64_t rb = int64_t(kernels::kv_row_bytes(type, kvw));
-    rope_.prepare(positions, T, s.rope);
+    const RopeTable::Rows* tab = rope_.prepare(positions, T, s.rope);  // null: NoPE, copies
     rows(T, w, [&](int t) {
       float* row = qkv + int64_t(t) * w;
       if (s.bias) k_.add(row, s.bias, w);
       if (s.q_norm) norm_heads(row, s.q_norm, s.n_heads, hd, s.norm_eps);
       if (s.k_norm) norm_heads(row + qw, s.k_norm, s.n_kv_heads, hd, s.norm_eps);
-      rope_.rotate(q + int64_t(t) * qw, row, s.n_heads, positions[t], s.rope.neox);
+      RopeTable::rotate(tab, q + int64_t(t) * qw, row, s.n_heads, hd, positions[t], s.rope.neox);
       const int64_t slot = slot_mapping[t];
       if (slot < 0) return;
       char* kdst = static_cast<char*>(key_cache) + slot * rb;
       char* vdst = static_cast<char*>(value_cache) + slot * rb;
       if (type == kernels::KvDType::kFloat32) {
-        rope_.rotate(reinterpret_cast<float*>(kdst), row + qw, s.n_kv_heads, positions[t], s.rope.neox);
+        RopeTable::rotate(tab, reinterpret_cast<float*>(kdst), row + qw, s.n_kv_heads, hd, positions[t], s.rope.neox);
       } else {
         thread_local std::vector<float> krow;
         if (krow.size() < std::size_t(kvw)) krow.resize(kvw);
-        rope_.rotate(krow.data(), row + qw, s.n_kv_heads, positions[t], s.rope.neox);
+        RopeTable::rotate(tab, krow.data(), row + qw, s.n_kv_heads, hd, positions[t], s.rope.neox);
         kernels::store_kv(kdst, krow.data(), kvw, type);
       }
       kernels::store_kv(vdst, row + qw + kvw, kvw, type);
@@ -240,8 +242,9 @@ class CpuBackend final : public kernels::Backend {
   }
 
   void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache,
-                       kernels::KvDType type, const AttentionMetadata& meta, int n_heads, int n_kv_heads,
-                       int head_dim) override {
+                       kernels::KvDType type, const AttentionMetadata& meta,
+                       const kernels::AttentionSpec& spec) override {
+    const int n_heads = spec.n_heads, n_kv_heads = spec.n_kv_heads, head_dim = spec.head_dim;
     AttentionArgs a;
     a.out = out;
     a.q = q;
@@ -253,7 +256,9 @@ class CpuBackend final : public kernels::Backend {
     a.n_heads = n_heads;
     a.n_kv_heads = n_kv_heads;
     a.head_dim = head_dim;
-    a.scale = 1.0f / std::sqrt(float(head_dim));
+    a.scale = spec.scale != 0.0f ? spec.scale : 1.0f / std::sqrt(float(head_dim));
+    a.window = spec.sliding_window > 0 ? spec.sliding_window : 0;
+    a.softcap = spec.logit_softcap > 0.0f ? spec.logit_softcap : 0.0f;
     // Requests with the most work first (query tokens x context), so the last items are small.
     order_.clear();
     int max_ctx = 0;
@@ -262,10 +267,12 @@ class CpuBackend final : public kernels::Backend {
       max_ctx = std::max(max_ctx, meta.seq_lens[r]);
     }
     auto work = [&](int r) {
-      return int64_t(meta.query_start_loc[r + 1] - meta.query_start_loc[r]) * meta.seq_lens[r];
+      const int qlen = meta.query_start_loc[r + 1] - meta.query_start_loc[r];
+      return int64_t(qlen) * (a.window > 0 ? std::min(meta.seq_lens[r], a.window) : meta.seq_lens[r]);
     };
     std::stable_sort(order_.begin(), order_.end(), [&](int x, int y) { return work(x) > work(y); });
-    const std::size_t scratch = std::size_t(kAttentionQueryBlock) * ((max_ctx + 15) / 16 * 16);
+    const std::size_t scratch = std::size_t(kAttentionQueryBlock) *
+                                ((attention_span(max_ctx, a.window) + 15) / 16 * 16);
     for (auto& s : attention_scratch_)
       if (s.size() < scratch) s.resize(scratch);
     // With requests enough for every thread, a thread takes all heads of a request: its K/V rows
@@ -293,6 +300,37 @@ class CpuBackend final : public kernels::Backend {
 
   void add(float* x, const float* y, int64_t n) override {
     elements(n, [&](int64_t b, int64_t e) { k_.add(x + b, y + b, e - b); });
+  }
+
+  void gelu_tanh_and_mul_stacked(float* out, const float* gate_up, int T, int hidden) override {
+    rows(T, hidden, [&](int t) {
+      const float* g = gate_up + int64_t(t) * 2 * hidden;
+      k_.gelu_tanh_and_mul(out + int64_t(t) * hidden, g, g + hidden, hidden);
+    });
+  }
+
+  void scale(float* x, float s, int64_t n) override {
+    elements(n, [&](int64_t b, int64_t e) { k_.scale(x + b, s, e - b); });
+  }
+
+  void softcap(float* x, float cap, int64_t n) override {
+    elements(n, [&](int64_t b, int64_t e) { k_.softcap(x + b, cap, e - b); });
+  }
+
+  // Threads split the columns: each takes a 16-aligned column range of every row and adds the
+  // contributions in s order, so a destination row repeated in `rows` is summed in the same order
+  // whatever the split (deterministic; no two threads write one element).
+  void scatter_add_rows(float* x, const float* y, const int* rows_, const float* weights, int S, int dim) override {
+    auto run = [&](int64_t b, int64_t e) {
+      for (int s = 0; s < S; ++s) k_.axpy(x + int64_t(rows_[s]) * dim + b, weights[s], y + int64_t(s) * dim + b, e - b);
+    };
+    if (int64_t(S) * dim < kParallelElements || dim < 64) {
+      run(0, dim);
+      return;
+    }
+    const int64_t per = std::max<int64_t>(16, (dim / pool_.num_threads() + 15) / 16 * 16);
+    pool_.parallel_for(
+        dim, [&](int64_t b, int64_t e) { run(b, e); }, per);
   }
 
  private:

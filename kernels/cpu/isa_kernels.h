@@ -66,11 +66,19 @@ struct AttentionArgs {
   int64_t kv_row_bytes = 0;  ///< bytes of one token's row: kv_row_bytes(kv_type, n_kv_heads * head_dim)
   kernels::AttentionMetadata meta;
   int n_heads = 0, n_kv_heads = 0, head_dim = 0;
-  float scale = 0.0f;
+  float scale = 0.0f;    ///< of q·k (AttentionSpec::scale resolved)
+  int window = 0;        ///< sliding window (AttentionSpec), 0 = none
+  float softcap = 0.0f;  ///< logit soft-cap, 0 = none
 };
 
 /// Query tokens attention handles together (sharing each K/V row load).
 constexpr int kAttentionQueryBlock = 4;
+
+/// Scores one block of queries keeps for a request whose context is seq_len long: all of it, or
+/// with a sliding window the window plus the block's other queries.
+inline int attention_span(int seq_len, int window) {
+  return window > 0 && window + kAttentionQueryBlock - 1 < seq_len ? window + kAttentionQueryBlock - 1 : seq_len;
+}
 
 struct IsaKernels {
   Isa isa = Isa::kScalar;
@@ -95,14 +103,20 @@ struct IsaKernels {
   bool bf16_native = false;
   /// Rows blocked per GEMM micro-tile (the T granularity of gemm_*) and panels per micro-tile.
   int gemm_mr = 1, gemm_nv = 1;
-  /// Paged attention for request r, head h; scratch holds kAttentionQueryBlock * (context rounded
-  /// up to 16) floats.
+  /// Paged attention for request r, head h; scratch holds kAttentionQueryBlock *
+  /// (attention_span(context, window) rounded up to 16) floats.
   void (*attention)(const AttentionArgs&, int r, int h, float* scratch) = nullptr;
-  /// One row each.
+  /// One row each. rms_norm's weight may be null (none).
   void (*rms_norm)(float* out, const float* x, const float* weight, int dim, float eps) = nullptr;
   void (*add_rms_norm)(float* out, float* residual, const float* y, const float* weight, int dim, float eps) = nullptr;
   void (*silu_and_mul)(float* out, const float* gate, const float* up, int n) = nullptr;
   void (*add)(float* x, const float* y, int64_t n) = nullptr;
+  /// out = gelu_tanh(gate) * up (ops.h), as gate * up / (1 + exp(-2 sqrt(2/pi) (g + 0.044715 g^3))).
+  void (*gelu_tanh_and_mul)(float* out, const float* gate, const float* up, int n) = nullptr;
+  /// x *= s; x = cap * tanh(x / cap); x += w * y.
+  void (*scale)(float* x, float s, int64_t n) = nullptr;
+  void (*softcap)(float* x, float cap, int64_t n) = nullptr;
+  void (*axpy)(float* x, float w, const float* y, int64_t n) = nullptr;
 };
 
 /// The table for `isa` (which must be supported by this CPU and compiled in: on non-x86 builds

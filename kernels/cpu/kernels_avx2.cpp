@@ -45,10 +45,7 @@ const IsaKernels* avx2_kernels() {
     t.gemm_mr = kGemmMR;
     t.gemm_nv = kGemmNV;
     t.attention = attention_entry;
-    t.rms_norm = rms_norm_entry;
-    t.add_rms_norm = add_rms_norm_entry;
-    t.silu_and_mul = silu_and_mul_entry;
-    t.add = add_entry;
+    set_rowwise_entries(t);
     return t;
   }();
   return &k;

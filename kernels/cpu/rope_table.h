@@ -1,8 +1,12 @@
 // RopeTable: cos/sin of the rotary-embedding angles per position, computed once per position (not
 // per token, head and layer): angle = pos * inv_freq[i] in float64 (kernels/rope_math.h), its cos
-// and sin in float64, rounded once to float32. The rotation itself is float32.
+// and sin in float64, rounded once to float32. The rotation itself is float32. Models whose layers
+// use different ropes (Gemma 3: local layers theta 10000, global ones 1e6; partial rotary) keep one
+// table per distinct set of inverse frequencies, found by value (a few dozen compares per call),
+// so alternating layers reuse their tables instead of rebuilding them.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "kernels/ops.h"
@@ -11,21 +15,31 @@ namespace pagedchat::cpu {
 
 class RopeTable {
  public:
-  /// Makes sure every position in positions[0, T) has its row for `rope`'s head_dim and inverse
-  /// frequencies (different ones rebuild the table). Not thread-safe; rotate() is.
-  void prepare(const int* positions, int T, const kernels::RopeSpec& rope);
+  /// The rows of one rope: cos/sin [rows][rotary_dim / 2].
+  struct Rows {
+    int rotary_dim = 0;
+    std::vector<double> inv_freq;  // [rotary_dim / 2]
+    int rows = 0;
+    std::vector<float> cos, sin;
+    unsigned long long used = 0;  // prepare() call that last returned it
+  };
 
-  /// dst[h * head_dim + ...] = src rotated by `pos`, for heads h < heads; interleaved pairs
-  /// (2i, 2i+1), or the halves (i, i + head_dim/2) when neox. dst may equal src.
-  void rotate(float* dst, const float* src, int heads, int pos, bool neox) const;
+  /// The table of `rope`'s inverse frequencies with a row for every position in positions[0, T)
+  /// (built or grown as needed), or null when rope.inv_freq is null (no rotation). The pointer
+  /// stays valid until the next prepare(). Not thread-safe; rotate() is.
+  const Rows* prepare(const int* positions, int T, const kernels::RopeSpec& rope);
+
+  /// dst[h * head_dim + ...] = src rotated by `pos` with `table`, for heads h < heads: the first
+  /// table->rotary_dim elements of each head in interleaved pairs (2i, 2i+1), or the halves
+  /// (i, i + rotary_dim/2) when neox; the rest copied. A null table copies. dst may equal src.
+  static void rotate(const Rows* table, float* dst, const float* src, int heads, int head_dim, int pos, bool neox);
 
  private:
-  void grow(int rows);
+  static constexpr int kMaxTables = 8;
+  static void grow(Rows& t, int rows);
 
-  int head_dim_ = 0;
-  std::vector<double> inv_freq_;  // [head_dim / 2]
-  int rows_ = 0;
-  std::vector<float> cos_, sin_;  // [rows][head_dim / 2]
+  std::vector<std::unique_ptr<Rows>> tables_;
+  unsigned long long calls_ = 0;
 };
 
 }  // namespace pagedchat::cpu

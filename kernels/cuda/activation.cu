@@ -22,6 +22,10 @@ __global__ void silu_and_mul_kernel(float* out, const float* gate, const float* 
     out[int64_t(t) * hidden + i] = kernels::silu_and_mul_value(gate[t * in_stride + i], up[t * in_stride + i]);
 }
 
+__global__ void scale_kernel(float* x, float s, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) x[i] *= s;
+}
+
 __global__ void add_kernel(float* x, const float* y, int64_t n) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) x[i] += y[i];
 }
@@ -51,6 +55,11 @@ void silu_and_mul(float* out, const float* gate, const float* up, int T, int hid
     silu_and_mul_kernel<<<row_grid(rows, hidden), kThreads, 0, stream>>>(out + int64_t(t0) * hidden, gate + t0 * in_stride,
                                                                           up + t0 * in_stride, hidden, in_stride);
   }
+}
+
+void scale(float* x, float s, int64_t n, cudaStream_t stream) {
+  if (n <= 0) return;
+  scale_kernel<<<grid_for(n), kThreads, 0, stream>>>(x, s, n);
 }
 
 void add(float* x, const float* y, int64_t n, cudaStream_t stream) {

@@ -134,12 +134,12 @@ int64_t attention_scratch_floats(const kernels::AttentionMetadata& meta, int n_h
 }
 
 void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache, kernels::KvDType type,
-                     const kernels::AttentionMetadata& meta, int n_heads, int n_kv_heads, int head_dim, float* scratch,
-                     cudaStream_t stream) {
+                     const kernels::AttentionMetadata& meta, int n_heads, int n_kv_heads, int head_dim, float scale,
+                     float* scratch, cudaStream_t stream) {
   const int T = meta.num_tokens;
   if (T <= 0 || n_heads <= 0) return;
   Shape s{meta.query_start_loc, meta.seq_lens, meta.block_tables, meta.max_blocks_per_seq, meta.num_requests,
-          meta.block_size, n_heads, n_kv_heads, head_dim, partitions(meta), 1.0f / sqrtf(float(head_dim))};
+          meta.block_size, n_heads, n_kv_heads, head_dim, partitions(meta), scale};
   if (meta.max_query_len > 1) {  // prefill chunks in the step: the tiled kernel, one partition
     s.num_partitions = 1;
     prefill_attention(out, q, key_cache, value_cache, type, meta, s, stream);

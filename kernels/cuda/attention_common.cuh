@@ -10,7 +10,7 @@ namespace pagedchat::cuda {
 constexpr int kPerLane = kMaxHeadDim / 32;  // head elements per lane of a warp
 
 /// A paged_attention call: the metadata's device arrays and sizes, the heads, the partitions of
-/// the per-token kernel, and the score scale 1 / sqrt(head_dim).
+/// the per-token kernel, and the score scale (AttentionSpec::scale, default 1 / sqrt(head_dim)).
 struct Shape {
   const int* query_start_loc;
   const int* seq_lens;

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -232,7 +233,7 @@ class CudaBackend final : public kernels::Backend {
   void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,
                         const kernels::RopeSpec& rope) override {
     bind();
-    if (!head_dim_ok(rope.head_dim)) return;
+    if (!head_dim_ok(rope.head_dim) || !rope_ok(rope)) return;
     cuda::rotary_embedding(q, k, positions, T, n_heads, n_kv_heads, rope, stream_);
     launched();
   }
@@ -245,22 +246,25 @@ class CudaBackend final : public kernels::Backend {
   void qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
                           kernels::KvDType type, const int64_t* slot_mapping, int T, const kernels::QkvSpec& spec) override {
     bind();
-    if (!head_dim_ok(spec.head_dim)) return;
+    if (!head_dim_ok(spec.head_dim) || !rope_ok(spec.rope)) return;
     cuda::qkv_rope_and_cache(q, qkv, positions, key_cache, value_cache, type, slot_mapping, T, spec, stream_);
     launched();
   }
   void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache, kernels::KvDType type,
-                       const kernels::AttentionMetadata& meta, int n_heads, int n_kv_heads, int head_dim) override {
+                       const kernels::AttentionMetadata& meta, const kernels::AttentionSpec& spec) override {
     bind();
+    const int n_heads = spec.n_heads, n_kv_heads = spec.n_kv_heads, head_dim = spec.head_dim;
     if (meta.num_tokens <= 0 || !head_dim_ok(head_dim)) return;
+    if (spec.sliding_window > 0) return unsupported(kernels::OpFeature::kSlidingWindow, "paged_attention");
+    if (spec.logit_softcap > 0.0f) return unsupported(kernels::OpFeature::kLogitSoftcap, "paged_attention");
     if (n_kv_heads <= 0 || n_heads % n_kv_heads) {
       fail("paged_attention: " + std::to_string(n_heads) + " query heads cannot share " + std::to_string(n_kv_heads) +
            " KV heads");
       return;
     }
     float* scratch = grow(attention_scratch_, attention_scratch_floats(meta, n_heads, head_dim) * sizeof(float));
-    cuda::paged_attention(out, q, key_cache, value_cache, type, meta, n_heads, n_kv_heads, head_dim, scratch,
-                                   stream_);
+    cuda::paged_attention(out, q, key_cache, value_cache, type, meta, n_heads, n_kv_heads, head_dim,
+                          spec.scale != 0.0f ? spec.scale : 1.0f / std::sqrt(float(head_dim)), scratch, stream_);
     launched();
   }
   void silu_and_mul(float* out, const float* gate, const float* up, int T, int hidden) override {
@@ -288,6 +292,34 @@ class CudaBackend final : public kernels::Backend {
     cuda::gather_rows(out, x, rows, S, dim, stream_);
     launched();
   }
+  void scale(float* x, float s, int64_t n) override {
+    bind();
+    cuda::scale(x, s, n, stream_);
+    launched();
+  }
+  // No CUDA kernels yet (supports() says so); the defaults would touch device memory from the host.
+  void softcap(float*, float, int64_t) override { unsupported(kernels::OpFeature::kScale, "softcap"); }
+  void gelu_tanh_and_mul_stacked(float*, const float*, int, int) override {
+    unsupported(kernels::OpFeature::kGeluTanh, "gelu_tanh_and_mul_stacked");
+  }
+  void scatter_add_rows(float*, const float*, const int*, const float*, int, int) override {
+    unsupported(kernels::OpFeature::kMixtureOfExperts, "scatter_add_rows");
+  }
+  bool supports(kernels::OpFeature feature) const override {
+    switch (feature) {
+      case kernels::OpFeature::kAttentionScale:
+        return true;
+      case kernels::OpFeature::kSlidingWindow:
+      case kernels::OpFeature::kLogitSoftcap:
+      case kernels::OpFeature::kPartialRotary:
+      case kernels::OpFeature::kNoRope:
+      case kernels::OpFeature::kGeluTanh:
+      case kernels::OpFeature::kScale:  // scale() runs, softcap() does not
+      case kernels::OpFeature::kMixtureOfExperts:
+        return false;
+    }
+    return false;
+  }
 
  private:
   static void check(cudaError_t e, const char* what) {
@@ -309,6 +341,22 @@ class CudaBackend final : public kernels::Backend {
     fail("head_dim " + std::to_string(head_dim) + " is not supported on CUDA (even, at most " +
          std::to_string(kMaxHeadDim) + ")");
     return false;
+  }
+  // An op asked for a feature supports() denies: the error copy_to_host reports.
+  void unsupported(kernels::OpFeature feature, const char* op) {
+    fail(std::string(op) + ": " + kernels::op_feature_name(feature) + " has no CUDA kernel yet");
+  }
+  // The rope kernels rotate whole heads with frequencies given.
+  bool rope_ok(const kernels::RopeSpec& rope) {
+    if (!rope.inv_freq) {
+      unsupported(kernels::OpFeature::kNoRope, "rotary_embedding");
+      return false;
+    }
+    if (rope.rotary_dims() != rope.head_dim) {
+      unsupported(kernels::OpFeature::kPartialRotary, "rotary_embedding");
+      return false;
+    }
+    return true;
   }
   // The calling thread's current device is this backend's (bind_device).
   void bind() const { bind_device(device_); }

@@ -43,8 +43,8 @@ int64_t attention_scratch_floats(const kernels::AttentionMetadata& meta, int n_h
 /// head_dim at most kMaxHeadDim.
 constexpr int kMaxHeadDim = 256;
 void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache, kernels::KvDType type,
-                     const kernels::AttentionMetadata& meta, int n_heads, int n_kv_heads, int head_dim, float* scratch,
-                     cudaStream_t stream);
+                     const kernels::AttentionMetadata& meta, int n_heads, int n_kv_heads, int head_dim, float scale,
+                     float* scratch, cudaStream_t stream);
 
 // activation.cu. out[t, i] = silu(gate[t * in_stride + i]) * up[t * in_stride + i], i < hidden.
 void silu_and_mul(float* out, const float* gate, const float* up, int T, int hidden, int64_t in_stride,
@@ -52,5 +52,7 @@ void silu_and_mul(float* out, const float* gate, const float* up, int T, int hid
 void add(float* x, const float* y, int64_t n, cudaStream_t stream);
 void add_bias(float* x, const float* bias, int T, int n, cudaStream_t stream);
 void gather_rows(float* out, const float* x, const int* rows, int S, int dim, cudaStream_t stream);
+/// x[n] *= s.
+void scale(float* x, float s, int64_t n, cudaStream_t stream);
 
 }  // namespace pagedchat::cuda

@@ -15,7 +15,8 @@ __global__ void rms_norm_kernel(float* out, const float* x, const float* weight,
   float ss = 0.0f;
   for (int i = threadIdx.x; i < dim; i += blockDim.x) ss += xr[i] * xr[i];
   const float scale = kernels::rms_inv_scale(block_sum(ss), dim, eps);  // block_sum synchronises: out may be x
-  for (int i = threadIdx.x; i < dim; i += blockDim.x) out[off + i] = kernels::rms_norm_value(xr[i], scale, weight[i]);
+  for (int i = threadIdx.x; i < dim; i += blockDim.x)
+    out[off + i] = kernels::rms_norm_value(xr[i], scale, weight ? weight[i] : 1.0f);  // null: no weight
 }
 
 // residual += y; out = rms_norm(residual). out may alias y: every y is read before the block sum.

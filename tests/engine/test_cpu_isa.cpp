@@ -87,8 +87,8 @@ class Composed final : public kernels::Backend {
     b_.reshape_and_cache(k, v, kc, vc, dt, s, T, w);
   }
   void paged_attention(float* o, const float* q, const void* kc, const void* vc, kernels::KvDType dt,
-                       const AttentionMetadata& m, int h, int kvh, int hd) override {
-    b_.paged_attention(o, q, kc, vc, dt, m, h, kvh, hd);
+                       const AttentionMetadata& m, const kernels::AttentionSpec& spec) override {
+    b_.paged_attention(o, q, kc, vc, dt, m, spec);
   }
   void silu_and_mul(float* o, const float* g, const float* u, int T, int h) override { b_.silu_and_mul(o, g, u, T, h); }
   void add(float* x, const float* y, int64_t n) override { b_.add(x, y, n); }
@@ -450,9 +450,10 @@ class TestCpuIsa : public QObject {
       AttentionMetadata m{loc.data(), lens.data(), tab.data(), maxb, int(reqs.size()), bs};
       std::vector<float> out(qq.size(), NAN);
       if (asFloat32)
-        be.paged_attention(out.data(), qq.data(), kc.data(), vc.data(), kernels::KvDType::kFloat32, m, heads, kvh, hd);
+        be.paged_attention(out.data(), qq.data(), kc.data(), vc.data(), kernels::KvDType::kFloat32, m,
+                           {heads, kvh, hd});
       else
-        be.paged_attention(out.data(), qq.data(), kt.bytes.data(), vt.bytes.data(), dt, m, heads, kvh, hd);
+        be.paged_attention(out.data(), qq.data(), kt.bytes.data(), vt.bytes.data(), dt, m, {heads, kvh, hd});
       return out;
     };
     std::vector<float> ref;

@@ -82,7 +82,7 @@ class TestCpuKernels : public QObject {
     std::vector<int> qsl = {0, 1, 6};
     AttentionMetadata m{qsl.data(), ctx.data(), tables.data(), maxb, 2, blockSize};
     std::vector<float> out(q.size(), NAN), ref(q.size());
-    be->paged_attention(out.data(), q.data(), kc.data(), vc.data(), KvDType::kFloat32, m, heads, kvHeads, hd);
+    be->paged_attention(out.data(), q.data(), kc.data(), vc.data(), KvDType::kFloat32, m, {heads, kvHeads, hd});
     for (int t = 0; t < T; ++t) {
       const int r = t < 1 ? 0 : 1;
       const int pos = ctx[r] - qlen[r] + (t - qsl[r]);

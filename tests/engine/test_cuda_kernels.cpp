@@ -332,13 +332,13 @@ class TestCudaKernels : public QObject {
     auto q = randn(std::size_t(T) * nh * headDim, 32, 2.0f);
     AttentionMetadata m{qsl.data(), lens.data(), tables.data(), maxb, R, blockSize, T, max_q, 1300};
     std::vector<float> want(q.size());
-    cpu_->paged_attention(want.data(), q.data(), kc.data(), vc.data(), type, m, nh, nkv, headDim);
+    cpu_->paged_attention(want.data(), q.data(), kc.data(), vc.data(), type, m, {nh, nkv, headDim});
     AttentionMetadata gm = m;
     gm.query_start_loc = d.up(qsl);
     gm.seq_lens = d.up(lens);
     gm.block_tables = d.up(tables);
     float* out = d.poisoned<float>(q.size());
-    gpu_->paged_attention(out, d.up(q), d.up(kc), d.up(vc), type, gm, nh, nkv, headDim);
+    gpu_->paged_attention(out, d.up(q), d.up(kc), d.up(vc), type, gm, {nh, nkv, headDim});
     CHECK_CLOSE(d.down(out, q.size()), want, 1e-5, "paged_attention");
   }
 };

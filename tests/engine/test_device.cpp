@@ -42,8 +42,9 @@ class SkewedBackend final : public kernels::Backend {
     cpu_->reshape_and_cache(k, v, kc, vc, t, s, T, w);
   }
   void paged_attention(float* out, const float* q, const void* kc, const void* vc, kernels::KvDType t,
-                       const kernels::AttentionMetadata& m, int h, int kvh, int hd) override {
-    cpu_->paged_attention(out, q, kc, vc, t, m, h, kvh, hd);
+                       const kernels::AttentionMetadata& m, const kernels::AttentionSpec& spec) override {
+    cpu_->paged_attention(out, q, kc, vc, t, m, spec);
+    const int h = spec.n_heads, hd = spec.head_dim;
     if (onlyBf16Cache_ && t != kernels::KvDType::kBFloat16) return;
     const int T = m.query_start_loc[m.num_requests];
     for (int64_t i = 0; i < int64_t(T) * h * hd; ++i) out[i] *= factor_;
