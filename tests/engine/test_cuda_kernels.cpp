@@ -117,6 +117,12 @@ class TestCudaKernels : public QObject {
     float* gx = d.up(x);
     gpu_->rms_norm_heads(gx + 8, stride, d.up(w), T, heads, hd, 1e-6f);
     CHECK_CLOSE(d.down(gx, x.size()), want, 1e-6, "rms_norm_heads");
+    // No weight (a weightless RMSNorm).
+    std::vector<float> want0 = x;
+    cpu_->rms_norm_heads(want0.data() + 8, stride, nullptr, T, heads, hd, 1e-6f);
+    float* gx0 = d.up(x);
+    gpu_->rms_norm_heads(gx0 + 8, stride, nullptr, T, heads, hd, 1e-6f);
+    CHECK_CLOSE(d.down(gx0, x.size()), want0, 1e-6, "rms_norm_heads without weight");
   }
 
   void elementwise() {
@@ -144,6 +150,32 @@ class TestCudaKernels : public QObject {
     std::vector<float> want_g(g.size());
     cpu_->gather_rows(want_g.data(), w2.data(), rows.data(), 3, hidden);
     CHECK_CLOSE(d.down(gg, g.size()), want_g, 0.0, "gather_rows");
+    std::vector<float> scaled = x;
+    cpu_->scale(scaled.data(), 0.37f, int64_t(x.size()));
+    float* gs = d.up(x);
+    gpu_->scale(gs, 0.37f, int64_t(x.size()));
+    CHECK_CLOSE(d.down(gs, x.size()), scaled, 0.0, "scale");
+  }
+
+  // What supports() denies reports an error (on a backend of its own: the error stays).
+  void unsupportedFeatures() {
+    QVERIFY(gpu_->supports(OpFeature::kAttentionScale));
+    QVERIFY(!gpu_->supports(OpFeature::kSlidingWindow));
+    auto g = make_backend({"cuda", 1});
+    Device d{*g};
+    std::vector<int> qsl = {0, 1}, lens = {1}, table = {0};
+    AttentionMetadata m{d.up(qsl), d.up(lens), d.up(table), 1, 1, 16, 1, 1, 1};
+    float* q = d.up(randn(64, 3));
+    float* kc = d.up(randn(16 * 64, 4));
+    float* out = d.poisoned<float>(64);
+    g->paged_attention(out, q, kc, kc, KvDType::kFloat32, m, {1, 1, 64, 0.0f, 8});
+    bool threw = false;
+    try {
+      d.down(out, 64);
+    } catch (const std::runtime_error& e) {
+      threw = QString(e.what()).contains("sliding-window attention has no CUDA kernel");
+    }
+    QVERIFY(threw);
   }
 
   void embedding() {
@@ -332,13 +364,15 @@ class TestCudaKernels : public QObject {
     auto q = randn(std::size_t(T) * nh * headDim, 32, 2.0f);
     AttentionMetadata m{qsl.data(), lens.data(), tables.data(), maxb, R, blockSize, T, max_q, 1300};
     std::vector<float> want(q.size());
-    cpu_->paged_attention(want.data(), q.data(), kc.data(), vc.data(), type, m, {nh, nkv, headDim});
+    // A scale of its own for some (Gemma 3's query_pre_attn_scalar^-0.5).
+    const AttentionSpec spec{nh, nkv, headDim, group == 2 ? 0.09f : 0.0f};
+    cpu_->paged_attention(want.data(), q.data(), kc.data(), vc.data(), type, m, spec);
     AttentionMetadata gm = m;
     gm.query_start_loc = d.up(qsl);
     gm.seq_lens = d.up(lens);
     gm.block_tables = d.up(tables);
     float* out = d.poisoned<float>(q.size());
-    gpu_->paged_attention(out, d.up(q), d.up(kc), d.up(vc), type, gm, {nh, nkv, headDim});
+    gpu_->paged_attention(out, d.up(q), d.up(kc), d.up(vc), type, gm, spec);
     CHECK_CLOSE(d.down(out, q.size()), want, 1e-5, "paged_attention");
   }
 };
