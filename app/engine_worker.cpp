@@ -150,7 +150,7 @@ void EngineWorker::load(int generation) {
       tr("%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6", "", numBlocks)
           .arg(QString::fromStdString(mc.architecture))
           .arg(mc.n_layers)
-          .arg(mc.dim)
+          .arg(mc.hidden_size)
           .arg(mc.vocab_size)
           .arg(QString::fromStdString(engine_->weight_types()))
           .arg(chatTemplate_->is_builtin()

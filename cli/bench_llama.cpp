@@ -106,10 +106,10 @@ Stat stat(const std::vector<double>& v) {
 }
 
 long long parameter_count(const ModelConfig& m) {
-  const long long dim = m.dim, hd = m.head_dim, L = m.n_layers;
+  const long long dim = m.hidden_size, hd = m.head_dim, L = m.n_layers;
   const long long q = m.n_heads * hd, kv = m.n_kv_heads * hd;
   long long n = (long long)(m.vocab_size) * dim * (m.shared_classifier ? 1 : 2) + dim;
-  n += L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * (long long)m.hidden_dim);
+  n += L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * (long long)m.intermediate_size);
   return n;
 }
 

@@ -37,15 +37,66 @@ struct RopeScaling {
   int original_max_position_embeddings = 8192;  ///< llama3: the pre-training context
 };
 
-/// Shape and options of a decoder-only transformer of the Llama family (Llama 2/3, Mistral,
-/// Qwen2/2.5, Qwen3): what the families differ in is a field here, not a separate forward (see
-/// engine/model/decoder_model.h for the computation).
+/// The activation of a gated MLP: out = down(act(gate(x)) * up(x)).
+enum class MlpActivation {
+  kSilu,      ///< SwiGLU (Llama, Qwen, Phi-3, SmolLM3, EXAONE): silu(x) = x / (1 + exp(-x))
+  kGeluTanh,  ///< GeGLU with the tanh approximation (Gemma; ggml_gelu, HF gelu_pytorch_tanh)
+};
+
+/// What one decoder layer is, where families differ layer by layer (vLLM's per-layer
+/// KVCacheSpec plus the attention options that go with it). Built by the family's entry in the
+/// registry (engine/model/arch/registry.h) from the file's keys and the family's rules.
+struct LayerSpec {
+  /// 0: full (global) attention. > 0: sliding-window attention: the query at position p attends
+  /// keys at p - sliding_window < k <= p (the window counts the query's own token), as vLLM and
+  /// llama.cpp mask Gemma's local layers. Layers with different windows get different KV-cache
+  /// groups (engine/core/kv_cache_coordinator.h).
+  int sliding_window = 0;
+  /// false: no rotary embedding on this layer (NoPE: SmolLM3's every 4th layer, EXAONE 4's global
+  /// layers); q and k are used as projected (and normalised).
+  bool use_rope = true;
+  /// RoPE base of this layer (Gemma 3: 10000 on local layers, rope.freq_base on global ones).
+  double rope_theta = 10000.0;
+  /// The config's frequency scaling (rope_scaling, rope_freq_factors) applies to this layer;
+  /// false: plain theta^(-2i/d) (Gemma 3's local layers ignore the global layers' linear factor).
+  bool rope_scaled = true;
+  /// The feed-forward is a mixture of experts (ModelConfig::moe) instead of the dense gated MLP.
+  bool moe = false;
+};
+
+/// A mixture-of-experts feed-forward (Mixtral, Qwen3-MoE, later gpt-oss and Qwen3.5-MoE): a router
+/// [num_experts, hidden] scores each token, the top num_experts_per_tok experts (each a gated MLP
+/// of expert_intermediate_size) run and their outputs are summed with the routing weights.
+/// Sources: transformers modeling_qwen3_moe.py (Qwen3MoeSparseMoeBlock), llama.cpp's
+/// llm_build_moe_ffn.
+struct MoeConfig {
+  int num_experts = 0;
+  int num_experts_per_tok = 0;
+  int expert_intermediate_size = 0;
+  /// Softmax over all experts' logits, then top-k (Qwen3-MoE, Mixtral); false: top-k of the
+  /// logits, then softmax over the selected ones (gpt-oss). Equal weights after renormalising.
+  bool softmax_before_topk = true;
+  /// The selected weights are divided by their sum (Qwen3-MoE's norm_topk_prob).
+  bool norm_topk_prob = true;
+  /// A shared expert every token also runs (0 = none), with a per-token sigmoid gate
+  /// (shared_expert_gate [hidden]) when shared_expert_gated (Qwen2-MoE, Qwen3.5-MoE).
+  int shared_expert_intermediate_size = 0;
+  bool shared_expert_gated = false;
+  bool enabled() const { return num_experts > 0; }
+};
+
+/// Shape and options of a decoder-only transformer. What the families (Llama 2/3, Mistral,
+/// Qwen2/2.5, Qwen3, Qwen3-MoE, Gemma 3, Phi-3/4-mini, SmolLM3, EXAONE 4) differ in is a field
+/// here or in the per-layer specs, not a separate forward (see engine/model/decoder_model.h for
+/// the computation and engine/model/arch/ for how each family fills this in). Names follow the
+/// Hugging Face configs the loaders read (hidden_size, intermediate_size, ...).
 struct ModelConfig {
-  /// The family, in llama.cpp's GGUF names (general.architecture): "llama" (Llama, Mistral,
-  /// llama2.c), "qwen2", "qwen3". Decides the GGUF key prefix and tensor set when written.
+  /// The family's GGUF name (general.architecture: "llama", "qwen2", "qwen3", "qwen3moe",
+  /// "gemma3", "phi3", "smollm3", "exaone4"): the key of its entry in the model registry
+  /// (engine/model/arch/registry.h), which knows everything else about it.
   std::string architecture = "llama";
-  int dim = 0;         ///< hidden size
-  int hidden_dim = 0;  ///< feed-forward (SwiGLU) size
+  int hidden_size = 0;        ///< width of the residual stream
+  int intermediate_size = 0;  ///< width of the dense gated MLP (0 when every layer is MoE)
   int n_layers = 0;
   int n_heads = 0;      ///< query heads
   int n_kv_heads = 0;   ///< key/value heads (grouped-query attention when < n_heads)
@@ -54,25 +105,54 @@ struct ModelConfig {
   /// True when max_seq_len comes from metadata that may understate the trained context (GGUF,
   /// config.json): a larger max_model_len is then allowed with a warning, as vLLM allows.
   bool max_seq_len_is_soft = false;
-  /// Per-head size of q, k and v; usually dim / n_heads but independent of it (Qwen3: 128 with
-  /// dim 1024 and 16 heads, so the q projection is n_heads * head_dim wide, not dim).
+  /// Per-head size of q, k and v; usually hidden_size / n_heads but independent of it (Qwen3: 128
+  /// with hidden 1024 and 16 heads, so the q projection is n_heads * head_dim wide).
   int head_dim = 0;
-  float rope_theta = 10000.0f;  ///< RoPE base: inv_freq_i = theta^(-2i / head_dim)
+  /// RoPE base of the layers whose LayerSpec does not set another (inv_freq_i = theta^(-2i / rotary_dim)).
+  float rope_theta = 10000.0f;
   RopeStyle rope_style = RopeStyle::kInterleaved;
+  /// Leading dims of each head that rotate (partial rotary: Phi-4-mini 96 of 128, HF
+  /// partial_rotary_factor, GGUF rope.dimension_count); 0 = head_dim.
+  int rotary_dim = 0;
   RopeScaling rope_scaling;  ///< Hugging Face rope_scaling (linear / llama3), applied to inv_freq
-  /// GGUF `rope_freqs.weight` ([head_dim / 2] float32): llama.cpp's per-pair frequency divisors
-  /// (ggml_rope_ext freq_factors; convert_hf_to_gguf.py writes Llama 3.1's scaling this way):
-  /// inv_freq_i is divided by rope_freq_factors[i]. Empty = none.
+  /// GGUF `rope_freqs.weight` ([rotary_dim / 2] float32): llama.cpp's per-pair frequency divisors
+  /// (ggml_rope_ext freq_factors; convert_hf_to_gguf.py writes Llama 3.1's scaling and Phi-3's
+  /// LongRoPE factors this way): inv_freq_i is divided by rope_freq_factors[i]. Empty = none.
   std::vector<float> rope_freq_factors;
+  /// LongRoPE (Phi-3 / Phi-4-mini rope_factors_long): the divisors for contexts longer than
+  /// rope_long_threshold positions (rope.scaling.original_context_length). The engine uses them in
+  /// place of rope_freq_factors when its max_model_len exceeds the threshold (llama.cpp's choice
+  /// by context size; use_long_rope_factors()). Empty = none.
+  std::vector<float> rope_freq_factors_long;
+  int rope_long_threshold = 0;
+  /// Multiplies every attention score on top of attention_scale (LongRoPE's attention factor
+  /// squared: llama.cpp scales cos/sin of q and k by rope.scaling.attn_factor). 1 = none.
+  float rope_attn_factor = 1.0f;
   float norm_eps = 1e-5f;
+  /// Scale of the attention scores; 0 = 1 / sqrt(head_dim) (Gemma 3 27B: query_pre_attn_scalar).
+  float attention_scale = 0.0f;
+  /// The token embeddings are multiplied by this before the first layer (Gemma: sqrt(hidden_size)); 1 = none.
+  float embedding_scale = 1.0f;
+  /// > 0: logits = c * tanh(logits / c) (Gemma 2 / 4 final_logit_softcapping); 0 = none.
+  float final_logit_softcap = 0.0f;
+  MlpActivation activation = MlpActivation::kSilu;
+  /// Norm placement: pre_norm (attn_norm before attention, ffn_norm before the MLP: Llama and
+  /// most) and / or post_norm (post_attention_norm / post_ffw_norm on each block's output before
+  /// the residual add: Gemma 2/3 "sandwich" with both, EXAONE 4 with post only).
+  bool pre_norm = true;
+  bool post_norm = false;
   /// q, k and v projections add a bias (Qwen2 always; Llama with attention_bias). A bias missing
   /// from a GGUF file of a family where it is optional counts as zero.
   bool attention_qkv_bias = false;
   /// The output projection adds a bias (Llama's attention_bias, Qwen3's attention_bias).
   bool attention_out_bias = false;
-  /// Qwen3: RMSNorm over each head of q and of k (weights [head_dim], eps norm_eps) right after the
-  /// projections (and biases), before RoPE (transformers modeling_qwen3.py).
+  /// RMSNorm over each head of q and of k (weights [head_dim], eps norm_eps) right after the
+  /// projections (and biases), before RoPE (Qwen3, Gemma 3, EXAONE 4).
   bool qk_norm = false;
+  /// One spec per layer ([n_layers]); an empty list means every layer is the default LayerSpec
+  /// with rope_theta (see layer()).
+  std::vector<LayerSpec> layer_specs;
+  MoeConfig moe;
   bool shared_classifier = true;  ///< output projection tied to the token embedding
   int bos_id = 1;
   int eos_id = 2;
@@ -81,6 +161,28 @@ struct ModelConfig {
   std::vector<int> extra_eos_ids;
   bool add_bos = true;      ///< prepend BOS to text prompts (tokenizer_config add_bos_token, GGUF add_bos_token)
   bool stop_on_bos = true;  ///< llama2.c checkpoints: a generated BOS ends the sequence (as run.c does)
+
+  /// Layer l's spec: layer_specs[l], or a full-attention dense layer with rope_theta when the
+  /// list is empty.
+  LayerSpec layer(int l) const {
+    if (!layer_specs.empty()) return layer_specs.at(std::size_t(l));
+    LayerSpec s;
+    s.rope_theta = rope_theta;
+    return s;
+  }
+  /// Switches to the LongRoPE long factors when `context` exceeds rope_long_threshold (no-op
+  /// without them).
+  void use_long_rope_factors(int context) {
+    if (!rope_freq_factors_long.empty() && context > rope_long_threshold) rope_freq_factors = rope_freq_factors_long;
+  }
+  /// Dims rotated by RoPE (rotary_dim, or head_dim when 0).
+  int rotary_dims() const { return rotary_dim > 0 ? rotary_dim : head_dim; }
+  /// True when some layer uses a sliding window.
+  bool has_sliding_window() const {
+    for (const LayerSpec& s : layer_specs)
+      if (s.sliding_window > 0) return true;
+    return false;
+  }
 };
 
 /// Which waiting request the scheduler admits first (vLLM's --scheduling-policy "fcfs" /

@@ -17,8 +17,8 @@ namespace {
 
 ModelConfig shape(int dim, int hidden, int layers, int heads, int kv_heads, int vocab, int seq) {
   ModelConfig c;
-  c.dim = dim;
-  c.hidden_dim = hidden;
+  c.hidden_size = dim;
+  c.intermediate_size = hidden;
   c.n_layers = layers;
   c.n_heads = heads;
   c.n_kv_heads = kv_heads;
@@ -86,9 +86,9 @@ LoadedModel make_random_model(const std::string& spec) {
       }
       if (v < 1 || v > (1 << 21)) throw std::invalid_argument("random model: " + key + " out of range");
       if (key == "dim")
-        c.dim = int(v);
+        c.hidden_size = int(v);
       else if (key == "hidden_dim")
-        c.hidden_dim = int(v);
+        c.intermediate_size = int(v);
       else if (key == "n_layers")
         c.n_layers = int(v);
       else if (key == "n_heads")
@@ -106,13 +106,13 @@ LoadedModel make_random_model(const std::string& spec) {
     }
     first = false;
   }
-  if (c.dim % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0 || (c.dim / c.n_heads) % 2 != 0)
+  if (c.hidden_size % c.n_heads != 0 || c.n_heads % c.n_kv_heads != 0 || (c.hidden_size / c.n_heads) % 2 != 0)
     throw std::invalid_argument("random model: dim, n_heads and n_kv_heads do not fit together");
-  c.head_dim = c.dim / c.n_heads;
+  c.head_dim = c.hidden_size / c.n_heads;
   c.shared_classifier = tied;
   c.stop_on_bos = false;
 
-  const uint64_t dim = c.dim, hidden = c.hidden_dim, L = c.n_layers;
+  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size, L = c.n_layers;
   const uint64_t q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
   const uint64_t n = uint64_t(c.vocab_size) * dim * (tied ? 1 : 2) +
                      L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * hidden) + dim;
@@ -166,18 +166,18 @@ LoadedModel make_random_model(const std::string& spec) {
   w.token_embedding = matrix(uint64_t(c.vocab_size) * dim);
   w.layers.resize(L);
   for (auto& l : w.layers) {
-    l.rms_att = tensor(dim, true);
-    l.wq = matrix(dim * q);
-    l.wk = matrix(dim * kv);
-    l.wv = matrix(dim * kv);
-    l.wo = matrix(q * dim);
-    l.rms_ffn = tensor(dim, true);
-    l.w1 = matrix(dim * hidden);
-    l.w2 = matrix(hidden * dim);
-    l.w3 = matrix(dim * hidden);
+    l.attn_norm = tensor(dim, true);
+    l.q_proj = matrix(dim * q);
+    l.k_proj = matrix(dim * kv);
+    l.v_proj = matrix(dim * kv);
+    l.o_proj = matrix(q * dim);
+    l.ffn_norm = tensor(dim, true);
+    l.gate_proj = matrix(dim * hidden);
+    l.down_proj = matrix(hidden * dim);
+    l.up_proj = matrix(dim * hidden);
   }
-  w.rms_final = tensor(dim, true);
-  w.wcls = tied ? w.token_embedding : matrix(uint64_t(c.vocab_size) * dim);
+  w.final_norm = tensor(dim, true);
+  w.lm_head = tied ? w.token_embedding : matrix(uint64_t(c.vocab_size) * dim);
   return m;
 }
 

@@ -1,6 +1,7 @@
 #include "engine/model/decoder_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -19,20 +20,43 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
   };
   if (int(w.layers.size()) != c.n_layers)
     fail(std::to_string(w.layers.size()) + " layers, config says " + std::to_string(c.n_layers));
-  if (!w.token_embedding || !w.rms_final || !w.wcls) fail("token embedding, final norm or classifier missing");
+  if (!c.layer_specs.empty() && int(c.layer_specs.size()) != c.n_layers)
+    fail(std::to_string(c.layer_specs.size()) + " layer specs for " + std::to_string(c.n_layers) + " layers");
+  if (!w.token_embedding || !w.final_norm || !w.lm_head) fail("token embedding, final norm or classifier missing");
+  if (!c.pre_norm && !c.post_norm) fail("neither pre- nor post-norm blocks");
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerWeights& lw = w.layers[l];
+    const LayerSpec spec = c.layer(l);
     const std::string at = "layer " + std::to_string(l) + ": ";
-    for (const auto& [p, name] : {std::pair<bool, const char*>{lw.rms_att != nullptr, "attention norm"},
-                                  {bool(lw.wq), "wq"},
-                                  {bool(lw.wk), "wk"},
-                                  {bool(lw.wv), "wv"},
-                                  {bool(lw.wo), "wo"},
-                                  {lw.rms_ffn != nullptr, "ffn norm"},
-                                  {bool(lw.w1), "w1 (gate)"},
-                                  {bool(lw.w2), "w2 (down)"},
-                                  {bool(lw.w3), "w3 (up)"}})
+    for (const auto& [p, name] : {std::pair<bool, const char*>{bool(lw.q_proj), "q_proj"},
+                                  {bool(lw.k_proj), "k_proj"},
+                                  {bool(lw.v_proj), "v_proj"},
+                                  {bool(lw.o_proj), "o_proj"}})
       if (!p) fail(at + name + " missing");
+    for (const auto& [p, on, name] :
+         {std::tuple<bool, bool, const char*>{lw.attn_norm != nullptr, c.pre_norm, "attention norm"},
+          {lw.ffn_norm != nullptr, c.pre_norm, "ffn norm"},
+          {lw.post_attention_norm != nullptr, c.post_norm, "post-attention norm"},
+          {lw.post_ffw_norm != nullptr, c.post_norm, "post-ffw norm"}})
+      if (p != on) fail(at + name + (on ? " missing" : " given but the config's norm placement has none"));
+    if (spec.moe) {
+      if (!c.moe.enabled()) fail(at + "a mixture-of-experts layer but the config has no experts");
+      if (!lw.moe.router) fail(at + "router (ffn_gate_inp) missing");
+      for (const auto* v : {&lw.moe.gate, &lw.moe.up, &lw.moe.down}) {
+        if (int(v->size()) != c.moe.num_experts)
+          fail(at + std::to_string(v->size()) + " experts given, the router has " + std::to_string(c.moe.num_experts));
+        for (const WeightTensor& e : *v)
+          if (!e) fail(at + "an expert's weights are missing");
+      }
+      if (lw.gate_proj || lw.up_proj || lw.down_proj)
+        fail(at + "dense MLP weights given on a mixture-of-experts layer");
+    } else {
+      for (const auto& [p, name] : {std::pair<bool, const char*>{bool(lw.gate_proj), "gate_proj"},
+                                    {bool(lw.down_proj), "down_proj"},
+                                    {bool(lw.up_proj), "up_proj"}})
+        if (!p) fail(at + name + " missing");
+      if (lw.moe.router) fail(at + "experts given on a dense layer");
+    }
     if (!c.attention_qkv_bias && (lw.bq || lw.bk || lw.bv))
       fail(at + "q/k/v biases given but attention_qkv_bias is off");
     if (c.attention_out_bias != (lw.bo != nullptr))
@@ -41,21 +65,58 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     if (c.qk_norm != (lw.q_norm != nullptr) || c.qk_norm != (lw.k_norm != nullptr))
       fail(at +
            (c.qk_norm ? "qk_norm is on but q_norm or k_norm is missing" : "q_norm/k_norm given but qk_norm is off"));
+    if (spec.sliding_window < 0) fail(at + "negative sliding window");
   }
+  if (c.moe.enabled() && (c.moe.num_experts_per_tok < 1 || c.moe.num_experts_per_tok > c.moe.num_experts))
+    fail("top-k of " + std::to_string(c.moe.num_experts_per_tok) + " experts out of " +
+         std::to_string(c.moe.num_experts));
 }
 
 }  // namespace
+
+std::vector<kernels::OpFeature> model_op_features(const ModelConfig& c) {
+  std::vector<kernels::OpFeature> f;
+  bool window = false, nope = false, moe = false;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerSpec s = c.layer(l);
+    window |= s.sliding_window > 0;
+    nope |= !s.use_rope;
+    moe |= s.moe;
+  }
+  if (window) f.push_back(kernels::OpFeature::kSlidingWindow);
+  if (nope) f.push_back(kernels::OpFeature::kNoRope);
+  if (moe) f.push_back(kernels::OpFeature::kMixtureOfExperts);
+  if (c.rotary_dims() != c.head_dim) f.push_back(kernels::OpFeature::kPartialRotary);
+  if (c.attention_scale != 0.0f || c.rope_attn_factor != 1.0f) f.push_back(kernels::OpFeature::kAttentionScale);
+  if (c.final_logit_softcap > 0.0f) f.push_back(kernels::OpFeature::kLogitSoftcap);
+  if (c.activation == MlpActivation::kGeluTanh) f.push_back(kernels::OpFeature::kGeluTanh);
+  if (c.embedding_scale != 1.0f) f.push_back(kernels::OpFeature::kScale);
+  return f;
+}
 
 DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weights, kernels::Backend& backend,
                            WeightDType dtype, const PackedCallback& packed)
     : config_(config), weights_(weights), ops_(backend), weight_dtype_(dtype) {
   check_weights(config, weights);
+  for (kernels::OpFeature f : model_op_features(config))
+    if (!ops_.supports(f))
+      throw std::invalid_argument(std::string("the ") + ops_.name() + " backend has no kernel for " +
+                                  kernels::op_feature_name(f) + " yet, which this model needs");
   try {
     inv_freq_ = pagedchat::rope_inv_freq(config);
+    for (int l = 0; l < config.n_layers; ++l) {
+      const LayerSpec s = config.layer(l);
+      if (s.use_rope && !inv_freq_by_theta_.count({s.rope_theta, s.rope_scaled})) {
+        // Kept alive here: on the CPU, place() hands back the host memory itself.
+        const std::vector<double>& f = inv_freq_tables_.emplace_back(
+            pagedchat::rope_inv_freq(config, s.rope_theta, s.rope_scaled));
+        inv_freq_by_theta_[{s.rope_theta, s.rope_scaled}] = place(f.data(), f.size());
+      }
+    }
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("model config: ") + e.what());
   }
-  const int dim = config.dim, hidden = config.hidden_dim;
+  const int dim = config.hidden_size, hidden = config.intermediate_size;
   const int q_width = config.n_heads * config.head_dim, kv_width = config.n_kv_heads * config.head_dim;
   std::map<std::string, int> type_counts;
   // Packs the parts [{tensor, rows, name}] (each [rows, k]) as one stacked matrix.
@@ -80,33 +141,53 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
   };
   int l = 0;
   for (const LayerWeights& lw : weights.layers) {
-    const std::string at = "layer " + std::to_string(l++) + ": ";
+    const std::string at = "layer " + std::to_string(l) + ": ";
     PackedLayer p;
-    p.qkv = pack({{lw.wq, q_width, "wq"}, {lw.wk, kv_width, "wk"}, {lw.wv, kv_width, "wv"}}, dim, at);
-    p.wo = pack({{lw.wo, dim, "wo"}}, q_width, at);
-    p.gate_up = pack({{lw.w1, hidden, "w1 (gate)"}, {lw.w3, hidden, "w3 (up)"}}, dim, at);
-    p.down = pack({{lw.w2, dim, "w2 (down)"}}, hidden, at);
+    p.spec = config.layer(l++);
+    p.qkv = pack({{lw.q_proj, q_width, "q_proj"}, {lw.k_proj, kv_width, "k_proj"}, {lw.v_proj, kv_width, "v_proj"}},
+                 dim, at);
+    p.o_proj = pack({{lw.o_proj, dim, "o_proj"}}, q_width, at);
+    if (p.spec.moe) {
+      const int ef = config.moe.expert_intermediate_size;
+      // The router stays float32 (as every converter writes it), so routing is not perturbed by
+      // rounding.
+      std::vector<kernels::WeightPart> router{
+          {lw.moe.router.data, config.moe.num_experts, lw.moe.router.dtype, kernels::DType::kF32}};
+      p.router = ops_.pack_weights(router, dim);
+      for (int e = 0; e < config.moe.num_experts; ++e) {
+        const std::string ex = at + "expert " + std::to_string(e) + ": ";
+        PackedExpert pe;
+        pe.gate_up = pack({{lw.moe.gate[e], ef, "gate"}, {lw.moe.up[e], ef, "up"}}, dim, ex);
+        pe.down = pack({{lw.moe.down[e], dim, "down"}}, ef, ex);
+        p.experts.push_back(std::move(pe));
+      }
+    } else {
+      p.gate_up = pack({{lw.gate_proj, hidden, "gate_proj"}, {lw.up_proj, hidden, "up_proj"}}, dim, at);
+      p.down = pack({{lw.down_proj, dim, "down_proj"}}, hidden, at);
+    }
     if (config.attention_qkv_bias) {
       p.qkv_bias.assign(std::size_t(q_width + 2 * kv_width), 0.0f);
       if (lw.bq) std::copy_n(lw.bq, q_width, p.qkv_bias.begin());
       if (lw.bk) std::copy_n(lw.bk, kv_width, p.qkv_bias.begin() + q_width);
       if (lw.bv) std::copy_n(lw.bv, kv_width, p.qkv_bias.begin() + q_width + kv_width);
     }
-    p.rms_att = place(lw.rms_att, dim);
-    p.rms_ffn = place(lw.rms_ffn, dim);
+    p.attn_norm = place(lw.attn_norm, dim);
+    p.ffn_norm = place(lw.ffn_norm, dim);
+    p.post_attention_norm = place(lw.post_attention_norm, dim);
+    p.post_ffw_norm = place(lw.post_ffw_norm, dim);
     p.q_norm = place(lw.q_norm, config.head_dim);
     p.k_norm = place(lw.k_norm, config.head_dim);
     p.bo = place(lw.bo, dim);
     p.qkv_bias_placed = p.qkv_bias.empty() ? nullptr : place(p.qkv_bias.data(), p.qkv_bias.size());
+    p.inv_freq = p.spec.use_rope ? inv_freq_by_theta_.at({p.spec.rope_theta, p.spec.rope_scaled}) : nullptr;
     layers_.push_back(std::move(p));
   }
-  classifier_ = pack({{weights.wcls, config.vocab_size, "classifier"}}, dim, "");
+  classifier_ = pack({{weights.lm_head, config.vocab_size, "classifier"}}, dim, "");
   if (dim % kernels::dtype_block_elems(weights.token_embedding.dtype) != 0)
     throw std::invalid_argument(std::string("token embedding is ") +
                                 kernels::dtype_name(weights.token_embedding.dtype) + " with rows of " +
                                 std::to_string(dim) + " values, not whole blocks");
-  inv_freq_placed_ = place(inv_freq_.data(), inv_freq_.size());
-  rms_final_ = place(weights.rms_final, dim);
+  final_norm_ = place(weights.final_norm, dim);
   placed_.emplace_back();
   embedding_ = ops_.place_embedding(weights.token_embedding.data, weights.token_embedding.dtype, config.vocab_size, dim,
                                     placed_.back(), &embedding_dtype_);
@@ -121,7 +202,12 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
 
 std::size_t DecoderModel::packed_bytes() const {
   std::size_t n = classifier_->bytes;
-  for (const auto& l : layers_) n += l.qkv->bytes + l.wo->bytes + l.gate_up->bytes + l.down->bytes;
+  for (const auto& l : layers_) {
+    n += l.qkv->bytes + l.o_proj->bytes;
+    if (l.gate_up) n += l.gate_up->bytes + l.down->bytes;
+    if (l.router) n += l.router->bytes;
+    for (const auto& e : l.experts) n += e.gate_up->bytes + e.down->bytes;
+  }
   return n;
 }
 
@@ -160,32 +246,126 @@ kernels::QkvSpec DecoderModel::qkv_spec(int layer) const {
   s.k_norm = pl.k_norm;
   s.norm_eps = c.norm_eps;
   s.rope.head_dim = c.head_dim;
+  s.rope.rotary_dim = c.rotary_dims();
   s.rope.neox = c.rope_style == RopeStyle::kNeox;
-  s.rope.inv_freq = inv_freq_placed_;
+  s.rope.inv_freq = pl.inv_freq;
   return s;
+}
+
+void DecoderModel::mixture_of_experts(const PackedLayer& pl, float* y, const float* h, int T) {
+  const ModelConfig& c = config_;
+  const int dim = c.hidden_size, E = c.moe.num_experts, K = c.moe.num_experts_per_tok;
+  const int ef = c.moe.expert_intermediate_size;
+  float* logits = workspace<float>(moe_logits_, std::size_t(T) * E);
+  ops_.linear(logits, h, *pl.router, T);
+  std::vector<float>& host = moe_host_logits_;
+  host.resize(std::size_t(T) * E);
+  ops_.copy_to_host(host.data(), logits, host.size() * sizeof(float));
+  // Routing (llama.cpp's llm_build_moe_ffn, transformers' Qwen3MoeSparseMoeBlock): per token the
+  // top-k experts by probability and their weights; then each expert's tokens, in token order.
+  std::vector<std::vector<int>>& rows = moe_rows_by_expert_;
+  std::vector<std::vector<float>>& weights = moe_weights_by_expert_;
+  rows.assign(std::size_t(E), {});
+  weights.assign(std::size_t(E), {});
+  std::vector<int> order(static_cast<std::size_t>(E));
+  std::vector<double> p(static_cast<std::size_t>(E));
+  for (int t = 0; t < T; ++t) {
+    const float* lg = host.data() + std::size_t(t) * E;
+    double mx = -INFINITY;
+    for (int e = 0; e < E; ++e) mx = std::max(mx, double(lg[e]));
+    for (int e = 0; e < E; ++e) order[e] = e;
+    // Top-k by logit (= by probability); ties go to the lower expert id.
+    std::partial_sort(order.begin(), order.begin() + K, order.end(),
+                      [&](int a, int b) { return lg[a] > lg[b] || (lg[a] == lg[b] && a < b); });
+    double norm = 0.0;
+    if (c.moe.softmax_before_topk) {
+      double sum = 0.0;
+      for (int e = 0; e < E; ++e) sum += (p[e] = std::exp(double(lg[e]) - mx));
+      for (int e = 0; e < E; ++e) p[e] /= sum;
+    } else {  // softmax over the selected logits only
+      double sum = 0.0;
+      for (int i = 0; i < K; ++i) sum += (p[order[i]] = std::exp(double(lg[order[i]]) - mx));
+      for (int i = 0; i < K; ++i) p[order[i]] /= sum;
+    }
+    for (int i = 0; i < K; ++i) norm += p[order[i]];
+    for (int i = 0; i < K; ++i) {
+      const int e = order[i];
+      const double w = c.moe.norm_topk_prob ? p[e] / norm : p[e];
+      rows[e].push_back(t);
+      weights[e].push_back(float(w));
+    }
+  }
+  std::vector<int> all_rows;
+  std::vector<float> all_weights;
+  std::vector<int> offset(std::size_t(E) + 1, 0);
+  int most = 0;
+  for (int e = 0; e < E; ++e) {
+    all_rows.insert(all_rows.end(), rows[e].begin(), rows[e].end());
+    all_weights.insert(all_weights.end(), weights[e].begin(), weights[e].end());
+    offset[e + 1] = int(all_rows.size());
+    most = std::max(most, int(rows[e].size()));
+  }
+  const int* rows_placed = upload(moe_rows_, all_rows);
+  const float* weights_placed = upload(moe_weights_, all_weights);
+  float* xe = workspace<float>(moe_x_, std::size_t(std::max(most, 1)) * dim);
+  float* gu = workspace<float>(moe_gate_up_, std::size_t(std::max(most, 1)) * 2 * ef);
+  float* he = workspace<float>(moe_h_, std::size_t(std::max(most, 1)) * ef);
+  float* ye = workspace<float>(moe_y_, std::size_t(std::max(most, 1)) * dim);
+  zeros_.assign(std::size_t(T) * dim, 0.0f);
+  ops_.copy_to_backend(y, zeros_.data(), zeros_.size() * sizeof(float));
+  // Each expert once over all its tokens (one GEMM per expert and matrix); outputs are added in
+  // expert order, so a token's sum does not depend on the rest of the batch.
+  for (int e = 0; e < E; ++e) {
+    const int n = offset[e + 1] - offset[e];
+    if (n == 0) continue;
+    ops_.gather_rows(xe, h, rows_placed + offset[e], n, dim);
+    ops_.linear(gu, xe, *pl.experts[e].gate_up, n);
+    if (c.activation == MlpActivation::kGeluTanh)
+      ops_.gelu_tanh_and_mul_stacked(he, gu, n, ef);
+    else
+      ops_.silu_and_mul_stacked(he, gu, n, ef);
+    ops_.linear(ye, he, *pl.experts[e].down, n);
+    ops_.scatter_add_rows(y, ye, rows_placed + offset[e], weights_placed + offset[e], n, dim);
+  }
+}
+
+void DecoderModel::feed_forward(const PackedLayer& pl, float* y, const float* h, int T) {
+  const ModelConfig& c = config_;
+  if (pl.spec.moe) return mixture_of_experts(pl, y, h, T);
+  const int hidden = c.intermediate_size;
+  float* gate_up = workspace<float>(gate_up_, std::size_t(T) * 2 * hidden);
+  float* hb = workspace<float>(hb_, std::size_t(T) * hidden);
+  ops_.linear(gate_up, h, *pl.gate_up, T);
+  if (c.activation == MlpActivation::kGeluTanh)
+    ops_.gelu_tanh_and_mul_stacked(hb, gate_up, T, hidden);
+  else
+    ops_.silu_and_mul_stacked(hb, gate_up, T, hidden);
+  ops_.linear(y, hb, *pl.down, T);
 }
 
 void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<float>& logits) {
   const ModelConfig& c = config_;
   const int T = b.num_tokens();
-  const int dim = c.dim, hidden = c.hidden_dim, hd = c.head_dim;
+  const int dim = c.hidden_size, hd = c.head_dim;
   const int q_width = c.n_heads * hd, kv_width = c.n_kv_heads * hd;
   float* x = workspace<float>(x_, std::size_t(T) * dim);
   float* xb = workspace<float>(xb_, std::size_t(T) * dim);
+  float* ffn = workspace<float>(ffn_, std::size_t(T) * dim);
   float* qkv = workspace<float>(qkv_, std::size_t(T) * (q_width + 2 * kv_width));
   float* q = workspace<float>(q_, std::size_t(T) * q_width);
   float* att = workspace<float>(att_, std::size_t(T) * q_width);
-  float* gate_up = workspace<float>(gate_up_, std::size_t(T) * 2 * hidden);
-  float* hb = workspace<float>(hb_, std::size_t(T) * hidden);
   const int* ids = upload(ids_, b.input_ids);
   const int* positions = upload(positions_, b.positions);
-  const int64_t* slots = upload(slots_, b.slot_mapping);
 
+  // Attention metadata per KV-cache group: the same requests and lengths, each group's own
+  // block tables and slots (engine/core/kv_cache_coordinator.h).
+  const int groups = cache.num_groups();
+  if (int(b.extra_groups.size()) != groups - 1)
+    throw std::invalid_argument("the batch has tables for " + std::to_string(b.extra_groups.size() + 1) +
+                                " KV-cache groups, the cache has " + std::to_string(groups));
   kernels::AttentionMetadata meta;
   meta.query_start_loc = upload(query_start_, b.query_start_loc);
   meta.seq_lens = upload(seq_lens_, b.seq_lens);
-  meta.block_tables = upload(block_tables_, b.block_tables);
-  meta.max_blocks_per_seq = b.max_blocks_per_seq;
   meta.num_requests = b.num_requests();
   meta.block_size = cache.block_size;
   meta.num_tokens = T;
@@ -193,25 +373,73 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
     meta.max_query_len = std::max(meta.max_query_len, b.query_start_loc[r + 1] - b.query_start_loc[r]);
     meta.max_seq_len = std::max(meta.max_seq_len, b.seq_lens[r]);
   }
+  std::vector<kernels::AttentionMetadata> group_meta(std::size_t(groups), meta);
+  std::vector<const int64_t*> group_slots(static_cast<std::size_t>(groups));
+  if (group_slots_.size() < std::size_t(groups)) {
+    group_slots_.resize(std::size_t(groups));
+    group_tables_.resize(std::size_t(groups));
+  }
+  group_slots[0] = upload(slots_, b.slot_mapping);
+  group_meta[0].block_tables = upload(block_tables_, b.block_tables);
+  group_meta[0].max_blocks_per_seq = b.max_blocks_per_seq;
+  for (int g = 1; g < groups; ++g) {
+    const ForwardBatch::KVGroupTables& t = b.extra_groups[std::size_t(g) - 1];
+    group_slots[g] = upload(group_slots_[g], t.slot_mapping);
+    group_meta[g].block_tables = upload(group_tables_[g], t.block_tables);
+    group_meta[g].max_blocks_per_seq = t.max_blocks_per_seq;
+  }
 
   ops_.embedding(x, embedding_, embedding_dtype_, ids, T, dim);
-  ops_.rms_norm(xb, x, layers_[0].rms_att, T, dim, c.norm_eps);
+  if (c.embedding_scale != 1.0f) ops_.scale(x, c.embedding_scale, std::int64_t(T) * dim);
+  // Pre-norm-only models (Llama and most) fuse each residual add with the next RMSNorm, exactly
+  // as before the other placements existed.
+  const bool fused = c.pre_norm && !c.post_norm;
+  if (fused) ops_.rms_norm(xb, x, layers_[0].attn_norm, T, dim, c.norm_eps);
+  const float base_scale = c.attention_scale > 0.0f ? c.attention_scale : 1.0f / std::sqrt(float(hd));
   for (int l = 0; l < c.n_layers; ++l) {
     const PackedLayer& pl = layers_[l];
-    ops_.linear(qkv, xb, *pl.qkv, T);
-    ops_.qkv_rope_and_cache(q, qkv, positions, cache.key(l), cache.value(l), cache.dtype, slots, T, qkv_spec(l));
-    ops_.paged_attention(att, q, cache.key(l), cache.value(l), cache.dtype, meta,
-                         kernels::AttentionSpec{c.n_heads, c.n_kv_heads, hd});
-    ops_.linear(xb, att, *pl.wo, T);
+    const int g = cache.group_of_layer(l);
+    const float* h = xb;
+    if (!fused) {
+      if (c.pre_norm)
+        ops_.rms_norm(xb, x, pl.attn_norm, T, dim, c.norm_eps);
+      else
+        h = x;
+    }
+    ops_.linear(qkv, h, *pl.qkv, T);
+    ops_.qkv_rope_and_cache(q, qkv, positions, cache.key(l), cache.value(l), cache.dtype, group_slots[g], T,
+                            qkv_spec(l));
+    kernels::AttentionSpec as;
+    as.n_heads = c.n_heads;
+    as.n_kv_heads = c.n_kv_heads;
+    as.head_dim = hd;
+    as.scale = base_scale * c.rope_attn_factor;
+    as.sliding_window = pl.spec.sliding_window;
+    ops_.paged_attention(att, q, cache.key(l), cache.value(l), cache.dtype, group_meta[g], as);
+    ops_.linear(xb, att, *pl.o_proj, T);
     if (pl.bo) ops_.add_bias(xb, pl.bo, T, dim);
-    ops_.fused_add_rms_norm(xb, x, xb, pl.rms_ffn, T, dim, c.norm_eps);
-    ops_.linear(gate_up, xb, *pl.gate_up, T);
-    ops_.silu_and_mul_stacked(hb, gate_up, T, hidden);
-    ops_.linear(xb, hb, *pl.down, T);
-    if (l + 1 < c.n_layers)
-      ops_.fused_add_rms_norm(xb, x, xb, layers_[l + 1].rms_att, T, dim, c.norm_eps);
-    else
-      ops_.add(x, xb, std::int64_t(T) * dim);
+    if (fused) {
+      ops_.fused_add_rms_norm(xb, x, xb, pl.ffn_norm, T, dim, c.norm_eps);
+      // A dense MLP may write its output over its input; the experts read it to the end.
+      float* y = pl.spec.moe ? ffn : xb;
+      feed_forward(pl, y, xb, T);
+      if (l + 1 < c.n_layers)
+        ops_.fused_add_rms_norm(xb, x, y, layers_[l + 1].attn_norm, T, dim, c.norm_eps);
+      else
+        ops_.add(x, y, std::int64_t(T) * dim);
+      continue;
+    }
+    if (c.post_norm) ops_.rms_norm(xb, xb, pl.post_attention_norm, T, dim, c.norm_eps);
+    ops_.add(x, xb, std::int64_t(T) * dim);
+    if (c.pre_norm) {
+      ops_.rms_norm(xb, x, pl.ffn_norm, T, dim, c.norm_eps);
+      h = xb;
+    } else {
+      h = x;
+    }
+    feed_forward(pl, ffn, h, T);
+    if (c.post_norm) ops_.rms_norm(ffn, ffn, pl.post_ffw_norm, T, dim, c.norm_eps);
+    ops_.add(x, ffn, std::int64_t(T) * dim);
   }
 
   // Final norm and classifier only for the rows that sample.
@@ -219,8 +447,9 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   float* sel = workspace<float>(sel_, std::size_t(std::max(S, 1)) * dim);
   float* out = workspace<float>(logits_, std::size_t(std::max(S, 1)) * c.vocab_size);
   ops_.gather_rows(sel, x, upload(logit_rows_, b.logits_indices), S, dim);
-  ops_.rms_norm(sel, sel, rms_final_, S, dim, c.norm_eps);
+  ops_.rms_norm(sel, sel, final_norm_, S, dim, c.norm_eps);
   ops_.linear(out, sel, *classifier_, S);
+  if (c.final_logit_softcap > 0.0f) ops_.softcap(out, c.final_logit_softcap, std::int64_t(S) * c.vocab_size);
   logits.resize(std::size_t(S) * c.vocab_size);
   ops_.copy_to_host(logits.data(), out, logits.size() * sizeof(float));
 }

@@ -1,20 +1,34 @@
-// DecoderModel: the one forward of every supported family (Llama 2/3, Mistral, Qwen2/2.5, Qwen3),
-// batched and paged, over the op interface (kernels/ops.h). What the families differ in comes
-// from ModelConfig, not from a copy of this code (as vLLM's llama.py serves its relatives):
+// DecoderModel: the one forward of every supported family (Llama 2/3, Mistral, Qwen2/2.5, Qwen3,
+// Qwen3-MoE, Gemma 3, Phi-3/4-mini, SmolLM3, EXAONE 4), batched and paged, over the op interface
+// (kernels/ops.h). What the families differ in comes from ModelConfig and its per-layer specs
+// (LayerSpec), not from a copy of this code (as vLLM's llama.py serves its relatives; each
+// family's entry in engine/model/arch/ says how its file maps onto these options):
 //
-//   x = embedding(ids)
-//   per layer:  h = rms_norm(x) · [Wq; Wk; Wv]^T          one stacked linear
-//               (+ [bq; bk; bv])                          attention_qkv_bias (Qwen2)
-//               q, k heads: rms_norm(head) * q/k_norm     qk_norm (Qwen3), before RoPE
-//               RoPE(q), RoPE(k) with inv_freq            rope_style, rope_theta, rope_scaling,
-//                                                         rope_freq_factors (engine/model/rope_frequencies.h)
-//               k, v -> paged cache; a = softmax(q·k / sqrt(head_dim)) · v   (GQA)
-//               x += a · Wo^T (+ bo)                      attention_out_bias
-//               x += W2 · (silu(W1 · rms_norm(x)) * (W3 · rms_norm(x)))      SwiGLU
-//   logits = rms_norm(x) · Wcls^T                         tied to the embedding or not
+//   x = embedding(ids) * embedding_scale                  Gemma: sqrt(hidden_size)
+//   per layer l (spec = config.layer(l)):
+//     h = pre_norm ? rms_norm(x)·attn_norm : x            EXAONE 4: post-norm only
+//     qkv = h · [Wq; Wk; Wv]^T (+ [bq; bk; bv])           one stacked linear; biases: Qwen2
+//     q, k heads: rms_norm(head)·q/k_norm                 qk_norm (Qwen3, Gemma 3, EXAONE 4), before RoPE
+//     RoPE(q), RoPE(k) over rotary_dim dims, base         spec.use_rope (NoPE: SmolLM3, EXAONE 4),
+//       spec.rope_theta, scaling folded into inv_freq    spec.rope_theta (Gemma 3 local 10000),
+//                                                         rotary_dim (Phi-4-mini partial rotary)
+//     k, v -> paged cache of the layer's KV-cache group
+//     a = softmax(q·k · scale) · v (GQA)                  scale: attention_scale or 1/sqrt(head_dim),
+//                                                         × rope_attn_factor; spec.sliding_window
+//     o = a · Wo^T (+ bo);  post_norm: o = rms_norm(o)·post_attention_norm
+//     x += o
+//     h = pre_norm ? rms_norm(x)·ffn_norm : x
+//     y = down(act(gate(h)) * up(h))                      act: SiLU or GELU-tanh (Gemma)
+//       or, when spec.moe, the mixture of experts:       router softmax, top-k, renormalised,
+//       y = sum_e w_e · down_e(act(gate_e(h)) * up_e(h))  tokens grouped per expert (one GEMM each)
+//     post_norm: y = rms_norm(y)·post_ffw_norm;  x += y
+//   logits = rms_norm(x)·final_norm · lm_head^T           tied to the embedding or not;
+//                                                         final_logit_softcap: c·tanh(logits / c)
 //
-// Sources: llama2.c's run.c; transformers' modeling_llama.py, modeling_qwen2.py,
-// modeling_qwen3.py; llama.cpp's build_llama / build_qwen2 graphs (src/llama.cpp). Residual adds
+// Sources: llama2.c's run.c; transformers' modeling_llama.py, modeling_qwen2.py, modeling_qwen3.py,
+// modeling_qwen3_moe.py, modeling_gemma3.py, modeling_phi3.py, modeling_smollm3.py,
+// modeling_exaone4.py; llama.cpp's build_llama / build_qwen2 graphs and ik_llama.cpp's
+// src/graphs/build_*.cpp (for the GGUF conventions). For pre-norm-only models the residual adds
 // are fused with the next RMSNorm; the classifier runs only for the tokens whose logits are
 // wanted. The weight matrices are packed once, at construction, in the backend's layout, each in
 // its file's type unless the WeightDType policy says otherwise (quantized weights stay quantized:
@@ -22,7 +36,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +51,10 @@
 #include "kernels/ops.h"
 
 namespace pagedchat {
+
+/// The ops `c` needs beyond a plain Llama (sliding windows, NoPE, experts, ...), for
+/// Backend::supports: a backend without one of them cannot run the model.
+std::vector<kernels::OpFeature> model_op_features(const ModelConfig& c);
 
 class DecoderModel {
  public:
@@ -62,18 +82,29 @@ class DecoderModel {
   std::size_t packed_bytes() const;
   /// The packed types in use and how many matrices have each, e.g. "q4_K x 115, q6_K x 30".
   const std::string& packed_types() const { return packed_types_; }
-  /// The RoPE inverse frequencies in use ([head_dim / 2], radians per position).
+  /// The RoPE inverse frequencies of the layers whose base is config.rope_theta ([rotary_dims / 2],
+  /// radians per position).
   const std::vector<double>& rope_inv_freq() const { return inv_freq_; }
 
  private:
+  struct PackedExpert {
+    std::unique_ptr<kernels::PackedWeights> gate_up, down;
+  };
   struct PackedLayer {
-    std::unique_ptr<kernels::PackedWeights> qkv, wo, gate_up, down;
-    std::vector<float> qkv_bias;  // [bq; bk; bv] (absent parts zero), empty without q/k/v biases
+    LayerSpec spec;
+    std::unique_ptr<kernels::PackedWeights> qkv, o_proj, gate_up, down, router;
+    std::vector<PackedExpert> experts;  // [num_experts] when spec.moe
+    std::vector<float> qkv_bias;        // [bq; bk; bv] (absent parts zero), empty without q/k/v biases
     // The layer's norms and biases in the backend's memory (Backend::place; null when absent).
-    const float *rms_att = nullptr, *rms_ffn = nullptr, *q_norm = nullptr, *k_norm = nullptr, *bo = nullptr,
-                *qkv_bias_placed = nullptr;
+    const float *attn_norm = nullptr, *ffn_norm = nullptr, *post_attention_norm = nullptr, *post_ffw_norm = nullptr,
+                *q_norm = nullptr, *k_norm = nullptr, *bo = nullptr, *qkv_bias_placed = nullptr;
+    const double* inv_freq = nullptr;  // this layer's RoPE frequencies; null: no RoPE
   };
   kernels::QkvSpec qkv_spec(int layer) const;
+  // y [T, hidden] = the layer's feed-forward of h [T, hidden] (dense gated MLP or experts).
+  void feed_forward(const PackedLayer& pl, float* y, const float* h, int T);
+  // The mixture of experts: routes each token, runs each expert once over its tokens.
+  void mixture_of_experts(const PackedLayer& pl, float* y, const float* h, int T);
   // `host` [n] as backend memory for the model's lifetime (null stays null).
   template <typename T>
   const T* place(const T* host, std::size_t n);
@@ -90,16 +121,24 @@ class DecoderModel {
   WeightDType weight_dtype_;
   std::string packed_types_;
   std::vector<double> inv_freq_;
+  std::map<std::pair<double, bool>, const double*> inv_freq_by_theta_;  // placed, per (base, scaled)
+  std::deque<std::vector<double>> inv_freq_tables_;                     // what they point to
   std::vector<PackedLayer> layers_;
   std::unique_ptr<kernels::PackedWeights> classifier_;
   std::vector<std::unique_ptr<kernels::Buffer>> placed_;  // what place() copied
-  const double* inv_freq_placed_ = nullptr;
-  const float* rms_final_ = nullptr;
+  const float* final_norm_ = nullptr;
   const void* embedding_ = nullptr;  // the token-embedding table as embedding() reads it
   kernels::DType embedding_dtype_ = kernels::DType::kF32;
   // Activations and the step's inputs in backend memory, grown to the largest batch seen (no
   // per-step allocation afterwards).
   std::unique_ptr<kernels::Buffer> x_, xb_, qkv_, q_, att_, gate_up_, hb_, sel_, logits_;
+  std::unique_ptr<kernels::Buffer> ffn_;
+  std::unique_ptr<kernels::Buffer> moe_logits_, moe_x_, moe_gate_up_, moe_h_, moe_y_, moe_rows_, moe_weights_;
+  std::vector<std::unique_ptr<kernels::Buffer>> group_slots_, group_tables_;  // KV-cache groups 1..
+  // Host-side routing state, reused across steps.
+  std::vector<float> moe_host_logits_, zeros_;
+  std::vector<std::vector<int>> moe_rows_by_expert_;
+  std::vector<std::vector<float>> moe_weights_by_expert_;
   std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_;
 };
 

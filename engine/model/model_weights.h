@@ -35,35 +35,51 @@ struct WeightTensor {
 /// The float32 values of the first n elements of t (dequantized; n a multiple of its block size).
 std::vector<float> to_float(const WeightTensor& t, std::size_t n);
 
-/// One transformer layer. Matrices are WeightTensors, vectors float32. Shapes (rows x cols, row-major): wq [n_heads*hd,
-/// dim], wk/wv [n_kv_heads*hd, dim], wo [dim, n_heads*hd], w1 (gate)/w3 (up) [hidden, dim], w2 (down) [dim, hidden],
-/// norms [dim]; the optional tensors (null when the config does not use them): bq [n_heads*hd], bk/bv [n_kv_heads*hd]
-/// (config.attention_qkv_bias; a null one of them counts as zero), bo [dim] (config.attention_out_bias), q_norm/k_norm
-/// [hd] (config.qk_norm).
+/// The experts of a mixture-of-experts layer (ModelConfig::moe), each a gated MLP: per expert e,
+/// gate[e] / up[e] [expert_intermediate_size, hidden_size] and down[e] [hidden_size,
+/// expert_intermediate_size] (views into the file's 3-D *_exps tensors, whose experts are
+/// consecutive slices); router [num_experts, hidden_size] (ffn_gate_inp, float32 in every file).
+struct MoeWeights {
+  WeightTensor router;
+  std::vector<WeightTensor> gate, up, down;
+};
+
+/// One transformer layer. Matrices are WeightTensors, vectors float32. Shapes (rows x cols,
+/// row-major, H = hidden_size, I = intermediate_size, hd = head_dim): q_proj [n_heads*hd, H],
+/// k_proj / v_proj [n_kv_heads*hd, H], o_proj [H, n_heads*hd], gate_proj / up_proj [I, H],
+/// down_proj [H, I], norms [H]. Optional (null when the config does not use them): attn_norm /
+/// ffn_norm (config.pre_norm), post_attention_norm / post_ffw_norm (config.post_norm), bq
+/// [n_heads*hd], bk / bv [n_kv_heads*hd] (config.attention_qkv_bias; a null one of them counts as
+/// zero), bo [H] (config.attention_out_bias), q_norm / k_norm [hd] (config.qk_norm); the dense MLP
+/// or `moe` (the layer's LayerSpec::moe). Fused file tensors (Phi-3's attn_qkv and gate+up) are
+/// split into views here, so the forward sees one layout.
 struct LayerWeights {
-  const float* rms_att = nullptr;
-  WeightTensor wq;
-  WeightTensor wk;
-  WeightTensor wv;
-  WeightTensor wo;
+  const float* attn_norm = nullptr;
+  WeightTensor q_proj;
+  WeightTensor k_proj;
+  WeightTensor v_proj;
+  WeightTensor o_proj;
   const float* bq = nullptr;
   const float* bk = nullptr;
   const float* bv = nullptr;
   const float* bo = nullptr;
   const float* q_norm = nullptr;
   const float* k_norm = nullptr;
-  const float* rms_ffn = nullptr;
-  WeightTensor w1;
-  WeightTensor w2;
-  WeightTensor w3;
+  const float* post_attention_norm = nullptr;
+  const float* ffn_norm = nullptr;
+  WeightTensor gate_proj;
+  WeightTensor down_proj;
+  WeightTensor up_proj;
+  MoeWeights moe;
+  const float* post_ffw_norm = nullptr;
 };
 
 /// The weights of a decoder-only transformer (see ModelConfig).
 struct ModelWeights {
-  WeightTensor token_embedding;  ///< [vocab, dim]
+  WeightTensor token_embedding;  ///< [vocab, hidden_size]
   std::vector<LayerWeights> layers;
-  const float* rms_final = nullptr;  ///< [dim]
-  WeightTensor wcls;                 ///< [vocab, dim]; == token_embedding when tied
+  const float* final_norm = nullptr;  ///< [hidden_size]
+  WeightTensor lm_head;               ///< [vocab, hidden_size]; == token_embedding when tied
 };
 
 /// A loaded model: its shape, its weights and whatever keeps them alive.

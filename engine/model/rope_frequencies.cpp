@@ -27,12 +27,19 @@ std::vector<double> llama3_rope_divisors(int head_dim, double theta, const RopeS
   return d;
 }
 
-std::vector<double> rope_inv_freq(const ModelConfig& c) {
-  if (c.head_dim <= 0 || c.head_dim % 2 != 0)
-    throw std::invalid_argument("RoPE needs a positive, even head_dim, not " + std::to_string(c.head_dim));
-  const int half = c.head_dim / 2;
+std::vector<double> rope_inv_freq(const ModelConfig& c) { return rope_inv_freq(c, c.rope_theta, true); }
+
+std::vector<double> rope_inv_freq(const ModelConfig& c, double theta, bool scaled) {
+  const int dims = c.rotary_dims();
+  if (dims <= 0 || dims % 2 != 0 || dims > c.head_dim)
+    throw std::invalid_argument("RoPE needs a positive, even number of rotated dims up to head_dim " +
+                                std::to_string(c.head_dim) + ", not " + std::to_string(dims));
+  if (!(theta > 0) || !std::isfinite(theta))
+    throw std::invalid_argument("RoPE base " + std::to_string(theta) + " is not a positive number");
+  const int half = dims / 2;
   std::vector<double> f(half);
-  for (int i = 0; i < half; ++i) f[i] = std::pow(double(c.rope_theta), -double(2 * i) / double(c.head_dim));
+  for (int i = 0; i < half; ++i) f[i] = std::pow(theta, -double(2 * i) / double(dims));
+  if (!scaled) return f;
   switch (c.rope_scaling.type) {
     case RopeScalingType::kNone:
       break;
@@ -40,7 +47,7 @@ std::vector<double> rope_inv_freq(const ModelConfig& c) {
       for (double& x : f) x /= c.rope_scaling.factor;
       break;
     case RopeScalingType::kLlama3: {
-      const std::vector<double> d = llama3_rope_divisors(c.head_dim, c.rope_theta, c.rope_scaling);
+      const std::vector<double> d = llama3_rope_divisors(dims, theta, c.rope_scaling);
       for (int i = 0; i < half; ++i) f[i] /= d[i];
       break;
     }
@@ -48,7 +55,7 @@ std::vector<double> rope_inv_freq(const ModelConfig& c) {
   if (!c.rope_freq_factors.empty()) {
     if (int(c.rope_freq_factors.size()) != half)
       throw std::invalid_argument("rope_freq_factors has " + std::to_string(c.rope_freq_factors.size()) +
-                                  " entries, expected head_dim / 2 = " + std::to_string(half));
+                                  " entries, expected rotated dims / 2 = " + std::to_string(half));
     for (int i = 0; i < half; ++i) {
       const double d = c.rope_freq_factors[i];
       if (!(d > 0) || !std::isfinite(d))

@@ -11,8 +11,10 @@
 
 namespace pagedchat {
 
-/// inv_freq[i] for i < c.head_dim / 2, in radians per position:
-///   theta^(-2i / head_dim)                     (RoFormer; transformers' default rope)
+/// inv_freq[i] for i < d / 2 (d = c.rotary_dims(): head_dim, or the partial rotary width), in
+/// radians per position, for the RoPE base `theta` (c.rope_theta in the first overload; a layer's
+/// LayerSpec::rope_theta where families differ per layer):
+///   theta^(-2i / d)                            (RoFormer; transformers' default rope)
 ///   / factor                                   (rope_scaling linear)
 ///   llama3 rule of _compute_llama3_parameters  (rope_scaling llama3: wavelength 2*pi/inv_freq
 ///       below original_max_position_embeddings / high_freq_factor: unchanged; above
@@ -20,9 +22,12 @@ namespace pagedchat {
 ///       smooth = (original / wavelength - low) / (high - low), inv_freq * ((1 - smooth) / factor + smooth))
 ///   / rope_freq_factors[i]                     (GGUF rope_freqs.weight, when present)
 /// Computed in float64 (transformers and llama.cpp use float32; the difference is below 1e-7
-/// relative). Throws std::invalid_argument for a head_dim that is not positive and even, or
-/// rope_freq_factors of the wrong size or with a non-positive / non-finite entry.
+/// relative). Throws std::invalid_argument for rotated dims that are not positive, even and at
+/// most head_dim, a base that is not positive, or rope_freq_factors of the wrong size or with a
+/// non-positive / non-finite entry.
 std::vector<double> rope_inv_freq(const ModelConfig& c);
+/// `scaled` false: the plain frequencies of `theta` (a layer with LayerSpec::rope_scaled off).
+std::vector<double> rope_inv_freq(const ModelConfig& c, double theta, bool scaled);
 
 /// The llama3 scaling as per-pair divisors of theta^(-2i / head_dim) (1, factor, or
 /// 1 / ((1 - smooth) / factor + smooth)): what convert_hf_to_gguf.py stores as rope_freqs.weight.

@@ -24,6 +24,8 @@
 namespace archtest {
 
 inline QString archDir() { return testpaths::modelFile("arch"); }
+/// A model or golden stem under arch/, or an absolute path (tests/data models) as it is.
+inline QString archPath(const QString& rel) { return rel.startsWith('/') ? rel : archDir() + "/" + rel; }
 
 struct GoldenPrompt {
   std::string name, prompt;
@@ -49,7 +51,8 @@ inline std::string fromHex(const std::string& hex) {
 
 /// Reads `<stem>.golden.json` and `.golden.f32` from arch/; false when unreadable (message in *why).
 inline bool loadGolden(const QString& stem, Golden& g, QString* why) {
-  QFile jf(archDir() + "/" + stem + ".golden.json"), lf(archDir() + "/" + stem + ".golden.f32");
+  const QString base = archPath(stem);
+  QFile jf(base + ".golden.json"), lf(base + ".golden.f32");
   if (!jf.open(QIODevice::ReadOnly) || !lf.open(QIODevice::ReadOnly)) {
     *why = "cannot open " + jf.fileName() + " / " + lf.fileName();
     return false;
@@ -93,7 +96,9 @@ inline std::vector<std::vector<float>> teacherForced(
   const ModelConfig& c = model.config();
   const int bs = 16, total = int(p.prompt_ids.size() + p.generated_ids.size());
   const int nblocks = (total + bs - 1) / bs;
-  KVCache cache(c, nblocks, bs, kv_type);
+  // One range of blocks per KV-cache group (sliding-window layers have groups of their own).
+  const int groups = KVCacheGroups::of(c).num_groups();
+  KVCache cache(c, nblocks * groups, bs, kv_type);
   std::vector<int> table(nblocks);
   for (int i = 0; i < nblocks; ++i) table[i] = nblocks - 1 - i;  // scattered blocks
   std::vector<std::vector<float>> steps;
@@ -110,6 +115,7 @@ inline std::vector<std::vector<float>> teacherForced(
       b.slot_mapping.push_back(int64_t(table[pos / bs]) * bs + pos % bs);
     }
     b.logits_indices = {int(ids.size()) - 1};
+    b.add_shifted_groups(groups, nblocks, bs);
     std::vector<float> logits;
     model.forward(b, cache, logits);
     steps.push_back(std::move(logits));
@@ -170,10 +176,10 @@ inline int reliablePrefix(const GoldenPrompt& p, double gap_threshold) {
 
 /// At the top of a test function: `golden` (a stem under arch/) must exist (REQUIRE_MODEL_FILE:
 /// fails with CI=true, else skips) and load into a new Golden `g`.
-#define REQUIRE_GOLDEN_FILES(golden, g)                                    \
-  REQUIRE_MODEL_FILE(archtest::archDir() + "/" + golden + ".golden.json"); \
-  archtest::Golden g;                                                      \
-  {                                                                        \
-    QString why_;                                                          \
-    QVERIFY2(archtest::loadGolden(golden, g, &why_), qPrintable(why_));    \
+#define REQUIRE_GOLDEN_FILES(golden, g)                                 \
+  REQUIRE_MODEL_FILE(archtest::archPath(golden) + ".golden.json");      \
+  archtest::Golden g;                                                   \
+  {                                                                     \
+    QString why_;                                                       \
+    QVERIFY2(archtest::loadGolden(golden, g, &why_), qPrintable(why_)); \
   }

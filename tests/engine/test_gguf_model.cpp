@@ -295,8 +295,9 @@ class TestGgufModel : public QObject {
     QCOMPARE(back.chat_template, std::string("{{ messages }}"));
     QVERIFY(back.model.config.shared_classifier);
     if (type == "f32") {
-      const std::size_t n = std::size_t(src.config.dim) * src.config.hidden_dim;
-      QVERIFY(std::memcmp(back.model.weights.layers[4].w2.data, src.weights.layers[4].w2.data, n * sizeof(float)) == 0);
+      const std::size_t n = std::size_t(src.config.hidden_size) * src.config.intermediate_size;
+      QVERIFY(std::memcmp(back.model.weights.layers[4].down_proj.data, src.weights.layers[4].down_proj.data,
+                          n * sizeof(float)) == 0);
       for (const char* name : {"bos_only", "once_upon", "lily_tom"}) {
         const GreedyResult r = runGreedy(out, name);
         QVERIFY2(r.matched == r.total && r.text_ok, name);
@@ -327,7 +328,7 @@ class TestGgufModel : public QObject {
     neox.config = src.config;
     neox.config.rope_style = RopeStyle::kNeox;
     neox.weights = src.weights;
-    const int hd = src.config.head_dim, dim = src.config.dim;
+    const int hd = src.config.head_dim, dim = src.config.hidden_size;
     auto unpermute = [&](const WeightTensor& wt, int rows) {
       const float* w = wt.f32();  // interleaved -> rotate-half (HF) row order
       float* out = neox.allocate(std::size_t(rows) * dim);
@@ -338,8 +339,8 @@ class TestGgufModel : public QObject {
       return out;
     };
     for (std::size_t l = 0; l < src.weights.layers.size(); ++l) {
-      neox.weights.layers[l].wq = unpermute(src.weights.layers[l].wq, src.config.n_heads * hd);
-      neox.weights.layers[l].wk = unpermute(src.weights.layers[l].wk, src.config.n_kv_heads * hd);
+      neox.weights.layers[l].q_proj = unpermute(src.weights.layers[l].q_proj, src.config.n_heads * hd);
+      neox.weights.layers[l].k_proj = unpermute(src.weights.layers[l].k_proj, src.config.n_kv_heads * hd);
     }
     const auto tok_ptr = load_tokenizer((testpaths::stories260K() + "/tok512.model").toStdString());
     const Tokenizer& tok = *tok_ptr;
@@ -347,9 +348,9 @@ class TestGgufModel : public QObject {
     write_gguf(neox, tok, out.toStdString(), "f32");
     const GgufModel back = load_gguf(out.toStdString(), false);
     for (std::size_t l = 0; l < src.weights.layers.size(); ++l) {
-      QVERIFY(std::memcmp(back.model.weights.layers[l].wq.data, src.weights.layers[l].wq.data,
+      QVERIFY(std::memcmp(back.model.weights.layers[l].q_proj.data, src.weights.layers[l].q_proj.data,
                           sizeof(float) * dim * dim) == 0);
-      QVERIFY(std::memcmp(back.model.weights.layers[l].wk.data, src.weights.layers[l].wk.data,
+      QVERIFY(std::memcmp(back.model.weights.layers[l].k_proj.data, src.weights.layers[l].k_proj.data,
                           sizeof(float) * dim * src.config.n_kv_heads * hd) == 0);
     }
   }

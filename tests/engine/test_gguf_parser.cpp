@@ -302,7 +302,10 @@ class TestGgufParser : public QObject {
     row("heads 0", [](Gguf& g) { g.set("llama.attention.head_count", U32, le<uint32_t>(0)); },
         {"llama.attention.head_count"});
     row("kv heads 3", [](Gguf& g) { g.set("llama.attention.head_count_kv", U32, le<uint32_t>(3)); }, {"head_count_kv"});
-    row("rope dims 8", [](Gguf& g) { g.set("llama.rope.dimension_count", U32, le<uint32_t>(8)); },
+    // Partial rotary (rope.dimension_count < head size) is served; dims that cannot rotate are not.
+    row("rope dims 17", [](Gguf& g) { g.set("llama.rope.dimension_count", U32, le<uint32_t>(17)); },
+        {"llama.rope.dimension_count", "16"});
+    row("rope dims 32", [](Gguf& g) { g.set("llama.rope.dimension_count", U32, le<uint32_t>(32)); },
         {"llama.rope.dimension_count", "16"});
     row("rope scaling yarn",
         [](Gguf& g) {

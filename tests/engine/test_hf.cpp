@@ -138,7 +138,7 @@ class TestHf : public QObject {
     QCOMPARE(b.model.config.max_seq_len, 512);
     QVERIFY(b.model.buffers.empty());
     QCOMPARE(int(b.model.files.size()), 1);
-    QVERIFY(b.model.weights.wcls == b.model.weights.token_embedding);
+    QVERIFY(b.model.weights.lm_head == b.model.weights.token_embedding);
   }
 
   void goldenF32_data() {
@@ -193,7 +193,7 @@ class TestHf : public QObject {
     const ModelBundle b = load_model(folderConfig(dir));
     // Matrices stay 16-bit, in place in the mapped file (the model packs them as they are).
     QVERIFY(!b.model.files.empty());
-    QCOMPARE(b.model.weights.layers[0].wq.dtype, which == "bf16" ? kernels::DType::kBF16 : kernels::DType::kF16);
+    QCOMPARE(b.model.weights.layers[0].q_proj.dtype, which == "bf16" ? kernels::DType::kBF16 : kernels::DType::kF16);
     const std::vector<float> got = computeLogits(b.model, onceUponSequence(), 128);
     const double err = maxAbsDiff(got.data(), golden_.data(), got.size());
     qInfo("%s folder: max |logit - golden| = %.3g (bound %.3g)", qPrintable(which), err, tolerance);
@@ -212,17 +212,17 @@ class TestHf : public QObject {
   // tie_word_embeddings true a present lm_head is ignored, as transformers ties it.
   void untiedClassifier() {
     LoadedModel m = load_llama2c(storiesBin().toStdString());
-    const size_t n = size_t(m.config.vocab_size) * m.config.dim;
+    const size_t n = size_t(m.config.vocab_size) * m.config.hidden_size;
     float* cls = m.allocate(n);
     std::copy_n(m.weights.token_embedding.f32(), n, cls);
-    m.weights.wcls = cls;
+    m.weights.lm_head = cls;
     m.config.shared_classifier = false;
     const QString dir = tmp_.filePath("untied");
     write_hf_folder(m, storiesTokenizer().toStdString(), dir.toStdString(), "f32");
     QCOMPARE(readJson(dir + "/config.json")["tie_word_embeddings"].toBool(), false);
     ModelBundle b = load_model(folderConfig(dir));
     QVERIFY(!b.model.config.shared_classifier);
-    QVERIFY(b.model.weights.wcls != b.model.weights.token_embedding);
+    QVERIFY(b.model.weights.lm_head != b.model.weights.token_embedding);
     const std::vector<float> got = computeLogits(b.model, onceUponSequence(), 128);
     QVERIFY(maxAbsDiff(got.data(), golden_.data(), got.size()) < 1e-4);
 

@@ -44,8 +44,8 @@ class TestHfConfig : public QObject {
     const HfModelConfig h = parse(baseConfig());
     const ModelConfig& c = h.config;
     QCOMPARE(h.architecture, std::string("LlamaForCausalLM"));
-    QCOMPARE(c.dim, 64);
-    QCOMPARE(c.hidden_dim, 172);
+    QCOMPARE(c.hidden_size, 64);
+    QCOMPARE(c.intermediate_size, 172);
     QCOMPARE(c.n_layers, 5);
     QCOMPARE(c.n_heads, 8);
     QCOMPARE(c.n_kv_heads, 4);

@@ -53,6 +53,8 @@ const std::map<std::string, std::vector<std::string>>& expressions() {
     {"MINERVA", {"\\p{N}",
       "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"}},
     {"GPT2", {"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"}},
+    // o200k (tokenizer.json's own pattern; PCRE2 runs its (?i:...) group as written).
+    {"GPT4O", {"[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}},
     {"MPT", {"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"}},
     {"OLMO", {"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"}},
     {"JAIS", {"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"}},
@@ -123,6 +125,10 @@ constexpr Name kNames[] = {
     {"bloom", "BLOOM", false, false, true, false, false},
     {"gpt3-finnish", "GPT3_FINNISH", false, false, true, false, false},
     {"exaone", "EXAONE", false, false, true, false, false},
+    // Names later llama.cpp / ik_llama.cpp (8337e4cd3) added for the families of engine/model/arch:
+    {"exaone4", "GPT2", false, false, true, false, false},
+    {"gpt-4o", "GPT4O", false, false, false, false, false},
+    {"llama4", "GPT4O", false, false, false, false, false},
     {"chameleon", "CHAMELEON", false, true, false, false, false},
     {"minerva-7b", "MINERVA", false, false, true, false, false},
     {"megrez", "QWEN2", false, false, true, false, false},

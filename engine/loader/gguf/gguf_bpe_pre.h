@@ -1,4 +1,5 @@
-// llama.cpp's BPE pre-tokenizer types (GGUF tokenizer.ggml.pre), as llama.cpp b4747 defines them
+// llama.cpp's BPE pre-tokenizer types (GGUF tokenizer.ggml.pre), as llama.cpp b4747 defines them (plus
+// exaone4, gpt-4o and llama4, as ik_llama.cpp 8337e4cd3 maps them, for the families of engine/model/arch)
 // in src/llama-vocab.cpp: the name -> type mapping of llama_vocab::impl::load, each type's
 // expressions (llm_tokenizer_bpe; applied one after the other, each match isolated, then bytes
 // become GPT-2 characters) and the defaults a type sets (ignore_merges, add_bos, clean_spaces,
@@ -30,10 +31,10 @@ struct GgufBpePre {
 };
 
 /// The pre-tokenizer for tokenizer.ggml.pre = `name` ("" = absent, llama.cpp's "default" with a
-/// warning); std::nullopt when llama.cpp b4747 does not know the name.
+/// warning); std::nullopt when the name is none of those.
 std::optional<GgufBpePre> gguf_bpe_pre(std::string_view name);
 
-/// Every name llama.cpp b4747 accepts, for error messages and tests.
+/// Every name accepted, for error messages and tests.
 const std::vector<std::string>& gguf_bpe_pre_names();
 
 }  // namespace pagedchat

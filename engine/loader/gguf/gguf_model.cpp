@@ -12,6 +12,7 @@
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_tokenizer.h"
 #include "engine/loader/load_util.h"
+#include "engine/model/arch/registry.h"
 
 namespace pagedchat {
 namespace {
@@ -66,6 +67,25 @@ class TensorLoader {
     return {dst, dt};
   }
 
+  /// The 3-D tensor `name` of shape [n, rows, cols] (n matrices back to back: experts), in its
+  /// file type, as one WeightTensor at its first byte.
+  WeightTensor matrix3(const std::string& name, uint64_t n, uint64_t rows, uint64_t cols) {
+    const GgufTensorInfo& t = find3(name, n, rows, cols);
+    const kernels::DType dt = *dtype_of(t.type);
+    if (cols % uint64_t(kernels::dtype_block_elems(dt)) != 0)
+      fail(f_, "tensor '" + name + "' is " + ggml_type_name(uint32_t(t.type)) + " with rows of " +
+                   std::to_string(cols) + " values, not a whole number of its blocks");
+    const uint8_t* src = f_.tensor_data(t);
+    if (f_.mapped()) {
+      keep_mapping_ = true;
+      return {src, dt};
+    }
+    const std::size_t bytes = kernels::dtype_row_bytes(dt, int64_t(cols)) * rows * n;
+    unsigned char* dst = m_.allocate_bytes(bytes);
+    std::memcpy(dst, src, bytes);
+    return {dst, dt};
+  }
+
   /// The tensor `name` of shape [rows, cols] (rows == 0: a vector of cols) as float32.
   const float* get(const std::string& name, uint64_t rows, uint64_t cols) {
     const GgufTensorInfo& t = find(name, rows, cols);
@@ -98,6 +118,23 @@ class TensorLoader {
   }
 
  private:
+  const GgufTensorInfo& find3(const std::string& name, uint64_t n, uint64_t rows, uint64_t cols) {
+    const GgufTensorInfo* t = f_.find_tensor(name);
+    if (!t) fail(f_, "required tensor '" + name + "' is missing");
+    used_.insert(name);
+    const std::vector<uint64_t> want = {cols, rows, n};
+    if (t->ne.size() > 3 || t->ne.size() < 1 || std::vector<uint64_t>(t->ne.begin(), t->ne.end()) != want) {
+      std::vector<uint64_t> padded = t->ne;
+      while (padded.size() < 3) padded.push_back(1);
+      if (padded != want)
+        fail(f_, "tensor '" + name + "' has shape " + shape_str(t->ne) + ", expected " + shape_str(want) +
+                     " (GGUF order: columns first; the last is the expert count)");
+    }
+    if (!can_dequantize(t->type))
+      fail(f_,
+           "tensor '" + name + "' has type " + ggml_type_name(uint32_t(t->type)) + ", which this engine cannot load");
+    return *t;
+  }
   const GgufTensorInfo& find(const std::string& name, uint64_t rows, uint64_t cols) {
     const GgufTensorInfo* t = f_.find_tensor(name);
     if (!t) fail(f_, "required tensor '" + name + "' is missing");
@@ -117,23 +154,6 @@ class TensorLoader {
   LoadedModel& m_;
   bool keep_mapping_ = false;
   std::set<std::string> used_;
-};
-
-// What the supported GGUF architectures differ in (llama.cpp b4747 src/llama-model.cpp
-// load_tensors and llama_model_rope_type; qwen3 as later llama.cpp names it).
-struct Family {
-  const char* arch;
-  RopeStyle rope;          // llama: LLAMA_ROPE_TYPE_NORM (rows permuted by the converter); qwen2/3: NEOX
-  bool qkv_bias_required;  // qwen2: attn_{q,k,v}.bias required
-  bool qkv_bias_optional;  // llama: each of them optional (TENSOR_NOT_REQUIRED)
-  bool out_bias_optional;  // llama: attn_output.bias optional
-  bool qk_norm;            // qwen3: attn_q_norm / attn_k_norm required
-  bool rope_freqs;         // llama: rope_freqs.weight optional
-};
-constexpr Family kFamilies[] = {
-    {"llama", RopeStyle::kInterleaved, false, true, true, false, true},
-    {"qwen2", RopeStyle::kNeox, true, false, false, false, false},
-    {"qwen3", RopeStyle::kNeox, false, false, false, true, false},
 };
 
 // {arch}.rope.scaling.* as llama.cpp reads them (load_hparams: type default "linear", factor from
@@ -164,23 +184,24 @@ RopeScaling read_rope_scaling(const GgufFile& f, const std::string& a) {
 LoadedModel load_gguf_model(GgufFile& f) {
   const std::optional<std::string> arch_name = f.get_string("general.architecture");
   if (!arch_name) fail(f, "required key 'general.architecture' is missing");
-  const Family* fam = nullptr;
-  for (const Family& x : kFamilies)
-    if (*arch_name == x.arch) fam = &x;
-  if (!fam) fail(f, "architecture '" + *arch_name + "' is not supported (supported: llama, qwen2, qwen3)");
-  const std::string a = fam->arch;
-  if (f.get_int(a + ".expert_count").value_or(0) > 0)
+  const ModelFamily* fam = find_family_by_gguf_name(*arch_name);
+  if (!fam)
+    fail(f, "architecture '" + *arch_name + "' is not supported (supported: " + supported_gguf_architectures() + ")");
+  const std::string a(fam->gguf_name);
+  if (!fam->moe && f.get_int(a + ".expert_count").value_or(0) > 0)
     fail(f, "mixture-of-experts models (" + a + ".expert_count " + std::to_string(*f.get_int(a + ".expert_count")) +
-                ") are not supported");
-  if (f.find(a + ".attention.sliding_window"))
-    fail(f, "sliding-window attention (" + a + ".attention.sliding_window) is not supported");
+                ") are not supported for architecture '" + a + "'");
+  if (!fam->gguf_hparams && f.find(a + ".attention.sliding_window"))
+    fail(f, "sliding-window attention (" + a + ".attention.sliding_window) is not part of architecture '" + a + "'");
 
   LoadedModel m;
   ModelConfig& c = m.config;
   c.architecture = a;
-  c.dim = int(required_int(f, a + ".embedding_length", 1, kMaxDim));
+  c.hidden_size = int(required_int(f, a + ".embedding_length", 1, kMaxDim));
   c.n_layers = int(required_int(f, a + ".block_count", 1, kMaxLayers));
-  c.hidden_dim = int(required_int(f, a + ".feed_forward_length", 1, 4 * kMaxDim));
+  c.intermediate_size = fam->moe && !f.find(a + ".feed_forward_length")
+                            ? 0
+                            : int(required_int(f, a + ".feed_forward_length", 1, 4 * kMaxDim));
   c.n_heads = int(required_int(f, a + ".attention.head_count", 1, kMaxHeads));
   c.n_kv_heads = f.find(a + ".attention.head_count_kv")
                      ? int(required_int(f, a + ".attention.head_count_kv", 1, c.n_heads))
@@ -195,35 +216,58 @@ LoadedModel load_gguf_model(GgufFile& f) {
   if (f.find(a + ".attention.key_length")) {
     c.head_dim = int(required_int(f, a + ".attention.key_length", 1, kMaxDim));
   } else {
-    if (c.dim % c.n_heads != 0)
-      fail(f, "embedding_length " + std::to_string(c.dim) + " is not a multiple of head_count " +
+    if (c.hidden_size % c.n_heads != 0)
+      fail(f, "embedding_length " + std::to_string(c.hidden_size) + " is not a multiple of head_count " +
                   std::to_string(c.n_heads) + " (and no " + a + ".attention.key_length is given)");
-    c.head_dim = c.dim / c.n_heads;
+    c.head_dim = c.hidden_size / c.n_heads;
   }
   if (const auto vl = f.get_int(a + ".attention.value_length"); vl && *vl != c.head_dim)
     fail(f, a + ".attention.value_length " + std::to_string(*vl) + " differs from the key head size " +
                 std::to_string(c.head_dim) + " (not supported)");
   if (c.head_dim % 2 != 0) fail(f, "head size " + std::to_string(c.head_dim) + " is odd (RoPE needs pairs)");
-  if (const auto rd = f.get_int(a + ".rope.dimension_count"); rd && *rd != c.head_dim)
-    fail(f, a + ".rope.dimension_count is " + std::to_string(*rd) + " but the head size is " +
-                std::to_string(c.head_dim) + " (partial RoPE is not supported)");
+  // Partial rotary (Phi-4-mini): the leading rope.dimension_count dims of each head rotate.
+  if (const auto rd = f.get_int(a + ".rope.dimension_count"); rd && *rd != c.head_dim) {
+    if (*rd < 2 || *rd > c.head_dim || *rd % 2 != 0)
+      fail(f, a + ".rope.dimension_count is " + std::to_string(*rd) +
+                  ", not an even number of dims up to the head size " + std::to_string(c.head_dim));
+    c.rotary_dim = int(*rd);
+  }
   c.rope_theta = float(f.get_float(a + ".rope.freq_base").value_or(10000.0));
   c.norm_eps = float(f.get_float(a + ".attention.layer_norm_rms_epsilon").value_or(1e-5));
   if (!(c.rope_theta > 0.0f) || !std::isfinite(c.rope_theta) || !(c.norm_eps > 0.0f) || c.norm_eps > 1.0f)
     fail(f, a + ".rope.freq_base or " + a + ".attention.layer_norm_rms_epsilon is out of range");
-  c.rope_style = fam->rope;
-  c.rope_scaling = read_rope_scaling(f, a);
+  c.rope_style = fam->rope_style;
+  if (fam->longrope) {
+    // LongRoPE: the factors are tensors (below); the attention factor scales q and k (cos/sin).
+    if (const auto af = f.get_float(a + ".rope.scaling.attn_factor")) {
+      if (!(*af > 0.0) || *af > 16.0 || !std::isfinite(*af))
+        fail(f, a + ".rope.scaling.attn_factor is " + std::to_string(*af) + ", outside (0, 16]");
+      c.rope_attn_factor = float(*af * *af);
+    }
+    const std::string type = f.get_string(a + ".rope.scaling.type").value_or("none");
+    if (type != "none" && type != "longrope" && type != "su")
+      fail(f, "RoPE scaling '" + type + "' (" + a + ".rope.scaling.type) is not supported for " + a);
+  } else {
+    c.rope_scaling = read_rope_scaling(f, a);
+  }
   c.qk_norm = fam->qk_norm;
+  c.pre_norm = fam->pre_norm;
+  c.post_norm = fam->post_norm;
+  c.activation = fam->activation;
   c.stop_on_bos = false;  // as llama.cpp: only end-of-generation tokens stop
   const GgufTensorInfo* emb = f.find_tensor("token_embd.weight");
   if (!emb) fail(f, "required tensor 'token_embd.weight' is missing");
   if (emb->ne.size() < 2 || emb->ne[1] < 1 || emb->ne[1] > uint64_t(kMaxVocab))
-    fail(f, "tensor 'token_embd.weight' has shape " + shape_str(emb->ne) + ", expected [" + std::to_string(c.dim) +
-                ", vocab]");
+    fail(f, "tensor 'token_embd.weight' has shape " + shape_str(emb->ne) + ", expected [" +
+                std::to_string(c.hidden_size) + ", vocab]");
   c.vocab_size = int(emb->ne[1]);
   if (const auto vs = f.get_int(a + ".vocab_size"); vs && *vs != c.vocab_size)
     fail(f, a + ".vocab_size " + std::to_string(*vs) + " differs from token_embd.weight's " +
                 std::to_string(c.vocab_size) + " rows");
+  if (fam->gguf_hparams) fam->gguf_hparams(GgufKeys{f, a + "."}, c);
+  if (c.moe.enabled() && c.moe.num_experts_per_tok > c.moe.num_experts)
+    fail(f, "top-k " + std::to_string(c.moe.num_experts_per_tok) + " exceeds the expert count " +
+                std::to_string(c.moe.num_experts));
 
   // BOS/EOS as the file gives them, inside the model's vocabulary (the embedding's rows): an id
   // beyond it would index past the logits. Absent: llama.cpp's defaults 1 and 2 where they exist;
@@ -244,45 +288,102 @@ LoadedModel load_gguf_model(GgufFile& f) {
   }
 
   TensorLoader t(f, m);
-  const uint64_t dim = c.dim, hidden = c.hidden_dim, q = uint64_t(c.n_heads) * c.head_dim,
-                 kv = uint64_t(c.n_kv_heads) * c.head_dim, vocab = c.vocab_size, hd = c.head_dim;
+  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size, q = uint64_t(c.n_heads) * c.head_dim,
+                 kv = uint64_t(c.n_kv_heads) * c.head_dim, vocab = c.vocab_size, hd = c.head_dim,
+                 half_rot = uint64_t(c.rotary_dims()) / 2;
   ModelWeights& w = m.weights;
   w.token_embedding = t.matrix("token_embd.weight", vocab, dim);
-  if (fam->rope_freqs && t.has("rope_freqs.weight")) {
-    const float* ff = t.get("rope_freqs.weight", 0, hd / 2);
-    c.rope_freq_factors.assign(ff, ff + hd / 2);
-    for (std::size_t i = 0; i < c.rope_freq_factors.size(); ++i)
-      if (!(c.rope_freq_factors[i] > 0.0f) || !std::isfinite(c.rope_freq_factors[i]))
-        fail(f, "tensor 'rope_freqs.weight' element " + std::to_string(i) + " is " +
-                    std::to_string(c.rope_freq_factors[i]) + ", not a positive frequency divisor");
+  // Per-pair frequency divisors (Llama 3.1's rope_freqs; Phi-3's LongRoPE short factors, the long
+  // ones kept for contexts past the original one).
+  auto read_factors = [&](const std::string& name) {
+    const float* ff = t.get(name, 0, half_rot);
+    std::vector<float> v(ff, ff + half_rot);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!(v[i] > 0.0f) || !std::isfinite(v[i]))
+        fail(f, "tensor '" + name + "' element " + std::to_string(i) + " is " + std::to_string(v[i]) +
+                    ", not a positive frequency divisor");
+    return v;
+  };
+  if (fam->rope_freqs && t.has("rope_freqs.weight")) c.rope_freq_factors = read_factors("rope_freqs.weight");
+  if (fam->longrope && (t.has("rope_factors_short.weight") || t.has("rope_factors_long.weight"))) {
+    c.rope_freq_factors = read_factors("rope_factors_short.weight");
+    c.rope_freq_factors_long = read_factors("rope_factors_long.weight");
+    c.rope_long_threshold = int(f.get_int(a + ".rope.scaling.original_context_length").value_or(c.max_seq_len));
   }
+  // A fused [rows_a | rows_b | ...] matrix as views of its parts (each part's rows are contiguous).
+  auto split = [&](const WeightTensor& fused, uint64_t cols, std::initializer_list<WeightTensor*> parts,
+                   std::initializer_list<uint64_t> rows) {
+    const std::size_t row_bytes = fused.bytes(cols);
+    std::size_t offset = 0;
+    auto r = rows.begin();
+    for (WeightTensor* p : parts) {
+      *p = WeightTensor(static_cast<const unsigned char*>(fused.data) + offset, fused.dtype);
+      offset += row_bytes * *r++;
+    }
+  };
   w.layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     LayerWeights& lw = w.layers[l];
-    lw.rms_att = t.get(p + "attn_norm.weight", 0, dim);
-    lw.wq = t.matrix(p + "attn_q.weight", q, dim);
-    lw.wk = t.matrix(p + "attn_k.weight", kv, dim);
-    lw.wv = t.matrix(p + "attn_v.weight", kv, dim);
-    lw.wo = t.matrix(p + "attn_output.weight", dim, q);
-    if (fam->qkv_bias_required) {
+    const LayerSpec spec = c.layer(l);
+    if (fam->pre_norm) lw.attn_norm = t.get(p + "attn_norm.weight", 0, dim);
+    if (fam->fused_qkv && t.has(p + "attn_qkv.weight")) {
+      split(t.matrix(p + "attn_qkv.weight", q + 2 * kv, dim), dim, {&lw.q_proj, &lw.k_proj, &lw.v_proj}, {q, kv, kv});
+    } else {
+      lw.q_proj = t.matrix(p + "attn_q.weight", q, dim);
+      lw.k_proj = t.matrix(p + "attn_k.weight", kv, dim);
+      lw.v_proj = t.matrix(p + "attn_v.weight", kv, dim);
+    }
+    lw.o_proj = t.matrix(p + "attn_output.weight", dim, q);
+    if (fam->qkv_bias == TensorRule::kRequired) {
       lw.bq = t.get(p + "attn_q.bias", 0, q);
       lw.bk = t.get(p + "attn_k.bias", 0, kv);
       lw.bv = t.get(p + "attn_v.bias", 0, kv);
-    } else if (fam->qkv_bias_optional) {
+    } else if (fam->qkv_bias == TensorRule::kOptional) {
       lw.bq = t.get_optional(p + "attn_q.bias", 0, q);
       lw.bk = t.get_optional(p + "attn_k.bias", 0, kv);
       lw.bv = t.get_optional(p + "attn_v.bias", 0, kv);
     }
-    if (fam->out_bias_optional) lw.bo = t.get_optional(p + "attn_output.bias", 0, dim);
+    if (fam->out_bias != TensorRule::kNever) lw.bo = t.get_optional(p + "attn_output.bias", 0, dim);
     if (fam->qk_norm) {
       lw.q_norm = t.get(p + "attn_q_norm.weight", 0, hd);
       lw.k_norm = t.get(p + "attn_k_norm.weight", 0, hd);
     }
-    lw.rms_ffn = t.get(p + "ffn_norm.weight", 0, dim);
-    lw.w1 = t.matrix(p + "ffn_gate.weight", hidden, dim);
-    lw.w2 = t.matrix(p + "ffn_down.weight", dim, hidden);
-    lw.w3 = t.matrix(p + "ffn_up.weight", hidden, dim);
+    if (fam->post_norm) {
+      lw.post_attention_norm = t.get(p + "post_attention_norm.weight", 0, dim);
+      lw.post_ffw_norm = t.get(p + "post_ffw_norm.weight", 0, dim);
+    }
+    if (fam->pre_norm) lw.ffn_norm = t.get(p + "ffn_norm.weight", 0, dim);
+    if (spec.moe) {
+      const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
+      lw.moe.router = t.matrix(p + "ffn_gate_inp.weight", E, dim);
+      // [E][rows][cols] 3-D tensors: expert e's matrix is the e-th slice.
+      auto experts = [&](const std::string& name, uint64_t rows, uint64_t cols, std::vector<WeightTensor>& out) {
+        const WeightTensor all = t.matrix3(name, E, rows, cols);
+        const std::size_t bytes = all.bytes(rows * cols);
+        for (uint64_t e = 0; e < E; ++e)
+          out.emplace_back(static_cast<const unsigned char*>(all.data) + e * bytes, all.dtype);
+      };
+      if (t.has(p + "ffn_gate_up_exps.weight")) {
+        std::vector<WeightTensor> fused;
+        experts(p + "ffn_gate_up_exps.weight", 2 * ef, dim, fused);
+        for (const WeightTensor& e : fused) {
+          lw.moe.gate.emplace_back(e);
+          lw.moe.up.emplace_back(static_cast<const unsigned char*>(e.data) + e.bytes(dim) * ef, e.dtype);
+        }
+      } else {
+        experts(p + "ffn_gate_exps.weight", ef, dim, lw.moe.gate);
+        experts(p + "ffn_up_exps.weight", ef, dim, lw.moe.up);
+      }
+      experts(p + "ffn_down_exps.weight", dim, ef, lw.moe.down);
+    } else if (fam->fused_gate_up && !t.has(p + "ffn_gate.weight")) {
+      split(t.matrix(p + "ffn_up.weight", 2 * hidden, dim), dim, {&lw.gate_proj, &lw.up_proj}, {hidden, hidden});
+      lw.down_proj = t.matrix(p + "ffn_down.weight", dim, hidden);
+    } else {
+      lw.gate_proj = t.matrix(p + "ffn_gate.weight", hidden, dim);
+      lw.down_proj = t.matrix(p + "ffn_down.weight", dim, hidden);
+      lw.up_proj = t.matrix(p + "ffn_up.weight", hidden, dim);
+    }
     if (lw.bq || lw.bk || lw.bv) c.attention_qkv_bias = true;
   }
   // Biases are per layer in the file but one switch here: a layer without them adds zeros, and
@@ -293,9 +394,9 @@ LoadedModel load_gguf_model(GgufFile& f) {
     fail(f, "attn_output.bias is in " + std::to_string(with_bo) + " of " + std::to_string(c.n_layers) +
                 " layers (must be all or none)");
   c.attention_out_bias = with_bo > 0;
-  w.rms_final = t.get("output_norm.weight", 0, dim);
+  w.final_norm = t.get("output_norm.weight", 0, dim);
   c.shared_classifier = !t.has("output.weight");
-  w.wcls = c.shared_classifier ? w.token_embedding : t.matrix("output.weight", vocab, dim);
+  w.lm_head = c.shared_classifier ? w.token_embedding : t.matrix("output.weight", vocab, dim);
   t.finish(a);
   return m;
 }

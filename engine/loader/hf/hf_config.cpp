@@ -1,5 +1,6 @@
 #include "engine/loader/hf/hf_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -117,8 +118,84 @@ constexpr HfFamily kHfFamilies[] = {
     {"MistralForCausalLM", "mistral", "llama"},
     {"Qwen2ForCausalLM", "qwen2", "qwen2"},
     {"Qwen3ForCausalLM", "qwen3", "qwen3"},
+    {"Qwen3MoeForCausalLM", "qwen3_moe", "qwen3moe"},
+    {"Gemma3ForCausalLM", "gemma3_text", "gemma3"},
+    {"Gemma3ForConditionalGeneration", "gemma3", "gemma3"},
+    {"Phi3ForCausalLM", "phi3", "phi3"},
+    {"SmolLM3ForCausalLM", "smollm3", "smollm3"},
+    {"Exaone4ForCausalLM", "exaone4", "exaone4"},
 };
-constexpr const char* kSupported = "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM";
+constexpr const char* kSupported =
+    "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, "
+    "Gemma3ForCausalLM, Gemma3ForConditionalGeneration (text only), Phi3ForCausalLM, SmolLM3ForCausalLM, "
+    "Exaone4ForCausalLM";
+
+// Gemma3TextConfig's defaults (transformers configuration_gemma3.py): a Gemma3ForConditionalGeneration
+// config.json's text_config leaves most of them out (gemma-3-4b-it gives hidden_size,
+// intermediate_size, num_hidden_layers, rope_scaling and sliding_window only).
+json gemma3_text_defaults() {
+  return {{"vocab_size", 262208},
+          {"hidden_size", 2304},
+          {"intermediate_size", 9216},
+          {"num_hidden_layers", 26},
+          {"num_attention_heads", 8},
+          {"num_key_value_heads", 4},
+          {"head_dim", 256},
+          {"hidden_activation", "gelu_pytorch_tanh"},
+          {"max_position_embeddings", 131072},
+          {"rms_norm_eps", 1e-6},
+          {"tie_word_embeddings", true},
+          {"rope_theta", 1000000.0},
+          {"attention_bias", false},
+          {"query_pre_attn_scalar", 256},
+          {"sliding_window", 4096},
+          {"rope_local_base_freq", 10000.0},
+          {"sliding_window_pattern", 6}};
+}
+
+// transformers 5 writes RoPE as rope_parameters: {rope_theta, rope_type, <scaling keys>,
+// partial_rotary_factor}, or one such object per layer type (Gemma 3: full_attention for the global
+// layers, sliding_attention for the local ones). Copied into the older keys this parser reads
+// (rope_theta, rope_scaling, partial_rotary_factor, rope_local_base_freq) where those are absent.
+void adopt_rope_parameters(json& j, const std::string& name) {
+  if (!present(j, "rope_parameters")) return;
+  const json rp = j["rope_parameters"];
+  if (!rp.is_object()) fail_in(name, "'rope_parameters' is " + brief(rp) + ", not an object");
+  auto adopt = [&](const json& p, const char* theta_key, bool scaling) {
+    if (!p.is_object()) fail_in(name, "'rope_parameters' holds " + brief(p) + ", not an object");
+    if (p.contains("rope_theta") && !present(j, theta_key)) j[theta_key] = p["rope_theta"];
+    if (!scaling) return;
+    if (p.contains("partial_rotary_factor") && !present(j, "partial_rotary_factor"))
+      j["partial_rotary_factor"] = p["partial_rotary_factor"];
+    const bool scaled = (p.contains("rope_type") && p["rope_type"] != "default") ||
+                        (p.contains("type") && p["type"] != "default");
+    if (scaled && !present(j, "rope_scaling")) j["rope_scaling"] = p;
+  };
+  if (rp.contains("full_attention") || rp.contains("sliding_attention")) {
+    if (rp.contains("full_attention")) adopt(rp["full_attention"], "rope_theta", true);
+    if (rp.contains("sliding_attention")) adopt(rp["sliding_attention"], "rope_local_base_freq", false);
+  } else {
+    adopt(rp, "rope_theta", true);
+  }
+}
+
+/// layer_types: one "sliding_attention" / "full_attention" per layer, as sliding flags; nullopt
+/// when absent. Another kind of layer is refused by name.
+std::optional<std::vector<bool>> sliding_layers(const json& j, int n_layers, const std::string& name) {
+  if (!present(j, "layer_types")) return std::nullopt;
+  const json& lt = j["layer_types"];
+  if (!lt.is_array() || lt.size() != std::size_t(n_layers))
+    fail_in(name, "'layer_types' is not a list of " + std::to_string(n_layers) + " layer kinds (num_hidden_layers)");
+  std::vector<bool> sliding;
+  for (std::size_t l = 0; l < lt.size(); ++l) {
+    const json& k = lt[l];
+    if (!k.is_string() || (k != "sliding_attention" && k != "full_attention"))
+      fail_in(name, "'layer_types' [" + std::to_string(l) + "] is " + brief(k) +
+                        ": an unknown layer type (supported: \"sliding_attention\", \"full_attention\")");
+    sliding.push_back(k == "sliding_attention");
+  }
+  return sliding;
+}
 
 // rope_scaling (transformers modeling_rope_utils.py): null, "default", "linear" and "llama3" are
 // computed exactly; every other type is refused by name.
@@ -169,13 +246,13 @@ RopeScaling parse_rope_scaling(const json& j, const std::string& name) {
 }  // namespace
 
 HfModelConfig parse_hf_config(const std::string& json_text, const std::string& name) {
-  const json j = parse_object(json_text, name);
+  const json top = parse_object(json_text, name);
   HfModelConfig out;
 
   // Architecture.
   const HfFamily* fam = nullptr;
-  if (present(j, "architectures")) {
-    const json& a = j["architectures"];
+  if (present(top, "architectures")) {
+    const json& a = top["architectures"];
     if (!a.is_array()) fail_in(name, "'architectures' is " + brief(a) + ", not a list");
     std::string seen;
     for (const json& x : a) {
@@ -190,7 +267,7 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
       fail_in(name, "architecture " + (seen.empty() ? std::string("[]") : seen) +
                         " is not supported (supported: " + kSupported + ")");
   } else {
-    const std::string type = j.value("model_type", json()).is_string() ? j["model_type"].get<std::string>() : "";
+    const std::string type = top.value("model_type", json()).is_string() ? top["model_type"].get<std::string>() : "";
     for (const HfFamily& f : kHfFamilies)
       if (type == f.model_type) fam = &f;
     if (!fam)
@@ -199,18 +276,37 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   }
   out.architecture = fam->architecture;
   const std::string family = fam->family;
-  const bool qwen = family == "qwen2" || family == "qwen3";
+  const bool qwen = family == "qwen2" || family == "qwen3" || family == "qwen3moe";
+
+  // The keys of the text model: config.json itself, or (Gemma3ForConditionalGeneration) its
+  // text_config, with the special token ids of the top level; Gemma 3 with transformers' defaults.
+  json j = top;
+  if (out.architecture == std::string("Gemma3ForConditionalGeneration")) {
+    if (!present(top, "text_config") || !top["text_config"].is_object())
+      fail_in(name, "Gemma3ForConditionalGeneration without a 'text_config' object: the text model is unknown");
+    j = top["text_config"];
+    for (const char* k : {"bos_token_id", "eos_token_id", "pad_token_id"})
+      if (top.contains(k)) j[k] = top[k];
+    out.multimodal = true;
+  }
+  adopt_rope_parameters(j, name);
+  if (family == "gemma3") {
+    const json defaults = gemma3_text_defaults();
+    for (auto it = defaults.begin(); it != defaults.end(); ++it)
+      if (!j.contains(it.key())) j[it.key()] = it.value();
+  }
 
   std::string missing;
   for (const char* key : {"hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
                           "rms_norm_eps", "max_position_embeddings"})
-    if (!present(j, key)) missing += (missing.empty() ? "" : ", ") + std::string(key);
+    if (!present(j, key) && !(family == "qwen3moe" && std::string(key) == "intermediate_size"))
+      missing += (missing.empty() ? "" : ", ") + std::string(key);
   if (!missing.empty()) fail_in(name, "missing required keys: " + missing);
 
   ModelConfig& c = out.config;
   c.architecture = family;
-  c.dim = int(*get_int(j, "hidden_size", name, 1, kMaxDim));
-  c.hidden_dim = int(*get_int(j, "intermediate_size", name, 1, 4 * kMaxDim));
+  c.hidden_size = int(*get_int(j, "hidden_size", name, 1, kMaxDim));
+  c.intermediate_size = int(get_int(j, "intermediate_size", name, 1, 4 * kMaxDim).value_or(0));
   c.n_layers = int(*get_int(j, "num_hidden_layers", name, 1, kMaxLayers));
   c.n_heads = int(*get_int(j, "num_attention_heads", name, 1, kMaxHeads));
   c.n_kv_heads = int(get_int(j, "num_key_value_heads", name, 1, c.n_heads).value_or(c.n_heads));
@@ -225,10 +321,10 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   } else if (family == "qwen3") {
     c.head_dim = 128;  // Qwen3Config's default head_dim (transformers configuration_qwen3.py)
   } else {
-    if (c.dim % c.n_heads != 0)
-      fail_in(name, "hidden_size " + std::to_string(c.dim) + " is not a multiple of num_attention_heads " +
+    if (c.hidden_size % c.n_heads != 0)
+      fail_in(name, "hidden_size " + std::to_string(c.hidden_size) + " is not a multiple of num_attention_heads " +
                         std::to_string(c.n_heads) + " (and no head_dim is given)");
-    c.head_dim = c.dim / c.n_heads;
+    c.head_dim = c.hidden_size / c.n_heads;
   }
   if (c.head_dim % 2 != 0) fail_in(name, "head_dim " + std::to_string(c.head_dim) + " is odd (RoPE needs pairs)");
 
@@ -239,18 +335,235 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   if (!(theta > 1)) fail_in(name, "'rope_theta' " + std::to_string(theta) + " must be greater than 1");
   c.rope_theta = float(theta);
   c.rope_style = RopeStyle::kNeox;
-  c.rope_scaling = parse_rope_scaling(j, name);
+  if (family != "phi3") c.rope_scaling = parse_rope_scaling(j, name);
   c.shared_classifier = get_bool(j, "tie_word_embeddings", name).value_or(false);
   c.stop_on_bos = false;
 
   // Biases and norms per family (transformers' modeling_*.py): Qwen2 has q/k/v biases always;
-  // Llama and Qwen3 q/k/v and o biases when attention_bias (Mistral never); Qwen3 q_norm/k_norm.
-  const bool attention_bias = (family == "llama" && out.architecture == "LlamaForCausalLM") || family == "qwen3"
+  // Llama, Qwen3, Qwen3-MoE and SmolLM3 q/k/v and o biases when attention_bias (Mistral never);
+  // Qwen3, Qwen3-MoE, Gemma 3 and EXAONE 4 q_norm/k_norm.
+  const bool attention_bias = (family == "llama" && out.architecture == "LlamaForCausalLM") || family == "qwen3" ||
+                                      family == "qwen3moe" || family == "smollm3"
                                   ? get_bool(j, "attention_bias", name).value_or(false)
                                   : false;
   c.attention_qkv_bias = family == "qwen2" || attention_bias;
   c.attention_out_bias = attention_bias;
-  c.qk_norm = family == "qwen3";
+  c.qk_norm = family == "qwen3" || family == "qwen3moe" || family == "gemma3" || family == "exaone4";
+  if (family == "exaone4") {
+    // EXAONE 4 (modeling_exaone4.py, engine/model/arch/exaone4.cpp): post-norm-only blocks; with a
+    // sliding_window, layer_types says which layers slide; RoPE only on those (all layers when
+    // there is no window).
+    c.pre_norm = false;
+    c.post_norm = true;
+    int64_t window = present(j, "sliding_window") ? *get_int(j, "sliding_window", name, 0, 1 << 24) : 0;
+    if (window > 0) {
+      c.layer_specs.assign(std::size_t(c.n_layers), c.layer(0));
+      const json* lt = present(j, "layer_types") ? &j["layer_types"] : nullptr;
+      if (lt && (!lt->is_array() || lt->size() != std::size_t(c.n_layers)))
+        fail_in(name, "'layer_types' is not a list of " + std::to_string(c.n_layers) + " layer kinds");
+      // sliding_window_pattern: a period (every period-th layer global) or, as the 32B's
+      // config.json spells it, a string repeated over the layers ("LLLG": L local, G global).
+      std::string pattern = "LLLG";
+      if (present(j, "sliding_window_pattern")) {
+        const json& p = j["sliding_window_pattern"];
+        if (p.is_string() && !p.get<std::string>().empty() &&
+            p.get<std::string>().find_first_not_of("LG") == std::string::npos) {
+          pattern = p.get<std::string>();
+        } else {
+          const int64_t period = *get_int(j, "sliding_window_pattern", name, 1, kMaxLayers);
+          pattern.assign(std::size_t(period - 1), 'L');
+          pattern += 'G';
+        }
+      }
+      for (int l = 0; l < c.n_layers; ++l) {
+        bool sliding = pattern[std::size_t(l) % pattern.size()] == 'L';
+        if (lt) {
+          const json& k = (*lt)[std::size_t(l)];
+          if (!k.is_string() || (k != "sliding_attention" && k != "full_attention"))
+            fail_in(name, "'layer_types' [" + std::to_string(l) + "] is " + brief(k) +
+                              ", not \"sliding_attention\" or \"full_attention\"");
+          sliding = k == "sliding_attention";
+        }
+        c.layer_specs[std::size_t(l)].sliding_window = sliding ? int(window) : 0;
+        c.layer_specs[std::size_t(l)].use_rope = sliding;
+      }
+    }
+  }
+  if (family == "gemma3") {
+    // Gemma 3 (modeling_gemma3.py, engine/model/arch/gemma3.cpp): sandwich norms whose weights are
+    // stored as w for (1 + w), GELU-tanh, embeddings times sqrt(hidden_size), sliding layers with
+    // their own RoPE base and no rope_scaling, global layers with rope_theta and rope_scaling.
+    c.pre_norm = true;
+    c.post_norm = true;
+    c.activation = MlpActivation::kGeluTanh;
+    out.norm_weight_offset = 1.0f;
+    const json& act = j["hidden_activation"];
+    if (!act.is_string() || act.get<std::string>() != "gelu_pytorch_tanh")
+      fail_in(name, "hidden_activation " + brief(act) + " is not supported (only \"gelu_pytorch_tanh\")");
+    if (get_bool(j, "attention_bias", name).value_or(false))
+      fail_in(name, "'attention_bias' true is not supported for Gemma 3 (no attention bias terms)");
+    if (present(j, "attn_logit_softcapping"))
+      fail_in(name, "'attn_logit_softcapping' " + brief(j["attn_logit_softcapping"]) +
+                        " (attention logit soft-capping) is not supported");
+    if (const auto cap = get_number(j, "final_logit_softcapping", name)) {
+      if (!(*cap > 0)) fail_in(name, "'final_logit_softcapping' " + std::to_string(*cap) + " must be positive");
+      c.final_logit_softcap = float(*cap);
+    }
+    const std::optional<int64_t> window = get_int(j, "sliding_window", name, 1, 1 << 24);
+    if (!window) fail_in(name, "a Gemma 3 model needs 'sliding_window' (its local layers' window)");
+    std::optional<std::vector<bool>> sliding = sliding_layers(j, c.n_layers, name);
+    if (!sliding) {
+      // transformers: layer i is global iff (i + 1) % sliding_window_pattern == 0.
+      const int64_t period = get_int(j, "sliding_window_pattern", name, 1, kMaxLayers).value_or(6);
+      sliding.emplace();
+      for (int l = 0; l < c.n_layers; ++l) sliding->push_back((l + 1) % period != 0);
+    }
+    const double local = get_number(j, "rope_local_base_freq", name).value_or(10000.0);
+    if (!(local > 1)) fail_in(name, "'rope_local_base_freq' " + std::to_string(local) + " must be greater than 1");
+    c.layer_specs.assign(std::size_t(c.n_layers), LayerSpec{});
+    for (int l = 0; l < c.n_layers; ++l) {
+      LayerSpec& s = c.layer_specs[std::size_t(l)];
+      const bool slides = (*sliding)[std::size_t(l)];
+      s.sliding_window = slides ? int(*window) : 0;
+      s.rope_theta = slides ? double(float(local)) : double(c.rope_theta);
+      s.rope_scaled = !slides;
+    }
+    c.embedding_scale = std::sqrt(float(c.hidden_size));
+    // Scores times query_pre_attn_scalar^-0.5; 0 (the default 1 / sqrt(head_dim)) when it is head_dim.
+    const double qpas = get_number(j, "query_pre_attn_scalar", name).value_or(double(c.head_dim));
+    if (!(qpas > 0)) fail_in(name, "'query_pre_attn_scalar' " + std::to_string(qpas) + " must be positive");
+    if (qpas != double(c.head_dim)) c.attention_scale = 1.0f / std::sqrt(float(qpas));
+  }
+  if (family == "qwen3moe") {
+    // Qwen3-MoE (modeling_qwen3_moe.py Qwen3MoeDecoderLayer / Qwen3MoeSparseMoeBlock): layer l is a
+    // mixture of experts unless listed in mlp_only_layers, when (l + 1) % decoder_sparse_step == 0;
+    // softmax router over all experts, top-k, renormalised when norm_topk_prob.
+    MoeConfig& m = c.moe;
+    const char* count_key = present(j, "num_experts") ? "num_experts" : "num_local_experts";
+    const std::optional<int64_t> n = get_int(j, count_key, name, 1, 4096);
+    const std::optional<int64_t> k = get_int(j, "num_experts_per_tok", name, 1, 4096);
+    const std::optional<int64_t> width = get_int(j, "moe_intermediate_size", name, 1, 4 * kMaxDim);
+    if (!n || !k || !width)
+      fail_in(name, "a Qwen3-MoE model needs 'num_experts', 'num_experts_per_tok' and 'moe_intermediate_size'");
+    if (*k > *n)
+      fail_in(name, "'num_experts_per_tok' " + std::to_string(*k) + " is above the expert count (" + count_key + " " +
+                        std::to_string(*n) + "): top-k cannot choose more experts than there are");
+    m.num_experts = int(*n);
+    m.num_experts_per_tok = int(*k);
+    m.expert_intermediate_size = int(*width);
+    m.softmax_before_topk = true;
+    m.norm_topk_prob = get_bool(j, "norm_topk_prob", name).value_or(false);  // Qwen3MoeConfig's default
+    const int64_t step = get_int(j, "decoder_sparse_step", name, 1, kMaxLayers).value_or(1);
+    std::vector<bool> dense(std::size_t(c.n_layers), false);
+    if (present(j, "mlp_only_layers")) {
+      const json& mol = j["mlp_only_layers"];
+      if (!mol.is_array()) fail_in(name, "'mlp_only_layers' is " + brief(mol) + ", not a list of layer indices");
+      for (const json& x : mol) {
+        if (!x.is_number_integer() || x.get<int64_t>() < 0 || x.get<int64_t>() >= c.n_layers)
+          fail_in(name, "'mlp_only_layers' holds " + brief(x) + ", not a layer index below num_hidden_layers " +
+                            std::to_string(c.n_layers));
+        dense[std::size_t(x.get<int64_t>())] = true;
+      }
+    }
+    c.layer_specs.assign(std::size_t(c.n_layers), c.layer(0));
+    int moe_layers = 0;
+    for (int l = 0; l < c.n_layers; ++l) {
+      c.layer_specs[std::size_t(l)].moe = !dense[std::size_t(l)] && (l + 1) % step == 0;
+      moe_layers += c.layer_specs[std::size_t(l)].moe;
+    }
+    if (moe_layers == c.n_layers) {
+      c.intermediate_size = 0;  // no dense MLP (as the GGUF loader has it)
+    } else if (c.intermediate_size == 0) {
+      fail_in(name, "missing required keys: intermediate_size (the dense MLP of the " +
+                        std::to_string(c.n_layers - moe_layers) + " layers without experts)");
+    }
+  }
+  if (family == "phi3") {
+    // Phi-3 / Phi-4-mini (modeling_phi3.py; modeling_rope_utils.py _compute_longrope_parameters):
+    // the leading int(head_dim * partial_rotary_factor) dims rotate; LongRoPE divides the
+    // frequencies by short_factor (or long_factor past original_max_position_embeddings) and scales
+    // cos/sin by the attention factor, which the engine applies to the scores (squared).
+    const double prf = get_number(j, "partial_rotary_factor", name).value_or(1.0);
+    const int rot = int(double(c.head_dim) * prf);
+    if (!(prf > 0 && prf <= 1) || rot < 2 || rot % 2 != 0)
+      fail_in(name, "'partial_rotary_factor' " + std::to_string(prf) + " rotates " + std::to_string(rot) + " of " +
+                        std::to_string(c.head_dim) + " dims (must be an even number, at least 2)");
+    if (rot != c.head_dim) c.rotary_dim = rot;
+    if (present(j, "rope_scaling")) {
+      const json& rs = j["rope_scaling"];
+      if (!rs.is_object()) fail_in(name, "'rope_scaling' is " + brief(rs) + ", not an object or null");
+      std::string type;
+      for (const char* key : {"rope_type", "type"})
+        if (rs.contains(key) && rs[key].is_string()) {
+          type = rs[key].get<std::string>();
+          break;
+        }
+      if (type != "default") {
+        if (type != "longrope" && type != "su")
+          fail_in(name, "rope_scaling type '" + type + "' is not supported for Phi-3 (supported: default, longrope)");
+        const int half = c.rotary_dims() / 2;
+        auto factors = [&](const char* key) {
+          if (!rs.contains(key) || !rs[key].is_array() || rs[key].size() != std::size_t(half))
+            fail_in(name, std::string("rope_scaling longrope needs '") + key + "': a list of " + std::to_string(half) +
+                              " numbers (rotated dims / 2), got " + (rs.contains(key) ? brief(rs[key]) : "none"));
+          std::vector<float> v;
+          for (const json& x : rs[key]) {
+            if (!x.is_number() || !(x.get<double>() > 0) || !std::isfinite(x.get<double>()))
+              fail_in(name, std::string("rope_scaling '") + key + "' holds " + brief(x) + ", not a positive number");
+            v.push_back(float(x.get<double>()));
+          }
+          return v;
+        };
+        c.rope_freq_factors = factors("short_factor");
+        c.rope_freq_factors_long = factors("long_factor");
+        const json& orig_src = rs.contains("original_max_position_embeddings") ? rs : j;
+        const int64_t original =
+            get_int(orig_src, "original_max_position_embeddings", name, 1, kMaxPositions).value_or(4096);
+        c.rope_long_threshold = int(original);
+        double attention = 1.0;
+        if (const auto af = get_number(rs, "attention_factor", name)) {
+          if (!(*af > 0) || *af > 16)
+            fail_in(name, "rope_scaling 'attention_factor' " + std::to_string(*af) + " is outside (0, 16]");
+          attention = *af;
+        } else if (const double s = double(c.max_seq_len) / double(original); s > 1.0) {
+          attention = std::sqrt(1.0 + std::log(s) / std::log(double(original)));
+        }
+        // As the GGUF loader: the factor as float32 (rope.scaling.attn_factor), squared.
+        const double af32 = double(float(attention));
+        c.rope_attn_factor = float(af32 * af32);
+      }
+    }
+    if (const auto w = get_int(j, "sliding_window", name, 1, 1 << 24); w && *w < c.max_seq_len) {
+      c.layer_specs.assign(std::size_t(c.n_layers), c.layer(0));
+      for (LayerSpec& s : c.layer_specs) s.sliding_window = int(*w);
+    }
+  }
+  if (family == "smollm3") {
+    // SmolLM3 (modeling_smollm3.py: use_rope = config.no_rope_layers[layer_idx]): RoPE on layer l
+    // iff no_rope_layers[l] is 1; without the list, every no_rope_layer_interval-th layer has none.
+    std::vector<bool> rope;
+    if (present(j, "no_rope_layers")) {
+      const json& nr = j["no_rope_layers"];
+      if (!nr.is_array() || nr.size() < std::size_t(c.n_layers))
+        fail_in(name, "'no_rope_layers' is not a list of at least " + std::to_string(c.n_layers) +
+                          " entries (num_hidden_layers)");
+      for (int l = 0; l < c.n_layers; ++l) {
+        const json& x = nr[std::size_t(l)];
+        if (!x.is_number_integer() || (x.get<int64_t>() != 0 && x.get<int64_t>() != 1))
+          fail_in(name, "'no_rope_layers' [" + std::to_string(l) + "] is " + brief(x) + ", not 0 (NoPE) or 1 (RoPE)");
+        rope.push_back(x.get<int64_t>() == 1);
+      }
+    } else {
+      const int64_t interval = get_int(j, "no_rope_layer_interval", name, 1, kMaxLayers).value_or(4);
+      for (int l = 0; l < c.n_layers; ++l) rope.push_back((l + 1) % interval != 0);
+    }
+    c.layer_specs.assign(std::size_t(c.n_layers), c.layer(0));
+    for (int l = 0; l < c.n_layers; ++l) c.layer_specs[std::size_t(l)].use_rope = rope[std::size_t(l)];
+    // SmolLM3Config: with use_sliding_window, the NoPE layers slide.
+    if (get_bool(j, "use_sliding_window", name).value_or(false) && present(j, "sliding_window") &&
+        std::find(rope.begin(), rope.end(), false) != rope.end())
+      fail_in(name, "use_sliding_window is true: sliding-window attention on SmolLM3's NoPE layers is not supported");
+  }
 
   if (const auto bos = get_int(j, "bos_token_id", name, 0, c.vocab_size - 1)) {
     c.bos_id = int(*bos);
@@ -264,16 +577,16 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   }
 
   // Features this engine does not implement: refuse rather than compute something else.
-  if (present(j, "quantization_config")) {
-    const json& qc = j["quantization_config"];
+  if (present(top, "quantization_config") || present(j, "quantization_config")) {
+    const json& qc = present(top, "quantization_config") ? top["quantization_config"] : j["quantization_config"];
     const std::string method = qc.is_object() && qc.contains("quant_method") && qc["quant_method"].is_string()
                                    ? qc["quant_method"].get<std::string>()
                                    : brief(qc);
     fail_in(name, "quantized checkpoints ('quantization_config' method " + method + ") are not supported");
   }
-  if (const auto prf = get_number(j, "partial_rotary_factor", name); prf && *prf != 1.0)
+  if (const auto prf = get_number(j, "partial_rotary_factor", name); prf && *prf != 1.0 && family != "phi3")
     fail_in(name, "'partial_rotary_factor' " + std::to_string(*prf) + " (partial RoPE) is not supported");
-  if (present(j, "layer_types")) {
+  if (family != "exaone4" && family != "gemma3" && present(j, "layer_types")) {
     const json& lt = j["layer_types"];
     if (!lt.is_array()) fail_in(name, "'layer_types' is " + brief(lt) + ", not a list");
     for (std::size_t i = 0; i < lt.size(); ++i)
@@ -292,13 +605,13 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
                           ") use sliding_window " + brief(j["sliding_window"]) +
                           ": sliding-window attention is not implemented");
     }
-  } else if (present(j, "sliding_window")) {
+  } else if (family == "llama" && present(j, "sliding_window")) {
     const int64_t w = *get_int(j, "sliding_window", name, 0, INT64_MAX);
     if (w < c.max_seq_len)
       fail_in(name, "sliding_window " + std::to_string(w) + " is smaller than max_position_embeddings " +
                         std::to_string(c.max_seq_len) + ": sliding-window attention is not implemented");
   }
-  if (present(j, "hidden_act")) {
+  if (family != "gemma3" && present(j, "hidden_act")) {
     const json& act = j["hidden_act"];
     if (!act.is_string() || act.get<std::string>() != "silu")
       fail_in(name, "hidden_act " + brief(act) + " is not supported (only \"silu\")");
@@ -306,7 +619,7 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
   if (get_bool(j, "mlp_bias", name).value_or(false))
     fail_in(name, "'mlp_bias' true is not supported (no MLP bias terms)");
   for (const char* k : {"num_experts", "num_local_experts"})
-    if (get_int(j, k, name, 0, INT64_MAX).value_or(0) > 0)
+    if (family != "qwen3moe" && get_int(j, k, name, 0, INT64_MAX).value_or(0) > 0)
       fail_in(name, std::string("'") + k + "' > 0: mixture-of-experts models are not supported");
   return out;
 }

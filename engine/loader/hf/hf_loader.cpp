@@ -9,6 +9,7 @@
 #include "engine/loader/chat_template_source.h"
 #include "engine/loader/hf/safetensors.h"
 #include "engine/loader/load_util.h"
+#include "engine/model/arch/registry.h"
 
 namespace fs = std::filesystem;
 
@@ -95,19 +96,59 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     return {t.data, dt};
   };
 
-  const uint64_t dim = c.dim, hidden = c.hidden_dim, vocab = c.vocab_size, hd = c.head_dim;
+  // Norm weights: Gemma's are stored as w for (1 + w); the engine holds the multiplier.
+  auto norm = [&](const std::string& name, uint64_t n) -> const float* {
+    if (cfg.norm_weight_offset == 0.0f) return take(name, {n});
+    const StTensor& t = find(name, {n});
+    float* buf = m.allocate(t.num_elements);
+    to_float32(t, buf);
+    for (std::size_t i = 0; i < t.num_elements; ++i) buf[i] += cfg.norm_weight_offset;
+    return buf;
+  };
+  // The rows [first, first + n) of a fused matrix, as a view.
+  auto rows_of = [](const WeightTensor& fused, uint64_t cols, uint64_t first) {
+    return WeightTensor(static_cast<const unsigned char*>(fused.data) + fused.bytes(cols) * first, fused.dtype);
+  };
+
+  // Where the text model's tensors are: model.* (…ForCausalLM), or under language_model in a
+  // Gemma3ForConditionalGeneration folder (language_model.model.* as Google ships it,
+  // model.language_model.* as transformers >= 4.52 saves it).
+  std::string prefix = "model.", head = "lm_head.weight";
+  if (cfg.multimodal) {
+    if (st.find("language_model.model.embed_tokens.weight")) {
+      prefix = "language_model.model.";
+      head = "language_model.lm_head.weight";
+    } else if (st.find("model.language_model.embed_tokens.weight")) {
+      prefix = "model.language_model.";
+    } else {
+      throw std::runtime_error("'" + st.source() + "' has neither 'language_model.model.embed_tokens.weight' nor " +
+                               "'model.language_model.embed_tokens.weight': no text model of a " + cfg.architecture);
+    }
+  }
+  const ModelFamily* fam = find_family_by_gguf_name(c.architecture);
+  const bool fused_qkv = fam && fam->fused_qkv, fused_gate_up = fam && fam->fused_gate_up;
+
+  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size, vocab = c.vocab_size, hd = c.head_dim;
   const uint64_t q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
   ModelWeights& w = m.weights;
-  w.token_embedding = matrix("model.embed_tokens.weight", {vocab, dim});
+  w.token_embedding = matrix(prefix + "embed_tokens.weight", {vocab, dim});
   w.layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
-    const std::string p = "model.layers." + std::to_string(l) + ".";
+    const std::string p = prefix + "layers." + std::to_string(l) + ".";
     LayerWeights& lw = w.layers[l];
-    lw.rms_att = take(p + "input_layernorm.weight", {dim});
-    lw.wq = matrix(p + "self_attn.q_proj.weight", {q, dim});
-    lw.wk = matrix(p + "self_attn.k_proj.weight", {kv, dim});
-    lw.wv = matrix(p + "self_attn.v_proj.weight", {kv, dim});
-    lw.wo = matrix(p + "self_attn.o_proj.weight", {dim, q});
+    if (c.pre_norm) lw.attn_norm = norm(p + "input_layernorm.weight", dim);
+    if (fused_qkv) {
+      // Phi-3's qkv_proj: the q rows, then k, then v.
+      const WeightTensor qkv = matrix(p + "self_attn.qkv_proj.weight", {q + 2 * kv, dim});
+      lw.q_proj = qkv;
+      lw.k_proj = rows_of(qkv, dim, q);
+      lw.v_proj = rows_of(qkv, dim, q + kv);
+    } else {
+      lw.q_proj = matrix(p + "self_attn.q_proj.weight", {q, dim});
+      lw.k_proj = matrix(p + "self_attn.k_proj.weight", {kv, dim});
+      lw.v_proj = matrix(p + "self_attn.v_proj.weight", {kv, dim});
+    }
+    lw.o_proj = matrix(p + "self_attn.o_proj.weight", {dim, q});
     if (c.attention_qkv_bias) {
       lw.bq = take(p + "self_attn.q_proj.bias", {q});
       lw.bk = take(p + "self_attn.k_proj.bias", {kv});
@@ -115,23 +156,57 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     }
     if (c.attention_out_bias) lw.bo = take(p + "self_attn.o_proj.bias", {dim});
     if (c.qk_norm) {
-      lw.q_norm = take(p + "self_attn.q_norm.weight", {hd});
-      lw.k_norm = take(p + "self_attn.k_norm.weight", {hd});
+      lw.q_norm = norm(p + "self_attn.q_norm.weight", hd);
+      lw.k_norm = norm(p + "self_attn.k_norm.weight", hd);
     }
-    lw.rms_ffn = take(p + "post_attention_layernorm.weight", {dim});
-    lw.w1 = matrix(p + "mlp.gate_proj.weight", {hidden, dim});
-    lw.w3 = matrix(p + "mlp.up_proj.weight", {hidden, dim});
-    lw.w2 = matrix(p + "mlp.down_proj.weight", {dim, hidden});
+    if (c.pre_norm && !c.post_norm) {
+      lw.ffn_norm = norm(p + "post_attention_layernorm.weight", dim);  // Llama's name for the pre-MLP norm
+    } else if (c.post_norm) {
+      // EXAONE 4 (and Gemma's sandwich): post_attention_layernorm is the norm of the attention's
+      // output, post_feedforward_layernorm the MLP's.
+      lw.post_attention_norm = norm(p + "post_attention_layernorm.weight", dim);
+      lw.post_ffw_norm = norm(p + "post_feedforward_layernorm.weight", dim);
+      if (c.pre_norm) lw.ffn_norm = norm(p + "pre_feedforward_layernorm.weight", dim);
+    }
+    if (c.layer(l).moe) {
+      // Qwen3-MoE: router mlp.gate [experts, hidden], expert e's mlp.experts.e.{gate,up,down}_proj.
+      const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
+      const std::string router = p + "mlp.gate.weight";
+      if (const StTensor* r = st.find(router); r && r->shape.size() == 2 && r->shape[1] == dim && r->shape[0] != E)
+        throw std::runtime_error("tensor '" + router + "' in '" + r->file + "' routes to " +
+                                 std::to_string(r->shape[0]) + " experts, but '" + config_name + "' says " +
+                                 std::to_string(E) + " (num_experts): the expert count does not match the router");
+      lw.moe.router = matrix(router, {E, dim});
+      for (uint64_t e = 0; e < E; ++e) {
+        const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
+        lw.moe.gate.push_back(matrix(x + "gate_proj.weight", {ef, dim}));
+        lw.moe.up.push_back(matrix(x + "up_proj.weight", {ef, dim}));
+        lw.moe.down.push_back(matrix(x + "down_proj.weight", {dim, ef}));
+      }
+      if (const std::string more = p + "mlp.experts." + std::to_string(E) + ".gate_proj.weight"; st.find(more))
+        throw std::runtime_error("tensor '" + more + "' is an expert beyond the " + std::to_string(E) + " that '" +
+                                 config_name + "' declares (num_experts)");
+    } else if (fused_gate_up) {
+      // Phi-3's gate_up_proj: the gate rows, then the up rows (Phi3MLP's chunk(2)).
+      const WeightTensor gu = matrix(p + "mlp.gate_up_proj.weight", {2 * hidden, dim});
+      lw.gate_proj = gu;
+      lw.up_proj = rows_of(gu, dim, hidden);
+      lw.down_proj = matrix(p + "mlp.down_proj.weight", {dim, hidden});
+    } else {
+      lw.gate_proj = matrix(p + "mlp.gate_proj.weight", {hidden, dim});
+      lw.up_proj = matrix(p + "mlp.up_proj.weight", {hidden, dim});
+      lw.down_proj = matrix(p + "mlp.down_proj.weight", {dim, hidden});
+    }
   }
-  w.rms_final = take("model.norm.weight", {dim});
+  w.final_norm = norm(prefix + "norm.weight", dim);
   if (c.shared_classifier) {
-    w.wcls = w.token_embedding;  // transformers ties lm_head to the embedding; a stored copy is ignored (as vLLM)
-    if (st.find("lm_head.weight")) used.insert("lm_head.weight");
+    w.lm_head = w.token_embedding;  // transformers ties lm_head to the embedding; a stored copy is ignored (as vLLM)
+    if (st.find(head)) used.insert(head);
   } else {
-    if (!st.find("lm_head.weight"))
-      throw std::runtime_error("tensor 'lm_head.weight' is missing from '" + st.source() + "' and '" + config_name +
+    if (!st.find(head))
+      throw std::runtime_error("tensor '" + head + "' is missing from '" + st.source() + "' and '" + config_name +
                                "' says tie_word_embeddings false: the classifier would be unknown");
-    w.wcls = matrix("lm_head.weight", {vocab, dim});
+    w.lm_head = matrix(head, {vocab, dim});
   }
   // A floating-point tensor left over would be ignored weights: refuse it by name (a bias the
   // config does not declare, an MoE expert, a vision tower), except RoPE's inv_freq buffers older
@@ -143,6 +218,10 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
   for (const auto& [name, t] : st.tensors()) {
     if (used.count(name) || !is_float(t.dtype)) continue;
     if (name.ends_with(".rotary_emb.inv_freq")) continue;
+    // Gemma3ForConditionalGeneration: the image side is not run (text only).
+    if (cfg.multimodal && (name.starts_with("vision_tower.") || name.starts_with("multi_modal_projector.") ||
+                           name.starts_with("model.vision_tower.") || name.starts_with("model.multi_modal_projector.")))
+      continue;
     const bool bias = name.ends_with(".bias");
     throw std::runtime_error("tensor '" + name + "' in '" + t.file + "' is not part of a " + cfg.architecture +
                              " as '" + config_name + "' describes it" +

@@ -1,6 +1,7 @@
 #include "engine/loader/hf/hf_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,9 +11,14 @@
 #include <list>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include <sentencepiece_processor.h>
 #include <nlohmann/json.hpp>
+
+#include "engine/loader/hf/hf_config.h"
+#include "engine/model/arch/registry.h"
+#include "kernels/quant/dtype.h"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -84,6 +90,80 @@ double short_double(float f) {
   return double(f);
 }
 
+std::string spec_text(const LayerSpec& s) {
+  std::string t = s.sliding_window > 0 ? "sliding (window " + std::to_string(s.sliding_window) + ")" : "global";
+  if (!s.use_rope) return t + ", no RoPE";
+  char base[32];
+  std::snprintf(base, sizeof base, "%.9g", s.rope_theta);
+  return t + ", RoPE base " + base + (s.rope_scaled ? "" : " unscaled") + (s.moe ? ", experts" : "");
+}
+
+// What differs between the model's config `c` and `got`, the config a reader derives from the
+// config.json written for it ("" when they compute the same): shapes, RoPE, norms, scales,
+// per-layer specs, experts. Biases are not compared (the writer stores declared-but-absent ones as
+// zeros), nor the special token ids.
+std::string hf_config_mismatch(const ModelConfig& c, const ModelConfig& got, bool any_moe) {
+  auto num = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.9g", x);
+    return std::string(b);
+  };
+  auto differs = [&](const char* what, double mine, double theirs) -> std::string {
+    if (mine == theirs) return {};
+    return std::string(what) + " " + num(mine) + " reads back as " + num(theirs);
+  };
+  auto scale = [&](float s) { return s != 0.0f ? s : 1.0f / std::sqrt(float(c.head_dim)); };
+  for (const std::string& why :
+       {differs("hidden_size", c.hidden_size, got.hidden_size), differs("num_hidden_layers", c.n_layers, got.n_layers),
+        differs("num_attention_heads", c.n_heads, got.n_heads),
+        differs("num_key_value_heads", c.n_kv_heads, got.n_kv_heads),
+        differs("vocab_size", c.vocab_size, got.vocab_size), differs("head_dim", c.head_dim, got.head_dim),
+        differs("rotary dims", c.rotary_dims(), got.rotary_dims()), differs("rms_norm_eps", c.norm_eps, got.norm_eps),
+        differs("rope_theta", c.rope_theta, got.rope_theta),
+        differs("RoPE scaling type", int(c.rope_scaling.type), int(got.rope_scaling.type)),
+        differs("RoPE attention factor", c.rope_attn_factor, got.rope_attn_factor),
+        differs("attention scale", scale(c.attention_scale), scale(got.attention_scale)),
+        differs("embedding scale", c.embedding_scale, got.embedding_scale),
+        differs("final logit softcap", c.final_logit_softcap, got.final_logit_softcap),
+        differs("MLP activation", int(c.activation), int(got.activation)),
+        differs("pre-norm", c.pre_norm, got.pre_norm), differs("post-norm", c.post_norm, got.post_norm),
+        differs("q/k norm", c.qk_norm, got.qk_norm)})
+    if (!why.empty()) return why;
+  if (c.rope_scaling.type != RopeScalingType::kNone &&
+      (c.rope_scaling.factor != got.rope_scaling.factor ||
+       (c.rope_scaling.type == RopeScalingType::kLlama3 &&
+        (c.rope_scaling.low_freq_factor != got.rope_scaling.low_freq_factor ||
+         c.rope_scaling.high_freq_factor != got.rope_scaling.high_freq_factor ||
+         c.rope_scaling.original_max_position_embeddings != got.rope_scaling.original_max_position_embeddings))))
+    return "the rope_scaling parameters do not read back";
+  if (c.rope_freq_factors != got.rope_freq_factors || c.rope_freq_factors_long != got.rope_freq_factors_long ||
+      (!c.rope_freq_factors_long.empty() && c.rope_long_threshold != got.rope_long_threshold))
+    return "the RoPE frequency factors do not read back";
+  if ((c.attention_qkv_bias && !got.attention_qkv_bias) || (c.attention_out_bias && !got.attention_out_bias))
+    return "the attention biases have no place";
+  const bool scaled = c.rope_scaling.type != RopeScalingType::kNone || !c.rope_freq_factors.empty();
+  bool any_dense = false;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerSpec x = c.layer(l), y = got.layer(l);
+    if (x.sliding_window != y.sliding_window || x.use_rope != y.use_rope || x.moe != y.moe ||
+        (x.use_rope && (x.rope_theta != y.rope_theta || (scaled && x.rope_scaled != y.rope_scaled))))
+      return "layer " + std::to_string(l) + " is " + spec_text(x) + " but reads back as " + spec_text(y);
+    any_dense |= !x.moe;
+  }
+  if (any_dense && c.intermediate_size != got.intermediate_size)
+    return differs("intermediate_size", c.intermediate_size, got.intermediate_size);
+  if (any_moe) {
+    const MoeConfig &m = c.moe, &n = got.moe;
+    if (m.num_experts != n.num_experts || m.num_experts_per_tok != n.num_experts_per_tok ||
+        m.expert_intermediate_size != n.expert_intermediate_size || m.norm_topk_prob != n.norm_topk_prob ||
+        m.softmax_before_topk != n.softmax_before_topk ||
+        m.shared_expert_intermediate_size != n.shared_expert_intermediate_size ||
+        m.shared_expert_gated != n.shared_expert_gated)
+      return "the experts (count, top-k, width, routing) do not read back";
+  }
+  return {};
+}
+
 }  // namespace
 
 void write_safetensors(const std::string& path, const std::vector<StTensorOut>& tensors) {
@@ -107,25 +187,169 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
     throw std::runtime_error("cannot write '" + dir + "' as a Hugging Face folder: " + why);
   };
   // The transformers class of the family, and what its config.json can say.
+  const ModelFamily* fam = find_family_by_gguf_name(c.architecture);
   std::string architecture, model_type;
-  if (c.architecture == "llama")
-    architecture = "LlamaForCausalLM", model_type = "llama";
-  else if (c.architecture == "qwen2")
-    architecture = "Qwen2ForCausalLM", model_type = "qwen2";
-  else if (c.architecture == "qwen3")
-    architecture = "Qwen3ForCausalLM", model_type = "qwen3";
-  else
-    refuse("architecture '" + c.architecture + "' has no transformers class here");
-  if (c.architecture == "qwen2" && !c.attention_qkv_bias) refuse("a qwen2 model without q/k/v biases");
-  if (c.architecture == "qwen2" && c.attention_out_bias) refuse("Qwen2ForCausalLM has no o_proj bias");
-  if (c.qk_norm != (c.architecture == "qwen3")) refuse("q/k norms belong to Qwen3ForCausalLM only");
-  if (!c.rope_freq_factors.empty())
+  for (const auto& [family, cls, type] : {std::tuple{"llama", "LlamaForCausalLM", "llama"},
+                                          {"qwen2", "Qwen2ForCausalLM", "qwen2"},
+                                          {"qwen3", "Qwen3ForCausalLM", "qwen3"},
+                                          {"qwen3moe", "Qwen3MoeForCausalLM", "qwen3_moe"},
+                                          {"gemma3", "Gemma3ForCausalLM", "gemma3_text"},
+                                          {"phi3", "Phi3ForCausalLM", "phi3"},
+                                          {"smollm3", "SmolLM3ForCausalLM", "smollm3"},
+                                          {"exaone4", "Exaone4ForCausalLM", "exaone4"}})
+    if (c.architecture == family) architecture = cls, model_type = type;
+  if (architecture.empty() || !fam) refuse("architecture '" + c.architecture + "' has no transformers class here");
+  const std::string& a = c.architecture;
+  if (a == "qwen2" && !c.attention_qkv_bias) refuse("a qwen2 model without q/k/v biases");
+  if (a == "qwen2" && c.attention_out_bias) refuse("Qwen2ForCausalLM has no o_proj bias");
+  if (c.qk_norm != fam->qk_norm)
+    refuse(c.qk_norm ? "q/k norms are not part of " + architecture : architecture + " needs q/k norms");
+  if (c.pre_norm != fam->pre_norm || c.post_norm != fam->post_norm)
+    refuse("the model's norm placement is not " + architecture + "'s");
+  if (!c.rope_freq_factors.empty() && !fam->longrope)
     refuse("its RoPE frequency factors (GGUF rope_freqs.weight) have no rope_scaling parameters to write");
-  // Llama and Qwen3 declare q/k/v and o biases together (attention_bias); a missing one is zero.
-  const bool attention_bias = c.architecture == "qwen2" ? false : (c.attention_qkv_bias || c.attention_out_bias);
-  const bool qkv_bias = c.architecture == "qwen2" || attention_bias;
+  const bool longrope = !c.rope_freq_factors.empty();
+  if (longrope && c.rope_freq_factors_long.size() != c.rope_freq_factors.size())
+    refuse("LongRoPE short factors without long ones");
+  if (!longrope && c.rope_attn_factor != 1.0f) refuse("a RoPE attention factor without LongRoPE factors");
+  // Llama, Qwen3(-MoE) and SmolLM3 declare q/k/v and o biases together (attention_bias); a missing
+  // one is zero. Gemma 3, Phi-3 and EXAONE 4 have none.
+  const bool bias_classes = a == "llama" || a == "qwen3" || a == "qwen3moe" || a == "smollm3";
+  if (!bias_classes && a != "qwen2" && (c.attention_qkv_bias || c.attention_out_bias))
+    refuse(architecture + " has no attention biases");
+  const bool attention_bias = bias_classes && (c.attention_qkv_bias || c.attention_out_bias);
+  const bool qkv_bias = a == "qwen2" || attention_bias;
   const bool tok_json = tokenizer_path.size() >= 5 &&
                         tokenizer_path.compare(tokenizer_path.size() - 5, 5, ".json") == 0;
+  // Gemma's norms are stored as w for (1 + w) (Gemma3RMSNorm).
+  const float norm_offset = a == "gemma3" ? 1.0f : 0.0f;
+  bool any_moe = false;
+  json dense_layers = json::array();
+  for (int l = 0; l < c.n_layers; ++l) {
+    if (c.layer(l).moe)
+      any_moe = true;
+    else
+      dense_layers.push_back(l);
+  }
+
+  // config.json, composed first: read back by parse_hf_config, it must give this model's
+  // ModelConfig, or the folder would compute something else.
+  json eos = c.eos_id >= 0 ? json(c.eos_id) : json(nullptr);
+  if (!c.extra_eos_ids.empty()) {
+    eos = json::array({c.eos_id});
+    for (int id : c.extra_eos_ids) eos.push_back(id);
+  }
+  const json bos = c.bos_id >= 0 ? json(c.bos_id) : json(nullptr);
+  json rope_scaling = nullptr;
+  if (c.rope_scaling.type == RopeScalingType::kLinear)
+    rope_scaling = {{"rope_type", "linear"}, {"factor", c.rope_scaling.factor}};
+  else if (c.rope_scaling.type == RopeScalingType::kLlama3)
+    rope_scaling = {{"rope_type", "llama3"},
+                    {"factor", c.rope_scaling.factor},
+                    {"low_freq_factor", c.rope_scaling.low_freq_factor},
+                    {"high_freq_factor", c.rope_scaling.high_freq_factor},
+                    {"original_max_position_embeddings", c.rope_scaling.original_max_position_embeddings}};
+  const bool tied = c.shared_classifier || w.lm_head == w.token_embedding;
+  json config = {{"architectures", {architecture}},
+                 {"model_type", model_type},
+                 {"hidden_size", c.hidden_size},
+                 {"intermediate_size", c.intermediate_size > 0 ? c.intermediate_size : c.moe.expert_intermediate_size},
+                 {"num_hidden_layers", c.n_layers},
+                 {"num_attention_heads", c.n_heads},
+                 {"num_key_value_heads", c.n_kv_heads},
+                 {"head_dim", c.head_dim},
+                 {"hidden_act", "silu"},
+                 {"max_position_embeddings", c.max_seq_len},
+                 {"rms_norm_eps", short_double(c.norm_eps)},
+                 {"rope_theta", short_double(c.rope_theta)},
+                 {"rope_scaling", rope_scaling},
+                 {"tie_word_embeddings", tied},
+                 {"vocab_size", c.vocab_size},
+                 {"bos_token_id", bos},
+                 {"eos_token_id", eos},
+                 {"torch_dtype", dtype == "f32" ? "float32" : "bfloat16"}};
+  if (a == "llama" || a == "smollm3") config["mlp_bias"] = false;
+  if (a != "qwen2" && bias_classes) config["attention_bias"] = attention_bias;
+  if (a == "qwen2" || a == "qwen3" || a == "qwen3moe" || a == "smollm3") config["use_sliding_window"] = false;
+  // Which layers slide (one window size), and the RoPE base of the sliding ones.
+  int window = 0;
+  double local_theta = 10000.0;
+  json layer_types = json::array();
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerSpec s = c.layer(l);
+    if (s.sliding_window > 0) {
+      window = s.sliding_window;
+      local_theta = s.rope_theta;
+    }
+    layer_types.push_back(s.sliding_window > 0 ? "sliding_attention" : "full_attention");
+  }
+  if (a == "qwen3moe") {
+    config["num_experts"] = c.moe.num_experts;
+    config["num_experts_per_tok"] = c.moe.num_experts_per_tok;
+    config["moe_intermediate_size"] = c.moe.expert_intermediate_size;
+    config["norm_topk_prob"] = c.moe.norm_topk_prob;
+    config["decoder_sparse_step"] = 1;
+    config["mlp_only_layers"] = dense_layers;
+  } else if (a == "gemma3") {
+    config.erase("hidden_act");
+    config["hidden_activation"] = "gelu_pytorch_tanh";
+    config["sliding_window"] = window > 0 ? window : c.max_seq_len;
+    config["layer_types"] = layer_types;
+    // transformers before layer_types (4.50-4.52) read the period: written when the layers follow one.
+    for (int period = 1; period <= c.n_layers + 1; ++period) {
+      bool fits = true;
+      for (int l = 0; l < c.n_layers; ++l) fits = fits && (c.layer(l).sliding_window > 0) == ((l + 1) % period != 0);
+      if (fits) {
+        config["sliding_window_pattern"] = period;
+        break;
+      }
+    }
+    config["rope_local_base_freq"] = short_double(float(local_theta));
+    const float scale = c.attention_scale;
+    double qpas = c.head_dim;
+    if (scale != 0.0f) {
+      qpas = std::round(1.0 / (double(scale) * double(scale)));
+      if (1.0f / std::sqrt(float(qpas)) != scale) qpas = 1.0 / (double(scale) * double(scale));
+    }
+    config["query_pre_attn_scalar"] = qpas == std::floor(qpas) ? json(int64_t(qpas)) : json(qpas);
+    config["final_logit_softcapping"] = c.final_logit_softcap > 0.0f ? json(short_double(c.final_logit_softcap))
+                                                                     : json(nullptr);
+    config["attn_logit_softcapping"] = nullptr;
+    config["attention_bias"] = false;
+  } else if (a == "phi3") {
+    if (c.rotary_dim != 0) config["partial_rotary_factor"] = double(c.rotary_dim) / double(c.head_dim);
+    if (longrope) {
+      const double af = std::sqrt(double(c.rope_attn_factor));
+      float af32 = float(af);
+      for (float f : {af32, std::nextafter(af32, 0.0f), std::nextafter(af32, 100.0f)})
+        if (float(double(f) * double(f)) == c.rope_attn_factor) af32 = f;
+      json shorts = json::array(), longs = json::array();
+      for (float f : c.rope_freq_factors) shorts.push_back(short_double(f));
+      for (float f : c.rope_freq_factors_long) longs.push_back(short_double(f));
+      config["rope_scaling"] = {{"type", "longrope"},
+                                {"short_factor", shorts},
+                                {"long_factor", longs},
+                                {"attention_factor", short_double(af32)}};
+      config["original_max_position_embeddings"] = c.rope_long_threshold;
+    }
+    config["sliding_window"] = window > 0 ? json(window) : json(nullptr);
+  } else if (a == "smollm3") {
+    json no_rope = json::array();
+    for (int l = 0; l < c.n_layers; ++l) no_rope.push_back(c.layer(l).use_rope ? 1 : 0);
+    config["no_rope_layers"] = no_rope;
+    config["no_rope_layer_interval"] = 4;
+  } else if (a == "exaone4") {
+    config["sliding_window"] = window > 0 ? json(window) : json(nullptr);
+    config["layer_types"] = layer_types;
+  }
+  try {
+    const HfModelConfig back = parse_hf_config(config.dump(), (fs::path(dir) / "config.json").string());
+    if (const std::string why = hf_config_mismatch(c, back.config, any_moe); !why.empty())
+      refuse(why + " (config.json cannot say what this model computes)");
+  } catch (const std::runtime_error& e) {
+    if (std::string(e.what()).rfind("cannot write", 0) == 0) throw;
+    refuse(std::string("its config.json would not load: ") + e.what());
+  }
 
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -141,28 +365,34 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   // Rows of an [heads * head_dim, in] projection (or of its bias), permuted per head from
   // interleaved pairs (2i, 2i+1) to halves (i, i + head_dim/2): new row j*half + i = old row 2i + j.
   const bool permute = c.rope_style == RopeStyle::kInterleaved;
+  if (permute && fam->fused_qkv) refuse("a fused q/k/v projection in interleaved RoPE layout");
   const int hd = c.head_dim, half = hd / 2;
-  const std::vector<float> zeros(std::size_t(std::max(c.dim, (c.n_heads + 2 * c.n_kv_heads) * hd)), 0.0f);
-  std::list<std::vector<float>> dequantized;  // float32 copies of matrices stored otherwise (stable addresses)
-  auto as_f32 = [&](const WeightTensor& t, uint64_t rows, uint64_t cols) -> const float* {
-    if (t.dtype == kernels::DType::kF32) return t.f32();
-    return dequantized.emplace_back(to_float(t, std::size_t(rows * cols))).data();
-  };
-  auto tensor = [&](std::string name, const float* src, uint64_t rows, uint64_t cols, bool permute_heads) {
-    if (!src) src = zeros.data();  // an absent bias of a model whose config declares them: zero
+  const std::vector<float> zeros(std::size_t(std::max(c.hidden_size, (c.n_heads + 2 * c.n_kv_heads) * hd)), 0.0f);
+  std::list<std::vector<float>> shifted;  // norm weights less Gemma's offset (stable addresses)
+  // A tensor [rows, cols] (cols 0: a vector of rows) from `src` (any type, converted row by row
+  // when written), its rows taken from `from` one after the other (a fused matrix from its parts).
+  auto tensor = [&](std::string name, std::vector<std::pair<WeightTensor, uint64_t>> from, uint64_t rows, uint64_t cols,
+                    bool permute_heads) {
+    for (auto& [t, n] : from)
+      if (!t) t = WeightTensor(zeros.data());  // an absent bias of a model whose config declares them: zero
     Entry e{std::move(name), out_type, cols ? std::vector<uint64_t>{rows, cols} : std::vector<uint64_t>{rows}, {}};
     e.fill = [=](std::vector<uint8_t>& b) {
       const uint64_t width = cols ? cols : 1;
       b.resize(rows * width * dtype_size(out_type));
+      std::vector<float> row(width);
       for (uint64_t r = 0; r < rows; ++r) {
-        uint64_t from = r;
+        uint64_t at = r;
         if (permute_heads && permute) {
           const uint64_t h = r / hd, k = r % hd, i = k % half, j = k / half;
-          from = h * hd + 2 * i + j;
+          at = h * hd + 2 * i + j;
         }
-        const float* row = src + from * width;
+        std::size_t part = 0;
+        while (part + 1 < from.size() && at >= from[part].second) at -= from[part++].second;
+        const WeightTensor& t = from[part].first;
+        kernels::dequantize_row(t.dtype, static_cast<const uint8_t*>(t.data) + at * t.bytes(width), row.data(),
+                                int64_t(width));  // a vector's "row" is one element
         if (out_type == StDtype::kF32) {
-          std::memcpy(b.data() + r * width * 4, row, width * 4);
+          std::memcpy(b.data() + r * width * 4, row.data(), width * 4);
         } else {
           uint8_t* o = b.data() + r * width * 2;
           for (uint64_t x = 0; x < width; ++x) {
@@ -175,78 +405,85 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
     };
     return e;
   };
+  auto matrix = [&](std::string name, const WeightTensor& t, uint64_t rows, uint64_t cols, bool rope_rows = false) {
+    return tensor(std::move(name), {{t, rows}}, rows, cols, rope_rows);
+  };
+  auto vector = [&](std::string name, const float* v, uint64_t n, bool rope_rows = false) {
+    return tensor(std::move(name), {{WeightTensor(v), n}}, n, 0, rope_rows);
+  };
+  auto norm = [&](std::string name, const float* v, uint64_t n) {
+    if (norm_offset != 0.0f && v) {
+      std::vector<float>& copy = shifted.emplace_back(v, v + n);
+      for (float& x : copy) x -= norm_offset;  // exact: x is near 1
+      v = copy.data();
+    }
+    return vector(std::move(name), v, n);
+  };
 
-  const uint64_t dim = c.dim, hidden = c.hidden_dim, vocab = c.vocab_size;
+  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size, vocab = c.vocab_size;
   const uint64_t q = uint64_t(c.n_heads) * hd, kv = uint64_t(c.n_kv_heads) * hd;
   std::vector<Entry> entries;
-  entries.push_back(tensor("model.embed_tokens.weight", as_f32(w.token_embedding, vocab, dim), vocab, dim, false));
+  entries.push_back(matrix("model.embed_tokens.weight", w.token_embedding, vocab, dim));
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "model.layers." + std::to_string(l) + ".";
     const LayerWeights& lw = w.layers[l];
-    entries.push_back(tensor(p + "input_layernorm.weight", lw.rms_att, dim, 0, false));
-    entries.push_back(tensor(p + "self_attn.q_proj.weight", as_f32(lw.wq, q, dim), q, dim, true));
-    entries.push_back(tensor(p + "self_attn.k_proj.weight", as_f32(lw.wk, kv, dim), kv, dim, true));
-    entries.push_back(tensor(p + "self_attn.v_proj.weight", as_f32(lw.wv, kv, dim), kv, dim, false));
-    entries.push_back(tensor(p + "self_attn.o_proj.weight", as_f32(lw.wo, dim, q), dim, q, false));
+    if (c.pre_norm) entries.push_back(norm(p + "input_layernorm.weight", lw.attn_norm, dim));
+    if (fam->fused_qkv) {
+      entries.push_back(tensor(p + "self_attn.qkv_proj.weight", {{lw.q_proj, q}, {lw.k_proj, kv}, {lw.v_proj, kv}},
+                               q + 2 * kv, dim, false));
+    } else {
+      entries.push_back(matrix(p + "self_attn.q_proj.weight", lw.q_proj, q, dim, true));
+      entries.push_back(matrix(p + "self_attn.k_proj.weight", lw.k_proj, kv, dim, true));
+      entries.push_back(matrix(p + "self_attn.v_proj.weight", lw.v_proj, kv, dim));
+    }
+    entries.push_back(matrix(p + "self_attn.o_proj.weight", lw.o_proj, dim, q));
     if (qkv_bias) {
-      entries.push_back(tensor(p + "self_attn.q_proj.bias", lw.bq, q, 0, true));
-      entries.push_back(tensor(p + "self_attn.k_proj.bias", lw.bk, kv, 0, true));
-      entries.push_back(tensor(p + "self_attn.v_proj.bias", lw.bv, kv, 0, false));
+      entries.push_back(vector(p + "self_attn.q_proj.bias", lw.bq, q, true));
+      entries.push_back(vector(p + "self_attn.k_proj.bias", lw.bk, kv, true));
+      entries.push_back(vector(p + "self_attn.v_proj.bias", lw.bv, kv));
     }
-    if (attention_bias) entries.push_back(tensor(p + "self_attn.o_proj.bias", lw.bo, dim, 0, false));
+    if (attention_bias) entries.push_back(vector(p + "self_attn.o_proj.bias", lw.bo, dim));
     if (c.qk_norm) {
-      entries.push_back(tensor(p + "self_attn.q_norm.weight", lw.q_norm, uint64_t(hd), 0, false));
-      entries.push_back(tensor(p + "self_attn.k_norm.weight", lw.k_norm, uint64_t(hd), 0, false));
+      entries.push_back(norm(p + "self_attn.q_norm.weight", lw.q_norm, uint64_t(hd)));
+      entries.push_back(norm(p + "self_attn.k_norm.weight", lw.k_norm, uint64_t(hd)));
     }
-    entries.push_back(tensor(p + "post_attention_layernorm.weight", lw.rms_ffn, dim, 0, false));
-    entries.push_back(tensor(p + "mlp.gate_proj.weight", as_f32(lw.w1, hidden, dim), hidden, dim, false));
-    entries.push_back(tensor(p + "mlp.up_proj.weight", as_f32(lw.w3, hidden, dim), hidden, dim, false));
-    entries.push_back(tensor(p + "mlp.down_proj.weight", as_f32(lw.w2, dim, hidden), dim, hidden, false));
+    if (c.pre_norm && !c.post_norm) {
+      entries.push_back(norm(p + "post_attention_layernorm.weight", lw.ffn_norm, dim));  // Llama's pre-MLP norm
+    } else {
+      entries.push_back(norm(p + "post_attention_layernorm.weight", lw.post_attention_norm, dim));
+      if (c.pre_norm) entries.push_back(norm(p + "pre_feedforward_layernorm.weight", lw.ffn_norm, dim));
+      entries.push_back(norm(p + "post_feedforward_layernorm.weight", lw.post_ffw_norm, dim));
+    }
+    if (c.layer(l).moe) {
+      const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
+      if (lw.moe.gate.size() != E || lw.moe.up.size() != E || lw.moe.down.size() != E)
+        refuse("layer " + std::to_string(l) + " has not " + std::to_string(E) + " experts");
+      entries.push_back(matrix(p + "mlp.gate.weight", lw.moe.router, E, dim));
+      for (uint64_t e = 0; e < E; ++e) {
+        const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
+        entries.push_back(matrix(x + "gate_proj.weight", lw.moe.gate[e], ef, dim));
+        entries.push_back(matrix(x + "up_proj.weight", lw.moe.up[e], ef, dim));
+        entries.push_back(matrix(x + "down_proj.weight", lw.moe.down[e], dim, ef));
+      }
+    } else if (fam->fused_gate_up) {
+      entries.push_back(tensor(p + "mlp.gate_up_proj.weight", {{lw.gate_proj, hidden}, {lw.up_proj, hidden}},
+                               2 * hidden, dim, false));
+      entries.push_back(matrix(p + "mlp.down_proj.weight", lw.down_proj, dim, hidden));
+    } else {
+      entries.push_back(matrix(p + "mlp.gate_proj.weight", lw.gate_proj, hidden, dim));
+      entries.push_back(matrix(p + "mlp.up_proj.weight", lw.up_proj, hidden, dim));
+      entries.push_back(matrix(p + "mlp.down_proj.weight", lw.down_proj, dim, hidden));
+    }
   }
-  entries.push_back(tensor("model.norm.weight", w.rms_final, dim, 0, false));
-  const bool tied = c.shared_classifier || w.wcls == w.token_embedding;
-  if (!tied) entries.push_back(tensor("lm_head.weight", as_f32(w.wcls, vocab, dim), vocab, dim, false));
+  entries.push_back(norm("model.norm.weight", w.final_norm, dim));
+  if (!tied) entries.push_back(matrix("lm_head.weight", w.lm_head, vocab, dim));
   write_entries((d / "model.safetensors").string(), entries);
 
-  json eos = c.eos_id;
-  if (!c.extra_eos_ids.empty()) {
-    eos = json::array({c.eos_id});
-    for (int id : c.extra_eos_ids) eos.push_back(id);
-  }
-  json rope_scaling = nullptr;
-  if (c.rope_scaling.type == RopeScalingType::kLinear)
-    rope_scaling = {{"rope_type", "linear"}, {"factor", c.rope_scaling.factor}};
-  else if (c.rope_scaling.type == RopeScalingType::kLlama3)
-    rope_scaling = {{"rope_type", "llama3"},
-                    {"factor", c.rope_scaling.factor},
-                    {"low_freq_factor", c.rope_scaling.low_freq_factor},
-                    {"high_freq_factor", c.rope_scaling.high_freq_factor},
-                    {"original_max_position_embeddings", c.rope_scaling.original_max_position_embeddings}};
-  json config = {{"architectures", {architecture}},
-                 {"model_type", model_type},
-                 {"hidden_size", c.dim},
-                 {"intermediate_size", c.hidden_dim},
-                 {"num_hidden_layers", c.n_layers},
-                 {"num_attention_heads", c.n_heads},
-                 {"num_key_value_heads", c.n_kv_heads},
-                 {"head_dim", c.head_dim},
-                 {"hidden_act", "silu"},
-                 {"max_position_embeddings", c.max_seq_len},
-                 {"rms_norm_eps", short_double(c.norm_eps)},
-                 {"rope_theta", short_double(c.rope_theta)},
-                 {"rope_scaling", rope_scaling},
-                 {"tie_word_embeddings", tied},
-                 {"vocab_size", c.vocab_size},
-                 {"bos_token_id", c.bos_id},
-                 {"eos_token_id", eos},
-                 {"torch_dtype", dtype == "f32" ? "float32" : "bfloat16"}};
-  if (c.architecture == "llama") config["mlp_bias"] = false;
-  if (c.architecture != "qwen2") config["attention_bias"] = attention_bias;
-  if (c.architecture != "llama") config["use_sliding_window"] = false;
   write_json(d / "config.json", config);
   write_json(d / "generation_config.json",
-             {{"_from_model_config", true}, {"bos_token_id", c.bos_id}, {"eos_token_id", eos}});
+             {{"_from_model_config", true}, {"bos_token_id", bos}, {"eos_token_id", eos}});
 
+  if (tokenizer_path.empty()) return;  // no tokenizer: no tokenizer files (the folder is loaded with one named)
   if (tok_json) {
     // A byte-level BPE tokenizer.json (Llama 3, Qwen): copied with the tokenizer_config.json
     // (special tokens, chat template) beside it, when there is one.

@@ -102,8 +102,8 @@ LoadedModel load_llama2c(const std::string& path) {
     throw std::runtime_error("'" + path + "' " + problem);
 
   ModelConfig& c = m.config;
-  c.dim = h.dim;
-  c.hidden_dim = h.hidden_dim;
+  c.hidden_size = h.dim;
+  c.intermediate_size = h.hidden_dim;
   c.n_layers = h.n_layers;
   c.n_heads = h.n_heads;
   c.n_kv_heads = h.n_kv_heads;
@@ -118,7 +118,7 @@ LoadedModel load_llama2c(const std::string& path) {
   c.stop_on_bos = true;
 
   const float* p = reinterpret_cast<const float*>(file.data() + kHeaderBytes);
-  const uint64_t dim = c.dim, hidden = c.hidden_dim, L = c.n_layers, hd = c.head_dim;
+  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size, L = c.n_layers, hd = c.head_dim;
   const uint64_t q = uint64_t(c.n_heads) * hd, kv = uint64_t(c.n_kv_heads) * hd;
   ModelWeights& w = m.weights;
   auto take = [&](uint64_t n) {
@@ -133,18 +133,18 @@ LoadedModel load_llama2c(const std::string& path) {
     const float* base = take(L * per_layer);
     for (uint64_t l = 0; l < L; ++l) w.layers[l].*field = base + l * per_layer;
   };
-  stacked(&LayerWeights::rms_att, dim);
-  stacked(&LayerWeights::wq, dim * q);
-  stacked(&LayerWeights::wk, dim * kv);
-  stacked(&LayerWeights::wv, dim * kv);
-  stacked(&LayerWeights::wo, q * dim);
-  stacked(&LayerWeights::rms_ffn, dim);
-  stacked(&LayerWeights::w1, dim * hidden);
-  stacked(&LayerWeights::w2, hidden * dim);
-  stacked(&LayerWeights::w3, dim * hidden);
-  w.rms_final = take(dim);
+  stacked(&LayerWeights::attn_norm, dim);
+  stacked(&LayerWeights::q_proj, dim * q);
+  stacked(&LayerWeights::k_proj, dim * kv);
+  stacked(&LayerWeights::v_proj, dim * kv);
+  stacked(&LayerWeights::o_proj, q * dim);
+  stacked(&LayerWeights::ffn_norm, dim);
+  stacked(&LayerWeights::gate_proj, dim * hidden);
+  stacked(&LayerWeights::down_proj, hidden * dim);
+  stacked(&LayerWeights::up_proj, dim * hidden);
+  w.final_norm = take(dim);
   take(uint64_t(c.max_seq_len) * hd);  // freq_cis_real, freq_cis_imag: RoPE is computed instead
-  w.wcls = c.shared_classifier ? w.token_embedding : take(uint64_t(c.vocab_size) * dim);
+  w.lm_head = c.shared_classifier ? w.token_embedding : take(uint64_t(c.vocab_size) * dim);
   return m;
 }
 
