@@ -1,0 +1,182 @@
+// Files of the new families that declare what the loader cannot serve are refused by name: a
+// window, an expert count or a layer pattern that does not fit, a missing expert tensor, a top-k
+// above the expert count, a family's keys on another family. Each case rewrites a real tiny model
+// of ../shared/models/arch with one change (keys copied with GgufMetaWriter::kv_value, tensors
+// rewritten as float32 from the file's own type) and checks the error names the culprit.
+#include <QTest>
+
+#include <QTemporaryDir>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "engine/loader/gguf/gguf_file_writer.h"
+#include "engine/loader/gguf/gguf_model.h"
+#include "engine/loader/gguf/gguf_reader.h"
+#include "test_paths.h"
+
+using namespace pagedchat;
+
+namespace {
+
+// What a case changes: the keys (edit the copy, or return false to drop a key) and the tensors
+// (drop one by name).
+struct Edit {
+  std::function<void(GgufMetaWriter&)> add_keys = [](GgufMetaWriter&) {};
+  std::function<bool(const std::string&)> keep_key = [](const std::string&) { return true; };
+  std::string drop_tensor;
+};
+
+// Writes `src` with `e` applied to `dst`.
+void rewrite(const QString& src, const QString& dst, const Edit& e) {
+  GgufFile f = GgufFile::open(src.toStdString());
+  GgufMetaWriter meta;
+  for (const auto& [k, v] : f.metadata())
+    if (k != "general.alignment" && e.keep_key(k)) meta.kv_value(k, v);
+  e.add_keys(meta);
+  std::vector<GgufTensorOut> out;
+  for (const GgufTensorInfo& t : f.tensors()) {
+    if (t.name == e.drop_tensor) continue;
+    GgufTensorOut o;
+    o.name = t.name;
+    o.cols = t.ne[0];
+    o.rows = t.ne.size() > 1 ? t.ne[1] : 0;
+    o.experts = t.ne.size() > 2 ? t.ne[2] : 0;
+    o.type = GgmlType::F32;
+    o.typed_src = f.tensor_data(t);
+    o.src_dtype = *dtype_of(t.type);
+    out.push_back(o);
+  }
+  write_gguf_file(dst.toStdString(), meta, out);
+}
+
+// The error loading `path` ("" when it loads).
+QString loadError(const QString& path) {
+  try {
+    load_gguf(path.toStdString(), false);
+  } catch (const std::exception& ex) {
+    return QString::fromStdString(ex.what());
+  }
+  return {};
+}
+
+}  // namespace
+
+class TestArchBadInput : public QObject {
+  Q_OBJECT
+  QTemporaryDir tmp_;
+  int n_ = 0;
+
+  QString arch(const char* name) { return testpaths::modelFile(QString("arch/") + name); }
+
+  // Rewrites `model` with `e` and checks the load fails naming every string of `want`.
+  void expectRefused(const char* model, const Edit& e, const QStringList& want) {
+    REQUIRE_MODEL_FILE(arch(model));
+    const QString path = tmp_.filePath(QString("bad%1.gguf").arg(n_++));
+    rewrite(arch(model), path, e);
+    const QString err = loadError(path);
+    QVERIFY2(!err.isEmpty(), "loaded");
+    for (const QString& w : want) QVERIFY2(err.contains(w), qPrintable(err + " lacks " + w));
+  }
+
+ private slots:
+  // The rewrite itself is faithful: an unchanged copy loads.
+  void unchangedCopyLoads() {
+    REQUIRE_MODEL_FILE(arch("qwen3moe-tiny.gguf"));
+    const QString path = tmp_.filePath("same.gguf");
+    rewrite(arch("qwen3moe-tiny.gguf"), path, {});
+    QCOMPARE(loadError(path), QString());
+    const GgufModel g = load_gguf(path.toStdString(), false);
+    QCOMPARE(g.model.config.moe.num_experts, 8);
+    QCOMPARE(g.model.config.moe.num_experts_per_tok, 2);
+  }
+
+  void expertCountDiffersFromTensors() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "qwen3moe.expert_count"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("qwen3moe.expert_count", 16); };
+    expectRefused("qwen3moe-tiny.gguf", e, {"ffn_gate_inp.weight", "shape"});
+  }
+
+  void topKAboveExpertCount() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "qwen3moe.expert_used_count"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("qwen3moe.expert_used_count", 9); };
+    expectRefused("qwen3moe-tiny.gguf", e, {"expert_used_count", "9", "expert_count 8"});
+  }
+
+  void topKZero() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "qwen3moe.expert_used_count"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("qwen3moe.expert_used_count", 0); };
+    expectRefused("qwen3moe-tiny.gguf", e, {"expert_used_count", "0"});
+  }
+
+  void expertCountMissing() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "qwen3moe.expert_count"; };
+    expectRefused("qwen3moe-tiny.gguf", e, {"qwen3moe.expert_count"});
+  }
+
+  void missingExpertTensor() {
+    Edit e;
+    e.drop_tensor = "blk.1.ffn_down_exps.weight";
+    expectRefused("qwen3moe-tiny.gguf", e, {"blk.1.ffn_down_exps.weight", "missing"});
+  }
+
+  void missingRouter() {
+    Edit e;
+    e.drop_tensor = "blk.2.ffn_gate_inp.weight";
+    expectRefused("qwen3moe-tiny.gguf", e, {"blk.2.ffn_gate_inp.weight", "missing"});
+  }
+
+  // A dense family with expert keys is another model, not this one with experts ignored.
+  void expertsOnDenseFamily() {
+    Edit e;
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("qwen3.expert_count", 8); };
+    expectRefused("qwen3-tiny.gguf", e, {"expert_count", "qwen3"});
+  }
+
+  void gemma3WithoutWindow() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "gemma3.attention.sliding_window"; };
+    expectRefused("gemma3-tiny.gguf", e, {"gemma3.attention.sliding_window"});
+  }
+
+  void gemma3WindowZero() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "gemma3.attention.sliding_window"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("gemma3.attention.sliding_window", 0); };
+    expectRefused("gemma3-tiny.gguf", e, {"sliding_window", "0"});
+  }
+
+  void gemma3PatternOfWrongLength() {
+    Edit e;
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_i32s("gemma3.attention.sliding_window_pattern", {1, 1, 1, 0}); };
+    expectRefused("gemma3-tiny.gguf", e, {"sliding_window_pattern", "4 entries", "6 layers"});
+  }
+
+  void windowOnFamilyWithoutOne() {
+    Edit e;
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("llama.attention.sliding_window", 4096); };
+    expectRefused("llama3-tiny.gguf", e, {"llama.attention.sliding_window", "llama"});
+  }
+
+  void unknownArchitectureNamesItself() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "general.architecture"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_str("general.architecture", "gemma2"); };
+    expectRefused("gemma3-tiny.gguf", e, {"'gemma2'", "gemma3", "qwen3moe", "exaone4"});
+  }
+
+  // A partial rotary width the heads cannot hold.
+  void rotaryWiderThanHead() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "phi3.rope.dimension_count"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("phi3.rope.dimension_count", 18); };
+    expectRefused("phi4mini-tiny.gguf", e, {"phi3.rope.dimension_count", "18"});
+  }
+};
+
+QTEST_GUILESS_MAIN(TestArchBadInput)
+#include "test_arch_bad_input.moc"
