@@ -43,10 +43,11 @@ int run_convert(const ConvertOptions& opt) {
 
 Command add_convert_command(CLI::App& app) {
   auto opt = std::make_shared<ConvertOptions>();
-  CLI::App* cmd = app.add_subcommand("convert",
-                                     "Write a model (llama2.c checkpoint, GGUF, Hugging Face folder; Llama, Qwen2, "
-                                     "Qwen3) as GGUF (llama.cpp's layout) "
-                                     "or as a Hugging Face folder");
+  CLI::App* cmd = app.add_subcommand(
+      "convert",
+      "Write a model (llama2.c checkpoint, GGUF, Hugging Face folder; Llama, Qwen2, "
+      "Qwen3, Qwen3-MoE, Gemma 3, Phi-3, SmolLM3, EXAONE 4) as GGUF (llama.cpp's layout) "
+      "or as a Hugging Face folder");
   cmd->add_option("--model", opt->engine.model, "the model to read")->required();
   cmd->add_option("--tokenizer", opt->engine.tokenizer,
                   "tokenizer: sentencepiece .model, tokenizer.json, or a GGUF file");

@@ -137,8 +137,9 @@ class TestArchLoaders : public QObject {
     QTest::addColumn<QStringList>("words");
     QTest::newRow("gemma2") << R"({"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2"})"
                             << QStringList{"Gemma2ForCausalLM", "not supported"};
+    // A Qwen3-MoE config without its experts (a dense Qwen3 folder relabelled).
     QTest::newRow("qwen3 moe") << R"({"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe"})"
-                               << QStringList{"Qwen3MoeForCausalLM", "not supported"};
+                               << QStringList{"Qwen3-MoE", "num_experts", "num_experts_per_tok"};
     QTest::newRow("num_experts") << R"({"num_experts": 8, "num_experts_per_tok": 2})"
                                  << QStringList{"num_experts", "mixture-of-experts"};
     QTest::newRow("yarn")

@@ -2,7 +2,8 @@
 // (f32, bf16); each output, loaded back by generate, reproduces the golden tokens (exactly for
 // f32; the number of matching tokens is reported for the others). Llama 3 / Qwen3 folders of
 // ../shared/models/arch to GGUF and Qwen3's GGUF (with the Qwen tokenizer.json) back to a folder:
-// greedy generation from the result gives the arch golden's ids.
+// greedy generation from the result gives the arch golden's ids; EXAONE 4 (tests/data/exaone4) both
+// ways.
 #include <QTest>
 
 #include <QFile>
@@ -98,6 +99,16 @@ class TestCliConvert : public QObject {
                        "--to",        "hf",
                        "--type",      "bf16"}
         << "qwen3-hf" << a + "qwen3-tiny.golden.json";
+    // EXAONE 4 (tests/data/exaone4; a float64 golden, bfloat16-exact weights): both ways.
+    const QString e = EXAONE4_DIR;
+    QTest::newRow("exaone4 gguf -> hf bf16") << QStringList{"--model",     e + "/exaone4-tiny.gguf",
+                                                            "--tokenizer", e + "/exaone4-tiny-hf/tokenizer.json",
+                                                            "--to",        "hf",
+                                                            "--type",      "bf16"}
+                                             << "exaone4-hf" << e + "/exaone4-tiny.golden.json";
+    QTest::newRow("exaone4 hf -> gguf f16")
+        << QStringList{"--model", e + "/exaone4-tiny-hf", "--to", "gguf", "--type", "f16"} << "exaone4.gguf"
+        << e + "/exaone4-tiny.golden.json";
   }
   void archRoundTrip() {
     QFETCH(QStringList, convert);

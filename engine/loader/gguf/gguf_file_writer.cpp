@@ -140,14 +140,15 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
   std::vector<uint64_t> offsets, sizes;
   uint64_t offset = 0;
   for (const auto& t : tensors) {
-    const uint64_t n_bytes = ggml_row_bytes(t.type, t.cols) * (t.rows ? t.rows : 1);
+    const uint64_t n_bytes = ggml_row_bytes(t.type, t.cols) * (t.rows ? t.rows : 1) * (t.experts ? t.experts : 1);
     offsets.push_back(offset);
     sizes.push_back(n_bytes);
     put64(t.name.size());
     head += t.name;
-    put32(t.rows ? 2 : 1);
+    put32(t.experts ? 3 : t.rows ? 2 : 1);
     put64(t.cols);  // ne[0]: the fastest-varying dimension
-    if (t.rows) put64(t.rows);
+    if (t.rows || t.experts) put64(t.rows ? t.rows : 1);
+    if (t.experts) put64(t.experts);
     put32(uint32_t(t.type));
     put64(offset);
     offset = (offset + n_bytes + kAlignment - 1) / kAlignment * kAlignment;
@@ -171,10 +172,22 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
     f.write(std::string(offsets[i] - written, '\0').data(), std::streamsize(offsets[i] - written));
     row.resize(ggml_row_bytes(t.type, t.cols));
     const std::size_t typed_row_bytes = t.typed_src ? kernels::dtype_row_bytes(t.src_dtype, int64_t(t.cols)) : 0;
-    for (uint64_t r = 0; r < (t.rows ? t.rows : 1); ++r) {
+    const uint64_t n_rows = (t.rows ? t.rows : 1) * (t.experts ? t.experts : 1);
+    std::size_t part = 0;
+    uint64_t part_first = 0;  // the tensor row where parts[part] begins
+    for (uint64_t r = 0; r < n_rows; ++r) {
       const uint64_t sr = t.row_order.empty() ? r : t.row_order[r];
       const float* src = t.src ? t.src + sr * t.cols : nullptr;
-      if (t.typed_src) {
+      if (!t.parts.empty()) {
+        while (part < t.parts.size() && r >= part_first + t.parts[part].rows) part_first += t.parts[part++].rows;
+        if (part == t.parts.size()) throw std::logic_error("GGUF tensor '" + t.name + "': its parts hold too few rows");
+        const GgufTensorOut::Part& pt = t.parts[part];
+        const uint8_t* row_src = static_cast<const uint8_t*>(pt.data) +
+                                 (r - part_first) * kernels::dtype_row_bytes(pt.dtype, int64_t(t.cols));
+        converted.resize(t.cols);
+        kernels::dequantize_row(pt.dtype, row_src, converted.data(), int64_t(t.cols));
+        src = converted.data();
+      } else if (t.typed_src) {
         converted.resize(t.cols);
         kernels::dequantize_row(t.src_dtype, static_cast<const uint8_t*>(t.typed_src) + sr * typed_row_bytes,
                                 converted.data(), int64_t(t.cols));

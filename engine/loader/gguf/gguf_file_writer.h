@@ -51,7 +51,17 @@ class GgufMetaWriter {
 /// (row_order empty: r). Instead of `src`, `typed_src` may hold the rows in another type
 /// (`src_dtype`: F16, BF16, a ggml quantization; rows of dtype_row_bytes(src_dtype, cols) bytes),
 /// dequantized one row at a time while writing, so no float32 copy of the matrix is made.
+/// Instead of one source, `parts` may give the rows in pieces: part i holds `rows` rows of its
+/// `dtype` at `data`, and the parts follow each other (a fused matrix written from separate ones,
+/// the experts of a 3-D tensor each from its own matrix); their rows add up to the tensor's and
+/// row_order is then unused. `experts` > 0 makes a 3-D tensor of `experts` matrices [rows, cols]
+/// (GGUF ne = {cols, rows, experts}; the sources hold experts * rows rows).
 struct GgufTensorOut {
+  struct Part {
+    const void* data = nullptr;
+    kernels::DType dtype = kernels::DType::kF32;
+    uint64_t rows = 0;
+  };
   std::string name;
   const float* src = nullptr;
   uint64_t rows = 0, cols = 0;
@@ -59,6 +69,8 @@ struct GgufTensorOut {
   std::vector<uint64_t> row_order;
   const void* typed_src = nullptr;
   kernels::DType src_dtype = kernels::DType::kF32;
+  std::vector<Part> parts{};
+  uint64_t experts = 0;
 };
 
 /// Writes a GGUF v3 file: `meta`, then `tensors` in order, each at a 32-byte aligned offset. The

@@ -1,4 +1,5 @@
-// Loading a Hugging Face Llama / Mistral / Qwen2 / Qwen3 folder: config.json, model.safetensors (or shards with
+// Loading a Hugging Face folder (Llama, Mistral, Qwen2, Qwen3, Qwen3-MoE, Gemma 3, Phi-3, SmolLM3,
+// EXAONE 4; see parse_hf_config): config.json, model.safetensors (or shards with
 // model.safetensors.index.json), tokenizer.model, and optionally tokenizer_config.json,
 // generation_config.json, chat_template.jinja.
 #pragma once
@@ -24,12 +25,21 @@ std::string hf_folder_of(const std::string& path);
 /// with attention_qkv_bias self_attn.{q,k,v}_proj.bias, with attention_out_bias o_proj.bias, with
 /// qk_norm self_attn.{q,k}_norm.weight [head_dim]; lm_head.weight [vocab, hidden] unless
 /// tie_word_embeddings (then the embedding is the classifier and a stored lm_head is ignored, as
-/// vLLM does). F32 tensors aligned to 4 bytes are used in the mapping; F16/BF16 (and unaligned
-/// F32) are converted to owned float32 buffers. Throws std::runtime_error naming the tensor and
-/// its file for a missing tensor (lm_head of an untied model too), a wrong shape, an unsupported
-/// dtype, or a tensor nothing uses (a bias the config does not declare, experts, ...; RoPE
-/// inv_freq buffers and integer/bool buffers such as position_ids are skipped), and as SafetensorsSet::open_folder()
-/// for the files themselves.
+/// vLLM does). Per family (engine/model/arch/registry.h): post-norm blocks (EXAONE 4) have
+/// post_attention_layernorm / post_feedforward_layernorm instead, sandwich ones (Gemma 3) both
+/// plus input_layernorm / pre_feedforward_layernorm; Phi-3's fused self_attn.qkv_proj [q | k | v]
+/// and mlp.gate_up_proj [gate | up] become views of their parts; a mixture-of-experts layer has
+/// the router mlp.gate.weight [num_experts, hidden] (its rows must be num_experts: refused by
+/// name otherwise) and mlp.experts.E.{gate,up,down}_proj.weight. cfg.norm_weight_offset is added
+/// to every norm weight (Gemma's 1 + w). A Gemma3ForConditionalGeneration folder (cfg.multimodal)
+/// holds the text model under language_model.model.* (or model.language_model.*); its
+/// vision_tower.* and multi_modal_projector.* tensors are skipped. F32 tensors aligned to 4 bytes
+/// are used in the mapping; F16/BF16 matrices stay in their type, in place; vectors of another
+/// type (and norms with an offset) are converted to owned float32 buffers. Throws
+/// std::runtime_error naming the tensor and its file for a missing tensor (lm_head of an untied
+/// model too), a wrong shape, an unsupported dtype, or a tensor nothing uses (a bias the config
+/// does not declare, experts, ...; RoPE inv_freq buffers and integer/bool buffers such as
+/// position_ids are skipped), and as SafetensorsSet::open_folder() for the files themselves.
 LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg);
 
 /// Loads the whole folder: config.json (parse_hf_config), the weights (load_hf_weights), the

@@ -1,5 +1,5 @@
-// Writing a loaded model as a Hugging Face folder (Llama, Qwen2, Qwen3) (what transformers'
-// convert_llama_weights_to_hf.py produces): config.json, model.safetensors, tokenizer.model,
+// Writing a loaded model as a Hugging Face folder (every family of engine/model/arch; for Llama what
+// transformers' convert_llama_weights_to_hf.py produces): config.json, model.safetensors, tokenizer.model,
 // tokenizer_config.json, generation_config.json.
 #pragma once
 
@@ -27,22 +27,32 @@ struct StTensorOut {
 void write_safetensors(const std::string& path, const std::vector<StTensorOut>& tensors);
 
 /// Writes `model` as a Hugging Face folder `dir` (created if needed; files in it overwritten):
-/// config.json (LlamaForCausalLM, Qwen2ForCausalLM or Qwen3ForCausalLM by config.architecture;
-/// head_dim, rope_scaling linear/llama3, attention_bias, tie_word_embeddings =
-/// model.config.shared_classifier), model.safetensors (transformers' tensor names and [out, in]
+/// config.json (the transformers class of config.architecture: LlamaForCausalLM, Qwen2ForCausalLM,
+/// Qwen3ForCausalLM, Qwen3MoeForCausalLM, Gemma3ForCausalLM, Phi3ForCausalLM, SmolLM3ForCausalLM,
+/// Exaone4ForCausalLM; head_dim, rope_scaling linear/llama3 — Phi-3: longrope with its short and
+/// long factors, original_max_position_embeddings and attention_factor —, attention_bias,
+/// tie_word_embeddings = model.config.shared_classifier, and per family what says which layer is
+/// what: Gemma 3's sliding_window, layer_types (and sliding_window_pattern when periodic),
+/// rope_local_base_freq, query_pre_attn_scalar; Qwen3-MoE's expert keys and mlp_only_layers;
+/// Phi-3's partial_rotary_factor and sliding_window; SmolLM3's no_rope_layers; EXAONE 4's
+/// sliding_window and layer_types), model.safetensors (transformers' tensor names and [out, in]
 /// shapes: biases and q/k norms as the family has them, a bias the config declares but the model
-/// lacks written as zeros; lm_head.weight only when the classifier is not shared),
-/// generation_config.json (bos/eos ids) and the tokenizer: a sentencepiece `tokenizer_path`
-/// (.model) is copied as tokenizer.model with a LlamaTokenizer tokenizer_config.json (the model's
-/// bos/eos/unk pieces); a tokenizer.json path is copied with the tokenizer_config.json beside it;
-/// "" writes no tokenizer. `dtype` is "f32" or "bf16" (round-to-nearest-even).
-/// For a model with interleaved RoPE (llama2.c, GGUF llama) the rows of every q_proj and k_proj
-/// (weights and biases) are permuted per head as convert_llama_weights_to_hf.py's `permute` does
-/// (view(heads, head_dim/2, 2, in).transpose(1, 2)), so the folder computes the same function
+/// lacks written as zeros; Phi-3's fused qkv_proj and gate_up_proj; experts as
+/// mlp.experts.E.*_proj; Gemma's norm weights as w for its (1 + w); lm_head.weight only when the
+/// classifier is not shared), generation_config.json (bos/eos ids) and the tokenizer: a
+/// sentencepiece `tokenizer_path` (.model) is copied as tokenizer.model with a LlamaTokenizer
+/// tokenizer_config.json (the model's bos/eos/unk pieces); a tokenizer.json path is copied with the
+/// tokenizer_config.json beside it; "" writes no tokenizer files. `dtype` is "f32" or "bf16"
+/// (round-to-nearest-even). Matrices are converted one row at a time while writing.
+/// For a model with interleaved RoPE (llama2.c, GGUF llama / smollm3) the rows of every q_proj and
+/// k_proj (weights and biases) are permuted per head as convert_llama_weights_to_hf.py's `permute`
+/// does (view(heads, head_dim/2, 2, in).transpose(1, 2)), so the folder computes the same function
 /// with rotate-half RoPE; a model already in rotate-half layout is written as it is.
+/// config.json is read back (parse_hf_config) before anything is written: what it would not give
+/// back (a per-layer arrangement, scale or RoPE parameter no key holds) is refused by name.
 /// Throws std::invalid_argument for another dtype, std::runtime_error naming the folder for what
 /// config.json cannot express (GGUF rope_freqs without scaling parameters, an o_proj bias on
-/// Qwen2), and naming the file that cannot be read or written.
+/// Qwen2, ...), and naming the file that cannot be read or written.
 void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path, const std::string& dir,
                      const std::string& dtype);
 
