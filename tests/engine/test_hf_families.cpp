@@ -246,6 +246,8 @@ class TestHfFamilies : public QObject {
       HF_EXPECT_ERROR(parse(j), "dir/config.json", needle);
     }
     j = gemma3Config();
+    j["hidden_activation"] = nullptr;  // Gemma3TextConfig's default, gelu_pytorch_tanh
+    QCOMPARE(parse(j).config.activation, MlpActivation::kGeluTanh);
     j.erase("architectures");  // model_type gemma3_text stands in
     QCOMPARE(parse(j).architecture, std::string("Gemma3ForCausalLM"));
     j["model_type"] = "gemma2";

@@ -397,7 +397,7 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
     c.post_norm = true;
     c.activation = MlpActivation::kGeluTanh;
     out.norm_weight_offset = 1.0f;
-    const json& act = j["hidden_activation"];
+    const json act = present(j, "hidden_activation") ? j["hidden_activation"] : json("gelu_pytorch_tanh");
     if (!act.is_string() || act.get<std::string>() != "gelu_pytorch_tanh")
       fail_in(name, "hidden_activation " + brief(act) + " is not supported (only \"gelu_pytorch_tanh\")");
     if (get_bool(j, "attention_bias", name).value_or(false))
