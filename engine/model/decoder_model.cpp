@@ -7,6 +7,8 @@
 #include <string>
 #include <tuple>
 
+#include "engine/model/layers/gated_mlp.h"
+#include "engine/model/layers/moe_mlp.h"
 #include "engine/model/rope_frequencies.h"
 
 namespace pagedchat {
@@ -118,53 +120,20 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
   }
   const int dim = config.hidden_size, hidden = config.intermediate_size;
   const int q_width = config.n_heads * config.head_dim, kv_width = config.n_kv_heads * config.head_dim;
-  std::map<std::string, int> type_counts;
-  // Packs the parts [{tensor, rows, name}] (each [rows, k]) as one stacked matrix.
-  auto pack = [&](std::initializer_list<std::tuple<const WeightTensor&, int, const char*>> parts, int k,
-                  const std::string& where) {
-    std::vector<kernels::WeightPart> wp;
-    for (const auto& [t, rows, name] : parts) {
-      const int be = kernels::dtype_block_elems(t.dtype);
-      if (k % be != 0)
-        throw std::invalid_argument(where + std::string(name) + " is " + kernels::dtype_name(t.dtype) +
-                                    " with rows of " + std::to_string(k) + " values, not a whole number of its " +
-                                    std::to_string(be) + "-value blocks");
-      const kernels::DType as = dtype == WeightDType::kAuto ? ops_.auto_weight_type(t.dtype)
-                                                            : packed_dtype(t.dtype, dtype);
-      wp.push_back({t.data, rows, t.dtype, as});
-      ++type_counts[kernels::dtype_name(wp.back().packed)];
-    }
-    auto p = ops_.pack_weights(wp, k);
-    if (packed)
-      for (const auto& [t, rows, name] : parts) packed(t.data, t.bytes(std::size_t(rows) * k));
-    return p;
-  };
+  layers::WeightPacker packer(ops_, dtype, packed);
   int l = 0;
   for (const LayerWeights& lw : weights.layers) {
     const std::string at = "layer " + std::to_string(l) + ": ";
     PackedLayer p;
     p.spec = config.layer(l++);
-    p.qkv = pack({{lw.q_proj, q_width, "q_proj"}, {lw.k_proj, kv_width, "k_proj"}, {lw.v_proj, kv_width, "v_proj"}},
-                 dim, at);
-    p.o_proj = pack({{lw.o_proj, dim, "o_proj"}}, q_width, at);
-    if (p.spec.moe) {
-      const int ef = config.moe.expert_intermediate_size;
-      // The router stays float32 (as every converter writes it), so routing is not perturbed by
-      // rounding.
-      std::vector<kernels::WeightPart> router{
-          {lw.moe.router.data, config.moe.num_experts, lw.moe.router.dtype, kernels::DType::kF32}};
-      p.router = ops_.pack_weights(router, dim);
-      for (int e = 0; e < config.moe.num_experts; ++e) {
-        const std::string ex = at + "expert " + std::to_string(e) + ": ";
-        PackedExpert pe;
-        pe.gate_up = pack({{lw.moe.gate[e], ef, "gate"}, {lw.moe.up[e], ef, "up"}}, dim, ex);
-        pe.down = pack({{lw.moe.down[e], dim, "down"}}, ef, ex);
-        p.experts.push_back(std::move(pe));
-      }
-    } else {
-      p.gate_up = pack({{lw.gate_proj, hidden, "gate_proj"}, {lw.up_proj, hidden, "up_proj"}}, dim, at);
-      p.down = pack({{lw.down_proj, dim, "down_proj"}}, hidden, at);
-    }
+    p.qkv = packer.pack(
+        {{lw.q_proj, q_width, "q_proj"}, {lw.k_proj, kv_width, "k_proj"}, {lw.v_proj, kv_width, "v_proj"}}, dim, at);
+    p.o_proj = packer.pack({{lw.o_proj, dim, "o_proj"}}, q_width, at);
+    if (p.spec.moe)
+      p.moe = std::make_unique<layers::MoeMlp>(packer, lw.moe, dim, config.moe, config.activation, at);
+    else
+      p.mlp = std::make_unique<layers::GatedMlp>(packer, lw.gate_proj, lw.up_proj, lw.down_proj, dim, hidden,
+                                                 config.activation, at);
     if (config.attention_qkv_bias) {
       p.qkv_bias.assign(std::size_t(q_width + 2 * kv_width), 0.0f);
       if (lw.bq) std::copy_n(lw.bq, q_width, p.qkv_bias.begin());
@@ -182,7 +151,7 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     p.inv_freq = p.spec.use_rope ? inv_freq_by_theta_.at({p.spec.rope_theta, p.spec.rope_scaled}) : nullptr;
     layers_.push_back(std::move(p));
   }
-  classifier_ = pack({{weights.lm_head, config.vocab_size, "classifier"}}, dim, "");
+  classifier_ = packer.pack({{weights.lm_head, config.vocab_size, "classifier"}}, dim, "");
   if (dim % kernels::dtype_block_elems(weights.token_embedding.dtype) != 0)
     throw std::invalid_argument(std::string("token embedding is ") +
                                 kernels::dtype_name(weights.token_embedding.dtype) + " with rows of " +
@@ -194,19 +163,14 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
   // On the CPU embedding() reads the table in place, a row per token: once its pages are dropped,
   // only the rows of tokens seen come back.
   if (packed) packed(weights.token_embedding.data, weights.token_embedding.bytes(std::size_t(config.vocab_size) * dim));
-  std::vector<std::pair<std::string, int>> counts(type_counts.begin(), type_counts.end());
-  std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  for (const auto& [name, n] : counts)
-    packed_types_ += (packed_types_.empty() ? "" : ", ") + name + " x " + std::to_string(n);
+  packed_types_ = packer.type_summary();
 }
 
 std::size_t DecoderModel::packed_bytes() const {
   std::size_t n = classifier_->bytes;
   for (const auto& l : layers_) {
     n += l.qkv->bytes + l.o_proj->bytes;
-    if (l.gate_up) n += l.gate_up->bytes + l.down->bytes;
-    if (l.router) n += l.router->bytes;
-    for (const auto& e : l.experts) n += e.gate_up->bytes + e.down->bytes;
+    n += l.mlp ? l.mlp->packed_bytes() : l.moe->packed_bytes();
   }
   return n;
 }
@@ -252,95 +216,11 @@ kernels::QkvSpec DecoderModel::qkv_spec(int layer) const {
   return s;
 }
 
-void DecoderModel::mixture_of_experts(const PackedLayer& pl, float* y, const float* h, int T) {
-  const ModelConfig& c = config_;
-  const int dim = c.hidden_size, E = c.moe.num_experts, K = c.moe.num_experts_per_tok;
-  const int ef = c.moe.expert_intermediate_size;
-  float* logits = workspace<float>(moe_logits_, std::size_t(T) * E);
-  ops_.linear(logits, h, *pl.router, T);
-  std::vector<float>& host = moe_host_logits_;
-  host.resize(std::size_t(T) * E);
-  ops_.copy_to_host(host.data(), logits, host.size() * sizeof(float));
-  // Routing (llama.cpp's llm_build_moe_ffn, transformers' Qwen3MoeSparseMoeBlock): per token the
-  // top-k experts by probability and their weights; then each expert's tokens, in token order.
-  std::vector<std::vector<int>>& rows = moe_rows_by_expert_;
-  std::vector<std::vector<float>>& weights = moe_weights_by_expert_;
-  rows.assign(std::size_t(E), {});
-  weights.assign(std::size_t(E), {});
-  std::vector<int> order(static_cast<std::size_t>(E));
-  std::vector<double> p(static_cast<std::size_t>(E));
-  for (int t = 0; t < T; ++t) {
-    const float* lg = host.data() + std::size_t(t) * E;
-    double mx = -INFINITY;
-    for (int e = 0; e < E; ++e) mx = std::max(mx, double(lg[e]));
-    for (int e = 0; e < E; ++e) order[e] = e;
-    // Top-k by logit (= by probability); ties go to the lower expert id.
-    std::partial_sort(order.begin(), order.begin() + K, order.end(),
-                      [&](int a, int b) { return lg[a] > lg[b] || (lg[a] == lg[b] && a < b); });
-    double norm = 0.0;
-    if (c.moe.softmax_before_topk) {
-      double sum = 0.0;
-      for (int e = 0; e < E; ++e) sum += (p[e] = std::exp(double(lg[e]) - mx));
-      for (int e = 0; e < E; ++e) p[e] /= sum;
-    } else {  // softmax over the selected logits only
-      double sum = 0.0;
-      for (int i = 0; i < K; ++i) sum += (p[order[i]] = std::exp(double(lg[order[i]]) - mx));
-      for (int i = 0; i < K; ++i) p[order[i]] /= sum;
-    }
-    for (int i = 0; i < K; ++i) norm += p[order[i]];
-    for (int i = 0; i < K; ++i) {
-      const int e = order[i];
-      const double w = c.moe.norm_topk_prob ? p[e] / norm : p[e];
-      rows[e].push_back(t);
-      weights[e].push_back(float(w));
-    }
-  }
-  std::vector<int> all_rows;
-  std::vector<float> all_weights;
-  std::vector<int> offset(std::size_t(E) + 1, 0);
-  int most = 0;
-  for (int e = 0; e < E; ++e) {
-    all_rows.insert(all_rows.end(), rows[e].begin(), rows[e].end());
-    all_weights.insert(all_weights.end(), weights[e].begin(), weights[e].end());
-    offset[e + 1] = int(all_rows.size());
-    most = std::max(most, int(rows[e].size()));
-  }
-  const int* rows_placed = upload(moe_rows_, all_rows);
-  const float* weights_placed = upload(moe_weights_, all_weights);
-  float* xe = workspace<float>(moe_x_, std::size_t(std::max(most, 1)) * dim);
-  float* gu = workspace<float>(moe_gate_up_, std::size_t(std::max(most, 1)) * 2 * ef);
-  float* he = workspace<float>(moe_h_, std::size_t(std::max(most, 1)) * ef);
-  float* ye = workspace<float>(moe_y_, std::size_t(std::max(most, 1)) * dim);
-  zeros_.assign(std::size_t(T) * dim, 0.0f);
-  ops_.copy_to_backend(y, zeros_.data(), zeros_.size() * sizeof(float));
-  // Each expert once over all its tokens (one GEMM per expert and matrix); outputs are added in
-  // expert order, so a token's sum does not depend on the rest of the batch.
-  for (int e = 0; e < E; ++e) {
-    const int n = offset[e + 1] - offset[e];
-    if (n == 0) continue;
-    ops_.gather_rows(xe, h, rows_placed + offset[e], n, dim);
-    ops_.linear(gu, xe, *pl.experts[e].gate_up, n);
-    if (c.activation == MlpActivation::kGeluTanh)
-      ops_.gelu_tanh_and_mul_stacked(he, gu, n, ef);
-    else
-      ops_.silu_and_mul_stacked(he, gu, n, ef);
-    ops_.linear(ye, he, *pl.experts[e].down, n);
-    ops_.scatter_add_rows(y, ye, rows_placed + offset[e], weights_placed + offset[e], n, dim);
-  }
-}
-
-void DecoderModel::feed_forward(const PackedLayer& pl, float* y, const float* h, int T) {
-  const ModelConfig& c = config_;
-  if (pl.spec.moe) return mixture_of_experts(pl, y, h, T);
-  const int hidden = c.intermediate_size;
-  float* gate_up = workspace<float>(gate_up_, std::size_t(T) * 2 * hidden);
-  float* hb = workspace<float>(hb_, std::size_t(T) * hidden);
-  ops_.linear(gate_up, h, *pl.gate_up, T);
-  if (c.activation == MlpActivation::kGeluTanh)
-    ops_.gelu_tanh_and_mul_stacked(hb, gate_up, T, hidden);
+void DecoderModel::feed_forward(PackedLayer& pl, float* y, const float* h, int T) {
+  if (pl.moe)
+    pl.moe->forward(ops_, ws_, y, h, T);
   else
-    ops_.silu_and_mul_stacked(hb, gate_up, T, hidden);
-  ops_.linear(y, hb, *pl.down, T);
+    pl.mlp->forward(ops_, ws_, y, h, T);
 }
 
 void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<float>& logits) {
@@ -397,7 +277,7 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   if (fused) ops_.rms_norm(xb, x, layers_[0].attn_norm, T, dim, c.norm_eps);
   const float base_scale = c.attention_scale > 0.0f ? c.attention_scale : 1.0f / std::sqrt(float(hd));
   for (int l = 0; l < c.n_layers; ++l) {
-    const PackedLayer& pl = layers_[l];
+    PackedLayer& pl = layers_[l];
     const int g = cache.group_of_layer(l);
     const float* h = xb;
     if (!fused) {

@@ -46,6 +46,8 @@
 #include "engine/config.h"
 #include "engine/model/forward_batch.h"
 #include "engine/model/kv_cache.h"
+#include "engine/model/layers/gated_mlp.h"
+#include "engine/model/layers/moe_mlp.h"
 #include "engine/model/model_weights.h"
 #include "engine/model/weight_dtype.h"
 #include "kernels/ops.h"
@@ -87,24 +89,21 @@ class DecoderModel {
   const std::vector<double>& rope_inv_freq() const { return inv_freq_; }
 
  private:
-  struct PackedExpert {
-    std::unique_ptr<kernels::PackedWeights> gate_up, down;
-  };
   struct PackedLayer {
     LayerSpec spec;
-    std::unique_ptr<kernels::PackedWeights> qkv, o_proj, gate_up, down, router;
-    std::vector<PackedExpert> experts;  // [num_experts] when spec.moe
-    std::vector<float> qkv_bias;        // [bq; bk; bv] (absent parts zero), empty without q/k/v biases
+    std::unique_ptr<kernels::PackedWeights> qkv, o_proj;
+    std::unique_ptr<layers::GatedMlp> mlp;  // dense layers
+    std::unique_ptr<layers::MoeMlp> moe;    // mixture-of-experts layers
+    std::vector<float> qkv_bias;            // [bq; bk; bv] (absent parts zero), empty without q/k/v biases
     // The layer's norms and biases in the backend's memory (Backend::place; null when absent).
     const float *attn_norm = nullptr, *ffn_norm = nullptr, *post_attention_norm = nullptr, *post_ffw_norm = nullptr,
                 *q_norm = nullptr, *k_norm = nullptr, *bo = nullptr, *qkv_bias_placed = nullptr;
     const double* inv_freq = nullptr;  // this layer's RoPE frequencies; null: no RoPE
   };
   kernels::QkvSpec qkv_spec(int layer) const;
-  // y [T, hidden] = the layer's feed-forward of h [T, hidden] (dense gated MLP or experts).
-  void feed_forward(const PackedLayer& pl, float* y, const float* h, int T);
-  // The mixture of experts: routes each token, runs each expert once over its tokens.
-  void mixture_of_experts(const PackedLayer& pl, float* y, const float* h, int T);
+  // y [T, hidden] = the layer's feed-forward of h [T, hidden] (dense gated MLP or experts; y
+  // must not alias h for experts).
+  void feed_forward(PackedLayer& pl, float* y, const float* h, int T);
   // `host` [n] as backend memory for the model's lifetime (null stays null).
   template <typename T>
   const T* place(const T* host, std::size_t n);
@@ -131,15 +130,10 @@ class DecoderModel {
   kernels::DType embedding_dtype_ = kernels::DType::kF32;
   // Activations and the step's inputs in backend memory, grown to the largest batch seen (no
   // per-step allocation afterwards).
-  std::unique_ptr<kernels::Buffer> x_, xb_, qkv_, q_, att_, gate_up_, hb_, sel_, logits_;
-  std::unique_ptr<kernels::Buffer> ffn_;
-  std::unique_ptr<kernels::Buffer> moe_logits_, moe_x_, moe_gate_up_, moe_h_, moe_y_, moe_rows_, moe_weights_;
-  std::vector<std::unique_ptr<kernels::Buffer>> group_slots_, group_tables_;  // KV-cache groups 1..
-  // Host-side routing state, reused across steps.
-  std::vector<float> moe_host_logits_, zeros_;
-  std::vector<std::vector<int>> moe_rows_by_expert_;
-  std::vector<std::vector<float>> moe_weights_by_expert_;
+  std::unique_ptr<kernels::Buffer> x_, xb_, qkv_, q_, att_, sel_, logits_, ffn_;
+  layers::Workspace ws_;  // the MLPs' and experts' intermediates
   std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_;
+  std::vector<std::unique_ptr<kernels::Buffer>> group_slots_, group_tables_;  // KV-cache groups 1..
 };
 
 }  // namespace pagedchat

@@ -1,0 +1,36 @@
+#include "engine/model/layers/layer_common.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace pagedchat::layers {
+
+std::unique_ptr<kernels::PackedWeights> WeightPacker::pack(std::initializer_list<Part> parts, int k,
+                                                           const std::string& where) {
+  std::vector<kernels::WeightPart> wp;
+  for (const Part& p : parts) {
+    const kernels::DType file = p.tensor.dtype;
+    const int be = kernels::dtype_block_elems(file);
+    if (k % be != 0)
+      throw std::invalid_argument(where + p.name + " is " + kernels::dtype_name(file) + " with rows of " +
+                                  std::to_string(k) + " values, not a whole number of its " + std::to_string(be) +
+                                  "-value blocks");
+    const kernels::DType as = dtype_ == WeightDType::kAuto ? ops_.auto_weight_type(file) : packed_dtype(file, dtype_);
+    wp.push_back({p.tensor.data, p.rows, file, as});
+    ++type_counts_[kernels::dtype_name(as)];
+  }
+  auto packed = ops_.pack_weights(wp, k);
+  if (packed_)
+    for (const Part& p : parts) packed_(p.tensor.data, p.tensor.bytes(std::size_t(p.rows) * k));
+  return packed;
+}
+
+std::string WeightPacker::type_summary() const {
+  std::vector<std::pair<std::string, int>> counts(type_counts_.begin(), type_counts_.end());
+  std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string s;
+  for (const auto& [name, n] : counts) s += (s.empty() ? "" : ", ") + name + " x " + std::to_string(n);
+  return s;
+}
+
+}  // namespace pagedchat::layers

@@ -1,0 +1,100 @@
+#include "engine/model/layers/moe_mlp.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pagedchat::layers {
+
+MoeMlp::MoeMlp(WeightPacker& packer, const MoeWeights& w, int hidden, const MoeConfig& moe, MlpActivation act,
+               const std::string& where)
+    : moe_(moe), hidden_(hidden), act_(act) {
+  // The router stays float32 (as every converter writes it), so rounding cannot change a route.
+  const std::vector<kernels::WeightPart> router{{w.router.data, moe.num_experts, w.router.dtype, kernels::DType::kF32}};
+  router_ = packer.backend().pack_weights(router, hidden);
+  const int ef = moe.expert_intermediate_size;
+  for (int e = 0; e < moe.num_experts; ++e) {
+    const std::string at = where + "expert " + std::to_string(e) + ": ";
+    Expert x;
+    x.gate_up = packer.pack({{w.gate[e], ef, "gate"}, {w.up[e], ef, "up"}}, hidden, at);
+    x.down = packer.pack({{w.down[e], hidden, "down"}}, ef, at);
+    experts_.push_back(std::move(x));
+  }
+}
+
+std::size_t MoeMlp::packed_bytes() const {
+  std::size_t n = router_->bytes;
+  for (const Expert& e : experts_) n += e.gate_up->bytes + e.down->bytes;
+  return n;
+}
+
+std::vector<std::pair<int, float>> MoeMlp::route(const float* lg, const MoeConfig& moe) {
+  const int E = moe.num_experts, K = moe.num_experts_per_tok;
+  std::vector<int> order(static_cast<std::size_t>(E));
+  for (int e = 0; e < E; ++e) order[e] = e;
+  // Top-k by logit (= by probability); ties go to the lower expert id.
+  std::partial_sort(order.begin(), order.begin() + K, order.end(),
+                    [&](int a, int b) { return lg[a] > lg[b] || (lg[a] == lg[b] && a < b); });
+  const double mx = lg[order[0]];
+  std::vector<double> p(static_cast<std::size_t>(K));
+  double sum = 0.0;
+  if (moe.softmax_before_topk) {
+    for (int e = 0; e < E; ++e) sum += std::exp(double(lg[e]) - mx);
+    for (int i = 0; i < K; ++i) p[i] = std::exp(double(lg[order[i]]) - mx) / sum;
+  } else {  // softmax over the selected logits only
+    for (int i = 0; i < K; ++i) sum += (p[i] = std::exp(double(lg[order[i]]) - mx));
+    for (int i = 0; i < K; ++i) p[i] /= sum;
+  }
+  double norm = 0.0;
+  for (int i = 0; i < K; ++i) norm += p[i];
+  std::vector<std::pair<int, float>> out;
+  for (int i = 0; i < K; ++i) out.emplace_back(order[i], float(moe.norm_topk_prob ? p[i] / norm : p[i]));
+  return out;
+}
+
+void MoeMlp::forward(kernels::Backend& ops, Workspace& ws, float* y, const float* x, int T) {
+  const int E = moe_.num_experts, ef = moe_.expert_intermediate_size, dim = hidden_;
+  float* logits = ws.router_logits.get<float>(ops, std::size_t(T) * E);
+  ops.linear(logits, x, *router_, T);
+  logits_host_.resize(std::size_t(T) * E);
+  ops.copy_to_host(logits_host_.data(), logits, logits_host_.size() * sizeof(float));
+  // Each expert's tokens, in token order.
+  rows_by_expert_.assign(std::size_t(E), {});
+  weights_by_expert_.assign(std::size_t(E), {});
+  for (int t = 0; t < T; ++t)
+    for (const auto& [e, w] : route(logits_host_.data() + std::size_t(t) * E, moe_)) {
+      rows_by_expert_[e].push_back(t);
+      weights_by_expert_[e].push_back(w);
+    }
+  std::vector<int> all_rows;
+  std::vector<float> all_weights;
+  std::vector<int> offset(std::size_t(E) + 1, 0);
+  int most = 1;
+  for (int e = 0; e < E; ++e) {
+    all_rows.insert(all_rows.end(), rows_by_expert_[e].begin(), rows_by_expert_[e].end());
+    all_weights.insert(all_weights.end(), weights_by_expert_[e].begin(), weights_by_expert_[e].end());
+    offset[e + 1] = int(all_rows.size());
+    most = std::max(most, int(rows_by_expert_[e].size()));
+  }
+  const int* rows = ws.rows.upload(ops, all_rows);
+  const float* weights = ws.weights.upload(ops, all_weights);
+  float* xe = ws.expert_in.get<float>(ops, std::size_t(most) * dim);
+  float* gu = ws.gate_up.get<float>(ops, std::size_t(most) * 2 * ef);
+  float* he = ws.hidden.get<float>(ops, std::size_t(most) * ef);
+  float* ye = ws.expert_out.get<float>(ops, std::size_t(most) * dim);
+  zeros_.assign(std::size_t(T) * dim, 0.0f);
+  ops.copy_to_backend(y, zeros_.data(), zeros_.size() * sizeof(float));
+  for (int e = 0; e < E; ++e) {
+    const int n = offset[e + 1] - offset[e];
+    if (n == 0) continue;
+    ops.gather_rows(xe, x, rows + offset[e], n, dim);
+    ops.linear(gu, xe, *experts_[e].gate_up, n);
+    if (act_ == MlpActivation::kGeluTanh)
+      ops.gelu_tanh_and_mul_stacked(he, gu, n, ef);
+    else
+      ops.silu_and_mul_stacked(he, gu, n, ef);
+    ops.linear(ye, he, *experts_[e].down, n);
+    ops.scatter_add_rows(y, ye, rows + offset[e], weights + offset[e], n, dim);
+  }
+}
+
+}  // namespace pagedchat::layers
