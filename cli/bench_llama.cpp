@@ -109,7 +109,11 @@ long long parameter_count(const ModelConfig& m) {
   const long long dim = m.hidden_size, hd = m.head_dim, L = m.n_layers;
   const long long q = m.n_heads * hd, kv = m.n_kv_heads * hd;
   long long n = (long long)(m.vocab_size) * dim * (m.shared_classifier ? 1 : 2) + dim;
-  n += L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * (long long)m.intermediate_size);
+  n += L * (2 * dim + dim * q + 2 * dim * kv + q * dim);
+  // Each layer's MLP: dense, or every expert plus the router (llama-bench counts all of them).
+  for (int l = 0; l < m.n_layers; ++l)
+    n += m.layer(l).moe ? (long long)m.moe.num_experts * (3 * dim * m.moe.expert_intermediate_size + dim)
+                        : 3 * dim * (long long)m.intermediate_size;
   return n;
 }
 
