@@ -125,8 +125,8 @@ nlohmann::json engine_json(const LLMEngine& engine) {
           {"weight_types", engine.weight_types()},
           {"peak_rss_bytes", peak_rss_bytes()},
           {"model_shape",
-           {{"dim", m.dim},
-            {"hidden_dim", m.hidden_dim},
+           {{"dim", m.hidden_size},
+            {"hidden_dim", m.intermediate_size},
             {"n_layers", m.n_layers},
             {"n_heads", m.n_heads},
             {"n_kv_heads", m.n_kv_heads},
@@ -138,7 +138,7 @@ std::string engine_line(const LLMEngine& engine) {
   const EngineConfig& c = engine.engine_config();
   const ModelConfig& m = engine.model_config();
   std::ostringstream s;
-  s << "model " << c.model << " (dim " << m.dim << ", " << m.n_layers << " layers, vocab " << m.vocab_size
+  s << "model " << c.model << " (dim " << m.hidden_size << ", " << m.n_layers << " layers, vocab " << m.vocab_size
     << "), max_model_len " << c.max_model_len << ", " << c.num_blocks << " KV blocks of " << c.block_size
     << " tokens, max_num_seqs " << c.max_num_seqs << ", max_num_batched_tokens " << c.max_num_batched_tokens
     << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto")) << ", prefix caching "

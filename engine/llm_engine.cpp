@@ -8,7 +8,8 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "engine/core/kv_cache_manager.h"
+#include "engine/core/kv_cache_coordinator.h"
+#include "engine/core/kv_cache_groups.h"
 #include "engine/core/request.h"
 #include "engine/core/scheduler.h"
 #include "engine/loader/model_loader.h"
@@ -100,7 +101,7 @@ struct LLMEngine::Impl {
   std::unique_ptr<Tokenizer> tokenizer;
   std::string chat_template;
   SamplingDefaults sampling_defaults;
-  std::unique_ptr<KVCacheManager> kv;
+  std::unique_ptr<KVCacheCoordinator> kv;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<ModelRunner> runner;
   std::unique_ptr<OutputProcessor> output;
@@ -152,8 +153,17 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                                 " stores blocks of " + std::to_string(kernels::kv_block_elems(kv_dtype)) +
                                 " values and needs a head size that is a multiple of it; '" + model_path +
                                 "' has head_dim " + std::to_string(mc.head_dim) + " (use bfloat16 or float16)");
-  const std::size_t block_bytes = KVCache::bytes_per_block(mc, bs, kv_dtype);
-  const int blocks_per_seq = (m.config.max_model_len + bs - 1) / bs;
+  // KV-cache groups (engine/core/kv_cache_groups.h): one block id holds group_size layers; a
+  // request needs every block of its sequence in a full group, its window's in a sliding one.
+  const KVCacheGroups kv_groups = KVCacheGroups::of(mc);
+  const std::size_t block_bytes = KVCache::bytes_per_block(mc, kv_groups, bs, kv_dtype);
+  const int max_step_tokens = std::min(
+      m.config.max_model_len, m.config.long_prefill_token_threshold > 0
+                                  ? std::min(m.config.long_prefill_token_threshold, m.config.max_num_batched_tokens)
+                                  : m.config.max_num_batched_tokens);
+  // Blocks one sequence of max_model_len needs, the sliding groups' null block included.
+  const long long blocks_per_seq = kv_groups.max_blocks_per_request(m.config.max_model_len, bs, max_step_tokens) +
+                                   (kv_groups.has_sliding_window() ? 1 : 0);
   auto backend = make_checked_backend(m.config, m.warnings);
   std::size_t device_free = 0, device_total = 0;
   const bool on_device = backend->device_memory_info(&device_free, &device_total);
@@ -166,7 +176,7 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   if (num_blocks == 0 && m.config.kv_cache_bytes > 0)
     num_blocks = static_cast<long long>(m.config.kv_cache_bytes / block_bytes);
   if (!sized && !on_device) {
-    num_blocks = static_cast<long long>(blocks_per_seq) * kAutoCacheSequences;
+    num_blocks = blocks_per_seq * kAutoCacheSequences;
     const long long cap = static_cast<long long>(physical_memory_bytes() / 4 / block_bytes);
     num_blocks = std::max<long long>(blocks_per_seq, std::min(num_blocks, cap));
   }
@@ -194,13 +204,13 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
     num_blocks = std::min(num_blocks, 2LL * m.config.max_num_seqs * blocks_per_seq);
     std::fprintf(stderr,
                  "pagedchat: %s: %s total, weights %s, activations %s (profiled: %d tokens, %d sequences), in use %s; "
-                 "KV cache %s = %lld blocks of %d tokens (gpu_memory_utilization %.2f)\n",
+                 "KV cache %s = %lld blocks of %d tokens (gpu_memory_utilization %.2f; %s)\n",
                  m.runner->backend().description().c_str(), gib(device_total).c_str(),
                  gib(m.runner->model().packed_bytes()).c_str(),
                  gib(free_before > free_after ? free_before - free_after : 0).c_str(), m.config.max_num_batched_tokens,
                  m.config.max_num_seqs, gib(used).c_str(),
                  gib(std::size_t(std::max(0LL, num_blocks)) * block_bytes).c_str(), num_blocks, bs,
-                 m.config.gpu_memory_utilization);
+                 m.config.gpu_memory_utilization, kv_groups.describe().c_str());
     if (num_blocks < blocks_per_seq)
       throw too_small(num_blocks, "the device has " + gib(device_total) + ", of which weights and activations use " +
                                       gib(used) + " and gpu_memory_utilization " +
@@ -215,7 +225,11 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   m.config.kv_cache_bytes = std::size_t(num_blocks) * block_bytes;
   m.runner->allocate_kv_cache(m.config.num_blocks, bs, kv_dtype);
 
-  m.kv = std::make_unique<KVCacheManager>(m.config.num_blocks, bs, m.config.enable_prefix_caching);
+  if (kv_groups.has_sliding_window() && !(!sized && on_device))
+    std::fprintf(stderr, "pagedchat: KV cache %s = %d blocks of %d tokens (%s)\n",
+                 gib(std::size_t(m.config.kv_cache_bytes)).c_str(), m.config.num_blocks, bs,
+                 kv_groups.describe().c_str());
+  m.kv = std::make_unique<KVCacheCoordinator>(kv_groups, m.config.num_blocks, bs, m.config.enable_prefix_caching);
   m.scheduler = std::make_unique<Scheduler>(
       SchedulerConfig{m.config.max_num_seqs, m.config.max_num_batched_tokens, m.config.long_prefill_token_threshold,
                       m.config.scheduling_policy},
@@ -408,9 +422,12 @@ std::optional<RequestState> LLMEngine::request_state(const std::string& id) cons
   auto it = impl_->groups.find(id);
   if (it == impl_->groups.end()) return std::nullopt;
   const Request& r = *it->second->seqs.front();
-  return RequestState{
-      r.status,         r.num_prompt_tokens(), r.num_computed_tokens, r.num_output_tokens(), int(r.block_ids.size()),
-      r.num_preemptions};
+  return RequestState{r.status,
+                      r.num_prompt_tokens(),
+                      r.num_computed_tokens,
+                      r.num_output_tokens(),
+                      impl_->kv->num_request_blocks(r),
+                      r.num_preemptions};
 }
 
 std::vector<KVBlockInfo> LLMEngine::kv_cache_snapshot() const {
@@ -420,12 +437,16 @@ std::vector<KVBlockInfo> LLMEngine::kv_cache_snapshot() const {
   for (int b = 0; b < pool.num_blocks(); ++b) {
     blocks[b].ref_count = pool.ref_count(b);
     blocks[b].cached = pool.block_hash(b).has_value();
+    blocks[b].group = pool.group_of(b);
+    blocks[b].null_block = pool.has_null_block() && b == BlockPool::kNullBlock;
   }
   for (const Request* r : m.scheduler->running())
-    for (int b : r->block_ids) {
-      auto& ids = blocks[b].request_ids;
-      if (std::find(ids.begin(), ids.end(), r->group->request_id) == ids.end()) ids.push_back(r->group->request_id);
-    }
+    for (const auto& table : r->block_ids)
+      for (int b : table) {
+        if (blocks[b].null_block) continue;
+        auto& ids = blocks[b].request_ids;
+        if (std::find(ids.begin(), ids.end(), r->group->request_id) == ids.end()) ids.push_back(r->group->request_id);
+      }
   return blocks;
 }
 
@@ -440,6 +461,16 @@ EngineStats LLMEngine::stats() const {
   s.prefix_cache_queries = m.kv->prefix_cache_queries();
   s.prefix_cache_hits = m.kv->prefix_cache_hits();
   s.num_cached_blocks = m.kv->pool().num_cached_blocks();
+  const KVCacheGroups& groups = m.kv->groups();
+  s.kv_cache_groups.resize(std::size_t(groups.num_groups()));
+  for (int g = 0; g < groups.num_groups(); ++g) {
+    KVCacheGroupStats& gs = s.kv_cache_groups[std::size_t(g)];
+    gs.sliding_window = groups.groups[std::size_t(g)].sliding_window;
+    gs.num_layers = int(groups.groups[std::size_t(g)].layers.size());
+    gs.num_blocks_in_use = m.kv->num_blocks_in_use(g);
+  }
+  s.kv_cache_group_size = groups.group_size;
+  s.block_size = m.kv->block_size();
   return s;
 }
 

@@ -35,7 +35,16 @@ struct Request;
 struct KVBlockInfo {
   int ref_count = 0;                     ///< 0 = free
   bool cached = false;                   ///< registered in the prefix cache (reusable by hash)
-  std::vector<std::string> request_ids;  ///< requests whose block table holds it (shared prefix: several)
+  std::vector<std::string> request_ids;  ///< requests whose block tables hold it (shared prefix: several)
+  int group = 0;            ///< KV-cache group it was last allocated for (EngineStats::kv_cache_groups); -1: null block
+  bool null_block = false;  ///< the reserved null block of a model with sliding windows (never handed out)
+};
+
+/// One KV-cache group (engine/core/kv_cache_groups.h) in EngineStats.
+struct KVCacheGroupStats {
+  int sliding_window = 0;     ///< 0: full attention
+  int num_layers = 0;         ///< model layers in the group
+  int num_blocks_in_use = 0;  ///< blocks held by requests in this group now
 };
 
 /// Per-request options beside the sampling params (vLLM's add_request arguments).
@@ -62,6 +71,19 @@ struct EngineStats {
   long long prefix_cache_queries = 0;  ///< prompt tokens looked up in the prefix cache
   long long prefix_cache_hits = 0;     ///< of those, tokens found cached
   int num_cached_blocks = 0;           ///< blocks registered in the prefix cache
+  /// The KV-cache groups: all share the num_total_blocks blocks; one block holds
+  /// kv_cache_group_size layers' K and V of block_size tokens. A model without sliding windows has
+  /// one group of all its layers.
+  std::vector<KVCacheGroupStats> kv_cache_groups;
+  int kv_cache_group_size = 0;
+  int block_size = 0;
+  /// Tokens of K/V the requests hold now, counted per layer: sum over groups of blocks in use *
+  /// block_size * the group's layers (what "bench memory" compares to layers * context).
+  long long kv_layer_tokens_in_use() const {
+    long long n = 0;
+    for (const auto& g : kv_cache_groups) n += (long long)g.num_blocks_in_use * block_size * g.num_layers;
+    return n;
+  }
   double kv_cache_usage() const {
     return num_total_blocks ? double(num_total_blocks - num_free_blocks) / num_total_blocks : 0.0;
   }
@@ -73,7 +95,7 @@ struct RequestState {
   int num_prompt_tokens = 0;
   int num_computed_tokens = 0;  ///< tokens whose K/V are in the cache
   int num_output_tokens = 0;
-  int num_blocks = 0;  ///< length of its block table
+  int num_blocks = 0;  ///< blocks it holds over every KV-cache group (a sliding window's released ones not counted)
   int num_preemptions = 0;
 };
 

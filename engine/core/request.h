@@ -40,10 +40,13 @@ struct Request {
   int index = 0;  ///< completion index within the group
 
   RequestStatus status = RequestStatus::kWaiting;
-  int num_computed_tokens = 0;         ///< tokens whose K/V are in the cache
-  std::vector<int> block_ids;          ///< block table: block i holds positions [i*bs, (i+1)*bs)
-  std::vector<uint64_t> block_hashes;  ///< prefix-cache hash chain of its full blocks
-  int num_cached_blocks = 0;           ///< leading blocks registered in the prefix cache
+  int num_computed_tokens = 0;  ///< tokens whose K/V are in the cache
+  /// Block tables, one per KV-cache group (engine/core/kv_cache_groups.h), all the same length:
+  /// block_ids[g][i] holds positions [i*bs, (i+1)*bs) for group g's layers (BlockPool::kNullBlock
+  /// where a sliding window has released it). Empty while the request holds no blocks.
+  std::vector<std::vector<int>> block_ids;
+  std::vector<uint64_t> block_hashes;  ///< prefix-cache hash chain of its full blocks (the same in every group)
+  int num_cached_blocks = 0;           ///< leading blocks registered in the prefix cache (every group)
   int num_preemptions = 0;
 
   // Output side.

@@ -94,7 +94,7 @@ SchedulerOutput Scheduler::schedule() {
   // scheduled earlier in this step registered but have not computed yet; nothing is preempted
   // after that point, so each of those blocks is computed by this step's forward. (A request
   // preempted above frees its own not-yet-computed registered blocks before anyone could share
-  // them, and KVCacheManager::free unregisters them.)
+  // them, and KVCacheCoordinator::free unregisters them.)
   // Fair share (RequestOptions::fair_share_key): among the waiting requests the one whose key has
   // the fewest running sequences goes first (the scheduling order among equals; priorities first).
   std::unordered_map<std::string_view, int> running_per_key;
@@ -112,7 +112,7 @@ SchedulerOutput Scheduler::schedule() {
       }
     }
     Request* req = *pick;
-    KVCacheManager::ComputedBlocks computed;
+    KVCacheCoordinator::ComputedBlocks computed;
     if (req->block_ids.empty()) computed = kv_.get_computed_blocks(*req);
     const int start = req->block_ids.empty() ? computed.num_tokens : req->num_computed_tokens;
     const int num_new = cap(req, req->num_tokens() - start, budget);

@@ -2,11 +2,14 @@
 // first (a decode token, or the next chunk of an unfinished prefill), then waiting requests
 // (priority order, then arrival) while budget, max_num_seqs and free blocks allow; a long prompt
 // is prefilled in chunks of at most long_prefill_token_threshold tokens, so other requests keep
-// going. A waiting request first takes its prefix-cache hits, including blocks that requests
-// scheduled before it in the same step will fill (registered at allocation). When a running request cannot get a
-// block, the latest-arrived (fcfs) or lowest-priority (priority) running request is preempted: its
-// blocks are freed and it goes back to the waiting queue, to be recomputed when admitted again.
-// Waiting requests are admitted by fair share between their keys (RequestOptions::fair_share_key):
+// going. Blocks are asked of the KVCacheCoordinator, which counts them over every KV-cache group
+// (a sliding-window group needs only its window's blocks, and gives back the rest as a request
+// grows). A waiting request first takes its prefix-cache hits, including blocks that requests
+// scheduled before it in the same step will fill (registered at allocation). When a running
+// request cannot get a block, the latest-arrived (fcfs) or lowest-priority (priority) running
+// request is preempted: its blocks are freed and it goes back to the waiting queue, to be
+// recomputed when admitted again. Waiting requests are admitted by fair share between their keys
+// (RequestOptions::fair_share_key):
 // the key with the fewest running sequences first, then in scheduling order.
 #pragma once
 
@@ -16,7 +19,7 @@
 #include <vector>
 
 #include "engine/config.h"
-#include "engine/core/kv_cache_manager.h"
+#include "engine/core/kv_cache_coordinator.h"
 #include "engine/core/request.h"
 
 namespace pagedchat {
@@ -44,7 +47,7 @@ struct SchedulerConfig {
 
 class Scheduler {
  public:
-  Scheduler(const SchedulerConfig& config, KVCacheManager& kv) : config_(config), kv_(kv) {}
+  Scheduler(const SchedulerConfig& config, KVCacheCoordinator& kv) : config_(config), kv_(kv) {}
 
   void add_request(Request* request);
   /// Adds a request that already holds its blocks and computed tokens (a forked completion).
@@ -72,7 +75,7 @@ class Scheduler {
   int cap(const Request* r, int num_new, int budget) const;
 
   SchedulerConfig config_;
-  KVCacheManager& kv_;
+  KVCacheCoordinator& kv_;
   std::vector<Request*> running_;  ///< in admission order
   std::deque<Request*> waiting_;   ///< in scheduling order
   long long num_preemptions_ = 0;

@@ -10,9 +10,10 @@ KVCache::KVCache(const ModelConfig& c, int nb, int bs, kernels::KvDType dt, kern
       kv_width(c.n_kv_heads * c.head_dim),
       dtype(dt),
       backend_(backend),
-      block_bytes_(bytes_per_block(c, bs, dt)) {
+      groups_(KVCacheGroups::of(c)),
+      block_bytes_(bytes_per_block(c, groups_, bs, dt)) {
   const std::size_t n = std::size_t(nb) * bs * kernels::kv_row_bytes(dt, kv_width);
-  for (int l = 0; l < c.n_layers; ++l) {
+  for (int t = 0; t < groups_.group_size; ++t) {
     key_.push_back(backend ? backend->allocate(n) : kernels::allocate_host(n));
     value_.push_back(backend ? backend->allocate(n) : kernels::allocate_host(n));
   }
@@ -27,16 +28,20 @@ void KVCache::copy_block(int src, int dst) {
     else
       std::memcpy(d, s, n);
   };
-  for (std::size_t l = 0; l < key_.size(); ++l) {
-    char* k = static_cast<char*>(key_[l]->data());
-    char* v = static_cast<char*>(value_[l]->data());
+  for (std::size_t t = 0; t < key_.size(); ++t) {
+    char* k = static_cast<char*>(key_[t]->data());
+    char* v = static_cast<char*>(value_[t]->data());
     copy(k + std::size_t(dst) * n, k + std::size_t(src) * n);
     copy(v + std::size_t(dst) * n, v + std::size_t(src) * n);
   }
 }
 
 std::size_t KVCache::bytes_per_block(const ModelConfig& c, int bs, kernels::KvDType dt) {
-  return std::size_t(2) * c.n_layers * bs * kernels::kv_row_bytes(dt, int64_t(c.n_kv_heads) * c.head_dim);
+  return bytes_per_block(c, KVCacheGroups::of(c), bs, dt);
+}
+
+std::size_t KVCache::bytes_per_block(const ModelConfig& c, const KVCacheGroups& groups, int bs, kernels::KvDType dt) {
+  return std::size_t(2) * groups.group_size * bs * kernels::kv_row_bytes(dt, int64_t(c.n_kv_heads) * c.head_dim);
 }
 
 }  // namespace pagedchat

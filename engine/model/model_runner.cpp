@@ -35,27 +35,44 @@ void ModelRunner::profile_run(int num_tokens, int num_seqs, int max_model_len, i
     b.logits_indices.push_back(int(b.input_ids.size()) - 1);
   }
   KVCache scratch(model_.config(), 1, block_size, dtype, backend_.get());
+  // Every other group: the same padding slots and block-0 tables.
+  b.extra_groups.assign(std::size_t(scratch.num_groups() - 1),
+                        ForwardBatch::KVGroupTables{b.slot_mapping, b.block_tables, b.max_blocks_per_seq});
   std::vector<float> logits;
   model_.forward(b, scratch, logits);
 }
 
-ForwardBatch ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheManager& kv) const {
+ForwardBatch ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinator& kv) const {
   ForwardBatch b;
   build_batch(out, kv, b);
   return b;
 }
 
-void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheManager& kv, ForwardBatch& b) const {
+void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinator& kv, ForwardBatch& b) const {
+  // Every group's table of a request has the same length (a sliding group's released blocks are
+  // null entries), so one width serves all groups.
   int max_blocks = 1;
-  for (const auto& s : out.scheduled) max_blocks = std::max<int>(max_blocks, s.request->block_ids.size());
+  for (const auto& s : out.scheduled)
+    if (!s.request->block_ids.empty()) max_blocks = std::max<int>(max_blocks, s.request->block_ids.front().size());
+  const int groups = kv.num_groups();
   b.input_ids.clear();
   b.positions.clear();
-  b.slot_mapping.clear();
   b.query_start_loc.clear();
   b.seq_lens.clear();
   b.logits_indices.clear();
+  b.extra_groups.resize(std::size_t(groups - 1));
+  auto tables = [&](int g) -> std::pair<std::vector<int64_t>&, std::vector<int>&> {
+    if (g == 0) return {b.slot_mapping, b.block_tables};
+    auto& t = b.extra_groups[std::size_t(g) - 1];
+    return {t.slot_mapping, t.block_tables};
+  };
   b.max_blocks_per_seq = max_blocks;
-  b.block_tables.assign(out.scheduled.size() * std::size_t(max_blocks), 0);
+  for (auto& t : b.extra_groups) t.max_blocks_per_seq = max_blocks;
+  for (int g = 0; g < groups; ++g) {
+    auto [slots, table] = tables(g);
+    slots.clear();
+    table.assign(out.scheduled.size() * std::size_t(max_blocks), BlockPool::kNullBlock);
+  }
   b.query_start_loc.push_back(0);
   std::size_t r = 0;
   for (const auto& s : out.scheduled) {
@@ -64,17 +81,21 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheManager& 
     for (int pos = start; pos < end; ++pos) {
       b.input_ids.push_back(req.token_ids[pos]);
       b.positions.push_back(pos);
-      b.slot_mapping.push_back(kv.slot(req, pos));
+    }
+    for (int g = 0; g < groups; ++g) {
+      auto [slots, table] = tables(g);
+      for (int pos = start; pos < end; ++pos) slots.push_back(kv.slot(req, pos, g));
+      const std::vector<int>& ids = req.block_ids[std::size_t(g)];
+      std::copy(ids.begin(), ids.end(), table.begin() + std::ptrdiff_t(r) * max_blocks);
     }
     b.query_start_loc.push_back(int(b.input_ids.size()));
     b.seq_lens.push_back(end);
-    std::copy(req.block_ids.begin(), req.block_ids.end(), b.block_tables.begin() + r * max_blocks);
     if (s.samples) b.logits_indices.push_back(int(b.input_ids.size()) - 1);
     ++r;
   }
 }
 
-void ModelRunner::execute(const SchedulerOutput& out, const KVCacheManager& kv, std::vector<float>& logits) {
+void ModelRunner::execute(const SchedulerOutput& out, const KVCacheCoordinator& kv, std::vector<float>& logits) {
   for (const auto& [src, dst] : out.blocks_to_copy) cache_->copy_block(src, dst);
   build_batch(out, kv, batch_);
   model_.forward(batch_, *cache_, logits);

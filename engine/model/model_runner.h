@@ -1,12 +1,13 @@
-// ModelRunner: turns a SchedulerOutput into a flattened ForwardBatch (input ids, positions, slot
-// mapping, query_start_loc, seq_lens, block tables), runs the model and returns the logits of the
-// requests that sample this step (vLLM's GPUModelRunner, on whichever backend it is given).
+// ModelRunner: turns a SchedulerOutput into a flattened ForwardBatch (input ids, positions,
+// query_start_loc, seq_lens, and every KV-cache group's slot mapping and block tables), runs the
+// model and returns the logits of the requests that sample this step (vLLM's GPUModelRunner, on
+// whichever backend it is given).
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "engine/core/kv_cache_manager.h"
+#include "engine/core/kv_cache_coordinator.h"
 #include "engine/core/scheduler.h"
 #include "engine/model/decoder_model.h"
 
@@ -30,12 +31,12 @@ class ModelRunner {
 
   /// Runs one step. logits: [number of sampling requests, vocab], in SchedulerOutput order of the
   /// requests with samples == true.
-  void execute(const SchedulerOutput& out, const KVCacheManager& kv, std::vector<float>& logits);
+  void execute(const SchedulerOutput& out, const KVCacheCoordinator& kv, std::vector<float>& logits);
 
   /// Builds the batch for `out` (exposed for tests).
-  ForwardBatch build_batch(const SchedulerOutput& out, const KVCacheManager& kv) const;
+  ForwardBatch build_batch(const SchedulerOutput& out, const KVCacheCoordinator& kv) const;
   /// The same into `b`, reusing its vectors' capacity (no allocation once they are large enough).
-  void build_batch(const SchedulerOutput& out, const KVCacheManager& kv, ForwardBatch& b) const;
+  void build_batch(const SchedulerOutput& out, const KVCacheCoordinator& kv, ForwardBatch& b) const;
 
   DecoderModel& model() { return model_; }
   KVCache& cache() { return *cache_; }

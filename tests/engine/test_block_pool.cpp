@@ -1,10 +1,10 @@
-// BlockPool and KVCacheManager: allocation, reference counts, LRU free queue, prefix-cache
-// registration, eviction, collision safety, copy-on-write; blocks registered when allocated
-// (shared within one step), and dropped when their request is freed before computing them.
+// BlockPool and KVCacheCoordinator (one full-attention group): allocation, reference counts, LRU free queue,
+// prefix-cache registration, eviction, collision safety, copy-on-write; blocks registered when allocated (shared within
+// one step), and dropped when their request is freed before computing them.
 #include <QTest>
 
 #include "engine/core/block_pool.h"
-#include "engine/core/kv_cache_manager.h"
+#include "engine/core/kv_cache_coordinator.h"
 #include "engine/core/scheduler.h"
 
 using namespace pagedchat;
@@ -100,7 +100,7 @@ class TestBlockPool : public QObject {
   }
 
   void prefixHitsLeaveOneTokenToCompute() {
-    KVCacheManager kv(8, 4, true);
+    KVCacheCoordinator kv(8, 4, true);
     Request a = makeRequest({1, 2, 3, 4, 5, 6, 7, 8});  // exactly two full blocks
     QVERIFY(kv.allocate_slots(a, 8));
     a.num_computed_tokens = 8;
@@ -114,12 +114,12 @@ class TestBlockPool : public QObject {
     QCOMPARE(hit.num_tokens, 4);  // not 8: the last token must be computed for its logits
     QVERIFY(kv.allocate_slots(b, 4, &hit));
     QCOMPARE(b.num_computed_tokens, 4);
-    QCOMPARE(b.block_ids.front(), a.block_ids.empty() ? hit.block_ids.front() : -1);
+    QCOMPARE(b.block_ids[0].front(), a.block_ids.empty() ? hit.block_ids[0].front() : -1);
     Request c = makeRequest({1, 2, 3, 4, 9, 9, 9, 9, 9});
     auto hit_c = kv.get_computed_blocks(c);
     QCOMPARE(hit_c.num_tokens, 4);  // shares the first block only
     QVERIFY(kv.allocate_slots(c, 5, &hit_c));
-    QCOMPARE(kv.pool().ref_count(c.block_ids[0]), 2);
+    QCOMPARE(kv.pool().ref_count(c.block_ids[0][0]), 2);
     Request salted = makeRequest({1, 2, 3, 4, 5});
     salted.cache_salt = "user-2";
     QCOMPARE(kv.get_computed_blocks(salted).num_tokens, 0);
@@ -131,7 +131,7 @@ class TestBlockPool : public QObject {
   // Blocks are registered when allocated, for the tokens about to be computed: a second request
   // with the same prompt shares them before the first has computed them (same step).
   void registeredAtAllocation() {
-    KVCacheManager kv(8, 4, true);
+    KVCacheCoordinator kv(8, 4, true);
     Request a = makeRequest({1, 2, 3, 4, 5, 6, 7, 8, 9});  // two full blocks and one token
     QVERIFY(kv.allocate_slots(a, 9));
     QCOMPARE(kv.pool().num_cached_blocks(), 2);  // full once these 9 tokens are computed
@@ -141,23 +141,23 @@ class TestBlockPool : public QObject {
     QCOMPARE(hit.num_tokens, 8);
     QVERIFY(kv.allocate_slots(b, 1, &hit));
     QCOMPARE(b.num_computed_tokens, 8);
-    QCOMPARE(kv.pool().ref_count(a.block_ids[0]), 2);
-    QCOMPARE(kv.pool().ref_count(a.block_ids[1]), 2);
-    QVERIFY(b.block_ids[2] != a.block_ids[2]);  // its own last block
+    QCOMPARE(kv.pool().ref_count(a.block_ids[0][0]), 2);
+    QCOMPARE(kv.pool().ref_count(a.block_ids[0][1]), 2);
+    QVERIFY(b.block_ids[0][2] != a.block_ids[0][2]);  // its own last block
     QCOMPARE(kv.num_free_blocks(), 8 - 4);
     // Freeing `a` before its step ran would leave `b` reading K/V nobody writes: refused.
     QVERIFY_THROWS_EXCEPTION(std::logic_error, kv.free(a));
-    QCOMPARE(int(a.block_ids.size()), 3);  // unchanged
-    a.num_computed_tokens = 9;             // the step ran
+    QCOMPARE(int(a.block_ids[0].size()), 3);  // unchanged
+    a.num_computed_tokens = 9;                // the step ran
     b.num_computed_tokens = 9;
     kv.free(a);
     QCOMPARE(kv.pool().num_cached_blocks(), 2);
-    QCOMPARE(kv.pool().ref_count(b.block_ids[0]), 1);
+    QCOMPARE(kv.pool().ref_count(b.block_ids[0][0]), 1);
     kv.free(b);
     QCOMPARE(kv.num_free_blocks(), 8);
     QCOMPARE(kv.pool().num_cached_blocks(), 2);  // kept for later requests
 
-    KVCacheManager off(8, 4, false);
+    KVCacheCoordinator off(8, 4, false);
     Request c = makeRequest({1, 2, 3, 4, 5, 6, 7, 8, 9});
     QVERIFY(off.allocate_slots(c, 9));
     QCOMPARE(off.pool().num_cached_blocks(), 0);
@@ -166,7 +166,7 @@ class TestBlockPool : public QObject {
 
   // Chunked prefill: only the blocks full after the scheduled chunk are registered.
   void registersOnlyBlocksFullAfterChunk() {
-    KVCacheManager kv(8, 4, true);
+    KVCacheCoordinator kv(8, 4, true);
     Request a = makeRequest({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
     QVERIFY(kv.allocate_slots(a, 6));  // positions 0..5: block 0 full, block 1 half
     QCOMPARE(kv.pool().num_cached_blocks(), 1);
@@ -181,7 +181,7 @@ class TestBlockPool : public QObject {
   // A request freed (preempted, aborted) before the step that would compute its registered
   // blocks ran: those registrations are dropped, the computed ones kept.
   void freedBeforeComputeDropsRegistration() {
-    KVCacheManager kv(8, 4, true);
+    KVCacheCoordinator kv(8, 4, true);
     Request a = makeRequest({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13});
     QVERIFY(kv.allocate_slots(a, 4));
     a.num_computed_tokens = 4;         // block 0 computed
@@ -197,7 +197,7 @@ class TestBlockPool : public QObject {
   // The scheduler: identical prompts added before one schedule() share the first one's blocks
   // in that step; the step's tokens are the prompt once plus one last block's tail per copy.
   void schedulerSharesWithinStep() {
-    KVCacheManager kv(16, 4, true);
+    KVCacheCoordinator kv(16, 4, true);
     Scheduler s(SchedulerConfig{8, 64, 0, SchedulingPolicy::kFcfs}, kv);
     const std::vector<int> prompt = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // 2 full blocks + 2
     std::vector<Request> rs;
@@ -212,7 +212,7 @@ class TestBlockPool : public QObject {
       QCOMPARE(rs[size_t(i)].num_computed_tokens, 8);
       QVERIFY(out.scheduled[size_t(i)].samples);
     }
-    QCOMPARE(kv.pool().ref_count(rs[0].block_ids[0]), 4);
+    QCOMPARE(kv.pool().ref_count(rs[0].block_ids[0][0]), 4);
     QCOMPARE(kv.num_free_blocks(), 16 - 3 - 3);
     finishStep(s, out);
     for (auto& r : rs) s.finish_request(&r);
@@ -223,7 +223,7 @@ class TestBlockPool : public QObject {
   // built (priority policy: a later, more urgent request needs its blocks): its uncomputed
   // blocks leave the prefix cache, so no later request takes K/V that were never written.
   void preemptedWhileSchedulingDropsRegistration() {
-    KVCacheManager kv(4, 4, true);
+    KVCacheCoordinator kv(4, 4, true);
     Scheduler s(SchedulerConfig{8, 64, 4, SchedulingPolicy::kPriority}, kv);
     Request low = makeRequest({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, 4, "low", 0);
     low.priority = 10;
@@ -252,24 +252,24 @@ class TestBlockPool : public QObject {
 
   // n > 1: completions share the prompt's blocks; the partly filled one is copied on write.
   void forkCopiesPartialBlockOnWrite() {
-    KVCacheManager kv(8, 4, true);
+    KVCacheCoordinator kv(8, 4, true);
     Request parent = makeRequest({1, 2, 3, 4, 5, 6});  // blocks: [1 2 3 4] [5 6 . .]
     QVERIFY(kv.allocate_slots(parent, 6));
     parent.num_computed_tokens = 6;
     Request child = makeRequest({1, 2, 3, 4, 5, 6});
     child.num_computed_tokens = 6;
     kv.fork(parent, child);
-    QCOMPARE(kv.pool().ref_count(parent.block_ids[0]), 2);
-    QCOMPARE(kv.pool().ref_count(parent.block_ids[1]), 2);
+    QCOMPARE(kv.pool().ref_count(parent.block_ids[0][0]), 2);
+    QCOMPARE(kv.pool().ref_count(parent.block_ids[0][1]), 2);
     child.token_ids.push_back(42);
     QVERIFY(kv.allocate_slots(child, 1));  // writes position 6, inside the shared block 1
     const auto copies = kv.take_pending_copies();
     QCOMPARE(copies.size(), size_t(1));
-    QCOMPARE(copies[0].first, parent.block_ids[1]);
-    QCOMPARE(copies[0].second, child.block_ids[1]);
-    QVERIFY(child.block_ids[1] != parent.block_ids[1]);
-    QCOMPARE(child.block_ids[0], parent.block_ids[0]);  // full block stays shared
-    QCOMPARE(kv.pool().ref_count(parent.block_ids[1]), 1);
+    QCOMPARE(copies[0].first, parent.block_ids[0][1]);
+    QCOMPARE(copies[0].second, child.block_ids[0][1]);
+    QVERIFY(child.block_ids[0][1] != parent.block_ids[0][1]);
+    QCOMPARE(child.block_ids[0][0], parent.block_ids[0][0]);  // full block stays shared
+    QCOMPARE(kv.pool().ref_count(parent.block_ids[0][1]), 1);
     parent.token_ids.push_back(43);
     QVERIFY(kv.allocate_slots(parent, 1));  // now sole owner: no copy
     QVERIFY(kv.take_pending_copies().empty());

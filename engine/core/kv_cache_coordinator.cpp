@@ -1,0 +1,183 @@
+// Follows the design of vLLM v1's KVCacheManager and KVCacheCoordinator (Apache-2.0; THIRD_PARTY_NOTICES).
+#include "engine/core/kv_cache_coordinator.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace pagedchat {
+
+KVCacheCoordinator::KVCacheCoordinator(int num_blocks, int block_size, bool enable_prefix_caching)
+    : KVCacheCoordinator(KVCacheGroups::single(1), num_blocks, block_size, enable_prefix_caching) {}
+
+KVCacheCoordinator::KVCacheCoordinator(const KVCacheGroups& groups, int num_blocks, int block_size,
+                                       bool enable_prefix_caching)
+    : groups_(groups), pool_(num_blocks, enable_prefix_caching, groups.has_sliding_window()), block_size_(block_size) {
+  if (groups_.num_groups() < 1) throw std::invalid_argument("KVCacheCoordinator: no KV-cache groups");
+  for (int g = 0; g < groups_.num_groups(); ++g) {
+    const int w = groups_.groups[std::size_t(g)].sliding_window;
+    if (w > 0)
+      managers_.push_back(std::make_unique<SlidingWindowManager>(pool_, g, block_size, w));
+    else
+      managers_.push_back(std::make_unique<FullAttentionManager>(pool_, g, block_size));
+  }
+}
+
+KVCacheCoordinator::ComputedBlocks KVCacheCoordinator::get_computed_blocks(Request& r) {
+  ComputedBlocks out;
+  if (!pool_.caching_enabled() || !r.block_ids.empty()) return out;
+  const int max_blocks = (r.num_tokens() - 1) / block_size_;  // leave >= 1 token to compute
+  queries_ += r.num_tokens();
+  // The length every group agrees on: each group takes the current candidate or shortens it; a
+  // shortened candidate goes round all groups again (a sliding group's hit at a shorter length
+  // needs other blocks). Full groups are looked up once: their hits are downward closed.
+  const int n = num_groups();
+  std::vector<std::vector<int>> hits(static_cast<std::size_t>(n));
+  std::vector<bool> looked_up(static_cast<std::size_t>(n), false);
+  int length = max_blocks;
+  for (;;) {
+    int candidate = length;
+    for (int g = 0; g < n && candidate > 0; ++g) {
+      auto& hit = hits[std::size_t(g)];
+      if (managers_[std::size_t(g)]->hit_is_downward_closed() && looked_up[std::size_t(g)]) {
+        hit.resize(std::min<std::size_t>(hit.size(), std::size_t(candidate)));
+      } else {
+        hit = managers_[std::size_t(g)]->find_longest_cache_hit(r, candidate);
+        looked_up[std::size_t(g)] = true;
+      }
+      candidate = int(hit.size());
+    }
+    if (candidate >= length) break;
+    length = candidate;
+  }
+  if (length == 0) return out;
+  for (auto& hit : hits) hit.resize(std::size_t(length));
+  out.block_ids = std::move(hits);
+  out.num_tokens = length * block_size_;
+  hits_ += out.num_tokens;
+  return out;
+}
+
+int KVCacheCoordinator::num_blocks_to_allocate(const Request& r, int num_new_tokens,
+                                               const ComputedBlocks* computed) const {
+  const bool take = computed && r.block_ids.empty() && computed->num_tokens > 0;
+  const int num_computed = take ? computed->num_tokens : r.num_computed_tokens;
+  static const std::vector<int> kEmpty;
+  int n = 0;
+  for (int g = 0; g < num_groups(); ++g) {
+    const std::vector<int>& table = take                  ? computed->block_ids[std::size_t(g)]
+                                    : r.block_ids.empty() ? kEmpty
+                                                          : r.block_ids[std::size_t(g)];
+    n += managers_[std::size_t(g)]->num_blocks_to_allocate(table, num_computed, num_computed + num_new_tokens, !take);
+  }
+  return n;
+}
+
+void KVCacheCoordinator::remove_skipped_blocks(Request& r) {
+  for (std::size_t g = 0; g < r.block_ids.size(); ++g)
+    managers_[g]->remove_skipped_blocks(r.block_ids[g], r.num_computed_tokens);
+}
+
+bool KVCacheCoordinator::allocate_slots(Request& r, int num_new_tokens, const ComputedBlocks* computed) {
+  const bool take = computed && r.block_ids.empty() && computed->num_tokens > 0;
+  // Blocks the window has passed go back first: they count as free for this allocation.
+  remove_skipped_blocks(r);
+  int free_after_hits = pool_.num_free_blocks();
+  if (take)
+    for (const auto& table : computed->block_ids)
+      for (int b : table) free_after_hits -= !is_null(b) && pool_.ref_count(b) == 0;  // leave the free queue
+  if (num_blocks_to_allocate(r, num_new_tokens, computed) > free_after_hits) return false;
+
+  // Every group's hits are referenced before any group allocates, so no allocation evicts a hit.
+  if (take) {
+    for (const auto& table : computed->block_ids)
+      for (int b : table)
+        if (!is_null(b)) pool_.incref(b);
+    r.block_ids = computed->block_ids;
+    r.num_computed_tokens = computed->num_tokens;
+    r.num_cached_blocks = computed->num_tokens / block_size_;
+  }
+  if (r.block_ids.empty()) r.block_ids.resize(std::size_t(num_groups()));
+  const int num_computed = r.num_computed_tokens, num_tokens = num_computed + num_new_tokens;
+  for (int g = 0; g < num_groups(); ++g)
+    managers_[std::size_t(g)]->allocate(r.block_ids[std::size_t(g)], num_computed, num_tokens, !take, pending_copies_);
+  // Register now the blocks this step fills, before their K/V exist (as vLLM v1 does), so that
+  // another request with the same prefix admitted later in this same step (or in a later one)
+  // takes them from get_computed_blocks and computes only its remaining tokens: the "send to all
+  // panes" case, where every pane's request arrives before one step(). This is safe because
+  //  - within one forward, DecoderModel::forward (engine/model/decoder_model.cpp) runs, layer by
+  //    layer, qkv_rope_and_cache for ALL the batch's tokens (writing every scheduled token's K/V
+  //    into its slot) before paged_attention for any of them, and each op finishes (the thread
+  //    pool joins) before the next starts; so the request sharing a block reads, in every layer,
+  //    K/V its owner wrote earlier in that same layer, identical to what it would have written
+  //    itself (a K/V row depends only on the tokens up to its position; linear() is batch
+  //    invariant). The sharer never writes into the shared blocks: its own tokens start after them.
+  //  - a block registered here whose step does not run for its request (preempted while the step
+  //    is built) is unregistered by free(): the scheduler preempts only while scheduling running
+  //    requests and takes prefix hits (admits waiting requests) only in a step that preempted
+  //    nobody, so such a block is never shared by the time it is freed.
+  // The same holds in every group: a sliding group's hit holds only blocks inside the window.
+  cache_blocks(r, num_tokens);
+  return true;
+}
+
+void KVCacheCoordinator::cache_blocks(Request& r, int num_computed_tokens) {
+  if (!pool_.caching_enabled() || r.block_ids.empty()) return;
+  const int full = std::min<int>(num_computed_tokens / block_size_, int(r.block_ids.front().size()));
+  for (int i = r.num_cached_blocks; i < full; ++i) {
+    const uint64_t h = block_hash(r, i, block_size_);
+    const BlockKey key = block_key(r, i, block_size_);
+    for (const auto& table : r.block_ids)
+      if (!is_null(table[std::size_t(i)])) pool_.register_block(table[std::size_t(i)], key, h);
+  }
+  r.num_cached_blocks = std::max(r.num_cached_blocks, full);
+}
+
+void KVCacheCoordinator::fork(const Request& parent, Request& child) {
+  for (const auto& table : parent.block_ids)
+    for (int b : table)
+      if (!is_null(b)) pool_.incref(b);
+  child.block_ids = parent.block_ids;
+  child.block_hashes = parent.block_hashes;
+  child.num_cached_blocks = parent.num_cached_blocks;
+}
+
+int KVCacheCoordinator::num_request_blocks(const Request& r) const {
+  int n = 0;
+  for (const auto& table : r.block_ids)
+    for (int b : table) n += !is_null(b);
+  return n;
+}
+
+void KVCacheCoordinator::free(Request& r) {
+  // Blocks [first_pending, num_cached_blocks) were registered by this request for tokens it has not
+  // computed (see allocate_slots). Nobody else may hold them; unregister them as they are freed.
+  std::size_t longest = 0;
+  for (const auto& table : r.block_ids) longest = std::max(longest, table.size());
+  const std::size_t first_pending = std::min<std::size_t>(std::size_t(r.num_computed_tokens / block_size_), longest);
+  const std::size_t end_pending = std::min<std::size_t>(std::size_t(std::max(0, r.num_cached_blocks)), longest);
+  for (const auto& table : r.block_ids)
+    for (std::size_t i = first_pending; i < std::min(end_pending, table.size()); ++i) {
+      const int b = table[i];
+      if (!is_null(b) && pool_.ref_count(b) > 1 && pool_.block_hash(b))
+        throw std::logic_error("KVCacheCoordinator: request " + r.request_id + " frees block " + std::to_string(b) +
+                               ", registered for tokens not yet computed, while another request shares it");
+    }
+  for (const auto& table : r.block_ids)
+    for (std::size_t i = first_pending; i < std::min(end_pending, table.size()); ++i)
+      if (!is_null(table[i])) pool_.unregister_block(table[i]);
+  // Tail blocks first in every group: the free queue evicts them before the prefix.
+  for (std::size_t i = longest; i-- > 0;)
+    for (const auto& table : r.block_ids)
+      if (i < table.size() && !is_null(table[i])) pool_.free(table[i]);
+  r.block_ids.clear();
+  r.num_cached_blocks = 0;
+}
+
+std::vector<std::pair<int, int>> KVCacheCoordinator::take_pending_copies() {
+  std::vector<std::pair<int, int>> out;
+  out.swap(pending_copies_);
+  return out;
+}
+
+}  // namespace pagedchat

@@ -1,0 +1,116 @@
+// KVCacheCoordinator: maps requests to KV blocks, one block table per KV-cache group (vLLM v1's
+// KVCacheManager + KVCacheCoordinator; the groups: engine/core/kv_cache_groups.h). What the
+// scheduler asks; each group's rules (full attention, sliding window) are its manager's
+// (engine/core/single_type_kv_cache_manager.h). Every group allocates from one BlockPool.
+//
+// A request's table in every group covers positions [0, num_computed_tokens + num_new_tokens);
+// slot = block_id * block_size + offset. In a sliding-window group the blocks the window has
+// passed hold the null block instead (BlockPool::kNullBlock; released to the pool, still
+// registered in the prefix cache until evicted).
+//
+// With prefix caching, a new (or preempted) request first takes the registered blocks matching
+// its leading full blocks, as long a prefix as every group can take (a full group needs every
+// block of the prefix, a sliding group only the ones its window reaches from the first token to
+// compute: vLLM's HybridKVCacheCoordinator.find_longest_cache_hit, iterated to the length all
+// agree on). Every block that will be full once the tokens scheduled this step are computed is
+// registered when its slots are allocated (vLLM v1's allocate_slots -> cache_full_blocks), so a
+// request admitted later in the same step with the same prefix shares it instead of computing it
+// again (see allocate_slots() in the .cpp for why that is safe). Blocks shared by the n
+// completions of one request are copied before a completion writes into them (copy-on-write, in
+// every group): the copies are queued for the model runner (take_pending_copies()).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "engine/core/block_pool.h"
+#include "engine/core/kv_cache_groups.h"
+#include "engine/core/request.h"
+#include "engine/core/single_type_kv_cache_manager.h"
+
+namespace pagedchat {
+
+class KVCacheCoordinator {
+ public:
+  /// One full-attention group (a model without sliding windows).
+  KVCacheCoordinator(int num_blocks, int block_size, bool enable_prefix_caching);
+  /// The groups of a model; with a sliding-window group the pool reserves the null block (so
+  /// num_blocks() is one less than the ids).
+  KVCacheCoordinator(const KVCacheGroups& groups, int num_blocks, int block_size, bool enable_prefix_caching);
+
+  /// Prefix-cache hits of a request holding no blocks: the longest prefix of its full blocks that
+  /// every group has cached (as its manager counts), capped so at least one token is left to
+  /// compute (its logits are needed).
+  struct ComputedBlocks {
+    std::vector<std::vector<int>> block_ids;  ///< per group: the table the hit gives (null entries in sliding groups)
+    int num_tokens = 0;                       ///< hit blocks * block_size
+  };
+  ComputedBlocks get_computed_blocks(Request& request);
+
+  /// Blocks allocate_slots(request, num_new_tokens, computed) takes from the free queue over all
+  /// groups: new table entries and copy-on-write copies (a hit's blocks that sit in the free queue
+  /// leave it too, not counted here; allocate_slots checks both).
+  int num_blocks_to_allocate(const Request& request, int num_new_tokens,
+                             const ComputedBlocks* computed = nullptr) const;
+  /// Grows the request's tables to hold num_computed_tokens + num_new_tokens tokens. First, in
+  /// sliding-window groups, releases the blocks no token from num_computed_tokens on reads. For a
+  /// request holding no blocks, `computed` (from get_computed_blocks) is taken first and sets its
+  /// num_computed_tokens. With prefix caching, then registers the blocks that are full once those
+  /// num_new_tokens are computed (cache_blocks). Returns false when there are not enough free
+  /// blocks, changing nothing but the release of blocks the request no longer reads.
+  bool allocate_slots(Request& request, int num_new_tokens, const ComputedBlocks* computed = nullptr);
+  /// Registers the request's blocks that are full once `num_computed_tokens` tokens are computed
+  /// (allocate_slots does it for the tokens it allocates; idempotent).
+  void cache_blocks(Request& request, int num_computed_tokens);
+  /// Makes `child` share every block of `parent` (reference counts; used for n > 1).
+  void fork(const Request& parent, Request& child);
+  /// Releases every block of the request (its tables become empty), tail blocks first so that
+  /// they are evicted before the shared-prefix blocks. A block it registered ahead of its
+  /// computation (past request.num_computed_tokens: allocated for a step that never ran for it,
+  /// e.g. preempted while the step was built) loses its registration, so no later request can hit
+  /// K/V that were never written. Throws std::logic_error, changing nothing, if such a block is
+  /// also held by another request (that request would read K/V nobody writes: the scheduler's
+  /// ordering rules it out).
+  void free(Request& request);
+  /// (source, destination) block pairs to copy before the next forward, then clears them.
+  std::vector<std::pair<int, int>> take_pending_copies();
+
+  /// Table entries (per group) to hold n tokens.
+  int blocks_for(int num_tokens) const { return (num_tokens + block_size_ - 1) / block_size_; }
+  /// Slot of position `pos` of a request in `group` (its table must cover pos with a real block).
+  int64_t slot(const Request& request, int pos, int group = 0) const {
+    return int64_t(request.block_ids[std::size_t(group)][std::size_t(pos / block_size_)]) * block_size_ +
+           pos % block_size_;
+  }
+  /// Blocks the request holds over all groups (null entries not counted; a block shared with a
+  /// sibling counted for each).
+  int num_request_blocks(const Request& request) const;
+
+  int block_size() const { return block_size_; }
+  int num_groups() const { return groups_.num_groups(); }
+  const KVCacheGroups& groups() const { return groups_; }
+  /// Blocks that can be handed out (the pool's ids less the null block).
+  int num_blocks() const { return pool_.num_usable_blocks(); }
+  int num_free_blocks() const { return pool_.num_free_blocks(); }
+  /// Blocks referenced by requests in `group`.
+  int num_blocks_in_use(int group) const { return pool_.num_blocks_in_use(group); }
+  BlockPool& pool() { return pool_; }
+  const BlockPool& pool() const { return pool_; }
+  long long prefix_cache_queries() const { return queries_; }  ///< prompt tokens looked up
+  long long prefix_cache_hits() const { return hits_; }        ///< of those, tokens found cached
+
+ private:
+  bool is_null(int block_id) const { return pool_.has_null_block() && block_id == BlockPool::kNullBlock; }
+  void remove_skipped_blocks(Request& request);
+
+  KVCacheGroups groups_;
+  BlockPool pool_;
+  int block_size_;
+  std::vector<std::unique_ptr<SingleTypeKVCacheManager>> managers_;  // per group
+  std::vector<std::pair<int, int>> pending_copies_;
+  long long queries_ = 0, hits_ = 0;
+};
+
+}  // namespace pagedchat

@@ -1,0 +1,113 @@
+// Follows the grouping of vLLM v1's kv_cache_utils.py (_get_kv_cache_groups_uniform_page_size;
+// Apache-2.0; THIRD_PARTY_NOTICES).
+#include "engine/core/kv_cache_groups.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/config.h"
+
+namespace pagedchat {
+
+KVCacheGroups KVCacheGroups::from_sliding_windows(const std::vector<int>& windows) {
+  KVCacheGroups out;
+  if (windows.empty()) {  // no layers: one empty full-attention group, no tensors
+    out.groups.emplace_back();
+    return out;
+  }
+  // Buckets of layers by spec: full attention first, then each window in order of appearance.
+  std::vector<int> specs;  // sliding window of each bucket
+  std::vector<std::vector<int>> buckets;
+  if (std::find(windows.begin(), windows.end(), 0) != windows.end()) {
+    specs.push_back(0);
+    buckets.emplace_back();
+  }
+  for (std::size_t l = 0; l < windows.size(); ++l) {
+    const int w = windows[l];
+    if (w < 0) throw std::invalid_argument("layer " + std::to_string(l) + " has a negative sliding window");
+    auto it = std::find(specs.begin(), specs.end(), w);
+    if (it == specs.end()) {
+      specs.push_back(w);
+      buckets.emplace_back();
+      it = specs.end() - 1;
+    }
+    buckets[std::size_t(it - specs.begin())].push_back(int(l));
+  }
+  int fewest = int(windows.size()), most = 0;
+  for (const auto& b : buckets) {
+    fewest = std::min(fewest, int(b.size()));
+    most = std::max(most, int(b.size()));
+  }
+  // vLLM's rule: the "1" of an n:1 pattern; counts close to each other pad the smaller instead.
+  out.group_size = 2 * most < 3 * fewest ? most : fewest;
+  out.layer_group.assign(windows.size(), 0);
+  out.layer_tensor.assign(windows.size(), 0);
+  for (std::size_t s = 0; s < buckets.size(); ++s) {
+    const std::vector<int>& layers = buckets[s];
+    const int n = (int(layers.size()) + out.group_size - 1) / out.group_size;
+    for (int i = 0; i < n; ++i) {
+      KVCacheGroupSpec g;
+      g.sliding_window = specs[s];
+      for (std::size_t j = std::size_t(i); j < layers.size(); j += std::size_t(n)) {
+        out.layer_group[std::size_t(layers[j])] = out.num_groups();
+        out.layer_tensor[std::size_t(layers[j])] = int(g.layers.size());
+        g.layers.push_back(layers[j]);
+      }
+      out.groups.push_back(std::move(g));
+    }
+  }
+  return out;
+}
+
+KVCacheGroups KVCacheGroups::of(const ModelConfig& c) {
+  std::vector<int> windows(std::size_t(std::max(0, c.n_layers)));
+  for (int l = 0; l < c.n_layers; ++l) windows[std::size_t(l)] = c.layer(l).sliding_window;
+  return from_sliding_windows(windows);
+}
+
+KVCacheGroups KVCacheGroups::single(int n_layers) {
+  return from_sliding_windows(std::vector<int>(std::size_t(std::max(0, n_layers)), 0));
+}
+
+bool KVCacheGroups::has_sliding_window() const {
+  for (const auto& g : groups)
+    if (g.is_sliding()) return true;
+  return false;
+}
+
+int KVCacheGroups::num_sliding_layers() const {
+  int n = 0;
+  for (const auto& g : groups) n += g.is_sliding() ? int(g.layers.size()) : 0;
+  return n;
+}
+
+long long KVCacheGroups::max_blocks_per_request(long long num_tokens, int block_size, int max_step_tokens) const {
+  auto blocks = [&](long long tokens) { return (tokens + block_size - 1) / block_size; };
+  const long long full = blocks(num_tokens);
+  long long total = 0;
+  for (const auto& g : groups)
+    total += g.is_sliding() ? std::min(full, blocks(g.sliding_window - 1 + (long long)max_step_tokens) + 1) : full;
+  return total;
+}
+
+std::string KVCacheGroups::describe() const {
+  std::string s = std::to_string(num_groups()) + (num_groups() == 1 ? " group of " : " groups of ") +
+                  std::to_string(group_size) + (group_size == 1 ? " layer: " : " layers: ");
+  // Runs of groups with the same spec ("6 sliding window 512").
+  int padding = 0;
+  for (std::size_t i = 0; i < groups.size();) {
+    std::size_t j = i;
+    while (j < groups.size() && groups[j].sliding_window == groups[i].sliding_window) {
+      padding += group_size - int(groups[j].layers.size());
+      ++j;
+    }
+    if (i > 0) s += ", ";
+    if (num_groups() > 1) s += std::to_string(j - i) + " ";
+    s += groups[i].is_sliding() ? "sliding window " + std::to_string(groups[i].sliding_window) : "full attention";
+    i = j;
+  }
+  if (padding > 0) s += " (" + std::to_string(padding) + (padding == 1 ? " padding layer)" : " padding layers)");
+  return s;
+}
+
+}  // namespace pagedchat
