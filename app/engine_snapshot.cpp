@@ -41,7 +41,7 @@ EngineSnapshot makeEngineSnapshot(const pagedchat::LLMEngine& engine, const QStr
   for (int b = 0; b < snap.totalBlocks; ++b) {
     const pagedchat::KVBlockInfo& info = blocks[static_cast<std::size_t>(b)];
     quint8 flags = 0;
-    if (info.ref_count > 0) {
+    if (info.ref_count > 0 || info.null_block) {  // the null block (sliding windows): reserved, never free
       flags |= EngineSnapshot::kUsed;
       ++snap.usedBlocks;
       if (info.ref_count > 1) {

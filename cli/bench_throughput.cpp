@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "cli/bench_common.h"
 #include "cli/json_output.h"
@@ -45,6 +46,8 @@ int run_throughput(ThroughputOptions& opt) {
                                                : random_prompt(rng, opt.input_len, engine.model_config().vocab_size));
 
   double kv_peak = 0;
+  std::vector<int> group_peak;      // per KV-cache group: most blocks in use
+  long long layer_tokens_peak = 0;  // most K/V tokens held, counted per layer
   long long output_tokens = 0;
   std::vector<double> ttfts_ms;
   const double t0 = now_s();
@@ -62,7 +65,12 @@ int run_throughput(ThroughputOptions& opt) {
       output_tokens += static_cast<long long>(n);
       ttfts_ms.push_back(out.metrics.time_to_first_token * 1e3);
     }
-    kv_peak = std::max(kv_peak, engine.stats().kv_cache_usage());
+    const EngineStats now = engine.stats();
+    kv_peak = std::max(kv_peak, now.kv_cache_usage());
+    group_peak.resize(now.kv_cache_groups.size(), 0);
+    for (std::size_t g = 0; g < now.kv_cache_groups.size(); ++g)
+      group_peak[g] = std::max(group_peak[g], now.kv_cache_groups[g].num_blocks_in_use);
+    layer_tokens_peak = std::max(layer_tokens_peak, now.kv_layer_tokens_in_use());
   }
   const double elapsed = now_s() - t0;
   const EngineStats stats = engine.stats();
@@ -85,6 +93,8 @@ int run_throughput(ThroughputOptions& opt) {
       {"ttft_ms_max", ttfts_ms.empty() ? 0.0 : *std::max_element(ttfts_ms.begin(), ttfts_ms.end())},
       {"num_preemptions", stats.num_preemptions},
       {"kv_cache_usage_peak", kv_peak},
+      {"kv_cache_group_blocks_peak", group_peak},   // per KV-cache group (engine_stats.kv_cache_groups)
+      {"kv_layer_tokens_peak", layer_tokens_peak},  // K/V tokens held, counted per layer
       {"num_steps", stats.num_steps},
       {"load_time_s", loaded.load_s},
       {"sampling", "temperature 1.0, seed = --seed + request index, ignore_eos, min_tokens = max_tokens = output_len"},
@@ -106,6 +116,23 @@ int run_throughput(ThroughputOptions& opt) {
               prompt_tokens, stats.prefix_cache_hits);
   std::printf("KV cache:   peak usage %.1f%% of %d blocks, %lld preemptions\n", kv_peak * 100.0, stats.num_total_blocks,
               stats.num_preemptions);
+  if (stats.kv_cache_groups.size() > 1) {
+    // Sliding-window models: what each KV-cache group held at most, e.g. "full 40, window 512: 28 x5".
+    std::printf("KV groups:  peak blocks in use (a block: %d layer%s x %d tokens):", stats.kv_cache_group_size,
+                stats.kv_cache_group_size == 1 ? "" : "s", stats.block_size);
+    for (std::size_t g = 0; g < stats.kv_cache_groups.size(); ++g) {
+      const int w = stats.kv_cache_groups[g].sliding_window;
+      if (g > 0 && w == stats.kv_cache_groups[g - 1].sliding_window) {
+        std::printf(" %d", group_peak[g]);
+        continue;
+      }
+      if (w > 0)
+        std::printf("%s window %d: %d", g ? "," : "", w, group_peak[g]);
+      else
+        std::printf("%s full %d", g ? "," : "", group_peak[g]);
+    }
+    std::printf("; K/V held at most %lld tokens x layers\n", layer_tokens_peak);
+  }
   return 0;
 }
 

@@ -57,6 +57,11 @@ nlohmann::json to_json(const RequestOutput& out) {
 }
 
 nlohmann::json to_json(const EngineStats& s) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const KVCacheGroupStats& g : s.kv_cache_groups)
+    groups.push_back({{"sliding_window", g.sliding_window},
+                      {"num_layers", g.num_layers},
+                      {"num_blocks_in_use", g.num_blocks_in_use}});
   return {{"num_running", s.num_running},
           {"num_waiting", s.num_waiting},
           {"num_total_blocks", s.num_total_blocks},
@@ -68,7 +73,9 @@ nlohmann::json to_json(const EngineStats& s) {
           {"num_preemptions", s.num_preemptions},
           {"num_prompt_tokens", s.num_prompt_tokens},
           {"num_generation_tokens", s.num_generation_tokens},
-          {"num_steps", s.num_steps}};
+          {"num_steps", s.num_steps},
+          {"kv_cache_group_size", s.kv_cache_group_size},
+          {"kv_cache_groups", groups}};
 }
 
 std::string dump(const nlohmann::json& j, int indent) {

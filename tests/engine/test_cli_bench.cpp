@@ -12,6 +12,8 @@
 #include <map>
 #include <utility>
 
+#include "test_paths.h"
+
 namespace {
 
 struct CliRun {
@@ -80,6 +82,36 @@ class TestCliBench : public QObject {
     QVERIFY(near(j["requests_per_s"].toDouble() * elapsed, 4));
     QVERIFY(j["engine_stats"].isObject());
     QCOMPARE(j["engine_stats"]["num_generation_tokens"].toInt(), 4 * 8);
+  }
+
+  // A sliding-window model (gemma3-tiny: 5 local layers of window 8, 1 global): one group per
+  // layer, each group's peak in the report; a long prompt holds at most full_layers * L +
+  // local_layers * (the window and one step's chunk) tokens of K/V ("bench memory").
+  void throughputSlidingWindowGroups() {
+    const QString model = testpaths::modelFile("arch/gemma3-tiny.gguf");
+    REQUIRE_MODEL_FILE(model);
+    const int input = 600, output = 40, bs = 16, chunk = 64;
+    const CliRun r = runCli({"bench", "throughput", "--model", model, "--threads", "2", "--json", "--num-prompts", "1",
+                             "--input-len", QString::number(input), "--output-len", QString::number(output),
+                             "--block-size", QString::number(bs), "--max-num-batched-tokens", QString::number(chunk),
+                             "--max-model-len", "1024"});
+    QVERIFY2(r.exit_code == 0, r.err.constData());
+    const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+    const QJsonArray groups = j["engine_stats"]["kv_cache_groups"].toArray();
+    QCOMPARE(groups.size(), 6);
+    QCOMPARE(j["engine_stats"]["kv_cache_group_size"].toInt(), 1);
+    QCOMPARE(groups[0]["sliding_window"].toInt(), 0);
+    const int window = groups[1]["sliding_window"].toInt();
+    QVERIFY(window > 0);
+    const QJsonArray peaks = j["kv_cache_group_blocks_peak"].toArray();
+    QCOMPARE(peaks.size(), 6);
+    const int full_blocks = (input + output + bs - 1) / bs;
+    QVERIFY(peaks[0].toInt() >= full_blocks - 1 && peaks[0].toInt() <= full_blocks);
+    const int window_blocks = (window - 1 + chunk + bs - 1) / bs + 1;
+    for (int g = 1; g < 6; ++g) QVERIFY(peaks[g].toInt() <= window_blocks);
+    const double held = j["kv_layer_tokens_peak"].toDouble();
+    QVERIFY(held <= 1.0 * full_blocks * bs + 5.0 * window_blocks * bs);
+    QVERIFY(held < 6.0 * full_blocks * bs / 2);  // every layer holding every token: more than twice
   }
 
   void throughputWithoutPrefixCaching() {

@@ -303,6 +303,10 @@ class TestServer : public QObject {
                              30000);
     const QByteArray m = curl("GET", stories_->base() + "/metrics").body;
     QCOMPARE(metric(m, "vllm:num_free_kv_cache_blocks"), metric(m, "vllm:num_kv_cache_blocks"));
+    // One KV-cache group of every layer (no sliding windows), nothing held now.
+    QVERIFY2(m.contains("pagedchat:kv_cache_group_blocks_in_use{model_name=\"stories260K\",group=\"0\",kind=\"full_"
+                        "attention\",sliding_window=\"0\",layers=\"5\"} 0\n"),
+             m.constData());
     QVERIFY(metric(m, "vllm:generation_tokens_total") >= 40 + 40 + 48 + 48);
     QVERIFY(m.contains("vllm:time_to_first_token_seconds_bucket{model_name=\"stories260K\",le=\"+Inf\"}"));
     QVERIFY(m.contains("vllm:request_success_total{model_name=\"stories260K\",finished_reason=\"abort\"} 1"));

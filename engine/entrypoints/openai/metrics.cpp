@@ -113,6 +113,17 @@ std::string ServerMetrics::render(const EngineStats& s) const {
   sample("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.", num(s.kv_cache_usage()));
   sample("vllm:num_kv_cache_blocks", "gauge", "KV-cache blocks in all (PagedChat).", to_string(s.num_total_blocks));
   sample("vllm:num_free_kv_cache_blocks", "gauge", "KV-cache blocks free (PagedChat).", to_string(s.num_free_blocks));
+  // Per KV-cache group (engine/core/kv_cache_groups.h): all groups share the blocks above; a model
+  // without sliding windows has one group of all its layers.
+  header(o, "pagedchat:kv_cache_group_blocks_in_use", "gauge",
+         "KV-cache blocks held by requests in each KV-cache group (kind full_attention or sliding_window, "
+         "sliding_window in tokens, layers of the model in the group).");
+  for (std::size_t g = 0; g < s.kv_cache_groups.size(); ++g) {
+    const KVCacheGroupStats& gs = s.kv_cache_groups[g];
+    o << "pagedchat:kv_cache_group_blocks_in_use{" << l << ",group=\"" << g << "\",kind=\""
+      << (gs.sliding_window > 0 ? "sliding_window" : "full_attention") << "\",sliding_window=\"" << gs.sliding_window
+      << "\",layers=\"" << gs.num_layers << "\"} " << gs.num_blocks_in_use << "\n";
+  }
   sample("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.",
          to_string(s.prefix_cache_queries));
   sample("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.",

@@ -5,7 +5,8 @@
 // vllm:prefix_cache_hits_total, vllm:num_preemptions_total, vllm:prompt_tokens_total,
 // vllm:generation_tokens_total, vllm:request_success_total{finished_reason},
 // vllm:time_to_first_token_seconds, vllm:inter_token_latency_seconds,
-// vllm:e2e_request_latency_seconds (histograms with vLLM's buckets; seconds).
+// vllm:e2e_request_latency_seconds (histograms with vLLM's buckets; seconds); and PagedChat's
+// pagedchat:kv_cache_group_blocks_in_use{group,kind,sliding_window,layers} per KV-cache group.
 #pragma once
 
 #include <map>
