@@ -73,10 +73,23 @@ void warn(const EngineConfig& c, const std::string& warning) {
 
 // The backend for c.device, checked against the CPU when it is a device of its own (a GPU): on
 // disagreement the CPU runs instead, and `warnings` (and warn()) says why.
-std::unique_ptr<kernels::Backend> make_checked_backend(const EngineConfig& c, std::vector<std::string>& warnings) {
+std::unique_ptr<kernels::Backend> make_checked_backend(const EngineConfig& c, const ModelConfig& mc,
+                                                       std::vector<std::string>& warnings) {
   std::string note;
   auto backend = kernels::make_backend({c.device, c.num_threads, c.enforce_eager}, &note);
   if (!note.empty()) std::fprintf(stderr, "pagedchat: %s\n", note.c_str());
+  // An op this model needs that the backend has no kernel for: "auto" runs on the CPU, an
+  // explicit device is an error naming the op.
+  for (kernels::OpFeature f : model_op_features(mc)) {
+    if (backend->supports(f)) continue;
+    const std::string why = std::string(backend->description()) + " has no kernel for " +
+                            kernels::op_feature_name(f) + " yet, which this " + mc.architecture + " model needs";
+    if (c.device != "auto") throw std::invalid_argument("--device " + c.device + ": " + why);
+    warnings.push_back(why + "; running on the CPU instead");
+    warn(c, warnings.back());
+    backend.reset();
+    return kernels::make_backend({"cpu", c.num_threads});
+  }
   std::size_t free_bytes = 0, total_bytes = 0;
   if (!backend->device_memory_info(&free_bytes, &total_bytes)) return backend;
   const std::string problem = check_backend_agrees(*backend, c.num_threads);
@@ -134,6 +147,9 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   const std::string model_path = bundle.path;
 
   if (m.config.max_model_len == 0) m.config.max_model_len = mc.max_seq_len;
+  // LongRoPE (Phi-3): the long factors when the context goes past the original one, as llama.cpp
+  // chooses them by its context size.
+  mc.use_long_rope_factors(m.config.max_model_len);
   if (m.config.max_model_len > mc.max_seq_len && mc.max_seq_len_is_soft) {
     const std::string warning = "max_model_len " + std::to_string(m.config.max_model_len) + " exceeds the " +
                                 std::to_string(mc.max_seq_len) + " positions in the metadata of '" + model_path +
@@ -164,7 +180,7 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   // Blocks one sequence of max_model_len needs, the sliding groups' null block included.
   const long long blocks_per_seq = kv_groups.max_blocks_per_request(m.config.max_model_len, bs, max_step_tokens) +
                                    (kv_groups.has_sliding_window() ? 1 : 0);
-  auto backend = make_checked_backend(m.config, m.warnings);
+  auto backend = make_checked_backend(m.config, mc, m.warnings);
   std::size_t device_free = 0, device_total = 0;
   const bool on_device = backend->device_memory_info(&device_free, &device_total);
   if (on_device && kv_dtype == kernels::KvDType::kQ8_0)
