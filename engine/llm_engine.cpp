@@ -82,8 +82,8 @@ std::unique_ptr<kernels::Backend> make_checked_backend(const EngineConfig& c, co
   // explicit device is an error naming the op.
   for (kernels::OpFeature f : model_op_features(mc)) {
     if (backend->supports(f)) continue;
-    const std::string why = std::string(backend->description()) + " has no kernel for " +
-                            kernels::op_feature_name(f) + " yet, which this " + mc.architecture + " model needs";
+    const std::string why = std::string(backend->description()) + " has no kernel for " + kernels::op_feature_name(f) +
+                            " yet, which this " + mc.architecture + " model needs";
     if (c.device != "auto") throw std::invalid_argument("--device " + c.device + ": " + why);
     warnings.push_back(why + "; running on the CPU instead");
     warn(c, warnings.back());
