@@ -234,8 +234,10 @@ LoadedModel load_gguf_model(GgufFile& f) {
   }
   c.rope_theta = float(f.get_float(a + ".rope.freq_base").value_or(10000.0));
   c.norm_eps = float(f.get_float(a + ".attention.layer_norm_rms_epsilon").value_or(1e-5));
-  if (!(c.rope_theta > 0.0f) || !std::isfinite(c.rope_theta) || !(c.norm_eps > 0.0f) || c.norm_eps > 1.0f)
-    fail(f, a + ".rope.freq_base or " + a + ".attention.layer_norm_rms_epsilon is out of range");
+  if (!(c.rope_theta > 0.0f) || !std::isfinite(c.rope_theta))
+    fail(f, a + ".rope.freq_base is " + std::to_string(c.rope_theta) + ", not a positive RoPE base");
+  if (!(c.norm_eps > 0.0f) || c.norm_eps > 1.0f)
+    fail(f, a + ".attention.layer_norm_rms_epsilon is " + std::to_string(c.norm_eps) + ", outside (0, 1]");
   c.rope_style = fam->rope_style;
   if (fam->longrope) {
     // LongRoPE: the factors are tensors (below); the attention factor scales q and k (cos/sin).
