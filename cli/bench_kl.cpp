@@ -20,6 +20,7 @@
 
 #include "cli/bench_common.h"
 #include "cli/dtype_options.h"
+#include "engine/core/kv_cache_groups.h"
 #include "engine/loader/model_loader.h"
 #include "engine/model/decoder_model.h"
 #include "engine/model/weight_dtype.h"
@@ -53,7 +54,9 @@ struct Runner {
   /// Logits [ids.size(), vocab] of every position of one sequence, from an empty cache.
   std::vector<float> logits(const std::vector<int>& ids) {
     const int bs = 16, n = int(ids.size()), nblocks = (n + bs - 1) / bs;
-    KVCache cache(model->config(), nblocks, bs, kernels::KvDType::kFloat32);
+    // A range of blocks per KV-cache group (sliding-window layers have groups of their own).
+    const int groups = KVCacheGroups::of(model->config()).num_groups();
+    KVCache cache(model->config(), nblocks * groups, bs, kernels::KvDType::kFloat32);
     ForwardBatch b;
     b.max_blocks_per_seq = nblocks;
     for (int i = 0; i < nblocks; ++i) b.block_tables.push_back(i);
@@ -65,6 +68,7 @@ struct Runner {
       b.slot_mapping.push_back(i);
       b.logits_indices.push_back(i);
     }
+    b.add_shifted_groups(groups, nblocks, bs);
     std::vector<float> out;
     model->forward(b, cache, out);
     return out;
