@@ -511,8 +511,9 @@ class TestHfFamilies : public QObject {
     causal.erase("eos_token_id");
     mm["text_config"] = causal;
     std::vector<float> patch(16, 0.5f), proj(8, 0.25f);
-    for (const auto& [prefix, skip] :
+    for (const auto& naming :
          {std::pair<std::string, std::string>{"language_model.model.", ""}, {"model.language_model.", "model."}}) {
+      const std::string prefix = naming.first, skip = naming.second;  // lambdas below capture them
       const QString dir = tmp_.filePath(QString::fromStdString("gemma3-mm-" + prefix));
       QDir().mkpath(dir);
       QVERIFY(hftest::writeAll(dir + "/config.json", QByteArray::fromStdString(mm.dump(2))));
