@@ -253,11 +253,13 @@ void TestAppProcess::signalSavesPartialReply() {
            QStringLiteral("--tokenizer"), tokenizer, QStringLiteral("--send"), QStringLiteral("Once upon a time")});
   QVERIFY(p.waitForStarted());
 
-  // The turn reaches the store with the engine's first delta: the reply is streaming from then on.
+  // The (empty) reply row is written at send time, before the model has produced anything; the
+  // streamed text reaches it with the periodic save. Wait for text: then the reply is streaming
+  // (a signal before the first token would rightly save an empty, aborted reply).
   // Read as another program would, through a read-only connection: a read-write ChatStore here
   // takes write locks (its open probes them) that a send of the app's could meet.
   const QString database = dir.filePath(QStringLiteral("pagedchat.sqlite3"));
-  QTRY_VERIFY_WITH_TIMEOUT(readReply(database).exists, 60000);
+  QTRY_VERIFY_WITH_TIMEOUT(!readReply(database).text.isEmpty(), 60000);
   QVERIFY2(readReply(database).finishReason.isEmpty(), "the reply ended before the signal: it should take seconds");
   ::kill(static_cast<pid_t>(p.processId()), signalNumber);
   QVERIFY(p.waitForFinished(20000));
