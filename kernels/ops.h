@@ -246,6 +246,12 @@ class Backend {
   /// out[T, n] = x[T, k] · w^T. Batch invariant: row t of out depends only on row t of x, bitwise,
   /// whatever T is. Float32 weights give the same values as matmul() on the unpacked matrix.
   virtual void linear(float* out, const float* x, const PackedWeights& w, int T);
+  /// A grouped GEMM (vLLM's fused_moe step): for each group g, rows [offsets[g], offsets[g+1]) of
+  /// out[T, n] = the same rows of x[T, k] · w[g]^T, with T = offsets[w.size()]; offsets (host memory)
+  /// non-decreasing from 0, a group may have no rows. Every w[g] has the same [n, k]
+  /// (std::invalid_argument otherwise). Each row's result is bitwise linear()'s on that row; the
+  /// default runs linear() per group, a backend may run every group in one dispatch.
+  virtual void grouped_linear(float* out, const float* x, std::span<const PackedWeights* const> w, const int* offsets);
   /// vLLM's fused_add_rms_norm: residual += y, then out = rms_norm(residual) with `weight`, per row
   /// of [T, dim]. out may alias y.
   virtual void fused_add_rms_norm(float* out, float* residual, const float* y, const float* weight, int T, int dim,

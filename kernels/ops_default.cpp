@@ -226,6 +226,18 @@ void Backend::linear(float* out, const float* x, const PackedWeights& w, int T) 
   matmul(out, x, static_cast<const DefaultPackedWeights&>(w).data.data(), T, w.rows, w.cols);
 }
 
+void Backend::grouped_linear(float* out, const float* x, std::span<const PackedWeights* const> w, const int* offsets) {
+  if (w.empty()) return;
+  const int n = w[0]->rows, k = w[0]->cols;
+  for (const PackedWeights* g : w)
+    if (g->rows != n || g->cols != k)
+      throw std::invalid_argument("grouped_linear: every group's matrix must have the same shape");
+  for (std::size_t g = 0; g < w.size(); ++g) {
+    const int rows = offsets[g + 1] - offsets[g];
+    if (rows > 0) linear(out + int64_t(offsets[g]) * n, x + int64_t(offsets[g]) * k, *w[g], rows);
+  }
+}
+
 void Backend::fused_add_rms_norm(float* out, float* residual, const float* y, const float* weight, int T, int dim,
                                  float eps) {
   add(residual, y, int64_t(T) * dim);

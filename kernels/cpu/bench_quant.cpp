@@ -26,6 +26,61 @@
 using namespace pagedchat;
 using kernels::DType;
 
+namespace {
+
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// $PAGEDCHAT_BENCH_QUANT_MOE: a mixture-of-experts step at the Qwen3-30B-A3B shape instead (128
+// experts of [1536, 2048], 16 tokens routed to 8 random experts each, a fresh routing per call):
+// the touched experts' GB/s, by one grouped_linear and by one linear() per expert.
+void bench_experts(kernels::Backend& be, const std::vector<uint8_t>& w, DType src, DType t, std::mt19937& rng) {
+  const int E = 128, n = 1536, k = 2048, tokens = 16, top_k = 8;
+  const std::size_t row_bytes = kernels::dtype_row_bytes(src, 5632);
+  std::vector<std::unique_ptr<kernels::PackedWeights>> experts;
+  for (int e = 0; e < E; ++e) {
+    // Rows of the random 5632-wide source, reinterpreted as [n, k] rows (same bytes per block).
+    const kernels::WeightPart part{w.data() + (std::size_t(e) % 8) * row_bytes * 64, n, src, t};
+    experts.push_back(be.pack_weights({&part, 1}, k));
+  }
+  std::vector<float> x(std::size_t(tokens) * top_k * k, 0.5f), out(std::size_t(tokens) * top_k * n);
+  for (int mode = 0; mode < 2; ++mode) {
+    double sec = 0, touched = 0;
+    int calls = 0;
+    while (sec < 1.0) {
+      std::vector<int> count(E, 0);
+      for (int tok = 0; tok < tokens; ++tok) {
+        std::vector<int> ids(E);
+        for (int e = 0; e < E; ++e) ids[e] = e;
+        std::shuffle(ids.begin(), ids.end(), rng);
+        for (int j = 0; j < top_k; ++j) ++count[ids[j]];
+      }
+      std::vector<const kernels::PackedWeights*> group;
+      std::vector<int> offsets{0};
+      for (int e = 0; e < E; ++e)
+        if (count[e] > 0) {
+          group.push_back(experts[e].get());
+          offsets.push_back(offsets.back() + count[e]);
+          touched += double(experts[e]->bytes);
+        }
+      const double t0 = now_s();
+      if (mode == 0) {
+        be.grouped_linear(out.data(), x.data(), group, offsets.data());
+      } else {
+        for (std::size_t g = 0; g < group.size(); ++g)
+          be.linear(out.data() + std::size_t(offsets[g]) * n, x.data() + std::size_t(offsets[g]) * k, *group[g],
+                    offsets[g + 1] - offsets[g]);
+      }
+      sec += now_s() - t0;
+      ++calls;
+    }
+    std::printf("  %s %6.1f GB/s of touched experts (%.2f ms per step)", mode == 0 ? "grouped" : "per-expert",
+                touched / sec / 1e9, 1e3 * sec / calls);
+  }
+  std::printf("\n");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
   cpu::Isa isa = cpu::default_isa();
@@ -66,6 +121,10 @@ int main(int argc, char** argv) {
       }
     }
     const kernels::WeightPart part{w.data(), n, src, t};
+    if (std::getenv("PAGEDCHAT_BENCH_QUANT_MOE")) {
+      bench_experts(*be, w, src, t, rng);
+      continue;
+    }
     std::vector<std::unique_ptr<kernels::PackedWeights>> mats;
     std::size_t total = 0;
     // $PAGEDCHAT_BENCH_QUANT_MB: the working set (default 256 MB, beyond the caches; a small one

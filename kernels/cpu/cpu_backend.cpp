@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -76,16 +78,41 @@ class CpuBackend final : public kernels::Backend {
     return p;
   }
 
-  // Every segment of w (packed_weights.h) into its columns of out. Items: (segment, panel chunk,
-  // row block). A panel chunk's weights (at most kChunkBytes) are read from memory once and stay
-  // in L2 while the item's rows pass; rows are split into blocks only when there are too few
-  // panel chunks to keep every thread busy (small matrices). Quantized segments share one
-  // quantization of x (per row: batch invariant), bfloat16 ones one prepared copy.
   void linear(float* out, const float* x, const PackedWeights& w, int T) override {
+    const PackedWeights* const one[] = {&w};
+    const int offsets[] = {0, T};
+    grouped_linear(out, x, one, offsets);
+  }
+
+  // Every segment of each w[g] (packed_weights.h) into its columns of out, for rows
+  // [offsets[g], offsets[g + 1]). Items: (group, segment, panel chunk, row block). A panel chunk's
+  // weights (at most kChunkBytes) are read from memory once and stay in L2 while the item's rows
+  // pass; rows are split into blocks only when there are too few panel chunks to keep every
+  // thread busy (small matrices). Quantized segments share one quantization of x (per row: batch
+  // invariant), bfloat16 ones one prepared copy; all groups' items go to the pool at once (a
+  // mixture of experts: one dispatch for every routed expert, not one per expert).
+  void grouped_linear(float* out, const float* x, std::span<const PackedWeights* const> w,
+                      const int* offsets) override {
+    const int num_groups = int(w.size());
+    if (num_groups == 0) return;
+    const int T = offsets[num_groups];
     if (T <= 0) return;
-    const auto& pw = static_cast<const CpuPackedWeights&>(w);
-    const int k = pw.cols, threads = pool_.num_threads();
-    if (pw.has_quantized()) {
+    const int k = w[0]->cols, n = w[0]->rows, threads = pool_.num_threads();
+    bool quantized = false, bf16 = false;
+    int most_rows = 0;
+    int64_t total_panels = 0;
+    for (int g = 0; g < num_groups; ++g) {
+      if (w[g]->cols != k || w[g]->rows != n)
+        throw std::invalid_argument("grouped_linear: every group's matrix must have the same shape");
+      const auto& pw = static_cast<const CpuPackedWeights&>(*w[g]);
+      const int rows_g = offsets[g + 1] - offsets[g];
+      if (rows_g <= 0) continue;
+      most_rows = std::max(most_rows, rows_g);
+      quantized = quantized || pw.has_quantized();
+      bf16 = bf16 || pw.has_type(kernels::DType::kBF16);
+      for (const auto& s : pw.segments()) total_panels += s.num_panels;
+    }
+    if (quantized) {
       const int G = k / 32;
       if (xq_.size() < std::size_t(T) * k) xq_.resize(std::size_t(T) * k);
       if (xg_.size() < std::size_t(T) * G) xg_.resize(std::size_t(T) * G);
@@ -94,50 +121,53 @@ class CpuBackend final : public kernels::Backend {
       });
     }
     const int kp = (k + 1) / 2 * 2;
-    if (pw.has_type(kernels::DType::kBF16)) {
+    if (bf16) {
       const std::size_t bytes = std::size_t(T) * kp * (k_.bf16_native ? sizeof(uint16_t) : sizeof(float));
       if (x_bf16_.size() * sizeof(float) < bytes) x_bf16_.resize(bytes / sizeof(float) + 1);
       k_.prepare_bf16(x_bf16_.data(), x, T, k, kp);
     }
     items_.clear();
-    const bool guided = T <= kGuidedRows;
-    const auto& segs = pw.segments();
-    int64_t total_panels = 0;
-    for (const auto& s : segs) total_panels += s.num_panels;
-    for (int si = 0; si < int(segs.size()); ++si) {
-      const auto& s = segs[si];
-      const bool quant = kernels::dtype_is_quantized(s.type);
-      const int nv = quant ? k_.gemm_q_panels : k_.gemm_nv, mr = quant ? 8 : k_.gemm_mr;
-      // Chunks sized for the whole matrix's parallelism (a small segment is not split finer).
-      int pchunk = int(
-          std::min<int64_t>(total_panels / (4 * threads), kChunkBytes / std::max<int64_t>(1, s.panel_bytes)));
-      // Decode (one or two rows) reuses nothing from L2: items of one kernel step, claimed guided.
-      if (guided) pchunk = nv;
-      pchunk = std::max(nv, pchunk / nv * nv);
-      const int pchunks = (s.num_panels + pchunk - 1) / pchunk;
-      int row_block = T;
-      const int64_t all_chunks = (total_panels + pchunk - 1) / pchunk;
-      if (all_chunks < 2 * threads && T > 4 * mr) {
-        const int want = int((2 * threads + all_chunks - 1) / all_chunks);  // row blocks per panel chunk
-        row_block = std::max((T + want - 1) / want, 2 * mr);
+    const bool guided = most_rows <= kGuidedRows;
+    for (int g = 0; g < num_groups; ++g) {
+      const int r0 = offsets[g], r1 = offsets[g + 1], rows_g = r1 - r0;
+      if (rows_g <= 0) continue;
+      const auto& segs = static_cast<const CpuPackedWeights&>(*w[g]).segments();
+      for (int si = 0; si < int(segs.size()); ++si) {
+        const auto& s = segs[si];
+        const bool quant = kernels::dtype_is_quantized(s.type);
+        const int nv = quant ? k_.gemm_q_panels : k_.gemm_nv, mr = quant ? 8 : k_.gemm_mr;
+        // Chunks sized for the whole call's parallelism (a small segment is not split finer).
+        int pchunk = int(
+            std::min<int64_t>(total_panels / (4 * threads), kChunkBytes / std::max<int64_t>(1, s.panel_bytes)));
+        // Decode (one or two rows) reuses nothing from L2: items of one kernel step, claimed guided.
+        if (guided) pchunk = nv;
+        pchunk = std::max(nv, pchunk / nv * nv);
+        const int pchunks = (s.num_panels + pchunk - 1) / pchunk;
+        int row_block = rows_g;
+        const int64_t all_chunks = (total_panels + pchunk - 1) / pchunk;
+        if (all_chunks < 2 * threads && rows_g > 4 * mr) {
+          const int want = int((2 * threads + all_chunks - 1) / all_chunks);  // row blocks per panel chunk
+          row_block = std::max((rows_g + want - 1) / want, 2 * mr);
+        }
+        for (int pc = 0; pc < pchunks; ++pc)
+          for (int t0 = r0; t0 < r1; t0 += row_block)
+            items_.push_back(
+                {g, si, pc * pchunk, std::min(s.num_panels, (pc + 1) * pchunk), t0, std::min(r1, t0 + row_block)});
       }
-      for (int pc = 0; pc < pchunks; ++pc)
-        for (int t0 = 0; t0 < T; t0 += row_block)
-          items_.push_back(
-              {si, pc * pchunk, std::min(s.num_panels, (pc + 1) * pchunk), t0, std::min(T, t0 + row_block)});
     }
     auto run = [&](int64_t b, int64_t e, int) {
       for (int64_t i = b; i < e; ++i) {
         Item it = items_[i];
         // Consecutive items of one segment and the same rows run as one panel range.
-        while (i + 1 < e && items_[i + 1].segment == it.segment && items_[i + 1].p0 == it.p1 &&
-               items_[i + 1].t0 == it.t0 && items_[i + 1].t1 == it.t1)
+        while (i + 1 < e && items_[i + 1].group == it.group && items_[i + 1].segment == it.segment &&
+               items_[i + 1].p0 == it.p1 && items_[i + 1].t0 == it.t0 && items_[i + 1].t1 == it.t1)
           it.p1 = items_[++i].p1;
-        const auto& s = segs[it.segment];
+        const auto& pw = static_cast<const CpuPackedWeights&>(*w[it.group]);
+        const auto& s = pw.segments()[it.segment];
         if (kernels::dtype_is_quantized(s.type)) {
           QGemmArgs q;
           q.out = out + s.row0;
-          q.ldo = pw.rows;
+          q.ldo = n;
           q.xq = xq_.data();
           q.ldq = k;
           q.xg = xg_.data();
@@ -152,7 +182,7 @@ class CpuBackend final : public kernels::Backend {
         }
         GemmArgs a;
         a.out = out + s.row0;
-        a.ldo = pw.rows;
+        a.ldo = n;
         a.w = pw.segment_data(s);
         a.panel_stride = int64_t(s.padded_k) * kPanel;
         a.T = T;
@@ -366,7 +396,7 @@ class CpuBackend final : public kernels::Backend {
   const IsaKernels& k_;
   RopeTable rope_;
   struct Item {
-    int segment, p0, p1, t0, t1;
+    int group, segment, p0, p1, t0, t1;
   };
   std::vector<Item> items_;                            // linear(): the work items of one call
   std::vector<int8_t> xq_;                             // activations quantized for quantized GEMMs

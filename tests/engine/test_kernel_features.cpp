@@ -595,6 +595,39 @@ class TestKernelFeatures : public QObject {
     for (std::size_t i = 0; i < x.size(); ++i) QCOMPARE(x[i], x0[i] * -2.5f);
   }
 
+  // Backend's default grouped_linear (a backend without its own: linear() per group) against
+  // float64 references, and the same bits as the CPU backend's one-dispatch version.
+  void groupedLinearDefault() {
+    const int k = 48, n = 20;
+    const std::vector<int> offsets = {0, 2, 2, 5, 6};
+    const int T = offsets.back(), groups = int(offsets.size()) - 1;
+    const auto x = randn(std::size_t(T) * k, rng_);
+    std::vector<std::vector<float>> mats;
+    for (int g = 0; g < groups; ++g) mats.push_back(randn(std::size_t(n) * k, rng_, 0.1f));
+    Defaults d;
+    auto cpu = cpu::make_cpu_backend(2, cpu::default_isa());
+    std::vector<std::unique_ptr<PackedWeights>> packedD, packedC;
+    std::vector<const PackedWeights*> gd, gc;
+    for (const auto& m : mats) {
+      const WeightPart part{m.data(), n, DType::kF32, DType::kF32};
+      packedD.push_back(d.pack_weights({&part, 1}, k));
+      packedC.push_back(cpu->pack_weights({&part, 1}, k));
+      gd.push_back(packedD.back().get());
+      gc.push_back(packedC.back().get());
+    }
+    std::vector<float> outD(std::size_t(T) * n, NAN), outC(outD);
+    d.grouped_linear(outD.data(), x.data(), gd, offsets.data());
+    cpu->grouped_linear(outC.data(), x.data(), gc, offsets.data());
+    std::vector<double> ref(std::size_t(T) * n, 0.0);
+    for (int g = 0; g < groups; ++g)
+      for (int t = offsets[g]; t < offsets[g + 1]; ++t)
+        for (int o = 0; o < n; ++o)
+          for (int i = 0; i < k; ++i)
+            ref[std::size_t(t) * n + o] += double(x[std::size_t(t) * k + i]) * mats[g][std::size_t(o) * k + i];
+    QVERIFY(worst(outD, ref, 1e-3) < 1e-4);
+    QVERIFY(sameBits(outD, outC));
+  }
+
   // rms_norm_heads with no weight: x / sqrt(mean(x^2) + eps), bitwise what a weight of ones gives.
   void weightlessRmsNormHeads() {
     const int T = 4, heads = 3, hd = 40, stride = heads * hd + 9;

@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <stdexcept>
 
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/cpu/isa_kernels.h"
@@ -304,6 +306,49 @@ class TestQuantGemm : public QObject {
           }
         }
       }
+  }
+
+  // grouped_linear (a mixture of experts' step): each group's rows through its own matrix, every
+  // row bitwise what linear() gives it alone (the reference), groups of 0, 1, 2, 3 and many rows;
+  // a group of another shape is refused.
+  void groupedLinearMatchesLinear() {
+    const int k = 256, n = 100;
+    const std::vector<int> rows = {1, 0, 3, 2, 9, 1, 2};
+    std::vector<int> offsets{0};
+    for (int r : rows) offsets.push_back(offsets.back() + r);
+    const int T = offsets.back();
+    const auto x = randomX(T, k, rng_);
+    for (DType t : {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0}) {
+      std::vector<std::vector<uint8_t>> mats;
+      for (std::size_t g = 0; g < rows.size(); ++g) mats.push_back(randomRows(t, n, k, rng_));
+      for (cpu::Isa isa : supportedIsas()) {
+        auto be = cpu::make_cpu_backend(2, isa);
+        std::vector<std::unique_ptr<kernels::PackedWeights>> packed;
+        std::vector<const kernels::PackedWeights*> group;
+        for (const auto& m : mats) {
+          const WeightPart part{m.data(), n, t, t};
+          packed.push_back(be->pack_weights({&part, 1}, k));
+          group.push_back(packed.back().get());
+        }
+        std::vector<float> out(std::size_t(T) * n, NAN);
+        be->grouped_linear(out.data(), x.data(), group, offsets.data());
+        for (std::size_t g = 0; g < rows.size(); ++g) {
+          if (rows[g] == 0) continue;
+          const auto ref = reference(
+              t, mats[g], n, k,
+              quantizeX(std::vector<float>(x.begin() + offsets[g] * k, x.begin() + offsets[g + 1] * k), rows[g], k),
+              rows[g]);
+          QVERIFY2(sameBits(out.data() + std::size_t(offsets[g]) * n, ref.data(), ref.size()),
+                   qPrintable(what(isa, t, n, k, rows[g])));
+        }
+        const auto other = randomRows(t, n + 16, k, rng_);
+        const WeightPart wider{other.data(), n + 16, t, t};
+        auto odd = be->pack_weights({&wider, 1}, k);
+        group[2] = odd.get();
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 be->grouped_linear(out.data(), x.data(), group, offsets.data()));
+      }
+    }
   }
 
   // The integer sums at their bounds: every quant at its largest magnitude (bytes 0xFF: 15, 31 or

@@ -4,6 +4,13 @@
 #include <cmath>
 
 namespace pagedchat::layers {
+namespace {
+
+// Most routed rows one pass of MoeMlp::forward runs (decode of up to 128 tokens at top-8: one
+// pass); a prefill chunk takes several, each with scratch of this many rows.
+constexpr int kPassRows = 1024;
+
+}  // namespace
 
 MoeMlp::MoeMlp(WeightPacker& packer, const MoeWeights& w, int hidden, const MoeConfig& moe, MlpActivation act,
                const std::string& where)
@@ -68,32 +75,53 @@ void MoeMlp::forward(kernels::Backend& ops, Workspace& ws, float* y, const float
   std::vector<int> all_rows;
   std::vector<float> all_weights;
   std::vector<int> offset(std::size_t(E) + 1, 0);
-  int most = 1;
   for (int e = 0; e < E; ++e) {
     all_rows.insert(all_rows.end(), rows_by_expert_[e].begin(), rows_by_expert_[e].end());
     all_weights.insert(all_weights.end(), weights_by_expert_[e].begin(), weights_by_expert_[e].end());
     offset[e + 1] = int(all_rows.size());
-    most = std::max(most, int(rows_by_expert_[e].size()));
   }
   const int* rows = ws.rows.upload(ops, all_rows);
   const float* weights = ws.weights.upload(ops, all_weights);
-  float* xe = ws.expert_in.get<float>(ops, std::size_t(most) * dim);
-  float* gu = ws.gate_up.get<float>(ops, std::size_t(most) * 2 * ef);
-  float* he = ws.hidden.get<float>(ops, std::size_t(most) * ef);
-  float* ye = ws.expert_out.get<float>(ops, std::size_t(most) * dim);
+  // Passes over consecutive experts of at most kPassRows routed rows (or one expert's, if more):
+  // each pass is one grouped GEMM per matrix, and bounds the scratch a long prefill chunk needs.
+  std::vector<int> pass_end;
+  int pass_rows = 1;
+  for (int e0 = 0; e0 < E;) {
+    int e1 = e0 + 1;
+    while (e1 < E && offset[e1 + 1] - offset[e0] <= kPassRows) ++e1;
+    pass_end.push_back(e1);
+    pass_rows = std::max(pass_rows, offset[e1] - offset[e0]);
+    e0 = e1;
+  }
+  float* xe = ws.expert_in.get<float>(ops, std::size_t(pass_rows) * dim);
+  float* gu = ws.gate_up.get<float>(ops, std::size_t(pass_rows) * 2 * ef);
+  float* he = ws.hidden.get<float>(ops, std::size_t(pass_rows) * ef);
+  float* ye = ws.expert_out.get<float>(ops, std::size_t(pass_rows) * dim);
   zeros_.assign(std::size_t(T) * dim, 0.0f);
   ops.copy_to_backend(y, zeros_.data(), zeros_.size() * sizeof(float));
-  for (int e = 0; e < E; ++e) {
-    const int n = offset[e + 1] - offset[e];
+  std::vector<const kernels::PackedWeights*> gate_up, down;
+  std::vector<int> group_offsets;
+  for (int e0 = 0; const int e1 : pass_end) {
+    const int base = offset[e0], n = offset[e1] - base;
+    gate_up.clear();
+    down.clear();
+    group_offsets.assign(1, 0);
+    for (int e = e0; e < e1; ++e) {
+      if (offset[e + 1] == offset[e]) continue;  // not routed to: its weights are not read
+      gate_up.push_back(experts_[e].gate_up.get());
+      down.push_back(experts_[e].down.get());
+      group_offsets.push_back(offset[e + 1] - base);
+    }
+    e0 = e1;
     if (n == 0) continue;
-    ops.gather_rows(xe, x, rows + offset[e], n, dim);
-    ops.linear(gu, xe, *experts_[e].gate_up, n);
+    ops.gather_rows(xe, x, rows + base, n, dim);
+    ops.grouped_linear(gu, xe, gate_up, group_offsets.data());
     if (act_ == MlpActivation::kGeluTanh)
       ops.gelu_tanh_and_mul_stacked(he, gu, n, ef);
     else
       ops.silu_and_mul_stacked(he, gu, n, ef);
-    ops.linear(ye, he, *experts_[e].down, n);
-    ops.scatter_add_rows(y, ye, rows + offset[e], weights + offset[e], n, dim);
+    ops.grouped_linear(ye, he, down, group_offsets.data());
+    ops.scatter_add_rows(y, ye, rows + base, weights + base, n, dim);
   }
 }
 

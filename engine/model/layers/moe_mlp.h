@@ -2,11 +2,11 @@
 // variants). A float32 router scores each token; per token the top-k experts and their weights
 // (softmax over all experts then top-k — Qwen3-MoE, Mixtral — or top-k then softmax over the
 // selected logits — gpt-oss; renormalised when norm_topk_prob). The tokens routed to each expert
-// are gathered and run through that expert's packed gate+up and down as ONE batched GEMM per
-// expert and matrix (vLLM's fused_moe groups tokens by expert the same way; llama.cpp's
-// mul_mat_id), and scatter_add_rows adds the weighted outputs back in expert order, so a token's
-// result is the same whatever else is in the batch. Sources: transformers modeling_qwen3_moe.py
-// (Qwen3MoeSparseMoeBlock), llama.cpp's llm_build_moe_ffn.
+// are gathered and run through that expert's packed gate+up and down as one batched GEMM per
+// expert and matrix, every routed expert in one Backend::grouped_linear call (vLLM's fused_moe
+// groups tokens by expert the same way; llama.cpp's mul_mat_id), and scatter_add_rows adds the weighted outputs back in
+// expert order, so a token's result is the same whatever else is in the batch. Sources: transformers
+// modeling_qwen3_moe.py (Qwen3MoeSparseMoeBlock), llama.cpp's llm_build_moe_ffn.
 #pragma once
 
 #include <memory>
