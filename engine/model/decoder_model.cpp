@@ -119,36 +119,36 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     throw std::invalid_argument(std::string("model config: ") + e.what());
   }
   const int dim = config.hidden_size, hidden = config.intermediate_size;
-  const int q_width = config.n_heads * config.head_dim, kv_width = config.n_kv_heads * config.head_dim;
+  const float base_scale = config.attention_scale > 0.0f ? config.attention_scale
+                                                         : 1.0f / std::sqrt(float(config.head_dim));
   layers::WeightPacker packer(ops_, dtype, packed);
   int l = 0;
   for (const LayerWeights& lw : weights.layers) {
     const std::string at = "layer " + std::to_string(l) + ": ";
     PackedLayer p;
     p.spec = config.layer(l++);
-    p.qkv = packer.pack(
-        {{lw.q_proj, q_width, "q_proj"}, {lw.k_proj, kv_width, "k_proj"}, {lw.v_proj, kv_width, "v_proj"}}, dim, at);
-    p.o_proj = packer.pack({{lw.o_proj, dim, "o_proj"}}, q_width, at);
+    layers::AttentionOptions ao;
+    ao.hidden_size = dim;
+    ao.n_heads = config.n_heads;
+    ao.n_kv_heads = config.n_kv_heads;
+    ao.head_dim = config.head_dim;
+    ao.rotary_dim = config.rotary_dims();
+    ao.neox = config.rope_style == RopeStyle::kNeox;
+    ao.inv_freq = p.spec.use_rope ? inv_freq_by_theta_.at({p.spec.rope_theta, p.spec.rope_scaled}) : nullptr;
+    ao.qkv_bias = config.attention_qkv_bias;
+    ao.norm_eps = config.norm_eps;
+    ao.scale = base_scale * config.rope_attn_factor;
+    ao.sliding_window = p.spec.sliding_window;
+    p.attention = std::make_unique<layers::Attention>(packer, lw, ao, at);
     if (p.spec.moe)
       p.moe = std::make_unique<layers::MoeMlp>(packer, lw.moe, dim, config.moe, config.activation, at);
     else
       p.mlp = std::make_unique<layers::GatedMlp>(packer, lw.gate_proj, lw.up_proj, lw.down_proj, dim, hidden,
                                                  config.activation, at);
-    if (config.attention_qkv_bias) {
-      p.qkv_bias.assign(std::size_t(q_width + 2 * kv_width), 0.0f);
-      if (lw.bq) std::copy_n(lw.bq, q_width, p.qkv_bias.begin());
-      if (lw.bk) std::copy_n(lw.bk, kv_width, p.qkv_bias.begin() + q_width);
-      if (lw.bv) std::copy_n(lw.bv, kv_width, p.qkv_bias.begin() + q_width + kv_width);
-    }
     p.attn_norm = place(lw.attn_norm, dim);
     p.ffn_norm = place(lw.ffn_norm, dim);
     p.post_attention_norm = place(lw.post_attention_norm, dim);
     p.post_ffw_norm = place(lw.post_ffw_norm, dim);
-    p.q_norm = place(lw.q_norm, config.head_dim);
-    p.k_norm = place(lw.k_norm, config.head_dim);
-    p.bo = place(lw.bo, dim);
-    p.qkv_bias_placed = p.qkv_bias.empty() ? nullptr : place(p.qkv_bias.data(), p.qkv_bias.size());
-    p.inv_freq = p.spec.use_rope ? inv_freq_by_theta_.at({p.spec.rope_theta, p.spec.rope_scaled}) : nullptr;
     layers_.push_back(std::move(p));
   }
   classifier_ = packer.pack({{weights.lm_head, config.vocab_size, "classifier"}}, dim, "");
@@ -169,7 +169,7 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
 std::size_t DecoderModel::packed_bytes() const {
   std::size_t n = classifier_->bytes;
   for (const auto& l : layers_) {
-    n += l.qkv->bytes + l.o_proj->bytes;
+    n += l.attention->packed_bytes();
     n += l.mlp ? l.mlp->packed_bytes() : l.moe->packed_bytes();
   }
   return n;
@@ -198,24 +198,6 @@ const T* DecoderModel::upload(std::unique_ptr<kernels::Buffer>& buf, const std::
   return p;
 }
 
-kernels::QkvSpec DecoderModel::qkv_spec(int layer) const {
-  const ModelConfig& c = config_;
-  const PackedLayer& pl = layers_[layer];
-  kernels::QkvSpec s;
-  s.n_heads = c.n_heads;
-  s.n_kv_heads = c.n_kv_heads;
-  s.head_dim = c.head_dim;
-  s.bias = pl.qkv_bias_placed;
-  s.q_norm = pl.q_norm;
-  s.k_norm = pl.k_norm;
-  s.norm_eps = c.norm_eps;
-  s.rope.head_dim = c.head_dim;
-  s.rope.rotary_dim = c.rotary_dims();
-  s.rope.neox = c.rope_style == RopeStyle::kNeox;
-  s.rope.inv_freq = pl.inv_freq;
-  return s;
-}
-
 void DecoderModel::feed_forward(PackedLayer& pl, float* y, const float* h, int T) {
   if (pl.moe)
     pl.moe->forward(ops_, ws_, y, h, T);
@@ -226,14 +208,10 @@ void DecoderModel::feed_forward(PackedLayer& pl, float* y, const float* h, int T
 void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<float>& logits) {
   const ModelConfig& c = config_;
   const int T = b.num_tokens();
-  const int dim = c.hidden_size, hd = c.head_dim;
-  const int q_width = c.n_heads * hd, kv_width = c.n_kv_heads * hd;
+  const int dim = c.hidden_size;
   float* x = workspace<float>(x_, std::size_t(T) * dim);
   float* xb = workspace<float>(xb_, std::size_t(T) * dim);
   float* ffn = workspace<float>(ffn_, std::size_t(T) * dim);
-  float* qkv = workspace<float>(qkv_, std::size_t(T) * (q_width + 2 * kv_width));
-  float* q = workspace<float>(q_, std::size_t(T) * q_width);
-  float* att = workspace<float>(att_, std::size_t(T) * q_width);
   const int* ids = upload(ids_, b.input_ids);
   const int* positions = upload(positions_, b.positions);
 
@@ -275,7 +253,6 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   // as before the other placements existed.
   const bool fused = c.pre_norm && !c.post_norm;
   if (fused) ops_.rms_norm(xb, x, layers_[0].attn_norm, T, dim, c.norm_eps);
-  const float base_scale = c.attention_scale > 0.0f ? c.attention_scale : 1.0f / std::sqrt(float(hd));
   for (int l = 0; l < c.n_layers; ++l) {
     PackedLayer& pl = layers_[l];
     const int g = cache.group_of_layer(l);
@@ -286,18 +263,8 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
       else
         h = x;
     }
-    ops_.linear(qkv, h, *pl.qkv, T);
-    ops_.qkv_rope_and_cache(q, qkv, positions, cache.key(l), cache.value(l), cache.dtype, group_slots[g], T,
-                            qkv_spec(l));
-    kernels::AttentionSpec as;
-    as.n_heads = c.n_heads;
-    as.n_kv_heads = c.n_kv_heads;
-    as.head_dim = hd;
-    as.scale = base_scale * c.rope_attn_factor;
-    as.sliding_window = pl.spec.sliding_window;
-    ops_.paged_attention(att, q, cache.key(l), cache.value(l), cache.dtype, group_meta[g], as);
-    ops_.linear(xb, att, *pl.o_proj, T);
-    if (pl.bo) ops_.add_bias(xb, pl.bo, T, dim);
+    const layers::KvCacheLayer kv{cache.key(l), cache.value(l), cache.dtype, group_slots[g], &group_meta[g]};
+    pl.attention->forward(ops_, ws_, xb, h, positions, kv, T);
     if (fused) {
       ops_.fused_add_rms_norm(xb, x, xb, pl.ffn_norm, T, dim, c.norm_eps);
       // A dense MLP may write its output over its input; the experts read it to the end.

@@ -7,6 +7,7 @@
 //   x = embedding(ids) * embedding_scale                  Gemma: sqrt(hidden_size)
 //   per layer l (spec = config.layer(l)):
 //     h = pre_norm ? rms_norm(x)·attn_norm : x            EXAONE 4: post-norm only
+//     (attention block: engine/model/layers/attention.h)
 //     qkv = h · [Wq; Wk; Wv]^T (+ [bq; bk; bv])           one stacked linear; biases: Qwen2
 //     q, k heads: rms_norm(head)·q/k_norm                 qk_norm (Qwen3, Gemma 3, EXAONE 4), before RoPE
 //     RoPE(q), RoPE(k) over rotary_dim dims, base         spec.use_rope (NoPE: SmolLM3, EXAONE 4),
@@ -46,6 +47,7 @@
 #include "engine/config.h"
 #include "engine/model/forward_batch.h"
 #include "engine/model/kv_cache.h"
+#include "engine/model/layers/attention.h"
 #include "engine/model/layers/gated_mlp.h"
 #include "engine/model/layers/moe_mlp.h"
 #include "engine/model/model_weights.h"
@@ -91,16 +93,12 @@ class DecoderModel {
  private:
   struct PackedLayer {
     LayerSpec spec;
-    std::unique_ptr<kernels::PackedWeights> qkv, o_proj;
+    std::unique_ptr<layers::Attention> attention;
     std::unique_ptr<layers::GatedMlp> mlp;  // dense layers
     std::unique_ptr<layers::MoeMlp> moe;    // mixture-of-experts layers
-    std::vector<float> qkv_bias;            // [bq; bk; bv] (absent parts zero), empty without q/k/v biases
-    // The layer's norms and biases in the backend's memory (Backend::place; null when absent).
-    const float *attn_norm = nullptr, *ffn_norm = nullptr, *post_attention_norm = nullptr, *post_ffw_norm = nullptr,
-                *q_norm = nullptr, *k_norm = nullptr, *bo = nullptr, *qkv_bias_placed = nullptr;
-    const double* inv_freq = nullptr;  // this layer's RoPE frequencies; null: no RoPE
+    // The layer's norms in the backend's memory (Backend::place; null when absent).
+    const float *attn_norm = nullptr, *ffn_norm = nullptr, *post_attention_norm = nullptr, *post_ffw_norm = nullptr;
   };
-  kernels::QkvSpec qkv_spec(int layer) const;
   // y [T, hidden] = the layer's feed-forward of h [T, hidden] (dense gated MLP or experts; y
   // must not alias h for experts).
   void feed_forward(PackedLayer& pl, float* y, const float* h, int T);
@@ -130,8 +128,8 @@ class DecoderModel {
   kernels::DType embedding_dtype_ = kernels::DType::kF32;
   // Activations and the step's inputs in backend memory, grown to the largest batch seen (no
   // per-step allocation afterwards).
-  std::unique_ptr<kernels::Buffer> x_, xb_, qkv_, q_, att_, sel_, logits_, ffn_;
-  layers::Workspace ws_;  // the MLPs' and experts' intermediates
+  std::unique_ptr<kernels::Buffer> x_, xb_, sel_, logits_, ffn_;
+  layers::Workspace ws_;  // the attention blocks', MLPs' and experts' intermediates
   std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_;
   std::vector<std::unique_ptr<kernels::Buffer>> group_slots_, group_tables_;  // KV-cache groups 1..
 };

@@ -72,9 +72,26 @@ class Scratch {
   std::unique_ptr<kernels::Buffer> buf_;
 };
 
+/// Host arrays (norm weights, biases) copied into backend memory for the owner's lifetime
+/// (Backend::place: on the CPU the host memory itself, which must then stay alive).
+class Placed {
+ public:
+  /// `host` [n] in backend memory; null stays null.
+  template <typename T>
+  const T* place(kernels::Backend& ops, const T* host, std::size_t n) {
+    if (!host) return nullptr;
+    holders_.emplace_back();
+    return static_cast<const T*>(ops.place(host, n * sizeof(T), holders_.back()));
+  }
+
+ private:
+  std::vector<std::unique_ptr<kernels::Buffer>> holders_;
+};
+
 /// The activation buffers the layers share (one set per model, not per layer: a layer's
 /// intermediates are dead once its output is written).
 struct Workspace {
+  Scratch qkv, q, attn;                                         // attention: [T, q + 2 kv], [T, q], [T, q]
   Scratch gate_up, hidden;                                      // MLPs: [T, 2 * width], [T, width]
   Scratch router_logits, expert_in, expert_out, rows, weights;  // mixture of experts
 };

@@ -1,0 +1,58 @@
+#include "engine/model/layers/attention.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pagedchat::layers {
+
+Attention::Attention(WeightPacker& packer, const LayerWeights& w, const AttentionOptions& opt, const std::string& where)
+    : opt_(opt) {
+  const int q_width = opt.n_heads * opt.head_dim, kv_width = opt.n_kv_heads * opt.head_dim;
+  qkv_ = packer.pack({{w.q_proj, q_width, "q_proj"}, {w.k_proj, kv_width, "k_proj"}, {w.v_proj, kv_width, "v_proj"}},
+                     opt.hidden_size, where);
+  o_proj_ = packer.pack({{w.o_proj, opt.hidden_size, "o_proj"}}, q_width, where);
+  kernels::Backend& ops = packer.backend();
+  if (opt.qkv_bias) {
+    qkv_bias_.assign(std::size_t(q_width + 2 * kv_width), 0.0f);
+    if (w.bq) std::copy_n(w.bq, q_width, qkv_bias_.begin());
+    if (w.bk) std::copy_n(w.bk, kv_width, qkv_bias_.begin() + q_width);
+    if (w.bv) std::copy_n(w.bv, kv_width, qkv_bias_.begin() + q_width + kv_width);
+    bias_ = placed_.place(ops, qkv_bias_.data(), qkv_bias_.size());
+  }
+  q_norm_ = placed_.place(ops, w.q_norm, std::size_t(opt.head_dim));
+  k_norm_ = placed_.place(ops, w.k_norm, std::size_t(opt.head_dim));
+  bo_ = placed_.place(ops, w.bo, std::size_t(opt.hidden_size));
+}
+
+void Attention::forward(kernels::Backend& ops, Workspace& ws, float* out, const float* h, const int* positions,
+                        const KvCacheLayer& cache, int T) {
+  const int hd = opt_.head_dim, q_width = opt_.n_heads * hd, kv_width = opt_.n_kv_heads * hd;
+  float* qkv = ws.qkv.get<float>(ops, std::size_t(T) * (q_width + 2 * kv_width));
+  float* q = ws.q.get<float>(ops, std::size_t(T) * q_width);
+  float* att = ws.attn.get<float>(ops, std::size_t(T) * q_width);
+  ops.linear(qkv, h, *qkv_, T);
+  kernels::QkvSpec s;
+  s.n_heads = opt_.n_heads;
+  s.n_kv_heads = opt_.n_kv_heads;
+  s.head_dim = hd;
+  s.bias = bias_;
+  s.q_norm = q_norm_;
+  s.k_norm = k_norm_;
+  s.norm_eps = opt_.norm_eps;
+  s.rope.head_dim = hd;
+  s.rope.rotary_dim = opt_.rotary_dim;
+  s.rope.neox = opt_.neox;
+  s.rope.inv_freq = opt_.inv_freq;
+  ops.qkv_rope_and_cache(q, qkv, positions, cache.key, cache.value, cache.dtype, cache.slot_mapping, T, s);
+  kernels::AttentionSpec as;
+  as.n_heads = opt_.n_heads;
+  as.n_kv_heads = opt_.n_kv_heads;
+  as.head_dim = hd;
+  as.scale = opt_.scale > 0.0f ? opt_.scale : 1.0f / std::sqrt(float(hd));
+  as.sliding_window = opt_.sliding_window;
+  ops.paged_attention(att, q, cache.key, cache.value, cache.dtype, *cache.meta, as);
+  ops.linear(out, att, *o_proj_, T);
+  if (bo_) ops.add_bias(out, bo_, T, opt_.hidden_size);
+}
+
+}  // namespace pagedchat::layers

@@ -1,0 +1,68 @@
+// Attention: the self-attention block of every family, over the paged KV cache (vLLM's
+// LlamaAttention / Qwen3Attention with its Attention layer):
+//
+//   qkv = h · [Wq; Wk; Wv]^T (+ [bq; bk; bv])      one stacked linear; biases: Qwen2
+//   q, k heads: rms_norm(head)·q/k_norm            qk_norm (Qwen3, Gemma 3, EXAONE 4), before RoPE
+//   RoPE(q), RoPE(k) over rotary_dim dims          inv_freq per layer; null: NoPE (SmolLM3, EXAONE 4)
+//   k, v -> the layer's paged cache (slot_mapping of its KV-cache group)
+//   a = softmax(q·k · scale) · v                   GQA; sliding_window: keys a query sees (Gemma 3)
+//   out = a · Wo^T (+ bo)
+//
+// The options are the layer's (a LayerSpec and the model's shape); the norms around the block
+// (pre / post) belong to the decoder layer (engine/model/decoder_model.h). Sources: transformers'
+// modeling_llama.py (LlamaAttention), modeling_qwen3.py, modeling_gemma3.py.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/model/layers/layer_common.h"
+#include "engine/model/model_weights.h"
+
+namespace pagedchat::layers {
+
+/// The shape and options of one attention block.
+struct AttentionOptions {
+  int hidden_size = 0, n_heads = 0, n_kv_heads = 0, head_dim = 0;
+  int rotary_dim = 0;                ///< leading dims of a head that RoPE rotates (== head_dim: all)
+  bool neox = true;                  ///< RoPE pairs (i, i + rotary_dim/2); false: adjacent pairs (GGUF llama)
+  const double* inv_freq = nullptr;  ///< [rotary_dim / 2] in backend memory, alive as long as the layer; null: no RoPE
+  bool qkv_bias = false;             ///< q/k/v biases (absent ones zero)
+  float norm_eps = 1e-6f;            ///< of the q/k norms
+  float scale = 0.0f;                ///< of q·k; 0 = 1 / sqrt(head_dim)
+  int sliding_window = 0;            ///< 0 = full causal attention
+};
+
+/// A paged KV cache layer as the block reads and writes it.
+struct KvCacheLayer {
+  void* key = nullptr;
+  void* value = nullptr;
+  kernels::KvDType dtype = kernels::KvDType::kFloat32;
+  const int64_t* slot_mapping = nullptr;             ///< [T] cache slot of each token (its group's)
+  const kernels::AttentionMetadata* meta = nullptr;  ///< its group's block tables and lengths
+};
+
+class Attention {
+ public:
+  /// Packs w's q/k/v (one stacked matrix) and o_proj as `packer` says and places its q/k norms
+  /// and biases in backend memory. Throws std::invalid_argument naming `where` + the tensor when a
+  /// matrix's rows are not whole blocks of its type.
+  Attention(WeightPacker& packer, const LayerWeights& w, const AttentionOptions& opt, const std::string& where);
+  /// out [T, hidden] = the block's output for h [T, hidden] (out may alias h); writes the T
+  /// tokens' K and V into `cache` at their slots first, so a token attends to itself and to the
+  /// earlier tokens of its request. Intermediates live in `ws`.
+  void forward(kernels::Backend& ops, Workspace& ws, float* out, const float* h, const int* positions,
+               const KvCacheLayer& cache, int T);
+  std::size_t packed_bytes() const { return qkv_->bytes + o_proj_->bytes; }
+
+ private:
+  AttentionOptions opt_;
+  std::unique_ptr<kernels::PackedWeights> qkv_, o_proj_;
+  std::vector<float> qkv_bias_;  // [bq; bk; bv] on the host (what bias_ designates on the CPU)
+  const float *bias_ = nullptr, *q_norm_ = nullptr, *k_norm_ = nullptr, *bo_ = nullptr;
+  Placed placed_;
+};
+
+}  // namespace pagedchat::layers
