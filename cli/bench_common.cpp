@@ -139,7 +139,7 @@ std::string engine_line(const LLMEngine& engine) {
   const ModelConfig& m = engine.model_config();
   std::ostringstream s;
   s << "model " << c.model << " (dim " << m.hidden_size << ", " << m.n_layers << " layers, vocab " << m.vocab_size
-    << "), max_model_len " << c.max_model_len << ", " << c.num_blocks << " KV blocks of " << c.block_size
+    << "), max_model_len " << c.max_model_len << ", " << engine.num_usable_blocks() << " KV blocks of " << c.block_size
     << " tokens, max_num_seqs " << c.max_num_seqs << ", max_num_batched_tokens " << c.max_num_batched_tokens
     << ", threads " << (c.num_threads > 0 ? std::to_string(c.num_threads) : std::string("auto")) << ", prefix caching "
     << (c.enable_prefix_caching ? "on" : "off") << ", dtype " << weight_dtype_name(c.dtype) << ", KV cache "

@@ -69,6 +69,10 @@ int run_chat(ChatOptions& opt) {
   const ChatTemplate tmpl = resolve_chat_template(opt.chat_template, engine.chat_template(),
                                                   "'" + opt.engine.model + "'", &warning);
   if (!warning.empty()) std::fprintf(stderr, "pagedchat-cli: warning: %s\n", warning.c_str());
+  if (tmpl.name() == "none")
+    std::fprintf(stderr,
+                 "pagedchat-cli: warning: the model has no chat template: each turn joins the messages' text as "
+                 "it is (give --chat-template NAME or a .jinja file for a chat format)\n");
   if (opt.verbose)
     std::fprintf(stderr, "[chat template: %s]\n",
                  tmpl.is_builtin() ? tmpl.name().c_str() : ("the model's (" + tmpl.family() + " format)").c_str());

@@ -69,6 +69,9 @@ int run_generate(GenerateOptions& opt) {
   opt.sampling.validate();
 
   std::vector<RequestOutput> results(opt.prompts.size());
+  // A prompt the engine refuses (too long for the context, ...) is reported and skipped; the
+  // others still run, and the command ends with status 1.
+  std::vector<std::string> errors(opt.prompts.size());
   std::map<std::string, size_t> index;
   const bool many = opt.prompts.size() > 1;
   // Without --max-tokens the default (256, or generation_config.json's) is at most the context the
@@ -83,7 +86,16 @@ int run_generate(GenerateOptions& opt) {
       const int room = engine.engine_config().max_model_len - prompt_len;
       if (room > 0) params.max_tokens = std::min(params.max_tokens, room);
     }
-    engine.add_request(id, opt.prompts[i], params, RequestOptions{opt.priority, {}, {}});
+    try {
+      engine.add_request(id, opt.prompts[i], params, RequestOptions{opt.priority, {}, {}});
+    } catch (const std::invalid_argument& e) {
+      if (!many) throw;  // the command's error, as before
+      errors[i] = e.what();
+      std::cerr << "pagedchat-cli: error: prompt " << i << ": " << e.what() << "\n";
+      results[i].request_id = id;
+      results[i].prompt = opt.prompts[i];
+      return;
+    }
     index[id] = i;
   };
   auto drain = [&] {
@@ -117,25 +129,34 @@ int run_generate(GenerateOptions& opt) {
     for (size_t i = 0; i < opt.prompts.size(); ++i) submit(i);
     drain();
   }
+  const bool all_ok = std::all_of(errors.begin(), errors.end(), [](const std::string& e) { return e.empty(); });
   if (opt.stream && !opt.json) {
     std::cout << "\n";
-    return 0;
+    return all_ok ? 0 : 1;
   }
   if (opt.json) {
     nlohmann::json arr = nlohmann::json::array();
-    for (const auto& o : results) arr.push_back(to_json(o));
+    for (size_t i = 0; i < results.size(); ++i)
+      arr.push_back(errors[i].empty() ? to_json(results[i])
+                                      : nlohmann::json{{"request_id", results[i].request_id},
+                                                       {"prompt", results[i].prompt},
+                                                       {"error", errors[i]}});
     arr.push_back({{"engine_stats", to_json(engine.stats())}});
     std::cout << dump(arr) << "\n";
-    return 0;
+    return all_ok ? 0 : 1;
   }
   for (size_t i = 0; i < results.size(); ++i) {
     if (many) std::cout << "=== [" << i << "] " << results[i].prompt << "\n";
+    if (!errors[i].empty()) {
+      std::cout << "(not run: " << errors[i] << ")\n";
+      continue;
+    }
     for (const auto& c : results[i].outputs) {
       if (results[i].outputs.size() > 1) std::cout << "--- completion " << c.index << "\n";
       std::cout << c.text << "\n";
     }
   }
-  return 0;
+  return all_ok ? 0 : 1;
 }
 }  // namespace
 

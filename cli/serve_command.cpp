@@ -99,7 +99,7 @@ int run_serve(ServeOptions& opt) {
   std::fprintf(stderr,
                "pagedchat-cli: serving '%s' on http://%s:%d/v1 (%s, max_model_len %d, %d KV blocks of %d tokens)\n",
                name.c_str(), url_host.c_str(), port, llm->engine().backend_name().c_str(), ec.max_model_len,
-               ec.num_blocks, ec.block_size);
+               llm->engine().num_usable_blocks(), ec.block_size);  // as /metrics counts them
   std::fflush(stderr);
   http.join();  // until a signal stops the server (or its socket fails)
   finished = true;

@@ -466,6 +466,8 @@ std::vector<KVBlockInfo> LLMEngine::kv_cache_snapshot() const {
   return blocks;
 }
 
+int LLMEngine::num_usable_blocks() const { return impl_->kv->num_blocks(); }
+
 EngineStats LLMEngine::stats() const {
   const Impl& m = *impl_;
   EngineStats s = m.stats;

@@ -147,6 +147,10 @@ class LLMEngine {
   /// Apply them with apply_sampling_defaults().
   const SamplingDefaults& sampling_defaults() const;
   EngineStats stats() const;
+  /// KV-cache blocks requests can hold: engine_config().num_blocks less the null block when one
+  /// is reserved (sliding-window models); what stats().num_total_blocks and /metrics report. Fixed
+  /// after construction, so safe to read while another thread steps.
+  int num_usable_blocks() const;
   /// The backend and its kernels, e.g. "cpu avx512, 2 threads", "cuda:0 NVIDIA H200 (sm_90, ...)".
   std::string backend_name() const;
   /// What went wrong at load but did not stop it (also printed on stderr), e.g. a GPU backend that

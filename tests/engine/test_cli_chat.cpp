@@ -58,6 +58,7 @@ class TestCliChat : public QObject {
     const Run r = cli(chatArgs(), (u1 + "\n" + u2 + "\n").toUtf8());
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.err.contains("[chat template: none]"), r.err.constData());  // a llama2.c checkpoint has none
+    QVERIFY2(r.err.contains("warning: the model has no chat template"), r.err.constData());  // said, as serve does
     // stories260K's template is plain continuation: each reply is what `generate` gives for the
     // conversation so far as one prompt.
     const QByteArray r1 = generated(u1);

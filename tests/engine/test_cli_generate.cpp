@@ -151,6 +151,36 @@ class TestCliGenerate : public QObject {
     QVERIFY2(explicitMax.err.contains("max_model_len"), explicitMax.err.constData());
   }
 
+  // In a batch, a prompt the engine refuses (longer than the context) is reported by its index
+  // and skipped; the others still run, and the command's status is 1.
+  void oneRefusedPromptDoesNotStopTheBatch() {
+    QString longPrompt;
+    for (int i = 0; i < 40; ++i) longPrompt += QStringLiteral("Once upon a time ");
+    const Run r = cli(base() << "--prompt"
+                             << "Once upon a time"
+                             << "--prompt" << longPrompt << "--max-model-len"
+                             << "64"
+                             << "--max-tokens"
+                             << "8");
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("prompt 1:") && r.err.contains("max_model_len"), r.err.constData());
+    QVERIFY2(r.out.contains("=== [0] Once upon a time\n") && r.out.contains("(not run:"), r.out.constData());
+    const QByteArray first = r.out.split('\n').value(1);
+    QVERIFY2(!first.isEmpty() && !first.startsWith("==="), r.out.constData());  // prompt 0's continuation
+    const Run j = cli(base() << "--prompt"
+                             << "Once upon a time"
+                             << "--prompt" << longPrompt << "--max-model-len"
+                             << "64"
+                             << "--max-tokens"
+                             << "8"
+                             << "--json");
+    QCOMPARE(j.exitCode, 1);
+    const QJsonArray arr = QJsonDocument::fromJson(j.out).array();
+    QCOMPARE(arr.size(), 3);  // two prompts and the engine stats
+    QVERIFY(arr[0].toObject().contains("outputs"));
+    QVERIFY(arr[1].toObject()["error"].toString().contains("max_model_len"));
+  }
+
   // Every --kv-cache-dtype runs; float32 (run.c's K/V) and the default bfloat16 cache start the
   // same story on stories260K.
   void kvCacheDtypes() {

@@ -312,6 +312,19 @@ class TestServer : public QObject {
     QVERIFY(m.contains("vllm:request_success_total{model_name=\"stories260K\",finished_reason=\"abort\"} 1"));
   }
 
+  // A sliding-window model reserves the null block (KV block 0): the start-up line counts the
+  // blocks requests can hold, as /metrics does.
+  void startupLineCountsUsableBlocks() {
+    const QString gemma = testpaths::modelFile("arch/gemma3-tiny.gguf");
+    REQUIRE_MODEL_FILE(gemma);
+    Server s({"--model", gemma, "--served-model-name", "g", "--max-model-len", "256"});
+    QVERIFY2(s.waitReady(), s.stderrText().constData());
+    static const QRegularExpression re(QStringLiteral(R"((\d+) KV blocks of)"));
+    const auto m = re.match(QString::fromUtf8(s.stderrText()));
+    QVERIFY2(m.hasMatch(), s.stderrText().constData());
+    QCOMPARE(metric(curl("GET", s.base() + "/metrics").body, "vllm:num_kv_cache_blocks"), m.captured(1).toDouble());
+  }
+
   void chatWithApiKeyAndLimits() {
     if (!jsref::missing().isEmpty()) QFAIL(qPrintable(jsref::missing()));
     const QString gguf = testpaths::modelFile("arch/llama3-tiny.gguf");
