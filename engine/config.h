@@ -170,6 +170,9 @@ struct ModelConfig {
     s.rope_theta = rope_theta;
     return s;
   }
+  /// Makes the per-layer specs explicit: n_layers copies of layer(0) (the default spec with
+  /// rope_theta when the list is empty), for a family's rules to change layer by layer.
+  void expand_layer_specs() { layer_specs.assign(std::size_t(n_layers), layer(0)); }
   /// Switches to the LongRoPE long factors when `context` exceeds rope_long_threshold (no-op
   /// without them).
   void use_long_rope_factors(int context) {

@@ -16,8 +16,7 @@ namespace pagedchat {
 /// What config.json says, as the engine uses it.
 struct HfModelConfig {
   ModelConfig config;        ///< shape, family options, rope (kNeox), eps, max_seq_len (soft), tie, bos/eos ids
-  std::string architecture;  ///< the transformers class: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM,
-                             ///< Qwen3ForCausalLM
+  std::string architecture;  ///< the transformers class (LlamaForCausalLM, ...: ModelFamily::hf_classes)
   bool has_bos_id = false;   ///< bos_token_id was given (else config.bos_id is transformers' default 1)
   bool has_eos_id = false;   ///< eos_token_id was given (else config.eos_id is transformers' default 2)
   /// Added to every RMSNorm weight at load: Gemma's checkpoints store w for a norm that multiplies
@@ -28,9 +27,11 @@ struct HfModelConfig {
   bool multimodal = false;
 };
 
-/// Parses config.json text; `name` (the path) prefixes every error. Accepted architectures (else
-/// model_type when architectures is absent), each mapped to the ModelConfig its GGUF file gives
-/// (engine/model/arch/<family>.cpp; rope_style is always kNeox, Hugging Face's rotate-half rows):
+/// Parses config.json text; `name` (the path) prefixes every error. The classes and what each
+/// family reads come from the model registry: the common keys are read here, then the family's
+/// ModelFamily::hf_hparams (engine/model/arch/<family>.cpp) reads its own. Accepted architectures
+/// (else model_type when architectures is absent), each mapped to the ModelConfig its GGUF file
+/// gives (rope_style is always kNeox, Hugging Face's rotate-half rows):
 ///   LlamaForCausalLM, MistralForCausalLM ("llama"), Qwen2ForCausalLM ("qwen2": q/k/v biases),
 ///   Qwen3ForCausalLM ("qwen3": q_norm/k_norm), Exaone4ForCausalLM ("exaone4"; sliding_window,
 ///   layer_types / sliding_window_pattern);

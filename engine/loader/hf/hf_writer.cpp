@@ -11,7 +11,6 @@
 #include <list>
 #include <set>
 #include <stdexcept>
-#include <tuple>
 
 #include <sentencepiece_processor.h>
 #include <nlohmann/json.hpp>
@@ -77,17 +76,6 @@ void write_json(const fs::path& path, const json& j) {
   out << j.dump(2) << "\n";
   out.close();
   if (!out) throw std::runtime_error("cannot write '" + path.string() + "'");
-}
-
-/// The shortest decimal that reads back as `f`, as a double (1e-5f is written 1e-05, not
-/// 9.99999974737875e-06).
-double short_double(float f) {
-  char buf[32];
-  for (int prec = 1; prec <= 9; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, double(f));
-    if (std::strtof(buf, nullptr) == f) return std::strtod(buf, nullptr);
-  }
-  return double(f);
 }
 
 std::string spec_text(const LayerSpec& s) {
@@ -166,6 +154,29 @@ std::string hf_config_mismatch(const ModelConfig& c, const ModelConfig& got, boo
 
 }  // namespace
 
+double hf_short_double(float f) {
+  char buf[32];
+  for (int prec = 1; prec <= 9; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, double(f));
+    if (std::strtof(buf, nullptr) == f) return std::strtod(buf, nullptr);
+  }
+  return double(f);
+}
+
+int hf_sliding_window(const ModelConfig& c) {
+  int window = 0;
+  for (int l = 0; l < c.n_layers; ++l)
+    if (c.layer(l).sliding_window > 0) window = c.layer(l).sliding_window;
+  return window;
+}
+
+json hf_layer_types(const ModelConfig& c) {
+  json layer_types = json::array();
+  for (int l = 0; l < c.n_layers; ++l)
+    layer_types.push_back(c.layer(l).sliding_window > 0 ? "sliding_attention" : "full_attention");
+  return layer_types;
+}
+
 void write_safetensors(const std::string& path, const std::vector<StTensorOut>& tensors) {
   std::vector<Entry> entries;
   for (const StTensorOut& t : tensors) {
@@ -188,20 +199,12 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   };
   // The transformers class of the family, and what its config.json can say.
   const ModelFamily* fam = find_family_by_gguf_name(c.architecture);
-  std::string architecture, model_type;
-  for (const auto& [family, cls, type] : {std::tuple{"llama", "LlamaForCausalLM", "llama"},
-                                          {"qwen2", "Qwen2ForCausalLM", "qwen2"},
-                                          {"qwen3", "Qwen3ForCausalLM", "qwen3"},
-                                          {"qwen3moe", "Qwen3MoeForCausalLM", "qwen3_moe"},
-                                          {"gemma3", "Gemma3ForCausalLM", "gemma3_text"},
-                                          {"phi3", "Phi3ForCausalLM", "phi3"},
-                                          {"smollm3", "SmolLM3ForCausalLM", "smollm3"},
-                                          {"exaone4", "Exaone4ForCausalLM", "exaone4"}})
-    if (c.architecture == family) architecture = cls, model_type = type;
-  if (architecture.empty() || !fam) refuse("architecture '" + c.architecture + "' has no transformers class here");
-  const std::string& a = c.architecture;
-  if (a == "qwen2" && !c.attention_qkv_bias) refuse("a qwen2 model without q/k/v biases");
-  if (a == "qwen2" && c.attention_out_bias) refuse("Qwen2ForCausalLM has no o_proj bias");
+  if (!fam || fam->hf_classes.empty()) refuse("architecture '" + c.architecture + "' has no transformers class here");
+  const HfClass& cls = fam->hf_classes.front();
+  const std::string architecture(cls.name), model_type(cls.model_type);
+  const bool required_qkv_bias = fam->qkv_bias == TensorRule::kRequired;  // Qwen2
+  if (required_qkv_bias && !c.attention_qkv_bias) refuse("a " + c.architecture + " model without q/k/v biases");
+  if (required_qkv_bias && !cls.attention_bias && c.attention_out_bias) refuse(architecture + " has no o_proj bias");
   if (c.qk_norm != fam->qk_norm)
     refuse(c.qk_norm ? "q/k norms are not part of " + architecture : architecture + " needs q/k norms");
   if (c.pre_norm != fam->pre_norm || c.post_norm != fam->post_norm)
@@ -212,25 +215,18 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   if (longrope && c.rope_freq_factors_long.size() != c.rope_freq_factors.size())
     refuse("LongRoPE short factors without long ones");
   if (!longrope && c.rope_attn_factor != 1.0f) refuse("a RoPE attention factor without LongRoPE factors");
-  // Llama, Qwen3(-MoE) and SmolLM3 declare q/k/v and o biases together (attention_bias); a missing
-  // one is zero. Gemma 3, Phi-3 and EXAONE 4 have none.
-  const bool bias_classes = a == "llama" || a == "qwen3" || a == "qwen3moe" || a == "smollm3";
-  if (!bias_classes && a != "qwen2" && (c.attention_qkv_bias || c.attention_out_bias))
+  // Classes that read attention_bias (Llama, Qwen3(-MoE), SmolLM3) declare q/k/v and o biases
+  // together; a missing one is zero. Gemma 3, Phi-3 and EXAONE 4 have none.
+  if (!cls.attention_bias && !required_qkv_bias && (c.attention_qkv_bias || c.attention_out_bias))
     refuse(architecture + " has no attention biases");
-  const bool attention_bias = bias_classes && (c.attention_qkv_bias || c.attention_out_bias);
-  const bool qkv_bias = a == "qwen2" || attention_bias;
+  const bool attention_bias = cls.attention_bias && (c.attention_qkv_bias || c.attention_out_bias);
+  const bool qkv_bias = required_qkv_bias || attention_bias;
   const bool tok_json = tokenizer_path.size() >= 5 &&
                         tokenizer_path.compare(tokenizer_path.size() - 5, 5, ".json") == 0;
   // Gemma's norms are stored as w for (1 + w) (Gemma3RMSNorm).
-  const float norm_offset = a == "gemma3" ? 1.0f : 0.0f;
+  const float norm_offset = fam->hf_norm_weight_offset;
   bool any_moe = false;
-  json dense_layers = json::array();
-  for (int l = 0; l < c.n_layers; ++l) {
-    if (c.layer(l).moe)
-      any_moe = true;
-    else
-      dense_layers.push_back(l);
-  }
+  for (int l = 0; l < c.n_layers; ++l) any_moe |= c.layer(l).moe;
 
   // config.json, composed first: read back by parse_hf_config, it must give this model's
   // ModelConfig, or the folder would compute something else.
@@ -260,88 +256,16 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
                  {"head_dim", c.head_dim},
                  {"hidden_act", "silu"},
                  {"max_position_embeddings", c.max_seq_len},
-                 {"rms_norm_eps", short_double(c.norm_eps)},
-                 {"rope_theta", short_double(c.rope_theta)},
+                 {"rms_norm_eps", hf_short_double(c.norm_eps)},
+                 {"rope_theta", hf_short_double(c.rope_theta)},
                  {"rope_scaling", rope_scaling},
                  {"tie_word_embeddings", tied},
                  {"vocab_size", c.vocab_size},
                  {"bos_token_id", bos},
                  {"eos_token_id", eos},
                  {"torch_dtype", dtype == "f32" ? "float32" : "bfloat16"}};
-  if (a == "llama" || a == "smollm3") config["mlp_bias"] = false;
-  if (a != "qwen2" && bias_classes) config["attention_bias"] = attention_bias;
-  if (a == "qwen2" || a == "qwen3" || a == "qwen3moe" || a == "smollm3") config["use_sliding_window"] = false;
-  // Which layers slide (one window size), and the RoPE base of the sliding ones.
-  int window = 0;
-  double local_theta = 10000.0;
-  json layer_types = json::array();
-  for (int l = 0; l < c.n_layers; ++l) {
-    const LayerSpec s = c.layer(l);
-    if (s.sliding_window > 0) {
-      window = s.sliding_window;
-      local_theta = s.rope_theta;
-    }
-    layer_types.push_back(s.sliding_window > 0 ? "sliding_attention" : "full_attention");
-  }
-  if (a == "qwen3moe") {
-    config["num_experts"] = c.moe.num_experts;
-    config["num_experts_per_tok"] = c.moe.num_experts_per_tok;
-    config["moe_intermediate_size"] = c.moe.expert_intermediate_size;
-    config["norm_topk_prob"] = c.moe.norm_topk_prob;
-    config["decoder_sparse_step"] = 1;
-    config["mlp_only_layers"] = dense_layers;
-  } else if (a == "gemma3") {
-    config.erase("hidden_act");
-    config["hidden_activation"] = "gelu_pytorch_tanh";
-    config["sliding_window"] = window > 0 ? window : c.max_seq_len;
-    config["layer_types"] = layer_types;
-    // transformers before layer_types (4.50-4.52) read the period: written when the layers follow one.
-    for (int period = 1; period <= c.n_layers + 1; ++period) {
-      bool fits = true;
-      for (int l = 0; l < c.n_layers; ++l) fits = fits && (c.layer(l).sliding_window > 0) == ((l + 1) % period != 0);
-      if (fits) {
-        config["sliding_window_pattern"] = period;
-        break;
-      }
-    }
-    config["rope_local_base_freq"] = short_double(float(local_theta));
-    const float scale = c.attention_scale;
-    double qpas = c.head_dim;
-    if (scale != 0.0f) {
-      qpas = std::round(1.0 / (double(scale) * double(scale)));
-      if (1.0f / std::sqrt(float(qpas)) != scale) qpas = 1.0 / (double(scale) * double(scale));
-    }
-    config["query_pre_attn_scalar"] = qpas == std::floor(qpas) ? json(int64_t(qpas)) : json(qpas);
-    config["final_logit_softcapping"] = c.final_logit_softcap > 0.0f ? json(short_double(c.final_logit_softcap))
-                                                                     : json(nullptr);
-    config["attn_logit_softcapping"] = nullptr;
-    config["attention_bias"] = false;
-  } else if (a == "phi3") {
-    if (c.rotary_dim != 0) config["partial_rotary_factor"] = double(c.rotary_dim) / double(c.head_dim);
-    if (longrope) {
-      const double af = std::sqrt(double(c.rope_attn_factor));
-      float af32 = float(af);
-      for (float f : {af32, std::nextafter(af32, 0.0f), std::nextafter(af32, 100.0f)})
-        if (float(double(f) * double(f)) == c.rope_attn_factor) af32 = f;
-      json shorts = json::array(), longs = json::array();
-      for (float f : c.rope_freq_factors) shorts.push_back(short_double(f));
-      for (float f : c.rope_freq_factors_long) longs.push_back(short_double(f));
-      config["rope_scaling"] = {{"type", "longrope"},
-                                {"short_factor", shorts},
-                                {"long_factor", longs},
-                                {"attention_factor", short_double(af32)}};
-      config["original_max_position_embeddings"] = c.rope_long_threshold;
-    }
-    config["sliding_window"] = window > 0 ? json(window) : json(nullptr);
-  } else if (a == "smollm3") {
-    json no_rope = json::array();
-    for (int l = 0; l < c.n_layers; ++l) no_rope.push_back(c.layer(l).use_rope ? 1 : 0);
-    config["no_rope_layers"] = no_rope;
-    config["no_rope_layer_interval"] = 4;
-  } else if (a == "exaone4") {
-    config["sliding_window"] = window > 0 ? json(window) : json(nullptr);
-    config["layer_types"] = layer_types;
-  }
+  if (cls.attention_bias) config["attention_bias"] = attention_bias;
+  if (fam->hf_write_config) fam->hf_write_config(c, config);  // the family's keys
   try {
     const HfModelConfig back = parse_hf_config(config.dump(), (fs::path(dir) / "config.json").string());
     if (const std::string why = hf_config_mismatch(c, back.config, any_moe); !why.empty())

@@ -3,8 +3,9 @@
 // and in Hugging Face configs (architectures), its RoPE layout, which tensors its layers have, and
 // the rules that turn its hyperparameters into per-layer specs (sliding windows, layers without
 // RoPE, experts). The loaders (engine/loader/gguf, engine/loader/hf) read the common keys and
-// tensors and ask the family for the rest; the forward (engine/model/decoder_model.h) runs every
-// family from the resulting ModelConfig. Adding a family: docs/architecture.md.
+// tensors and ask the family for the rest (gguf_hparams, hf_hparams; the Hugging Face writer:
+// hf_write_config); the forward (engine/model/decoder_model.h) runs every family from the
+// resulting ModelConfig. Adding a family: docs/architecture.md.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "engine/config.h"
 
@@ -38,10 +41,44 @@ struct GgufKeys {
   [[noreturn]] void fail(const std::string& what) const;
 };
 
+/// The keys of a Hugging Face config.json as the family's hooks (and engine/loader/hf/hf_config.cpp)
+/// read them: `values` is the text model's object (config.json itself, or its text_config for a
+/// multimodal class). Null counts as absent. Errors are std::runtime_error "'<file>': <what>",
+/// naming the key. Defined in engine/loader/hf/hf_config.cpp.
+struct HfKeys {
+  const nlohmann::json& values;
+  const std::string& file;        ///< the path, for errors
+  std::string_view architecture;  ///< the transformers class (LlamaForCausalLM, ...); "" when none
+  /// Whether `key` is there and not null.
+  bool has(const char* key) const;
+  /// The optional integer `key`, which must lie in [lo, hi].
+  std::optional<int64_t> get_int(const char* key, int64_t lo, int64_t hi) const;
+  /// The optional finite number `key`.
+  std::optional<double> get_number(const char* key) const;
+  /// The optional boolean `key`.
+  std::optional<bool> get_bool(const char* key) const;
+  /// The keys of `object` (a value inside `values`, such as rope_scaling), with the same file.
+  HfKeys nested(const nlohmann::json& object) const { return {object, file, architecture}; }
+  /// Throws std::runtime_error "'<file>': <what>".
+  [[noreturn]] void fail(const std::string& what) const;
+};
+
+/// One transformers class whose checkpoints a family computes.
+struct HfClass {
+  std::string_view name;        ///< its config.json "architectures" entry: "LlamaForCausalLM"
+  std::string_view model_type;  ///< its config's model_type (names the class when "architectures" is absent)
+  /// Where the text model's keys are: config.json itself (false), or its "text_config" object
+  /// (true: a multimodal class whose text part alone is loaded, Gemma3ForConditionalGeneration).
+  bool text_config = false;
+  /// The config's attention_bias switches on q/k/v and o_proj biases (LlamaConfig, Qwen3Config).
+  bool attention_bias = false;
+};
+
 /// One family. Static data plus hooks; see engine/model/arch/registry.h for the list.
 struct ModelFamily {
-  std::string_view gguf_name;                ///< general.architecture
-  std::vector<std::string_view> hf_names;    ///< config.json "architectures" entries
+  std::string_view gguf_name;  ///< general.architecture
+  /// Its transformers classes; the first is the one the Hugging Face writer writes.
+  std::vector<HfClass> hf_classes;
   std::string_view description;              ///< for messages: "Gemma 3"
   RopeStyle rope_style = RopeStyle::kNeox;   ///< GGUF layout (HF files are always neox)
   TensorRule qkv_bias = TensorRule::kNever;  ///< attn_{q,k,v}.bias
@@ -58,6 +95,42 @@ struct ModelFamily {
   /// Family-specific hyperparameters and per-layer rules, after the common keys are read into
   /// `c` (hidden_size, heads, head_dim, rope_theta, norm_eps, n_layers, ...). May refuse (fail()).
   void (*gguf_hparams)(const GgufKeys& keys, ModelConfig& c) = nullptr;
+
+  // Hugging Face config.json (engine/loader/hf/hf_config.cpp reads the common keys, then asks these).
+  /// Defaults of the family's config class for keys config.json leaves out (a JSON object: Gemma
+  /// 3's text_config omits most), filled in before anything is read. Empty: none.
+  std::string_view hf_defaults;
+  /// head_dim when config.json gives none (Qwen3Config's 128); 0: hidden_size / num_attention_heads.
+  int hf_head_dim = 0;
+  /// Keys hf_hparams reads (or deliberately ignores) itself, which the common parser then neither
+  /// reads nor refuses: rope_scaling, partial_rotary_factor, layer_types, hidden_act, num_experts,
+  /// num_local_experts.
+  std::vector<std::string_view> hf_own_keys;
+  /// Added to every RMSNorm weight of a checkpoint at load and subtracted when writing one
+  /// (Gemma stores w for its (1 + w) norms). 0 for most.
+  float hf_norm_weight_offset = 0.0f;
+  /// Family-specific config.json keys and per-layer rules, after the common keys are read into `c`
+  /// (shape, head_dim, rope_theta and rope_scaling, norm_eps, biases, norms, activation). May
+  /// refuse (fail()).
+  void (*hf_hparams)(const HfKeys& keys, ModelConfig& c) = nullptr;
+  /// Adds the family's keys to the config.json the Hugging Face writer composes for `c` (which
+  /// holds the common keys of the first hf_classes entry). parse_hf_config must read back `c`.
+  void (*hf_write_config)(const ModelConfig& c, nlohmann::json& config) = nullptr;
+  /// Whether hf_hparams reads `key` itself (hf_own_keys).
+  bool hf_owns(std::string_view key) const {
+    for (std::string_view k : hf_own_keys)
+      if (k == key) return true;
+    return false;
+  }
 };
+
+// Helpers of the hf_write_config hooks (engine/loader/hf/hf_writer.cpp).
+/// The shortest decimal that reads back as `f`, as a double (1e-5f is written 1e-05, not
+/// 9.99999974737875e-06).
+double hf_short_double(float f);
+/// The window of the model's sliding layers (the last one's when they differ); 0 when none slides.
+int hf_sliding_window(const ModelConfig& c);
+/// config.json's layer_types: "sliding_attention" or "full_attention" per layer.
+nlohmann::json hf_layer_types(const ModelConfig& c);
 
 }  // namespace pagedchat

@@ -5,26 +5,55 @@
 // order and rotate halves (rope type NEOX).
 // Sources: transformers modeling_qwen2.py, modeling_qwen3.py, modeling_qwen3_moe.py
 // (Qwen3MoeSparseMoeBlock); ik_llama.cpp src/llama-hparams.cpp (LLM_ARCH_QWEN3MOE) and
-// src/graphs/build_qwen3moe.cpp.
+// src/graphs/build_qwen3moe.cpp. config.json: transformers configuration_qwen2.py,
+// configuration_qwen3.py, configuration_qwen3_moe.py.
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/loader/load_util.h"
 #include "engine/model/arch/registry.h"
 
 namespace pagedchat {
 
+namespace {
+
+// Qwen2/Qwen3 (configuration_qwen2.py): layer i uses the window when use_sliding_window and
+// i >= max_window_layers; refused when some layer would.
+void qwen_hf_hparams(const HfKeys& k, ModelConfig& c) {
+  if (!k.get_bool("use_sliding_window").value_or(false) || !k.has("sliding_window")) return;
+  const int64_t mwl = k.get_int("max_window_layers", 0, INT64_MAX).value_or(28);
+  if (mwl < c.n_layers)
+    k.fail("use_sliding_window is true and layers " + std::to_string(mwl) + ".." + std::to_string(c.n_layers - 1) +
+           " (max_window_layers " + std::to_string(mwl) + ") use sliding_window " +
+           load::brief(k.values["sliding_window"]) + ": sliding-window attention is not implemented");
+}
+
+void qwen_hf_write(const ModelConfig&, nlohmann::json& config) { config["use_sliding_window"] = false; }
+
+}  // namespace
+
 const ModelFamily kQwen2Family = [] {
   ModelFamily f;
   f.gguf_name = "qwen2";
-  f.hf_names = {"Qwen2ForCausalLM"};
+  f.hf_classes = {{"Qwen2ForCausalLM", "qwen2"}};
   f.description = "Qwen2";
   f.qkv_bias = TensorRule::kRequired;
+  f.hf_hparams = qwen_hf_hparams;
+  f.hf_write_config = qwen_hf_write;
   return f;
 }();
 
 const ModelFamily kQwen3Family = [] {
   ModelFamily f;
   f.gguf_name = "qwen3";
-  f.hf_names = {"Qwen3ForCausalLM"};
+  f.hf_classes = {{"Qwen3ForCausalLM", "qwen3", false, true}};
   f.description = "Qwen3";
   f.qk_norm = true;
+  f.hf_head_dim = 128;  // Qwen3Config's default head_dim
+  f.hf_hparams = qwen_hf_hparams;
+  f.hf_write_config = qwen_hf_write;
   return f;
 }();
 
@@ -49,8 +78,67 @@ void qwen3moe_hparams(const GgufKeys& k, ModelConfig& c) {
   m.softmax_before_topk = true;
   m.norm_topk_prob = true;
   c.intermediate_size = 0;  // no dense MLP
-  c.layer_specs.assign(std::size_t(c.n_layers), c.layer(0));
+  c.expand_layer_specs();
   for (LayerSpec& s : c.layer_specs) s.moe = true;
+}
+
+// Qwen3-MoE (modeling_qwen3_moe.py Qwen3MoeDecoderLayer / Qwen3MoeSparseMoeBlock): layer l is a
+// mixture of experts unless listed in mlp_only_layers, when (l + 1) % decoder_sparse_step == 0;
+// softmax router over all experts, top-k, renormalised when norm_topk_prob.
+void qwen3moe_hf_hparams(const HfKeys& k, ModelConfig& c) {
+  MoeConfig& m = c.moe;
+  const char* count_key = k.has("num_experts") ? "num_experts" : "num_local_experts";
+  const std::optional<int64_t> n = k.get_int(count_key, 1, 4096);
+  const std::optional<int64_t> top_k = k.get_int("num_experts_per_tok", 1, 4096);
+  const std::optional<int64_t> width = k.get_int("moe_intermediate_size", 1, 4 * load::kMaxDim);
+  if (!n || !top_k || !width)
+    k.fail("a Qwen3-MoE model needs 'num_experts', 'num_experts_per_tok' and 'moe_intermediate_size'");
+  if (*top_k > *n)
+    k.fail("'num_experts_per_tok' " + std::to_string(*top_k) + " is above the expert count (" + count_key + " " +
+           std::to_string(*n) + "): top-k cannot choose more experts than there are");
+  m.num_experts = int(*n);
+  m.num_experts_per_tok = int(*top_k);
+  m.expert_intermediate_size = int(*width);
+  m.softmax_before_topk = true;
+  m.norm_topk_prob = k.get_bool("norm_topk_prob").value_or(false);  // Qwen3MoeConfig's default
+  const int64_t step = k.get_int("decoder_sparse_step", 1, load::kMaxLayers).value_or(1);
+  std::vector<bool> dense(std::size_t(c.n_layers), false);
+  if (k.has("mlp_only_layers")) {
+    const nlohmann::json& mol = k.values["mlp_only_layers"];
+    if (!mol.is_array()) k.fail("'mlp_only_layers' is " + load::brief(mol) + ", not a list of layer indices");
+    for (const nlohmann::json& x : mol) {
+      if (!x.is_number_integer() || x.get<int64_t>() < 0 || x.get<int64_t>() >= c.n_layers)
+        k.fail("'mlp_only_layers' holds " + load::brief(x) + ", not a layer index below num_hidden_layers " +
+               std::to_string(c.n_layers));
+      dense[std::size_t(x.get<int64_t>())] = true;
+    }
+  }
+  c.expand_layer_specs();
+  int moe_layers = 0;
+  for (int l = 0; l < c.n_layers; ++l) {
+    c.layer_specs[std::size_t(l)].moe = !dense[std::size_t(l)] && (l + 1) % step == 0;
+    moe_layers += c.layer_specs[std::size_t(l)].moe;
+  }
+  if (moe_layers == c.n_layers) {
+    c.intermediate_size = 0;  // no dense MLP (as the GGUF loader has it)
+  } else if (c.intermediate_size == 0) {
+    k.fail("missing required keys: intermediate_size (the dense MLP of the " + std::to_string(c.n_layers - moe_layers) +
+           " layers without experts)");
+  }
+  qwen_hf_hparams(k, c);
+}
+
+void qwen3moe_hf_write(const ModelConfig& c, nlohmann::json& config) {
+  nlohmann::json dense_layers = nlohmann::json::array();
+  for (int l = 0; l < c.n_layers; ++l)
+    if (!c.layer(l).moe) dense_layers.push_back(l);
+  config["use_sliding_window"] = false;
+  config["num_experts"] = c.moe.num_experts;
+  config["num_experts_per_tok"] = c.moe.num_experts_per_tok;
+  config["moe_intermediate_size"] = c.moe.expert_intermediate_size;
+  config["norm_topk_prob"] = c.moe.norm_topk_prob;
+  config["decoder_sparse_step"] = 1;
+  config["mlp_only_layers"] = dense_layers;
 }
 
 }  // namespace
@@ -58,11 +146,14 @@ void qwen3moe_hparams(const GgufKeys& k, ModelConfig& c) {
 const ModelFamily kQwen3MoeFamily = [] {
   ModelFamily f;
   f.gguf_name = "qwen3moe";
-  f.hf_names = {"Qwen3MoeForCausalLM"};
+  f.hf_classes = {{"Qwen3MoeForCausalLM", "qwen3_moe", false, true}};
   f.description = "Qwen3-MoE";
   f.qk_norm = true;
   f.moe = true;
   f.gguf_hparams = qwen3moe_hparams;
+  f.hf_own_keys = {"num_experts", "num_local_experts"};
+  f.hf_hparams = qwen3moe_hf_hparams;
+  f.hf_write_config = qwen3moe_hf_write;
   return f;
 }();
 

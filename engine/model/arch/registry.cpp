@@ -43,16 +43,33 @@ const ModelFamily* find_family_by_gguf_name(std::string_view name) {
   return nullptr;
 }
 
-const ModelFamily* find_family_by_hf_name(std::string_view name) {
+const ModelFamily* find_family_by_hf_name(std::string_view name) { return find_hf_class(name).first; }
+
+std::pair<const ModelFamily*, const HfClass*> find_hf_class(std::string_view name) {
   for (const ModelFamily* f : model_families())
-    for (std::string_view n : f->hf_names)
-      if (n == name) return f;
-  return nullptr;
+    for (const HfClass& k : f->hf_classes)
+      if (k.name == name) return {f, &k};
+  return {nullptr, nullptr};
+}
+
+std::pair<const ModelFamily*, const HfClass*> find_hf_class_by_model_type(std::string_view model_type) {
+  for (const ModelFamily* f : model_families())
+    for (const HfClass& k : f->hf_classes)
+      if (k.model_type == model_type) return {f, &k};
+  return {nullptr, nullptr};
 }
 
 std::string supported_gguf_architectures() {
   std::string s;
   for (const ModelFamily* f : model_families()) s += (s.empty() ? "" : ", ") + std::string(f->gguf_name);
+  return s;
+}
+
+std::string supported_hf_architectures() {
+  std::string s;
+  for (const ModelFamily* f : model_families())
+    for (const HfClass& k : f->hf_classes)
+      s += (s.empty() ? "" : ", ") + std::string(k.name) + (k.text_config ? " (text only)" : "");
   return s;
 }
 

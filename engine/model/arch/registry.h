@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/model/arch/family.h"
@@ -17,8 +18,16 @@ const std::vector<const ModelFamily*>& model_families();
 const ModelFamily* find_family_by_gguf_name(std::string_view name);
 /// The family whose Hugging Face class (config.json "architectures") is `name`, or null.
 const ModelFamily* find_family_by_hf_name(std::string_view name);
+/// The transformers class `name` (a config.json "architectures" entry) and its family; nulls when
+/// no family has it.
+std::pair<const ModelFamily*, const HfClass*> find_hf_class(std::string_view name);
+/// The transformers class whose config's model_type is `model_type`, and its family; nulls when none.
+std::pair<const ModelFamily*, const HfClass*> find_hf_class_by_model_type(std::string_view model_type);
 /// "llama, qwen2, ..." — the GGUF names, for error messages.
 std::string supported_gguf_architectures();
+/// "LlamaForCausalLM, MistralForCausalLM, ..." — the transformers classes (a text_config class
+/// marked "(text only)"), for error messages.
+std::string supported_hf_architectures();
 
 // The families (each defined in its own file).
 extern const ModelFamily kLlamaFamily;
