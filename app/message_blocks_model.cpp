@@ -62,8 +62,12 @@ void MessageBlocksModel::update() {
   QList<MarkdownBlock> next = splitMarkdownBlocks(text_);
   // The text came from a model or a server: its prose may make the renderer load nothing (an
   // image, an HTML background); images show as links with their alt text.
-  for (MarkdownBlock& b : next)
+  // U+FFFC (QChar::ObjectReplacementCharacter, which a model can emit) marks an inline object to
+  // Qt's text layout: with none there, the whole block showed empty. It is shown as U+FFFD.
+  for (MarkdownBlock& b : next) {
     if (b.kind == MarkdownBlock::Kind::Prose) b.text = withoutRemoteContent(b.text);
+    b.text.replace(QChar::ObjectReplacementCharacter, QChar::ReplacementCharacter);
+  }
   const int oldCount = static_cast<int>(blocks_.size());
   const int newCount = static_cast<int>(next.size());
   const int common = qMin(oldCount, newCount);

@@ -69,7 +69,7 @@ int run_chat(ChatOptions& opt) {
   const ChatTemplate tmpl = resolve_chat_template(opt.chat_template, engine.chat_template(),
                                                   "'" + opt.engine.model + "'", &warning);
   if (!warning.empty()) std::fprintf(stderr, "pagedchat-cli: warning: %s\n", warning.c_str());
-  if (tmpl.name() == "none")
+  if (tmpl.name() == "none" && (opt.chat_template.empty() || opt.chat_template == "auto"))  // not asked for
     std::fprintf(stderr,
                  "pagedchat-cli: warning: the model has no chat template: each turn joins the messages' text as "
                  "it is (give --chat-template NAME or a .jinja file for a chat format)\n");

@@ -242,8 +242,9 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   m.runner->allocate_kv_cache(m.config.num_blocks, bs, kv_dtype);
 
   if (kv_groups.has_sliding_window() && !(!sized && on_device))
-    std::fprintf(stderr, "pagedchat: KV cache %s = %d blocks of %d tokens (%s)\n",
-                 gib(std::size_t(m.config.kv_cache_bytes)).c_str(), m.config.num_blocks, bs,
+    // Sliding-window groups reserve block 0 as the null block: counted as /metrics counts them.
+    std::fprintf(stderr, "pagedchat: KV cache %s = %d blocks of %d tokens and the null block (%s)\n",
+                 gib(std::size_t(m.config.kv_cache_bytes)).c_str(), m.config.num_blocks - 1, bs,
                  kv_groups.describe().c_str());
   m.kv = std::make_unique<KVCacheCoordinator>(kv_groups, m.config.num_blocks, bs, m.config.enable_prefix_caching);
   m.scheduler = std::make_unique<Scheduler>(

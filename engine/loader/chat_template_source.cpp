@@ -7,6 +7,7 @@
 
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_tokenizer.h"
+#include "engine/loader/load_util.h"
 
 namespace fs = std::filesystem;
 
@@ -19,12 +20,7 @@ std::string hf_folder_chat_template(const std::string& dir, const HfTokenizerCon
   if (fs::is_regular_file(d / "chat_template.jinja", ec)) return read_text_file((d / "chat_template.jinja").string());
   const fs::path js = d / "chat_template.json";
   if (fs::is_regular_file(js, ec)) {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_text_file(js.string()));
-    } catch (const nlohmann::json::exception& e) {
-      throw std::runtime_error("'" + js.string() + "': not valid JSON: " + e.what());
-    }
+    const nlohmann::json j = load::parse_json(read_text_file(js.string()), js.string());
     if (j.is_object() && j.contains("chat_template") && j["chat_template"].is_string())
       return j["chat_template"].get<std::string>();
     throw std::runtime_error("'" + js.string() + "': no \"chat_template\" string");

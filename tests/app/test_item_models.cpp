@@ -164,6 +164,18 @@ void TestItemModels::recentModelsModel() {
 }
 
 void TestItemModels::messageBlocksModel() {
+  {
+    // A model's U+FFFC (Qt's inline-object marker, which blanked the whole bubble) is shown as U+FFFD.
+    MessageBlocksModel objects;
+    objects.setText(QStringLiteral("Hello \uFFFC world.\n\n```\ncode \uFFFC\n```\n"));
+    objects.flush();
+    QVERIFY(objects.rowCount() >= 2);
+    for (int r = 0; r < objects.rowCount(); ++r) {
+      const QString t = objects.data(objects.index(r), MessageBlocksModel::TextRole).toString();
+      QVERIFY2(!t.contains(QChar::ObjectReplacementCharacter) && t.contains(QChar::ReplacementCharacter),
+               qPrintable(t));
+    }
+  }
   MessageBlocksModel model;
   auto check = tester(&model);
   model.setStreaming(true);

@@ -288,6 +288,13 @@ class TestHfConfig : public QObject {
     HF_EXPECT_ERROR(parse_hf_config("{\"hidden_size\": ", "x/config.json"), "x/config.json", "JSON");
     HF_EXPECT_ERROR(parse_hf_config("[1, 2]", "x/config.json"), "x/config.json", "object");
     HF_EXPECT_ERROR(parse_hf_config("", "x/config.json"), "x/config.json");
+    // Nested 100 000 deep (a 200 kB file): refused before anything walks it recursively (a copy of
+    // it overflowed the stack); 128 levels are allowed.
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    HF_EXPECT_ERROR(parse_hf_config(R"({"hidden_size": )" + deep + "}", "x/config.json"), "x/config.json",
+                    "deeper than 128");
+    HF_EXPECT_ERROR(parse_hf_config(R"({"x": )" + std::string(126, '[') + std::string(126, ']') + "}", "x/config.json"),
+                    "x/config.json", "architectures");  // parsed; then the usual checks
   }
 
   void tokenizerConfig() {

@@ -122,6 +122,7 @@ class TestHfSafetensors : public QObject {
     expectBroken(f.bytes(std::string("{\"a\": \xff\xfe}")), {"not valid JSON"});
     expectBroken(f.bytes("[1, 2, 3]"), {"not a JSON object"});
     expectBroken(f.bytes("\"text\""), {"not a JSON object"});
+    expectBroken(f.bytes("{\"a\": " + std::string(100000, '[') + std::string(100000, ']') + "}"), {"deeper than"});
   }
 
   // Header surgery on one tensor; the message must name the file and the tensor.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/loader/load_util.h"
 #include "engine/text/chat_template.h"
 
 namespace pagedchat::openai {
@@ -223,29 +224,7 @@ nlohmann::json ApiError::to_json() const {
   return json{{"error", e}};
 }
 
-int json_nesting_depth(const std::string& text, int limit) {
-  int depth = 0, deepest = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;  // the escaped character, whatever it is
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-      if (deepest > limit) return deepest;
-    } else if (c == ']' || c == '}') {
-      if (depth > 0) --depth;
-    }
-  }
-  return deepest;
-}
+int json_nesting_depth(const std::string& text, int limit) { return load::json_nesting_depth(text, limit); }
 
 nlohmann::json parse_body(const std::string& body, int max_depth) {
   // Before anything walks it recursively (a dump, a copy, a template): a body nested 60 000 deep

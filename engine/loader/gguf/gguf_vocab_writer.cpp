@@ -12,6 +12,7 @@
 
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/hf/hf_config.h"
+#include "engine/loader/load_util.h"
 
 namespace pagedchat {
 namespace {
@@ -33,13 +34,7 @@ GgufValue bool_value(bool v) {
   return x;
 }
 
-json read_json(const std::string& path) {
-  try {
-    return json::parse(read_text_file(path));
-  } catch (const json::exception& e) {
-    throw std::runtime_error("'" + path + "': not valid JSON: " + e.what());
-  }
-}
+json read_json(const std::string& path) { return load::parse_json(read_text_file(path), path); }
 
 // Hugging Face's regular expressions of the Split pre-tokenizer (tokenizer.json) of the two
 // families, and the llama.cpp pre-tokenizer name of each.

@@ -25,12 +25,7 @@ using load::kMaxPositions;
 using load::kMaxVocab;
 
 json parse_object(const std::string& text, const std::string& name) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    fail_in(name, std::string("not valid JSON: ") + e.what());
-  }
+  json j = load::parse_json(text, name);
   if (!j.is_object()) fail_in(name, "not a JSON object");
   return j;
 }

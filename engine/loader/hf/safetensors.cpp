@@ -109,9 +109,13 @@ std::map<std::string, StTensor> parse_safetensors(const uint8_t* data, std::size
   if (n > size - 8)
     fail_in(name, "truncated: the header needs " + std::to_string(n) + " bytes after the length, the file has " +
                       std::to_string(size - 8));
+  const std::string_view header_text(reinterpret_cast<const char*>(data + 8), std::size_t(n));
+  if (load::json_nesting_depth(header_text, load::kMaxJsonDepth) > load::kMaxJsonDepth)
+    fail_in(name, "the safetensors header nests arrays and objects deeper than " + std::to_string(load::kMaxJsonDepth) +
+                      " levels");
   json header;
   try {
-    header = json::parse(data + 8, data + 8 + n);
+    header = json::parse(header_text.begin(), header_text.end());
   } catch (const json::exception& e) {
     fail_in(name, std::string("the safetensors header is not valid JSON: ") + e.what());
   }
@@ -222,12 +226,7 @@ SafetensorsSet SafetensorsSet::open_folder(const std::string& dir) {
     std::stringstream ss;
     ss << in.rdbuf();
     if (!in) fail_in(s.source_, "cannot read the file");
-    json j;
-    try {
-      j = json::parse(ss.str());
-    } catch (const json::exception& e) {
-      fail_in(s.source_, std::string("not valid JSON: ") + e.what());
-    }
+    const json j = load::parse_json(ss.str(), s.source_);
     if (!j.is_object() || !j.contains("weight_map") || !j["weight_map"].is_object() || j["weight_map"].empty())
       fail_in(s.source_, "no \"weight_map\" object mapping tensor names to shard files");
     std::map<std::string, std::string> wanted;  // tensor -> shard

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/loader/load_util.h"
 #include "engine/text/utf8.h"
 
 namespace pagedchat::bpe {
@@ -294,13 +295,7 @@ std::optional<std::string> config_token(const Node& n) {
   n.fail("expected a string, an AddedToken object or null, found " + type_name(n.j));
 }
 
-json parse_json(std::string_view text, const std::string& name) {
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {
-    throw std::runtime_error("'" + name + "': not valid JSON: " + e.what());
-  }
-}
+json parse_json(std::string_view text, const std::string& name) { return load::parse_json(text, name); }
 
 std::string read_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
