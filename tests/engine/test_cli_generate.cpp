@@ -156,24 +156,19 @@ class TestCliGenerate : public QObject {
   void oneRefusedPromptDoesNotStopTheBatch() {
     QString longPrompt;
     for (int i = 0; i < 40; ++i) longPrompt += QStringLiteral("Once upon a time ");
-    const Run r = cli(base() << "--prompt"
-                             << "Once upon a time"
-                             << "--prompt" << longPrompt << "--max-model-len"
-                             << "64"
-                             << "--max-tokens"
-                             << "8");
+    const QStringList args = base() << "--prompt"
+                                    << "Once upon a time"
+                                    << "--prompt" << longPrompt << "--max-model-len"
+                                    << "64"
+                                    << "--max-tokens"
+                                    << "8";
+    const Run r = cli(args);
     QCOMPARE(r.exitCode, 1);
     QVERIFY2(r.err.contains("prompt 1:") && r.err.contains("max_model_len"), r.err.constData());
     QVERIFY2(r.out.contains("=== [0] Once upon a time\n") && r.out.contains("(not run:"), r.out.constData());
     const QByteArray first = r.out.split('\n').value(1);
     QVERIFY2(!first.isEmpty() && !first.startsWith("==="), r.out.constData());  // prompt 0's continuation
-    const Run j = cli(base() << "--prompt"
-                             << "Once upon a time"
-                             << "--prompt" << longPrompt << "--max-model-len"
-                             << "64"
-                             << "--max-tokens"
-                             << "8"
-                             << "--json");
+    const Run j = cli(QStringList(args) << "--json");
     QCOMPARE(j.exitCode, 1);
     const QJsonArray arr = QJsonDocument::fromJson(j.out).array();
     QCOMPARE(arr.size(), 3);  // two prompts and the engine stats
