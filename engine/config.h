@@ -43,6 +43,11 @@ enum class MlpActivation {
   kGeluTanh,  ///< GeGLU with the tanh approximation (Gemma; ggml_gelu, HF gelu_pytorch_tanh)
 };
 
+/// The token mixer of a decoder layer: softmax attention over the paged KV cache, or a Gated
+/// DeltaNet linear-attention layer with a fixed-size recurrent state per sequence (Qwen3-Next,
+/// Qwen3.5 / 3.6: engine/model/layers/gated_delta_net.h).
+enum class LayerMixer { kAttention, kGatedDeltaNet };
+
 /// What one decoder layer is, where families differ layer by layer (vLLM's per-layer
 /// KVCacheSpec plus the attention options that go with it). Built by the family's entry in the
 /// registry (engine/model/arch/registry.h) from the file's keys and the family's rules.
@@ -62,6 +67,37 @@ struct LayerSpec {
   bool rope_scaled = true;
   /// The feed-forward is a mixture of experts (ModelConfig::moe) instead of the dense gated MLP.
   bool moe = false;
+  /// Attention, or a recurrent Gated DeltaNet layer (ModelConfig::linear_attn): such a layer
+  /// has no KV cache; its state lives in a state slot per sequence (KVCache::state).
+  LayerMixer mixer = LayerMixer::kAttention;
+  bool is_recurrent() const { return mixer == LayerMixer::kGatedDeltaNet; }
+};
+
+/// The shape of the Gated DeltaNet layers (Yang et al. 2024, "Gated Delta Networks"; transformers
+/// modeling_qwen3_next.py Qwen3NextGatedDeltaNet; GGUF ssm.* keys as llama.cpp names them). The
+/// input projection gives q, k (num_k_heads heads of head_k_dim) and v (num_v_heads heads of
+/// head_v_dim), which pass a causal depthwise conv1d of conv_kernel taps; each value head j
+/// reads key head j % num_k_heads (the GGUF order). Per sequence and layer the state is the
+/// conv's last conv_kernel - 1 inputs and, per value head, a [head_v_dim, head_k_dim] float32
+/// matrix.
+struct LinearAttentionConfig {
+  int conv_kernel = 0;  ///< ssm.conv_kernel
+  int num_k_heads = 0;  ///< ssm.group_count
+  int num_v_heads = 0;  ///< ssm.time_step_rank
+  int head_k_dim = 0;   ///< ssm.state_size
+  int head_v_dim = 0;   ///< ssm.inner_size / num_v_heads
+  bool enabled() const { return num_v_heads > 0; }
+  int key_dim() const { return num_k_heads * head_k_dim; }
+  int value_dim() const { return num_v_heads * head_v_dim; }
+  /// Channels of the conv: [q | k | v].
+  int conv_dim() const { return 2 * key_dim() + value_dim(); }
+  /// Floats of one layer's conv state: (conv_kernel - 1) x conv_dim, oldest first.
+  std::size_t conv_state_floats() const { return std::size_t(conv_kernel - 1) * std::size_t(conv_dim()); }
+  /// Floats of one layer's recurrent state: num_v_heads x head_v_dim x head_k_dim.
+  std::size_t ssm_state_floats() const {
+    return std::size_t(num_v_heads) * std::size_t(head_v_dim) * std::size_t(head_k_dim);
+  }
+  std::size_t state_floats() const { return conv_state_floats() + ssm_state_floats(); }
 };
 
 /// A mixture-of-experts feed-forward (Mixtral, Qwen3-MoE, later gpt-oss and Qwen3.5-MoE): a router
@@ -149,6 +185,15 @@ struct ModelConfig {
   /// RMSNorm over each head of q and of k (weights [head_dim], eps norm_eps) right after the
   /// projections (and biases), before RoPE (Qwen3, Gemma 3, EXAONE 4).
   bool qk_norm = false;
+  /// Attention output gate (Qwen3.5 / Qwen3-Next gated attention): the q projection gives, per
+  /// head, head_dim query values then head_dim gate values; the attention output of each head is
+  /// multiplied by sigmoid(gate) before o_proj.
+  bool attn_output_gate = false;
+  /// Gated DeltaNet layers' shape (LayerSpec::mixer); disabled when no layer is recurrent.
+  LinearAttentionConfig linear_attn;
+  /// Multi-token-prediction blocks after the main stack (GGUF nextn_predict_layers): loaded and
+  /// kept for speculative decoding, not part of the n_layers the forward runs.
+  int nextn_predict_layers = 0;
   /// One spec per layer ([n_layers]); an empty list means every layer is the default LayerSpec
   /// with rope_theta (see layer()).
   std::vector<LayerSpec> layer_specs;
@@ -180,6 +225,16 @@ struct ModelConfig {
   }
   /// Dims rotated by RoPE (rotary_dim, or head_dim when 0).
   int rotary_dims() const { return rotary_dim > 0 ? rotary_dim : head_dim; }
+  /// Layers with a recurrent state (Gated DeltaNet).
+  int num_recurrent_layers() const {
+    int n = 0;
+    for (const LayerSpec& s : layer_specs) n += s.is_recurrent();
+    return n;
+  }
+  /// Floats of one sequence's recurrent state over every recurrent layer (0: none).
+  std::size_t recurrent_state_floats() const {
+    return std::size_t(num_recurrent_layers()) * linear_attn.state_floats();
+  }
   /// True when some layer uses a sliding window.
   bool has_sliding_window() const {
     for (const LayerSpec& s : layer_specs)

@@ -82,6 +82,7 @@ enum class OpFeature {
   kGeluTanh,          ///< gelu_tanh_and_mul_stacked
   kScale,             ///< scale() and softcap()
   kMixtureOfExperts,  ///< scatter_add_rows
+  kGatedDeltaNet,     ///< gated_delta_net and sigmoid_mul (Qwen3.5's linear attention and attention output gate)
 };
 /// Human words for a feature, for messages: "sliding-window attention", "partial rotary embedding".
 const char* op_feature_name(OpFeature feature);
@@ -101,6 +102,36 @@ struct QkvSpec {
   int q_width() const { return n_heads * head_dim; }
   int kv_width() const { return n_kv_heads * head_dim; }
   int width() const { return (n_heads + 2 * n_kv_heads) * head_dim; }
+};
+
+/// The shape of a Gated DeltaNet layer's recurrent core (Backend::gated_delta_net; the fields of
+/// ModelConfig::linear_attn). C = conv_dim = 2 * num_k_heads * head_k_dim + num_v_heads * head_v_dim.
+struct GatedDeltaNetSpec {
+  int num_k_heads = 0, num_v_heads = 0, head_k_dim = 0, head_v_dim = 0, conv_kernel = 0;
+  float norm_eps = 1e-6f;          ///< floor of the q/k L2 norms and eps of the output RMSNorm
+  const float* conv1d = nullptr;   ///< [C, conv_kernel] taps per channel, oldest input first
+  const float* dt_bias = nullptr;  ///< [num_v_heads]
+  const float* a = nullptr;        ///< [num_v_heads], negative (-exp(A_log))
+  const float* norm = nullptr;     ///< [head_v_dim] weight of the per-head output RMSNorm
+  int conv_dim() const { return 2 * num_k_heads * head_k_dim + num_v_heads * head_v_dim; }
+  int value_dim() const { return num_v_heads * head_v_dim; }
+  /// Row width of the projection gated_delta_net reads: [qkv C | z value_dim | b num_v_heads | a num_v_heads].
+  int proj_width() const { return conv_dim() + value_dim() + 2 * num_v_heads; }
+  /// Floats of one sequence's state for one layer: the conv's last conv_kernel - 1 inputs
+  /// ([conv_kernel - 1][C], oldest first), then per value head a [head_v_dim][head_k_dim] matrix.
+  int64_t state_floats() const {
+    return int64_t(conv_kernel - 1) * conv_dim() + int64_t(num_v_heads) * head_v_dim * head_k_dim;
+  }
+};
+
+/// One sequence's tokens in a gated_delta_net call.
+struct DeltaNetSequence {
+  int start = 0, len = 0;  ///< rows [start, start + len) of the projection and the output
+  float* state = nullptr;  ///< its state (GatedDeltaNetSpec::state_floats()), read and updated in place
+  /// > 0: after this many of its tokens (1..len), the state is also copied to save_to (a prefix
+  /// cache checkpoint at a block boundary).
+  int save_after = 0;
+  float* save_to = nullptr;
 };
 
 /// Element type of the paged KV cache (vLLM's kv_cache_dtype). K and V are written in it and read
@@ -291,6 +322,23 @@ class Backend {
   /// depends only on its own (row, weight, y) entries and their order, not on S or the other rows
   /// (batch invariance when the caller orders each token's experts the same way).
   virtual void scatter_add_rows(float* x, const float* y, const int* rows, const float* weights, int S, int dim);
+
+  /// The recurrent core of a Gated DeltaNet layer (Yang et al., "Gated Delta Networks", 2024;
+  /// transformers modeling_qwen3_next.py torch_recurrent_gated_delta_rule; the GGUF conventions of
+  /// ik_llama.cpp's delta_net). proj [T, spec.proj_width()] holds each token's input projections
+  /// [qkv | z | b | a]; out [T, value_dim] receives, per token and value head j:
+  ///   x = silu(causal depthwise conv1d over the conv state and qkv)   (its state updated)
+  ///   q, k = x's key head j % num_k_heads, each / max(||.||, norm_eps); v = x's value head j
+  ///   g = a_j * softplus(a_in_j + dt_bias_j); beta = sigmoid(b_j)
+  ///   S = exp(g) S;  S += beta (v - S k) k^T;  o = S q / sqrt(head_k_dim)
+  ///   out = rms_norm(o) * norm * silu(z_j)
+  /// The sequences' tokens are processed in order; S and the conv state persist in seq.state.
+  /// Default: throws std::logic_error (supports(kGatedDeltaNet) is false for such a backend).
+  virtual void gated_delta_net(float* out, const float* proj, const GatedDeltaNetSpec& spec,
+                               const DeltaNetSequence* seqs, int num_seqs);
+  /// x[i] *= sigmoid(gate[i]) for each of T rows of n values (x rows contiguous, gate rows
+  /// gate_stride apart): the attention output gate of Qwen3.5. Default: a host loop.
+  virtual void sigmoid_mul(float* x, const float* gate, int64_t gate_stride, int T, int n);
 
   /// Whether this backend implements `feature` (OpFeature); an op given a spec that needs a
   /// feature the backend lacks fails (a device backend reports an error, the CPU backend supports

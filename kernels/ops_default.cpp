@@ -321,6 +321,18 @@ void Backend::scatter_add_rows(float* x, const float* y, const int* rows, const 
   }
 }
 
+void Backend::gated_delta_net(float*, const float*, const GatedDeltaNetSpec&, const DeltaNetSequence*, int) {
+  throw std::logic_error(std::string(name()) + " backend: gated_delta_net has no kernel");
+}
+
+void Backend::sigmoid_mul(float* x, const float* gate, int64_t gate_stride, int T, int n) {
+  for (int t = 0; t < T; ++t)
+    for (int i = 0; i < n; ++i) {
+      float& v = x[int64_t(t) * n + i];
+      v = v / (1.0f + std::exp(-gate[int64_t(t) * gate_stride + i]));
+    }
+}
+
 const char* op_feature_name(OpFeature feature) {
   switch (feature) {
     case OpFeature::kSlidingWindow:
@@ -339,6 +351,8 @@ const char* op_feature_name(OpFeature feature) {
       return "scaling and soft-capping";
     case OpFeature::kMixtureOfExperts:
       return "mixture of experts";
+    case OpFeature::kGatedDeltaNet:
+      return "Gated DeltaNet linear attention";
   }
   return "?";
 }

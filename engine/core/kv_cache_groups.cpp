@@ -60,9 +60,26 @@ KVCacheGroups KVCacheGroups::from_sliding_windows(const std::vector<int>& window
 }
 
 KVCacheGroups KVCacheGroups::of(const ModelConfig& c) {
-  std::vector<int> windows(std::size_t(std::max(0, c.n_layers)));
-  for (int l = 0; l < c.n_layers; ++l) windows[std::size_t(l)] = c.layer(l).sliding_window;
-  return from_sliding_windows(windows);
+  // Recurrent (Gated DeltaNet) layers hold no KV: the groups are those of the attention layers,
+  // and a recurrent layer's group and tensor are -1 (its state: KVCache::state).
+  std::vector<int> windows, attention_layers;
+  for (int l = 0; l < c.n_layers; ++l)
+    if (!c.layer(l).is_recurrent()) {
+      windows.push_back(c.layer(l).sliding_window);
+      attention_layers.push_back(l);
+    }
+  KVCacheGroups g = from_sliding_windows(windows);
+  if (int(attention_layers.size()) == c.n_layers) return g;
+  std::vector<int> group(std::size_t(std::max(0, c.n_layers)), -1), tensor(group.size(), -1);
+  for (std::size_t i = 0; i < attention_layers.size(); ++i) {
+    group[std::size_t(attention_layers[i])] = g.layer_group[i];
+    tensor[std::size_t(attention_layers[i])] = g.layer_tensor[i];
+  }
+  for (KVCacheGroupSpec& spec : g.groups)
+    for (int& l : spec.layers) l = attention_layers[std::size_t(l)];
+  g.layer_group = std::move(group);
+  g.layer_tensor = std::move(tensor);
+  return g;
 }
 
 KVCacheGroups KVCacheGroups::single(int n_layers) {
@@ -73,6 +90,12 @@ bool KVCacheGroups::has_sliding_window() const {
   for (const auto& g : groups)
     if (g.is_sliding()) return true;
   return false;
+}
+
+int KVCacheGroups::num_full_layers() const {
+  int n = 0;
+  for (const auto& g : groups) n += g.is_sliding() ? 0 : int(g.layers.size());
+  return n;
 }
 
 int KVCacheGroups::num_sliding_layers() const {

@@ -37,14 +37,15 @@ struct KVCacheGroupSpec {
 struct KVCacheGroups {
   std::vector<KVCacheGroupSpec> groups;
   int group_size = 0;             ///< K (and V) tensors of the cache: the largest group's layer count
-  std::vector<int> layer_group;   ///< [n_layers] group of each layer
-  std::vector<int> layer_tensor;  ///< [n_layers] index of each layer within its group = its tensor
+  std::vector<int> layer_group;   ///< [n_layers] group of each layer (-1: a recurrent layer, no KV)
+  std::vector<int> layer_tensor;  ///< [n_layers] index of each layer within its group = its tensor (-1: none)
 
   /// The groups of a model whose layer l has sliding window windows[l] (0 = full attention).
   /// No layers: one empty full-attention group (group_size 0). Throws std::invalid_argument for a
   /// negative window.
   static KVCacheGroups from_sliding_windows(const std::vector<int>& windows);
-  /// The groups of `config` (ModelConfig::layer(l).sliding_window for every layer).
+  /// The groups of `config` (ModelConfig::layer(l).sliding_window for every attention layer;
+  /// recurrent layers belong to no group).
   static KVCacheGroups of(const ModelConfig& config);
   /// One full-attention group of n_layers layers (a model without sliding windows).
   static KVCacheGroups single(int n_layers);
@@ -54,7 +55,7 @@ struct KVCacheGroups {
   bool has_sliding_window() const;
   /// Layers of the model in sliding-window groups / full-attention groups.
   int num_sliding_layers() const;
-  int num_full_layers() const { return num_layers() - num_sliding_layers(); }
+  int num_full_layers() const;
   /// Block ids one request needs at most, over all groups, when its sequence reaches num_tokens
   /// tokens and a step computes at most max_step_tokens of them: a full group holds every block,
   /// a sliding group only those the window of the step's first token reaches back to and the

@@ -30,11 +30,21 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     const LayerWeights& lw = w.layers[l];
     const LayerSpec spec = c.layer(l);
     const std::string at = "layer " + std::to_string(l) + ": ";
-    for (const auto& [p, name] : {std::pair<bool, const char*>{bool(lw.q_proj), "q_proj"},
-                                  {bool(lw.k_proj), "k_proj"},
-                                  {bool(lw.v_proj), "v_proj"},
-                                  {bool(lw.o_proj), "o_proj"}})
-      if (!p) fail(at + name + " missing");
+    if (spec.is_recurrent()) {
+      const GatedDeltaNetWeights& la = lw.linear_attn;
+      if (!c.linear_attn.enabled()) fail(at + "a Gated DeltaNet layer but the config has no linear-attention shape");
+      if (!la.in_proj_qkv || !la.in_proj_z || !la.in_proj_b || !la.in_proj_a || !la.out_proj || !la.conv1d ||
+          !la.dt_bias || !la.a || !la.norm)
+        fail(at + "a Gated DeltaNet tensor is missing");
+      if (lw.q_proj || lw.k_proj || lw.v_proj || lw.o_proj)
+        fail(at + "attention weights given on a Gated DeltaNet layer");
+    } else {
+      for (const auto& [p, name] : {std::pair<bool, const char*>{bool(lw.q_proj), "q_proj"},
+                                    {bool(lw.k_proj), "k_proj"},
+                                    {bool(lw.v_proj), "v_proj"},
+                                    {bool(lw.o_proj), "o_proj"}})
+        if (!p) fail(at + name + " missing");
+    }
     for (const auto& [p, on, name] :
          {std::tuple<bool, bool, const char*>{lw.attn_norm != nullptr, c.pre_norm, "attention norm"},
           {lw.ffn_norm != nullptr, c.pre_norm, "ffn norm"},
@@ -64,7 +74,7 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     if (c.attention_out_bias != (lw.bo != nullptr))
       fail(at + (c.attention_out_bias ? "attention_out_bias is on but bo is missing"
                                       : "bo given but attention_out_bias is off"));
-    if (c.qk_norm != (lw.q_norm != nullptr) || c.qk_norm != (lw.k_norm != nullptr))
+    if (!spec.is_recurrent() && (c.qk_norm != (lw.q_norm != nullptr) || c.qk_norm != (lw.k_norm != nullptr)))
       fail(at +
            (c.qk_norm ? "qk_norm is on but q_norm or k_norm is missing" : "q_norm/k_norm given but qk_norm is off"));
     if (spec.sliding_window < 0) fail(at + "negative sliding window");
@@ -78,13 +88,15 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
 
 std::vector<kernels::OpFeature> model_op_features(const ModelConfig& c) {
   std::vector<kernels::OpFeature> f;
-  bool window = false, nope = false, moe = false;
+  bool window = false, nope = false, moe = false, delta_net = c.attn_output_gate;
   for (int l = 0; l < c.n_layers; ++l) {
     const LayerSpec s = c.layer(l);
     window |= s.sliding_window > 0;
     nope |= !s.use_rope;
     moe |= s.moe;
+    delta_net |= s.is_recurrent();
   }
+  if (delta_net) f.push_back(kernels::OpFeature::kGatedDeltaNet);
   if (window) f.push_back(kernels::OpFeature::kSlidingWindow);
   if (nope) f.push_back(kernels::OpFeature::kNoRope);
   if (moe) f.push_back(kernels::OpFeature::kMixtureOfExperts);
@@ -139,7 +151,12 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     ao.norm_eps = config.norm_eps;
     ao.scale = base_scale * config.rope_attn_factor;
     ao.sliding_window = p.spec.sliding_window;
-    p.attention = std::make_unique<layers::Attention>(packer, lw, ao, at);
+    ao.output_gate = config.attn_output_gate;
+    if (p.spec.is_recurrent())
+      p.delta_net = std::make_unique<layers::GatedDeltaNet>(packer, lw.linear_attn, dim, config.linear_attn,
+                                                            config.norm_eps, at);
+    else
+      p.attention = std::make_unique<layers::Attention>(packer, lw, ao, at);
     if (p.spec.moe)
       p.moe = std::make_unique<layers::MoeMlp>(packer, lw.moe, dim, config.moe, config.activation, at);
     else
@@ -169,7 +186,7 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
 std::size_t DecoderModel::packed_bytes() const {
   std::size_t n = classifier_->bytes;
   for (const auto& l : layers_) {
-    n += l.attention->packed_bytes();
+    n += l.attention ? l.attention->packed_bytes() : l.delta_net->packed_bytes();
     n += l.mlp ? l.mlp->packed_bytes() : l.moe->packed_bytes();
   }
   return n;
@@ -247,6 +264,25 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
     group_meta[g].max_blocks_per_seq = t.max_blocks_per_seq;
   }
 
+  // Recurrent layers: the step's state copies first, then each request's slot and checkpoint.
+  const bool recurrent = c.num_recurrent_layers() > 0;
+  if (recurrent) {
+    if (int(b.state_slots.size()) != b.num_requests())
+      throw std::invalid_argument("the batch gives " + std::to_string(b.state_slots.size()) + " state slots for " +
+                                  std::to_string(b.num_requests()) + " requests of a model with recurrent layers");
+    for (const auto& [src, dst] : b.state_copies) {
+      if (dst < 0 || dst >= cache.num_state_slots || src >= cache.num_state_slots)
+        throw std::invalid_argument("state copy " + std::to_string(src) + " -> " + std::to_string(dst) +
+                                    " outside the cache's " + std::to_string(cache.num_state_slots) + " slots");
+      cache.copy_state(src, dst);
+    }
+    for (int slot : b.state_slots)
+      if (slot < 0 || slot >= cache.num_state_slots)
+        throw std::invalid_argument("state slot " + std::to_string(slot) + " outside the cache's " +
+                                    std::to_string(cache.num_state_slots) + " slots");
+  }
+  delta_seqs_.resize(std::size_t(b.num_requests()));
+
   ops_.embedding(x, embedding_, embedding_dtype_, ids, T, dim);
   if (c.embedding_scale != 1.0f) ops_.scale(x, c.embedding_scale, std::int64_t(T) * dim);
   // Pre-norm-only models (Llama and most) fuse each residual add with the next RMSNorm, exactly
@@ -255,7 +291,7 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   if (fused) ops_.rms_norm(xb, x, layers_[0].attn_norm, T, dim, c.norm_eps);
   for (int l = 0; l < c.n_layers; ++l) {
     PackedLayer& pl = layers_[l];
-    const int g = cache.group_of_layer(l);
+    const int g = std::max(0, cache.group_of_layer(l));
     const float* h = xb;
     if (!fused) {
       if (c.pre_norm)
@@ -263,8 +299,25 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
       else
         h = x;
     }
-    const layers::KvCacheLayer kv{cache.key(l), cache.value(l), cache.dtype, group_slots[g], &group_meta[g]};
-    pl.attention->forward(ops_, ws_, xb, h, positions, kv, T);
+    if (pl.delta_net) {
+      for (int r = 0; r < b.num_requests(); ++r) {
+        kernels::DeltaNetSequence& sq = delta_seqs_[std::size_t(r)];
+        sq.start = b.query_start_loc[r];
+        sq.len = b.query_start_loc[r + 1] - b.query_start_loc[r];
+        sq.state = cache.state(l, b.state_slots[std::size_t(r)]);
+        sq.save_after = 0;
+        sq.save_to = nullptr;
+      }
+      for (const ForwardBatch::StateSave& sv : b.state_saves) {
+        kernels::DeltaNetSequence& sq = delta_seqs_.at(std::size_t(sv.request));
+        sq.save_after = sv.after;
+        sq.save_to = cache.state(l, sv.slot);
+      }
+      pl.delta_net->forward(ops_, ws_, xb, h, delta_seqs_.data(), b.num_requests(), T);
+    } else {
+      const layers::KvCacheLayer kv{cache.key(l), cache.value(l), cache.dtype, group_slots[g], &group_meta[g]};
+      pl.attention->forward(ops_, ws_, xb, h, positions, kv, T);
+    }
     if (fused) {
       ops_.fused_add_rms_norm(xb, x, xb, pl.ffn_norm, T, dim, c.norm_eps);
       // A dense MLP may write its output over its input; the experts read it to the end.

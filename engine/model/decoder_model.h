@@ -7,7 +7,8 @@
 //   x = embedding(ids) * embedding_scale                  Gemma: sqrt(hidden_size)
 //   per layer l (spec = config.layer(l)):
 //     h = pre_norm ? rms_norm(x)·attn_norm : x            EXAONE 4: post-norm only
-//     (attention block: engine/model/layers/attention.h)
+//     (attention block: engine/model/layers/attention.h; or, on a recurrent layer, the
+//      Gated DeltaNet mixer of engine/model/layers/gated_delta_net.h with its state slot)
 //     qkv = h · [Wq; Wk; Wv]^T (+ [bq; bk; bv])           one stacked linear; biases: Qwen2
 //     q, k heads: rms_norm(head)·q/k_norm                 qk_norm (Qwen3, Gemma 3, EXAONE 4), before RoPE
 //     RoPE(q), RoPE(k) over rotary_dim dims, base         spec.use_rope (NoPE: SmolLM3, EXAONE 4),
@@ -48,6 +49,7 @@
 #include "engine/model/forward_batch.h"
 #include "engine/model/kv_cache.h"
 #include "engine/model/layers/attention.h"
+#include "engine/model/layers/gated_delta_net.h"
 #include "engine/model/layers/gated_mlp.h"
 #include "engine/model/layers/moe_mlp.h"
 #include "engine/model/model_weights.h"
@@ -93,9 +95,10 @@ class DecoderModel {
  private:
   struct PackedLayer {
     LayerSpec spec;
-    std::unique_ptr<layers::Attention> attention;
-    std::unique_ptr<layers::GatedMlp> mlp;  // dense layers
-    std::unique_ptr<layers::MoeMlp> moe;    // mixture-of-experts layers
+    std::unique_ptr<layers::Attention> attention;      // attention layers
+    std::unique_ptr<layers::GatedDeltaNet> delta_net;  // recurrent layers (LayerSpec::mixer)
+    std::unique_ptr<layers::GatedMlp> mlp;             // dense layers
+    std::unique_ptr<layers::MoeMlp> moe;               // mixture-of-experts layers
     // The layer's norms in the backend's memory (Backend::place; null when absent).
     const float *attn_norm = nullptr, *ffn_norm = nullptr, *post_attention_norm = nullptr, *post_ffw_norm = nullptr;
   };
@@ -132,6 +135,7 @@ class DecoderModel {
   layers::Workspace ws_;  // the attention blocks', MLPs' and experts' intermediates
   std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_;
   std::vector<std::unique_ptr<kernels::Buffer>> group_slots_, group_tables_;  // KV-cache groups 1..
+  std::vector<kernels::DeltaNetSequence> delta_seqs_;                         // per request, rebuilt per layer
 };
 
 }  // namespace pagedchat

@@ -32,6 +32,17 @@ struct ForwardBatch {
   std::vector<KVGroupTables> extra_groups;  ///< groups 1 .. n-1
   std::vector<int> logits_indices;          ///< token indices whose logits are computed, in output order
 
+  // Recurrent (Gated DeltaNet) layers: empty for models without them.
+  /// A checkpoint of a request's recurrent state after `after` of its tokens in this step (1 ..
+  /// its token count), written to state slot `slot` (prefix caching at a block boundary).
+  struct StateSave {
+    int request = 0, after = 0, slot = 0;
+  };
+  std::vector<int> state_slots;                   ///< [R] each request's state slot
+  std::vector<StateSave> state_saves;             ///< at most one per request
+  std::vector<std::pair<int, int>> state_copies;  ///< (source, destination) slots copied before the
+                                                  ///< forward, in order; source -1: zero the destination
+
   int num_tokens() const { return int(input_ids.size()); }
   int num_requests() const { return int(seq_lens.size()); }
   int num_kv_groups() const { return 1 + int(extra_groups.size()); }

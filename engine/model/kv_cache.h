@@ -25,8 +25,10 @@ struct KVCache {
   /// `c` (2 * group_size * num_blocks * block_size rows of n_kv_heads * head_dim elements of
   /// `dtype`), in `backend`'s memory (Backend::allocate), or host memory without one. Throws
   /// std::invalid_argument for q8_0 when the rows are not whole 32-element blocks.
+  /// With recurrent (Gated DeltaNet) layers, also `num_state_slots` zero-filled state slots: per
+  /// recurrent layer [num_state_slots][linear_attn.state_floats()] float32 (vLLM's MambaCache).
   KVCache(const ModelConfig& c, int num_blocks, int block_size, kernels::KvDType dtype = kernels::KvDType::kFloat32,
-          kernels::Backend* backend = nullptr);
+          kernels::Backend* backend = nullptr, int num_state_slots = 0);
   /// Copies block `src` into block `dst` in every tensor, K and V (copy-on-write), bit for bit.
   void copy_block(int src, int dst);
   /// Bytes one block id takes: K and V of group_size layers, in `dtype` (for one group: every
@@ -45,6 +47,17 @@ struct KVCache {
   const void* key(int l) const { return key_[tensor(l)]->data(); }
   const void* value(int l) const { return value_[tensor(l)]->data(); }
 
+  /// Recurrent layer l's state in slot `slot` (ModelConfig::linear_attn.state_floats() floats).
+  float* state(int l, int slot) {
+    return static_cast<float*>(state_[std::size_t(state_index_.at(std::size_t(l)))]->data()) +
+           std::size_t(slot) * state_floats_;
+  }
+  /// Copies state slot `src` to `dst` in every recurrent layer (src < 0: zeroes dst), bit for bit.
+  void copy_state(int src, int dst);
+  /// Bytes one state slot takes over every recurrent layer (0 without recurrent layers).
+  static std::size_t bytes_per_state_slot(const ModelConfig& c) { return c.recurrent_state_floats() * sizeof(float); }
+  int num_state_slots = 0;
+
   int num_groups() const { return groups_.num_groups(); }
   /// The KV-cache group of layer l: its slots and block tables are the batch's group's.
   int group_of_layer(int l) const { return groups_.layer_group.at(std::size_t(l)); }
@@ -60,6 +73,9 @@ struct KVCache {
   KVCacheGroups groups_;
   std::size_t block_bytes_ = 0;                                // group_size tensors, K and V
   std::vector<std::unique_ptr<kernels::Buffer>> key_, value_;  // [group_size], 64-byte aligned
+  std::vector<std::unique_ptr<kernels::Buffer>> state_;        // per recurrent layer
+  std::vector<int> state_index_;                               // [n_layers] index into state_, -1: none
+  std::size_t state_floats_ = 0;                               // of one layer and slot
 };
 
 }  // namespace pagedchat

@@ -42,6 +42,25 @@ std::vector<float> to_float(const WeightTensor& t, std::size_t n);
 struct MoeWeights {
   WeightTensor router;
   std::vector<WeightTensor> gate, up, down;
+  /// The shared expert (MoeConfig::shared_expert_intermediate_size > 0; Qwen3.5-MoE's *_shexp):
+  /// shared_gate / shared_up [S, H], shared_down [H, S]; shared_gate_inp [H] scores its sigmoid
+  /// gate per token (MoeConfig::shared_expert_gated). Absent otherwise.
+  WeightTensor shared_gate, shared_up, shared_down;
+  const float* shared_gate_inp = nullptr;
+};
+
+/// A Gated DeltaNet layer's own tensors (LinearAttentionConfig; GGUF names in brackets; K =
+/// key_dim, V = value_dim, C = conv_dim = 2K + V, Hv = num_v_heads, H = hidden_size): in_proj_qkv
+/// [C, H] (attn_qkv: rows q | k | v), in_proj_z [V, H] (attn_gate: the output gate), in_proj_b
+/// [Hv, H] (ssm_beta: write strength before its sigmoid), in_proj_a [Hv, H] (ssm_alpha), conv1d
+/// [C, conv_kernel] (ssm_conv1d, per channel its taps oldest first), dt_bias [Hv] (ssm_dt.bias),
+/// a [Hv] (ssm_a = -exp(A_log), negative), norm [head_v_dim] (ssm_norm), out_proj [H, V] (ssm_out).
+struct GatedDeltaNetWeights {
+  WeightTensor in_proj_qkv, in_proj_z, in_proj_b, in_proj_a, out_proj;
+  const float* conv1d = nullptr;
+  const float* dt_bias = nullptr;
+  const float* a = nullptr;
+  const float* norm = nullptr;
 };
 
 /// One transformer layer. Matrices are WeightTensors, vectors float32. Shapes (rows x cols,
@@ -52,7 +71,9 @@ struct MoeWeights {
 /// [n_heads*hd], bk / bv [n_kv_heads*hd] (config.attention_qkv_bias; a null one of them counts as
 /// zero), bo [H] (config.attention_out_bias), q_norm / k_norm [hd] (config.qk_norm); the dense MLP
 /// or `moe` (the layer's LayerSpec::moe). Fused file tensors (Phi-3's attn_qkv and gate+up) are
-/// split into views here, so the forward sees one layout.
+/// split into views here, so the forward sees one layout. With ModelConfig::attn_output_gate,
+/// q_proj is [2*n_heads*hd, H]: per head h, hd query rows then hd gate rows (Qwen3.5's
+/// interleaved layout, as both GGUF and Hugging Face files store it).
 struct LayerWeights {
   const float* attn_norm = nullptr;
   WeightTensor q_proj;
@@ -72,6 +93,19 @@ struct LayerWeights {
   WeightTensor up_proj;
   MoeWeights moe;
   const float* post_ffw_norm = nullptr;
+  /// A Gated DeltaNet layer (LayerSpec::mixer) has these instead of q/k/v/o_proj.
+  GatedDeltaNetWeights linear_attn;
+};
+
+/// A multi-token-prediction block (ModelConfig::nextn_predict_layers; Qwen3.5's MTP, DeepSeek's
+/// NextN): a decoder layer fed with [enorm(embedding(token)) | hnorm(hidden)] · eh_proj^T. Kept for
+/// speculative decoding; the main forward does not run it.
+struct MtpWeights {
+  LayerWeights layer;
+  WeightTensor eh_proj;                     ///< [H, 2H]; absent in some checkpoints
+  const float* enorm = nullptr;             ///< [H]
+  const float* hnorm = nullptr;             ///< [H]
+  const float* shared_head_norm = nullptr;  ///< [H] or null
 };
 
 /// The weights of a decoder-only transformer (see ModelConfig).
@@ -80,6 +114,7 @@ struct ModelWeights {
   std::vector<LayerWeights> layers;
   const float* final_norm = nullptr;  ///< [hidden_size]
   WeightTensor lm_head;               ///< [vocab, hidden_size]; == token_embedding when tied
+  std::vector<MtpWeights> mtp;        ///< [ModelConfig::nextn_predict_layers]
 };
 
 /// A loaded model: its shape, its weights and whatever keeps them alive.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/delta_net.h"
 #include "kernels/cpu/isa_kernels.h"
 #include "kernels/cpu/packed_weights.h"
 #include "kernels/cpu/rope_table.h"
@@ -363,6 +364,19 @@ class CpuBackend final : public kernels::Backend {
         dim, [&](int64_t b, int64_t e) { run(b, e); }, per);
   }
 
+  void gated_delta_net(float* out, const float* proj, const kernels::GatedDeltaNetSpec& spec,
+                       const kernels::DeltaNetSequence* seqs, int num_seqs) override {
+    cpu::gated_delta_net(pool_, out, proj, spec, seqs, num_seqs, delta_net_scratch_);
+  }
+
+  void sigmoid_mul(float* x, const float* gate, int64_t gate_stride, int T, int n) override {
+    rows(T, n, [&](int t) {
+      float* xr = x + int64_t(t) * n;
+      const float* g = gate + int64_t(t) * gate_stride;
+      for (int i = 0; i < n; ++i) xr[i] = xr[i] / (1.0f + std::exp(-g[i]));
+    });
+  }
+
  private:
   // In-place RMSNorm of `heads` consecutive [head_dim] vectors at x.
   void norm_heads(float* x, const float* weight, int heads, int head_dim, float eps) const {
@@ -394,6 +408,7 @@ class CpuBackend final : public kernels::Backend {
 
   ThreadPool pool_;
   const IsaKernels& k_;
+  std::vector<float> delta_net_scratch_;
   RopeTable rope_;
   struct Item {
     int group, segment, p0, p1, t0, t1;

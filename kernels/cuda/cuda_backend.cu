@@ -68,21 +68,21 @@ void convert_rows(const kernels::WeightPart& part, int r0, int rows, int k, DTyp
   auto work = [&](int b, int e) {
     std::vector<float> f(static_cast<std::size_t>(k));
     for (int r = b; r < e; ++r) {
-      kernels::dequantize_row_as(part.dtype, type, static_cast<const uint8_t*>(part.data) + std::size_t(r0 + r) * in_row,
-                                 f.data(), k);
+      kernels::dequantize_row_as(part.dtype, type,
+                                 static_cast<const uint8_t*>(part.data) + std::size_t(r0 + r) * in_row, f.data(), k);
       if (type == DType::kF32) {
         std::memcpy(static_cast<float*>(dst) + std::size_t(r) * k, f.data(), sizeof(float) * std::size_t(k));
         continue;
       }
       uint16_t* d = static_cast<uint16_t*>(dst) + std::size_t(r) * k;
-      for (int i = 0; i < k; ++i) d[i] = type == DType::kBF16 ? kernels::bf16_from_float(f[i]) : kernels::fp16_from_float(f[i]);
+      for (int i = 0; i < k; ++i)
+        d[i] = type == DType::kBF16 ? kernels::bf16_from_float(f[i]) : kernels::fp16_from_float(f[i]);
     }
   };
   threads = std::max(1, std::min(threads, rows / 64));
   std::vector<std::thread> pool;
   const int per = (rows + threads - 1) / threads;
-  for (int i = 1; i < threads; ++i)
-    pool.emplace_back(work, std::min(rows, i * per), std::min(rows, (i + 1) * per));
+  for (int i = 1; i < threads; ++i) pool.emplace_back(work, std::min(rows, i * per), std::min(rows, (i + 1) * per));
   work(0, std::min(rows, per));
   for (auto& t : pool) t.join();
 }
@@ -90,7 +90,8 @@ void convert_rows(const kernels::WeightPart& part, int r0, int rows, int k, DTyp
 class CudaBackend final : public kernels::Backend {
  public:
   CudaBackend(int device, int num_threads, bool enforce_eager)
-      : device_(device), threads_(num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()))),
+      : device_(device),
+        threads_(num_threads > 0 ? num_threads : int(std::max(1u, std::thread::hardware_concurrency()))),
         enforce_eager_(enforce_eager) {
     check(cudaSetDevice(device), "cudaSetDevice");
     cudaDeviceProp prop{};
@@ -151,8 +152,8 @@ class CudaBackend final : public kernels::Backend {
     check(cudaMemcpyAsync(holder->data(), src, bytes, cudaMemcpyHostToDevice, stream_), "copy to the device");
     return holder->data();
   }
-  const void* place_embedding(const void* table, DType dtype, int vocab, int dim, std::unique_ptr<kernels::Buffer>& holder,
-                              DType* packed) override {
+  const void* place_embedding(const void* table, DType dtype, int vocab, int dim,
+                              std::unique_ptr<kernels::Buffer>& holder, DType* packed) override {
     bind();
     if (dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16) {
       *packed = dtype;
@@ -244,14 +245,16 @@ class CudaBackend final : public kernels::Backend {
     launched();
   }
   void qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
-                          kernels::KvDType type, const int64_t* slot_mapping, int T, const kernels::QkvSpec& spec) override {
+                          kernels::KvDType type, const int64_t* slot_mapping, int T,
+                          const kernels::QkvSpec& spec) override {
     bind();
     if (!head_dim_ok(spec.head_dim) || !rope_ok(spec.rope)) return;
     cuda::qkv_rope_and_cache(q, qkv, positions, key_cache, value_cache, type, slot_mapping, T, spec, stream_);
     launched();
   }
-  void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache, kernels::KvDType type,
-                       const kernels::AttentionMetadata& meta, const kernels::AttentionSpec& spec) override {
+  void paged_attention(float* out, const float* q, const void* key_cache, const void* value_cache,
+                       kernels::KvDType type, const kernels::AttentionMetadata& meta,
+                       const kernels::AttentionSpec& spec) override {
     bind();
     const int n_heads = spec.n_heads, n_kv_heads = spec.n_kv_heads, head_dim = spec.head_dim;
     if (meta.num_tokens <= 0 || !head_dim_ok(head_dim)) return;
@@ -316,6 +319,7 @@ class CudaBackend final : public kernels::Backend {
       case kernels::OpFeature::kGeluTanh:
       case kernels::OpFeature::kScale:  // scale() runs, softcap() does not
       case kernels::OpFeature::kMixtureOfExperts:
+      case kernels::OpFeature::kGatedDeltaNet:
         return false;
     }
     return false;
@@ -401,8 +405,8 @@ class CudaBackend final : public kernels::Backend {
       compute = CUBLAS_COMPUTE_32F;
     }
     const float alpha = 1.0f, beta = 0.0f;
-    const cublasStatus_t st = cublasGemmEx(blas_, CUBLAS_OP_T, CUBLAS_OP_N, n, T, k, &alpha, w, type, k, b, type, k, &beta,
-                                           out, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT);
+    const cublasStatus_t st = cublasGemmEx(blas_, CUBLAS_OP_T, CUBLAS_OP_N, n, T, k, &alpha, w, type, k, b, type, k,
+                                           &beta, out, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT);
     if (st != CUBLAS_STATUS_SUCCESS) fail(std::string("cublasGemmEx: ") + cublasGetStatusString(st));
   }
 
@@ -434,8 +438,8 @@ __attribute__((visibility("default"))) int pagedchat_cuda_device_count(char* why
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    pagedchat::cuda::copy_message(why, why_len, std::string("no usable CUDA device (no NVIDIA driver, or no GPU?): ") +
-                                                      cudaGetErrorString(e));
+    pagedchat::cuda::copy_message(
+        why, why_len, std::string("no usable CUDA device (no NVIDIA driver, or no GPU?): ") + cudaGetErrorString(e));
     return 0;
   }
   if (n == 0) pagedchat::cuda::copy_message(why, why_len, "no CUDA device");

@@ -98,7 +98,7 @@ inline std::vector<std::vector<float>> teacherForced(
   const int nblocks = (total + bs - 1) / bs;
   // One range of blocks per KV-cache group (sliding-window layers have groups of their own).
   const int groups = KVCacheGroups::of(c).num_groups();
-  KVCache cache(c, nblocks * groups, bs, kv_type);
+  KVCache cache(c, nblocks * groups, bs, kv_type, nullptr, /*num_state_slots=*/1);
   std::vector<int> table(nblocks);
   for (int i = 0; i < nblocks; ++i) table[i] = nblocks - 1 - i;  // scattered blocks
   std::vector<std::vector<float>> steps;
@@ -116,6 +116,7 @@ inline std::vector<std::vector<float>> teacherForced(
     }
     b.logits_indices = {int(ids.size()) - 1};
     b.add_shifted_groups(groups, nblocks, bs);
+    if (c.num_recurrent_layers() > 0) b.state_slots = {0};  // recurrent layers: state slot 0
     std::vector<float> logits;
     model.forward(b, cache, logits);
     steps.push_back(std::move(logits));

@@ -179,6 +179,141 @@ RopeScaling read_rope_scaling(const GgufFile& f, const std::string& a) {
   return s;
 }
 
+// A fused [rows_a | rows_b | ...] matrix as views of its parts (each part's rows are contiguous).
+void split(const WeightTensor& fused, uint64_t cols, std::initializer_list<WeightTensor*> parts,
+           std::initializer_list<uint64_t> rows) {
+  const std::size_t row_bytes = fused.bytes(cols);
+  std::size_t offset = 0;
+  auto r = rows.begin();
+  for (WeightTensor* p : parts) {
+    *p = WeightTensor(static_cast<const unsigned char*>(fused.data) + offset, fused.dtype);
+    offset += row_bytes * *r++;
+  }
+}
+
+// A Gated DeltaNet layer's tensors (create_qwen35_tensors' names and shapes).
+void load_linear_attention(TensorLoader& t, const ModelConfig& c, const std::string& p, GatedDeltaNetWeights& w) {
+  const LinearAttentionConfig& la = c.linear_attn;
+  const uint64_t dim = c.hidden_size, conv = la.conv_dim(), value = la.value_dim(), nv = la.num_v_heads;
+  w.in_proj_qkv = t.matrix(p + "attn_qkv.weight", conv, dim);
+  w.in_proj_z = t.matrix(p + "attn_gate.weight", value, dim);
+  w.in_proj_b = t.matrix(p + "ssm_beta.weight", nv, dim);
+  w.in_proj_a = t.matrix(p + "ssm_alpha.weight", nv, dim);
+  w.conv1d = t.get(p + "ssm_conv1d.weight", conv, uint64_t(la.conv_kernel));
+  w.dt_bias = t.get(p + "ssm_dt.bias", 0, nv);
+  w.a = t.get(p + "ssm_a", 0, nv);
+  w.norm = t.get(p + "ssm_norm.weight", 0, uint64_t(la.head_v_dim));
+  w.out_proj = t.matrix(p + "ssm_out.weight", dim, value);
+}
+
+// An attention layer's biases and q/k norms.
+void load_attention_extras(TensorLoader& t, const ModelFamily& fam, const ModelConfig& c, const std::string& p,
+                           LayerWeights& lw) {
+  const uint64_t dim = c.hidden_size, q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim,
+                 hd = c.head_dim;
+  lw.o_proj = t.matrix(p + "attn_output.weight", dim, q);
+  if (fam.qkv_bias == TensorRule::kRequired) {
+    lw.bq = t.get(p + "attn_q.bias", 0, q);
+    lw.bk = t.get(p + "attn_k.bias", 0, kv);
+    lw.bv = t.get(p + "attn_v.bias", 0, kv);
+  } else if (fam.qkv_bias == TensorRule::kOptional) {
+    lw.bq = t.get_optional(p + "attn_q.bias", 0, q);
+    lw.bk = t.get_optional(p + "attn_k.bias", 0, kv);
+    lw.bv = t.get_optional(p + "attn_v.bias", 0, kv);
+  }
+  if (fam.out_bias != TensorRule::kNever) lw.bo = t.get_optional(p + "attn_output.bias", 0, dim);
+  if (fam.qk_norm) {
+    lw.q_norm = t.get(p + "attn_q_norm.weight", 0, hd);
+    lw.k_norm = t.get(p + "attn_k_norm.weight", 0, hd);
+  }
+}
+
+// The dense gated MLP or the experts (and shared expert) of a layer.
+void load_feed_forward(TensorLoader& t, const ModelFamily& fam, const ModelConfig& c, const std::string& p, bool moe,
+                       LayerWeights& lw) {
+  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size;
+  if (moe) {
+    const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
+    lw.moe.router = t.matrix(p + "ffn_gate_inp.weight", E, dim);
+    // [E][rows][cols] 3-D tensors: expert e's matrix is the e-th slice.
+    auto experts = [&](const std::string& name, uint64_t rows, uint64_t cols, std::vector<WeightTensor>& out) {
+      const WeightTensor all = t.matrix3(name, E, rows, cols);
+      const std::size_t bytes = all.bytes(rows * cols);
+      for (uint64_t e = 0; e < E; ++e)
+        out.emplace_back(static_cast<const unsigned char*>(all.data) + e * bytes, all.dtype);
+    };
+    if (t.has(p + "ffn_gate_up_exps.weight")) {
+      std::vector<WeightTensor> fused;
+      experts(p + "ffn_gate_up_exps.weight", 2 * ef, dim, fused);
+      for (const WeightTensor& e : fused) {
+        lw.moe.gate.emplace_back(e);
+        lw.moe.up.emplace_back(static_cast<const unsigned char*>(e.data) + e.bytes(dim) * ef, e.dtype);
+      }
+    } else {
+      experts(p + "ffn_gate_exps.weight", ef, dim, lw.moe.gate);
+      experts(p + "ffn_up_exps.weight", ef, dim, lw.moe.up);
+    }
+    experts(p + "ffn_down_exps.weight", dim, ef, lw.moe.down);
+    if (const uint64_t sf = c.moe.shared_expert_intermediate_size; sf > 0) {
+      lw.moe.shared_gate = t.matrix(p + "ffn_gate_shexp.weight", sf, dim);
+      lw.moe.shared_up = t.matrix(p + "ffn_up_shexp.weight", sf, dim);
+      lw.moe.shared_down = t.matrix(p + "ffn_down_shexp.weight", dim, sf);
+      if (c.moe.shared_expert_gated) lw.moe.shared_gate_inp = t.get(p + "ffn_gate_inp_shexp.weight", 0, dim);
+    }
+  } else if (fam.fused_gate_up && !t.has(p + "ffn_gate.weight")) {
+    split(t.matrix(p + "ffn_up.weight", 2 * hidden, dim), dim, {&lw.gate_proj, &lw.up_proj}, {hidden, hidden});
+    lw.down_proj = t.matrix(p + "ffn_down.weight", dim, hidden);
+  } else {
+    lw.gate_proj = t.matrix(p + "ffn_gate.weight", hidden, dim);
+    lw.down_proj = t.matrix(p + "ffn_down.weight", dim, hidden);
+    lw.up_proj = t.matrix(p + "ffn_up.weight", hidden, dim);
+  }
+}
+
+// One MTP block (ik_llama.cpp create_qwen35_tensors for the last nextn_predict_layers blocks):
+// an attention layer (its attn_q may be absent: shared with the main model's last attention
+// layer), its FFN (absent in some checkpoints), and the nextn.* norms and projection. Every
+// required tensor missing is refused by name.
+MtpWeights load_mtp_block(TensorLoader& t, const ModelFamily& fam, const ModelConfig& c, const std::string& p) {
+  const uint64_t dim = c.hidden_size, q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
+  MtpWeights m;
+  LayerWeights& lw = m.layer;
+  lw.attn_norm = t.get(p + "attn_norm.weight", 0, dim);
+  if (t.has(p + "attn_q.weight")) lw.q_proj = t.matrix(p + "attn_q.weight", c.attn_output_gate ? 2 * q : q, dim);
+  lw.k_proj = t.matrix(p + "attn_k.weight", kv, dim);
+  lw.v_proj = t.matrix(p + "attn_v.weight", kv, dim);
+  load_attention_extras(t, fam, c, p, lw);
+  lw.ffn_norm = t.get(p + std::string(fam.ffn_norm_name) + ".weight", 0, dim);
+  const bool has_ffn = c.moe.enabled() ? t.has(p + "ffn_gate_inp.weight") : t.has(p + "ffn_gate.weight");
+  if (has_ffn) load_feed_forward(t, fam, c, p, c.moe.enabled(), lw);
+  if (t.has(p + "nextn.eh_proj.weight")) m.eh_proj = t.matrix(p + "nextn.eh_proj.weight", dim, 2 * dim);
+  m.enorm = t.get(p + "nextn.enorm.weight", 0, dim);
+  m.hnorm = t.get(p + "nextn.hnorm.weight", 0, dim);
+  m.shared_head_norm = t.get_optional(p + "nextn.shared_head_norm.weight", 0, dim);
+  return m;
+}
+
+// The checks and tensors after the layers: attn_output.bias in all layers or none, the final
+// norm, the classifier; refuses tensors nothing used.
+void finish_gguf_model(const GgufFile& f, TensorLoader& t, ModelConfig& c, ModelWeights& w, const std::string& a) {
+  const uint64_t dim = c.hidden_size, vocab = c.vocab_size;
+  // Biases are per layer in the file but one switch here: a layer without them adds zeros, and
+  // attn_output.bias must be in every attention layer or in none.
+  int with_bo = 0, attention_layers = 0;
+  for (int l = 0; l < c.n_layers; ++l) {
+    with_bo += w.layers[std::size_t(l)].bo != nullptr;
+    attention_layers += !c.layer(l).is_recurrent();
+  }
+  if (with_bo != 0 && with_bo != attention_layers)
+    fail(f, "attn_output.bias is in " + std::to_string(with_bo) + " of " + std::to_string(attention_layers) +
+                " attention layers (must be all or none)");
+  c.attention_out_bias = with_bo > 0;
+  w.final_norm = t.get("output_norm.weight", 0, dim);
+  c.shared_classifier = !t.has("output.weight");
+  w.lm_head = c.shared_classifier ? w.token_embedding : t.matrix("output.weight", vocab, dim);
+  t.finish(a);
+}
+
 }  // namespace
 
 LoadedModel load_gguf_model(GgufFile& f) {
@@ -290,9 +425,8 @@ LoadedModel load_gguf_model(GgufFile& f) {
   }
 
   TensorLoader t(f, m);
-  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size, q = uint64_t(c.n_heads) * c.head_dim,
-                 kv = uint64_t(c.n_kv_heads) * c.head_dim, vocab = c.vocab_size, hd = c.head_dim,
-                 half_rot = uint64_t(c.rotary_dims()) / 2;
+  const uint64_t dim = c.hidden_size, q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim,
+                 vocab = c.vocab_size, half_rot = uint64_t(c.rotary_dims()) / 2;
   ModelWeights& w = m.weights;
   w.token_embedding = t.matrix("token_embd.weight", vocab, dim);
   // Per-pair frequency divisors (Llama 3.1's rope_freqs; Phi-3's LongRoPE short factors, the long
@@ -312,94 +446,34 @@ LoadedModel load_gguf_model(GgufFile& f) {
     c.rope_freq_factors_long = read_factors("rope_factors_long.weight");
     c.rope_long_threshold = int(f.get_int(a + ".rope.scaling.original_context_length").value_or(c.max_seq_len));
   }
-  // A fused [rows_a | rows_b | ...] matrix as views of its parts (each part's rows are contiguous).
-  auto split = [&](const WeightTensor& fused, uint64_t cols, std::initializer_list<WeightTensor*> parts,
-                   std::initializer_list<uint64_t> rows) {
-    const std::size_t row_bytes = fused.bytes(cols);
-    std::size_t offset = 0;
-    auto r = rows.begin();
-    for (WeightTensor* p : parts) {
-      *p = WeightTensor(static_cast<const unsigned char*>(fused.data) + offset, fused.dtype);
-      offset += row_bytes * *r++;
-    }
-  };
   w.layers.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     LayerWeights& lw = w.layers[l];
     const LayerSpec spec = c.layer(l);
     if (fam->pre_norm) lw.attn_norm = t.get(p + "attn_norm.weight", 0, dim);
-    if (fam->fused_qkv && t.has(p + "attn_qkv.weight")) {
+    if (spec.is_recurrent()) {
+      load_linear_attention(t, c, p, lw.linear_attn);
+    } else if (fam->fused_qkv && t.has(p + "attn_qkv.weight")) {
       split(t.matrix(p + "attn_qkv.weight", q + 2 * kv, dim), dim, {&lw.q_proj, &lw.k_proj, &lw.v_proj}, {q, kv, kv});
     } else {
-      lw.q_proj = t.matrix(p + "attn_q.weight", q, dim);
+      // With an output gate, attn_q holds [q_h | gate_h] per head.
+      lw.q_proj = t.matrix(p + "attn_q.weight", c.attn_output_gate ? 2 * q : q, dim);
       lw.k_proj = t.matrix(p + "attn_k.weight", kv, dim);
       lw.v_proj = t.matrix(p + "attn_v.weight", kv, dim);
     }
-    lw.o_proj = t.matrix(p + "attn_output.weight", dim, q);
-    if (fam->qkv_bias == TensorRule::kRequired) {
-      lw.bq = t.get(p + "attn_q.bias", 0, q);
-      lw.bk = t.get(p + "attn_k.bias", 0, kv);
-      lw.bv = t.get(p + "attn_v.bias", 0, kv);
-    } else if (fam->qkv_bias == TensorRule::kOptional) {
-      lw.bq = t.get_optional(p + "attn_q.bias", 0, q);
-      lw.bk = t.get_optional(p + "attn_k.bias", 0, kv);
-      lw.bv = t.get_optional(p + "attn_v.bias", 0, kv);
-    }
-    if (fam->out_bias != TensorRule::kNever) lw.bo = t.get_optional(p + "attn_output.bias", 0, dim);
-    if (fam->qk_norm) {
-      lw.q_norm = t.get(p + "attn_q_norm.weight", 0, hd);
-      lw.k_norm = t.get(p + "attn_k_norm.weight", 0, hd);
-    }
+    if (!spec.is_recurrent()) load_attention_extras(t, *fam, c, p, lw);
     if (fam->post_norm) {
       lw.post_attention_norm = t.get(p + "post_attention_norm.weight", 0, dim);
       lw.post_ffw_norm = t.get(p + "post_ffw_norm.weight", 0, dim);
     }
-    if (fam->pre_norm) lw.ffn_norm = t.get(p + "ffn_norm.weight", 0, dim);
-    if (spec.moe) {
-      const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
-      lw.moe.router = t.matrix(p + "ffn_gate_inp.weight", E, dim);
-      // [E][rows][cols] 3-D tensors: expert e's matrix is the e-th slice.
-      auto experts = [&](const std::string& name, uint64_t rows, uint64_t cols, std::vector<WeightTensor>& out) {
-        const WeightTensor all = t.matrix3(name, E, rows, cols);
-        const std::size_t bytes = all.bytes(rows * cols);
-        for (uint64_t e = 0; e < E; ++e)
-          out.emplace_back(static_cast<const unsigned char*>(all.data) + e * bytes, all.dtype);
-      };
-      if (t.has(p + "ffn_gate_up_exps.weight")) {
-        std::vector<WeightTensor> fused;
-        experts(p + "ffn_gate_up_exps.weight", 2 * ef, dim, fused);
-        for (const WeightTensor& e : fused) {
-          lw.moe.gate.emplace_back(e);
-          lw.moe.up.emplace_back(static_cast<const unsigned char*>(e.data) + e.bytes(dim) * ef, e.dtype);
-        }
-      } else {
-        experts(p + "ffn_gate_exps.weight", ef, dim, lw.moe.gate);
-        experts(p + "ffn_up_exps.weight", ef, dim, lw.moe.up);
-      }
-      experts(p + "ffn_down_exps.weight", dim, ef, lw.moe.down);
-    } else if (fam->fused_gate_up && !t.has(p + "ffn_gate.weight")) {
-      split(t.matrix(p + "ffn_up.weight", 2 * hidden, dim), dim, {&lw.gate_proj, &lw.up_proj}, {hidden, hidden});
-      lw.down_proj = t.matrix(p + "ffn_down.weight", dim, hidden);
-    } else {
-      lw.gate_proj = t.matrix(p + "ffn_gate.weight", hidden, dim);
-      lw.down_proj = t.matrix(p + "ffn_down.weight", dim, hidden);
-      lw.up_proj = t.matrix(p + "ffn_up.weight", hidden, dim);
-    }
+    if (fam->pre_norm) lw.ffn_norm = t.get(p + std::string(fam->ffn_norm_name) + ".weight", 0, dim);
+    load_feed_forward(t, *fam, c, p, spec.moe, lw);
     if (lw.bq || lw.bk || lw.bv) c.attention_qkv_bias = true;
   }
-  // Biases are per layer in the file but one switch here: a layer without them adds zeros, and
-  // attn_output.bias must be in every layer or in none.
-  int with_bo = 0;
-  for (const LayerWeights& lw : w.layers) with_bo += lw.bo != nullptr;
-  if (with_bo != 0 && with_bo != c.n_layers)
-    fail(f, "attn_output.bias is in " + std::to_string(with_bo) + " of " + std::to_string(c.n_layers) +
-                " layers (must be all or none)");
-  c.attention_out_bias = with_bo > 0;
-  w.final_norm = t.get("output_norm.weight", 0, dim);
-  c.shared_classifier = !t.has("output.weight");
-  w.lm_head = c.shared_classifier ? w.token_embedding : t.matrix("output.weight", vocab, dim);
-  t.finish(a);
+  for (int i = 0; i < c.nextn_predict_layers; ++i)
+    w.mtp.push_back(load_mtp_block(t, *fam, c, "blk." + std::to_string(c.n_layers + i) + "."));
+  finish_gguf_model(f, t, c, w, a);
   return m;
 }
 

@@ -91,6 +91,11 @@ struct ModelFamily {
   bool rope_freqs = false;                   ///< rope_freqs.weight allowed (Llama 3.1 divisors)
   bool longrope = false;                     ///< rope_factors_long / _short (Phi-3 LongRoPE)
   bool moe = false;                          ///< *_exps expert tensors and a router on every layer
+  /// The pre-norm of the feed-forward is this tensor (Qwen3.5 calls it post_attention_norm).
+  std::string_view ffn_norm_name = "ffn_norm";
+  bool attn_output_gate = false;  ///< attn_q holds [q_h | gate_h] per head (ModelConfig::attn_output_gate)
+  bool linear_attention = false;  ///< Gated DeltaNet layers (attn_qkv, attn_gate, ssm_*) where the spec says
+  bool mtp = false;               ///< nextn_predict_layers MTP blocks after the main layers
   MlpActivation activation = MlpActivation::kSilu;
   /// Family-specific hyperparameters and per-layer rules, after the common keys are read into
   /// `c` (hidden_size, heads, head_dim, rope_theta, norm_eps, n_layers, ...). May refuse (fail()).

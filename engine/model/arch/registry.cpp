@@ -32,8 +32,9 @@ std::optional<std::vector<int64_t>> GgufKeys::get_per_layer(const std::string& k
 void GgufKeys::fail(const std::string& what) const { throw std::runtime_error("'" + file.name() + "': " + what); }
 
 const std::vector<const ModelFamily*>& model_families() {
-  static const std::vector<const ModelFamily*> all = {&kLlamaFamily,  &kQwen2Family, &kQwen3Family,   &kQwen3MoeFamily,
-                                                      &kGemma3Family, &kPhi3Family,  &kSmolLM3Family, &kExaone4Family};
+  static const std::vector<const ModelFamily*> all = {
+      &kLlamaFamily, &kQwen2Family,   &kQwen3Family,   &kQwen3MoeFamily, &kGemma3Family,
+      &kPhi3Family,  &kSmolLM3Family, &kExaone4Family, &kQwen35Family,   &kQwen35MoeFamily};
   return all;
 }
 

@@ -2,14 +2,37 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
+#include <vector>
 
 namespace pagedchat::layers {
 
 Attention::Attention(WeightPacker& packer, const LayerWeights& w, const AttentionOptions& opt, const std::string& where)
     : opt_(opt) {
   const int q_width = opt.n_heads * opt.head_dim, kv_width = opt.n_kv_heads * opt.head_dim;
-  qkv_ = packer.pack({{w.q_proj, q_width, "q_proj"}, {w.k_proj, kv_width, "k_proj"}, {w.v_proj, kv_width, "v_proj"}},
-                     opt.hidden_size, where);
+  if (opt.output_gate) {
+    // The file interleaves [q_h | gate_h] per head: pack the query rows of every head (then k,
+    // v) as one matrix and the gate rows as another.
+    const std::size_t head_bytes = w.q_proj.bytes(std::size_t(opt.head_dim) * opt.hidden_size);
+    std::vector<WeightTensor> q_rows, gate_rows;
+    for (int h = 0; h < opt.n_heads; ++h) {
+      const auto* base = static_cast<const unsigned char*>(w.q_proj.data) + 2 * std::size_t(h) * head_bytes;
+      q_rows.emplace_back(base, w.q_proj.dtype);
+      gate_rows.emplace_back(base + head_bytes, w.q_proj.dtype);
+    }
+    std::vector<WeightPacker::Part> parts, gates;
+    for (int h = 0; h < opt.n_heads; ++h) {
+      parts.push_back({q_rows[std::size_t(h)], opt.head_dim, "q_proj"});
+      gates.push_back({gate_rows[std::size_t(h)], opt.head_dim, "q_proj (gate)"});
+    }
+    parts.push_back({w.k_proj, kv_width, "k_proj"});
+    parts.push_back({w.v_proj, kv_width, "v_proj"});
+    qkv_ = packer.pack(std::span<const WeightPacker::Part>(parts), opt.hidden_size, where);
+    gate_ = packer.pack(std::span<const WeightPacker::Part>(gates), opt.hidden_size, where);
+  } else {
+    qkv_ = packer.pack({{w.q_proj, q_width, "q_proj"}, {w.k_proj, kv_width, "k_proj"}, {w.v_proj, kv_width, "v_proj"}},
+                       opt.hidden_size, where);
+  }
   o_proj_ = packer.pack({{w.o_proj, opt.hidden_size, "o_proj"}}, q_width, where);
   kernels::Backend& ops = packer.backend();
   if (opt.qkv_bias) {
@@ -51,6 +74,11 @@ void Attention::forward(kernels::Backend& ops, Workspace& ws, float* out, const 
   as.scale = opt_.scale > 0.0f ? opt_.scale : 1.0f / std::sqrt(float(hd));
   as.sliding_window = opt_.sliding_window;
   ops.paged_attention(att, q, cache.key, cache.value, cache.dtype, *cache.meta, as);
+  if (gate_) {
+    float* gate = ws.gate.get<float>(ops, std::size_t(T) * q_width);
+    ops.linear(gate, h, *gate_, T);
+    ops.sigmoid_mul(att, gate, q_width, T, q_width);
+  }
   ops.linear(out, att, *o_proj_, T);
   if (bo_) ops.add_bias(out, bo_, T, opt_.hidden_size);
 }

@@ -6,6 +6,7 @@
 //   RoPE(q), RoPE(k) over rotary_dim dims          inv_freq per layer; null: NoPE (SmolLM3, EXAONE 4)
 //   k, v -> the layer's paged cache (slot_mapping of its KV-cache group)
 //   a = softmax(q·k · scale) · v                   GQA; sliding_window: keys a query sees (Gemma 3)
+//   a *= sigmoid(h · Wgate^T)                      output_gate (Qwen3.5, Qwen3-Next)
 //   out = a · Wo^T (+ bo)
 //
 // The options are the layer's (a LayerSpec and the model's shape); the norms around the block
@@ -33,6 +34,9 @@ struct AttentionOptions {
   float norm_eps = 1e-6f;            ///< of the q/k norms
   float scale = 0.0f;                ///< of q·k; 0 = 1 / sqrt(head_dim)
   int sliding_window = 0;            ///< 0 = full causal attention
+  /// Qwen3.5's output gate: w.q_proj is [2*n_heads*hd, H] with per head hd query rows then hd
+  /// gate rows; the attention output is multiplied by sigmoid(h · gate^T) before o_proj.
+  bool output_gate = false;
 };
 
 /// A paged KV cache layer as the block reads and writes it.
@@ -55,11 +59,11 @@ class Attention {
   /// earlier tokens of its request. Intermediates live in `ws`.
   void forward(kernels::Backend& ops, Workspace& ws, float* out, const float* h, const int* positions,
                const KvCacheLayer& cache, int T);
-  std::size_t packed_bytes() const { return qkv_->bytes + o_proj_->bytes; }
+  std::size_t packed_bytes() const { return qkv_->bytes + o_proj_->bytes + (gate_ ? gate_->bytes : 0); }
 
  private:
   AttentionOptions opt_;
-  std::unique_ptr<kernels::PackedWeights> qkv_, o_proj_;
+  std::unique_ptr<kernels::PackedWeights> qkv_, o_proj_, gate_;  // gate_: output_gate only
   std::vector<float> qkv_bias_;  // [bq; bk; bv] on the host (what bias_ designates on the CPU)
   const float *bias_ = nullptr, *q_norm_ = nullptr, *k_norm_ = nullptr, *bo_ = nullptr;
   Placed placed_;

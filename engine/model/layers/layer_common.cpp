@@ -2,12 +2,19 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 namespace pagedchat::layers {
 
 std::unique_ptr<kernels::PackedWeights> WeightPacker::pack(std::initializer_list<Part> parts, int k,
                                                            const std::string& where) {
+  return pack(std::span<const Part>(parts.begin(), parts.size()), k, where);
+}
+
+std::unique_ptr<kernels::PackedWeights> WeightPacker::pack(std::span<const Part> parts, int k,
+                                                           const std::string& where) {
   std::vector<kernels::WeightPart> wp;
+  const char* previous = nullptr;
   for (const Part& p : parts) {
     const kernels::DType file = p.tensor.dtype;
     const int be = kernels::dtype_block_elems(file);
@@ -17,7 +24,9 @@ std::unique_ptr<kernels::PackedWeights> WeightPacker::pack(std::initializer_list
                                   "-value blocks");
     const kernels::DType as = dtype_ == WeightDType::kAuto ? ops_.auto_weight_type(file) : packed_dtype(file, dtype_);
     wp.push_back({p.tensor.data, p.rows, file, as});
-    ++type_counts_[kernels::dtype_name(as)];
+    // Consecutive parts of one name (a matrix packed as row ranges) count as one matrix.
+    if (!previous || std::string_view(previous) != p.name) ++type_counts_[kernels::dtype_name(as)];
+    previous = p.name;
   }
   auto packed = ops_.pack_weights(wp, k);
   if (packed_)

@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -38,6 +39,9 @@ class WeightPacker {
   /// PackedWeights. Throws std::invalid_argument naming `where` + the part when k is not whole
   /// blocks of its type.
   std::unique_ptr<kernels::PackedWeights> pack(std::initializer_list<Part> parts, int k, const std::string& where);
+  /// The same for a list built at run time (consecutive parts with one name count as one matrix
+  /// in type_summary(): row ranges of one file tensor).
+  std::unique_ptr<kernels::PackedWeights> pack(std::span<const Part> parts, int k, const std::string& where);
   /// "q4_K x 115, q6_K x 30": the packed types, most used first.
   std::string type_summary() const;
   kernels::Backend& backend() { return ops_; }
@@ -94,6 +98,8 @@ struct Workspace {
   Scratch qkv, q, attn;                                         // attention: [T, q + 2 kv], [T, q], [T, q]
   Scratch gate_up, hidden;                                      // MLPs: [T, 2 * width], [T, width]
   Scratch router_logits, expert_in, expert_out, rows, weights;  // mixture of experts
+  Scratch gate;                                                 // attention output gate: [T, q]
+  Scratch proj, mixed;                                          // Gated DeltaNet: [T, proj_width], [T, value_dim]
 };
 
 }  // namespace pagedchat::layers

@@ -1,0 +1,140 @@
+// Qwen3.5 / Qwen3.6 (GGUF "qwen35", and "qwen35moe" for the mixture-of-experts models): hybrid
+// models whose layers are mostly Gated DeltaNet linear attention (a recurrent state per sequence,
+// engine/model/layers/gated_delta_net.h), with a gated full-attention layer every
+// full_attention_interval-th layer (layer l is full attention iff (l + 1) % interval == 0).
+// The attention layers: q projection with a sigmoid output gate per head, q/k RMSNorm, partial
+// rotary over rope.dimension_count dims with interleaved multi-section RoPE (for text every
+// section carries the token position, so it is NEOX RoPE over those dims), GQA. Every layer:
+// attn_norm -> mixer -> + residual; post_attention_norm (the FFN's pre-norm) -> SwiGLU MLP or
+// experts -> + residual. nextn_predict_layers MTP blocks follow the main layers in the file.
+// Sources: transformers modeling_qwen3_next.py / modeling_qwen3_5.py (read, not copied);
+// ik_llama.cpp src/llama-hparams.cpp (LLM_ARCH_QWEN35), src/llama-load-tensors.cpp
+// (create_qwen35_tensors) and src/graphs/build_qwen35.cpp, src/llama-delta-net.cpp for the GGUF
+// conventions (key names, tensor names, the value-head to key-head order).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/loader/load_util.h"
+#include "engine/model/arch/registry.h"
+
+namespace pagedchat {
+
+namespace {
+
+void qwen35_common_hparams(const GgufKeys& k, ModelConfig& c) {
+  // rope.dimension_sections: required (the reference refuses a file without it too).
+  const std::optional<std::vector<int64_t>> sections = k.get_per_layer("rope.dimension_sections", 4);
+  if (!sections)
+    k.fail("a " + std::string(k.prefix, 0, k.prefix.size() - 1) + " model needs " + k.prefix +
+           "rope.dimension_sections (the multi-section RoPE layout)");
+  int64_t sum = 0;
+  for (int64_t s : *sections) {
+    if (s < 0 || s > load::kMaxDim) k.fail(k.prefix + "rope.dimension_sections holds " + std::to_string(s));
+    sum += s;
+  }
+  // The sections split the rotated pairs (rotary_dims / 2); text positions put the same position
+  // in every section, so only their total matters here.
+  if (sum * 2 > c.rotary_dims())
+    k.fail(k.prefix + "rope.dimension_sections add up to " + std::to_string(sum) + " pairs, more than the " +
+           std::to_string(c.rotary_dims() / 2) + " pairs rope.dimension_count " + std::to_string(c.rotary_dims()) +
+           " rotates");
+  c.attn_output_gate = true;
+  c.qk_norm = true;
+
+  // Gated DeltaNet shape.
+  auto need = [&](const char* key, int64_t lo, int64_t hi) {
+    const std::optional<int64_t> v = k.get_int(key);
+    if (!v) k.fail("a hybrid Gated DeltaNet model needs " + k.prefix + key);
+    if (*v < lo || *v > hi)
+      k.fail(k.prefix + key + " is " + std::to_string(*v) + ", outside [" + std::to_string(lo) + ", " +
+             std::to_string(hi) + "]");
+    return int(*v);
+  };
+  LinearAttentionConfig& la = c.linear_attn;
+  la.conv_kernel = need("ssm.conv_kernel", 1, 64);
+  la.head_k_dim = need("ssm.state_size", 1, 4096);
+  la.num_k_heads = need("ssm.group_count", 1, load::kMaxHeads);
+  la.num_v_heads = need("ssm.time_step_rank", 1, load::kMaxHeads);
+  const int inner = need("ssm.inner_size", 1, load::kMaxDim * 4);
+  if (inner % la.num_v_heads != 0)
+    k.fail(k.prefix + "ssm.inner_size " + std::to_string(inner) + " is not a multiple of ssm.time_step_rank " +
+           std::to_string(la.num_v_heads) + " (the value heads)");
+  la.head_v_dim = inner / la.num_v_heads;
+  if (la.num_v_heads % la.num_k_heads != 0)
+    k.fail(k.prefix + "ssm.time_step_rank " + std::to_string(la.num_v_heads) +
+           " (value heads) is not a multiple of ssm.group_count " + std::to_string(la.num_k_heads) + " (key heads)");
+
+  // The MTP blocks are the file's last nextn_predict_layers blocks.
+  const int64_t nextn = k.get_int("nextn_predict_layers").value_or(0);
+  if (nextn < 0 || nextn >= c.n_layers)
+    k.fail(k.prefix + "nextn_predict_layers is " + std::to_string(nextn) + ", outside [0, block_count " +
+           std::to_string(c.n_layers) + ")");
+  c.nextn_predict_layers = int(nextn);
+  c.n_layers -= int(nextn);
+
+  const int64_t interval = k.get_int("full_attention_interval").value_or(4);
+  if (interval < 1 || interval > load::kMaxLayers)
+    k.fail(k.prefix + "full_attention_interval is " + std::to_string(interval));
+  c.expand_layer_specs();
+  for (int l = 0; l < c.n_layers; ++l)
+    c.layer_specs[std::size_t(l)].mixer = (l + 1) % interval != 0 ? LayerMixer::kGatedDeltaNet : LayerMixer::kAttention;
+}
+
+void qwen35moe_hparams(const GgufKeys& k, ModelConfig& c) {
+  qwen35_common_hparams(k, c);
+  MoeConfig& m = c.moe;
+  const std::optional<int64_t> n = k.get_int("expert_count"), used = k.get_int("expert_used_count"),
+                               width = k.get_int("expert_feed_forward_length"),
+                               shared = k.get_int("expert_shared_feed_forward_length");
+  if (!n || !used) k.fail("a qwen35moe model needs " + k.prefix + "expert_count and " + k.prefix + "expert_used_count");
+  if (*n < 1 || *n > 4096) k.fail(k.prefix + "expert_count is " + std::to_string(*n) + ", outside [1, 4096]");
+  if (*used < 1 || *used > *n)
+    k.fail(k.prefix + "expert_used_count is " + std::to_string(*used) + ", outside [1, expert_count " +
+           std::to_string(*n) + "]");
+  m.num_experts = int(*n);
+  m.num_experts_per_tok = int(*used);
+  m.expert_intermediate_size = int(width.value_or(c.intermediate_size));
+  if (m.expert_intermediate_size < 1 || m.expert_intermediate_size > (1 << 20))
+    k.fail(k.prefix + "expert_feed_forward_length is " + std::to_string(m.expert_intermediate_size));
+  m.softmax_before_topk = true;
+  m.norm_topk_prob = true;
+  m.shared_expert_intermediate_size = int(shared.value_or(c.intermediate_size));
+  if (m.shared_expert_intermediate_size < 1 || m.shared_expert_intermediate_size > (1 << 20))
+    k.fail(k.prefix + "expert_shared_feed_forward_length is " + std::to_string(m.shared_expert_intermediate_size));
+  m.shared_expert_gated = true;
+  c.intermediate_size = 0;
+  for (LayerSpec& s : c.layer_specs) s.moe = true;
+}
+
+}  // namespace
+
+const ModelFamily kQwen35Family = [] {
+  ModelFamily f;
+  f.gguf_name = "qwen35";
+  f.description = "Qwen3.5";
+  f.qk_norm = true;
+  f.ffn_norm_name = "post_attention_norm";
+  f.attn_output_gate = true;
+  f.linear_attention = true;
+  f.mtp = true;
+  f.gguf_hparams = qwen35_common_hparams;
+  return f;
+}();
+
+const ModelFamily kQwen35MoeFamily = [] {
+  ModelFamily f;
+  f.gguf_name = "qwen35moe";
+  f.description = "Qwen3.5-MoE";
+  f.qk_norm = true;
+  f.moe = true;
+  f.ffn_norm_name = "post_attention_norm";
+  f.attn_output_gate = true;
+  f.linear_attention = true;
+  f.mtp = true;
+  f.gguf_hparams = qwen35moe_hparams;
+  return f;
+}();
+
+}  // namespace pagedchat
