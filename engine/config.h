@@ -249,16 +249,21 @@ enum class SchedulingPolicy { kFcfs, kPriority };
 
 /// Engine settings (vLLM's EngineArgs, trimmed to what this engine uses).
 struct EngineConfig {
-  std::string model;                  ///< a llama2.c .bin file, or a folder holding one .bin and one .model
-  std::string tokenizer{};            ///< optional explicit sentencepiece .model
-  int block_size = 16;                ///< tokens per KV-cache block
-  std::size_t kv_cache_bytes = 0;     ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences
-  int num_blocks = 0;                 ///< explicit KV block count; overrides kv_cache_bytes when > 0
-  int max_num_seqs = 64;              ///< most requests running at once
-  int max_num_batched_tokens = 512;   ///< token budget of one step (prefill chunks + decodes)
-  int max_model_len = 0;              ///< 0 = the model's max_seq_len; may not exceed it
-  int num_threads = 0;                ///< CPU threads for the forward; 0 = hardware concurrency
-  bool enable_prefix_caching = true;  ///< reuse KV blocks of identical prompt prefixes
+  std::string model;               ///< a llama2.c .bin file, or a folder holding one .bin and one .model
+  std::string tokenizer{};         ///< optional explicit sentencepiece .model
+  int block_size = 16;             ///< tokens per KV-cache block
+  std::size_t kv_cache_bytes = 0;  ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences
+  int num_blocks = 0;              ///< explicit KV block count; overrides kv_cache_bytes when > 0
+  int max_num_seqs = 64;           ///< most requests running at once
+  /// Recurrent state slots of a hybrid model (Qwen3.5's Gated DeltaNet layers; one per running
+  /// sequence, one rolling checkpoint each, the rest cached checkpoints for prefix caching);
+  /// 0 = automatic (2 * max_num_seqs + 16, within an eighth of the machine's memory). Fewer
+  /// than 2 * max_num_seqs lowers max_num_seqs to what they hold.
+  int num_state_slots = 0;
+  int max_num_batched_tokens = 512;      ///< token budget of one step (prefill chunks + decodes)
+  int max_model_len = 0;                 ///< 0 = the model's max_seq_len; may not exceed it
+  int num_threads = 0;                   ///< CPU threads for the forward; 0 = hardware concurrency
+  bool enable_prefix_caching = true;     ///< reuse KV blocks of identical prompt prefixes
   int long_prefill_token_threshold = 0;  ///< most prompt tokens one request prefills per step; 0 = no cap
   SchedulingPolicy scheduling_policy = SchedulingPolicy::kFcfs;
   /// Type of the weight matrices (vLLM's --dtype; text names: weight_dtype_name(),

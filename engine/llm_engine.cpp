@@ -239,14 +239,38 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                              std::to_string(1 << 30) + " blocks)");
   m.config.num_blocks = static_cast<int>(num_blocks);
   m.config.kv_cache_bytes = std::size_t(num_blocks) * block_bytes;
-  m.runner->allocate_kv_cache(m.config.num_blocks, bs, kv_dtype);
+  // Recurrent state slots (engine/core/recurrent_state_manager.h): besides the KV cache.
+  int state_slots = 0;
+  if (const std::size_t slot_bytes = KVCache::bytes_per_state_slot(mc); slot_bytes > 0) {
+    long long want = m.config.num_state_slots > 0 ? m.config.num_state_slots : 2LL * m.config.max_num_seqs + 16;
+    if (m.config.num_state_slots == 0)
+      want = std::max<long long>(4, std::min<long long>(want, (long long)(physical_memory_bytes() / 8 / slot_bytes)));
+    if (want < 2) throw std::invalid_argument("num_state_slots must be >= 2 (a live state and a checkpoint)");
+    state_slots = int(std::min<long long>(want, 1 << 20));
+    if (2 * m.config.max_num_seqs > state_slots) {
+      // Each running sequence holds a live slot and at most a rolling checkpoint.
+      m.config.max_num_seqs = std::max(1, state_slots / 2);
+      m.warnings.push_back("max_num_seqs lowered to " + std::to_string(m.config.max_num_seqs) + ": " +
+                           std::to_string(state_slots) + " recurrent state slots of " + gib(slot_bytes) +
+                           " hold that many running sequences with their checkpoints");
+      warn(m.config, m.warnings.back());
+    }
+    std::fprintf(stderr,
+                 "pagedchat: recurrent state %s = %d slots of %s (%d Gated DeltaNet layers; a live state and a "
+                 "rolling checkpoint per running sequence, the rest prefix-cache checkpoints)\n",
+                 gib(std::size_t(state_slots) * slot_bytes).c_str(), state_slots, gib(slot_bytes).c_str(),
+                 mc.num_recurrent_layers());
+  }
+  m.config.num_state_slots = state_slots;
+  m.runner->allocate_kv_cache(m.config.num_blocks, bs, kv_dtype, state_slots);
 
   if (kv_groups.has_sliding_window() && !(!sized && on_device))
     // Sliding-window groups reserve block 0 as the null block: counted as /metrics counts them.
     std::fprintf(stderr, "pagedchat: KV cache %s = %d blocks of %d tokens and the null block (%s)\n",
                  gib(std::size_t(m.config.kv_cache_bytes)).c_str(), m.config.num_blocks - 1, bs,
                  kv_groups.describe().c_str());
-  m.kv = std::make_unique<KVCacheCoordinator>(kv_groups, m.config.num_blocks, bs, m.config.enable_prefix_caching);
+  m.kv = std::make_unique<KVCacheCoordinator>(kv_groups, m.config.num_blocks, bs, m.config.enable_prefix_caching,
+                                              state_slots);
   m.scheduler = std::make_unique<Scheduler>(
       SchedulerConfig{m.config.max_num_seqs, m.config.max_num_batched_tokens, m.config.long_prefill_token_threshold,
                       m.config.scheduling_policy},
@@ -423,7 +447,7 @@ std::vector<RequestOutput> LLMEngine::step() {
 
 bool LLMEngine::has_unfinished_requests() const { return !impl_->groups.empty() || !impl_->pending.empty(); }
 int LLMEngine::num_unfinished_requests() const { return int(impl_->groups.size()); }
-bool LLMEngine::reset_prefix_cache() { return impl_->kv->pool().reset_prefix_cache(); }
+bool LLMEngine::reset_prefix_cache() { return impl_->kv->reset_prefix_cache(); }
 const ModelConfig& LLMEngine::model_config() const { return impl_->model.config; }
 const EngineConfig& LLMEngine::engine_config() const { return impl_->config; }
 const Tokenizer& LLMEngine::tokenizer() const {
@@ -490,6 +514,12 @@ EngineStats LLMEngine::stats() const {
   }
   s.kv_cache_group_size = groups.group_size;
   s.block_size = m.kv->block_size();
+  if (const RecurrentStateManager* st = m.kv->states()) {
+    s.num_state_slots = st->num_slots();
+    s.num_state_slots_held = st->num_held_slots();
+    s.num_state_checkpoints = st->num_checkpoints();
+    s.state_slot_bytes = KVCache::bytes_per_state_slot(m.model.config);
+  }
   return s;
 }
 

@@ -77,6 +77,13 @@ struct EngineStats {
   std::vector<KVCacheGroupStats> kv_cache_groups;
   int kv_cache_group_size = 0;
   int block_size = 0;
+  /// Recurrent (Gated DeltaNet) layers' state slots (0 without them): each running request holds
+  /// one live slot and at most one rolling checkpoint; registered checkpoints let a prompt resume
+  /// at a block boundary (prefix caching). state_slot_bytes: one slot over every recurrent layer.
+  int num_state_slots = 0;
+  int num_state_slots_held = 0;
+  int num_state_checkpoints = 0;
+  std::size_t state_slot_bytes = 0;
   /// Tokens of K/V the requests hold now, counted per layer: sum over groups of blocks in use *
   /// block_size * the group's layers (what "bench memory" compares to layers * context).
   long long kv_layer_tokens_in_use() const {

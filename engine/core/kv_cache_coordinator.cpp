@@ -23,6 +23,12 @@ KVCacheCoordinator::KVCacheCoordinator(const KVCacheGroups& groups, int num_bloc
   }
 }
 
+KVCacheCoordinator::KVCacheCoordinator(const KVCacheGroups& groups, int num_blocks, int block_size,
+                                       bool enable_prefix_caching, int num_state_slots)
+    : KVCacheCoordinator(groups, num_blocks, block_size, enable_prefix_caching) {
+  if (num_state_slots > 0) states_ = std::make_unique<RecurrentStateManager>(num_state_slots, enable_prefix_caching);
+}
+
 KVCacheCoordinator::ComputedBlocks KVCacheCoordinator::get_computed_blocks(Request& r) {
   ComputedBlocks out;
   if (!pool_.caching_enabled() || !r.block_ids.empty()) return out;
@@ -47,10 +53,18 @@ KVCacheCoordinator::ComputedBlocks KVCacheCoordinator::get_computed_blocks(Reque
       }
       candidate = int(hit.size());
     }
+    // Recurrent layers resume only from a block boundary with a state checkpoint: the deepest one
+    // within the attention layers' hit (a shorter length goes round the groups again).
+    if (states_)
+      while (candidate > 0 &&
+             !states_->contains(block_key(r, candidate - 1, block_size_), block_hash(r, candidate - 1, block_size_)))
+        --candidate;
     if (candidate >= length) break;
     length = candidate;
   }
   if (length == 0) return out;
+  if (states_)
+    out.state_source = *states_->lookup(block_key(r, length - 1, block_size_), block_hash(r, length - 1, block_size_));
   for (auto& hit : hits) hit.resize(std::size_t(length));
   out.block_ids = std::move(hits);
   out.num_tokens = length * block_size_;
@@ -87,6 +101,15 @@ bool KVCacheCoordinator::allocate_slots(Request& r, int num_new_tokens, const Co
     for (const auto& table : computed->block_ids)
       for (int b : table) free_after_hits -= !is_null(b) && pool_.ref_count(b) == 0;  // leave the free queue
   if (num_blocks_to_allocate(r, num_new_tokens, computed) > free_after_hits) return false;
+  // A request starting (or restarting) takes its live state slot: a copy of the hit's checkpoint,
+  // or zeros.
+  if (states_ && r.state_slot < 0) {
+    const int source = take ? computed->state_source : -1;
+    const std::optional<int> slot = states_->allocate(source);
+    if (!slot) return false;
+    r.state_slot = *slot;
+    pending_state_copies_.emplace_back(source, *slot);
+  }
 
   // Every group's hits are referenced before any group allocates, so no allocation evicts a hit.
   if (take) {
@@ -133,7 +156,55 @@ void KVCacheCoordinator::cache_blocks(Request& r, int num_computed_tokens) {
   r.num_cached_blocks = std::max(r.num_cached_blocks, full);
 }
 
+int KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_tokens) {
+  if (!states_ || !states_->caching_enabled() || r.state_slot < 0) return 0;
+  const int boundary = (r.num_computed_tokens + num_new_tokens) / block_size_ * block_size_;
+  if (boundary <= r.num_computed_tokens || boundary <= r.checkpoint_registered_tokens) return 0;
+  if (r.checkpoint_slot < 0) {
+    const std::optional<int> slot = states_->allocate();
+    if (!slot) return 0;
+    r.checkpoint_slot = *slot;
+  }
+  r.checkpoint_tokens = 0;  // overwritten by this step
+  return boundary - r.num_computed_tokens;
+}
+
+void KVCacheCoordinator::checkpoint_written(Request& r, int after, bool register_now) {
+  if (!states_ || r.checkpoint_slot < 0) return;
+  r.checkpoint_tokens = r.num_computed_tokens + after;  // num_computed_tokens before the step
+  if (register_now || r.checkpoint_tokens - r.checkpoint_registered_tokens >=
+                          RecurrentStateManager::kCheckpointIntervalBlocks * block_size_)
+    register_checkpoint(r);
+}
+
+void KVCacheCoordinator::register_checkpoint(Request& r) {
+  if (r.checkpoint_slot < 0) return;
+  if (r.checkpoint_tokens <= 0) {
+    states_->free(r.checkpoint_slot);
+  } else {
+    const int i = r.checkpoint_tokens / block_size_ - 1;
+    states_->register_checkpoint(r.checkpoint_slot, block_key(r, i, block_size_), block_hash(r, i, block_size_));
+    r.checkpoint_registered_tokens = std::max(r.checkpoint_registered_tokens, r.checkpoint_tokens);
+  }
+  r.checkpoint_slot = -1;
+  r.checkpoint_tokens = 0;
+}
+
+std::vector<std::pair<int, int>> KVCacheCoordinator::take_pending_state_copies() {
+  std::vector<std::pair<int, int>> out;
+  out.swap(pending_state_copies_);
+  return out;
+}
+
 void KVCacheCoordinator::fork(const Request& parent, Request& child) {
+  if (states_) {
+    const std::optional<int> slot = states_->allocate();
+    if (!slot)
+      throw std::runtime_error("no recurrent state slot is free for completion " + child.request_id + " (all " +
+                               std::to_string(states_->num_slots()) + " are held by running sequences)");
+    child.state_slot = *slot;
+    pending_state_copies_.emplace_back(parent.state_slot, *slot);
+  }
   for (const auto& table : parent.block_ids)
     for (int b : table)
       if (!is_null(b)) pool_.incref(b);
@@ -172,6 +243,13 @@ void KVCacheCoordinator::free(Request& r) {
       if (i < table.size() && !is_null(table[i])) pool_.free(table[i]);
   r.block_ids.clear();
   r.num_cached_blocks = 0;
+  if (states_) {
+    // The end of a turn (or a preemption): its last block-boundary state becomes a checkpoint.
+    register_checkpoint(r);
+    if (r.state_slot >= 0) states_->free(r.state_slot);
+    r.state_slot = -1;
+    r.checkpoint_registered_tokens = 0;
+  }
 }
 
 std::vector<std::pair<int, int>> KVCacheCoordinator::take_pending_copies() {

@@ -27,6 +27,7 @@
 
 #include "engine/core/block_pool.h"
 #include "engine/core/kv_cache_groups.h"
+#include "engine/core/recurrent_state_manager.h"
 #include "engine/core/request.h"
 #include "engine/core/single_type_kv_cache_manager.h"
 
@@ -39,6 +40,10 @@ class KVCacheCoordinator {
   /// The groups of a model; with a sliding-window group the pool reserves the null block (so
   /// num_blocks() is one less than the ids).
   KVCacheCoordinator(const KVCacheGroups& groups, int num_blocks, int block_size, bool enable_prefix_caching);
+  /// A hybrid model's: also num_state_slots recurrent state slots (RecurrentStateManager), which
+  /// every request needs one of to run, and which prefix-cache hits need a checkpoint in.
+  KVCacheCoordinator(const KVCacheGroups& groups, int num_blocks, int block_size, bool enable_prefix_caching,
+                     int num_state_slots);
 
   /// Prefix-cache hits of a request holding no blocks: the longest prefix of its full blocks that
   /// every group has cached (as its manager counts), capped so at least one token is left to
@@ -46,6 +51,7 @@ class KVCacheCoordinator {
   struct ComputedBlocks {
     std::vector<std::vector<int>> block_ids;  ///< per group: the table the hit gives (null entries in sliding groups)
     int num_tokens = 0;                       ///< hit blocks * block_size
+    int state_source = -1;                    ///< recurrent layers: the checkpoint slot the hit resumes from
   };
   ComputedBlocks get_computed_blocks(Request& request);
 
@@ -74,8 +80,29 @@ class KVCacheCoordinator {
   /// also held by another request (that request would read K/V nobody writes: the scheduler's
   /// ordering rules it out).
   void free(Request& request);
+  /// Drops every unreferenced registered block and every state checkpoint (vLLM's
+  /// reset_prefix_cache); false when some registered blocks are still in use.
+  bool reset_prefix_cache() {
+    if (states_) states_->reset();
+    return pool_.reset_prefix_cache();
+  }
   /// (source, destination) block pairs to copy before the next forward, then clears them.
   std::vector<std::pair<int, int>> take_pending_copies();
+
+  // Recurrent state (hybrid models; see engine/core/recurrent_state_manager.h).
+  /// The recurrent state slots, or null for a model without recurrent layers.
+  const RecurrentStateManager* states() const { return states_.get(); }
+  /// With recurrent layers and prefix caching: whether the step computing num_new_tokens of
+  /// `request` crosses a block boundary, and then the number of its new tokens after which the
+  /// state is to be checkpointed (the last boundary crossed) into request.checkpoint_slot (taken
+  /// now if the request has none; 0 when no slot is free). Marks the checkpoint pending.
+  int plan_checkpoint(Request& request, int num_new_tokens);
+  /// After the step ran: the planned checkpoint now holds the state at its boundary; registered
+  /// in the cache when `register_now` or when kCheckpointIntervalBlocks blocks passed since the
+  /// request's last one.
+  void checkpoint_written(Request& request, int after, bool register_now);
+  /// (source, destination) state slot copies for the next forward (source -1: zero), then clears them.
+  std::vector<std::pair<int, int>> take_pending_state_copies();
 
   /// Table entries (per group) to hold n tokens.
   int blocks_for(int num_tokens) const { return (num_tokens + block_size_ - 1) / block_size_; }
@@ -110,6 +137,9 @@ class KVCacheCoordinator {
   int block_size_;
   std::vector<std::unique_ptr<SingleTypeKVCacheManager>> managers_;  // per group
   std::vector<std::pair<int, int>> pending_copies_;
+  std::unique_ptr<RecurrentStateManager> states_;
+  std::vector<std::pair<int, int>> pending_state_copies_;
+  void register_checkpoint(Request& request);
   long long queries_ = 0, hits_ = 0;
 };
 

@@ -48,6 +48,11 @@ struct Request {
   std::vector<uint64_t> block_hashes;  ///< prefix-cache hash chain of its full blocks (the same in every group)
   int num_cached_blocks = 0;           ///< leading blocks registered in the prefix cache (every group)
   int num_preemptions = 0;
+  // Recurrent (Gated DeltaNet) layers' state slots (engine/core/recurrent_state_manager.h).
+  int state_slot = -1;                   ///< its live state (covering num_computed_tokens tokens); -1: none
+  int checkpoint_slot = -1;              ///< its rolling checkpoint: the state after checkpoint_tokens tokens
+  int checkpoint_tokens = 0;             ///< a block boundary; 0: the checkpoint slot holds nothing yet
+  int checkpoint_registered_tokens = 0;  ///< the deepest checkpoint it registered
 
   // Output side.
   std::mt19937_64 rng;

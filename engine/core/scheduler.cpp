@@ -42,7 +42,7 @@ void Scheduler::preempt(Request* request) {
   std::erase(running_, request);
   kv_.free(*request);
   request->status = RequestStatus::kPreempted;
-  request->num_computed_tokens = 0;  // recompute prompt + output so far when admitted again
+  request->num_computed_tokens = 0;  // recompute prompt + output so far (or from a checkpoint) when admitted again
   ++request->num_preemptions;
   ++num_preemptions_;
   insert_waiting(request);
@@ -125,13 +125,25 @@ SchedulerOutput Scheduler::schedule() {
     out.total_num_scheduled_tokens += num_new;
     budget -= num_new;
   }
+  // Recurrent layers: the requests whose step crosses a block boundary checkpoint their state there
+  // (planned after every preemption of this step, so only for requests that run).
+  for (ScheduledRequest& s : out.scheduled) s.checkpoint_after = kv_.plan_checkpoint(*s.request, s.num_new_tokens);
   out.blocks_to_copy = kv_.take_pending_copies();
+  out.state_copies = kv_.take_pending_state_copies();
   return out;
 }
 
 void Scheduler::update_after_step(const SchedulerOutput& out) {
-  // The blocks these tokens fill were registered in the prefix cache when they were allocated.
-  for (const auto& s : out.scheduled) s.request->num_computed_tokens += s.num_new_tokens;
+  // The blocks these tokens fill were registered in the prefix cache when they were allocated; a
+  // state checkpoint is registered at the end of a prompt (and every few blocks of a long one).
+  for (const auto& s : out.scheduled) {
+    Request& r = *s.request;
+    const int before = r.num_computed_tokens;
+    if (s.checkpoint_after > 0)
+      kv_.checkpoint_written(r, s.checkpoint_after,
+                             before < r.num_prompt_tokens() && before + s.num_new_tokens >= r.num_prompt_tokens());
+    r.num_computed_tokens += s.num_new_tokens;
+  }
 }
 
 }  // namespace pagedchat

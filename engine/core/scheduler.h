@@ -28,6 +28,9 @@ struct ScheduledRequest {
   Request* request;
   int num_new_tokens;  ///< tokens computed for it this step, from request->num_computed_tokens
   bool samples;        ///< this step reaches the end of its known tokens: a new token is sampled
+  /// Recurrent layers: > 0 when this step also writes the request's state after this many of its
+  /// new tokens (a block boundary) into its checkpoint slot.
+  int checkpoint_after = 0;
 };
 
 /// What one step runs: requests in batch order.
@@ -36,6 +39,8 @@ struct SchedulerOutput {
   int total_num_scheduled_tokens = 0;
   std::vector<Request*> preempted;                  ///< preempted while building this step
   std::vector<std::pair<int, int>> blocks_to_copy;  ///< copy-on-write (source, destination)
+  /// Recurrent state slots to copy before the forward, in order (source -1: zero the destination).
+  std::vector<std::pair<int, int>> state_copies;
 };
 
 struct SchedulerConfig {

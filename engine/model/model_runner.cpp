@@ -10,9 +10,9 @@ ModelRunner::ModelRunner(const LoadedModel& model, std::unique_ptr<kernels::Back
         for (const auto& f : model.files) f->release(p, n);  // packed: the file's pages can go
       }) {}
 
-void ModelRunner::allocate_kv_cache(int num_blocks, int block_size, kernels::KvDType dtype) {
+void ModelRunner::allocate_kv_cache(int num_blocks, int block_size, kernels::KvDType dtype, int num_state_slots) {
   cache_.reset();
-  cache_ = std::make_unique<KVCache>(model_.config(), num_blocks, block_size, dtype, backend_.get());
+  cache_ = std::make_unique<KVCache>(model_.config(), num_blocks, block_size, dtype, backend_.get(), num_state_slots);
 }
 
 void ModelRunner::profile_run(int num_tokens, int num_seqs, int max_model_len, int block_size, kernels::KvDType dtype) {
@@ -34,7 +34,10 @@ void ModelRunner::profile_run(int num_tokens, int num_seqs, int max_model_len, i
     b.seq_lens.push_back(seq_len);
     b.logits_indices.push_back(int(b.input_ids.size()) - 1);
   }
-  KVCache scratch(model_.config(), 1, block_size, dtype, backend_.get());
+  const bool recurrent = model_.config().num_recurrent_layers() > 0;
+  KVCache scratch(model_.config(), 1, block_size, dtype, backend_.get(), recurrent ? num_seqs : 0);
+  if (recurrent)
+    for (int r = 0; r < num_seqs; ++r) b.state_slots.push_back(r);
   // Every other group: the same padding slots and block-0 tables.
   b.extra_groups.assign(std::size_t(scratch.num_groups() - 1),
                         ForwardBatch::KVGroupTables{b.slot_mapping, b.block_tables, b.max_blocks_per_seq});
@@ -60,6 +63,9 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
   b.query_start_loc.clear();
   b.seq_lens.clear();
   b.logits_indices.clear();
+  b.state_slots.clear();
+  b.state_saves.clear();
+  b.state_copies = out.state_copies;
   b.extra_groups.resize(std::size_t(groups - 1));
   auto tables = [&](int g) -> std::pair<std::vector<int64_t>&, std::vector<int>&> {
     if (g == 0) return {b.slot_mapping, b.block_tables};
@@ -91,6 +97,10 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
     b.query_start_loc.push_back(int(b.input_ids.size()));
     b.seq_lens.push_back(end);
     if (s.samples) b.logits_indices.push_back(int(b.input_ids.size()) - 1);
+    if (kv.states()) {
+      b.state_slots.push_back(req.state_slot);
+      if (s.checkpoint_after > 0) b.state_saves.push_back({int(r), s.checkpoint_after, req.checkpoint_slot});
+    }
     ++r;
   }
 }

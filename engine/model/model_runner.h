@@ -21,8 +21,9 @@ class ModelRunner {
   ModelRunner(const LoadedModel& model, std::unique_ptr<kernels::Backend> backend,
               WeightDType dtype = WeightDType::kAuto);
 
-  /// The paged KV cache, in the backend's memory (throws what Backend::allocate throws).
-  void allocate_kv_cache(int num_blocks, int block_size, kernels::KvDType dtype);
+  /// The paged KV cache and, for a model with recurrent layers, its num_state_slots state slots,
+  /// in the backend's memory (throws what Backend::allocate throws).
+  void allocate_kv_cache(int num_blocks, int block_size, kernels::KvDType dtype, int num_state_slots = 0);
   /// vLLM's profile_run: one forward of the largest step the scheduler can make (num_tokens
   /// tokens over num_seqs requests, every one sampling, contexts of max_model_len) on a one-block
   /// scratch cache whose slots are padding, so the backend's workspaces reach their largest size

@@ -1,0 +1,227 @@
+// A hybrid model's recurrent state in the engine (Qwen3.5's Gated DeltaNet layers, on
+// ../shared/models/arch/qwen35-tiny.gguf): the same ids and the same logits bit for bit whether
+// a prompt is prefilled whole or in chunks of any size, alone or batched; a prompt that extends an
+// earlier one resumes from the state checkpoint at every block boundary and computes only what
+// follows; under preemption, with few state slots (checkpoints evicted), with n > 1 (forked
+// states) and after reset_prefix_cache. References: the same prompt alone on a fresh engine with
+// prefix caching off and the whole prompt in one step (itself checked against ik_llama.cpp's
+// golden in test_arch_golden).
+#include <QTest>
+
+#include <cstring>
+
+#include "arch_golden.h"
+#include "engine/llm_engine.h"
+#include "engine_test_utils.h"
+
+using namespace pagedchat;
+
+namespace {
+
+const QString kModel = "qwen35-tiny.gguf";
+
+EngineConfig config() {
+  EngineConfig c;
+  c.model = archtest::archPath(kModel).toStdString();
+  c.max_model_len = 160;
+  c.num_threads = 2;
+  c.kv_cache_dtype = KvCacheDType::kFloat32;
+  return c;
+}
+
+SamplingParams greedyLogprobs(int max_tokens) {
+  SamplingParams p = testutil::greedy(max_tokens);
+  p.ignore_eos = true;
+  p.logprobs = 5;
+  return p;
+}
+
+bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Ids and every logprob, bit for bit.
+bool identical(const CompletionOutput& got, const CompletionOutput& want, QString* why) {
+  if (got.token_ids != want.token_ids) {
+    *why = "token ids differ";
+    return false;
+  }
+  if (!got.logprobs || !want.logprobs || got.logprobs->size() != want.logprobs->size()) {
+    *why = "logprobs missing";
+    return false;
+  }
+  for (std::size_t i = 0; i < got.logprobs->size(); ++i) {
+    const auto &g = (*got.logprobs)[i], &w = (*want.logprobs)[i];
+    if (g.size() != w.size()) return *why = "logprob sizes differ", false;
+    for (auto gi = g.begin(), wi = w.begin(); gi != g.end(); ++gi, ++wi)
+      if (gi->first != wi->first || !sameBits(gi->second.logprob, wi->second.logprob)) {
+        *why = QString("token %1: logprob of id %2 %3 vs %4")
+                   .arg(i)
+                   .arg(gi->first)
+                   .arg(double(gi->second.logprob), 0, 'g', 9)
+                   .arg(double(wi->second.logprob), 0, 'g', 9);
+        return false;
+      }
+  }
+  return true;
+}
+
+// The prompt alone, whole, caching off.
+CompletionOutput reference(const std::vector<int>& ids, int max_tokens) {
+  EngineConfig c = config();
+  c.enable_prefix_caching = false;
+  LLMEngine engine(c);
+  engine.add_request("ref", ids, greedyLogprobs(max_tokens));
+  return testutil::runToCompletion(engine).at("ref").outputs.at(0);
+}
+
+std::vector<int> longPrompt() {
+  archtest::Golden g;
+  QString why;
+  if (!archtest::loadGolden(kModel, g, &why)) return {};
+  return g.prompts.at(2).prompt_ids;  // "long": 45 tokens
+}
+
+}  // namespace
+
+class TestHybridCache : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() { REQUIRE_MODEL_FILE(archtest::archPath(kModel)); }
+
+  // Prefill whole, in chunks of every size from 1 to 17 and 45, alone and batched with two other
+  // prompts: ids and logprobs bitwise the reference's.
+  void chunkedPrefillBitwise() {
+    const std::vector<int> ids = longPrompt();
+    QCOMPARE(int(ids.size()), 45);
+    const CompletionOutput want = reference(ids, 12);
+    const std::vector<int> other1(ids.begin() + 3, ids.begin() + 30), other2(ids.rbegin(), ids.rbegin() + 20);
+    const CompletionOutput want1 = reference(other1, 12), want2 = reference(other2, 12);
+    for (int chunk : {1, 2, 3, 4, 5, 7, 8, 13, 16, 17, 45}) {
+      for (bool batched : {false, true}) {
+        EngineConfig c = config();
+        c.long_prefill_token_threshold = chunk;
+        c.max_num_batched_tokens = std::max(chunk * 3, 4);
+        LLMEngine engine(c);
+        engine.add_request("a", ids, greedyLogprobs(12));
+        if (batched) {
+          engine.add_request("b", other1, greedyLogprobs(12));
+          engine.add_request("c", other2, greedyLogprobs(12));
+        }
+        const auto done = testutil::runToCompletion(engine);
+        QString why;
+        QVERIFY2(identical(done.at("a").outputs.at(0), want, &why),
+                 qPrintable(QString("chunk %1%2: %3").arg(chunk).arg(batched ? " batched" : "").arg(why)));
+        if (batched) {
+          QVERIFY2(identical(done.at("b").outputs.at(0), want1, &why), qPrintable(why));
+          QVERIFY2(identical(done.at("c").outputs.at(0), want2, &why), qPrintable(why));
+        }
+      }
+    }
+  }
+
+  // For every prefix length m of the long prompt: a request with the first m tokens registers
+  // the checkpoint at its last block boundary; a second request extending it resumes there
+  // (num_cached_tokens says so) and gives the reference's ids and logprobs bitwise.
+  void resumesFromEveryBoundary_data() {
+    QTest::addColumn<int>("block_size");
+    for (int bs : {1, 2, 3, 4, 16}) QTest::newRow(qPrintable(QString("block %1").arg(bs))) << bs;
+  }
+  void resumesFromEveryBoundary() {
+    QFETCH(int, block_size);
+    const std::vector<int> ids = longPrompt();
+    EngineConfig c = config();
+    c.block_size = block_size;
+    c.max_num_batched_tokens = 7;  // prefills in chunks that straddle the boundaries
+    LLMEngine engine(c);
+    for (int m = 2; m + 4 <= int(ids.size()); m += (block_size == 1 ? 5 : 3)) {
+      const std::vector<int> first(ids.begin(), ids.begin() + m), second(ids.begin(), ids.begin() + m + 4);
+      engine.add_request("first" + std::to_string(m), first, greedyLogprobs(1));
+      testutil::runToCompletion(engine);
+      engine.add_request("second" + std::to_string(m), second, greedyLogprobs(6));
+      const RequestOutput out = testutil::runToCompletion(engine).at("second" + std::to_string(m));
+      // The deepest checkpoint: the first request's prompt end (its finish is the same boundary or
+      // an earlier one, as it computed m tokens), unless an earlier request left a deeper one.
+      const int boundary = m / block_size * block_size;
+      QVERIFY2(
+          out.metrics.num_cached_tokens >= boundary,
+          qPrintable(
+              QString("m %1: resumed at %2, expected >= %3").arg(m).arg(out.metrics.num_cached_tokens).arg(boundary)));
+      QVERIFY(out.metrics.num_cached_tokens % block_size == 0 && out.metrics.num_cached_tokens < int(second.size()));
+      QString why;
+      QVERIFY2(identical(out.outputs.at(0), reference(second, 6), &why),
+               qPrintable(QString("m %1, resumed at %2: %3").arg(m).arg(out.metrics.num_cached_tokens).arg(why)));
+    }
+    const EngineStats s = engine.stats();
+    QVERIFY(s.num_state_checkpoints > 0);
+    QVERIFY(s.prefix_cache_hits > 0);
+    QVERIFY(engine.reset_prefix_cache());
+    QCOMPARE(engine.stats().num_state_checkpoints, 0);
+  }
+
+  // A chat's second turn (prompt = first prompt + reply + more) computes only the new tokens
+  // past the last block boundary of the first turn, and matches the reference.
+  void secondTurnComputesOnlyNewTokens() {
+    const std::vector<int> ids = longPrompt();
+    EngineConfig c = config();
+    LLMEngine engine(c);
+    engine.add_request("turn1", ids, greedyLogprobs(10));
+    const RequestOutput t1 = testutil::runToCompletion(engine).at("turn1");
+    std::vector<int> turn2 = ids;
+    turn2.insert(turn2.end(), t1.outputs[0].token_ids.begin(), t1.outputs[0].token_ids.end());
+    turn2.insert(turn2.end(), ids.begin(), ids.begin() + 7);
+    engine.add_request("turn2", turn2, greedyLogprobs(6));
+    const RequestOutput t2 = testutil::runToCompletion(engine).at("turn2");
+    // Turn 1 computed 45 + 9 tokens; its last boundary (block 16) is 48.
+    QCOMPARE(t2.metrics.num_cached_tokens, (45 + 9) / 16 * 16);
+    QString why;
+    QVERIFY2(identical(t2.outputs.at(0), reference(turn2, 6), &why), qPrintable(why));
+  }
+
+  // A KV cache and a state pool too small for the three requests at once: preemptions (each
+  // resumes from its own checkpoint or from zero), checkpoints evicted; outputs still the
+  // references'.
+  void underPressure() {
+    const std::vector<int> ids = longPrompt();
+    const std::vector<int> b(ids.begin() + 5, ids.end()), cc(ids.begin(), ids.begin() + 33);
+    EngineConfig c = config();
+    c.block_size = 4;
+    c.max_model_len = 64;
+    c.num_blocks = 20;
+    c.max_num_batched_tokens = 9;
+    c.num_state_slots = 6;
+    LLMEngine engine(c);
+    QCOMPARE(engine.engine_config().max_num_seqs, 3);
+    for (int round = 0; round < 2; ++round) {
+      engine.add_request("a" + std::to_string(round), ids, greedyLogprobs(16));
+      engine.add_request("b" + std::to_string(round), b, greedyLogprobs(16));
+      engine.add_request("c" + std::to_string(round), cc, greedyLogprobs(16));
+      const auto done = testutil::runToCompletion(engine);
+      QString why;
+      QVERIFY2(identical(done.at("a" + std::to_string(round)).outputs.at(0), reference(ids, 16), &why),
+               qPrintable(why));
+      QVERIFY2(identical(done.at("b" + std::to_string(round)).outputs.at(0), reference(b, 16), &why), qPrintable(why));
+      QVERIFY2(identical(done.at("c" + std::to_string(round)).outputs.at(0), reference(cc, 16), &why), qPrintable(why));
+    }
+    QVERIFY(engine.stats().num_preemptions > 0);
+    QCOMPARE(engine.stats().num_state_slots_held, 0);
+  }
+
+  // n = 3 greedy completions fork the prompt's state: each equals the reference.
+  void forkedStates() {
+    const std::vector<int> ids = longPrompt();
+    LLMEngine engine(config());
+    SamplingParams p = greedyLogprobs(8);
+    p.n = 3;
+    engine.add_request("n3", ids, p);
+    const RequestOutput out = testutil::runToCompletion(engine).at("n3");
+    QCOMPARE(int(out.outputs.size()), 3);
+    const CompletionOutput want = reference(ids, 8);
+    for (const CompletionOutput& o : out.outputs) {
+      QString why;
+      QVERIFY2(identical(o, want, &why), qPrintable(why));
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestHybridCache)
+#include "test_hybrid_cache.moc"
