@@ -30,6 +30,9 @@ class EngineMonitor : public QObject {
   Q_PROPERTY(int cachedBlocks READ cachedBlocks NOTIFY snapshotChanged)
   Q_PROPERTY(int sharedBlocks READ sharedBlocks NOTIFY snapshotChanged)
   Q_PROPERTY(qint64 numPreemptions READ numPreemptions NOTIFY snapshotChanged)
+  Q_PROPERTY(int stateSlots READ stateSlots NOTIFY snapshotChanged)
+  Q_PROPERTY(int stateSlotsHeld READ stateSlotsHeld NOTIFY snapshotChanged)
+  Q_PROPERTY(int stateCheckpoints READ stateCheckpoints NOTIFY snapshotChanged)
   /// Prompt tokens found in the prefix cache / prompt tokens looked up, or -1 before any lookup.
   Q_PROPERTY(double hitRate READ hitRate NOTIFY snapshotChanged)
   /// Unfinished requests: maps {requestId, pane (1.., 0 = none), server (sent through the app's
@@ -58,6 +61,11 @@ class EngineMonitor : public QObject {
   int cachedBlocks() const { return snap_.cachedBlocks; }
   int sharedBlocks() const { return snap_.sharedBlocks; }
   qint64 numPreemptions() const { return snap_.numPreemptions; }
+  /// Recurrent state slots of a hybrid model (0 without recurrent layers), those running chats
+  /// hold, and the prefix-cache checkpoints among them.
+  int stateSlots() const { return snap_.stateSlots; }
+  int stateSlotsHeld() const { return snap_.stateSlotsHeld; }
+  int stateCheckpoints() const { return snap_.stateCheckpoints; }
   double hitRate() const;
   QVariantList requests() const { return requests_; }
   QVariantList rateHistory() const;

@@ -15,6 +15,9 @@ EngineSnapshot makeEngineSnapshot(const pagedchat::LLMEngine& engine, const QStr
   snap.numGenerationTokens = s.num_generation_tokens;
   snap.numPromptTokens = s.num_prompt_tokens;
   snap.numPreemptions = s.num_preemptions;
+  snap.stateSlots = s.num_state_slots;
+  snap.stateSlotsHeld = s.num_state_slots_held;
+  snap.stateCheckpoints = s.num_state_checkpoints;
 
   QList<EngineRequestInfo> running, waiting;
   for (const QString& id : requestIds + serverIds) {

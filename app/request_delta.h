@@ -58,6 +58,9 @@ struct EngineSnapshot {
   qint64 numGenerationTokens = 0;
   qint64 numPromptTokens = 0;
   qint64 numPreemptions = 0;
+  int stateSlots = 0;                 ///< recurrent state slots (hybrid models; 0 without recurrent layers)
+  int stateSlotsHeld = 0;             ///< held by running requests (live and rolling checkpoint)
+  int stateCheckpoints = 0;           ///< prefix-cache checkpoints of the recurrent state
   QList<EngineRequestInfo> requests;  ///< unfinished requests, running first
   /// Per block: index into `requests` of the first running request holding it, or -1.
   QList<qint32> blockOwner;

@@ -106,6 +106,14 @@ std::string gib(std::size_t bytes) {
   return buf;
 }
 
+// MiB below 1 GiB (a small model's state slots), else GiB.
+std::string mib_or_gib(std::size_t bytes) {
+  if (bytes >= (1ull << 30)) return gib(bytes);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", double(bytes) / double(1ull << 20));
+  return buf;
+}
+
 }  // namespace
 
 struct LLMEngine::Impl {
@@ -251,14 +259,14 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
       // Each running sequence holds a live slot and at most a rolling checkpoint.
       m.config.max_num_seqs = std::max(1, state_slots / 2);
       m.warnings.push_back("max_num_seqs lowered to " + std::to_string(m.config.max_num_seqs) + ": " +
-                           std::to_string(state_slots) + " recurrent state slots of " + gib(slot_bytes) +
+                           std::to_string(state_slots) + " recurrent state slots of " + mib_or_gib(slot_bytes) +
                            " hold that many running sequences with their checkpoints");
       warn(m.config, m.warnings.back());
     }
     std::fprintf(stderr,
                  "pagedchat: recurrent state %s = %d slots of %s (%d Gated DeltaNet layers; a live state and a "
                  "rolling checkpoint per running sequence, the rest prefix-cache checkpoints)\n",
-                 gib(std::size_t(state_slots) * slot_bytes).c_str(), state_slots, gib(slot_bytes).c_str(),
+                 mib_or_gib(std::size_t(state_slots) * slot_bytes).c_str(), state_slots, mib_or_gib(slot_bytes).c_str(),
                  mc.num_recurrent_layers());
   }
   m.config.num_state_slots = state_slots;

@@ -823,6 +823,10 @@
         <source>server</source>
         <translation>server</translation>
     </message>
+    <message>
+        <source>Recurrent state: %1 slots · %2 held by running requests · %3 prefix-cache checkpoints</source>
+        <translation>Recurrent state: %1 slots · %2 held by running requests · %3 prefix-cache checkpoints</translation>
+    </message>
 </context>
 <context>
     <name>EngineWorker</name>

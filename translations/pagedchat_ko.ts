@@ -821,6 +821,10 @@
         <source>server</source>
         <translation>서버</translation>
     </message>
+    <message>
+        <source>Recurrent state: %1 slots · %2 held by running requests · %3 prefix-cache checkpoints</source>
+        <translation>순환 상태: 슬롯 %1개 · 실행 중인 요청이 %2개 사용 · 프리픽스 캐시 체크포인트 %3개</translation>
+    </message>
 </context>
 <context>
     <name>EngineWorker</name>

@@ -42,6 +42,17 @@ Pane {
             Accessible.name: text
         }
 
+        // Hybrid models (Qwen3.5): the recurrent layers' state slots and their checkpoints.
+        Label {
+            objectName: "engineStateSlots"
+            Layout.fillWidth: true
+            visible: view.monitor.stateSlots > 0
+            wrapMode: Text.Wrap
+            text: qsTr("Recurrent state: %1 slots · %2 held by running requests · %3 prefix-cache checkpoints")
+                  .arg(view.monitor.stateSlots).arg(view.monitor.stateSlotsHeld).arg(view.monitor.stateCheckpoints)
+            Accessible.name: text
+        }
+
         // Legend
         Flow {
             Layout.fillWidth: true

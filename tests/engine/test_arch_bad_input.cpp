@@ -124,6 +124,54 @@ class TestArchBadInput : public QObject {
     expectRefused("qwen3moe-tiny.gguf", e, {"blk.1.ffn_down_exps.weight", "missing"});
   }
 
+  // Qwen3.5 (hybrid Gated DeltaNet): the keys its layers need, consistent with its tensors.
+  void qwen35WithoutRopeSections() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "qwen35.rope.dimension_sections"; };
+    expectRefused("qwen35-tiny.gguf", e, {"qwen35.rope.dimension_sections"});
+  }
+
+  void qwen35InnerSizeNotPerHead() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "qwen35.ssm.inner_size"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("qwen35.ssm.inner_size", 250); };
+    expectRefused("qwen35-tiny.gguf", e, {"ssm.inner_size 250", "ssm.time_step_rank 4"});
+  }
+
+  void qwen35ValueHeadsNotMultipleOfKeyHeads() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "qwen35.ssm.group_count"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("qwen35.ssm.group_count", 3); };
+    expectRefused("qwen35-tiny.gguf", e, {"ssm.time_step_rank 4", "ssm.group_count 3"});
+  }
+
+  // A state size that does not match the head counts: the fused projection's shape says so.
+  void qwen35StateSizeMismatch() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "qwen35.ssm.state_size"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("qwen35.ssm.state_size", 32); };
+    expectRefused("qwen35-tiny.gguf", e, {"blk.0.attn_qkv.weight", "shape"});
+  }
+
+  void qwen35WithoutConvKernel() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "qwen35.ssm.conv_kernel"; };
+    expectRefused("qwen35-tiny.gguf", e, {"qwen35.ssm.conv_kernel"});
+  }
+
+  void qwen35MissingDecay() {
+    Edit e;
+    e.drop_tensor = "blk.1.ssm_a";
+    expectRefused("qwen35-tiny.gguf", e, {"blk.1.ssm_a", "missing"});
+  }
+
+  // nextn_predict_layers 1: the last block is the MTP block, whose tensors this file lacks.
+  void qwen35MissingMtpTensor() {
+    Edit e;
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("qwen35.nextn_predict_layers", 1); };
+    expectRefused("qwen35-tiny.gguf", e, {"blk.3.nextn.", "missing"});
+  }
+
   void missingRouter() {
     Edit e;
     e.drop_tensor = "blk.2.ffn_gate_inp.weight";

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "arch_golden.h"
+#include "engine/entrypoints/openai/metrics.h"
 #include "engine/llm_engine.h"
 #include "engine_test_utils.h"
 
@@ -154,6 +155,14 @@ class TestHybridCache : public QObject {
     const EngineStats s = engine.stats();
     QVERIFY(s.num_state_checkpoints > 0);
     QVERIFY(s.prefix_cache_hits > 0);
+    QCOMPARE(s.num_state_slots_held, 0);  // nothing runs
+    // /metrics reports the slots by use.
+    const std::string m = openai::ServerMetrics("q").render(s);
+    QVERIFY2(m.find("pagedchat:recurrent_state_slots{model_name=\"q\",use=\"checkpoint\"} " +
+                    std::to_string(s.num_state_checkpoints) + "\n") != std::string::npos,
+             m.c_str());
+    QVERIFY(m.find("use=\"free\"} " + std::to_string(s.num_state_slots - s.num_state_checkpoints) + "\n") !=
+            std::string::npos);
     QVERIFY(engine.reset_prefix_cache());
     QCOMPARE(engine.stats().num_state_checkpoints, 0);
   }

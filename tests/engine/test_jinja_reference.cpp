@@ -29,6 +29,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/loader/gguf/gguf_tokenizer.h"
 #include "engine/text/jinja/jinja.h"
 #include "test_paths.h"
 
@@ -188,13 +190,17 @@ class TestJinjaReference : public QObject {
     for (const QString& d : QDir(testpaths::modelFile("arch")).entryList({"*-hf"}, QDir::Dirs)) {
       templates.push_back({"arch/" + d + "/tokenizer_config.json", {}, {}});
     }
+    // Qwen3.5's template as the GGUF carries it (reasoning, tools in its XML form).
+    templates.push_back({"arch/qwen35-tiny.gguf", std::nullopt, "<|im_end|>"});
     const QStringList fixtures = QDir(sourceDir() + "/tests/data/chat").entryList({"*.json"}, QDir::Files, QDir::Name);
     QVERIFY2(fixtures.size() >= 15, "tests/data/chat holds the conversation fixtures");
     std::vector<Case> cases;
     for (Real& r : templates) {
       const QString path = testpaths::modelFile(r.file);
       REQUIRE_MODEL_FILE(path);
-      std::string tmpl = readFile(path);
+      std::string tmpl = r.file.endsWith(".gguf")
+                             ? pagedchat::read_gguf_chat_template(pagedchat::GgufFile::open(path.toStdString()))
+                             : readFile(path);
       if (r.file.endsWith(".json")) {
         const ojson config = ojson::parse(tmpl);
         tmpl = chatTemplateOf(config);
@@ -208,6 +214,11 @@ class TestJinjaReference : public QObject {
           if (r.eos) ctx["eos_token"] = *r.eos;
           ctx["add_generation_prompt"] = agp;
           cases.push_back({r.file.toStdString() + " x " + f.toStdString() + (agp ? " +gen" : ""), tmpl, ctx});
+          if (r.file.endsWith(".gguf")) {  // reasoning off too
+            ctx["enable_thinking"] = false;
+            cases.push_back(
+                {r.file.toStdString() + " x " + f.toStdString() + (agp ? " +gen" : "") + " -think", tmpl, ctx});
+          }
         }
       }
     }

@@ -124,6 +124,15 @@ std::string ServerMetrics::render(const EngineStats& s) const {
       << (gs.sliding_window > 0 ? "sliding_window" : "full_attention") << "\",sliding_window=\"" << gs.sliding_window
       << "\",layers=\"" << gs.num_layers << "\"} " << gs.num_blocks_in_use << "\n";
   }
+  if (s.num_state_slots > 0) {
+    // Hybrid models: the recurrent layers' state slots (engine/core/recurrent_state_manager.h).
+    header(o, "pagedchat:recurrent_state_slots", "gauge",
+           "Recurrent state slots of a hybrid model by use: held by running requests, prefix-cache checkpoints, free.");
+    o << "pagedchat:recurrent_state_slots{" << l << ",use=\"held\"} " << s.num_state_slots_held << "\n";
+    o << "pagedchat:recurrent_state_slots{" << l << ",use=\"checkpoint\"} " << s.num_state_checkpoints << "\n";
+    o << "pagedchat:recurrent_state_slots{" << l << ",use=\"free\"} "
+      << s.num_state_slots - s.num_state_slots_held - s.num_state_checkpoints << "\n";
+  }
   sample("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.",
          to_string(s.prefix_cache_queries));
   sample("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.",

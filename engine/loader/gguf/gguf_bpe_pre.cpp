@@ -60,6 +60,8 @@ const std::map<std::string, std::vector<std::string>>& expressions() {
     {"JAIS", {"'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"}},
     {"STABLELM2", {"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}},
     {"QWEN2", {"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}},
+    // Qwen3.5's tokenizer.json: as QWEN2, but letters absorb combining marks (\\p{M}).
+    {"QWEN35", {"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}},
     {"PORO", {" ?[^(\\s|.,!?…。，、।۔،)]+"}},
     {"BLOOM", {" ?[^(\\s|.,!?…。，、।۔،)]+"}},
     {"GPT3_FINNISH", {" ?[^(\\s|.,!?…。，、।۔،)]+"}},
@@ -110,6 +112,7 @@ constexpr Name kNames[] = {
     {"refact", "REFACT", false, false, true, false, false},
     {"command-r", "COMMAND_R", false, false, false, false, false},
     {"qwen2", "QWEN2", false, false, false, false, true},
+    {"qwen35", "QWEN35", false, false, false, false, true},
     {"deepseek-r1-qwen", "QWEN2", false, false, false, false, true},
     {"stablelm2", "STABLELM2", false, false, true, false, false},
     {"olmo", "OLMO", false, false, true, false, false},
