@@ -62,6 +62,10 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
       }
       if (lw.gate_proj || lw.up_proj || lw.down_proj)
         fail(at + "dense MLP weights given on a mixture-of-experts layer");
+      if (c.moe.shared_expert_intermediate_size > 0 &&
+          (!lw.moe.shared_gate || !lw.moe.shared_up || !lw.moe.shared_down ||
+           (c.moe.shared_expert_gated && !lw.moe.shared_gate_inp)))
+        fail(at + "the shared expert's weights are missing");
     } else {
       for (const auto& [p, name] : {std::pair<bool, const char*>{bool(lw.gate_proj), "gate_proj"},
                                     {bool(lw.down_proj), "down_proj"},

@@ -366,7 +366,7 @@ class CpuBackend final : public kernels::Backend {
 
   void gated_delta_net(float* out, const float* proj, const kernels::GatedDeltaNetSpec& spec,
                        const kernels::DeltaNetSequence* seqs, int num_seqs) override {
-    cpu::gated_delta_net(pool_, out, proj, spec, seqs, num_seqs, delta_net_scratch_);
+    cpu::gated_delta_net(pool_, k_, out, proj, spec, seqs, num_seqs, delta_net_scratch_);
   }
 
   void sigmoid_mul(float* x, const float* gate, int64_t gate_stride, int T, int n) override {

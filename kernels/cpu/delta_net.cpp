@@ -30,8 +30,9 @@ void l2_normalize(float* x, int n, float eps) {
 
 }  // namespace
 
-void gated_delta_net(ThreadPool& pool, float* out, const float* proj, const kernels::GatedDeltaNetSpec& spec,
-                     const kernels::DeltaNetSequence* seqs, int num_seqs, std::vector<float>& scratch) {
+void gated_delta_net(ThreadPool& pool, const IsaKernels& isa, float* out, const float* proj,
+                     const kernels::GatedDeltaNetSpec& spec, const kernels::DeltaNetSequence* seqs, int num_seqs,
+                     std::vector<float>& scratch) {
   const int C = spec.conv_dim(), V = spec.value_dim(), K = spec.conv_kernel, nk = spec.num_k_heads,
             nv = spec.num_v_heads, dk = spec.head_k_dim, dv = spec.head_v_dim, width = spec.proj_width();
   const int64_t conv_floats = int64_t(K - 1) * C;
@@ -96,13 +97,7 @@ void gated_delta_net(ThreadPool& pool, float* out, const float* proj, const kern
         const float beta = 1.0f / (1.0f + std::exp(-pr[C + V + j]));
         const float g = a * softplus(pr[C + V + nv + j] + dt_bias);
         const float decay = std::exp(std::min(g, 50.0f));
-        for (int r = 0; r < dv; ++r) {
-          float* Sr = S + int64_t(r) * dk;
-          for (int i = 0; i < dk; ++i) Sr[i] *= decay;
-          const float delta = beta * (v[r] - dot(Sr, k, dk));
-          for (int i = 0; i < dk; ++i) Sr[i] = std::min(std::max(Sr[i] + delta * k[i], -1e6f), 1e6f);
-          o[std::size_t(r)] = dot(Sr, q, dk) * scale;
-        }
+        isa.delta_rule_step(S, k, q, v, decay, beta, scale, dv, dk, o.data());
         if (sq.save_to && t + 1 == sq.save_after)
           std::memcpy(sq.save_to + conv_floats + int64_t(j) * dv * dk, S, sizeof(float) * std::size_t(dv) * dk);
         // rms_norm(o) * norm * silu(z)

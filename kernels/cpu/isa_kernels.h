@@ -117,6 +117,9 @@ struct IsaKernels {
   void (*scale)(float* x, float s, int64_t n) = nullptr;
   void (*softcap)(float* x, float cap, int64_t n) = nullptr;
   void (*axpy)(float* x, float w, const float* y, int64_t n) = nullptr;
+  /// One token of the gated delta rule for one value head (rowwise_impl.inc's delta_rule_step_entry).
+  void (*delta_rule_step)(float* S, const float* k, const float* q, const float* v, float decay, float beta,
+                          float scale, int dv, int dk, float* o) = nullptr;
 };
 
 /// The table for `isa` (which must be supported by this CPU and compiled in: on non-x86 builds

@@ -99,6 +99,7 @@ struct Workspace {
   Scratch gate_up, hidden;                                      // MLPs: [T, 2 * width], [T, width]
   Scratch router_logits, expert_in, expert_out, rows, weights;  // mixture of experts
   Scratch gate;                                                 // attention output gate: [T, q]
+  Scratch shared_out;                                           // a shared expert's output: [T, hidden]
   Scratch proj, mixed;                                          // Gated DeltaNet: [T, proj_width], [T, value_dim]
 };
 

@@ -26,11 +26,20 @@ MoeMlp::MoeMlp(WeightPacker& packer, const MoeWeights& w, int hidden, const MoeC
     x.down = packer.pack({{w.down[e], hidden, "down"}}, ef, at);
     experts_.push_back(std::move(x));
   }
+  if (const int sf = moe.shared_expert_intermediate_size; sf > 0) {
+    shared_ = std::make_unique<GatedMlp>(packer, w.shared_gate, w.shared_up, w.shared_down, hidden, sf, act,
+                                         where + "shared expert: ");
+    if (moe.shared_expert_gated) {
+      const std::vector<kernels::WeightPart> g{{w.shared_gate_inp, 1, kernels::DType::kF32, kernels::DType::kF32}};
+      shared_gate_inp_ = packer.backend().pack_weights(g, hidden);
+    }
+  }
 }
 
 std::size_t MoeMlp::packed_bytes() const {
   std::size_t n = router_->bytes;
   for (const Expert& e : experts_) n += e.gate_up->bytes + e.down->bytes;
+  if (shared_) n += shared_->packed_bytes() + (shared_gate_inp_ ? shared_gate_inp_->bytes : 0);
   return n;
 }
 
@@ -123,6 +132,20 @@ void MoeMlp::forward(kernels::Backend& ops, Workspace& ws, float* y, const float
     ops.grouped_linear(ye, he, down, group_offsets.data());
     ops.scatter_add_rows(y, ye, rows + base, weights + base, n, dim);
   }
+  if (!shared_) return;
+  // The shared expert on every token, weighted by its sigmoid gate (1 when ungated).
+  float* ys = ws.shared_out.get<float>(ops, std::size_t(T) * dim);
+  shared_->forward(ops, ws, ys, x, T);
+  shared_weights_.assign(std::size_t(T), 1.0f);
+  if (shared_gate_inp_) {
+    float* g = ws.router_logits.get<float>(ops, std::size_t(T));
+    ops.linear(g, x, *shared_gate_inp_, T);
+    ops.copy_to_host(shared_weights_.data(), g, std::size_t(T) * sizeof(float));
+    for (float& v : shared_weights_) v = 1.0f / (1.0f + std::exp(-v));
+  }
+  identity_rows_.resize(std::size_t(T));
+  for (int t = 0; t < T; ++t) identity_rows_[std::size_t(t)] = t;
+  ops.scatter_add_rows(y, ys, ws.rows.upload(ops, identity_rows_), ws.weights.upload(ops, shared_weights_), T, dim);
 }
 
 }  // namespace pagedchat::layers

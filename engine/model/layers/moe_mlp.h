@@ -6,7 +6,10 @@
 // expert and matrix, every routed expert in one Backend::grouped_linear call (vLLM's fused_moe
 // groups tokens by expert the same way; llama.cpp's mul_mat_id), and scatter_add_rows adds the weighted outputs back in
 // expert order, so a token's result is the same whatever else is in the batch. Sources: transformers
-// modeling_qwen3_moe.py (Qwen3MoeSparseMoeBlock), llama.cpp's llm_build_moe_ffn.
+// modeling_qwen3_moe.py (Qwen3MoeSparseMoeBlock), llama.cpp's llm_build_moe_ffn. A shared expert
+// (MoeConfig::shared_expert_intermediate_size; Qwen2-MoE, Qwen3.5-MoE) runs on every token and is
+// added with the per-token gate sigmoid(x · shared_gate_inp) (transformers modeling_qwen2_moe.py
+// Qwen2MoeSparseMoeBlock; ik_llama.cpp's llm_build_std_moe_ffn with ffn_gate_inp_shexp).
 #pragma once
 
 #include <memory>
@@ -14,6 +17,7 @@
 #include <vector>
 
 #include "engine/config.h"
+#include "engine/model/layers/gated_mlp.h"
 #include "engine/model/layers/layer_common.h"
 
 namespace pagedchat::layers {
@@ -41,10 +45,14 @@ class MoeMlp {
   MlpActivation act_;
   std::unique_ptr<kernels::PackedWeights> router_;
   std::vector<Expert> experts_;
+  std::unique_ptr<GatedMlp> shared_;                         // the shared expert, if any
+  std::unique_ptr<kernels::PackedWeights> shared_gate_inp_;  // [1, hidden] float32, if gated
   // Host-side routing state, reused across steps.
   std::vector<float> logits_host_, zeros_;
   std::vector<std::vector<int>> rows_by_expert_;
   std::vector<std::vector<float>> weights_by_expert_;
+  std::vector<float> shared_weights_;
+  std::vector<int> identity_rows_;
 };
 
 }  // namespace pagedchat::layers
