@@ -158,7 +158,13 @@ void KVCacheCoordinator::cache_blocks(Request& r, int num_computed_tokens) {
 
 int KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_tokens) {
   if (!states_ || !states_->caching_enabled() || r.state_slot < 0) return 0;
-  const int boundary = (r.num_computed_tokens + num_new_tokens) / block_size_ * block_size_;
+  const int end = r.num_computed_tokens + num_new_tokens;
+  int boundary = end / block_size_ * block_size_;
+  // The step that ends the prompt keeps the deepest boundary a request with this very prompt can
+  // resume from (one token must be left to compute): a regenerate hits it. Later turns resume
+  // from the checkpoint the request registers when it finishes.
+  if (r.num_computed_tokens < r.num_prompt_tokens() && end >= r.num_prompt_tokens() && boundary == r.num_prompt_tokens())
+    boundary -= block_size_;
   if (boundary <= r.num_computed_tokens || boundary <= r.checkpoint_registered_tokens) return 0;
   if (r.checkpoint_slot < 0) {
     const std::optional<int> slot = states_->allocate();

@@ -95,7 +95,9 @@ class KVCacheCoordinator {
   /// With recurrent layers and prefix caching: whether the step computing num_new_tokens of
   /// `request` crosses a block boundary, and then the number of its new tokens after which the
   /// state is to be checkpointed (the last boundary crossed) into request.checkpoint_slot (taken
-  /// now if the request has none; 0 when no slot is free). Marks the checkpoint pending.
+  /// now if the request has none; 0 when no slot is free). The step that ends the prompt on a
+  /// block boundary checkpoints the boundary before it (what a request with the same prompt, a
+  /// regenerate, can resume from). Marks the checkpoint pending.
   int plan_checkpoint(Request& request, int num_new_tokens);
   /// After the step ran: the planned checkpoint now holds the state at its boundary; registered
   /// in the cache when `register_now` or when kCheckpointIntervalBlocks blocks passed since the

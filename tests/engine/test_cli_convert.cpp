@@ -143,6 +143,16 @@ class TestCliConvert : public QObject {
     QVERIFY(runCli({"convert", "--model", "/no/such", "--to", "hf", "--out", tmp_.filePath("y")}, nullptr, &err) != 0);
     QVERIFY(err.contains("/no/such"));
   }
+
+  // Qwen3.5's Gated DeltaNet layers have no writer yet: said so, nothing written.
+  void hybridModelRefused() {
+    const QString q35 = testpaths::modelFile("arch/qwen35-tiny.gguf");
+    REQUIRE_MODEL_FILE(q35);
+    QByteArray err;
+    QVERIFY(runCli({"convert", "--model", q35, "--to", "gguf", "--out", tmp_.filePath("q35.gguf")}, nullptr, &err) != 0);
+    QVERIFY2(err.contains("qwen35") && err.contains("not supported yet"), err.constData());
+    QVERIFY(!QFile::exists(tmp_.filePath("q35.gguf")));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCliConvert)

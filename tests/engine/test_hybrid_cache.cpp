@@ -140,9 +140,10 @@ class TestHybridCache : public QObject {
       testutil::runToCompletion(engine);
       engine.add_request("second" + std::to_string(m), second, greedyLogprobs(6));
       const RequestOutput out = testutil::runToCompletion(engine).at("second" + std::to_string(m));
-      // The deepest checkpoint: the first request's prompt end (its finish is the same boundary or
-      // an earlier one, as it computed m tokens), unless an earlier request left a deeper one.
-      const int boundary = m / block_size * block_size;
+      // The deepest checkpoint: the first request's prompt end — its last boundary before the
+      // prompt's last token (what a regenerate of it can use too; it computed only its prompt) —
+      // unless an earlier request left a deeper one.
+      const int boundary = (m - 1) / block_size * block_size;
       QVERIFY2(
           out.metrics.num_cached_tokens >= boundary,
           qPrintable(
@@ -213,6 +214,42 @@ class TestHybridCache : public QObject {
     }
     QVERIFY(engine.stats().num_preemptions > 0);
     QCOMPARE(engine.stats().num_state_slots_held, 0);
+  }
+
+  // The same prompt again (regenerate), for prompt lengths on and off a block boundary: it
+  // resumes from the prompt's checkpoint, one block short of the end at most, and matches.
+  void regenerateResumes() {
+    const std::vector<int> ids = longPrompt();
+    EngineConfig c = config();
+    c.block_size = 4;
+    LLMEngine engine(c);
+    for (int len : {44, 45, 42}) {
+      const std::vector<int> p(ids.begin(), ids.begin() + len);
+      engine.add_request("first", p, greedyLogprobs(3));
+      testutil::runToCompletion(engine);
+      engine.add_request("again", p, greedyLogprobs(6));
+      const RequestOutput out = testutil::runToCompletion(engine).at("again");
+      QCOMPARE(out.metrics.num_cached_tokens, (len - 1) / 4 * 4);
+      QString why;
+      QVERIFY2(identical(out.outputs.at(0), reference(p, 6), &why), qPrintable(why));
+    }
+  }
+
+  // "Send to all": the same prompt to three requests before one step; the later ones find the
+  // first's KV blocks registered but no checkpoint yet, so they compute on their own; all three
+  // equal the reference.
+  void sameStepSameprompt() {
+    const std::vector<int> ids = longPrompt();
+    EngineConfig c = config();
+    c.max_num_batched_tokens = 160;
+    LLMEngine engine(c);
+    for (const char* id : {"p1", "p2", "p3"}) engine.add_request(id, ids, greedyLogprobs(8));
+    const auto done = testutil::runToCompletion(engine);
+    const CompletionOutput want = reference(ids, 8);
+    for (const char* id : {"p1", "p2", "p3"}) {
+      QString why;
+      QVERIFY2(identical(done.at(id).outputs.at(0), want, &why), qPrintable(QString(id) + ": " + why));
+    }
   }
 
   // n = 3 greedy completions fork the prompt's state: each equals the reference.

@@ -197,6 +197,9 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   auto refuse = [&](const std::string& why) {
     throw std::runtime_error("cannot write '" + dir + "' as a Hugging Face folder: " + why);
   };
+  if (c.num_recurrent_layers() > 0 || c.attn_output_gate || c.nextn_predict_layers > 0)
+    refuse("converting " + c.architecture +
+           " models (Gated DeltaNet layers, gated attention, MTP blocks) is not supported yet; use the file as it is");
   // The transformers class of the family, and what its config.json can say.
   const ModelFamily* fam = find_family_by_gguf_name(c.architecture);
   if (!fam || fam->hf_classes.empty()) refuse("architecture '" + c.architecture + "' has no transformers class here");
