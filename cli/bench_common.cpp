@@ -26,6 +26,10 @@ void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_f
   cmd->add_option("--kv-cache-bytes", e.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
   cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
   cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");
+  cmd->add_option(
+      "--num-state-slots", e.num_state_slots,
+      "hybrid models (Qwen3.5): recurrent state slots, one per running sequence plus one checkpoint each, the "
+      "rest prefix-cache checkpoints (default 0: 2 * max-num-seqs + 16 within 1/8 of memory)");
   cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
   add_dtype_options(cmd, e);

@@ -131,6 +131,10 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--kv-cache-bytes", opt->engine.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
   cmd->add_option("--block-size", opt->engine.block_size, "tokens per KV-cache block (default 16)");
   cmd->add_option("--max-num-seqs", opt->engine.max_num_seqs, "most requests running at once (default 64)");
+  cmd->add_option(
+      "--num-state-slots", opt->engine.num_state_slots,
+      "hybrid models (Qwen3.5): recurrent state slots, one per running sequence plus one checkpoint each, the "
+      "rest prefix-cache checkpoints (default 0: 2 * max-num-seqs + 16 within 1/8 of memory)");
   cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens,
                   "token budget of one step (default 512)");
   cmd->add_option("--max-body-bytes", opt->server.max_body_bytes,

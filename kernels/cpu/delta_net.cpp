@@ -14,7 +14,6 @@ namespace pagedchat::cpu {
 
 namespace {
 
-inline float silu(float x) { return x / (1.0f + std::exp(-x)); }
 inline float softplus(float x) { return x > 20.0f ? x : std::log1p(std::exp(x)); }
 
 float dot(const float* a, const float* b, int n) {
@@ -41,34 +40,51 @@ void gated_delta_net(ThreadPool& pool, const IsaKernels& isa, float* out, const 
   if (scratch.size() < std::size_t(T) * C) scratch.resize(std::size_t(T) * C);
   float* x = scratch.data();  // [T, C]: silu(conv(qkv)), q and k heads then L2-normalised
 
-  // 1. Causal depthwise conv per (sequence, channel range): out_t[c] = sum_i w[c][i] xx[t + i]
-  // over xx = [conv state (K - 1 rows); the sequence's qkv rows]; then the new conv state.
-  const int64_t channel_chunk = 64;
-  const int64_t chunks_per_seq = (C + channel_chunk - 1) / channel_chunk;
-  pool.parallel_chunks(int64_t(num_seqs) * chunks_per_seq, 1, [&](int64_t b, int64_t e, int) {
-    std::vector<float> window(static_cast<std::size_t>(K), 0.0f);
+  // 1. Causal depthwise conv: x_t[c] = silu(sum_i w[c][i] xx[t + i][c]) over xx = [conv state
+  // (K - 1 rows); the sequence's qkv rows], a row of channels at a time (the taps transposed to
+  // [K][C] so the inner loop runs along a row), on the pool in pieces of one sequence's tokens.
+  std::vector<float> taps(std::size_t(K) * C), ones(std::size_t(C), 1.0f);
+  for (int c = 0; c < C; ++c)
+    for (int i = 0; i < K; ++i) taps[std::size_t(i) * C + c] = spec.conv1d[int64_t(c) * K + i];
+  const int64_t token_chunk = 16;
+  std::vector<int64_t> first_item(std::size_t(num_seqs) + 1, 0);
+  for (int s = 0; s < num_seqs; ++s)
+    first_item[std::size_t(s) + 1] = first_item[std::size_t(s)] + (seqs[s].len + token_chunk - 1) / token_chunk;
+  pool.parallel_chunks(first_item.back(), 1, [&](int64_t b, int64_t e, int) {
     for (int64_t item = b; item < e; ++item) {
-      const kernels::DeltaNetSequence& sq = seqs[item / chunks_per_seq];
-      const int c0 = int(item % chunks_per_seq * channel_chunk), c1 = std::min<int>(C, c0 + int(channel_chunk));
-      float* conv_state = sq.state;  // [K - 1][C]
-      for (int c = c0; c < c1; ++c) {
-        const float* w = spec.conv1d + int64_t(c) * K;
-        for (int i = 0; i < K - 1; ++i) window[std::size_t(i)] = conv_state[int64_t(i) * C + c];
-        for (int t = 0; t < sq.len; ++t) {
-          const int row = sq.start + t;
-          window[std::size_t(K - 1)] = proj[int64_t(row) * width + c];
-          float acc = 0.0f;
-          for (int i = 0; i < K; ++i) acc += w[i] * window[std::size_t(i)];
-          x[int64_t(row) * C + c] = silu(acc);
-          // The checkpoint's conv state: the K - 1 inputs up to token save_after - 1.
-          if (sq.save_to && t + 1 == sq.save_after)
-            for (int i = 1; i < K; ++i) sq.save_to[int64_t(i - 1) * C + c] = window[std::size_t(i)];
-          for (int i = 0; i + 1 < K; ++i) window[std::size_t(i)] = window[std::size_t(i) + 1];
+      const int s = int(std::upper_bound(first_item.begin(), first_item.end(), item) - first_item.begin()) - 1;
+      const kernels::DeltaNetSequence& sq = seqs[s];
+      const int t0 = int((item - first_item[std::size_t(s)]) * token_chunk),
+                t1 = std::min<int>(sq.len, t0 + int(token_chunk));
+      for (int t = t0; t < t1; ++t) {
+        float* dst = x + int64_t(sq.start + t) * C;
+        std::fill(dst, dst + C, 0.0f);
+        for (int i = 0; i < K; ++i) {
+          const int src_t = t - (K - 1) + i;  // < 0: from the conv state
+          const float* src = src_t < 0 ? sq.state + int64_t(src_t + K - 1) * C
+                                       : proj + int64_t(sq.start + src_t) * width;
+          const float* w = taps.data() + std::size_t(i) * C;
+          for (int c = 0; c < C; ++c) dst[c] += w[c] * src[c];
         }
-        for (int i = 0; i < K - 1; ++i) conv_state[int64_t(i) * C + c] = window[std::size_t(i)];
+        isa.silu_and_mul(dst, dst, ones.data(), C);
       }
     }
   });
+  // The conv state after the step, and a checkpoint's: the K - 1 inputs up to that token.
+  for (int s = 0; s < num_seqs; ++s) {
+    const kernels::DeltaNetSequence& sq = seqs[s];
+    auto inputs_before = [&](int n, float* to) {  // the K - 1 inputs ending at token n - 1
+      std::vector<float> rows(std::size_t(K - 1) * C);
+      for (int i = 0; i < K - 1; ++i) {
+        const int src_t = n - (K - 1) + i;
+        const float* src = src_t < 0 ? sq.state + int64_t(src_t + K - 1) * C : proj + int64_t(sq.start + src_t) * width;
+        std::copy(src, src + C, rows.begin() + int64_t(i) * C);
+      }
+      std::copy(rows.begin(), rows.end(), to);
+    };
+    if (sq.save_to && sq.save_after > 0) inputs_before(sq.save_after, sq.save_to);
+    if (sq.len > 0) inputs_before(sq.len, sq.state);
+  }
 
   // 2. q and k heads L2-normalised, per token.
   for (int s = 0; s < num_seqs; ++s)
@@ -103,7 +119,8 @@ void gated_delta_net(ThreadPool& pool, const IsaKernels& isa, float* out, const 
         // rms_norm(o) * norm * silu(z)
         const float inv = 1.0f / std::sqrt(dot(o.data(), o.data(), dv) / float(dv) + spec.norm_eps);
         float* dst = out + int64_t(row) * V + int64_t(j) * dv;
-        for (int r = 0; r < dv; ++r) dst[r] = o[std::size_t(r)] * inv * spec.norm[r] * silu(z[r]);
+        for (int r = 0; r < dv; ++r) o[std::size_t(r)] = o[std::size_t(r)] * inv * spec.norm[r];
+        isa.silu_and_mul(dst, z, o.data(), dv);
       }
     }
   });
