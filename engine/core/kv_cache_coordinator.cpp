@@ -163,7 +163,8 @@ int KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_tokens) {
   // The step that ends the prompt keeps the deepest boundary a request with this very prompt can
   // resume from (one token must be left to compute): a regenerate hits it. Later turns resume
   // from the checkpoint the request registers when it finishes.
-  if (r.num_computed_tokens < r.num_prompt_tokens() && end >= r.num_prompt_tokens() && boundary == r.num_prompt_tokens())
+  if (r.num_computed_tokens < r.num_prompt_tokens() && end >= r.num_prompt_tokens() &&
+      boundary == r.num_prompt_tokens())
     boundary -= block_size_;
   if (boundary <= r.num_computed_tokens || boundary <= r.checkpoint_registered_tokens) return 0;
   if (r.checkpoint_slot < 0) {

@@ -149,7 +149,8 @@ class TestCliConvert : public QObject {
     const QString q35 = testpaths::modelFile("arch/qwen35-tiny.gguf");
     REQUIRE_MODEL_FILE(q35);
     QByteArray err;
-    QVERIFY(runCli({"convert", "--model", q35, "--to", "gguf", "--out", tmp_.filePath("q35.gguf")}, nullptr, &err) != 0);
+    QVERIFY(runCli({"convert", "--model", q35, "--to", "gguf", "--out", tmp_.filePath("q35.gguf")}, nullptr, &err) !=
+            0);
     QVERIFY2(err.contains("qwen35") && err.contains("not supported yet"), err.constData());
     QVERIFY(!QFile::exists(tmp_.filePath("q35.gguf")));
   }
