@@ -92,8 +92,11 @@ int run_chat(ChatOptions& opt) {
     if (interactive) std::cerr << "> " << std::flush;
     if (!std::getline(std::cin, line)) break;
     if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line == "/exit") break;
-    if (line == "/reset") {
+    // Commands may carry spaces around them ("/reset " typed with a trailing space).
+    const std::size_t first = line.find_first_not_of(" \t"), last = line.find_last_not_of(" \t");
+    const std::string command = first == std::string::npos ? std::string() : line.substr(first, last - first + 1);
+    if (command == "/exit") break;
+    if (command == "/reset") {
       history.clear();
       std::cerr << "[conversation reset]\n";
       continue;

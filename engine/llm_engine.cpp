@@ -44,6 +44,7 @@ void check_config(const EngineConfig& c) {
   if (c.block_size < 1 || c.block_size > 1024)
     fail("block_size must be in [1, 1024], got " + std::to_string(c.block_size));
   if (c.max_num_seqs < 1) fail("max_num_seqs must be >= 1");
+  if (c.num_state_slots < 0) fail("num_state_slots must be >= 0 (0: automatic)");
   if (c.max_num_batched_tokens < 1) fail("max_num_batched_tokens must be >= 1");
   if (c.num_blocks < 0) fail("num_blocks must be >= 0");
   if (c.max_model_len < 0) fail("max_model_len must be >= 0");
@@ -270,7 +271,16 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                  mc.num_recurrent_layers());
   }
   m.config.num_state_slots = state_slots;
-  m.runner->allocate_kv_cache(m.config.num_blocks, bs, kv_dtype, state_slots);
+  try {
+    m.runner->allocate_kv_cache(m.config.num_blocks, bs, kv_dtype, state_slots);
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error("out of memory allocating the KV cache (" + gib(m.config.kv_cache_bytes) + ")" +
+                             (state_slots > 0
+                                  ? " and " + std::to_string(state_slots) + " recurrent state slots (" +
+                                        mib_or_gib(std::size_t(state_slots) * KVCache::bytes_per_state_slot(mc)) +
+                                        "); lower --num-state-slots or kv_cache_bytes"
+                                  : std::string("; lower kv_cache_bytes or max_model_len")));
+  }
 
   if (kv_groups.has_sliding_window() && !(!sized && on_device))
     // Sliding-window groups reserve block 0 as the null block: counted as /metrics counts them.
@@ -310,6 +320,11 @@ LLMEngine::~LLMEngine() = default;
 void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
                           const RequestOptions& options) {
   check_request(id, ids, params, model.config.vocab_size, config.max_model_len);
+  // A hybrid model runs an n > 1 request's completions on n state slots at once.
+  if (config.num_state_slots > 0 && params.n > config.num_state_slots)
+    throw std::invalid_argument("request '" + id + "': n = " + std::to_string(params.n) + " completions need " +
+                                std::to_string(params.n) + " recurrent state slots at once; this engine has " +
+                                std::to_string(config.num_state_slots) + " (--num-state-slots)");
   if (groups.count(id)) throw std::invalid_argument("request id '" + id + "' is already in use");
   auto g = std::make_unique<RequestGroup>();
   g->request_id = id;
@@ -363,7 +378,7 @@ SampleResult LLMEngine::Impl::sample(Request& r, const float* row) {
 
 // n > 1: the first sequence has just finished the prefill; the others start from its blocks.
 void LLMEngine::Impl::fork(RequestGroup& g) {
-  const Request& parent = *g.seqs.front();
+  Request& parent = *g.seqs.front();
   for (int i = 1; i < g.params.n; ++i) {
     SamplingParams p = g.params;
     if (p.seed) p.seed = *p.seed + uint64_t(i);  // distinct but reproducible streams (as vLLM does)

@@ -103,12 +103,15 @@ bool KVCacheCoordinator::allocate_slots(Request& r, int num_new_tokens, const Co
   if (num_blocks_to_allocate(r, num_new_tokens, computed) > free_after_hits) return false;
   // A request starting (or restarting) takes its live state slot: a copy of the hit's checkpoint,
   // or zeros.
+  // The first sequence of an n > 1 request not yet forked also reserves its completions' slots.
   if (states_ && r.state_slot < 0) {
     const int source = take ? computed->state_source : -1;
-    const std::optional<int> slot = states_->allocate(source);
-    if (!slot) return false;
-    r.state_slot = *slot;
-    pending_state_copies_.emplace_back(source, *slot);
+    const int completions = r.group && !r.group->forked && r.index == 0 ? std::max(1, r.params.n) : 1;
+    if (states_->num_available(source) < completions) return false;
+    const int slot = *states_->allocate(source);
+    r.state_slot = slot;
+    pending_state_copies_.emplace_back(source, slot);
+    for (int i = 1; i < completions; ++i) r.reserved_state_slots.push_back(*states_->allocate(source));
   }
 
   // Every group's hits are referenced before any group allocates, so no allocation evicts a hit.
@@ -203,14 +206,15 @@ std::vector<std::pair<int, int>> KVCacheCoordinator::take_pending_state_copies()
   return out;
 }
 
-void KVCacheCoordinator::fork(const Request& parent, Request& child) {
+void KVCacheCoordinator::fork(Request& parent, Request& child) {
   if (states_) {
-    const std::optional<int> slot = states_->allocate();
-    if (!slot)
-      throw std::runtime_error("no recurrent state slot is free for completion " + child.request_id + " (all " +
-                               std::to_string(states_->num_slots()) + " are held by running sequences)");
-    child.state_slot = *slot;
-    pending_state_copies_.emplace_back(parent.state_slot, *slot);
+    if (parent.reserved_state_slots.empty())
+      throw std::logic_error("KVCacheCoordinator: completion " + child.request_id +
+                             " forks from a request that reserved no state slot for it");
+    const int slot = parent.reserved_state_slots.back();
+    parent.reserved_state_slots.pop_back();
+    child.state_slot = slot;
+    pending_state_copies_.emplace_back(parent.state_slot, slot);
   }
   for (const auto& table : parent.block_ids)
     for (int b : table)
@@ -254,6 +258,8 @@ void KVCacheCoordinator::free(Request& r) {
     // The end of a turn (or a preemption): its last block-boundary state becomes a checkpoint.
     register_checkpoint(r);
     if (r.state_slot >= 0) states_->free(r.state_slot);
+    for (int slot : r.reserved_state_slots) states_->free(slot);
+    r.reserved_state_slots.clear();
     r.state_slot = -1;
     r.checkpoint_registered_tokens = 0;
   }

@@ -70,8 +70,10 @@ class KVCacheCoordinator {
   /// Registers the request's blocks that are full once `num_computed_tokens` tokens are computed
   /// (allocate_slots does it for the tokens it allocates; idempotent).
   void cache_blocks(Request& request, int num_computed_tokens);
-  /// Makes `child` share every block of `parent` (reference counts; used for n > 1).
-  void fork(const Request& parent, Request& child);
+  /// Makes `child` share every block of `parent` (reference counts; used for n > 1); with
+  /// recurrent layers the child's live state slot is one `parent` reserved at admission, starting
+  /// as a copy of the parent's state.
+  void fork(Request& parent, Request& child);
   /// Releases every block of the request (its tables become empty), tail blocks first so that
   /// they are evicted before the shared-prefix blocks. A block it registered ahead of its
   /// computation (past request.num_computed_tokens: allocated for a step that never ran for it,

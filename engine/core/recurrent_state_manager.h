@@ -53,6 +53,10 @@ class RecurrentStateManager {
 
   int num_slots() const { return num_slots_; }
   int num_free_slots() const { return int(free_.size()); }
+  /// Slots allocate() could hand out now: free ones and cached checkpoints other than `keep`.
+  int num_available(int keep = -1) const {
+    return num_free_slots() + num_checkpoints() - (keep >= 0 && checkpoints_.count(keep) ? 1 : 0);
+  }
   int num_checkpoints() const { return int(lru_.size()); }
   /// Slots held by requests (live and rolling).
   int num_held_slots() const { return num_slots_ - num_free_slots() - num_checkpoints(); }

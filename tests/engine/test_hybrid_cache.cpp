@@ -252,6 +252,33 @@ class TestHybridCache : public QObject {
     }
   }
 
+  // More completions than slots free at once: an n > 1 request reserves its completions' slots
+  // at admission (or waits), so forks never fail; n above the slot count is refused up front.
+  void manyForksFewSlots() {
+    const std::vector<int> ids = longPrompt();
+    EngineConfig c = config();
+    c.num_state_slots = 6;
+    LLMEngine engine(c);
+    QCOMPARE(engine.engine_config().max_num_seqs, 3);
+    SamplingParams p = greedyLogprobs(4);
+    p.n = 4;
+    for (int i = 0; i < 4; ++i)
+      engine.add_request("fork" + std::to_string(i), std::vector<int>(ids.begin() + i, ids.end()), p);
+    const auto done = testutil::runToCompletion(engine);
+    for (int i = 0; i < 4; ++i) {
+      const RequestOutput& out = done.at("fork" + std::to_string(i));
+      QCOMPARE(int(out.outputs.size()), 4);
+      const CompletionOutput want = reference(std::vector<int>(ids.begin() + i, ids.end()), 4);
+      for (const CompletionOutput& o : out.outputs) {
+        QString why;
+        QVERIFY2(identical(o, want, &why), qPrintable(why));
+      }
+    }
+    QCOMPARE(engine.stats().num_state_slots_held, 0);
+    p.n = 7;
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, engine.add_request("too_many", ids, p));
+  }
+
   // n = 3 greedy completions fork the prompt's state: each equals the reference.
   void forkedStates() {
     const std::vector<int> ids = longPrompt();
