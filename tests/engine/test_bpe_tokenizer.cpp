@@ -271,7 +271,7 @@ class TestBpeTokenizer : public QObject {
   // compile) and tokenizes; an unknown one is refused by name.
   void preTypes() {
     const auto& names = gguf_bpe_pre_names();
-    QCOMPARE(names.size(), std::size_t(42 + 3));
+    QCOMPARE(names.size(), std::size_t(42 + 4));  // + qwen35 (Qwen3.5: letters absorb combining marks)
     for (const std::string& name : names) {
       const QString path = writeGguf(tmp_, tinyGpt2(name), QString("pre%1.gguf").arg(n_++));
       const auto tok = load_tokenizer(path.toStdString());
@@ -282,6 +282,7 @@ class TestBpeTokenizer : public QObject {
     const auto llama3 = gguf_bpe_pre("llama-bpe");
     QVERIFY(llama3 && llama3->ignore_merges && llama3->add_bos);
     QVERIFY(gguf_bpe_pre("qwen2")->nfc);
+    QVERIFY(gguf_bpe_pre("qwen35") && gguf_bpe_pre("qwen35")->nfc && gguf_bpe_pre("qwen35")->type == "QWEN35");
     QVERIFY(!gguf_bpe_pre("qwen2")->clean_spaces);
     QVERIFY(gguf_bpe_pre("chatglm-bpe")->no_bos);
     const auto tiny = load_tokenizer(writeGguf(tmp_, tinyGpt2("llama-bpe"), "pre-llama.gguf").toStdString());
