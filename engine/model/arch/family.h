@@ -129,6 +129,12 @@ struct ModelFamily {
   }
 };
 
+/// The MoE keys of a GGUF family (`prefix` expert_count, expert_used_count and
+/// expert_feed_forward_length, the last defaulting to the dense width) into c.moe, softmax before
+/// top-k, renormalised; refuses a missing count or a top-k outside [1, count] by name. Defined in
+/// engine/model/arch/qwen.cpp (Qwen3-MoE and Qwen3.5-MoE).
+void gguf_expert_hparams(const GgufKeys& keys, ModelConfig& c);
+
 // Helpers of the hf_write_config hooks (engine/loader/hf/hf_writer.cpp).
 /// The shortest decimal that reads back as `f`, as a double (1e-5f is written 1e-05, not
 /// 9.99999974737875e-06).

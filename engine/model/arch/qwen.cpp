@@ -34,6 +34,30 @@ void qwen_hf_write(const ModelConfig&, nlohmann::json& config) { config["use_sli
 
 }  // namespace
 
+// The expert keys of llama.cpp's MoE families (expert_count, expert_used_count,
+// expert_feed_forward_length), checked; softmax before top-k, renormalised.
+void gguf_expert_hparams(const GgufKeys& k, ModelConfig& c) {
+  MoeConfig& m = c.moe;
+  const std::optional<int64_t> n = k.get_int("expert_count"), used = k.get_int("expert_used_count"),
+                               width = k.get_int("expert_feed_forward_length");
+  if (!n || !used)
+    k.fail("a " + k.prefix.substr(0, k.prefix.size() - 1) + " model needs " + k.prefix + "expert_count and " +
+           k.prefix + "expert_used_count");
+  if (*n < 1 || *n > 4096) k.fail(k.prefix + "expert_count is " + std::to_string(*n) + ", outside [1, 4096]");
+  if (*used < 1 || *used > *n)
+    k.fail(k.prefix + "expert_used_count is " + std::to_string(*used) + ", outside [1, expert_count " +
+           std::to_string(*n) + "]");
+  m.num_experts = int(*n);
+  m.num_experts_per_tok = int(*used);
+  // The expert width; older files leave it out and the dense width is the experts' (llama.cpp:
+  // n_ff_exp defaults to n_ff).
+  m.expert_intermediate_size = int(width.value_or(c.intermediate_size));
+  if (m.expert_intermediate_size < 1 || m.expert_intermediate_size > (1 << 20))
+    k.fail(k.prefix + "expert_feed_forward_length is " + std::to_string(m.expert_intermediate_size));
+  m.softmax_before_topk = true;
+  m.norm_topk_prob = true;
+}
+
 const ModelFamily kQwen2Family = [] {
   ModelFamily f;
   f.gguf_name = "qwen2";
@@ -60,23 +84,7 @@ const ModelFamily kQwen3Family = [] {
 namespace {
 
 void qwen3moe_hparams(const GgufKeys& k, ModelConfig& c) {
-  MoeConfig& m = c.moe;
-  const std::optional<int64_t> n = k.get_int("expert_count"), used = k.get_int("expert_used_count"),
-                               width = k.get_int("expert_feed_forward_length");
-  if (!n || !used) k.fail("a qwen3moe model needs " + k.prefix + "expert_count and " + k.prefix + "expert_used_count");
-  if (*n < 1 || *n > 4096) k.fail(k.prefix + "expert_count is " + std::to_string(*n) + ", outside [1, 4096]");
-  if (*used < 1 || *used > *n)
-    k.fail(k.prefix + "expert_used_count is " + std::to_string(*used) + ", outside [1, expert_count " +
-           std::to_string(*n) + "]");
-  m.num_experts = int(*n);
-  m.num_experts_per_tok = int(*used);
-  // The expert width; older files leave it out and the dense width is the experts' (llama.cpp:
-  // n_ff_exp defaults to n_ff).
-  m.expert_intermediate_size = int(width.value_or(c.intermediate_size));
-  if (m.expert_intermediate_size < 1 || m.expert_intermediate_size > (1 << 20))
-    k.fail(k.prefix + "expert_feed_forward_length is " + std::to_string(m.expert_intermediate_size));
-  m.softmax_before_topk = true;
-  m.norm_topk_prob = true;
+  gguf_expert_hparams(k, c);
   c.intermediate_size = 0;  // no dense MLP
   c.expand_layer_specs();
   for (LayerSpec& s : c.layer_specs) s.moe = true;

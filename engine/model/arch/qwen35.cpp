@@ -84,22 +84,9 @@ void qwen35_common_hparams(const GgufKeys& k, ModelConfig& c) {
 
 void qwen35moe_hparams(const GgufKeys& k, ModelConfig& c) {
   qwen35_common_hparams(k, c);
+  gguf_expert_hparams(k, c);
   MoeConfig& m = c.moe;
-  const std::optional<int64_t> n = k.get_int("expert_count"), used = k.get_int("expert_used_count"),
-                               width = k.get_int("expert_feed_forward_length"),
-                               shared = k.get_int("expert_shared_feed_forward_length");
-  if (!n || !used) k.fail("a qwen35moe model needs " + k.prefix + "expert_count and " + k.prefix + "expert_used_count");
-  if (*n < 1 || *n > 4096) k.fail(k.prefix + "expert_count is " + std::to_string(*n) + ", outside [1, 4096]");
-  if (*used < 1 || *used > *n)
-    k.fail(k.prefix + "expert_used_count is " + std::to_string(*used) + ", outside [1, expert_count " +
-           std::to_string(*n) + "]");
-  m.num_experts = int(*n);
-  m.num_experts_per_tok = int(*used);
-  m.expert_intermediate_size = int(width.value_or(c.intermediate_size));
-  if (m.expert_intermediate_size < 1 || m.expert_intermediate_size > (1 << 20))
-    k.fail(k.prefix + "expert_feed_forward_length is " + std::to_string(m.expert_intermediate_size));
-  m.softmax_before_topk = true;
-  m.norm_topk_prob = true;
+  const std::optional<int64_t> shared = k.get_int("expert_shared_feed_forward_length");
   m.shared_expert_intermediate_size = int(shared.value_or(c.intermediate_size));
   if (m.shared_expert_intermediate_size < 1 || m.shared_expert_intermediate_size > (1 << 20))
     k.fail(k.prefix + "expert_shared_feed_forward_length is " + std::to_string(m.shared_expert_intermediate_size));
