@@ -340,6 +340,23 @@ class TestSecurityServer : public QObject {
     QVERIFY2(metricSum(m, "vllm:request_success_total", "finished_reason=\"abort\"") >= 1, m.constData());
     QCOMPARE(metricSum(m, "vllm:request_success_total", "finished_reason=\"length\""), 0.0);
     QVERIFY2(metricSum(m, "vllm:generation_tokens_total") < 16 * 1000, m.constData());
+
+    // The same for a stream.
+    {
+      rawhttp::Conn c(port);
+      QVERIFY(c.send(rawhttp::request("POST", "/v1/completions", port,
+                                      "{\"model\": \"" + spec.toUtf8() +
+                                          "\", \"prompt\": [5, 6, 7], \"n\": 16, \"max_tokens\": 1000, "
+                                          "\"ignore_eos\": true, \"temperature\": 1, \"stream\": true}")));
+      QTRY_VERIFY_WITH_TIMEOUT(metricSum(metrics(port), "vllm:num_requests_running") > 0, 30000);
+    }  // closed mid-stream (this model has no tokenizer: its tokens make no text, so no chunk yet)
+    QTRY_VERIFY_WITH_TIMEOUT(metricSum(metrics(port), "vllm:num_requests_running") == 0, 30000);
+    const QByteArray m2 = metrics(port);
+    QVERIFY2(metricSum(m2, "vllm:request_success_total", "finished_reason=\"abort\"") >=
+                 metricSum(m, "vllm:request_success_total", "finished_reason=\"abort\"") + 1,
+             m2.constData());
+    QCOMPARE(metricSum(m2, "vllm:request_success_total", "finished_reason=\"length\""), 0.0);
+    QVERIFY2(metricSum(m2, "vllm:generation_tokens_total") < 2 * 16 * 1000, m2.constData());
   }
 
   // 8. Slow senders: 150 connections dripping bytes cannot hold the server; each is cut at the

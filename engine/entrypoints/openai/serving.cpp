@@ -476,6 +476,9 @@ void EventSource::abort() { serving_.abort(g_); }
 std::optional<std::string> EventSource::next(std::chrono::milliseconds timeout) {
   const bool chat = g_.kind == Generation::Kind::kChat;
   State& st = *state_;
+  // Outputs that make no chunk (a token with no text yet, a model without a tokenizer) still count
+  // against the timeout: the caller must get control back to notice a client gone.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (ready_.empty() && !engine_done_) {
     if (g_.outputs->done()) {  // the tail: an error, the usage, [DONE]
       engine_done_ = true;
@@ -490,7 +493,10 @@ std::optional<std::string> EventSource::next(std::chrono::milliseconds timeout) 
       ready_.push_back("[DONE]");
       break;
     }
-    auto out = g_.outputs->next(timeout);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                            std::chrono::steady_clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    auto out = g_.outputs->next(left);
     if (!out) return std::nullopt;
     const int pi = prompt_index(g_, out->request_id);
     if (pi < 0) continue;
