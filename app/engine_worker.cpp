@@ -237,6 +237,8 @@ void EngineWorker::drainCommands() {
       // max_model_len rather than truncating it), and the oldest turns make room when needed.
       pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
       encode.continue_final_message = c.continueLast;
+      // A hybrid model's next turn resumes from the state checkpoint of what it repeats.
+      encode.find_stable_prefix = engine_->model_config().num_recurrent_layers() > 0;
       const pagedchat::ChatPrompt prompt = pagedchat::fit_chat(
           engine_->tokenizer(), *chatTemplate_, toChatMessages(c.messages), encode,
           engine_->engine_config().max_model_len, c.params.max_tokens);
@@ -251,7 +253,9 @@ void EngineWorker::drainCommands() {
       params.stop.insert(params.stop.end(), stops.stop.begin(), stops.stop.end());
       params.stop_token_ids.insert(params.stop_token_ids.end(), stops.stop_token_ids.begin(),
                                    stops.stop_token_ids.end());
-      engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params);
+      pagedchat::RequestOptions options;
+      options.stable_prefix_tokens = prompt.stable_prefix_tokens;
+      engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params, options);
       active_.insert(c.requestId);
       // The template opened the reasoning block (DeepSeek-R1's "<think>\n" generation prompt):
       // the reply's text starts with the tag the model did not write, so that it reads, is stored

@@ -36,9 +36,11 @@ bool is_blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == s
 
 // Runs one request to completion, streaming its text to stdout. Returns the reply text and sets
 // `cached` to the prompt tokens the prefix cache supplied.
-std::string stream_reply(LLMEngine& engine, const std::string& id, const std::vector<int>& prompt,
+std::string stream_reply(LLMEngine& engine, const std::string& id, const ChatPrompt& prompt,
                          const SamplingParams& params, int& cached) {
-  engine.add_request(id, prompt, params);
+  RequestOptions options;
+  options.stable_prefix_tokens = prompt.stable_prefix_tokens;
+  engine.add_request(id, prompt.token_ids, params, options);
   std::string reply;
   while (engine.has_unfinished_requests())
     for (const RequestOutput& out : engine.step()) {
@@ -82,7 +84,8 @@ int run_chat(ChatOptions& opt) {
                                      stops.stop_token_ids.end());
 
   const ModelConfig& mc = engine.model_config();
-  const ChatEncodeOptions encode = chat_encode_options(tokenizer, mc.add_bos, mc.bos_id);
+  ChatEncodeOptions encode = chat_encode_options(tokenizer, mc.add_bos, mc.bos_id);
+  encode.find_stable_prefix = mc.num_recurrent_layers() > 0;  // where the next turn resumes
   bool warned = false;
   const int max_model_len = engine.engine_config().max_model_len;
   const bool interactive = isatty(STDIN_FILENO) != 0;
@@ -129,7 +132,7 @@ int run_chat(ChatOptions& opt) {
     SamplingParams params = opt.sampling;
     params.max_tokens = prompt.max_tokens;
     int cached = 0;
-    const std::string reply = stream_reply(engine, "chat-" + std::to_string(turn), prompt.token_ids, params, cached);
+    const std::string reply = stream_reply(engine, "chat-" + std::to_string(turn), prompt, params, cached);
     if (opt.verbose)
       std::cerr << "[cached " << cached << "/" << prompt.token_ids.size() << " prompt tokens]\n" << std::flush;
     history.push_back({"user", line});

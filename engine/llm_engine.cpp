@@ -336,6 +336,7 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
   seq->priority = options.priority;
   seq->cache_salt = options.cache_salt;
   seq->share_key = options.fair_share_key.empty() ? id : options.fair_share_key;
+  seq->stable_prefix_tokens = std::clamp(options.stable_prefix_tokens, 0, seq->num_prompt_tokens());
   seq->group = g.get();
   scheduler->add_request(seq.get());
   g->seqs.push_back(std::move(seq));

@@ -56,6 +56,12 @@ struct RequestOptions {
   /// call's prompts one key, so a call of 30 000 prompts cannot hold every slot while another
   /// client waits). Empty: the request is a key of its own.
   std::string fair_share_key;
+  /// The prompt's first N tokens that later requests are expected to repeat: a chat turn's
+  /// conversation without the generation prompt (the next turn re-renders the reply in place of
+  /// "<|im_start|>assistant\n<think>\n", so it shares only this much). Recurrent layers checkpoint
+  /// their state at the deepest block boundary <= N while computing the prompt, so the next turn
+  /// resumes there. 0: no hint (the prompt's end is checkpointed).
+  int stable_prefix_tokens = 0;
 };
 
 /// Counters for a status line / engine view.

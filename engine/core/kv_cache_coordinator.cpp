@@ -169,6 +169,9 @@ int KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_tokens) {
   if (r.num_computed_tokens < r.num_prompt_tokens() && end >= r.num_prompt_tokens() &&
       boundary == r.num_prompt_tokens())
     boundary -= block_size_;
+  // The prompt's stable prefix (RequestOptions::stable_prefix_tokens) is what the next turn
+  // repeats: a step that crosses its last boundary checkpoints there rather than deeper.
+  if (const int stable = stable_boundary(r); stable > r.num_computed_tokens && stable <= end) boundary = stable;
   if (boundary <= r.num_computed_tokens || boundary <= r.checkpoint_registered_tokens) return 0;
   if (r.checkpoint_slot < 0) {
     const std::optional<int> slot = states_->allocate();
@@ -179,11 +182,22 @@ int KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_tokens) {
   return boundary - r.num_computed_tokens;
 }
 
+int KVCacheCoordinator::stable_boundary(const Request& r) const {
+  // One token of a prompt is always computed, so a prompt's own length is never resumed from.
+  const int n = std::min(r.stable_prefix_tokens, r.num_prompt_tokens() - 1);
+  return n > 0 ? n / block_size_ * block_size_ : 0;
+}
+
 void KVCacheCoordinator::checkpoint_written(Request& r, int after, bool register_now) {
   if (!states_ || r.checkpoint_slot < 0) return;
-  r.checkpoint_tokens = r.num_computed_tokens + after;  // num_computed_tokens before the step
-  if (register_now || r.checkpoint_tokens - r.checkpoint_registered_tokens >=
-                          RecurrentStateManager::kCheckpointIntervalBlocks * block_size_)
+  if (after > 0) {
+    r.checkpoint_tokens = r.num_computed_tokens + after;  // num_computed_tokens before the step
+  } else if (!register_now || r.checkpoint_tokens <= 0) {
+    return;  // nothing written this step, nothing held to register
+  }
+  if (register_now || r.checkpoint_tokens == stable_boundary(r) ||
+      r.checkpoint_tokens - r.checkpoint_registered_tokens >=
+          RecurrentStateManager::kCheckpointIntervalBlocks * block_size_)
     register_checkpoint(r);
 }
 

@@ -99,11 +99,15 @@ class KVCacheCoordinator {
   /// state is to be checkpointed (the last boundary crossed) into request.checkpoint_slot (taken
   /// now if the request has none; 0 when no slot is free). The step that ends the prompt on a
   /// block boundary checkpoints the boundary before it (what a request with the same prompt, a
-  /// regenerate, can resume from). Marks the checkpoint pending.
+  /// regenerate, can resume from); a step crossing the boundary of the request's stable prefix
+  /// (RequestOptions::stable_prefix_tokens) checkpoints that one, registered at once. Marks the
+  /// checkpoint pending.
   int plan_checkpoint(Request& request, int num_new_tokens);
-  /// After the step ran: the planned checkpoint now holds the state at its boundary; registered
-  /// in the cache when `register_now` or when kCheckpointIntervalBlocks blocks passed since the
-  /// request's last one.
+  /// After the step ran: the planned checkpoint (after > 0 tokens of the step) now holds the
+  /// state at its boundary; registered in the cache when `register_now` or when
+  /// kCheckpointIntervalBlocks blocks passed since the request's last one. after = 0 with
+  /// `register_now` (a prompt's last chunk that crossed no boundary): registers the checkpoint an
+  /// earlier chunk wrote, if any, before decoding moves it on.
   void checkpoint_written(Request& request, int after, bool register_now);
   /// (source, destination) state slot copies for the next forward (source -1: zero), then clears them.
   std::vector<std::pair<int, int>> take_pending_state_copies();
@@ -144,6 +148,9 @@ class KVCacheCoordinator {
   std::unique_ptr<RecurrentStateManager> states_;
   std::vector<std::pair<int, int>> pending_state_copies_;
   void register_checkpoint(Request& request);
+  /// The deepest block boundary within request.stable_prefix_tokens (a resumable one: short of
+  /// the whole prompt); 0 without a hint.
+  int stable_boundary(const Request& request) const;
   long long queries_ = 0, hits_ = 0;
 };
 

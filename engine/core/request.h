@@ -32,10 +32,11 @@ struct Request {
   std::vector<int> prompt_token_ids;
   std::vector<int> token_ids;  ///< prompt then generated ids (what the KV cache must hold)
   SamplingParams params;
-  uint64_t arrival_seq;    ///< order of add_request (lower = earlier)
-  int priority = 0;        ///< lower runs first under the priority policy
-  std::string cache_salt;  ///< isolates this request's prefix-cache entries
-  std::string share_key;   ///< RequestOptions::fair_share_key, else the group's id
+  uint64_t arrival_seq;          ///< order of add_request (lower = earlier)
+  int priority = 0;              ///< lower runs first under the priority policy
+  std::string cache_salt;        ///< isolates this request's prefix-cache entries
+  std::string share_key;         ///< RequestOptions::fair_share_key, else the group's id
+  int stable_prefix_tokens = 0;  ///< RequestOptions::stable_prefix_tokens (<= the prompt's length)
   RequestGroup* group = nullptr;
   int index = 0;  ///< completion index within the group
 

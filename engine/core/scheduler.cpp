@@ -139,9 +139,8 @@ void Scheduler::update_after_step(const SchedulerOutput& out) {
   for (const auto& s : out.scheduled) {
     Request& r = *s.request;
     const int before = r.num_computed_tokens;
-    if (s.checkpoint_after > 0)
-      kv_.checkpoint_written(r, s.checkpoint_after,
-                             before < r.num_prompt_tokens() && before + s.num_new_tokens >= r.num_prompt_tokens());
+    const bool ends_prompt = before < r.num_prompt_tokens() && before + s.num_new_tokens >= r.num_prompt_tokens();
+    if (s.checkpoint_after > 0 || ends_prompt) kv_.checkpoint_written(r, s.checkpoint_after, ends_prompt);
     r.num_computed_tokens += s.num_new_tokens;
   }
 }

@@ -362,6 +362,27 @@ int chat_reply_reserve(int max_tokens, int max_model_len) {
   return std::max(1, std::min(max_tokens, max_model_len / 4));
 }
 
+int chat_stable_prefix(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
+                       const ChatEncodeOptions& options, const std::vector<int>& prompt_ids) {
+  if (options.continue_final_message) return 0;  // the prompt has no generation prompt to leave out
+  auto common = [&](const std::vector<int>& ids) {
+    return static_cast<int>(std::mismatch(ids.begin(), ids.end(), prompt_ids.begin(), prompt_ids.end()).first -
+                            ids.begin());
+  };
+  // The next turn's shape: a reply, then a user message (a reply followed by a user message is
+  // rendered as history: Qwen3.5 drops its reasoning, and no "<think>" opens it). What it shares
+  // with this prompt is what the next turn repeats, "<|im_start|>assistant\n" included.
+  std::vector<ChatMessage> next = messages;
+  next.push_back({"assistant", "ok"});
+  next.push_back({"user", "ok"});
+  try {
+    return common(encode_chat(tokenizer, tmpl, next, /*add_generation_prompt=*/false, options));
+  } catch (const ChatTemplateError&) {
+    // A template that refuses that shape: the conversation without the generation prompt.
+  }
+  return common(encode_chat(tokenizer, tmpl, messages, /*add_generation_prompt=*/false, options));
+}
+
 ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
                     const ChatEncodeOptions& options, int max_model_len, int max_tokens) {
   const size_t budget = static_cast<size_t>(std::max(0, max_model_len - chat_reply_reserve(max_tokens, max_model_len)));
@@ -422,6 +443,11 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
   out.num_dropped_messages = static_cast<int>(cuts[chosen] - first);
   out.warning = std::move(first_warning);
   out.opens_reasoning = opens;
+  if (options.find_stable_prefix) {
+    std::vector<ChatMessage> kept(messages.begin(), messages.begin() + static_cast<long>(first));
+    kept.insert(kept.end(), messages.begin() + static_cast<long>(cuts[chosen]), messages.end());
+    out.stable_prefix_tokens = chat_stable_prefix(tokenizer, tmpl, kept, options, out.token_ids);
+  }
   return out;
 }
 

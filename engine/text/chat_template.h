@@ -169,6 +169,9 @@ struct ChatEncodeOptions {
   bool continue_final_message = false;
   std::optional<bool> enable_thinking;
   std::string extra_variables_json;  ///< as ChatRenderOptions
+  /// fit_chat also finds ChatPrompt::stable_prefix_tokens (one more render and encode: worth it
+  /// for models with recurrent layers, whose prefix cache resumes only from checkpoints).
+  bool find_stable_prefix = false;
 };
 
 /// ChatEncodeOptions for a model: bos_id = its BOS when it adds one.
@@ -203,7 +206,19 @@ struct ChatPrompt {
   int num_dropped_messages = 0;  ///< oldest non-system messages left out to make room
   std::string warning;           ///< the template fell back to a built-in (ChatTemplate::render)
   bool opens_reasoning = false;  ///< the prompt ends in an open <think> (prompt_opens_reasoning)
+  /// With ChatEncodeOptions::find_stable_prefix: chat_stable_prefix of the kept messages (else 0).
+  int stable_prefix_tokens = 0;
 };
+
+/// How many leading ids of `prompt_ids` (what encode_chat gives for `messages` with a generation
+/// prompt) the next turn of the conversation repeats: the next turn renders the reply where this
+/// one has the generation prompt ("<|im_start|>assistant\n<think>\n" for Qwen3.5, whose next
+/// turn has "<|im_start|>assistant\n" and the answer without its reasoning). Found as the common
+/// prefix of `prompt_ids` and `messages` + a reply + a user message encoded without a generation
+/// prompt (a template refusing that shape: `messages` alone without one), so it is never more
+/// than what the next turn shares. Throws as ChatTemplate::render.
+int chat_stable_prefix(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
+                       const ChatEncodeOptions& options, const std::vector<int>& prompt_ids);
 
 /// Room fit_chat keeps for the reply before it drops old turns: min(max_tokens, max_model_len / 4),
 /// at least 1.

@@ -13,6 +13,7 @@
 #include "arch_golden.h"
 #include "engine/entrypoints/openai/metrics.h"
 #include "engine/llm_engine.h"
+#include "engine/text/chat_template.h"
 #include "engine_test_utils.h"
 
 using namespace pagedchat;
@@ -185,6 +186,89 @@ class TestHybridCache : public QObject {
     QCOMPARE(t2.metrics.num_cached_tokens, (45 + 9) / 16 * 16);
     QString why;
     QVERIFY2(identical(t2.outputs.at(0), reference(turn2, 6), &why), qPrintable(why));
+  }
+
+  // A chat turn's next prompt repeats only its stable prefix (the conversation without the
+  // generation prompt; the reply is re-rendered in place of "<think>\n"): with the hint, the
+  // prompt's step checkpoints the last boundary inside it, and the next turn resumes there; with
+  // none, the prompt-end checkpoint lies past where the next turn diverges, and it starts over.
+  void stablePrefixHint_data() {
+    QTest::addColumn<int>("chunk");
+    QTest::newRow("whole prompt in one step") << 160;
+    QTest::newRow("chunks of 7") << 7;
+  }
+  void stablePrefixHint() {
+    QFETCH(int, chunk);
+    const std::vector<int> ids = longPrompt();  // 45 tokens: "stable" = the first 37
+    const int stable = 37;
+    std::vector<int> next(ids.begin(), ids.begin() + stable);
+    next.insert(next.end(), ids.rbegin(), ids.rbegin() + 12);  // diverges at 37 (the re-rendered reply)
+    QVERIFY(next[std::size_t(stable)] != ids[std::size_t(stable)]);
+    for (const int hint : {stable, 0}) {
+      EngineConfig c = config();
+      c.block_size = 8;
+      c.max_num_batched_tokens = chunk;
+      LLMEngine engine(c);
+      RequestOptions o;
+      o.stable_prefix_tokens = hint;
+      engine.add_request("turn1", ids, greedyLogprobs(5), o);
+      testutil::runToCompletion(engine);
+      engine.add_request("turn2", next, greedyLogprobs(6));
+      const RequestOutput t2 = testutil::runToCompletion(engine).at("turn2");
+      // With the hint: the boundary 32 inside 37. Without: the prompt's checkpoint is at 40
+      // (past 37) and the finish's at 48, so nothing resumes (chunks of 7 also checkpoint 8..32
+      // on the way but register only the prompt end's).
+      QCOMPARE(t2.metrics.num_cached_tokens, hint ? 32 : 0);
+      QString why;
+      QVERIFY2(identical(t2.outputs.at(0), reference(next, 6), &why), qPrintable(why));
+      // The regenerate of turn 1 resumes from the prompt's last boundary (40), kept at the
+      // prompt's end even when its last chunk (42..45) crossed none; in one step with the hint,
+      // the step's one checkpoint went to the stable boundary (32).
+      engine.add_request("again", ids, greedyLogprobs(5));
+      const RequestOutput again = testutil::runToCompletion(engine).at("again");
+      QCOMPARE(again.metrics.num_cached_tokens, hint && chunk > int(ids.size()) ? 32 : 40);
+      QVERIFY2(identical(again.outputs.at(0), reference(ids, 5), &why), qPrintable(why));
+    }
+  }
+
+  // A chat with Qwen3.5's own template (the GGUF's): each turn's prompt ends in the generation
+  // prompt "<|im_start|>assistant\n<think>\n", and the next turn renders the reply without its
+  // reasoning there. fit_chat's stable prefix is exactly what the next turn repeats (through
+  // "<|im_start|>assistant\n"); with it as the hint, every turn resumes from the last block
+  // boundary inside it.
+  void chatTurnsWithQwen35Template() {
+    EngineConfig c = config();
+    c.max_model_len = 512;
+    c.block_size = 4;
+    LLMEngine engine(c);
+    const ChatTemplate tmpl = resolve_chat_template("auto", engine.chat_template());
+    ChatEncodeOptions enc = chat_encode_options(engine.tokenizer(), engine.model_config().add_bos,
+                                                engine.model_config().bos_id);
+    enc.find_stable_prefix = true;
+    std::vector<ChatMessage> messages = {{"system", "You are terse."}};
+    const std::vector<std::string> users = {"What is 2 + 2?", "And times 3?", "Say it in Korean: 열둘.",
+                                            "Thanks. One more: 5 - 1?"};
+    ChatPrompt previous;
+    for (std::size_t turn = 0; turn < users.size(); ++turn) {
+      messages.push_back({"user", users[turn]});
+      const ChatPrompt prompt = fit_chat(engine.tokenizer(), tmpl, messages, enc, c.max_model_len, 8);
+      QVERIFY(prompt.stable_prefix_tokens > 0 && prompt.stable_prefix_tokens < int(prompt.token_ids.size()));
+      if (turn > 0) {
+        const auto& a = previous.token_ids;
+        const int common = int(
+            std::mismatch(a.begin(), a.end(), prompt.token_ids.begin(), prompt.token_ids.end()).first - a.begin());
+        QCOMPARE(previous.stable_prefix_tokens, common);  // all it repeats, and no more
+      }
+      RequestOptions o;
+      o.stable_prefix_tokens = prompt.stable_prefix_tokens;
+      const std::string id = "turn" + std::to_string(turn);
+      engine.add_request(id, prompt.token_ids, greedyLogprobs(8), o);
+      const RequestOutput out = testutil::runToCompletion(engine).at(id);
+      if (turn > 0) QCOMPARE(out.metrics.num_cached_tokens, previous.stable_prefix_tokens / 4 * 4);
+      // The reply as the app stores it: the reasoning block, then the answer.
+      messages.push_back({"assistant", "<think>\nCounting.\n</think>\n\nThe answer is " + std::to_string(turn) + "."});
+      previous = prompt;
+    }
   }
 
   // A KV cache and a state pool too small for the three requests at once: preemptions (each

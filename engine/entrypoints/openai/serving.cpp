@@ -374,11 +374,29 @@ Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
   p.stop.insert(p.stop.end(), stops.stop.begin(), stops.stop.end());
   p.stop_token_ids.insert(p.stop_token_ids.end(), stops.stop_token_ids.begin(), stops.stop_token_ids.end());
   if (r.logprobs) p.logprobs = r.top_logprobs;
+  RequestOptions options;
+  // A hybrid model's next turn resumes from the state checkpoint of what it repeats: as
+  // chat_stable_prefix finds it, what these messages + a reply + a user message rendered without
+  // a generation prompt share with this prompt.
+  if (engine.model_config().num_recurrent_layers() > 0 && add_generation_prompt) {
+    ChatRenderOptions plain = render_options;
+    plain.add_generation_prompt = false;
+    nlohmann::ordered_json next = r.messages;
+    next.push_back({{"role", "assistant"}, {"content", "ok"}});
+    next.push_back({{"role", "user"}, {"content", "ok"}});
+    try {
+      const std::vector<int> base = encode_rendered_prompt(tok, tmpl.render(next, plain), enc);
+      options.stable_prefix_tokens = static_cast<int>(
+          std::mismatch(base.begin(), base.end(), ids.begin(), ids.end()).first - base.begin());
+    } catch (const std::exception&) {
+      // A template that refuses that shape: no hint (the prompt's end is checkpointed).
+    }
+  }
   g.prompt_token_ids.push_back(std::move(ids));
   g.outputs = std::make_shared<RequestStream>();
   const std::string rid = g.id;
   try {
-    llm_.add_request(rid, g.prompt_token_ids[0], p, {}, g.outputs);
+    llm_.add_request(rid, g.prompt_token_ids[0], p, options, g.outputs);
   } catch (const std::exception& e) {
     throw ApiError(400, e.what(), "messages");
   }
