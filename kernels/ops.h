@@ -128,10 +128,12 @@ struct GatedDeltaNetSpec {
 struct DeltaNetSequence {
   int start = 0, len = 0;  ///< rows [start, start + len) of the projection and the output
   float* state = nullptr;  ///< its state (GatedDeltaNetSpec::state_floats()), read and updated in place
-  /// > 0: after this many of its tokens (1..len), the state is also copied to save_to (a prefix
-  /// cache checkpoint at a block boundary).
-  int save_after = 0;
-  float* save_to = nullptr;
+  /// Prefix-cache checkpoints at block boundaries: for i < num_saves, the state after
+  /// save_after[i] of its tokens (1..len) is also copied to save_to[i].
+  static constexpr int kMaxSaves = 2;
+  int num_saves = 0;
+  int save_after[kMaxSaves] = {};
+  float* save_to[kMaxSaves] = {};
 };
 
 /// Element type of the paged KV cache (vLLM's kv_cache_dtype). K and V are written in it and read

@@ -159,27 +159,42 @@ void KVCacheCoordinator::cache_blocks(Request& r, int num_computed_tokens) {
   r.num_cached_blocks = std::max(r.num_cached_blocks, full);
 }
 
-int KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_tokens) {
-  if (!states_ || !states_->caching_enabled() || r.state_slot < 0) return 0;
-  const int end = r.num_computed_tokens + num_new_tokens;
+CheckpointPlan KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_tokens) {
+  CheckpointPlan plan;
+  if (!states_ || !states_->caching_enabled() || r.state_slot < 0) return plan;
+  const int computed = r.num_computed_tokens, end = computed + num_new_tokens, prompt = r.num_prompt_tokens();
+  const bool ends_prompt = computed < prompt && end >= prompt;
+  auto wanted = [&](int boundary) {
+    return boundary > computed && boundary <= end && boundary > r.checkpoint_registered_tokens;
+  };
   int boundary = end / block_size_ * block_size_;
-  // The step that ends the prompt keeps the deepest boundary a request with this very prompt can
-  // resume from (one token must be left to compute): a regenerate hits it. Later turns resume
-  // from the checkpoint the request registers when it finishes.
-  if (r.num_computed_tokens < r.num_prompt_tokens() && end >= r.num_prompt_tokens() &&
-      boundary == r.num_prompt_tokens())
+  int extra = stable_boundary(r);
+  // The step that ends the prompt exactly on a boundary keeps the one before it, the deepest a
+  // request with this very prompt can resume from (one token must be left to compute): a
+  // regenerate hits it. Without a hint, the prompt's end is the extra checkpoint (a next request
+  // that extends the whole sequence, as a completion's continuation does).
+  if (ends_prompt && boundary == prompt) {
     boundary -= block_size_;
-  // The prompt's stable prefix (RequestOptions::stable_prefix_tokens) is what the next turn
-  // repeats: a step that crosses its last boundary checkpoints there rather than deeper.
-  if (const int stable = stable_boundary(r); stable > r.num_computed_tokens && stable <= end) boundary = stable;
-  if (boundary <= r.num_computed_tokens || boundary <= r.checkpoint_registered_tokens) return 0;
-  if (r.checkpoint_slot < 0) {
-    const std::optional<int> slot = states_->allocate();
-    if (!slot) return 0;
-    r.checkpoint_slot = *slot;
+    if (r.stable_prefix_tokens == 0) extra = prompt;
   }
-  r.checkpoint_tokens = 0;  // overwritten by this step
-  return boundary - r.num_computed_tokens;
+  if (!wanted(extra) || extra == boundary) extra = 0;
+  if (!wanted(boundary)) boundary = 0;
+  if (boundary > 0 && r.checkpoint_slot < 0) {
+    const std::optional<int> slot = states_->allocate();
+    if (slot) r.checkpoint_slot = *slot;
+  }
+  if (boundary > 0 && r.checkpoint_slot >= 0) {
+    r.checkpoint_tokens = 0;  // overwritten by this step
+    plan.after = boundary - computed;
+  }
+  if (extra > 0) {
+    const std::optional<int> slot = states_->allocate();
+    if (slot) {
+      r.extra_checkpoint_slot = *slot;
+      plan.extra_after = extra - computed;
+    }
+  }
+  return plan;
 }
 
 int KVCacheCoordinator::stable_boundary(const Request& r) const {
@@ -188,13 +203,22 @@ int KVCacheCoordinator::stable_boundary(const Request& r) const {
   return n > 0 ? n / block_size_ * block_size_ : 0;
 }
 
-void KVCacheCoordinator::checkpoint_written(Request& r, int after, bool register_now) {
-  if (!states_ || r.checkpoint_slot < 0) return;
-  if (after > 0) {
-    r.checkpoint_tokens = r.num_computed_tokens + after;  // num_computed_tokens before the step
+void KVCacheCoordinator::checkpoint_written(Request& r, const CheckpointPlan& plan, bool register_now) {
+  if (!states_) return;
+  if (plan.extra_after > 0 && r.extra_checkpoint_slot >= 0) {
+    const int tokens = r.num_computed_tokens + plan.extra_after;  // num_computed_tokens before the step
+    const int i = tokens / block_size_ - 1;
+    states_->register_checkpoint(r.extra_checkpoint_slot, block_key(r, i, block_size_), block_hash(r, i, block_size_));
+    r.checkpoint_registered_tokens = std::max(r.checkpoint_registered_tokens, tokens);
+    r.extra_checkpoint_slot = -1;
+  }
+  if (r.checkpoint_slot < 0) return;
+  if (plan.after > 0) {
+    r.checkpoint_tokens = r.num_computed_tokens + plan.after;
   } else if (!register_now || r.checkpoint_tokens <= 0) {
     return;  // nothing written this step, nothing held to register
   }
+  // (The stable prefix's boundary may be this rolling one, when it was the step's last.)
   if (register_now || r.checkpoint_tokens == stable_boundary(r) ||
       r.checkpoint_tokens - r.checkpoint_registered_tokens >=
           RecurrentStateManager::kCheckpointIntervalBlocks * block_size_)
@@ -272,6 +296,8 @@ void KVCacheCoordinator::free(Request& r) {
     // The end of a turn (or a preemption): its last block-boundary state becomes a checkpoint.
     register_checkpoint(r);
     if (r.state_slot >= 0) states_->free(r.state_slot);
+    if (r.extra_checkpoint_slot >= 0) states_->free(r.extra_checkpoint_slot);  // planned, never written
+    r.extra_checkpoint_slot = -1;
     for (int slot : r.reserved_state_slots) states_->free(slot);
     r.reserved_state_slots.clear();
     r.state_slot = -1;

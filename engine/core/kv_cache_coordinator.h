@@ -33,6 +33,14 @@
 
 namespace pagedchat {
 
+/// The recurrent-state checkpoints one step writes for a request: after `after` of its new tokens
+/// into its rolling checkpoint slot, and after `extra_after` into request.extra_checkpoint_slot
+/// (registered as soon as the step ran). 0: none.
+struct CheckpointPlan {
+  int after = 0;
+  int extra_after = 0;
+};
+
 class KVCacheCoordinator {
  public:
   /// One full-attention group (a model without sliding windows).
@@ -94,21 +102,22 @@ class KVCacheCoordinator {
   // Recurrent state (hybrid models; see engine/core/recurrent_state_manager.h).
   /// The recurrent state slots, or null for a model without recurrent layers.
   const RecurrentStateManager* states() const { return states_.get(); }
-  /// With recurrent layers and prefix caching: whether the step computing num_new_tokens of
-  /// `request` crosses a block boundary, and then the number of its new tokens after which the
-  /// state is to be checkpointed (the last boundary crossed) into request.checkpoint_slot (taken
-  /// now if the request has none; 0 when no slot is free). The step that ends the prompt on a
-  /// block boundary checkpoints the boundary before it (what a request with the same prompt, a
-  /// regenerate, can resume from); a step crossing the boundary of the request's stable prefix
-  /// (RequestOptions::stable_prefix_tokens) checkpoints that one, registered at once. Marks the
-  /// checkpoint pending.
-  int plan_checkpoint(Request& request, int num_new_tokens);
-  /// After the step ran: the planned checkpoint (after > 0 tokens of the step) now holds the
-  /// state at its boundary; registered in the cache when `register_now` or when
-  /// kCheckpointIntervalBlocks blocks passed since the request's last one. after = 0 with
-  /// `register_now` (a prompt's last chunk that crossed no boundary): registers the checkpoint an
-  /// earlier chunk wrote, if any, before decoding moves it on.
-  void checkpoint_written(Request& request, int after, bool register_now);
+  /// With recurrent layers and prefix caching: which block boundaries the step computing
+  /// num_new_tokens of `request` checkpoints. `after`: the last boundary it crosses, into the
+  /// request's rolling checkpoint slot (taken now if it has none); the step that ends the prompt
+  /// exactly on a boundary takes the boundary before it there (the deepest a request with the
+  /// same prompt, a regenerate, can resume from). `extra_after`: the boundary of the request's
+  /// stable prefix (RequestOptions::stable_prefix_tokens: where its next turn resumes) when the
+  /// step crosses it, else, without a hint, the prompt's end when that is a boundary (a next
+  /// request that extends the whole sequence). Slots are taken now; a boundary that gets none
+  /// is not checkpointed.
+  CheckpointPlan plan_checkpoint(Request& request, int num_new_tokens);
+  /// After the step ran: the extra checkpoint is registered; the rolling one now holds the state
+  /// at its boundary, registered when `register_now` or when kCheckpointIntervalBlocks blocks
+  /// passed since the request's last one. A `register_now` step that wrote no rolling checkpoint
+  /// (a prompt's last chunk that crossed no boundary) registers the one an earlier chunk wrote,
+  /// if any, before decoding moves it on.
+  void checkpoint_written(Request& request, const CheckpointPlan& plan, bool register_now);
   /// (source, destination) state slot copies for the next forward (source -1: zero), then clears them.
   std::vector<std::pair<int, int>> take_pending_state_copies();
 

@@ -54,6 +54,7 @@ struct Request {
   int checkpoint_slot = -1;              ///< its rolling checkpoint: the state after checkpoint_tokens tokens
   int checkpoint_tokens = 0;             ///< a block boundary; 0: the checkpoint slot holds nothing yet
   int checkpoint_registered_tokens = 0;  ///< the deepest checkpoint it registered
+  int extra_checkpoint_slot = -1;        ///< a second checkpoint of this step (CheckpointPlan::extra_after)
   /// n > 1 before the fork: the live slots its completions will take (held from admission, so
   /// the fork never waits for one).
   std::vector<int> reserved_state_slots;

@@ -83,7 +83,7 @@ SchedulerOutput Scheduler::schedule() {
       }
     }
     if (!scheduled) continue;  // running_[i] is now the next request
-    out.scheduled.push_back({req, num_new, req->num_computed_tokens + num_new == req->num_tokens()});
+    out.scheduled.push_back({req, num_new, req->num_computed_tokens + num_new == req->num_tokens(), {}});
     out.total_num_scheduled_tokens += num_new;
     budget -= num_new;
     ++i;
@@ -121,13 +121,13 @@ SchedulerOutput Scheduler::schedule() {
     ++running_per_key[req->share_key];
     req->status = RequestStatus::kRunning;
     running_.push_back(req);
-    out.scheduled.push_back({req, num_new, req->num_computed_tokens + num_new == req->num_tokens()});
+    out.scheduled.push_back({req, num_new, req->num_computed_tokens + num_new == req->num_tokens(), {}});
     out.total_num_scheduled_tokens += num_new;
     budget -= num_new;
   }
   // Recurrent layers: the requests whose step crosses a block boundary checkpoint their state there
   // (planned after every preemption of this step, so only for requests that run).
-  for (ScheduledRequest& s : out.scheduled) s.checkpoint_after = kv_.plan_checkpoint(*s.request, s.num_new_tokens);
+  for (ScheduledRequest& s : out.scheduled) s.checkpoint = kv_.plan_checkpoint(*s.request, s.num_new_tokens);
   out.blocks_to_copy = kv_.take_pending_copies();
   out.state_copies = kv_.take_pending_state_copies();
   return out;
@@ -140,7 +140,8 @@ void Scheduler::update_after_step(const SchedulerOutput& out) {
     Request& r = *s.request;
     const int before = r.num_computed_tokens;
     const bool ends_prompt = before < r.num_prompt_tokens() && before + s.num_new_tokens >= r.num_prompt_tokens();
-    if (s.checkpoint_after > 0 || ends_prompt) kv_.checkpoint_written(r, s.checkpoint_after, ends_prompt);
+    if (s.checkpoint.after > 0 || s.checkpoint.extra_after > 0 || ends_prompt)
+      kv_.checkpoint_written(r, s.checkpoint, ends_prompt);
     r.num_computed_tokens += s.num_new_tokens;
   }
 }

@@ -28,9 +28,8 @@ struct ScheduledRequest {
   Request* request;
   int num_new_tokens;  ///< tokens computed for it this step, from request->num_computed_tokens
   bool samples;        ///< this step reaches the end of its known tokens: a new token is sampled
-  /// Recurrent layers: > 0 when this step also writes the request's state after this many of its
-  /// new tokens (a block boundary) into its checkpoint slot.
-  int checkpoint_after = 0;
+  /// Recurrent layers: the state checkpoints this step writes (KVCacheCoordinator::plan_checkpoint).
+  CheckpointPlan checkpoint;
 };
 
 /// What one step runs: requests in batch order.

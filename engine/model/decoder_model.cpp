@@ -309,13 +309,14 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
         sq.start = b.query_start_loc[r];
         sq.len = b.query_start_loc[r + 1] - b.query_start_loc[r];
         sq.state = cache.state(l, b.state_slots[std::size_t(r)]);
-        sq.save_after = 0;
-        sq.save_to = nullptr;
+        sq.num_saves = 0;
       }
       for (const ForwardBatch::StateSave& sv : b.state_saves) {
         kernels::DeltaNetSequence& sq = delta_seqs_.at(std::size_t(sv.request));
-        sq.save_after = sv.after;
-        sq.save_to = cache.state(l, sv.slot);
+        if (sq.num_saves == kernels::DeltaNetSequence::kMaxSaves)
+          throw std::logic_error("DecoderModel: more state checkpoints for one request than a step takes");
+        sq.save_after[sq.num_saves] = sv.after;
+        sq.save_to[sq.num_saves++] = cache.state(l, sv.slot);
       }
       pl.delta_net->forward(ops_, ws_, xb, h, delta_seqs_.data(), b.num_requests(), T);
     } else {

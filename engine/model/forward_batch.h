@@ -39,7 +39,7 @@ struct ForwardBatch {
     int request = 0, after = 0, slot = 0;
   };
   std::vector<int> state_slots;                   ///< [R] each request's state slot
-  std::vector<StateSave> state_saves;             ///< at most one per request
+  std::vector<StateSave> state_saves;             ///< at most DeltaNetSequence::kMaxSaves per request
   std::vector<std::pair<int, int>> state_copies;  ///< (source, destination) slots copied before the
                                                   ///< forward, in order; source -1: zero the destination
 

@@ -99,7 +99,9 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
     if (s.samples) b.logits_indices.push_back(int(b.input_ids.size()) - 1);
     if (kv.states()) {
       b.state_slots.push_back(req.state_slot);
-      if (s.checkpoint_after > 0) b.state_saves.push_back({int(r), s.checkpoint_after, req.checkpoint_slot});
+      if (s.checkpoint.after > 0) b.state_saves.push_back({int(r), s.checkpoint.after, req.checkpoint_slot});
+      if (s.checkpoint.extra_after > 0)
+        b.state_saves.push_back({int(r), s.checkpoint.extra_after, req.extra_checkpoint_slot});
     }
     ++r;
   }

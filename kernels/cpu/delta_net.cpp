@@ -82,7 +82,7 @@ void gated_delta_net(ThreadPool& pool, const IsaKernels& isa, float* out, const 
       }
       std::copy(rows.begin(), rows.end(), to);
     };
-    if (sq.save_to && sq.save_after > 0) inputs_before(sq.save_after, sq.save_to);
+    for (int i = 0; i < sq.num_saves; ++i) inputs_before(sq.save_after[i], sq.save_to[i]);
     if (sq.len > 0) inputs_before(sq.len, sq.state);
   }
 
@@ -114,8 +114,9 @@ void gated_delta_net(ThreadPool& pool, const IsaKernels& isa, float* out, const 
         const float g = a * softplus(pr[C + V + nv + j] + dt_bias);
         const float decay = std::exp(std::min(g, 50.0f));
         isa.delta_rule_step(S, k, q, v, decay, beta, scale, dv, dk, o.data());
-        if (sq.save_to && t + 1 == sq.save_after)
-          std::memcpy(sq.save_to + conv_floats + int64_t(j) * dv * dk, S, sizeof(float) * std::size_t(dv) * dk);
+        for (int i = 0; i < sq.num_saves; ++i)
+          if (t + 1 == sq.save_after[i])
+            std::memcpy(sq.save_to[i] + conv_floats + int64_t(j) * dv * dk, S, sizeof(float) * std::size_t(dv) * dk);
         // rms_norm(o) * norm * silu(z)
         const float inv = 1.0f / std::sqrt(dot(o.data(), o.data(), dv) / float(dv) + spec.norm_eps);
         float* dst = out + int64_t(row) * V + int64_t(j) * dv;

@@ -434,8 +434,8 @@ class TestKVCacheGroups : public QObject {
     Request b = makeRequest(3, 4, "b", 1);
     computeTokens(kv, a, 16);
     SchedulerOutput out;
-    out.scheduled.push_back({&a, 4, true});
-    out.scheduled.push_back({&b, 3, true});
+    out.scheduled.push_back({&a, 4, true, {}});
+    out.scheduled.push_back({&b, 3, true, {}});
     QVERIFY(kv.allocate_slots(a, 4));
     QVERIFY(kv.allocate_slots(b, 3));
     ModelRunner runner(m, kernels::make_backend({"cpu", 2}));
