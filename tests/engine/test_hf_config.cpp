@@ -128,6 +128,11 @@ class TestHfConfig : public QObject {
     QCOMPARE(parse(j).architecture, std::string("MistralForCausalLM"));
     j["architectures"] = {"Qwen2MoeForCausalLM"};
     HF_EXPECT_ERROR(parse(j), "Qwen2MoeForCausalLM", "Qwen3ForCausalLM");
+    // Qwen3.5 / 3.6 folders: the error sends the user to the GGUF file, which runs.
+    for (const char* name : {"Qwen3_5ForCausalLM", "Qwen3_5MoeForConditionalGeneration"}) {
+      j["architectures"] = {name};
+      HF_EXPECT_ERROR(parse(j), name, "GGUF", ".gguf");
+    }
     j["architectures"] = {"Qwen2ForCausalLM"};
     QCOMPARE(parse(j).config.architecture, std::string("qwen2"));
     QVERIFY(parse(j).config.attention_qkv_bias);  // Qwen2Attention: q/k/v biases always
