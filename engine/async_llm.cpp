@@ -10,6 +10,12 @@ namespace pagedchat {
 
 AsyncLLM::AsyncLLM(const EngineConfig& config) : engine_(std::make_unique<LLMEngine>(config)) {
   stats_ = engine_->stats();
+  // /metrics during a long step (a prefill of thousands of tokens) shows what it runs.
+  engine_->set_on_scheduled([this] {
+    const EngineStats s = engine_->stats();
+    std::lock_guard lk(mu_);
+    stats_ = s;
+  });
   thread_ = std::thread([this] { loop(); });
 }
 

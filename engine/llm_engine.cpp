@@ -131,6 +131,7 @@ struct LLMEngine::Impl {
   std::unordered_map<std::string, std::unique_ptr<RequestGroup>> groups;
   std::vector<RequestOutput> pending;  // aborted requests, reported by the next step()
   std::vector<std::string> last_scheduled;
+  std::function<void()> on_scheduled;
   std::vector<float> logits;
   std::vector<std::string> warnings;
   uint64_t next_arrival = 0;
@@ -431,6 +432,7 @@ std::vector<RequestOutput> LLMEngine::step() {
     m.stats.num_prompt_tokens += std::min(prompt_left, s.num_new_tokens);
   }
   for (Request* r : so.preempted) ++r->group->metrics.num_preemptions;
+  if (m.on_scheduled) m.on_scheduled();
   m.runner->execute(so, *m.kv, m.logits);
   m.scheduler->update_after_step(so);
   ++m.stats.num_steps;
@@ -482,6 +484,8 @@ const std::string& LLMEngine::chat_template() const { return impl_->chat_templat
 const SamplingDefaults& LLMEngine::sampling_defaults() const { return impl_->sampling_defaults; }
 bool LLMEngine::has_tokenizer() const { return impl_->tokenizer != nullptr; }
 const std::vector<std::string>& LLMEngine::last_scheduled_request_ids() const { return impl_->last_scheduled; }
+
+void LLMEngine::set_on_scheduled(std::function<void()> callback) { impl_->on_scheduled = std::move(callback); }
 
 std::optional<RequestState> LLMEngine::request_state(const std::string& id) const {
   auto it = impl_->groups.find(id);

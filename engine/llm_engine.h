@@ -2,6 +2,7 @@
 // (the app's EngineWorker, or the CLI) owns it and calls add_request/abort_request/step().
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -176,6 +177,10 @@ class LLMEngine {
   std::string weight_types() const;
   /// Ids of the requests scheduled in the most recent step (for tests and the engine view).
   const std::vector<std::string>& last_scheduled_request_ids() const;
+  /// Called by step() once it has scheduled requests, before their forward (on the thread
+  /// calling step()): stats() then counts them running, so a caller publishing stats here shows
+  /// a long prefill step while it runs, not only after. Empty: none.
+  void set_on_scheduled(std::function<void()> callback);
 
  private:
   struct Impl;

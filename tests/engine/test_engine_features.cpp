@@ -299,6 +299,27 @@ class TestEngineFeatures : public QObject {
              ref.generate({longPrompt}, testutil::greedy(5))[0].outputs[0].token_ids);
   }
 
+  // set_on_scheduled: called once per step that scheduled requests, before their forward, with
+  // stats() already counting them running (what /metrics shows during a long prefill step).
+  void onScheduledSeesTheStepsRequests() {
+    LLMEngine engine(testutil::storiesConfig());
+    std::vector<EngineStats> seen;
+    engine.set_on_scheduled([&] { seen.push_back(engine.stats()); });
+    engine.step();  // nothing to schedule: not called
+    QVERIFY(seen.empty());
+    engine.add_request("a", kPrompt, testutil::greedy(3));
+    engine.add_request("b", "The dog", testutil::greedy(3));
+    engine.step();
+    QCOMPARE(seen.size(), std::size_t(1));
+    QCOMPARE(seen[0].num_running, 2);
+    QCOMPARE(seen[0].num_waiting, 0);
+    QVERIFY(seen[0].num_prompt_tokens > 0);                       // this step's prompt tokens counted
+    QCOMPARE(seen[0].num_steps, 0);                               // before the step completes
+    QVERIFY(seen[0].num_free_blocks < seen[0].num_total_blocks);  // their blocks allocated
+    testutil::runToCompletion(engine);
+    QCOMPARE(seen.size(), std::size_t(3));  // prefill + 2 decode steps (3 tokens each)
+  }
+
   void seededAloneAndBatched() {
     SamplingParams p;
     p.temperature = 1.0f;
