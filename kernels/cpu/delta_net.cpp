@@ -93,27 +93,46 @@ void gated_delta_net(ThreadPool& pool, const IsaKernels& isa, float* out, const 
       for (int h = 0; h < 2 * nk; ++h) l2_normalize(r + int64_t(h) * dk, dk, spec.norm_eps);
     }
 
-  // 3. The delta rule per (sequence, value head), then the gated RMSNorm of its output.
+  // 3. The delta rule per (sequence, value head), then the gated RMSNorm of its output. The +-1e6
+  // clamp of the state can only act where a row's norm could reach it: with decay <= 1, beta in
+  // (0, 1) and ||k|| <= 1 the update S_r <- decay S_r (I - beta k k^T) + beta v_r k^T grows
+  // ||S_r|| by at most beta |v_r| per token, so below a tenth of the clamp (float rounding is far
+  // smaller) the clamp is skipped, which changes no bit.
   const float scale = 1.0f / std::sqrt(float(dk));
   pool.parallel_chunks(int64_t(num_seqs) * nv, 1, [&](int64_t b, int64_t e, int) {
-    std::vector<float> o(static_cast<std::size_t>(dv), 0.0f);
+    std::vector<float> o(static_cast<std::size_t>(dv), 0.0f), gates;
     for (int64_t item = b; item < e; ++item) {
       const kernels::DeltaNetSequence& sq = seqs[item / nv];
       const int j = int(item % nv), kh = j % nk;
       float* S = sq.state + conv_floats + int64_t(j) * dv * dk;  // [dv][dk]
       const float a = spec.a[j], dt_bias = spec.dt_bias[j];
+      gates.resize(2 * std::size_t(sq.len));  // per token: decay, beta
+      double bound = 0.0;
+      for (int r = 0; r < dv; ++r)
+        bound = std::max(bound, std::sqrt(double(dot(S + int64_t(r) * dk, S + int64_t(r) * dk, dk))));
+      bool clamp = false;
+      for (int t = 0; t < sq.len; ++t) {
+        const float* pr = proj + int64_t(sq.start + t) * width;
+        const float beta = 1.0f / (1.0f + std::exp(-pr[C + V + j]));
+        const float decay = std::exp(std::min(a * softplus(pr[C + V + nv + j] + dt_bias), 50.0f));
+        gates[2 * std::size_t(t)] = decay;
+        gates[2 * std::size_t(t) + 1] = beta;
+        const float* v = x + int64_t(sq.start + t) * C + int64_t(2 * nk) * dk + int64_t(j) * dv;
+        float vmax = 0.0f;
+        for (int r = 0; r < dv; ++r) vmax = std::max(vmax, std::fabs(v[r]));
+        bound += double(beta) * vmax;
+        clamp = clamp || !(decay <= 1.0f);
+      }
+      clamp = clamp || !(bound < 1e5);
       for (int t = 0; t < sq.len; ++t) {
         const int row = sq.start + t;
         const float* xr = x + int64_t(row) * C;
         const float* q = xr + int64_t(kh) * dk;
         const float* k = xr + int64_t(nk + kh) * dk;
         const float* v = xr + int64_t(2 * nk) * dk + int64_t(j) * dv;
-        const float* pr = proj + int64_t(row) * width;
-        const float* z = pr + C + int64_t(j) * dv;
-        const float beta = 1.0f / (1.0f + std::exp(-pr[C + V + j]));
-        const float g = a * softplus(pr[C + V + nv + j] + dt_bias);
-        const float decay = std::exp(std::min(g, 50.0f));
-        isa.delta_rule_step(S, k, q, v, decay, beta, scale, dv, dk, o.data());
+        const float* z = proj + int64_t(row) * width + C + int64_t(j) * dv;
+        isa.delta_rule_step(S, k, q, v, gates[2 * std::size_t(t)], gates[2 * std::size_t(t) + 1], scale, dv, dk, clamp,
+                            o.data());
         for (int i = 0; i < sq.num_saves; ++i)
           if (t + 1 == sq.save_after[i])
             std::memcpy(sq.save_to[i] + conv_floats + int64_t(j) * dv * dk, S, sizeof(float) * std::size_t(dv) * dk);

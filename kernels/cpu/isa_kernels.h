@@ -117,9 +117,10 @@ struct IsaKernels {
   void (*scale)(float* x, float s, int64_t n) = nullptr;
   void (*softcap)(float* x, float cap, int64_t n) = nullptr;
   void (*axpy)(float* x, float w, const float* y, int64_t n) = nullptr;
-  /// One token of the gated delta rule for one value head (rowwise_impl.inc's delta_rule_step_entry).
+  /// One token of the gated delta rule for one value head (rowwise_impl.inc's delta_rule_step_entry);
+  /// `clamp` false skips the +-1e6 clamp of the state where the caller has shown it cannot act.
   void (*delta_rule_step)(float* S, const float* k, const float* q, const float* v, float decay, float beta,
-                          float scale, int dv, int dk, float* o) = nullptr;
+                          float scale, int dv, int dk, bool clamp, float* o) = nullptr;
 };
 
 /// The table for `isa` (which must be supported by this CPU and compiled in: on non-x86 builds

@@ -13,6 +13,8 @@ namespace pagedchat::cpu::isa_avx2 {
 
 struct V {
   __m256 lo, hi;
+  /// How many V values fit in the vector registers (16 ymm registers hold 8).
+  static constexpr int kRegisters = 8;
 
   PC_TARGET_AVX2 static inline V zero() { return {_mm256_setzero_ps(), _mm256_setzero_ps()}; }
   PC_TARGET_AVX2 static inline V set1(float x) {

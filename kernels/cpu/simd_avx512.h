@@ -14,6 +14,8 @@ namespace pagedchat::cpu::isa_avx512 {
 
 struct V {
   __m512 v;
+  /// How many V values fit in the vector registers (32 zmm registers).
+  static constexpr int kRegisters = 32;
 
   PC_TARGET_AVX512 static inline V zero() { return {_mm512_setzero_ps()}; }
   PC_TARGET_AVX512 static inline V set1(float x) { return {_mm512_set1_ps(x)}; }

@@ -17,6 +17,8 @@ namespace pagedchat::cpu::isa_scalar {
 
 struct V {
   float v[16];
+  /// How many V values fit in the vector registers (as AVX2: it only steers loop blocking).
+  static constexpr int kRegisters = 8;
 
   static V zero() { return set1(0.0f); }
   static V set1(float x) {
