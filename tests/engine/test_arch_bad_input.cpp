@@ -37,14 +37,8 @@ void rewrite(const QString& src, const QString& dst, const Edit& e) {
   std::vector<GgufTensorOut> out;
   for (const GgufTensorInfo& t : f.tensors()) {
     if (t.name == e.drop_tensor) continue;
-    GgufTensorOut o;
-    o.name = t.name;
-    o.cols = t.ne[0];
-    o.rows = t.ne.size() > 1 ? t.ne[1] : 0;
-    o.experts = t.ne.size() > 2 ? t.ne[2] : 0;
+    GgufTensorOut o = gguf_tensor_copy(f, t);
     o.type = GgmlType::F32;
-    o.typed_src = f.tensor_data(t);
-    o.src_dtype = *dtype_of(t.type);
     out.push_back(o);
   }
   write_gguf_file(dst.toStdString(), meta, out);

@@ -66,14 +66,7 @@ void writeModel(const QString& src, const QString& dst, std::vector<std::vector<
                            t.name.find(".ffn_up.") != std::string::npos ||
                            t.name.find(".ffn_down.") != std::string::npos;
     if (dense_ffn) continue;
-    GgufTensorOut o;
-    o.name = t.name;
-    o.cols = t.ne[0];
-    o.rows = t.ne.size() > 1 ? t.ne[1] : 0;
-    o.type = t.type;
-    o.typed_src = f.tensor_data(t);
-    o.src_dtype = *dtype_of(t.type);
-    out.push_back(o);
+    out.push_back(gguf_tensor_copy(f, t));
     // After each layer's last original tensor (ssm_out or attn_v sort after the ffn names), add
     // its FFN: appended after post_attention_norm, which every layer has.
     if (t.name.find(".post_attention_norm.") != std::string::npos) {

@@ -226,4 +226,18 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
   }
 }
 
+GgufTensorOut gguf_tensor_copy(const GgufFile& f, const GgufTensorInfo& t) {
+  const std::optional<kernels::DType> dt = dtype_of(t.type);
+  if (!dt) throw std::runtime_error("tensor " + t.name + ": a type this writer cannot copy");
+  GgufTensorOut o;
+  o.name = t.name;
+  o.cols = t.ne[0];
+  o.rows = t.ne.size() > 1 ? t.ne[1] : 0;
+  o.experts = t.ne.size() > 2 ? t.ne[2] : 0;
+  o.type = t.type;
+  o.typed_src = f.tensor_data(t);
+  o.src_dtype = *dt;
+  return o;
+}
+
 }  // namespace pagedchat

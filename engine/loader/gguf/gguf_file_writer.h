@@ -79,4 +79,9 @@ struct GgufTensorOut {
 /// naming the tensor and row).
 void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const std::vector<GgufTensorOut>& tensors);
 
+/// Tensor `t` of the open file `f`, to be written again as it is: its name, shape (experts
+/// included) and type, the data read in place from `f` (which must outlive the write). Throws
+/// std::runtime_error for a type dtype_of does not know.
+GgufTensorOut gguf_tensor_copy(const GgufFile& f, const GgufTensorInfo& t);
+
 }  // namespace pagedchat
