@@ -5,7 +5,7 @@
 // set beyond the last-level cache. Each figure is given twice: by wall time, and by the process's
 // CPU time (cpu=...: what the rate would be on a machine where the threads were never preempted;
 // with 1 thread, the single core's rate) — on a loaded machine the second is the meaningful one.
-// Usage: pagedchat_bench_quant [threads] [isa] [type...]
+// Usage: pagedchat_bench_quant [threads] [isa] [type...] (types by dtype_name: q4_0, mxfp4, ...)
 #include <time.h>
 
 #include <algorithm>
@@ -114,6 +114,10 @@ int main(int argc, char** argv) {
       const int be_bytes = kernels::dtype_block_bytes(t);
       const int doff = t == DType::kQ6_K ? 208 : 0;
       for (size_t off = 0; off < w.size(); off += be_bytes) {
+        if (t == DType::kMXFP4) {  // E8M0 byte: 2^-7 (values up to 6 * 2^-7)
+          w[off] = 120;
+          continue;
+        }
         const uint16_t h = kernels::fp32_to_fp16(0.01f);
         w[off + doff] = uint8_t(h), w[off + doff + 1] = uint8_t(h >> 8);
         if (t == DType::kQ4_1 || t == DType::kQ5_1 || t == DType::kQ4_K || t == DType::kQ5_K)

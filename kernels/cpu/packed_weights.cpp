@@ -193,6 +193,8 @@ void pack_quant_row(DType t, int k, const uint8_t* src, int lane, uint8_t* panel
           s[64 + 32 * jj + lane] = blk.sc[jj];
           s[80 + 32 * jj + lane] = blk.mn[jj];
         }
+      } else if (t == DType::kMXFP4) {
+        sc[int64_t(g) * SB + lane] = blk.e;
       } else {
         uint8_t* s = sc + int64_t(g) * SB;
         put_u16(s + 2 * lane, blk.d);

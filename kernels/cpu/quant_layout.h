@@ -1,7 +1,7 @@
 // The in-memory layout of quantized weight panels (CpuPackedWeights, read by quant_impl.inc).
 // A panel holds 16 output rows (lane r = row 16p + r) and the whole k; it is a quant region, then
 // a scale region, the panel padded to 64 bytes. Weights keep their file's bits per weight: the
-// same quants and f16 scales, only interleaved so that one 64-byte vector holds 4 consecutive
+// same quants and scales (f16, or MXFP4's E8M0 bytes), only interleaved so that one 64-byte vector holds 4 consecutive
 // k-values of all 16 rows (lane r = bytes 4r..4r+3), the operand of one vpdpbusd (or
 // vpmaddubsw + vpmaddwd) with a broadcast 4-byte activation word.
 //
@@ -9,6 +9,7 @@
 // its values 4j..4j+3; "N4[j]" (j < 4) is a vector whose byte b of lane r holds value 4j+b in the
 // low nibble and value 16+4j+b in the high nibble (the low 4 bits of q):
 //   Q4_0, Q4_1, Q4_K  N4[0..3]                                  256 bytes
+//   MXFP4             N4[0..3] (FP4 codes, indices into kMxfp4Values) 256
 //   Q5_0, Q5_1, Q5_K  N4[0..3], H5                              320
 //   Q6_K              N4[0..3], H6A, H6B                        384
 //   Q8_0              S8[0..7] (byte b of lane r: int8 value 4j+b) 512
@@ -19,6 +20,7 @@
 //
 // SCALE REGION (after G = k/32 quant groups), per group or per 256-value super-block:
 //   Q4_0, Q5_0, Q8_0  per group: d[16] f16                       32 bytes
+//   MXFP4             per group: e[16] u8 (E8M0 exponent bytes)  16
 //   Q4_1, Q5_1        per group: d[16] f16, m[16] f16            64
 //   Q4_K, Q5_K        per super-block: d[16] f16, dmin[16] f16, then per group sc[16] u8,
 //                     m[16] u8                                   64 + 8 * 32 = 320
@@ -26,7 +28,7 @@
 //                     sc_b[16] i8 (16..31)                       32 + 8 * 32 = 288
 // Bytes per 16 x 256 weights against the file's: Q4_0 2304 (=), Q4_1 2560 (=), Q5_0 2816 (=),
 // Q5_1 3072 (=), Q8_0 4352 (=), Q4_K 2368 (+2.8%: scales unpacked from 6 to 8 bits), Q5_K 2880
-// (+2.3%), Q6_K 3360 (=).
+// (+2.3%), Q6_K 3360 (=), MXFP4 2176 (=: 8 groups x (256 + 16)).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +53,7 @@ constexpr int quant_group_bytes(kernels::DType t) {
     case DType::kQ4_0:
     case DType::kQ4_1:
     case DType::kQ4_K:
+    case DType::kMXFP4:
       return 256;
     case DType::kQ5_0:
     case DType::kQ5_1:
@@ -81,6 +84,8 @@ constexpr int quant_scale_bytes(kernels::DType t) {
       return 320;
     case DType::kQ6_K:
       return 288;
+    case DType::kMXFP4:
+      return 16;
     default:
       return 0;
   }

@@ -169,6 +169,11 @@ struct QOps {
   }
   PC_TARGET_AVX2 static inline QB lo4(QB a) { return andc(a, 0x0F); }
   PC_TARGET_AVX2 static inline QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
+  /// Per byte: tab[a] (a in 0..15), vpshufb with the table in both 128-bit lanes.
+  PC_TARGET_AVX2 static inline QB lut16(QB a, const uint8_t* tab) {
+    const __m256i t = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tab)));
+    return {_mm256_shuffle_epi8(t, a.lo), _mm256_shuffle_epi8(t, a.hi)};
+  }
   /// vpmaddubsw saturates int16 pairs: bytes must stay below 128 (see simd_scalar.h).
   static constexpr bool kHiInPlace = false;
   PC_TARGET_AVX2 static inline QI sra4(QI a) { return {_mm256_srai_epi32(a.lo, 4), _mm256_srai_epi32(a.hi, 4)}; }
@@ -228,6 +233,19 @@ struct QOps {
   PC_TARGET_AVX2 static inline V load_i8f(const uint8_t* p) {
     return {_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)))),
             _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8))))};
+  }
+  /// 8 E8M0 bytes (the low 8 of b) as E8M0_HALF float bits: (e - 1) << 23 for e >= 2, else
+  /// 0x00200000 << e (kernels::e8m0_half_bits).
+  PC_TARGET_AVX2 static inline __m256 e8m0_half8(__m128i b) {
+    const __m256i e = _mm256_cvtepu8_epi32(b);
+    const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), 23);
+    const __m256i sub = _mm256_sllv_epi32(_mm256_set1_epi32(0x00200000), e);
+    return _mm256_castsi256_ps(_mm256_blendv_epi8(sub, normal, _mm256_cmpgt_epi32(e, _mm256_set1_epi32(1))));
+  }
+  /// 16 E8M0 exponent bytes as E8M0_HALF floats, 2^(e - 128), exact.
+  PC_TARGET_AVX2 static inline V load_e8m0_half(const uint8_t* p) {
+    return {e8m0_half8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))),
+            e8m0_half8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8)))};
   }
   /// Rounds 16 floats (|a| < 128) to the nearest integer, ties to even (std::nearbyint in the
   /// default rounding mode), stores them as int8 in dst[0..15] and returns their sum.

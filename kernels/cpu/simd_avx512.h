@@ -139,6 +139,10 @@ struct QOps {
   }
   PC_TARGET_AVX512 static inline QB lo4(QB a) { return andc(a, 0x0F); }
   PC_TARGET_AVX512 static inline QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
+  /// Per byte: tab[a] (a in 0..15), vpshufb with the table in all four 128-bit lanes.
+  PC_TARGET_AVX512 static inline QB lut16(QB a, const uint8_t* tab) {
+    return {_mm512_shuffle_epi8(_mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tab))), a.v)};
+  }
   /// vpmaddubsw saturates int16 pairs: bytes must stay below 128 (see simd_scalar.h).
   static constexpr bool kHiInPlace = false;
   /// No int16 stage (see simd_avx2.h): quant_impl.inc sums words with dot_u.
@@ -168,6 +172,14 @@ struct QOps {
   }
   PC_TARGET_AVX512 static inline V load_i8f(const uint8_t* p) {
     return {_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))))};
+  }
+  /// 16 E8M0 exponent bytes as E8M0_HALF floats, 2^(e - 128), exact (kernels::e8m0_half_bits):
+  /// vscalefps 1.0 * 2^(e - 128), one rounding of an exact power of two, subnormals (e = 0, 1)
+  /// included (the kernels run without FTZ / DAZ).
+  PC_TARGET_AVX512 static inline V load_e8m0_half(const uint8_t* p) {
+    const __m512i e = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    const __m512 x = _mm512_cvtepi32_ps(_mm512_sub_epi32(e, _mm512_set1_epi32(128)));
+    return {_mm512_scalef_ps(_mm512_set1_ps(1.0f), x)};
   }
   /// Rounds 16 floats (|a| < 128) to the nearest integer, ties to even (std::nearbyint in the
   /// default rounding mode), stores them as int8 in dst[0..15] and returns their sum.

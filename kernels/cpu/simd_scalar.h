@@ -195,6 +195,11 @@ struct QOps {
   }
   static QB lo4(QB a) { return andc(a, 0x0F); }
   static QB hi4(QB a) { return andc(shr<4>(a), 0x0F); }
+  /// Per byte: tab[a] (a in 0..15: the bytes of lo4 / hi4), a 16-entry table lookup (pshufb).
+  static QB lut16(QB a, const uint8_t* tab) {
+    for (auto& x : a.b) x = tab[x & 15];
+    return a;
+  }
   /// Whether dot_u is exact for bytes above 127 (no int16 saturation): then quant_impl.inc keeps
   /// 4-bit types' high nibbles in place and divides their sum by 16 with sra4.
   static constexpr bool kHiInPlace = true;
@@ -255,6 +260,12 @@ struct QOps {
   static V load_i8f(const uint8_t* p) {
     V r;
     for (int i = 0; i < 16; ++i) r.v[i] = float(int8_t(p[i]));
+    return r;
+  }
+  /// 16 E8M0 exponent bytes as E8M0_HALF floats, 2^(e - 128) (kernels::e8m0_half_to_fp32, exact).
+  static V load_e8m0_half(const uint8_t* p) {
+    V r;
+    for (int i = 0; i < 16; ++i) r.v[i] = kernels::e8m0_half_to_fp32(p[i]);
     return r;
   }
   /// Rounds 16 floats (|a| < 128) to the nearest integer, ties to even (std::nearbyint in the

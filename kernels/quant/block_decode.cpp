@@ -8,7 +8,7 @@ namespace {
 
 // Where each format's fields start inside its block (byte offsets; the sizes are dtype.h's).
 struct Layout {
-  int d;       // f16 d
+  int d;       // f16 d, or -1 (MXFP4)
   int m;       // f16 m / dmin, or -1
   int scales;  // packed scales (K-quants), or -1
   int high;    // high bits (Q5_*: packed, Q5_K / Q6_K: striped), or -1
@@ -34,6 +34,8 @@ Layout layout_of(DType t) {
       return {0, 2, 4, 16, 48, 32};
     case DType::kQ6_K:
       return {208, -1, 192, 128, 0, 64};
+    case DType::kMXFP4:  // no f16 d: decode_block reads the exponent byte 0 instead
+      return {-1, -1, -1, -1, 1, 16};
     default:
       break;
   }
@@ -83,8 +85,9 @@ void decode_block(DType t, const uint8_t* b, DecodedBlock& o) {
   const Layout at = layout_of(t);
   const int n = dtype_block_elems(t);
   o.groups = n / 32;
-  o.d = load_le16(b + at.d);
+  o.d = at.d >= 0 ? load_le16(b + at.d) : 0;
   o.m = at.m >= 0 ? load_le16(b + at.m) : 0;
+  o.e = t == DType::kMXFP4 ? b[0] : 0;
   if (t == DType::kQ8_0) {
     for (int v = 0; v < n; ++v) o.q[v] = int8_t(b[at.low + v]);
     return;

@@ -11,6 +11,8 @@
 //  - Q5_K's fifth bit and Q6_K's two high bits are "striped": byte i of a 32-byte run holds the
 //    high bits of values i, i + 32, i + 64, ... of that run's span, lowest bits first.
 //  - Q8_0's codes are whole signed bytes.
+//  - MXFP4 (17 bytes: the E8M0 exponent byte e, then one nibble run of 16 bytes) stores 4-bit
+//    FP4 E2M1 codes, which are indices into kMxfp4Values (dtype.h), not integers with a zero point.
 //  - Q4_K / Q5_K pack eight 6-bit (scale, min) pairs into 12 bytes (unpack_k_scales below);
 //    Q6_K has sixteen signed 8-bit scales, one per 16 values.
 #pragma once
@@ -25,7 +27,9 @@ namespace pagedchat::kernels {
 struct DecodedBlock {
   int groups = 0;       ///< 32-value groups in the block: 1 or 8
   int16_t q[256];       ///< the codes: unsigned, as stored (Q8_0: signed), before any zero point
-  uint16_t d = 0;       ///< f16 bits: d (every type)
+                        ///< (MXFP4: the FP4 codes 0..15, indices into kMxfp4Values)
+  uint16_t d = 0;       ///< f16 bits: d (every type but MXFP4, which has e instead)
+  uint8_t e = 0;        ///< MXFP4: the E8M0 scale exponent byte (scale 2^(e - 127)); 0 otherwise
   uint16_t m = 0;       ///< f16 bits: m (Q4_1, Q5_1) or dmin (Q4_K, Q5_K); 0 otherwise
   uint8_t sc[8] = {};   ///< Q4_K / Q5_K: 6-bit scale of each 32-value group
   uint8_t mn[8] = {};   ///< Q4_K / Q5_K: 6-bit min of each 32-value group

@@ -18,7 +18,7 @@ struct Info {
 // Sizes from ggml-common.h's static_asserts on each block struct.
 constexpr Info kInfo[] = {
     {"f32", 1, 4},    {"f16", 1, 2},    {"bf16", 1, 2},     {"q4_0", 32, 18},   {"q4_1", 32, 20},   {"q5_0", 32, 22},
-    {"q5_1", 32, 24}, {"q8_0", 32, 34}, {"q4_K", 256, 144}, {"q5_K", 256, 176}, {"q6_K", 256, 210},
+    {"q5_1", 32, 24}, {"q8_0", 32, 34}, {"q4_K", 256, 144}, {"q5_K", 256, 176}, {"q6_K", 256, 210}, {"mxfp4", 32, 17},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == sizeof(kAllDTypes) / sizeof(kAllDTypes[0]));
 
@@ -78,6 +78,11 @@ Affine affine_of(DType t, const DecodedBlock& b) {
 void dequantize_block(DType t, const uint8_t* src, float* y) {
   DecodedBlock b;
   decode_block(t, src, b);
+  if (t == DType::kMXFP4) {  // ggml's dequantize_row_mxfp4: kvalues_mxfp4[q] * E8M0_HALF(e), one product
+    const float d = e8m0_half_to_fp32(b.e);
+    for (int v = 0; v < 32; ++v) y[v] = float(kMxfp4Values[b.q[v]]) * d;
+    return;
+  }
   const Affine a = affine_of(t, b);
   const int n = dtype_block_elems(t);
   for (int v = 0; v < n; ++v) {
@@ -107,6 +112,24 @@ float fp16_to_fp32(uint16_t h) { return float_from_fp16(h); }
 uint16_t fp32_to_fp16(float f) { return fp16_from_float(f); }
 uint16_t float_to_bf16(float x) { return bf16_from_float(x); }
 float bf16_to_float(uint16_t b) { return float_from_bf16(b); }
+
+float e8m0_half_to_fp32(uint8_t e) {
+  const uint32_t bits = e8m0_half_bits(e);
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+bool mxfp4_row_valid(const void* row, int64_t n, int64_t* bad_block) {
+  const int64_t blocks = int64_t(dtype_row_bytes(DType::kMXFP4, n) / 17);
+  const uint8_t* p = static_cast<const uint8_t*>(row);
+  for (int64_t b = 0; b < blocks; ++b)
+    if (p[17 * b] == 0xFF) {
+      if (bad_block) *bad_block = b;
+      return false;
+    }
+  return true;
+}
 
 void dequantize_row(DType t, const void* src, float* dst, int64_t n) {
   const std::size_t bytes = dtype_row_bytes(t, n);

@@ -41,9 +41,10 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
       const int8_t* x = xq + 32 * g;
       const QuantActGroup& a = xg[g];
       const int16_t* q = blk.q + 32 * j;
+      const bool fp4 = t == DType::kMXFP4;  // the code indexes the (doubled) FP4 values
       int64_t dot = 0, dot_lo = 0;
       for (int i = 0; i < 32; ++i) {
-        dot += int64_t(q[i]) * x[i];
+        dot += int64_t(fp4 ? kMxfp4Values[q[i]] : q[i]) * x[i];
         if (i == 15) dot_lo = dot;
       }
       int64_t s = 0;
@@ -57,6 +58,7 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
         case DType::kQ4_1:
         case DType::kQ5_1:
         case DType::kQ8_0:
+        case DType::kMXFP4:
           s = dot;
           break;
         case DType::kQ4_K:
@@ -76,7 +78,8 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
         if (t != DType::kQ6_K) mb = std::fma(float(blk.mn[j]), a.ds, mb);
         continue;
       }
-      acc = std::fma(float(s), fp16_to_fp32(blk.d) * a.d, acc);
+      const float dw = fp4 ? e8m0_half_to_fp32(blk.e) : fp16_to_fp32(blk.d);
+      acc = std::fma(float(s), dw * a.d, acc);
       if (t == DType::kQ4_1 || t == DType::kQ5_1) acc = std::fma(fp16_to_fp32(blk.m), a.ds, acc);
     }
     if (kquant) {

@@ -1,11 +1,13 @@
-// Dequantization of ggml blocks: hand-built Q4_0 / Q8_0 / Q4_K / Q6_K blocks (packed here from
+// Dequantization of ggml blocks: hand-built Q4_0 / Q8_0 / Q4_K / Q6_K / MXFP4 blocks (packed here from
 // chosen integer quants and scales, following ggml-common.h's layouts) must give exactly the values
 // the spec formulas give; F16/BF16 conversions are exact; the Q8_0 quantizer follows
-// quantize_row_q8_0_ref.
+// quantize_row_q8_0_ref; MXFP4 rows with a NaN scale are found (mxfp4_row_valid).
 #include <QTest>
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <limits>
 #include <random>
 
 #include "engine/loader/gguf/dequant.h"
@@ -135,6 +137,83 @@ class TestGgufDequant : public QObject {
       const int s = scales[half * 8 + g * 2 + l / 16];  // one scale per 16 values
       QCOMPARE(y[i], kD * float(s) * float(q[i] - 32));
     }
+  }
+
+  // MXFP4 (ggml type 39): blocks of an E8M0 byte e and 16 bytes of FP4 E2M1 nibbles (value i < 16
+  // the low nibble of byte 1 + i, value i >= 16 the high nibble of byte 1 + i - 16). Expected
+  // values from the OCP MX v1.0 definitions, computed here in double without ggml's table: E2M1
+  // code c = (sign, 2-bit exponent x, mantissa m) is (-1)^sign * (x ? (1 + m / 2) 2^(x - 1) :
+  // m / 2); E8M0 e is 2^(e - 127). Every code in every position, scales e = 0 and 1 (float32
+  // subnormal results), 2, 127, 128 and 254 (6 * 2^127 overflows float32: inf, as ggml's float
+  // product gives).
+  void mxfp4() {
+    QCOMPARE(ggml_type_info(39).block_bytes, 17u);
+    QCOMPARE(ggml_type_name(39), std::string("mxfp4"));
+    QVERIFY(dtype_of(GgmlType::MXFP4) == kernels::DType::kMXFP4);
+    QCOMPARE(kernels::dtype_row_bytes(kernels::DType::kMXFP4, 64), std::size_t(34));
+    QCOMPARE(std::string(kernels::dtype_name(kernels::DType::kMXFP4)), std::string("mxfp4"));
+    const int exps[] = {0, 1, 2, 127, 128, 254};
+    const int nb = 2 * int(std::size(exps));  // per e: two blocks, codes in two orders
+    std::vector<uint8_t> b(std::size_t(nb) * 17, 0);
+    std::vector<int> code(std::size_t(nb) * 32);
+    for (int blk = 0; blk < nb; ++blk) {
+      b[std::size_t(blk) * 17] = uint8_t(exps[blk / 2]);
+      for (int i = 0; i < 32; ++i) {
+        const int c = blk % 2 ? (31 - i) * 5 % 16 : i % 16;  // every code at least twice per block
+        code[std::size_t(blk) * 32 + i] = c;
+        b[std::size_t(blk) * 17 + 1 + i % 16] |= uint8_t(c << (i < 16 ? 0 : 4));
+      }
+    }
+    std::vector<float> y(code.size());
+    dequantize(GgmlType::MXFP4, b.data(), y.data(), y.size());
+    std::vector<float> y2(code.size());
+    kernels::dequantize_row_as(kernels::DType::kMXFP4, kernels::DType::kMXFP4, b.data(), y2.data(), int64_t(y2.size()));
+    QVERIFY(std::memcmp(y.data(), y2.data(), y.size() * sizeof(float)) == 0);
+    for (std::size_t v = 0; v < code.size(); ++v) {
+      const int c = code[v], e = exps[v / 64];
+      const int sign = c >> 3, x = (c >> 1) & 3, m = c & 1;
+      const double fp4 = (sign ? -1.0 : 1.0) * (x ? (1.0 + m / 2.0) * std::ldexp(1.0, x - 1) : m / 2.0);
+      const double want = fp4 * std::ldexp(1.0, e - 127);
+      const float wantf = std::fabs(want) > double(std::numeric_limits<float>::max())
+                              ? std::copysign(std::numeric_limits<float>::infinity(), float(want))
+                              : float(want);
+      if (!std::isinf(wantf)) QVERIFY2(double(wantf) == want, "the expected value is not a float32");
+      QVERIFY2(
+          std::memcmp(&y[v], &wantf, 4) == 0 || (y[v] == 0.0f && wantf == 0.0f && !std::signbit(y[v])),
+          qPrintable(QString("value %1 (code %2, e %3): %4, expected %5").arg(v).arg(c).arg(e).arg(y[v]).arg(wantf)));
+    }
+    // e = 0: 0.5 * 2^-127 = 2^-128, the float32 subnormal 0x00200000; code 8 (-0) reads +0 (ggml's
+    // table has 0, not -0).
+    QCOMPARE(y[1], std::ldexp(1.0f, -128));
+    // Stored as BF16 / F16 (the CUDA backend's load path): the float values rounded once.
+    std::vector<float> bf(code.size()), hf(code.size());
+    kernels::dequantize_row_as(kernels::DType::kMXFP4, kernels::DType::kBF16, b.data(), bf.data(), int64_t(bf.size()));
+    kernels::dequantize_row_as(kernels::DType::kMXFP4, kernels::DType::kF16, b.data(), hf.data(), int64_t(hf.size()));
+    for (std::size_t v = 0; v < code.size(); ++v) {
+      QCOMPARE(bf[v], kernels::bf16_to_float(kernels::float_to_bf16(y[v])));
+      QCOMPARE(hf[v], fp16_to_fp32(fp32_to_fp16(y[v])));
+    }
+  }
+
+  // mxfp4_row_valid: finds the first block whose E8M0 byte is 0xFF (NaN), reports its index.
+  void mxfp4RowValid() {
+    std::vector<uint8_t> row(5 * 17, 0x77);
+    for (int blk = 0; blk < 5; ++blk) row[std::size_t(blk) * 17] = uint8_t(blk == 0 ? 0xFE : blk);
+    int64_t bad = -7;
+    QVERIFY(kernels::mxfp4_row_valid(row.data(), 160, &bad));
+    QCOMPARE(bad, int64_t(-7));  // untouched
+    QVERIFY(kernels::mxfp4_row_valid(row.data(), 0, &bad));
+    row[3 * 17] = 0xFF;
+    row[4 * 17] = 0xFF;
+    QVERIFY(!kernels::mxfp4_row_valid(row.data(), 160, &bad));
+    QCOMPARE(bad, int64_t(3));
+    QVERIFY(kernels::mxfp4_row_valid(row.data(), 96));  // the first three blocks only
+    QVERIFY(!kernels::mxfp4_row_valid(row.data(), 128));
+    row[3 * 17 + 5] = 0xFF;  // a quant byte of 0xFF is a valid code pair, not a scale
+    row[3 * 17] = 0x80;
+    QVERIFY(!kernels::mxfp4_row_valid(row.data(), 160, &bad));
+    QCOMPARE(bad, int64_t(4));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, kernels::mxfp4_row_valid(row.data(), 48, &bad));
   }
 
   // quantize_row_q8_0_ref: d = max|x| / 127 (stored as F16), q = round(x / d) away from zero.

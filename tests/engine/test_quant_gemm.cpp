@@ -27,8 +27,8 @@ using kernels::WeightPart;
 
 namespace {
 
-const DType kQuantTypes[] = {DType::kQ8_0, DType::kQ4_0, DType::kQ4_1, DType::kQ5_0,
-                             DType::kQ5_1, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K};
+const DType kQuantTypes[] = {DType::kQ8_0, DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1,
+                             DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4};
 
 std::vector<cpu::Isa> supportedIsas() {
   std::vector<cpu::Isa> v;
@@ -46,12 +46,14 @@ void putHalf(uint8_t* p, float v) {
 }
 
 // n rows of k values of type t: random quants and scale bytes (or every byte `fill`), the f16
-// scales set to finite values of a plausible size (mins of either sign).
+// scales set to finite values of a plausible size (mins of either sign); MXFP4's E8M0 exponents
+// mostly 2^-18..2^-1, one block in 16 the subnormal scales of e = 0, 1, 2.
 std::vector<uint8_t> randomRows(DType t, int n, int k, std::mt19937& rng, int fill = -1) {
   const size_t rb = kernels::dtype_row_bytes(t, k);
   std::vector<uint8_t> m(rb * n);
   std::uniform_int_distribution<int> byte(0, 255);
   std::uniform_real_distribution<float> scale(0.002f, 0.05f), sgn(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(110, 127), tiny(0, 47);
   for (auto& b : m) b = uint8_t(fill >= 0 ? fill : byte(rng));
   const int be = kernels::dtype_block_bytes(t);
   for (size_t off = 0; off < m.size(); off += be) {
@@ -70,6 +72,11 @@ std::vector<uint8_t> randomRows(DType t, int n, int k, std::mt19937& rng, int fi
       case DType::kQ6_K:
         putHalf(b + 208, scale(rng) * 0.1f);
         break;
+      case DType::kMXFP4: {
+        const int r = tiny(rng);
+        b[0] = uint8_t(r < 3 ? r : exponent(rng));
+        break;
+      }
       default:
         putHalf(b, scale(rng));
         break;
@@ -219,6 +226,9 @@ class TestQuantGemm : public QObject {
             case DType::kQ6_K:
               v = d * blk.sc6[i / 16] * (blk.q[i] - 32);
               break;
+            case DType::kMXFP4:
+              v = std::ldexp(double(kernels::kMxfp4Values[blk.q[i]]), int(blk.e) - 128);
+              break;
             default:
               break;
           }
@@ -318,7 +328,7 @@ class TestQuantGemm : public QObject {
     for (int r : rows) offsets.push_back(offsets.back() + r);
     const int T = offsets.back();
     const auto x = randomX(T, k, rng_);
-    for (DType t : {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0}) {
+    for (DType t : {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0, DType::kMXFP4}) {
       std::vector<std::vector<uint8_t>> mats;
       for (std::size_t g = 0; g < rows.size(); ++g) mats.push_back(randomRows(t, n, k, rng_));
       for (cpu::Isa isa : supportedIsas()) {
@@ -352,7 +362,8 @@ class TestQuantGemm : public QObject {
   }
 
   // The integer sums at their bounds: every quant at its largest magnitude (bytes 0xFF: 15, 31 or
-  // 63; Q8_0 0x80 = -128 and 0x7F) against activations all +127 or all -127, where every
+  // 63; Q8_0 0x80 = -128 and 0x7F; MXFP4 0xFF = -6 and 0x77 = +6, kernel operands 0 and 24)
+  // against activations all +127 or all -127, where every
   // vpmaddubsw pair and every int16 run of the maddubs levels is at its largest (simd_avx2.h,
   // quant_impl.inc's i16_group_sums): a run one word too long would wrap and differ here.
   void extremeQuantsMatchReferenceBitwise() {
@@ -369,8 +380,9 @@ class TestQuantGemm : public QObject {
     QCOMPARE(int(qx.q[0]), 127);
     QCOMPARE(int(qx.q[k]), -127);
     for (DType t : kQuantTypes)
-      for (int fill : {0xFF, 0x80, 0x7F}) {
-        if (fill != 0xFF && t != DType::kQ8_0) continue;
+      for (int fill : {0xFF, 0x80, 0x7F, 0x77}) {
+        const bool q8 = t == DType::kQ8_0 && (fill == 0x80 || fill == 0x7F), fp4 = t == DType::kMXFP4 && fill == 0x77;
+        if (fill != 0xFF && !q8 && !fp4) continue;
         const auto w = randomRows(t, n, k, rng_, fill);
         const auto ref = reference(t, w, n, k, qx, T);
         const WeightPart part{w.data(), n, t, t};
@@ -389,9 +401,38 @@ class TestQuantGemm : public QObject {
       }
   }
 
+  // MXFP4 rows whose every block has one E8M0 exponent e, from the subnormal scales (e = 0, 1:
+  // 2^-128, 2^-127, whose products stay subnormal) to large ones (200, 254: 2^126, where
+  // 12 * 2^126 overflows to inf): each ISA's E8M0 conversion in vector registers gives the
+  // reference's bits, at T = 1, 2, 3, 7, 16, 33 and k = 32, 64, 2880 (gpt-oss's width).
+  void mxfp4ScaleExponentsBitwise() {
+    const DType t = DType::kMXFP4;
+    const int n = 21;
+    for (int k : {32, 64, 2880})
+      for (int e : {0, 1, 2, 127, 128, 200, 254}) {
+        auto w = randomRows(t, n, k, rng_);
+        for (std::size_t off = 0; off < w.size(); off += 17) w[off] = uint8_t(e);
+        std::vector<float> x = randomX(33, k, rng_);
+        if (e == 254)  // keep the outputs finite: |x| below 2^-20 (dw * dx = 2^126 * amax / 127)
+          for (auto& v : x) v = std::ldexp(v, -40);
+        const auto ref = reference(t, w, n, k, quantizeX(x, 33, k), 33);
+        int nonzero = 0;
+        for (float r : ref) nonzero += r != 0.0f;
+        QVERIFY(nonzero > int(ref.size()) / 2);
+        const WeightPart part{w.data(), n, t, t};
+        for (cpu::Isa isa : supportedIsas()) {
+          auto be = cpu::make_cpu_backend(2, isa);
+          auto pw = be->pack_weights({&part, 1}, k);
+          for (int T : {1, 2, 3, 7, 16, 33})
+            QVERIFY2(sameBits(runLinear(*be, *pw, x.data(), T).data(), ref.data(), size_t(T) * n),
+                     qPrintable(what(isa, t, n, k, T) + QString(" e=%1").arg(e)));
+        }
+      }
+  }
+
   // 1 and 3 threads give the 2-thread bits (a matrix big enough to be split).
   void threadCountInvariant() {
-    for (DType t : {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0}) {
+    for (DType t : {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0, DType::kMXFP4}) {
       const int n = 300, k = 512, T = 20;
       const auto w = randomRows(t, n, k, rng_);
       const auto x = randomX(T, k, rng_);

@@ -70,6 +70,8 @@ std::optional<kernels::DType> dtype_of(GgmlType type) {
       return DType::kQ5_K;
     case GgmlType::Q6_K:
       return DType::kQ6_K;
+    case GgmlType::MXFP4:
+      return DType::kMXFP4;
     default:
       return std::nullopt;
   }

@@ -2,10 +2,10 @@
 // float32 (F16, Q8_0 quantization for the GGUF writer).
 //
 // Format source: ggml's ggml-common.h (block_q4_0, block_q8_0, block_q4_K, block_q6_K layouts,
-// QK4_0 = QK8_0 = 32, QK_K = 256) and ggml-quants.c (dequantize_row_q4_0 / _q8_0 / _q4_K / _q6_K,
-// quantize_row_q8_0_ref), ggml.h (enum ggml_type ids). All multi-byte fields are little-endian.
-// The block formats themselves live in kernels/quant/dtype.h (the kernels compute on them); this
-// header maps the file's type ids to them.
+// QK4_0 = QK8_0 = QK_MXFP4 = 32, QK_K = 256; block_mxfp4, kvalues_mxfp4) and ggml-quants.c (dequantize_row_q4_0 / _q8_0
+// / _q4_K / _q6_K, quantize_row_q8_0_ref), ggml.h (enum ggml_type ids). All multi-byte fields are little-endian. The
+// block formats themselves live in kernels/quant/dtype.h (the kernels compute on them); this header maps the file's
+// type ids to them.
 #pragma once
 
 #include <cstddef>
@@ -50,6 +50,7 @@ enum class GgmlType : uint32_t {
   BF16 = 30,
   TQ1_0 = 34,
   TQ2_0 = 35,
+  MXFP4 = 39,  ///< gpt-oss's experts: FP4 E2M1 values, one E8M0 scale per 32 (kernels::DType::kMXFP4)
 };
 
 /// Layout of one type: `block_elems` values are stored in `block_bytes` bytes.
@@ -67,7 +68,7 @@ std::string ggml_type_name(uint32_t type);
 /// (Q2_K, Q3_K, the IQ types, ...).
 std::optional<kernels::DType> dtype_of(GgmlType type);
 /// True for the types dequantize() accepts (those dtype_of() knows): F32, F16, BF16, Q4_0, Q4_1,
-/// Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K.
+/// Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4.
 bool can_dequantize(GgmlType type);
 
 /// IEEE half (binary16) bits -> float32, exact (subnormals, inf, NaN included).
