@@ -69,6 +69,11 @@ struct AttentionSpec {
   float scale = 0.0f;                             ///< 0 = 1 / sqrt(head_dim) (Gemma 3: query_pre_attn_scalar^-0.5)
   int sliding_window = 0;                         ///< keys a query sees, itself included; 0 = all (causal)
   float logit_softcap = 0.0f;                     ///< > 0: cap of the scores; 0 = none
+  /// Attention sinks (gpt-oss attn_sinks): [n_heads] learned logits, in backend memory, one per
+  /// query head, that join each softmax as an extra column whose weight is dropped:
+  /// w_p = exp(s_p - m) / (sum_j exp(s_j - m) + exp(sink_h - m)), m the max over scores and sink
+  /// (transformers modeling_gpt_oss.py eager_attention_forward). Null: none.
+  const float* sinks = nullptr;
 };
 
 /// Optional features of the op interface that a backend may lack (Backend::supports); the engine
@@ -83,6 +88,8 @@ enum class OpFeature {
   kScale,             ///< scale() and softcap()
   kMixtureOfExperts,  ///< scatter_add_rows
   kGatedDeltaNet,     ///< gated_delta_net and sigmoid_mul (Qwen3.5's linear attention and attention output gate)
+  kAttentionSinks,    ///< AttentionSpec::sinks (gpt-oss)
+  kSwigluOai,         ///< swiglu_oai_stacked (gpt-oss's clamped SwiGLU)
 };
 /// Human words for a feature, for messages: "sliding-window attention", "partial rotary embedding".
 const char* op_feature_name(OpFeature feature);
@@ -314,6 +321,10 @@ class Backend {
   /// gelu_tanh(gate) * up, gelu_tanh(x) = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
   /// (ggml_gelu, HF's gelu_pytorch_tanh), float32 to within ~1e-6 relative.
   virtual void gelu_tanh_and_mul_stacked(float* out, const float* gate_up, int T, int hidden);
+  /// gpt-oss's clamped SwiGLU on stacked rows [gate | up] of gate_up [T, 2*hidden] into out [T, hidden]:
+  /// g = min(gate, limit), u = clamp(up, -limit, limit), out = (u + 1) * g * sigmoid(alpha * g)
+  /// (transformers modeling_gpt_oss.py GptOssExperts: alpha 1.702, limit 7; ggml's swiglu_oai).
+  virtual void swiglu_oai_stacked(float* out, const float* gate_up, int T, int hidden, float alpha, float limit);
   /// x[n] *= s (Gemma's embedding scale sqrt(hidden), logit scales).
   virtual void scale(float* x, float s, int64_t n);
   /// x[n] = cap * tanh(x / cap), cap > 0 (Gemma 2's final_logit_softcapping).

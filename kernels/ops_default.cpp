@@ -305,6 +305,16 @@ void Backend::gelu_tanh_and_mul_stacked(float* out, const float* gate_up, int T,
   }
 }
 
+void Backend::swiglu_oai_stacked(float* out, const float* gate_up, int T, int hidden, float alpha, float limit) {
+  for (int t = 0; t < T; ++t) {
+    const float* g = gate_up + int64_t(t) * 2 * hidden;
+    for (int i = 0; i < hidden; ++i) {
+      const float x = std::min(g[i], limit), u = std::clamp(g[hidden + i], -limit, limit);
+      out[int64_t(t) * hidden + i] = (u + 1.0f) * (x / (1.0f + std::exp(-alpha * x)));
+    }
+  }
+}
+
 void Backend::scale(float* x, float s, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] *= s;
 }
@@ -353,6 +363,10 @@ const char* op_feature_name(OpFeature feature) {
       return "mixture of experts";
     case OpFeature::kGatedDeltaNet:
       return "Gated DeltaNet linear attention";
+    case OpFeature::kAttentionSinks:
+      return "attention sinks";
+    case OpFeature::kSwigluOai:
+      return "the clamped SwiGLU of gpt-oss";
   }
   return "?";
 }

@@ -290,6 +290,7 @@ class CpuBackend final : public kernels::Backend {
     a.scale = spec.scale != 0.0f ? spec.scale : 1.0f / std::sqrt(float(head_dim));
     a.window = spec.sliding_window > 0 ? spec.sliding_window : 0;
     a.softcap = spec.logit_softcap > 0.0f ? spec.logit_softcap : 0.0f;
+    a.sinks = spec.sinks;
     // Requests with the most work first (query tokens x context), so the last items are small.
     order_.clear();
     int max_ctx = 0;

@@ -66,9 +66,10 @@ struct AttentionArgs {
   int64_t kv_row_bytes = 0;  ///< bytes of one token's row: kv_row_bytes(kv_type, n_kv_heads * head_dim)
   kernels::AttentionMetadata meta;
   int n_heads = 0, n_kv_heads = 0, head_dim = 0;
-  float scale = 0.0f;    ///< of q·k (AttentionSpec::scale resolved)
-  int window = 0;        ///< sliding window (AttentionSpec), 0 = none
-  float softcap = 0.0f;  ///< logit soft-cap, 0 = none
+  float scale = 0.0f;            ///< of q·k (AttentionSpec::scale resolved)
+  int window = 0;                ///< sliding window (AttentionSpec), 0 = none
+  float softcap = 0.0f;          ///< logit soft-cap, 0 = none
+  const float* sinks = nullptr;  ///< [n_heads] attention-sink logits (AttentionSpec::sinks), null = none
 };
 
 /// Query tokens attention handles together (sharing each K/V row load).

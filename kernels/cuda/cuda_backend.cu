@@ -260,6 +260,7 @@ class CudaBackend final : public kernels::Backend {
     if (meta.num_tokens <= 0 || !head_dim_ok(head_dim)) return;
     if (spec.sliding_window > 0) return unsupported(kernels::OpFeature::kSlidingWindow, "paged_attention");
     if (spec.logit_softcap > 0.0f) return unsupported(kernels::OpFeature::kLogitSoftcap, "paged_attention");
+    if (spec.sinks) return unsupported(kernels::OpFeature::kAttentionSinks, "paged_attention");
     if (n_kv_heads <= 0 || n_heads % n_kv_heads) {
       fail("paged_attention: " + std::to_string(n_heads) + " query heads cannot share " + std::to_string(n_kv_heads) +
            " KV heads");
@@ -305,6 +306,9 @@ class CudaBackend final : public kernels::Backend {
   void gelu_tanh_and_mul_stacked(float*, const float*, int, int) override {
     unsupported(kernels::OpFeature::kGeluTanh, "gelu_tanh_and_mul_stacked");
   }
+  void swiglu_oai_stacked(float*, const float*, int, int, float, float) override {
+    unsupported(kernels::OpFeature::kSwigluOai, "swiglu_oai_stacked");
+  }
   void scatter_add_rows(float*, const float*, const int*, const float*, int, int) override {
     unsupported(kernels::OpFeature::kMixtureOfExperts, "scatter_add_rows");
   }
@@ -320,6 +324,8 @@ class CudaBackend final : public kernels::Backend {
       case kernels::OpFeature::kScale:  // scale() runs, softcap() does not
       case kernels::OpFeature::kMixtureOfExperts:
       case kernels::OpFeature::kGatedDeltaNet:
+      case kernels::OpFeature::kAttentionSinks:
+      case kernels::OpFeature::kSwigluOai:
         return false;
     }
     return false;

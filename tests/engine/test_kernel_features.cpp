@@ -165,7 +165,8 @@ std::vector<double> attentionRef(const PagedCase& c, const std::vector<float>& q
           w.push_back(d);
           mx = std::max(mx, d);
         }
-        double sum = 0;
+        if (s.sinks) mx = std::max(mx, double(s.sinks[h]));
+        double sum = s.sinks ? std::exp(double(s.sinks[h]) - mx) : 0.0;  // the sink's column, dropped
         for (double& x : w) sum += (x = std::exp(x - mx));
         for (int i = 0; i < s.head_dim; ++i) {
           double o = 0;
@@ -224,9 +225,9 @@ class TestKernelFeatures : public QObject {
  private slots:
   void featureNamesAndCpuSupport() {
     auto be = make_cpu_backend(2);
-    for (OpFeature f :
-         {OpFeature::kSlidingWindow, OpFeature::kAttentionScale, OpFeature::kLogitSoftcap, OpFeature::kPartialRotary,
-          OpFeature::kNoRope, OpFeature::kGeluTanh, OpFeature::kScale, OpFeature::kMixtureOfExperts}) {
+    for (OpFeature f : {OpFeature::kSlidingWindow, OpFeature::kAttentionScale, OpFeature::kLogitSoftcap,
+                        OpFeature::kPartialRotary, OpFeature::kNoRope, OpFeature::kGeluTanh, OpFeature::kScale,
+                        OpFeature::kMixtureOfExperts, OpFeature::kAttentionSinks, OpFeature::kSwigluOai}) {
       QVERIFY(be->supports(f));
       QVERIFY(std::strlen(op_feature_name(f)) > 3);
       QVERIFY(std::strcmp(op_feature_name(f), "?") != 0);
@@ -458,6 +459,78 @@ class TestKernelFeatures : public QObject {
         for (int i = 0; i < hd; ++i)
           QCOMPARE(own[(std::size_t(p) * nh + h) * hd + i], full.vf[std::size_t(slot) * nkv * hd + i]);
     }
+  }
+
+  // Attention sinks (gpt-oss): one extra logit per head in each softmax, with and without a
+  // window, against float64 on every ISA (bitwise equal), split into chunks bitwise as one prefill,
+  // and a sink that matters (far from the sink-less result).
+  void attentionSinks_data() {
+    QTest::addColumn<int>("kvType");
+    QTest::addColumn<int>("window");
+    QTest::newRow("f32 full") << int(KvDType::kFloat32) << 0;
+    QTest::newRow("f32 w8") << int(KvDType::kFloat32) << 8;
+    QTest::newRow("f16 w13") << int(KvDType::kFloat16) << 13;
+  }
+  void attentionSinks() {
+    QFETCH(int, kvType);
+    QFETCH(int, window);
+    const int nh = 4, nkv = 2, hd = 32;
+    std::vector<float> sinks = {-2.0f, 0.5f, 1.75f, 3.0f};
+    AttentionSpec spec{nh, nkv, hd, 0.0f, window, 0.0f};
+    spec.sinks = sinks.data();
+    const std::vector<std::pair<int, int>> reqs = {{30, 30}, {41, 5}, {17, 1}, {3, 3}};
+    const PagedCase c = makeCase(reqs, 4, nkv * hd, KvDType(kvType), window, rng_);
+    const auto q = randn(std::size_t(c.num_tokens()) * nh * hd, rng_, 1.5f);
+    const std::vector<double> ref = attentionRef(c, q, spec);
+    std::vector<float> first;
+    for (cpu::Isa isa : supportedIsas()) {
+      auto be = cpu::make_cpu_backend(2, isa);
+      const auto out = runAttention(*be, c, q, spec);
+      const double err = worst(out, ref, 1e-2);
+      QVERIFY2(err < 2e-4, qPrintable(QString("%1: worst relative error %2").arg(cpu::isa_name(isa)).arg(err)));
+      if (first.empty())
+        first = out;
+      else
+        QVERIFY2(sameBits(out, first), cpu::isa_name(isa));
+    }
+    AttentionSpec plain = spec;
+    plain.sinks = nullptr;
+    const std::vector<double> without = attentionRef(c, q, plain);
+    double diff = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) diff = std::max(diff, std::fabs(without[i] - first[i]));
+    QVERIFY2(diff > 1e-2, qPrintable(QString("the sinks changed only %1").arg(diff)));
+    // The first request's prompt decoded one token at a time: the same bits.
+    auto be = make_cpu_backend(2);
+    for (int p0 = 0; p0 < 30; ++p0) {
+      PagedCase one = c;
+      one.lens = {p0 + 1};
+      one.qsl = {0, 1};
+      std::vector<float> qc(q.begin() + std::ptrdiff_t(p0) * nh * hd, q.begin() + std::ptrdiff_t(p0 + 1) * nh * hd);
+      const auto out = runAttention(*be, one, qc, spec);
+      QVERIFY2(std::memcmp(out.data(), first.data() + std::size_t(p0) * nh * hd, out.size() * sizeof(float)) == 0,
+               qPrintable(QString("position %1").arg(p0)));
+    }
+  }
+
+  // gpt-oss's clamped SwiGLU against its formula in double, around the clamps.
+  void swigluOai() {
+    const int T = 3, hidden = 37;
+    std::vector<float> gu(std::size_t(T) * 2 * hidden);
+    std::uniform_real_distribution<float> wide(-12.0f, 12.0f);
+    for (auto& x : gu) x = wide(rng_);
+    gu[0] = 7.0f;
+    gu[hidden] = -7.5f;
+    std::vector<float> out(std::size_t(T) * hidden);
+    make_cpu_backend(1)->swiglu_oai_stacked(out.data(), gu.data(), T, hidden, 1.702f, 7.0f);
+    for (int t = 0; t < T; ++t)
+      for (int i = 0; i < hidden; ++i) {
+        const double g = std::min<double>(gu[std::size_t(t) * 2 * hidden + i], 7.0);
+        const double u = std::clamp<double>(gu[std::size_t(t) * 2 * hidden + hidden + i], -7.0, 7.0);
+        const double ref = (u + 1.0) * g / (1.0 + std::exp(-1.702 * g));
+        QVERIFY2(
+            std::fabs(out[std::size_t(t) * hidden + i] - ref) <= 1e-5 * std::max(1.0, std::fabs(ref)),
+            qPrintable(QString("t %1 i %2: %3 vs %4").arg(t).arg(i).arg(out[std::size_t(t) * hidden + i]).arg(ref)));
+      }
   }
 
   void geluTanhAndMul() {
