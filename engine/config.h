@@ -25,6 +25,11 @@ enum class RopeScalingType {
   kNone,    ///< rope_type "default" / no rope_scaling
   kLinear,  ///< "linear": every inverse frequency divided by `factor` (position interpolation)
   kLlama3,  ///< "llama3": _compute_llama3_parameters (Llama 3.1 / 3.2 / 3.3)
+  /// "yarn" (Peng et al. 2023, YaRN): per rotated pair, a ramp between the original frequency
+  /// (fast-rotating pairs) and the frequency divided by `factor` (slow ones), as ggml's
+  /// rope_yarn computes it (gpt-oss, Qwen3 long-context GGUFs); its attention-scale correction
+  /// (mscale) lives in ModelConfig::rope_attn_factor. engine/model/rope_frequencies.h.
+  kYarn,
 };
 
 /// The parameters of rope_scaling (config.json; see engine/model/rope_frequencies.h for the
@@ -34,13 +39,21 @@ struct RopeScaling {
   double factor = 1.0;                          ///< linear and llama3
   double low_freq_factor = 1.0;                 ///< llama3
   double high_freq_factor = 4.0;                ///< llama3
-  int original_max_position_embeddings = 8192;  ///< llama3: the pre-training context
+  int original_max_position_embeddings = 8192;  ///< llama3 and yarn: the pre-training context
+  double beta_fast = 32.0;                      ///< yarn: rotations per context below which a pair extrapolates
+  double beta_slow = 1.0;                       ///< yarn: ... above which it interpolates
+  /// yarn: the correction range's ends rounded down / up to whole pairs (ggml and transformers'
+  /// default; gpt-oss's config.json says truncate false).
+  bool yarn_truncate = true;
 };
 
 /// The activation of a gated MLP: out = down(act(gate(x)) * up(x)).
 enum class MlpActivation {
   kSilu,      ///< SwiGLU (Llama, Qwen, Phi-3, SmolLM3, EXAONE): silu(x) = x / (1 + exp(-x))
   kGeluTanh,  ///< GeGLU with the tanh approximation (Gemma; ggml_gelu, HF gelu_pytorch_tanh)
+  /// gpt-oss's clamped SwiGLU: out = down((clamp(up, ±7) + 1) * g * sigmoid(1.702 g)), g = min(gate, 7)
+  /// (transformers modeling_gpt_oss.py GptOssExperts; ggml's swiglu_oai).
+  kSwigluOai,
 };
 
 /// The token mixer of a decoder layer: softmax attention over the paged KV cache, or a Gated
@@ -118,6 +131,9 @@ struct MoeConfig {
   /// (shared_expert_gate [hidden]) when shared_expert_gated (Qwen2-MoE, Qwen3.5-MoE).
   int shared_expert_intermediate_size = 0;
   bool shared_expert_gated = false;
+  /// The router adds a bias to its logits and every expert's gate, up and down projections add
+  /// biases (gpt-oss: ffn_gate_inp.bias, ffn_{gate,up,down}_exps.bias).
+  bool biases = false;
   bool enabled() const { return num_experts > 0; }
 };
 
@@ -185,6 +201,9 @@ struct ModelConfig {
   /// RMSNorm over each head of q and of k (weights [head_dim], eps norm_eps) right after the
   /// projections (and biases), before RoPE (Qwen3, Gemma 3, EXAONE 4).
   bool qk_norm = false;
+  /// Attention sinks (gpt-oss attn_sinks): a learned logit per query head joins each softmax
+  /// (kernels::AttentionSpec::sinks).
+  bool attention_sinks = false;
   /// Attention output gate (Qwen3.5 / Qwen3-Next gated attention): the q projection gives, per
   /// head, head_dim query values then head_dim gate values; the attention output of each head is
   /// multiplied by sigmoid(gate) before o_proj.

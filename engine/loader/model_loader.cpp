@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 
 #include "engine/loader/gguf/gguf_model.h"
@@ -10,6 +11,7 @@
 #include "engine/loader/llama2c/llama2c_loader.h"
 #include "engine/loader/model_files.h"
 #include "engine/loader/random_model.h"
+#include "engine/model/arch/registry.h"
 
 namespace pagedchat {
 
@@ -107,7 +109,12 @@ ModelBundle load_model(const EngineConfig& in) {
     if (b.format != "huggingface" && b.tokenizer->eos_id() >= 0) mc.eos_id = b.tokenizer->eos_id();
     // Every end-of-generation token the vocabulary declares stops generation too (GGUF eot/eom,
     // tokenizer_config.json's eos_token), as llama.cpp's EOG set and vLLM do.
-    for (int id : b.tokenizer->eos_ids())
+    std::vector<int> eog = b.tokenizer->eos_ids();
+    // The family's own end-of-reply tokens (gpt-oss's <|return|> and <|call|>) where the vocabulary has them.
+    if (const ModelFamily* fam = find_family_by_gguf_name(mc.architecture))
+      for (std::string_view piece : fam->end_of_generation_tokens)
+        if (const std::optional<int> id = b.tokenizer->piece_to_id(piece)) eog.push_back(*id);
+    for (int id : eog)
       if (id != mc.eos_id && id < mc.vocab_size &&
           std::find(mc.extra_eos_ids.begin(), mc.extra_eos_ids.end(), id) == mc.extra_eos_ids.end())
         mc.extra_eos_ids.push_back(id);

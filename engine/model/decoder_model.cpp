@@ -62,6 +62,17 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
       }
       if (lw.gate_proj || lw.up_proj || lw.down_proj)
         fail(at + "dense MLP weights given on a mixture-of-experts layer");
+      if (c.moe.biases) {
+        const std::size_t E = std::size_t(c.moe.num_experts);
+        if (!lw.moe.router_bias || lw.moe.gate_bias.size() != E || lw.moe.up_bias.size() != E ||
+            lw.moe.down_bias.size() != E)
+          fail(at + "the router's or the experts' biases are missing");
+        for (const auto* v : {&lw.moe.gate_bias, &lw.moe.up_bias, &lw.moe.down_bias})
+          for (const float* b : *v)
+            if (!b) fail(at + "an expert's bias is missing");
+      } else if (lw.moe.router_bias || !lw.moe.gate_bias.empty()) {
+        fail(at + "expert biases given but the config has none");
+      }
       if (c.moe.shared_expert_intermediate_size > 0 &&
           (!lw.moe.shared_gate || !lw.moe.shared_up || !lw.moe.shared_down ||
            (c.moe.shared_expert_gated && !lw.moe.shared_gate_inp)))
@@ -82,6 +93,8 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
       fail(at +
            (c.qk_norm ? "qk_norm is on but q_norm or k_norm is missing" : "q_norm/k_norm given but qk_norm is off"));
     if (spec.sliding_window < 0) fail(at + "negative sliding window");
+    if (!spec.is_recurrent() && c.attention_sinks != (lw.sinks != nullptr))
+      fail(at + (c.attention_sinks ? "attention sinks are on but missing" : "sinks given but attention_sinks is off"));
   }
   if (c.moe.enabled() && (c.moe.num_experts_per_tok < 1 || c.moe.num_experts_per_tok > c.moe.num_experts))
     fail("top-k of " + std::to_string(c.moe.num_experts_per_tok) + " experts out of " +
@@ -108,6 +121,8 @@ std::vector<kernels::OpFeature> model_op_features(const ModelConfig& c) {
   if (c.attention_scale != 0.0f || c.rope_attn_factor != 1.0f) f.push_back(kernels::OpFeature::kAttentionScale);
   if (c.final_logit_softcap > 0.0f) f.push_back(kernels::OpFeature::kLogitSoftcap);
   if (c.activation == MlpActivation::kGeluTanh) f.push_back(kernels::OpFeature::kGeluTanh);
+  if (c.activation == MlpActivation::kSwigluOai) f.push_back(kernels::OpFeature::kSwigluOai);
+  if (c.attention_sinks) f.push_back(kernels::OpFeature::kAttentionSinks);
   if (c.embedding_scale != 1.0f) f.push_back(kernels::OpFeature::kScale);
   return f;
 }
@@ -153,9 +168,11 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     ao.inv_freq = p.spec.use_rope ? inv_freq_by_theta_.at({p.spec.rope_theta, p.spec.rope_scaled}) : nullptr;
     ao.qkv_bias = config.attention_qkv_bias;
     ao.norm_eps = config.norm_eps;
-    ao.scale = base_scale * config.rope_attn_factor;
+    // The RoPE attention factor (LongRoPE, YaRN's mscale) scales cos and sin: only rotated layers.
+    ao.scale = p.spec.use_rope && p.spec.rope_scaled ? base_scale * config.rope_attn_factor : base_scale;
     ao.sliding_window = p.spec.sliding_window;
     ao.output_gate = config.attn_output_gate;
+    ao.sinks = config.attention_sinks;
     if (p.spec.is_recurrent())
       p.delta_net = std::make_unique<layers::GatedDeltaNet>(packer, lw.linear_attn, dim, config.linear_attn,
                                                             config.norm_eps, at);

@@ -47,6 +47,10 @@ struct MoeWeights {
   /// gate per token (MoeConfig::shared_expert_gated). Absent otherwise.
   WeightTensor shared_gate, shared_up, shared_down;
   const float* shared_gate_inp = nullptr;
+  /// MoeConfig::biases (gpt-oss): router_bias [num_experts]; per expert e gate_bias[e] / up_bias[e]
+  /// [expert_intermediate_size] and down_bias[e] [hidden_size] (rows of the file's 2-D *_exps.bias).
+  const float* router_bias = nullptr;
+  std::vector<const float*> gate_bias, up_bias, down_bias;
 };
 
 /// A Gated DeltaNet layer's own tensors (LinearAttentionConfig; GGUF names in brackets; K =
@@ -86,6 +90,7 @@ struct LayerWeights {
   const float* bo = nullptr;
   const float* q_norm = nullptr;
   const float* k_norm = nullptr;
+  const float* sinks = nullptr;  ///< [n_heads] attention-sink logits (config.attention_sinks)
   const float* post_attention_norm = nullptr;
   const float* ffn_norm = nullptr;
   WeightTensor gate_proj;

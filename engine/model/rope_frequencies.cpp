@@ -1,5 +1,6 @@
 #include "engine/model/rope_frequencies.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -27,6 +28,30 @@ std::vector<double> llama3_rope_divisors(int head_dim, double theta, const RopeS
   return d;
 }
 
+std::vector<double> yarn_inv_freq_factors(int dims, double theta, const RopeScaling& s) {
+  // The pair index at which a pair turns `rotations` times over the original context.
+  auto corr_dim = [&](double rotations) {
+    return dims * std::log(s.original_max_position_embeddings / (rotations * 2 * std::numbers::pi)) /
+           (2 * std::log(theta));
+  };
+  double low = corr_dim(s.beta_fast), high = corr_dim(s.beta_slow);
+  if (s.yarn_truncate) {
+    low = std::floor(low);
+    high = std::ceil(high);
+  }
+  low = std::max(0.0, low);
+  high = std::min(double(dims - 1), high);
+  std::vector<double> m(std::size_t(dims / 2));
+  for (int i = 0; i < dims / 2; ++i) {
+    const double y = (i - low) / std::max(0.001, high - low);
+    const double extrapolate = 1.0 - std::min(1.0, std::max(0.0, y));  // 1: the original frequency
+    m[std::size_t(i)] = (1.0 - extrapolate) / s.factor + extrapolate;
+  }
+  return m;
+}
+
+double yarn_mscale(double factor) { return factor <= 1.0 ? 1.0 : 1.0 + 0.1 * std::log(factor); }
+
 std::vector<double> rope_inv_freq(const ModelConfig& c) { return rope_inv_freq(c, c.rope_theta, true); }
 
 std::vector<double> rope_inv_freq(const ModelConfig& c, double theta, bool scaled) {
@@ -46,6 +71,11 @@ std::vector<double> rope_inv_freq(const ModelConfig& c, double theta, bool scale
     case RopeScalingType::kLinear:
       for (double& x : f) x /= c.rope_scaling.factor;
       break;
+    case RopeScalingType::kYarn: {
+      const std::vector<double> m = yarn_inv_freq_factors(dims, theta, c.rope_scaling);
+      for (int i = 0; i < half; ++i) f[i] *= m[i];
+      break;
+    }
     case RopeScalingType::kLlama3: {
       const std::vector<double> d = llama3_rope_divisors(dims, theta, c.rope_scaling);
       for (int i = 0; i < half; ++i) f[i] /= d[i];

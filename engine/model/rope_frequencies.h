@@ -1,6 +1,7 @@
 // The RoPE inverse frequencies of a model, with its frequency scaling folded in, in float64.
 // Formulas: transformers' modeling_rope_utils.py (_compute_default_rope_parameters,
-// _compute_linear_scaling_rope_parameters, _compute_llama3_parameters) and llama.cpp's
+// _compute_linear_scaling_rope_parameters, _compute_llama3_parameters, _compute_yarn_parameters)
+// and llama.cpp's ggml_rope_yarn_corr_dims / rope_yarn, and
 // ggml_rope_ext freq_factors (GGUF rope_freqs.weight divides each frequency); the divisors
 // llama.cpp's convert_hf_to_gguf.py writes for llama3 scaling (LlamaModel.generate_extra_tensors).
 #pragma once
@@ -20,6 +21,7 @@ namespace pagedchat {
 ///       below original_max_position_embeddings / high_freq_factor: unchanged; above
 ///       original_max_position_embeddings / low_freq_factor: / factor; between: interpolated,
 ///       smooth = (original / wavelength - low) / (high - low), inv_freq * ((1 - smooth) / factor + smooth))
+///   * ((1 - e_i) / factor + e_i)               (rope_scaling yarn: e_i = yarn_inv_freq_factors' ramp)
 ///   / rope_freq_factors[i]                     (GGUF rope_freqs.weight, when present)
 /// Computed in float64 (transformers and llama.cpp use float32; the difference is below 1e-7
 /// relative). Throws std::invalid_argument for rotated dims that are not positive, even and at
@@ -32,5 +34,16 @@ std::vector<double> rope_inv_freq(const ModelConfig& c, double theta, bool scale
 /// The llama3 scaling as per-pair divisors of theta^(-2i / head_dim) (1, factor, or
 /// 1 / ((1 - smooth) / factor + smooth)): what convert_hf_to_gguf.py stores as rope_freqs.weight.
 std::vector<double> llama3_rope_divisors(int head_dim, double theta, const RopeScaling& s);
+
+/// YaRN's per-pair multipliers of theta^(-2i / dims) (ggml's rope_yarn with ext_factor 1, which
+/// transformers' _compute_yarn_parameters matches): the pair index where a pair turns r times over
+/// original_max_position_embeddings is corr(r) = dims * ln(orig / (2 pi r)) / (2 ln theta); low =
+/// max(0, floor(corr(beta_fast))), high = min(dims - 1, ceil(corr(beta_slow))) (no rounding when
+/// yarn_truncate is off); e_i = 1 - clamp((i - low) / max(0.001, high - low), 0, 1); the multiplier
+/// is (1 - e_i) / factor + e_i: 1 for fast pairs, 1 / factor for slow ones.
+std::vector<double> yarn_inv_freq_factors(int dims, double theta, const RopeScaling& s);
+/// YaRN's magnitude correction of cos and sin: 1 + 0.1 ln(factor) (1 for factor <= 1); q·k
+/// scales by its square (Peng et al. 2023, eq. 22; ggml's rope_yarn mscale).
+double yarn_mscale(double factor);
 
 }  // namespace pagedchat

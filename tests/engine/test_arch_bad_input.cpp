@@ -5,6 +5,7 @@
 // rewritten as float32 from the file's own type) and checks the error names the culprit.
 #include <QTest>
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <functional>
 #include <stdexcept>
@@ -25,6 +26,7 @@ struct Edit {
   std::function<void(GgufMetaWriter&)> add_keys = [](GgufMetaWriter&) {};
   std::function<bool(const std::string&)> keep_key = [](const std::string&) { return true; };
   std::string drop_tensor;
+  std::function<void(GgufTensorOut&)> edit_tensor = [](GgufTensorOut&) {};
 };
 
 // Writes `src` with `e` applied to `dst`.
@@ -39,6 +41,7 @@ void rewrite(const QString& src, const QString& dst, const Edit& e) {
     if (t.name == e.drop_tensor) continue;
     GgufTensorOut o = gguf_tensor_copy(f, t);
     o.type = GgmlType::F32;
+    e.edit_tensor(o);
     out.push_back(o);
   }
   write_gguf_file(dst.toStdString(), meta, out);
@@ -196,6 +199,61 @@ class TestArchBadInput : public QObject {
     Edit e;
     e.add_keys = [](GgufMetaWriter& m) { m.kv_i32s("gemma3.attention.sliding_window_pattern", {1, 1, 1, 0}); };
     expectRefused("gemma3-tiny.gguf", e, {"sliding_window_pattern", "4 entries", "6 layers"});
+  }
+
+  void gptOssPatternOfWrongLength() {
+    Edit e;
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_i32s("gpt-oss.attention.sliding_window_pattern", {1, 0, 1}); };
+    expectRefused("gptoss-tiny.gguf", e, {"sliding_window_pattern", "3 entries", "4 layers"});
+  }
+
+  void gptOssWithoutWindow() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "gpt-oss.attention.sliding_window"; };
+    expectRefused("gptoss-tiny.gguf", e, {"gpt-oss.attention.sliding_window"});
+  }
+
+  void gptOssSinksOfWrongSize() {
+    Edit e;
+    e.edit_tensor = [](GgufTensorOut& o) {
+      if (o.name == "blk.2.attn_sinks.weight") o.cols = 3;
+    };
+    expectRefused("gptoss-tiny.gguf", e, {"blk.2.attn_sinks.weight", "[3]", "[4]"});
+  }
+
+  void gptOssMissingExpertBias() {
+    Edit e;
+    e.drop_tensor = "blk.1.ffn_down_exps.bias";
+    expectRefused("gptoss-tiny.gguf", e, {"blk.1.ffn_down_exps.bias", "missing"});
+  }
+
+  void yarnWithoutOriginalContext() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "gpt-oss.rope.scaling.original_context_length"; };
+    expectRefused("gptoss-tiny.gguf", e, {"gpt-oss.rope.scaling.original_context_length"});
+  }
+
+  // An MXFP4 block whose E8M0 exponent is 0xFF (NaN) is refused, naming the tensor and block.
+  void mxfp4NanScale() {
+    REQUIRE_MODEL_FILE(arch("gptoss-tiny.gguf"));
+    const QString path = tmp_.filePath("nan-scale.gguf");
+    QVERIFY(QFile::copy(arch("gptoss-tiny.gguf"), path));
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+    uint64_t at = 0;
+    {
+      GgufFile f = GgufFile::open(path.toStdString());
+      const GgufTensorInfo* t = f.find_tensor("blk.3.ffn_up_exps.weight");
+      QVERIFY(t);
+      at = f.data_offset() + t->offset + 5 * 17;  // block 5's exponent byte
+    }
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QVERIFY(file.seek(qint64(at)));
+    QCOMPARE(file.write(QByteArray(1, char(0xFF))), qint64(1));
+    file.close();
+    const QString err = loadError(path);
+    for (const char* w : {"blk.3.ffn_up_exps.weight", "MXFP4 block 5", "0xFF"})
+      QVERIFY2(err.contains(w), qPrintable(err + " lacks " + w));
   }
 
   void windowOnFamilyWithoutOne() {

@@ -46,6 +46,8 @@ constexpr Case kCases[] = {
     {"phi4mini-tiny.gguf", "phi4mini-tiny.gguf", 1e-2, 1e-2},
     {"smollm3-tiny.gguf", "smollm3-tiny.gguf", 1e-2, 1e-2},
     {"qwen35-tiny.gguf", "qwen35-tiny.gguf", 1e-2, 1e-2},
+    // gpt-oss: MXFP4 experts and Q8_0 embeddings, which ik multiplies with Q8-rounded activations.
+    {"gptoss-tiny.gguf", "gptoss-tiny.gguf", 1e-2, 1e-2},
     // EXAONE 4: a float64 forward written from transformers (tests/data/exaone4/README.md).
     {EXAONE4_DIR "/exaone4-tiny.gguf", EXAONE4_DIR "/exaone4-tiny", 1e-5, 1e-4},
     {EXAONE4_DIR "/exaone4-tiny-full.gguf", EXAONE4_DIR "/exaone4-tiny-full", 1e-5, 1e-4},

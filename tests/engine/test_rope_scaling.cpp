@@ -7,6 +7,7 @@
 // (rope_scaling) at positions near 100000, where scaling ignored changes the logits by far more.
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -91,6 +92,40 @@ class TestRopeScaling : public QObject {
     c.rope_scaling = {RopeScalingType::kLinear, 4.0};
     const std::vector<double> f = rope_inv_freq(c);
     for (int i = 0; i < 32; ++i) QVERIFY(std::fabs(f[i] / (std::pow(10000.0, -2.0 * i / 64) / 4.0) - 1) < 1e-14);
+  }
+
+  // YaRN at gpt-oss's released shape (head_dim 64, base 150000, factor 32 from 4096, beta 32 / 1):
+  // the correction range worked out by hand from ggml's formula, corr(r) = 64 ln(4096 / (2 pi r))
+  // / (2 ln 150000): corr(32) = 8.09 -> 8, corr(1) = 17.4 -> 18; pairs up to 8 keep their
+  // frequency, pairs from 18 on are divided by 32, pair i between takes the mix with
+  // e = 1 - (i - 8) / 10. Its mscale is 1 + 0.1 ln 32.
+  void yarnInvFreq() {
+    ModelConfig c;
+    c.head_dim = 64;
+    c.rope_theta = 150000.0f;
+    c.rope_scaling.type = RopeScalingType::kYarn;
+    c.rope_scaling.factor = 32.0;
+    c.rope_scaling.original_max_position_embeddings = 4096;
+    const std::vector<double> f = rope_inv_freq(c);
+    QCOMPARE(f.size(), std::size_t(32));
+    for (int i = 0; i < 32; ++i) {
+      const double plain = std::pow(150000.0, -2.0 * i / 64);
+      const double e = i <= 8 ? 1.0 : i >= 18 ? 0.0 : 1.0 - (i - 8) / 10.0;
+      QVERIFY2(std::fabs(f[i] / (plain * ((1 - e) / 32.0 + e)) - 1) < 1e-12, qPrintable(QString::number(i)));
+    }
+    QVERIFY(std::fabs(yarn_mscale(32.0) - (1 + 0.1 * std::log(32.0))) < 1e-15);
+    QCOMPARE(yarn_mscale(1.0), 1.0);
+    // Without truncation (transformers' truncate false) the range is corr(32) .. corr(1) unrounded.
+    c.rope_scaling.yarn_truncate = false;
+    const std::vector<double> g = rope_inv_freq(c);
+    const double lo = 64 * std::log(4096 / (32 * 2 * std::numbers::pi)) / (2 * std::log(150000.0)),
+                 hi = 64 * std::log(4096 / (2 * std::numbers::pi)) / (2 * std::log(150000.0));
+    QVERIFY(lo > 8 && lo < 8.2 && hi > 17.3 && hi < 17.5);
+    for (int i = 0; i < 32; ++i) {
+      const double e = 1 - std::clamp((i - lo) / (hi - lo), 0.0, 1.0);
+      QVERIFY(std::fabs(g[i] / (std::pow(150000.0, -2.0 * i / 64) * ((1 - e) / 32.0 + e)) - 1) < 1e-12);
+    }
+    QVERIFY(g[9] != f[9]);
   }
 
   void badFactors() {

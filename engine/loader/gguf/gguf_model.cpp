@@ -13,6 +13,7 @@
 #include "engine/loader/gguf/gguf_tokenizer.h"
 #include "engine/loader/load_util.h"
 #include "engine/model/arch/registry.h"
+#include "engine/model/rope_frequencies.h"
 
 namespace pagedchat {
 namespace {
@@ -57,6 +58,7 @@ class TensorLoader {
       fail(f_, "tensor '" + name + "' is " + ggml_type_name(uint32_t(t.type)) + " with rows of " +
                    std::to_string(cols) + " values, not a whole number of its blocks");
     const uint8_t* src = f_.tensor_data(t);
+    check_blocks(t, dt, src);
     if (f_.mapped()) {
       keep_mapping_ = true;
       return {src, dt};
@@ -76,6 +78,7 @@ class TensorLoader {
       fail(f_, "tensor '" + name + "' is " + ggml_type_name(uint32_t(t.type)) + " with rows of " +
                    std::to_string(cols) + " values, not a whole number of its blocks");
     const uint8_t* src = f_.tensor_data(t);
+    check_blocks(t, dt, src);
     if (f_.mapped()) {
       keep_mapping_ = true;
       return {src, dt};
@@ -118,6 +121,15 @@ class TensorLoader {
   }
 
  private:
+  // Block fields whose values have no meaning: an MXFP4 block's E8M0 exponent 0xFF (NaN in OCP MX
+  // v1.0) would make every weight of the block NaN.
+  void check_blocks(const GgufTensorInfo& t, kernels::DType dt, const uint8_t* src) const {
+    if (dt != kernels::DType::kMXFP4) return;
+    int64_t bad = 0;
+    if (!kernels::mxfp4_row_valid(src, int64_t(t.n_elements), &bad))
+      fail(f_, "tensor '" + t.name + "': MXFP4 block " + std::to_string(bad) +
+                   " has scale exponent 0xFF (NaN in E8M0): the file is damaged");
+  }
   const GgufTensorInfo& find3(const std::string& name, uint64_t n, uint64_t rows, uint64_t cols) {
     const GgufTensorInfo* t = f_.find_tensor(name);
     if (!t) fail(f_, "required tensor '" + name + "' is missing");
@@ -145,9 +157,10 @@ class TensorLoader {
       fail(f_, "tensor '" + name + "' has shape " + shape_str(t->ne) + ", expected " + shape_str(want) +
                    " (GGUF order: columns first)");
     if (!can_dequantize(t->type))
-      fail(f_, "tensor '" + name + "' has type " + ggml_type_name(uint32_t(t->type)) +
-                   ", which this engine cannot load (supported: f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, "
-                   "q5_K, q6_K)");
+      fail(f_,
+           "tensor '" + name + "' has type " + ggml_type_name(uint32_t(t->type)) +
+               ", which this engine cannot load (supported: f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, mxfp4, q4_K, "
+               "q5_K, q6_K)");
     return *t;
   }
   GgufFile& f_;
@@ -157,26 +170,50 @@ class TensorLoader {
 };
 
 // {arch}.rope.scaling.* as llama.cpp reads them (load_hparams: type default "linear", factor from
-// rope.scaling.factor or the older rope.scale_linear; 0 or 1 = no scaling): linear is exact here,
-// yarn / longrope / unknown types are refused by name.
-RopeScaling read_rope_scaling(const GgufFile& f, const std::string& a) {
-  RopeScaling s;
+// rope.scaling.factor or the older rope.scale_linear; 0 or 1 = no scaling) into c.rope_scaling:
+// linear and yarn (ggml's rope_yarn with ext_factor 1: original_context_length, beta_fast /
+// beta_slow defaulting to 32 / 1; its mscale, times rope.scaling.attn_factor, squared into
+// c.rope_attn_factor); longrope / unknown types are refused by name.
+void read_rope_scaling(const GgufFile& f, const std::string& a, ModelConfig& c) {
+  RopeScaling& s = c.rope_scaling;
   const std::string type = f.get_string(a + ".rope.scaling.type").value_or("linear");
   double factor = f.get_float(a + ".rope.scaling.factor").value_or(0.0);
   if (!f.find(a + ".rope.scaling.factor")) factor = f.get_float(a + ".rope.scale_linear").value_or(0.0);
-  if (const auto af = f.get_float(a + ".rope.scaling.attn_factor"); af && *af != 1.0)
-    fail(f, "RoPE attention factor " + a + ".rope.scaling.attn_factor " + std::to_string(*af) + " is not supported");
-  if (type == "none") return s;
-  if (type != "linear")
+  const double attn_factor = f.get_float(a + ".rope.scaling.attn_factor").value_or(1.0);
+  if (attn_factor != 1.0 && type != "yarn")
+    fail(f, "RoPE attention factor " + a + ".rope.scaling.attn_factor " + std::to_string(attn_factor) +
+                " is not supported with RoPE scaling '" + type + "'");
+  if (type == "none") return;
+  if (type != "linear" && type != "yarn")
     fail(f, "RoPE scaling '" + type + "' (" + a +
-                ".rope.scaling.type) is not supported (supported: none, linear, "
+                ".rope.scaling.type) is not supported (supported: none, linear, yarn, "
                 "and Llama 3 frequency factors in rope_freqs.weight)");
   if (!std::isfinite(factor) || factor < 0) fail(f, "key '" + a + ".rope.scaling.factor' is " + std::to_string(factor));
-  if (factor != 0.0 && factor != 1.0) {
+  if (factor == 0.0 || factor == 1.0) return;
+  s.factor = factor;
+  if (type == "linear") {
     s.type = RopeScalingType::kLinear;
-    s.factor = factor;
+    return;
   }
-  return s;
+  s.type = RopeScalingType::kYarn;
+  s.original_max_position_embeddings = int(
+      required_int(f, a + ".rope.scaling.original_context_length", 1, kMaxPositions));
+  s.beta_fast = f.get_float(a + ".rope.scaling.yarn_beta_fast").value_or(32.0);
+  s.beta_slow = f.get_float(a + ".rope.scaling.yarn_beta_slow").value_or(1.0);
+  if (!(s.beta_fast > 0) || !(s.beta_slow > 0) || !std::isfinite(s.beta_fast) || !std::isfinite(s.beta_slow))
+    fail(f, "YaRN beta_fast " + std::to_string(s.beta_fast) + " / beta_slow " + std::to_string(s.beta_slow) +
+                " must be positive");
+  if (f.get_float(a + ".rope.scaling.yarn_log_multiplier").value_or(0.0) != 0.0)
+    fail(f, a + ".rope.scaling.yarn_log_multiplier (DeepSeek's YaRN variant) is not supported");
+  if (!(attn_factor > 0.0) || attn_factor > 16.0 || !std::isfinite(attn_factor))
+    fail(f, a + ".rope.scaling.attn_factor is " + std::to_string(attn_factor) + ", outside (0, 16]");
+  // mscale multiplies cos and sin of q and k: every score by its square. Only exact when every
+  // dim of every head rotates.
+  if (c.rotary_dims() != c.head_dim)
+    fail(f, "YaRN RoPE scaling with partial rotary (" + std::to_string(c.rotary_dims()) + " of " +
+                std::to_string(c.head_dim) + " dims) is not supported");
+  const double mscale = attn_factor * yarn_mscale(factor);
+  c.rope_attn_factor = float(mscale * mscale);
 }
 
 // A fused [rows_a | rows_b | ...] matrix as views of its parts (each part's rows are contiguous).
@@ -226,6 +263,7 @@ void load_attention_extras(TensorLoader& t, const ModelFamily& fam, const ModelC
     lw.q_norm = t.get(p + "attn_q_norm.weight", 0, hd);
     lw.k_norm = t.get(p + "attn_k_norm.weight", 0, hd);
   }
+  if (c.attention_sinks) lw.sinks = t.get(p + "attn_sinks.weight", 0, uint64_t(c.n_heads));
 }
 
 // The dense gated MLP or the experts (and shared expert) of a layer.
@@ -254,6 +292,22 @@ void load_feed_forward(TensorLoader& t, const ModelFamily& fam, const ModelConfi
       experts(p + "ffn_up_exps.weight", ef, dim, lw.moe.up);
     }
     experts(p + "ffn_down_exps.weight", dim, ef, lw.moe.down);
+    if (c.moe.biases) {
+      // [E][rows] float32 biases: expert e's is row e.
+      auto rows_of = [&](const std::string& name, uint64_t width, uint64_t at, std::vector<const float*>& out) {
+        const float* all = t.get(name, E, width);
+        for (uint64_t e = 0; e < E; ++e) out.push_back(all + e * width + at);
+      };
+      lw.moe.router_bias = t.get(p + "ffn_gate_inp.bias", 0, E);
+      if (t.has(p + "ffn_gate_up_exps.bias")) {
+        rows_of(p + "ffn_gate_up_exps.bias", 2 * ef, 0, lw.moe.gate_bias);
+        rows_of(p + "ffn_gate_up_exps.bias", 2 * ef, ef, lw.moe.up_bias);
+      } else {
+        rows_of(p + "ffn_gate_exps.bias", ef, 0, lw.moe.gate_bias);
+        rows_of(p + "ffn_up_exps.bias", ef, 0, lw.moe.up_bias);
+      }
+      rows_of(p + "ffn_down_exps.bias", dim, 0, lw.moe.down_bias);
+    }
     if (const uint64_t sf = c.moe.shared_expert_intermediate_size; sf > 0) {
       lw.moe.shared_gate = t.matrix(p + "ffn_gate_shexp.weight", sf, dim);
       lw.moe.shared_up = t.matrix(p + "ffn_up_shexp.weight", sf, dim);
@@ -385,7 +439,7 @@ LoadedModel load_gguf_model(GgufFile& f) {
     if (type != "none" && type != "longrope" && type != "su")
       fail(f, "RoPE scaling '" + type + "' (" + a + ".rope.scaling.type) is not supported for " + a);
   } else {
-    c.rope_scaling = read_rope_scaling(f, a);
+    read_rope_scaling(f, a, c);
   }
   c.qk_norm = fam->qk_norm;
   c.pre_norm = fam->pre_norm;

@@ -152,6 +152,8 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   bool any_moe = false, any_dense = false;
   for (int l = 0; l < c.n_layers; ++l) (c.layer(l).moe ? any_moe : any_dense) = true;
   if (any_moe && !fam->moe) refuse("mixture-of-experts layers in a " + a + " model");
+  if (c.attention_sinks || c.moe.biases || c.activation == MlpActivation::kSwigluOai)
+    refuse("gpt-oss's attention sinks, expert biases and clamped SwiGLU are not written (convert keeps the file)");
   const uint64_t half_rot = uint64_t(c.rotary_dims()) / 2;
   // Llama 3 frequency scaling travels as rope_freqs.weight (divisors of theta^(-2i/d)).
   std::vector<float> rope_freqs;
@@ -183,7 +185,13 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   // LongRoPE's attention factor: rope_attn_factor is its square (as the loader reads
   // rope.scaling.attn_factor); the float32 value whose square that is.
   float attn_factor = 1.0f;
-  if (c.rope_attn_factor != 1.0f) {
+  const bool yarn = c.rope_scaling.type == RopeScalingType::kYarn;
+  if (yarn) {
+    const double m = yarn_mscale(c.rope_scaling.factor);
+    if (c.rope_attn_factor != float(m * m))
+      refuse("a YaRN attention factor other than its mscale (rope.scaling.attn_factor) is not written");
+    if (!c.rope_scaling.yarn_truncate) refuse("YaRN without truncated correction dims has no GGUF key");
+  } else if (c.rope_attn_factor != 1.0f) {
     if (!fam->longrope) refuse("a RoPE attention factor on " + a + " (only LongRoPE families have one)");
     attn_factor = float(std::sqrt(double(c.rope_attn_factor)));
     for (float f : {attn_factor, std::nextafter(attn_factor, 0.0f), std::nextafter(attn_factor, 100.0f)})
@@ -215,7 +223,17 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
     meta.kv_str(a + ".rope.scaling.type", "linear");
     meta.kv_f32(a + ".rope.scaling.factor", float(c.rope_scaling.factor));
   }
-  if (c.rope_attn_factor != 1.0f) meta.kv_f32(a + ".rope.scaling.attn_factor", attn_factor);
+  if (yarn) {
+    meta.kv_str(a + ".rope.scaling.type", "yarn");
+    meta.kv_f32(a + ".rope.scaling.factor", float(c.rope_scaling.factor));
+    meta.kv_u32(a + ".rope.scaling.original_context_length", uint32_t(c.rope_scaling.original_max_position_embeddings));
+    if (c.rope_scaling.beta_fast != 32.0)
+      meta.kv_f32(a + ".rope.scaling.yarn_beta_fast", float(c.rope_scaling.beta_fast));
+    if (c.rope_scaling.beta_slow != 1.0)
+      meta.kv_f32(a + ".rope.scaling.yarn_beta_slow", float(c.rope_scaling.beta_slow));
+  } else if (c.rope_attn_factor != 1.0f) {
+    meta.kv_f32(a + ".rope.scaling.attn_factor", attn_factor);
+  }
   if (!longrope_short.empty())
     meta.kv_u32(a + ".rope.scaling.original_context_length", uint32_t(c.rope_long_threshold));
   if (any_moe) {

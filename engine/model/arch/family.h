@@ -97,6 +97,9 @@ struct ModelFamily {
   bool linear_attention = false;  ///< Gated DeltaNet layers (attn_qkv, attn_gate, ssm_*) where the spec says
   bool mtp = false;               ///< nextn_predict_layers MTP blocks after the main layers
   MlpActivation activation = MlpActivation::kSilu;
+  /// Tokens that end a reply when the vocabulary has them, besides its EOS (gpt-oss's Harmony:
+  /// <|return|> ends the answer, <|call|> a tool call; its <|end|> only ends a message).
+  std::vector<std::string_view> end_of_generation_tokens;
   /// Family-specific hyperparameters and per-layer rules, after the common keys are read into
   /// `c` (hidden_size, heads, head_dim, rope_theta, norm_eps, n_layers, ...). May refuse (fail()).
   void (*gguf_hparams)(const GgufKeys& keys, ModelConfig& c) = nullptr;

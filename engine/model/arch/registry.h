@@ -1,7 +1,7 @@
 // The model registry: every family the engine runs, looked up by its GGUF or Hugging Face name.
 // Each family is defined in its own file under engine/model/arch/ (llama.cpp: Llama and Mistral;
 // qwen.cpp: Qwen2, Qwen3, Qwen3-MoE; gemma3.cpp; phi3.cpp; smollm3.cpp; exaone4.cpp; qwen35.cpp: Qwen3.5 / 3.6 dense
-// and MoE).
+// and MoE; gpt_oss.cpp).
 #pragma once
 
 #include <string>
@@ -38,6 +38,7 @@ extern const ModelFamily kQwen3MoeFamily;
 extern const ModelFamily kGemma3Family;
 extern const ModelFamily kPhi3Family;
 extern const ModelFamily kSmolLM3Family;
+extern const ModelFamily kGptOssFamily;
 extern const ModelFamily kExaone4Family;
 extern const ModelFamily kQwen35Family;
 extern const ModelFamily kQwen35MoeFamily;

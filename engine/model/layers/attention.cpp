@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 namespace pagedchat::layers {
@@ -45,6 +46,10 @@ Attention::Attention(WeightPacker& packer, const LayerWeights& w, const Attentio
   q_norm_ = placed_.place(ops, w.q_norm, std::size_t(opt.head_dim));
   k_norm_ = placed_.place(ops, w.k_norm, std::size_t(opt.head_dim));
   bo_ = placed_.place(ops, w.bo, std::size_t(opt.hidden_size));
+  if (opt.sinks) {
+    if (!w.sinks) throw std::invalid_argument(where + "attention sinks missing");
+    sinks_ = placed_.place(ops, w.sinks, std::size_t(opt.n_heads));
+  }
 }
 
 void Attention::forward(kernels::Backend& ops, Workspace& ws, float* out, const float* h, const int* positions,
@@ -73,6 +78,7 @@ void Attention::forward(kernels::Backend& ops, Workspace& ws, float* out, const 
   as.head_dim = hd;
   as.scale = opt_.scale > 0.0f ? opt_.scale : 1.0f / std::sqrt(float(hd));
   as.sliding_window = opt_.sliding_window;
+  as.sinks = sinks_;
   ops.paged_attention(att, q, cache.key, cache.value, cache.dtype, *cache.meta, as);
   if (gate_) {
     float* gate = ws.gate.get<float>(ops, std::size_t(T) * q_width);

@@ -5,7 +5,8 @@
 //   q, k heads: rms_norm(head)·q/k_norm            qk_norm (Qwen3, Gemma 3, EXAONE 4), before RoPE
 //   RoPE(q), RoPE(k) over rotary_dim dims          inv_freq per layer; null: NoPE (SmolLM3, EXAONE 4)
 //   k, v -> the layer's paged cache (slot_mapping of its KV-cache group)
-//   a = softmax(q·k · scale) · v                   GQA; sliding_window: keys a query sees (Gemma 3)
+//   a = softmax(q·k · scale) · v                   GQA; sliding_window: keys a query sees (Gemma 3);
+//                                                  sinks: one more logit per head in the softmax (gpt-oss)
 //   a *= sigmoid(h · Wgate^T)                      output_gate (Qwen3.5, Qwen3-Next)
 //   out = a · Wo^T (+ bo)
 //
@@ -37,6 +38,8 @@ struct AttentionOptions {
   /// Qwen3.5's output gate: w.q_proj is [2*n_heads*hd, H] with per head hd query rows then hd
   /// gate rows; the attention output is multiplied by sigmoid(h · gate^T) before o_proj.
   bool output_gate = false;
+  /// gpt-oss: LayerWeights::sinks [n_heads] join each head's softmax (kernels::AttentionSpec::sinks).
+  bool sinks = false;
 };
 
 /// A paged KV cache layer as the block reads and writes it.
@@ -65,7 +68,7 @@ class Attention {
   AttentionOptions opt_;
   std::unique_ptr<kernels::PackedWeights> qkv_, o_proj_, gate_;  // gate_: output_gate only
   std::vector<float> qkv_bias_;  // [bq; bk; bv] on the host (what bias_ designates on the CPU)
-  const float *bias_ = nullptr, *q_norm_ = nullptr, *k_norm_ = nullptr, *bo_ = nullptr;
+  const float *bias_ = nullptr, *q_norm_ = nullptr, *k_norm_ = nullptr, *bo_ = nullptr, *sinks_ = nullptr;
   Placed placed_;
 };
 

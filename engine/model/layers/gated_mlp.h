@@ -1,5 +1,6 @@
 // GatedMlp: the dense feed-forward of every family, out = down(act(gate(x)) * up(x)) with act SiLU
-// (SwiGLU: Llama, Qwen, Phi-3, SmolLM3, EXAONE 4) or GELU-tanh (GeGLU: Gemma). Gate and up are
+// (SwiGLU: Llama, Qwen, Phi-3, SmolLM3, EXAONE 4), GELU-tanh (GeGLU: Gemma) or gpt-oss's clamped
+// SwiGLU. Gate and up are
 // packed as one stacked matrix, so one linear computes both. Sources: transformers LlamaMLP,
 // Gemma3MLP; vLLM's MergedColumnParallelLinear + SiluAndMul / GeluAndMul(approximate="tanh").
 #pragma once
@@ -11,6 +12,10 @@
 #include "engine/model/layers/layer_common.h"
 
 namespace pagedchat::layers {
+
+/// out [T, width] = act(gate) * up of stacked rows gate_up [T, 2 * width] ([gate | up] per row),
+/// for every MlpActivation (the clamped SwiGLU with gpt-oss's alpha 1.702 and limit 7).
+void gated_activation(kernels::Backend& ops, MlpActivation act, float* out, const float* gate_up, int T, int width);
 
 class GatedMlp {
  public:

@@ -26,6 +26,18 @@ MoeMlp::MoeMlp(WeightPacker& packer, const MoeWeights& w, int hidden, const MoeC
     x.down = packer.pack({{w.down[e], hidden, "down"}}, ef, at);
     experts_.push_back(std::move(x));
   }
+  if (moe.biases) {
+    // Router bias, and per expert [gate bias | up bias] (the stacked rows' order) and down bias.
+    router_bias_ = placed_.place(packer.backend(), w.router_bias, std::size_t(moe.num_experts));
+    bias_host_.assign(std::size_t(moe.num_experts) * (2 * ef + hidden), 0.0f);
+    for (int e = 0; e < moe.num_experts; ++e) {
+      float* b = bias_host_.data() + std::size_t(e) * (2 * ef + hidden);
+      std::copy_n(w.gate_bias.at(std::size_t(e)), ef, b);
+      std::copy_n(w.up_bias.at(std::size_t(e)), ef, b + ef);
+      std::copy_n(w.down_bias.at(std::size_t(e)), hidden, b + 2 * ef);
+    }
+    bias_ = placed_.place(packer.backend(), bias_host_.data(), bias_host_.size());
+  }
   if (const int sf = moe.shared_expert_intermediate_size; sf > 0) {
     shared_ = std::make_unique<GatedMlp>(packer, w.shared_gate, w.shared_up, w.shared_down, hidden, sf, act,
                                          where + "shared expert: ");
@@ -71,6 +83,7 @@ void MoeMlp::forward(kernels::Backend& ops, Workspace& ws, float* y, const float
   const int E = moe_.num_experts, ef = moe_.expert_intermediate_size, dim = hidden_;
   float* logits = ws.router_logits.get<float>(ops, std::size_t(T) * E);
   ops.linear(logits, x, *router_, T);
+  if (router_bias_) ops.add_bias(logits, router_bias_, T, E);
   logits_host_.resize(std::size_t(T) * E);
   ops.copy_to_host(logits_host_.data(), logits, logits_host_.size() * sizeof(float));
   // Each expert's tokens, in token order.
@@ -109,27 +122,35 @@ void MoeMlp::forward(kernels::Backend& ops, Workspace& ws, float* y, const float
   zeros_.assign(std::size_t(T) * dim, 0.0f);
   ops.copy_to_backend(y, zeros_.data(), zeros_.size() * sizeof(float));
   std::vector<const kernels::PackedWeights*> gate_up, down;
-  std::vector<int> group_offsets;
+  std::vector<int> group_offsets, group_experts;
+  const std::size_t bias_stride = std::size_t(2) * ef + dim;
   for (int e0 = 0; const int e1 : pass_end) {
     const int base = offset[e0], n = offset[e1] - base;
     gate_up.clear();
     down.clear();
     group_offsets.assign(1, 0);
+    group_experts.clear();
     for (int e = e0; e < e1; ++e) {
       if (offset[e + 1] == offset[e]) continue;  // not routed to: its weights are not read
       gate_up.push_back(experts_[e].gate_up.get());
       down.push_back(experts_[e].down.get());
       group_offsets.push_back(offset[e + 1] - base);
+      group_experts.push_back(e);
     }
     e0 = e1;
     if (n == 0) continue;
     ops.gather_rows(xe, x, rows + base, n, dim);
     ops.grouped_linear(gu, xe, gate_up, group_offsets.data());
-    if (act_ == MlpActivation::kGeluTanh)
-      ops.gelu_tanh_and_mul_stacked(he, gu, n, ef);
-    else
-      ops.silu_and_mul_stacked(he, gu, n, ef);
+    if (bias_)
+      for (std::size_t i = 0; i < group_experts.size(); ++i)
+        ops.add_bias(gu + std::size_t(group_offsets[i]) * 2 * ef, bias_ + group_experts[i] * bias_stride,
+                     group_offsets[i + 1] - group_offsets[i], 2 * ef);
+    gated_activation(ops, act_, he, gu, n, ef);
     ops.grouped_linear(ye, he, down, group_offsets.data());
+    if (bias_)
+      for (std::size_t i = 0; i < group_experts.size(); ++i)
+        ops.add_bias(ye + std::size_t(group_offsets[i]) * dim, bias_ + group_experts[i] * bias_stride + 2 * ef,
+                     group_offsets[i + 1] - group_offsets[i], dim);
     ops.scatter_add_rows(y, ye, rows + base, weights + base, n, dim);
   }
   if (!shared_) return;

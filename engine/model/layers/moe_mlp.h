@@ -9,7 +9,9 @@
 // modeling_qwen3_moe.py (Qwen3MoeSparseMoeBlock), llama.cpp's llm_build_moe_ffn. A shared expert
 // (MoeConfig::shared_expert_intermediate_size; Qwen2-MoE, Qwen3.5-MoE) runs on every token and is
 // added with the per-token gate sigmoid(x · shared_gate_inp) (transformers modeling_qwen2_moe.py
-// Qwen2MoeSparseMoeBlock; ik_llama.cpp's llm_build_std_moe_ffn with ffn_gate_inp_shexp).
+// Qwen2MoeSparseMoeBlock; ik_llama.cpp's llm_build_std_moe_ffn with ffn_gate_inp_shexp). gpt-oss
+// (MoeConfig::biases): the router adds a bias, each expert's gate/up and down add theirs, and the
+// experts' activation is the clamped SwiGLU (transformers modeling_gpt_oss.py GptOssMLP).
 #pragma once
 
 #include <memory>
@@ -53,6 +55,10 @@ class MoeMlp {
   std::vector<std::vector<float>> weights_by_expert_;
   std::vector<float> shared_weights_;
   std::vector<int> identity_rows_;
+  // MoeConfig::biases: the router's [E] and per expert [gate | up | down] biases, in backend memory.
+  std::vector<float> bias_host_;
+  const float *router_bias_ = nullptr, *bias_ = nullptr;
+  Placed placed_;
 };
 
 }  // namespace pagedchat::layers
