@@ -14,6 +14,7 @@
 #include "engine/outputs.h"
 #include "engine/sample/sampling_params.h"
 #include "engine/sample/stop_automaton.h"
+#include "engine/text/reply_detokenizer.h"
 #include "engine/text/tokenizer.h"
 
 namespace pagedchat {
@@ -61,11 +62,11 @@ struct Request {
 
   // Output side.
   std::mt19937_64 rng;
-  std::optional<IncrementalDetokenizer> detokenizer;  ///< absent for engines without a tokenizer
-  std::string text;                                   ///< output text (stop string cut applied once finished)
-  size_t num_releasable_chars = 0;  ///< text bytes that can be reported (held back: maybe a stop string)
-  size_t num_reported_chars = 0;    ///< text bytes already returned (kDelta)
-  size_t num_reported_tokens = 0;   ///< output ids already returned (kDelta)
+  std::optional<ReplyDetokenizer> detokenizer;  ///< absent for engines without a tokenizer
+  std::string text;                             ///< output text (stop string cut applied once finished)
+  size_t num_releasable_chars = 0;              ///< text bytes that can be reported (held back: maybe a stop string)
+  size_t num_reported_chars = 0;                ///< text bytes already returned (kDelta)
+  size_t num_reported_tokens = 0;               ///< output ids already returned (kDelta)
   std::optional<FinishReason> finish_reason;
   bool reported_finish = false;  ///< the finish reason was returned once
   StopReason stop_reason;

@@ -216,6 +216,7 @@ ChatTemplate ChatTemplate::from_jinja(const std::string& source, const std::stri
   ChatTemplate t;
   t.name_ = "jinja";
   t.family_ = detect_chat_template(source);
+  t.harmony_ = contains(source, "<|channel|>") && contains(source, "<|message|>");
   t.origin_ = origin;
   try {
     t.jinja_ = std::make_shared<const jinja::Template>(source, origin);
@@ -249,6 +250,28 @@ TemplatedText ChatTemplate::render(const nlohmann::ordered_json& messages, const
       throw ChatTemplateError(std::string(e.what()));
     }
   }
+  if (harmony_) {
+    // Replies stored as ReplyDetokenizer wrote them: "<think>R</think>A" -> thinking R, content A.
+    nlohmann::ordered_json split = messages;
+    for (auto& m : split) {
+      if (m.value("role", "") != "assistant" || m.contains("thinking") || !m.contains("content") ||
+          !m["content"].is_string())
+        continue;
+      const std::string c = m["content"].get<std::string>();
+      const std::size_t open = c.find_first_not_of(" \t\r\n");
+      if (open == std::string::npos || c.compare(open, 7, "<think>") != 0) continue;
+      const std::size_t close = c.find("</think>", open);
+      if (close == std::string::npos) continue;
+      m["thinking"] = strip(c.substr(open + 7, close - open - 7));
+      m["content"] = strip(c.substr(close + 8));
+    }
+    return render_jinja(split, options, warning);
+  }
+  return render_jinja(messages, options, warning);
+}
+
+TemplatedText ChatTemplate::render_jinja(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
+                                         std::string* warning) const {
   try {
     return render_with(*jinja_, origin_, messages, options);
   } catch (const jinja::Error& e) {

@@ -129,6 +129,12 @@ class ChatTemplate {
  private:
   std::string name_, family_, origin_;
   std::shared_ptr<const jinja::Template> jinja_;
+  /// A Harmony template (gpt-oss: "<|channel|>" and "<|message|>" in its source): an assistant
+  /// message's "<think>…</think>" (ReplyDetokenizer's form of its analysis channel) goes to the
+  /// template as `thinking`, the rest as `content`, as the template wants them.
+  bool harmony_ = false;
+  TemplatedText render_jinja(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
+                             std::string* warning) const;
 };
 
 /// The registered built-in names: "llama-2", "mistral", "chatml", "zephyr", "vicuna", "llama3",

@@ -192,6 +192,8 @@ class TestJinjaReference : public QObject {
     }
     // Qwen3.5's template as the GGUF carries it (reasoning, tools in its XML form).
     templates.push_back({"arch/qwen35-tiny.gguf", std::nullopt, "<|im_end|>"});
+    // gpt-oss's Harmony template (channels, reasoning_effort, tool namespaces).
+    templates.push_back({"arch/gptoss-tiny.gguf", std::nullopt, "<|return|>"});
     const QStringList fixtures = QDir(sourceDir() + "/tests/data/chat").entryList({"*.json"}, QDir::Files, QDir::Name);
     QVERIFY2(fixtures.size() >= 15, "tests/data/chat holds the conversation fixtures");
     std::vector<Case> cases;
@@ -214,8 +216,9 @@ class TestJinjaReference : public QObject {
           if (r.eos) ctx["eos_token"] = *r.eos;
           ctx["add_generation_prompt"] = agp;
           cases.push_back({r.file.toStdString() + " x " + f.toStdString() + (agp ? " +gen" : ""), tmpl, ctx});
-          if (r.file.endsWith(".gguf")) {  // reasoning off too
+          if (r.file.endsWith(".gguf")) {  // reasoning off too (gpt-oss: a low reasoning effort)
             ctx["enable_thinking"] = false;
+            ctx["reasoning_effort"] = "low";
             cases.push_back(
                 {r.file.toStdString() + " x " + f.toStdString() + (agp ? " +gen" : "") + " -think", tmpl, ctx});
           }

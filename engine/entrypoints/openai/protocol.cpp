@@ -365,6 +365,16 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
             "cannot be set: the template's own variable or function of that name is not the client's to replace");
     if (!rest.empty()) r.chat_template_kwargs_json = rest.dump();
   }
+  // OpenAI's reasoning_effort reaches the template as its variable of that name (gpt-oss's
+  // Harmony template writes "Reasoning: low|medium|high"); chat_template_kwargs may set it too.
+  if (const json* v = field(body, "reasoning_effort"); v && !v->is_null()) {
+    const std::string effort = string(*v, "reasoning_effort");
+    if (effort != "low" && effort != "medium" && effort != "high")
+      bad("reasoning_effort", "must be \"low\", \"medium\" or \"high\", got \"" + effort + "\"");
+    json vars = r.chat_template_kwargs_json.empty() ? json::object() : json::parse(r.chat_template_kwargs_json);
+    if (!vars.contains("reasoning_effort")) vars["reasoning_effort"] = effort;
+    r.chat_template_kwargs_json = vars.dump();
+  }
   if (const json* v = field(body, "chat_template")) r.chat_template = string(*v, "chat_template");
   // The tool definitions go to the model's template as `tools` (as vLLM and transformers pass
   // them), unless the template variables name their own.

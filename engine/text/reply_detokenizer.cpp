@@ -1,0 +1,135 @@
+#include "engine/text/reply_detokenizer.h"
+
+#include <string_view>
+
+namespace pagedchat {
+
+std::optional<HarmonyTokens> HarmonyTokens::of(const Tokenizer& t) {
+  auto id = [&](std::string_view piece) {
+    const std::optional<int> i = t.piece_to_id(piece);
+    return i ? *i : -1;
+  };
+  HarmonyTokens h;
+  h.start = id("<|start|>");
+  h.channel = id("<|channel|>");
+  h.message = id("<|message|>");
+  h.end = id("<|end|>");
+  if (h.start < 0 || h.channel < 0 || h.message < 0 || h.end < 0) return std::nullopt;
+  h.return_ = id("<|return|>");
+  h.call = id("<|call|>");
+  h.constrain = id("<|constrain|>");
+  return h;
+}
+
+ReplyDetokenizer::ReplyDetokenizer(const Tokenizer& tokenizer, const std::vector<int>& prompt_ids)
+    : tokenizer_(tokenizer), harmony_(HarmonyTokens::of(tokenizer)) {
+  // Where the prompt leaves the reply: after its last marker. A prompt without one (a plain
+  // completion) gets plain text.
+  std::size_t last = prompt_ids.size();
+  if (harmony_) {
+    for (std::size_t i = prompt_ids.size(); i-- > 0 && last == prompt_ids.size();)
+      if (is_marker(prompt_ids[i])) last = i;
+    if (last == prompt_ids.size()) harmony_.reset();
+  }
+  if (!harmony_) {
+    plain_.emplace(tokenizer, prompt_ids);
+    return;
+  }
+  const HarmonyTokens& h = *harmony_;
+  const int m = prompt_ids[last];
+  if (m == h.end || m == h.return_ || m == h.call) {
+    state_ = State::kBetween;
+    return;
+  }
+  // Inside a header (after <|start|>, <|channel|> or <|constrain|>: its ids since its <|start|>,
+  // to the prompt's end) or at its <|message|> (the header's ids before it).
+  std::size_t begin = last;
+  while (begin > 0 && prompt_ids[begin] != h.start) --begin;
+  header_ids_.assign(prompt_ids.begin() + std::ptrdiff_t(begin) + (prompt_ids[begin] == h.start),
+                     m == h.message ? prompt_ids.begin() + std::ptrdiff_t(last) : prompt_ids.end());
+  if (m == h.message) pending_ = start_content();  // the prompt opened the message: its content follows
+}
+
+bool ReplyDetokenizer::is_marker(int id) const {
+  const HarmonyTokens& h = *harmony_;
+  return id == h.start || id == h.channel || id == h.message || id == h.end || id == h.return_ || id == h.call ||
+         id == h.constrain;
+}
+
+std::string ReplyDetokenizer::start_content() {
+  const HarmonyTokens& h = *harmony_;
+  std::string channel;
+  bool in_channel = false;
+  for (int x : header_ids_) {
+    if (x == h.channel) {
+      in_channel = true;
+      channel.clear();
+    } else if (is_marker(x) || tokenizer_.is_control(x)) {
+      in_channel = false;
+    } else if (in_channel) {
+      channel += tokenizer_.decode_bytes({x}, true);
+    }
+  }
+  if (const std::size_t sp = channel.find_first_of(" \t\n"); sp != std::string::npos) channel.resize(sp);  // " to=..."
+  header_ids_.clear();
+  state_ = State::kContent;
+  content_.emplace(tokenizer_, std::vector<int>{});
+  reasoning_ = channel == "analysis";
+  return reasoning_ ? "<think>\n" : std::string();
+}
+
+std::string ReplyDetokenizer::end_message() {
+  std::string out;
+  if (content_) out = content_->flush();
+  content_.reset();
+  if (reasoning_) out += "</think>\n\n";
+  reasoning_ = false;
+  return out;
+}
+
+std::string ReplyDetokenizer::add_token(int id) {
+  if (plain_) return plain_->add_token(id);
+  std::string out = std::move(pending_);
+  pending_.clear();
+  return out + harmony_token(id);
+}
+
+std::string ReplyDetokenizer::harmony_token(int id) {
+  const HarmonyTokens& h = *harmony_;
+  if (id == h.end || id == h.return_ || id == h.call) {  // the message ends
+    std::string out = state_ == State::kContent ? end_message() : std::string();
+    state_ = State::kBetween;
+    header_ids_.clear();
+    return out;
+  }
+  if (id == h.start) {  // a new message: its header follows
+    std::string out = state_ == State::kContent ? end_message() : std::string();
+    state_ = State::kHeader;
+    header_ids_.clear();
+    return out;
+  }
+  if (state_ == State::kContent) return content_->add_token(id);
+  if (id != h.message) {
+    // Header ids (role, " to=functions.NAME", <|channel|> NAME, <|constrain|> json); stray text
+    // between messages counts as a header too, and is shown if no <|message|> follows.
+    header_ids_.push_back(id);
+    if (state_ == State::kBetween) state_ = State::kHeader;
+    return {};
+  }
+  // <|message|>: the header is complete; its channel is the text after <|channel|>.
+  return start_content();
+}
+
+std::string ReplyDetokenizer::flush() {
+  if (plain_) return plain_->flush();
+  // A reply cut inside a message keeps its reasoning open (still thinking); a header that never
+  // reached <|message|> is shown as text rather than lost.
+  std::string out = std::move(pending_);
+  pending_.clear();
+  if (content_) out += content_->flush();
+  if (state_ == State::kHeader && !header_ids_.empty()) out += tokenizer_.decode(header_ids_);
+  header_ids_.clear();
+  return out;
+}
+
+}  // namespace pagedchat

@@ -1,0 +1,65 @@
+// ReplyDetokenizer: the text of a generated reply, token by token, in the engine's one reasoning
+// convention: a reply that reasons shows its reasoning between "<think>" and "</think>", then the
+// answer (what Qwen3 and DeepSeek-R1 write themselves, and what the app's and the CLI's reasoning
+// split read). Most vocabularies need nothing more than IncrementalDetokenizer.
+//
+// Harmony (gpt-oss; OpenAI's "harmony" response format) writes its reply as messages whose
+// structure is control tokens the plain text would drop: "<|channel|>analysis<|message|>…<|end|>"
+// (the reasoning), "<|start|>assistant<|channel|>final<|message|>…<|return|>" (the answer),
+// "<|channel|>commentary to=functions.NAME<|message|>…<|call|>" (a tool call; parsed into calls by
+// the tools work, shown as text until then). When the vocabulary has the Harmony markers, this
+// turns them into the convention above: analysis content as "<think>…</think>\n\n", final and
+// commentary content as text, headers dropped. Content is detokenized per message with
+// IncrementalDetokenizer (UTF-8 held back across tokens as there).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/text/tokenizer.h"
+
+namespace pagedchat {
+
+/// The ids of Harmony's marker tokens in a vocabulary.
+struct HarmonyTokens {
+  int start = -1, channel = -1, message = -1, end = -1, return_ = -1, call = -1, constrain = -1;
+  /// The markers of `t` (whether control tokens, as OpenAI's tokenizer has them, or user-defined,
+  /// as some converters write them), or nullopt when it lacks <|start|>, <|channel|>, <|message|>
+  /// or <|end|> (<|return|>, <|call|> and <|constrain|> are optional: -1 when absent).
+  static std::optional<HarmonyTokens> of(const Tokenizer& t);
+};
+
+class ReplyDetokenizer {
+ public:
+  /// Harmony parsing when `tokenizer` has its markers and the prompt holds one (the reply starts
+  /// where the prompt's last marker leaves it: in a header after "<|start|>assistant", or in a
+  /// message's content after its "<|message|>"); plain detokenization (with the prompt's last ids
+  /// as left context) otherwise.
+  ReplyDetokenizer(const Tokenizer& tokenizer, const std::vector<int>& prompt_ids);
+  /// Appends one generated id; returns the new text (possibly empty).
+  std::string add_token(int id);
+  /// Returns what is still held back (an incomplete UTF-8 sequence; an unparsed Harmony header).
+  std::string flush();
+  /// True when the reply is parsed as Harmony messages.
+  bool harmony() const { return harmony_.has_value(); }
+
+ private:
+  enum class State { kHeader, kContent, kBetween };
+  std::string harmony_token(int id);
+  bool is_marker(int id) const;
+  std::string start_content();  // the header is complete: the message's content follows
+  std::string end_message();    // flushes the message's content, closes a reasoning block
+
+  const Tokenizer& tokenizer_;
+  std::optional<IncrementalDetokenizer> plain_;
+  std::optional<HarmonyTokens> harmony_;
+  State state_ = State::kHeader;  // a reply starts after "<|start|>assistant": in its header
+  std::vector<int> header_ids_;   // the header's ids since <|start|> (markers included)
+  std::optional<IncrementalDetokenizer> content_;
+  bool reasoning_ = false;  // the current message is analysis (inside <think>)
+  std::string pending_;     // text due before the next token's (a prompt that opened a message)
+};
+
+}  // namespace pagedchat
