@@ -307,12 +307,26 @@ class TestGgufParser : public QObject {
         {"llama.rope.dimension_count", "16"});
     row("rope dims 32", [](Gguf& g) { g.set("llama.rope.dimension_count", U32, le<uint32_t>(32)); },
         {"llama.rope.dimension_count", "16"});
-    row("rope scaling yarn",
+    row("rope scaling dynamic",
+        [](Gguf& g) {
+          g.set("llama.rope.scaling.type", STR, str("dynamic"));
+          g.set("llama.rope.scaling.factor", F32, le<float>(2.0f));
+        },
+        {"RoPE scaling", "dynamic", "llama.rope.scaling.type"});
+    row("rope scaling yarn without its original context",
         [](Gguf& g) {
           g.set("llama.rope.scaling.type", STR, str("yarn"));
           g.set("llama.rope.scaling.factor", F32, le<float>(2.0f));
         },
-        {"RoPE scaling", "yarn", "llama.rope.scaling.type"});
+        {"llama.rope.scaling.original_context_length"});
+    row("rope scaling yarn log multiplier",
+        [](Gguf& g) {
+          g.set("llama.rope.scaling.type", STR, str("yarn"));
+          g.set("llama.rope.scaling.factor", F32, le<float>(2.0f));
+          g.set("llama.rope.scaling.original_context_length", U32, le<uint32_t>(64));
+          g.set("llama.rope.scaling.yarn_log_multiplier", F32, le<float>(0.1f));
+        },
+        {"llama.rope.scaling.yarn_log_multiplier"});
     row("rope scaling longrope", [](Gguf& g) { g.set("llama.rope.scaling.type", STR, str("longrope")); }, {"longrope"});
     row("rope attn_factor", [](Gguf& g) { g.set("llama.rope.scaling.attn_factor", F32, le<float>(0.5f)); },
         {"llama.rope.scaling.attn_factor"});
