@@ -36,7 +36,7 @@ enum class RopeScalingType {
 /// formulas). Unused fields keep transformers' defaults.
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::kNone;
-  double factor = 1.0;                          ///< linear and llama3
+  double factor = 1.0;                          ///< linear, llama3 and yarn
   double low_freq_factor = 1.0;                 ///< llama3
   double high_freq_factor = 4.0;                ///< llama3
   int original_max_position_embeddings = 8192;  ///< llama3 and yarn: the pre-training context
@@ -177,8 +177,9 @@ struct ModelConfig {
   /// by context size; use_long_rope_factors()). Empty = none.
   std::vector<float> rope_freq_factors_long;
   int rope_long_threshold = 0;
-  /// Multiplies every attention score on top of attention_scale (LongRoPE's attention factor
-  /// squared: llama.cpp scales cos/sin of q and k by rope.scaling.attn_factor). 1 = none.
+  /// Multiplies the attention scores of every layer that rotates with the scaled frequencies
+  /// (LayerSpec::use_rope and rope_scaled) on top of attention_scale: LongRoPE's attention factor
+  /// or YaRN's mscale, squared (llama.cpp scales cos/sin of q and k by it). 1 = none.
   float rope_attn_factor = 1.0f;
   float norm_eps = 1e-5f;
   /// Scale of the attention scores; 0 = 1 / sqrt(head_dim) (Gemma 3 27B: query_pre_attn_scalar).

@@ -71,7 +71,7 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
   }
   if (!r.finish_reason && (n_out >= p.max_tokens || r.num_tokens() >= max_model_len_)) finish(r, FinishReason::kLength);
   if (r.finish_reason && r.detokenizer && !std::holds_alternative<std::string>(r.stop_reason))
-    r.text += r.detokenizer->flush();
+    r.text += r.detokenizer->flush(/*complete=*/*r.finish_reason == FinishReason::kStop);
   const size_t hold = r.finish_reason || p.include_stop_str_in_output || !r.stop_automaton
                           ? 0
                           : r.stop_automaton->holdback(r.text, r.stop_cursor);

@@ -16,13 +16,16 @@
 //                                                         rotary_dim (Phi-4-mini partial rotary)
 //     k, v -> paged cache of the layer's KV-cache group
 //     a = softmax(q·k · scale) · v (GQA)                  scale: attention_scale or 1/sqrt(head_dim),
-//                                                         × rope_attn_factor; spec.sliding_window
+//                                                         × rope_attn_factor on rotated layers;
+//                                                         spec.sliding_window; sinks (gpt-oss)
 //     o = a · Wo^T (+ bo);  post_norm: o = rms_norm(o)·post_attention_norm
 //     x += o
 //     h = pre_norm ? rms_norm(x)·ffn_norm : x
-//     y = down(act(gate(h)) * up(h))                      act: SiLU or GELU-tanh (Gemma)
-//       or, when spec.moe, the mixture of experts:       router softmax, top-k, renormalised,
-//       y = sum_e w_e · down_e(act(gate_e(h)) * up_e(h))  tokens grouped per expert (one GEMM each)
+//     y = down(act(gate(h)) * up(h))                      act: SiLU, GELU-tanh (Gemma) or the
+//                                                         clamped SwiGLU (gpt-oss)
+//       or, when spec.moe, the mixture of experts:       router softmax, top-k, renormalised (or
+//       y = sum_e w_e · down_e(act(gate_e(h)) * up_e(h))  top-k then softmax; biases: gpt-oss),
+//                                                         tokens grouped per expert (one GEMM each)
 //     post_norm: y = rms_norm(y)·post_ffw_norm;  x += y
 //   logits = rms_norm(x)·final_norm · lm_head^T           tied to the embedding or not;
 //                                                         final_logit_softcap: c·tanh(logits / c)

@@ -258,12 +258,21 @@ TemplatedText ChatTemplate::render(const nlohmann::ordered_json& messages, const
           !m["content"].is_string())
         continue;
       const std::string c = m["content"].get<std::string>();
-      const std::size_t open = c.find_first_not_of(" \t\r\n");
-      if (open == std::string::npos || c.compare(open, 7, "<think>") != 0) continue;
-      const std::size_t close = c.find("</think>", open);
-      if (close == std::string::npos) continue;
-      m["thinking"] = strip(c.substr(open + 7, close - open - 7));
-      m["content"] = strip(c.substr(close + 8));
+      const std::size_t first = c.find_first_not_of(" \t\r\n");
+      if (first == std::string::npos || c.compare(first, 7, "<think>") != 0) continue;
+      // Every <think>…</think> block (one per analysis message) to thinking, the rest to content.
+      std::string thinking, content;
+      std::size_t at = 0;
+      for (std::size_t open; (open = c.find("<think>", at)) != std::string::npos;) {
+        const std::size_t close = c.find("</think>", open);
+        if (close == std::string::npos) break;
+        content += c.substr(at, open - at);
+        thinking += (thinking.empty() ? "" : "\n\n") + strip(c.substr(open + 7, close - open - 7));
+        at = close + 8;
+      }
+      content += c.substr(at);
+      m["thinking"] = thinking;
+      m["content"] = strip(content);
     }
     return render_jinja(split, options, warning);
   }

@@ -94,41 +94,51 @@ std::string ReplyDetokenizer::add_token(int id) {
   return out + harmony_token(id);
 }
 
+std::string ReplyDetokenizer::drop_header() {
+  // Ids after <|end|> without a <|start|> are no header but stray text: shown, not lost.
+  std::string out = state_ == State::kStray && !header_ids_.empty() ? tokenizer_.decode(header_ids_) : std::string();
+  header_ids_.clear();
+  return out;
+}
+
 std::string ReplyDetokenizer::harmony_token(int id) {
   const HarmonyTokens& h = *harmony_;
   if (id == h.end || id == h.return_ || id == h.call) {  // the message ends
-    std::string out = state_ == State::kContent ? end_message() : std::string();
+    std::string out = state_ == State::kContent ? end_message() : drop_header();
     state_ = State::kBetween;
-    header_ids_.clear();
     return out;
   }
   if (id == h.start) {  // a new message: its header follows
-    std::string out = state_ == State::kContent ? end_message() : std::string();
+    std::string out = state_ == State::kContent ? end_message() : drop_header();
     state_ = State::kHeader;
-    header_ids_.clear();
     return out;
   }
   if (state_ == State::kContent) return content_->add_token(id);
   if (id != h.message) {
-    // Header ids (role, " to=functions.NAME", <|channel|> NAME, <|constrain|> json); stray text
-    // between messages counts as a header too, and is shown if no <|message|> follows.
+    // Header ids (role, " to=functions.NAME", <|channel|> NAME, <|constrain|> json); ids between
+    // messages (no <|start|> first) are stray text, held the same way.
     header_ids_.push_back(id);
-    if (state_ == State::kBetween) state_ = State::kHeader;
+    if (state_ == State::kBetween) state_ = State::kStray;
     return {};
   }
   // <|message|>: the header is complete; its channel is the text after <|channel|>.
   return start_content();
 }
 
-std::string ReplyDetokenizer::flush() {
+std::string ReplyDetokenizer::flush(bool complete) {
   if (plain_) return plain_->flush();
-  // A reply cut inside a message keeps its reasoning open (still thinking); a header that never
-  // reached <|message|> is shown as text rather than lost.
+  // A reply cut inside a message keeps its reasoning open (still thinking) unless it is complete
+  // (ended by an end-of-generation or stop token); a header cut before its <|message|> is dropped,
+  // stray text shown.
   std::string out = std::move(pending_);
   pending_.clear();
-  if (content_) out += content_->flush();
-  if (state_ == State::kHeader && !header_ids_.empty()) out += tokenizer_.decode(header_ids_);
-  header_ids_.clear();
+  if (state_ == State::kContent && complete) {
+    out += end_message();
+    state_ = State::kBetween;
+  } else if (content_) {
+    out += content_->flush();
+  }
+  out += drop_header();
   return out;
 }
 

@@ -40,17 +40,20 @@ class ReplyDetokenizer {
   ReplyDetokenizer(const Tokenizer& tokenizer, const std::vector<int>& prompt_ids);
   /// Appends one generated id; returns the new text (possibly empty).
   std::string add_token(int id);
-  /// Returns what is still held back (an incomplete UTF-8 sequence; an unparsed Harmony header).
-  std::string flush();
+  /// Returns what is still held back (an incomplete UTF-8 sequence; Harmony: stray text after a
+  /// message). `complete`: the reply ended as the model meant it to (an end-of-generation or stop
+  /// token), so an open reasoning block is closed; otherwise (cut at max_tokens) it stays open.
+  std::string flush(bool complete = false);
   /// True when the reply is parsed as Harmony messages.
   bool harmony() const { return harmony_.has_value(); }
 
  private:
-  enum class State { kHeader, kContent, kBetween };
+  enum class State { kHeader, kContent, kBetween, kStray };
   std::string harmony_token(int id);
   bool is_marker(int id) const;
   std::string start_content();  // the header is complete: the message's content follows
   std::string end_message();    // flushes the message's content, closes a reasoning block
+  std::string drop_header();    // forgets a header (stray text is returned, to be shown)
 
   const Tokenizer& tokenizer_;
   std::optional<IncrementalDetokenizer> plain_;

@@ -327,6 +327,20 @@ class TestGgufParser : public QObject {
           g.set("llama.rope.scaling.yarn_log_multiplier", F32, le<float>(0.1f));
         },
         {"llama.rope.scaling.yarn_log_multiplier"});
+    row("rope scaling yarn ext factor",
+        [](Gguf& g) {
+          g.set("llama.rope.scaling.type", STR, str("yarn"));
+          g.set("llama.rope.scaling.factor", F32, le<float>(4.0f));
+          g.set("llama.rope.scaling.original_context_length", U32, le<uint32_t>(64));
+          g.set("llama.rope.scaling.yarn_ext_factor", F32, le<float>(0.5f));
+        },
+        {"llama.rope.scaling.yarn_ext_factor"});
+    row("rope scaling yarn below 1",
+        [](Gguf& g) {
+          g.set("llama.rope.scaling.type", STR, str("yarn"));
+          g.set("llama.rope.scaling.factor", F32, le<float>(0.5f));
+        },
+        {"YaRN factor", "llama.rope.scaling.factor"});
     row("rope scaling longrope", [](Gguf& g) { g.set("llama.rope.scaling.type", STR, str("longrope")); }, {"longrope"});
     row("rope attn_factor", [](Gguf& g) { g.set("llama.rope.scaling.attn_factor", F32, le<float>(0.5f)); },
         {"llama.rope.scaling.attn_factor"});

@@ -30,12 +30,12 @@ class TestHarmony : public QObject {
 
   // The text ReplyDetokenizer gives for `reply` (special tokens parsed) after `prompt`, fed one
   // id at a time; also checks the deltas add up to the whole.
-  std::string run(const std::string& prompt, const std::string& reply) {
+  std::string run(const std::string& prompt, const std::string& reply, bool complete = false) {
     const std::vector<int> p = tok_->encode_with_special_tokens(prompt);
     ReplyDetokenizer d(*tok_, p);
     std::string text;
     for (int id : tok_->encode_with_special_tokens(reply)) text += d.add_token(id);
-    text += d.flush();
+    text += d.flush(complete);
     return text;
   }
 
@@ -56,9 +56,17 @@ class TestHarmony : public QObject {
              QStringLiteral("<think>\nThe user greets. Answer in Korean.</think>\n\n안녕하세요, 반가워요!"));
   }
 
-  // A reply cut off inside its reasoning stays open (the app shows it as still thinking).
-  void cutInsideAnalysis() {
+  // A reply cut off inside its reasoning stays open (the app shows it as still thinking); one the
+  // model ended there (EOS, a stop token) is closed. A header cut before <|message|> shows nothing;
+  // text after a message's end without a <|start|> is shown, not lost.
+  void cutsAndStrays() {
     QCOMPARE(run("<|start|>assistant", "<|channel|>analysis<|message|>Let me"), std::string("<think>\nLet me"));
+    QCOMPARE(run("<|start|>assistant", "<|channel|>analysis<|message|>Let me", true),
+             std::string("<think>\nLet me</think>\n\n"));
+    QCOMPARE(run("<|start|>assistant", "<|channel|>analysis<|message|>A<|end|><|start|>assistant<|channel|>fin"),
+             std::string("<think>\nA</think>\n\n"));
+    QCOMPARE(run("<|start|>assistant", "<|channel|>final<|message|>Hi<|end|> stray<|start|>assistant"),
+             std::string("Hi stray"));
   }
 
   // A tool call on the commentary channel: its header (recipient, constrain) is dropped, the
@@ -114,6 +122,14 @@ class TestHarmony : public QObject {
     o.add_generation_prompt = false;
     const std::string last = t.render(msgs, o).text;
     QVERIFY2(last.find("<|channel|>analysis<|message|>The user greets.<|end|>") != std::string::npos, last.c_str());
+    // Several reasoning blocks in one stored reply: all go to thinking, none stays in content.
+    msgs[1]["content"] = "<think>\nFirst.</think>\n\nCalling.<think>\nSecond.</think>\n\nDone.";
+    const std::string two = t.render(msgs, o).text;
+    QVERIFY2(two.find("<think>") == std::string::npos, two.c_str());
+    QVERIFY2(two.find("final<|message|>Calling.\n\nDone.") != std::string::npos ||
+                 two.find("final<|message|>Calling.Done.") != std::string::npos,
+             two.c_str());
+    QVERIFY2(two.find("First.") != std::string::npos && two.find("Second.") != std::string::npos, two.c_str());
   }
 
   // reasoning_effort (OpenAI's field) sets the template's "Reasoning:" line; a bad value is a 400

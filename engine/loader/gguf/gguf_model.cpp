@@ -184,12 +184,18 @@ void read_rope_scaling(const GgufFile& f, const std::string& a, ModelConfig& c) 
     fail(f, "RoPE attention factor " + a + ".rope.scaling.attn_factor " + std::to_string(attn_factor) +
                 " is not supported with RoPE scaling '" + type + "'");
   if (type == "none") return;
+  if (type == "yarn" && (!std::isfinite(factor) || factor < 1.0))
+    fail(f, "YaRN factor " + std::to_string(factor) + " (" + a + ".rope.scaling.factor) is below 1 (not supported)");
   if (type != "linear" && type != "yarn")
     fail(f, "RoPE scaling '" + type + "' (" + a +
                 ".rope.scaling.type) is not supported (supported: none, linear, yarn, "
                 "and Llama 3 frequency factors in rope_freqs.weight)");
   if (!std::isfinite(factor) || factor < 0) fail(f, "key '" + a + ".rope.scaling.factor' is " + std::to_string(factor));
-  if (factor == 0.0 || factor == 1.0) return;
+  if (factor == 0.0 || factor == 1.0) {
+    if (attn_factor != 1.0)
+      fail(f, a + ".rope.scaling.attn_factor " + std::to_string(attn_factor) + " without a RoPE scaling factor");
+    return;
+  }
   s.factor = factor;
   if (type == "linear") {
     s.type = RopeScalingType::kLinear;
@@ -205,6 +211,12 @@ void read_rope_scaling(const GgufFile& f, const std::string& a, ModelConfig& c) 
                 " must be positive");
   if (f.get_float(a + ".rope.scaling.yarn_log_multiplier").value_or(0.0) != 0.0)
     fail(f, a + ".rope.scaling.yarn_log_multiplier (DeepSeek's YaRN variant) is not supported");
+  // llama.cpp's other YaRN knobs: the ramp's weight (ext_factor; -1 = its default, 1 for YaRN)
+  // and an mscale multiplier; only their defaults are computed here.
+  if (const auto ext = f.get_float(a + ".rope.scaling.yarn_ext_factor"); ext && *ext != 1.0 && *ext != -1.0)
+    fail(f, a + ".rope.scaling.yarn_ext_factor " + std::to_string(*ext) + " is not supported (only 1)");
+  if (const auto am = f.get_float(a + ".rope.scaling.yarn_attn_factor"); am && *am != 1.0)
+    fail(f, a + ".rope.scaling.yarn_attn_factor " + std::to_string(*am) + " is not supported (only 1)");
   if (!(attn_factor > 0.0) || attn_factor > 16.0 || !std::isfinite(attn_factor))
     fail(f, a + ".rope.scaling.attn_factor is " + std::to_string(attn_factor) + ", outside (0, 16]");
   // mscale multiplies cos and sin of q and k: every score by its square. Only exact when every
@@ -294,19 +306,22 @@ void load_feed_forward(TensorLoader& t, const ModelFamily& fam, const ModelConfi
     experts(p + "ffn_down_exps.weight", dim, ef, lw.moe.down);
     if (c.moe.biases) {
       // [E][rows] float32 biases: expert e's is row e.
-      auto rows_of = [&](const std::string& name, uint64_t width, uint64_t at, std::vector<const float*>& out) {
-        const float* all = t.get(name, E, width);
+      auto rows_of = [&](const float* all, uint64_t width, uint64_t at, std::vector<const float*>& out) {
         for (uint64_t e = 0; e < E; ++e) out.push_back(all + e * width + at);
+      };
+      auto bias_rows = [&](const std::string& name, uint64_t width, std::vector<const float*>& out) {
+        rows_of(t.get(name, E, width), width, 0, out);
       };
       lw.moe.router_bias = t.get(p + "ffn_gate_inp.bias", 0, E);
       if (t.has(p + "ffn_gate_up_exps.bias")) {
-        rows_of(p + "ffn_gate_up_exps.bias", 2 * ef, 0, lw.moe.gate_bias);
-        rows_of(p + "ffn_gate_up_exps.bias", 2 * ef, ef, lw.moe.up_bias);
+        const float* gu = t.get(p + "ffn_gate_up_exps.bias", E, 2 * ef);
+        rows_of(gu, 2 * ef, 0, lw.moe.gate_bias);
+        rows_of(gu, 2 * ef, ef, lw.moe.up_bias);
       } else {
-        rows_of(p + "ffn_gate_exps.bias", ef, 0, lw.moe.gate_bias);
-        rows_of(p + "ffn_up_exps.bias", ef, 0, lw.moe.up_bias);
+        bias_rows(p + "ffn_gate_exps.bias", ef, lw.moe.gate_bias);
+        bias_rows(p + "ffn_up_exps.bias", ef, lw.moe.up_bias);
       }
-      rows_of(p + "ffn_down_exps.bias", dim, 0, lw.moe.down_bias);
+      bias_rows(p + "ffn_down_exps.bias", dim, lw.moe.down_bias);
     }
     if (const uint64_t sf = c.moe.shared_expert_intermediate_size; sf > 0) {
       lw.moe.shared_gate = t.matrix(p + "ffn_gate_shexp.weight", sf, dim);
