@@ -1,6 +1,7 @@
 // Configuration structs: the model's shape (from the checkpoint) and the engine's settings.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -84,6 +85,22 @@ struct LayerSpec {
   /// has no KV cache; its state lives in a state slot per sequence (KVCache::state).
   LayerMixer mixer = LayerMixer::kAttention;
   bool is_recurrent() const { return mixer == LayerMixer::kGatedDeltaNet; }
+  /// Per-head size of this layer's q, k and v; 0: ModelConfig::head_dim (Gemma 4's local layers:
+  /// attention.key_length_swa).
+  int head_dim = 0;
+  /// KV heads of this layer; 0: ModelConfig::n_kv_heads (Gemma 4's per-layer head_count_kv).
+  int n_kv_heads = 0;
+  /// Leading dims of each head that rotate; 0: ModelConfig::rotary_dims() (Gemma 4's local layers:
+  /// rope.dimension_count_swa).
+  int rotary_dim = 0;
+  /// Width of this layer's dense MLP; 0: ModelConfig::intermediate_size (Gemma 4's per-layer
+  /// feed_forward_length: the shared-KV layers' double-wide MLP).
+  int intermediate_size = 0;
+  /// -1: the layer writes its own K and V. >= 0: it computes only q and attends over the K/V that
+  /// earlier layer kv_source_layer (same window, heads and head size) wrote this step, and owns no
+  /// KV cache (Gemma 4's attention.shared_kv_layers; vLLM's kv_sharing_target_layer_name).
+  int kv_source_layer = -1;
+  bool shares_kv() const { return kv_source_layer >= 0; }
 };
 
 /// The shape of the Gated DeltaNet layers (Yang et al. 2024, "Gated Delta Networks"; transformers
@@ -209,6 +226,13 @@ struct ModelConfig {
   /// head, head_dim query values then head_dim gate values; the attention output of each head is
   /// multiplied by sigmoid(gate) before o_proj.
   bool attn_output_gate = false;
+  /// A weightless RMSNorm over each V head before the cache (Gemma 4: v = v / rms(v), eps norm_eps).
+  bool v_norm = false;
+  /// Per-layer embeddings (Gemma 4 E2B / E4B embedding_length_per_layer_input; 0 = none): each
+  /// token gets per_layer_input_size values per layer from ModelWeights::per_layer_token_embd and
+  /// a projection of its scaled embedding, which each layer mixes in after its MLP
+  /// (engine/model/decoder_model.h).
+  int per_layer_input_size = 0;
   /// Gated DeltaNet layers' shape (LayerSpec::mixer); disabled when no layer is recurrent.
   LinearAttentionConfig linear_attn;
   /// Multi-token-prediction blocks after the main stack (GGUF nextn_predict_layers): loaded and
@@ -245,6 +269,22 @@ struct ModelConfig {
   }
   /// Dims rotated by RoPE (rotary_dim, or head_dim when 0).
   int rotary_dims() const { return rotary_dim > 0 ? rotary_dim : head_dim; }
+  /// Layer l's head size, KV heads, rotated dims and dense MLP width (its LayerSpec's, else the
+  /// model's).
+  int layer_head_dim(int l) const { return layer(l).head_dim > 0 ? layer(l).head_dim : head_dim; }
+  int layer_kv_heads(int l) const { return layer(l).n_kv_heads > 0 ? layer(l).n_kv_heads : n_kv_heads; }
+  int layer_rotary_dim(int l) const { return layer(l).rotary_dim > 0 ? layer(l).rotary_dim : rotary_dims(); }
+  int layer_intermediate_size(int l) const {
+    return layer(l).intermediate_size > 0 ? layer(l).intermediate_size : intermediate_size;
+  }
+  /// Elements of one token's K (or V) row in the KV cache: the widest n_kv_heads x head_dim of the
+  /// layers that write K/V (every layer's row has this stride; narrower layers leave the rest unused).
+  int kv_cache_width() const {
+    int w = 0;
+    for (int l = 0; l < n_layers; ++l)
+      if (!layer(l).is_recurrent() && !layer(l).shares_kv()) w = std::max(w, layer_kv_heads(l) * layer_head_dim(l));
+    return w > 0 ? w : n_kv_heads * head_dim;
+  }
   /// Layers with a recurrent state (Gated DeltaNet).
   int num_recurrent_layers() const {
     int n = 0;

@@ -74,6 +74,11 @@ struct AttentionSpec {
   /// w_p = exp(s_p - m) / (sum_j exp(s_j - m) + exp(sink_h - m)), m the max over scores and sink
   /// (transformers modeling_gpt_oss.py eager_attention_forward). Null: none.
   const float* sinks = nullptr;
+  /// Elements of one token's row in the caches; 0 = n_kv_heads * head_dim. Wider when the cache's
+  /// rows are sized for another layer's heads (Gemma 4's local and global layers differ): this
+  /// layer reads the first n_kv_heads * head_dim of each row (OpFeature::kMixedHeadSizes).
+  int kv_row_width = 0;
+  int64_t row_width() const { return kv_row_width > 0 ? kv_row_width : int64_t(n_kv_heads) * head_dim; }
 };
 
 /// Optional features of the op interface that a backend may lack (Backend::supports); the engine
@@ -90,6 +95,7 @@ enum class OpFeature {
   kGatedDeltaNet,     ///< gated_delta_net and sigmoid_mul (Qwen3.5's linear attention and attention output gate)
   kAttentionSinks,    ///< AttentionSpec::sinks (gpt-oss)
   kSwigluOai,         ///< swiglu_oai_stacked (gpt-oss's clamped SwiGLU)
+  kMixedHeadSizes,    ///< AttentionSpec / QkvSpec kv_row_width wider than the layer's K/V (Gemma 4)
 };
 /// Human words for a feature, for messages: "sliding-window attention", "partial rotary embedding".
 const char* op_feature_name(OpFeature feature);
@@ -106,6 +112,11 @@ struct QkvSpec {
   const float* k_norm = nullptr;  ///< [head_dim] weight for k; set together with q_norm
   float norm_eps = 0.0f;          ///< epsilon of those norms
   RopeSpec rope;                  ///< rope.head_dim == head_dim
+  /// A weightless RMSNorm of every value head (Gemma 4: v / sqrt(mean(v^2) + norm_eps)), after the
+  /// bias, before the cache write.
+  bool v_norm = false;
+  /// Elements of one token's cache row; 0 = kv_width() (see AttentionSpec::kv_row_width).
+  int kv_row_width = 0;
   int q_width() const { return n_heads * head_dim; }
   int kv_width() const { return n_kv_heads * head_dim; }
   int width() const { return (n_heads + 2 * n_kv_heads) * head_dim; }
@@ -257,7 +268,7 @@ class Backend {
   /// is, so a request's results do not depend on what else is in the batch (batch invariance).
   virtual void matmul(float* out, const float* x, const float* w, int T, int n, int k) = 0;
   /// Rotary embedding (see RopeSpec) of q [T, n_heads*head_dim] and k [T, n_kv_heads*head_dim]
-  /// in place; token t is at positions[t] (>= 0).
+  /// in place; token t is at positions[t] (>= 0). n_kv_heads may be 0 (k unused, may be null).
   virtual void rotary_embedding(float* q, float* k, const int* positions, int T, int n_heads, int n_kv_heads,
                                 const RopeSpec& rope) = 0;
   /// Writes k, v [T, kv_width] into the caches [num_slots, kv_width] of element type `cache_type`
@@ -352,6 +363,10 @@ class Backend {
   /// x[i] *= sigmoid(gate[i]) for each of T rows of n values (x rows contiguous, gate rows
   /// gate_stride apart): the attention output gate of Qwen3.5. Default: a host loop.
   virtual void sigmoid_mul(float* x, const float* gate, int64_t gate_stride, int T, int n);
+  /// x[i] = gelu_tanh(x[i]) * y[i] for each of T rows of n values (x rows contiguous, y rows
+  /// y_stride apart; gelu_tanh as gelu_tanh_and_mul_stacked): Gemma 4's per-layer input gate.
+  /// Default: a host loop (OpFeature::kGeluTanh).
+  virtual void gelu_tanh_mul(float* x, const float* y, int64_t y_stride, int T, int n);
 
   /// Whether this backend implements `feature` (OpFeature); an op given a spec that needs a
   /// feature the backend lacks fails (a device backend reports an error, the CPU backend supports

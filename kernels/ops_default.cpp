@@ -275,9 +275,13 @@ void Backend::rms_norm_heads(float* x, int64_t row_stride, const float* weight, 
 void Backend::qkv_rope_and_cache(float* q, float* qkv, const int* positions, void* key_cache, void* value_cache,
                                  KvDType cache_type, const int64_t* slot_mapping, int T, const QkvSpec& s) {
   const int qw = s.q_width(), kvw = s.kv_width(), w = s.width();
+  if (s.kv_row_width != 0 && s.kv_row_width != kvw)
+    throw std::logic_error(
+        "qkv_rope_and_cache: cache rows wider than the layer's K/V need a backend with mixed head sizes");
   if (s.bias) add_bias(qkv, s.bias, T, w);
   if (s.q_norm) rms_norm_heads(qkv, w, s.q_norm, T, s.n_heads, s.head_dim, s.norm_eps);
   if (s.k_norm) rms_norm_heads(qkv + qw, w, s.k_norm, T, s.n_kv_heads, s.head_dim, s.norm_eps);
+  if (s.v_norm) rms_norm_heads(qkv + qw + kvw, w, nullptr, T, s.n_kv_heads, s.head_dim, s.norm_eps);
   std::vector<float> k(std::size_t(T) * kvw), v(std::size_t(T) * kvw);
   for (int t = 0; t < T; ++t) {
     const float* row = qkv + int64_t(t) * w;
@@ -343,6 +347,16 @@ void Backend::sigmoid_mul(float* x, const float* gate, int64_t gate_stride, int 
     }
 }
 
+void Backend::gelu_tanh_mul(float* x, const float* y, int64_t y_stride, int T, int n) {
+  constexpr float kC = 0.7978845608028654f;  // sqrt(2 / pi)
+  for (int t = 0; t < T; ++t)
+    for (int i = 0; i < n; ++i) {
+      float& v = x[int64_t(t) * n + i];
+      const float g = v;
+      v = g / (1.0f + std::exp(-2.0f * kC * (g + 0.044715f * g * g * g))) * y[int64_t(t) * y_stride + i];
+    }
+}
+
 const char* op_feature_name(OpFeature feature) {
   switch (feature) {
     case OpFeature::kSlidingWindow:
@@ -367,6 +381,8 @@ const char* op_feature_name(OpFeature feature) {
       return "attention sinks";
     case OpFeature::kSwigluOai:
       return "the clamped SwiGLU of gpt-oss";
+    case OpFeature::kMixedHeadSizes:
+      return "layers with different head sizes in one KV cache";
   }
   return "?";
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "engine/config.h"
 
@@ -61,13 +62,27 @@ KVCacheGroups KVCacheGroups::from_sliding_windows(const std::vector<int>& window
 
 KVCacheGroups KVCacheGroups::of(const ModelConfig& c) {
   // Recurrent (Gated DeltaNet) layers hold no KV: the groups are those of the attention layers,
-  // and a recurrent layer's group and tensor are -1 (its state: KVCache::state).
+  // and a recurrent layer's group and tensor are -1 (its state: KVCache::state). A layer that
+  // reads another layer's KV (LayerSpec::kv_source_layer) owns none either: it gets its source's
+  // group and tensor.
   std::vector<int> windows, attention_layers;
-  for (int l = 0; l < c.n_layers; ++l)
-    if (!c.layer(l).is_recurrent()) {
-      windows.push_back(c.layer(l).sliding_window);
-      attention_layers.push_back(l);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerSpec s = c.layer(l);
+    if (s.is_recurrent()) continue;
+    if (s.shares_kv()) {
+      const int src = s.kv_source_layer;
+      const std::string at = "layer " + std::to_string(l) + " reads the KV of layer " + std::to_string(src);
+      if (src >= l) throw std::invalid_argument(at + ", which is not an earlier layer");
+      const LayerSpec from = c.layer(src);
+      if (from.is_recurrent() || from.shares_kv()) throw std::invalid_argument(at + ", which writes no KV of its own");
+      if (from.sliding_window != s.sliding_window || c.layer_kv_heads(src) != c.layer_kv_heads(l) ||
+          c.layer_head_dim(src) != c.layer_head_dim(l))
+        throw std::invalid_argument(at + ", whose window, KV heads or head size differ");
+      continue;
     }
+    windows.push_back(s.sliding_window);
+    attention_layers.push_back(l);
+  }
   KVCacheGroups g = from_sliding_windows(windows);
   if (int(attention_layers.size()) == c.n_layers) return g;
   std::vector<int> group(std::size_t(std::max(0, c.n_layers)), -1), tensor(group.size(), -1);
@@ -75,6 +90,11 @@ KVCacheGroups KVCacheGroups::of(const ModelConfig& c) {
     group[std::size_t(attention_layers[i])] = g.layer_group[i];
     tensor[std::size_t(attention_layers[i])] = g.layer_tensor[i];
   }
+  for (int l = 0; l < c.n_layers; ++l)
+    if (const LayerSpec s = c.layer(l); !s.is_recurrent() && s.shares_kv()) {
+      group[std::size_t(l)] = group[std::size_t(s.kv_source_layer)];
+      tensor[std::size_t(l)] = tensor[std::size_t(s.kv_source_layer)];
+    }
   for (KVCacheGroupSpec& spec : g.groups)
     for (int& l : spec.layers) l = attention_layers[std::size_t(l)];
   g.layer_group = std::move(group);

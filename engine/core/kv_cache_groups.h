@@ -45,7 +45,10 @@ struct KVCacheGroups {
   /// negative window.
   static KVCacheGroups from_sliding_windows(const std::vector<int>& windows);
   /// The groups of `config` (ModelConfig::layer(l).sliding_window for every attention layer;
-  /// recurrent layers belong to no group).
+  /// recurrent layers belong to no group; a layer that reads another's KV, LayerSpec::
+  /// kv_source_layer, is in its source's group and uses its tensor, but is not in its `layers`).
+  /// Throws std::invalid_argument when a KV source is not an earlier layer with its own KV of the
+  /// same window, heads and head size.
   static KVCacheGroups of(const ModelConfig& config);
   /// One full-attention group of n_layers layers (a model without sliding windows).
   static KVCacheGroups single(int n_layers);

@@ -38,6 +38,10 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
         fail(at + "a Gated DeltaNet tensor is missing");
       if (lw.q_proj || lw.k_proj || lw.v_proj || lw.o_proj)
         fail(at + "attention weights given on a Gated DeltaNet layer");
+    } else if (spec.shares_kv()) {
+      if (!lw.q_proj || !lw.o_proj) fail(at + "q_proj or o_proj missing");
+      if (lw.k_proj || lw.v_proj || lw.k_norm || lw.bk || lw.bv)
+        fail(at + "K/V weights given on a layer that reads layer " + std::to_string(spec.kv_source_layer) + "'s KV");
     } else {
       for (const auto& [p, name] : {std::pair<bool, const char*>{bool(lw.q_proj), "q_proj"},
                                     {bool(lw.k_proj), "k_proj"},
@@ -45,6 +49,11 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
                                     {bool(lw.o_proj), "o_proj"}})
         if (!p) fail(at + name + " missing");
     }
+    if ((c.per_layer_input_size > 0) != bool(lw.per_layer_gate) ||
+        (c.per_layer_input_size > 0) != bool(lw.per_layer_proj) ||
+        (c.per_layer_input_size > 0) != (lw.per_layer_post_norm != nullptr))
+      fail(at + (c.per_layer_input_size > 0 ? "per-layer embedding weights missing"
+                                            : "per-layer embedding weights given but the config has none"));
     for (const auto& [p, on, name] :
          {std::tuple<bool, bool, const char*>{lw.attn_norm != nullptr, c.pre_norm, "attention norm"},
           {lw.ffn_norm != nullptr, c.pre_norm, "ffn norm"},
@@ -89,13 +98,22 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     if (c.attention_out_bias != (lw.bo != nullptr))
       fail(at + (c.attention_out_bias ? "attention_out_bias is on but bo is missing"
                                       : "bo given but attention_out_bias is off"));
-    if (!spec.is_recurrent() && (c.qk_norm != (lw.q_norm != nullptr) || c.qk_norm != (lw.k_norm != nullptr)))
+    if (!spec.is_recurrent() &&
+        (c.qk_norm != (lw.q_norm != nullptr) || (!spec.shares_kv() && c.qk_norm != (lw.k_norm != nullptr))))
       fail(at +
            (c.qk_norm ? "qk_norm is on but q_norm or k_norm is missing" : "q_norm/k_norm given but qk_norm is off"));
     if (spec.sliding_window < 0) fail(at + "negative sliding window");
     if (!spec.is_recurrent() && c.attention_sinks != (lw.sinks != nullptr))
       fail(at + (c.attention_sinks ? "attention sinks are on but missing" : "sinks given but attention_sinks is off"));
   }
+  bool scaled_layers = false;
+  for (const LayerWeights& lw : w.layers) scaled_layers |= lw.output_scale != nullptr;
+  if ((c.per_layer_input_size > 0 || scaled_layers) && !c.post_norm)
+    fail("per-layer embeddings and layer output scales need the post-norm block placement (Gemma 4)");
+  if (c.per_layer_input_size > 0 && (!w.per_layer_token_embedding || !w.per_layer_model_proj || !w.per_layer_proj_norm))
+    fail("per-layer embedding table, projection or norm missing");
+  if (c.per_layer_input_size == 0 && (w.per_layer_token_embedding || w.per_layer_model_proj))
+    fail("per-layer embeddings given but the config has none");
   if (c.moe.enabled() && (c.moe.num_experts_per_tok < 1 || c.moe.num_experts_per_tok > c.moe.num_experts))
     fail("top-k of " + std::to_string(c.moe.num_experts_per_tok) + " experts out of " +
          std::to_string(c.moe.num_experts));
@@ -117,13 +135,21 @@ std::vector<kernels::OpFeature> model_op_features(const ModelConfig& c) {
   if (window) f.push_back(kernels::OpFeature::kSlidingWindow);
   if (nope) f.push_back(kernels::OpFeature::kNoRope);
   if (moe) f.push_back(kernels::OpFeature::kMixtureOfExperts);
-  if (c.rotary_dims() != c.head_dim) f.push_back(kernels::OpFeature::kPartialRotary);
+  bool partial = false, mixed = false;
+  for (int l = 0; l < c.n_layers; ++l) {
+    if (c.layer(l).is_recurrent()) continue;
+    partial |= c.layer_rotary_dim(l) != c.layer_head_dim(l);
+    mixed |= c.layer_kv_heads(l) * c.layer_head_dim(l) != c.kv_cache_width();
+  }
+  if (partial || c.rotary_dims() != c.head_dim) f.push_back(kernels::OpFeature::kPartialRotary);
+  if (mixed) f.push_back(kernels::OpFeature::kMixedHeadSizes);
   if (c.attention_scale != 0.0f || c.rope_attn_factor != 1.0f) f.push_back(kernels::OpFeature::kAttentionScale);
   if (c.final_logit_softcap > 0.0f) f.push_back(kernels::OpFeature::kLogitSoftcap);
   if (c.activation == MlpActivation::kGeluTanh) f.push_back(kernels::OpFeature::kGeluTanh);
   if (c.activation == MlpActivation::kSwigluOai) f.push_back(kernels::OpFeature::kSwigluOai);
   if (c.attention_sinks) f.push_back(kernels::OpFeature::kAttentionSinks);
   if (c.embedding_scale != 1.0f) f.push_back(kernels::OpFeature::kScale);
+  if (c.per_layer_input_size > 0) f.push_back(kernels::OpFeature::kGeluTanh);
   return f;
 }
 
@@ -139,33 +165,36 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     inv_freq_ = pagedchat::rope_inv_freq(config);
     for (int l = 0; l < config.n_layers; ++l) {
       const LayerSpec s = config.layer(l);
-      if (s.use_rope && !inv_freq_by_theta_.count({s.rope_theta, s.rope_scaled})) {
+      const RopeKey key{s.rope_theta, s.rope_scaled, config.layer_rotary_dim(l)};
+      if (s.use_rope && !s.is_recurrent() && !inv_freq_by_theta_.count(key)) {
         // Kept alive here: on the CPU, place() hands back the host memory itself.
-        const std::vector<double>& f = inv_freq_tables_.emplace_back(
-            pagedchat::rope_inv_freq(config, s.rope_theta, s.rope_scaled));
-        inv_freq_by_theta_[{s.rope_theta, s.rope_scaled}] = place(f.data(), f.size());
+        const std::vector<double>& f = inv_freq_tables_.emplace_back(pagedchat::rope_inv_freq(
+            config, s.rope_theta, s.rope_scaled, config.layer_rotary_dim(l), config.layer_head_dim(l)));
+        inv_freq_by_theta_[key] = place(f.data(), f.size());
       }
     }
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("model config: ") + e.what());
   }
-  const int dim = config.hidden_size, hidden = config.intermediate_size;
-  const float base_scale = config.attention_scale > 0.0f ? config.attention_scale
-                                                         : 1.0f / std::sqrt(float(config.head_dim));
+  const int dim = config.hidden_size, kv_row = config.kv_cache_width();
   layers::WeightPacker packer(ops_, dtype, packed);
-  int l = 0;
-  for (const LayerWeights& lw : weights.layers) {
+  for (int l = 0; l < config.n_layers; ++l) {
+    const LayerWeights& lw = weights.layers[std::size_t(l)];
     const std::string at = "layer " + std::to_string(l) + ": ";
     PackedLayer p;
-    p.spec = config.layer(l++);
+    p.spec = config.layer(l);
+    const int hd = config.layer_head_dim(l), kv_heads = config.layer_kv_heads(l);
+    const float base_scale = config.attention_scale > 0.0f ? config.attention_scale : 1.0f / std::sqrt(float(hd));
     layers::AttentionOptions ao;
     ao.hidden_size = dim;
     ao.n_heads = config.n_heads;
-    ao.n_kv_heads = config.n_kv_heads;
-    ao.head_dim = config.head_dim;
-    ao.rotary_dim = config.rotary_dims();
+    ao.n_kv_heads = kv_heads;
+    ao.head_dim = hd;
+    ao.rotary_dim = config.layer_rotary_dim(l);
     ao.neox = config.rope_style == RopeStyle::kNeox;
-    ao.inv_freq = p.spec.use_rope ? inv_freq_by_theta_.at({p.spec.rope_theta, p.spec.rope_scaled}) : nullptr;
+    ao.inv_freq = p.spec.use_rope && !p.spec.is_recurrent()
+                      ? inv_freq_by_theta_.at({p.spec.rope_theta, p.spec.rope_scaled, ao.rotary_dim})
+                      : nullptr;
     ao.qkv_bias = config.attention_qkv_bias;
     ao.norm_eps = config.norm_eps;
     // The RoPE attention factor (LongRoPE, YaRN's mscale) scales cos and sin: only rotated layers.
@@ -173,6 +202,9 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     ao.sliding_window = p.spec.sliding_window;
     ao.output_gate = config.attn_output_gate;
     ao.sinks = config.attention_sinks;
+    ao.v_norm = config.v_norm;
+    ao.kv_row_width = kv_heads * hd != kv_row ? kv_row : 0;
+    ao.shared_kv = p.spec.shares_kv();
     if (p.spec.is_recurrent())
       p.delta_net = std::make_unique<layers::GatedDeltaNet>(packer, lw.linear_attn, dim, config.linear_attn,
                                                             config.norm_eps, at);
@@ -181,13 +213,33 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     if (p.spec.moe)
       p.moe = std::make_unique<layers::MoeMlp>(packer, lw.moe, dim, config.moe, config.activation, at);
     else
-      p.mlp = std::make_unique<layers::GatedMlp>(packer, lw.gate_proj, lw.up_proj, lw.down_proj, dim, hidden,
-                                                 config.activation, at);
+      p.mlp = std::make_unique<layers::GatedMlp>(packer, lw.gate_proj, lw.up_proj, lw.down_proj, dim,
+                                                 config.layer_intermediate_size(l), config.activation, at);
     p.attn_norm = place(lw.attn_norm, dim);
     p.ffn_norm = place(lw.ffn_norm, dim);
     p.post_attention_norm = place(lw.post_attention_norm, dim);
     p.post_ffw_norm = place(lw.post_ffw_norm, dim);
+    if (const int pl = config.per_layer_input_size; pl > 0) {
+      p.per_layer_gate = packer.pack({{lw.per_layer_gate, pl, "per-layer input gate"}}, dim, at);
+      p.per_layer_proj = packer.pack({{lw.per_layer_proj, dim, "per-layer projection"}}, pl, at);
+      p.per_layer_post_norm = place(lw.per_layer_post_norm, dim);
+    }
+    if (lw.output_scale) p.output_scale = *lw.output_scale;
     layers_.push_back(std::move(p));
+  }
+  if (const int pl = config.per_layer_input_size; pl > 0) {
+    const int width = config.n_layers * pl;
+    per_layer_model_proj_ = packer.pack({{weights.per_layer_model_proj, width, "per-layer model projection"}}, dim, "");
+    per_layer_proj_norm_ = place(weights.per_layer_proj_norm, std::size_t(pl));
+    const WeightTensor& table = weights.per_layer_token_embedding;
+    if (width % kernels::dtype_block_elems(table.dtype) != 0)
+      throw std::invalid_argument(std::string("per-layer token embedding is ") + kernels::dtype_name(table.dtype) +
+                                  " with rows of " + std::to_string(width) + " values, not whole blocks");
+    placed_.emplace_back();
+    per_layer_embedding_ = ops_.place_embedding(table.data, table.dtype, config.vocab_size, width, placed_.back(),
+                                                &per_layer_embedding_dtype_);
+    // Read a row per token in place, as the token embedding (below).
+    if (packed) packed(table.data, table.bytes(std::size_t(config.vocab_size) * width));
   }
   classifier_ = packer.pack({{weights.lm_head, config.vocab_size, "classifier"}}, dim, "");
   if (dim % kernels::dtype_block_elems(weights.token_embedding.dtype) != 0)
@@ -209,7 +261,9 @@ std::size_t DecoderModel::packed_bytes() const {
   for (const auto& l : layers_) {
     n += l.attention ? l.attention->packed_bytes() : l.delta_net->packed_bytes();
     n += l.mlp ? l.mlp->packed_bytes() : l.moe->packed_bytes();
+    if (l.per_layer_gate) n += l.per_layer_gate->bytes + l.per_layer_proj->bytes;
   }
+  if (per_layer_model_proj_) n += per_layer_model_proj_->bytes;
   return n;
 }
 
@@ -306,6 +360,23 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
 
   ops_.embedding(x, embedding_, embedding_dtype_, ids, T, dim);
   if (c.embedding_scale != 1.0f) ops_.scale(x, c.embedding_scale, std::int64_t(T) * dim);
+  // Per-layer inputs [T, n_layers * P] (Gemma 4): (rms_norm(x·Wproj per layer, eps * hidden)·norm
+  // + table[id] * sqrt(P)) / sqrt(2). The eps scaling is transformers' hidden_size^-0.5 on the
+  // projection folded into the norm (ik_llama.cpp's build_gemma4 does the same).
+  const int pl_width = c.n_layers * c.per_layer_input_size;
+  float* per_layer = nullptr;
+  if (pl_width > 0) {
+    const std::int64_t n = std::int64_t(T) * pl_width;
+    per_layer = workspace<float>(per_layer_, std::size_t(n));
+    float* rows = workspace<float>(per_layer_rows_, std::size_t(n));
+    ops_.linear(per_layer, x, *per_layer_model_proj_, T);
+    ops_.rms_norm_heads(per_layer, pl_width, per_layer_proj_norm_, T, c.n_layers, c.per_layer_input_size,
+                        c.norm_eps * float(dim));
+    ops_.embedding(rows, per_layer_embedding_, per_layer_embedding_dtype_, ids, T, pl_width);
+    ops_.scale(rows, std::sqrt(float(c.per_layer_input_size)), n);
+    ops_.add(per_layer, rows, n);
+    ops_.scale(per_layer, 1.0f / std::sqrt(2.0f), n);
+  }
   // Pre-norm-only models (Llama and most) fuse each residual add with the next RMSNorm, exactly
   // as before the other placements existed.
   const bool fused = c.pre_norm && !c.post_norm;
@@ -362,6 +433,17 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
     feed_forward(pl, ffn, h, T);
     if (c.post_norm) ops_.rms_norm(ffn, ffn, pl.post_ffw_norm, T, dim, c.norm_eps);
     ops_.add(x, ffn, std::int64_t(T) * dim);
+    if (per_layer) {
+      // x += rms_norm(proj(gelu_tanh(x·Wgate) * per_layer[l]))·post_norm
+      const int P = c.per_layer_input_size;
+      float* gate = workspace<float>(per_layer_gate_, std::size_t(T) * P);
+      ops_.linear(gate, x, *pl.per_layer_gate, T);
+      ops_.gelu_tanh_mul(gate, per_layer + std::int64_t(l) * P, pl_width, T, P);
+      ops_.linear(ffn, gate, *pl.per_layer_proj, T);
+      ops_.rms_norm(ffn, ffn, pl.per_layer_post_norm, T, dim, c.norm_eps);
+      ops_.add(x, ffn, std::int64_t(T) * dim);
+    }
+    if (pl.output_scale != 1.0f) ops_.scale(x, pl.output_scale, std::int64_t(T) * dim);
   }
 
   // Final norm and classifier only for the rows that sample.

@@ -1,5 +1,5 @@
 // DecoderModel: the one forward of every supported family (Llama 2/3, Mistral, Qwen2/2.5, Qwen3,
-// Qwen3-MoE, Gemma 3, Phi-3/4-mini, SmolLM3, EXAONE 4), batched and paged, over the op interface
+// Qwen3-MoE, Qwen3.5, Gemma 3/4, gpt-oss, Phi-3/4-mini, SmolLM3, EXAONE 4), batched and paged, over the op interface
 // (kernels/ops.h). What the families differ in comes from ModelConfig and its per-layer specs
 // (LayerSpec), not from a copy of this code (as vLLM's llama.py serves its relatives; each
 // family's entry in engine/model/arch/ says how its file maps onto these options):
@@ -10,7 +10,11 @@
 //     (attention block: engine/model/layers/attention.h; or, on a recurrent layer, the
 //      Gated DeltaNet mixer of engine/model/layers/gated_delta_net.h with its state slot)
 //     qkv = h · [Wq; Wk; Wv]^T (+ [bq; bk; bv])           one stacked linear; biases: Qwen2
-//     q, k heads: rms_norm(head)·q/k_norm                 qk_norm (Qwen3, Gemma 3, EXAONE 4), before RoPE
+//     q, k heads: rms_norm(head)·q/k_norm                 qk_norm (Qwen3, Gemma 3, EXAONE 4), before RoPE;
+//                                                         v_norm: weightless on v (Gemma 4); a layer
+//                                                         with kv_source_layer projects only q and
+//                                                         reads that layer's cache (Gemma 4); head
+//                                                         size, KV heads, MLP width per layer
 //     RoPE(q), RoPE(k) over rotary_dim dims, base         spec.use_rope (NoPE: SmolLM3, EXAONE 4),
 //       spec.rope_theta, scaling folded into inv_freq    spec.rope_theta (Gemma 3 local 10000),
 //                                                         rotary_dim (Phi-4-mini partial rotary)
@@ -27,6 +31,10 @@
 //       y = sum_e w_e · down_e(act(gate_e(h)) * up_e(h))  top-k then softmax; biases: gpt-oss),
 //                                                         tokens grouped per expert (one GEMM each)
 //     post_norm: y = rms_norm(y)·post_ffw_norm;  x += y
+//     per-layer embeddings (Gemma 4 E2B/E4B, P = per_layer_input_size, computed once per step:
+//       pl = (rms_norm(x0·Wpl per layer, eps·hidden)·pl_norm + pl_table[id]·sqrt(P)) / sqrt(2)):
+//       x += rms_norm(proj(gelu_tanh(x·gate) * pl[l]))·post_norm
+//     x *= output_scale                                   Gemma 4's layer_output_scale
 //   logits = rms_norm(x)·final_norm · lm_head^T           tied to the embedding or not;
 //                                                         final_logit_softcap: c·tanh(logits / c)
 //
@@ -46,6 +54,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/config.h"
@@ -104,6 +113,10 @@ class DecoderModel {
     std::unique_ptr<layers::MoeMlp> moe;               // mixture-of-experts layers
     // The layer's norms in the backend's memory (Backend::place; null when absent).
     const float *attn_norm = nullptr, *ffn_norm = nullptr, *post_attention_norm = nullptr, *post_ffw_norm = nullptr;
+    // Per-layer embeddings (ModelConfig::per_layer_input_size): gate [P, H], proj [H, P], norm [H].
+    std::unique_ptr<kernels::PackedWeights> per_layer_gate, per_layer_proj;
+    const float* per_layer_post_norm = nullptr;
+    float output_scale = 1.0f;  // LayerWeights::output_scale
   };
   // y [T, hidden] = the layer's feed-forward of h [T, hidden] (dense gated MLP or experts; y
   // must not alias h for experts).
@@ -124,17 +137,23 @@ class DecoderModel {
   WeightDType weight_dtype_;
   std::string packed_types_;
   std::vector<double> inv_freq_;
-  std::map<std::pair<double, bool>, const double*> inv_freq_by_theta_;  // placed, per (base, scaled)
-  std::deque<std::vector<double>> inv_freq_tables_;                     // what they point to
+  using RopeKey = std::tuple<double, bool, int>;        // base, scaled, rotated dims
+  std::map<RopeKey, const double*> inv_freq_by_theta_;  // placed
+  std::deque<std::vector<double>> inv_freq_tables_;     // what they point to
   std::vector<PackedLayer> layers_;
   std::unique_ptr<kernels::PackedWeights> classifier_;
   std::vector<std::unique_ptr<kernels::Buffer>> placed_;  // what place() copied
   const float* final_norm_ = nullptr;
   const void* embedding_ = nullptr;  // the token-embedding table as embedding() reads it
   kernels::DType embedding_dtype_ = kernels::DType::kF32;
+  // Per-layer embeddings (Gemma 4): the table as embedding() reads it, the projection, its norm.
+  const void* per_layer_embedding_ = nullptr;
+  kernels::DType per_layer_embedding_dtype_ = kernels::DType::kF32;
+  std::unique_ptr<kernels::PackedWeights> per_layer_model_proj_;
+  const float* per_layer_proj_norm_ = nullptr;
   // Activations and the step's inputs in backend memory, grown to the largest batch seen (no
   // per-step allocation afterwards).
-  std::unique_ptr<kernels::Buffer> x_, xb_, sel_, logits_, ffn_;
+  std::unique_ptr<kernels::Buffer> x_, xb_, sel_, logits_, ffn_, per_layer_, per_layer_rows_, per_layer_gate_;
   layers::Workspace ws_;  // the attention blocks', MLPs' and experts' intermediates
   std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_;
   std::vector<std::unique_ptr<kernels::Buffer>> group_slots_, group_tables_;  // KV-cache groups 1..

@@ -10,7 +10,7 @@ KVCache::KVCache(const ModelConfig& c, int nb, int bs, kernels::KvDType dt, kern
     : num_state_slots(num_state_slots_),
       num_blocks(nb),
       block_size(bs),
-      kv_width(c.n_kv_heads * c.head_dim),
+      kv_width(c.kv_cache_width()),
       dtype(dt),
       backend_(backend),
       groups_(KVCacheGroups::of(c)),
@@ -66,7 +66,7 @@ std::size_t KVCache::bytes_per_block(const ModelConfig& c, int bs, kernels::KvDT
 }
 
 std::size_t KVCache::bytes_per_block(const ModelConfig& c, const KVCacheGroups& groups, int bs, kernels::KvDType dt) {
-  return std::size_t(2) * groups.group_size * bs * kernels::kv_row_bytes(dt, int64_t(c.n_kv_heads) * c.head_dim);
+  return std::size_t(2) * groups.group_size * bs * kernels::kv_row_bytes(dt, c.kv_cache_width());
 }
 
 }  // namespace pagedchat

@@ -1,6 +1,7 @@
 // The paged KV cache (vLLM's KV blocks, in the backend's memory: host or device), laid out by
 // KV-cache group (engine/core/kv_cache_groups.h): group_size K tensors and group_size V tensors,
-// each [num_blocks * block_size, n_kv_heads * head_dim] of the cache's element type
+// each [num_blocks * block_size, kv_width] of the cache's element type (kv_width =
+// ModelConfig::kv_cache_width(): n_kv_heads * head_dim, the widest layer's where they differ)
 // (kernels::KvDType: float32, bfloat16 / float16 stored as uint16_t bits, or q8_0 blocks; a row
 // takes kernels::kv_row_bytes(dtype, kv_width) bytes). Layer l is the i-th layer of its group
 // (KVCacheGroups::layer_tensor) and uses tensor i, so the layers of different groups share

@@ -68,14 +68,17 @@ struct GatedDeltaNetWeights {
 };
 
 /// One transformer layer. Matrices are WeightTensors, vectors float32. Shapes (rows x cols,
-/// row-major, H = hidden_size, I = intermediate_size, hd = head_dim): q_proj [n_heads*hd, H],
+/// row-major, H = hidden_size, I = the layer's intermediate size, hd = its head_dim, n_kv_heads
+/// its KV heads: ModelConfig::layer_head_dim and friends): q_proj [n_heads*hd, H],
 /// k_proj / v_proj [n_kv_heads*hd, H], o_proj [H, n_heads*hd], gate_proj / up_proj [I, H],
 /// down_proj [H, I], norms [H]. Optional (null when the config does not use them): attn_norm /
 /// ffn_norm (config.pre_norm), post_attention_norm / post_ffw_norm (config.post_norm), bq
 /// [n_heads*hd], bk / bv [n_kv_heads*hd] (config.attention_qkv_bias; a null one of them counts as
 /// zero), bo [H] (config.attention_out_bias), q_norm / k_norm [hd] (config.qk_norm); the dense MLP
 /// or `moe` (the layer's LayerSpec::moe). Fused file tensors (Phi-3's attn_qkv and gate+up) are
-/// split into views here, so the forward sees one layout. With ModelConfig::attn_output_gate,
+/// split into views here, so the forward sees one layout. A layer that reads another layer's KV
+/// (LayerSpec::kv_source_layer) has no k_proj, v_proj, k_norm, bk or bv; a file's layer without
+/// its own V projection (Gemma 4's attention_k_eq_v) gives v_proj == k_proj. With ModelConfig::attn_output_gate,
 /// q_proj is [2*n_heads*hd, H]: per head h, hd query rows then hd gate rows (Qwen3.5's
 /// interleaved layout, as both GGUF and Hugging Face files store it).
 struct LayerWeights {
@@ -100,6 +103,12 @@ struct LayerWeights {
   const float* post_ffw_norm = nullptr;
   /// A Gated DeltaNet layer (LayerSpec::mixer) has these instead of q/k/v/o_proj.
   GatedDeltaNetWeights linear_attn;
+  /// Per-layer embeddings (ModelConfig::per_layer_input_size P > 0; Gemma 4's inp_gate, proj,
+  /// post_norm): per_layer_gate [P, H], per_layer_proj [H, P], per_layer_post_norm [H].
+  WeightTensor per_layer_gate, per_layer_proj;
+  const float* per_layer_post_norm = nullptr;
+  /// [1]: the residual stream is multiplied by it after the layer (Gemma 4's layer_output_scale); null: 1.
+  const float* output_scale = nullptr;
 };
 
 /// A multi-token-prediction block (ModelConfig::nextn_predict_layers; Qwen3.5's MTP, DeepSeek's
@@ -120,6 +129,11 @@ struct ModelWeights {
   const float* final_norm = nullptr;  ///< [hidden_size]
   WeightTensor lm_head;               ///< [vocab, hidden_size]; == token_embedding when tied
   std::vector<MtpWeights> mtp;        ///< [ModelConfig::nextn_predict_layers]
+  /// Per-layer embeddings (ModelConfig::per_layer_input_size P > 0, L = n_layers; Gemma 4):
+  /// per_layer_token_embedding [vocab, L*P] (read a row per token in its file's type, like the
+  /// token embedding), per_layer_model_proj [L*P, H], per_layer_proj_norm [P].
+  WeightTensor per_layer_token_embedding, per_layer_model_proj;
+  const float* per_layer_proj_norm = nullptr;
 };
 
 /// A loaded model: its shape, its weights and whatever keeps them alive.

@@ -54,11 +54,12 @@ double yarn_mscale(double factor) { return factor <= 1.0 ? 1.0 : 1.0 + 0.1 * std
 
 std::vector<double> rope_inv_freq(const ModelConfig& c) { return rope_inv_freq(c, c.rope_theta, true); }
 
-std::vector<double> rope_inv_freq(const ModelConfig& c, double theta, bool scaled) {
-  const int dims = c.rotary_dims();
-  if (dims <= 0 || dims % 2 != 0 || dims > c.head_dim)
+std::vector<double> rope_inv_freq(const ModelConfig& c, double theta, bool scaled, int dims, int head_dim) {
+  if (dims == 0) dims = c.rotary_dims();
+  if (head_dim == 0) head_dim = c.head_dim;
+  if (dims <= 0 || dims % 2 != 0 || dims > head_dim)
     throw std::invalid_argument("RoPE needs a positive, even number of rotated dims up to head_dim " +
-                                std::to_string(c.head_dim) + ", not " + std::to_string(dims));
+                                std::to_string(head_dim) + ", not " + std::to_string(dims));
   if (!(theta > 0) || !std::isfinite(theta))
     throw std::invalid_argument("RoPE base " + std::to_string(theta) + " is not a positive number");
   const int half = dims / 2;

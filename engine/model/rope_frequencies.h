@@ -29,7 +29,10 @@ namespace pagedchat {
 /// non-positive / non-finite entry.
 std::vector<double> rope_inv_freq(const ModelConfig& c);
 /// `scaled` false: the plain frequencies of `theta` (a layer with LayerSpec::rope_scaled off).
-std::vector<double> rope_inv_freq(const ModelConfig& c, double theta, bool scaled);
+/// `dims` / `head_dim` != 0: a layer's own rotated dims and head size (LayerSpec::rotary_dim,
+/// head_dim: Gemma 4's local layers) instead of the model's; rope_freq_factors must then have
+/// dims / 2 entries when `scaled`.
+std::vector<double> rope_inv_freq(const ModelConfig& c, double theta, bool scaled, int dims = 0, int head_dim = 0);
 
 /// The llama3 scaling as per-pair divisors of theta^(-2i / head_dim) (1, factor, or
 /// 1 / ((1 - smooth) / factor + smooth)): what convert_hf_to_gguf.py stores as rope_freqs.weight.

@@ -216,8 +216,9 @@ class CpuBackend final : public kernels::Backend {
     for (int t = 0; t < T; ++t) {
       RopeTable::rotate(tab, q + int64_t(t) * n_heads * hd, q + int64_t(t) * n_heads * hd, n_heads, hd, positions[t],
                         rope.neox);
-      RopeTable::rotate(tab, k + int64_t(t) * n_kv_heads * hd, k + int64_t(t) * n_kv_heads * hd, n_kv_heads, hd,
-                        positions[t], rope.neox);
+      if (n_kv_heads > 0)  // 0: q only (a layer reading another layer's K/V), k may be null
+        RopeTable::rotate(tab, k + int64_t(t) * n_kv_heads * hd, k + int64_t(t) * n_kv_heads * hd, n_kv_heads, hd,
+                          positions[t], rope.neox);
     }
   }
 
@@ -248,13 +249,14 @@ class CpuBackend final : public kernels::Backend {
                           kernels::KvDType type, const int64_t* slot_mapping, int T,
                           const kernels::QkvSpec& s) override {
     const int hd = s.head_dim, qw = s.q_width(), kvw = s.kv_width(), w = s.width();
-    const int64_t rb = int64_t(kernels::kv_row_bytes(type, kvw));
+    const int64_t rb = int64_t(kernels::kv_row_bytes(type, s.kv_row_width > 0 ? s.kv_row_width : kvw));
     const RopeTable::Rows* tab = rope_.prepare(positions, T, s.rope);  // null: NoPE, copies
     rows(T, w, [&](int t) {
       float* row = qkv + int64_t(t) * w;
       if (s.bias) k_.add(row, s.bias, w);
       if (s.q_norm) norm_heads(row, s.q_norm, s.n_heads, hd, s.norm_eps);
       if (s.k_norm) norm_heads(row + qw, s.k_norm, s.n_kv_heads, hd, s.norm_eps);
+      if (s.v_norm) norm_heads(row + qw + kvw, nullptr, s.n_kv_heads, hd, s.norm_eps);
       RopeTable::rotate(tab, q + int64_t(t) * qw, row, s.n_heads, hd, positions[t], s.rope.neox);
       const int64_t slot = slot_mapping[t];
       if (slot < 0) return;
@@ -282,7 +284,7 @@ class CpuBackend final : public kernels::Backend {
     a.key_cache = key_cache;
     a.value_cache = value_cache;
     a.kv_type = type;
-    a.kv_row_bytes = int64_t(kernels::kv_row_bytes(type, int64_t(n_kv_heads) * head_dim));
+    a.kv_row_bytes = int64_t(kernels::kv_row_bytes(type, spec.row_width()));
     a.meta = meta;
     a.n_heads = n_heads;
     a.n_kv_heads = n_kv_heads;
@@ -332,6 +334,10 @@ class CpuBackend final : public kernels::Backend {
 
   void add(float* x, const float* y, int64_t n) override {
     elements(n, [&](int64_t b, int64_t e) { k_.add(x + b, y + b, e - b); });
+  }
+
+  void gelu_tanh_mul(float* x, const float* y, int64_t y_stride, int T, int n) override {
+    rows(T, n, [&](int t) { k_.gelu_tanh_and_mul(x + int64_t(t) * n, x + int64_t(t) * n, y + t * y_stride, n); });
   }
 
   void gelu_tanh_and_mul_stacked(float* out, const float* gate_up, int T, int hidden) override {

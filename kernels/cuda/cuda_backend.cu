@@ -249,6 +249,9 @@ class CudaBackend final : public kernels::Backend {
                           const kernels::QkvSpec& spec) override {
     bind();
     if (!head_dim_ok(spec.head_dim) || !rope_ok(spec.rope)) return;
+    if (spec.kv_row_width != 0 && spec.kv_row_width != spec.kv_width())
+      return unsupported(kernels::OpFeature::kMixedHeadSizes, "qkv_rope_and_cache");
+    if (spec.v_norm) return fail("qkv_rope_and_cache: the V RMSNorm (Gemma 4) has no CUDA kernel yet");
     cuda::qkv_rope_and_cache(q, qkv, positions, key_cache, value_cache, type, slot_mapping, T, spec, stream_);
     launched();
   }
@@ -261,6 +264,8 @@ class CudaBackend final : public kernels::Backend {
     if (spec.sliding_window > 0) return unsupported(kernels::OpFeature::kSlidingWindow, "paged_attention");
     if (spec.logit_softcap > 0.0f) return unsupported(kernels::OpFeature::kLogitSoftcap, "paged_attention");
     if (spec.sinks) return unsupported(kernels::OpFeature::kAttentionSinks, "paged_attention");
+    if (spec.kv_row_width != 0 && spec.row_width() != int64_t(n_kv_heads) * head_dim)
+      return unsupported(kernels::OpFeature::kMixedHeadSizes, "paged_attention");
     if (n_kv_heads <= 0 || n_heads % n_kv_heads) {
       fail("paged_attention: " + std::to_string(n_heads) + " query heads cannot share " + std::to_string(n_kv_heads) +
            " KV heads");
@@ -309,6 +314,9 @@ class CudaBackend final : public kernels::Backend {
   void swiglu_oai_stacked(float*, const float*, int, int, float, float) override {
     unsupported(kernels::OpFeature::kSwigluOai, "swiglu_oai_stacked");
   }
+  void gelu_tanh_mul(float*, const float*, int64_t, int, int) override {
+    unsupported(kernels::OpFeature::kGeluTanh, "gelu_tanh_mul");
+  }
   void scatter_add_rows(float*, const float*, const int*, const float*, int, int) override {
     unsupported(kernels::OpFeature::kMixtureOfExperts, "scatter_add_rows");
   }
@@ -326,6 +334,7 @@ class CudaBackend final : public kernels::Backend {
       case kernels::OpFeature::kGatedDeltaNet:
       case kernels::OpFeature::kAttentionSinks:
       case kernels::OpFeature::kSwigluOai:
+      case kernels::OpFeature::kMixedHeadSizes:
         return false;
     }
     return false;

@@ -86,6 +86,23 @@ class TestArchBadInput : public QObject {
     const GgufModel g = load_gguf(path.toStdString(), false);
     QCOMPARE(g.model.config.moe.num_experts, 8);
     QCOMPARE(g.model.config.moe.num_experts_per_tok, 2);
+    // Gemma 4's per-layer shapes as the file states them (README: 5 local + 3 global layers,
+    // layers 5-7 reading layers 3 and 4).
+    REQUIRE_MODEL_FILE(arch("gemma4-tiny.gguf"));
+    const QString g4 = tmp_.filePath("same4.gguf");
+    rewrite(arch("gemma4-tiny.gguf"), g4, {});
+    QCOMPARE(loadError(g4), QString());
+    const ModelConfig c = load_gguf(g4.toStdString(), false).model.config;
+    const int kv_source[] = {-1, -1, -1, -1, -1, 3, 3, 4}, head_dim[] = {64, 128, 64, 64, 128, 64, 64, 128};
+    for (int l = 0; l < 8; ++l) {
+      QCOMPARE(c.layer(l).kv_source_layer, kv_source[l]);
+      QCOMPARE(c.layer_head_dim(l), head_dim[l]);
+      QCOMPARE(c.layer_kv_heads(l), head_dim[l] == 64 ? 2 : 1);
+      QCOMPARE(c.layer(l).sliding_window, head_dim[l] == 64 ? 6 : 0);
+      QCOMPARE(c.layer_intermediate_size(l), l >= 5 ? 192 : 96);
+    }
+    QCOMPARE(c.per_layer_input_size, 16);
+    QCOMPARE(c.final_logit_softcap, 1.0f);
   }
 
   void expertCountDiffersFromTensors() {
@@ -199,6 +216,54 @@ class TestArchBadInput : public QObject {
     Edit e;
     e.add_keys = [](GgufMetaWriter& m) { m.kv_i32s("gemma3.attention.sliding_window_pattern", {1, 1, 1, 0}); };
     expectRefused("gemma3-tiny.gguf", e, {"sliding_window_pattern", "4 entries", "6 layers"});
+  }
+
+  // Gemma 4: the keys its mechanisms hang on, each refused by name when missing or inconsistent.
+  void gemma4WithoutPattern() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "gemma4.attention.sliding_window_pattern"; };
+    expectRefused("gemma4-tiny.gguf", e, {"gemma4.attention.sliding_window_pattern"});
+  }
+
+  void gemma4WithoutLocalHeadSize() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "gemma4.attention.key_length_swa"; };
+    expectRefused("gemma4-tiny.gguf", e, {"gemma4.attention.key_length_swa"});
+  }
+
+  // Seven shared layers leave only layer 0 (local) to own KV: the global ones have no source.
+  void gemma4SharedKvWithoutSource() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "gemma4.attention.shared_kv_layers"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("gemma4.attention.shared_kv_layers", 7); };
+    expectRefused("gemma4-tiny.gguf", e, {"layer 1", "global", "the first 1 layers"});
+  }
+
+  void gemma4KvHeadsNotDividing() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "gemma4.attention.head_count_kv"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_i32s("gemma4.attention.head_count_kv", {2, 1, 2, 3, 1, 2, 2, 1}); };
+    expectRefused("gemma4-tiny.gguf", e, {"head_count_kv 3", "head_count 4"});
+  }
+
+  // A shared layer whose KV heads differ from the layer it reads (layer 5 reads layer 3).
+  void gemma4SharedKvShapeMismatch() {
+    Edit e;
+    e.keep_key = [](const std::string& k) { return k != "gemma4.attention.head_count_kv"; };
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_i32s("gemma4.attention.head_count_kv", {2, 1, 2, 2, 1, 4, 2, 1}); };
+    expectRefused("gemma4-tiny.gguf", e, {"layer 5", "4 KV heads", "layer 3"});
+  }
+
+  void gemma4MissingPerLayerEmbedding() {
+    Edit e;
+    e.drop_tensor = "blk.6.inp_gate.weight";
+    expectRefused("gemma4-tiny.gguf", e, {"blk.6.inp_gate.weight", "missing"});
+  }
+
+  void gemma4Experts() {
+    Edit e;
+    e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("gemma4.expert_count", 4); };
+    expectRefused("gemma4-tiny.gguf", e, {"mixture-of-experts", "gemma4"});
   }
 
   void gptOssPatternOfWrongLength() {

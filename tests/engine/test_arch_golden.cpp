@@ -29,6 +29,8 @@ struct Case {
   const char* golden;  // stem under arch/
   double tol;          // max |Δlogit|
   double gap;          // ids must match where the golden gap exceeds this
+  // The golden's K/V element type (README: gemma4-tiny's ik run stored K and V as f16).
+  kernels::KvDType kv = kernels::KvDType::kFloat32;
 };
 
 // README.md's table: "file, port's arithmetic" -> tolerances.
@@ -48,6 +50,8 @@ constexpr Case kCases[] = {
     {"qwen35-tiny.gguf", "qwen35-tiny.gguf", 1e-2, 1e-2},
     // gpt-oss: MXFP4 experts and Q8_0 embeddings, which ik multiplies with Q8-rounded activations.
     {"gptoss-tiny.gguf", "gptoss-tiny.gguf", 1e-2, 1e-2},
+    // Gemma 4: flash attention with f16 K and V in ik (README's gemma4-tiny section: 3e-2).
+    {"gemma4-tiny.gguf", "gemma4-tiny.gguf", 3e-2, 3e-2, kernels::KvDType::kFloat16},
     // EXAONE 4: a float64 forward written from transformers (tests/data/exaone4/README.md).
     {EXAONE4_DIR "/exaone4-tiny.gguf", EXAONE4_DIR "/exaone4-tiny", 1e-5, 1e-4},
     {EXAONE4_DIR "/exaone4-tiny-full.gguf", EXAONE4_DIR "/exaone4-tiny-full", 1e-5, 1e-4},
@@ -65,7 +69,8 @@ void addCaseRows() {
   QTest::addColumn<QString>("golden");
   QTest::addColumn<double>("tol");
   QTest::addColumn<double>("gap");
-  for (const Case& c : kCases) QTest::newRow(c.model) << c.model << c.golden << c.tol << c.gap;
+  QTest::addColumn<int>("kv");
+  for (const Case& c : kCases) QTest::newRow(c.model) << c.model << c.golden << c.tol << c.gap << int(c.kv);
 }
 
 }  // namespace
@@ -80,6 +85,7 @@ class TestArchGolden : public QObject {
     QFETCH(QString, golden);
     QFETCH(double, tol);
     QFETCH(double, gap);
+    QFETCH(int, kv);
     REQUIRE_MODEL_FILE(archPath(model));
     REQUIRE_GOLDEN_FILES(golden, g);
     const ModelBundle b = loadArch(qPrintable(model));
@@ -91,7 +97,7 @@ class TestArchGolden : public QObject {
     for (const GoldenPrompt& p : g.prompts) {
       // The prompt ids are the golden's tokenization (llama.cpp's, add_bos as the vocabulary says).
       QCOMPARE(b.tokenizer->encode(p.prompt, b.model.config.add_bos), p.prompt_ids);
-      const Comparison r = compare(p, archtest::teacherForced(m, p), gap);
+      const Comparison r = compare(p, archtest::teacherForced(m, p, kernels::KvDType(kv)), gap);
       worst = std::max(worst, r.max_abs());
       worst_gap = std::max(worst_gap, r.max_gap_diff);
       checked += r.checked;
@@ -180,6 +186,7 @@ class TestArchGolden : public QObject {
     QFETCH(QString, model);
     QFETCH(QString, golden);
     QFETCH(double, gap);
+    QFETCH(int, kv);
     REQUIRE_MODEL_FILE(archPath(model));
     REQUIRE_GOLDEN_FILES(golden, g);
     EngineConfig c;
@@ -187,7 +194,9 @@ class TestArchGolden : public QObject {
     c.max_model_len = 80;  // the longest golden: 50 prompt tokens + 24
     c.max_num_batched_tokens = 4;
     c.num_threads = 2;
-    c.kv_cache_dtype = pagedchat::KvCacheDType::kFloat32;  // the goldens' tolerances are those of float32 K/V
+    // The goldens' tolerances are those of their K/V type (float32, or f16 for gemma4-tiny).
+    c.kv_cache_dtype = kernels::KvDType(kv) == kernels::KvDType::kFloat16 ? pagedchat::KvCacheDType::kFloat16
+                                                                          : pagedchat::KvCacheDType::kFloat32;
     LLMEngine engine(c);
     SamplingParams sp{.temperature = 0.0f, .max_tokens = 24, .ignore_eos = true};
     for (const GoldenPrompt& p : g.prompts) engine.add_request(p.name, p.prompt, sp);
@@ -247,6 +256,10 @@ class TestArchGolden : public QObject {
       QTest::newRow((std::string("exaone4-tiny") + kv).c_str())
           << EXAONE4_DIR "/exaone4-tiny.gguf" << EXAONE4_DIR "/exaone4-tiny" << bf16 << (bf16 ? 2e-2 : 1e-4) << 30;
     }
+    // Gemma 4: two local groups and a global one, the shared-KV layers reading their sources'
+    // blocks as those are preempted and hit again (its golden's f16 K/V: the float tolerance).
+    QTest::newRow("gemma4-tiny f32") << "gemma4-tiny.gguf"
+                                     << "gemma4-tiny.gguf" << false << 3e-2 << 30;
   }
   void slidingWindowUnderPressure() {
     QFETCH(QString, model);

@@ -228,6 +228,51 @@ class TestBpeTokenizer : public QObject {
     QCOMPARE(tok->decode(tok->encode("<think>\nok</think>")), std::string("<think>\nok</think>"));
   }
 
+  // Gemma 4's "gemma4" vocabulary (BPE over SentencePiece-style text, ik_llama.cpp's
+  // LLAMA_VOCAB_PRE_TYPE_GEMMA4): spaces become "▁" and are merged across (no split at spaces),
+  // only newline runs split the text and a run that is a token stays whole, characters outside
+  // the vocabulary fall back to <0xAB> tokens, BOS is always added. The real 262144-token vocabulary
+  // is not available here: a hand-made one, each expected id derived from those rules.
+  void gemma4Vocabulary() {
+    std::vector<std::string> tokens = {"<pad>", "<eos>", "<bos>"};
+    std::vector<int32_t> types = {3, 3, 3};
+    for (int b = 0; b < 256; ++b) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "<0x%02X>", b);
+      tokens.push_back(hex);
+      types.push_back(6);  // BYTE
+    }
+    const int base = int(tokens.size());  // 259
+    for (const char* t :
+         {"\xE2\x96\x81", "h", "e", "l", "o", "\n", "\n\n", "he", "ll", "llo", "hello", "\xE2\x96\x81hello"}) {
+      tokens.push_back(t);
+      types.push_back(1);
+    }
+    Gguf g;
+    g.set("general.architecture", STR, str("gemma4"));
+    g.set("tokenizer.ggml.model", STR, str("gemma4"));
+    g.set("tokenizer.ggml.tokens", ARR, arrStr(tokens));
+    g.set("tokenizer.ggml.token_type", ARR, arrI32(types));
+    g.set("tokenizer.ggml.merges", ARR, arrStr({"h e", "l l", "ll o", "he llo", "\xE2\x96\x81 hello"}));
+    g.set("tokenizer.ggml.bos_token_id", U32, le<uint32_t>(2));
+    g.set("tokenizer.ggml.eos_token_id", U32, le<uint32_t>(1));
+    g.set("tokenizer.ggml.add_bos_token", BOOL, le<uint8_t>(0));  // ik overrides it to true for gemma4
+    const auto tok = load_tokenizer(writeGguf(tmp_, g, "gemma4-vocab.gguf").toStdString());
+    const int sp = base, h = base + 1, nl = base + 5, nl2 = base + 6, hello = base + 10, sp_hello = base + 11;
+    QVERIFY(tok->add_bos());
+    // "hello hello": one word "hello▁hello" -> hello, ▁hello (the last merge joins across the space).
+    QCOMPARE(tok->encode("hello hello", true), (std::vector<int>{2, hello, sp_hello}));
+    // Newline runs: "\n\n" is a token; "\n\n\n" is not and has no merges: three "\n".
+    QCOMPARE(tok->encode("hello\n\nhello"), (std::vector<int>{hello, nl2, hello}));
+    QCOMPARE(tok->encode("\n\n\n"), (std::vector<int>{nl, nl, nl}));
+    // "é" (C3 A9) is not a token: its bytes. A leading space is "▁" alone (no prefix space added).
+    QCOMPARE(tok->encode(" h\xC3\xA9"), (std::vector<int>{sp, h, 3 + 0xC3, 3 + 0xA9}));
+    // Decoding reverses all of it: "▁" -> " ", byte tokens -> bytes.
+    const std::string text = "hello hello\n\n h\xC3\xA9\n\n\n";
+    QCOMPARE(tok->decode(tok->encode(text)), text);
+    QCOMPARE(tok->token_text(sp_hello), std::string(" hello"));
+  }
+
   // What the loaders take from the files (llama.cpp b4747 defaults where a key is absent).
   void vocabularyFacts() {
     struct Want {

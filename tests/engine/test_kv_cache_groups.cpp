@@ -177,6 +177,51 @@ class TestKVCacheGroups : public QObject {
     QCOMPARE(g6.max_blocks_per_request(1000, 16, 16), 63LL + 5 * (5 + 1));
   }
 
+  // Gemma 4's shape: local and global layers of different widths, and layers that read an earlier
+  // layer's KV (shared_kv_layers). The shared layers own no tensor and no blocks: a block holds
+  // only the distinct layers, and each shared layer points at its source's group and tensor.
+  void sharedKvAndMixedWidths() {
+    ModelConfig c;
+    c.n_layers = 6;
+    c.n_heads = 4;
+    c.n_kv_heads = 1;
+    c.head_dim = 64;  // global: 1 KV head of 64
+    c.layer_specs.assign(6, LayerSpec{});
+    for (int l : {0, 2, 4}) {  // local: 2 KV heads of 16, window 8
+      c.layer_specs[std::size_t(l)].sliding_window = 8;
+      c.layer_specs[std::size_t(l)].n_kv_heads = 2;
+      c.layer_specs[std::size_t(l)].head_dim = 16;
+    }
+    c.layer_specs[4].kv_source_layer = 2;  // local reads local
+    c.layer_specs[5].kv_source_layer = 3;  // global reads global
+    QCOMPARE(c.kv_cache_width(), 64);
+    const KVCacheGroups g = KVCacheGroups::of(c);
+    // Owners: global 1, 3; local 0, 2 -> counts 2 and 2: one group each, two tensors.
+    QCOMPARE(g.num_groups(), 2);
+    QCOMPARE(g.group_size, 2);
+    QCOMPARE(g.groups[0].layers, (std::vector<int>{1, 3}));
+    QCOMPARE(g.groups[1].layers, (std::vector<int>{0, 2}));
+    QCOMPARE(g.layer_group[4], g.layer_group[2]);
+    QCOMPARE(g.layer_tensor[4], g.layer_tensor[2]);
+    QCOMPARE(g.layer_group[5], g.layer_group[3]);
+    QCOMPARE(g.layer_tensor[5], g.layer_tensor[3]);
+    // A block: K and V of group_size (2) layers, rows of the widest layer (64 floats).
+    QCOMPARE(KVCache::bytes_per_block(c, 16, kernels::KvDType::kFloat32), std::size_t(2 * 2 * 16 * 64 * 4));
+    KVCache cache(c, 3, 16);
+    QCOMPARE(cache.key(5), cache.key(3));
+    QCOMPARE(cache.value(4), cache.value(2));
+
+    // A source that is not an earlier layer with its own KV of the same kind is refused.
+    ModelConfig bad = c;
+    bad.layer_specs[5].kv_source_layer = 2;  // global reading a local layer
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, KVCacheGroups::of(bad));
+    bad.layer_specs[5].kv_source_layer = 4;  // a layer that shares itself
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, KVCacheGroups::of(bad));
+    bad = c;
+    bad.layer_specs[3].kv_source_layer = 5;  // a later layer
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, KVCacheGroups::of(bad));
+  }
+
   // The window's release, at the exact boundary: the first token to compute, at position n,
   // reads n - W + 1 .. n, so a block goes once its last position is below n - W + 1.
   void slidingReleasesAtTheBoundary() {

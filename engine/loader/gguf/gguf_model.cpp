@@ -255,13 +255,17 @@ void load_linear_attention(TensorLoader& t, const ModelConfig& c, const std::str
   w.out_proj = t.matrix(p + "ssm_out.weight", dim, value);
 }
 
-// An attention layer's biases and q/k norms.
+// An attention layer's biases and q/k norms (layer `l`'s shape; -1: the model's). A layer that
+// reads another layer's KV has no k/v biases or k norm.
 void load_attention_extras(TensorLoader& t, const ModelFamily& fam, const ModelConfig& c, const std::string& p,
-                           LayerWeights& lw) {
-  const uint64_t dim = c.hidden_size, q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim,
-                 hd = c.head_dim;
+                           LayerWeights& lw, int l = -1) {
+  const uint64_t hd = l >= 0 ? c.layer_head_dim(l) : c.head_dim, dim = c.hidden_size, q = uint64_t(c.n_heads) * hd,
+                 kv = uint64_t(l >= 0 ? c.layer_kv_heads(l) : c.n_kv_heads) * hd;
   lw.o_proj = t.matrix(p + "attn_output.weight", dim, q);
-  if (fam.qkv_bias == TensorRule::kRequired) {
+  if (l >= 0 && c.layer(l).shares_kv()) {
+    if (fam.qkv_bias != TensorRule::kNever) lw.bq = t.get_optional(p + "attn_q.bias", 0, q);
+    if (fam.qk_norm) lw.q_norm = t.get(p + "attn_q_norm.weight", 0, hd);
+  } else if (fam.qkv_bias == TensorRule::kRequired) {
     lw.bq = t.get(p + "attn_q.bias", 0, q);
     lw.bk = t.get(p + "attn_k.bias", 0, kv);
     lw.bv = t.get(p + "attn_v.bias", 0, kv);
@@ -271,7 +275,7 @@ void load_attention_extras(TensorLoader& t, const ModelFamily& fam, const ModelC
     lw.bv = t.get_optional(p + "attn_v.bias", 0, kv);
   }
   if (fam.out_bias != TensorRule::kNever) lw.bo = t.get_optional(p + "attn_output.bias", 0, dim);
-  if (fam.qk_norm) {
+  if (fam.qk_norm && !(l >= 0 && c.layer(l).shares_kv())) {
     lw.q_norm = t.get(p + "attn_q_norm.weight", 0, hd);
     lw.k_norm = t.get(p + "attn_k_norm.weight", 0, hd);
   }
@@ -280,8 +284,8 @@ void load_attention_extras(TensorLoader& t, const ModelFamily& fam, const ModelC
 
 // The dense gated MLP or the experts (and shared expert) of a layer.
 void load_feed_forward(TensorLoader& t, const ModelFamily& fam, const ModelConfig& c, const std::string& p, bool moe,
-                       LayerWeights& lw) {
-  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size;
+                       LayerWeights& lw, int l = -1) {
+  const uint64_t dim = c.hidden_size, hidden = l >= 0 ? c.layer_intermediate_size(l) : c.intermediate_size;
   if (moe) {
     const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
     lw.moe.router = t.matrix(p + "ffn_gate_inp.weight", E, dim);
@@ -403,12 +407,27 @@ LoadedModel load_gguf_model(GgufFile& f) {
   c.architecture = a;
   c.hidden_size = int(required_int(f, a + ".embedding_length", 1, kMaxDim));
   c.n_layers = int(required_int(f, a + ".block_count", 1, kMaxLayers));
+  c.n_heads = int(required_int(f, a + ".attention.head_count", 1, kMaxHeads));
+  // A per-layer array (Gemma 4) gives its largest entry here; the family's hook sets each layer's.
+  auto int_or_largest = [&](const std::string& key, int64_t lo, int64_t hi) {
+    const GgufValue* v = f.find(key);
+    if (!v || !v->is_array()) return required_int(f, key, lo, hi);
+    if (!fam->per_layer_shapes) fail(f, "per-layer '" + key + "' is not supported for architecture '" + a + "'");
+    const std::optional<std::vector<int64_t>> each = GgufKeys{f, ""}.get_per_layer(key, c.n_layers);
+    int64_t largest = lo;
+    for (int64_t x : *each) {
+      if (x < lo || x > hi)
+        fail(f, "key '" + key + "' has an entry " + std::to_string(x) + ", outside [" + std::to_string(lo) + ", " +
+                    std::to_string(hi) + "]");
+      largest = std::max(largest, x);
+    }
+    return largest;
+  };
   c.intermediate_size = fam->moe && !f.find(a + ".feed_forward_length")
                             ? 0
-                            : int(required_int(f, a + ".feed_forward_length", 1, 4 * kMaxDim));
-  c.n_heads = int(required_int(f, a + ".attention.head_count", 1, kMaxHeads));
+                            : int(int_or_largest(a + ".feed_forward_length", 1, 4 * kMaxDim));
   c.n_kv_heads = f.find(a + ".attention.head_count_kv")
-                     ? int(required_int(f, a + ".attention.head_count_kv", 1, c.n_heads))
+                     ? int(int_or_largest(a + ".attention.head_count_kv", 1, c.n_heads))
                      : c.n_heads;
   c.max_seq_len = int(required_int(f, a + ".context_length", 1, kMaxPositions));
   c.max_seq_len_is_soft = true;  // converters write guesses (stories260K.gguf says 128, trained 512)
@@ -526,19 +545,42 @@ LoadedModel load_gguf_model(GgufFile& f) {
     } else if (fam->fused_qkv && t.has(p + "attn_qkv.weight")) {
       split(t.matrix(p + "attn_qkv.weight", q + 2 * kv, dim), dim, {&lw.q_proj, &lw.k_proj, &lw.v_proj}, {q, kv, kv});
     } else {
-      // With an output gate, attn_q holds [q_h | gate_h] per head.
-      lw.q_proj = t.matrix(p + "attn_q.weight", c.attn_output_gate ? 2 * q : q, dim);
-      lw.k_proj = t.matrix(p + "attn_k.weight", kv, dim);
-      lw.v_proj = t.matrix(p + "attn_v.weight", kv, dim);
+      // With an output gate, attn_q holds [q_h | gate_h] per head. Layer shapes may differ (Gemma 4).
+      const uint64_t hd = c.layer_head_dim(l), lq = uint64_t(c.n_heads) * hd, lkv = uint64_t(c.layer_kv_heads(l)) * hd;
+      lw.q_proj = t.matrix(p + "attn_q.weight", c.attn_output_gate ? 2 * lq : lq, dim);
+      if (!spec.shares_kv()) {
+        lw.k_proj = t.matrix(p + "attn_k.weight", lkv, dim);
+        const bool own_v = fam->v_proj == TensorRule::kRequired || t.has(p + "attn_v.weight");
+        lw.v_proj = own_v ? t.matrix(p + "attn_v.weight", lkv, dim) : lw.k_proj;
+      }
     }
-    if (!spec.is_recurrent()) load_attention_extras(t, *fam, c, p, lw);
+    if (!spec.is_recurrent()) load_attention_extras(t, *fam, c, p, lw, l);
+    if (fam->layer_output_scale != TensorRule::kNever) {
+      lw.output_scale = fam->layer_output_scale == TensorRule::kRequired
+                            ? t.get(p + "layer_output_scale.weight", 0, 1)
+                            : t.get_optional(p + "layer_output_scale.weight", 0, 1);
+      if (lw.output_scale && !std::isfinite(*lw.output_scale))
+        fail(f, "tensor '" + p + "layer_output_scale.weight' is " + std::to_string(*lw.output_scale) + ", not finite");
+    }
+    if (c.per_layer_input_size > 0) {
+      const uint64_t pl = uint64_t(c.per_layer_input_size);
+      lw.per_layer_gate = t.matrix(p + "inp_gate.weight", pl, dim);
+      lw.per_layer_proj = t.matrix(p + "proj.weight", dim, pl);
+      lw.per_layer_post_norm = t.get(p + "post_norm.weight", 0, dim);
+    }
     if (fam->post_norm) {
       lw.post_attention_norm = t.get(p + "post_attention_norm.weight", 0, dim);
       lw.post_ffw_norm = t.get(p + "post_ffw_norm.weight", 0, dim);
     }
     if (fam->pre_norm) lw.ffn_norm = t.get(p + std::string(fam->ffn_norm_name) + ".weight", 0, dim);
-    load_feed_forward(t, *fam, c, p, spec.moe, lw);
+    load_feed_forward(t, *fam, c, p, spec.moe, lw, l);
     if (lw.bq || lw.bk || lw.bv) c.attention_qkv_bias = true;
+  }
+  if (c.per_layer_input_size > 0) {
+    const uint64_t width = uint64_t(c.n_layers) * uint64_t(c.per_layer_input_size);
+    w.per_layer_token_embedding = t.matrix("per_layer_token_embd.weight", vocab, width);
+    w.per_layer_model_proj = t.matrix("per_layer_model_proj.weight", width, dim);
+    w.per_layer_proj_norm = t.get("per_layer_proj_norm.weight", 0, uint64_t(c.per_layer_input_size));
   }
   for (int i = 0; i < c.nextn_predict_layers; ++i)
     w.mtp.push_back(load_mtp_block(t, *fam, c, "blk." + std::to_string(c.n_layers + i) + "."));

@@ -197,8 +197,20 @@ bpe::BpeConfig read_gguf_bpe(const GgufFile& f) {
   }
   const GgufValue* merges = f.get_array("tokenizer.ggml.merges", GgufType::kString);
   if (!merges) fail("key 'tokenizer.ggml.merges' is missing: a 'gpt2' (BPE) vocabulary needs its merges");
-  const std::string pre_name = f.get_string("tokenizer.ggml.pre").value_or("");
-  const std::optional<GgufBpePre> pre = gguf_bpe_pre(pre_name);
+  // Gemma 4's SPM-style BPE ("gemma4"): spaces become "▁" before the merges, the text splits
+  // only at newline runs (a run that is a token stays one), no GPT-2 byte characters, unknown
+  // characters fall back to <0xAB> byte tokens, BOS always added (ik_llama.cpp llama-vocab.cpp,
+  // LLAMA_VOCAB_PRE_TYPE_GEMMA4).
+  const bool spm_style = f.get_string("tokenizer.ggml.model").value_or("") == "gemma4";
+  const std::string pre_name = spm_style ? "gemma4" : f.get_string("tokenizer.ggml.pre").value_or("");
+  std::optional<GgufBpePre> pre = spm_style ? std::nullopt : gguf_bpe_pre(pre_name);
+  if (spm_style) {
+    pre.emplace();
+    pre->type = "GEMMA4";
+    pre->regexes = {"[^\\n]+|[\\n]+"};
+    pre->add_bos = true;
+    pre->clean_spaces = false;
+  }
   if (!pre) {
     std::string known;
     for (const std::string& k : gguf_bpe_pre_names()) known += (known.empty() ? "" : ", ") + k;
@@ -214,6 +226,10 @@ bpe::BpeConfig read_gguf_bpe(const GgufFile& f) {
   for (std::size_t i = 0; i < n; ++i) {
     const int t = types[i];
     if (t == PieceType::NORMAL) {
+      c.vocab[i] = c.pieces[i];
+      continue;
+    }
+    if (t == PieceType::BYTE && spm_style) {  // <0xAB>: the byte fallback's tokens
       c.vocab[i] = c.pieces[i];
       continue;
     }
@@ -240,6 +256,15 @@ bpe::BpeConfig read_gguf_bpe(const GgufFile& f) {
   }
   c.merges_where = "'" + file + "': tokenizer.ggml.merges";
   c.model.ignore_merges = pre->ignore_merges;
+  c.model.byte_fallback = spm_style;
+  c.model.whole_newline_runs = spm_style;
+  if (spm_style) {
+    bpe::Normalizer space;
+    space.type = bpe::Normalizer::Type::kReplace;
+    space.pattern.literal = " ";
+    space.content = "\xE2\x96\x81";
+    c.normalizer = space;
+  }
 
   if (pre->nfc) {
     bpe::Normalizer nfc;
@@ -256,22 +281,35 @@ bpe::BpeConfig read_gguf_bpe(const GgufFile& f) {
         pre->regexes[i], "'" + file + "': pre-tokenizer '" + pre_name + "' expression " + std::to_string(i));
     seq.children.push_back(std::move(split));
   }
-  bpe::PreTokenizer bytes;
-  bytes.type = bpe::PreTokenizer::Type::kByteLevel;
-  bytes.add_prefix_space = false;
-  bytes.use_regex = false;
-  seq.children.push_back(std::move(bytes));
-  c.pre_tokenizer = std::move(seq);
-  bpe::Decoder dec;
-  dec.type = bpe::Decoder::Type::kByteLevel;
-  c.decoder = dec;
+  if (spm_style) {
+    c.pre_tokenizer = std::move(seq);
+    bpe::Decoder dec, space, bytes, fuse;
+    space.type = bpe::Decoder::Type::kReplace;
+    space.pattern.literal = "\xE2\x96\x81";
+    space.content = " ";
+    bytes.type = bpe::Decoder::Type::kByteFallback;
+    fuse.type = bpe::Decoder::Type::kFuse;
+    dec.type = bpe::Decoder::Type::kSequence;
+    dec.children = {space, bytes, fuse};
+    c.decoder = dec;
+  } else {
+    bpe::PreTokenizer bytes;
+    bytes.type = bpe::PreTokenizer::Type::kByteLevel;
+    bytes.add_prefix_space = false;
+    bytes.use_regex = false;
+    seq.children.push_back(std::move(bytes));
+    c.pre_tokenizer = std::move(seq);
+    bpe::Decoder dec;
+    dec.type = bpe::Decoder::Type::kByteLevel;
+    c.decoder = dec;
+  }
 
   c.bos_id = pre->no_bos ? -1 : read_special_id(f, "tokenizer.ggml.bos_token_id", -1, n);
   c.eos_id = read_special_id(f, "tokenizer.ggml.eos_token_id", -1, n);
   (void)read_special_id(f, "tokenizer.ggml.unknown_token_id", -1, n);  // checked: inside the vocabulary
   (void)read_special_id(f, "tokenizer.ggml.padding_token_id", -1, n);
   c.eos_ids = extra_eos_ids(f, n);
-  c.add_bos = f.get_bool("tokenizer.ggml.add_bos_token").value_or(pre->add_bos);
+  c.add_bos = spm_style || f.get_bool("tokenizer.ggml.add_bos_token").value_or(pre->add_bos);
   c.clean_spaces = pre->clean_spaces;
   return c;
 }
@@ -283,7 +321,7 @@ std::unique_ptr<Tokenizer> load_gguf_tokenizer(const GgufFile& f) {
                              "' holds no tokenizer (no key 'tokenizer.ggml.model'); "
                              "pass a tokenizer with --tokenizer");
   if (*model == "llama") return load_gguf_spm(f);
-  if (*model == "gpt2") return std::make_unique<bpe::BpeTokenizer>(read_gguf_bpe(f));
+  if (*model == "gpt2" || *model == "gemma4") return std::make_unique<bpe::BpeTokenizer>(read_gguf_bpe(f));
   static const std::pair<const char*, const char*> kRefused[] = {{"bert", "WordPiece"},
                                                                  {"t5", "Unigram"},
                                                                  {"rwkv", "RWKV"},
@@ -291,10 +329,12 @@ std::unique_ptr<Tokenizer> load_gguf_tokenizer(const GgufFile& f) {
                                                                  {"none", "no vocabulary"}};
   for (const auto& [name, what] : kRefused)
     if (*model == name)
-      throw std::runtime_error("'" + f.name() + "': tokenizer.ggml.model is '" + *model + "' (" + what +
-                               "), which is not supported (supported: 'llama' = sentencepiece, 'gpt2' = BPE)");
-  throw std::runtime_error("'" + f.name() + "': tokenizer.ggml.model is '" + *model +
-                           "', an unknown tokenizer model (supported: 'llama' = sentencepiece, 'gpt2' = BPE)");
+      throw std::runtime_error(
+          "'" + f.name() + "': tokenizer.ggml.model is '" + *model + "' (" + what +
+          "), which is not supported (supported: 'llama' = sentencepiece, 'gpt2' and 'gemma4' = BPE)");
+  throw std::runtime_error(
+      "'" + f.name() + "': tokenizer.ggml.model is '" + *model +
+      "', an unknown tokenizer model (supported: 'llama' = sentencepiece, 'gpt2' and 'gemma4' = BPE)");
 }
 
 std::string read_gguf_chat_template(const GgufFile& f) { return f.get_string("tokenizer.chat_template").value_or(""); }

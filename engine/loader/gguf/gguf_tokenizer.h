@@ -55,12 +55,14 @@ std::string build_sentencepiece_proto(const SpmVocab& v);
 /// vocabulary (bos, eos, eot, eom, unk, pad), add_bos_token (absent: the pre type's default).
 /// Only NORMAL tokens are the BPE model's: control (CONTROL, UNKNOWN) and USER_DEFINED tokens
 /// are added tokens (llama.cpp's special-token partition), UNUSED and BYTE tokens decode to "".
-/// Throws std::runtime_error naming the file and the key.
+/// tokenizer.ggml.model "gemma4" (Gemma 4) is BPE over SentencePiece-style text instead: spaces
+/// become "▁", only newline runs split the text, BYTE tokens are the <0xAB> byte fallback, BOS
+/// always added. Throws std::runtime_error naming the file and the key.
 bpe::BpeConfig read_gguf_bpe(const GgufFile& f);
 
 /// The engine tokenizer for `f`'s vocabulary: tokenizer.ggml.model "llama" -> sentencepiece
 /// (read_gguf_vocab + build_sentencepiece_proto; add_bos_token, eot/eom ids, llama.cpp's
-/// per-model strip attributes), "gpt2" -> BPE (read_gguf_bpe); "bert", "t5", "rwkv", "none" and
+/// per-model strip attributes), "gpt2" and "gemma4" -> BPE (read_gguf_bpe); "bert", "t5", "rwkv", "none" and
 /// unknown models are refused by name. std::runtime_error naming the file and the key.
 std::unique_ptr<Tokenizer> load_gguf_tokenizer(const GgufFile& f);
 

@@ -152,6 +152,16 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   bool any_moe = false, any_dense = false;
   for (int l = 0; l < c.n_layers; ++l) (c.layer(l).moe ? any_moe : any_dense) = true;
   if (any_moe && !fam->moe) refuse("mixture-of-experts layers in a " + a + " model");
+  bool per_layer_shapes = false;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const LayerSpec s = c.layer(l);
+    per_layer_shapes |= s.head_dim > 0 || s.n_kv_heads > 0 || s.rotary_dim > 0 || s.intermediate_size > 0 ||
+                        s.shares_kv() || model.weights.layers.at(std::size_t(l)).output_scale != nullptr;
+  }
+  if (per_layer_shapes || c.v_norm || c.per_layer_input_size > 0)
+    refuse(
+        "Gemma 4's per-layer shapes, shared KV layers, V norm and per-layer embeddings are not written "
+        "(convert keeps the file)");
   if (c.attention_sinks || c.moe.biases || c.activation == MlpActivation::kSwigluOai)
     refuse("gpt-oss's attention sinks, expert biases and clamped SwiGLU are not written (convert keeps the file)");
   const uint64_t half_rot = uint64_t(c.rotary_dims()) / 2;

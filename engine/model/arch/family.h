@@ -91,6 +91,13 @@ struct ModelFamily {
   bool rope_freqs = false;                   ///< rope_freqs.weight allowed (Llama 3.1 divisors)
   bool longrope = false;                     ///< rope_factors_long / _short (Phi-3 LongRoPE)
   bool moe = false;                          ///< *_exps expert tensors and a router on every layer
+  /// attention.head_count_kv and feed_forward_length may be per-layer arrays (Gemma 4): the common
+  /// loader then takes their largest entries and gguf_hparams sets the layers' own (LayerSpec).
+  bool per_layer_shapes = false;
+  /// attn_v: kOptional = a layer without it uses its K projection as V (Gemma 4's attention_k_eq_v).
+  TensorRule v_proj = TensorRule::kRequired;
+  /// layer_output_scale.weight [1] per layer (Gemma 4): the residual stream times it after the layer.
+  TensorRule layer_output_scale = TensorRule::kNever;
   /// The pre-norm of the feed-forward is this tensor (Qwen3.5 calls it post_attention_norm).
   std::string_view ffn_norm_name = "ffn_norm";
   bool attn_output_gate = false;  ///< attn_q holds [q_h | gate_h] per head (ModelConfig::attn_output_gate)

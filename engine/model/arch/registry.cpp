@@ -34,7 +34,7 @@ void GgufKeys::fail(const std::string& what) const { throw std::runtime_error("'
 const std::vector<const ModelFamily*>& model_families() {
   static const std::vector<const ModelFamily*> all = {
       &kLlamaFamily,   &kQwen2Family,   &kQwen3Family,  &kQwen3MoeFamily,  &kGemma3Family, &kPhi3Family,
-      &kSmolLM3Family, &kExaone4Family, &kQwen35Family, &kQwen35MoeFamily, &kGptOssFamily};
+      &kSmolLM3Family, &kExaone4Family, &kQwen35Family, &kQwen35MoeFamily, &kGptOssFamily, &kGemma4Family};
   return all;
 }
 

@@ -39,6 +39,7 @@ extern const ModelFamily kGemma3Family;
 extern const ModelFamily kPhi3Family;
 extern const ModelFamily kSmolLM3Family;
 extern const ModelFamily kGptOssFamily;
+extern const ModelFamily kGemma4Family;
 extern const ModelFamily kExaone4Family;
 extern const ModelFamily kQwen35Family;
 extern const ModelFamily kQwen35MoeFamily;

@@ -30,6 +30,8 @@ Attention::Attention(WeightPacker& packer, const LayerWeights& w, const Attentio
     parts.push_back({w.v_proj, kv_width, "v_proj"});
     qkv_ = packer.pack(std::span<const WeightPacker::Part>(parts), opt.hidden_size, where);
     gate_ = packer.pack(std::span<const WeightPacker::Part>(gates), opt.hidden_size, where);
+  } else if (opt.shared_kv) {
+    qkv_ = packer.pack({{w.q_proj, q_width, "q_proj"}}, opt.hidden_size, where);
   } else {
     qkv_ = packer.pack({{w.q_proj, q_width, "q_proj"}, {w.k_proj, kv_width, "k_proj"}, {w.v_proj, kv_width, "v_proj"}},
                        opt.hidden_size, where);
@@ -44,7 +46,7 @@ Attention::Attention(WeightPacker& packer, const LayerWeights& w, const Attentio
     bias_ = placed_.place(ops, qkv_bias_.data(), qkv_bias_.size());
   }
   q_norm_ = placed_.place(ops, w.q_norm, std::size_t(opt.head_dim));
-  k_norm_ = placed_.place(ops, w.k_norm, std::size_t(opt.head_dim));
+  if (!opt.shared_kv) k_norm_ = placed_.place(ops, w.k_norm, std::size_t(opt.head_dim));
   bo_ = placed_.place(ops, w.bo, std::size_t(opt.hidden_size));
   if (opt.sinks) {
     if (!w.sinks) throw std::invalid_argument(where + "attention sinks missing");
@@ -58,20 +60,32 @@ void Attention::forward(kernels::Backend& ops, Workspace& ws, float* out, const 
   float* qkv = ws.qkv.get<float>(ops, std::size_t(T) * (q_width + 2 * kv_width));
   float* q = ws.q.get<float>(ops, std::size_t(T) * q_width);
   float* att = ws.attn.get<float>(ops, std::size_t(T) * q_width);
-  ops.linear(qkv, h, *qkv_, T);
-  kernels::QkvSpec s;
-  s.n_heads = opt_.n_heads;
-  s.n_kv_heads = opt_.n_kv_heads;
-  s.head_dim = hd;
-  s.bias = bias_;
-  s.q_norm = q_norm_;
-  s.k_norm = k_norm_;
-  s.norm_eps = opt_.norm_eps;
-  s.rope.head_dim = hd;
-  s.rope.rotary_dim = opt_.rotary_dim;
-  s.rope.neox = opt_.neox;
-  s.rope.inv_freq = opt_.inv_freq;
-  ops.qkv_rope_and_cache(q, qkv, positions, cache.key, cache.value, cache.dtype, cache.slot_mapping, T, s);
+  kernels::RopeSpec rope;
+  rope.head_dim = hd;
+  rope.rotary_dim = opt_.rotary_dim;
+  rope.neox = opt_.neox;
+  rope.inv_freq = opt_.inv_freq;
+  if (opt_.shared_kv) {
+    // Only q: its bias, norm and RoPE as qkv_rope_and_cache would apply them (the same kernels).
+    ops.linear(q, h, *qkv_, T);
+    if (bias_) ops.add_bias(q, bias_, T, q_width);
+    if (q_norm_) ops.rms_norm_heads(q, q_width, q_norm_, T, opt_.n_heads, hd, opt_.norm_eps);
+    if (opt_.inv_freq) ops.rotary_embedding(q, nullptr, positions, T, opt_.n_heads, 0, rope);
+  } else {
+    ops.linear(qkv, h, *qkv_, T);
+    kernels::QkvSpec s;
+    s.n_heads = opt_.n_heads;
+    s.n_kv_heads = opt_.n_kv_heads;
+    s.head_dim = hd;
+    s.bias = bias_;
+    s.q_norm = q_norm_;
+    s.k_norm = k_norm_;
+    s.norm_eps = opt_.norm_eps;
+    s.rope = rope;
+    s.v_norm = opt_.v_norm;
+    s.kv_row_width = opt_.kv_row_width;
+    ops.qkv_rope_and_cache(q, qkv, positions, cache.key, cache.value, cache.dtype, cache.slot_mapping, T, s);
+  }
   kernels::AttentionSpec as;
   as.n_heads = opt_.n_heads;
   as.n_kv_heads = opt_.n_kv_heads;
@@ -79,6 +93,7 @@ void Attention::forward(kernels::Backend& ops, Workspace& ws, float* out, const 
   as.scale = opt_.scale > 0.0f ? opt_.scale : 1.0f / std::sqrt(float(hd));
   as.sliding_window = opt_.sliding_window;
   as.sinks = sinks_;
+  as.kv_row_width = opt_.kv_row_width;
   ops.paged_attention(att, q, cache.key, cache.value, cache.dtype, *cache.meta, as);
   if (gate_) {
     float* gate = ws.gate.get<float>(ops, std::size_t(T) * q_width);

@@ -3,8 +3,10 @@
 //
 //   qkv = h · [Wq; Wk; Wv]^T (+ [bq; bk; bv])      one stacked linear; biases: Qwen2
 //   q, k heads: rms_norm(head)·q/k_norm            qk_norm (Qwen3, Gemma 3, EXAONE 4), before RoPE
+//   v heads: rms_norm(head) without weight          v_norm (Gemma 4)
 //   RoPE(q), RoPE(k) over rotary_dim dims          inv_freq per layer; null: NoPE (SmolLM3, EXAONE 4)
-//   k, v -> the layer's paged cache (slot_mapping of its KV-cache group)
+//   k, v -> the layer's paged cache (slot_mapping of its KV-cache group); a shared-KV layer
+//           (Gemma 4) projects only q and reads what its source layer wrote
 //   a = softmax(q·k · scale) · v                   GQA; sliding_window: keys a query sees (Gemma 3);
 //                                                  sinks: one more logit per head in the softmax (gpt-oss)
 //   a *= sigmoid(h · Wgate^T)                      output_gate (Qwen3.5, Qwen3-Next)
@@ -40,6 +42,13 @@ struct AttentionOptions {
   bool output_gate = false;
   /// gpt-oss: LayerWeights::sinks [n_heads] join each head's softmax (kernels::AttentionSpec::sinks).
   bool sinks = false;
+  /// Gemma 4: a weightless RMSNorm of each V head before the cache (kernels::QkvSpec::v_norm).
+  bool v_norm = false;
+  /// Elements of a cache row (ModelConfig::kv_cache_width()); 0 = n_kv_heads * head_dim.
+  int kv_row_width = 0;
+  /// The layer reads K/V another layer wrote (LayerSpec::kv_source_layer): only q is projected
+  /// (w.k_proj / v_proj and k_norm are not used), nothing is written to the cache.
+  bool shared_kv = false;
 };
 
 /// A paged KV cache layer as the block reads and writes it.

@@ -74,7 +74,8 @@ void BpeModel::encode_word(std::string_view word, std::vector<int>& out) const {
     }
   }
   const std::size_t first = out.size();
-  if (opts_.ignore_merges) {
+  if (opts_.ignore_merges ||
+      (opts_.whole_newline_runs && !word.empty() && word.find_first_not_of('\n') == std::string_view::npos)) {
     if (const auto id = token_id(word)) out.push_back(*id);
   }
   if (out.size() == first) merge_word(word, out);

@@ -27,6 +27,7 @@ namespace pagedchat::bpe {
 struct BpeModelOptions {
   bool byte_fallback = false;             ///< unknown characters -> <0xAB> tokens (sentencepiece-style BPE)
   bool ignore_merges = false;             ///< a word found whole in the vocabulary is one token
+  bool whole_newline_runs = false;        ///< ... when it is only '\n's (Gemma 4, llama.cpp's gemma4 BPE)
   bool fuse_unk = false;                  ///< consecutive unknown characters give one unk token
   int unk_id = -1;                        ///< -1: no unknown token
   std::string continuing_subword_prefix;  ///< "" = none
