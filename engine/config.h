@@ -151,6 +151,12 @@ struct MoeConfig {
   /// The router adds a bias to its logits and every expert's gate, up and down projections add
   /// biases (gpt-oss: ffn_gate_inp.bias, ffn_{gate,up,down}_exps.bias).
   bool biases = false;
+  /// Gemma 4 26B-A4B: a MoE layer also runs its dense MLP beside the experts. The dense MLP reads
+  /// rms_norm(x)·ffn_norm, the experts rms_norm(x)·pre_ffw_norm_2, the router rms_norm(x)·
+  /// ffn_gate_inp.scale / sqrt(hidden); each expert's output is scaled by its ffn_down_exps.scale;
+  /// the two outputs are RMS-normed apart (post_ffw_norm_1 / _2), summed, then post_ffw_norm'ed
+  /// (transformers modeling_gemma4.py; ik_llama.cpp build_gemma4).
+  bool parallel_dense = false;
   bool enabled() const { return num_experts > 0; }
 };
 

@@ -69,8 +69,13 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
         for (const WeightTensor& e : *v)
           if (!e) fail(at + "an expert's weights are missing");
       }
-      if (lw.gate_proj || lw.up_proj || lw.down_proj)
+      if (c.moe.parallel_dense) {
+        if (!lw.gate_proj || !lw.up_proj || !lw.down_proj || !lw.moe.router_scale || !lw.moe.pre_norm_2 ||
+            !lw.moe.post_norm_1 || !lw.moe.post_norm_2 || !c.post_norm)
+          fail(at + "the dense MLP, router scale or norms beside the experts are missing");
+      } else if (lw.gate_proj || lw.up_proj || lw.down_proj) {
         fail(at + "dense MLP weights given on a mixture-of-experts layer");
+      }
       if (c.moe.biases) {
         const std::size_t E = std::size_t(c.moe.num_experts);
         if (!lw.moe.router_bias || lw.moe.gate_bias.size() != E || lw.moe.up_bias.size() != E ||
@@ -210,11 +215,23 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
                                                             config.norm_eps, at);
     else
       p.attention = std::make_unique<layers::Attention>(packer, lw, ao, at);
-    if (p.spec.moe)
-      p.moe = std::make_unique<layers::MoeMlp>(packer, lw.moe, dim, config.moe, config.activation, at);
-    else
+    if (p.spec.moe) p.moe = std::make_unique<layers::MoeMlp>(packer, lw.moe, dim, config.moe, config.activation, at);
+    if (p.spec.moe && config.moe.parallel_dense) {
+      // Gemma 4: the dense MLP beside the experts, and the router's input norm weight
+      // ffn_gate_inp.scale / sqrt(hidden) (ik_llama.cpp folds the factor in the same way).
       p.mlp = std::make_unique<layers::GatedMlp>(packer, lw.gate_proj, lw.up_proj, lw.down_proj, dim,
                                                  config.layer_intermediate_size(l), config.activation, at);
+      // Kept alive here: on the CPU, place() hands back the host memory itself.
+      std::vector<float>& router_norm = host_vectors_.emplace_back(lw.moe.router_scale, lw.moe.router_scale + dim);
+      for (float& v : router_norm) v /= std::sqrt(float(dim));
+      p.router_norm = place(router_norm.data(), router_norm.size());
+      p.pre_norm_2 = place(lw.moe.pre_norm_2, dim);
+      p.post_norm_1 = place(lw.moe.post_norm_1, dim);
+      p.post_norm_2 = place(lw.moe.post_norm_2, dim);
+    } else if (!p.spec.moe) {
+      p.mlp = std::make_unique<layers::GatedMlp>(packer, lw.gate_proj, lw.up_proj, lw.down_proj, dim,
+                                                 config.layer_intermediate_size(l), config.activation, at);
+    }
     p.attn_norm = place(lw.attn_norm, dim);
     p.ffn_norm = place(lw.ffn_norm, dim);
     p.post_attention_norm = place(lw.post_attention_norm, dim);
@@ -260,7 +277,7 @@ std::size_t DecoderModel::packed_bytes() const {
   std::size_t n = classifier_->bytes;
   for (const auto& l : layers_) {
     n += l.attention ? l.attention->packed_bytes() : l.delta_net->packed_bytes();
-    n += l.mlp ? l.mlp->packed_bytes() : l.moe->packed_bytes();
+    n += (l.mlp ? l.mlp->packed_bytes() : 0) + (l.moe ? l.moe->packed_bytes() : 0);
     if (l.per_layer_gate) n += l.per_layer_gate->bytes + l.per_layer_proj->bytes;
   }
   if (per_layer_model_proj_) n += per_layer_model_proj_->bytes;
@@ -295,6 +312,22 @@ void DecoderModel::feed_forward(PackedLayer& pl, float* y, const float* h, int T
     pl.moe->forward(ops_, ws_, y, h, T);
   else
     pl.mlp->forward(ops_, ws_, y, h, T);
+}
+
+void DecoderModel::dense_and_experts(PackedLayer& pl, float* y, const float* h, const float* x, int T) {
+  const int dim = config_.hidden_size;
+  const float eps = config_.norm_eps;
+  const std::int64_t n = std::int64_t(T) * dim;
+  float* expert_in = workspace<float>(expert_in_, std::size_t(n));
+  float* router_in = workspace<float>(router_in_, std::size_t(n));
+  float* experts = workspace<float>(expert_out_, std::size_t(n));
+  pl.mlp->forward(ops_, ws_, y, h, T);
+  ops_.rms_norm(y, y, pl.post_norm_1, T, dim, eps);
+  ops_.rms_norm(expert_in, x, pl.pre_norm_2, T, dim, eps);
+  ops_.rms_norm(router_in, x, pl.router_norm, T, dim, eps);
+  pl.moe->forward(ops_, ws_, experts, expert_in, T, router_in);
+  ops_.rms_norm(experts, experts, pl.post_norm_2, T, dim, eps);
+  ops_.add(y, experts, n);
 }
 
 void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<float>& logits) {
@@ -430,7 +463,10 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
     } else {
       h = x;
     }
-    feed_forward(pl, ffn, h, T);
+    if (pl.moe && pl.mlp)
+      dense_and_experts(pl, ffn, h, x, T);
+    else
+      feed_forward(pl, ffn, h, T);
     if (c.post_norm) ops_.rms_norm(ffn, ffn, pl.post_ffw_norm, T, dim, c.norm_eps);
     ops_.add(x, ffn, std::int64_t(T) * dim);
     if (per_layer) {

@@ -27,6 +27,7 @@
 //     h = pre_norm ? rms_norm(x)·ffn_norm : x
 //     y = down(act(gate(h)) * up(h))                      act: SiLU, GELU-tanh (Gemma) or the
 //                                                         clamped SwiGLU (gpt-oss)
+//       Gemma 4's MoE layers run both: y = rms(dense)·n1 + rms(experts)·n2 (MoeConfig::parallel_dense)
 //       or, when spec.moe, the mixture of experts:       router softmax, top-k, renormalised (or
 //       y = sum_e w_e · down_e(act(gate_e(h)) * up_e(h))  top-k then softmax; biases: gpt-oss),
 //                                                         tokens grouped per expert (one GEMM each)
@@ -117,10 +118,16 @@ class DecoderModel {
     std::unique_ptr<kernels::PackedWeights> per_layer_gate, per_layer_proj;
     const float* per_layer_post_norm = nullptr;
     float output_scale = 1.0f;  // LayerWeights::output_scale
+    // MoeConfig::parallel_dense (Gemma 4): the router's input norm weight (scale / sqrt(hidden))
+    // and the norms around the experts; `mlp` is then the dense MLP beside `moe`.
+    const float *router_norm = nullptr, *pre_norm_2 = nullptr, *post_norm_1 = nullptr, *post_norm_2 = nullptr;
   };
   // y [T, hidden] = the layer's feed-forward of h [T, hidden] (dense gated MLP or experts; y
   // must not alias h for experts).
   void feed_forward(PackedLayer& pl, float* y, const float* h, int T);
+  // Gemma 4's MoE layer: y = rms_norm(dense(h))·post_norm_1 + rms_norm(experts(rms_norm(x)·
+  // pre_norm_2))·post_norm_2, the router scoring rms_norm(x)·router_norm (MoeConfig::parallel_dense).
+  void dense_and_experts(PackedLayer& pl, float* y, const float* h, const float* x, int T);
   // `host` [n] as backend memory for the model's lifetime (null stays null).
   template <typename T>
   const T* place(const T* host, std::size_t n);
@@ -140,6 +147,7 @@ class DecoderModel {
   using RopeKey = std::tuple<double, bool, int>;        // base, scaled, rotated dims
   std::map<RopeKey, const double*> inv_freq_by_theta_;  // placed
   std::deque<std::vector<double>> inv_freq_tables_;     // what they point to
+  std::deque<std::vector<float>> host_vectors_;         // vectors built here and placed (kept alive: see place())
   std::vector<PackedLayer> layers_;
   std::unique_ptr<kernels::PackedWeights> classifier_;
   std::vector<std::unique_ptr<kernels::Buffer>> placed_;  // what place() copied
@@ -154,6 +162,7 @@ class DecoderModel {
   // Activations and the step's inputs in backend memory, grown to the largest batch seen (no
   // per-step allocation afterwards).
   std::unique_ptr<kernels::Buffer> x_, xb_, sel_, logits_, ffn_, per_layer_, per_layer_rows_, per_layer_gate_;
+  std::unique_ptr<kernels::Buffer> expert_in_, router_in_, expert_out_;  // dense_and_experts
   layers::Workspace ws_;  // the attention blocks', MLPs' and experts' intermediates
   std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_;
   std::vector<std::unique_ptr<kernels::Buffer>> group_slots_, group_tables_;  // KV-cache groups 1..

@@ -51,6 +51,13 @@ struct MoeWeights {
   /// [expert_intermediate_size] and down_bias[e] [hidden_size] (rows of the file's 2-D *_exps.bias).
   const float* router_bias = nullptr;
   std::vector<const float*> gate_bias, up_bias, down_bias;
+  /// MoeConfig::parallel_dense (Gemma 4): router_scale [H] (ffn_gate_inp.scale: the router's
+  /// input is rms_norm(x)·router_scale / sqrt(H)), expert_scale [num_experts] (ffn_down_exps.scale,
+  /// null: 1), and the norms pre_norm_2 (the experts' input), post_norm_1 (dense output),
+  /// post_norm_2 (experts' output), each [H].
+  const float* router_scale = nullptr;
+  const float* expert_scale = nullptr;
+  const float *pre_norm_2 = nullptr, *post_norm_1 = nullptr, *post_norm_2 = nullptr;
 };
 
 /// A Gated DeltaNet layer's own tensors (LinearAttentionConfig; GGUF names in brackets; K =

@@ -327,6 +327,18 @@ void load_feed_forward(TensorLoader& t, const ModelFamily& fam, const ModelConfi
       }
       bias_rows(p + "ffn_down_exps.bias", dim, lw.moe.down_bias);
     }
+    if (c.moe.parallel_dense) {
+      // Gemma 4: the dense MLP beside the experts, the router's input scale, per-expert output
+      // scales and the extra norms (create_gemma4_tensors).
+      lw.gate_proj = t.matrix(p + "ffn_gate.weight", hidden, dim);
+      lw.up_proj = t.matrix(p + "ffn_up.weight", hidden, dim);
+      lw.down_proj = t.matrix(p + "ffn_down.weight", dim, hidden);
+      lw.moe.router_scale = t.get(p + "ffn_gate_inp.scale", 0, dim);
+      lw.moe.expert_scale = t.get_optional(p + "ffn_down_exps.scale", 0, E);
+      lw.moe.pre_norm_2 = t.get(p + "pre_ffw_norm_2.weight", 0, dim);
+      lw.moe.post_norm_1 = t.get(p + "post_ffw_norm_1.weight", 0, dim);
+      lw.moe.post_norm_2 = t.get(p + "post_ffw_norm_2.weight", 0, dim);
+    }
     if (const uint64_t sf = c.moe.shared_expert_intermediate_size; sf > 0) {
       lw.moe.shared_gate = t.matrix(p + "ffn_gate_shexp.weight", sf, dim);
       lw.moe.shared_up = t.matrix(p + "ffn_up_shexp.weight", sf, dim);

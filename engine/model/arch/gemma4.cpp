@@ -13,7 +13,7 @@
 // non-shared layer of the same type; per_layer_projection_scale, the 1/sqrt(2) mix) read, not
 // copied; ik_llama.cpp src/llama-hparams.cpp (LLM_ARCH_GEMMA4), src/llama-load-tensors.cpp
 // (create_gemma4_tensors) and src/graphs/build_gemma4.cpp for the GGUF keys, tensor names and
-// defaults. The 26B-A4B mixture of experts is not supported yet (refused by name).
+// defaults. 26B-A4B: each layer's experts run beside its dense MLP (MoeConfig::parallel_dense).
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -96,6 +96,13 @@ void gemma4_hparams(const GgufKeys& k, ModelConfig& c) {
       s.kv_source_layer = src;
     }
   }
+  // 26B-A4B: every layer's experts beside its dense MLP (softmax over all experts, top-k, renormalised).
+  if (k.get_int("expert_count").value_or(0) > 0) {
+    gguf_expert_hparams(k, c);
+    c.moe.parallel_dense = true;
+    if (c.intermediate_size <= 0) k.fail("a gemma4 mixture of experts needs " + k.prefix + "feed_forward_length");
+    for (LayerSpec& s : c.layer_specs) s.moe = true;
+  }
   c.v_norm = true;
   c.attention_scale = 1.0f;
   c.embedding_scale = std::sqrt(float(c.hidden_size));
@@ -114,6 +121,7 @@ const ModelFamily kGemma4Family = [] {
   f.pre_norm = true;
   f.post_norm = true;
   f.rope_freqs = true;
+  f.moe = true;  // 26B-A4B; E2B / E4B / 31B are dense (no expert_count)
   f.per_layer_shapes = true;
   f.v_proj = TensorRule::kOptional;
   f.layer_output_scale = TensorRule::kOptional;

@@ -26,6 +26,7 @@ MoeMlp::MoeMlp(WeightPacker& packer, const MoeWeights& w, int hidden, const MoeC
     x.down = packer.pack({{w.down[e], hidden, "down"}}, ef, at);
     experts_.push_back(std::move(x));
   }
+  if (w.expert_scale) expert_scale_.assign(w.expert_scale, w.expert_scale + moe.num_experts);
   if (moe.biases) {
     // Router bias, and per expert [gate bias | up bias] (the stacked rows' order) and down bias.
     router_bias_ = placed_.place(packer.backend(), w.router_bias, std::size_t(moe.num_experts));
@@ -79,10 +80,10 @@ std::vector<std::pair<int, float>> MoeMlp::route(const float* lg, const MoeConfi
   return out;
 }
 
-void MoeMlp::forward(kernels::Backend& ops, Workspace& ws, float* y, const float* x, int T) {
+void MoeMlp::forward(kernels::Backend& ops, Workspace& ws, float* y, const float* x, int T, const float* router_in) {
   const int E = moe_.num_experts, ef = moe_.expert_intermediate_size, dim = hidden_;
   float* logits = ws.router_logits.get<float>(ops, std::size_t(T) * E);
-  ops.linear(logits, x, *router_, T);
+  ops.linear(logits, router_in ? router_in : x, *router_, T);
   if (router_bias_) ops.add_bias(logits, router_bias_, T, E);
   logits_host_.resize(std::size_t(T) * E);
   ops.copy_to_host(logits_host_.data(), logits, logits_host_.size() * sizeof(float));
@@ -92,7 +93,7 @@ void MoeMlp::forward(kernels::Backend& ops, Workspace& ws, float* y, const float
   for (int t = 0; t < T; ++t)
     for (const auto& [e, w] : route(logits_host_.data() + std::size_t(t) * E, moe_)) {
       rows_by_expert_[e].push_back(t);
-      weights_by_expert_[e].push_back(w);
+      weights_by_expert_[e].push_back(expert_scale_.empty() ? w : w * expert_scale_[std::size_t(e)]);
     }
   std::vector<int> all_rows;
   std::vector<float> all_weights;

@@ -11,7 +11,9 @@
 // added with the per-token gate sigmoid(x · shared_gate_inp) (transformers modeling_qwen2_moe.py
 // Qwen2MoeSparseMoeBlock; ik_llama.cpp's llm_build_std_moe_ffn with ffn_gate_inp_shexp). gpt-oss
 // (MoeConfig::biases): the router adds a bias, each expert's gate/up and down add theirs, and the
-// experts' activation is the clamped SwiGLU (transformers modeling_gpt_oss.py GptOssMLP).
+// experts' activation is the clamped SwiGLU (transformers modeling_gpt_oss.py GptOssMLP). Gemma 4
+// (MoeWeights::expert_scale): each expert's output is scaled by its own factor, folded into the
+// routing weights; its router reads an input of its own (forward's router_in).
 #pragma once
 
 #include <memory>
@@ -31,7 +33,9 @@ class MoeMlp {
   MoeMlp(WeightPacker& packer, const MoeWeights& w, int hidden, const MoeConfig& moe, MlpActivation act,
          const std::string& where);
   /// y [T, hidden] = the experts' weighted sum for each row of x [T, hidden]; y must not alias x.
-  void forward(kernels::Backend& ops, Workspace& ws, float* y, const float* x, int T);
+  /// `router_in` [T, hidden]: what the router scores instead of x (Gemma 4's own router input;
+  /// null: x).
+  void forward(kernels::Backend& ops, Workspace& ws, float* y, const float* x, int T, const float* router_in = nullptr);
   std::size_t packed_bytes() const;
 
   /// The routing of one token's router logits [num_experts]: (expert, weight) of the top k, as
@@ -54,6 +58,7 @@ class MoeMlp {
   std::vector<std::vector<int>> rows_by_expert_;
   std::vector<std::vector<float>> weights_by_expert_;
   std::vector<float> shared_weights_;
+  std::vector<float> expert_scale_;  // MoeWeights::expert_scale on the host; empty: 1
   std::vector<int> identity_rows_;
   // MoeConfig::biases: the router's [E] and per expert [gate | up | down] biases, in backend memory.
   std::vector<float> bias_host_;
