@@ -216,7 +216,10 @@ ChatTemplate ChatTemplate::from_jinja(const std::string& source, const std::stri
   ChatTemplate t;
   t.name_ = "jinja";
   t.family_ = detect_chat_template(source);
-  t.harmony_ = contains(source, "<|channel|>") && contains(source, "<|message|>");
+  if (contains(source, "<|channel|>") && contains(source, "<|message|>"))
+    t.reasoning_field_ = "thinking";  // Harmony (gpt-oss)
+  else if (contains(source, "<|channel>") && contains(source, "<channel|>"))
+    t.reasoning_field_ = "reasoning_content";  // Gemma 4
   t.origin_ = origin;
   try {
     t.jinja_ = std::make_shared<const jinja::Template>(source, origin);
@@ -250,11 +253,11 @@ TemplatedText ChatTemplate::render(const nlohmann::ordered_json& messages, const
       throw ChatTemplateError(std::string(e.what()));
     }
   }
-  if (harmony_) {
-    // Replies stored as ReplyDetokenizer wrote them: "<think>R</think>A" -> thinking R, content A.
+  if (!reasoning_field_.empty()) {
+    // Replies stored as ReplyDetokenizer wrote them: "<think>R</think>A" -> reasoning R, content A.
     nlohmann::ordered_json split = messages;
     for (auto& m : split) {
-      if (m.value("role", "") != "assistant" || m.contains("thinking") || !m.contains("content") ||
+      if (m.value("role", "") != "assistant" || m.contains(reasoning_field_) || !m.contains("content") ||
           !m["content"].is_string())
         continue;
       const std::string c = m["content"].get<std::string>();
@@ -271,7 +274,7 @@ TemplatedText ChatTemplate::render(const nlohmann::ordered_json& messages, const
         at = close + 8;
       }
       content += c.substr(at);
-      m["thinking"] = thinking;
+      m[reasoning_field_] = thinking;
       m["content"] = strip(content);
     }
     return render_jinja(split, options, warning);

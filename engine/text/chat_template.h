@@ -129,10 +129,12 @@ class ChatTemplate {
  private:
   std::string name_, family_, origin_;
   std::shared_ptr<const jinja::Template> jinja_;
-  /// A Harmony template (gpt-oss: "<|channel|>" and "<|message|>" in its source): an assistant
-  /// message's "<think>…</think>" (ReplyDetokenizer's form of its analysis channel) goes to the
-  /// template as `thinking`, the rest as `content`, as the template wants them.
-  bool harmony_ = false;
+  /// Where a stored reply's reasoning goes for templates that take it apart from the answer: an
+  /// assistant message's "<think>…</think>" (ReplyDetokenizer's form of a reasoning channel) goes
+  /// to the template as this field, the rest as `content`. "thinking" for Harmony templates
+  /// (gpt-oss: "<|channel|>" and "<|message|>" in the source), "reasoning_content" for Gemma 4's
+  /// ("<|channel>" and "<channel|>"); empty: the content as stored.
+  std::string reasoning_field_;
   TemplatedText render_jinja(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
                              std::string* warning) const;
 };

@@ -21,6 +21,12 @@ std::optional<HarmonyTokens> HarmonyTokens::of(const Tokenizer& t) {
   return h;
 }
 
+std::optional<ChannelTokens> ChannelTokens::of(const Tokenizer& t) {
+  const std::optional<int> open = t.piece_to_id("<|channel>"), close = t.piece_to_id("<channel|>");
+  if (!open || !close) return std::nullopt;
+  return ChannelTokens{*open, *close};
+}
+
 ReplyDetokenizer::ReplyDetokenizer(const Tokenizer& tokenizer, const std::vector<int>& prompt_ids)
     : tokenizer_(tokenizer), harmony_(HarmonyTokens::of(tokenizer)) {
   // Where the prompt leaves the reply: after its last marker. A prompt without one (a plain
@@ -33,6 +39,28 @@ ReplyDetokenizer::ReplyDetokenizer(const Tokenizer& tokenizer, const std::vector
   }
   if (!harmony_) {
     plain_.emplace(tokenizer, prompt_ids);
+    channel_ = ChannelTokens::of(tokenizer);
+    if (!channel_) return;
+    // A prompt that ends inside a channel (after its "<|channel>", no "<channel|>" since): the
+    // reply continues its name line or its content.
+    std::size_t open = prompt_ids.size();
+    for (std::size_t i = prompt_ids.size(); i-- > 0;) {
+      if (prompt_ids[i] == channel_->close) break;
+      if (prompt_ids[i] == channel_->open) {
+        open = i;
+        break;
+      }
+    }
+    if (open < prompt_ids.size()) {
+      naming_ = true;
+      name_ = tokenizer.decode_bytes(std::vector<int>(prompt_ids.begin() + std::ptrdiff_t(open) + 1, prompt_ids.end()),
+                                     true);
+      if (name_.find('\n') != std::string::npos) {
+        name_complete();
+        name_.clear();  // content the prompt already holds
+        pending_ = reasoning_ ? "<think>\n" : "";
+      }
+    }
     return;
   }
   const HarmonyTokens& h = *harmony_;
@@ -87,7 +115,44 @@ std::string ReplyDetokenizer::end_message() {
   return out;
 }
 
+void ReplyDetokenizer::name_complete() {
+  const std::size_t nl = name_.find('\n');
+  reasoning_ = name_.substr(0, nl) == "thought";
+  name_ = nl == std::string::npos ? std::string() : name_.substr(nl + 1);  // text after the name line
+  naming_ = false;
+}
+
+std::string ReplyDetokenizer::channel_token(int id) {
+  const ChannelTokens& c = *channel_;
+  if (id == c.open) {  // a channel: its name line follows
+    std::string out = plain_->flush();
+    if (reasoning_) out += "</think>\n\n";
+    reasoning_ = false;
+    naming_ = true;
+    name_.clear();
+    return out;
+  }
+  if (id == c.close) {
+    std::string out = naming_ ? std::string() : plain_->flush();
+    if (reasoning_) out += "</think>\n\n";
+    reasoning_ = naming_ = false;
+    return out;
+  }
+  if (!naming_) return plain_->add_token(id);
+  name_ += tokenizer_.decode_bytes({id}, true);
+  if (name_.find('\n') == std::string::npos) return {};
+  name_complete();
+  std::string out = (reasoning_ ? "<think>\n" : "") + name_;
+  name_.clear();
+  return out;
+}
+
 std::string ReplyDetokenizer::add_token(int id) {
+  if (plain_ && channel_) {
+    std::string out = std::move(pending_);
+    pending_.clear();
+    return out + channel_token(id);
+  }
   if (plain_) return plain_->add_token(id);
   std::string out = std::move(pending_);
   pending_.clear();
@@ -126,6 +191,16 @@ std::string ReplyDetokenizer::harmony_token(int id) {
 }
 
 std::string ReplyDetokenizer::flush(bool complete) {
+  if (plain_ && channel_) {
+    // A complete reply closes an open reasoning channel; a name line cut short is dropped.
+    std::string out = std::move(pending_) + plain_->flush();
+    pending_.clear();
+    if (reasoning_ && complete) {
+      out += "</think>\n\n";
+      reasoning_ = false;
+    }
+    return out;
+  }
   if (plain_) return plain_->flush();
   // A reply cut inside a message keeps its reasoning open (still thinking) unless it is complete
   // (ended by an end-of-generation or stop token); a header cut before its <|message|> is dropped,

@@ -11,6 +11,11 @@
 // turns them into the convention above: analysis content as "<think>…</think>\n\n", final and
 // commentary content as text, headers dropped. Content is detokenized per message with
 // IncrementalDetokenizer (UTF-8 held back across tokens as there).
+//
+// Gemma 4 writes its reasoning as a channel: "<|channel>thought\n…<channel|>" then the answer
+// (its template puts an empty one, "<|channel>thought\n<channel|>", in the prompt when thinking
+// is off). When the vocabulary has both markers, the channel becomes "<think>\n…</think>\n\n" (a
+// channel of another name is shown as text, without its name line).
 #pragma once
 
 #include <memory>
@@ -31,6 +36,13 @@ struct HarmonyTokens {
   static std::optional<HarmonyTokens> of(const Tokenizer& t);
 };
 
+/// The ids of Gemma 4's channel markers "<|channel>" and "<channel|>" in a vocabulary.
+struct ChannelTokens {
+  int open = -1, close = -1;
+  /// Both markers of `t`, or nullopt when it lacks either.
+  static std::optional<ChannelTokens> of(const Tokenizer& t);
+};
+
 class ReplyDetokenizer {
  public:
   /// Harmony parsing when `tokenizer` has its markers and the prompt holds one (the reply starts
@@ -46,6 +58,8 @@ class ReplyDetokenizer {
   std::string flush(bool complete = false);
   /// True when the reply is parsed as Harmony messages.
   bool harmony() const { return harmony_.has_value(); }
+  /// True when the reply's Gemma 4 channels are parsed.
+  bool channels() const { return channel_.has_value(); }
 
  private:
   enum class State { kHeader, kContent, kBetween, kStray };
@@ -63,6 +77,13 @@ class ReplyDetokenizer {
   std::optional<IncrementalDetokenizer> content_;
   bool reasoning_ = false;  // the current message is analysis (inside <think>)
   std::string pending_;     // text due before the next token's (a prompt that opened a message)
+  // Gemma 4's channels (plain detokenization otherwise): inside "<|channel>" until its name line
+  // ends (name_ collects it), then in the channel until "<channel|>".
+  std::string channel_token(int id);
+  void name_complete();  // name_ holds the name line: reasoning_ when it is "thought"
+  std::optional<ChannelTokens> channel_;
+  bool naming_ = false;
+  std::string name_;
 };
 
 }  // namespace pagedchat

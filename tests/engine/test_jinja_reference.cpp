@@ -194,11 +194,14 @@ class TestJinjaReference : public QObject {
     templates.push_back({"arch/qwen35-tiny.gguf", std::nullopt, "<|im_end|>"});
     // gpt-oss's Harmony template (channels, reasoning_effort, tool namespaces).
     templates.push_back({"arch/gptoss-tiny.gguf", std::nullopt, "<|return|>"});
+    // Gemma 4's template (its turns, thought channel, tool declarations with <|"|> quotes), as
+    // tests/data/gemma4moe's file carries it.
+    templates.push_back({sourceDir() + "/tests/data/gemma4moe/gemma4moe-tiny.gguf", "<s>", "<turn|>"});
     const QStringList fixtures = QDir(sourceDir() + "/tests/data/chat").entryList({"*.json"}, QDir::Files, QDir::Name);
     QVERIFY2(fixtures.size() >= 15, "tests/data/chat holds the conversation fixtures");
     std::vector<Case> cases;
     for (Real& r : templates) {
-      const QString path = testpaths::modelFile(r.file);
+      const QString path = r.file.startsWith('/') ? r.file : testpaths::modelFile(r.file);
       REQUIRE_MODEL_FILE(path);
       std::string tmpl = r.file.endsWith(".gguf")
                              ? pagedchat::read_gguf_chat_template(pagedchat::GgufFile::open(path.toStdString()))

@@ -127,6 +127,9 @@ const ModelFamily kGemma4Family = [] {
   f.layer_output_scale = TensorRule::kOptional;
   f.activation = MlpActivation::kGeluTanh;
   f.gguf_hparams = gemma4_hparams;
+  // Gemma 4's chat format ends a turn with <turn|>; a tool call waits at <|tool_response>
+  // (ik_llama.cpp's end-of-generation list for the gemma4 vocabulary).
+  f.end_of_generation_tokens = {"<turn|>", "<|tool_response>"};
   return f;
 }();
 

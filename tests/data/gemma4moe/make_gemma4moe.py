@@ -3,12 +3,14 @@
 
 Usage (ik_llama.cpp 8337e4cd's gguf-py on the path; see README.md):
   PYTHONPATH=<ik_llama.cpp>/gguf-py /usr/bin/python3 make_gemma4moe.py \
-      ../../../../shared/models/vocab/ggml-vocab-llama-spm.gguf gemma4moe-tiny.gguf
+      <shared>/models/vocab/ggml-vocab-llama-spm.gguf gemma4moe-tiny.gguf \
+      <ik_llama.cpp>/models/templates/google-gemma-4-31B-it.jinja
 
 Keys and tensor names as ik_llama.cpp's LLM_ARCH_GEMMA4 reads them (src/llama-hparams.cpp,
 src/llama-load-tensors.cpp create_gemma4_tensors). The vocabulary is the first 512 pieces of
 llama.cpp's Llama SPM vocabulary file (<unk>, <s>, </s>, the 256 byte pieces, the first merges), so
-the file stays small; every text still tokenizes (byte fallback).
+the file stays small; every text still tokenizes (byte fallback); then Gemma 4's format markers as
+control tokens, and Gemma 4's chat template (Google's, as ik_llama.cpp ships it).
 """
 import sys
 
@@ -26,7 +28,12 @@ N_EXP, N_USED, FF_EXP = 4, 2, 32
 WINDOW = 6
 
 
-def main(vocab_path, out_path):
+# Gemma 4's chat-format markers (its template's), appended as control tokens.
+MARKERS = ["<|turn>", "<turn|>", "<|channel>", "<channel|>", "<|tool_call>", "<tool_call|>", "<|tool_response>",
+           "<tool_response|>", '<|"|>']
+
+
+def main(vocab_path, out_path, template_path):
     rng = np.random.default_rng(20261205)
     src = GGUFReader(vocab_path)
 
@@ -37,6 +44,12 @@ def main(vocab_path, out_path):
     tokens = [bytes(t).decode("utf-8") for t in field("tokenizer.ggml.tokens")][:VOCAB]
     scores = [float(s[0]) for s in field("tokenizer.ggml.scores")][:VOCAB]
     types = [int(t[0]) for t in field("tokenizer.ggml.token_type")][:VOCAB]
+    tokens += MARKERS
+    scores += [0.0] * len(MARKERS)
+    types += [3] * len(MARKERS)  # CONTROL
+    n_vocab = len(tokens)
+    with open(template_path, encoding="utf-8") as f:
+        template = f.read()
 
     w = GGUFWriter(out_path, "gemma4")
     n = len(PATTERN)
@@ -72,6 +85,7 @@ def main(vocab_path, out_path):
     w.add_unk_token_id(0)
     w.add_add_bos_token(True)
     w.add_add_eos_token(False)
+    w.add_chat_template(template)
 
     def mat(rows, cols):
         return rng.normal(0, 0.02, size=(rows, cols)).astype(np.float32)
@@ -79,7 +93,7 @@ def main(vocab_path, out_path):
     def norm(k):
         return rng.uniform(0.9, 1.1, size=k).astype(np.float32)
 
-    w.add_tensor("token_embd.weight", mat(VOCAB, DIM))
+    w.add_tensor("token_embd.weight", mat(n_vocab, DIM))
     w.add_tensor("output_norm.weight", norm(DIM))
     # Proportional RoPE on global layers: a quarter of the pairs rotate (the converter's 1.0 / 1e30).
     w.add_tensor("rope_freqs.weight", np.array([1.0] * (HD // 8) + [1e30] * (HD // 2 - HD // 8), dtype=np.float32))
@@ -119,4 +133,4 @@ def main(vocab_path, out_path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], sys.argv[3])

@@ -1,0 +1,128 @@
+// Gemma 4's chat format around the model: its reasoning channel ("<|channel>thought\n…<channel|>")
+// becomes the engine's reasoning convention ("<think>\n…</think>\n\n" then the answer), token by
+// token, whatever the prompt left open; with thinking off (the template's empty channel) the reply
+// is the answer alone; a stored reply goes back through the model's own template without its
+// reasoning; <turn|> and <|tool_response> end a reply. Uses tests/data/gemma4moe/gemma4moe-tiny.gguf:
+// Gemma 4's markers as control tokens of a small vocabulary and Gemma 4's chat template (Google's,
+// as ik_llama.cpp ships it; tests/data/gemma4moe/README.md).
+#include <QTest>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/loader/gguf/gguf_tokenizer.h"
+#include "engine/loader/model_loader.h"
+#include "engine/text/chat_template.h"
+#include "engine/text/reply_detokenizer.h"
+#include "test_paths.h"
+
+using namespace pagedchat;
+
+class TestGemma4Format : public QObject {
+  Q_OBJECT
+  std::unique_ptr<Tokenizer> tok_;
+  std::string template_;
+
+  static QString model() { return QStringLiteral(GEMMA4MOE_DIR "/gemma4moe-tiny.gguf"); }
+
+  // The text ReplyDetokenizer gives for `reply` (special tokens parsed) after `prompt`, one id at a
+  // time. The test vocabulary is SentencePiece (llama.cpp's Llama SPM): a text fragment after a
+  // control token starts with "▁", which shows as a space; Gemma 4's own BPE vocabulary adds none.
+  std::string run(const std::string& prompt, const std::string& reply, bool complete = false) {
+    ReplyDetokenizer d(*tok_, tok_->encode_with_special_tokens(prompt));
+    std::string text;
+    for (int id : tok_->encode_with_special_tokens(reply)) text += d.add_token(id);
+    return text + d.flush(complete);
+  }
+
+  std::string render(const nlohmann::ordered_json& msgs, std::optional<bool> thinking, bool agp = true) {
+    const ChatTemplate t = ChatTemplate::from_jinja(template_, "gemma4moe-tiny");
+    ChatRenderOptions o;
+    o.fallback_to_builtin = false;
+    o.enable_thinking = thinking;
+    o.add_generation_prompt = agp;
+    o.bos_token = "<s>";
+    return t.render(msgs, o).text;
+  }
+
+ private slots:
+  void initTestCase() {
+    REQUIRE_MODEL_FILE(model());
+    const GgufFile f = GgufFile::open(model().toStdString());
+    tok_ = load_gguf_tokenizer(f);
+    template_ = read_gguf_chat_template(f);
+    QVERIFY(ChannelTokens::of(*tok_).has_value());
+  }
+
+  // With thinking on the prompt ends at "<|turn>model\n"; the model writes its thought channel,
+  // then the answer, then <turn|>.
+  void thoughtThenAnswer() {
+    nlohmann::ordered_json msgs = nlohmann::ordered_json::array({{{"role", "user"}, {"content", "Hi"}}});
+    const std::string prompt = render(msgs, true);
+    QVERIFY2(prompt.ends_with("<|turn>model\n"), prompt.c_str());
+    const std::string text = run(prompt, "<|channel>thought\nThe user greets.<channel|>Hello there!<turn|>", true);
+    QCOMPARE(QString::fromStdString(text), QStringLiteral("<think>\nThe user greets.</think>\n\n Hello there!"));
+    // Korean and an emoji across tokens (byte fallback) come through whole. (No spaces next to
+    // them: this vocabulary has no lone "▁", whose bytes would then show as U+2581.)
+    QCOMPARE(QString::fromStdString(run(prompt, "<|channel>thought\n인사👋<channel|>Hi<turn|>", true)),
+             QStringLiteral("<think>\n인사👋</think>\n\n Hi"));
+  }
+
+  // Thinking off: the template closes an empty channel in the prompt; the reply is the answer.
+  void thinkingOff() {
+    nlohmann::ordered_json msgs = nlohmann::ordered_json::array({{{"role", "user"}, {"content", "Hi"}}});
+    const std::string prompt = render(msgs, false);
+    QVERIFY2(prompt.ends_with("<|channel>thought\n<channel|>"), prompt.c_str());
+    QCOMPARE(QString::fromStdString(run(prompt, "Hello!<turn|>", true)), QStringLiteral(" Hello!"));
+  }
+
+  // A reply cut inside its thought stays open (still thinking) unless it is complete; a prompt
+  // that ends inside the channel (after its name line) continues it; a channel of another name is
+  // shown as text without its name line.
+  void cutsAndOpenPrompts() {
+    const std::string p = "<|turn>user\nHi<turn|>\n<|turn>model\n";
+    QCOMPARE(QString::fromStdString(run(p, "<|channel>thought\nStill thin")), QStringLiteral("<think>\nStill thin"));
+    QCOMPARE(QString::fromStdString(run(p, "<|channel>thought\nDone", true)),
+             QStringLiteral("<think>\nDone</think>\n\n"));
+    QCOMPARE(QString::fromStdString(run(p + "<|channel>thought\n", "more<channel|>Answer")),
+             QStringLiteral("<think>\n more</think>\n\n Answer"));
+    QCOMPARE(QString::fromStdString(run(p + "<|channel>tho", "ught\nx<channel|>y")),
+             QStringLiteral("<think>\nx</think>\n\n y"));
+    QCOMPARE(QString::fromStdString(run(p, "<|channel>notes\nplain<channel|>Answer")), QStringLiteral("plain Answer"));
+  }
+
+  // A stored reply ("<think>R</think>\n\nA") goes back as reasoning_content R and content A: the
+  // template renders the earlier answer without its reasoning.
+  void storedReplyDropsReasoning() {
+    nlohmann::ordered_json msgs = nlohmann::ordered_json::array();
+    msgs.push_back({{"role", "user"}, {"content", "Hi"}});
+    msgs.push_back({{"role", "assistant"}, {"content", "<think>\nThe user greets.</think>\n\nHello!"}});
+    msgs.push_back({{"role", "user"}, {"content", "How are you?"}});
+    const std::string out = render(msgs, std::nullopt);
+    QVERIFY2(out.find("<|turn>model\nHello!<turn|>") != std::string::npos, out.c_str());
+    QVERIFY2(out.find("The user greets") == std::string::npos, out.c_str());
+    QVERIFY2(out.find("<think>") == std::string::npos, out.c_str());
+  }
+
+  // <turn|> ends a reply (and <|tool_response>, where a tool call waits for its result): the
+  // family's end-of-generation tokens are the engine's stop ids.
+  void turnEndsTheReply() {
+    EngineConfig c;
+    c.model = model().toStdString();
+    const ModelBundle b = load_model(c);
+    const std::vector<int>& eos = b.model.config.extra_eos_ids;
+    for (const char* piece : {"<turn|>", "<|tool_response>"}) {
+      const std::optional<int> id = b.tokenizer->piece_to_id(piece);
+      QVERIFY(id.has_value());
+      QVERIFY2(*id == b.model.config.eos_id || std::find(eos.begin(), eos.end(), *id) != eos.end(), piece);
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestGemma4Format)
+#include "test_gemma4_format.moc"
