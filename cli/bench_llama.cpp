@@ -106,14 +106,18 @@ Stat stat(const std::vector<double>& v) {
 }
 
 long long parameter_count(const ModelConfig& m) {
-  const long long dim = m.hidden_size, hd = m.head_dim, L = m.n_layers;
-  const long long q = m.n_heads * hd, kv = m.n_kv_heads * hd;
+  const long long dim = m.hidden_size;
   long long n = (long long)(m.vocab_size) * dim * (m.shared_classifier ? 1 : 2) + dim;
-  n += L * (2 * dim + dim * q + 2 * dim * kv + q * dim);
-  // Each layer's MLP: dense, or every expert plus the router (llama-bench counts all of them).
-  for (int l = 0; l < m.n_layers; ++l)
-    n += m.layer(l).moe ? (long long)m.moe.num_experts * (3 * dim * m.moe.expert_intermediate_size + dim)
-                        : 3 * dim * (long long)m.intermediate_size;
+  for (int l = 0; l < m.n_layers; ++l) {
+    // Attention (a layer reading another's KV has no K/V projections), then the MLP: dense, or
+    // every expert plus the router (llama-bench counts all of them), or both (Gemma 4's MoE).
+    const long long hd = m.layer_head_dim(l), q = m.n_heads * hd, kv = m.layer_kv_heads(l) * hd;
+    n += 2 * dim + dim * q + (m.layer(l).shares_kv() ? 0 : 2 * dim * kv) + q * dim;
+    if (m.layer(l).moe) n += (long long)m.moe.num_experts * (3 * dim * m.moe.expert_intermediate_size + dim);
+    if (!m.layer(l).moe || m.moe.parallel_dense) n += 3 * dim * (long long)m.layer_intermediate_size(l);
+  }
+  // Per-layer embeddings (Gemma 4): the table and the projection.
+  n += (long long)(m.vocab_size + dim) * m.n_layers * m.per_layer_input_size;
   return n;
 }
 

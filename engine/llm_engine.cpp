@@ -174,11 +174,13 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   const int bs = m.config.block_size;
   const kernels::KvDType kv_dtype = resolve_kv_cache_dtype(m.config.kv_cache_dtype);
   m.config.kv_cache_dtype = kv_cache_dtype_of(kv_dtype);
-  if (mc.head_dim % kernels::kv_block_elems(kv_dtype) != 0)
-    throw std::invalid_argument(std::string("kv_cache_dtype ") + kv_cache_dtype_name(m.config.kv_cache_dtype) +
-                                " stores blocks of " + std::to_string(kernels::kv_block_elems(kv_dtype)) +
-                                " values and needs a head size that is a multiple of it; '" + model_path +
-                                "' has head_dim " + std::to_string(mc.head_dim) + " (use bfloat16 or float16)");
+  for (int l = 0; l < mc.n_layers; ++l)  // every layer's head size (Gemma 4's local and global differ)
+    if (mc.layer_head_dim(l) % kernels::kv_block_elems(kv_dtype) != 0)
+      throw std::invalid_argument(std::string("kv_cache_dtype ") + kv_cache_dtype_name(m.config.kv_cache_dtype) +
+                                  " stores blocks of " + std::to_string(kernels::kv_block_elems(kv_dtype)) +
+                                  " values and needs a head size that is a multiple of it; '" + model_path +
+                                  "' has head_dim " + std::to_string(mc.layer_head_dim(l)) +
+                                  " (use bfloat16 or float16)");
   // KV-cache groups (engine/core/kv_cache_groups.h): one block id holds group_size layers; a
   // request needs every block of its sequence in a full group, its window's in a sliding one.
   const KVCacheGroups kv_groups = KVCacheGroups::of(mc);

@@ -324,6 +324,41 @@ class TestArchGolden : public QObject {
     QVERIFY(reliable >= 2);  // at least a step of each round
   }
 
+  // A long Gemma 4 chat's KV memory: the shared-KV layers hold no blocks (the groups count only
+  // the 5 layers of gemma4-tiny that write K/V), the local layers only their window's, the global
+  // ones every position.
+  void gemma4LongChatMemory() {
+    REQUIRE_MODEL_FILE(archPath("gemma4-tiny.gguf"));
+    EngineConfig c;
+    c.model = archPath("gemma4-tiny.gguf").toStdString();
+    c.max_model_len = 1024;
+    c.block_size = 16;
+    c.max_num_batched_tokens = 64;
+    c.num_threads = 2;
+    LLMEngine engine(c);
+    std::string prompt;
+    for (int i = 0; i < 40; ++i) prompt += "Once upon a time, in a small village by the sea. ";
+    SamplingParams sp{.temperature = 0.0f, .max_tokens = 40, .ignore_eos = true};
+    engine.add_request("long", prompt, sp);
+    int layers = 0, max_sliding = 0, full = 0;
+    while (engine.has_unfinished_requests()) {
+      engine.step();
+      const EngineStats st = engine.stats();
+      layers = 0;
+      for (const auto& g : st.kv_cache_groups) {
+        layers += g.num_layers;
+        if (g.sliding_window > 0)
+          max_sliding = std::max(max_sliding, g.num_blocks_in_use);
+        else
+          full = std::max(full, g.num_blocks_in_use);
+      }
+    }
+    QCOMPARE(layers, 5);  // 8 layers, 3 of them reading layers 3 and 4's KV
+    // Window 6, steps of up to 64 tokens: ceil((6 - 1 + 64) / 16) + 1 = 6 blocks at most.
+    QVERIFY2(max_sliding <= 6, qPrintable(QString::number(max_sliding)));
+    QVERIFY2(full >= 20, qPrintable(QString::number(full)));  // the prompt alone is > 400 tokens
+  }
+
   // The rules the ik goldens cannot separate at float tolerance (Phi-4-mini's partial rotary:
   // 8.6e-3, SmolLM3's NoPE layers: 3.9e-3) against a float64 forward of the same files with float
   // activations (tests/data/arch-float/README.md): every stored logit within 1e-5 with float32
