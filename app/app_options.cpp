@@ -49,7 +49,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
       QStringLiteral("chat-template"),
       QCoreApplication::translate("AppOptions",
                                   "Chat template: auto (the model's own), a built-in (llama-2, mistral, chatml, "
-                                  "zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file."),
+                                  "zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, gemma4, none) or a .jinja file."),
       QStringLiteral("name"), QStringLiteral("auto"));
   parser.addOption(chatTemplate);
   parser.addOption(dataDir);

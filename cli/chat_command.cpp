@@ -154,7 +154,7 @@ Command add_chat_command(CLI::App& app) {
   cmd->add_option("--system", opt->system, "system message placed before the conversation");
   cmd->add_option("--chat-template", opt->chat_template,
                   "the model's own (auto, the default), a built-in (llama-2, mistral, chatml, zephyr, vicuna, "
-                  "llama3, deepseek-r1, phi3, gemma, none) or a .jinja file");
+                  "llama3, deepseek-r1, phi3, gemma, gemma4, none) or a .jinja file");
   opt->given = add_sampling_options(cmd, s, "reply");
   cmd->add_option("--seed", opt->seed, "RNG seed of every reply");
   cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");

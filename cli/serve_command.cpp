@@ -126,7 +126,7 @@ Command add_serve_command(CLI::App& app) {
                   "the model's name in the API (default: --model's file or folder name; the path is accepted too)");
   cmd->add_option("--chat-template", opt->chat_template,
                   "the model's own (auto, the default), a built-in (llama-2, mistral, chatml, zephyr, vicuna, "
-                  "llama3, deepseek-r1, phi3, gemma, none) or a .jinja file");
+                  "llama3, deepseek-r1, phi3, gemma, gemma4, none) or a .jinja file");
   cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
   cmd->add_option("--kv-cache-bytes", opt->engine.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
   cmd->add_option("--block-size", opt->engine.block_size, "tokens per KV-cache block (default 16)");

@@ -106,9 +106,10 @@ Command add_template_command(CLI::App& app) {
       "template", "Render a conversation with a chat template and print the prompt exactly (--json: text and ids)");
   cmd->add_option("--model", opt->model,
                   "model file or folder: its chat template and tokenizer (no weights are loaded)");
-  cmd->add_option("--chat-template", opt->chat_template,
-                  "a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none), "
-                  "a .jinja file, or auto (the model's own; default)");
+  cmd->add_option(
+      "--chat-template", opt->chat_template,
+      "a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, gemma4, none), "
+      "a .jinja file, or auto (the model's own; default)");
   cmd->add_option("--messages", opt->messages,
                   "JSON file ('-' = stdin): an array of {role, content, ...}, or {\"messages\": [...], \"tools\": ...}")
       ->required();

@@ -62,8 +62,8 @@
         <translation>Folder for the chat database (default: %1).</translation>
     </message>
     <message>
-        <source>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file.</source>
-        <translation>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file.</translation>
+        <source>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, gemma4, none) or a .jinja file.</source>
+        <translation>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, gemma4, none) or a .jinja file.</translation>
     </message>
     <message>
         <source>Where the model runs: cpu, cuda, cuda:N or auto (default: cpu).</source>

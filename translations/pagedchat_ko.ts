@@ -62,8 +62,8 @@
         <translation>대화 데이터베이스 폴더 (기본값: %1).</translation>
     </message>
     <message>
-        <source>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) or a .jinja file.</source>
-        <translation>채팅 템플릿: auto(모델 자체 템플릿), 내장 템플릿(llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, none) 또는 .jinja 파일.</translation>
+        <source>Chat template: auto (the model&apos;s own), a built-in (llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, gemma4, none) or a .jinja file.</source>
+        <translation>채팅 템플릿: auto(모델 자체 템플릿), 내장 템플릿(llama-2, mistral, chatml, zephyr, vicuna, llama3, deepseek-r1, phi3, gemma, gemma4, none) 또는 .jinja 파일.</translation>
     </message>
     <message>
         <source>Where the model runs: cpu, cuda, cuda:N or auto (default: cpu).</source>

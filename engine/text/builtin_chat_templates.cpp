@@ -189,6 +189,32 @@ constexpr const char* kNone = R"J(
 {%- for m in messages -%}{{- m.content -}}{%- endfor -%}
 )J";
 
+// gemma4: Gemma 4's turns "<|turn>role\n" + content + "<turn|>\n" (assistant -> model), a system
+// turn for a system message and for thinking ("<|think|>\n" at its top when enable_thinking),
+// and with thinking off an empty thought channel "<|channel>thought\n<channel|>" after the
+// generation prompt so that the model answers at once (the format of Google's template; its tool
+// declarations are not written here: this is the fallback when a model's own template fails).
+// Replies' reasoning never reaches it (ChatTemplate drops it, as Google's template does).
+constexpr const char* kGemma4 = R"J(
+{{- bos_token -}}
+{%- set thinking = enable_thinking is defined and enable_thinking -%}
+{%- set turns = messages -%}
+{%- if thinking or messages[0].role == 'system' -%}
+  {{- '<|turn>system\n' + ('<|think|>\n' if thinking else '') -}}
+  {%- if messages[0].role == 'system' -%}
+    {{- messages[0].content | trim -}}
+    {%- set turns = messages[1:] -%}
+  {%- endif -%}
+  {{- '<turn|>\n' -}}
+{%- endif -%}
+{%- for m in turns -%}
+  {{- '<|turn>' + ('model' if m.role == 'assistant' else m.role) + '\n' + m.content | trim + '<turn|>\n' -}}
+{%- endfor -%}
+{%- if add_generation_prompt -%}
+  {{- '<|turn>model\n' + ('' if thinking else '<|channel>thought\n<channel|>') -}}
+{%- endif -%}
+)J";
+
 }  // namespace
 
 const std::vector<BuiltinChatTemplate>& builtin_chat_templates() {
@@ -203,6 +229,7 @@ const std::vector<BuiltinChatTemplate>& builtin_chat_templates() {
       {"deepseek-r1", kDeepseekR1, O::kAny, {"<｜end▁of▁sentence｜>", "<｜User｜>"}},
       {"phi3", kPhi3, O::kAny, {"<|end|>", "<|user|>"}},
       {"gemma", kGemma, O::kAlternating, {"<end_of_turn>", "<start_of_turn>"}},
+      {"gemma4", kGemma4, O::kAny, {"<turn|>", "<|turn>"}},
       {"none", kNone, O::kAny, {}},
   };
   return all;

@@ -209,6 +209,7 @@ ChatTemplate ChatTemplate::builtin(const std::string& name) {
   t.name_ = t.family_ = b.name;
   t.origin_ = "chat template '" + b.name + "'";
   t.jinja_ = parsed[size_t(&b - builtin_chat_templates().data())];
+  if (b.name == "gemma4") t.reasoning_field_ = "reasoning_content";  // stored reasoning is dropped
   return t;
 }
 
@@ -242,6 +243,15 @@ TemplatedText ChatTemplate::render(const nlohmann::ordered_json& messages, const
                                    std::string* warning) const {
   if (warning) warning->clear();
   check_shape(origin_, messages);
+  if (!reasoning_field_.empty()) {
+    nlohmann::ordered_json split = split_reasoning(messages);
+    return render_split(split, options, warning);
+  }
+  return render_split(messages, options, warning);
+}
+
+TemplatedText ChatTemplate::render_split(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
+                                         std::string* warning) const {
   if (is_builtin()) {
     validate(builtin_or_throw(name_), messages);
     ChatRenderOptions o = options;  // the built-ins write bos_token/eos_token unconditionally
@@ -253,33 +263,34 @@ TemplatedText ChatTemplate::render(const nlohmann::ordered_json& messages, const
       throw ChatTemplateError(std::string(e.what()));
     }
   }
-  if (!reasoning_field_.empty()) {
-    // Replies stored as ReplyDetokenizer wrote them: "<think>R</think>A" -> reasoning R, content A.
-    nlohmann::ordered_json split = messages;
-    for (auto& m : split) {
-      if (m.value("role", "") != "assistant" || m.contains(reasoning_field_) || !m.contains("content") ||
-          !m["content"].is_string())
-        continue;
-      const std::string c = m["content"].get<std::string>();
-      const std::size_t first = c.find_first_not_of(" \t\r\n");
-      if (first == std::string::npos || c.compare(first, 7, "<think>") != 0) continue;
-      // Every <think>…</think> block (one per analysis message) to thinking, the rest to content.
-      std::string thinking, content;
-      std::size_t at = 0;
-      for (std::size_t open; (open = c.find("<think>", at)) != std::string::npos;) {
-        const std::size_t close = c.find("</think>", open);
-        if (close == std::string::npos) break;
-        content += c.substr(at, open - at);
-        thinking += (thinking.empty() ? "" : "\n\n") + strip(c.substr(open + 7, close - open - 7));
-        at = close + 8;
-      }
-      content += c.substr(at);
-      m[reasoning_field_] = thinking;
-      m["content"] = strip(content);
-    }
-    return render_jinja(split, options, warning);
-  }
   return render_jinja(messages, options, warning);
+}
+
+nlohmann::ordered_json ChatTemplate::split_reasoning(const nlohmann::ordered_json& messages) const {
+  // Replies stored as ReplyDetokenizer wrote them: "<think>R</think>A" -> reasoning R, content A.
+  nlohmann::ordered_json split = messages;
+  for (auto& m : split) {
+    if (m.value("role", "") != "assistant" || m.contains(reasoning_field_) || !m.contains("content") ||
+        !m["content"].is_string())
+      continue;
+    const std::string c = m["content"].get<std::string>();
+    const std::size_t first = c.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos || c.compare(first, 7, "<think>") != 0) continue;
+    // Every <think>…</think> block (one per analysis message) to thinking, the rest to content.
+    std::string thinking, content;
+    std::size_t at = 0;
+    for (std::size_t open; (open = c.find("<think>", at)) != std::string::npos;) {
+      const std::size_t close = c.find("</think>", open);
+      if (close == std::string::npos) break;
+      content += c.substr(at, open - at);
+      thinking += (thinking.empty() ? "" : "\n\n") + strip(c.substr(open + 7, close - open - 7));
+      at = close + 8;
+    }
+    content += c.substr(at);
+    m[reasoning_field_] = thinking;
+    m["content"] = strip(content);
+  }
+  return split;
 }
 
 TemplatedText ChatTemplate::render_jinja(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
@@ -312,6 +323,7 @@ std::string detect_chat_template(const std::string& jinja, std::string* reason) 
   if (contains(jinja, "<|start_header_id|>")) return "llama3";
   if (contains(jinja, "<｜Assistant｜>")) return "deepseek-r1";
   if (contains(jinja, "<|im_start|>")) return "chatml";
+  if (contains(jinja, "<|turn>") && contains(jinja, "<turn|>")) return "gemma4";
   if (contains(jinja, "<start_of_turn>")) return "gemma";
   if (contains(jinja, "<|user|>") && contains(jinja, "<|end|>")) return "phi3";
   if (contains(jinja, "<|user|>") && contains(jinja, "<|assistant|>")) return "zephyr";

@@ -137,6 +137,10 @@ class ChatTemplate {
   std::string reasoning_field_;
   TemplatedText render_jinja(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
                              std::string* warning) const;
+  TemplatedText render_split(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
+                             std::string* warning) const;
+  /// `messages` with each assistant reply's "<think>…</think>" blocks moved to reasoning_field_.
+  nlohmann::ordered_json split_reasoning(const nlohmann::ordered_json& messages) const;
 };
 
 /// The registered built-in names: "llama-2", "mistral", "chatml", "zephyr", "vicuna", "llama3",

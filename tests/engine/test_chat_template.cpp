@@ -250,7 +250,7 @@ void TestChatTemplate::generationPromptAndDefaults() {
   const auto& chatml_stop = ChatTemplate::builtin("chatml").end_of_turn_markers();
   QVERIFY(std::find(chatml_stop.begin(), chatml_stop.end(), "<|im_end|>") != chatml_stop.end());
   // Every registered name renders.
-  QCOMPARE(int(chat_template_names().size()), 10);
+  QCOMPARE(int(chat_template_names().size()), 11);
   for (const std::string& n : chat_template_names()) QVERIFY2(!render(n, conversation()).empty(), n.c_str());
 }
 

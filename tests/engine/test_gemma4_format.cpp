@@ -109,6 +109,38 @@ class TestGemma4Format : public QObject {
     QVERIFY2(out.find("<think>") == std::string::npos, out.c_str());
   }
 
+  // The built-in "gemma4" template (the fallback when a model's own template fails; also what
+  // --chat-template gemma4 picks) writes what Google's template writes for conversations without
+  // tools: with and without a system message, thinking on, off and unset, replies with stored
+  // reasoning. detect_chat_template names the format.
+  void builtinMatchesTheModelsTemplate() {
+    QCOMPARE(QString::fromStdString(detect_chat_template(template_)), QStringLiteral("gemma4"));
+    const ChatTemplate real = ChatTemplate::from_jinja(template_, "gemma4moe-tiny");
+    const ChatTemplate builtin = ChatTemplate::builtin("gemma4");
+    nlohmann::ordered_json plain = nlohmann::ordered_json::array();
+    plain.push_back({{"role", "user"}, {"content", "Hi "}});
+    plain.push_back({{"role", "assistant"}, {"content", "<think>\nThe user greets.</think>\n\nHello!"}});
+    plain.push_back({{"role", "user"}, {"content", "안녕하세요? 👋"}});
+    nlohmann::ordered_json with_system = nlohmann::ordered_json::array();
+    with_system.push_back({{"role", "system"}, {"content", " Be brief. "}});
+    for (const auto& m : plain) with_system.push_back(m);
+    int compared = 0;
+    for (const auto& msgs : {plain, with_system})
+      for (const std::optional<bool> thinking :
+           {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)})
+        for (const bool agp : {true, false}) {
+          ChatRenderOptions o;
+          o.fallback_to_builtin = false;
+          o.enable_thinking = thinking;
+          o.add_generation_prompt = agp;
+          o.bos_token = "<s>";
+          const std::string a = real.render(msgs, o).text, b = builtin.render(msgs, o).text;
+          QVERIFY2(a == b, qPrintable(QString::fromStdString("model's:\n" + a + "\nbuilt-in:\n" + b)));
+          ++compared;
+        }
+    QCOMPARE(compared, 12);
+  }
+
   // <turn|> ends a reply (and <|tool_response>, where a tool call waits for its result): the
   // family's end-of-generation tokens are the engine's stop ids.
   void turnEndsTheReply() {

@@ -139,6 +139,10 @@ struct ModelFamily {
   }
 };
 
+/// The family's required `prefix` attention.sliding_window (gemma3, gemma4, gpt-oss): refuses a
+/// missing key or a window outside [1, 2^24] by name.
+int gguf_sliding_window(const GgufKeys& keys);
+
 /// The MoE keys of a GGUF family (`prefix` expert_count, expert_used_count and
 /// expert_feed_forward_length, the last defaulting to the dense width) into c.moe, softmax before
 /// top-k, renormalised; refuses a missing count or a top-k outside [1, count] by name. Defined in

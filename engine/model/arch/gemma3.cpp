@@ -22,16 +22,13 @@ namespace pagedchat {
 namespace {
 
 void gemma3_hparams(const GgufKeys& k, ModelConfig& c) {
-  const std::optional<int64_t> window = k.get_int("attention.sliding_window");
-  if (!window) k.fail("a gemma3 model needs " + k.prefix + "attention.sliding_window");
-  if (*window < 1 || *window > (1 << 24))
-    k.fail(k.prefix + "attention.sliding_window is " + std::to_string(*window) + ", outside [1, 16777216]");
+  const int window = gguf_sliding_window(k);
   const std::optional<std::vector<int64_t>> pattern = k.get_per_layer("attention.sliding_window_pattern", c.n_layers);
   c.layer_specs.assign(std::size_t(c.n_layers), LayerSpec{});
   for (int l = 0; l < c.n_layers; ++l) {
     LayerSpec& s = c.layer_specs[std::size_t(l)];
     const bool sliding = pattern ? (*pattern)[std::size_t(l)] != 0 : (l + 1) % 6 != 0;
-    s.sliding_window = sliding ? int(*window) : 0;
+    s.sliding_window = sliding ? window : 0;
     s.rope_theta = sliding ? 10000.0 : c.rope_theta;
     s.rope_scaled = !sliding;
   }

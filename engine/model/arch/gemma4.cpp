@@ -35,9 +35,7 @@ int64_t key_in(const GgufKeys& k, const std::string& key, int64_t value, int64_t
 
 void gemma4_hparams(const GgufKeys& k, ModelConfig& c) {
   const int n = c.n_layers;
-  const std::optional<int64_t> window = k.get_int("attention.sliding_window");
-  if (!window) k.fail("a gemma4 model needs " + k.prefix + "attention.sliding_window");
-  key_in(k, "attention.sliding_window", *window, 1, 1 << 24);
+  const int window = gguf_sliding_window(k);
   const std::optional<std::vector<int64_t>> pattern = k.get_per_layer("attention.sliding_window_pattern", n);
   if (!pattern)
     k.fail("a gemma4 model needs " + k.prefix + "attention.sliding_window_pattern (local or global per layer)");
@@ -73,7 +71,7 @@ void gemma4_hparams(const GgufKeys& k, ModelConfig& c) {
   for (int l = 0; l < n; ++l) {
     LayerSpec& s = c.layer_specs[std::size_t(l)];
     const bool local = (*pattern)[std::size_t(l)] != 0;
-    s.sliding_window = local ? int(*window) : 0;
+    s.sliding_window = local ? window : 0;
     s.head_dim = local ? int(*hd_swa) : 0;
     s.rotary_dim = local ? int(rot_swa) : 0;
     s.rope_theta = local ? theta_swa : double(c.rope_theta);

@@ -30,17 +30,14 @@ void gpt_oss_hparams(const GgufKeys& k, ModelConfig& c) {
   c.activation = MlpActivation::kSwigluOai;
   c.attention_sinks = true;
   c.intermediate_size = 0;  // no dense MLP
-  const std::optional<int64_t> window = k.get_int("attention.sliding_window");
-  if (!window) k.fail("a gpt-oss model needs " + k.prefix + "attention.sliding_window");
-  if (*window < 1 || *window > (1 << 24))
-    k.fail(k.prefix + "attention.sliding_window is " + std::to_string(*window) + ", outside [1, 16777216]");
+  const int window = gguf_sliding_window(k);
   // Which layers slide: the file's pattern when it has one, else gpt-oss's rule (even layers).
   const std::optional<std::vector<int64_t>> pattern = k.get_per_layer("attention.sliding_window_pattern", c.n_layers);
   c.expand_layer_specs();
   for (int l = 0; l < c.n_layers; ++l) {
     LayerSpec& s = c.layer_specs[std::size_t(l)];
     s.moe = true;
-    s.sliding_window = (pattern ? (*pattern)[std::size_t(l)] != 0 : l % 2 == 0) ? int(*window) : 0;
+    s.sliding_window = (pattern ? (*pattern)[std::size_t(l)] != 0 : l % 2 == 0) ? window : 0;
   }
 }
 

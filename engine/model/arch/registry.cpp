@@ -31,6 +31,15 @@ std::optional<std::vector<int64_t>> GgufKeys::get_per_layer(const std::string& k
 
 void GgufKeys::fail(const std::string& what) const { throw std::runtime_error("'" + file.name() + "': " + what); }
 
+int gguf_sliding_window(const GgufKeys& k) {
+  const std::optional<int64_t> window = k.get_int("attention.sliding_window");
+  const std::string arch = k.prefix.substr(0, k.prefix.size() - 1);
+  if (!window) k.fail("a " + arch + " model needs " + k.prefix + "attention.sliding_window");
+  if (*window < 1 || *window > (1 << 24))
+    k.fail(k.prefix + "attention.sliding_window is " + std::to_string(*window) + ", outside [1, 16777216]");
+  return int(*window);
+}
+
 const std::vector<const ModelFamily*>& model_families() {
   static const std::vector<const ModelFamily*> all = {
       &kLlamaFamily,   &kQwen2Family,   &kQwen3Family,  &kQwen3MoeFamily,  &kGemma3Family, &kPhi3Family,
