@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -290,10 +291,17 @@ class Backend {
   /// x[n] += y[n].
   virtual void add(float* x, const float* y, int64_t n) = 0;
 
+  /// Called by pack_weights with a range of a part's bytes (whole rows) it will not read again,
+  /// while it is still packing: the caller may drop them (a mapped file's pages), so a large
+  /// matrix's source and its packed copy are never resident together in full.
+  using SourceDone = std::function<void(const void* data, std::size_t bytes)>;
   /// Packs `parts` (stacked along the output dimension, each [rows_i, k], see WeightPart) for
-  /// linear(). The originals are not referenced afterwards. Throws std::invalid_argument when k
+  /// linear(). The originals are not referenced afterwards. `source_done` (optional) hears of the
+  /// parts' rows as they are finished, in bands (a backend that copies in one go may report
+  /// nothing: the caller releases the whole parts after). Throws std::invalid_argument when k
   /// is not a whole number of a part's blocks or a conversion is not one WeightPart allows.
-  virtual std::unique_ptr<PackedWeights> pack_weights(std::span<const WeightPart> parts, int k);
+  virtual std::unique_ptr<PackedWeights> pack_weights(std::span<const WeightPart> parts, int k,
+                                                      const SourceDone& source_done = {});
   /// out[T, n] = x[T, k] · w^T. Batch invariant: row t of out depends only on row t of x, bitwise,
   /// whatever T is. Float32 weights give the same values as matmul() on the unpacked matrix.
   virtual void linear(float* out, const float* x, const PackedWeights& w, int T);

@@ -206,7 +206,8 @@ struct DefaultPackedWeights final : PackedWeights {
 
 }  // namespace
 
-std::unique_ptr<PackedWeights> Backend::pack_weights(std::span<const WeightPart> parts, int k) {
+std::unique_ptr<PackedWeights> Backend::pack_weights(std::span<const WeightPart> parts, int k,
+                                                     const SourceDone& /*source_done*/) {
   auto p = std::make_unique<DefaultPackedWeights>();
   p->cols = k;
   for (const WeightPart& part : parts) {

@@ -73,9 +73,23 @@ class CpuBackend final : public kernels::Backend {
     linear(out, x, packed, T);
   }
 
-  std::unique_ptr<PackedWeights> pack_weights(std::span<const WeightPart> parts, int k) override {
+  // In bands of about kPackBand packed bytes when the caller wants the source back as it goes:
+  // each band's source rows are reported once its panels are filled (a 1.1 GiB classifier then
+  // holds its file pages and its packed copy together for one band, not for the whole matrix).
+  std::unique_ptr<PackedWeights> pack_weights(std::span<const WeightPart> parts, int k,
+                                              const SourceDone& source_done = {}) override {
+    constexpr std::size_t kPackBand = 64u << 20;
     auto p = std::make_unique<CpuPackedWeights>(parts, k);
-    pool_.parallel_chunks(p->num_panels(), 16, [&](int64_t b, int64_t e, int) { p->fill(int(b), int(e)); });
+    const int n = p->num_panels();
+    const int band =
+        !source_done || n == 0
+            ? std::max(n, 1)
+            : int(std::clamp<std::size_t>(kPackBand / std::max<std::size_t>(p->bytes / n, 1), 16, std::size_t(n)));
+    for (int b0 = 0; b0 < n; b0 += band) {
+      const int b1 = std::min(n, b0 + band);
+      pool_.parallel_chunks(b1 - b0, 16, [&](int64_t b, int64_t e, int) { p->fill(b0 + int(b), b0 + int(e)); });
+      if (source_done) p->for_each_source(b0, b1, source_done);
+    }
     return p;
   }
 

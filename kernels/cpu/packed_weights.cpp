@@ -107,6 +107,22 @@ void CpuPackedWeights::fill(int p0, int p1) {
   }
 }
 
+void CpuPackedWeights::for_each_source(int p0, int p1, const kernels::Backend::SourceDone& fn) const {
+  for (const Segment& s : segments_) {
+    const int b = std::max(p0, s.first_panel), e = std::min(p1, s.first_panel + s.num_panels);
+    if (b >= e) continue;
+    const int r0 = (b - s.first_panel) * kPanel, r1 = std::min(s.rows, (e - s.first_panel) * kPanel);
+    int at = 0;  // the segment's row where part i starts
+    for (int i = s.first_part; i < s.first_part + s.num_parts; at += parts_[i].rows, ++i) {
+      const auto& part = parts_[i];
+      const int lo = std::max(r0, at), hi = std::min(r1, at + part.rows);
+      if (lo >= hi) continue;
+      const std::size_t row_bytes = kernels::dtype_row_bytes(part.dtype, cols);
+      fn(static_cast<const uint8_t*>(part.data) + std::size_t(lo - at) * row_bytes, std::size_t(hi - lo) * row_bytes);
+    }
+  }
+}
+
 void CpuPackedWeights::fill_float_panel(const Segment& s, int p) {
   const int k = cols;
   std::vector<float> rowbuf(std::size_t(kPanel) * k);

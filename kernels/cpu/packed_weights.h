@@ -47,6 +47,11 @@ class CpuPackedWeights final : public kernels::PackedWeights {
   /// Disjoint ranges may be filled from different threads.
   void fill(int p0, int p1);
 
+  /// Calls fn(data, bytes) for each contiguous range of the parts' source rows that panels
+  /// [p0, p1) are packed from (whole rows; a part split over two panel ranges is reported in
+  /// pieces).
+  void for_each_source(int p0, int p1, const kernels::Backend::SourceDone& fn) const;
+
   /// Panels of all segments together.
   int num_panels() const { return num_panels_; }
   const std::vector<Segment>& segments() const { return segments_; }

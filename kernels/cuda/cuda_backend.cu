@@ -173,7 +173,8 @@ class CudaBackend final : public kernels::Backend {
   DType auto_weight_type(DType file) const override { return file == DType::kF16 ? DType::kF16 : DType::kBF16; }
 
   // ---- weights and GEMMs ----
-  std::unique_ptr<kernels::PackedWeights> pack_weights(std::span<const kernels::WeightPart> parts, int k) override {
+  std::unique_ptr<kernels::PackedWeights> pack_weights(std::span<const kernels::WeightPart> parts, int k,
+                                                       const SourceDone& /*source_done*/ = {}) override {
     bind();
     bool all_f32 = true, all_f16 = true;
     for (const auto& part : parts) {

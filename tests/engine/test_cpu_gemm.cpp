@@ -110,6 +110,44 @@ class TestCpuGemm : public QObject {
     }
   }
 
+  // for_each_source maps panels back to the source rows they are packed from: each panel's
+  // rows, whole rows inside one part, every row of every part exactly once over all panels (the
+  // loader drops a mapped file's pages by these ranges while a matrix is packed).
+  void sourceRangesOfPanels() {
+    const int k = 8;
+    auto w = randomVec(size_t(57) * k, rng_);
+    const int rows[] = {20, 7, 30};  // segments: float32 rows 0..19, bfloat16 rows 20..56
+    const WeightPart parts[] = {{w.data(), rows[0], WeightType::kF32, WeightType::kF32},
+                                {w.data() + 20 * k, rows[1], WeightType::kF32, WeightType::kBF16},
+                                {w.data() + 27 * k, rows[2], WeightType::kF32, WeightType::kBF16}};
+    cpu::CpuPackedWeights p(parts, k);
+    QCOMPARE(int(p.segments().size()), 2);
+    std::vector<int> seen(57, 0);
+    const auto* base = reinterpret_cast<const uint8_t*>(w.data());
+    for (int panel = 0; panel < p.num_panels(); ++panel) {
+      const auto& seg = panel < p.segments()[1].first_panel ? p.segments()[0] : p.segments()[1];
+      p.for_each_source(panel, panel + 1, [&](const void* data, std::size_t bytes) {
+        const std::ptrdiff_t off = static_cast<const uint8_t*>(data) - base;
+        QVERIFY(off >= 0 && off % (k * 4) == 0 && bytes % (k * 4) == 0 && bytes > 0);
+        const int r0 = int(off / (k * 4)), r1 = r0 + int(bytes / (k * 4));
+        QVERIFY((r0 < 20) == (r1 <= 20) && (r0 < 27) == (r1 <= 27));  // inside one part
+        for (int r = r0; r < r1; ++r) {
+          QCOMPARE((r - seg.row0) / 16, panel - seg.first_panel);
+          ++seen[r];
+        }
+      });
+    }
+    for (int r = 0; r < 57; ++r) QCOMPARE(seen[r], 1);
+    // pack_weights reports the same rows as it packs (one band for a matrix this small).
+    std::fill(seen.begin(), seen.end(), 0);
+    auto be = cpu::make_cpu_backend(2, cpu::detect_isa());
+    auto packed = be->pack_weights(parts, k, [&](const void* data, std::size_t bytes) {
+      const int r0 = int((static_cast<const uint8_t*>(data) - base) / (k * 4));
+      for (int r = r0; r < r0 + int(bytes / (k * 4)); ++r) ++seen[r];
+    });
+    for (int r = 0; r < 57; ++r) QCOMPARE(seen[r], 1);
+  }
+
   // Each level against a double reference: float32 rel. error < 1e-6; bfloat16 computes with W
   // rounded to bfloat16 and x as it is (vdpbf16ps, kAvx512Bf16: x rounded to bfloat16 too), rel.
   // error < 1e-6 against that.

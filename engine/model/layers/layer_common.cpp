@@ -28,7 +28,7 @@ std::unique_ptr<kernels::PackedWeights> WeightPacker::pack(std::span<const Part>
     if (!previous || std::string_view(previous) != p.name) ++type_counts_[kernels::dtype_name(as)];
     previous = p.name;
   }
-  auto packed = ops_.pack_weights(wp, k);
+  auto packed = ops_.pack_weights(wp, k, packed_);  // the file's pages go band by band
   if (packed_)
     for (const Part& p : parts) packed_(p.tensor.data, p.tensor.bytes(std::size_t(p.rows) * k));
   return packed;
