@@ -190,7 +190,7 @@ bool ChatSession::startReply(const QList<MessageRecord>& history, const QString&
   replyDirty_ = false;
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   lastRequest_ = buildChatMessages(systemPrompt(), history, userText);
-  requestId_ = backend_->submit(lastRequest_, samplingParams());
+  requestId_ = backend_->submit(lastRequest_, samplingParams(), /*continueLast=*/false, settings_->reasoning());
   replyClock_.start();
   saveTimer_.start();
   emit contextChanged();

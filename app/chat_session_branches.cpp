@@ -127,7 +127,7 @@ bool ChatSession::continueReply() {
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   messages_->setStreaming(last, true);
   lastRequest_ = request;
-  requestId_ = backend_->submit(request, samplingParams(), /*continueLast=*/true);
+  requestId_ = backend_->submit(request, samplingParams(), /*continueLast=*/true, settings_->reasoning());
   replyClock_.start();
   saveTimer_.start();
   emit contextChanged();

@@ -121,10 +121,13 @@ void EngineClient::setMonitoring(bool on, int minIntervalMs) {
 }
 
 QString EngineClient::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                             bool continueLast) {
+                             bool continueLast, const QString& reasoning) {
   const QString id = QStringLiteral("req-%1").arg(nextRequestId_++);
   QMetaObject::invokeMethod(
-      worker_, [w = worker_, id, messages, params, continueLast] { w->submit(id, messages, params, continueLast); },
+      worker_,
+      [w = worker_, id, messages, params, continueLast, reasoning] {
+        w->submit(id, messages, params, continueLast, reasoning);
+      },
       Qt::QueuedConnection);
   return id;
 }

@@ -78,7 +78,7 @@ class EngineClient : public ChatBackend {
   /// arrive via stepFinished(). With `continueLast` the last message is an assistant reply the
   /// model continues (a cut-off answer): the prompt ends inside it.
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                 bool continueLast = false) override;
+                 bool continueLast = false, const QString& reasoning = QString()) override;
   /// Asks the worker to stop a request; its last delta has finish reason "abort".
   void cancel(const QString& requestId) override;
   /// "local:<model name>".

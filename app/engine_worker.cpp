@@ -157,16 +157,17 @@ void EngineWorker::load(int generation) {
                    ? QString::fromStdString(chatTemplate_->name())
                    : tr("the model's own (%1 format)").arg(QString::fromStdString(chatTemplate_->family())));
   emit contextLengthKnown(engine_->engine_config().max_model_len);
-  emit samplingDefaultsKnown(PaneSettings::modelDefaultsMap(engine_->sampling_defaults()));
+  emit samplingDefaultsKnown(modelDefaults());
   emit modelLoaded(name, details, numBlocks, generation);
   maybeSnapshot(/*force=*/true);
   scheduleStep();  // requests submitted while loading
 }
 
 void EngineWorker::submit(const QString& requestId, const QList<PromptMessage>& messages,
-                          const pagedchat::SamplingParams& params, bool continueLast) {
+                          const pagedchat::SamplingParams& params, bool continueLast, const QString& reasoning) {
   Command c;
   c.continueLast = continueLast;
+  c.reasoning = reasoning;
   c.requestId = requestId;
   c.messages = messages;
   c.params = params;
@@ -206,6 +207,22 @@ void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages,
   emit tokenCountReady(ticket, count);
 }
 
+QVariantMap EngineWorker::modelDefaults() const {
+  QVariantMap defaults = PaneSettings::modelDefaultsMap(engine_->sampling_defaults());
+  const pagedchat::ReasoningControls& reasoning = chatTemplate_->reasoning_controls();
+  // A model that reasons writes its thinking before the answer: 256 tokens end most replies
+  // inside it. Its limit is the context (the request gets what the conversation leaves), unless
+  // its generation_config.json says otherwise.
+  if (reasoning.reasons && !defaults.contains(QStringLiteral("maxTokens")))
+    defaults.insert(QStringLiteral("maxTokens"),
+                    std::min(PaneSettings::kMaxTokensLimit, engine_->engine_config().max_model_len));
+  QStringList choices;
+  for (std::string_view c : pagedchat::reasoning_choices(reasoning))
+    choices.append(QString::fromUtf8(c.data(), qsizetype(c.size())));
+  defaults.insert(QStringLiteral("reasoningChoices"), choices);
+  return defaults;
+}
+
 pagedchat::ChatEncodeOptions EngineWorker::chatEncodeOptions() const {
   const pagedchat::ModelConfig& mc = engine_->model_config();
   return pagedchat::chat_encode_options(engine_->tokenizer(), mc.add_bos, mc.bos_id);
@@ -237,6 +254,7 @@ void EngineWorker::drainCommands() {
       // max_model_len rather than truncating it), and the oldest turns make room when needed.
       pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
       encode.continue_final_message = c.continueLast;
+      pagedchat::apply_reasoning_choice(encode, chatTemplate_->reasoning_controls(), c.reasoning.toStdString());
       // A hybrid model's next turn resumes from the state checkpoint of what it repeats.
       encode.find_stable_prefix = engine_->model_config().num_recurrent_layers() > 0;
       const pagedchat::ChatPrompt prompt = pagedchat::fit_chat(

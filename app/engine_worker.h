@@ -85,8 +85,10 @@ class EngineWorker : public QObject {
   /// the engine refuses (duplicate id, bad params or roles, newest message longer than the
   /// context, no model) is reported by requestRejected(). With `continueLast` the last message
   /// is an assistant reply the model continues (the prompt ends inside it, not after its turn).
+  /// `reasoning` (PaneSettings::reasoning) sets the template's thinking switch or effort where
+  /// it has one (pagedchat::apply_reasoning_choice); otherwise the template's default holds.
   void submit(const QString& requestId, const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-              bool continueLast = false);
+              bool continueLast = false, const QString& reasoning = QString());
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
   /// Counts the tokens of `messages` as the next request would send them (pagedchat::fit_chat
@@ -135,7 +137,13 @@ class EngineWorker : public QObject {
     QList<PromptMessage> messages;
     pagedchat::SamplingParams params;
     bool continueLast = false;
+    QString reasoning;
   };
+
+  /// The loaded model's suggestions for the panes' settings (PaneSettings::setModelDefaults):
+  /// generation_config.json's, the context as the max tokens of a model that reasons, and the
+  /// reasoning choices its chat template offers.
+  QVariantMap modelDefaults() const;
 
   void scheduleStep();
   void runStep();

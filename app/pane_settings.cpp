@@ -4,6 +4,8 @@
 #include <optional>
 #include <type_traits>
 
+#include "engine/text/reasoning_controls.h"
+
 namespace {
 
 struct Range {
@@ -112,15 +114,37 @@ void PaneSettings::setSeed(const QString& seed) {
   emit changed();
 }
 
+void PaneSettings::setReasoning(const QString& choice) {
+  if (choice == reasoning_ || !pagedchat::is_reasoning_choice(choice.toStdString())) return;
+  reasoning_ = choice;
+  emit changed();
+}
+
+QStringList PaneSettings::reasoningChoices() const {
+  return modelDefaults_.value(QStringLiteral("reasoningChoices")).toStringList();
+}
+
 QString PaneSettings::summary() const {
-  return tr("temperature %1 · top-p %2 · top-k %3 · min-p %4 · repetition %5 · max %6 tokens · seed %7")
-      .arg(temperature_)
-      .arg(topP_)
-      .arg(topK_ == 0 ? tr("off") : QString::number(topK_))
-      .arg(minP_)
-      .arg(repetitionPenalty_)
-      .arg(maxTokens_)
-      .arg(seed_ == QLatin1String("random") ? tr("random") : seed_);
+  QString s = tr("temperature %1 · top-p %2 · top-k %3 · min-p %4 · repetition %5 · max %6 tokens · seed %7")
+                  .arg(temperature_)
+                  .arg(topP_)
+                  .arg(topK_ == 0 ? tr("off") : QString::number(topK_))
+                  .arg(minP_)
+                  .arg(repetitionPenalty_)
+                  .arg(maxTokens_)
+                  .arg(seed_ == QLatin1String("random") ? tr("random") : seed_);
+  if (!reasoning_.isEmpty() && reasoningChoices().contains(reasoning_))
+    s += tr(" · reasoning %1").arg(reasoningChoiceName(reasoning_));
+  return s;
+}
+
+QString PaneSettings::reasoningChoiceName(const QString& choice) const {
+  if (choice == QLatin1String("on")) return tr("on");
+  if (choice == QLatin1String("off")) return tr("off");
+  if (choice == QLatin1String("low")) return tr("low");
+  if (choice == QLatin1String("medium")) return tr("medium");
+  if (choice == QLatin1String("high")) return tr("high");
+  return tr("the model's default");
 }
 
 QVariantMap PaneSettings::validate(const QVariantMap& values) const {
@@ -149,6 +173,9 @@ QVariantMap PaneSettings::validate(const QVariantMap& values) const {
       errors.insert(QStringLiteral("maxTokens"),
                     tr("Max tokens must be a whole number from 1 to %1.").arg(kMaxTokensLimit));
   }
+  if (values.contains(QStringLiteral("reasoning")) &&
+      !pagedchat::is_reasoning_choice(values.value(QStringLiteral("reasoning")).toString().toStdString()))
+    errors.insert(QStringLiteral("reasoning"), tr("Reasoning must be on, off, low, medium, high or empty."));
   if (values.contains(QStringLiteral("seed"))) {
     const QString s = values.value(QStringLiteral("seed")).toString();
     if (!isRandomSeed(s)) {
@@ -193,12 +220,14 @@ void PaneSettings::assign(const QVariantMap& values) {
   if (values.contains(QStringLiteral("maxTokens")))
     setMaxTokens(static_cast<int>(*parseInteger(values.value(QStringLiteral("maxTokens")))));
   if (values.contains(QStringLiteral("seed"))) setSeed(values.value(QStringLiteral("seed")).toString());
+  if (values.contains(QStringLiteral("reasoning"))) setReasoning(values.value(QStringLiteral("reasoning")).toString());
   blockSignals(wasBlocked);
 }
 
 void PaneSettings::reset(bool includingPrompt) {
   QVariantMap map = defaults();
   map.insert(QStringLiteral("seed"), QStringLiteral("random"));
+  map.insert(QStringLiteral("reasoning"), QString());  // the model's default
   if (includingPrompt) map.insert(QStringLiteral("systemPrompt"), QString());
   apply(map);
   customized_.clear();
@@ -213,12 +242,13 @@ QVariantMap PaneSettings::defaults() const {
 }
 
 void PaneSettings::setModelDefaults(const QVariantMap& defaults) {
+  const bool choicesChanged = reasoningChoices() != defaults.value(QStringLiteral("reasoningChoices")).toStringList();
   modelDefaults_ = defaults;
   QVariantMap follow = this->defaults();
   for (const QString& key : std::as_const(customized_)) follow.remove(key);
   const QVariantMap old = toMap();
   assign(follow);
-  if (toMap() != old) emit changed();
+  if (choicesChanged || toMap() != old) emit changed();
 }
 
 QStringList PaneSettings::customized() const {
@@ -253,6 +283,7 @@ QVariantMap PaneSettings::toMap() const {
           {QStringLiteral("repetitionPenalty"), repetitionPenalty_},
           {QStringLiteral("maxTokens"), maxTokens_},
           {QStringLiteral("seed"), seed_},
+          {QStringLiteral("reasoning"), reasoning_},
           {QStringLiteral("customized"), customized()}};
 }
 

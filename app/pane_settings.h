@@ -10,8 +10,9 @@
 #include "engine/sample/sampling_defaults.h"
 #include "engine/sample/sampling_params.h"
 
-/// The settings of one pane: the system prompt put before every request and the sampling
-/// parameters (temperature, top-p, top-k, min-p, repetition penalty, max tokens, seed). Setters
+/// The settings of one pane: the system prompt put before every request, the sampling
+/// parameters (temperature, top-p, top-k, min-p, repetition penalty, max tokens, seed) and the
+/// reasoning choice (thinking on/off, effort) for models whose template has one. Setters
 /// clamp to the allowed range; apply() takes values as the settings popup gives them (text
 /// fields), checks them all and changes nothing unless every one is valid, returning the error
 /// messages by field. toMap()/fromMap() are the form stored in pagedchat.ini (per pane) and in
@@ -32,6 +33,13 @@ class PaneSettings : public QObject {
   Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY changed)
   /// "random" or a non-negative integer.
   Q_PROPERTY(QString seed READ seed WRITE setSeed NOTIFY changed)
+  /// The reasoning choice sent with each request: "" (the model's default), "on" / "off"
+  /// (thinking) or "low" / "medium" / "high" (effort); see pagedchat::apply_reasoning_choice. A
+  /// choice the loaded model has no switch for is kept and does nothing.
+  Q_PROPERTY(QString reasoning READ reasoning WRITE setReasoning NOTIFY changed)
+  /// The choices the loaded model's chat template offers (modelDefaults' "reasoningChoices";
+  /// empty for a model without a reasoning switch), for the settings popup.
+  Q_PROPERTY(QStringList reasoningChoices READ reasoningChoices NOTIFY changed)
   /// One line summing the settings up, for the pane header's tool tip.
   Q_PROPERTY(QString summary READ summary NOTIFY changed)
 
@@ -57,7 +65,13 @@ class PaneSettings : public QObject {
   QString seed() const { return seed_; }
   /// "random" (or empty) or a non-negative integer; anything else is ignored (see apply()).
   void setSeed(const QString& seed);
+  QString reasoning() const { return reasoning_; }
+  /// Ignored unless pagedchat::is_reasoning_choice(choice).
+  void setReasoning(const QString& choice);
+  QStringList reasoningChoices() const;
   QString summary() const;
+  /// A reasoning choice as the settings show it ("on", "low", ...; "" = "the model's default"), translated.
+  Q_INVOKABLE QString reasoningChoiceName(const QString& choice) const;
 
   /// Checks `values` (keys as the properties; values as text or numbers). Returns field -> error
   /// message for each invalid one (empty when all are valid). Changes nothing.
@@ -70,6 +84,7 @@ class PaneSettings : public QObject {
 
   /// The loaded model's suggestions (keys as modelDefaultsMap() writes them; {} for none):
   /// every field not customized takes its value (or the app's default where the model has none).
+  /// "reasoningChoices" (a string list) says which reasoning choices the model offers.
   void setModelDefaults(const QVariantMap& defaults);
   QVariantMap modelDefaults() const { return modelDefaults_; }
   /// The sampling fields (property names) the user set to something else than the default.
@@ -102,6 +117,7 @@ class PaneSettings : public QObject {
   double repetitionPenalty_ = 1.0;
   int maxTokens_ = 256;
   QString seed_ = QStringLiteral("random");
+  QString reasoning_;
   QVariantMap modelDefaults_;
   QSet<QString> customized_;
 

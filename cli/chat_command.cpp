@@ -29,6 +29,7 @@ struct ChatOptions {
   std::string system;
   std::string chat_template = "auto";
   long long seed = -1;
+  std::string reasoning;  ///< "" (the template's default), on, off, low, medium, high
   bool verbose = false;
 };
 
@@ -85,6 +86,16 @@ int run_chat(ChatOptions& opt) {
 
   const ModelConfig& mc = engine.model_config();
   ChatEncodeOptions encode = chat_encode_options(tokenizer, mc.add_bos, mc.bos_id);
+  const ReasoningControls& reasoning = tmpl.reasoning_controls();
+  if (!opt.reasoning.empty() && !apply_reasoning_choice(encode, reasoning, opt.reasoning))
+    std::fprintf(stderr, "pagedchat-cli: warning: the chat template has no %s switch: --reasoning %s does nothing\n",
+                 opt.reasoning == "on" || opt.reasoning == "off" ? "thinking (enable_thinking)"
+                                                                 : "reasoning effort (reasoning_effort)",
+                 opt.reasoning.c_str());
+  // A model that reasons writes its thinking first: the reply may use the context left (as the
+  // app does), unless --max-tokens or the model's generation_config.json says otherwise.
+  if (reasoning.reasons && !opt.given.given().max_tokens && !engine.sampling_defaults().max_new_tokens)
+    opt.sampling.max_tokens = engine.engine_config().max_model_len;
   encode.find_stable_prefix = mc.num_recurrent_layers() > 0;  // where the next turn resumes
   bool warned = false;
   const int max_model_len = engine.engine_config().max_model_len;
@@ -157,6 +168,15 @@ Command add_chat_command(CLI::App& app) {
                   "llama3, deepseek-r1, phi3, gemma, gemma4, none) or a .jinja file");
   opt->given = add_sampling_options(cmd, s, "reply");
   cmd->add_option("--seed", opt->seed, "RNG seed of every reply");
+  cmd->add_option("--reasoning", opt->reasoning,
+                  "a reasoning model's thinking: on or off (templates with enable_thinking: Qwen3, Gemma 4), or "
+                  "its effort: low, medium or high (templates with reasoning_effort: gpt-oss); default: the "
+                  "template's")
+      ->check(CLI::IsMember({"on", "off", "low", "medium", "high"}));
+  cmd->add_option_function<bool>(
+         "--enable-thinking", [opt](bool on) { opt->reasoning = on ? "on" : "off"; },
+         "the same as --reasoning on (true) or off (false)")
+      ->excludes("--reasoning");
   cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
   add_dtype_options(cmd, opt->engine);
   add_device_options(cmd, opt->engine);

@@ -1505,6 +1505,34 @@
         <source>Seed must be &quot;random&quot; or a whole number of 0 or more.</source>
         <translation>Seed must be &quot;random&quot; or a whole number of 0 or more.</translation>
     </message>
+    <message>
+        <source> · reasoning %1</source>
+        <translation> · reasoning %1</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>on</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>low</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>medium</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>high</translation>
+    </message>
+    <message>
+        <source>the model&apos;s default</source>
+        <translation>the model&apos;s default</translation>
+    </message>
+    <message>
+        <source>Reasoning must be on, off, low, medium, high or empty.</source>
+        <translation>Reasoning must be on, off, low, medium, high or empty.</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettingsPopup</name>
@@ -1575,6 +1603,14 @@
     <message>
         <source>Apply the settings</source>
         <translation>Apply the settings</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>Reasoning</translation>
+    </message>
+    <message>
+        <source>Reasoning: thinking on or off, or its effort</source>
+        <translation>Reasoning: thinking on or off, or its effort</translation>
     </message>
 </context>
 <context>

@@ -1502,6 +1502,34 @@
         <source>Seed must be &quot;random&quot; or a whole number of 0 or more.</source>
         <translation>시드는 &quot;random&quot;이거나 0 이상의 정수여야 합니다.</translation>
     </message>
+    <message>
+        <source> · reasoning %1</source>
+        <translation> · 추론 %1</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>켬</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>낮음</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>보통</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>높음</translation>
+    </message>
+    <message>
+        <source>the model&apos;s default</source>
+        <translation>모델 기본값</translation>
+    </message>
+    <message>
+        <source>Reasoning must be on, off, low, medium, high or empty.</source>
+        <translation>추론은 켬, 끔, 낮음, 보통, 높음 중 하나이거나 비어 있어야 합니다.</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettingsPopup</name>
@@ -1572,6 +1600,14 @@
     <message>
         <source>Apply the settings</source>
         <translation>설정 적용</translation>
+    </message>
+    <message>
+        <source>Reasoning</source>
+        <translation>추론</translation>
+    </message>
+    <message>
+        <source>Reasoning: thinking on or off, or its effort</source>
+        <translation>추론: 생각 켜기/끄기 또는 추론 강도</translation>
     </message>
 </context>
 <context>

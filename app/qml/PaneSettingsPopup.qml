@@ -1,5 +1,6 @@
-// A pane's settings: system prompt and sampling parameters. The fields are checked together on
-// Apply (PaneSettings.apply); an invalid one shows why under it and nothing is changed.
+// A pane's settings: system prompt, sampling parameters and, for a model that has a switch for
+// it, reasoning (thinking on/off, effort). The fields are checked together on Apply
+// (PaneSettings.apply); an invalid one shows why under it and nothing is changed.
 pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
@@ -19,6 +20,20 @@ Dialog {
     property PaneEndpoints endpoints: null
     /// Field -> error message from the last Apply.
     property var errors: ({})
+    /// The reasoning choices offered: the loaded model's (its chat template's switches); a remote
+    /// pane's server is asked in the API's terms, so every choice is offered there. "" first:
+    /// the model's default.
+    readonly property var reasoningChoices: {
+        if (!settings)
+            return []
+        const offered = session && session.remote ? ["on", "off", "low", "medium", "high"] : settings.reasoningChoices
+        if (offered.length === 0 && settings.reasoning === "")
+            return []
+        const list = [""].concat(offered)
+        if (list.indexOf(settings.reasoning) < 0)
+            list.push(settings.reasoning)  // kept from another model: shown so it can be cleared
+        return list
+    }
 
     objectName: "paneSettingsPopup"
     title: qsTr("Settings of pane %1").arg(paneNumber)
@@ -40,6 +55,7 @@ Dialog {
         repetitionField.text = settings.repetitionPenalty.toString()
         maxTokensField.text = settings.maxTokens.toString()
         seedField.text = settings.seed
+        reasoningBox.currentIndex = Math.max(0, reasoningChoices.indexOf(settings.reasoning))
         backendSection.load()
     }
 
@@ -62,7 +78,8 @@ Dialog {
             minP: minPField.text,
             repetitionPenalty: repetitionField.text,
             maxTokens: maxTokensField.text,
-            seed: seedField.text
+            seed: seedField.text,
+            reasoning: reasoningChoices.length > 0 ? reasoningChoices[reasoningBox.currentIndex] : settings.reasoning
         })
         return Object.keys(errors).length === 0 && backendSection.apply()
     }
@@ -161,6 +178,20 @@ Dialog {
                     hint: "random"
                     Layout.columnSpan: 2
                 }
+            }
+            Label {
+                visible: popup.reasoningChoices.length > 0
+                text: qsTr("Reasoning")
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+            }
+            ComboBox {
+                id: reasoningBox
+                objectName: "setting_reasoning"
+                visible: popup.reasoningChoices.length > 0
+                Layout.fillWidth: true
+                model: popup.reasoningChoices.map(c => popup.settings.reasoningChoiceName(c))
+                Accessible.name: qsTr("Reasoning: thinking on or off, or its effort")
             }
         }
     }

@@ -99,7 +99,7 @@ QNetworkRequest RemoteChatBackend::request(const QString& path) const {
 }
 
 QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                                  bool continueLast) {
+                                  bool continueLast, const QString& reasoning) {
   const QString id = QStringLiteral("remote-%1").arg(nextId_++);
   QJsonArray chat;
   for (const PromptMessage& m : messages)
@@ -117,6 +117,11 @@ QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pa
   if (params.repetition_penalty != 1.0f)
     body.insert(QStringLiteral("repetition_penalty"), jsonNumber(params.repetition_penalty));
   if (params.seed) body.insert(QStringLiteral("seed"), static_cast<qint64>(*params.seed));
+  if (reasoning == QLatin1String("on") || reasoning == QLatin1String("off"))
+    body.insert(QStringLiteral("chat_template_kwargs"),
+                QJsonObject{{QStringLiteral("enable_thinking"), reasoning == QLatin1String("on")}});
+  else if (!reasoning.isEmpty())
+    body.insert(QStringLiteral("reasoning_effort"), reasoning);
   if (continueLast) {  // vLLM's way to continue the last assistant message
     body.insert(QStringLiteral("continue_final_message"), true);
     body.insert(QStringLiteral("add_generation_prompt"), false);

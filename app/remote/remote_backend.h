@@ -48,8 +48,11 @@ class RemoteChatBackend : public ChatBackend {
   /// The model's context length as its /models entry gave it (vLLM's max_model_len; 0 = unknown).
   int maxModelLen() const { return maxModelLen_; }
 
+  /// A reasoning choice goes as the API spells it: "low" / "medium" / "high" as OpenAI's
+  /// `reasoning_effort`, "on" / "off" as `chat_template_kwargs.enable_thinking` (vLLM,
+  /// llama-server and PagedChat's server read it).
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                 bool continueLast = false) override;
+                 bool continueLast = false, const QString& reasoning = QString()) override;
   void cancel(const QString& requestId) override;
   /// "remote:<model>@<baseUrl>".
   QString backendLabel() const override;

@@ -210,6 +210,7 @@ ChatTemplate ChatTemplate::builtin(const std::string& name) {
   t.origin_ = "chat template '" + b.name + "'";
   t.jinja_ = parsed[size_t(&b - builtin_chat_templates().data())];
   if (b.name == "gemma4") t.reasoning_field_ = "reasoning_content";  // stored reasoning is dropped
+  t.reasoning_ = reasoning_controls_of(b.source, b.name);
   return t;
 }
 
@@ -221,6 +222,7 @@ ChatTemplate ChatTemplate::from_jinja(const std::string& source, const std::stri
     t.reasoning_field_ = "thinking";  // Harmony (gpt-oss)
   else if (contains(source, "<|channel>") && contains(source, "<channel|>"))
     t.reasoning_field_ = "reasoning_content";  // Gemma 4
+  t.reasoning_ = reasoning_controls_of(source);
   t.origin_ = origin;
   try {
     t.jinja_ = std::make_shared<const jinja::Template>(source, origin);

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/text/reasoning_controls.h"
 #include "engine/text/templated_text.h"
 
 namespace pagedchat {
@@ -108,6 +109,9 @@ class ChatTemplate {
   bool is_builtin() const { return name_ != "jinja"; }
   /// What to show: "llama3" for a built-in; "the model's (llama3)" style text is up to the UI.
   const std::string& origin() const { return origin_; }
+  /// The reasoning switches its text has (enable_thinking, reasoning_effort) and whether the
+  /// model reasons (reasoning_controls_of()).
+  const ReasoningControls& reasoning_controls() const { return reasoning_; }
   /// Text that ends a reply of this format when the model writes it (e.g. "<|im_end|>",
   /// "<|eot_id|>", "[INST]"); empty for "none". See chat_stop_conditions().
   const std::vector<std::string>& end_of_turn_markers() const;
@@ -135,6 +139,7 @@ class ChatTemplate {
   /// (gpt-oss: "<|channel|>" and "<|message|>" in the source), "reasoning_content" for Gemma 4's
   /// ("<|channel>" and "<channel|>"); empty: the content as stored.
   std::string reasoning_field_;
+  ReasoningControls reasoning_;
   TemplatedText render_jinja(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
                              std::string* warning) const;
   TemplatedText render_split(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,

@@ -105,6 +105,7 @@ class TestGuiPanes : public QObject {
   void settingsDialogFitsLargeKorean();
   void errorBannerCloses();
   void remotePaneThroughSettings();
+  void reasoningSetting();
   void renderingBenchmark();
   void cleanupTestCase();
 };
@@ -489,6 +490,46 @@ void TestGuiPanes::remotePaneThroughSettings() {
   QVERIFY(!serverSwitch->property("checked").toBool());  // off by default
   const QStringList bad = unnamedControls(window);
   QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
+}
+
+void TestGuiPanes::reasoningSetting() {
+  // The pane settings offer the loaded model's reasoning switch (stories260K under Gemma 4's
+  // template: thinking on or off), the choice is applied and kept, and a model without a switch
+  // shows no such row.
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  AppOptions options = optionsFor(dir.path());
+  options.chatTemplate = QStringLiteral("gemma4");
+  AppController controller(options);
+  controller.start();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QTRY_VERIFY2_WITH_TIMEOUT(controller.engine()->isReady(), qPrintable(controller.engine()->loadError()), 60000);
+  QQuickItem* root = window->contentItem();
+  QQuickItem* pane = findItem(root, QStringLiteral("chatPane0"));
+  PaneSettings* settings = controller.panes()->sessionAt(0)->settings();
+  QTRY_COMPARE(settings->reasoningChoices(), (QStringList{"on", "off"}));
+  QCOMPARE(settings->maxTokens(), 512);  // a model that reasons: the context, not 256
+  QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
+  QTRY_VERIFY(apptest::findVisibleItem(root, QStringLiteral("applySettingsButton")));
+  QQuickItem* box = apptest::findVisibleItem(root, QStringLiteral("setting_reasoning"));
+  QVERIFY(box);
+  QCOMPARE(box->property("count").toInt(), 3);  // the model's default, on, off
+  box->setProperty("currentIndex", 1);
+  QCOMPARE(box->property("currentText").toString(), QStringLiteral("on"));
+  QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
+  QTRY_VERIFY(!apptest::findVisibleItem(root, QStringLiteral("applySettingsButton")));
+  QCOMPARE(settings->reasoning(), QStringLiteral("on"));
+  QVERIFY(settings->summary().contains(QStringLiteral("reasoning on")));
+  // Another model without a switch: the row is gone (the kept choice is shown only to be cleared).
+  settings->reset();
+  settings->setModelDefaults({});
+  QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
+  QTRY_VERIFY(apptest::findVisibleItem(root, QStringLiteral("applySettingsButton")));
+  QVERIFY(!apptest::findVisibleItem(root, QStringLiteral("setting_reasoning")));
   APPTEST_VERIFY_NO_WARNINGS();
 }
 

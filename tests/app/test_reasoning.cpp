@@ -3,12 +3,17 @@
 // opens the reasoning (DeepSeek-R1's generation prompt ends with "<think>\n") gives a reply whose
 // text starts with the tag, so that it is shown, stored and sent again like any reasoning reply;
 // the conversation sent again keeps the stored text and the template drops the old reasoning.
+// The pane's reasoning setting: the choices the loaded model's template offers, what a choice
+// does to the prompt the worker sends, and the max-tokens default of a model that reasons.
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
 #include "app/engine_worker.h"
 #include "app/message_list_model.h"
+#include "app/pane_settings.h"
 #include "app/reasoning.h"
 #include "app_test_util.h"
 #include "engine/text/chat_template.h"
@@ -133,6 +138,105 @@ class TestReasoning : public QObject {
         QVERIFY(splitReasoning(text).hasReasoning);
       } else {
         QVERIFY2(!text.startsWith(QStringLiteral("<think>")), qPrintable(text));
+      }
+    }
+  }
+
+  // The setting itself: validated, stored, reset to the model's default; the choices come with
+  // the model's suggestions and the summary names a choice only where the model has it.
+  void paneSetting() {
+    PaneSettings s;
+    QCOMPARE(s.reasoning(), QString());
+    QVERIFY(s.reasoningChoices().isEmpty());
+    QVERIFY(s.validate({{QStringLiteral("reasoning"), QStringLiteral("max")}}).contains(QStringLiteral("reasoning")));
+    QVERIFY(!s.apply({{QStringLiteral("reasoning"), QStringLiteral("maximum")}}).isEmpty());
+    QCOMPARE(s.reasoning(), QString());
+    QSignalSpy changed(&s, &PaneSettings::changed);
+    QVERIFY(s.apply({{QStringLiteral("reasoning"), QStringLiteral("high")}}).isEmpty());
+    QCOMPARE(s.reasoning(), QStringLiteral("high"));
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(!s.summary().contains(QStringLiteral("reasoning")));  // the model has no effort
+    s.setModelDefaults({{QStringLiteral("reasoningChoices"), QStringList{"low", "medium", "high"}}});
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(s.reasoningChoices(), (QStringList{"low", "medium", "high"}));
+    QVERIFY2(s.summary().contains(QStringLiteral("reasoning high")), qPrintable(s.summary()));
+    PaneSettings restored;
+    restored.fromMap(s.toMap());
+    QCOMPARE(restored.reasoning(), QStringLiteral("high"));
+    QVariantMap stored = s.toMap();
+    stored.insert(QStringLiteral("reasoning"), QStringLiteral("bogus"));  // a hand-edited file
+    restored.fromMap(stored);
+    QCOMPARE(restored.reasoning(), QStringLiteral("high"));
+    s.reset();
+    QCOMPARE(s.reasoning(), QString());
+  }
+
+  // The worker offers the choices of the template it loaded, gives a model that reasons the
+  // context as its max tokens, and renders each request with its choice: Gemma 4's thinking
+  // switch and a template's reasoning_effort change the prompt; a choice the template has no
+  // switch for leaves it as the template's default.
+  void workerAppliesChoice() {
+    REQUIRE_MODEL_FILE(testpaths::stories260K());
+    QTemporaryDir dir;
+    const QString effortTemplate = dir.filePath(QStringLiteral("effort.jinja"));
+    {
+      QFile f(effortTemplate);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(
+          "{% for m in messages %}{{ m.content }}\n{% endfor %}"
+          "{% if reasoning_effort is defined %}Reasoning effort is {{ reasoning_effort }} today\n{% endif %}");
+    }
+    struct Case {
+      QString chatTemplate;
+      QStringList choices;
+      bool reasons;
+    };
+    for (const Case& c :
+         {Case{QStringLiteral("gemma4"), {"on", "off"}, true}, Case{effortTemplate, {"low", "medium", "high"}, true},
+          Case{QStringLiteral("llama-2"), {}, false}}) {
+      auto* worker = new EngineWorker(apptest::storiesConfig(), c.chatTemplate);
+      QThread thread;
+      worker->moveToThread(&thread);
+      connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
+      thread.start();
+      QSignalSpy loaded(worker, &EngineWorker::modelLoaded);
+      QSignalSpy defaults(worker, &EngineWorker::samplingDefaultsKnown);
+      QHash<QString, int> promptTokens;
+      connect(
+          worker, &EngineWorker::stepFinished, this,
+          [&](const QList<RequestDelta>& deltas) {
+            for (const RequestDelta& d : deltas)
+              if (d.finished) promptTokens.insert(d.requestId, d.numPromptTokens);
+          },
+          Qt::QueuedConnection);
+      QMetaObject::invokeMethod(worker, &EngineWorker::loadModel, Qt::QueuedConnection);
+      QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+      QCOMPARE(defaults.count(), 1);
+      const QVariantMap d = defaults.at(0).at(0).toMap();
+      QCOMPARE(d.value(QStringLiteral("reasoningChoices")).toStringList(), c.choices);
+      // stories260K's context is 512 and it has no generation_config.json.
+      QCOMPARE(d.contains(QStringLiteral("maxTokens")), c.reasons);
+      if (c.reasons) QCOMPARE(d.value(QStringLiteral("maxTokens")).toInt(), 512);
+      pagedchat::SamplingParams p;
+      p.temperature = 0;
+      p.max_tokens = 1;
+      const QList<PromptMessage> messages = {{MessageRole::kUser, QStringLiteral("Hi")}};
+      const QStringList all = {"", "on", "off", "low", "high"};
+      for (const QString& choice : all)
+        QMetaObject::invokeMethod(
+            worker, [worker, messages, p, choice] { worker->submit("r" + choice, messages, p, false, choice); },
+            Qt::QueuedConnection);
+      QTRY_COMPARE_WITH_TIMEOUT(promptTokens.size(), all.size(), 30000);
+      thread.quit();
+      thread.wait();
+      const int base = promptTokens.value(QStringLiteral("r"));
+      QVERIFY(base > 0);
+      for (const QString& choice : all) {
+        const int n = promptTokens.value("r" + choice);
+        // Gemma 4's default is thinking off; "on" adds the system turn with <|think|>.
+        const bool changes = c.choices.contains(choice) && choice != QLatin1String("off");
+        QVERIFY2((n != base) == changes,
+                 qPrintable(QStringLiteral("%1 '%2': %3 vs %4 tokens").arg(c.chatTemplate, choice).arg(n).arg(base)));
       }
     }
   }

@@ -7,6 +7,8 @@
 // keep what arrived, while the other panes go on. Also the SSE framing and the keychain's
 // "unavailable" report.
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -83,6 +85,7 @@ class TestRemotePane : public QObject {
   void serverKilledMidStream();
   void serverShutDownMidStream();
   void htmlErrorPageIsShortened();
+  void reasoningChoiceInRequest();
   void silentEndpointTimesOut();
   void tlsHandshakeWithPlainServer();
   void keychainUnavailableIsReported();
@@ -356,6 +359,38 @@ void TestRemotePane::htmlErrorPageIsShortened() {
   const QString error = s->errorText();
   QVERIFY2(error.contains("HTTP 502") && error.contains("502 Bad Gateway."), qPrintable(error));
   QVERIFY2(!error.contains('<') && !error.contains("nginx"), qPrintable(error));
+}
+
+void TestRemotePane::reasoningChoiceInRequest() {
+  // The pane's reasoning choice goes to a server in the API's terms: an effort as OpenAI's
+  // reasoning_effort, thinking on/off as chat_template_kwargs.enable_thinking; none by default.
+  QTcpServer web;
+  QVERIFY(web.listen(QHostAddress::LocalHost));
+  QList<QJsonObject> bodies;
+  connect(&web, &QTcpServer::newConnection, this, [&] {
+    answerRequests(web.nextPendingConnection(), [&](const QByteArray& request) {
+      if (request.startsWith("POST"))  // not the GET of /models
+        bodies.append(QJsonDocument::fromJson(request.mid(request.indexOf("\r\n\r\n") + 4)).object());
+      return QByteArray("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    });
+  });
+  QTemporaryDir dir;
+  auto app = startApp(dir);
+  ChatSession* s = app->panes()->sessionAt(0);
+  QCOMPARE(
+      app->endpoints()->useRemote(0, QStringLiteral("http://127.0.0.1:%1/v1").arg(web.serverPort()), "m", {}, true),
+      QString());
+  for (const QString& choice : {QString(), QStringLiteral("high"), QStringLiteral("off")}) {
+    QVERIFY(s->settings()->apply({{"reasoning", choice}}).isEmpty());
+    QVERIFY(s->sendText(QStringLiteral("Hello")));
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+  }
+  QCOMPARE(bodies.size(), 3);
+  QVERIFY(!bodies[0].contains("reasoning_effort") && !bodies[0].contains("chat_template_kwargs"));
+  QCOMPARE(bodies[1].value("reasoning_effort").toString(), QStringLiteral("high"));
+  QVERIFY(!bodies[1].contains("chat_template_kwargs"));
+  QCOMPARE(bodies[2].value("chat_template_kwargs").toObject().value("enable_thinking"), QJsonValue(false));
+  QVERIFY(!bodies[2].contains("reasoning_effort"));
 }
 
 void TestRemotePane::silentEndpointTimesOut() {

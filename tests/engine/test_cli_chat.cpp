@@ -96,6 +96,41 @@ class TestCliChat : public QObject {
     for (const auto& c : counts) QVERIFY(c.second <= 64 - 16);
   }
 
+  // --reasoning sets the template's switch: Gemma 4's template (thinking off by default) gets
+  // its "<|think|>" system turn with "on" (a longer prompt), the same as --enable-thinking true;
+  // a choice the template has no switch for is said, not silently dropped; a bad one is refused.
+  void reasoningChoice() {
+    auto promptTokens = [](const QStringList& extra) {
+      QStringList args = chatArgs(4);
+      args << "--chat-template"
+           << "gemma4" << extra;
+      const Run r = cli(args, "Hi\n");
+      const auto counts = cachedCounts(r.err);
+      return std::make_pair(counts.size() == 1 && r.exitCode == 0 ? counts[0].second : -1, r.err);
+    };
+    const int byDefault = promptTokens({}).first, off = promptTokens({"--reasoning", "off"}).first;
+    const int on = promptTokens({"--reasoning", "on"}).first;
+    QVERIFY(byDefault > 0);
+    QCOMPARE(off, byDefault);
+    QVERIFY2(on > off, qPrintable(QStringLiteral("%1 vs %2").arg(on).arg(off)));
+    QCOMPARE(promptTokens({"--enable-thinking", "true"}).first, on);
+    QCOMPARE(promptTokens({"--enable-thinking", "false"}).first, off);
+    const auto [high, err] = promptTokens({"--reasoning", "high"});
+    QCOMPARE(high, byDefault);
+    QVERIFY2(err.contains("no reasoning effort"), err.constData());
+    Run r = cli(chatArgs() << "--reasoning"
+                           << "max",
+                "Hi\n");
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.contains("--reasoning"), r.err.constData());
+    r = cli(chatArgs() << "--reasoning"
+                       << "on"
+                       << "--enable-thinking"
+                       << "true",
+            "Hi\n");
+    QVERIFY(r.exitCode != 0);
+  }
+
   void errorsGoToStderr() {
     Run r = cli({"chat", "--model", testpaths::stories260K(), "--chat-template", "llama2"});
     QVERIFY(r.exitCode != 0);
