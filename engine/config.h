@@ -101,6 +101,10 @@ struct LayerSpec {
   /// KV cache (Gemma 4's attention.shared_kv_layers; vLLM's kv_sharing_target_layer_name).
   int kv_source_layer = -1;
   bool shares_kv() const { return kv_source_layer >= 0; }
+  /// V is the layer's K projection: it has no V projection of its own (Gemma 4's
+  /// attention_k_eq_v global layers; a GGUF file says so by leaving out attn_v, a Hugging Face
+  /// config by this key, and the folder loader then refuses a v_proj there).
+  bool k_eq_v = false;
 };
 
 /// The shape of the Gated DeltaNet layers (Yang et al. 2024, "Gated Delta Networks"; transformers

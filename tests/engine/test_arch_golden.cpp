@@ -56,6 +56,10 @@ constexpr Case kCases[] = {
     // (tests/data/gemma4moe/README.md), f16 K/V as it ran, float32 weights throughout.
     {GEMMA4MOE_DIR "/gemma4moe-tiny.gguf", GEMMA4MOE_DIR "/gemma4moe-tiny.gguf", 3e-3, 3e-3,
      kernels::KvDType::kFloat16},  // 2.5e-4
+    // Gemma 4 E2B/E4B mechanisms in Hugging Face form (tests/data/gemma4ple/README.md): per-layer
+    // embeddings, KV-shared layers with a double-wide MLP, K = V on every global layer.
+    {GEMMA4PLE_DIR "/gemma4ple-tiny.gguf", GEMMA4PLE_DIR "/gemma4ple-tiny.gguf", 3e-2, 3e-2,
+     kernels::KvDType::kFloat16},
     // EXAONE 4: a float64 forward written from transformers (tests/data/exaone4/README.md).
     {EXAONE4_DIR "/exaone4-tiny.gguf", EXAONE4_DIR "/exaone4-tiny", 1e-5, 1e-4},
     {EXAONE4_DIR "/exaone4-tiny-full.gguf", EXAONE4_DIR "/exaone4-tiny-full", 1e-5, 1e-4},

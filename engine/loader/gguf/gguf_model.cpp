@@ -564,6 +564,7 @@ LoadedModel load_gguf_model(GgufFile& f) {
         lw.k_proj = t.matrix(p + "attn_k.weight", lkv, dim);
         const bool own_v = fam->v_proj == TensorRule::kRequired || t.has(p + "attn_v.weight");
         lw.v_proj = own_v ? t.matrix(p + "attn_v.weight", lkv, dim) : lw.k_proj;
+        if (!own_v && std::size_t(l) < c.layer_specs.size()) c.layer_specs[std::size_t(l)].k_eq_v = true;
       }
     }
     if (!spec.is_recurrent()) load_attention_extras(t, *fam, c, p, lw, l);

@@ -200,11 +200,8 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
     }
     // Families whose GGUF form runs but whose Hugging Face folder does not yet: say where to go.
     auto starts = [&](const char* prefix) { return seen.rfind(prefix, 0) == 0; };
-    if (!fam && (starts("Qwen3_5") || starts("Qwen3_6") || starts("GptOss") || starts("Gemma4")))
-      fail_in(name, "architecture " + seen +
-                        (starts("GptOss")   ? " (gpt-oss)"
-                         : starts("Gemma4") ? " (Gemma 4)"
-                                            : " (Qwen3.5 / 3.6)") +
+    if (!fam && (starts("Qwen3_5") || starts("Qwen3_6") || starts("GptOss")))
+      fail_in(name, "architecture " + seen + (starts("GptOss") ? " (gpt-oss)" : " (Qwen3.5 / 3.6)") +
                         " runs from its GGUF file, not yet from a Hugging Face folder: open the "
                         "model's .gguf (llama.cpp's convert_hf_to_gguf.py writes one)");
     if (!fam)

@@ -1,6 +1,7 @@
 #include "engine/loader/hf/hf_loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <set>
@@ -128,7 +129,7 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
   const ModelFamily* fam = find_family_by_gguf_name(c.architecture);
   const bool fused_qkv = fam && fam->fused_qkv, fused_gate_up = fam && fam->fused_gate_up;
 
-  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size, vocab = c.vocab_size, hd = c.head_dim;
+  const uint64_t dim = c.hidden_size, hidden = c.intermediate_size, vocab = c.vocab_size;
   const uint64_t q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
   ModelWeights& w = m.weights;
   w.token_embedding = matrix(prefix + "embed_tokens.weight", {vocab, dim});
@@ -136,6 +137,10 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = prefix + "layers." + std::to_string(l) + ".";
     LayerWeights& lw = w.layers[l];
+    const LayerSpec spec = c.layer(l);
+    // This layer's shapes (Gemma 4's local and global layers differ).
+    const uint64_t lhd = c.layer_head_dim(l), lq = uint64_t(c.n_heads) * lhd, lkv = uint64_t(c.layer_kv_heads(l)) * lhd,
+                   lhidden = c.layer_intermediate_size(l);
     if (c.pre_norm) lw.attn_norm = norm(p + "input_layernorm.weight", dim);
     if (fused_qkv) {
       // Phi-3's qkv_proj: the q rows, then k, then v.
@@ -143,21 +148,43 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
       lw.q_proj = qkv;
       lw.k_proj = rows_of(qkv, dim, q);
       lw.v_proj = rows_of(qkv, dim, q + kv);
+    } else if (spec.shares_kv()) {
+      // Gemma 4's KV-shared layers project only q; k/v weights a checkpoint still carries for them
+      // are never read (transformers ignores them too).
+      lw.q_proj = matrix(p + "self_attn.q_proj.weight", {lq, dim});
+      for (const char* unused : {"self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.k_norm.weight"})
+        if (st.find(p + unused)) used.insert(p + unused);
     } else {
-      lw.q_proj = matrix(p + "self_attn.q_proj.weight", {q, dim});
-      lw.k_proj = matrix(p + "self_attn.k_proj.weight", {kv, dim});
-      lw.v_proj = matrix(p + "self_attn.v_proj.weight", {kv, dim});
+      lw.q_proj = matrix(p + "self_attn.q_proj.weight", {lq, dim});
+      lw.k_proj = matrix(p + "self_attn.k_proj.weight", {lkv, dim});
+      // Gemma 4's global layers with attention_k_eq_v have no v_proj: V is the K projection.
+      lw.v_proj = spec.k_eq_v ? lw.k_proj : matrix(p + "self_attn.v_proj.weight", {lkv, dim});
     }
-    lw.o_proj = matrix(p + "self_attn.o_proj.weight", {dim, q});
+    lw.o_proj = matrix(p + "self_attn.o_proj.weight", {dim, lq});
     if (c.attention_qkv_bias) {
-      lw.bq = take(p + "self_attn.q_proj.bias", {q});
-      lw.bk = take(p + "self_attn.k_proj.bias", {kv});
-      lw.bv = take(p + "self_attn.v_proj.bias", {kv});
+      lw.bq = take(p + "self_attn.q_proj.bias", {lq});
+      lw.bk = take(p + "self_attn.k_proj.bias", {lkv});
+      lw.bv = take(p + "self_attn.v_proj.bias", {lkv});
     }
     if (c.attention_out_bias) lw.bo = take(p + "self_attn.o_proj.bias", {dim});
     if (c.qk_norm) {
-      lw.q_norm = norm(p + "self_attn.q_norm.weight", hd);
-      lw.k_norm = norm(p + "self_attn.k_norm.weight", hd);
+      lw.q_norm = norm(p + "self_attn.q_norm.weight", lhd);
+      if (!spec.shares_kv()) lw.k_norm = norm(p + "self_attn.k_norm.weight", lhd);
+    }
+    if (fam && fam->layer_output_scale != TensorRule::kNever) {
+      // Gemma 4's layer_scalar (a [1] buffer without ".weight"): the residual stream times it.
+      const std::string name = p + "layer_scalar";
+      if (fam->layer_output_scale == TensorRule::kRequired || st.find(name)) {
+        lw.output_scale = take(name, {1});
+        if (!std::isfinite(*lw.output_scale))
+          throw std::runtime_error("tensor '" + name + "' is " + std::to_string(*lw.output_scale) + ", not finite");
+      }
+    }
+    if (c.per_layer_input_size > 0) {
+      const uint64_t pl = uint64_t(c.per_layer_input_size);
+      lw.per_layer_gate = matrix(p + "per_layer_input_gate.weight", {pl, dim});
+      lw.per_layer_proj = matrix(p + "per_layer_projection.weight", {dim, pl});
+      lw.per_layer_post_norm = norm(p + "post_per_layer_input_norm.weight", dim);
     }
     if (c.pre_norm && !c.post_norm) {
       lw.ffn_norm = norm(p + "post_attention_layernorm.weight", dim);  // Llama's name for the pre-MLP norm
@@ -168,7 +195,29 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
       lw.post_ffw_norm = norm(p + "post_feedforward_layernorm.weight", dim);
       if (c.pre_norm) lw.ffn_norm = norm(p + "pre_feedforward_layernorm.weight", dim);
     }
-    if (c.layer(l).moe) {
+    if (spec.moe && c.moe.parallel_dense) {
+      // Gemma 4 26B-A4B: the dense MLP (pre_feedforward_layernorm, post_feedforward_layernorm_1)
+      // beside the experts (pre_feedforward_layernorm_2, post_feedforward_layernorm_2); the router
+      // reads rms(x) * router.scale; experts.gate_up_proj [E, 2I, H] holds each expert's gate rows
+      // then its up rows, experts.down_proj [E, H, I].
+      const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
+      lw.gate_proj = matrix(p + "mlp.gate_proj.weight", {lhidden, dim});
+      lw.up_proj = matrix(p + "mlp.up_proj.weight", {lhidden, dim});
+      lw.down_proj = matrix(p + "mlp.down_proj.weight", {dim, lhidden});
+      lw.moe.router = matrix(p + "router.proj.weight", {E, dim});
+      lw.moe.router_scale = take(p + "router.scale", {dim});
+      lw.moe.expert_scale = take(p + "router.per_expert_scale", {E});
+      lw.moe.pre_norm_2 = norm(p + "pre_feedforward_layernorm_2.weight", dim);
+      lw.moe.post_norm_1 = norm(p + "post_feedforward_layernorm_1.weight", dim);
+      lw.moe.post_norm_2 = norm(p + "post_feedforward_layernorm_2.weight", dim);
+      const WeightTensor gu = matrix(p + "experts.gate_up_proj", {E, 2 * ef, dim});
+      const WeightTensor down = matrix(p + "experts.down_proj", {E, dim, ef});
+      for (uint64_t e = 0; e < E; ++e) {
+        lw.moe.gate.push_back(rows_of(gu, dim, e * 2 * ef));
+        lw.moe.up.push_back(rows_of(gu, dim, e * 2 * ef + ef));
+        lw.moe.down.push_back(rows_of(down, ef, e * dim));
+      }
+    } else if (spec.moe) {
       // Qwen3-MoE: router mlp.gate [experts, hidden], expert e's mlp.experts.e.{gate,up,down}_proj.
       const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
       const std::string router = p + "mlp.gate.weight";
@@ -193,10 +242,17 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
       lw.up_proj = rows_of(gu, dim, hidden);
       lw.down_proj = matrix(p + "mlp.down_proj.weight", {dim, hidden});
     } else {
-      lw.gate_proj = matrix(p + "mlp.gate_proj.weight", {hidden, dim});
-      lw.up_proj = matrix(p + "mlp.up_proj.weight", {hidden, dim});
-      lw.down_proj = matrix(p + "mlp.down_proj.weight", {dim, hidden});
+      lw.gate_proj = matrix(p + "mlp.gate_proj.weight", {lhidden, dim});
+      lw.up_proj = matrix(p + "mlp.up_proj.weight", {lhidden, dim});
+      lw.down_proj = matrix(p + "mlp.down_proj.weight", {dim, lhidden});
     }
+  }
+  if (c.per_layer_input_size > 0) {
+    // Gemma 4's per-layer embeddings: row t holds each layer's per_layer_input_size slice in turn.
+    const uint64_t width = uint64_t(c.n_layers) * uint64_t(c.per_layer_input_size);
+    w.per_layer_token_embedding = matrix(prefix + "embed_tokens_per_layer.weight", {vocab, width});
+    w.per_layer_model_proj = matrix(prefix + "per_layer_model_projection.weight", {width, dim});
+    w.per_layer_proj_norm = norm(prefix + "per_layer_projection_norm.weight", uint64_t(c.per_layer_input_size));
   }
   w.final_norm = norm(prefix + "norm.weight", dim);
   if (c.shared_classifier) {
@@ -219,8 +275,12 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     if (used.count(name) || !is_float(t.dtype)) continue;
     if (name.ends_with(".rotary_emb.inv_freq")) continue;
     // Gemma3ForConditionalGeneration: the image side is not run (text only).
-    if (cfg.multimodal && (name.starts_with("vision_tower.") || name.starts_with("multi_modal_projector.") ||
-                           name.starts_with("model.vision_tower.") || name.starts_with("model.multi_modal_projector.")))
+    // Gemma4ForConditionalGeneration: its vision and audio towers and their embedders too.
+    if (cfg.multimodal &&
+        (name.starts_with("vision_tower.") || name.starts_with("multi_modal_projector.") ||
+         name.starts_with("model.vision_tower.") || name.starts_with("model.multi_modal_projector.") ||
+         name.starts_with("model.embed_vision.") || name.starts_with("model.audio_tower.") ||
+         name.starts_with("model.embed_audio.")))
       continue;
     const bool bias = name.ends_with(".bias");
     throw std::runtime_error("tensor '" + name + "' in '" + t.file + "' is not part of a " + cfg.architecture +

@@ -203,6 +203,10 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   // The transformers class of the family, and what its config.json can say.
   const ModelFamily* fam = find_family_by_gguf_name(c.architecture);
   if (!fam || fam->hf_classes.empty()) refuse("architecture '" + c.architecture + "' has no transformers class here");
+  // Gemma 4 folders are read, not yet written (per-layer shapes, shared KV, per-layer embeddings).
+  if (!fam->hf_write_config)
+    refuse("writing " + std::string(fam->description) +
+           " as a Hugging Face folder is not supported yet; use the file as it is");
   const HfClass& cls = fam->hf_classes.front();
   const std::string architecture(cls.name), model_type(cls.model_type);
   const bool required_qkv_bias = fam->qkv_bias == TensorRule::kRequired;  // Qwen2
