@@ -6,9 +6,8 @@ namespace pagedchat {
 
 ModelRunner::ModelRunner(const LoadedModel& model, std::unique_ptr<kernels::Backend> backend, WeightDType dtype)
     : backend_(std::move(backend)),
-      model_(model.config, model.weights, *backend_, dtype, [&model](const void* p, std::size_t n) {
-        for (const auto& f : model.files) f->release(p, n);  // packed: the file's pages can go
-      }) {}
+      model_(model.config, model.weights, *backend_, dtype,
+             [&model](const void* p, std::size_t n) { model.release_packed(p, n); }) {}
 
 void ModelRunner::allocate_kv_cache(int num_blocks, int block_size, kernels::KvDType dtype, int num_state_slots) {
   cache_.reset();

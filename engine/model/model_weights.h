@@ -161,12 +161,25 @@ struct LoadedModel {
     byte_buffers.emplace_back(n);
     return byte_buffers.back().data();
   }
+  /// Owned bytes that only packing reads: weight matrices rewritten into a file type the backends
+  /// pack (gpt-oss's MXFP4 experts from a Hugging Face folder, reordered into GGUF's blocks).
+  /// release_packed() drops their pages once they are packed, as a mapped file's.
+  std::vector<std::vector<unsigned char>> pack_sources;
+  unsigned char* allocate_pack_source(std::size_t n) {
+    pack_sources.emplace_back(n);
+    return pack_sources.back().data();
+  }
+  /// Releases the whole pages of [p, p + n) inside a mapped file or a pack source (madvise
+  /// MADV_DONTNEED): called for a matrix's source once the backend has packed it. A pack source's
+  /// released pages read as zeros afterwards; nothing reads them again.
+  void release_packed(const void* p, std::size_t n) const;
   /// Bytes of weights held: owned buffers plus mapped files (whether their pages are resident or
   /// not).
   std::size_t resident_bytes() const {
     std::size_t n = 0;
     for (const auto& b : buffers) n += b.size() * sizeof(float);
     for (const auto& b : byte_buffers) n += b.size();
+    for (const auto& b : pack_sources) n += b.size();
     for (const auto& f : files) n += f->size();
     return n;
   }

@@ -200,8 +200,8 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
     }
     // Families whose GGUF form runs but whose Hugging Face folder does not yet: say where to go.
     auto starts = [&](const char* prefix) { return seen.rfind(prefix, 0) == 0; };
-    if (!fam && (starts("Qwen3_5") || starts("Qwen3_6") || starts("GptOss")))
-      fail_in(name, "architecture " + seen + (starts("GptOss") ? " (gpt-oss)" : " (Qwen3.5 / 3.6)") +
+    if (!fam && (starts("Qwen3_5") || starts("Qwen3_6")))
+      fail_in(name, "architecture " + seen + " (Qwen3.5 / 3.6)" +
                         " runs from its GGUF file, not yet from a Hugging Face folder: open the "
                         "model's .gguf (llama.cpp's convert_hf_to_gguf.py writes one)");
     if (!fam)
@@ -305,7 +305,8 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
 
   // Features this engine does not implement: refuse rather than compute something else (unless
   // the family's hook reads the key itself).
-  if (present(top, "quantization_config") || present(j, "quantization_config")) {
+  if (!fam->hf_owns("quantization_config") &&
+      (present(top, "quantization_config") || present(j, "quantization_config"))) {
     const json& qc = present(top, "quantization_config") ? top["quantization_config"] : j["quantization_config"];
     const std::string method = qc.is_object() && qc.contains("quant_method") && qc["quant_method"].is_string()
                                    ? qc["quant_method"].get<std::string>()

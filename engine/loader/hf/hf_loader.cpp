@@ -32,6 +32,79 @@ std::string find_tokenizer(const fs::path& dir, const std::string& explicit_path
   throw std::runtime_error("no tokenizer.json or tokenizer.model in '" + dir.string() + "'; pass one with --tokenizer");
 }
 
+// gpt-oss's experts as the release ships them (transformers integrations/mxfp4.py): per matrix
+// `<name>_blocks` U8 [E, rows, k/32, 16] (32 FP4 E2M1 values per block, byte j holding value 2j in
+// its low nibble and 2j + 1 in its high one) and `<name>_scales` U8 [E, rows, k/32] (E8M0), rows
+// being the output features; gate_up_proj interleaves its rows (2j: gate j, 2j + 1: up j) and so
+// does its bias [E, 2I]. Rewritten into GGUF's MXFP4 blocks ({e, qs[16]}, qs[j] = value j | value
+// j + 16 << 4; llama.cpp's conversion/gpt_oss.py does the same) in pack sources, released once
+// packed. The bfloat16 ("dequantized") form, [E, in, out], is refused by name.
+template <typename Take, typename Matrix>
+void load_gpt_oss_experts(const SafetensorsSet& st, std::set<std::string>& used, LoadedModel& m, const std::string& p,
+                          const ModelConfig& c, MoeWeights& moe, Take& take, Matrix& matrix) {
+  const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size, dim = c.hidden_size;
+  auto tensor = [&](const std::string& name, std::vector<uint64_t> shape, StDtype dtype) -> const StTensor& {
+    const StTensor* t = st.find(name);
+    if (!t) {
+      if (st.find(p + "mlp.experts.gate_up_proj") || st.find(p + "mlp.experts.down_proj"))
+        throw std::runtime_error("'" + st.source() + "' holds gpt-oss's experts in " +
+                                 "bfloat16 (mlp.experts.gate_up_proj); only the MXFP4 release (*_blocks, *_scales) " +
+                                 "is supported: use it or its GGUF file");
+      throw std::runtime_error("tensor '" + name + "' is missing from '" + st.source() + "'");
+    }
+    used.insert(name);
+    if (t->shape != shape || t->dtype != dtype)
+      throw std::runtime_error("tensor '" + name + "' in '" + t->file + "' is " + dtype_name(t->dtype) + " " +
+                               shape_str(t->shape) + ", expected " + dtype_name(dtype) + " " + shape_str(shape));
+    return *t;
+  };
+  moe.router = matrix(p + "mlp.router.weight", std::vector<uint64_t>{E, dim});
+  moe.router_bias = take(p + "mlp.router.bias", std::vector<uint64_t>{E});
+  // Rows [row0, row0 + rows * step) of `step` of each expert's [E, all_rows, k/32] MXFP4 matrix,
+  // every step-th row, as GGUF MXFP4 [rows, k] per expert.
+  auto repack = [&](const std::string& name, uint64_t all_rows, uint64_t k, uint64_t row0, uint64_t step,
+                    std::vector<WeightTensor>& out) {
+    if (k % 32 != 0)
+      throw std::runtime_error("'" + name + "': a row of " + std::to_string(k) + " is not whole MXFP4 blocks");
+    const uint64_t nb = k / 32, rows = all_rows / step;
+    const StTensor& blocks = tensor(name + "_blocks", {E, all_rows, nb, 16}, StDtype::kU8);
+    const StTensor& scales = tensor(name + "_scales", {E, all_rows, nb}, StDtype::kU8);
+    unsigned char* dst = m.allocate_pack_source(E * rows * nb * 17);
+    for (uint64_t e = 0; e < E; ++e) {
+      out.emplace_back(dst + e * rows * nb * 17, kernels::DType::kMXFP4);
+      for (uint64_t r = 0; r < rows; ++r) {
+        const uint64_t src_row = e * all_rows + row0 + r * step;
+        const uint8_t* b = blocks.data + src_row * nb * 16;
+        const uint8_t* sc = scales.data + src_row * nb;
+        unsigned char* d = dst + (e * rows + r) * nb * 17;
+        for (uint64_t i = 0; i < nb; ++i, b += 16, d += 17) {
+          d[0] = sc[i];
+          auto value = [b](int n) { return n % 2 == 0 ? b[n / 2] & 15 : b[n / 2] >> 4; };
+          for (int j = 0; j < 16; ++j) d[1 + j] = static_cast<unsigned char>(value(j) | value(j + 16) << 4);
+        }
+      }
+    }
+  };
+  const std::string x = p + "mlp.experts.";
+  repack(x + "gate_up_proj", 2 * ef, dim, 0, 2, moe.gate);
+  repack(x + "gate_up_proj", 2 * ef, dim, 1, 2, moe.up);
+  repack(x + "down_proj", dim, ef, 0, 1, moe.down);
+  // Biases: gate_up_proj_bias [E, 2I] interleaved, down_proj_bias [E, H].
+  const float* gu = take(x + "gate_up_proj_bias", std::vector<uint64_t>{E, 2 * ef});
+  float* gate_bias = m.allocate(E * ef);
+  float* up_bias = m.allocate(E * ef);
+  for (uint64_t e = 0; e < E; ++e) {
+    for (uint64_t j = 0; j < ef; ++j) {
+      gate_bias[e * ef + j] = gu[e * 2 * ef + 2 * j];
+      up_bias[e * ef + j] = gu[e * 2 * ef + 2 * j + 1];
+    }
+    moe.gate_bias.push_back(gate_bias + e * ef);
+    moe.up_bias.push_back(up_bias + e * ef);
+  }
+  const float* down_bias = take(x + "down_proj_bias", std::vector<uint64_t>{E, dim});
+  for (uint64_t e = 0; e < E; ++e) moe.down_bias.push_back(down_bias + e * dim);
+}
+
 }  // namespace
 
 std::string hf_folder_of(const std::string& path) {
@@ -167,6 +240,7 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
       lw.bv = take(p + "self_attn.v_proj.bias", {lkv});
     }
     if (c.attention_out_bias) lw.bo = take(p + "self_attn.o_proj.bias", {dim});
+    if (c.attention_sinks) lw.sinks = take(p + "self_attn.sinks", {uint64_t(c.n_heads)});  // gpt-oss
     if (c.qk_norm) {
       lw.q_norm = norm(p + "self_attn.q_norm.weight", lhd);
       if (!spec.shares_kv()) lw.k_norm = norm(p + "self_attn.k_norm.weight", lhd);
@@ -217,6 +291,8 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
         lw.moe.up.push_back(rows_of(gu, dim, e * 2 * ef + ef));
         lw.moe.down.push_back(rows_of(down, ef, e * dim));
       }
+    } else if (spec.moe && c.moe.biases) {
+      load_gpt_oss_experts(st, used, m, p, c, lw.moe, take, matrix);
     } else if (spec.moe) {
       // Qwen3-MoE: router mlp.gate [experts, hidden], expert e's mlp.experts.e.{gate,up,down}_proj.
       const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
