@@ -374,7 +374,9 @@ bool LLMEngine::abort_request(const std::string& id) {
 }
 
 SampleResult LLMEngine::Impl::sample(Request& r, const float* row) {
-  const int vocab = model.config.vocab_size;
+  // Rows past the tokenizer's last id (Qwen pads 151669 tokens to 151936 rows) are never chosen:
+  // no text belongs to them, and the detokenizer would refuse them.
+  const int vocab = tokenizer ? std::min(model.config.vocab_size, tokenizer->vocab_size()) : model.config.vocab_size;
   const std::span<const int> all(r.token_ids);
   return sampler.sample(row, vocab, r.params, all.first(r.num_prompt_tokens()), all.subspan(r.num_prompt_tokens()),
                         output->masked_ids(r), r.rng);

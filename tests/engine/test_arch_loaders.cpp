@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arch_golden.h"
+#include "engine/llm_engine.h"
 #include "engine/loader/gguf/gguf_model.h"
 #include "engine/loader/gguf/gguf_writer.h"
 #include "engine/loader/hf/hf_writer.h"
@@ -198,6 +199,33 @@ class TestArchLoaders : public QObject {
       const QString m = e.what();
       QVERIFY2(m.contains("151669") && m.contains("151660") && m.contains("no embedding"), e.what());
     }
+  }
+
+  // A padding row (ids past the tokenizer's last) is never sampled, even when it would win: the
+  // reply goes on with text instead of failing on an id without a piece.
+  void paddingRowsNeverSampled() {
+    const QString src = archDir() + "/qwen3-tiny-hf";
+    REQUIRE_MODEL_FILE(src);
+    EngineConfig c;
+    c.model = src.toStdString();
+    c.max_model_len = 64;
+    c.num_threads = 2;
+    LLMEngine engine(c);
+    SamplingParams sp{.temperature = 0.0f, .max_tokens = 4, .ignore_eos = true};
+    sp.logit_bias = {{151800, 100.0f}};  // a padding row, pushed to the top
+    engine.add_request("pad", "Hello", sp);
+    std::vector<int> ids;
+    bool finished = false;
+    while (engine.has_unfinished_requests())
+      for (const RequestOutput& o : engine.step())
+        if (o.finished) {
+          finished = true;
+          ids = o.outputs[0].token_ids;
+          QVERIFY(o.outputs[0].finish_reason != FinishReason::kAbort);
+        }
+    QVERIFY(finished);
+    QCOMPARE(ids.size(), std::size_t(4));
+    for (int id : ids) QVERIFY2(id < 151669, qPrintable(QString::number(id)));
   }
 
   // A GGUF tensor of a type the engine has no kernels for (Q2_K, Q3_K, the IQ types, ...) is
