@@ -29,7 +29,8 @@ struct ChatOptions {
   std::string system;
   std::string chat_template = "auto";
   long long seed = -1;
-  std::string reasoning;  ///< "" (the template's default), on, off, low, medium, high
+  std::string reasoning;       ///< "" (the template's default), on, off, low, medium, high
+  std::string reasoning_flag;  ///< how the command line said it, for messages
   bool verbose = false;
 };
 
@@ -88,10 +89,10 @@ int run_chat(ChatOptions& opt) {
   ChatEncodeOptions encode = chat_encode_options(tokenizer, mc.add_bos, mc.bos_id);
   const ReasoningControls& reasoning = tmpl.reasoning_controls();
   if (!opt.reasoning.empty() && !apply_reasoning_choice(encode, reasoning, opt.reasoning))
-    std::fprintf(stderr, "pagedchat-cli: warning: the chat template has no %s switch: --reasoning %s does nothing\n",
+    std::fprintf(stderr, "pagedchat-cli: warning: the chat template has no %s switch: %s does nothing\n",
                  opt.reasoning == "on" || opt.reasoning == "off" ? "thinking (enable_thinking)"
                                                                  : "reasoning effort (reasoning_effort)",
-                 opt.reasoning.c_str());
+                 opt.reasoning_flag.c_str());
   // A model that reasons writes its thinking first: the reply may use the context left (as the
   // app does), unless --max-tokens or the model's generation_config.json says otherwise.
   if (reasoning.reasons && !opt.given.given().max_tokens && !engine.sampling_defaults().max_new_tokens)
@@ -172,9 +173,14 @@ Command add_chat_command(CLI::App& app) {
                   "a reasoning model's thinking: on or off (templates with enable_thinking: Qwen3, Gemma 4), or "
                   "its effort: low, medium or high (templates with reasoning_effort: gpt-oss); default: the "
                   "template's")
-      ->check(CLI::IsMember({"on", "off", "low", "medium", "high"}));
+      ->check(CLI::IsMember({"on", "off", "low", "medium", "high"}))
+      ->each([opt](const std::string& v) { opt->reasoning_flag = "--reasoning " + v; });
   cmd->add_option_function<bool>(
-         "--enable-thinking", [opt](bool on) { opt->reasoning = on ? "on" : "off"; },
+         "--enable-thinking",
+         [opt](bool on) {
+           opt->reasoning = on ? "on" : "off";
+           opt->reasoning_flag = on ? "--enable-thinking true" : "--enable-thinking false";
+         },
          "the same as --reasoning on (true) or off (false)")
       ->excludes("--reasoning");
   cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");

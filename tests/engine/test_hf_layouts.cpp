@@ -19,6 +19,8 @@
 #include <QTest>
 
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <map>
 #include <regex>
 #include <string>
@@ -80,7 +82,8 @@ const std::map<std::string, std::string> kGlobalNames = {
 // with the text model under `prefix`; rope_freqs is config (rope_parameters), not a tensor.
 // `extra` tensors are added as they are (a vision tower to be skipped).
 void writeFolderWeights(const GgufFile& f, const std::string& dir, const std::string& prefix,
-                        const std::vector<std::string>& extra) {
+                        const std::vector<std::string>& extra,
+                        const std::function<bool(const std::string&, std::vector<float>&)>& tweak = {}) {
   std::vector<std::vector<float>> data;
   std::vector<StTensorOut> out;
   data.reserve(f.tensors().size() + extra.size());
@@ -101,6 +104,7 @@ void writeFolderWeights(const GgufFile& f, const std::string& dir, const std::st
     }
     std::vector<float> v(t.n_elements);
     dequantize(t.type, f.tensor_data(t), v.data(), t.n_elements);
+    if (tweak && !tweak(name, v)) continue;  // left out
     data.push_back(std::move(v));
     out.push_back({name, StDtype::kF32, std::vector<uint64_t>(t.ne.rbegin(), t.ne.rend()), data.back().data()});
   }
@@ -495,11 +499,13 @@ class TestHfLayouts : public QObject {
         {"k_eq_v", R"({"num_global_key_value_heads": null})", "num_global_key_value_heads"},
         {"activation", R"({"hidden_activation": "relu"})", "hidden_activation"},
         {"shared", R"({"num_kv_shared_layers": 3})", "num_kv_shared_layers"},
+        {"null head size", R"({"global_head_dim": null})", "global_head_dim"},
     };
     for (const Bad& b : bad) {
       nlohmann::json config = moeTextConfig();
       config["architectures"] = {"Gemma4ForCausalLM"};
-      config.merge_patch(nlohmann::json::parse(b.patch));
+      const nlohmann::json patch = nlohmann::json::parse(b.patch);
+      for (const auto& [key, value] : patch.items()) config[key] = value;  // a null stays a null
       const QString dir = tmp_.filePath(QString("bad-") + b.name);
       QVERIFY(QDir().mkpath(dir));
       writeText(dir + "/config.json", config.dump());
@@ -509,6 +515,46 @@ class TestHfLayouts : public QObject {
         QFAIL(qPrintable(QString("accepted: ") + b.name));
       } catch (const std::exception& e) {
         QVERIFY2(std::string(e.what()).find(b.expect) != std::string::npos, e.what());
+      }
+    }
+    // Without rope_parameters, transformers' default: the global layers' proportional RoPE 0.25.
+    {
+      nlohmann::json config = moeTextConfig();
+      config["architectures"] = {"Gemma4ForCausalLM"};
+      config.erase("rope_parameters");
+      const QString dir = tmp_.filePath("default-rope");
+      QVERIFY(QDir().mkpath(dir));
+      writeText(dir + "/config.json", config.dump());
+      writeFolderWeights(f, dir.toStdString(), "model.", {});
+      const ModelConfig c = load(dir, gguf).model.config;
+      QCOMPARE(c.rope_freq_factors, load(gguf).model.config.rope_freq_factors);
+      QCOMPARE(c.layer(1).rope_theta, 1e6);
+      QCOMPARE(c.layer(0).rope_theta, 1e4);
+    }
+    // A missing layer_scalar is refused (not taken as 1); a router scale that is not a number too.
+    struct Tweak {
+      const char* tensor;
+      bool drop;
+      const char* expect;
+    };
+    for (const Tweak& t : {Tweak{"model.layers.1.layer_scalar", true, "model.layers.1.layer_scalar"},
+                           Tweak{"model.layers.2.router.per_expert_scale", false, "router.per_expert_scale"},
+                           Tweak{"model.layers.0.router.scale", false, "router.scale"}}) {
+      nlohmann::json config = moeTextConfig();
+      config["architectures"] = {"Gemma4ForCausalLM"};
+      const QString dir = tmp_.filePath(QString("tweak-") + t.tensor);
+      QVERIFY(QDir().mkpath(dir));
+      writeText(dir + "/config.json", config.dump());
+      writeFolderWeights(f, dir.toStdString(), "model.", {}, [&](const std::string& name, std::vector<float>& v) {
+        if (name != t.tensor) return true;
+        v[0] = std::numeric_limits<float>::quiet_NaN();
+        return !t.drop;
+      });
+      try {
+        load(dir, gguf);
+        QFAIL(qPrintable(QString("accepted: ") + t.tensor));
+      } catch (const std::exception& e) {
+        QVERIFY2(std::string(e.what()).find(t.expect) != std::string::npos, e.what());
       }
     }
     // A v_proj on the global layer of an attention_k_eq_v model is not part of it.

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "engine/loader/chat_template_source.h"
 #include "engine/loader/hf/safetensors.h"
@@ -247,12 +248,11 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     }
     if (fam && fam->layer_output_scale != TensorRule::kNever) {
       // Gemma 4's layer_scalar (a [1] buffer without ".weight"): the residual stream times it.
+      // Every Gemma 4 checkpoint has it: a missing one is refused, not taken as 1.
       const std::string name = p + "layer_scalar";
-      if (fam->layer_output_scale == TensorRule::kRequired || st.find(name)) {
-        lw.output_scale = take(name, {1});
-        if (!std::isfinite(*lw.output_scale))
-          throw std::runtime_error("tensor '" + name + "' is " + std::to_string(*lw.output_scale) + ", not finite");
-      }
+      lw.output_scale = take(name, {1});
+      if (!std::isfinite(*lw.output_scale))
+        throw std::runtime_error("tensor '" + name + "' is " + std::to_string(*lw.output_scale) + ", not finite");
     }
     if (c.per_layer_input_size > 0) {
       const uint64_t pl = uint64_t(c.per_layer_input_size);
@@ -281,6 +281,12 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
       lw.moe.router = matrix(p + "router.proj.weight", {E, dim});
       lw.moe.router_scale = take(p + "router.scale", {dim});
       lw.moe.expert_scale = take(p + "router.per_expert_scale", {E});
+      for (const auto& [name, v, n] : {std::tuple{"router.scale", lw.moe.router_scale, dim},
+                                       std::tuple{"router.per_expert_scale", lw.moe.expert_scale, E}})
+        for (uint64_t i = 0; i < n; ++i)
+          if (!std::isfinite(v[i]))
+            throw std::runtime_error("tensor '" + p + name + "' holds " + std::to_string(v[i]) + " at " +
+                                     std::to_string(i) + ", not a finite number");
       lw.moe.pre_norm_2 = norm(p + "pre_feedforward_layernorm_2.weight", dim);
       lw.moe.post_norm_1 = norm(p + "post_feedforward_layernorm_1.weight", dim);
       lw.moe.post_norm_2 = norm(p + "post_feedforward_layernorm_2.weight", dim);

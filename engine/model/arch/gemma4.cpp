@@ -79,7 +79,7 @@ void set_gemma4_layers(const Gemma4Layers& g, ModelConfig& c, const std::functio
       while (src >= 0 && g.local[std::size_t(src)] != local) --src;
       if (src < 0)
         fail("layer " + std::to_string(l) + " shares the KV of an earlier " + (local ? "local" : "global") +
-             " layer, but the first " + std::to_string(first_shared) + " layers have none");
+             " layer, but none of the " + std::to_string(first_shared) + " layer(s) before the shared ones is one");
       if (g.kv_heads[std::size_t(src)] != s.n_kv_heads)
         fail("layer " + std::to_string(l) + " has " + std::to_string(s.n_kv_heads) + " KV heads, the layer " +
              std::to_string(src) + " whose KV it reads has " + std::to_string(g.kv_heads[std::size_t(src)]));
@@ -175,7 +175,13 @@ void gemma4_hf_hparams(const HfKeys& k, ModelConfig& c) {
     k.fail("'attention_bias' true is not supported for Gemma 4 (no attention bias terms)");
   if (k.has("use_bidirectional_attention") && k.values["use_bidirectional_attention"] == "all")
     k.fail("'use_bidirectional_attention' \"all\" is not supported (text attention is causal)");
-  const int window = int(*k.get_int("sliding_window", 1, 1 << 24));
+  // A key set to null counts as absent (the defaults above fill only keys not there at all).
+  auto required_int = [&k](const char* key, int64_t lo, int64_t hi) {
+    const std::optional<int64_t> v = k.get_int(key, lo, hi);
+    if (!v) k.fail(std::string("a Gemma 4 model needs '") + key + "'");
+    return *v;
+  };
+  const int window = int(required_int("sliding_window", 1, 1 << 24));
   // layer_types; absent: transformers' default, 5 local then 1 global, the last layer global.
   std::vector<bool> local;
   if (k.has("layer_types")) {
@@ -192,7 +198,7 @@ void gemma4_hf_hparams(const HfKeys& k, ModelConfig& c) {
     for (int l = 0; l < n; ++l) local.push_back((l + 1) % 6 != 0 && l != n - 1);
   }
   const int hd_local = c.head_dim;
-  const int hd_global = int(*k.get_int("global_head_dim", 2, load::kMaxDim));
+  const int hd_global = int(required_int("global_head_dim", 2, load::kMaxDim));
   if (hd_global % 2 != 0) k.fail("'global_head_dim' " + std::to_string(hd_global) + " is odd (RoPE needs pairs)");
   const bool k_eq_v = k.get_bool("attention_k_eq_v").value_or(false);
   int kv_global = c.n_kv_heads;
@@ -203,11 +209,17 @@ void gemma4_hf_hparams(const HfKeys& k, ModelConfig& c) {
   }
   // RoPE: rope_parameters was adopted into rope_theta / rope_scaling / partial_rotary_factor (the
   // global layers') and rope_local_base_freq (the local layers').
-  const double theta_local = *k.get_number("rope_local_base_freq");
+  const double theta_local = k.get_number("rope_local_base_freq").value_or(10000.0);
   if (!(theta_local > 1))
     k.fail("the local layers' rope_theta " + std::to_string(theta_local) + " must be greater than 1");
   double partial = 1.0;
-  if (k.has("rope_scaling")) {
+  // transformers' default rope_parameters (Gemma4TextConfig): the global layers' proportional
+  // RoPE with factor 0.25, where config.json gives none for them.
+  const bool full_given = k.has("rope_parameters") && k.values["rope_parameters"].is_object() &&
+                          k.values["rope_parameters"].contains("full_attention");
+  if (!full_given && !k.has("rope_scaling") && !k.has("partial_rotary_factor")) {
+    partial = 0.25;
+  } else if (k.has("rope_scaling")) {
     const HfKeys rs = k.nested(k.values["rope_scaling"]);
     const nlohmann::json type = rs.values.value("rope_type", nlohmann::json("default"));
     if (type != "proportional" && type != "default")
@@ -271,7 +283,8 @@ void gemma4_hf_hparams(const HfKeys& k, ModelConfig& c) {
   if (k.get_bool("enable_moe_block").value_or(false)) {
     const std::optional<int64_t> count = k.get_int("num_experts", 1, 4096);
     const std::optional<int64_t> top_k = k.get_int("top_k_experts", 1, 4096);
-    const std::optional<int64_t> width = k.get_int("moe_intermediate_size", 1, 4 * load::kMaxDim);
+    std::optional<int64_t> width = k.get_int("moe_intermediate_size", 1, 4 * load::kMaxDim);
+    if (!width) width = k.get_int("expert_intermediate_size", 1, 4 * load::kMaxDim);  // an older name
     if (!count || !top_k || !width)
       k.fail("'enable_moe_block' true needs 'num_experts', 'top_k_experts' and 'moe_intermediate_size'");
     if (*top_k > *count)

@@ -90,7 +90,9 @@ void gpt_oss_hf_hparams(const HfKeys& k, ModelConfig& c) {
       k.fail("quantized checkpoints ('quantization_config' method " + load::brief(method) +
              ") are not supported (gpt-oss: only its own mxfp4 experts)");
   }
-  const int window = int(*k.get_int("sliding_window", 1, 1 << 24));
+  const std::optional<int64_t> window_key = k.get_int("sliding_window", 1, 1 << 24);
+  if (!window_key) k.fail("a gpt-oss model needs 'sliding_window'");
+  const int window = int(*window_key);
   std::vector<bool> sliding;
   if (k.has("layer_types")) {
     const nlohmann::json& lt = k.values["layer_types"];
