@@ -95,6 +95,22 @@ std::optional<bool> HfKeys::get_bool(const char* key) const {
 
 void HfKeys::fail(const std::string& what) const { fail_in(file, what); }
 
+std::optional<std::vector<bool>> hf_sliding_layers(const HfKeys& k, int n_layers) {
+  if (!k.has("layer_types")) return std::nullopt;
+  const json& lt = k.values["layer_types"];
+  if (!lt.is_array() || lt.size() != std::size_t(n_layers))
+    k.fail("'layer_types' is not a list of " + std::to_string(n_layers) + " layer kinds (num_hidden_layers)");
+  std::vector<bool> sliding;
+  for (std::size_t l = 0; l < lt.size(); ++l) {
+    const json& t = lt[l];
+    if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+      k.fail("'layer_types' [" + std::to_string(l) + "] is " + brief(t) +
+             ": an unknown layer type (supported: \"sliding_attention\", \"full_attention\")");
+    sliding.push_back(t == "sliding_attention");
+  }
+  return sliding;
+}
+
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open '" + path + "'");

@@ -149,6 +149,11 @@ int gguf_sliding_window(const GgufKeys& keys);
 /// engine/model/arch/qwen.cpp (Qwen3-MoE and Qwen3.5-MoE).
 void gguf_expert_hparams(const GgufKeys& keys, ModelConfig& c);
 
+/// config.json's layer_types as sliding flags, one per layer ("sliding_attention" true,
+/// "full_attention" false); nullopt when absent. A list of another length or another kind of
+/// layer is refused by name. Defined in engine/loader/hf/hf_config.cpp (Gemma 3, Gemma 4, gpt-oss).
+std::optional<std::vector<bool>> hf_sliding_layers(const HfKeys& keys, int n_layers);
+
 // Helpers of the hf_write_config hooks (engine/loader/hf/hf_writer.cpp).
 /// The shortest decimal that reads back as `f`, as a double (1e-5f is written 1e-05, not
 /// 9.99999974737875e-06).

@@ -48,24 +48,6 @@ constexpr const char* kGemma3TextDefaults = R"({
   "query_pre_attn_scalar": 256, "sliding_window": 4096, "rope_local_base_freq": 10000.0,
   "sliding_window_pattern": 6})";
 
-/// layer_types: one "sliding_attention" / "full_attention" per layer, as sliding flags; nullopt
-/// when absent. Another kind of layer is refused by name.
-std::optional<std::vector<bool>> gemma3_sliding_layers(const HfKeys& k, int n_layers) {
-  if (!k.has("layer_types")) return std::nullopt;
-  const nlohmann::json& lt = k.values["layer_types"];
-  if (!lt.is_array() || lt.size() != std::size_t(n_layers))
-    k.fail("'layer_types' is not a list of " + std::to_string(n_layers) + " layer kinds (num_hidden_layers)");
-  std::vector<bool> sliding;
-  for (std::size_t l = 0; l < lt.size(); ++l) {
-    const nlohmann::json& t = lt[l];
-    if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
-      k.fail("'layer_types' [" + std::to_string(l) + "] is " + load::brief(t) +
-             ": an unknown layer type (supported: \"sliding_attention\", \"full_attention\")");
-    sliding.push_back(t == "sliding_attention");
-  }
-  return sliding;
-}
-
 // Gemma 3 (modeling_gemma3.py): sliding layers with their own RoPE base and no rope_scaling,
 // global layers with rope_theta and rope_scaling; GELU-tanh (hidden_activation, hidden_act is not
 // read), embeddings times sqrt(hidden_size), scores times query_pre_attn_scalar^-0.5.
@@ -85,7 +67,7 @@ void gemma3_hf_hparams(const HfKeys& k, ModelConfig& c) {
   }
   const std::optional<int64_t> window = k.get_int("sliding_window", 1, 1 << 24);
   if (!window) k.fail("a Gemma 3 model needs 'sliding_window' (its local layers' window)");
-  std::optional<std::vector<bool>> sliding = gemma3_sliding_layers(k, c.n_layers);
+  std::optional<std::vector<bool>> sliding = hf_sliding_layers(k, c.n_layers);
   if (!sliding) {
     // transformers: layer i is global iff (i + 1) % sliding_window_pattern == 0.
     const int64_t period = k.get_int("sliding_window_pattern", 1, load::kMaxLayers).value_or(6);

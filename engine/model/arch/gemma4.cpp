@@ -88,6 +88,17 @@ void set_gemma4_layers(const Gemma4Layers& g, ModelConfig& c, const std::functio
   }
 }
 
+/// What every Gemma 4 is, whatever its file: a weightless V norm, attention scale 1, embeddings
+/// times sqrt(hidden), GELU-tanh, the final softcap and the per-layer embedding width.
+void set_gemma4_model(ModelConfig& c, double cap, int per_layer) {
+  c.v_norm = true;
+  c.attention_scale = 1.0f;
+  c.embedding_scale = std::sqrt(float(c.hidden_size));
+  c.activation = MlpActivation::kGeluTanh;
+  c.final_logit_softcap = float(cap);
+  c.per_layer_input_size = per_layer;
+}
+
 void gemma4_hparams(const GgufKeys& k, ModelConfig& c) {
   const int n = c.n_layers;
   const int window = gguf_sliding_window(k);
@@ -138,12 +149,7 @@ void gemma4_hparams(const GgufKeys& k, ModelConfig& c) {
     if (c.intermediate_size <= 0) k.fail("a gemma4 mixture of experts needs " + k.prefix + "feed_forward_length");
     for (LayerSpec& s : c.layer_specs) s.moe = true;
   }
-  c.v_norm = true;
-  c.attention_scale = 1.0f;
-  c.embedding_scale = std::sqrt(float(c.hidden_size));
-  c.activation = MlpActivation::kGeluTanh;
-  c.final_logit_softcap = float(cap);
-  c.per_layer_input_size = int(per_layer);
+  set_gemma4_model(c, cap, int(per_layer));
 }
 
 // Gemma4TextConfig's defaults (transformers configuration_gemma4.py) for keys a config.json may
@@ -184,16 +190,8 @@ void gemma4_hf_hparams(const HfKeys& k, ModelConfig& c) {
   const int window = int(required_int("sliding_window", 1, 1 << 24));
   // layer_types; absent: transformers' default, 5 local then 1 global, the last layer global.
   std::vector<bool> local;
-  if (k.has("layer_types")) {
-    const nlohmann::json& lt = k.values["layer_types"];
-    if (!lt.is_array() || lt.size() != std::size_t(n))
-      k.fail("'layer_types' is not a list of " + std::to_string(n) + " layer kinds (num_hidden_layers)");
-    for (std::size_t l = 0; l < lt.size(); ++l) {
-      if (!lt[l].is_string() || (lt[l] != "sliding_attention" && lt[l] != "full_attention"))
-        k.fail("'layer_types' [" + std::to_string(l) + "] is " + load::brief(lt[l]) +
-               ": an unknown layer type (supported: \"sliding_attention\", \"full_attention\")");
-      local.push_back(lt[l] == "sliding_attention");
-    }
+  if (std::optional<std::vector<bool>> given = hf_sliding_layers(k, n)) {
+    local = std::move(*given);
   } else {
     for (int l = 0; l < n; ++l) local.push_back((l + 1) % 6 != 0 && l != n - 1);
   }
@@ -298,12 +296,7 @@ void gemma4_hf_hparams(const HfKeys& k, ModelConfig& c) {
     c.moe.parallel_dense = true;
     for (LayerSpec& s : c.layer_specs) s.moe = true;
   }
-  c.v_norm = true;
-  c.attention_scale = 1.0f;
-  c.embedding_scale = std::sqrt(float(c.hidden_size));
-  c.activation = MlpActivation::kGeluTanh;
-  c.final_logit_softcap = float(cap);
-  c.per_layer_input_size = per_layer;
+  set_gemma4_model(c, cap, per_layer);
 }
 
 }  // namespace

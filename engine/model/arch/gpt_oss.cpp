@@ -93,17 +93,10 @@ void gpt_oss_hf_hparams(const HfKeys& k, ModelConfig& c) {
   const std::optional<int64_t> window_key = k.get_int("sliding_window", 1, 1 << 24);
   if (!window_key) k.fail("a gpt-oss model needs 'sliding_window'");
   const int window = int(*window_key);
+  // layer_types; absent: transformers' default, the even layers slide.
   std::vector<bool> sliding;
-  if (k.has("layer_types")) {
-    const nlohmann::json& lt = k.values["layer_types"];
-    if (!lt.is_array() || lt.size() != std::size_t(n))
-      k.fail("'layer_types' is not a list of " + std::to_string(n) + " layer kinds (num_hidden_layers)");
-    for (std::size_t l = 0; l < lt.size(); ++l) {
-      if (!lt[l].is_string() || (lt[l] != "sliding_attention" && lt[l] != "full_attention"))
-        k.fail("'layer_types' [" + std::to_string(l) + "] is " + load::brief(lt[l]) +
-               ": an unknown layer type (supported: \"sliding_attention\", \"full_attention\")");
-      sliding.push_back(lt[l] == "sliding_attention");
-    }
+  if (std::optional<std::vector<bool>> given = hf_sliding_layers(k, n)) {
+    sliding = std::move(*given);
   } else {
     for (int l = 0; l < n; ++l) sliding.push_back(l % 2 == 0);
   }
