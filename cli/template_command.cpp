@@ -31,6 +31,7 @@ struct TemplateOptions {
   std::string messages;
   std::optional<std::string> bos_token, eos_token;
   std::string enable_thinking;  // "", "true" or "false"
+  std::string reasoning;        // "", on, off, low, medium, high (as `chat --reasoning`)
   bool add_generation_prompt = false;
   bool continue_final_message = false;
   bool json = false;
@@ -75,6 +76,12 @@ int run_template(const TemplateOptions& opt) {
   if (opt.enable_thinking == "true") enc.enable_thinking = true;
   if (opt.enable_thinking == "false") enc.enable_thinking = false;
   if (!extra.empty()) enc.extra_variables_json = extra.dump();
+  // After the messages file's variables: a reasoning_effort it sets stays.
+  if (!opt.reasoning.empty() && !apply_reasoning_choice(enc, tmpl.reasoning_controls(), opt.reasoning))
+    std::fprintf(stderr, "pagedchat-cli: warning: the chat template has no %s switch: --reasoning %s does nothing\n",
+                 opt.reasoning == "on" || opt.reasoning == "off" ? "thinking (enable_thinking)"
+                                                                 : "reasoning effort (reasoning_effort)",
+                 opt.reasoning.c_str());
   ChatRenderOptions render = tokenizer ? chat_render_options(*tokenizer, opt.add_generation_prompt, enc)
                                        : ChatRenderOptions{};
   if (!tokenizer) {
@@ -118,6 +125,11 @@ Command add_template_command(CLI::App& app) {
                 "end inside the last (assistant) message, as transformers' continue_final_message");
   cmd->add_option("--enable-thinking", opt->enable_thinking, "the template variable enable_thinking (true or false)")
       ->check(CLI::IsMember({"true", "false"}));
+  cmd->add_option("--reasoning", opt->reasoning,
+                  "as chat's: on or off (enable_thinking), low, medium or high (reasoning_effort), where the "
+                  "template has the switch")
+      ->check(CLI::IsMember({"on", "off", "low", "medium", "high"}))
+      ->excludes("--enable-thinking");
   cmd->add_option("--bos-token", opt->bos_token, "the bos_token text (default: the model's)");
   cmd->add_option("--eos-token", opt->eos_token, "the eos_token text (default: the model's)");
   cmd->add_flag("--json", opt->json, "print {\"text\": ..., \"ids\": [...]} (ids need --model)");

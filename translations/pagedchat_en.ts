@@ -1637,6 +1637,18 @@
         <source>Show the reasoning: %1</source>
         <translation>Show the reasoning: %1</translation>
     </message>
+    <message>
+        <source>Copy</source>
+        <translation>Copy</translation>
+    </message>
+    <message>
+        <source>Copy the reasoning</source>
+        <translation>Copy the reasoning</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Copied</translation>
+    </message>
 </context>
 <context>
     <name>RemoteChatBackend</name>

@@ -1632,6 +1632,18 @@
         <source>Show the reasoning: %1</source>
         <translation>추론 보기: %1</translation>
     </message>
+    <message>
+        <source>Copy</source>
+        <translation>복사</translation>
+    </message>
+    <message>
+        <source>Copy the reasoning</source>
+        <translation>추론 복사</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>복사됨</translation>
+    </message>
 </context>
 <context>
     <name>RemoteChatBackend</name>

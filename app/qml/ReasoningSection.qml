@@ -1,6 +1,7 @@
 // The reasoning of a reasoning model's reply (its <think> part, app/reasoning.h), shown apart from
 // the answer: a header with its length, collapsed by default; a click (or Enter / Space) shows the
-// text. While the model is still thinking the header says so.
+// text, with a Copy button of its own (the message's Copy copies the answer). While the model is
+// still thinking the header says so.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -49,12 +50,39 @@ ColumnLayout {
         color: "transparent"
         border.width: 1
         border.color: Theme.borderColor
+        ToolButton {
+            id: copyReasoning
+            objectName: "copyReasoningButton"
+            anchors.top: parent.top
+            anchors.right: parent.right
+            text: qsTr("Copy")
+            font.pixelSize: 12
+            enabled: section.text !== ""
+            onClicked: {
+                reasoningText.selectAll()
+                reasoningText.copy()
+                reasoningText.deselect()
+                copiedTip.visible = true
+                copiedTimer.restart()
+            }
+            Accessible.name: qsTr("Copy the reasoning")
+            ToolTip {
+                id: copiedTip
+                text: qsTr("Copied")
+            }
+            Timer {
+                id: copiedTimer
+                interval: 1200
+                onTriggered: copiedTip.visible = false
+            }
+            FocusFrame {}
+        }
         TextEdit {
             id: reasoningText
             objectName: "reasoningText"
             x: 8
             y: 6
-            width: parent.width - 16
+            width: parent.width - 16 - copyReasoning.width
             text: section.text
             readOnly: true
             selectByMouse: true

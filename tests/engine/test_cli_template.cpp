@@ -274,6 +274,30 @@ class TestCliTemplate : public QObject {
     QCOMPARE(p.at("ids").get<std::vector<int>>(), tok->encode_with_special_tokens(p.at("text").get<std::string>()));
   }
 
+  // --reasoning as chat's: gpt-oss's effort lands in its "Reasoning:" line (the template is the
+  // model's own, rendered as the reference renders it elsewhere); a messages file's own
+  // reasoning_effort stays; a switch the template lacks is a warning, not a change.
+  void reasoningChoice() {
+    const QString model = testpaths::modelFile("arch/gptoss-tiny.gguf");
+    REQUIRE_MODEL_FILE(model);
+    const QString msgs = tmp_.filePath("reasoning.json");
+    std::ofstream(msgs.toStdString()) << R"([{"role": "user", "content": "Hi"}])";
+    const QStringList base = {"template", "--model", model, "--messages", msgs, "--add-generation-prompt"};
+    Run r = run(PAGEDCHAT_CLI, base + QStringList{"--reasoning", "high"});
+    QVERIFY2(r.code == 0, r.err.constData());
+    QVERIFY2(r.out.contains("Reasoning: high"), r.out.constData());
+    const QString own = tmp_.filePath("reasoning-own.json");
+    std::ofstream(own.toStdString())
+        << R"({"messages": [{"role": "user", "content": "Hi"}], "reasoning_effort": "low"})";
+    r = run(PAGEDCHAT_CLI,
+            {"template", "--model", model, "--messages", own, "--add-generation-prompt", "--reasoning", "high"});
+    QVERIFY2(r.out.contains("Reasoning: low"), r.out.constData());
+    r = run(PAGEDCHAT_CLI, base + QStringList{"--reasoning", "off"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.contains("no thinking (enable_thinking) switch"), r.err.constData());
+    QVERIFY2(r.out.contains("Reasoning: medium"), r.out.constData());  // the template's default
+  }
+
   void badInput() {
     const QString msgs = tmp_.filePath("ok.json");
     std::ofstream(msgs.toStdString()) << R"([{"role": "user", "content": "Hi"}])";

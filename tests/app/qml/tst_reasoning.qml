@@ -1,7 +1,7 @@
 // Qt Quick Test for a reasoning model's reply in MessageBubble.qml (with ReasoningSection.qml):
 // the <think> part is shown apart, collapsed, with its length; a click or the keyboard shows it;
-// the bubble's text and what Copy copies are the answer alone; while the model thinks the header
-// says so and no "…" placeholder shows.
+// the bubble's text and what Copy copies are the answer alone, the reasoning has a Copy of its own;
+// while the model thinks the header says so and no "…" placeholder shows.
 import QtQuick
 import QtQuick.Controls
 import QtTest
@@ -11,6 +11,8 @@ Item {
     id: root
     width: 700
     height: 500
+
+    TextEdit { id: pasteTarget }
 
     Component {
         id: bubbleComponent
@@ -63,6 +65,21 @@ Item {
             compare(child(b, "reasoningText").text, reasoning)
             mouseClick(header)
             verify(!section.expanded)
+        }
+
+        function test_copyReasoning() {
+            // A reply cut off inside its reasoning has no answer to copy; its reasoning can be.
+            const b = make({ text: "<think>\n생각: add 2 and 2", reasoning: "생각: add 2 and 2", answer: "",
+                             finishReason: "length" })
+            mouseClick(child(b, "reasoningHeader"))
+            const copy = child(b, "copyReasoningButton")
+            tryVerify(function() { return copy.visible })
+            verify(copy.enabled)
+            mouseClick(copy)
+            pasteTarget.text = ""
+            pasteTarget.paste()
+            compare(pasteTarget.text, "생각: add 2 and 2")
+            compare(child(b, "reasoningText").selectedText, "")  // the selection is not left behind
         }
 
         function test_keyboard() {
