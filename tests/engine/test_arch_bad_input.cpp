@@ -236,7 +236,7 @@ class TestArchBadInput : public QObject {
     Edit e;
     e.keep_key = [](const std::string& k) { return k != "gemma4.attention.shared_kv_layers"; };
     e.add_keys = [](GgufMetaWriter& m) { m.kv_u32("gemma4.attention.shared_kv_layers", 7); };
-    expectRefused("gemma4-tiny.gguf", e, {"layer 1", "global", "the first 1 layers"});
+    expectRefused("gemma4-tiny.gguf", e, {"layer 1", "global", "the first 1 layer(s) hold none"});
   }
 
   void gemma4KvHeadsNotDividing() {

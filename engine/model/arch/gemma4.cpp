@@ -79,7 +79,7 @@ void set_gemma4_layers(const Gemma4Layers& g, ModelConfig& c, const std::functio
       while (src >= 0 && g.local[std::size_t(src)] != local) --src;
       if (src < 0)
         fail("layer " + std::to_string(l) + " shares the KV of an earlier " + (local ? "local" : "global") +
-             " layer, but none of the " + std::to_string(first_shared) + " layer(s) before the shared ones is one");
+             " layer, but the first " + std::to_string(first_shared) + " layer(s) hold none");
       if (g.kv_heads[std::size_t(src)] != s.n_kv_heads)
         fail("layer " + std::to_string(l) + " has " + std::to_string(s.n_kv_heads) + " KV heads, the layer " +
              std::to_string(src) + " whose KV it reads has " + std::to_string(g.kv_heads[std::size_t(src)]));
