@@ -33,8 +33,8 @@ MARKERS = ["<|turn>", "<turn|>", "<|channel>", "<channel|>", "<|tool_call>", "<t
            "<tool_response|>", '<|"|>']
 
 
-def main(vocab_path, out_path, template_path):
-    rng = np.random.default_rng(20261205)
+def read_vocab(vocab_path):
+    """The first VOCAB pieces of a llama.cpp SPM vocabulary file, then Gemma 4's markers as control tokens."""
     src = GGUFReader(vocab_path)
 
     def field(name):
@@ -47,9 +47,30 @@ def main(vocab_path, out_path, template_path):
     tokens += MARKERS
     scores += [0.0] * len(MARKERS)
     types += [3] * len(MARKERS)  # CONTROL
-    n_vocab = len(tokens)
+    return tokens, scores, types
+
+
+def add_vocab(w, vocab, template_path):
+    """The vocabulary (read_vocab()), its special ids and the chat template at `template_path`."""
+    tokens, scores, types = vocab
     with open(template_path, encoding="utf-8") as f:
         template = f.read()
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores(scores)
+    w.add_token_types(types)
+    w.add_bos_token_id(1)
+    w.add_eos_token_id(2)
+    w.add_unk_token_id(0)
+    w.add_add_bos_token(True)
+    w.add_add_eos_token(False)
+    w.add_chat_template(template)
+
+
+def main(vocab_path, out_path, template_path):
+    rng = np.random.default_rng(20261205)
+    vocab = read_vocab(vocab_path)
+    n_vocab = len(vocab[0])
 
     w = GGUFWriter(out_path, "gemma4")
     n = len(PATTERN)
@@ -76,16 +97,7 @@ def main(vocab_path, out_path, template_path):
     w.add_uint32("gemma4.expert_count", N_EXP)
     w.add_uint32("gemma4.expert_used_count", N_USED)
     w.add_uint32("gemma4.expert_feed_forward_length", FF_EXP)
-    w.add_tokenizer_model("llama")
-    w.add_token_list(tokens)
-    w.add_token_scores(scores)
-    w.add_token_types(types)
-    w.add_bos_token_id(1)
-    w.add_eos_token_id(2)
-    w.add_unk_token_id(0)
-    w.add_add_bos_token(True)
-    w.add_add_eos_token(False)
-    w.add_chat_template(template)
+    add_vocab(w, vocab, template_path)
 
     def mat(rows, cols):
         return rng.normal(0, 0.02, size=(rows, cols)).astype(np.float32)

@@ -14,12 +14,16 @@ llama.cpp's Llama SPM vocabulary file (<unk>, <s>, </s>, the 256 byte pieces, th
 the file stays small; every text still tokenizes (byte fallback); then Gemma 4's format markers as
 control tokens, and Gemma 4's chat template (Google's, as ik_llama.cpp ships it).
 """
+import os
 import sys
 
 import numpy as np
-from gguf import GGUFReader, GGUFWriter, GGMLQuantizationType
+from gguf import GGUFWriter
 
-VOCAB = 512
+# The vocabulary, its markers and the chat template as gemma4moe-tiny has them.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gemma4moe"))
+from make_gemma4moe import add_vocab, read_vocab  # noqa: E402
+
 DIM = 64
 N_HEAD = 2
 PATTERN = [True, False, True, False, True, False]  # local, global, ...
@@ -31,28 +35,10 @@ PLE = 16  # embedding_length_per_layer_input
 WINDOW = 6
 
 
-# Gemma 4's chat-format markers (its template's), appended as control tokens.
-MARKERS = ["<|turn>", "<turn|>", "<|channel>", "<channel|>", "<|tool_call>", "<tool_call|>", "<|tool_response>",
-           "<tool_response|>", '<|"|>']
-
-
 def main(vocab_path, out_path, template_path):
     rng = np.random.default_rng(20261205)
-    src = GGUFReader(vocab_path)
-
-    def field(name):
-        f = src.fields[name]
-        return [f.parts[i] for i in f.data]
-
-    tokens = [bytes(t).decode("utf-8") for t in field("tokenizer.ggml.tokens")][:VOCAB]
-    scores = [float(s[0]) for s in field("tokenizer.ggml.scores")][:VOCAB]
-    types = [int(t[0]) for t in field("tokenizer.ggml.token_type")][:VOCAB]
-    tokens += MARKERS
-    scores += [0.0] * len(MARKERS)
-    types += [3] * len(MARKERS)  # CONTROL
-    n_vocab = len(tokens)
-    with open(template_path, encoding="utf-8") as f:
-        template = f.read()
+    vocab = read_vocab(vocab_path)
+    n_vocab = len(vocab[0])
 
     w = GGUFWriter(out_path, "gemma4")
     n = len(PATTERN)
@@ -76,16 +62,7 @@ def main(vocab_path, out_path, template_path):
     w.add_float32("gemma4.rope.freq_base", 1e6)
     w.add_float32("gemma4.rope.freq_base_swa", 10000.0)
     w.add_float32("gemma4.final_logit_softcapping", 30.0)
-    w.add_tokenizer_model("llama")
-    w.add_token_list(tokens)
-    w.add_token_scores(scores)
-    w.add_token_types(types)
-    w.add_bos_token_id(1)
-    w.add_eos_token_id(2)
-    w.add_unk_token_id(0)
-    w.add_add_bos_token(True)
-    w.add_add_eos_token(False)
-    w.add_chat_template(template)
+    add_vocab(w, vocab, template_path)
 
     def mat(rows, cols):
         return rng.normal(0, 0.02, size=(rows, cols)).astype(np.float32)
