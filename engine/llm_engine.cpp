@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/core/kv_cache_coordinator.h"
 #include "engine/core/kv_cache_groups.h"
@@ -130,6 +133,10 @@ struct LLMEngine::Impl {
   Sampler sampler;
   std::unordered_map<std::string, std::unique_ptr<RequestGroup>> groups;
   std::vector<RequestOutput> pending;  // aborted requests, reported by the next step()
+  // request_abort(): ids asked for from any thread, applied by step() (under abort_mutex).
+  std::mutex abort_mutex;
+  std::unordered_set<std::string> abort_asked;
+  std::atomic<int> num_abort_asked{0};
   std::vector<std::string> last_scheduled;
   std::function<void()> on_scheduled;
   std::vector<float> logits;
@@ -141,6 +148,12 @@ struct LLMEngine::Impl {
            const RequestOptions& options);
   SampleResult sample(Request& r, const float* row);
   void fork(RequestGroup& g);
+  /// abort_request(): false when `id` is unknown or finished.
+  bool abort(const std::string& id);
+  /// Aborts what request_abort() asked for since the last call.
+  void apply_asked_aborts();
+  /// True when every request of `so` was asked to abort (the check between the forward's layers).
+  bool step_abandoned(const SchedulerOutput& so);
   void on_token(RequestGroup& g, Request& r, const SampleResult& s, double t);
 };
 
@@ -320,6 +333,25 @@ void check_request(const std::string& id, const std::vector<int>& ids, const Sam
 
 LLMEngine::~LLMEngine() = default;
 
+void LLMEngine::Impl::apply_asked_aborts() {
+  if (num_abort_asked.load(std::memory_order_acquire) == 0) return;
+  std::unordered_set<std::string> ids;
+  {
+    std::lock_guard<std::mutex> lock(abort_mutex);
+    ids.swap(abort_asked);
+    num_abort_asked.store(0, std::memory_order_release);
+  }
+  for (const std::string& id : ids) abort(id);
+}
+
+bool LLMEngine::Impl::step_abandoned(const SchedulerOutput& so) {
+  if (num_abort_asked.load(std::memory_order_acquire) == 0) return false;
+  std::lock_guard<std::mutex> lock(abort_mutex);
+  for (const ScheduledRequest& s : so.scheduled)
+    if (!abort_asked.count(s.request->group->request_id)) return false;
+  return true;
+}
+
 void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
                           const RequestOptions& options) {
   check_request(id, ids, params, model.config.vocab_size, config.max_model_len);
@@ -358,8 +390,16 @@ void LLMEngine::add_request(const std::string& id, const std::vector<int>& ids, 
   impl_->add(id, std::string(), ids, params, options);
 }
 
-bool LLMEngine::abort_request(const std::string& id) {
+bool LLMEngine::abort_request(const std::string& id) { return impl_->abort(id); }
+
+void LLMEngine::request_abort(const std::string& id) {
   Impl& m = *impl_;
+  std::lock_guard<std::mutex> lock(m.abort_mutex);
+  if (m.abort_asked.insert(id).second) m.num_abort_asked.fetch_add(1, std::memory_order_release);
+}
+
+bool LLMEngine::Impl::abort(const std::string& id) {
+  Impl& m = *this;
   auto it = m.groups.find(id);
   if (it == m.groups.end()) return false;
   RequestGroup& g = *it->second;
@@ -419,6 +459,9 @@ std::vector<RequestOutput> LLMEngine::step() {
   std::vector<RequestOutput> outputs = std::move(m.pending);
   m.pending.clear();
   m.last_scheduled.clear();
+  m.apply_asked_aborts();
+  for (RequestOutput& o : m.pending) outputs.push_back(std::move(o));
+  m.pending.clear();
   if (!m.scheduler->has_requests()) return outputs;
 
   const SchedulerOutput so = m.scheduler->schedule();
@@ -437,7 +480,25 @@ std::vector<RequestOutput> LLMEngine::step() {
   }
   for (Request* r : so.preempted) ++r->group->metrics.num_preemptions;
   if (m.on_scheduled) m.on_scheduled();
-  m.runner->execute(so, *m.kv, m.logits);
+  if (!m.runner->execute(so, *m.kv, m.logits, [&m, &so] { return m.step_abandoned(so); })) {
+    // Every request of the step was asked to stop while it ran: none of its tokens counts. The
+    // K/V rows it wrote are in blocks registered for tokens not computed, which free()
+    // unregisters; sharers (admitted after their owner) go first, so each block is unregistered
+    // by its owner once nobody else holds it. A recurrent request's rolling checkpoint may be
+    // half-written (some layers saved, some not): dropped, not registered.
+    for (auto it = so.scheduled.rbegin(); it != so.scheduled.rend(); ++it) it->request->checkpoint_tokens = 0;
+    for (auto it = so.scheduled.rbegin(); it != so.scheduled.rend(); ++it) m.abort(it->request->group->request_id);
+    {
+      std::lock_guard<std::mutex> lock(m.abort_mutex);
+      for (const ScheduledRequest& s : so.scheduled)
+        if (m.abort_asked.erase(s.request->group->request_id))
+          m.num_abort_asked.fetch_sub(1, std::memory_order_release);
+    }
+    ++m.stats.num_abandoned_steps;
+    for (RequestOutput& o : m.pending) outputs.push_back(std::move(o));
+    m.pending.clear();
+    return outputs;
+  }
   m.scheduler->update_after_step(so);
   ++m.stats.num_steps;
 

@@ -75,6 +75,9 @@ struct EngineStats {
   long long num_prompt_tokens = 0;      ///< prompt tokens computed since start
   long long num_generation_tokens = 0;  ///< tokens generated since start
   long long num_steps = 0;
+  /// Steps stopped inside their forward because every request of theirs was aborted
+  /// (request_abort); not in num_steps.
+  long long num_abandoned_steps = 0;
   long long prefix_cache_queries = 0;  ///< prompt tokens looked up in the prefix cache
   long long prefix_cache_hits = 0;     ///< of those, tokens found cached
   int num_cached_blocks = 0;           ///< blocks registered in the prefix cache
@@ -134,6 +137,14 @@ class LLMEngine {
   /// Aborts a waiting or running request and frees its blocks at once. Returns false when the id
   /// is unknown or already finished. The next step() reports it with FinishReason::kAbort.
   bool abort_request(const std::string& request_id);
+  /// Thread-safe (any thread, also while step() runs on another): asks for `request_id` to be
+  /// aborted. A step() running now stops its forward between layers once every request it
+  /// computes has been asked to stop (a 512-token prefill chunk ends within a layer's time, not
+  /// the chunk's), and reports them aborted with their blocks freed; otherwise the next step()
+  /// aborts the request before it schedules (abort_request). An unknown or finished id is
+  /// ignored. A stopped step leaves nothing behind: the blocks and recurrent-state checkpoints it
+  /// would have filled are unregistered from the prefix cache, never shared half-written.
+  void request_abort(const std::string& request_id);
 
   /// Runs one scheduler + forward + sampling step over every scheduled request and returns the
   /// outputs of requests that produced new text or finished (shape per SamplingParams::output_kind).

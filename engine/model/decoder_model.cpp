@@ -330,7 +330,8 @@ void DecoderModel::dense_and_experts(PackedLayer& pl, float* y, const float* h, 
   ops_.add(y, experts, n);
 }
 
-void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<float>& logits) {
+bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<float>& logits,
+                           const std::function<bool()>& abandon) {
   const ModelConfig& c = config_;
   const int T = b.num_tokens();
   const int dim = c.hidden_size;
@@ -444,6 +445,7 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
       const layers::KvCacheLayer kv{cache.key(l), cache.value(l), cache.dtype, group_slots[g], &group_meta[g]};
       pl.attention->forward(ops_, ws_, xb, h, positions, kv, T);
     }
+    if (abandon && abandon()) return false;
     if (fused) {
       ops_.fused_add_rms_norm(xb, x, xb, pl.ffn_norm, T, dim, c.norm_eps);
       // A dense MLP may write its output over its input; the experts read it to the end.
@@ -453,6 +455,7 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
         ops_.fused_add_rms_norm(xb, x, y, layers_[l + 1].attn_norm, T, dim, c.norm_eps);
       else
         ops_.add(x, y, std::int64_t(T) * dim);
+      if (abandon && abandon()) return false;
       continue;
     }
     if (c.post_norm) ops_.rms_norm(xb, xb, pl.post_attention_norm, T, dim, c.norm_eps);
@@ -480,6 +483,7 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
       ops_.add(x, ffn, std::int64_t(T) * dim);
     }
     if (pl.output_scale != 1.0f) ops_.scale(x, pl.output_scale, std::int64_t(T) * dim);
+    if (abandon && abandon()) return false;
   }
 
   // Final norm and classifier only for the rows that sample.
@@ -492,6 +496,7 @@ void DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   if (c.final_logit_softcap > 0.0f) ops_.softcap(out, c.final_logit_softcap, std::int64_t(S) * c.vocab_size);
   logits.resize(std::size_t(S) * c.vocab_size);
   ops_.copy_to_host(logits.data(), out, logits.size() * sizeof(float));
+  return true;
 }
 
 }  // namespace pagedchat

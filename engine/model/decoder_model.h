@@ -92,8 +92,13 @@ class DecoderModel {
 
   /// Runs the batch, writing K/V of its tokens into `cache` (in the backend's memory); fills
   /// `logits` (host memory) with [logits_indices.size(), vocab_size] float32 rows. The batch's
-  /// arrays are copied into the backend's memory first (a memcpy on the CPU).
-  void forward(const ForwardBatch& batch, KVCache& cache, std::vector<float>& logits);
+  /// arrays are copied into the backend's memory first (a memcpy on the CPU). `abandon`
+  /// (optional) is asked after each layer's attention and after its feed-forward: true stops the
+  /// forward there and returns false, with the layers before it having written their K/V (and
+  /// recurrent layers their state and the batch's state saves) for the batch's tokens, the
+  /// others not, and `logits` unchanged. Returns true when the forward ran to the end.
+  bool forward(const ForwardBatch& batch, KVCache& cache, std::vector<float>& logits,
+               const std::function<bool()>& abandon = {});
 
   const ModelConfig& config() const { return config_; }
   WeightDType weight_dtype() const { return weight_dtype_; }

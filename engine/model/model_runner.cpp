@@ -106,10 +106,11 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
   }
 }
 
-void ModelRunner::execute(const SchedulerOutput& out, const KVCacheCoordinator& kv, std::vector<float>& logits) {
+bool ModelRunner::execute(const SchedulerOutput& out, const KVCacheCoordinator& kv, std::vector<float>& logits,
+                          const std::function<bool()>& abandon) {
   for (const auto& [src, dst] : out.blocks_to_copy) cache_->copy_block(src, dst);
   build_batch(out, kv, batch_);
-  model_.forward(batch_, *cache_, logits);
+  return model_.forward(batch_, *cache_, logits, abandon);
 }
 
 }  // namespace pagedchat

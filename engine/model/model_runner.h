@@ -4,6 +4,8 @@
 // whichever backend it is given).
 #pragma once
 
+#include <functional>
+
 #include <memory>
 #include <vector>
 
@@ -31,8 +33,11 @@ class ModelRunner {
   void profile_run(int num_tokens, int num_seqs, int max_model_len, int block_size, kernels::KvDType dtype);
 
   /// Runs one step. logits: [number of sampling requests, vocab], in SchedulerOutput order of the
-  /// requests with samples == true.
-  void execute(const SchedulerOutput& out, const KVCacheCoordinator& kv, std::vector<float>& logits);
+  /// requests with samples == true. `abandon` (optional) is asked between the forward's layers:
+  /// when it returns true the forward stops there and execute() returns false (logits unset;
+  /// some layers' K/V and recurrent state written for the step's tokens, see DecoderModel::forward).
+  bool execute(const SchedulerOutput& out, const KVCacheCoordinator& kv, std::vector<float>& logits,
+               const std::function<bool()>& abandon = {});
 
   /// Builds the batch for `out` (exposed for tests).
   ForwardBatch build_batch(const SchedulerOutput& out, const KVCacheCoordinator& kv) const;
