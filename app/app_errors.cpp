@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "app/store_health.h"
+#include "app/store/store_health.h"
 
 AppErrors::AppErrors(StoreHealth* health, QObject* parent) : QObject(parent), health_(health) {
   connect(health_, &StoreHealth::changed, this, &AppErrors::onStoreHealthChanged);

@@ -6,7 +6,7 @@
 
 #include <functional>
 
-#include "app/store_health.h"
+#include "app/store/store_health.h"
 
 /// The message the window's banner shows, in plain language, with its technical detail one click
 /// away. The conversation history, the model loads and QML report here; the chat history's own

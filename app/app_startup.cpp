@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "app/store_health.h"
+#include "app/store/store_health.h"
 
 std::unique_ptr<AppController> startAppController(const AppOptions& options, Translator* translator,
                                                   const StartupErrorHandler& showError) {

@@ -6,8 +6,8 @@
 #include <functional>
 #include <memory>
 
-#include "app/app_controller.h"
 #include "app/app_options.h"
+#include "app/controllers/app_controller.h"
 
 class Translator;
 

@@ -8,11 +8,11 @@
 
 #include <unistd.h>
 
-#include "app/app_controller.h"
-#include "app/chat_session.h"
-#include "app/finish_reason_text.h"
-#include "app/message_list_model.h"
-#include "app/pane_list_model.h"
+#include "app/controllers/app_controller.h"
+#include "app/panes/message_list_model.h"
+#include "app/panes/pane_list_model.h"
+#include "app/panes/pane_state.h"
+#include "app/store/finish_reason_text.h"
 
 namespace {
 /// The monotonic clock in ms (CLOCK_MONOTONIC on Linux: the same in every process).
@@ -31,30 +31,30 @@ Automation::Automation(AppController* app) : QObject(app), app_(app) {
     readySent_ = true;
     emitEvent({{QStringLiteral("event"), QStringLiteral("ready")}});
   };
-  connect(app_->engine(), &EngineClient::stateChanged, this, checkReady);
+  connect(app_->engine(), &LocalChatBackend::stateChanged, this, checkReady);
   checkReady();
-  for (ChatSession* s : app_->panes()->sessions()) watch(s);
+  for (PaneState* s : app_->panes()->panes()) watch(s);
   connect(app_->panes(), &PaneListModel::countChanged, this, [this] {
-    for (ChatSession* s : app_->panes()->sessions()) watch(s);
+    for (PaneState* s : app_->panes()->panes()) watch(s);
   });
 }
 
-int Automation::paneOf(const ChatSession* session) const {
-  return static_cast<int>(app_->panes()->sessions().indexOf(const_cast<ChatSession*>(session)));
+int Automation::paneOf(const PaneState* session) const {
+  return static_cast<int>(app_->panes()->panes().indexOf(const_cast<PaneState*>(session)));
 }
 
-void Automation::watch(ChatSession* session) {
+void Automation::watch(PaneState* session) {
   if (watched_.contains(session)) return;
   watched_.insert(session);
   connect(session, &QObject::destroyed, this, [this, session] { watched_.remove(session); });
-  connect(session, &ChatSession::replyTextAppended, this, [this, session](qint64 replyId, const QString& text) {
+  connect(session, &PaneState::replyTextAppended, this, [this, session](qint64 replyId, const QString& text) {
     emitEvent({{QStringLiteral("event"), QStringLiteral("delta")},
                {QStringLiteral("pane"), paneOf(session)},
                {QStringLiteral("replyId"), replyId},
                {QStringLiteral("text"), text},
                {QStringLiteral("t"), now()}});
   });
-  connect(session, &ChatSession::replySaved, this, [this, session](qint64 replyId, pagedchat::FinishReason reason) {
+  connect(session, &PaneState::replySaved, this, [this, session](qint64 replyId, pagedchat::FinishReason reason) {
     emitEvent({{QStringLiteral("event"), QStringLiteral("finished")},
                {QStringLiteral("pane"), paneOf(session)},
                {QStringLiteral("replyId"), replyId},
@@ -84,7 +84,7 @@ void Automation::run(const QByteArray& line) {
   const QString arg = text.section(QLatin1Char(' '), 1, 1);
   const QString rest = text.section(QLatin1Char(' '), 2);
   PaneListModel* panes = app_->panes();
-  ChatSession* session = panes->sessionAt(arg.toInt());
+  PaneState* session = panes->paneAt(arg.toInt());
   if (command == QLatin1String("panes")) {
     while (panes->count() < arg.toInt() && panes->addPane()) {
     }

@@ -7,10 +7,10 @@
 #include <QSet>
 
 class AppController;
-class ChatSession;
+class PaneState;
 class QSocketNotifier;
 
-/// Lets a test drive the running app from outside (tests/app/test_crash_safety.cpp kills it with
+/// Lets a test drive the running app from outside (tests/app/store/test_crash_safety.cpp kills it with
 /// SIGKILL and checks the database against what it reported). Started by the hidden command-line
 /// option `--automation`; never in normal use.
 ///
@@ -42,13 +42,13 @@ class Automation : public QObject {
  private:
   void onReadable();
   void run(const QByteArray& line);
-  void watch(ChatSession* session);
+  void watch(PaneState* session);
   void emitEvent(QJsonObject event);
-  int paneOf(const ChatSession* session) const;
+  int paneOf(const PaneState* session) const;
 
   AppController* app_;
   QSocketNotifier* notifier_ = nullptr;
   QByteArray buffer_;
-  QSet<const ChatSession*> watched_;  ///< sessions whose replies are reported
+  QSet<const PaneState*> watched_;  ///< sessions whose replies are reported
   bool readySent_ = false;
 };

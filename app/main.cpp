@@ -6,9 +6,9 @@
 
 #include <memory>
 
-#include "app/app_controller.h"
 #include "app/app_options.h"
 #include "app/app_startup.h"
+#include "app/controllers/app_controller.h"
 #include "app/main_window.h"
 #include "app/translator.h"
 #include "app/unix_signal_quitter.h"

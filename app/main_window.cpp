@@ -5,7 +5,7 @@
 #include <QQuickStyle>
 #include <QQuickWindow>
 
-#include "app/app_controller.h"
+#include "app/controllers/app_controller.h"
 
 Q_IMPORT_QML_PLUGIN(PagedChatPlugin)
 

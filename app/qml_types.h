@@ -3,31 +3,33 @@
 // so pagedchat_app_core stays free of Qt Qml (the QML module pagedchat_qml depends on it, not the
 // other way round). qmltyperegistrar reads app_core's metatypes (qt_extract_metatypes in
 // app/CMakeLists.txt) and writes their full descriptions into the module's .qmltypes, which is
-// what lets qmllint (and qmlcachegen) check `app.panes.currentSession.busy` and the like.
+// what lets qmllint (and qmlcachegen) check `app.panes.currentPane.busy` and the like.
 // All of them are created in C++ (AppController and what it owns): none can be created in QML.
 #pragma once
 
+#include <QtQml/qqml.h>  // QML_FOREIGN needs QQmlPrivate::QmlResolved (qqmlprivate.h)
 #include <QtQml/qqmlregistration.h>
 
-#include "app/app_controller.h"
 #include "app/app_errors.h"
 #include "app/appearance.h"
-#include "app/blind_compare.h"
-#include "app/chat_backend.h"
-#include "app/chat_session.h"
-#include "app/conversation_list_model.h"
-#include "app/engine_client.h"
-#include "app/engine_monitor.h"
-#include "app/engine_settings.h"
-#include "app/history_controller.h"
-#include "app/message_list_model.h"
-#include "app/model_controller.h"
-#include "app/pane_list_model.h"
-#include "app/pane_settings.h"
-#include "app/recent_models_model.h"
-#include "app/remote/pane_endpoints.h"
-#include "app/server/api_server_controller.h"
-#include "app/throughput_meter.h"
+#include "app/controllers/app_controller.h"
+#include "app/controllers/conversation_list_model.h"
+#include "app/controllers/download_controller.h"
+#include "app/controllers/engine_monitor.h"
+#include "app/controllers/history_controller.h"
+#include "app/controllers/model_controller.h"
+#include "app/controllers/recent_models_model.h"
+#include "app/engine/chat_backend.h"
+#include "app/engine/engine_settings.h"
+#include "app/engine/local_chat_backend.h"
+#include "app/engine/server/api_server_controller.h"
+#include "app/engine/throughput_meter.h"
+#include "app/panes/blind_compare.h"
+#include "app/panes/message_list_model.h"
+#include "app/panes/pane_endpoints.h"
+#include "app/panes/pane_list_model.h"
+#include "app/panes/pane_settings.h"
+#include "app/panes/pane_state.h"
 #include "app/translator.h"
 
 struct AppControllerForeign {
@@ -58,6 +60,13 @@ struct HistoryControllerForeign {
   QML_UNCREATABLE("HistoryController is created in C++.")
 };
 
+struct DownloadControllerForeign {
+  Q_GADGET
+  QML_FOREIGN(DownloadController)
+  QML_NAMED_ELEMENT(DownloadController)
+  QML_UNCREATABLE("DownloadController is created in C++.")
+};
+
 struct ModelControllerForeign {
   Q_GADGET
   QML_FOREIGN(ModelController)
@@ -65,7 +74,7 @@ struct ModelControllerForeign {
   QML_UNCREATABLE("ModelController is created in C++.")
 };
 
-// EngineClient's base class (the properties it shares with a remote endpoint's backend).
+// LocalChatBackend's base class (the properties it shares with a remote endpoint's backend).
 struct ChatBackendForeign {
   Q_GADGET
   QML_FOREIGN(ChatBackend)
@@ -80,11 +89,11 @@ struct BlindCompareForeign {
   QML_UNCREATABLE("BlindCompare is created in C++.")
 };
 
-struct ChatSessionForeign {
+struct PaneStateForeign {
   Q_GADGET
-  QML_FOREIGN(ChatSession)
-  QML_NAMED_ELEMENT(ChatSession)
-  QML_UNCREATABLE("ChatSession is created in C++.")
+  QML_FOREIGN(PaneState)
+  QML_NAMED_ELEMENT(PaneState)
+  QML_UNCREATABLE("PaneState is created in C++.")
 };
 
 struct ConversationListModelForeign {
@@ -96,9 +105,9 @@ struct ConversationListModelForeign {
 
 struct EngineClientForeign {
   Q_GADGET
-  QML_FOREIGN(EngineClient)
-  QML_NAMED_ELEMENT(EngineClient)
-  QML_UNCREATABLE("EngineClient is created in C++.")
+  QML_FOREIGN(LocalChatBackend)
+  QML_NAMED_ELEMENT(LocalChatBackend)
+  QML_UNCREATABLE("LocalChatBackend is created in C++.")
 };
 
 struct EngineMonitorForeign {

@@ -14,7 +14,9 @@
 #include "cli/commands.h"
 #include "cli/device_options.h"
 #include "cli/dtype_options.h"
+#include "cli/interrupt.h"
 #include "cli/sampling_options.h"
+#include "cli/timings.h"
 #include "engine/llm_engine.h"
 #include "engine/text/chat_template.h"
 
@@ -32,33 +34,39 @@ struct ChatOptions {
   std::string reasoning;       ///< "" (the template's default), on, off, low, medium, high
   std::string reasoning_flag;  ///< how the command line said it, for messages
   bool verbose = false;
+  bool timings = false;
 };
 
 bool is_blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
 
-// Runs one request to completion, streaming its text to stdout. Returns the reply text and sets
-// `cached` to the prompt tokens the prefix cache supplied.
-std::string stream_reply(LLMEngine& engine, const std::string& id, const ChatPrompt& prompt,
-                         const SamplingParams& params, int& cached) {
+// Runs one request to completion, streaming its text to stdout (Ctrl+C stops it: `interrupts`).
+// Returns the reply text (what was shown, when stopped); `last` gets its final output (metrics,
+// cached tokens) and `stopped` whether Ctrl+C ended it.
+std::string stream_reply(LLMEngine& engine, InterruptWatch& interrupts, const std::string& id, const ChatPrompt& prompt,
+                         const SamplingParams& params, RequestOutput& last, bool& stopped) {
   RequestOptions options;
   options.stable_prefix_tokens = prompt.stable_prefix_tokens;
   engine.add_request(id, prompt.token_ids, params, options);
+  interrupts.begin_reply(engine, id);
   std::string reply;
   while (engine.has_unfinished_requests())
-    for (const RequestOutput& out : engine.step()) {
-      cached = out.num_cached_tokens;
+    for (RequestOutput& out : engine.step()) {
       for (const CompletionOutput& c : out.outputs) {
         std::cout << c.text;
         reply += c.text;
       }
       std::cout.flush();
+      last = std::move(out);
     }
+  stopped = interrupts.end_reply();
   std::cout << "\n";
   std::cout.flush();
   return reply;
 }
 
 int run_chat(ChatOptions& opt) {
+  // Before the engine's threads start, so that they leave SIGINT to the watcher.
+  static InterruptWatch interrupts;
   if (opt.seed >= 0) opt.sampling.seed = static_cast<uint64_t>(opt.seed);
   opt.sampling.output_kind = RequestOutputKind::kDelta;
   opt.sampling.n = 1;
@@ -143,10 +151,16 @@ int run_chat(ChatOptions& opt) {
     }
     SamplingParams params = opt.sampling;
     params.max_tokens = prompt.max_tokens;
-    int cached = 0;
-    const std::string reply = stream_reply(engine, "chat-" + std::to_string(turn), prompt, params, cached);
+    RequestOutput final_output;
+    bool stopped = false;
+    const std::string reply = stream_reply(engine, interrupts, "chat-" + std::to_string(turn), prompt, params,
+                                           final_output, stopped);
+    if (stopped) std::cerr << "[stopped: Ctrl+C again at the prompt exits]\n";
     if (opt.verbose)
-      std::cerr << "[cached " << cached << "/" << prompt.token_ids.size() << " prompt tokens]\n" << std::flush;
+      std::cerr << "[cached " << final_output.num_cached_tokens << "/" << prompt.token_ids.size()
+                << " prompt tokens]\n";
+    if (opt.timings) std::cerr << timings_line(final_output) << "\n";
+    std::cerr << std::flush;
     history.push_back({"user", line});
     history.push_back({"assistant", reply});
   }
@@ -160,7 +174,9 @@ Command add_chat_command(CLI::App& app) {
   opt->sampling.max_tokens = 256;
   SamplingParams& s = opt->sampling;
   CLI::App* cmd = app.add_subcommand(
-      "chat", "Chat on stdin/stdout: one user message per line; /reset clears the history, /exit (or EOF) ends");
+      "chat",
+      "Chat on stdin/stdout: one user message per line; /reset clears the history, /exit (or EOF) ends; Ctrl+C "
+      "stops a reply (the conversation goes on), at the prompt it exits");
   cmd->add_option("--model", opt->engine.model, kModelHelp)->required();
   cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
   cmd->add_option("--system", opt->system, "system message placed before the conversation");
@@ -188,6 +204,7 @@ Command add_chat_command(CLI::App& app) {
   add_device_options(cmd, opt->engine);
   cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
   cmd->add_flag("--verbose", opt->verbose, "print the template and [cached N/M prompt tokens] per turn on stderr");
+  cmd->add_flag("--timings", opt->timings, "print each reply's prompt and decode speed on stderr");
   return [opt]() { return run_chat(*opt); };
 }
 

@@ -38,6 +38,12 @@ Command add_tokenize_command(CLI::App& app);
 /// `serve`: the OpenAI-compatible HTTP server on one continuously batched engine.
 Command add_serve_command(CLI::App& app);
 
+/// `pull`: download a model from the Hugging Face hub (a GGUF of a repository, by quantization, or
+/// a safetensors repository's files) into the models folder, resuming and checking SHA-256.
+Command add_pull_command(CLI::App& app);
+/// `search`: repositories of the Hugging Face hub with GGUF files, most downloaded first.
+Command add_search_command(CLI::App& app);
+
 /// `convert`: write a model as GGUF (f32, f16, q8_0) or as a Hugging Face folder (f32, bf16).
 Command add_convert_command(CLI::App& app);
 

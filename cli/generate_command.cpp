@@ -13,6 +13,7 @@
 #include "cli/dtype_options.h"
 #include "cli/json_output.h"
 #include "cli/sampling_options.h"
+#include "cli/timings.h"
 #include "engine/llm_engine.h"
 
 namespace pagedchat::cli {
@@ -25,7 +26,7 @@ struct GenerateOptions {
   std::optional<uint64_t> seed;
   int logprobs = -1;
   int priority = 0;
-  bool json = false, sequential = false, no_prefix_caching = false, stream = false;
+  bool json = false, sequential = false, no_prefix_caching = false, stream = false, timings = false;
   SamplingOptions given;  ///< which sampling options the command line set
 };
 
@@ -130,6 +131,10 @@ int run_generate(GenerateOptions& opt) {
     drain();
   }
   const bool all_ok = std::all_of(errors.begin(), errors.end(), [](const std::string& e) { return e.empty(); });
+  if (opt.timings)  // on stderr, so that stdout stays the text (or the JSON)
+    for (size_t i = 0; i < results.size(); ++i)
+      if (errors[i].empty())
+        std::cerr << (many ? "[" + std::to_string(i) + "] " : std::string()) << timings_line(results[i]) << "\n";
   if (opt.stream && !opt.json) {
     std::cout << "\n";
     return all_ok ? 0 : 1;
@@ -204,6 +209,7 @@ Command add_generate_command(CLI::App& app) {
   add_dtype_options(cmd, opt->engine);
   add_device_options(cmd, opt->engine);
   cmd->add_flag("--json", opt->json, "print a JSON array of request outputs, then {\"engine_stats\": ...}");
+  cmd->add_flag("--timings", opt->timings, "print each request's prompt and decode speed on stderr");
   return [opt]() { return run_generate(*opt); };
 }
 

@@ -2,7 +2,7 @@
 // vllm/engine/protocol.py): any thread adds requests and reads each request's outputs from its
 // RequestStream, while one loop thread elsewhere owns the LLMEngine and steps it. Two loops drive
 // one: AsyncLLM's own thread (pagedchat-cli serve), and the app's engine worker, whose steps then
-// batch the server's requests together with the chat panes' (app/server/worker_engine_client.h).
+// batch the server's requests together with the chat panes' (app/engine/server/worker_engine_proxy.h).
 #pragma once
 
 #include <chrono>

@@ -3,13 +3,11 @@
 #   Linux    DEB (dependencies from dpkg-shlibdeps + the QML modules and fonts the app loads at run
 #            time) and TGZ: bin/pagedchat, bin/pagedchat-cli, the .desktop file, hicolor icons
 #            (SVG + PNGs rendered from it with rsvg-convert), AppStream metainfo, man pages.
-#   Windows  NSIS installer (installer/windows/): Qt's deploy script copies the Qt DLLs, plugins and
-#            QML modules next to the executables.
-#   macOS    DragNDrop .dmg (installer/macos/): PagedChat.app from installer/macos/Info.plist.in,
-#            Qt deployed into the bundle.
 #
-# `cmake --build build --target package` (or `cpack` in the build folder) writes the packages of
-# the current platform into the build folder; `cpack -G DEB` / `-G TGZ` picks one.
+# Linux only: nothing builds or is tested on Windows or macOS (the engine's CPU kernels, its
+# thread pool and the app's crash handling are written for Linux), so no package claims them.
+# `cmake --build build --target package` (or `cpack` in the build folder) writes both packages
+# into the build folder; `cpack -G DEB` / `-G TGZ` picks one.
 # Packages are meant to be built with -DPAGEDCHAT_ENABLE_CUDA=OFF; a CUDA build packages too, but
 # the CUDA runtime (libcudart, libcublas) comes from NVIDIA, not a Debian package, so it is not in
 # Depends (dpkg-shlibdeps runs with --ignore-missing-info and warns) and the binaries carry an
@@ -122,32 +120,6 @@ install(FILES "${CMAKE_SOURCE_DIR}/LICENSE" "${CMAKE_SOURCE_DIR}/THIRD_PARTY_NOT
 set(CPACK_RESOURCE_FILE_LICENSE "${CMAKE_SOURCE_DIR}/LICENSE")
 
 # ---------------------------------------------------------------------------------------------
-# Windows and macOS: Qt deployment next to / inside the executable
-# ---------------------------------------------------------------------------------------------
-if((WIN32 OR APPLE) AND TARGET pagedchat)
-  if(WIN32)
-    set_target_properties(pagedchat PROPERTIES WIN32_EXECUTABLE ON)
-  else()
-    set_target_properties(pagedchat PROPERTIES
-      MACOSX_BUNDLE ON
-      OUTPUT_NAME PagedChat
-      MACOSX_BUNDLE_INFO_PLIST "${PAGEDCHAT_INSTALLER_DIR}/macos/Info.plist.in"
-      MACOSX_BUNDLE_GUI_IDENTIFIER "${PAGEDCHAT_APP_ID}"
-      MACOSX_BUNDLE_BUNDLE_NAME "PagedChat"
-      MACOSX_BUNDLE_BUNDLE_VERSION "${PROJECT_VERSION}"
-      MACOSX_BUNDLE_SHORT_VERSION_STRING "${PROJECT_VERSION}"
-      MACOSX_BUNDLE_ICON_FILE "PagedChat.icns")
-    set(icns "${PAGEDCHAT_INSTALLER_DIR}/macos/PagedChat.icns")
-    target_sources(pagedchat PRIVATE "${icns}")
-    set_source_files_properties("${icns}" PROPERTIES MACOSX_PACKAGE_LOCATION Resources)
-  endif()
-  # Copies Qt's libraries, plugins and the QML modules the app imports (windeployqt/macdeployqt).
-  qt_generate_deploy_qml_app_script(TARGET pagedchat FILENAME_VARIABLE pagedchat_deploy_script
-                                    NO_UNSUPPORTED_PLATFORM_ERROR)
-  install(SCRIPT "${pagedchat_deploy_script}")
-endif()
-
-# ---------------------------------------------------------------------------------------------
 # CPack
 # ---------------------------------------------------------------------------------------------
 set(CPACK_PACKAGE_NAME "pagedchat")
@@ -158,8 +130,11 @@ set(CPACK_PACKAGE_DESCRIPTION
     "PagedChat is a Qt Quick chat application with an LLM inference engine in the same process.
 The engine follows vLLM's PagedAttention design: the KV cache lives in fixed-size blocks and a
 scheduler batches every running chat into each forward step, so several conversations generate
-side by side. It opens llama2.c checkpoints with a sentencepiece tokenizer; no model is included.
-The package also contains pagedchat-cli, the engine from the command line (generate, benchmarks).")
+side by side. It opens the models users download as GGUF files or Hugging Face folders (Llama,
+Qwen2/2.5/3/3.5, Gemma 3/4, gpt-oss, Phi-4-mini, SmolLM3, EXAONE 4 and llama2.c checkpoints),
+quantized weights kept in their type; no model is included. The package also contains
+pagedchat-cli: the engine from the command line (chat, generate, an OpenAI-compatible server,
+convert, benchmarks).")
 set(CPACK_PACKAGE_HOMEPAGE_URL "${PAGEDCHAT_HOMEPAGE}")
 set(CPACK_PACKAGE_CONTACT "${PAGEDCHAT_PACKAGE_CONTACT}")
 set(CPACK_PACKAGE_INSTALL_DIRECTORY "PagedChat")
@@ -170,15 +145,7 @@ set(CPACK_VERBATIM_VARIABLES ON)
 set(CPACK_SOURCE_GENERATOR TGZ)
 set(CPACK_SOURCE_IGNORE_FILES "/\\.git(/|$)" "/build[^/]*/" "/\\.cache/" "/\\.gl/" "/\\.whl/")
 
-if(WIN32)
-  set(CPACK_GENERATOR NSIS)
-  include("${PAGEDCHAT_INSTALLER_DIR}/windows/NSIS.cmake")
-elseif(APPLE)
-  set(CPACK_GENERATOR DragNDrop)
-  include("${PAGEDCHAT_INSTALLER_DIR}/macos/DragNDrop.cmake")
-else()
-  set(CPACK_GENERATOR DEB TGZ)
-  include("${PAGEDCHAT_INSTALLER_DIR}/linux/DEB.cmake")
-endif()
+set(CPACK_GENERATOR DEB TGZ)
+include("${PAGEDCHAT_INSTALLER_DIR}/linux/DEB.cmake")
 
 include(CPack)

@@ -11,6 +11,8 @@ PACKAGES=(
   libsentencepiece-dev nlohmann-json3-dev libcli11-dev libpcre2-dev libicu-dev
   # the OpenAI-compatible server (engine/entrypoints/openai): GNU libmicrohttpd; curl for its tests
   libmicrohttpd-dev curl
+  # model downloads from the Hugging Face hub (engine/loader/hub): libcurl (OpenSSL), SHA-256 from libcrypto
+  libcurl4-openssl-dev libssl-dev
   # GGUF vocabularies -> sentencepiece ModelProto (protoc; static libprotobuf-lite, see engine/CMakeLists.txt)
   protobuf-compiler libprotobuf-dev
   # app: Qt 6 (Quick, Controls, SQL with the SQLite driver, Test, Linguist tools)
@@ -25,7 +27,7 @@ PACKAGES=(
   # scripts/test.sh's ASan/UBSan and libFuzzer build (clang; the TSan build uses g++); lld links
   clang libclang-rt-14-dev lld
   libsqlite3-dev libgl1-mesa-dri fonts-noto-cjk fonts-dejavu-core
-  # screenshots test (tests/app/test_screenshots): a virtual X server with OpenGL (Mesa)
+  # screenshots test (tests/app/gui/test_screenshots): a virtual X server with OpenGL (Mesa)
   xvfb xauth
   # packages (installer/, tests/packaging): CPack DEB with dpkg-shlibdeps, icons rendered from SVG,
   # .desktop and AppStream checks, man page checks; fonts-noto-color-emoji is a run-time dependency

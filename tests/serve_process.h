@@ -1,5 +1,5 @@
 // A `pagedchat-cli serve` child process for tests that talk to the server as outside programs do
-// (tests/engine/test_server, tests/app/test_remote_pane). Needs PAGEDCHAT_CLI (the binary's path).
+// (tests/engine/entrypoints/test_server, tests/app/engine/test_remote_pane). Needs PAGEDCHAT_CLI (the binary's path).
 #pragma once
 
 #include <QElapsedTimer>

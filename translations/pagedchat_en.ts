@@ -280,43 +280,24 @@
         <translation>New chat</translation>
     </message>
     <message>
-        <source>No model is loaded: open one with the Model button (Ctrl+O) to chat.</source>
-        <translation>No model is loaded: open one with the Model button (Ctrl+O) to chat.</translation>
-    </message>
-</context>
-<context>
-    <name>ChatSession</name>
-    <message>
-        <source>New chat</source>
-        <translation>New chat</translation>
+        <source>No model is loaded. Download one from Hugging Face, or open a model file or folder you have (Ctrl+O).</source>
+        <translation>No model is loaded. Download one from Hugging Face, or open a model file or folder you have (Ctrl+O).</translation>
     </message>
     <message>
-        <source>No model is loaded: %1</source>
-        <translation>No model is loaded: %1</translation>
+        <source>Download a model…</source>
+        <translation>Download a model…</translation>
     </message>
     <message>
-        <source>Not sent: %1 Your text is back in the input box.</source>
-        <translation>Not sent: %1 Your text is back in the input box.</translation>
+        <source>Download a model from Hugging Face</source>
+        <translation>Download a model from Hugging Face</translation>
     </message>
     <message>
-        <source>Not continued: %1</source>
-        <translation>Not continued: %1</translation>
+        <source>Open a model…</source>
+        <translation>Open a model…</translation>
     </message>
     <message>
-        <source>Not sent: %1</source>
-        <translation>Not sent: %1</translation>
-    </message>
-    <message>
-        <source>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</source>
-        <translation>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</translation>
-    </message>
-    <message>
-        <source>Not sent: %1 Your text is still in the input box.</source>
-        <translation>Not sent: %1 Your text is still in the input box.</translation>
-    </message>
-    <message>
-        <source>No new answer: %1</source>
-        <translation>No new answer: %1</translation>
+        <source>Open a model file or folder</source>
+        <translation>Open a model file or folder</translation>
     </message>
 </context>
 <context>
@@ -577,10 +558,165 @@
     </message>
 </context>
 <context>
-    <name>EngineClient</name>
+    <name>DownloadController</name>
     <message>
-        <source>The model could not be loaded.</source>
-        <translation>The model could not be loaded.</translation>
+        <source>Hugging Face folder</source>
+        <translation>Hugging Face folder</translation>
+    </message>
+    <message>
+        <source>Download stopped; downloading again resumes it.</source>
+        <translation>Download stopped; downloading again resumes it.</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>%1 kB</source>
+        <translation>%1 kB</translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 bytes</translation>
+    </message>
+    <message>
+        <source>Starting the download…</source>
+        <translation>Starting the download…</translation>
+    </message>
+    <message>
+        <source>No repository with GGUF files matches.</source>
+        <translation>No repository with GGUF files matches.</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3/s</source>
+        <translation>%1 of %2, %3/s</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked: %1</source>
+        <translation>Downloaded and checked: %1</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadDialog</name>
+    <message>
+        <source>Download a model</source>
+        <translation>Download a model</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <source>Close the download dialog</source>
+        <translation>Close the download dialog</translation>
+    </message>
+    <message>
+        <source>Search, or paste a repository (e.g. Qwen/Qwen3-4B-GGUF)</source>
+        <translation>Search, or paste a repository (e.g. Qwen/Qwen3-4B-GGUF)</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face hub</source>
+        <translation>Search the Hugging Face hub</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Search</translation>
+    </message>
+    <message>
+        <source>Repositories found</source>
+        <translation>Repositories found</translation>
+    </message>
+    <message>
+        <source>%1 (gated)</source>
+        <translation>%1 (gated)</translation>
+    </message>
+    <message>
+        <source>List the files of %1</source>
+        <translation>List the files of %1</translation>
+    </message>
+    <message>
+        <source>Back to results</source>
+        <translation>Back to results</translation>
+    </message>
+    <message>
+        <source>Files of %1</source>
+        <translation>Files of %1</translation>
+    </message>
+    <message>
+        <source>%1, %2%3%4</source>
+        <translation>%1, %2%3%4</translation>
+    </message>
+    <message>
+        <source>, may not fit this computer</source>
+        <translation>, may not fit this computer</translation>
+    </message>
+    <message>
+        <source>, recommended</source>
+        <translation>, recommended</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>fits</translation>
+    </message>
+    <message>
+        <source>may not fit</source>
+        <translation>may not fit</translation>
+    </message>
+    <message>
+        <source>recommended</source>
+        <translation>recommended</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>Download</translation>
+    </message>
+    <message>
+        <source>Download the chosen file</source>
+        <translation>Download the chosen file</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Stop</translation>
+    </message>
+    <message>
+        <source>Stop the download</source>
+        <translation>Stop the download</translation>
+    </message>
+    <message>
+        <source>Load it</source>
+        <translation>Load it</translation>
+    </message>
+    <message>
+        <source>Load the downloaded model</source>
+        <translation>Load the downloaded model</translation>
+    </message>
+    <message>
+        <source>Download progress</source>
+        <translation>Download progress</translation>
+    </message>
+    <message>
+        <source>On this computer (%1)</source>
+        <translation>On this computer (%1)</translation>
+    </message>
+    <message>
+        <source>Downloaded models</source>
+        <translation>Downloaded models</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>Load %1</translation>
+    </message>
+    <message>
+        <source>No model downloaded yet.</source>
+        <translation>No model downloaded yet.</translation>
     </message>
 </context>
 <context>
@@ -846,17 +982,6 @@
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
-    <message numerus="yes">
-        <source>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6</source>
-        <translation>
-            <numerusform>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block, chat template %6</numerusform>
-            <numerusform>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV blocks, chat template %6</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>the model&apos;s own (%1 format)</source>
-        <translation>the model&apos;s own (%1 format)</translation>
-    </message>
 </context>
 <context>
     <name>ErrorBanner</name>
@@ -918,6 +1043,10 @@
         <source>Generating</source>
         <translation>Generating</translation>
     </message>
+    <message>
+        <source>Reading %1 / %2 tokens</source>
+        <translation>Reading %1 / %2 tokens</translation>
+    </message>
 </context>
 <context>
     <name>HistoryController</name>
@@ -967,6 +1096,24 @@
     <message>
         <source>The system keychain is unavailable (%1).</source>
         <translation>The system keychain is unavailable (%1).</translation>
+    </message>
+</context>
+<context>
+    <name>LocalChatBackend</name>
+    <message>
+        <source>The model could not be loaded.</source>
+        <translation>The model could not be loaded.</translation>
+    </message>
+    <message>
+        <source>the model&apos;s own (%1 format)</source>
+        <translation>the model&apos;s own (%1 format)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6</source>
+        <translation>
+            <numerusform>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block, chat template %6</numerusform>
+            <numerusform>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV blocks, chat template %6</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1106,6 +1253,10 @@
         <source>System prompt: %1</source>
         <translation>System prompt: %1</translation>
     </message>
+    <message>
+        <source>(no reply — length limit reached)</source>
+        <translation>(no reply — length limit reached)</translation>
+    </message>
 </context>
 <context>
     <name>MessageContent</name>
@@ -1149,8 +1300,12 @@
         <translation>Scroll messages</translation>
     </message>
     <message>
-        <source>Type a message below and press Enter (a story model continues your first words).</source>
-        <translation>Type a message below and press Enter (a story model continues your first words).</translation>
+        <source>Type the beginning of a text below and press Enter: this model has no chat format and continues what you write.</source>
+        <translation>Type the beginning of a text below and press Enter: this model has no chat format and continues what you write.</translation>
+    </message>
+    <message>
+        <source>Type a message below and press Enter.</source>
+        <translation>Type a message below and press Enter.</translation>
     </message>
 </context>
 <context>
@@ -1277,6 +1432,14 @@
     <message>
         <source>Close the model picker</source>
         <translation>Close the model picker</translation>
+    </message>
+    <message>
+        <source>Download…</source>
+        <translation>Download…</translation>
+    </message>
+    <message>
+        <source>Download a model from Hugging Face</source>
+        <translation>Download a model from Hugging Face</translation>
     </message>
 </context>
 <context>
@@ -1611,6 +1774,41 @@
     <message>
         <source>Reasoning: thinking on or off, or its effort</source>
         <translation>Reasoning: thinking on or off, or its effort</translation>
+    </message>
+</context>
+<context>
+    <name>PaneState</name>
+    <message>
+        <source>New chat</source>
+        <translation>New chat</translation>
+    </message>
+    <message>
+        <source>No model is loaded: %1</source>
+        <translation>No model is loaded: %1</translation>
+    </message>
+    <message>
+        <source>Not sent: %1 Your text is back in the input box.</source>
+        <translation>Not sent: %1 Your text is back in the input box.</translation>
+    </message>
+    <message>
+        <source>Not continued: %1</source>
+        <translation>Not continued: %1</translation>
+    </message>
+    <message>
+        <source>Not sent: %1</source>
+        <translation>Not sent: %1</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</source>
+        <translation>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</translation>
+    </message>
+    <message>
+        <source>Not sent: %1 Your text is still in the input box.</source>
+        <translation>Not sent: %1 Your text is still in the input box.</translation>
+    </message>
+    <message>
+        <source>No new answer: %1</source>
+        <translation>No new answer: %1</translation>
     </message>
 </context>
 <context>

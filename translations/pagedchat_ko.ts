@@ -279,43 +279,24 @@
         <translation>새 대화</translation>
     </message>
     <message>
-        <source>No model is loaded: open one with the Model button (Ctrl+O) to chat.</source>
-        <translation>불러온 모델이 없습니다. 대화하려면 모델 버튼(Ctrl+O)으로 모델을 여세요.</translation>
-    </message>
-</context>
-<context>
-    <name>ChatSession</name>
-    <message>
-        <source>New chat</source>
-        <translation>새 대화</translation>
+        <source>No model is loaded. Download one from Hugging Face, or open a model file or folder you have (Ctrl+O).</source>
+        <translation>불러온 모델이 없습니다. Hugging Face에서 내려받거나, 가지고 있는 모델 파일이나 폴더를 여세요(Ctrl+O).</translation>
     </message>
     <message>
-        <source>No model is loaded: %1</source>
-        <translation>불러온 모델이 없습니다: %1</translation>
+        <source>Download a model…</source>
+        <translation>모델 내려받기…</translation>
     </message>
     <message>
-        <source>Not sent: %1 Your text is back in the input box.</source>
-        <translation>보내지 못했습니다: %1 입력한 내용은 입력 칸에 다시 넣어 두었습니다.</translation>
+        <source>Download a model from Hugging Face</source>
+        <translation>Hugging Face에서 모델 내려받기</translation>
     </message>
     <message>
-        <source>Not continued: %1</source>
-        <translation>이어 쓰지 못했습니다: %1</translation>
+        <source>Open a model…</source>
+        <translation>모델 열기…</translation>
     </message>
     <message>
-        <source>Not sent: %1</source>
-        <translation>보내지 못했습니다: %1</translation>
-    </message>
-    <message>
-        <source>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</source>
-        <translation>불러온 모델이 없습니다. 대화하려면 도구 모음의 모델 버튼(Ctrl+O)으로 모델을 여세요.</translation>
-    </message>
-    <message>
-        <source>Not sent: %1 Your text is still in the input box.</source>
-        <translation>보내지 못했습니다: %1 입력한 내용은 입력 칸에 그대로 있습니다.</translation>
-    </message>
-    <message>
-        <source>No new answer: %1</source>
-        <translation>새 답변을 만들지 못했습니다: %1</translation>
+        <source>Open a model file or folder</source>
+        <translation>모델 파일이나 폴더 열기</translation>
     </message>
 </context>
 <context>
@@ -576,10 +557,165 @@
     </message>
 </context>
 <context>
-    <name>EngineClient</name>
+    <name>DownloadController</name>
     <message>
-        <source>The model could not be loaded.</source>
-        <translation>모델을 불러올 수 없습니다.</translation>
+        <source>Hugging Face folder</source>
+        <translation>Hugging Face 폴더</translation>
+    </message>
+    <message>
+        <source>Download stopped; downloading again resumes it.</source>
+        <translation>내려받기를 멈췄습니다. 다시 내려받으면 이어서 받습니다.</translation>
+    </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>%1 kB</source>
+        <translation>%1 kB</translation>
+    </message>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1바이트</translation>
+    </message>
+    <message>
+        <source>Starting the download…</source>
+        <translation>내려받기를 시작하는 중…</translation>
+    </message>
+    <message>
+        <source>No repository with GGUF files matches.</source>
+        <translation>일치하는 GGUF 저장소가 없습니다.</translation>
+    </message>
+    <message>
+        <source>%1 of %2, %3/s</source>
+        <translation>%2 중 %1, 초당 %3</translation>
+    </message>
+    <message>
+        <source>Downloaded and checked: %1</source>
+        <translation>내려받고 확인했습니다: %1</translation>
+    </message>
+</context>
+<context>
+    <name>DownloadDialog</name>
+    <message>
+        <source>Download a model</source>
+        <translation>모델 내려받기</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>닫기</translation>
+    </message>
+    <message>
+        <source>Close the download dialog</source>
+        <translation>내려받기 창 닫기</translation>
+    </message>
+    <message>
+        <source>Search, or paste a repository (e.g. Qwen/Qwen3-4B-GGUF)</source>
+        <translation>검색하거나 저장소를 붙여 넣으세요(예: Qwen/Qwen3-4B-GGUF)</translation>
+    </message>
+    <message>
+        <source>Search the Hugging Face hub</source>
+        <translation>Hugging Face 허브 검색</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>검색</translation>
+    </message>
+    <message>
+        <source>Repositories found</source>
+        <translation>찾은 저장소</translation>
+    </message>
+    <message>
+        <source>%1 (gated)</source>
+        <translation>%1 (접근 승인 필요)</translation>
+    </message>
+    <message>
+        <source>List the files of %1</source>
+        <translation>%1의 파일 보기</translation>
+    </message>
+    <message>
+        <source>Back to results</source>
+        <translation>검색 결과로</translation>
+    </message>
+    <message>
+        <source>Files of %1</source>
+        <translation>%1의 파일</translation>
+    </message>
+    <message>
+        <source>%1, %2%3%4</source>
+        <translation>%1, %2%3%4</translation>
+    </message>
+    <message>
+        <source>, may not fit this computer</source>
+        <translation>, 이 컴퓨터에 맞지 않을 수 있음</translation>
+    </message>
+    <message>
+        <source>, recommended</source>
+        <translation>, 추천</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>맞음</translation>
+    </message>
+    <message>
+        <source>may not fit</source>
+        <translation>맞지 않을 수 있음</translation>
+    </message>
+    <message>
+        <source>recommended</source>
+        <translation>추천</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>내려받기</translation>
+    </message>
+    <message>
+        <source>Download the chosen file</source>
+        <translation>고른 파일 내려받기</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>중지</translation>
+    </message>
+    <message>
+        <source>Stop the download</source>
+        <translation>내려받기 중지</translation>
+    </message>
+    <message>
+        <source>Load it</source>
+        <translation>불러오기</translation>
+    </message>
+    <message>
+        <source>Load the downloaded model</source>
+        <translation>내려받은 모델 불러오기</translation>
+    </message>
+    <message>
+        <source>Download progress</source>
+        <translation>내려받기 진행률</translation>
+    </message>
+    <message>
+        <source>On this computer (%1)</source>
+        <translation>이 컴퓨터에 있는 모델 (%1)</translation>
+    </message>
+    <message>
+        <source>Downloaded models</source>
+        <translation>내려받은 모델</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>%1 불러오기</translation>
+    </message>
+    <message>
+        <source>No model downloaded yet.</source>
+        <translation>아직 내려받은 모델이 없습니다.</translation>
     </message>
 </context>
 <context>
@@ -844,16 +980,6 @@
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
-    <message numerus="yes">
-        <source>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6</source>
-        <translation>
-            <numerusform>%1: 레이어 %2개, 차원 %3, 어휘 %4개, 가중치 %5, KV 블록 %n개, 채팅 템플릿 %6</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>the model&apos;s own (%1 format)</source>
-        <translation>모델 자체 템플릿(%1 형식)</translation>
-    </message>
 </context>
 <context>
     <name>ErrorBanner</name>
@@ -915,6 +1041,10 @@
         <source>Generating</source>
         <translation>생성 중</translation>
     </message>
+    <message>
+        <source>Reading %1 / %2 tokens</source>
+        <translation>토큰 %1 / %2 읽는 중</translation>
+    </message>
 </context>
 <context>
     <name>HistoryController</name>
@@ -964,6 +1094,23 @@
     <message>
         <source>The system keychain is unavailable (%1).</source>
         <translation>시스템 키체인을 사용할 수 없습니다 (%1).</translation>
+    </message>
+</context>
+<context>
+    <name>LocalChatBackend</name>
+    <message>
+        <source>The model could not be loaded.</source>
+        <translation>모델을 불러올 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>the model&apos;s own (%1 format)</source>
+        <translation>모델 자체 템플릿(%1 형식)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: %2 layers, dim %3, vocab %4, weights %5, %n KV block(s), chat template %6</source>
+        <translation>
+            <numerusform>%1: 레이어 %2개, 차원 %3, 어휘 %4개, 가중치 %5, KV 블록 %n개, 채팅 템플릿 %6</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1103,6 +1250,10 @@
         <source>System prompt: %1</source>
         <translation>시스템 프롬프트: %1</translation>
     </message>
+    <message>
+        <source>(no reply — length limit reached)</source>
+        <translation>(답변 없음 — 길이 제한 도달)</translation>
+    </message>
 </context>
 <context>
     <name>MessageContent</name>
@@ -1146,8 +1297,12 @@
         <translation>메시지 스크롤</translation>
     </message>
     <message>
-        <source>Type a message below and press Enter (a story model continues your first words).</source>
-        <translation>아래에 메시지를 입력하고 Enter를 누르세요(이야기 모델은 첫 문장을 이어 씁니다).</translation>
+        <source>Type the beginning of a text below and press Enter: this model has no chat format and continues what you write.</source>
+        <translation>아래에 글의 첫머리를 입력하고 Enter를 누르세요. 이 모델은 대화 형식이 없어 입력한 글을 이어 씁니다.</translation>
+    </message>
+    <message>
+        <source>Type a message below and press Enter.</source>
+        <translation>아래에 메시지를 입력하고 Enter를 누르세요.</translation>
     </message>
 </context>
 <context>
@@ -1274,6 +1429,14 @@
     <message>
         <source>Close the model picker</source>
         <translation>모델 선택 닫기</translation>
+    </message>
+    <message>
+        <source>Download…</source>
+        <translation>내려받기…</translation>
+    </message>
+    <message>
+        <source>Download a model from Hugging Face</source>
+        <translation>Hugging Face에서 모델 내려받기</translation>
     </message>
 </context>
 <context>
@@ -1608,6 +1771,41 @@
     <message>
         <source>Reasoning: thinking on or off, or its effort</source>
         <translation>추론: 생각 켜기/끄기 또는 추론 강도</translation>
+    </message>
+</context>
+<context>
+    <name>PaneState</name>
+    <message>
+        <source>New chat</source>
+        <translation>새 대화</translation>
+    </message>
+    <message>
+        <source>No model is loaded: %1</source>
+        <translation>불러온 모델이 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>Not sent: %1 Your text is back in the input box.</source>
+        <translation>보내지 못했습니다: %1 입력한 내용은 입력 칸에 다시 넣어 두었습니다.</translation>
+    </message>
+    <message>
+        <source>Not continued: %1</source>
+        <translation>이어 쓰지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <source>Not sent: %1</source>
+        <translation>보내지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <source>No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.</source>
+        <translation>불러온 모델이 없습니다. 대화하려면 도구 모음의 모델 버튼(Ctrl+O)으로 모델을 여세요.</translation>
+    </message>
+    <message>
+        <source>Not sent: %1 Your text is still in the input box.</source>
+        <translation>보내지 못했습니다: %1 입력한 내용은 입력 칸에 그대로 있습니다.</translation>
+    </message>
+    <message>
+        <source>No new answer: %1</source>
+        <translation>새 답변을 만들지 못했습니다: %1</translation>
     </message>
 </context>
 <context>

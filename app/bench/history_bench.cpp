@@ -24,11 +24,11 @@
 
 #include <cstdio>
 
-#include "app/app_controller.h"
-#include "app/chat_store.h"
-#include "app/conversation_list_model.h"
+#include "app/controllers/app_controller.h"
+#include "app/controllers/conversation_list_model.h"
 #include "app/main_window.h"
-#include "app/message_list_model.h"
+#include "app/panes/message_list_model.h"
+#include "app/store/chat_store.h"
 
 namespace {
 

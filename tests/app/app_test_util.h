@@ -16,7 +16,7 @@
 #include <memory>
 
 #include "app/app_options.h"
-#include "app/engine_client.h"
+#include "app/engine/local_chat_backend.h"
 #include "engine/config.h"
 #include "test_paths.h"
 
@@ -53,7 +53,7 @@ inline pagedchat::EngineConfig storiesConfig() {
 
 /// Starts `engine` and waits (on the condition, not a fixed time) until its model is loaded;
 /// false when it is not within `timeoutMs`.
-[[nodiscard]] inline bool startEngine(EngineClient& engine, int timeoutMs = 60000) {
+[[nodiscard]] inline bool startEngine(LocalChatBackend& engine, int timeoutMs = 60000) {
   engine.start();
   return QTest::qWaitFor([&engine] { return engine.isReady(); }, timeoutMs);
 }

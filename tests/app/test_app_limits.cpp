@@ -10,11 +10,11 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
-#include "app/chat_session.h"
-#include "app/chat_store.h"
-#include "app/engine_client.h"
-#include "app/finish_reason_text.h"
-#include "app/message_list_model.h"
+#include "app/engine/local_chat_backend.h"
+#include "app/panes/message_list_model.h"
+#include "app/panes/pane_state.h"
+#include "app/store/chat_store.h"
+#include "app/store/finish_reason_text.h"
 #include "app_test_util.h"
 #include "test_paths.h"
 
@@ -28,9 +28,9 @@ class TestAppLimits : public QObject {
     REQUIRE_MODEL_FILE(testpaths::stories260K());
     QTemporaryDir dir;
     ChatStore store(dir.path());
-    EngineClient engine(apptest::storiesConfig());
+    LocalChatBackend engine(apptest::storiesConfig());
     QVERIFY(apptest::startEngine(engine));
-    ChatSession session(&store, &engine);
+    PaneState session(&store, &engine);
     QString text;
     while (text.size() < (1 << 20)) text += QStringLiteral("Once upon a time there was a little girl named Lily. ");
     session.setInputText(text);
@@ -76,14 +76,14 @@ class TestAppLimits : public QObject {
       QFAIL(e.what());
     }
     const qint64 insertMs = clock.restart();
-    EngineClient engine(apptest::storiesConfig());
+    LocalChatBackend engine(apptest::storiesConfig());
     QVERIFY(apptest::startEngine(engine));
-    ChatSession session(&store, &engine);
+    PaneState session(&store, &engine);
     clock.restart();
     session.openConversation(c, QStringLiteral("long"));
     const qint64 openMs = clock.restart();
     QCOMPARE(session.messages()->rowCount(), 10000);
-    QSignalSpy finished(&session, &ChatSession::replyFinished);
+    QSignalSpy finished(&session, &PaneState::replyFinished);
     session.setMaxTokens(20);
     QVERIFY(session.sendText(QStringLiteral("And then?")));
     QVERIFY(finished.wait(120000));

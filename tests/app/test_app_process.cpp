@@ -16,7 +16,7 @@
 #include <csignal>
 #include <memory>
 
-#include "app/chat_store.h"
+#include "app/store/chat_store.h"
 #include "test_paths.h"
 
 using pagedchat::FinishReason;

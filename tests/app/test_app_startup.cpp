@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "app/app_startup.h"
-#include "app/chat_store.h"
+#include "app/store/chat_store.h"
 #include "sqlite_faults.h"
 #include "store_fault_util.h"
 

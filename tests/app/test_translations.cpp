@@ -3,6 +3,7 @@
 // through qsTr()/tr(), the embedded Korean .qm loads, the CJK font covers every Korean character,
 // and switching the language at run time retranslates the window without a restart.
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFontDatabase>
 #include <QFontMetrics>
@@ -19,11 +20,12 @@
 #include <QTranslator>
 #include <QXmlStreamReader>
 
-#include "app/app_controller.h"
 #include "app/app_options.h"
+#include "app/controllers/app_controller.h"
 #include "app/main_window.h"
 #include "app/translator.h"
 #include "gui_test_util.h"
+#include "test_paths.h"
 
 namespace {
 
@@ -222,13 +224,25 @@ void TestTranslations::scannerFindsUntranslatedStrings() {
 
 void TestTranslations::everyUserVisibleStringIsTranslatable() {
   QStringList problems;
-  const QDir qmlDir(kSourceDir + "/app/qml");
-  const QStringList qmlFiles = qmlDir.entryList({QStringLiteral("*.qml")}, QDir::Files);
-  QVERIFY(qmlFiles.size() > 10);
-  for (const QString& f : qmlFiles) problems += scanQml(QStringLiteral("app/qml/") + f, readText(qmlDir.filePath(f)));
-  const QDir appDir(kSourceDir + "/app");
-  for (const QString& f : appDir.entryList({QStringLiteral("*.cpp")}, QDir::Files))
-    problems += scanCpp(QStringLiteral("app/") + f, readText(appDir.filePath(f)));
+  // Every QML and C++ file of app/, in its folders (relative paths in the messages).
+  const QDir sourceDir(kSourceDir);
+  int qmlFiles = 0;
+  for (QDirIterator it(kSourceDir + "/app/qml", {QStringLiteral("*.qml")}, QDir::Files, QDirIterator::Subdirectories);
+       it.hasNext();) {
+    const QString path = it.next();
+    problems += scanQml(sourceDir.relativeFilePath(path), readText(path));
+    ++qmlFiles;
+  }
+  QVERIFY(qmlFiles > 10);
+  int cppFiles = 0;
+  for (QDirIterator it(kSourceDir + "/app", {QStringLiteral("*.cpp")}, QDir::Files, QDirIterator::Subdirectories);
+       it.hasNext();) {
+    const QString path = it.next();
+    if (path.contains(QStringLiteral("/bench/"))) continue;
+    problems += scanCpp(sourceDir.relativeFilePath(path), readText(path));
+    ++cppFiles;
+  }
+  QVERIFY(cppFiles > 30);
   QVERIFY2(problems.isEmpty(),
            qPrintable(QStringLiteral("user-visible strings not in qsTr()/tr():\n") + problems.join(QLatin1Char('\n'))));
 }
@@ -314,10 +328,19 @@ void TestTranslations::switchesLanguageAtRunTime() {
   QCOMPARE(newButton->property("text").toString(), QStringLiteral("New chat"));
   QCOMPARE(languageButton->property("text").toString(), QStringLiteral("Language: English"));
 
+  // The status line's model summary, worded when the model loaded, follows the language too.
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  controller.models()->openModel(testpaths::stories260K());
+  QQuickItem* details = apptest::findItem(window->contentItem(), QStringLiteral("modelDetails"));
+  QVERIFY(details);
+  QTRY_VERIFY_WITH_TIMEOUT(details->property("text").toString().contains(QLatin1String(" layers")), 60000);
+
   QSignalSpy changed(controller.appearance(), &Appearance::languageChanged);
   QVERIFY(controller.appearance()->setProperty("language", QStringLiteral("ko")));  // as QML does
   QCOMPARE(changed.count(), 1);
   QTRY_COMPARE(newButton->property("text").toString(), QStringLiteral("새 대화"));
+  QTRY_VERIFY2(details->property("text").toString().contains(QStringLiteral("레이어")),
+               qPrintable(details->property("text").toString()));
   QCOMPARE(languageButton->property("text").toString(), QStringLiteral("언어: 한국어"));
   QCOMPARE(window->title(), QStringLiteral("PagedChat"));
 

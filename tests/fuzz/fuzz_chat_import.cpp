@@ -1,4 +1,4 @@
-// libFuzzer target for the chat history import (ChatStore::importJson, app/chat_store_export.cpp):
+// libFuzzer target for the chat history import (ChatStore::importJson, app/store/chat_store_export.cpp):
 // a conversation file is checked field by field, then written in one transaction to a SQLite store
 // in a temporary folder. Any input must import or throw StoreError; a conversation that imported
 // must export (exportJson) to a file that imports again with the same number of messages.
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "app/chat_store.h"
+#include "app/store/chat_store.h"
 
 namespace {
 

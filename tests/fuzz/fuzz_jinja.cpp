@@ -3,7 +3,7 @@
 // either render or throw pagedchat::jinja::Error; anything else (a crash, a hang past the per-input
 // timeout, a sanitizer report, another exception type escaping, a broken TemplatedText) is a bug.
 // Built only with clang; see tests/fuzz/CMakeLists.txt. A crash it finds belongs in
-// tests/engine/test_jinja.cpp as a case of its own (30 minutes of fuzzing found none so far).
+// tests/engine/text/test_jinja.cpp as a case of its own (30 minutes of fuzzing found none so far).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -1,6 +1,6 @@
 // The official OpenAI Node client (npm `openai`) against a running `pagedchat-cli serve`, as an
 // outside program would use it. Prints one JSON object of what the server answered; the C++ test
-// (tests/engine/test_server.cpp) asserts on it.
+// (tests/engine/entrypoints/test_server.cpp) asserts on it.
 //   node openai_client.mjs completions BASE_URL MODEL
 //   node openai_client.mjs chat BASE_URL MODEL API_KEY
 //   node openai_client.mjs concurrent BASE_URL MODEL N   (N greedy requests at once, every other

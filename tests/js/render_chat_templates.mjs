@@ -1,5 +1,5 @@
 // Renders chat templates with @huggingface/jinja (the reference renderer, pinned in package.json)
-// for the differential test of pagedchat's interpreter (tests/engine/test_jinja_reference.cpp).
+// for the differential test of pagedchat's interpreter (tests/engine/text/test_jinja_reference.cpp).
 //
 //   node render_chat_templates.mjs TEMPLATE CONTEXT.json [--now=SECONDS]
 //       prints the rendering to stdout; an error goes to stderr with exit status 1

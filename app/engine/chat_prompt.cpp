@@ -1,0 +1,56 @@
+#include "app/engine/chat_prompt.h"
+
+#include <optional>
+
+namespace {
+const QString kJoin = QStringLiteral("\n\n");
+
+/// The common part: system message first, `history` with roles alternating, then `last` (role,
+/// text) when there is one.
+QList<PromptMessage> build(const QString& systemPrompt, const QList<MessageRecord>& history,
+                           const std::optional<PromptMessage>& last) {
+  QStringList system;
+  if (!systemPrompt.isEmpty()) system.append(systemPrompt);
+  QList<PromptMessage> turns;
+  auto add = [&turns](MessageRole role, const QString& text) {
+    if (turns.isEmpty() && role == MessageRole::kAssistant) return;  // a conversation starts with the user
+    if (!turns.isEmpty() && turns.constLast().role == role) {
+      turns.last().text += kJoin + text;
+      return;
+    }
+    turns.append({role, text});
+  };
+  for (const MessageRecord& m : history) {
+    if (m.role == MessageRole::kSystem) {
+      if (!m.text.isEmpty()) system.append(m.text);
+    } else {
+      add(m.role, m.text);
+    }
+  }
+  if (last) add(last->role, last->text);
+  if (!system.isEmpty()) turns.prepend({MessageRole::kSystem, system.join(kJoin)});
+  return turns;
+}
+}  // namespace
+
+QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<MessageRecord>& history,
+                                       const QString& userMessage) {
+  return build(systemPrompt, history, PromptMessage{MessageRole::kUser, userMessage});
+}
+
+QList<PromptMessage> buildContinuationMessages(const QString& systemPrompt, const QList<MessageRecord>& history) {
+  QList<PromptMessage> turns = build(systemPrompt, history, std::nullopt);
+  if (turns.isEmpty() || turns.constLast().role != MessageRole::kAssistant) return {};
+  return turns;
+}
+
+QList<PromptMessage> buildConversationMessages(const QString& systemPrompt, const QList<MessageRecord>& history) {
+  return build(systemPrompt, history, std::nullopt);
+}
+
+std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages) {
+  std::vector<pagedchat::ChatMessage> out;
+  out.reserve(static_cast<size_t>(messages.size()));
+  for (const PromptMessage& m : messages) out.push_back({messageRoleText(m.role).toStdString(), m.text.toStdString()});
+  return out;
+}

@@ -1,0 +1,44 @@
+// The conversation sent to the engine for one chat turn. The GUI thread only collects the
+// messages (role, text); the engine worker renders them with the model's chat template and
+// tokenizes them (pagedchat::fit_chat), so the GUI never tokenizes.
+#pragma once
+
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+#include <vector>
+
+#include "app/store/chat_store.h"
+#include "engine/text/chat_template.h"
+
+/// One message of the conversation a request carries.
+struct PromptMessage {
+  MessageRole role = MessageRole::kUser;
+  QString text;
+  bool operator==(const PromptMessage&) const = default;
+};
+Q_DECLARE_METATYPE(PromptMessage)
+
+/// The messages of a new user turn, in the order every chat template expects: the system
+/// message (`systemPrompt`, then any stored system records, joined by a blank line) when there
+/// is one, the pane's earlier user/assistant messages (`history`, oldest first, without the new
+/// one), and `userMessage` last. Consecutive messages of one role (e.g. a reply that was never
+/// stored) are joined by a blank line and leading assistant messages are left out, so the roles
+/// alternate user/assistant as the strict templates (llama-2, mistral, vicuna) require. An empty
+/// assistant message (a reply stopped at once) is kept: it still separates two user turns.
+QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<MessageRecord>& history,
+                                       const QString& userMessage);
+
+/// The messages of a continuation: as buildChatMessages() without a new user message, `history`
+/// ending with the assistant reply to continue (sent with LocalChatBackend::submit(..., continueLast)).
+/// Empty when the last message (after joining) is not an assistant reply.
+QList<PromptMessage> buildContinuationMessages(const QString& systemPrompt, const QList<MessageRecord>& history);
+
+/// The messages of the conversation as it stands (`history` after `systemPrompt`, roles joined
+/// as in buildChatMessages(), no new message): what the pane's context holds, for counting.
+QList<PromptMessage> buildConversationMessages(const QString& systemPrompt, const QList<MessageRecord>& history);
+
+/// The engine's form of `messages` (UTF-8; the roles as the chat template sees them: "system",
+/// "user", "assistant").
+std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages);

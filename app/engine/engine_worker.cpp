@@ -1,0 +1,415 @@
+#include "app/engine/engine_worker.h"
+
+#include <QElapsedTimer>
+
+#include <QFileInfo>
+#include <QPointer>
+#include <algorithm>
+
+#include <memory>
+
+#include <exception>
+#include <utility>
+
+#include "app/engine/engine_snapshot.h"
+#include "app/engine/model_defaults.h"
+#include "app/engine/server/worker_engine_proxy.h"
+#include "engine/llm_engine.h"
+#include "engine/text/chat_template.h"
+
+EngineWorker::EngineWorker(const pagedchat::EngineConfig& config, const QString& chatTemplate, QObject* parent)
+    : QObject(parent),
+      config_(config),
+      chatTemplateOverride_(chatTemplate),
+      server_(std::make_unique<WorkerEngineProxy>(this, [this] { wakeForServer(); })) {
+  qRegisterMetaType<PromptMessage>();
+  qRegisterMetaType<QList<PromptMessage>>();
+  qRegisterMetaType<RequestDelta>();
+  qRegisterMetaType<QList<RequestDelta>>();
+  qRegisterMetaType<EngineStepStats>();
+  qRegisterMetaType<pagedchat::SamplingParams>();
+  qRegisterMetaType<pagedchat::EngineConfig>();
+  qRegisterMetaType<EngineSnapshot>();
+  clock_.start();
+}
+
+EngineWorker::~EngineWorker() { server_->setEngine(nullptr, "the app is closing"); }
+
+pagedchat::AsyncEngineClient* EngineWorker::serverClient() const { return server_.get(); }
+
+void EngineWorker::wakeForServer() { scheduleStep(); }
+
+void EngineWorker::freeEngine() {
+  server_->setEngine(nullptr);
+  const QMutexLocker lock(&engineMutex_);
+  engine_.reset();
+}
+
+void EngineWorker::requestAbort(const QString& requestId) {
+  const QMutexLocker lock(&engineMutex_);
+  if (engine_) engine_->request_abort(requestId.toStdString());
+}
+
+void EngineWorker::loadModel() {
+  if (engine_) return;
+  load(0);
+}
+
+void EngineWorker::loadModelWith(const pagedchat::EngineConfig& config, const QString& chatTemplate, int generation) {
+  abortAll();
+  freeEngine();  // the old model's memory goes before the new one is mapped
+  config_ = config;
+  chatTemplateOverride_ = chatTemplate;
+  load(generation);
+}
+
+void EngineWorker::unloadModel(int generation) {
+  abortAll();
+  freeEngine();
+  chatTemplate_.reset();
+  emit modelUnloaded(generation);
+  maybeSnapshot(/*force=*/true);
+  if (!pending_.isEmpty()) scheduleStep();  // submits still queued are rejected: no model
+}
+
+void EngineWorker::setMonitoring(bool on, int minIntervalMs) {
+  monitoring_ = on;
+  snapshotIntervalMs_ = std::max(0, minIntervalMs);
+  if (on) maybeSnapshot(/*force=*/true);
+}
+
+void EngineWorker::abortAll() {
+  if (active_.isEmpty()) return;
+  QList<RequestDelta> deltas;
+  for (const QString& id : std::as_const(active_)) {
+    if (engine_) engine_->abort_request(id.toStdString());
+    RequestDelta d;
+    d.requestId = id;
+    d.finished = true;
+    d.finishReason = pagedchat::FinishReason::kAbort;
+    deltas.append(std::move(d));
+  }
+  active_.clear();
+  abortedUnreported_.clear();
+  reasoningOpened_.clear();
+  EngineStepStats stats;
+  if (engine_) {
+    const pagedchat::EngineStats s = engine_->stats();
+    stats.numSteps = s.num_steps;
+    stats.numGenerationTokens = s.num_generation_tokens;
+  }
+  emit stepFinished(deltas, stats);
+}
+
+void EngineWorker::load(int generation) {
+  std::string templateWarning;
+  pagedchat::EngineConfig config = config_;
+  // Progress comes from inside the loader on this thread: throttled, then queued to the GUI.
+  // The engine keeps a copy of its config (with this callback): the state is shared, not borrowed.
+  struct ProgressState {
+    QElapsedTimer sinceEmit;
+    qint64 lastDone = -1;
+  };
+  auto state = std::make_shared<ProgressState>();
+  QPointer<EngineWorker> self(this);
+  config.load_progress = [state, self, generation](std::uint64_t done, std::uint64_t total) {
+    const bool last = done >= total;
+    if (!self) return;
+    if (!last && state->lastDone >= 0 && state->sinceEmit.elapsed() < 1000 / kMaxProgressPerSecond) return;
+    if (static_cast<qint64>(done) < state->lastDone) return;  // never backwards
+    state->lastDone = static_cast<qint64>(done);
+    state->sinceEmit.start();
+    emit self->loadProgress(static_cast<qint64>(done), static_cast<qint64>(total), generation);
+  };
+  // The engine's warnings reach the window (queued to the GUI thread), not only stderr.
+  config.on_warning = [self](const std::string& message) {
+    qInfo("pagedchat: warning: %s", message.c_str());
+    if (self) emit self->engineWarning(QString::fromStdString(message));
+  };
+  try {
+    const std::string overrideName = chatTemplateOverride_.toStdString();
+    pagedchat::resolve_chat_template(overrideName, "");  // an unknown name fails before the load
+    auto engine = std::make_unique<pagedchat::LLMEngine>(config);
+    {
+      const QMutexLocker lock(&engineMutex_);
+      engine_ = std::move(engine);
+    }
+    chatTemplate_ = pagedchat::resolve_chat_template(overrideName, engine_->chat_template(), "'" + config_.model + "'",
+                                                     &templateWarning);
+  } catch (const std::exception& e) {
+    {
+      const QMutexLocker lock(&engineMutex_);
+      engine_.reset();
+    }
+    QString message = QString::fromStdString(e.what());
+    const QString path = QString::fromStdString(config_.model);
+    const QString file = QFileInfo(path).fileName();
+    // The loaders name the file in most messages; where one does not, say which file it was.
+    if (!path.isEmpty() && !message.contains(file)) message = tr("%1: %2").arg(path, message);
+    emit loadFailed(message, generation);
+    scheduleStep();  // requests submitted while loading are rejected
+    return;
+  }
+  lastTemplateWarning_ = templateWarning;
+  if (!templateWarning.empty()) {
+    qInfo("pagedchat: %s", templateWarning.c_str());
+    emit chatTemplateWarning(QString::fromStdString(templateWarning));
+  }
+  server_->setEngine(engine_.get());
+  // Inside step(), once it has scheduled: a long prefill chunk shows as running, with its progress.
+  engine_->set_on_scheduled([this] { emit stepStarted(promptProgress(), stepStats(0.0)); });
+  const pagedchat::ModelConfig& mc = engine_->model_config();
+  QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
+  const int numBlocks = engine_->stats().num_total_blocks;
+  // Facts, not sentences: the GUI words them in the language of the moment (LocalChatBackend::modelDetails).
+  const QVariantMap details{{QStringLiteral("architecture"), QString::fromStdString(mc.architecture)},
+                            {QStringLiteral("layers"), mc.n_layers},
+                            {QStringLiteral("dim"), mc.hidden_size},
+                            {QStringLiteral("vocab"), mc.vocab_size},
+                            {QStringLiteral("weights"), QString::fromStdString(engine_->weight_types())},
+                            {QStringLiteral("blocks"), numBlocks},
+                            {QStringLiteral("builtinTemplate"), chatTemplate_->is_builtin()},
+                            {QStringLiteral("template"), QString::fromStdString(chatTemplate_->name())},
+                            {QStringLiteral("templateFamily"), QString::fromStdString(chatTemplate_->family())}};
+  emit contextLengthKnown(engine_->engine_config().max_model_len);
+  emit chatFormatKnown(chatTemplate_->name() == "none");
+  emit samplingDefaultsKnown(modelDefaults());
+  emit modelLoaded(name, details, numBlocks, generation);
+  maybeSnapshot(/*force=*/true);
+  scheduleStep();  // requests submitted while loading
+}
+
+void EngineWorker::submit(const QString& requestId, const QList<PromptMessage>& messages,
+                          const pagedchat::SamplingParams& params, bool continueLast, const QString& reasoning) {
+  Command c;
+  c.continueLast = continueLast;
+  c.reasoning = reasoning;
+  c.requestId = requestId;
+  c.messages = messages;
+  c.params = params;
+  c.params.output_kind = pagedchat::RequestOutputKind::kDelta;
+  pending_.append(std::move(c));
+  scheduleStep();
+}
+
+void EngineWorker::cancel(const QString& requestId) {
+  Command c;
+  c.isCancel = true;
+  c.requestId = requestId;
+  pending_.append(std::move(c));
+  scheduleStep();
+}
+
+void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages, int maxTokens) {
+  int count = -1;
+  if (engine_ && !messages.isEmpty()) {
+    const std::vector<pagedchat::ChatMessage> chat = toChatMessages(messages);
+    const bool continueLast = messages.constLast().role == MessageRole::kAssistant;
+    try {
+      pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
+      encode.continue_final_message = continueLast;
+      count = static_cast<int>(pagedchat::fit_chat(engine_->tokenizer(), *chatTemplate_, chat, encode,
+                                                   engine_->engine_config().max_model_len, std::max(1, maxTokens))
+                                   .token_ids.size());
+    } catch (const pagedchat::ChatTooLongError&) {
+      pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
+      encode.continue_final_message = continueLast;
+      count = static_cast<int>(
+          pagedchat::encode_chat(engine_->tokenizer(), *chatTemplate_, chat, !continueLast, encode).size());
+    } catch (const std::exception&) {
+      count = -1;  // roles this template does not take: not counted
+    }
+  }
+  emit tokenCountReady(ticket, count);
+}
+
+QVariantMap EngineWorker::modelDefaults() const {
+  return modelDefaultsMap(engine_->sampling_defaults(), &chatTemplate_->reasoning_controls(),
+                          engine_->engine_config().max_model_len);
+}
+
+pagedchat::ChatEncodeOptions EngineWorker::chatEncodeOptions() const {
+  const pagedchat::ModelConfig& mc = engine_->model_config();
+  return pagedchat::chat_encode_options(engine_->tokenizer(), mc.add_bos, mc.bos_id);
+}
+
+void EngineWorker::scheduleStep() {
+  if (stepScheduled_) return;
+  stepScheduled_ = true;
+  QMetaObject::invokeMethod(this, &EngineWorker::runStep, Qt::QueuedConnection);
+}
+
+void EngineWorker::drainCommands() {
+  server_->runQueued();  // the server's requests join the same step as the panes'
+  const QList<Command> commands = std::exchange(pending_, {});
+  for (const Command& c : commands) {
+    if (c.isCancel) {
+      if (engine_ && active_.contains(c.requestId) && engine_->abort_request(c.requestId.toStdString())) {
+        abortedUnreported_.insert(c.requestId);
+      }
+      continue;
+    }
+    if (!engine_) {
+      emit requestRejected(c.requestId, tr("No model is loaded."));
+      continue;
+    }
+    try {
+      // The whole conversation is rendered with the chat template; the reply may use what the
+      // context leaves after it (the engine refuses a request whose prompt + max_tokens exceeds
+      // max_model_len rather than truncating it), and the oldest turns make room when needed.
+      pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
+      encode.continue_final_message = c.continueLast;
+      pagedchat::apply_reasoning_choice(encode, chatTemplate_->reasoning_controls(), c.reasoning.toStdString());
+      // A hybrid model's next turn resumes from the state checkpoint of what it repeats.
+      encode.find_stable_prefix = engine_->model_config().num_recurrent_layers() > 0;
+      const pagedchat::ChatPrompt prompt = pagedchat::fit_chat(
+          engine_->tokenizer(), *chatTemplate_, toChatMessages(c.messages), encode,
+          engine_->engine_config().max_model_len, c.params.max_tokens);
+      if (!prompt.warning.empty() && prompt.warning != lastTemplateWarning_) {
+        lastTemplateWarning_ = prompt.warning;  // said once per kind of failure, not per request
+        qWarning("pagedchat: %s", prompt.warning.c_str());
+        emit chatTemplateWarning(QString::fromStdString(prompt.warning));
+      }
+      pagedchat::SamplingParams params = c.params;
+      params.max_tokens = prompt.max_tokens;
+      const pagedchat::ChatStopConditions stops = pagedchat::chat_stop_conditions(*chatTemplate_, engine_->tokenizer());
+      params.stop.insert(params.stop.end(), stops.stop.begin(), stops.stop.end());
+      params.stop_token_ids.insert(params.stop_token_ids.end(), stops.stop_token_ids.begin(),
+                                   stops.stop_token_ids.end());
+      pagedchat::RequestOptions options;
+      options.stable_prefix_tokens = prompt.stable_prefix_tokens;
+      engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params, options);
+      active_.insert(c.requestId);
+      // The template opened the reasoning block (DeepSeek-R1's "<think>\n" generation prompt):
+      // the reply's text starts with the tag the model did not write, so that it reads, is stored
+      // and is sent again as every reasoning reply is ("<think>…</think> answer").
+      if (prompt.opens_reasoning) reasoningOpened_.insert(c.requestId);
+    } catch (const pagedchat::ChatTooLongError& e) {
+      emit requestRejected(
+          c.requestId,
+          tr("The message is %1 tokens long; the model's context holds %2.").arg(e.num_tokens).arg(e.max_model_len));
+    } catch (const std::exception& e) {
+      emit requestRejected(c.requestId, QString::fromStdString(e.what()));
+    }
+  }
+}
+
+QList<RequestDelta> EngineWorker::promptProgress() const {
+  QList<RequestDelta> out;
+  if (!engine_) return out;
+  for (const std::string& id : engine_->last_scheduled_request_ids()) {
+    const QString requestId = QString::fromStdString(id);
+    if (!active_.contains(requestId)) continue;  // a server request, or a completion's fork
+    const std::optional<pagedchat::RequestState> st = engine_->request_state(id);
+    if (!st || st->num_computed_tokens >= st->num_prompt_tokens) continue;
+    RequestDelta d;
+    d.requestId = requestId;
+    d.numPromptTokens = st->num_prompt_tokens;
+    d.numComputedPromptTokens = st->num_computed_tokens;
+    out.append(std::move(d));
+  }
+  return out;
+}
+
+EngineStepStats EngineWorker::stepStats(double stepMs) const {
+  const pagedchat::EngineStats s = engine_->stats();
+  EngineStepStats stats;
+  stats.numRunning = s.num_running;
+  stats.numWaiting = s.num_waiting;
+  stats.numSteps = s.num_steps;
+  stats.numGenerationTokens = s.num_generation_tokens;
+  stats.stepMs = stepMs;
+  return stats;
+}
+
+void EngineWorker::failAllActive(const QString& message) {
+  for (const QString& id : std::as_const(active_)) emit requestRejected(id, message);
+  active_.clear();
+  reasoningOpened_.clear();
+  abortedUnreported_.clear();
+}
+
+void EngineWorker::runStep() {
+  stepScheduled_ = false;
+  drainCommands();  // without a model (failed load) this rejects every submit
+  if (!engine_) return;
+  if (!engine_->has_unfinished_requests() && abortedUnreported_.isEmpty()) return;
+
+  QElapsedTimer timer;
+  timer.start();
+  std::vector<pagedchat::RequestOutput> outputs;
+  try {
+    outputs = engine_->step();
+  } catch (const std::exception& e) {
+    failAllActive(tr("Engine error: %1").arg(QString::fromStdString(e.what())));
+    server_->failAll(std::string("the engine step failed: ") + e.what());
+    return;
+  }
+  server_->deliverStep(outputs);  // the server's outputs to its streams
+  const double stepMs = timer.nsecsElapsed() / 1e6;
+
+  QList<RequestDelta> deltas;
+  deltas.reserve(static_cast<qsizetype>(outputs.size()) + abortedUnreported_.size());
+  for (const pagedchat::RequestOutput& out : outputs) {
+    RequestDelta d;
+    d.requestId = QString::fromStdString(out.request_id);
+    if (!active_.contains(d.requestId)) continue;  // a server request
+    if (!out.outputs.empty()) {
+      const pagedchat::CompletionOutput& c = out.outputs.front();
+      d.text = QString::fromStdString(c.text);
+      if (reasoningOpened_.remove(d.requestId)) d.text.prepend(QStringLiteral("<think>\n"));
+      d.newTokens = static_cast<int>(c.token_ids.size());
+      d.finishReason = c.finish_reason;
+    }
+    d.numPromptTokens = static_cast<int>(out.prompt_token_ids.size());
+    d.numCachedTokens = out.num_cached_tokens;
+    if (out.metrics.first_token_time > 0)
+      d.decodeSeconds = std::max(0.0, out.metrics.last_token_time - out.metrics.first_token_time);
+    d.finished = out.finished;
+    if (d.finished) {
+      if (!d.finishReason) d.finishReason = pagedchat::FinishReason::kStop;
+      active_.remove(d.requestId);
+      reasoningOpened_.remove(d.requestId);
+      abortedUnreported_.remove(d.requestId);
+    }
+    deltas.append(std::move(d));
+  }
+  // An aborted request the engine did not report (it may drop it at once) still gets its final delta.
+  for (const QString& id : std::as_const(abortedUnreported_)) {
+    RequestDelta d;
+    d.requestId = id;
+    d.finished = true;
+    d.finishReason = pagedchat::FinishReason::kAbort;
+    active_.remove(id);
+    deltas.append(std::move(d));
+  }
+  abortedUnreported_.clear();
+
+  // Requests still reading their prompt after this step (a prompt longer than a chunk): their progress.
+  QSet<QString> reported;
+  for (const RequestDelta& d : std::as_const(deltas)) reported.insert(d.requestId);
+  for (RequestDelta& d : promptProgress())
+    if (!reported.contains(d.requestId)) deltas.append(std::move(d));
+  emit stepFinished(deltas, stepStats(stepMs));
+
+  const bool more = engine_->has_unfinished_requests() || !pending_.isEmpty();
+  maybeSnapshot(/*force=*/!engine_->has_unfinished_requests());  // the idle state always shows
+  if (more) scheduleStep();
+}
+
+void EngineWorker::maybeSnapshot(bool force) {
+  if (!monitoring_) return;
+  const qint64 now = clock_.elapsed();
+  if (!force && lastSnapshotMs_ >= 0 && now - lastSnapshotMs_ < snapshotIntervalMs_) return;
+  lastSnapshotMs_ = now;
+  if (!engine_) {
+    emit snapshotReady(EngineSnapshot{});
+    return;
+  }
+  QStringList ids(active_.cbegin(), active_.cend());
+  ids.sort();
+  QStringList serverIds;
+  for (const std::string& id : server_->request_ids()) serverIds.append(QString::fromStdString(id));
+  serverIds.sort();
+  emit snapshotReady(makeEngineSnapshot(*engine_, ids, serverIds));
+}

@@ -1,0 +1,156 @@
+// The message box of a pane: Enter sends, Shift+Enter adds a line, the button sends or stops.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+import PagedChat
+
+ColumnLayout {
+    id: input
+
+    /// The pane's PaneState (C++); null for a moment when its pane closes (ChatPane.paneState).
+    required property PaneState paneState
+    /// The paneState is generating a reply (the button stops it).
+    readonly property bool busy: paneState !== null && paneState.busy
+    property int paneNumber: 1
+    property bool canSend: true
+    /// The PaneListModel and BlindCompare (C++), for "send to all panes"; may be null (tests).
+    property PaneListModel panes: null
+    property BlindCompare compare: null
+    /// Enter sends to every pane (the toggle below the box, or blind compare mode).
+    readonly property bool sendsToAll: panes !== null && panes.count > 1
+                                       && (panes.sendToAllEnabled || (compare !== null && compare.enabled))
+
+    signal inputFocused()
+
+    /// What Enter does: the draft is already in paneState.inputText.
+    function send() {
+        if (!input.canSend)
+            return
+        if (input.sendsToAll) {
+            if (input.panes.sendToAll(input.paneState.inputText) > 0)
+                input.paneState.inputText = ""
+        } else {
+            input.paneState.send()
+        }
+    }
+    /// Gives the text box the keyboard focus.
+    function focusInput() { textArea.forceActiveFocus() }
+
+    spacing: 4
+
+    Rectangle {
+        Layout.fillWidth: true
+        implicitHeight: composer.implicitHeight + 12
+        radius: 14
+        color: Theme.assistantBubbleColor
+        border.color: textArea.activeFocus ? Material.accentColor : Theme.borderColor
+        border.width: textArea.activeFocus ? 2 : 1
+
+        RowLayout {
+            id: composer
+            anchors.fill: parent
+            anchors.margins: 6
+            anchors.leftMargin: 10
+            spacing: 8
+
+            ScrollView {
+                Layout.fillWidth: true
+                Layout.preferredHeight: Math.min(Math.max(textArea.implicitHeight, 40), 160)
+                Accessible.name: qsTr("Message input area")
+
+                TextArea {
+                    id: textArea
+                    objectName: "inputArea"
+                    text: input.paneState ? input.paneState.inputText : ""
+                    onTextChanged: if (input.paneState) input.paneState.inputText = text
+                    placeholderText: qsTr("Type a message…")
+                    wrapMode: TextEdit.Wrap
+                    font.pixelSize: Theme.messageFontSize
+                    topPadding: 8
+                    bottomPadding: 8
+                    leftPadding: 4
+                    rightPadding: 4
+                    background: null
+                    Accessible.name: qsTr("Message for pane %1").arg(input.paneNumber)
+                    Accessible.description: qsTr("Enter sends, Shift+Enter adds a line")
+                    onActiveFocusChanged: if (activeFocus) input.inputFocused()
+                    // Tab moves on (keyboard-only use) rather than typing a tab character.
+                    Keys.onTabPressed: (event) => { event.accepted = true; nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason) }
+                    Keys.onBacktabPressed: (event) => { event.accepted = true; nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason) }
+                    Keys.onPressed: (event) => {
+                        if (event.key !== Qt.Key_Return && event.key !== Qt.Key_Enter)
+                            return
+                        // Korean (and any composing) input: the syllable being composed is not in
+                        // `text` yet. Enter commits it first, so that the whole text goes once.
+                        textArea.commitComposition()
+                        if (event.modifiers & Qt.ShiftModifier)
+                            return  // Shift+Enter: a new line, after the committed syllable
+                        event.accepted = true
+                        input.send()
+                    }
+                    /// Commits the input method's pre-edit text (a Hangul syllable being composed)
+                    /// into the text: through the input method, or as shown when the platform has
+                    /// none that answers (then the composition is reset, so it is not typed twice).
+                    function commitComposition() {
+                        if (!textArea.inputMethodComposing)
+                            return
+                        const preedit = textArea.preeditText
+                        // Qt 6.4's qmllint types Qt.inputMethod as a plain QObject (type).
+                        Qt.inputMethod.commit()  // qmllint disable type
+                        if (textArea.inputMethodComposing && preedit !== "") {
+                            Qt.inputMethod.reset()  // qmllint disable type
+                            textArea.insert(textArea.cursorPosition, preedit)
+                        }
+                    }
+                }
+            }
+
+            Button {
+                FocusFrame {}
+                objectName: input.busy ? "stopButton" : "sendButton"
+                text: input.busy ? qsTr("Stop") : qsTr("Send")
+                highlighted: true
+                Material.accent: input.busy ? Theme.errorColor : Theme.userBubbleColor
+                enabled: input.busy || (input.canSend && input.paneState !== null && input.paneState.inputText.trim() !== "")
+                Layout.alignment: Qt.AlignBottom
+                topInset: 0
+                bottomInset: 0
+                onClicked: input.busy ? input.paneState.stop() : input.send()
+                Accessible.name: input.busy ? qsTr("Stop generating in pane %1").arg(input.paneNumber)
+                                            : input.sendsToAll ? qsTr("Send message to all panes")
+                                            : qsTr("Send message in pane %1").arg(input.paneNumber)
+            }
+        }
+    }
+
+    RowLayout {
+        Layout.fillWidth: true
+        spacing: 4
+
+        CheckBox {
+            objectName: "sendToAllToggle"
+            visible: input.panes !== null && input.panes.count > 1
+            enabled: input.compare === null || !input.compare.enabled
+            checked: input.panes !== null && (input.panes.sendToAllEnabled
+                                              || (input.compare !== null && input.compare.enabled))
+            text: qsTr("Send to all panes")
+            font.pixelSize: Theme.smallFontSize
+            padding: 0
+            implicitHeight: 28
+            onToggled: input.panes.sendToAllEnabled = checked
+            Accessible.name: qsTr("Send to all panes")
+            Accessible.description: qsTr("Enter sends the message to every pane at once")
+        }
+        Label {
+            Layout.fillWidth: true
+            Layout.rightMargin: 4
+            horizontalAlignment: Text.AlignRight
+            elide: Text.ElideRight
+            text: qsTr("Enter to send · Shift+Enter for a new line")
+            font.pixelSize: Theme.smallFontSize
+            color: Theme.mutedTextColor
+            Accessible.name: text
+        }
+    }
+}

@@ -1,0 +1,178 @@
+// One message: the user's on the right in the accent colour, the model's on the left, a system
+// prompt (an imported conversation's, an API client's) on the left, framed and labelled.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import PagedChat
+
+Item {
+    id: bubble
+
+    required property string role
+    required property string text
+    /// A reasoning model's reply apart (MessageListModel: reasoning, answer, thinking).
+    required property string reasoning
+    required property string answer
+    required property bool thinking
+    required property string finishReason
+    required property bool streaming
+    // Message actions (MessageActions.qml): the row, its place among its versions, last row.
+    required property int index
+    required property int siblingIndex
+    required property int siblingCount
+    required property bool isLast
+
+    // Set by MessageList's delegate (the defaults: a bubble outside a MessageList).
+    /// The pane's PaneState (C++): the message actions call it.
+    property PaneState paneState: null
+    /// Blind compare hides the round's settings until the vote: no finish reason, no Continue.
+    property bool detailsHidden: false
+    /// Regenerate, Continue and Edit need a model (loaded or loading).
+    property bool modelAvailable: true
+    /// A search result being shown (MessageList.highlightedRow), framed in highlightColor.
+    property bool highlighted: false
+    property color highlightColor: "transparent"
+
+    readonly property bool isUser: role === "user"
+    readonly property bool isSystem: role === "system"
+    /// The app died while this reply streamed (killed, crashed, power loss): no finish reason was
+    /// saved. A reply stopped by the user or by quitting the app has finish reason "abort".
+    readonly property bool interrupted: role === "assistant" && !streaming && finishReason === ""
+    /// The reasoning shown apart (collapsed) above the answer.
+    readonly property bool hasReasoning: !isUser && !isSystem && (reasoning !== "" || thinking)
+    /// A story model continues the prompt: its reply often starts with a space or a newline.
+    readonly property string shownText: isUser || isSystem ? text : answer.replace(/^\s+/, "")
+    /// A finished reply without any text: the bubble says so instead of staying empty.
+    readonly property bool noReply: role === "assistant" && !streaming && shownText === "" && !hasReasoning
+    readonly property string note: detailsHidden ? ""
+                                  : interrupted ? qsTr("interrupted")
+                                  : finishReason === "abort" ? qsTr("stopped")
+                                  : finishReason === "length" ? qsTr("length limit reached") : ""
+    readonly property string displayText: {
+        if (shownText !== "")
+            return shownText
+        if (streaming)
+            return thinking ? "" : "\u2026"
+        if (!noReply)
+            return ""
+        if (detailsHidden)
+            return qsTr("(no reply)")
+        return interrupted ? qsTr("(no reply \u2014 interrupted)")
+             : finishReason === "abort" ? qsTr("(no reply \u2014 stopped)")
+             : finishReason === "length" ? qsTr("(no reply \u2014 length limit reached)") : qsTr("(no reply)")
+    }
+
+    readonly property int horizontalPadding: 14
+    readonly property real maxTextWidth: Math.max(120, width * 0.82 - 32) - 2 * horizontalPadding
+    /// The text's natural width, measured apart from the TextEdit and rounded up: a TextEdit given
+    /// exactly its own fractional implicitWidth can wrap its last word ("H / i", "Go / 4"). The
+    /// extra pixel leaves room for the cursor width the text layout keeps at the end of a line.
+    readonly property real textWidth: Math.min(
+        maxTextWidth,
+        bubble.measured && !(bubble.hasReasoning && reasoningSection.expanded)
+            ? Math.ceil(Math.max(measure.implicitWidth, noteLabel.visible ? noteLabel.implicitWidth : 0,
+                                 roleLabel.visible ? roleLabel.implicitWidth : 0,
+                                 bubble.hasReasoning ? reasoningSection.implicitWidth : 0)) + 1
+            : bubble.maxTextWidth)
+
+    implicitHeight: box.height + messageActions.implicitHeight + 2
+
+    /// Measures short messages only: a long one (or one with code) takes the full width anyway,
+    /// and measuring it would lay its whole text out again on every update.
+    readonly property bool measured: displayText.length < 600 && displayText.indexOf("```") < 0
+                                     && displayText.indexOf("~~~") < 0
+    Text {
+        id: measure
+        visible: false
+        text: bubble.measured ? bubble.displayText : ""
+        font.pixelSize: Theme.messageFontSize
+        font.italic: bubble.noReply
+        textFormat: Text.PlainText
+    }
+
+    Rectangle {
+        id: box
+        x: bubble.isUser ? bubble.width - width - 16 : 16
+        width: bubble.textWidth + 2 * bubble.horizontalPadding
+        height: column.implicitHeight + 20
+        radius: 14
+        color: bubble.isUser ? Theme.userBubbleColor : bubble.isSystem ? Theme.surfaceColor : Theme.assistantBubbleColor
+        // A search result being shown (MessageList.highlightedRow); a system prompt's frame.
+        border.width: bubble.highlighted ? 3 : bubble.isSystem ? 1 : 0
+        border.color: bubble.highlighted ? bubble.highlightColor : Theme.borderColor
+
+        ColumnLayout {
+            id: column
+            x: bubble.horizontalPadding
+            y: 10
+            width: bubble.textWidth
+            spacing: 4
+
+            Label {
+                id: roleLabel
+                objectName: "messageRoleLabel"
+                visible: bubble.isSystem
+                text: qsTr("System prompt")
+                font.pixelSize: Theme.smallFontSize
+                font.bold: true
+                color: Theme.mutedTextColor
+                Accessible.ignored: true  // the text's accessible name says it
+            }
+            ReasoningSection {
+                id: reasoningSection
+                objectName: "reasoningSection"
+                visible: bubble.hasReasoning
+                Layout.fillWidth: true
+                text: bubble.reasoning
+                thinking: bubble.thinking
+            }
+            MessageContent {
+                id: content
+                objectName: "messageText"
+                visible: bubble.displayText !== ""
+                Layout.fillWidth: true
+                text: bubble.displayText
+                streaming: bubble.streaming
+                // What the user (or an API client's system prompt) typed is shown as typed, its line
+                // breaks kept and no markup read into it; a reply is Markdown.
+                plain: bubble.shownText === "" || bubble.isUser || bubble.isSystem
+                italic: bubble.noReply
+                textColor: bubble.noReply ? Theme.mutedTextColor
+                         : bubble.isUser ? Theme.userTextColor : Theme.assistantTextColor
+                linkColor: bubble.isUser ? Theme.userTextColor : Theme.linkColor
+                tableBorderColor: bubble.isUser ? Theme.userTableBorderColor : Theme.tableBorderColor
+                accessibleName: (bubble.isUser ? qsTr("You: %1")
+                                 : bubble.isSystem ? qsTr("System prompt: %1") : qsTr("Model: %1")).arg(
+                                    bubble.noReply ? bubble.displayText : bubble.shownText)
+            }
+            Label {
+                id: noteLabel
+                objectName: "messageNote"
+                visible: bubble.note !== "" && !bubble.noReply
+                text: bubble.note
+                font.pixelSize: Theme.smallFontSize
+                font.italic: true
+                color: Theme.mutedTextColor
+                Accessible.name: text
+            }
+        }
+    }
+
+    MessageActions {
+        id: messageActions
+        x: 16
+        y: box.height + 2
+        width: bubble.width - 32
+        paneState: bubble.paneState
+        row: bubble.index
+        role: bubble.role
+        text: bubble.shownText  // copy what is shown (an answer's leading space is not)
+        finishReason: bubble.finishReason
+        detailsHidden: bubble.detailsHidden
+        modelAvailable: bubble.modelAvailable
+        streaming: bubble.streaming
+        isLast: bubble.isLast
+        siblingIndex: bubble.siblingIndex
+        siblingCount: bubble.siblingCount
+    }
+}

@@ -1,0 +1,179 @@
+// A chat pane's title row: conversation title (or its blind-compare label), "generating" chip,
+// settings and close buttons; below it the pane's tokens/s and context use.
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+import PagedChat
+
+Rectangle {
+    id: header
+
+    property string title
+    property bool busy: false
+    property int paneNumber: 1
+    property bool canClose: false
+    /// The pane's PaneState (C++): tokens/s and context use. May be null (tests).
+    property PaneState paneState: null
+    /// Blind compare: the pane's label ("A", "B", ...) replaces the title and settings are hidden.
+    property string compareLabel: ""
+    property bool settingsHidden: false
+
+    signal closeRequested()
+    signal settingsRequested()
+
+    /// Tokens/s while streaming, else the last reply's average; "" when there is none.
+    readonly property string rateText: {
+        if (!paneState)
+            return ""
+        const meter = paneState.throughput
+        if (paneState.busy && meter.active && meter.tokensPerSecond >= 0)
+            return qsTr("%1 tok/s").arg(meter.tokensPerSecond.toFixed(1))
+        if (!paneState.busy && paneState.lastReplyRate >= 0)
+            return qsTr("%1 tok/s").arg(paneState.lastReplyRate.toFixed(1))
+        return ""
+    }
+    readonly property int contextUsed: paneState ? paneState.contextUsed : 0
+    readonly property int contextLimit: paneState ? paneState.contextLimit : 0
+    readonly property real contextFraction: contextLimit > 0 ? contextUsed / contextLimit : 0
+    /// Over 90 % of the context: older turns will soon be dropped from requests.
+    readonly property bool contextWarning: contextFraction > 0.9
+
+    implicitHeight: titleRow.implicitHeight + statsRow.implicitHeight + 10
+    color: "transparent"
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.leftMargin: 16
+        anchors.rightMargin: 6
+        anchors.topMargin: 4
+        anchors.bottomMargin: 6
+        spacing: 0
+
+        RowLayout {
+            id: titleRow
+            Layout.fillWidth: true
+            spacing: 8
+
+            Rectangle {
+                objectName: "compareLabel"
+                visible: header.compareLabel !== ""
+                implicitWidth: 28
+                implicitHeight: 28
+                radius: 14
+                color: Theme.userBubbleColor
+                Label {
+                    anchors.centerIn: parent
+                    text: header.compareLabel
+                    color: "white"
+                    font.pixelSize: Theme.uiFontSize + 2
+                    font.weight: Font.Bold
+                }
+                Accessible.role: Accessible.StaticText
+                Accessible.name: qsTr("Answer %1").arg(header.compareLabel)
+            }
+            Label {
+                objectName: "paneTitle"
+                Layout.fillWidth: true
+                text: header.settingsHidden ? qsTr("Blind compare") : header.title
+                textFormat: Text.PlainText  // a conversation title is never markup
+                elide: Text.ElideRight
+                font.pixelSize: Theme.uiFontSize + 2
+                font.weight: Font.Medium
+                color: Theme.assistantTextColor
+                Accessible.name: qsTr("Pane %1 conversation: %2").arg(header.paneNumber).arg(text)
+            }
+            GeneratingChip {
+                visible: header.busy
+                running: header.busy
+                promptRead: header.paneState ? header.paneState.promptTokensRead : 0
+                promptTotal: header.paneState ? header.paneState.promptTokensTotal : 0
+            }
+            ToolButton {
+                FocusFrame {}
+                objectName: "paneSettingsButton"
+                text: "\u2699"
+                font.pixelSize: Theme.titleFontSize
+                enabled: !header.settingsHidden
+                onClicked: header.settingsRequested()
+                Accessible.name: qsTr("Settings of pane %1").arg(header.paneNumber)
+                ToolTip.visible: hovered
+                ToolTip.text: header.settingsHidden ? qsTr("Hidden until you vote")
+                              : header.paneState ? header.paneState.settings.summary : qsTr("Settings")
+            }
+            ToolButton {
+                FocusFrame {}
+                objectName: "closePaneButton"
+                text: "\u00d7"
+                font.pixelSize: Theme.titleFontSize
+                enabled: header.canClose
+                onClicked: header.closeRequested()
+                Accessible.name: qsTr("Close pane %1").arg(header.paneNumber)
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Close this pane (Ctrl+W)")
+            }
+        }
+
+        RowLayout {
+            id: statsRow
+            Layout.fillWidth: true
+            spacing: 10
+
+            Label {
+                objectName: "paneBackend"
+                // A remote pane names its server (hidden in blind compare: it would tell the panes apart).
+                visible: header.paneState !== null && header.paneState.remote && !header.settingsHidden
+                text: visible ? qsTr("⇄ %1 at %2").arg(header.paneState.endpointModel).arg(header.paneState.endpointUrl) : ""
+                Layout.maximumWidth: 220
+                elide: Text.ElideMiddle
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+                Accessible.name: qsTr("Answered by the server %1").arg(text)
+                ToolTip.visible: backendHover.hovered
+                ToolTip.text: text
+                HoverHandler { id: backendHover }
+            }
+            Label {
+                objectName: "paneRate"
+                visible: header.rateText !== ""
+                text: header.rateText
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+                Accessible.name: qsTr("Speed: %1").arg(text)
+            }
+            Label {
+                objectName: "paneContext"
+                Layout.fillWidth: true
+                visible: header.contextLimit > 0
+                // Known once the pane has sent a request (the engine counts the rendered prompt).
+                text: header.contextUsed > 0
+                      ? qsTr("Context %1 / %2 (%3%)").arg(header.contextUsed).arg(header.contextLimit)
+                            .arg(Math.round(header.contextFraction * 100))
+                      : qsTr("Context — / %1").arg(header.contextLimit)
+                font.pixelSize: Theme.smallFontSize
+                font.weight: header.contextWarning ? Font.Bold : Font.Normal
+                color: header.contextWarning ? Theme.warningColor : Theme.mutedTextColor
+                elide: Text.ElideRight
+                Accessible.name: header.contextWarning
+                                 ? qsTr("Context almost full: %1").arg(text) : qsTr("Context use: %1").arg(text)
+            }
+            ProgressBar {
+                Layout.preferredWidth: 60
+                Layout.maximumWidth: 60
+                visible: header.contextLimit > 0
+                from: 0
+                to: 1
+                value: Math.min(1, header.contextFraction)
+                Material.accent: header.contextWarning ? Theme.warningColor : Theme.userBubbleColor
+                Accessible.name: qsTr("Context use of pane %1").arg(header.paneNumber)
+            }
+        }
+    }
+
+    Rectangle {
+        anchors.bottom: parent.bottom
+        width: parent.width
+        height: 1
+        color: Theme.borderColor
+    }
+}

@@ -1,0 +1,229 @@
+// A pane's settings: system prompt, sampling parameters and, for a model that has a switch for
+// it, reasoning (thinking on/off, effort). The fields are checked together on Apply
+// (PaneSettings.apply); an invalid one shows why under it and nothing is changed.
+pragma ComponentBehavior: Bound
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+import PagedChat
+
+Dialog {
+    id: popup
+
+    /// The pane's PaneSettings (C++).
+    property PaneSettings settings: null
+    property int paneNumber: 1
+    /// The pane's PaneState and the app's PaneEndpoints (C++): who answers the pane. Without
+    /// endpoints (tests) the choice is not shown.
+    property PaneState paneState: null
+    property PaneEndpoints endpoints: null
+    /// Field -> error message from the last Apply.
+    property var errors: ({})
+    /// The reasoning choices offered: the loaded model's (its chat template's switches); a remote
+    /// pane's server is asked in the API's terms, so every choice is offered there. "" first:
+    /// the model's default.
+    readonly property var reasoningChoices: {
+        if (!settings)
+            return []
+        const offered = paneState && paneState.remote ? ["on", "off", "low", "medium", "high"] : settings.reasoningChoices
+        if (offered.length === 0 && settings.reasoning === "")
+            return []
+        const list = [""].concat(offered)
+        if (list.indexOf(settings.reasoning) < 0)
+            list.push(settings.reasoning)  // kept from another model: shown so it can be cleared
+        return list
+    }
+
+    objectName: "paneSettingsPopup"
+    title: qsTr("Settings of pane %1").arg(paneNumber)
+    modal: true
+    focus: true
+    padding: 16
+    width: Math.min(420, parent ? parent.width - 24 : 420)
+
+    /// Copies the current settings into the fields.
+    function load() {
+        errors = {}
+        if (!settings)
+            return
+        promptField.text = settings.systemPrompt
+        temperatureField.text = settings.temperature.toString()
+        topPField.text = settings.topP.toString()
+        topKField.text = settings.topK.toString()
+        minPField.text = settings.minP.toString()
+        repetitionField.text = settings.repetitionPenalty.toString()
+        maxTokensField.text = settings.maxTokens.toString()
+        seedField.text = settings.seed
+        reasoningBox.currentIndex = Math.max(0, reasoningChoices.indexOf(settings.reasoning))
+        backendSection.load()
+    }
+
+    /// Removes the message of field `key` (it is being edited).
+    function clearError(key) {
+        if (errors[key] === undefined)
+            return
+        const rest = Object.assign({}, errors)
+        delete rest[key]
+        errors = rest
+    }
+
+    /// Applies the fields; returns true when all were valid.
+    function applyFields() {
+        errors = settings.apply({
+            systemPrompt: promptField.text,
+            temperature: temperatureField.text,
+            topP: topPField.text,
+            topK: topKField.text,
+            minP: minPField.text,
+            repetitionPenalty: repetitionField.text,
+            maxTokens: maxTokensField.text,
+            seed: seedField.text,
+            reasoning: reasoningChoices.length > 0 ? reasoningChoices[reasoningBox.currentIndex] : settings.reasoning
+        })
+        return Object.keys(errors).length === 0 && backendSection.apply()
+    }
+
+    onAboutToShow: load()
+
+    component SettingField: ColumnLayout {
+        id: field
+        property alias label: fieldLabel.text
+        property alias text: input.text
+        property string key
+        property string hint
+        Layout.fillWidth: true
+        // Equal preferred widths: the two columns stay equal when a message wraps under a field.
+        Layout.preferredWidth: 100
+        spacing: 0
+        Label {
+            id: fieldLabel
+            font.pixelSize: Theme.smallFontSize
+            color: Theme.mutedTextColor
+        }
+        TextField {
+            id: input
+            objectName: "setting_" + field.key
+            Layout.fillWidth: true
+            selectByMouse: true
+            placeholderText: field.hint
+            Accessible.name: fieldLabel.text
+            Accessible.description: popup.errors[field.key] || field.hint
+            onAccepted: if (popup.applyFields()) popup.close()
+            // A field's message goes once the user edits it (the others stay until Apply).
+            onTextEdited: popup.clearError(field.key)
+        }
+        Label {
+            objectName: "error_" + field.key
+            Layout.fillWidth: true
+            visible: popup.errors[field.key] !== undefined
+            text: popup.errors[field.key] || ""
+            color: Theme.errorColor
+            wrapMode: Text.Wrap
+            font.pixelSize: Theme.smallFontSize
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: text
+        }
+    }
+
+    // The ids inside make Qt build the content item at once rather than deferred, as it always
+    // did here (qmllint warns of that); the functions above need them.
+    contentItem: ScrollView {  // qmllint disable deferred-property-id
+        implicitHeight: Math.min(form.implicitHeight, popup.parent ? popup.parent.height - 160 : 600)
+        contentWidth: availableWidth
+        Accessible.name: qsTr("Pane settings")
+
+        ColumnLayout {
+            id: form
+            width: parent.width
+            spacing: 6
+
+            PaneBackendSection {
+                id: backendSection
+                Layout.fillWidth: true
+                visible: popup.endpoints !== null
+                paneState: popup.paneState
+                paneIndex: popup.paneNumber - 1
+                endpoints: popup.endpoints
+            }
+            Label {
+                text: qsTr("System prompt")
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+            }
+            TextArea {
+                id: promptField
+                objectName: "setting_systemPrompt"
+                Layout.fillWidth: true
+                Layout.preferredHeight: Math.max(72, implicitHeight)
+                wrapMode: TextEdit.Wrap
+                placeholderText: qsTr("Instructions put before every conversation in this pane")
+                Accessible.name: qsTr("System prompt")
+            }
+            GridLayout {
+                Layout.fillWidth: true
+                columns: 2
+                columnSpacing: 12
+                rowSpacing: 4
+                SettingField { id: temperatureField; key: "temperature"; label: qsTr("Temperature (0–2)"); hint: "0.8" }
+                SettingField { id: topPField; key: "topP"; label: qsTr("Top-p (0.01–1)"); hint: "0.95" }
+                SettingField { id: topKField; key: "topK"; label: qsTr("Top-k (0 = off)"); hint: "0" }
+                SettingField { id: minPField; key: "minP"; label: qsTr("Min-p (0–1)"); hint: "0" }
+                SettingField { id: repetitionField; key: "repetitionPenalty"; label: qsTr("Repetition penalty (0.5–2)"); hint: "1" }
+                SettingField { id: maxTokensField; key: "maxTokens"; label: qsTr("Max tokens"); hint: "256" }
+                SettingField {
+                    id: seedField
+                    key: "seed"
+                    label: qsTr("Seed (\"random\" or a number)")
+                    hint: "random"
+                    Layout.columnSpan: 2
+                }
+            }
+            Label {
+                visible: popup.reasoningChoices.length > 0
+                text: qsTr("Reasoning")
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+            }
+            ComboBox {
+                id: reasoningBox
+                objectName: "setting_reasoning"
+                visible: popup.reasoningChoices.length > 0
+                Layout.fillWidth: true
+                model: popup.reasoningChoices.map(c => popup.settings.reasoningChoiceName(c))
+                Accessible.name: qsTr("Reasoning: thinking on or off, or its effort")
+            }
+        }
+    }
+
+    footer: DialogButtonBox {
+        Button {
+            objectName: "resetSettingsButton"
+            text: qsTr("Defaults")
+            flat: true
+            // Qt 6.4's qmllint does not find DialogButtonBox's ButtonRole values, hence the
+            // `qmllint disable type` on the roles in this file.
+            DialogButtonBox.buttonRole: DialogButtonBox.ResetRole  // qmllint disable type
+            Accessible.name: qsTr("Reset the sampling settings to the defaults")
+        }
+        Button {
+            objectName: "cancelSettingsButton"
+            text: qsTr("Cancel")
+            flat: true
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole  // qmllint disable type
+            Accessible.name: qsTr("Close without changes")
+        }
+        Button {
+            objectName: "applySettingsButton"
+            text: qsTr("Apply")
+            highlighted: true
+            DialogButtonBox.buttonRole: DialogButtonBox.ApplyRole  // qmllint disable type
+            onClicked: if (popup.applyFields()) popup.close()
+            Accessible.name: qsTr("Apply the settings")
+        }
+        onReset: {
+            popup.settings.reset(false)
+            popup.load()
+        }
+    }
+}

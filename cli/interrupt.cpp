@@ -1,0 +1,56 @@
+#include "cli/interrupt.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "engine/llm_engine.h"
+
+namespace pagedchat::cli {
+
+InterruptWatch::InterruptWatch() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Detached: it lives as long as the process (sigwait cannot be woken otherwise); it touches
+  // the engine only between begin_reply() and end_reply(), under the mutex.
+  std::thread([this] { watch(); }).detach();
+}
+
+void InterruptWatch::watch() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  for (;;) {
+    int sig = 0;
+    if (sigwait(&signals, &sig) != 0) continue;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (engine_ && !request_id_.empty()) {
+      engine_->request_abort(request_id_);
+      interrupted_ = true;
+      continue;
+    }
+    static const char newline = '\n';
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, &newline, 1);
+    std::_Exit(128 + SIGINT);
+  }
+}
+
+void InterruptWatch::begin_reply(LLMEngine& engine, const std::string& request_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  engine_ = &engine;
+  request_id_ = request_id;
+  interrupted_ = false;
+}
+
+bool InterruptWatch::end_reply() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  engine_ = nullptr;
+  request_id_.clear();
+  return interrupted_;
+}
+
+}  // namespace pagedchat::cli

@@ -1,0 +1,41 @@
+// Ctrl+C in `pagedchat-cli chat`, as ollama and llama-cli take it: while a reply streams it stops
+// that reply and the session goes on; at the prompt (or while the model loads) it ends the program.
+#pragma once
+
+#include <mutex>
+#include <string>
+
+namespace pagedchat {
+class LLMEngine;
+}
+
+namespace pagedchat::cli {
+
+/// Takes SIGINT for the whole process (blocked in every thread; one watcher thread waits for it
+/// with sigwait, so nothing runs in a signal handler). During a reply (begin_reply() ..
+/// end_reply()) a SIGINT asks the engine to abort that request (LLMEngine::request_abort: a step
+/// computing only it ends between two layers); otherwise it prints a newline and exits with
+/// status 130 (128 + SIGINT, what a shell reports for a program Ctrl+C ended). Construct it before
+/// any other thread starts (the engine's thread pool), so that they inherit the blocked mask.
+/// One per process.
+class InterruptWatch {
+ public:
+  InterruptWatch();
+  InterruptWatch(const InterruptWatch&) = delete;
+  InterruptWatch& operator=(const InterruptWatch&) = delete;
+
+  /// From here on a SIGINT stops `request_id` of `engine` (which must outlive end_reply()).
+  void begin_reply(LLMEngine& engine, const std::string& request_id);
+  /// Back to the prompt: a SIGINT exits again. True when a SIGINT stopped the reply.
+  bool end_reply();
+
+ private:
+  void watch();
+
+  std::mutex mutex_;
+  LLMEngine* engine_ = nullptr;
+  std::string request_id_;
+  bool interrupted_ = false;
+};
+
+}  // namespace pagedchat::cli

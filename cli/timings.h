@@ -1,0 +1,17 @@
+// The timing line of `generate --timings` and `chat --timings` (as llama-cli prints its perf lines).
+#pragma once
+
+#include <string>
+
+#include "engine/outputs.h"
+
+namespace pagedchat::cli {
+
+/// One line, from a finished request's metrics (RequestMetrics, steady-clock seconds):
+///   [prompt: 580 tokens (512 cached) in 0.21 s, 323.8 tok/s | decode: 128 tokens in 4.10 s, 31.0 tok/s]
+/// prompt: the tokens computed (prompt minus cached) over first_scheduled_time -> first_token_time
+/// (the first token's sampling included); decode: the tokens after the first over first_token_time
+/// -> last_token_time. A part with no time to measure shows "-" for its rate. Never fails.
+std::string timings_line(const RequestOutput& out);
+
+}  // namespace pagedchat::cli

@@ -1,0 +1,207 @@
+// pagedchat-cli chat, run as a user would: user lines on stdin, streamed replies on stdout, the
+// conversation re-sent each turn (the second turn's prompt found in the prefix cache), /reset and
+// /exit, old turns dropped to fit a small context, errors on stderr; Ctrl+C stops a reply and the
+// chat goes on, at the prompt it exits; --timings and --version.
+#include <QTest>
+
+#include <QProcess>
+#include <QRegularExpression>
+
+#include <signal.h>
+
+#include "test_paths.h"
+
+namespace {
+struct Run {
+  int exitCode = -1;
+  QByteArray out, err;
+};
+Run cli(const QStringList& args, const QByteArray& input = {}) {
+  QProcess p;
+  p.start(QStringLiteral(PAGEDCHAT_CLI), args);
+  Run r;
+  if (!p.waitForStarted(30000)) return r;
+  p.write(input);
+  p.closeWriteChannel();
+  if (!p.waitForFinished(120000)) return r;
+  r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+QStringList chatArgs(int maxTokens = 30) {
+  return {"chat", "--model",      testpaths::stories260K(),   "--temperature", "0", "--threads",
+          "1",    "--max-tokens", QString::number(maxTokens), "--verbose"};
+}
+// What `generate` prints for `prompt` (greedy, 30 tokens), without the final newline.
+QByteArray generated(const QString& prompt) {
+  const Run r = cli({"generate", "--model", testpaths::stories260K(), "--temperature", "0", "--threads", "1",
+                     "--max-tokens", "30", "--prompt", prompt});
+  return r.exitCode == 0 && r.out.endsWith('\n') ? r.out.chopped(1) : QByteArray("<generate failed>");
+}
+// The (cached, prompt) pairs of the "[cached N/M prompt tokens]" lines.
+QList<QPair<int, int>> cachedCounts(const QByteArray& err) {
+  QList<QPair<int, int>> out;
+  static const QRegularExpression re(QStringLiteral(R"(\[cached (\d+)/(\d+) prompt tokens\])"));
+  for (auto it = re.globalMatch(QString::fromUtf8(err)); it.hasNext();) {
+    const auto m = it.next();
+    out.append({m.captured(1).toInt(), m.captured(2).toInt()});
+  }
+  return out;
+}
+}  // namespace
+
+class TestCliChat : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { REQUIRE_MODEL_FILE(testpaths::stories260K() + "/stories260K.bin"); }
+
+  void twoTurnsReuseThePrefix() {
+    const QString u1 = "Once upon a time", u2 = " One day";
+    const Run r = cli(chatArgs(), (u1 + "\n" + u2 + "\n").toUtf8());
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("[chat template: none]"), r.err.constData());  // a llama2.c checkpoint has none
+    QVERIFY2(r.err.contains("warning: the model has no chat template"), r.err.constData());  // said, as serve does
+    // stories260K's template is plain continuation: each reply is what `generate` gives for the
+    // conversation so far as one prompt.
+    const QByteArray r1 = generated(u1);
+    const QByteArray r2 = generated(u1 + QString::fromUtf8(r1) + u2);
+    QVERIFY(!r1.isEmpty() && !r2.isEmpty());
+    QCOMPARE(r.out, r1 + "\n" + r2 + "\n");
+    const auto counts = cachedCounts(r.err);
+    QCOMPARE(counts.size(), 2);
+    QCOMPARE(counts[0].first, 0);
+    QVERIFY2(counts[1].first > 0, r.err.constData());  // the first turn's blocks, prompt and reply
+    QVERIFY(counts[1].first < counts[1].second);
+    QVERIFY(counts[1].second > counts[0].second);
+  }
+
+  void resetAndExit() {
+    const Run r = cli(chatArgs(), "Once upon a time\n\n/reset\nOnce upon a time\n/exit\nnever read\n");
+    QCOMPARE(r.exitCode, 0);
+    const QByteArray r1 = generated("Once upon a time");
+    QCOMPARE(r.out, r1 + "\n" + r1 + "\n");  // after /reset the same first turn; blank lines are skipped
+    QVERIFY(r.err.contains("[conversation reset]"));
+    QCOMPARE(cachedCounts(r.err).size(), 2);
+  }
+
+  void dropsOldestTurnsToFit() {
+    QStringList args = chatArgs(16);
+    args << "--max-model-len"
+         << "64"
+         << "--system"
+         << "Tim and Sue.";
+    const Run r = cli(args, "Once upon a time\n They played\n The dog ran\n It was fun\n The end\n");
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("oldest messages to fit max_model_len 64"), r.err.constData());
+    const auto counts = cachedCounts(r.err);
+    QCOMPARE(counts.size(), 5);
+    for (const auto& c : counts) QVERIFY(c.second <= 64 - 16);
+  }
+
+  // --reasoning sets the template's switch: Gemma 4's template (thinking off by default) gets
+  // its "<|think|>" system turn with "on" (a longer prompt), the same as --enable-thinking true;
+  // a choice the template has no switch for is said, not silently dropped; a bad one is refused.
+  void reasoningChoice() {
+    auto promptTokens = [](const QStringList& extra) {
+      QStringList args = chatArgs(4);
+      args << "--chat-template"
+           << "gemma4" << extra;
+      const Run r = cli(args, "Hi\n");
+      const auto counts = cachedCounts(r.err);
+      return std::make_pair(counts.size() == 1 && r.exitCode == 0 ? counts[0].second : -1, r.err);
+    };
+    const int byDefault = promptTokens({}).first, off = promptTokens({"--reasoning", "off"}).first;
+    const int on = promptTokens({"--reasoning", "on"}).first;
+    QVERIFY(byDefault > 0);
+    QCOMPARE(off, byDefault);
+    QVERIFY2(on > off, qPrintable(QStringLiteral("%1 vs %2").arg(on).arg(off)));
+    QCOMPARE(promptTokens({"--enable-thinking", "true"}).first, on);
+    QCOMPARE(promptTokens({"--enable-thinking", "false"}).first, off);
+    const auto [high, err] = promptTokens({"--reasoning", "high"});
+    QCOMPARE(high, byDefault);
+    QVERIFY2(err.contains("no reasoning effort"), err.constData());
+    Run r = cli(chatArgs() << "--reasoning"
+                           << "max",
+                "Hi\n");
+    QVERIFY(r.exitCode != 0);
+    QVERIFY2(r.err.contains("--reasoning"), r.err.constData());
+    r = cli(chatArgs() << "--reasoning"
+                       << "on"
+                       << "--enable-thinking"
+                       << "true",
+            "Hi\n");
+    QVERIFY(r.exitCode != 0);
+  }
+
+  void ctrlCStopsTheReplyThenExits();
+  void versionAndTimings();
+
+  void errorsGoToStderr() {
+    Run r = cli({"chat", "--model", testpaths::stories260K(), "--chat-template", "llama2"});
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains("llama-2") && r.err.contains("chatml"), r.err.constData());  // the known names
+    r = cli({"chat", "--model", "/no/such/model"}, "hi\n");
+    QVERIFY(r.exitCode != 0);
+    QVERIFY(r.err.contains("/no/such/model"));
+    // A message longer than the context is skipped with a message; the chat goes on.
+    QStringList args = chatArgs();
+    args << "--max-model-len"
+         << "16";
+    r = cli(args, "Once upon a time there was a very long sentence that does not fit at all\nHi\n");
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("message skipped"), r.err.constData());
+    QCOMPARE(cachedCounts(r.err).size(), 1);
+  }
+};
+
+// Ctrl+C as ollama and llama-cli take it. A random-weight model at the stories110M shape with
+// llama2's tokenizer decodes slowly enough (~tens of tokens/s on 2 threads, never EOS) that the
+// signal, sent once the reply's first text is out, lands inside it.
+void TestCliChat::ctrlCStopsTheReplyThenExits() {
+  const QString tokenizer = testpaths::modelFile("llama2-tokenizer/tokenizer.model");
+  REQUIRE_MODEL_FILE(tokenizer);
+  QProcess p;
+  p.start(QStringLiteral(PAGEDCHAT_CLI), {"chat", "--model", "random:stories110M", "--tokenizer", tokenizer,
+                                          "--threads", "2", "--max-tokens", "400", "--timings"});
+  QVERIFY(p.waitForStarted(30000));
+  p.write("Once upon a time\n");
+  QTRY_VERIFY_WITH_TIMEOUT((p.waitForReadyRead(100), !p.readAllStandardOutput().isEmpty()), 120000);
+  ::kill(pid_t(p.processId()), SIGINT);
+  QByteArray err;
+  QTRY_VERIFY_WITH_TIMEOUT((p.waitForReadyRead(100), err += p.readAllStandardError(), err.contains("[stopped")), 30000);
+  QCOMPARE(p.state(), QProcess::Running);  // the session goes on
+  // The timing line of the stopped reply: far fewer than 400 tokens.
+  static const QRegularExpression timing(QStringLiteral(R"(\[prompt: (\d+) tokens .* decode: (\d+) tokens in)"));
+  QTRY_VERIFY_WITH_TIMEOUT((p.waitForReadyRead(100), err += p.readAllStandardError(), timing.match(err).hasMatch()),
+                           30000);
+  QVERIFY2(timing.match(err).captured(2).toInt() < 400, err.constData());
+  // Ctrl+C at the prompt ends the program (130 = 128 + SIGINT).
+  ::kill(pid_t(p.processId()), SIGINT);
+  QVERIFY(p.waitForFinished(30000));
+  QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+  QCOMPARE(p.exitCode(), 130);
+}
+
+void TestCliChat::versionAndTimings() {
+  Run r = cli({"--version"});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY2(r.out.startsWith("pagedchat-cli ") && r.out.trimmed().split(' ').size() == 2, r.out.constData());
+  // generate --timings: one line per request on stderr, stdout unchanged.
+  r = cli({"generate", "--model", testpaths::stories260K(), "--temperature", "0", "--threads", "1", "--max-tokens",
+           "20", "--ignore-eos", "--prompt", "Once upon a time", "--timings"});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY(!r.out.trimmed().isEmpty() && !r.out.contains("[prompt"));
+  static const QRegularExpression line(
+      QStringLiteral(
+          R"(^\[prompt: (\d+) tokens \((\d+) cached\) in [0-9.]+ s, ([0-9.]+|-) tok/s \| decode: 20 tokens in [0-9.]+ s, ([0-9.]+) tok/s\]$)"),
+      QRegularExpression::MultilineOption);
+  const QRegularExpressionMatch m = line.match(QString::fromUtf8(r.err));
+  QVERIFY2(m.hasMatch(), r.err.constData());
+  QVERIFY(m.captured(1).toInt() > 1);
+  QVERIFY(m.captured(4).toDouble() > 0.0);
+}
+
+QTEST_GUILESS_MAIN(TestCliChat)
+#include "test_cli_chat.moc"
