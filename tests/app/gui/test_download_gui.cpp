@@ -21,11 +21,11 @@
 #include "gui_test_util.h"
 
 using apptest::click;
-using testhub::sha256;
 using apptest::findItem;
 using apptest::findObject;
 using apptest::findVisibleItem;
 using apptest::waitForFrame;
+using testhub::sha256;
 
 class TestDownloadGui : public QObject {
   Q_OBJECT
