@@ -99,25 +99,23 @@ void fetch_file(const hub::HubConfig& config, const std::string& repo, const std
     } catch (const HubError& e) {
       bar.finish();
       if (e.kind() != HubError::Kind::kNetwork || attempt >= retries) throw;
-      std::fprintf(stderr, "pagedchat-cli: %s; resuming (%d of %d)\n", e.what(), attempt + 1, retries);
+      std::string why = e.what();  // said before it is done: no "run again" here
+      if (const std::size_t cut = why.find("; run again to resume"); cut != std::string::npos) why.erase(cut);
+      std::fprintf(stderr, "pagedchat-cli: %s; resuming now (%d of %d)\n", why.c_str(), attempt + 1, retries);
     }
   }
 }
 
 int run_pull(const PullOptions& opt) {
-  std::string repo = opt.target, tag;
-  // A pasted address: https://huggingface.co/org/name (or hf.co/org/name, as ollama takes it).
-  for (const char* prefix : {"https://huggingface.co/", "http://huggingface.co/", "huggingface.co/", "hf.co/"})
-    if (repo.rfind(prefix, 0) == 0) repo = repo.substr(std::string(prefix).size());
-  if (const std::size_t colon = repo.find(':'); colon != std::string::npos) {
-    tag = repo.substr(colon + 1);
-    repo.resize(colon);
-  }
-  while (!repo.empty() && repo.back() == '/') repo.pop_back();
-  if (!hub::is_repo_id(repo))
+  // org/name[:QUANT], or a pasted address (https://huggingface.co/org/name, a file's blob/ or
+  // resolve/ link: that file; hf.co/org/name:QUANT as ollama takes it).
+  hub::HubTarget target;
+  if (!hub::parse_hub_target(opt.target, target))
     throw std::invalid_argument("'" + opt.target + "' is not a Hugging Face repository (org/name, optionally :QUANT)");
+  const std::string repo = target.repo, tag = target.tag;
+  const std::string revision = opt.revision != "main" ? opt.revision : target.revision;
   const hub::HubConfig config = hub::hub_config_from_env();
-  const hub::HubRepo info = hub::fetch_repo(config, repo, opt.revision);
+  const hub::HubRepo info = hub::fetch_repo(config, repo, revision);
   const std::vector<hub::GgufModel> models = hub::gguf_models(info);
   const fs::path root = (opt.models_dir.empty() ? hub::default_models_dir() : fs::path(opt.models_dir)) / repo;
 
@@ -147,7 +145,7 @@ int run_pull(const PullOptions& opt) {
         std::none_of(files.begin(), files.end(), [](const hub::HubFile& f) { return f.path == "config.json"; }))
       throw std::invalid_argument(repo +
                                   " holds neither GGUF files nor a Hugging Face model (config.json and *.safetensors)");
-    for (const hub::HubFile& f : files) fetch_file(config, repo, opt.revision, f, root / f.path, opt.retries);
+    for (const hub::HubFile& f : files) fetch_file(config, repo, revision, f, root / f.path, opt.retries);
     std::printf("%s\n", root.string().c_str());
     return 0;
   }
@@ -155,7 +153,7 @@ int run_pull(const PullOptions& opt) {
   if (!model.fits)
     std::fprintf(stderr, "pagedchat-cli: warning: %s (%s) may not fit this machine's available memory\n",
                  model.first_path().c_str(), human(model.size).c_str());
-  for (const hub::HubFile& f : model.parts) fetch_file(config, repo, opt.revision, f, root / f.path, opt.retries);
+  for (const hub::HubFile& f : model.parts) fetch_file(config, repo, revision, f, root / f.path, opt.retries);
   std::printf("%s\n", (root / model.first_path()).string().c_str());
   return 0;
 }

@@ -319,7 +319,7 @@ enum class SchedulingPolicy { kFcfs, kPriority };
 
 /// Engine settings (vLLM's EngineArgs, trimmed to what this engine uses).
 struct EngineConfig {
-  std::string model;               ///< a llama2.c .bin file, or a folder holding one .bin and one .model
+  std::string model;               ///< a GGUF file, a Hugging Face folder, or a llama2.c .bin (model_loader.h)
   std::string tokenizer{};         ///< optional explicit sentencepiece .model
   int block_size = 16;             ///< tokens per KV-cache block
   std::size_t kv_cache_bytes = 0;  ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences

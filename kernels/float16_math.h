@@ -1,7 +1,7 @@
 // bfloat16 and IEEE binary16 conversions as host/device helpers: the same bit operations as the
 // CPU's float_to_bf16 / bf16_to_float / fp32_to_fp16 / fp16_to_fp32 (kernels/quant/dtype.h:
 // round to nearest even, NaN kept NaN, overflow to inf, subnormals exact), so KV-cache and weight
-// values written on a GPU are bitwise those of the CPU (tests/engine/test_host_device_math.cpp).
+// values written on a GPU are bitwise those of the CPU (tests/kernels/test_host_device_math.cpp).
 #pragma once
 
 #include <cmath>

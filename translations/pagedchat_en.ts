@@ -299,6 +299,13 @@
         <source>Open a model file or folder</source>
         <translation>Open a model file or folder</translation>
     </message>
+    <message numerus="yes">
+        <source>The conversation outgrew the model&apos;s context: %n earlier message(s), dimmed above, were not sent. Settings, Engine chooses which ones go, or whether to stop instead.</source>
+        <translation>
+            <numerusform>The conversation outgrew the model&apos;s context: %n earlier message, dimmed above, was not sent. Settings, Engine chooses which ones go, or whether to stop instead.</numerusform>
+            <numerusform>The conversation outgrew the model&apos;s context: %n earlier messages, dimmed above, were not sent. Settings, Engine chooses which ones go, or whether to stop instead.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ChatStore</name>
@@ -718,6 +725,20 @@
         <source>No model downloaded yet.</source>
         <translation>No model downloaded yet.</translation>
     </message>
+    <message numerus="yes">
+        <source>%n download(s)</source>
+        <translation>
+            <numerusform>%n download</numerusform>
+            <numerusform>%n downloads</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n file</numerusform>
+            <numerusform>%n files</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>EngineSettings</name>
@@ -856,6 +877,34 @@
         <source>The KV cache type must be one of %1; &quot;%2&quot; was given.</source>
         <translation>The KV cache type must be one of %1; &quot;%2&quot; was given.</translation>
     </message>
+    <message>
+        <source>Context length (tokens, 0 = the model&apos;s)</source>
+        <translation>Context length (tokens, 0 = the model&apos;s)</translation>
+    </message>
+    <message>
+        <source>Context length in tokens</source>
+        <translation>Context length in tokens</translation>
+    </message>
+    <message>
+        <source>When a conversation outgrows the context</source>
+        <translation>When a conversation outgrows the context</translation>
+    </message>
+    <message>
+        <source>Drop the oldest turns</source>
+        <translation>Drop the oldest turns</translation>
+    </message>
+    <message>
+        <source>Keep the system prompt and first turn, drop the next</source>
+        <translation>Keep the system prompt and first turn, drop the next</translation>
+    </message>
+    <message>
+        <source>Stop: send nothing</source>
+        <translation>Stop: send nothing</translation>
+    </message>
+    <message>
+        <source>The context length must be 0 (the model&apos;s) or between 16 and %1 tokens; %2 was given.</source>
+        <translation>The context length must be 0 (the model&apos;s) or between 16 and %1 tokens; %2 was given.</translation>
+    </message>
 </context>
 <context>
     <name>EngineView</name>
@@ -981,6 +1030,10 @@
     <message>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</source>
+        <translation>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</translation>
     </message>
 </context>
 <context>
@@ -1256,6 +1309,10 @@
     <message>
         <source>(no reply — length limit reached)</source>
         <translation>(no reply — length limit reached)</translation>
+    </message>
+    <message>
+        <source>not sent: outside the model&apos;s context</source>
+        <translation>not sent: outside the model&apos;s context</translation>
     </message>
 </context>
 <context>

@@ -298,6 +298,12 @@
         <source>Open a model file or folder</source>
         <translation>모델 파일이나 폴더 열기</translation>
     </message>
+    <message numerus="yes">
+        <source>The conversation outgrew the model&apos;s context: %n earlier message(s), dimmed above, were not sent. Settings, Engine chooses which ones go, or whether to stop instead.</source>
+        <translation>
+            <numerusform>대화가 모델의 컨텍스트보다 길어졌습니다. 위에 흐리게 표시된 이전 메시지 %n개는 보내지 않았습니다. 무엇을 뺄지, 아니면 멈출지는 설정의 엔진에서 고릅니다.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ChatStore</name>
@@ -717,6 +723,18 @@
         <source>No model downloaded yet.</source>
         <translation>아직 내려받은 모델이 없습니다.</translation>
     </message>
+    <message numerus="yes">
+        <source>%n download(s)</source>
+        <translation>
+            <numerusform>내려받기 %n회</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>파일 %n개</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>EngineSettings</name>
@@ -854,6 +872,34 @@
         <source>The KV cache type must be one of %1; &quot;%2&quot; was given.</source>
         <translation>KV 캐시 형식은 %1 중 하나여야 합니다. &quot;%2&quot;이(가) 입력되었습니다.</translation>
     </message>
+    <message>
+        <source>Context length (tokens, 0 = the model&apos;s)</source>
+        <translation>컨텍스트 길이(토큰, 0 = 모델 기본값)</translation>
+    </message>
+    <message>
+        <source>Context length in tokens</source>
+        <translation>토큰 단위 컨텍스트 길이</translation>
+    </message>
+    <message>
+        <source>When a conversation outgrows the context</source>
+        <translation>대화가 컨텍스트보다 길어지면</translation>
+    </message>
+    <message>
+        <source>Drop the oldest turns</source>
+        <translation>가장 오래된 대화부터 빼기</translation>
+    </message>
+    <message>
+        <source>Keep the system prompt and first turn, drop the next</source>
+        <translation>시스템 프롬프트와 첫 대화는 두고 그다음부터 빼기</translation>
+    </message>
+    <message>
+        <source>Stop: send nothing</source>
+        <translation>멈추기: 보내지 않음</translation>
+    </message>
+    <message>
+        <source>The context length must be 0 (the model&apos;s) or between 16 and %1 tokens; %2 was given.</source>
+        <translation>컨텍스트 길이는 0(모델 기본값)이거나 16~%1 토큰이어야 합니다. 입력한 값: %2.</translation>
+    </message>
 </context>
 <context>
     <name>EngineView</name>
@@ -979,6 +1025,10 @@
     <message>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</source>
+        <translation>대화가 %1 토큰으로, 답변 공간을 포함한 모델의 컨텍스트(%2)에 들어가지 않습니다. 새 대화를 시작하거나, 이전 대화를 빼도록 설정하세요(설정, 엔진: 대화가 컨텍스트보다 길어지면).</translation>
     </message>
 </context>
 <context>
@@ -1253,6 +1303,10 @@
     <message>
         <source>(no reply — length limit reached)</source>
         <translation>(답변 없음 — 길이 제한 도달)</translation>
+    </message>
+    <message>
+        <source>not sent: outside the model&apos;s context</source>
+        <translation>보내지 않음: 모델의 컨텍스트 밖</translation>
     </message>
 </context>
 <context>

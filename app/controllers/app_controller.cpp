@@ -14,7 +14,10 @@
 namespace {
 // The panes in pagedchat.ini, one readable group each (QSettings' array form):
 //   [panes]  current=0  size=2
-//            1\conversation=12  1\temperature=0.7  1\systemPrompt=...  1\customized=temperature, topK
+//            1\conversation=12  1\systemPrompt=...  1\seed=random  1\temperature=0.7
+//   A sampling field (temperature, topP, topK, minP, repetitionPenalty, maxTokens) is written
+//   only when the user set it; one that is there, written by hand too, is the user's; the others
+//   follow the model's suggestions.
 //            1\endpointUrl=http://...  1\endpointModel=...
 // Before, three keys held binary QVariant lists (@Variant(...)): still read, then rewritten.
 const QString kPanesArray = QStringLiteral("panes");
@@ -57,15 +60,14 @@ QList<SavedPane> readPanes(QSettings& s) {
         p.endpoint.insert(QStringLiteral("url"), s.value(key).toString());
       } else if (key == kEndpointModelField) {
         p.endpoint.insert(QStringLiteral("model"), s.value(key).toString());
-      } else if (key == kCustomizedField) {
-        QStringList fields;  // "temperature, topK" (one field reads back as a string)
-        for (const QString& f : s.value(key).toString().split(QLatin1Char(','), Qt::SkipEmptyParts))
-          fields.append(f.trimmed());
-        p.settings.insert(key, fields);
-      } else {
+      } else if (key != kCustomizedField) {
         p.settings.insert(key, s.value(key));
       }
     }
+    QStringList customized;  // the sampling fields written are the user's
+    for (const QString& field : PaneSettings::samplingFields())
+      if (p.settings.contains(field)) customized.append(field);
+    p.settings.insert(kCustomizedField, customized);
     panes.append(p);
   }
   s.endArray();
@@ -130,6 +132,10 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   engine_ = new LocalChatBackend(config, this, chatTemplate);
   models_ = new ModelController(engine_, recentModels, engineSettings, errors_, this);
   downloads_ = new DownloadController(QString(), this);
+  // The context overflow policy applies from the next request on (no reload).
+  engine_->setContextOverflow(engineSettings->contextOverflowPolicy());
+  connect(engineSettings, &EngineSettings::changed, engine_,
+          [this, engineSettings] { engine_->setContextOverflow(engineSettings->contextOverflowPolicy()); });
   throughput_ = new ThroughputMeter(engine_, this);
   conversations_ = new ConversationListModel(store_.get(), this);
   panes_ = new PaneListModel(store_.get(), engine_, this);
@@ -236,11 +242,13 @@ void AppController::savePanes() {
   for (int i = 0; i < panes.size(); ++i) {
     settings_->setArrayIndex(i);
     settings_->setValue(kConversationField, panes.at(i)->conversationId());
-    const QVariantMap map = panes.at(i)->settings()->toMap();
-    for (auto it = map.cbegin(); it != map.cend(); ++it)
-      settings_->setValue(it.key(), it.key() == kCustomizedField
-                                        ? QVariant(it.value().toStringList().join(QStringLiteral(", ")))
-                                        : it.value());
+    const PaneSettings* paneSettings = panes.at(i)->settings();
+    const QVariantMap map = paneSettings->toMap();
+    const QStringList sampling = PaneSettings::samplingFields(), mine = paneSettings->customized();
+    for (auto it = map.cbegin(); it != map.cend(); ++it) {
+      if (it.key() == kCustomizedField || (sampling.contains(it.key()) && !mine.contains(it.key()))) continue;
+      settings_->setValue(it.key(), it.value());
+    }
     const QVariantMap endpoint = endpoints_->savedForm(i);
     if (!endpoint.isEmpty()) {
       settings_->setValue(kEndpointUrlField, endpoint.value(QStringLiteral("url")));

@@ -84,6 +84,7 @@ class HubWorker : public QObject {
 
   void download(int index, const QString& modelsFolder, std::shared_ptr<std::atomic<bool>> cancel) {
     QString path, error;
+    bool cancelled = false;
     try {
       const std::filesystem::path root = std::filesystem::path(modelsFolder.toStdString()) / repo_.id;
       std::vector<hub::HubFile> files;
@@ -100,16 +101,24 @@ class HubWorker : public QObject {
       QElapsedTimer clock;
       clock.start();
       qint64 lastPost = -1000;
+      std::uint64_t startBytes = 0;  // already on disk when this run began (a resumed download)
+      bool started = false;
       for (const hub::HubFile& f : files) {
         for (int attempt = 0;; ++attempt) {  // a broken transfer resumes, three times
           try {
             hub::download_file(
                 hub::hub_config_from_env(), repo_.id, "main", f, root / f.path, [&](std::uint64_t done, std::uint64_t) {
                   if (*cancel) return false;
+                  if (!started) {  // bytes already on disk (a resumed download) are not this run's speed
+                    started = true;
+                    startBytes = before + done;
+                    clock.restart();
+                  }
                   if (clock.elapsed() - lastPost >= 100) {
                     lastPost = clock.elapsed();
-                    const double rate = clock.elapsed() > 0 ? 1000.0 * double(before + done) / double(clock.elapsed())
-                                                            : 0.0;
+                    const double rate = clock.elapsed() > 0
+                                            ? 1000.0 * double(before + done - startBytes) / double(clock.elapsed())
+                                            : 0.0;
                     const qint64 d = qint64(before + done), t = qint64(total);
                     post([d, t, rate](DownloadController* c) { c->onProgress(d, t, rate); });
                   }
@@ -123,13 +132,14 @@ class HubWorker : public QObject {
         before += f.size;
       }
     } catch (const hub::HubError& e) {
-      error = e.kind() == hub::HubError::Kind::kCancelled
-                  ? QCoreApplication::translate("DownloadController", "Download stopped; downloading again resumes it.")
-                  : QString::fromStdString(e.what());
+      if (e.kind() == hub::HubError::Kind::kCancelled)
+        cancelled = true;
+      else
+        error = QString::fromStdString(e.what());
     } catch (const std::exception& e) {
       error = QString::fromStdString(e.what());
     }
-    post([path, error](DownloadController* c) { c->onDownloadDone(path, error); });
+    post([path, error, cancelled](DownloadController* c) { c->onDownloadDone(path, error, cancelled); });
   }
 
  private:
@@ -192,12 +202,9 @@ void DownloadController::setError(const QString& text) {
 
 void DownloadController::search(const QString& text) {
   if (busy_) return;
-  QString t = text.trimmed();
-  static const QRegularExpression address(QStringLiteral("^(?:https?://)?(?:huggingface\\.co|hf\\.co)/"));
-  t.remove(address);
-  const QString id = t.section(QLatin1Char(':'), 0, 0);
-  if (hub::is_repo_id(id.toStdString())) {
-    openRepo(id);
+  const QString t = text.trimmed();
+  if (hub::HubTarget target; hub::parse_hub_target(t.toStdString(), target)) {
+    openRepo(QString::fromStdString(target.repo));
     return;
   }
   if (t.isEmpty()) return;
@@ -264,11 +271,12 @@ void DownloadController::onProgress(qint64 done, qint64 total, double bytesPerSe
   emit progressChanged();
 }
 
-void DownloadController::onDownloadDone(const QString& path, const QString& error) {
+void DownloadController::onDownloadDone(const QString& path, const QString& error, bool cancelled) {
   setBusy(false);
   setError(error);
-  if (!error.isEmpty()) {
-    statusText_.clear();
+  if (cancelled || !error.isEmpty()) {
+    // Stopped by the user: not an error; the .part stays for the next try.
+    statusText_ = cancelled ? tr("Download stopped; downloading again resumes it.") : QString();
     emit progressChanged();
     return;
   }

@@ -98,7 +98,7 @@ class DownloadController : public QObject {
   void onSearchDone(const QVariantList& results, const QString& error);
   void onRepoDone(const QString& repo, const QVariantList& files, const QString& error);
   void onProgress(qint64 done, qint64 total, double bytesPerSecond);
-  void onDownloadDone(const QString& path, const QString& error);
+  void onDownloadDone(const QString& path, const QString& error, bool cancelled = false);
 
   QString modelsFolder_;
   QThread thread_;

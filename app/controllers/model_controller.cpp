@@ -55,8 +55,8 @@ void ModelController::setLoadError(const QString& text) {
 }
 
 QString ModelController::applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                                             const QString& kvCacheDtype) {
-  return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype);
+                                             const QString& kvCacheDtype, int contextLength) {
+  return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype, contextLength);
 }
 
 void ModelController::reloadWithEngineSettings() {

@@ -42,7 +42,7 @@ class ModelController : public QObject {
   /// Validates and saves the engine settings and reloads the model with them (on the worker
   /// thread, with progress). Returns "" or the validation message (nothing changes then).
   Q_INVOKABLE QString applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                                          const QString& kvCacheDtype = QString());
+                                          const QString& kvCacheDtype = QString(), int contextLength = -1);
 
   QString loadError() const { return loadError_; }
   RecentModelsModel* recentModels() const { return recentModels_; }

@@ -41,4 +41,7 @@ class ChatBackend : public QObject {
   /// tokens, numComputedPromptTokens set), when a step starts and after it.
   void stepFinished(const QList<RequestDelta>& deltas);
   void requestRejected(const QString& requestId, const QString& message);
+  /// The conversation of `requestId` outgrew the context: the engine left out `count` of its
+  /// messages (submit()'s list) from index `first` (the context overflow policy). Local only.
+  void contextTrimmed(const QString& requestId, int first, int count);
 };

@@ -12,22 +12,27 @@ QList<PromptMessage> build(const QString& systemPrompt, const QList<MessageRecor
   QStringList system;
   if (!systemPrompt.isEmpty()) system.append(systemPrompt);
   QList<PromptMessage> turns;
-  auto add = [&turns](MessageRole role, const QString& text) {
+  auto add = [&turns](MessageRole role, const QString& text, int row) {
     if (turns.isEmpty() && role == MessageRole::kAssistant) return;  // a conversation starts with the user
     if (!turns.isEmpty() && turns.constLast().role == role) {
       turns.last().text += kJoin + text;
+      if (row >= 0) {
+        if (turns.last().firstRow < 0) turns.last().firstRow = row;
+        turns.last().lastRow = row;
+      }
       return;
     }
-    turns.append({role, text});
+    turns.append({role, text, row, row});
   };
-  for (const MessageRecord& m : history) {
+  for (int row = 0; row < history.size(); ++row) {
+    const MessageRecord& m = history.at(row);
     if (m.role == MessageRole::kSystem) {
       if (!m.text.isEmpty()) system.append(m.text);
     } else {
-      add(m.role, m.text);
+      add(m.role, m.text, row);
     }
   }
-  if (last) add(last->role, last->text);
+  if (last) add(last->role, last->text, -1);
   if (!system.isEmpty()) turns.prepend({MessageRole::kSystem, system.join(kJoin)});
   return turns;
 }

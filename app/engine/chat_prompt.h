@@ -16,7 +16,11 @@
 struct PromptMessage {
   MessageRole role = MessageRole::kUser;
   QString text;
-  bool operator==(const PromptMessage&) const = default;
+  /// The rows of the history it was made of (joined messages span several), -1 for none (the
+  /// system prompt, the new user message): what a pane marks when the engine leaves it out.
+  int firstRow = -1, lastRow = -1;
+  /// Role and text: the rows are where it came from, not what it is.
+  bool operator==(const PromptMessage& o) const { return role == o.role && text == o.text; }
 };
 Q_DECLARE_METATYPE(PromptMessage)
 

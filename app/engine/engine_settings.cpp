@@ -16,6 +16,16 @@ const QString kSeqsKey = QStringLiteral("engine/maxNumSeqs");
 const QString kBlockKey = QStringLiteral("engine/blockSize");
 const QString kThreadsKey = QStringLiteral("engine/numThreads");
 const QString kKvDtypeKey = QStringLiteral("engine/kvCacheDtype");
+const QString kContextLengthKey = QStringLiteral("engine/contextLength");
+const QString kContextOverflowKey = QStringLiteral("engine/contextOverflow");
+
+struct OverflowName {
+  pagedchat::ContextOverflow policy;
+  const char* name;
+};
+constexpr OverflowName kOverflowNames[] = {{pagedchat::ContextOverflow::kRollingWindow, "rollingWindow"},
+                                           {pagedchat::ContextOverflow::kTruncateMiddle, "truncateMiddle"},
+                                           {pagedchat::ContextOverflow::kStopAtLimit, "stopAtLimit"}};
 
 qint64 physicalMemoryMiB() {
 #if defined(Q_OS_UNIX) && defined(_SC_PHYS_PAGES)
@@ -44,6 +54,27 @@ EngineSettings::EngineSettings(QSettings* settings, QObject* parent) : QObject(p
   savedBlockSize_ = blockSize_;
   savedNumThreads_ = numThreads_;
   savedKvCacheDtype_ = kvCacheDtype_;
+  const int context = settings_->value(kContextLengthKey, 0).toInt();
+  if (validationError(kvCacheMiB_, maxNumSeqs_, blockSize_, numThreads_, QString(), context).isEmpty())
+    contextLength_ = savedContextLength_ = context;
+  const QString overflow = settings_->value(kContextOverflowKey).toString();
+  for (const OverflowName& o : kOverflowNames)
+    if (overflow == QLatin1String(o.name)) contextOverflow_ = o.policy;
+}
+
+QString EngineSettings::contextOverflow() const {
+  for (const OverflowName& o : kOverflowNames)
+    if (o.policy == contextOverflow_) return QString::fromLatin1(o.name);
+  return QString();
+}
+
+void EngineSettings::setContextOverflow(const QString& name) {
+  for (const OverflowName& o : kOverflowNames) {
+    if (name != QLatin1String(o.name) || o.policy == contextOverflow_) continue;
+    contextOverflow_ = o.policy;
+    settings_->setValue(kContextOverflowKey, name);
+    emit changed();
+  }
 }
 
 QString EngineSettings::kvCacheDtype() const {
@@ -67,7 +98,12 @@ int EngineSettings::maxKvCacheMiB() const {
 int EngineSettings::maxThreads() const { return std::min(1024, 4 * std::max(1, QThread::idealThreadCount())); }
 
 QString EngineSettings::validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                                        const QString& kvCacheDtype) const {
+                                        const QString& kvCacheDtype, int contextLength) const {
+  if (contextLength != -1 &&
+      (contextLength < 0 || (contextLength > 0 && contextLength < 16) || contextLength > kMaxContextLength))
+    return tr("The context length must be 0 (the model's) or between 16 and %1 tokens; %2 was given.")
+        .arg(kMaxContextLength)
+        .arg(contextLength);
   if (kvCacheMiB < 0 || kvCacheMiB > maxKvCacheMiB())
     return tr("The KV cache size must be between 0 (automatic) and %1 MiB (half the memory); %2 MiB was given.")
         .arg(maxKvCacheMiB())
@@ -89,9 +125,10 @@ QString EngineSettings::validationError(int kvCacheMiB, int maxNumSeqs, int bloc
 }
 
 QString EngineSettings::apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                              const QString& kvCacheDtype) {
-  const QString error = validationError(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype);
+                              const QString& kvCacheDtype, int contextLength) {
+  const QString error = validationError(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype, contextLength);
   if (!error.isEmpty()) return error;
+  if (contextLength >= 0) contextLength_ = contextLength;
   if (!kvCacheDtype.isEmpty()) kvCacheDtype_ = pagedchat::parse_kv_cache_dtype(kvCacheDtype.toStdString());
   kvCacheMiB_ = kvCacheMiB;
   maxNumSeqs_ = maxNumSeqs;
@@ -108,6 +145,8 @@ void EngineSettings::commit() {
   savedBlockSize_ = blockSize_;
   savedNumThreads_ = numThreads_;
   savedKvCacheDtype_ = kvCacheDtype_;
+  savedContextLength_ = contextLength_;
+  settings_->setValue(kContextLengthKey, contextLength_);
   settings_->setValue(kKvKey, kvCacheMiB_);
   settings_->setValue(kSeqsKey, maxNumSeqs_);
   settings_->setValue(kBlockKey, blockSize_);
@@ -123,13 +162,15 @@ void EngineSettings::revert(const QString& reason) {
   blockSize_ = savedBlockSize_;
   numThreads_ = savedNumThreads_;
   kvCacheDtype_ = savedKvCacheDtype_;
+  contextLength_ = savedContextLength_;
   emit changed();
   emit reverted(reason);
 }
 
 bool EngineSettings::hasUnsavedValues() const {
   return kvCacheMiB_ != savedKvCacheMiB_ || maxNumSeqs_ != savedMaxNumSeqs_ || blockSize_ != savedBlockSize_ ||
-         numThreads_ != savedNumThreads_ || kvCacheDtype_ != savedKvCacheDtype_;
+         numThreads_ != savedNumThreads_ || kvCacheDtype_ != savedKvCacheDtype_ ||
+         contextLength_ != savedContextLength_;
 }
 
 void EngineSettings::resetKvCacheToAutomatic() {
@@ -158,4 +199,5 @@ void EngineSettings::applyTo(pagedchat::EngineConfig& config) const {
   config.block_size = blockSize_;
   config.num_threads = numThreads_;
   config.kv_cache_dtype = kvCacheDtype_;
+  config.max_model_len = contextLength_;  // 0: the model's
 }

@@ -1,4 +1,5 @@
-// EngineSettings: the engine page of the settings dialog (KV cache, sequences, block size, threads).
+// EngineSettings: the engine page of the settings dialog (KV cache, sequences, block size, threads,
+// context length, what happens when a conversation outgrows the context).
 #pragma once
 
 #include <QObject>
@@ -6,6 +7,7 @@
 #include <QStringList>
 
 #include "engine/config.h"
+#include "engine/text/chat_template.h"
 
 class QSettings;
 
@@ -22,6 +24,12 @@ class EngineSettings : public QObject {
   Q_PROPERTY(int blockSize READ blockSize NOTIFY changed)
   Q_PROPERTY(int numThreads READ numThreads NOTIFY changed)
   Q_PROPERTY(QString kvCacheDtype READ kvCacheDtype NOTIFY changed)
+  /// The context length of every request in tokens (max_model_len); 0 = the model's.
+  Q_PROPERTY(int contextLength READ contextLength NOTIFY changed)
+  /// When a conversation outgrows the context: "rollingWindow" (the oldest turns go; the
+  /// default), "truncateMiddle" (the system prompt and first turn stay, the turns after them go)
+  /// or "stopAtLimit" (nothing goes: the message is not sent). Saved at once; no reload.
+  Q_PROPERTY(QString contextOverflow READ contextOverflow WRITE setContextOverflow NOTIFY changed)
   /// The KV-cache element types offered, in the order the settings page lists them.
   Q_PROPERTY(QStringList kvCacheDtypes READ kvCacheDtypes CONSTANT)
   Q_PROPERTY(int maxKvCacheMiB READ maxKvCacheMiB CONSTANT)
@@ -39,6 +47,12 @@ class EngineSettings : public QObject {
   int maxNumSeqs() const { return maxNumSeqs_; }
   int blockSize() const { return blockSize_; }
   int numThreads() const { return numThreads_; }
+  int contextLength() const { return contextLength_; }
+  QString contextOverflow() const;
+  pagedchat::ContextOverflow contextOverflowPolicy() const { return contextOverflow_; }
+  /// An unknown name is ignored.
+  void setContextOverflow(const QString& name);
+  static constexpr int kMaxContextLength = 1 << 20;
   /// The KV-cache element type's name (kv_cache_dtype_name(): "auto", "float32", ...), for QML.
   QString kvCacheDtype() const;
   /// The names of every KvCacheDType, in the enum's order.
@@ -51,12 +65,12 @@ class EngineSettings : public QObject {
   /// "" when the values are acceptable, else a sentence saying which value is wrong and why.
   /// `kvCacheDtype` "" means the current one.
   Q_INVOKABLE QString validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                                      const QString& kvCacheDtype = QString()) const;
+                                      const QString& kvCacheDtype = QString(), int contextLength = -1) const;
   /// Validates, takes the values (not saved yet: see commit()) and emits applied() (also when
   /// nothing changed: the model reloads). Returns validationError() (nothing changes then).
-  /// `kvCacheDtype` "" keeps the current one.
+  /// `kvCacheDtype` "" keeps the current one; `contextLength` -1 keeps it (0 = the model's).
   Q_INVOKABLE QString apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                            const QString& kvCacheDtype = QString());
+                            const QString& kvCacheDtype = QString(), int contextLength = -1);
   /// Saves the values taken by apply() (the reload with them worked).
   void commit();
   /// Goes back to the saved values (the reload with the applied ones failed) and emits
@@ -86,6 +100,8 @@ class EngineSettings : public QObject {
   int blockSize_ = 16;
   int numThreads_ = 0;
   pagedchat::KvCacheDType kvCacheDtype_ = pagedchat::KvCacheDType::kAuto;
+  int contextLength_ = 0, savedContextLength_ = 0;
+  pagedchat::ContextOverflow contextOverflow_ = pagedchat::ContextOverflow::kRollingWindow;
   int savedKvCacheMiB_ = 0;  ///< the values in the file
   int savedMaxNumSeqs_ = 64;
   int savedBlockSize_ = 16;

@@ -192,6 +192,8 @@ void EngineWorker::submit(const QString& requestId, const QList<PromptMessage>& 
   scheduleStep();
 }
 
+void EngineWorker::setContextOverflow(pagedchat::ContextOverflow policy) { contextOverflow_ = policy; }
+
 void EngineWorker::cancel(const QString& requestId) {
   Command c;
   c.isCancel = true;
@@ -230,7 +232,9 @@ QVariantMap EngineWorker::modelDefaults() const {
 
 pagedchat::ChatEncodeOptions EngineWorker::chatEncodeOptions() const {
   const pagedchat::ModelConfig& mc = engine_->model_config();
-  return pagedchat::chat_encode_options(engine_->tokenizer(), mc.add_bos, mc.bos_id);
+  pagedchat::ChatEncodeOptions options = pagedchat::chat_encode_options(engine_->tokenizer(), mc.add_bos, mc.bos_id);
+  options.context_overflow = contextOverflow_;
+  return options;
 }
 
 void EngineWorker::scheduleStep() {
@@ -265,6 +269,8 @@ void EngineWorker::drainCommands() {
       const pagedchat::ChatPrompt prompt = pagedchat::fit_chat(
           engine_->tokenizer(), *chatTemplate_, toChatMessages(c.messages), encode,
           engine_->engine_config().max_model_len, c.params.max_tokens);
+      if (prompt.num_dropped_messages > 0)
+        emit contextTrimmed(c.requestId, prompt.first_dropped_message, prompt.num_dropped_messages);
       if (!prompt.warning.empty() && prompt.warning != lastTemplateWarning_) {
         lastTemplateWarning_ = prompt.warning;  // said once per kind of failure, not per request
         qWarning("pagedchat: %s", prompt.warning.c_str());
@@ -287,7 +293,15 @@ void EngineWorker::drainCommands() {
     } catch (const pagedchat::ChatTooLongError& e) {
       emit requestRejected(
           c.requestId,
-          tr("The message is %1 tokens long; the model's context holds %2.").arg(e.num_tokens).arg(e.max_model_len));
+          e.whole_conversation
+              ? tr("the conversation is %1 tokens long and the model's context holds %2 with room for the reply. "
+                   "Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the "
+                   "context).")
+                    .arg(e.num_tokens)
+                    .arg(e.max_model_len)
+              : tr("The message is %1 tokens long; the model's context holds %2.")
+                    .arg(e.num_tokens)
+                    .arg(e.max_model_len));
     } catch (const std::exception& e) {
       emit requestRejected(c.requestId, QString::fromStdString(e.what()));
     }

@@ -93,6 +93,8 @@ class EngineWorker : public QObject {
               bool continueLast = false, const QString& reasoning = QString());
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
+  /// What happens to a conversation that outgrows the context, from the next request on.
+  void setContextOverflow(pagedchat::ContextOverflow policy);
   /// Any thread (the GUI's, while this thread is inside a step): asks the engine to stop
   /// `requestId` now (LLMEngine::request_abort), so that a step computing only stopped requests
   /// ends between two layers instead of after its whole prefill chunk. cancel() is still queued
@@ -128,6 +130,8 @@ class EngineWorker : public QObject {
   /// those the model sets; "do_sample": false is temperature 0). Emitted just before modelLoaded().
   void samplingDefaultsKnown(const QVariantMap& defaults);
   void requestRejected(const QString& requestId, const QString& message);
+  /// fit_chat left out `count` messages of the request from index `first` (ChatBackend::contextTrimmed).
+  void contextTrimmed(const QString& requestId, int first, int count);
   /// The model's chat template could not be used as it is (it does not parse, or it failed on a
   /// conversation) and a built-in renders its format instead; `message` says why. Emitted at load
   /// and the first time each kind of failure happens.
@@ -183,6 +187,7 @@ class EngineWorker : public QObject {
 
   pagedchat::EngineConfig config_;
   QString chatTemplateOverride_;
+  pagedchat::ContextOverflow contextOverflow_ = pagedchat::ContextOverflow::kRollingWindow;
   std::optional<pagedchat::ChatTemplate> chatTemplate_;  ///< resolved at load
   std::string lastTemplateWarning_;                      ///< the template's last fallback warning (logged once)
   std::unique_ptr<pagedchat::LLMEngine> engine_;

@@ -33,6 +33,7 @@ LocalChatBackend::LocalChatBackend(const pagedchat::EngineConfig& config, QObjec
   connect(worker_, &EngineWorker::stepStarted, this, &LocalChatBackend::onStepStarted);
   connect(this, &LocalChatBackend::stateChanged, this, &LocalChatBackend::modelDetailsChanged);
   connect(worker_, &EngineWorker::requestRejected, this, &LocalChatBackend::requestRejected);
+  connect(worker_, &EngineWorker::contextTrimmed, this, &LocalChatBackend::contextTrimmed);
   connect(worker_, &EngineWorker::chatTemplateWarning, this, &LocalChatBackend::chatTemplateWarning);
   connect(worker_, &EngineWorker::engineWarning, this, &LocalChatBackend::engineWarning);
   connect(worker_, &EngineWorker::snapshotReady, this, &LocalChatBackend::snapshotReady);
@@ -142,6 +143,11 @@ int LocalChatBackend::countTokens(const QList<PromptMessage>& messages, int maxT
       worker_, [w = worker_, ticket, messages, maxTokens] { w->countTokens(ticket, messages, maxTokens); },
       Qt::QueuedConnection);
   return ticket;
+}
+
+void LocalChatBackend::setContextOverflow(pagedchat::ContextOverflow policy) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, policy] { w->setContextOverflow(policy); }, Qt::QueuedConnection);
 }
 
 void LocalChatBackend::cancel(const QString& requestId) {

@@ -101,6 +101,9 @@ class LocalChatBackend : public ChatBackend {
   QString chatTemplate() const { return chatTemplate_; }
   int numKvBlocks() const { return numKvBlocks_; }
   bool continuesText() const { return continuesText_; }
+  /// What happens to a conversation that outgrows the context, from the next request on
+  /// (EngineSettings::contextOverflow; the worker's fit_chat).
+  void setContextOverflow(pagedchat::ContextOverflow policy);
   double loadProgress() const { return loadProgress_; }
   double tokensPerSecond() const { return tokensPerSecond_; }
   int numRunning() const { return numRunning_; }

@@ -267,6 +267,8 @@ void PaneSettings::setModelDefaults(const QVariantMap& suggested) {
   if (choicesChanged || toMap() != old) emit changed();
 }
 
+QStringList PaneSettings::samplingFields() { return kSamplingFields; }
+
 QStringList PaneSettings::customized() const {
   QStringList list;
   for (const QString& key : kSamplingFields)

@@ -91,6 +91,9 @@ class PaneSettings : public QObject {
   /// The sampling fields (property names) the user set to something else than the default.
   QStringList customized() const;
 
+  /// The sampling fields that follow the model unless the user sets them (temperature, topP,
+  /// topK, minP, repetitionPenalty, maxTokens).
+  static QStringList samplingFields();
   /// Every field, as stored (seed as text), and "customized" (customized()).
   QVariantMap toMap() const;
   /// Sets the valid fields of `map` (a stored one: invalid or missing fields keep their value).

@@ -191,6 +191,7 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
   replyDirty_ = false;
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   lastRequest_ = buildChatMessages(systemPrompt(), history, userText);
+  setUnseen(-1, -1, 0);  // the engine says again what this request leaves out
   requestId_ = backend_->submit(lastRequest_, samplingParams(), /*continueLast=*/false, settings_->reasoning());
   firstTokenClock_.invalidate();
   decodeSeconds_ = 0.0;
@@ -239,6 +240,7 @@ void PaneState::closeConversation(bool deleted) {
   }
   setErrorText(QString());
   messages_->clear();
+  setUnseen(-1, -1, 0);
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   countedTokens_ = -1;
   countTicket_ = 0;
@@ -301,6 +303,26 @@ void PaneState::setPromptProgress(int read, int total) {
   promptRead_ = read;
   promptTotal_ = total;
   emit promptProgressChanged();
+}
+
+void PaneState::onContextTrimmed(const QString& requestId, int first, int count) {
+  if (requestId != requestId_ || first < 0 || count <= 0) return;
+  int lo = -1, hi = -1;
+  for (int i = first; i < first + count && i < lastRequest_.size(); ++i) {
+    const PromptMessage& m = lastRequest_.at(i);
+    if (m.firstRow < 0) continue;
+    lo = lo < 0 ? m.firstRow : std::min(lo, m.firstRow);
+    hi = std::max(hi, m.lastRow);
+  }
+  setUnseen(lo, hi, count);
+}
+
+void PaneState::setUnseen(int first, int last, int messages) {
+  if (first == unseenFirst_ && last == unseenLast_ && messages == unseenMessages_) return;
+  unseenFirst_ = first;
+  unseenLast_ = last;
+  unseenMessages_ = messages;
+  emit unseenChanged();
 }
 
 void PaneState::onRequestRejected(const QString& requestId, const QString& message) {

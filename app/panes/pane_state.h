@@ -45,6 +45,11 @@ class PaneState : public QObject {
   /// included) and its length; both 0 otherwise (not started, or answering).
   Q_PROPERTY(int promptTokensRead READ promptTokensRead NOTIFY promptProgressChanged)
   Q_PROPERTY(int promptTokensTotal READ promptTokensTotal NOTIFY promptProgressChanged)
+  /// The conversation outgrew the context: the rows the model did not see in the latest request
+  /// (the context overflow policy left them out), first and last, or -1; and how many messages.
+  Q_PROPERTY(int unseenFirstRow READ unseenFirstRow NOTIFY unseenChanged)
+  Q_PROPERTY(int unseenLastRow READ unseenLastRow NOTIFY unseenChanged)
+  Q_PROPERTY(int unseenMessages READ unseenMessages NOTIFY unseenChanged)
   Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
   Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY samplingChanged)
   Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY samplingChanged)
@@ -143,6 +148,9 @@ class PaneState : public QObject {
   double lastReplyRate() const { return lastReplyRate_; }
   int promptTokensRead() const { return promptRead_; }
   int promptTokensTotal() const { return promptTotal_; }
+  int unseenFirstRow() const { return unseenFirst_; }
+  int unseenLastRow() const { return unseenLast_; }
+  int unseenMessages() const { return unseenMessages_; }
   /// Tokens the conversation takes in the context: the latest request's prompt plus its reply
   /// so far, or, before any request of this pane (a conversation just opened, another branch
   /// shown, the model reloaded), the conversation as the next request would send it, counted by
@@ -180,6 +188,7 @@ class PaneState : public QObject {
   void inputTextChanged();
   void busyChanged();
   void promptProgressChanged();
+  void unseenChanged();
   void errorTextChanged();
   void samplingChanged();
   void contextChanged();
@@ -207,6 +216,8 @@ class PaneState : public QObject {
   void stopForBackendChange();
   void onStepFinished(const QList<RequestDelta>& deltas);
   void setPromptProgress(int read, int total);
+  void onContextTrimmed(const QString& requestId, int first, int count);
+  void setUnseen(int first, int last, int messages);
   void onRequestRejected(const QString& requestId, const QString& message);
   bool commitTurn();
   /// Starts a reply: adds the user message `userText` under `userParentId` (unless
@@ -257,6 +268,7 @@ class PaneState : public QObject {
   QElapsedTimer firstTokenClock_;         ///< started at the reply's first token (remote backends' timing)
   double decodeSeconds_ = 0.0;            ///< the engine's decode time of the reply so far (RequestDelta)
   int promptRead_ = 0, promptTotal_ = 0;  ///< prompt progress (promptTokensRead/Total)
+  int unseenFirst_ = -1, unseenLast_ = -1, unseenMessages_ = 0;  ///< rows the model did not see
   double lastReplyRate_ = -1.0;
   int replyTokens_ = 0;  ///< tokens generated for the latest request
   int promptTokens_ = 0;

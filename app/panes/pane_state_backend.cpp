@@ -8,7 +8,8 @@
 void PaneState::connectBackend() {
   for (const QMetaObject::Connection& c : std::as_const(backendConnections_)) disconnect(c);
   backendConnections_ = {connect(backend_, &ChatBackend::stepFinished, this, &PaneState::onStepFinished),
-                         connect(backend_, &ChatBackend::requestRejected, this, &PaneState::onRequestRejected)};
+                         connect(backend_, &ChatBackend::requestRejected, this, &PaneState::onRequestRejected),
+                         connect(backend_, &ChatBackend::contextTrimmed, this, &PaneState::onContextTrimmed)};
 }
 
 void PaneState::stopForBackendChange() {

@@ -127,6 +127,7 @@ bool PaneState::continueReply() {
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   messages_->setStreaming(last, true);
   lastRequest_ = request;
+  setUnseen(-1, -1, 0);
   requestId_ = backend_->submit(request, samplingParams(), /*continueLast=*/true, settings_->reasoning());
   firstTokenClock_.invalidate();
   decodeSeconds_ = 0.0;

@@ -435,8 +435,16 @@ int chat_stable_prefix(const Tokenizer& tokenizer, const ChatTemplate& tmpl, con
 ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
                     const ChatEncodeOptions& options, int max_model_len, int max_tokens) {
   const size_t budget = static_cast<size_t>(std::max(0, max_model_len - chat_reply_reserve(max_tokens, max_model_len)));
-  const size_t first = !messages.empty() && messages.front().role == "system" ? 1 : 0;
-  // Where the kept conversation may start: its first message, or any later user message.
+  // The kept head: the system message, and with kTruncateMiddle the first turn too (up to the
+  // second user message, when the conversation has one before its newest).
+  size_t first = !messages.empty() && messages.front().role == "system" ? 1 : 0;
+  if (options.context_overflow == ContextOverflow::kTruncateMiddle) {
+    std::vector<size_t> users;
+    for (size_t i = first; i < messages.size(); ++i)
+      if (messages[i].role == "user") users.push_back(i);
+    if (users.size() >= 3) first = users[1];  // head = system + turn 1; the newest turn always stays
+  }
+  // Where the kept conversation may start after the head: its first message, or any later user message.
   std::vector<size_t> cuts = {first};
   for (size_t i = first + 1; i < messages.size(); ++i)
     if (messages[i].role == "user") cuts.push_back(i);
@@ -451,6 +459,11 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
   std::string first_warning = warning;
   bool opens = prompt_opens_reasoning(rendered);
   size_t chosen = 0;
+  if (ids.size() > budget && options.context_overflow == ContextOverflow::kStopAtLimit && cuts.size() > 1)
+    throw ChatTooLongError("the conversation needs " + std::to_string(ids.size()) +
+                               " prompt tokens and room for the reply; max_model_len is " +
+                               std::to_string(max_model_len),
+                           static_cast<int>(ids.size()), max_model_len, /*conversation=*/true);
   if (ids.size() > budget && cuts.size() > 1) {
     // The fewest dropped turns that fit: binary search (fewer messages render fewer tokens), so a
     // long history costs O(log turns) renders. When none fits, the newest turn alone.
@@ -490,6 +503,7 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
   out.token_ids = std::move(ids);
   out.max_tokens = std::min(max_tokens, max_model_len - n);
   out.num_dropped_messages = static_cast<int>(cuts[chosen] - first);
+  out.first_dropped_message = static_cast<int>(first);
   out.warning = std::move(first_warning);
   out.opens_reasoning = opens;
   if (options.find_stable_prefix) {

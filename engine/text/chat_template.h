@@ -61,11 +61,19 @@ class ChatTemplateError : public std::invalid_argument {
 /// Thrown by fit_chat when even the newest user message (with the system message) does not fit.
 class ChatTooLongError : public std::length_error {
  public:
-  ChatTooLongError(const std::string& what, int tokens, int max_len)
-      : std::length_error(what), num_tokens(tokens), max_model_len(max_len) {}
+  ChatTooLongError(const std::string& what, int tokens, int max_len, bool conversation = false)
+      : std::length_error(what), num_tokens(tokens), max_model_len(max_len), whole_conversation(conversation) {}
   int num_tokens;  ///< prompt tokens of the shortest conversation that could be sent
   int max_model_len;
+  /// The whole conversation did not fit and ContextOverflow::kStopAtLimit forbade dropping turns
+  /// (num_tokens: the whole conversation's); false: even the newest message alone does not fit.
+  bool whole_conversation;
 };
+
+/// What fit_chat does when a conversation outgrows the context (LM Studio's "context overflow
+/// policy" and its names): drop the oldest turns (a rolling window), keep the system message and
+/// the first turn and drop the ones after it (truncate the middle), or drop nothing and refuse.
+enum class ContextOverflow { kRollingWindow, kTruncateMiddle, kStopAtLimit };
 
 /// How a conversation is rendered besides its messages.
 struct ChatRenderOptions {
@@ -189,6 +197,8 @@ struct ChatEncodeOptions {
   /// fit_chat also finds ChatPrompt::stable_prefix_tokens (one more render and encode: worth it
   /// for models with recurrent layers, whose prefix cache resumes only from checkpoints).
   bool find_stable_prefix = false;
+  /// fit_chat: which turns go when the conversation does not fit.
+  ContextOverflow context_overflow = ContextOverflow::kRollingWindow;
 };
 
 /// ChatEncodeOptions for a model: bos_id = its BOS when it adds one.
@@ -220,7 +230,10 @@ bool prompt_opens_reasoning(const TemplatedText& prompt);
 struct ChatPrompt {
   std::vector<int> token_ids;
   int max_tokens = 0;            ///< the request's max_tokens, clamped to what the context leaves
-  int num_dropped_messages = 0;  ///< oldest non-system messages left out to make room
+  int num_dropped_messages = 0;  ///< messages left out to make room (a run: see first_dropped_message)
+  /// Index in fit_chat's `messages` of the first one left out (the run is [first, first + num)):
+  /// after the system message (rolling window), or after the first turn (truncate middle).
+  int first_dropped_message = 0;
   std::string warning;           ///< the template fell back to a built-in (ChatTemplate::render)
   bool opens_reasoning = false;  ///< the prompt ends in an open <think> (prompt_opens_reasoning)
   /// With ChatEncodeOptions::find_stable_prefix: chat_stable_prefix of the kept messages (else 0).
@@ -241,11 +254,14 @@ int chat_stable_prefix(const Tokenizer& tokenizer, const ChatTemplate& tmpl, con
 /// at least 1.
 int chat_reply_reserve(int max_tokens, int max_model_len);
 
-/// Encodes `messages` with a generation prompt (encode_chat), dropping the oldest turns (a user
-/// message and the replies after it; a leading system message is always kept) until the prompt
-/// leaves chat_reply_reserve() tokens of `max_model_len`. When only the newest turn is left and
-/// it is still longer, it is sent anyway if it leaves at least one token. Throws
-/// ChatTooLongError when it does not; ChatTemplateError as ChatTemplate::render.
+/// Encodes `messages` with a generation prompt (encode_chat), dropping turns (a user message and
+/// the replies after it) as options.context_overflow says until the prompt leaves
+/// chat_reply_reserve() tokens of `max_model_len`: the oldest first (a leading system message is
+/// always kept), or the oldest after the first turn (kTruncateMiddle; with one turn before the
+/// newest, as kRollingWindow). When only the newest turn is left (with the kept head) and it is
+/// still longer, it is sent anyway if it leaves at least one token. Throws ChatTooLongError when
+/// it does not, and (whole_conversation) when kStopAtLimit would have to drop a turn;
+/// ChatTemplateError as ChatTemplate::render.
 ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
                     const ChatEncodeOptions& options, int max_model_len, int max_tokens);
 

@@ -65,7 +65,7 @@ float e8m0_half_to_fp32(uint8_t e);
 bool mxfp4_row_valid(const void* row, int64_t n, int64_t* bad_block = nullptr);
 
 /// Converts n values of type t at src (dtype_row_bytes(t, n) bytes, any alignment) to float32 at
-/// dst: the values llama.cpp's reader gives, bit for bit (tests/engine/test_dequant_llamacpp.cpp
+/// dst: the values llama.cpp's reader gives, bit for bit (tests/kernels/test_dequant_llamacpp.cpp
 /// checks every type but MXFP4 against llama.cpp's own output; test_gguf_dequant checks MXFP4
 /// against the OCP MX formula). n must be a multiple of the block size
 /// (std::invalid_argument).

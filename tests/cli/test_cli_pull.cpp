@@ -145,6 +145,11 @@ class TestCliPull : public QObject {
     r = pull(QString("https://huggingface.co/acme/tiny-GGUF:F16"));
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(QFile::exists(local("acme/tiny-GGUF", "tiny-F16.gguf")));
+    // A file's address as a browser shows it: that file.
+    QFile::remove(local("acme/tiny-GGUF", "tiny-Q8_0.gguf"));
+    r = pull(QString("https://huggingface.co/acme/tiny-GGUF/blob/main/tiny-Q8_0.gguf"));
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(QString::fromUtf8(r.out.trimmed()), local("acme/tiny-GGUF", "tiny-Q8_0.gguf"));
     r = pull("acme/tiny-GGUF:Q2_K");
     QVERIFY(r.exitCode != 0);
     QVERIFY2(r.err.contains("no Q2_K") && r.err.contains("Q4_K_M") && r.err.contains("Q8_0"), r.err.constData());

@@ -82,6 +82,20 @@ Pane {
             continuesText: pane.paneState !== null && !pane.paneState.remote && pane.engine.continuesText
         }
 
+        // The conversation outgrew the context: what the model no longer sees, and where to change it.
+        Label {
+            objectName: "contextNotice"
+            Layout.fillWidth: true
+            Layout.leftMargin: 16
+            Layout.rightMargin: 16
+            visible: pane.paneState !== null && pane.paneState.unseenMessages > 0
+            text: pane.paneState ? qsTr("The conversation outgrew the model's context: %n earlier message(s), dimmed above, were not sent. Settings, Engine chooses which ones go, or whether to stop instead.", "", pane.paneState.unseenMessages) : ""
+            color: Theme.warningColor
+            wrapMode: Text.Wrap
+            Accessible.role: Accessible.AlertMessage
+            Accessible.name: text
+        }
+
         Label {
             objectName: "paneError"
             Layout.fillWidth: true

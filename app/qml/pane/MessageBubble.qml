@@ -32,6 +32,9 @@ Item {
     /// A search result being shown (MessageList.highlightedRow), framed in highlightColor.
     property bool highlighted: false
     property color highlightColor: "transparent"
+    /// The latest request left this message out (the conversation outgrew the context): dimmed,
+    /// and it says so.
+    property bool outOfContext: false
 
     readonly property bool isUser: role === "user"
     readonly property bool isSystem: role === "system"
@@ -96,6 +99,7 @@ Item {
         width: bubble.textWidth + 2 * bubble.horizontalPadding
         height: column.implicitHeight + 20
         radius: 14
+        opacity: bubble.outOfContext ? 0.45 : 1
         color: bubble.isUser ? Theme.userBubbleColor : bubble.isSystem ? Theme.surfaceColor : Theme.assistantBubbleColor
         // A search result being shown (MessageList.highlightedRow); a system prompt's frame.
         border.width: bubble.highlighted ? 3 : bubble.isSystem ? 1 : 0
@@ -144,6 +148,15 @@ Item {
                 accessibleName: (bubble.isUser ? qsTr("You: %1")
                                  : bubble.isSystem ? qsTr("System prompt: %1") : qsTr("Model: %1")).arg(
                                     bubble.noReply ? bubble.displayText : bubble.shownText)
+            }
+            Label {
+                objectName: "outOfContextNote"
+                visible: bubble.outOfContext
+                text: qsTr("not sent: outside the model's context")
+                font.pixelSize: Theme.smallFontSize
+                font.italic: true
+                color: bubble.isUser ? Theme.userTextColor : Theme.mutedTextColor
+                Accessible.name: text
             }
             Label {
                 id: noteLabel

@@ -39,6 +39,8 @@ ListView {
         detailsHidden: list.detailsHidden
         modelAvailable: list.modelAvailable
         highlighted: list.highlightedRow === index
+        outOfContext: list.paneState !== null && index >= list.paneState.unseenFirstRow
+                      && index <= list.paneState.unseenLastRow
         highlightColor: list.highlightColor
     }
 

@@ -1,5 +1,6 @@
 // The settings dialog's engine page: KV cache size, concurrent sequences, block size, CPU
-// threads. Apply validates, saves them and reloads the model with them (with progress).
+// threads, context length. Apply validates, saves them and reloads the model with them (with
+// progress). What happens when a conversation outgrows the context applies at once.
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
@@ -34,6 +35,7 @@ Pane {
         blockField.value = page.settings.blockSize
         threadsField.value = page.settings.numThreads
         kvDtypeField.currentIndex = Math.max(0, page.dtypeIndex(page.settings.kvCacheDtype))
+        contextField.value = page.settings.contextLength
         page.errorText = ""
         page.appliedOk = false
     }
@@ -41,7 +43,8 @@ Pane {
     function apply() {
         page.errorText = page.app.models.applyEngineSettings(kvField.value, seqsField.value,
                                                       blockField.value, threadsField.value,
-                                                      page.settings.kvCacheDtypes[kvDtypeField.currentIndex])
+                                                      page.settings.kvCacheDtypes[kvDtypeField.currentIndex],
+                                                      contextField.value)
         page.appliedOk = page.errorText === ""
         return page.appliedOk
     }
@@ -123,6 +126,32 @@ Pane {
                         qsTr("q8_0 (about 1 byte per value; head sizes of multiples of 32)")]
                 onActivated: page.appliedOk = false
                 Accessible.name: qsTr("KV cache element type")
+            }
+            Label { text: qsTr("Context length (tokens, 0 = the model's)") }
+            SpinBox {
+                id: contextField
+                objectName: "contextLengthField"
+                from: 0
+                to: 1048576
+                stepSize: 1024
+                editable: true
+                onValueModified: page.appliedOk = false
+                Accessible.name: qsTr("Context length in tokens")
+            }
+            Label { text: qsTr("When a conversation outgrows the context") }
+            ComboBox {
+                id: overflowField
+                objectName: "contextOverflowField"
+                Layout.fillWidth: true
+                implicitContentWidthPolicy: ComboBox.WidestText
+                popup.width: Math.max(width, implicitWidth)
+                readonly property var policies: ["rollingWindow", "truncateMiddle", "stopAtLimit"]
+                model: [qsTr("Drop the oldest turns"), qsTr("Keep the system prompt and first turn, drop the next"),
+                        qsTr("Stop: send nothing")]
+                currentIndex: Math.max(0, policies.indexOf(page.settings.contextOverflow))
+                // Applies from the next message on: no reload.
+                onActivated: (index) => page.settings.contextOverflow = policies[index]
+                Accessible.name: qsTr("When a conversation outgrows the context")
             }
         }
 

@@ -61,7 +61,12 @@ void raise_for_status(const HubConfig& hub, const HttpResponse& r, const std::st
                        (hub.token.empty() ? ": check the name, or set HF_TOKEN to a token with access" : said));
   }
   if (r.status == 403) throw HubError(HubError::Kind::kForbidden, what + ": access denied" + said);
-  if (r.status == 404 || code == "RepoNotFound") throw HubError(HubError::Kind::kNotFound, what + ": not found" + said);
+  if (r.status == 404 || code == "RepoNotFound")
+    throw HubError(
+        HubError::Kind::kNotFound,
+        what + ": not found" + said +
+            (code.empty() && message.empty() ? " (no hub error code: is HF_ENDPOINT " + hub.endpoint + " a hub?)"
+                                             : std::string()));
   if (r.status == 429)
     throw HubError(HubError::Kind::kNetwork, what + ": the hub is rate-limiting requests; try again later" + said);
   throw HubError(r.status >= 500 ? HubError::Kind::kNetwork : HubError::Kind::kProtocol,
@@ -140,6 +145,40 @@ bool is_repo_id(const std::string& repo) {
   return true;
 }
 
+bool parse_hub_target(const std::string& text, HubTarget& out) {
+  std::string t = trim(text);
+  for (const char* prefix : {"https://", "http://"})
+    if (t.rfind(prefix, 0) == 0) t = t.substr(std::string(prefix).size());
+  for (const char* host : {"huggingface.co/", "www.huggingface.co/", "hf.co/"})
+    if (t.rfind(host, 0) == 0) t = t.substr(std::string(host).size());
+  if (const std::size_t q = t.find_first_of("?#"); q != std::string::npos) t.resize(q);
+  while (!t.empty() && t.back() == '/') t.pop_back();
+  out = HubTarget{};
+  // org/name[:tag] or org/name/(blob|resolve|tree)/rev[/path]
+  const std::size_t first = t.find('/');
+  if (first == std::string::npos) return false;
+  const std::size_t second = t.find('/', first + 1);
+  std::string repo = t.substr(0, second);
+  if (second != std::string::npos) {
+    const std::string rest = t.substr(second + 1);  // blob/main/path
+    const std::size_t a = rest.find('/');
+    const std::string kind = rest.substr(0, a);
+    if (kind != "blob" && kind != "resolve" && kind != "tree") return false;
+    if (a != std::string::npos) {
+      const std::string after = rest.substr(a + 1);
+      const std::size_t b = after.find('/');
+      out.revision = after.substr(0, b);
+      if (b != std::string::npos && kind != "tree") out.tag = after.substr(b + 1);
+    }
+    if (out.revision.empty()) out.revision = "main";
+  } else if (const std::size_t colon = repo.find(':'); colon != std::string::npos) {
+    out.tag = repo.substr(colon + 1);
+    repo.resize(colon);
+  }
+  out.repo = repo;
+  return is_repo_id(repo);
+}
+
 HubRepo fetch_repo(const HubConfig& hub, const std::string& repo, const std::string& revision) {
   if (!is_repo_id(repo)) throw std::invalid_argument("'" + repo + "' is not a Hugging Face repository id (org/name)");
   const std::string what = repo + (revision == "main" ? "" : "@" + revision);
@@ -162,7 +201,10 @@ HubRepo fetch_repo(const HubConfig& hub, const std::string& repo, const std::str
     if (f.path.empty() || f.path[0] == '/' || f.path.find("..") != std::string::npos ||
         f.path.find('\\') != std::string::npos)
       continue;
-    if (s.contains("size") && s["size"].is_number_unsigned()) f.size = s["size"].get<std::uint64_t>();
+    if (s.contains("size")) {
+      if (!s["size"].is_number_unsigned()) continue;  // a size that is no size: not this hub's file
+      f.size = s["size"].get<std::uint64_t>();
+    }
     if (s.contains("lfs") && s["lfs"].is_object()) {
       const auto& lfs = s["lfs"];
       if (lfs.contains("sha256") && lfs["sha256"].is_string()) f.sha256 = lfs["sha256"].get<std::string>();
@@ -240,6 +282,14 @@ bool download_file(const HubConfig& hub, const std::string& repo, const std::str
   if (file.size > 0 && offset > file.size) {  // not this file's beginning: start over
     fs::remove(part, ec);
     offset = 0;
+  }
+  if (file.size > offset) {
+    const fs::space_info space = fs::space(dest.parent_path(), ec);
+    const std::uint64_t need = file.size - offset;
+    if (!ec && space.available < need)
+      throw HubError(HubError::Kind::kIo, repo + "/" + file.path + " needs " + std::to_string(need / 1000000) +
+                                              " MB more and " + dest.parent_path().string() + " has " +
+                                              std::to_string(space.available / 1000000) + " MB free");
   }
   const std::string url = hub.endpoint + "/" + url_encode_path(repo) + "/resolve/" + url_encode_query(revision) + "/" +
                           url_encode_path(file.path);

@@ -58,6 +58,15 @@ struct HubModel {
 /// `repo` "org/name" (letters, digits, '-', '_', '.'; no ".." nor leading '.'): true when it is one.
 bool is_repo_id(const std::string& repo);
 
+/// What a user names: "org/name", "org/name:Q4_K_M", or a hub address as a browser shows it
+/// (https://huggingface.co/org/name, .../blob/main/file.gguf, .../resolve/main/file.gguf,
+/// .../tree/main, hf.co/org/name:Q8_0). `tag` is the :QUANT or the file of a file address;
+/// `revision` the address's (default "main"). Returns false when there is no repository id in it.
+struct HubTarget {
+  std::string repo, tag, revision = "main";
+};
+bool parse_hub_target(const std::string& text, HubTarget& out);
+
 /// The repository's files at `revision`. Throws HubError: kNotFound, kUnauthorized (private or
 /// gated, or a bad token; the message says to set HF_TOKEN), kForbidden (gated, terms not
 /// accepted: names the page), kNetwork, kProtocol; std::invalid_argument for a malformed id.

@@ -111,6 +111,11 @@ void TestDownloadGui::welcomeDownloadAndLoad() {
   QCOMPARE(sha256(path), sha256(tiny));
   QCOMPARE(downloads->localModels().size(), 1);
   QCOMPARE(downloads->localModels().at(0).toMap().value("path").toString(), path);
+  // ... and the dialog shows it (a list sized by its rows: one of height 0 would make none).
+  QQuickItem* local = findVisibleItem(root, QStringLiteral("localModels"));
+  QVERIFY(local);
+  QTRY_COMPARE(local->property("count").toInt(), 1);
+  QVERIFY(local->height() > 20);
 
   // Load it: the model loads, the welcome goes, the pane invites a message.
   QTRY_VERIFY(findVisibleItem(root, QStringLiteral("loadDownloadedButton")));

@@ -56,6 +56,7 @@ class TestPaneState : public QObject {
   void stopBeforeFirstDeltaSavesTurn();
   void replyRateIsDecodeOnly();
   void promptProgressWhileReading();
+  void contextOverflowPolicies();
 };
 
 void TestPaneState::titles() {
@@ -292,6 +293,49 @@ void TestPaneState::promptProgressWhileReading() {
   QVERIFY(last >= 64);                    // several chunks were reported
   QCOMPARE(pane.promptTokensTotal(), 0);  // answered: no progress left
   QVERIFY(runningWhileReading);           // the status line counts it as running, not idle
+}
+
+// A conversation that outgrows a 160-token context, under each policy: the rows the model no
+// longer sees are reported (the oldest after the first turn with truncateMiddle), and with
+// stopAtLimit nothing is sent and the pane says why.
+void TestPaneState::contextOverflowPolicies() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  const QString line = QStringLiteral("Lily and Tom went to the park to play with the big red ball. ");
+  for (const auto policy : {pagedchat::ContextOverflow::kRollingWindow, pagedchat::ContextOverflow::kTruncateMiddle,
+                            pagedchat::ContextOverflow::kStopAtLimit}) {
+    QTemporaryDir dir;
+    ChatStore store(dir.path());
+    pagedchat::EngineConfig config = storiesConfig();
+    config.max_model_len = 160;
+    LocalChatBackend engine(config);
+    engine.setContextOverflow(policy);
+    engine.start();
+    QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+    PaneState pane(&store, &engine);
+    pane.settings()->setMaxTokens(16);
+    pane.settings()->setTemperature(0.0);
+    int sent = 0;
+    bool refused = false;
+    for (int turn = 0; turn < 8 && pane.unseenMessages() == 0 && !refused; ++turn) {
+      pane.setInputText(line);
+      QVERIFY(pane.send());
+      QTRY_VERIFY_WITH_TIMEOUT(!pane.isBusy(), 30000);
+      refused = !pane.errorText().isEmpty();
+      if (!refused) ++sent;
+    }
+    if (policy == pagedchat::ContextOverflow::kStopAtLimit) {
+      QVERIFY2(refused, "the conversation never outgrew the context");
+      QVERIFY2(pane.errorText().contains(QLatin1String("conversation is")), qPrintable(pane.errorText()));
+      QCOMPARE(pane.unseenMessages(), 0);
+      QCOMPARE(pane.inputText(), line);  // nothing typed is lost
+      continue;
+    }
+    QVERIFY2(pane.unseenMessages() > 0, qPrintable(QString::number(sent)));
+    QVERIFY(pane.unseenMessages() % 2 == 0);  // whole turns
+    const int first = policy == pagedchat::ContextOverflow::kTruncateMiddle ? 2 : 0;
+    QCOMPARE(pane.unseenFirstRow(), first);
+    QCOMPARE(pane.unseenLastRow(), first + pane.unseenMessages() - 1);
+  }
 }
 
 QTEST_MAIN(TestPaneState)

@@ -170,19 +170,22 @@ void TestPanes::settingsPersistPerPane() {
   const QString text = QString::fromUtf8(ini.readAll());
   QVERIFY2(!text.contains("@Variant"), qPrintable(text));
   QVERIFY2(text.contains("1\\systemPrompt=You are A.") && text.contains("1\\temperature=0.2") &&
-               text.contains("2\\topK=5") && text.contains("2\\customized=") && text.contains("size=2"),
+               text.contains("2\\topK=5") && text.contains("size=2"),
            qPrintable(text));
+  QVERIFY2(!text.contains("2\\temperature") && !text.contains("customized"), qPrintable(text));  // only the user's
   ini.close();
 
   // An edit by hand is taken; the form before (binary lists under panes/settings) is still read.
   {
     QSettings edit(AppController::settingsFile(dir.path()), QSettings::IniFormat);
     edit.setValue("panes/1/temperature", "1.3");
-    edit.setValue("panes/1/customized", "temperature");
+    edit.setValue("panes/2/minP", "0.2");  // a field added by hand is the user's too
   }
   {
     AppController edited(options);
     QCOMPARE(edited.panes()->paneAt(0)->settings()->temperature(), 1.3);
+    QCOMPARE(edited.panes()->paneAt(1)->settings()->minP(), 0.2);
+    QVERIFY(edited.panes()->paneAt(1)->settings()->customized().contains("minP"));
   }
   {
     QSettings old(AppController::settingsFile(dir.path()), QSettings::IniFormat);

@@ -112,6 +112,36 @@ class TestHub : public QObject {
       QVERIFY2(!is_repo_id(bad), bad);
   }
 
+  void pastedAddresses() {
+    const struct {
+      const char* text;
+      const char* repo;
+      const char* tag;
+      const char* revision;
+    } cases[] = {
+        {"Qwen/Qwen3-4B-GGUF", "Qwen/Qwen3-4B-GGUF", "", "main"},
+        {"Qwen/Qwen3-4B-GGUF:q8_0", "Qwen/Qwen3-4B-GGUF", "q8_0", "main"},
+        {" https://huggingface.co/Qwen/Qwen3-4B-GGUF/ ", "Qwen/Qwen3-4B-GGUF", "", "main"},
+        {"hf.co/bartowski/X-GGUF:Q4_K_M", "bartowski/X-GGUF", "Q4_K_M", "main"},
+        {"https://huggingface.co/Qwen/Qwen3-4B-GGUF/blob/main/Qwen3-4B-Q8_0.gguf", "Qwen/Qwen3-4B-GGUF",
+         "Qwen3-4B-Q8_0.gguf", "main"},
+        {"https://huggingface.co/u/r-GGUF/resolve/v2/Q4_K_M/r-Q4_K_M-00001-of-00002.gguf?download=true", "u/r-GGUF",
+         "Q4_K_M/r-Q4_K_M-00001-of-00002.gguf", "v2"},
+        {"https://huggingface.co/Qwen/Qwen3-4B-GGUF/tree/main", "Qwen/Qwen3-4B-GGUF", "", "main"},
+    };
+    for (const auto& c : cases) {
+      HubTarget t;
+      QVERIFY2(parse_hub_target(c.text, t), c.text);
+      QCOMPARE(t.repo, std::string(c.repo));
+      QCOMPARE(t.tag, std::string(c.tag));
+      QCOMPARE(t.revision, std::string(c.revision));
+    }
+    HubTarget t;
+    for (const char* bad :
+         {"", "Qwen", "https://huggingface.co/Qwen", "https://huggingface.co/a/b/discussions/1", "../x/y"})
+      QVERIFY2(!parse_hub_target(bad, t), bad);
+  }
+
   void configFromEnvironment() {
     QTemporaryDir home;
     { std::ofstream(home.path().toStdString() + "/token") << "hf_fromfile\n"; }

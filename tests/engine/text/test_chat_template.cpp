@@ -446,6 +446,34 @@ void TestChatTemplate::fitDropsOldestTurns() {
   } catch (const ChatTooLongError& e) {
     QCOMPARE(e.num_tokens, n);
     QCOMPARE(e.max_model_len, n);
+    QVERIFY(!e.whole_conversation);
+  }
+
+  // Truncate the middle: the system message and the first turn stay, the turns after it go.
+  ChatEncodeOptions middle = with_bos();
+  middle.context_overflow = ContextOverflow::kTruncateMiddle;
+  const ChatPrompt mid = fit_chat(tok, llama2, m, middle, max_len, 32);
+  QCOMPARE(mid.first_dropped_message, 3);  // system, user 0, assistant 0 kept
+  QVERIFY(mid.num_dropped_messages > 0 && mid.num_dropped_messages % 2 == 0);
+  std::vector<ChatMessage> kept_mid(m.begin(), m.begin() + 3);
+  kept_mid.insert(kept_mid.end(), m.begin() + 3 + mid.num_dropped_messages, m.end());
+  QCOMPARE(mid.token_ids, encode_chat(tok, llama2, kept_mid, true, with_bos()));
+  QVERIFY(static_cast<int>(mid.token_ids.size()) <= max_len - chat_reply_reserve(32, max_len));
+  QVERIFY(q(tok.decode(mid.token_ids)).contains("Question number 0"));
+  QVERIFY(!q(tok.decode(mid.token_ids)).contains("Question number 1 "));
+  QCOMPARE(half.first_dropped_message, 1);  // the rolling window drops right after the system message
+
+  // Stop at the limit: nothing dropped, the whole conversation's size said.
+  ChatEncodeOptions stop = with_bos();
+  stop.context_overflow = ContextOverflow::kStopAtLimit;
+  QCOMPARE(fit_chat(tok, llama2, m, stop, 4096, 100000).num_dropped_messages, 0);  // it fits: sent
+  try {
+    fit_chat(tok, llama2, m, stop, max_len, 32);
+    QFAIL("expected ChatTooLongError");
+  } catch (const ChatTooLongError& e) {
+    QVERIFY(e.whole_conversation);
+    QCOMPARE(e.num_tokens, full);
+    QCOMPARE(e.max_model_len, max_len);
   }
 }
 
