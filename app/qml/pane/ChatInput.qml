@@ -4,6 +4,7 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
 import PagedChat
+import "ComposingInput.js" as ComposingInput
 
 ColumnLayout {
     id: input
@@ -83,25 +84,11 @@ ColumnLayout {
                             return
                         // Korean (and any composing) input: the syllable being composed is not in
                         // `text` yet. Enter commits it first, so that the whole text goes once.
-                        textArea.commitComposition()
+                        ComposingInput.commit(textArea)
                         if (event.modifiers & Qt.ShiftModifier)
                             return  // Shift+Enter: a new line, after the committed syllable
                         event.accepted = true
                         input.send()
-                    }
-                    /// Commits the input method's pre-edit text (a Hangul syllable being composed)
-                    /// into the text: through the input method, or as shown when the platform has
-                    /// none that answers (then the composition is reset, so it is not typed twice).
-                    function commitComposition() {
-                        if (!textArea.inputMethodComposing)
-                            return
-                        const preedit = textArea.preeditText
-                        // Qt 6.4's qmllint types Qt.inputMethod as a plain QObject (type).
-                        Qt.inputMethod.commit()  // qmllint disable type
-                        if (textArea.inputMethodComposing && preedit !== "") {
-                            Qt.inputMethod.reset()  // qmllint disable type
-                            textArea.insert(textArea.cursorPosition, preedit)
-                        }
                     }
                 }
             }

@@ -5,6 +5,7 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
 import PagedChat
+import "ComposingInput.js" as ComposingInput
 
 ColumnLayout {
     id: actions
@@ -84,6 +85,7 @@ ColumnLayout {
             font.pixelSize: 15
             Accessible.name: qsTr("Edit message")
             Keys.onReturnPressed: (event) => {
+                ComposingInput.commit(editor)  // a Korean syllable being composed goes in first
                 if (event.modifiers & Qt.ShiftModifier)
                     event.accepted = false
                 else
