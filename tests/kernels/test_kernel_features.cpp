@@ -1,6 +1,6 @@
 // The op-interface features of the newer model families (kernels/ops.h: RopeSpec::rotary_dim and
 // NoPE, AttentionSpec's scale / sliding window / logit soft-cap, gelu_tanh_and_mul_stacked, scale,
-// softcap, scatter_add_rows, weightless rms_norm_heads, Backend::supports) on the CPU backend,
+// softcap, scatter_add_rows, Backend::supports) on the CPU backend (Gemma 4's: test_kernel_gemma4),
 // against naive float64 references, on every instruction set this CPU has (bitwise the same).
 #include <QTest>
 
@@ -11,47 +11,16 @@
 #include <random>
 #include <vector>
 
+#include "kernel_test_utils.h"
 #include "kernels/cpu/cpu_backend.h"
 #include "kernels/ops.h"
 
 using namespace pagedchat;
 using namespace pagedchat::kernels;
 
+using namespace kerneltest;
+
 namespace {
-
-std::vector<float> randn(std::size_t n, std::mt19937& rng, float sd = 1.0f) {
-  std::normal_distribution<float> d(0.0f, sd);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-std::vector<cpu::Isa> supportedIsas() {
-  std::vector<cpu::Isa> v;
-  for (auto i : {cpu::Isa::kScalar, cpu::Isa::kAvx2, cpu::Isa::kAvx512, cpu::Isa::kAvx512Vnni, cpu::Isa::kAvx512Bf16})
-    if (cpu::isa_supported(i)) v.push_back(i);
-  return v;
-}
-
-bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-// Largest |a - b| / (atol + |b|) over the elements.
-double worst(const std::vector<float>& a, const std::vector<double>& b, double atol) {
-  double w = 0;
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double e = std::fabs(double(a[i]) - b[i]) / (atol + std::fabs(b[i]));
-    if (!(e <= w)) {  // NaN wins
-      w = e;
-      at = i;
-    }
-  }
-  if (qEnvironmentVariableIsSet("PAGEDCHAT_TEST_VERBOSE") && !a.empty())
-    qInfo("worst at %zu: %.9g vs %.9g", at, double(a[at]), b[at]);
-  return w;
-}
 
 // The float64 rotary embedding of one head (RopeSpec's definition).
 void ropeRef(double* y, const float* x, int hd, int rd, bool neox, int pos, const double* inv) {
@@ -186,35 +155,6 @@ std::vector<float> runAttention(Backend& be, const PagedCase& c, const std::vect
   be.paged_attention(out.data(), q.data(), c.kc.data(), c.vc.data(), c.type, c.meta(), s);
   return out;
 }
-
-// Only the pure virtual ops (forwarded to the CPU backend): the others run Backend's defaults.
-struct Defaults final : Backend {
-  std::unique_ptr<Backend> cpu = make_cpu_backend(1);
-  const char* name() const override { return "defaults"; }
-  int num_threads() const override { return 1; }
-  void embedding(float* o, const void* t, DType d, const int* ids, int T, int dim) override {
-    cpu->embedding(o, t, d, ids, T, dim);
-  }
-  void rms_norm(float* o, const float* x, const float* w, int T, int dim, float eps) override {
-    cpu->rms_norm(o, x, w, T, dim, eps);
-  }
-  void matmul(float* o, const float* x, const float* w, int T, int n, int k) override { cpu->matmul(o, x, w, T, n, k); }
-  void rotary_embedding(float* q, float* k, const int* p, int T, int h, int kvh, const RopeSpec& r) override {
-    cpu->rotary_embedding(q, k, p, T, h, kvh, r);
-  }
-  void reshape_and_cache(const float* k, const float* v, void* kc, void* vc, KvDType t, const int64_t* s, int T,
-                         int w) override {
-    cpu->reshape_and_cache(k, v, kc, vc, t, s, T, w);
-  }
-  void paged_attention(float* o, const float* q, const void* kc, const void* vc, KvDType t, const AttentionMetadata& m,
-                       const AttentionSpec& s) override {
-    cpu->paged_attention(o, q, kc, vc, t, m, s);
-  }
-  void silu_and_mul(float* o, const float* g, const float* u, int T, int h) override {
-    cpu->silu_and_mul(o, g, u, T, h);
-  }
-  void add(float* x, const float* y, int64_t n) override { cpu->add(x, y, n); }
-};
 
 }  // namespace
 
@@ -699,131 +639,6 @@ class TestKernelFeatures : public QObject {
             ref[std::size_t(t) * n + o] += double(x[std::size_t(t) * k + i]) * mats[g][std::size_t(o) * k + i];
     QVERIFY(worst(outD, ref, 1e-3) < 1e-4);
     QVERIFY(sameBits(outD, outC));
-  }
-
-  // Gemma 4's ops: cache rows wider than the layer's K/V (kv_row_width: the layer writes and reads
-  // the front of each row, the rest stays as it was), the weightless V norm in the fused prologue,
-  // and the per-layer input gate gelu_tanh_mul. Each bitwise against the narrow / composed form.
-  void gemma4Ops_data() {
-    QTest::addColumn<int>("kvType");
-    QTest::newRow("f32") << int(KvDType::kFloat32);
-    QTest::newRow("f16") << int(KvDType::kFloat16);
-    QTest::newRow("q8_0") << int(KvDType::kQ8_0);
-  }
-  void gemma4Ops() {
-    QFETCH(int, kvType);
-    const KvDType type = KvDType(kvType);
-    const int hd = 32, nh = 4, nkv = 2, T = 5, nslots = 8, wide = nkv * hd + 64;
-    QkvSpec s;
-    s.n_heads = nh;
-    s.n_kv_heads = nkv;
-    s.head_dim = hd;
-    const auto qn = randn(hd, rng_), kn = randn(hd, rng_);
-    s.q_norm = qn.data();
-    s.k_norm = kn.data();
-    s.norm_eps = 1e-6f;
-    const std::vector<double> inv = rope_default_inv_freq(hd, 10000.0);
-    s.rope = {hd, true, inv.data(), 0};
-    s.v_norm = true;
-    const std::vector<int> pos = {0, 1, 2, 3, 4};
-    const std::vector<int64_t> slot = {2, 7, -1, 0, 5};
-    const auto qkv0 = randn(std::size_t(T) * s.width(), rng_, 2.0f);
-    const std::size_t narrow_row = kv_row_bytes(type, s.kv_width()), wide_row = kv_row_bytes(type, wide);
-    for (cpu::Isa isa : supportedIsas()) {
-      auto be = cpu::make_cpu_backend(2, isa);
-      // The V norm: the fused prologue equals rms_norm_heads(weight null) on V, then the plain path.
-      auto a = qkv0, b = qkv0;
-      std::vector<float> qa(std::size_t(T) * s.q_width()), qb(qa.size());
-      std::vector<uint8_t> ka(nslots * narrow_row, 0xAB), va(ka), kb(ka), vb(ka);
-      be->qkv_rope_and_cache(qa.data(), a.data(), pos.data(), ka.data(), va.data(), type, slot.data(), T, s);
-      QkvSpec plain = s;
-      plain.v_norm = false;
-      be->rms_norm_heads(b.data() + s.q_width() + s.kv_width(), s.width(), nullptr, T, nkv, hd, s.norm_eps);
-      be->qkv_rope_and_cache(qb.data(), b.data(), pos.data(), kb.data(), vb.data(), type, slot.data(), T, plain);
-      QVERIFY(sameBits(qa, qb));
-      QVERIFY(ka == kb);
-      QVERIFY(va == vb);
-      QVERIFY(!sameBits(a, qkv0));
-      // Wide rows: the same bytes at the front of each written row, the padding untouched.
-      QkvSpec ws = s;
-      ws.kv_row_width = wide;
-      auto c = qkv0;
-      std::vector<float> qc(qa.size());
-      std::vector<uint8_t> kw(nslots * wide_row, 0xCD), vw(kw);
-      be->qkv_rope_and_cache(qc.data(), c.data(), pos.data(), kw.data(), vw.data(), type, slot.data(), T, ws);
-      QVERIFY(sameBits(qa, qc));
-      for (int sl = 0; sl < nslots; ++sl) {
-        const bool written = std::find(slot.begin(), slot.end(), int64_t(sl)) != slot.end();
-        for (std::size_t i = 0; i < wide_row; ++i) {
-          const uint8_t want = i < narrow_row && written ? ka[sl * narrow_row + i] : uint8_t(0xCD);
-          QCOMPARE(kw[sl * wide_row + i], want);
-          QCOMPARE(vw[sl * wide_row + i], i < narrow_row && written ? va[sl * narrow_row + i] : uint8_t(0xCD));
-        }
-      }
-      // Attention over the wide rows reads only the front: the narrow cache's result, bitwise.
-      std::vector<int> qsl = {0, 2}, lens = {8}, tables = {1, 0};
-      AttentionMetadata m{qsl.data(), lens.data(), tables.data(), 2, 1, 4};
-      m.num_tokens = 2;
-      for (int sl = 0; sl < nslots; ++sl)  // every slot written, so nothing reads uninitialised bytes
-        if (std::find(slot.begin(), slot.end(), int64_t(sl)) == slot.end()) {
-          std::memcpy(&ka[sl * narrow_row], &ka[2 * narrow_row], narrow_row);
-          std::memcpy(&va[sl * narrow_row], &va[2 * narrow_row], narrow_row);
-          std::memcpy(&kw[sl * wide_row], &ka[2 * narrow_row], narrow_row);
-          std::memcpy(&vw[sl * wide_row], &va[2 * narrow_row], narrow_row);
-        }
-      const auto q = randn(std::size_t(2) * nh * hd, rng_);
-      AttentionSpec as{nh, nkv, hd, 1.0f, 6, 0.0f};
-      std::vector<float> on(q.size()), ow(q.size());
-      be->paged_attention(on.data(), q.data(), ka.data(), va.data(), type, m, as);
-      as.kv_row_width = wide;
-      be->paged_attention(ow.data(), q.data(), kw.data(), vw.data(), type, m, as);
-      QVERIFY(sameBits(on, ow));
-      // gelu_tanh_mul (y strided) against gelu_tanh_and_mul_stacked on [gate | y] rows.
-      const int n = 19, stride = 50;
-      const auto x = randn(std::size_t(T) * n, rng_, 3.0f), y = randn(std::size_t(T) * stride, rng_);
-      std::vector<float> stacked(std::size_t(T) * 2 * n), want(std::size_t(T) * n), got = x;
-      for (int t = 0; t < T; ++t) {
-        std::copy_n(x.data() + t * n, n, stacked.data() + t * 2 * n);
-        std::copy_n(y.data() + t * stride, n, stacked.data() + t * 2 * n + n);
-      }
-      be->gelu_tanh_and_mul_stacked(want.data(), stacked.data(), T, n);
-      be->gelu_tanh_mul(got.data(), y.data(), stride, T, n);
-      QVERIFY(sameBits(got, want));
-      Defaults d;
-      auto dflt = x;
-      d.gelu_tanh_mul(dflt.data(), y.data(), stride, T, n);
-      QVERIFY(worst(dflt, std::vector<double>(want.begin(), want.end()), 1e-5) < 1e-5);
-    }
-  }
-
-  // rms_norm_heads with no weight: x / sqrt(mean(x^2) + eps), bitwise what a weight of ones gives.
-  void weightlessRmsNormHeads() {
-    const int T = 4, heads = 3, hd = 40, stride = heads * hd + 9;
-    const auto x0 = randn(std::size_t(T) * stride, rng_, 3.0f);
-    const std::vector<float> ones(hd, 1.0f);
-    for (cpu::Isa isa : supportedIsas()) {
-      auto be = cpu::make_cpu_backend(2, isa);
-      auto a = x0, b = x0;
-      be->rms_norm_heads(a.data(), stride, nullptr, T, heads, hd, 1e-6f);
-      be->rms_norm_heads(b.data(), stride, ones.data(), T, heads, hd, 1e-6f);
-      QVERIFY(sameBits(a, b));
-      Defaults d;
-      auto c = x0;
-      d.rms_norm_heads(c.data(), stride, nullptr, T, heads, hd, 1e-6f);
-      QVERIFY(worst(c, std::vector<double>(a.begin(), a.end()), 1e-6) < 1e-5);
-      for (int t = 0; t < T; ++t) {
-        for (int h = 0; h < heads; ++h) {
-          const float* v = x0.data() + std::size_t(t) * stride + h * hd;
-          double ss = 0;
-          for (int i = 0; i < hd; ++i) ss += double(v[i]) * v[i];
-          const double r = 1.0 / std::sqrt(ss / hd + 1e-6);
-          for (int i = 0; i < hd; ++i)
-            QVERIFY(std::fabs(a[std::size_t(t) * stride + h * hd + i] - v[i] * r) < 1e-5 * (1 + std::fabs(v[i] * r)));
-        }
-        for (int i = heads * hd; i < stride; ++i)
-          QCOMPARE(a[std::size_t(t) * stride + i], x0[std::size_t(t) * stride + i]);
-      }
-    }
   }
 };
 
