@@ -1,7 +1,6 @@
 #include "cli/bench_common.h"
 #include "cli/commands.h"
-#include "cli/device_options.h"
-#include "cli/dtype_options.h"
+#include "cli/engine_options.h"
 
 #include <CLI/CLI.hpp>
 
@@ -22,20 +21,9 @@ void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_f
   cmd->add_option("--model", e.model, std::string(kModelHelp) + ", or random:SHAPE")->required();
   cmd->add_option("--tokenizer", e.tokenizer,
                   "sentencepiece tokenizer (.model) loaded with the model; the prompts are token ids");
-  cmd->add_option("--max-model-len", e.max_model_len, "context length (default: the model's)");
-  cmd->add_option("--kv-cache-bytes", e.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
-  cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
-  cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");
-  cmd->add_option(
-      "--num-state-slots", e.num_state_slots,
-      "hybrid models (Qwen3.5): recurrent state slots, one per running sequence plus one checkpoint each, the "
-      "rest prefix-cache checkpoints (default 0: 2 * max-num-seqs + 16 within 1/8 of memory)");
-  cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
-  cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
-  add_dtype_options(cmd, e);
-  add_device_options(cmd, e);
-  if (prefix_caching_flag)
-    cmd->add_flag("--no-prefix-caching", opt.no_prefix_caching, "turn automatic prefix caching off");
+  // The engine's options, --no-prefix-caching where the benchmark does not set caching itself
+  // (bench chat runs both ways).
+  add_engine_options(cmd, e, prefix_caching_flag);
   cmd->add_option("--seed", opt.seed, "seed of the random prompts and the samplers (default 0)");
   cmd->add_flag("--json", opt.json, "print the results as one JSON object");
 }

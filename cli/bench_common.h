@@ -20,8 +20,7 @@ namespace pagedchat::cli::bench {
 struct CommonOptions {
   EngineConfig engine;
   bool json = false;
-  bool no_prefix_caching = false;  ///< --no-prefix-caching (throughput and latency only)
-  uint64_t seed = 0;               ///< seed of the random prompts and of the per-request samplers
+  uint64_t seed = 0;  ///< seed of the random prompts and of the per-request samplers
 };
 
 /// Registers --model, --tokenizer, the engine flags (--max-model-len, --kv-cache-bytes,

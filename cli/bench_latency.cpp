@@ -65,7 +65,6 @@ int run_latency(LatencyOptions& opt) {
   const long long seq_len = static_cast<long long>(opt.input_len) + opt.output_len;
   check_fits(seq_len, sum, opt.common.engine.max_model_len);
   EngineConfig config = opt.common.engine;
-  if (opt.common.no_prefix_caching) config.enable_prefix_caching = false;
   LoadedEngine loaded = load_engine(config);
   LLMEngine& engine = *loaded.engine;
   check_fits(seq_len, sum, engine);

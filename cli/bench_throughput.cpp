@@ -34,7 +34,6 @@ int run_throughput(ThroughputOptions& opt) {
   const long long seq_len = static_cast<long long>(opt.input_len) + opt.output_len;
   check_fits(seq_len, sum, opt.common.engine.max_model_len);  // early, before the load, when given
   EngineConfig config = opt.common.engine;
-  if (opt.common.no_prefix_caching) config.enable_prefix_caching = false;
   LoadedEngine loaded = load_engine(config);
   LLMEngine& engine = *loaded.engine;
   check_fits(seq_len, sum, engine);

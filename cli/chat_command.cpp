@@ -12,8 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/device_options.h"
-#include "cli/dtype_options.h"
+#include "cli/engine_options.h"
 #include "cli/interrupt.h"
 #include "cli/sampling_options.h"
 #include "cli/timings.h"
@@ -199,10 +198,7 @@ Command add_chat_command(CLI::App& app) {
          },
          "the same as --reasoning on (true) or off (false)")
       ->excludes("--reasoning");
-  cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
-  add_dtype_options(cmd, opt->engine);
-  add_device_options(cmd, opt->engine);
-  cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
+  add_engine_options(cmd, opt->engine);
   cmd->add_flag("--verbose", opt->verbose, "print the template and [cached N/M prompt tokens] per turn on stderr");
   cmd->add_flag("--timings", opt->timings, "print each reply's prompt and decode speed on stderr");
   return [opt]() { return run_chat(*opt); };

@@ -9,8 +9,7 @@
 #include <optional>
 
 #include "cli/commands.h"
-#include "cli/device_options.h"
-#include "cli/dtype_options.h"
+#include "cli/engine_options.h"
 #include "cli/json_output.h"
 #include "cli/sampling_options.h"
 #include "cli/timings.h"
@@ -26,7 +25,7 @@ struct GenerateOptions {
   std::optional<uint64_t> seed;
   int logprobs = -1;
   int priority = 0;
-  bool json = false, sequential = false, no_prefix_caching = false, stream = false, timings = false;
+  bool json = false, sequential = false, stream = false, timings = false;
   SamplingOptions given;  ///< which sampling options the command line set
 };
 
@@ -61,7 +60,6 @@ void merge_delta(RequestOutput& acc, const RequestOutput& delta) {
 int run_generate(GenerateOptions& opt) {
   if (opt.seed) opt.sampling.seed = opt.seed;
   if (opt.logprobs >= 0) opt.sampling.logprobs = opt.logprobs;
-  if (opt.no_prefix_caching) opt.engine.enable_prefix_caching = false;
   opt.sampling.output_kind = opt.stream ? RequestOutputKind::kDelta : RequestOutputKind::kFinalOnly;
   opt.sampling.validate();
   if (opt.priority != 0) opt.engine.scheduling_policy = SchedulingPolicy::kPriority;
@@ -192,22 +190,8 @@ Command add_generate_command(CLI::App& app) {
   cmd->add_option("--logprobs", opt->logprobs, "report the top-N log-probabilities of each token");
   cmd->add_option("--priority", opt->priority, "request priority (lower first; switches to priority scheduling)");
   cmd->add_flag("--sequential", opt->sequential, "submit the prompts one after another (shows prefix-cache reuse)");
-  cmd->add_flag("--no-prefix-caching", opt->no_prefix_caching, "turn automatic prefix caching off");
   cmd->add_flag("--stream", opt->stream, "print text deltas as they are generated");
-  cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
-  cmd->add_option("--kv-cache-bytes", opt->engine.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
-  cmd->add_option("--block-size", opt->engine.block_size, "tokens per KV-cache block (default 16)");
-  cmd->add_option("--max-num-seqs", opt->engine.max_num_seqs, "most requests running at once");
-  cmd->add_option(
-      "--num-state-slots", opt->engine.num_state_slots,
-      "hybrid models (Qwen3.5): recurrent state slots, one per running sequence plus one checkpoint each, the "
-      "rest prefix-cache checkpoints (default 0: 2 * max-num-seqs + 16 within 1/8 of memory)");
-  cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens, "token budget of one step");
-  cmd->add_option("--long-prefill-token-threshold", opt->engine.long_prefill_token_threshold,
-                  "most prompt tokens of one request per step (0 = no cap)");
-  cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default 0: all cores)");
-  add_dtype_options(cmd, opt->engine);
-  add_device_options(cmd, opt->engine);
+  add_engine_options(cmd, opt->engine);
   cmd->add_flag("--json", opt->json, "print a JSON array of request outputs, then {\"engine_stats\": ...}");
   cmd->add_flag("--timings", opt->timings, "print each request's prompt and decode speed on stderr");
   return [opt]() { return run_generate(*opt); };

@@ -15,8 +15,7 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "cli/device_options.h"
-#include "cli/dtype_options.h"
+#include "cli/engine_options.h"
 #include "engine/async_llm.h"
 #include "engine/entrypoints/openai/api_server.h"
 #include "engine/entrypoints/openai/metrics.h"
@@ -127,16 +126,6 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--chat-template", opt->chat_template,
                   "the model's own (auto, the default), a built-in (llama-2, mistral, chatml, zephyr, vicuna, "
                   "llama3, deepseek-r1, phi3, gemma, gemma4, none) or a .jinja file");
-  cmd->add_option("--max-model-len", opt->engine.max_model_len, "context length (default: the model's)");
-  cmd->add_option("--kv-cache-bytes", opt->engine.kv_cache_bytes, "KV-cache memory in bytes (default: auto)");
-  cmd->add_option("--block-size", opt->engine.block_size, "tokens per KV-cache block (default 16)");
-  cmd->add_option("--max-num-seqs", opt->engine.max_num_seqs, "most requests running at once (default 64)");
-  cmd->add_option(
-      "--num-state-slots", opt->engine.num_state_slots,
-      "hybrid models (Qwen3.5): recurrent state slots, one per running sequence plus one checkpoint each, the "
-      "rest prefix-cache checkpoints (default 0: 2 * max-num-seqs + 16 within 1/8 of memory)");
-  cmd->add_option("--max-num-batched-tokens", opt->engine.max_num_batched_tokens,
-                  "token budget of one step (default 512)");
   cmd->add_option("--max-body-bytes", opt->server.max_body_bytes,
                   "largest request body, counted as it is read (default 32 MiB; more: 413)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32));
@@ -159,9 +148,7 @@ Command add_serve_command(CLI::App& app) {
       ->check(CLI::Range(1, 1000000));
   cmd->add_flag("--trust-request-chat-template", opt->trust_request_chat_template,
                 "render a request's own 'chat_template' (in the template sandbox); default: refuse it");
-  add_dtype_options(cmd, opt->engine);
-  add_device_options(cmd, opt->engine);
-  cmd->add_option("--threads", opt->engine.num_threads, "CPU threads (default: all)");
+  add_engine_options(cmd, opt->engine);
   return [opt]() { return run_serve(*opt); };
 }
 

@@ -1012,6 +1012,10 @@
         <source>Recurrent state: %1 slots · %2 held by running requests · %3 prefix-cache checkpoints</source>
         <translation>Recurrent state: %1 slots · %2 held by running requests · %3 prefix-cache checkpoints</translation>
     </message>
+    <message>
+        <source>1 cell = %1 blocks: the share in use from the bottom, then the cached share</source>
+        <translation>1 cell = %1 blocks: the share in use from the bottom, then the cached share</translation>
+    </message>
 </context>
 <context>
     <name>EngineWorker</name>

@@ -1007,6 +1007,10 @@
         <source>Recurrent state: %1 slots · %2 held by running requests · %3 prefix-cache checkpoints</source>
         <translation>순환 상태: 슬롯 %1개 · 실행 중인 요청이 %2개 사용 · 프리픽스 캐시 체크포인트 %3개</translation>
     </message>
+    <message>
+        <source>1 cell = %1 blocks: the share in use from the bottom, then the cached share</source>
+        <translation>칸 하나 = 블록 %1개: 아래부터 사용 중인 비율, 그 위에 캐시된 비율</translation>
+    </message>
 </context>
 <context>
     <name>EngineWorker</name>

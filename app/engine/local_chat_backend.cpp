@@ -105,6 +105,7 @@ void LocalChatBackend::unloadModel() {
   loading_ = false;
   loaded_ = false;
   numKvBlocks_ = 0;
+  maxPositions_ = 0;  // no model, no context: the panes' headers stop showing the old one's
   loadProgress_ = 0.0;
   emit loadProgressChanged();
   emit stateChanged();

@@ -114,9 +114,10 @@ void PaneEndpoints::listModels(const QString& baseUrl, const QString& apiKey) {
 
 void PaneEndpoints::checkStoredKey(const QString& baseUrl) {
   const QString url = accountOf(baseUrl);
-  keys_->readKey(url, [self = QPointer<PaneEndpoints>(this), baseUrl](const QString& key, const QString& error) {
+  // Only whether a key is stored, for the settings' hint: a keychain that cannot be reached is not
+  // an error until a key is saved or needed (useRemote, a request), where it is said.
+  keys_->readKey(url, [self = QPointer<PaneEndpoints>(this), baseUrl](const QString& key, const QString&) {
     if (!self) return;
-    if (!error.isEmpty()) self->setKeychainError(error);
     emit self->keyKnown(baseUrl, !key.isEmpty());
   });
 }

@@ -14,7 +14,11 @@ class EngineMonitor;
 /// otherColor for a request without a pane), a shared prefix block (ref count > 1) carries a
 /// dark corner mark, a free block kept in the prefix cache is drawn as an outlined cell in
 /// cachedColor, and a free block in freeColor. One item and one paint pass however many blocks
-/// there are (thousands), repainted when the monitor's snapshot changes.
+/// there are, repainted when the monitor's snapshot changes. When one cell per block would be
+/// smaller than kMinCell pixels (a cache of 20 000+ blocks in a small window), each cell stands
+/// for blocksPerCell consecutive blocks and shows them as a bar chart: from the bottom, the share
+/// in use (in the colour of the pane holding most of them), then the share kept in the prefix
+/// cache, the rest free.
 class BlockMapItem : public QQuickPaintedItem {
   Q_OBJECT
   QML_ELEMENT
@@ -27,8 +31,12 @@ class BlockMapItem : public QQuickPaintedItem {
   /// Side of one cell in pixels, and the number of columns, as last laid out.
   Q_PROPERTY(double cellSize READ cellSize NOTIFY layoutChanged)
   Q_PROPERTY(int columns READ columns NOTIFY layoutChanged)
+  /// Consecutive blocks one cell stands for (1 while a cell per block is at least kMinCell px).
+  Q_PROPERTY(int blocksPerCell READ blocksPerCell NOTIFY layoutChanged)
 
  public:
+  static constexpr double kMinCell = 4.0;
+
   explicit BlockMapItem(QQuickItem* parent = nullptr);
 
   QObject* monitor() const;
@@ -37,8 +45,9 @@ class BlockMapItem : public QQuickPaintedItem {
   void setPaneColors(const QVariantList& colors);
   double cellSize() const { return cell_; }
   int columns() const { return columns_; }
+  int blocksPerCell() const { return blocksPerCell_; }
 
-  /// The block under item position (x, y), or -1.
+  /// The block under item position (x, y) (the first of its cell's), or -1.
   Q_INVOKABLE int blockAt(double x, double y) const;
   /// The colour block `block` is painted with (its fill).
   Q_INVOKABLE QColor colorOf(int block) const;
@@ -52,6 +61,8 @@ class BlockMapItem : public QQuickPaintedItem {
 
  private:
   void relayout();
+  /// paint() when a cell stands for several blocks (blocksPerCell > 1): a bar chart per cell.
+  void paintAggregated(QPainter* painter, double side, const QList<QColor>& paneColors);
 
   QPointer<EngineMonitor> monitor_;
   QVariantList paneColors_;
@@ -61,4 +72,5 @@ class BlockMapItem : public QQuickPaintedItem {
   QColor sharedMarkColor_{0x21, 0x21, 0x21};
   double cell_ = 0.0;
   int columns_ = 0;
+  int blocksPerCell_ = 1;
 };

@@ -4,6 +4,7 @@
 // chat goes on, at the prompt it exits; --timings and --version.
 #include <QTest>
 
+#include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
 
@@ -136,6 +137,7 @@ class TestCliChat : public QObject {
 
   void ctrlCStopsTheReplyThenExits();
   void versionAndTimings();
+  void engineOptionsEverywhere();
 
   void errorsGoToStderr() {
     Run r = cli({"chat", "--model", testpaths::stories260K(), "--chat-template", "llama2"});
@@ -201,6 +203,37 @@ void TestCliChat::versionAndTimings() {
   QVERIFY2(m.hasMatch(), r.err.constData());
   QVERIFY(m.captured(1).toInt() > 1);
   QVERIFY(m.captured(4).toDouble() > 0.0);
+}
+
+// Every command that runs the engine takes the same engine options, explained the same way.
+void TestCliChat::engineOptionsEverywhere() {
+  const QStringList options = {"--max-model-len",
+                               "--kv-cache-bytes",
+                               "--block-size",
+                               "--max-num-seqs",
+                               "--num-state-slots",
+                               "--max-num-batched-tokens",
+                               "--long-prefill-token-threshold",
+                               "--threads",
+                               "--dtype",
+                               "--kv-cache-dtype",
+                               "--device"};
+  QMap<QString, QString> explained;  // option -> its help line, as the first command says it
+  for (const QStringList& command : {QStringList{"generate"}, QStringList{"chat"}, QStringList{"serve"},
+                                     QStringList{"bench", "throughput"}, QStringList{"bench", "latency"}}) {
+    const Run r = cli(command + QStringList{"--help"});
+    QCOMPARE(r.exitCode, 0);
+    const QString help = QString::fromUtf8(r.out);
+    for (const QString& option : options) {
+      const qsizetype at = help.indexOf(QRegularExpression("\\s" + QRegularExpression::escape(option) + "\\b"));
+      QVERIFY2(at >= 0, qPrintable(command.join(' ') + " lacks " + option));
+      const QString line = help.mid(at, help.indexOf('\n', at) - at).simplified();
+      if (!explained.contains(option)) explained[option] = line;
+      QVERIFY2(line == explained[option], qPrintable(command.join(' ') + ": " + line + " vs " + explained[option]));
+    }
+  }
+  QVERIFY(cli({"chat", "--help"}).out.contains("--no-prefix-caching"));
+  QVERIFY(cli({"serve", "--help"}).out.contains("--no-prefix-caching"));
 }
 
 QTEST_GUILESS_MAIN(TestCliChat)

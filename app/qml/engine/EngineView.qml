@@ -90,6 +90,14 @@ Pane {
                 Rectangle { width: 12; height: 12; color: blockMap.freeColor }
                 Label { text: qsTr("Free"); font.pixelSize: Theme.smallFontSize }
             }
+            Label {
+                objectName: "blocksPerCellLabel"
+                visible: blockMap.blocksPerCell > 1
+                text: qsTr("1 cell = %1 blocks: the share in use from the bottom, then the cached share").arg(blockMap.blocksPerCell)
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+                Accessible.name: text
+            }
         }
 
         BlockMapItem {

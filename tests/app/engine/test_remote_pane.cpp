@@ -449,6 +449,12 @@ void TestRemotePane::keychainUnavailableIsReported() {
 
   QTemporaryDir dir;
   AppController app(apptest::optionsFor(dir.path()), nullptr, nullptr, &keychain);
+  // Looking at a pane's settings (is a key stored?) says nothing yet: no key is needed.
+  QSignalSpy known(app.endpoints(), &PaneEndpoints::keyKnown);
+  app.endpoints()->checkStoredKey(QStringLiteral("http://127.0.0.1:1/v1"));
+  QTRY_COMPARE_WITH_TIMEOUT(known.count(), 1, kTimeoutMs);
+  QCOMPARE(known.at(0).at(1).toBool(), false);
+  QCOMPARE(app.endpoints()->keychainError(), QString());
   QCOMPARE(app.endpoints()->useRemote(0, QStringLiteral("http://127.0.0.1:1/v1"), "m", QStringLiteral("k"), true),
            QString());
   QTRY_VERIFY_WITH_TIMEOUT(!app.endpoints()->keychainError().isEmpty(), kTimeoutMs);

@@ -94,6 +94,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QQuickItem* send = findItem(window->contentItem(), QStringLiteral("sendButton"));
   QVERIFY(send);
   QVERIFY(!send->isEnabled());
+  QCOMPARE(controller.panes()->paneAt(0)->contextLimit(), 0);  // no model, no context shown
 
   // Load it again from the recent list: a click on its row.
   QQuickItem* list = findItem(overlay, QStringLiteral("recentModels"));

@@ -46,6 +46,7 @@ class TestBlockMap : public QObject {
  private slots:
   void paintsEveryBlockState();
   void thousandsOfBlocksFit();
+  void tensOfThousandsAggregate();
   void engineViewLoads();
 };
 
@@ -104,6 +105,47 @@ void TestBlockMap::thousandsOfBlocksFit() {
   QVERIFY2(rows * map.cellSize() <= 200.0, qPrintable(QString::number(map.cellSize())));
   QVERIFY(map.cellSize() >= 4.0);  // as large as fits: 5000 cells on 120 000 px^2
   QCOMPARE(map.blockAt(599, 199) < 5000, true);
+}
+
+// 24 000 blocks on 600 x 200 px: a cell per block would be under 4 px, so each cell stands for
+// several blocks, painted as a bar chart of their states.
+void TestBlockMap::tensOfThousandsAggregate() {
+  const int n = 24000;
+  EngineSnapshot s = snapshotOf(n);
+  EngineMonitor monitor(nullptr, nullptr);
+  monitor.setSnapshot(s);
+  QQuickWindow window;
+  window.resize(600, 200);
+  BlockMapItem map(window.contentItem());
+  map.setSize(QSizeF(600, 200));
+  map.setMonitor(&monitor);
+  map.setPaneColors({QColor(Qt::blue), QColor(Qt::red)});
+  const int k = map.blocksPerCell();
+  QVERIFY2(k > 1, qPrintable(QString::number(k)));
+  QVERIFY(map.cellSize() >= BlockMapItem::kMinCell);
+  const int cells = (n + k - 1) / k;
+  QVERIFY(map.columns() * map.cellSize() <= 600.0);
+  QVERIFY(((cells + map.columns() - 1) / map.columns()) * map.cellSize() <= 200.0);
+  QCOMPARE(map.blockAt(0, 0), 0);
+  QCOMPARE(map.blockAt(map.cellSize() * 1.5, 1), k);  // the second cell begins at block k
+  for (int b = 0; b < k; ++b) {
+    s.blockOwner[b] = b < k / 2 ? 0 : -1;  // request 0 (pane 1)
+    s.blockFlags[b] = char(b < k / 2 ? EngineSnapshot::kUsed : EngineSnapshot::kCached);
+  }
+  monitor.setSnapshot(s);
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  const double dpr = window.devicePixelRatio();
+  const double side = map.cellSize() - (map.cellSize() >= 6 ? 1 : 0);
+  // The first cell: the bottom (half in use; no panes here: "other") in its colour, the top
+  // (cached) in cachedColor.
+  QTRY_COMPARE(window.grabWindow().pixelColor(QPoint(int(side / 2 * dpr), int((side - 0.5) * dpr))),
+               map.property("otherColor").value<QColor>());
+  QCOMPARE(window.grabWindow().pixelColor(QPoint(int(side / 2 * dpr), int(0.5 * dpr))),
+           map.property("cachedColor").value<QColor>());
+  // A cell of free blocks is free.
+  QCOMPARE(window.grabWindow().pixelColor(QPoint(int((3 * map.cellSize() + side / 2) * dpr), int(side / 2 * dpr))),
+           map.property("freeColor").value<QColor>());
 }
 
 void TestBlockMap::engineViewLoads() {

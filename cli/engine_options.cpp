@@ -1,0 +1,28 @@
+#include "cli/engine_options.h"
+
+#include "cli/device_options.h"
+#include "cli/dtype_options.h"
+
+namespace pagedchat::cli {
+
+void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag) {
+  cmd->add_option("--max-model-len", e.max_model_len, "context length in tokens (default: the model's)");
+  cmd->add_option("--kv-cache-bytes", e.kv_cache_bytes, "KV-cache memory in bytes (default: automatic)");
+  cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
+  cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");
+  cmd->add_option(
+      "--num-state-slots", e.num_state_slots,
+      "hybrid models (Qwen3.5): recurrent state slots, one per running sequence plus one checkpoint each, the "
+      "rest prefix-cache checkpoints (default 0: 2 * max-num-seqs + 16 within 1/8 of memory)");
+  cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
+  cmd->add_option("--long-prefill-token-threshold", e.long_prefill_token_threshold,
+                  "most prompt tokens of one request per step (default 0: no cap)");
+  cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
+  add_dtype_options(cmd, e);
+  add_device_options(cmd, e);
+  if (prefix_caching_flag)
+    cmd->add_flag_callback(
+        "--no-prefix-caching", [&e] { e.enable_prefix_caching = false; }, "turn automatic prefix caching off");
+}
+
+}  // namespace pagedchat::cli
