@@ -37,7 +37,7 @@ Q_DECLARE_METATYPE(pagedchat::EngineConfig)
 /// unfinished request (so all panes' requests share the batch), emits ONE stepFinished() with
 /// every request's delta, and schedules the next step while requests remain.
 ///
-/// The OpenAI server the app can run (app/server/) submits through serverClient(), which any
+/// The OpenAI server the app can run (app/engine/server/) submits through serverClient(), which any
 /// thread may call: its requests are taken in the same drain and run in the same steps as the
 /// panes' (one continuous batch); their outputs go to the server's streams, not to stepFinished().
 class EngineWorker : public QObject {

@@ -33,7 +33,7 @@ class RemoteChatBackend;
 /// A conversation is a tree of messages (ChatStore); the pane shows one branch, root to the
 /// conversation's current leaf, and every request sends exactly that branch. regenerate() and
 /// editMessage() add siblings (the old branch stays), switchBranch() moves between them, and
-/// continueReply() appends to a cut-off answer (chat_session_branches.cpp).
+/// continueReply() appends to a cut-off answer (pane_state_branches.cpp).
 class PaneState : public QObject {
   Q_OBJECT
   Q_PROPERTY(qint64 conversationId READ conversationId NOTIFY conversationChanged)
@@ -94,7 +94,7 @@ class PaneState : public QObject {
   /// Stops the generation in flight; the reply keeps the text so far.
   Q_INVOKABLE void stop();
 
-  // Message actions (chat_session_branches.cpp). None runs while a reply is generated; each
+  // Message actions (pane_state_branches.cpp). None runs while a reply is generated; each
   // returns false (and sets errorText when it is worth saying why) when nothing was done.
   /// Generates a new answer to the last question: a new assistant message beside the last one
   /// (same parent); the old answer stays as a sibling branch.
@@ -165,7 +165,7 @@ class PaneState : public QObject {
   int promptTokens() const { return promptTokens_; }
   int cachedPromptTokens() const { return cachedPromptTokens_; }
 
-  // The backend (chat_session_backend.cpp): the local engine unless a remote endpoint is set.
+  // The backend (pane_state_backend.cpp): the local engine unless a remote endpoint is set.
   /// From now on sends to the OpenAI-compatible endpoint at `baseUrl` (e.g. http://host:8000/v1)
   /// with `model` and `apiKey` ("" = none). A generation in flight is stopped first (its text kept).
   void useRemoteEndpoint(const QUrl& baseUrl, const QString& model, const QString& apiKey);
