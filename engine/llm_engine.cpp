@@ -486,13 +486,17 @@ std::vector<RequestOutput> LLMEngine::step() {
     // unregisters; sharers (admitted after their owner) go first, so each block is unregistered
     // by its owner once nobody else holds it. A recurrent request's rolling checkpoint may be
     // half-written (some layers saved, some not): dropped, not registered.
-    for (auto it = so.scheduled.rbegin(); it != so.scheduled.rend(); ++it) it->request->checkpoint_tokens = 0;
-    for (auto it = so.scheduled.rbegin(); it != so.scheduled.rend(); ++it) m.abort(it->request->group->request_id);
+    // (The ids are copied first: abort() frees the requests, and `so` still points at them.)
+    std::vector<std::string> ids;
+    for (auto it = so.scheduled.rbegin(); it != so.scheduled.rend(); ++it) {
+      it->request->checkpoint_tokens = 0;
+      ids.push_back(it->request->group->request_id);
+    }
+    for (const std::string& id : ids) m.abort(id);
     {
       std::lock_guard<std::mutex> lock(m.abort_mutex);
-      for (const ScheduledRequest& s : so.scheduled)
-        if (m.abort_asked.erase(s.request->group->request_id))
-          m.num_abort_asked.fetch_sub(1, std::memory_order_release);
+      for (const std::string& id : ids)
+        if (m.abort_asked.erase(id)) m.num_abort_asked.fetch_sub(1, std::memory_order_release);
     }
     ++m.stats.num_abandoned_steps;
     for (RequestOutput& o : m.pending) outputs.push_back(std::move(o));
