@@ -1,6 +1,7 @@
 // Which GGUF of a repository to download: the models it holds (split files joined, projectors and
 // importance matrices left out), their quantization read from the file name, whether each fits
-// this machine's memory, and the one to recommend (llama.cpp's -hf default: Q4_K_M).
+// this machine's memory, and the one to recommend (llama.cpp's -hf default: Q4_K_M). The label rule
+// is huggingface.js's (parseGGUFQuantLabel); THIRD_PARTY_NOTICES, 4a.
 #pragma once
 
 #include <cstdint>

@@ -3,7 +3,9 @@
 // revision/{rev}?blobs=true), and file downloads (/{repo}/resolve/{rev}/{path}, a redirect to a
 // CDN on another host) that resume after an interruption and are checked against the hub's
 // SHA-256 before they take their name. HF_ENDPOINT and HF_TOKEN are honoured. Facts and sources:
-// docs/model-downloads.md.
+// docs/model-downloads.md. Where the hub leaves a choice to the client (token sources, the token
+// never following a redirect to another host, error codes) this follows huggingface_hub's
+// behaviour (THIRD_PARTY_NOTICES, 4a); no code of it is copied.
 #pragma once
 
 #include <cstdint>
