@@ -132,8 +132,7 @@ void TestPaneState::rejectedPromptLeavesNoTrace() {
   QTemporaryDir dir;
   ChatStore store(dir.path());
   LocalChatBackend engine(storiesConfig());
-  engine.start();
-  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  QVERIFY(apptest::startEngine(engine));
   PaneState session(&store, &engine);
 
   // A new pane: the conversation send() created goes again.
@@ -198,8 +197,7 @@ void TestPaneState::stopBeforeFirstDeltaSavesTurn() {
   QTemporaryDir dir;
   ChatStore store(dir.path());
   LocalChatBackend engine(storiesConfig());
-  engine.start();
-  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  QVERIFY(apptest::startEngine(engine));
   {
     PaneState session(&store, &engine);
     session.setInputText(QStringLiteral("Once upon a time"));
@@ -228,8 +226,7 @@ void TestPaneState::replyRateIsDecodeOnly() {
   QTemporaryDir dir;
   ChatStore store(dir.path());
   LocalChatBackend engine(storiesConfig());
-  engine.start();
-  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  QVERIFY(apptest::startEngine(engine));
   PaneState pane(&store, &engine);
   pane.settings()->setMaxTokens(40);
   pane.settings()->setTemperature(0.0);
@@ -265,8 +262,7 @@ void TestPaneState::promptProgressWhileReading() {
   pagedchat::EngineConfig config = storiesConfig();
   config.max_num_batched_tokens = 32;  // a ~150-token prompt takes five steps
   LocalChatBackend engine(config);
-  engine.start();
-  QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+  QVERIFY(apptest::startEngine(engine));
   PaneState pane(&store, &engine);
   pane.settings()->setMaxTokens(8);
   QList<QPair<int, int>> seen;
@@ -309,8 +305,7 @@ void TestPaneState::contextOverflowPolicies() {
     config.max_model_len = 160;
     LocalChatBackend engine(config);
     engine.setContextOverflow(policy);
-    engine.start();
-    QTRY_VERIFY_WITH_TIMEOUT(engine.isReady(), 60000);
+    QVERIFY(apptest::startEngine(engine));
     PaneState pane(&store, &engine);
     pane.settings()->setMaxTokens(16);
     pane.settings()->setTemperature(0.0);
