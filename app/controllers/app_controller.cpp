@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QSet>
 #include <QSettings>
+#include <algorithm>
 
 #include "app/engine/remote/api_key_store.h"
 #include "app/panes/message_list_model.h"
@@ -40,12 +41,14 @@ struct SavedPane {
 /// The panes saved in `s`, in either form (none: an empty list).
 QList<SavedPane> readPanes(QSettings& s) {
   QList<SavedPane> panes;
-  if (s.contains(kOldPaneConversationsKey)) {
+  if (s.contains(kOldPaneConversationsKey) || s.contains(kOldPaneSettingsKey) || s.contains(kOldPaneEndpointsKey)) {
     const QVariantList ids = s.value(kOldPaneConversationsKey).toList();
     const QVariantList settings = s.value(kOldPaneSettingsKey).toList();
     const QVariantList endpoints = s.value(kOldPaneEndpointsKey).toList();
-    for (qsizetype i = 0; i < ids.size(); ++i)
-      panes.append({ids.at(i).toLongLong(), i < settings.size() ? settings.at(i).toMap() : QVariantMap(),
+    const qsizetype n = std::max({ids.size(), settings.size(), endpoints.size()});
+    for (qsizetype i = 0; i < n; ++i)
+      panes.append({i < ids.size() ? ids.at(i).toLongLong() : 0,
+                    i < settings.size() ? settings.at(i).toMap() : QVariantMap(),
                     i < endpoints.size() ? endpoints.at(i).toMap() : QVariantMap()});
     return panes;
   }

@@ -237,11 +237,12 @@ void TestAppProcess::signalSavesPartialReply() {
   QTemporaryDir dir;
   {
     QSettings ini(dir.filePath(QStringLiteral("pagedchat.ini")), QSettings::IniFormat);
-    const QVariantMap pane{
-        {QStringLiteral("temperature"), 0.0},
-        {QStringLiteral("maxTokens"), 1000},
-        {QStringLiteral("customized"), QStringList{QStringLiteral("temperature"), QStringLiteral("maxTokens")}}};
-    ini.setValue(QStringLiteral("panes/settings"), QVariantList{pane});
+    // The readable form a user could write by hand: a sampling field that is there is the user's.
+    ini.beginWriteArray(QStringLiteral("panes"), 1);
+    ini.setArrayIndex(0);
+    ini.setValue(QStringLiteral("temperature"), 0.0);
+    ini.setValue(QStringLiteral("maxTokens"), 1000);
+    ini.endArray();
   }
   QProcess p;
   p.setProcessEnvironment(offscreen());
@@ -260,7 +261,13 @@ void TestAppProcess::signalSavesPartialReply() {
   // takes write locks (its open probes them) that a send of the app's could meet.
   const QString database = dir.filePath(QStringLiteral("pagedchat.sqlite3"));
   QTRY_VERIFY_WITH_TIMEOUT(!readReply(database).text.isEmpty(), 60000);
-  QVERIFY2(readReply(database).finishReason.isEmpty(), "the reply ended before the signal: it should take seconds");
+  {
+    const Reply early = readReply(database);
+    QVERIFY2(early.finishReason.isEmpty(),
+             qPrintable(QStringLiteral("the reply ended (%1, %2 characters) before the signal")
+                            .arg(early.finishReason)
+                            .arg(early.text.size())));
+  }
   ::kill(static_cast<pid_t>(p.processId()), signalNumber);
   QVERIFY(p.waitForFinished(20000));
   QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // quit through the event loop, not killed
