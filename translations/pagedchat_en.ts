@@ -268,6 +268,14 @@
         <source>Enter sends the message to every pane at once</source>
         <translation>Enter sends the message to every pane at once</translation>
     </message>
+    <message>
+        <source>Message…</source>
+        <translation>Message…</translation>
+    </message>
+    <message>
+        <source>Shift+Enter: new line</source>
+        <translation>Shift+Enter: new line</translation>
+    </message>
 </context>
 <context>
     <name>ChatPane</name>

@@ -225,7 +225,7 @@
     </message>
     <message>
         <source>Type a message…</source>
-        <translation>메시지를 입력하세요…</translation>
+        <translation>메시지 입력…</translation>
     </message>
     <message>
         <source>Message for pane %1</source>
@@ -266,6 +266,14 @@
     <message>
         <source>Enter sends the message to every pane at once</source>
         <translation>Enter를 누르면 메시지를 모든 창에 한꺼번에 보냅니다</translation>
+    </message>
+    <message>
+        <source>Message…</source>
+        <translation>메시지…</translation>
+    </message>
+    <message>
+        <source>Shift+Enter: new line</source>
+        <translation>Shift+Enter: 줄 바꿈</translation>
     </message>
 </context>
 <context>

@@ -333,14 +333,14 @@ void TestTranslations::switchesLanguageAtRunTime() {
   controller.models()->openModel(testpaths::stories260K());
   QQuickItem* details = apptest::findItem(window->contentItem(), QStringLiteral("modelDetails"));
   QVERIFY(details);
-  QTRY_VERIFY_WITH_TIMEOUT(details->property("text").toString().contains(QLatin1String(" layers")), 60000);
+  QTRY_VERIFY_WITH_TIMEOUT(details->property("fullText").toString().contains(QLatin1String(" layers")), 60000);
 
   QSignalSpy changed(controller.appearance(), &Appearance::languageChanged);
   QVERIFY(controller.appearance()->setProperty("language", QStringLiteral("ko")));  // as QML does
   QCOMPARE(changed.count(), 1);
   QTRY_COMPARE(newButton->property("text").toString(), QStringLiteral("새 대화"));
-  QTRY_VERIFY2(details->property("text").toString().contains(QStringLiteral("레이어")),
-               qPrintable(details->property("text").toString()));
+  QTRY_VERIFY2(details->property("fullText").toString().contains(QStringLiteral("레이어")),
+               qPrintable(details->property("fullText").toString()));
   QCOMPARE(languageButton->property("text").toString(), QStringLiteral("언어: 한국어"));
   QCOMPARE(window->title(), QStringLiteral("PagedChat"));
 

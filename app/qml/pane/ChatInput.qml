@@ -56,7 +56,9 @@ ColumnLayout {
             spacing: 8
 
             ScrollView {
+                id: inputScroll
                 Layout.fillWidth: true
+                Layout.preferredWidth: 0  // what the Send button leaves, whatever the placeholder
                 Layout.preferredHeight: Math.min(Math.max(textArea.implicitHeight, 40), 160)
                 Accessible.name: qsTr("Message input area")
 
@@ -65,7 +67,14 @@ ColumnLayout {
                     objectName: "inputArea"
                     text: input.paneState ? input.paneState.inputText : ""
                     onTextChanged: if (input.paneState) input.paneState.inputText = text
-                    placeholderText: qsTr("Type a message…")
+                    // The short form in a narrow pane, rather than a cut one.
+                    placeholderText: placeholderMetrics.advanceWidth(qsTr("Type a message…"))
+                                     <= inputScroll.width - leftPadding - rightPadding
+                                     ? qsTr("Type a message…") : qsTr("Message…")
+                    FontMetrics {
+                        id: placeholderMetrics
+                        font: textArea.font
+                    }
                     wrapMode: TextEdit.Wrap
                     font.pixelSize: Theme.messageFontSize
                     topPadding: 8
@@ -129,15 +138,13 @@ ColumnLayout {
             Accessible.name: qsTr("Send to all panes")
             Accessible.description: qsTr("Enter sends the message to every pane at once")
         }
-        Label {
-            Layout.fillWidth: true
+        FittingLabel {
+            objectName: "keyHint"
             Layout.rightMargin: 4
             horizontalAlignment: Text.AlignRight
-            elide: Text.ElideRight
-            text: qsTr("Enter to send · Shift+Enter for a new line")
+            texts: [qsTr("Enter to send · Shift+Enter for a new line"), qsTr("Shift+Enter: new line")]
             font.pixelSize: Theme.smallFontSize
             color: Theme.mutedTextColor
-            Accessible.name: text
         }
     }
 }

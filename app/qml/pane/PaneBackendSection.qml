@@ -159,7 +159,9 @@ ColumnLayout {
         objectName: "backendError"
         Layout.fillWidth: true
         visible: text !== ""
-        text: section.error !== "" ? section.error : (section.endpoints ? section.endpoints.keychainError : "")
+        // The keychain's trouble concerns the panes that use a server: said where one is chosen.
+        text: section.error !== "" ? section.error
+              : section.endpoints && remoteButton.checked ? section.endpoints.keychainError : ""
         color: Theme.errorColor
         wrapMode: Text.Wrap
         font.pixelSize: Theme.smallFontSize

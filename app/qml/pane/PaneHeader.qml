@@ -141,21 +141,21 @@ Rectangle {
                 color: Theme.mutedTextColor
                 Accessible.name: qsTr("Speed: %1").arg(text)
             }
-            Label {
+            FittingLabel {
                 objectName: "paneContext"
-                Layout.fillWidth: true
                 visible: header.contextLimit > 0
                 // Known once the pane has sent a request (the engine counts the rendered prompt).
-                text: header.contextUsed > 0
-                      ? qsTr("Context %1 / %2 (%3%)").arg(header.contextUsed).arg(header.contextLimit)
-                            .arg(Math.round(header.contextFraction * 100))
-                      : qsTr("Context — / %1").arg(header.contextLimit)
+                // In a narrow pane the numbers alone.
+                texts: header.contextUsed > 0
+                       ? [qsTr("Context %1 / %2 (%3%)").arg(header.contextUsed).arg(header.contextLimit)
+                              .arg(Math.round(header.contextFraction * 100)),
+                          "%1 / %2".arg(header.contextUsed).arg(header.contextLimit)]
+                       : [qsTr("Context — / %1").arg(header.contextLimit), "— / %1".arg(header.contextLimit)]
                 font.pixelSize: Theme.smallFontSize
                 font.weight: header.contextWarning ? Font.Bold : Font.Normal
                 color: header.contextWarning ? Theme.warningColor : Theme.mutedTextColor
-                elide: Text.ElideRight
                 Accessible.name: header.contextWarning
-                                 ? qsTr("Context almost full: %1").arg(text) : qsTr("Context use: %1").arg(text)
+                                 ? qsTr("Context almost full: %1").arg(texts[0]) : qsTr("Context use: %1").arg(texts[0])
             }
             ProgressBar {
                 Layout.preferredWidth: 60

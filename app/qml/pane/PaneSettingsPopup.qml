@@ -41,6 +41,13 @@ Dialog {
     focus: true
     padding: 16
     width: Math.min(420, parent ? parent.width - 24 : 420)
+    // A plain surface, as the other dialogs (the style's elevation shadow needs shader effects
+    // some renderers lack: the middle was see-through there).
+    background: Rectangle {
+        color: Theme.surfaceColor
+        radius: Theme.radius
+        border.color: Theme.borderColor
+    }
 
     /// Copies the current settings into the fields.
     function load() {

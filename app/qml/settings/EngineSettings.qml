@@ -62,6 +62,12 @@ Pane {
     Accessible.name: qsTr("Engine settings")
     Component.onCompleted: reset()
 
+    // A field's name: it takes the width the field leaves and wraps (long in Korean).
+    component FieldLabel: Label {
+        Layout.fillWidth: true
+        wrapMode: Text.Wrap
+    }
+
     ColumnLayout {
         anchors.fill: parent
         spacing: 12
@@ -72,7 +78,7 @@ Pane {
             rowSpacing: 8
             Layout.fillWidth: true
 
-            Label { text: qsTr("KV cache size (MiB, 0 = automatic)") }
+            FieldLabel { text: qsTr("KV cache size (MiB, 0 = automatic)") }
             SpinBox {
                 id: kvField
                 objectName: "kvCacheField"
@@ -82,7 +88,7 @@ Pane {
                 onValueModified: page.appliedOk = false
                 Accessible.name: qsTr("KV cache size in MiB")
             }
-            Label { text: qsTr("Max concurrent sequences") }
+            FieldLabel { text: qsTr("Max concurrent sequences") }
             SpinBox {
                 id: seqsField
                 objectName: "maxSeqsField"
@@ -92,7 +98,7 @@ Pane {
                 onValueModified: page.appliedOk = false
                 Accessible.name: qsTr("Maximum concurrent sequences")
             }
-            Label { text: qsTr("Block size (tokens per KV block)") }
+            FieldLabel { text: qsTr("Block size (tokens per KV block)") }
             SpinBox {
                 id: blockField
                 objectName: "blockSizeField"
@@ -102,7 +108,7 @@ Pane {
                 onValueModified: page.appliedOk = false
                 Accessible.name: qsTr("Block size in tokens")
             }
-            Label { text: qsTr("CPU threads (0 = all cores)") }
+            FieldLabel { text: qsTr("CPU threads (0 = all cores)") }
             SpinBox {
                 id: threadsField
                 objectName: "threadsField"
@@ -112,14 +118,16 @@ Pane {
                 onValueModified: page.appliedOk = false
                 Accessible.name: qsTr("CPU threads")
             }
-            Label { text: qsTr("KV cache type") }
+            FieldLabel {
+                Layout.columnSpan: 2
+                text: qsTr("KV cache type")
+            }
             ComboBox {
                 id: kvDtypeField
                 objectName: "kvCacheDtypeField"
+                Layout.columnSpan: 2
                 Layout.fillWidth: true
-                // The list as wide as its longest entry (a long Korean one), even where the field
-                // itself is narrower.
-                implicitContentWidthPolicy: ComboBox.WidestText
+                // A row of its own, below its label, as wide as the page: the entries are long.
                 popup.width: Math.max(width, implicitWidth)
                 model: [qsTr("Automatic (bfloat16)"), qsTr("float32 (exact, 4 bytes per value)"),
                         qsTr("bfloat16 (2 bytes per value)"), qsTr("float16 (2 bytes per value)"),
@@ -127,7 +135,7 @@ Pane {
                 onActivated: page.appliedOk = false
                 Accessible.name: qsTr("KV cache element type")
             }
-            Label { text: qsTr("Context length (tokens, 0 = the model's)") }
+            FieldLabel { text: qsTr("Context length (tokens, 0 = the model's)") }
             SpinBox {
                 id: contextField
                 objectName: "contextLengthField"
@@ -138,12 +146,15 @@ Pane {
                 onValueModified: page.appliedOk = false
                 Accessible.name: qsTr("Context length in tokens")
             }
-            Label { text: qsTr("When a conversation outgrows the context") }
+            FieldLabel {
+                Layout.columnSpan: 2
+                text: qsTr("When a conversation outgrows the context")
+            }
             ComboBox {
                 id: overflowField
                 objectName: "contextOverflowField"
+                Layout.columnSpan: 2
                 Layout.fillWidth: true
-                implicitContentWidthPolicy: ComboBox.WidestText
                 popup.width: Math.max(width, implicitWidth)
                 readonly property var policies: ["rollingWindow", "truncateMiddle", "stopAtLimit"]
                 model: [qsTr("Drop the oldest turns"), qsTr("Keep the system prompt and first turn, drop the next"),

@@ -25,6 +25,9 @@ ToolBar {
                 return entry.name
         return code
     }
+    /// A narrow window (below 1000 px): the app's name and the pane count give way, and the
+    /// language button names the language alone, so that every button stays in the window.
+    readonly property bool compact: width < 1000
     /// Whether the conversation list is shown (the menu button toggles it).
     property bool sidebarOpen: true
 
@@ -54,6 +57,7 @@ ToolBar {
             ToolTip.text: Accessible.name
         }
         Label {
+            visible: !toolBar.compact
             text: qsTr("PagedChat")
             font.pixelSize: 20
             font.weight: Font.Medium
@@ -66,11 +70,13 @@ ToolBar {
             readonly property LocalChatBackend engine: toolBar.app ? toolBar.app.engine : null
             text: !engine ? "" : engine.loading ? qsTr("Model: loading %1…").arg(engine.modelName)
                   : engine.loaded ? qsTr("Model: %1").arg(engine.modelName) : qsTr("Model: none")
+            // A long model name elides here; the tool tip shows it whole.
+            Layout.maximumWidth: Math.max(120, toolBar.width / 3)
             onClicked: toolBar.modelPickerRequested()
             Accessible.name: qsTr("Choose the model")
             Accessible.description: text
             ToolTip.visible: hovered
-            ToolTip.text: qsTr("Open a model, load a recent one, or unload it (Ctrl+O)")
+            ToolTip.text: text + "\n" + qsTr("Open a model, load a recent one, or unload it (Ctrl+O)")
         }
         Item { Layout.fillWidth: true }
         ToolButton {
@@ -95,6 +101,7 @@ ToolBar {
             ToolTip.text: qsTr("Settings (Ctrl+,)")
         }
         Label {
+            visible: !toolBar.compact
             text: qsTr("%1 of %n panes", "", toolBar.panes.maxPanes).arg(toolBar.panes.count)
             opacity: 0.8
             Accessible.name: text
@@ -104,7 +111,7 @@ ToolBar {
             id: languageButton
             objectName: "languageButton"
             visible: toolBar.app !== null
-            text: qsTr("Language: %1").arg(toolBar.languageName)
+            text: toolBar.compact ? toolBar.languageName : qsTr("Language: %1").arg(toolBar.languageName)
             onClicked: languageMenu.open()
             Accessible.name: qsTr("Choose the language")
             ToolTip.visible: hovered && !languageMenu.visible

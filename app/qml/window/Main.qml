@@ -32,7 +32,7 @@ ApplicationWindow {
     /// The conversation list is shown (the tool bar's menu button toggles it).
     property bool sidebarOpen: true
     /// Panes never get narrower than this; when they cannot all fit, the row of panes scrolls.
-    readonly property int paneMinimumWidth: 220
+    readonly property int paneMinimumWidth: 240
 
     /// Scrolls the row of panes so that pane `index` is fully visible.
     function showPane(index) {

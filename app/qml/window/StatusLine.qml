@@ -70,15 +70,14 @@ ToolBar {
             Accessible.name: qsTr("Model load progress")
             Accessible.description: Math.round(value * 100) + "%"
         }
-        Label {
+        // The model's shape when the line has room for it whole (the model dialog shows it too).
+        FittingLabel {
             objectName: "modelDetails"
-            text: statusLine.engine.modelDetails
+            texts: [statusLine.engine.modelDetails]
             textFormat: Text.PlainText
             color: Theme.mutedTextColor
-            elide: Text.ElideRight
-            Layout.fillWidth: true
             Accessible.name: qsTr("Model details")
-            Accessible.description: text
+            Accessible.description: statusLine.engine.modelDetails
         }
         Label {
             text: qsTr("Data: %1").arg(statusLine.dataDir)
