@@ -1411,10 +1411,6 @@
         <translation>Open a model file</translation>
     </message>
     <message>
-        <source>Model files (*.gguf *.bin)</source>
-        <translation>Model files (*.gguf *.bin)</translation>
-    </message>
-    <message>
         <source>All files (*)</source>
         <translation>All files (*)</translation>
     </message>
@@ -1509,6 +1505,10 @@
     <message>
         <source>Download a model from Hugging Face</source>
         <translation>Download a model from Hugging Face</translation>
+    </message>
+    <message>
+        <source>Model files (*.gguf *.bin config.json *.safetensors)</source>
+        <translation>Model files (*.gguf *.bin config.json *.safetensors)</translation>
     </message>
 </context>
 <context>
@@ -1915,6 +1915,49 @@
     <message>
         <source>Copied</source>
         <translation>Copied</translation>
+    </message>
+</context>
+<context>
+    <name>RecentModelsModel</name>
+    <message>
+        <source>random weights: %1</source>
+        <translation>random weights: %1</translation>
+    </message>
+    <message>
+        <source>cannot be read: %1</source>
+        <translation>cannot be read: %1</translation>
+    </message>
+    <message>
+        <source>not supported: %1</source>
+        <translation>not supported: %1</translation>
+    </message>
+    <message>
+        <source>%1 B parameters</source>
+        <translation>%1 B parameters</translation>
+    </message>
+    <message>
+        <source>%1 M parameters</source>
+        <translation>%1 M parameters</translation>
+    </message>
+    <message>
+        <source>%1 K parameters</source>
+        <translation>%1 K parameters</translation>
+    </message>
+    <message>
+        <source>context %1</source>
+        <translation>context %1</translation>
+    </message>
+    <message>
+        <source>no chat template</source>
+        <translation>no chat template</translation>
+    </message>
+    <message>
+        <source>its own chat template</source>
+        <translation>its own chat template</translation>
+    </message>
+    <message>
+        <source>chat template %1</source>
+        <translation>chat template %1</translation>
     </message>
 </context>
 <context>

@@ -1405,10 +1405,6 @@
         <translation>모델 파일 열기</translation>
     </message>
     <message>
-        <source>Model files (*.gguf *.bin)</source>
-        <translation>모델 파일 (*.gguf *.bin)</translation>
-    </message>
-    <message>
         <source>All files (*)</source>
         <translation>모든 파일 (*)</translation>
     </message>
@@ -1503,6 +1499,10 @@
     <message>
         <source>Download a model from Hugging Face</source>
         <translation>Hugging Face에서 모델 내려받기</translation>
+    </message>
+    <message>
+        <source>Model files (*.gguf *.bin config.json *.safetensors)</source>
+        <translation>모델 파일 (*.gguf *.bin config.json *.safetensors)</translation>
     </message>
 </context>
 <context>
@@ -1907,6 +1907,49 @@
     <message>
         <source>Copied</source>
         <translation>복사됨</translation>
+    </message>
+</context>
+<context>
+    <name>RecentModelsModel</name>
+    <message>
+        <source>random weights: %1</source>
+        <translation>무작위 가중치: %1</translation>
+    </message>
+    <message>
+        <source>cannot be read: %1</source>
+        <translation>읽을 수 없음: %1</translation>
+    </message>
+    <message>
+        <source>not supported: %1</source>
+        <translation>지원하지 않음: %1</translation>
+    </message>
+    <message>
+        <source>%1 B parameters</source>
+        <translation>매개변수 %1B</translation>
+    </message>
+    <message>
+        <source>%1 M parameters</source>
+        <translation>매개변수 %1M</translation>
+    </message>
+    <message>
+        <source>%1 K parameters</source>
+        <translation>매개변수 %1K</translation>
+    </message>
+    <message>
+        <source>context %1</source>
+        <translation>컨텍스트 %1</translation>
+    </message>
+    <message>
+        <source>no chat template</source>
+        <translation>채팅 템플릿 없음</translation>
+    </message>
+    <message>
+        <source>its own chat template</source>
+        <translation>자체 채팅 템플릿</translation>
+    </message>
+    <message>
+        <source>chat template %1</source>
+        <translation>채팅 템플릿 %1</translation>
     </message>
 </context>
 <context>

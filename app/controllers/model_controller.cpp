@@ -10,6 +10,7 @@
 #include "app/engine/engine_settings.h"
 #include "app/engine/local_chat_backend.h"
 #include "app/engine/sentence.h"
+#include "engine/loader/hf/hf_loader.h"
 
 ModelController::ModelController(LocalChatBackend* engine, RecentModelsModel* recentModels,
                                  EngineSettings* engineSettings, AppErrors* errors, QObject* parent)
@@ -30,8 +31,15 @@ ModelController::ModelController(LocalChatBackend* engine, RecentModelsModel* re
 }
 
 void ModelController::openModel(const QString& path) {
-  const QString clean = QDir::cleanPath(QDir::fromNativeSeparators(path.trimmed()));
+  QString clean = QDir::cleanPath(QDir::fromNativeSeparators(path.trimmed()));
   if (clean.isEmpty() || clean == QLatin1String(".")) return;
+  // A file of a Hugging Face folder (config.json, a .safetensors shard, the index) chosen in the
+  // file dialog stands for its folder: the folder is what loads and what the recent list keeps.
+  if (const QFileInfo info(clean); info.isFile() && !info.fileName().endsWith(QLatin1String(".gguf"))) {
+    const std::string folder = pagedchat::hf_folder_of(clean.toStdString());
+    if (!folder.empty()) clean = QDir::cleanPath(QString::fromStdString(folder));
+  }
+  recentModels_->setLastFolderFrom(clean);
   setLoadError(QString());
   errors_->clearModelError();  // a new attempt: the last one's message goes
   engine_->loadModel(clean, recentModels_->chatTemplateFor(clean), recentModels_->tokenizerFor(clean));

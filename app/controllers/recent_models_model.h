@@ -2,21 +2,29 @@
 #pragma once
 
 #include <QAbstractListModel>
+#include <QDateTime>
+#include <QHash>
 #include <QStringList>
+#include <QUrl>
 
 class QSettings;
 
 /// The models loaded before, newest first (at most kMaxRecent), kept in pagedchat.ini under
 /// "models/recent"; the newest is also the one to load on the next start (lastModel). Each row
 /// tells whether the file or folder still exists (role "exists"), so that the picker can show a
-/// missing one as such; remove() and removeMissing() take rows out. Runs on the GUI thread.
+/// missing one as such; remove() and removeMissing() take rows out. Each row's "details" say
+/// what the model is (size, quantization, parameters, context, chat template: summarize_model(),
+/// read from the headers on a pool thread the first time a row is shown, again when the file
+/// changes). lastFolder is where the file dialogs start: the folder of the model opened last.
+/// Runs on the GUI thread.
 class RecentModelsModel : public QAbstractListModel {
   Q_OBJECT
   Q_PROPERTY(int count READ count NOTIFY countChanged)
   Q_PROPERTY(QString lastModel READ lastModel NOTIFY countChanged)
+  Q_PROPERTY(QUrl lastFolder READ lastFolder NOTIFY lastFolderChanged)
 
  public:
-  enum Roles { PathRole = Qt::UserRole + 1, NameRole, ExistsRole, IsFolderRole };
+  enum Roles { PathRole = Qt::UserRole + 1, NameRole, ExistsRole, IsFolderRole, DetailsRole, SupportedRole };
   static constexpr int kMaxRecent = 10;
 
   /// Reads the list from `settings` (which must outlive the model).
@@ -42,6 +50,14 @@ class RecentModelsModel : public QAbstractListModel {
   QString tokenizerFor(const QString& path) const;
   /// Remembers `tokenizer` for `path` ("" forgets it).
   void setTokenizerFor(const QString& path, const QString& tokenizer);
+  /// Remembers the folder `path` (a model file or folder the user opened) is in, for lastFolder.
+  void setLastFolderFrom(const QString& path);
+  /// The folder of the model opened last (file URL; empty when none yet).
+  QUrl lastFolder() const;
+  /// A line saying what the model at `path` is ("4.4 GiB · Q4_K_M · 8.2 B parameters · context
+  /// 40 960 · template chatml"), in the UI language, from pagedchat::summarize_model(); why it
+  /// cannot be read when it cannot. Reads headers only, on the calling thread.
+  static QString describeModel(const QString& path, bool* supported = nullptr);
   /// True when `path` can be loaded: an existing file or folder, or a "random:" model spec.
   static bool modelExists(const QString& path);
 
@@ -52,10 +68,21 @@ class RecentModelsModel : public QAbstractListModel {
 
  signals:
   void countChanged();
+  void lastFolderChanged();
 
  private:
   void save();
+  /// Starts reading `path`'s details on a pool thread unless known for its current file time.
+  void requestDetails(const QString& path) const;
 
+  struct Details {
+    QDateTime modified;  ///< the file's (folder's) time when read
+    QString text;        ///< "" while being read
+    bool supported = true;
+    bool pending = false;
+    bool stale = false;  ///< to be read again when next shown (refresh())
+  };
   QSettings* settings_;
   QStringList paths_;
+  mutable QHash<QString, Details> details_;
 };

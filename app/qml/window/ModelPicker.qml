@@ -21,6 +21,26 @@ Dialog {
     function chooseFolder() { folderDialog.open() }
     /// The "Download…" button: the window opens the download dialog.
     signal downloadRequested()
+    /// A model was chosen here: the picker closes once it has loaded (and stays, with the
+    /// reason, when it does not).
+    property bool closeWhenLoaded: false
+    /// Loads `path` (a recent entry), closing the picker once it has loaded.
+    function load(path) {
+        picker.closeWhenLoaded = true
+        picker.app.models.openModel(path)
+    }
+    function loadUrl(url) {
+        picker.closeWhenLoaded = true
+        picker.app.models.openModelUrl(url)
+    }
+    Connections {
+        target: picker.engine
+        function onModelLoadFinished(ok) {
+            if (ok && picker.closeWhenLoaded && picker.visible)
+                picker.close()
+            picker.closeWhenLoaded = false
+        }
+    }
 
     objectName: "modelPicker"
     title: qsTr("Model")
@@ -45,21 +65,27 @@ Dialog {
         radius: Theme.radius
         border.color: Theme.borderColor
     }
-    onAboutToShow: picker.app.models.recentModels.refresh()
+    onAboutToShow: {
+        picker.closeWhenLoaded = false
+        picker.app.models.recentModels.refresh()
+    }
 
     FileDialog {
         id: fileDialog
         objectName: "modelFileDialog"
         title: qsTr("Open a model file")
         fileMode: FileDialog.OpenFile
-        nameFilters: [qsTr("Model files (*.gguf *.bin)"), qsTr("All files (*)")]
-        onAccepted: picker.app.models.openModelUrl(selectedFile)
+        // A Hugging Face folder opens through its config.json or weights as well.
+        nameFilters: [qsTr("Model files (*.gguf *.bin config.json *.safetensors)"), qsTr("All files (*)")]
+        currentFolder: picker.app.models.recentModels.lastFolder
+        onAccepted: picker.loadUrl(selectedFile)
     }
     FolderDialog {
         id: folderDialog
         objectName: "modelFolderDialog"
         title: qsTr("Open a model folder")
-        onAccepted: picker.app.models.openModelUrl(selectedFolder)
+        currentFolder: picker.app.models.recentModels.lastFolder
+        onAccepted: picker.loadUrl(selectedFolder)
     }
 
     ColumnLayout {
@@ -151,7 +177,8 @@ Dialog {
             id: recentList
             objectName: "recentModels"
             Layout.fillWidth: true
-            Layout.preferredHeight: Math.min(contentHeight, 260)
+            // A fixed height: the dialog stays put while entries come and go.
+            Layout.preferredHeight: 260
             clip: true
             model: picker.app.models.recentModels
             Accessible.name: qsTr("Recent models")
@@ -164,9 +191,11 @@ Dialog {
                 required property string name
                 required property bool exists
                 required property bool isFolder
+                required property string details
+                required property bool supported
                 width: ListView.view.width
                 enabled: true
-                onClicked: if (entry.exists) picker.app.models.openModel(entry.path)
+                onClicked: if (entry.exists) picker.load(entry.path)
                 Accessible.name: entry.exists ? qsTr("Load %1").arg(entry.name)
                                               : qsTr("%1 (missing)").arg(entry.name)
                 Accessible.description: entry.path
@@ -182,6 +211,16 @@ Dialog {
                             color: entry.exists ? Theme.assistantTextColor : Theme.errorColor
                             font.strikeout: !entry.exists
                             elide: Text.ElideRight
+                        }
+                        Label {
+                            objectName: "recentModelDetails"
+                            Layout.fillWidth: true
+                            visible: entry.exists
+                            // Size, quantization, parameters, context, chat template.
+                            text: entry.details !== "" ? entry.details : "…"
+                            color: entry.supported ? Theme.assistantTextColor : Theme.errorColor
+                            font.pixelSize: Theme.smallFontSize
+                            wrapMode: Text.Wrap
                         }
                         Label {
                             Layout.fillWidth: true

@@ -10,7 +10,9 @@
 #include <atomic>
 
 #include <QColor>
+#include <QFileInfo>
 #include <QFont>
+#include <QLocale>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
@@ -18,10 +20,13 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 #include "app/app_options.h"
 #include "app/controllers/app_controller.h"
 #include "app/controllers/engine_monitor.h"
+#include "app/controllers/model_controller.h"
+#include "app/controllers/recent_models_model.h"
 #include "app/engine/engine_worker.h"
 #include "app/main_window.h"
 #include "app/panes/pane_state.h"
@@ -37,7 +42,81 @@ class TestModelGui : public QObject {
 
  private slots:
   void pickerSettingsAndEngineView();
+  void pickerDetailsAndFolders();
 };
+
+void TestModelGui::pickerDetailsAndFolders() {
+  // Each recent model says what it is (from its headers: arch/README.md's and stories260K's
+  // facts); the picker keeps its place while an entry is added; a Hugging Face folder opens
+  // through its config.json; the file dialogs start in the last model's folder.
+  const QString hfFolder = testpaths::modelFile(QStringLiteral("arch/llama3-tiny-hf"));
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  REQUIRE_MODEL_FILE(hfFolder);
+  QTemporaryDir data;
+  AppController controller(apptest::optionsFor(data.path()));
+  controller.start();
+  apptest::installWarningCollector({QStringLiteral("does not support raise()")});
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  LocalChatBackend* client = controller.engine();
+  QTRY_VERIFY_WITH_TIMEOUT(client->isReady(), 60000);
+  QObject* picker = findObject(window, QStringLiteral("modelPicker"));
+  QVERIFY(picker);
+  QMetaObject::invokeMethod(picker, "open");
+  QTRY_VERIFY(picker->property("opened").toBool());
+  QQuickItem* overlay = window->contentItem();
+  const QLocale locale;
+  const QString stories = testpaths::stories260K();
+  // The details line of the recent entry for `path` (its delegate's `path`).
+  auto detailsFor = [&](const QString& path) {
+    for (QQuickItem* item : apptest::findVisibleItems(overlay, QStringLiteral("recentModelDetails")))
+      for (QQuickItem* a = item; a; a = a->parentItem())
+        if (a->property("path").isValid() && a->property("details").isValid())
+          if (a->property("path").toString() == QDir::toNativeSeparators(QDir::cleanPath(path)))
+            return item->property("text").toString();
+    return QString();
+  };
+  // stories260K: 260 032 float32 parameters, 512 positions, no template.
+  QTRY_VERIFY2(detailsFor(stories).contains(QStringLiteral("%1 K parameters").arg(locale.toString(260.032, 'f', 0))),
+               qPrintable(detailsFor(stories)));
+  QVERIFY2(detailsFor(stories).contains(QStringLiteral("context 512")) &&
+               detailsFor(stories).contains(QLatin1String("F32")) &&
+               detailsFor(stories).contains(QLatin1String("no chat template")),
+           qPrintable(detailsFor(stories)));
+
+  // The Hugging Face folder, opened as the file dialog gives it (its config.json), while the
+  // picker is open: it loads the folder, lists the folder, and the picker has not moved.
+  auto* pickerItem = picker->property("contentItem").value<QQuickItem*>()->parentItem();
+  QVERIFY(pickerItem);
+  QVERIFY(waitForFrame(window));
+  const QRectF before = apptest::windowRect(pickerItem);
+  controller.models()->openModel(hfFolder + QStringLiteral("/config.json"));
+  QTRY_VERIFY_WITH_TIMEOUT(client->isReady() && client->modelPath() == QDir::cleanPath(hfFolder), 60000);
+  QCOMPARE(controller.models()->recentModels()->count(), 2);
+  QCOMPARE(controller.models()->recentModels()->lastModel(), QDir::cleanPath(hfFolder));
+  QCOMPARE(controller.models()->recentModels()->lastFolder(), QUrl::fromLocalFile(QFileInfo(hfFolder).absolutePath()));
+  QTRY_VERIFY2(detailsFor(hfFolder).contains(QLatin1String("BF16")), qPrintable(detailsFor(hfFolder)));
+  QVERIFY2(detailsFor(hfFolder).contains(QStringLiteral("context %1").arg(locale.toString(131072))) &&
+               detailsFor(hfFolder).contains(QLatin1String("chat template llama3")) &&
+               detailsFor(hfFolder).contains(QStringLiteral("%1 M parameters").arg(locale.toString(8.307008, 'f', 1))),
+           qPrintable(detailsFor(hfFolder)));
+  QVERIFY(picker->property("visible").toBool());  // not chosen in the picker: it stays open
+  QVERIFY(waitForFrame(window));
+  QCOMPARE(apptest::windowRect(pickerItem), before);
+
+  // A model chosen in the picker (as its file dialog hands it over) closes it once loaded.
+  QVERIFY(QMetaObject::invokeMethod(picker, "loadUrl", Q_ARG(QVariant, QUrl::fromLocalFile(testpaths::stories260K()))));
+  QTRY_VERIFY_WITH_TIMEOUT(client->isReady() && client->modelPath() == QDir::cleanPath(testpaths::stories260K()),
+                           60000);
+  QTRY_VERIFY(!picker->property("visible").toBool());
+  // The file dialogs start in the folder the last model came from.
+  QObject* fileDialog = picker->findChild<QObject*>(QStringLiteral("modelFileDialog"));
+  QVERIFY(fileDialog);
+  QCOMPARE(fileDialog->property("currentFolder").toUrl(),
+           QUrl::fromLocalFile(QFileInfo(testpaths::stories260K()).absolutePath()));
+}
 
 void TestModelGui::pickerSettingsAndEngineView() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
@@ -104,6 +183,10 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QTRY_VERIFY_WITH_TIMEOUT(client->isReady(), 60000);
   QTRY_VERIFY(!noModel->isVisible());
   QTRY_VERIFY(send->isEnabled());
+  // A model chosen in the picker closes it once loaded.
+  QTRY_VERIFY(!picker->property("visible").toBool());
+  QTest::keyClick(window, Qt::Key_O, Qt::ControlModifier);
+  QTRY_VERIFY(picker->property("opened").toBool());
 
   // A file that is not a model: the picker says why, and the model loaded before is back.
   const QString notAModel = data.filePath(QStringLiteral("notes.gguf"));
