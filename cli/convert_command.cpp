@@ -1,5 +1,7 @@
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -53,12 +55,16 @@ Command add_convert_command(CLI::App& app) {
                   "tokenizer: sentencepiece .model, tokenizer.json, or a GGUF file");
   cmd->add_option("--to", opt->to, "output format: gguf or hf")->required()->check(CLI::IsMember({"gguf", "hf"}));
   cmd->add_option("--out", opt->out, "output file (gguf) or folder (hf)")->required();
-  cmd->add_option("--type", opt->type, "gguf: f32 (default), f16, q8_0; hf: f32 (default), bf16")
-      ->check(CLI::IsMember({"f32", "f16", "q8_0", "bf16"}));
+  cmd->add_option("--type", opt->type,
+                  "gguf: f32 (default), f16, q8_0, q4_k_m (llama.cpp's Q4_K/Q6_K mix); hf: f32 (default), bf16")
+      ->check(CLI::IsMember({"f32", "f16", "q8_0", "q4_k_m", "bf16"}, CLI::ignore_case));
   return [opt]() {
+    // Accepted in any case (llama.cpp's tools say Q4_K_M); written lower case.
+    std::transform(opt->type.begin(), opt->type.end(), opt->type.begin(),
+                   [](unsigned char ch) { return char(std::tolower(ch)); });
     if (opt->to == "gguf" && opt->type == "bf16")
-      throw std::invalid_argument("--to gguf takes --type f32, f16 or q8_0");
-    if (opt->to == "hf" && (opt->type == "f16" || opt->type == "q8_0"))
+      throw std::invalid_argument("--to gguf takes --type f32, f16, q8_0 or q4_k_m");
+    if (opt->to == "hf" && (opt->type == "f16" || opt->type == "q8_0" || opt->type == "q4_k_m"))
       throw std::invalid_argument("--to hf takes --type f32 or bf16");
     return run_convert(*opt);
   };

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "engine/loader/gguf/quantize.h"
+
 namespace pagedchat {
 
 namespace {
@@ -201,8 +203,14 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
           quantize_f16(src, row.data(), t.cols);
           break;
         case GgmlType::Q8_0:
+        case GgmlType::Q5_0:
+        case GgmlType::Q4_K:
+        case GgmlType::Q6_K:
           try {
-            quantize_q8_0(src, row.data(), t.cols);
+            if (t.type == GgmlType::Q8_0) quantize_q8_0(src, row.data(), t.cols);
+            if (t.type == GgmlType::Q5_0) quantize_q5_0(src, row.data(), t.cols);
+            if (t.type == GgmlType::Q4_K) quantize_q4_k(src, row.data(), t.cols);
+            if (t.type == GgmlType::Q6_K) quantize_q6_k(src, row.data(), t.cols);
           } catch (const std::invalid_argument& e) {
             fail("'" + path + "': tensor '" + t.name + "' row " + std::to_string(r) + ": " + e.what());
           }

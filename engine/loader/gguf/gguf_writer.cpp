@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/loader/gguf/gguf_file_writer.h"
+#include "engine/loader/gguf/quantize.h"
 #include "engine/model/arch/registry.h"
 #include "engine/model/rope_frequencies.h"
 
@@ -118,8 +119,8 @@ void write_gguf(const LoadedModel& model, const Tokenizer& tokenizer, const std:
 
 void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::string& path, const std::string& type,
                 const std::string& chat_template) {
-  if (type != "f32" && type != "f16" && type != "q8_0")
-    throw std::invalid_argument("GGUF output type '" + type + "' is not one of f32, f16, q8_0");
+  if (type != "f32" && type != "f16" && type != "q8_0" && type != "q4_k_m")
+    throw std::invalid_argument("GGUF output type '" + type + "' is not one of f32, f16, q8_0, q4_k_m");
   const ModelConfig& c = model.config;
   auto refuse = [&](const std::string& why) { throw std::runtime_error("cannot write '" + path + "': " + why); };
   if (gguf_vocab_size(vocab) != std::size_t(c.vocab_size))
@@ -289,7 +290,8 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   } else if (a == "phi3" && window > 0) {
     meta.kv_u32(a + ".attention.sliding_window", uint32_t(window));
   }
-  meta.kv_u32("general.file_type", type == "f32" ? 0 : type == "f16" ? 1 : 7);  // llama_ftype ALL_F32, MOSTLY_F16/Q8_0
+  // llama_ftype: ALL_F32 0, MOSTLY_F16 1, MOSTLY_Q8_0 7, MOSTLY_Q4_K_M 15.
+  meta.kv_u32("general.file_type", type == "f32" ? 0 : type == "f16" ? 1 : type == "q8_0" ? 7 : 15);
   if (const std::string why = family_rule_mismatch(c, *fam, meta); !why.empty()) refuse(why);
   put_gguf_vocab(meta, vocab);
   if (!chat_template.empty()) meta.kv_str("tokenizer.chat_template", chat_template);
@@ -301,14 +303,23 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   const std::vector<float> zeros(std::max(q, std::max(kv, dim)), 0.0f);
   std::vector<GgufTensorOut> ts;
   std::list<std::vector<float>> permuted;  // permuted bias copies (stable addresses)
-  auto out_type = [&](uint64_t cols) {
+  const bool tied = w.lm_head == w.token_embedding;
+  auto out_type = [&](const std::string& name, uint64_t cols) {
     if (type == "f16") return GgmlType::F16;
     if (type == "q8_0") return cols % 32 == 0 ? GgmlType::Q8_0 : GgmlType::F16;
+    if (type == "q4_k_m") {  // llama.cpp's mix of Q4_K and Q6_K (quantize.h)
+      const std::string t = q4_k_m_tensor_type(name, cols, c.n_layers, tied);
+      return t == "q4_K"   ? GgmlType::Q4_K
+             : t == "q6_K" ? GgmlType::Q6_K
+             : t == "q5_0" ? GgmlType::Q5_0
+             : t == "q8_0" ? GgmlType::Q8_0
+                           : GgmlType::F16;
+    }
     return GgmlType::F32;
   };
   auto matrix = [&](const std::string& name, const WeightTensor& wt, uint64_t rows, uint64_t cols,
                     bool rope_rows = false) {
-    GgufTensorOut o{name, nullptr, rows, cols, out_type(cols), {}};
+    GgufTensorOut o{name, nullptr, rows, cols, out_type(name, cols), {}};
     if (wt.dtype == kernels::DType::kF32) {
       o.src = wt.f32();
     } else {  // converted row by row while writing
@@ -322,7 +333,7 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   // ffn_up), or, with experts > 0, a 3-D tensor of `experts` [rows, cols] matrices.
   auto parts = [&](const std::string& name, const std::vector<std::pair<WeightTensor, uint64_t>>& from, uint64_t rows,
                    uint64_t cols, uint64_t experts = 0, bool keep_f32 = false) {
-    GgufTensorOut o{name, nullptr, rows, cols, keep_f32 ? GgmlType::F32 : out_type(cols), {}};
+    GgufTensorOut o{name, nullptr, rows, cols, keep_f32 ? GgmlType::F32 : out_type(name, cols), {}};
     o.experts = experts;
     for (const auto& [t, n] : from) o.parts.push_back({t.data, t.dtype, n});
     ts.push_back(std::move(o));

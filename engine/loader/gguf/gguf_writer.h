@@ -47,14 +47,13 @@
 namespace pagedchat {
 
 /// Writes `model` with `tokenizer`'s vocabulary (gguf_vocab_of: read again from the tokenizer's
-/// source file) to `path` as GGUF v3. `type` is "f32", "f16" or "q8_0" (std::invalid_argument
-/// otherwise); `chat_template` is stored as tokenizer.chat_template when not empty. The file
-/// appears at `path` only when complete. Throws std::runtime_error naming the path: unwritable,
-/// a vocabulary whose size differs from the model's rows, a vocabulary that cannot be expressed,
-/// an architecture or option llama.cpp's graph for it cannot run (another architecture, q/k norms
-/// outside their families, Llama 3 rope scaling outside llama/exaone4, a NEOX-family model in
-/// interleaved RoPE layout, what the family's keys cannot describe, see above), non-finite
-/// weights for q8_0.
+/// source file) to `path` as GGUF v3. `type` is "f32", "f16", "q8_0" or "q4_k_m" (llama.cpp's
+/// mix, q4_k_m_tensor_type() in quantize.h) (std::invalid_argument otherwise); `chat_template` is stored as
+/// tokenizer.chat_template when not empty. The file appears at `path` only when complete. Throws std::runtime_error
+/// naming the path: unwritable, a vocabulary whose size differs from the model's rows, a vocabulary that cannot be
+/// expressed, an architecture or option llama.cpp's graph for it cannot run (another architecture, q/k norms outside
+/// their families, Llama 3 rope scaling outside llama/exaone4, a NEOX-family model in interleaved RoPE layout, what the
+/// family's keys cannot describe, see above), non-finite weights for the quantized types.
 void write_gguf(const LoadedModel& model, const Tokenizer& tokenizer, const std::string& path, const std::string& type,
                 const std::string& chat_template = "");
 
