@@ -3,7 +3,9 @@
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQuickWindow>
+#include <QScreen>
 
+#include <algorithm>
 #include <memory>
 
 #include "app/app_options.h"
@@ -66,6 +68,14 @@ int main(int argc, char** argv) {
 #endif
 
   QQmlApplicationEngine engine;
-  if (!loadMainWindow(engine, controller.get())) return 1;
+  QQuickWindow* window = loadMainWindow(engine, controller.get());
+  if (!window) return 1;
+  // 1280x800, or the screen's free area where that is smaller (never below the window's minimum):
+  // on a small screen the right end of the tool bar was off the screen.
+  if (const QScreen* screen = window->screen()) {
+    const QSize room = screen->availableSize();
+    window->resize(std::max(window->minimumWidth(), std::min(window->width(), room.width())),
+                   std::max(window->minimumHeight(), std::min(window->height(), room.height())));
+  }
   return QGuiApplication::exec();
 }

@@ -82,6 +82,7 @@ void ModelController::onModelLoadFinished(bool ok, const QString& path, const QS
     }
     if (!path.isEmpty()) {
       recentModels_->add(path);
+      recentModels_->setLastFolderFrom(path);  // also a model given with --model at start
       lastLoadedModel_ = path;
     }
     if (!pendingLoadWarning_.isEmpty()) errors_->setModelError(std::exchange(pendingLoadWarning_, QString()));

@@ -133,6 +133,7 @@ ColumnLayout {
             text: qsTr("Send to all panes")
             font.pixelSize: Theme.smallFontSize
             padding: 0
+            Layout.minimumWidth: implicitWidth  // the key hint gives way, not this label
             implicitHeight: 28
             onToggled: input.panes.sendToAllEnabled = checked
             Accessible.name: qsTr("Send to all panes")

@@ -62,6 +62,7 @@ ColumnLayout {
     RadioButton {
         id: localButton
         objectName: "backendLocal"
+        Layout.fillWidth: true  // the section's width, not a width measured once (it stayed cut)
         text: qsTr("The model loaded in PagedChat")
         ButtonGroup.group: backendGroup
         Accessible.name: text
@@ -69,6 +70,7 @@ ColumnLayout {
     RadioButton {
         id: remoteButton
         objectName: "backendRemote"
+        Layout.fillWidth: true  // the section's width, not a width measured once (it stayed cut)
         text: qsTr("An OpenAI-compatible server")
         ButtonGroup.group: backendGroup
         Accessible.name: text

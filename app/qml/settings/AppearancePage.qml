@@ -5,7 +5,7 @@ import QtQuick.Controls.Material
 import QtQuick.Layouts
 import PagedChat
 
-ScrollView {
+SettingsPage {
     id: page
 
     /// The AppController (C++): theme, fontSize, language (all saved in pagedchat.ini).
@@ -14,7 +14,6 @@ ScrollView {
     readonly property string title: qsTr("Appearance")
 
     objectName: "appearancePage"
-    contentWidth: availableWidth
     Accessible.name: title
 
     readonly property var themes: [

@@ -8,7 +8,7 @@ import QtQuick.Controls.Material
 import QtQuick.Layouts
 import PagedChat
 
-ScrollView {
+SettingsPage {
     id: page
 
     /// The AppController (C++); its `server` is the ApiServerController.
@@ -20,7 +20,6 @@ ScrollView {
     property string refusal: ""
 
     objectName: "serverPage"
-    contentWidth: availableWidth
     Accessible.name: title
 
     /// Starts (or restarts) the server with the fields; the switch follows the outcome.

@@ -32,6 +32,9 @@ Dialog {
     onAboutToShow: {
         tabs.currentIndex = 0
         enginePage.reset()
+        appearancePage.scrollToTop()
+        engineScroll.scrollToTop()
+        serverPage.scrollToTop()
     }
 
     footer: DialogButtonBox {
@@ -72,14 +75,14 @@ Dialog {
             currentIndex: tabs.currentIndex
 
             AppearancePage {
+                id: appearancePage
                 app: dialog.app
             }
             // The engine page grows with messages and progress: it scrolls like the others.
-            ScrollView {
+            SettingsPage {
                 id: engineScroll
                 objectName: "engineSettingsScroll"
                 readonly property string title: qsTr("Engine")
-                contentWidth: availableWidth
                 clip: true
                 EngineSettings {
                     id: enginePage
@@ -88,6 +91,7 @@ Dialog {
                 }
             }
             ServerPage {
+                id: serverPage
                 app: dialog.app
             }
         }

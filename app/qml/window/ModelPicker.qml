@@ -106,7 +106,8 @@ Dialog {
         ProgressBar {
             objectName: "modelLoadProgress"
             Layout.fillWidth: true
-            visible: picker.engine.loading
+            // Its room is kept while nothing loads: the dialog does not shift when a load starts.
+            opacity: picker.engine.loading ? 1 : 0
             from: 0
             to: 1
             value: picker.engine.loadProgress

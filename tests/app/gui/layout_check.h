@@ -10,6 +10,7 @@
 //   what it shows is one of the app's own strings (any source or translation in
 //   translations/*.ts, with its %1 placeholders) and no tool tip shows it whole; names, titles
 //   and paths that users bring may elide.
+// - A button's text (a CheckBox's label too) stays inside the button.
 // - The middle of an enabled button takes the button's clicks: the topmost item that accepts mouse
 //   buttons there is the button or one of its children.
 #pragma once
@@ -141,6 +142,15 @@ class LayoutCheck {
       if (item->property("truncated").toBool() && isUiString(text) && !toolTipShows(item, text))
         problems_.append(QStringLiteral("cut: %1 shows only part of \"%2\" in %3").arg(here, text, rectText(r)));
       const QRectF painted = paintedRect(item);
+      // A control's own text (its label) stays in the control: past it, it runs into its
+      // neighbours (a squeezed CheckBox's label under the next item).
+      QQuickItem* owner = item->parentItem();
+      while (owner && !owner->inherits("QQuickControl") && owner->parentItem() && owner->width() == 0)
+        owner = owner->parentItem();
+      if (owner && owner->inherits("QQuickAbstractButton") &&
+          !inside(owner->mapRectToScene(QRectF(0, 0, owner->width(), owner->height())), painted))
+        problems_.append(QStringLiteral("overflows: text \"%1\" %2 runs out of its %3")
+                             .arg(text.left(60), rectText(painted), label(owner)));
       if (!inside(bounds, painted))
         problems_.append(QStringLiteral("outside: text \"%1\" %2 beyond %3 (in %4)")
                              .arg(text.left(60), rectText(painted), rectText(bounds), here));
