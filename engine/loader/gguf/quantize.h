@@ -1,7 +1,8 @@
 // float32 -> the block types `pagedchat-cli convert --type q4_k_m` writes: Q4_K, Q6_K (K-quants,
 // 256 values per block) and Q5_0 (32 per block, for rows whose length is no multiple of 256), in
 // ggml's block layouts (ggml-common.h: block_q4_K, block_q6_K, block_q5_0), which the loader's
-// dequantizers read back. The scales are chosen by our own least-squares search, not ggml's code.
+// dequantizers read back. The scales are chosen by our own least-squares search, not ggml's code;
+// q4_k_m_tensor_type() follows llama.cpp's Q4_K_M recipe (THIRD_PARTY_NOTICES, 2).
 #pragma once
 
 #include <cstdint>
