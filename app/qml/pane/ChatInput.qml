@@ -120,12 +120,19 @@ ColumnLayout {
         }
     }
 
-    RowLayout {
+    // "Send to all panes" on the left, the key hint in what it leaves on the right. Anchors and an
+    // explicit width, not a RowLayout: Qt 6.4's layout kept the hint's old width when the box
+    // appeared (a second pane), and the two were drawn over each other.
+    Item {
+        id: optionsRow
         Layout.fillWidth: true
-        spacing: 4
+        implicitHeight: 28
 
         CheckBox {
+            id: sendToAllBox
             objectName: "sendToAllToggle"
+            anchors.left: parent.left
+            anchors.verticalCenter: parent.verticalCenter
             visible: input.panes !== null && input.panes.count > 1
             enabled: input.compare === null || !input.compare.enabled
             checked: input.panes !== null && (input.panes.sendToAllEnabled
@@ -133,7 +140,6 @@ ColumnLayout {
             text: qsTr("Send to all panes")
             font.pixelSize: Theme.smallFontSize
             padding: 0
-            Layout.minimumWidth: implicitWidth  // the key hint gives way, not this label
             implicitHeight: 28
             onToggled: input.panes.sendToAllEnabled = checked
             Accessible.name: qsTr("Send to all panes")
@@ -141,7 +147,10 @@ ColumnLayout {
         }
         FittingLabel {
             objectName: "keyHint"
-            Layout.rightMargin: 4
+            anchors.right: parent.right
+            anchors.rightMargin: 4
+            anchors.verticalCenter: parent.verticalCenter
+            width: Math.max(0, optionsRow.width - 4 - (sendToAllBox.visible ? sendToAllBox.width + 8 : 0))
             horizontalAlignment: Text.AlignRight
             texts: [qsTr("Enter to send · Shift+Enter for a new line"), qsTr("Shift+Enter: new line")]
             font.pixelSize: Theme.smallFontSize
