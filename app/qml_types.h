@@ -17,6 +17,7 @@
 #include "app/controllers/download_controller.h"
 #include "app/controllers/engine_monitor.h"
 #include "app/controllers/history_controller.h"
+#include "app/controllers/local_models.h"
 #include "app/controllers/model_controller.h"
 #include "app/controllers/recent_models_model.h"
 #include "app/engine/chat_backend.h"
@@ -65,6 +66,13 @@ struct DownloadControllerForeign {
   QML_FOREIGN(DownloadController)
   QML_NAMED_ELEMENT(DownloadController)
   QML_UNCREATABLE("DownloadController is created in C++.")
+};
+
+struct LocalModelsForeign {
+  Q_GADGET
+  QML_FOREIGN(LocalModels)
+  QML_NAMED_ELEMENT(LocalModels)
+  QML_UNCREATABLE("LocalModels is created in C++.")
 };
 
 struct ModelControllerForeign {

@@ -26,6 +26,7 @@
 #endif
 
 #include "cli/bench_common.h"
+#include "engine/core/host_memory.h"
 #include "kernels/backend_factory.h"
 
 namespace pagedchat::cli::bench {
@@ -114,11 +115,7 @@ bool size_ok(const MemoryBenchOptions& o) {
     std::cerr << "pagedchat-cli: bench memory: --size-mb must be a number of MB from 1 to 1000000\n";
     return false;
   }
-  double ram_mb = 0.0;  // unknown: not checked
-#if defined(__linux__)
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) ram_mb = double(pages) * double(page) / 1e6;
-#endif
+  const double ram_mb = double(pagedchat::physical_memory_bytes()) / 1e6;  // 0: unknown, not checked
   if (o.device == "cpu" && ram_mb > 0 && o.size_mb > ram_mb) {
     std::cerr << "pagedchat-cli: bench memory: --size-mb " << o.size_mb << " is more than this machine's memory ("
               << std::llround(ram_mb) << " MB)\n";

@@ -360,6 +360,13 @@ struct EngineConfig {
   /// the activations of the largest step (measured by a profiling pass at load) and, in what is
   /// left of that fraction, the KV cache (when neither num_blocks nor kv_cache_bytes is set).
   double gpu_memory_utilization = 0.9;
+  /// Host memory this model's weights and KV cache may take together, in bytes (0 = no limit
+  /// beyond the automatic cache's share of physical memory); the CPU backend only. The app sets
+  /// it when a model loads beside others (what /proc/meminfo's MemAvailable leaves). The KV cache
+  /// (automatic or configured) is lowered to what the budget leaves after the weights
+  /// (DecoderModel::packed_bytes()), with a warning when a configured size is lowered; below one
+  /// max_model_len sequence's blocks the load fails, naming the numbers.
+  std::size_t host_memory_budget = 0;
   /// No CUDA graphs for decode steps (vLLM's enforce_eager); every kernel is launched eagerly.
   bool enforce_eager = false;
   /// Called during loading with (bytes read, total bytes) of the weight files, from the loading

@@ -1,7 +1,5 @@
 #include "engine/llm_engine.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -12,6 +10,7 @@
 #include <unordered_set>
 
 #include "engine/core/kv_cache_coordinator.h"
+#include "engine/core/host_memory.h"
 #include "engine/core/kv_cache_groups.h"
 #include "engine/core/request.h"
 #include "engine/core/scheduler.h"
@@ -33,9 +32,10 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::size_t physical_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : std::size_t(8) << 30;
+// Physical memory, 8 GiB where it cannot be read (the automatic caches' reference).
+std::size_t physical_memory_or_8gib() {
+  const std::uint64_t bytes = physical_memory_bytes();
+  return bytes > 0 ? std::size_t(bytes) : std::size_t(8) << 30;
 }
 
 }  // namespace
@@ -119,6 +119,30 @@ std::string mib_or_gib(std::size_t bytes) {
 }
 
 }  // namespace
+
+// EngineConfig::host_memory_budget: the KV blocks `num_blocks` lowered to what the budget leaves
+// after `weight_bytes`; throws when that is less than one full-length sequence (`blocks_per_seq`).
+// A configured size (`sized`) that is lowered gets a warning; the automatic one is lowered silently.
+long long fit_host_memory_budget(const EngineConfig& c, std::size_t weight_bytes, long long num_blocks,
+                                 long long blocks_per_seq, std::size_t block_bytes, bool sized,
+                                 std::vector<std::string>& warnings) {
+  const std::size_t budget = c.host_memory_budget;
+  const long long fit = budget > weight_bytes ? static_cast<long long>((budget - weight_bytes) / block_bytes) : 0;
+  if (fit < blocks_per_seq)
+    throw std::runtime_error("not enough memory: the weights take " + gib(weight_bytes) +
+                             " and one sequence of max_model_len " + std::to_string(c.max_model_len) + " needs " +
+                             gib(std::size_t(blocks_per_seq) * block_bytes) + " of KV cache, but " + gib(budget) +
+                             " is available for this model; free memory (unload another model) or lower "
+                             "max_model_len");
+  if (num_blocks <= fit) return num_blocks;
+  if (sized) {
+    warnings.push_back("KV cache lowered from " + gib(std::size_t(num_blocks) * block_bytes) + " to " +
+                       gib(std::size_t(fit) * block_bytes) + ": the weights (" + gib(weight_bytes) +
+                       ") and the cache must fit the " + gib(budget) + " of memory available for this model");
+    warn(c, warnings.back());
+  }
+  return fit;
+}
 
 struct LLMEngine::Impl {
   EngineConfig config;
@@ -218,7 +242,7 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
     num_blocks = static_cast<long long>(m.config.kv_cache_bytes / block_bytes);
   if (!sized && !on_device) {
     num_blocks = blocks_per_seq * kAutoCacheSequences;
-    const long long cap = static_cast<long long>(physical_memory_bytes() / 4 / block_bytes);
+    const long long cap = static_cast<long long>(physical_memory_or_8gib() / 4 / block_bytes);
     num_blocks = std::max<long long>(blocks_per_seq, std::min(num_blocks, cap));
   }
   auto too_small = [&](long long blocks, const std::string& how) {
@@ -241,6 +265,9 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
     const double budget = m.config.gpu_memory_utilization * double(device_total) - double(used);
     num_blocks = budget > 0 ? static_cast<long long>(budget / double(block_bytes)) : 0;
     // No more than every running sequence at full length needs twice over (the rest would only
+  if (m.config.host_memory_budget > 0 && !on_device)
+    num_blocks = fit_host_memory_budget(m.config, m.runner->model().packed_bytes(), num_blocks, blocks_per_seq,
+                                        block_bytes, sized, m.warnings);
     // hold prefix-cache blocks): a small model does not take the whole card.
     num_blocks = std::min(num_blocks, 2LL * m.config.max_num_seqs * blocks_per_seq);
     std::fprintf(stderr,
@@ -269,7 +296,7 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   if (const std::size_t slot_bytes = KVCache::bytes_per_state_slot(mc); slot_bytes > 0) {
     long long want = m.config.num_state_slots > 0 ? m.config.num_state_slots : 2LL * m.config.max_num_seqs + 16;
     if (m.config.num_state_slots == 0)
-      want = std::max<long long>(4, std::min<long long>(want, (long long)(physical_memory_bytes() / 8 / slot_bytes)));
+      want = std::max<long long>(4, std::min<long long>(want, (long long)(physical_memory_or_8gib() / 8 / slot_bytes)));
     if (want < 2) throw std::invalid_argument("num_state_slots must be >= 2 (a live state and a checkpoint)");
     state_slots = int(std::min<long long>(want, 1 << 20));
     if (2 * m.config.max_num_seqs > state_slots) {

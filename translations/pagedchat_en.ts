@@ -42,6 +42,10 @@
         <source>OpenAI API server (Settings &gt; Server): %1</source>
         <translation>OpenAI API server (Settings &gt; Server): %1</translation>
     </message>
+    <message>
+        <source>Pane %1 answers with the main model: %2</source>
+        <translation>Pane %1 answers with the main model: %2</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -1182,6 +1186,17 @@
     </message>
 </context>
 <context>
+    <name>LocalModels</name>
+    <message>
+        <source>There is no pane %1.</source>
+        <translation>There is no pane %1.</translation>
+    </message>
+    <message>
+        <source>%1 does not fit in memory beside the models loaded: its weights take %2, and %3 is available (%4 kept for the system). Close the panes that use another model, or pick a smaller one.</source>
+        <translation>%1 does not fit in memory beside the models loaded: its weights take %2, and %3 is available (%4 kept for the system). Close the panes that use another model, or pick a smaller one.</translation>
+    </message>
+</context>
+<context>
     <name>Main</name>
     <message>
         <source>PagedChat</source>
@@ -1592,6 +1607,46 @@
         <source>vLLM, llama-server, Ollama, another PagedChat: its base URL, the part before /chat/completions</source>
         <translation>vLLM, llama-server, Ollama, another PagedChat: its base URL, the part before /chat/completions</translation>
     </message>
+    <message>
+        <source>Choose a model file or folder.</source>
+        <translation>Choose a model file or folder.</translation>
+    </message>
+    <message>
+        <source>Another model on this computer</source>
+        <translation>Another model on this computer</translation>
+    </message>
+    <message>
+        <source>Loaded beside the main model while memory allows, with its own batch and KV cache; freed when no pane uses it.</source>
+        <translation>Loaded beside the main model while memory allows, with its own batch and KV cache; freed when no pane uses it.</translation>
+    </message>
+    <message>
+        <source>Model file or folder</source>
+        <translation>Model file or folder</translation>
+    </message>
+    <message>
+        <source> (loaded)</source>
+        <translation> (loaded)</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Browse…</translation>
+    </message>
+    <message>
+        <source>Choose a model file</source>
+        <translation>Choose a model file</translation>
+    </message>
+    <message>
+        <source>Choose a model for this pane</source>
+        <translation>Choose a model for this pane</translation>
+    </message>
+    <message>
+        <source>Model files (*.gguf *.bin config.json *.safetensors)</source>
+        <translation>Model files (*.gguf *.bin config.json *.safetensors)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>All files (*)</translation>
+    </message>
 </context>
 <context>
     <name>PaneEndpoints</name>
@@ -1685,6 +1740,14 @@
     <message>
         <source>Answered by the server %1</source>
         <translation>Answered by the server %1</translation>
+    </message>
+    <message>
+        <source>▣ %1</source>
+        <translation>▣ %1</translation>
+    </message>
+    <message>
+        <source>Answered by the model %1</source>
+        <translation>Answered by the model %1</translation>
     </message>
 </context>
 <context>
@@ -2216,6 +2279,13 @@
     <message>
         <source>Model load progress</source>
         <translation>Model load progress</translation>
+    </message>
+    <message numerus="yes">
+        <source>  ·  +%n other model(s)</source>
+        <translation>
+            <numerusform>  ·  +%n other model</numerusform>
+            <numerusform>  ·  +%n other models</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -42,6 +42,10 @@
         <source>OpenAI API server (Settings &gt; Server): %1</source>
         <translation>OpenAI API 서버 (설정 &gt; 서버): %1</translation>
     </message>
+    <message>
+        <source>Pane %1 answers with the main model: %2</source>
+        <translation>창 %1은(는) 기본 모델로 답합니다: %2</translation>
+    </message>
 </context>
 <context>
     <name>AppOptions</name>
@@ -1176,6 +1180,17 @@
     </message>
 </context>
 <context>
+    <name>LocalModels</name>
+    <message>
+        <source>There is no pane %1.</source>
+        <translation>창 %1이(가) 없습니다.</translation>
+    </message>
+    <message>
+        <source>%1 does not fit in memory beside the models loaded: its weights take %2, and %3 is available (%4 kept for the system). Close the panes that use another model, or pick a smaller one.</source>
+        <translation>%1은(는) 이미 불러온 모델과 함께 메모리에 들어가지 않습니다: 가중치가 %2이고 사용할 수 있는 메모리는 %3입니다(시스템용으로 %4 남겨 둠). 다른 모델을 쓰는 창을 닫거나 더 작은 모델을 고르세요.</translation>
+    </message>
+</context>
+<context>
     <name>Main</name>
     <message>
         <source>PagedChat</source>
@@ -1586,6 +1601,46 @@
         <source>vLLM, llama-server, Ollama, another PagedChat: its base URL, the part before /chat/completions</source>
         <translation>vLLM, llama-server, Ollama, 다른 PagedChat: 기본 URL(/chat/completions 앞부분)을 적으세요</translation>
     </message>
+    <message>
+        <source>Choose a model file or folder.</source>
+        <translation>모델 파일이나 폴더를 고르세요.</translation>
+    </message>
+    <message>
+        <source>Another model on this computer</source>
+        <translation>이 컴퓨터의 다른 모델</translation>
+    </message>
+    <message>
+        <source>Loaded beside the main model while memory allows, with its own batch and KV cache; freed when no pane uses it.</source>
+        <translation>메모리가 허락하는 동안 기본 모델과 함께 불러오며, 자체 배치와 KV 캐시를 씁니다. 이 모델을 쓰는 창이 없으면 해제합니다.</translation>
+    </message>
+    <message>
+        <source>Model file or folder</source>
+        <translation>모델 파일 또는 폴더</translation>
+    </message>
+    <message>
+        <source> (loaded)</source>
+        <translation> (불러옴)</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>찾아보기…</translation>
+    </message>
+    <message>
+        <source>Choose a model file</source>
+        <translation>모델 파일 고르기</translation>
+    </message>
+    <message>
+        <source>Choose a model for this pane</source>
+        <translation>이 창에서 쓸 모델 고르기</translation>
+    </message>
+    <message>
+        <source>Model files (*.gguf *.bin config.json *.safetensors)</source>
+        <translation>모델 파일 (*.gguf *.bin config.json *.safetensors)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>모든 파일 (*)</translation>
+    </message>
 </context>
 <context>
     <name>PaneEndpoints</name>
@@ -1679,6 +1734,14 @@
     <message>
         <source>Answered by the server %1</source>
         <translation>서버 %1이(가) 응답</translation>
+    </message>
+    <message>
+        <source>▣ %1</source>
+        <translation>▣ %1</translation>
+    </message>
+    <message>
+        <source>Answered by the model %1</source>
+        <translation>%1 모델이 답함</translation>
     </message>
 </context>
 <context>
@@ -2207,6 +2270,12 @@
     <message>
         <source>Model load progress</source>
         <translation>모델 불러오기 진행률</translation>
+    </message>
+    <message numerus="yes">
+        <source>  ·  +%n other model(s)</source>
+        <translation>
+            <numerusform>  ·  다른 모델 %n개</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -20,6 +20,7 @@ namespace {
 //   only when the user set it; one that is there, written by hand too, is the user's; the others
 //   follow the model's suggestions.
 //            1\endpointUrl=http://...  1\endpointModel=...
+//            1\localModel=/path/to/another-model.gguf   (a local model other than the main one)
 // Before, three keys held binary QVariant lists (@Variant(...)): still read, then rewritten.
 const QString kPanesArray = QStringLiteral("panes");
 const QString kCurrentPaneKey = QStringLiteral("panes/current");
@@ -27,6 +28,7 @@ const QString kConversationField = QStringLiteral("conversation");
 const QString kCustomizedField = QStringLiteral("customized");
 const QString kEndpointUrlField = QStringLiteral("endpointUrl");
 const QString kEndpointModelField = QStringLiteral("endpointModel");
+const QString kLocalModelField = QStringLiteral("localModel");
 const QString kOldPaneConversationsKey = QStringLiteral("panes/conversations");
 const QString kOldPaneSettingsKey = QStringLiteral("panes/settings");
 const QString kOldPaneEndpointsKey = QStringLiteral("panes/endpoints");
@@ -36,6 +38,7 @@ struct SavedPane {
   qint64 conversation = 0;
   QVariantMap settings;  ///< PaneSettings::toMap()'s keys
   QVariantMap endpoint;  ///< PaneEndpoints::savedForm()'s keys
+  QString localModel;    ///< another local model (LocalModels), "" for the main one
 };
 
 /// The panes saved in `s`, in either form (none: an empty list).
@@ -49,7 +52,7 @@ QList<SavedPane> readPanes(QSettings& s) {
     for (qsizetype i = 0; i < n; ++i)
       panes.append({i < ids.size() ? ids.at(i).toLongLong() : 0,
                     i < settings.size() ? settings.at(i).toMap() : QVariantMap(),
-                    i < endpoints.size() ? endpoints.at(i).toMap() : QVariantMap()});
+                    i < endpoints.size() ? endpoints.at(i).toMap() : QVariantMap(), QString()});
     return panes;
   }
   const int n = s.beginReadArray(kPanesArray);
@@ -63,6 +66,8 @@ QList<SavedPane> readPanes(QSettings& s) {
         p.endpoint.insert(QStringLiteral("url"), s.value(key).toString());
       } else if (key == kEndpointModelField) {
         p.endpoint.insert(QStringLiteral("model"), s.value(key).toString());
+      } else if (key == kLocalModelField) {
+        p.localModel = s.value(key).toString();
       } else if (key != kCustomizedField) {
         p.settings.insert(key, s.value(key));
       }
@@ -144,6 +149,7 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   panes_ = new PaneListModel(store_.get(), engine_, this);
   monitor_ = new EngineMonitor(engine_, panes_, this);
   history_ = new HistoryController(store_.get(), conversations_, panes_, errors_, this);
+  localModels_ = new LocalModels(engine_, recentModels, panes_, this);
   connect(panes_, &PaneListModel::layoutChanged, this, &AppController::savePanes);
   connect(panes_, &PaneListModel::currentIndexChanged, this, &AppController::savePanes);
   compare_ = new BlindCompare(panes_, store_.get(), this);
@@ -182,6 +188,8 @@ AppController::~AppController() {
   endpoints_ = nullptr;
   delete panes_;
   panes_ = nullptr;
+  delete localModels_;  // the other models (their panes are gone), before the main one it reads
+  localModels_ = nullptr;
   delete throughput_;
   throughput_ = nullptr;
   delete engine_;
@@ -230,6 +238,11 @@ void AppController::restorePanes() {
     PaneState* s = i < panes_->count() ? panes_->paneAt(static_cast<int>(i)) : panes_->addPane();
     if (s && i < savedPanes.size()) s->settings()->fromMap(savedPanes.at(i).settings);
     if (s && i < savedPanes.size()) endpoints_->restore(static_cast<int>(i), savedPanes.at(i).endpoint);
+    if (s && i < savedPanes.size() && !savedPanes.at(i).localModel.isEmpty()) {
+      // Loaded again beside the main one (a model that no longer fits: the banner says so).
+      const QString error = localModels_->usePaneModel(s, savedPanes.at(i).localModel);
+      if (!error.isEmpty()) errors_->set(tr("Pane %1 answers with the main model: %2").arg(i + 1).arg(error));
+    }
     if (s && saved[i] != 0) s->openConversation(saved[i], history_->titleOf(saved[i]));
   }
   panes_->setCurrentIndex(qBound(0, settings_->value(kCurrentPaneKey, 0).toInt(), panes_->count() - 1));
@@ -238,7 +251,7 @@ void AppController::restorePanes() {
 }
 
 void AppController::savePanes() {
-  if (restoring_ || !panes_ || !endpoints_) return;
+  if (restoring_ || !panes_ || !endpoints_ || !localModels_) return;
   settings_->remove(kPanesArray);  // the old binary keys too, and panes closed since
   const QList<PaneState*>& panes = panes_->panes();
   settings_->beginWriteArray(kPanesArray, static_cast<int>(panes.size()));
@@ -252,6 +265,8 @@ void AppController::savePanes() {
       if (it.key() == kCustomizedField || (sampling.contains(it.key()) && !mine.contains(it.key()))) continue;
       settings_->setValue(it.key(), it.value());
     }
+    const QString localModel = localModels_->paneModelPath(i);
+    if (!localModel.isEmpty()) settings_->setValue(kLocalModelField, localModel);
     const QVariantMap endpoint = endpoints_->savedForm(i);
     if (!endpoint.isEmpty()) {
       settings_->setValue(kEndpointUrlField, endpoint.value(QStringLiteral("url")));

@@ -13,6 +13,7 @@
 #include "app/controllers/download_controller.h"
 #include "app/controllers/engine_monitor.h"
 #include "app/controllers/history_controller.h"
+#include "app/controllers/local_models.h"
 #include "app/controllers/model_controller.h"
 #include "app/controllers/recent_models_model.h"
 #include "app/engine/engine_settings.h"
@@ -54,6 +55,8 @@ class AppController : public QObject {
   Q_PROPERTY(HistoryController* history READ history CONSTANT)
   /// Opening and unloading models, the recent models, the engine settings.
   Q_PROPERTY(ModelController* models READ models CONSTANT)
+  /// The local models panes answer with besides the main one (a pane's settings, Answered by).
+  Q_PROPERTY(LocalModels* localModels READ localModels CONSTANT)
   /// Models from the Hugging Face hub: search, files, download, the models folder.
   Q_PROPERTY(DownloadController* downloads READ downloads CONSTANT)
   /// The theme, the font size, the UI language.
@@ -93,6 +96,7 @@ class AppController : public QObject {
   HistoryController* history() const { return history_; }
   ModelController* models() const { return models_; }
   DownloadController* downloads() const { return downloads_; }
+  LocalModels* localModels() const { return localModels_; }
   Appearance* appearance() const { return appearance_; }
   AppErrors* errors() const { return errors_; }
 
@@ -115,6 +119,7 @@ class AppController : public QObject {
   HistoryController* history_ = nullptr;
   ModelController* models_ = nullptr;
   DownloadController* downloads_ = nullptr;
+  LocalModels* localModels_ = nullptr;  ///< freed after the panes that use its models, before engine_
   Appearance* appearance_ = nullptr;
   Translator* translator_ = nullptr;
   QString sendOnStart_;

@@ -30,15 +30,21 @@ ModelController::ModelController(LocalChatBackend* engine, RecentModelsModel* re
   });
 }
 
-void ModelController::openModel(const QString& path) {
+QString ModelController::modelPathOf(const QString& path) {
   QString clean = QDir::cleanPath(QDir::fromNativeSeparators(path.trimmed()));
-  if (clean.isEmpty() || clean == QLatin1String(".")) return;
+  if (clean == QLatin1String(".")) return {};
   // A file of a Hugging Face folder (config.json, a .safetensors shard, the index) chosen in the
   // file dialog stands for its folder: the folder is what loads and what the recent list keeps.
   if (const QFileInfo info(clean); info.isFile() && !info.fileName().endsWith(QLatin1String(".gguf"))) {
     const std::string folder = pagedchat::hf_folder_of(clean.toStdString());
     if (!folder.empty()) clean = QDir::cleanPath(QString::fromStdString(folder));
   }
+  return clean;
+}
+
+void ModelController::openModel(const QString& path) {
+  const QString clean = modelPathOf(path);
+  if (clean.isEmpty()) return;
   recentModels_->setLastFolderFrom(clean);
   setLoadError(QString());
   errors_->clearModelError();  // a new attempt: the last one's message goes

@@ -35,6 +35,9 @@ class ModelController : public QObject {
   /// next start. A failure shows in loadError and AppErrors (file name and reason), and the
   /// model loaded before, if any, is loaded again (with its chat template and tokenizer).
   Q_INVOKABLE void openModel(const QString& path);
+  /// The path a model loads from and the recent list keeps: `path` cleaned, and a file of a
+  /// Hugging Face folder (config.json, a .safetensors shard) replaced by the folder; "" for "".
+  static QString modelPathOf(const QString& path);
   /// openModel() for a file dialog's URL.
   Q_INVOKABLE void openModelUrl(const QUrl& url);
   /// Stops every request and frees the model; the panes say that no model is loaded.

@@ -6,9 +6,7 @@
 
 #include <algorithm>
 
-#if defined(Q_OS_UNIX)
-#include <unistd.h>
-#endif
+#include "engine/core/host_memory.h"
 
 namespace {
 const QString kKvKey = QStringLiteral("engine/kvCacheMiB");
@@ -27,13 +25,7 @@ constexpr OverflowName kOverflowNames[] = {{pagedchat::ContextOverflow::kRolling
                                            {pagedchat::ContextOverflow::kTruncateMiddle, "truncateMiddle"},
                                            {pagedchat::ContextOverflow::kStopAtLimit, "stopAtLimit"}};
 
-qint64 physicalMemoryMiB() {
-#if defined(Q_OS_UNIX) && defined(_SC_PHYS_PAGES)
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return static_cast<qint64>(pages) * page / (1024 * 1024);
-#endif
-  return 0;
-}
+qint64 physicalMemoryMiB() { return static_cast<qint64>(pagedchat::physical_memory_bytes() >> 20); }
 }  // namespace
 
 EngineSettings::EngineSettings(QSettings* settings, QObject* parent) : QObject(parent), settings_(settings) {

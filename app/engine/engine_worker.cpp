@@ -162,15 +162,18 @@ void EngineWorker::load(int generation) {
   QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
   const int numBlocks = engine_->stats().num_total_blocks;
   // Facts, not sentences: the GUI words them in the language of the moment (LocalChatBackend::modelDetails).
-  const QVariantMap details{{QStringLiteral("architecture"), QString::fromStdString(mc.architecture)},
-                            {QStringLiteral("layers"), mc.n_layers},
-                            {QStringLiteral("dim"), mc.hidden_size},
-                            {QStringLiteral("vocab"), mc.vocab_size},
-                            {QStringLiteral("weights"), QString::fromStdString(engine_->weight_types())},
-                            {QStringLiteral("blocks"), numBlocks},
-                            {QStringLiteral("builtinTemplate"), chatTemplate_->is_builtin()},
-                            {QStringLiteral("template"), QString::fromStdString(chatTemplate_->name())},
-                            {QStringLiteral("templateFamily"), QString::fromStdString(chatTemplate_->family())}};
+  const QVariantMap details{
+      {QStringLiteral("architecture"), QString::fromStdString(mc.architecture)},
+      {QStringLiteral("layers"), mc.n_layers},
+      {QStringLiteral("dim"), mc.hidden_size},
+      {QStringLiteral("vocab"), mc.vocab_size},
+      {QStringLiteral("weights"), QString::fromStdString(engine_->weight_types())},
+      {QStringLiteral("blocks"), numBlocks},
+      {QStringLiteral("memoryBytes"),
+       static_cast<qulonglong>(engine_->packed_weight_bytes() + engine_->engine_config().kv_cache_bytes)},
+      {QStringLiteral("builtinTemplate"), chatTemplate_->is_builtin()},
+      {QStringLiteral("template"), QString::fromStdString(chatTemplate_->name())},
+      {QStringLiteral("templateFamily"), QString::fromStdString(chatTemplate_->family())}};
   emit contextLengthKnown(engine_->engine_config().max_model_len);
   emit chatFormatKnown(chatTemplate_->name() == "none");
   emit samplingDefaultsKnown(modelDefaults());

@@ -66,6 +66,8 @@ void LocalChatBackend::start() {
 
 void LocalChatBackend::loadModel(const QString& rawPath, const QString& chatTemplate, const QString& tokenizer) {
   ensureThread();
+  // Asked while the current model's memory still counts as ours (LocalModels gives it back).
+  config_.host_memory_budget = memoryBudget_ ? memoryBudget_() : 0;
   emit aboutToReplaceModel();
   const QString path = QDir::cleanPath(rawPath);
   config_.model = path.toStdString();

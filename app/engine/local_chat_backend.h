@@ -8,6 +8,8 @@
 #include <QString>
 #include <QThread>
 
+#include <functional>
+
 #include "app/engine/chat_backend.h"
 #include "app/engine/chat_prompt.h"
 #include "app/engine/request_delta.h"
@@ -72,6 +74,12 @@ class LocalChatBackend : public ChatBackend {
   void setEngineConfig(const pagedchat::EngineConfig& config);
   /// The engine settings models are loaded with (model = the current path).
   const pagedchat::EngineConfig& engineConfig() const { return config_; }
+  /// Called on every load (loadModel(), a settings reload) for the EngineConfig's
+  /// host_memory_budget (0 = none); LocalModels sets it while other models are loaded.
+  void setMemoryBudget(std::function<std::size_t()> budget) { memoryBudget_ = std::move(budget); }
+  /// Memory the loaded model holds: its weights as the engine keeps them and its KV cache, in
+  /// bytes (0 when none is loaded).
+  quint64 memoryBytes() const { return modelDetails_.value(QStringLiteral("memoryBytes")).toULongLong(); }
   /// Turns the worker's snapshots (snapshotReady()) on or off; at most one per `minIntervalMs`
   /// (tests pass 0 to see every step).
   void setMonitoring(bool on, int minIntervalMs = 100);
@@ -177,4 +185,5 @@ class LocalChatBackend : public ChatBackend {
   int numRunning_ = 0;
   int maxPositions_ = 0;
   QVariantMap modelSamplingDefaults_;
+  std::function<std::size_t()> memoryBudget_;
 };

@@ -24,12 +24,12 @@ PaneState::PaneState(ChatStore* store, LocalChatBackend* engine, QObject* parent
     : QObject(parent),
       store_(store),
       engine_(engine),
+      local_(engine),
       backend_(engine),
       messages_(new MessageListModel(this)),
       settings_(new PaneSettings(this)),
       throughput_(new ThroughputMeter(nullptr, this)) {
   connect(settings_, &PaneSettings::changed, this, &PaneState::samplingChanged);
-  connect(engine_, &LocalChatBackend::stateChanged, this, &PaneState::contextChanged);
   saveTimer_.setInterval(kSaveIntervalMs);
   connect(&saveTimer_, &QTimer::timeout, this, [this] { saveReply(); });
   // "Not sent: the disk is full" is stale once the history can be written again.
@@ -37,19 +37,7 @@ PaneState::PaneState(ChatStore* store, LocalChatBackend* engine, QObject* parent
     if (!storeErrorText_.isEmpty() && errorText_ == storeErrorText_) setErrorText(QString());
   });
   connectBackend();
-  connect(engine_, &LocalChatBackend::tokenCountReady, this, [this](int ticket, int count) {
-    if (ticket != countTicket_) return;
-    countedTokens_ = count;
-    emit contextChanged();
-  });
-  // Another model (or the same with other settings) counts differently, and may suggest other
-  // sampling settings (its generation_config.json) for the fields the user has not set.
-  settings_->setModelDefaults(engine_->modelSamplingDefaults());
-  connect(engine_, &LocalChatBackend::modelLoadFinished, this, [this](bool ok) {
-    if (!ok) return;
-    settings_->setModelDefaults(engine_->modelSamplingDefaults());
-    if (!isBusy()) countContext();
-  });
+  connectLocal();
 }
 
 PaneState::~PaneState() {
@@ -92,11 +80,11 @@ bool PaneState::send() {
 }
 
 bool PaneState::checkModel() {
-  if (remote_) return true;                                      // the endpoint says what is wrong, if anything
-  if (engine_->isLoaded() || engine_->isLoading()) return true;  // while one loads, requests wait for it
-  setErrorText(engine_->loadError().isEmpty()
+  if (remote_) return true;                                    // the endpoint says what is wrong, if anything
+  if (local_->isLoaded() || local_->isLoading()) return true;  // while one loads, requests wait for it
+  setErrorText(local_->loadError().isEmpty()
                    ? tr("No model is loaded. Open one with the Model button in the tool bar (Ctrl+O) to chat.")
-                   : tr("No model is loaded: %1").arg(engine_->loadError()));
+                   : tr("No model is loaded: %1").arg(local_->loadError()));
   return false;
 }
 
@@ -225,11 +213,11 @@ void PaneState::openConversation(qint64 id, const QString& title) {
 void PaneState::countContext() {
   countedTokens_ = -1;
   const QList<PromptMessage> conversation = buildConversationMessages(systemPrompt(), rows(0, messages_->rowCount()));
-  if (conversation.isEmpty() || !engine_->isLoaded() || remote_) {  // remote: counted by its first answer
-    countTicket_ = 0;                                               // an answer still on its way is stale
+  if (conversation.isEmpty() || remote_ || !local_->isLoaded()) {  // remote: counted by its first answer
+    countTicket_ = 0;                                              // an answer still on its way is stale
     return;
   }
-  countTicket_ = engine_->countTokens(conversation, maxTokens());
+  countTicket_ = local_->countTokens(conversation, maxTokens());
 }
 
 void PaneState::closeConversation(bool deleted) {
@@ -285,7 +273,7 @@ void PaneState::onStepFinished(const QList<RequestDelta>& deltas) {
       replyTokens_ += d.newTokens;
     }
     decodeSeconds_ = std::max(decodeSeconds_, d.decodeSeconds);
-    throughput_->addStep(engine_->clockMs(), d.newTokens, d.finished ? 0 : 1);
+    throughput_->addStep(local_->clockMs(), d.newTokens, d.finished ? 0 : 1);
     if (d.numPromptTokens > 0 || d.newTokens > 0) emit contextChanged();
     if (!d.text.isEmpty()) {
       replyText_ += d.text;
@@ -384,7 +372,7 @@ bool PaneState::commitTurn() {
 void PaneState::finishReply(pagedchat::FinishReason finishReason, bool save) {
   saveTimer_.stop();
   setPromptProgress(0, 0);
-  throughput_->addStep(engine_->clockMs(), 0, 0);
+  throughput_->addStep(local_->clockMs(), 0, 0);
   // Decode speed: the tokens after the first over the time they took, as the engine timed them
   // (deltas can reach the GUI thread in bursts, so the GUI's clock would overstate it); a backend
   // without engine timings (remote) is timed from its first token's arrival. The prompt's time is

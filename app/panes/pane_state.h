@@ -71,6 +71,11 @@ class PaneState : public QObject {
   /// The remote endpoint's base URL and model ("" for the local engine).
   Q_PROPERTY(QString endpointUrl READ endpointUrl NOTIFY backendChanged)
   Q_PROPERTY(QString endpointModel READ endpointModel NOTIFY backendChanged)
+  /// The local model that answers (or would, were no endpoint set): the app's main one unless
+  /// the pane picked another (useLocalModel()).
+  Q_PROPERTY(LocalChatBackend* localEngine READ localEngine NOTIFY backendChanged)
+  /// The pane answers with a local model other than the main one.
+  Q_PROPERTY(bool otherLocalModel READ usesOtherLocalModel NOTIFY backendChanged)
 
  public:
   PaneState(ChatStore* store, LocalChatBackend* engine, QObject* parent = nullptr);
@@ -169,8 +174,14 @@ class PaneState : public QObject {
   /// From now on sends to the OpenAI-compatible endpoint at `baseUrl` (e.g. http://host:8000/v1)
   /// with `model` and `apiKey` ("" = none). A generation in flight is stopped first (its text kept).
   void useRemoteEndpoint(const QUrl& baseUrl, const QString& model, const QString& apiKey);
-  /// Back to the local engine (a generation in flight is stopped first).
+  /// Back to the main local model (a generation in flight is stopped first).
   void useLocalEngine();
+  /// From now on sends to `backend`, a local model (LocalModels: the main one or another); null
+  /// means the main one. A generation in flight is stopped first; a remote endpoint is dropped.
+  /// The backend must outlive its use here (LocalModels keeps it while the pane uses it).
+  void useLocalModel(LocalChatBackend* backend);
+  LocalChatBackend* localEngine() const { return local_; }
+  bool usesOtherLocalModel() const { return local_ != engine_; }
   bool isRemote() const { return remote_ != nullptr; }
   QString endpointUrl() const;
   QString endpointModel() const;
@@ -212,6 +223,8 @@ class PaneState : public QObject {
  private:
   /// Routes backend_'s deltas and rejections to this pane (and no other backend's).
   void connectBackend();
+  /// Follows local_'s state (its model loaded, its token counts).
+  void connectLocal();
   /// Stops a generation in flight (text kept) before the backend changes.
   void stopForBackendChange();
   void onStepFinished(const QList<RequestDelta>& deltas);
@@ -253,8 +266,10 @@ class PaneState : public QObject {
   void setErrorText(const QString& text);
 
   ChatStore* store_;
-  LocalChatBackend* engine_;
-  ChatBackend* backend_;                 ///< engine_ or remote_
+  LocalChatBackend* engine_;  ///< the app's main model
+  LocalChatBackend* local_;   ///< engine_ or another local model (useLocalModel())
+  QList<QMetaObject::Connection> localConnections_;
+  ChatBackend* backend_;                 ///< local_ or remote_
   RemoteChatBackend* remote_ = nullptr;  ///< owned (a child) when the pane uses an endpoint
   QList<QMetaObject::Connection> backendConnections_;
   MessageListModel* messages_;

@@ -12,6 +12,25 @@ void PaneState::connectBackend() {
                          connect(backend_, &ChatBackend::contextTrimmed, this, &PaneState::onContextTrimmed)};
 }
 
+void PaneState::connectLocal() {
+  for (const QMetaObject::Connection& c : std::as_const(localConnections_)) disconnect(c);
+  localConnections_ = {connect(local_, &LocalChatBackend::stateChanged, this, &PaneState::contextChanged),
+                       connect(local_, &LocalChatBackend::tokenCountReady, this,
+                               [this](int ticket, int count) {
+                                 if (ticket != countTicket_) return;
+                                 countedTokens_ = count;
+                                 emit contextChanged();
+                               }),
+                       // Another model (or the same with other settings) counts differently, and may suggest other
+                       // sampling settings (its generation_config.json) for the fields the user has not set.
+                       connect(local_, &LocalChatBackend::modelLoadFinished, this, [this](bool ok) {
+                         if (!ok) return;
+                         settings_->setModelDefaults(local_->modelSamplingDefaults());
+                         if (!isBusy()) countContext();
+                       })};
+  settings_->setModelDefaults(local_->modelSamplingDefaults());
+}
+
 void PaneState::stopForBackendChange() {
   if (!isBusy()) return;
   backend_->cancel(requestId_);
@@ -26,6 +45,10 @@ void PaneState::useRemoteEndpoint(const QUrl& baseUrl, const QString& model, con
     connect(remote_, &RemoteChatBackend::modelsListed, this, &PaneState::contextChanged);
   }
   remote_->setEndpoint(baseUrl, model, apiKey);
+  if (local_ != engine_) {  // another local model is let go of (LocalModels frees it)
+    local_ = engine_;
+    connectLocal();
+  }
   backend_ = remote_;
   connectBackend();
   remote_->listModels();
@@ -34,13 +57,22 @@ void PaneState::useRemoteEndpoint(const QUrl& baseUrl, const QString& model, con
   emit contextChanged();
 }
 
-void PaneState::useLocalEngine() {
-  if (!remote_) return;
+void PaneState::useLocalEngine() { useLocalModel(engine_); }
+
+void PaneState::useLocalModel(LocalChatBackend* backend) {
+  if (!backend) backend = engine_;
+  if (!remote_ && backend == local_) return;
   stopForBackendChange();
-  backend_ = engine_;
+  if (backend != local_) {
+    local_ = backend;
+    connectLocal();
+  }
+  backend_ = local_;
   connectBackend();
-  remote_->deleteLater();
-  remote_ = nullptr;
+  if (remote_) {
+    remote_->deleteLater();
+    remote_ = nullptr;
+  }
   countContext();
   emit backendChanged();
   emit contextChanged();
@@ -49,4 +81,4 @@ void PaneState::useLocalEngine() {
 QString PaneState::endpointUrl() const { return remote_ ? remote_->baseUrl().toString() : QString(); }
 QString PaneState::endpointModel() const { return remote_ ? remote_->model() : QString(); }
 
-int PaneState::contextLimit() const { return remote_ ? remote_->maxModelLen() : engine_->maxPositions(); }
+int PaneState::contextLimit() const { return remote_ ? remote_->maxModelLen() : local_->maxPositions(); }

@@ -1,7 +1,5 @@
 #include "engine/loader/random_model.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <map>
@@ -10,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include "engine/core/host_memory.h"
 
 namespace pagedchat {
 
@@ -117,8 +117,7 @@ LoadedModel make_random_model(const std::string& spec) {
   const uint64_t n = uint64_t(c.vocab_size) * dim * (tied ? 1 : 2) +
                      L * (2 * dim + dim * q + 2 * dim * kv + q * dim + 3 * dim * hidden) + dim;
   const uint64_t bytes = n * (bf16 ? sizeof(uint16_t) : sizeof(float));
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  const uint64_t mem = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+  const uint64_t mem = physical_memory_bytes();
   if (mem && bytes > mem * 3 / 4)
     throw std::runtime_error("random model '" + spec + "' needs " + std::to_string(bytes >> 20) + " MiB of " +
                              (bf16 ? "bfloat16" : "float32") + " weights; this machine has " +

@@ -4,6 +4,7 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
+import "ComposingInput.js" as ComposingInput
 
 ItemDelegate {
     id: row
@@ -76,6 +77,9 @@ ItemDelegate {
                 font.pixelSize: 14
                 Accessible.name: qsTr("New title")
                 onAccepted: row.finishRename(true)
+                // A Korean syllable still being composed is part of the new title.
+                Keys.onReturnPressed: (event) => { ComposingInput.commit(renameField); event.accepted = false }
+                Keys.onEnterPressed: (event) => { ComposingInput.commit(renameField); event.accepted = false }
                 onActiveFocusChanged: if (!activeFocus) row.finishRename(true)
                 Keys.onEscapePressed: row.finishRename(false)
             }

@@ -6,6 +6,7 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
 import PagedChat
+import "ComposingInput.js" as ComposingInput
 
 ColumnLayout {
     id: panel
@@ -36,6 +37,9 @@ ColumnLayout {
             Accessible.name: qsTr("Search text")
             onTextChanged: searchDelay.restart()
             onAccepted: { searchDelay.stop(); panel.runSearch() }
+            // A Korean syllable still being composed goes into the text before Enter searches.
+            Keys.onReturnPressed: (event) => { ComposingInput.commit(field); event.accepted = false }
+            Keys.onEnterPressed: (event) => { ComposingInput.commit(field); event.accepted = false }
             Keys.onEscapePressed: panel.closeRequested()
             Keys.onDownPressed: resultList.forceActiveFocus()
         }

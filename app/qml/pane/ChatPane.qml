@@ -20,6 +20,11 @@ Pane {
     property BlindCompare compare: null
     /// The PaneEndpoints (C++): a remote server instead of the local model; null in tests.
     property PaneEndpoints endpoints: null
+    /// The LocalModels (C++): another model on this computer; null in tests.
+    property LocalModels localModels: null
+    /// The local model that answers: the main one, or another the pane's settings chose.
+    readonly property LocalChatBackend localEngine: paneState !== null && paneState.localEngine !== null
+                                                    ? paneState.localEngine : engine
 
     readonly property bool blind: compare !== null && compare.hidden
     /// The pane's settings popup (PaneSettingsPopup).
@@ -31,7 +36,8 @@ Pane {
 
     readonly property bool isCurrent: panes.currentIndex === index
     /// Something can answer: a remote endpoint, or a model loaded (or loading).
-    readonly property bool canAnswer: (paneState !== null && paneState.remote) || engine.loaded || engine.loading
+    readonly property bool canAnswer: (paneState !== null && paneState.remote) || localEngine.loaded
+                                      || localEngine.loading
 
     function makeCurrent() { panes.currentIndex = index }
     /// The welcome's buttons (no model yet): the download dialog, the model picker.
@@ -79,7 +85,7 @@ Pane {
             paneNumber: pane.index + 1
             detailsHidden: pane.blind
             modelAvailable: pane.canAnswer
-            continuesText: pane.paneState !== null && !pane.paneState.remote && pane.engine.continuesText
+            continuesText: pane.paneState !== null && !pane.paneState.remote && pane.localEngine.continuesText
         }
 
         // The conversation outgrew the context: what the model no longer sees, and where to change it.
@@ -166,5 +172,6 @@ Pane {
         paneNumber: pane.index + 1
         paneState: pane.paneState
         endpoints: pane.endpoints
+        localModels: pane.localModels
     }
 }

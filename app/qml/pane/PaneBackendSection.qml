@@ -1,9 +1,12 @@
-// Who answers a pane: this computer's model, or an OpenAI-compatible server (vLLM, llama-server,
+// Who answers a pane: the model loaded in PagedChat, another model on this computer (loaded beside
+// it while memory allows: LocalModels), or an OpenAI-compatible server (vLLM, llama-server,
 // Ollama, another PagedChat) by base URL, API key (kept in the system keychain) and model. Part of
 // the pane's settings popup; apply() is called by its Apply button.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import PagedChat
 
@@ -14,6 +17,10 @@ ColumnLayout {
     property PaneState paneState: null
     property int paneIndex: 0
     property PaneEndpoints endpoints: null
+    /// The app's LocalModels (C++); null: no choice of another local model.
+    property LocalModels localModels: null
+    /// localModels.choices() when the section was loaded: [{path, name, loaded}].
+    property var localChoices: []
     /// Why the last Apply or model list failed ("" = none).
     property string error: ""
     property var models: []
@@ -29,7 +36,11 @@ ColumnLayout {
         keyStored = false
         keyField.text = ""
         remoteButton.checked = paneState !== null && paneState.remote
-        localButton.checked = !remoteButton.checked
+        const otherPath = localModels && paneState && !paneState.remote ? localModels.paneModelPath(paneIndex) : ""
+        otherButton.checked = otherPath !== ""
+        localButton.checked = !remoteButton.checked && !otherButton.checked
+        localChoices = localModels ? localModels.choices() : []
+        otherBox.editText = otherPath !== "" ? otherPath : (localChoices.length > 0 ? localChoices[0].path : "")
         urlField.text = paneState && paneState.remote ? paneState.endpointUrl : ""
         models = paneState && paneState.remote && paneState.endpointModel !== "" ? [paneState.endpointModel] : []
         modelBox.editText = paneState && paneState.remote ? paneState.endpointModel : ""
@@ -41,6 +52,15 @@ ColumnLayout {
     function apply() {
         if (!endpoints || !paneState)
             return true
+        if (otherButton.checked && localModels) {
+            const path = otherBox.editText.trim()
+            if (path === "") {
+                error = qsTr("Choose a model file or folder.")
+                return false
+            }
+            error = localModels.usePaneModel(paneIndex, path)
+            return error === ""
+        }
         if (!remoteButton.checked) {
             endpoints.useLocal(paneIndex)
             error = ""
@@ -66,6 +86,67 @@ ColumnLayout {
         text: qsTr("The model loaded in PagedChat")
         ButtonGroup.group: backendGroup
         Accessible.name: text
+    }
+    RadioButton {
+        id: otherButton
+        objectName: "backendOtherLocal"
+        Layout.fillWidth: true
+        visible: section.localModels !== null
+        text: qsTr("Another model on this computer")
+        ButtonGroup.group: backendGroup
+        Accessible.name: text
+        Accessible.description: otherHint.text
+    }
+    ColumnLayout {
+        Layout.fillWidth: true
+        Layout.leftMargin: 24
+        visible: otherButton.checked
+        spacing: 4
+        Label {
+            id: otherHint
+            Layout.fillWidth: true
+            text: qsTr("Loaded beside the main model while memory allows, with its own batch and KV cache; freed when no pane uses it.")
+            wrapMode: Text.Wrap
+            font.pixelSize: Theme.smallFontSize
+            color: Theme.mutedTextColor
+        }
+        RowLayout {
+            Layout.fillWidth: true
+            ComboBox {
+                id: otherBox
+                objectName: "otherLocalModel"
+                Layout.fillWidth: true
+                editable: true
+                model: section.localChoices
+                textRole: "path"
+                displayText: editText
+                Accessible.name: qsTr("Model file or folder")
+                ToolTip.visible: hovered && editText !== ""
+                ToolTip.text: editText
+                delegate: ItemDelegate {
+                    required property var modelData
+                    required property int index
+                    width: ListView.view ? ListView.view.width : implicitWidth
+                    text: modelData.name + (modelData.loaded ? qsTr(" (loaded)") : "")
+                    highlighted: otherBox.highlightedIndex === index
+                    ToolTip.visible: hovered
+                    ToolTip.text: modelData.path
+                }
+            }
+            Button {
+                objectName: "otherLocalBrowse"
+                text: qsTr("Browse…")
+                onClicked: otherFileDialog.open()
+                Accessible.name: qsTr("Choose a model file")
+            }
+        }
+    }
+    FileDialog {
+        id: otherFileDialog
+        title: qsTr("Choose a model for this pane")
+        fileMode: FileDialog.OpenFile
+        nameFilters: [qsTr("Model files (*.gguf *.bin config.json *.safetensors)"), qsTr("All files (*)")]
+        onAccepted: if (section.localModels) otherBox.editText = section.localModels.modelPathOfUrl(selectedFile)
     }
     RadioButton {
         id: remoteButton

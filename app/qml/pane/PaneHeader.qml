@@ -121,14 +121,20 @@ Rectangle {
 
             Label {
                 objectName: "paneBackend"
-                // A remote pane names its server (hidden in blind compare: it would tell the panes apart).
-                visible: header.paneState !== null && header.paneState.remote && !header.settingsHidden
-                text: visible ? qsTr("⇄ %1 at %2").arg(header.paneState.endpointModel).arg(header.paneState.endpointUrl) : ""
+                // A remote pane names its server, a pane on another local model that model (hidden
+                // in blind compare: it would tell the panes apart).
+                readonly property bool otherModel: header.paneState !== null && header.paneState.otherLocalModel
+                visible: header.paneState !== null && (header.paneState.remote || otherModel) && !header.settingsHidden
+                text: !visible ? ""
+                      : otherModel ? qsTr("▣ %1").arg(header.paneState.localEngine.modelName)
+                      : qsTr("⇄ %1 at %2").arg(header.paneState.endpointModel).arg(header.paneState.endpointUrl)
                 Layout.maximumWidth: 220
                 elide: Text.ElideMiddle
                 font.pixelSize: Theme.smallFontSize
-                color: Theme.mutedTextColor
-                Accessible.name: qsTr("Answered by the server %1").arg(text)
+                color: header.paneState !== null && otherModel && header.paneState.localEngine.loadError !== ""
+                       ? Theme.errorColor : Theme.mutedTextColor
+                Accessible.name: otherModel ? qsTr("Answered by the model %1").arg(header.paneState.localEngine.modelName)
+                                            : qsTr("Answered by the server %1").arg(text)
                 ToolTip.visible: backendHover.hovered
                 ToolTip.text: text
                 HoverHandler { id: backendHover }

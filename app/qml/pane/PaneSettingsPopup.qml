@@ -18,6 +18,7 @@ Dialog {
     /// endpoints (tests) the choice is not shown.
     property PaneState paneState: null
     property PaneEndpoints endpoints: null
+    property LocalModels localModels: null
     /// Field -> error message from the last Apply.
     property var errors: ({})
     /// The reasoning choices offered: the loaded model's (its chat template's switches); a remote
@@ -40,7 +41,7 @@ Dialog {
     modal: true
     focus: true
     padding: 16
-    width: Math.min(420, parent ? parent.width - 24 : 420)
+    width: Math.min(440, parent ? parent.width - 24 : 440)
     // A plain surface, as the other dialogs (the style's elevation shadow needs shader effects
     // some renderers lack: the middle was see-through there).
     background: Rectangle {
@@ -138,11 +139,14 @@ Dialog {
     contentItem: ScrollView {  // qmllint disable deferred-property-id
         implicitHeight: Math.min(form.implicitHeight, popup.parent ? popup.parent.height - 160 : 600)
         contentWidth: availableWidth
+        id: scroller
+        ScrollBar.horizontal.policy: ScrollBar.AlwaysOff  // the fields take the width: nothing to scroll sideways
         Accessible.name: qsTr("Pane settings")
 
         ColumnLayout {
             id: form
-            width: parent.width
+            // The scroll bar beside the fields, not over their right edge.
+            width: parent.width - (scroller.ScrollBar.vertical.visible ? scroller.ScrollBar.vertical.width : 0)
             spacing: 6
 
             PaneBackendSection {
@@ -152,6 +156,7 @@ Dialog {
                 paneState: popup.paneState
                 paneIndex: popup.paneNumber - 1
                 endpoints: popup.endpoints
+                localModels: popup.localModels
             }
             Label {
                 text: qsTr("System prompt")

@@ -7,6 +7,7 @@ import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
 import PagedChat
+import "ComposingInput.js" as ComposingInput
 
 Dialog {
     id: dialog
@@ -67,6 +68,8 @@ Dialog {
                     placeholderText: qsTr("Search, or paste a repository (e.g. Qwen/Qwen3-4B-GGUF)")
                     enabled: !dialog.downloads.busy
                     onAccepted: dialog.downloads.search(text)
+                    Keys.onReturnPressed: (event) => { ComposingInput.commit(query); event.accepted = false }
+                    Keys.onEnterPressed: (event) => { ComposingInput.commit(query); event.accepted = false }
                     Accessible.name: qsTr("Search the Hugging Face hub")
                 }
                 Button {

@@ -143,6 +143,7 @@ ApplicationWindow {
         engine: window.app.engine
         throughput: window.app.throughput
         dataDir: window.app.dataDir
+        localModels: window.app.localModels
     }
 
     QuitShortcut {
@@ -305,6 +306,7 @@ ApplicationWindow {
                             engine: window.app.engine
                             compare: window.app.compare
                             endpoints: window.app.endpoints
+                            localModels: window.app.localModels
                             onDownloadRequested: downloadDialog.open()
                             onModelPickerRequested: modelPicker.open()
                         }

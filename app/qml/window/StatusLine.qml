@@ -11,6 +11,9 @@ ToolBar {
     required property LocalChatBackend engine
     required property ThroughputMeter throughput
     property string dataDir
+    /// The LocalModels (C++): the other models panes loaded beside the main one; null in tests.
+    property LocalModels localModels: null
+    readonly property int otherModels: localModels !== null ? localModels.others.length : 0
 
     /// Tokens per second over the last second while generating; a dash when idle.
     readonly property string rateText: throughput.active && throughput.tokensPerSecond >= 0
@@ -22,10 +25,11 @@ ToolBar {
         if (engine.loadError !== "" || !engine.loaded)
             return qsTr("No model loaded")
         const activity = engine.numRunning > 0 ? qsTr("%n running", "", engine.numRunning) : qsTr("idle")
-        return qsTr("Model: %1  ·  %2 tok/s  ·  %3")
+        const status = qsTr("Model: %1  ·  %2 tok/s  ·  %3")
             .arg(engine.modelName)
             .arg(statusLine.rateText)
             .arg(activity)
+        return otherModels > 0 ? status + qsTr("  ·  +%n other model(s)", "", otherModels) : status
     }
 
     implicitHeight: 32

@@ -1,13 +1,12 @@
 #include "engine/loader/hub/gguf_choice.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <stdexcept>
+
+#include "engine/core/host_memory.h"
 
 namespace pagedchat::hub {
 
@@ -39,17 +38,6 @@ Split split_of(const std::string& path) {
   return {path, 1, 1};
 }
 
-std::uint64_t available_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
-}
-
 }  // namespace
 
 std::string gguf_quant_of(const std::string& file_name) {
@@ -68,7 +56,7 @@ std::string gguf_quant_of(const std::string& file_name) {
 }
 
 bool fits_in_memory(std::uint64_t bytes, std::optional<std::uint64_t> available) {
-  const std::uint64_t have = available ? *available : available_memory();
+  const std::uint64_t have = available ? *available : available_memory_bytes();
   return have > 0 && bytes + bytes / 5 <= have;
 }
 

@@ -106,6 +106,7 @@ class TestGuiPanes : public QObject {
   void settingsDialogFitsLargeKorean();
   void errorBannerCloses();
   void remotePaneThroughSettings();
+  void otherLocalModelThroughSettings();
   void reasoningSetting();
   void koreanInputMethodEnter();
   void renderingBenchmark();
@@ -244,7 +245,8 @@ void TestGuiPanes::keyboardShortcutsAndTabOrder() {
 // Hangul through an input method, as Qt delivers it: the last syllable is pre-edit text (not in
 // the box's text) until the input method commits it. Enter sends the whole text once, whether the
 // commit came before the Enter or not (then Enter commits it); Shift+Enter during composition
-// commits the syllable and adds a line. Nothing is left in the box, nothing is sent twice.
+// commits the syllable and adds a line. Nothing is left in the box, nothing is sent twice. The
+// same for Enter in the search and rename fields: the search and the new title take the syllable.
 void TestGuiPanes::koreanInputMethodEnter() {
   QTemporaryDir dir;
   AppController controller(optionsFor(dir.path()));
@@ -258,12 +260,13 @@ void TestGuiPanes::koreanInputMethodEnter() {
   QVERIFY(input);
   input->forceActiveFocus();
   QTRY_VERIFY(input->hasActiveFocus());
+  QQuickItem* target = input;  // where compose() sends
   const auto compose = [&](const QString& commit, const QString& preedit) {
     QList<QInputMethodEvent::Attribute> attributes;
     if (!preedit.isEmpty()) attributes.append({QInputMethodEvent::Cursor, int(preedit.size()), 1});
     QInputMethodEvent e(preedit, attributes);
     e.setCommitString(commit);
-    QCoreApplication::sendEvent(input, &e);
+    QCoreApplication::sendEvent(target, &e);
   };
   const auto userMessages = [&] {
     QStringList out;
@@ -294,6 +297,36 @@ void TestGuiPanes::koreanInputMethodEnter() {
   QTest::keyClick(window, Qt::Key_Return, Qt::ShiftModifier);
   QCOMPARE(pane->inputText(), QStringLiteral("첫줄\n"));
   QCOMPARE(userMessages().size(), 2);
+
+  // 4. The search field: "안녕하" finds the chat, "안녕하다" does not. Enter during the last
+  // syllable's composition searches for the whole text.
+  QTest::keyClick(window, Qt::Key_F, Qt::ControlModifier);
+  QQuickItem* field = findItem(window->contentItem(), QStringLiteral("searchField"));
+  QQuickItem* panel = findItem(window->contentItem(), QStringLiteral("searchPanel"));
+  QVERIFY(field && panel);
+  QTRY_VERIFY(field->hasActiveFocus());
+  target = field;
+  compose(QStringLiteral("안녕하"), QStringLiteral("다"));
+  QTest::keyClick(window, Qt::Key_Return);
+  QCOMPARE(field->property("text").toString(), QStringLiteral("안녕하다"));
+  QCOMPARE(panel->property("results").toList().size(), 0);                     // searched with the syllable
+  QVERIFY(!controller.history()->search(QStringLiteral("안녕하")).isEmpty());  // without it: a hit
+  QTest::keyClick(window, Qt::Key_Escape);
+  QTRY_VERIFY(!panel->isVisible());
+
+  // 5. Renaming the chat: Enter during the last syllable's composition keeps it in the title.
+  QQuickItem* rename = findItem(window->contentItem(), QStringLiteral("renameField"));
+  QVERIFY(rename);
+  QQuickItem* row = rename;
+  while (row && row->metaObject()->indexOfMethod("startRename()") < 0) row = row->parentItem();
+  QVERIFY(row);
+  QVERIFY(QMetaObject::invokeMethod(row, "startRename"));
+  QTRY_VERIFY(rename->hasActiveFocus());
+  rename->setProperty("text", QString());
+  target = rename;
+  compose(QStringLiteral("새 제"), QStringLiteral("목"));
+  QTest::keyClick(window, Qt::Key_Return);
+  QTRY_COMPARE(controller.store()->conversation(pane->conversationId()).title, QStringLiteral("새 제목"));
 }
 
 void TestGuiPanes::settingsDialogFitsLargeKorean() {
@@ -545,6 +578,65 @@ void TestGuiPanes::remotePaneThroughSettings() {
   QTRY_VERIFY(apptest::findVisibleItem(root, QStringLiteral("serverSwitch")));
   QQuickItem* serverSwitch = apptest::findVisibleItem(root, QStringLiteral("serverSwitch"));
   QVERIFY(!serverSwitch->property("checked").toBool());  // off by default
+  const QStringList bad = unnamedControls(window);
+  QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
+  APPTEST_VERIFY_NO_WARNINGS();
+}
+
+void TestGuiPanes::otherLocalModelThroughSettings() {
+  // A second pane picks another local model in its settings: the model loads beside the main one,
+  // the pane's header names it, the status line counts it, and the pane answers with it.
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir.path()));
+  const QString other = QStringLiteral("random:stories260K,seed=22,tied=0");
+  controller.models()->recentModels()->setTokenizerFor(
+      other, testpaths::modelFile(QStringLiteral("stories260K/tok512.model")));
+  controller.start();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
+  QVERIFY(controller.panes()->addPane());
+  QQuickItem* root = window->contentItem();
+  QTRY_VERIFY(findItem(root, QStringLiteral("chatPane1")));
+  QQuickItem* pane = findItem(root, QStringLiteral("chatPane1"));
+  PaneState* session = controller.panes()->paneAt(1);
+  QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
+  QTRY_VERIFY(findVisibleItem(root, QStringLiteral("applySettingsButton")));
+  findItem(root, QStringLiteral("backendOtherLocal"))->setProperty("checked", true);
+  QTRY_VERIFY(findVisibleItem(root, QStringLiteral("otherLocalModel")));
+  // No model named: the popup stays open and says what is missing.
+  findVisibleItem(root, QStringLiteral("otherLocalModel"))->setProperty("editText", QString());
+  QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
+  QTRY_VERIFY(findVisibleItem(root, QStringLiteral("backendError")));
+  QVERIFY(findVisibleItem(root, QStringLiteral("applySettingsButton")));
+  findVisibleItem(root, QStringLiteral("otherLocalModel"))->setProperty("editText", other);
+  QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
+  QTRY_VERIFY(!findVisibleItem(root, QStringLiteral("applySettingsButton")));
+  QVERIFY(session->usesOtherLocalModel());
+  QTRY_VERIFY_WITH_TIMEOUT(session->localEngine()->isReady(), 60000);
+  QQuickItem* label = nullptr;
+  QTRY_VERIFY((label = findVisibleItem(pane, QStringLiteral("paneBackend"))) != nullptr);
+  QVERIFY2(label->property("text").toString().contains(other), qPrintable(label->property("text").toString()));
+  QVERIFY(!findVisibleItem(findItem(root, QStringLiteral("chatPane0")), QStringLiteral("paneBackend")));
+  QQuickItem* status = findItem(root, QStringLiteral("statusLabel"));
+  QVERIFY(status);
+  QTRY_VERIFY2(status->property("text").toString().contains(QStringLiteral("+1 other model")),
+               qPrintable(status->property("text").toString()));
+
+  QVERIFY(session->settings()->apply({{"maxTokens", "8"}}).isEmpty());
+  session->setInputText(QStringLiteral("Once upon a time"));
+  QVERIFY(session->send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 60000);
+  QCOMPARE(session->errorText(), QString());
+  QCOMPARE(controller.store()->messages(session->conversationId()).at(1).backend, QStringLiteral("local:") + other);
+  // The settings open on the pane's choice.
+  QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
+  QTRY_VERIFY(findVisibleItem(root, QStringLiteral("otherLocalModel")));
+  QVERIFY(findItem(root, QStringLiteral("backendOtherLocal"))->property("checked").toBool());
+  QCOMPARE(findVisibleItem(root, QStringLiteral("otherLocalModel"))->property("editText").toString(), other);
   const QStringList bad = unnamedControls(window);
   QVERIFY2(bad.isEmpty(), qPrintable(bad.join(QLatin1Char('\n'))));
   APPTEST_VERIFY_NO_WARNINGS();

@@ -39,6 +39,50 @@ class TestInputLimits : public QObject {
     QCOMPARE(engine.stats().num_free_blocks, engine.stats().num_total_blocks);
   }
 
+  // EngineConfig::host_memory_budget: weights plus KV cache stay within it; the cache shrinks
+  // (a configured one with a warning), and below one full-length sequence the load fails.
+  void hostMemoryBudgetBoundsWeightsAndCache() {
+    REQUIRE_MODEL_FILE(testpaths::stories260K());
+    const EngineConfig base = testutil::storiesConfig();
+    LLMEngine unbounded(base);
+    const std::size_t weights = unbounded.packed_weight_bytes();
+    const EngineConfig& resolved = unbounded.engine_config();
+    const std::size_t blockBytes = resolved.kv_cache_bytes / std::size_t(resolved.num_blocks);
+    const int blocksPerSeq = resolved.max_model_len / resolved.block_size;
+    QVERIFY(weights > 0);
+    QVERIFY2(resolved.num_blocks >= 4 * blocksPerSeq, "the automatic cache holds several sequences");
+
+    EngineConfig bounded = base;
+    bounded.host_memory_budget = weights + 3 * std::size_t(blocksPerSeq) * blockBytes + blockBytes / 2;
+    LLMEngine three(bounded);
+    QCOMPARE(three.engine_config().num_blocks, 3 * blocksPerSeq);
+    QVERIFY(three.packed_weight_bytes() + three.engine_config().kv_cache_bytes <= bounded.host_memory_budget);
+    // Room to spare: the automatic size stays.
+    bounded.host_memory_budget = weights + std::size_t(resolved.num_blocks + 10) * blockBytes;
+    QCOMPARE(LLMEngine(bounded).engine_config().num_blocks, resolved.num_blocks);
+
+    // A configured cache larger than the budget leaves is lowered, and the warning says so.
+    EngineConfig configured = base;
+    configured.kv_cache_bytes = std::size_t(8 * blocksPerSeq) * blockBytes;
+    configured.host_memory_budget = weights + std::size_t(4 * blocksPerSeq) * blockBytes;
+    std::string warning;
+    configured.on_warning = [&warning](const std::string& w) { warning += w; };
+    LLMEngine lowered(configured);
+    QCOMPARE(lowered.engine_config().num_blocks, 4 * blocksPerSeq);
+    QVERIFY2(QString::fromStdString(warning).contains(QLatin1String("KV cache lowered")), warning.c_str());
+
+    // Not even one sequence of max_model_len: refused, naming the numbers.
+    bounded.host_memory_budget = weights + std::size_t(blocksPerSeq) * blockBytes - 1;
+    QString message;
+    try {
+      LLMEngine tooSmall(bounded);
+    } catch (const std::runtime_error& e) {
+      message = QString::fromStdString(e.what());
+    }
+    QVERIFY2(message.contains(QLatin1String("not enough memory")), qPrintable(message));
+    QVERIFY2(message.contains(QLatin1String("max_model_len 512")), qPrintable(message));
+  }
+
   void hundredRequestsOnCacheForFour() {
     REQUIRE_MODEL_FILE(testpaths::stories260K());
     EngineConfig cfg = testutil::storiesConfig();
