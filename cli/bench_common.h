@@ -88,6 +88,8 @@ Command add_chat_command(CLI::App& bench);
 Command add_llama_command(CLI::App& bench);
 /// `tokenize`: tokenizer encode/decode speed on ~1 MB of text (loads only the tokenizer).
 Command add_tokenize_bench_command(CLI::App& bench);
+/// `structured`: a structured output's token-mask time per step (loads only the tokenizer).
+Command add_structured_bench_command(CLI::App& bench);
 /// What `bench memory` reads: `bytes` (rounded down to whole words, at least 8 KiB) of uint64
 /// words 0, 1, 2, ..., every page resident, on 2 MiB transparent huge pages where Linux gives
 /// them, as the packed weights are (kernels/cpu/packed_weights.cpp). Throws std::bad_alloc.

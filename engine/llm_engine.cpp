@@ -4,13 +4,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "engine/core/kv_cache_coordinator.h"
 #include "engine/core/host_memory.h"
+#include "engine/core/kv_cache_coordinator.h"
 #include "engine/core/kv_cache_groups.h"
 #include "engine/core/request.h"
 #include "engine/core/scheduler.h"
@@ -19,6 +20,7 @@
 #include "engine/model/model_runner.h"
 #include "engine/output_processor.h"
 #include "engine/sample/sampler.h"
+#include "engine/sample/structured/json_schema_grammar.h"
 #include "engine/text/tokenizer.h"
 #include "kernels/backend_factory.h"
 
@@ -118,8 +120,6 @@ std::string mib_or_gib(std::size_t bytes) {
   return buf;
 }
 
-}  // namespace
-
 // EngineConfig::host_memory_budget: the KV blocks `num_blocks` lowered to what the budget leaves
 // after `weight_bytes`; throws when that is less than one full-length sequence (`blocks_per_seq`).
 // A configured size (`sized`) that is lowered gets a warning; the automatic one is lowered silently.
@@ -144,6 +144,8 @@ long long fit_host_memory_budget(const EngineConfig& c, std::size_t weight_bytes
   return fit;
 }
 
+}  // namespace
+
 struct LLMEngine::Impl {
   EngineConfig config;
   LoadedModel model;
@@ -165,12 +167,21 @@ struct LLMEngine::Impl {
   std::function<void()> on_scheduled;
   std::vector<float> logits;
   std::vector<std::string> warnings;
+  // Structured outputs: the vocabulary's byte trie (built at the first such request), compiled
+  // grammars by their source (a schema sent again is not compiled again), one step's bitmask.
+  std::shared_ptr<const structured::TokenTrie> token_trie;
+  std::map<std::string, std::shared_ptr<const structured::Grammar>> grammars;
+  std::vector<uint64_t> mask;
   uint64_t next_arrival = 0;
   EngineStats stats;
 
   void add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
            const RequestOptions& options);
   SampleResult sample(Request& r, const float* row);
+  /// params.structured_outputs compiled (cached); throws std::invalid_argument naming what the
+  /// grammar cannot express, or when there is no tokenizer.
+  std::shared_ptr<const structured::Grammar> grammar_for(const StructuredOutputsParams& so);
+  std::unique_ptr<structured::GrammarMatcher> make_matcher(const std::shared_ptr<const structured::Grammar>& g);
   void fork(RequestGroup& g);
   /// abort_request(): false when `id` is unknown or finished.
   bool abort(const std::string& id);
@@ -254,6 +265,9 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   if ((sized || !on_device) && num_blocks < blocks_per_seq)
     throw too_small(num_blocks, "raise kv_cache_bytes or lower max_model_len");
   m.runner = std::make_unique<ModelRunner>(m.model, std::move(backend), m.config.dtype);
+  if (m.config.host_memory_budget > 0 && !on_device)
+    num_blocks = fit_host_memory_budget(m.config, m.runner->model().packed_bytes(), num_blocks, blocks_per_seq,
+                                        block_bytes, sized, m.warnings);
   if (!sized && on_device) {
     // vLLM's memory plan: weights, then the activations of the largest step (measured), then
     // gpu_memory_utilization of the card minus both becomes KV blocks.
@@ -265,9 +279,6 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
     const double budget = m.config.gpu_memory_utilization * double(device_total) - double(used);
     num_blocks = budget > 0 ? static_cast<long long>(budget / double(block_bytes)) : 0;
     // No more than every running sequence at full length needs twice over (the rest would only
-  if (m.config.host_memory_budget > 0 && !on_device)
-    num_blocks = fit_host_memory_budget(m.config, m.runner->model().packed_bytes(), num_blocks, blocks_per_seq,
-                                        block_bytes, sized, m.warnings);
     // hold prefix-cache blocks): a small model does not take the whole card.
     num_blocks = std::min(num_blocks, 2LL * m.config.max_num_seqs * blocks_per_seq);
     std::fprintf(stderr,
@@ -388,7 +399,10 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
                                 std::to_string(params.n) + " recurrent state slots at once; this engine has " +
                                 std::to_string(config.num_state_slots) + " (--num-state-slots)");
   if (groups.count(id)) throw std::invalid_argument("request id '" + id + "' is already in use");
+  std::shared_ptr<const structured::Grammar> grammar;
+  if (params.structured_outputs) grammar = grammar_for(*params.structured_outputs);
   auto g = std::make_unique<RequestGroup>();
+  g->grammar = grammar;
   g->request_id = id;
   g->prompt = std::move(prompt);
   g->prompt_token_ids = ids;
@@ -400,6 +414,7 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
   seq->share_key = options.fair_share_key.empty() ? id : options.fair_share_key;
   seq->stable_prefix_tokens = std::clamp(options.stable_prefix_tokens, 0, seq->num_prompt_tokens());
   seq->group = g.get();
+  if (grammar) seq->matcher = make_matcher(grammar);
   scheduler->add_request(seq.get());
   g->seqs.push_back(std::move(seq));
   groups.emplace(id, std::move(g));
@@ -445,8 +460,60 @@ SampleResult LLMEngine::Impl::sample(Request& r, const float* row) {
   // no text belongs to them, and the detokenizer would refuse them.
   const int vocab = tokenizer ? std::min(model.config.vocab_size, tokenizer->vocab_size()) : model.config.vocab_size;
   const std::span<const int> all(r.token_ids);
+  const uint64_t* allowed = nullptr;
+  if (r.matcher) {
+    mask.resize(std::size_t(token_trie->mask_words()));
+    r.matcher->fill_next_token_bitmask(mask.data());
+    allowed = mask.data();
+  }
   return sampler.sample(row, vocab, r.params, all.first(r.num_prompt_tokens()), all.subspan(r.num_prompt_tokens()),
-                        output->masked_ids(r), r.rng);
+                        output->masked_ids(r), r.rng, allowed);
+}
+
+std::shared_ptr<const structured::Grammar> LLMEngine::Impl::grammar_for(const StructuredOutputsParams& so) {
+  if (!tokenizer) throw std::invalid_argument("structured outputs need the model's tokenizer");
+  std::string key;
+  if (so.json) key = "json:" + *so.json;
+  if (so.regex) key = "regex:" + *so.regex;
+  if (so.json_object) key = "json_object";
+  if (so.choice) {
+    key = "choice";
+    for (const std::string& c : *so.choice) key += '\0' + c;
+  }
+  if (const auto it = grammars.find(key); it != grammars.end()) return it->second;
+  std::shared_ptr<const structured::Grammar> g;
+  if (so.json) {
+    nlohmann::ordered_json schema;  // properties in the order the schema gives them
+    try {
+      schema = nlohmann::ordered_json::parse(*so.json);
+    } catch (const nlohmann::json::exception& e) {
+      throw std::invalid_argument(std::string("the JSON Schema is not valid JSON: ") + e.what());
+    }
+    g = structured::json_schema_grammar(schema);
+  } else if (so.regex) {
+    g = structured::regex_grammar(*so.regex);
+  } else if (so.choice) {
+    g = structured::choice_grammar(*so.choice);
+  } else {
+    g = structured::json_object_grammar();
+  }
+  if (grammars.size() >= 64) grammars.clear();  // a bounded cache
+  grammars.emplace(std::move(key), g);
+  return g;
+}
+
+std::unique_ptr<structured::GrammarMatcher> LLMEngine::Impl::make_matcher(
+    const std::shared_ptr<const structured::Grammar>& g) {
+  if (!token_trie) {
+    std::vector<int> eos = tokenizer->eos_ids();
+    if (model.config.eos_id >= 0) eos.push_back(model.config.eos_id);
+    eos.insert(eos.end(), model.config.extra_eos_ids.begin(), model.config.extra_eos_ids.end());
+    std::sort(eos.begin(), eos.end());
+    eos.erase(std::unique(eos.begin(), eos.end()), eos.end());
+    const int vocab = std::min(model.config.vocab_size, tokenizer->vocab_size());
+    token_trie = std::make_shared<const structured::TokenTrie>(*tokenizer, vocab, std::move(eos));
+  }
+  return std::make_unique<structured::GrammarMatcher>(g, token_trie);
 }
 
 // n > 1: the first sequence has just finished the prefill; the others start from its blocks.
@@ -463,6 +530,7 @@ void LLMEngine::Impl::fork(RequestGroup& g) {
     child->cache_salt = parent.cache_salt;
     child->share_key = parent.share_key;
     child->num_computed_tokens = parent.num_computed_tokens;
+    if (g.grammar) child->matcher = make_matcher(g.grammar);
     kv->fork(parent, *child);
     scheduler->add_running(child.get());
     g.seqs.push_back(std::move(child));

@@ -28,6 +28,8 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
   const SamplingParams& p = r.params;
   const int token = s.token;
   r.token_ids.push_back(token);
+  // The sampler chose within the grammar's mask, so the matcher takes the token.
+  const bool off_grammar = r.matcher && !r.matcher->accept_token(token);
   if (p.logprobs) {
     std::map<int, Logprob> entry;
     auto piece = [&](int id) {
@@ -69,6 +71,9 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
       }
     }
   }
+  // A structured output that is complete ends the request, as vLLM does; one that left its
+  // grammar (it cannot: only a broken mask would let it) stops rather than go on unchecked.
+  if (!r.finish_reason && r.matcher && (off_grammar || r.matcher->is_terminated())) finish(r, FinishReason::kStop);
   if (!r.finish_reason && (n_out >= p.max_tokens || r.num_tokens() >= max_model_len_)) finish(r, FinishReason::kLength);
   if (r.finish_reason && r.detokenizer && !std::holds_alternative<std::string>(r.stop_reason))
     r.text += r.detokenizer->flush(/*complete=*/*r.finish_reason == FinishReason::kStop);

@@ -14,6 +14,7 @@
 #include "engine/outputs.h"
 #include "engine/sample/sampling_params.h"
 #include "engine/sample/stop_automaton.h"
+#include "engine/sample/structured/grammar_matcher.h"
 #include "engine/text/reply_detokenizer.h"
 #include "engine/text/tokenizer.h"
 
@@ -72,6 +73,8 @@ struct Request {
   StopReason stop_reason;
   std::shared_ptr<const StopAutomaton> stop_automaton;  ///< params.stop, built at the first text (shared by the group)
   StopAutomaton::Cursor stop_cursor;                    ///< how far text has been fed to it
+  /// Where its output stands in params.structured_outputs' grammar (null without one).
+  std::unique_ptr<structured::GrammarMatcher> matcher;
   std::vector<std::map<int, Logprob>> logprobs;
   double cumulative_logprob = 0.0;
 
@@ -89,6 +92,7 @@ struct RequestGroup {
   SamplingParams params;
   std::vector<std::unique_ptr<Request>> seqs;           ///< seqs[0] prefills; the rest fork from it
   std::shared_ptr<const StopAutomaton> stop_automaton;  ///< params.stop as one automaton, once built
+  std::shared_ptr<const structured::Grammar> grammar;   ///< params.structured_outputs compiled (or null)
   bool forked = false;
   RequestMetrics metrics;
 

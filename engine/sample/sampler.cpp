@@ -59,7 +59,8 @@ int Sampler::sample(const float* logits, int vocab, const SamplingParams& params
 }
 
 SampleResult Sampler::sample(const float* logits, int vocab, const SamplingParams& p, std::span<const int> prompt_ids,
-                             std::span<const int> output_ids, std::span<const int> masked_ids, std::mt19937_64& rng) {
+                             std::span<const int> output_ids, std::span<const int> masked_ids, std::mt19937_64& rng,
+                             const uint64_t* allowed) {
   if (vocab < 1) throw std::invalid_argument("Sampler::sample: vocab must be >= 1, got " + std::to_string(vocab));
   SampleResult result;
   const size_t V = size_t(vocab);
@@ -101,6 +102,9 @@ SampleResult Sampler::sample(const float* logits, int vocab, const SamplingParam
     if (valid_id(id, vocab) && !std::isnan(bias)) w[id] += std::clamp(bias, -kMaxLogitBias, kMaxLogitBias);
   for (int id : masked_ids)
     if (valid_id(id, vocab)) w[id] = kNegInf;
+  if (allowed)
+    for (int id = 0; id < vocab; ++id)
+      if (!((allowed[id >> 6] >> (id & 63)) & 1)) w[id] = kNegInf;
 
   // 4. Penalties. seen_ / counts_ are left all-zero again afterwards (touching only these ids).
   if (p.repetition_penalty != 1.0f) {

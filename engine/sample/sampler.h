@@ -3,7 +3,8 @@
 //   1. raw logprobs (log-softmax of the unmodified logits), when params.logprobs is set;
 //   2. logit_bias added (each value clamped to [-100, 100]);
 //   3. masked_ids set to -inf (the engine passes EOS and stop_token_ids while the output is
-//      shorter than min_tokens);
+//      shorter than min_tokens), and every token outside `allowed` (a structured output's
+//      grammar: GrammarMatcher::fill_next_token_bitmask);
 //   4. penalties (vllm/model_executor/layers/utils.py apply_penalties): repetition_penalty over
 //      tokens in the prompt or the output, then frequency_penalty * count and presence_penalty
 //      for tokens in the output;
@@ -16,6 +17,7 @@
 // heap partial sort (k <= 1024) or nth_element, top_p a weighted quickselect: no full sort.
 #pragma once
 
+#include <cstdint>
 #include <random>
 #include <span>
 #include <utility>
@@ -43,12 +45,14 @@ class Sampler {
   /// logits: [vocab] float32, not modified. prompt_ids / output_ids: the request's prompt and its
   /// generated tokens so far (penalties). masked_ids: tokens that must not be chosen. Ids outside
   /// [0, vocab) in these spans, and logit_bias keys outside it, are ignored (validate_for_vocab()
-  /// rejects the latter up front). Throws std::invalid_argument if vocab < 1 and
-  /// std::runtime_error if every token is masked (all logits -inf or NaN after processing).
-  /// Allocates nothing per call once its buffers have grown to `vocab`, except the returned
-  /// top_logprobs (params.logprobs entries).
+  /// rejects the latter up front). `allowed`: null, or a bitmask of (vocab + 63) / 64 words (bit
+  /// id % 64 of word id / 64) of the only tokens that may be chosen. Throws std::invalid_argument
+  /// if vocab < 1 and std::runtime_error if every token is masked (all logits -inf or NaN after
+  /// processing). Allocates nothing per call once its buffers have grown to `vocab`, except the
+  /// returned top_logprobs (params.logprobs entries).
   SampleResult sample(const float* logits, int vocab, const SamplingParams& params, std::span<const int> prompt_ids,
-                      std::span<const int> output_ids, std::span<const int> masked_ids, std::mt19937_64& rng);
+                      std::span<const int> output_ids, std::span<const int> masked_ids, std::mt19937_64& rng,
+                      const uint64_t* allowed = nullptr);
 
   /// Old entry point (no penalties context, no masks): sample(...).token with empty spans.
   /// Kept until LLMEngine switches to the overload above.

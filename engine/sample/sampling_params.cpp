@@ -25,6 +25,8 @@ std::string str(T v) {
 void SamplingParams::validate() const {
   // Every comparison is written so that NaN fails it.
   if (!(n >= 1 && n <= 64)) fail("n", "in [1, 64]", str(n));
+  if (structured_outputs && structured_outputs->count() != 1)
+    throw std::invalid_argument("structured_outputs: exactly one of json, json_object, regex and choice must be set");
   if (!(std::isfinite(temperature) && temperature >= 0.0f))
     fail("temperature", "a finite number >= 0 (0 = greedy)", str(temperature));
   if (!(top_p > 0.0f && top_p <= 1.0f)) fail("top_p", "in (0, 1]", str(top_p));

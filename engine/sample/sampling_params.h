@@ -18,6 +18,22 @@ enum class RequestOutputKind {
   kFinalOnly,   ///< one output, when the request finishes
 };
 
+/// A structured output (vLLM's StructuredOutputsParams; OpenAI's response_format): the output
+/// must be a JSON text valid against `json` (a JSON Schema, as JSON text), any JSON object
+/// (`json_object`), a match of `regex`, or one of `choice`. At most one is set. Compiled to a
+/// grammar when the request is added (engine/sample/structured/); a schema or pattern it cannot
+/// compile is an std::invalid_argument naming the keyword.
+struct StructuredOutputsParams {
+  std::optional<std::string> json;
+  std::optional<std::string> regex;
+  std::optional<std::vector<std::string>> choice;
+  bool json_object = false;
+  /// How many of the four are set.
+  int count() const {
+    return int(json.has_value()) + int(regex.has_value()) + int(choice.has_value()) + int(json_object);
+  }
+};
+
 /// Per-request sampling settings. Defaults are vLLM's defaults except max_tokens (16, as vLLM's
 /// SamplingParams class; its OpenAI server fills in the remaining context instead).
 struct SamplingParams {
@@ -82,6 +98,8 @@ struct SamplingParams {
   /// validate_for_vocab). Values are clamped to [-100, 100] when applied (as vLLM's OpenAI server
   /// and the OpenAI API do); NaN is rejected.
   std::map<int, float> logit_bias{};
+  /// Constrains the output to a grammar (see StructuredOutputsParams); none when unset.
+  std::optional<StructuredOutputsParams> structured_outputs{};
 
   /// How LLMEngine::step() reports this request.
   RequestOutputKind output_kind = RequestOutputKind::kCumulative;

@@ -3,9 +3,13 @@
 // (tests/engine/entrypoints/test_server.cpp) asserts on it.
 //   node openai_client.mjs completions BASE_URL MODEL
 //   node openai_client.mjs chat BASE_URL MODEL API_KEY
+//   node openai_client.mjs structured BASE_URL MODEL   (response_format json_schema / json_object,
+//   vLLM's guided_choice, an unsupported keyword; outputs validated with ajv)
 //   node openai_client.mjs concurrent BASE_URL MODEL N   (N greedy requests at once, every other
 //   one streamed; each asks for 20 + (7 i mod 90) tokens with ignore_eos)
 import OpenAI from "openai";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 
 const [mode, baseURL, model, apiKey] = process.argv.slice(2);
 const client = new OpenAI({ baseURL, apiKey: apiKey ?? "none", maxRetries: 0, timeout: 120000 });
@@ -88,6 +92,48 @@ if (mode === "completions") {
   const wrong = new OpenAI({ baseURL, apiKey: "wrong-key", maxRetries: 0 });
   out.wrong_key = await error(() => wrong.chat.completions.create(req));
   out.bad_messages = await error(() => client.chat.completions.create({ ...req, messages: [] }));
+} else if (mode === "structured") {
+  const schema = {
+    type: "object",
+    properties: { city: { type: "string", maxLength: 12 }, temp: { type: "integer", minimum: -40, maximum: 50 },
+                  sunny: { type: "boolean" }, day: { type: "string", format: "date" } },
+    required: ["city", "temp", "sunny"],
+    additionalProperties: false,
+  };
+  const ajv = new Ajv2020({ strict: false });
+  (addFormats.default ?? addFormats)(ajv);
+  const validate = ajv.compile(schema);
+  const check = (text) => {
+    try {
+      return validate(JSON.parse(text));
+    } catch {
+      return false;
+    }
+  };
+  const req = { model, messages: [{ role: "user", content: "The weather as JSON?" }], max_tokens: 200,
+                temperature: 1, response_format: { type: "json_schema", json_schema: { name: "weather", schema, strict: true } } };
+  out.outputs = [];
+  for (let seed = 0; seed < 4; ++seed) {
+    const c = await client.chat.completions.create({ ...req, seed });
+    const text = c.choices[0].message.content;
+    out.outputs.push({ text, valid: check(text), finish_reason: c.choices[0].finish_reason });
+  }
+  const s = await collectStream(await client.chat.completions.create({ ...req, seed: 9, stream: true }),
+                                (ch) => ch.delta?.content);
+  out.stream = { text: s.text, valid: check(s.text), finish_reason: s.finish_reason };
+  const o = await client.chat.completions.create({ ...req, seed: 1, max_tokens: 300, response_format: { type: "json_object" } });
+  const otext = o.choices[0].message.content;
+  let isObject = false;
+  try {
+    const v = JSON.parse(otext);
+    isObject = v !== null && typeof v === "object" && !Array.isArray(v);
+  } catch {}
+  out.json_object = { text: otext, isObject, finish_reason: o.choices[0].finish_reason };
+  const { response_format, ...plain } = req;
+  const ch = await client.chat.completions.create({ ...plain, guided_choice: ["red", "green", "blue"] });
+  out.choice = ch.choices[0].message.content;
+  out.unsupported = await error(() => client.chat.completions.create(
+      { ...req, response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "array", uniqueItems: true } } } }));
 } else if (mode === "concurrent") {
   const n = Number(apiKey);
   const one = async (i) => {

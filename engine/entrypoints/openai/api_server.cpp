@@ -352,10 +352,15 @@ struct ApiServer::Impl {
     } trim{call.body.size() >= (1u << 20)};
     try {
       const json body = parse_body(call.body, config.max_json_depth);
+      // The raw body too: a JSON Schema's properties keep their order (structured outputs).
+      std::optional<ChatCompletionRequest> chat;
+      std::optional<CompletionRequest> completion;
+      if (call.route == Route::kChat)
+        chat = parse_chat_completion_request(body, config.limits, &call.body);
+      else
+        completion = parse_completion_request(body, config.limits, &call.body);
       std::string().swap(call.body);
-      auto g = std::make_shared<Generation>(
-          call.route == Route::kChat ? serving->start_chat(parse_chat_completion_request(body, config.limits))
-                                     : serving->start_completion(parse_completion_request(body, config.limits)));
+      auto g = std::make_shared<Generation>(chat ? serving->start_chat(*chat) : serving->start_completion(*completion));
       track(g.get(), true);
       // A client gone (its connection closed while the answer is made) stops the generation. A
       // client that closed its sending side right after its request (a half-close) still waits

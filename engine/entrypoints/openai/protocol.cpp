@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "engine/loader/load_util.h"
+#include "engine/sample/structured/json_schema_grammar.h"
 #include "engine/text/chat_template.h"
 
 namespace pagedchat::openai {
@@ -201,6 +202,125 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
   return s;
 }
 
+// The structured output a request asks for: OpenAI's response_format (text, json_object,
+// json_schema), or vLLM's guided_json / guided_regex / guided_choice and structured_outputs
+// {json, regex, choice, json_object}. At most one; compiled here once so that a schema the
+// grammars cannot express is a 400 naming the keyword (the engine compiles it again from its cache).
+std::optional<StructuredOutputsParams> read_structured_outputs(const json& body, const std::string* raw_body) {
+  std::optional<StructuredOutputsParams> so;
+  // The schema at `path` in the raw body, keys in their order (nlohmann::json sorted them).
+  auto ordered = [raw_body](std::initializer_list<const char*> path) -> std::optional<std::string> {
+    if (!raw_body) return std::nullopt;
+    try {
+      const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(*raw_body);
+      const nlohmann::ordered_json* v = &doc;
+      for (const char* key : path) {
+        if (!v->is_object() || !v->contains(key)) return std::nullopt;
+        v = &(*v)[key];
+      }
+      if (v->is_string()) return nlohmann::ordered_json::parse(v->get<std::string>()).dump();
+      return v->dump();
+    } catch (const nlohmann::json::exception&) {
+      return std::nullopt;
+    }
+  };
+  std::string source;  // the field that set it, for messages
+  auto set = [&](const std::string& field, StructuredOutputsParams value) {
+    if (so) bad(field, "cannot be combined with " + source + " (one structured output per request)");
+    so = std::move(value);
+    source = field;
+  };
+  auto schema_text = [](const json& v, const std::string& field) {
+    if (v.is_string()) {
+      try {
+        return json::parse(v.get<std::string>()).dump();
+      } catch (const json::exception&) {
+        bad(field, "is a string that is not JSON");
+      }
+    }
+    if (!v.is_object() && !v.is_boolean()) bad(field, "must be a JSON Schema (an object)");
+    return v.dump();
+  };
+  auto choices = [](const json& v, const std::string& field) {
+    if (!v.is_array() || v.empty()) bad(field, "must be a non-empty array of strings");
+    std::vector<std::string> out;
+    for (const json& c : v) {
+      if (!c.is_string()) bad(field, "must be a non-empty array of strings");
+      out.push_back(c.get<std::string>());
+    }
+    return out;
+  };
+  if (const json* v = field(body, "response_format")) {
+    const json* type = v->is_object() ? field(*v, "type") : nullptr;
+    if (!type || !type->is_string())
+      bad("response_format", "must be an object with a type: \"text\", \"json_object\" or \"json_schema\"");
+    const std::string t = type->get<std::string>();
+    if (t == "json_object") {
+      StructuredOutputsParams p;
+      p.json_object = true;
+      set("response_format", p);
+    } else if (t == "json_schema") {
+      const json* js = field(*v, "json_schema");
+      const json* schema = js && js->is_object() ? field(*js, "schema") : nullptr;
+      if (!schema) bad("response_format.json_schema.schema", "is required");
+      StructuredOutputsParams p;
+      p.json = schema_text(*schema, "response_format.json_schema.schema");
+      if (auto o = ordered({"response_format", "json_schema", "schema"})) p.json = *o;
+      set("response_format", p);
+    } else if (t != "text") {
+      bad("response_format.type", "'" + t + "' is not one of \"text\", \"json_object\", \"json_schema\"");
+    }
+  }
+  if (const json* v = field(body, "guided_json")) {
+    StructuredOutputsParams p;
+    p.json = schema_text(*v, "guided_json");
+    if (auto o = ordered({"guided_json"})) p.json = *o;
+    set("guided_json", p);
+  }
+  if (const json* v = field(body, "guided_regex")) {
+    StructuredOutputsParams p;
+    p.regex = string(*v, "guided_regex");
+    set("guided_regex", p);
+  }
+  if (const json* v = field(body, "guided_choice")) {
+    StructuredOutputsParams p;
+    p.choice = choices(*v, "guided_choice");
+    set("guided_choice", p);
+  }
+  if (field(body, "guided_grammar"))
+    bad("guided_grammar", "is not supported (use guided_json, guided_regex or guided_choice)");
+  if (const json* v = field(body, "structured_outputs")) {
+    if (!v->is_object()) bad("structured_outputs", "must be an object");
+    StructuredOutputsParams p;
+    for (auto it = v->begin(); it != v->end(); ++it) {
+      const std::string name = "structured_outputs." + it.key();
+      if (it.value().is_null()) continue;
+      if (it.key() == "json") {
+        p.json = schema_text(it.value(), name);
+        if (auto o = ordered({"structured_outputs", "json"})) p.json = *o;
+      } else if (it.key() == "regex")
+        p.regex = string(it.value(), name);
+      else if (it.key() == "choice")
+        p.choice = choices(it.value(), name);
+      else if (it.key() == "json_object")
+        p.json_object = boolean(it.value(), name);
+      else
+        bad(name, "is not supported (json, json_object, regex, choice)");
+    }
+    if (p.count() != 1) bad("structured_outputs", "must set exactly one of json, json_object, regex, choice");
+    set("structured_outputs", p);
+  }
+  if (so) {
+    try {
+      if (so->json) structured::json_schema_grammar(nlohmann::ordered_json::parse(*so->json));
+      if (so->regex) structured::regex_grammar(*so->regex);
+    } catch (const structured::UnsupportedSchema& e) {
+      bad(source, e.what());
+    }
+  }
+  return so;
+}
+
 // prompts × n: each is a sequence in the batch (vLLM's max_num_seqs is the batch; this is per call).
 void check_sequences(std::size_t prompts, int n, const RequestLimits& limits) {
   if (prompts * static_cast<std::size_t>(n) > static_cast<std::size_t>(limits.max_sequences))
@@ -242,7 +362,7 @@ nlohmann::json parse_body(const std::string& body, int max_depth) {
   return j;
 }
 
-CompletionRequest parse_completion_request(const json& body, const RequestLimits& limits) {
+CompletionRequest parse_completion_request(const json& body, const RequestLimits& limits, const std::string* raw_body) {
   CompletionRequest r;
   r.model = model_name(body);
   const json* prompt = field(body, "prompt");
@@ -273,7 +393,9 @@ CompletionRequest parse_completion_request(const json& body, const RequestLimits
       if (std::string(unsupported) == "best_of" && integer(*v, "best_of") <= 1) continue;
       bad(unsupported, "is not supported by this server");
     }
+  const std::optional<StructuredOutputsParams> structured = read_structured_outputs(body, raw_body);
   r.sampling = read_sampling(body, {"max_tokens"}, limits);
+  r.sampling.params.structured_outputs = structured;
   check_sequences(r.prompts.size(), r.sampling.params.n, limits);
   if (const json* v = field(body, "stream")) r.stream = boolean(*v, "stream");
   read_stream_options(body, r.stream, r.include_usage);
@@ -282,7 +404,8 @@ CompletionRequest parse_completion_request(const json& body, const RequestLimits
   return r;
 }
 
-ChatCompletionRequest parse_chat_completion_request(const json& body, const RequestLimits& limits) {
+ChatCompletionRequest parse_chat_completion_request(const json& body, const RequestLimits& limits,
+                                                    const std::string* raw_body) {
   ChatCompletionRequest r;
   r.model = model_name(body);
   const json* messages = field(body, "messages");
@@ -334,10 +457,9 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
     if (const json* tc = field(body, "tool_choice"); tc && !(tc->is_string() && tc->get<std::string>() == "none"))
       bad("tool_choice", "is not supported by this server (no tool-call parser)");
   }
-  if (const json* v = field(body, "response_format"))
-    if (!(v->is_object() && v->value("type", "") == "text"))
-      bad("response_format", "only {\"type\": \"text\"} is supported");
+  const std::optional<StructuredOutputsParams> structured = read_structured_outputs(body, raw_body);
   r.sampling = read_sampling(body, {"max_tokens", "max_completion_tokens"}, limits);
+  r.sampling.params.structured_outputs = structured;
   check_sequences(1, r.sampling.params.n, limits);
   if (const json* v = field(body, "stream")) r.stream = boolean(*v, "stream");
   read_stream_options(body, r.stream, r.include_usage);

@@ -94,7 +94,12 @@ struct ChatCompletionRequest {
 };
 
 /// Throw ApiError 400 naming the field for a wrong type or value, or for a value beyond `limits`.
-CompletionRequest parse_completion_request(const nlohmann::json& body, const RequestLimits& limits = {});
-ChatCompletionRequest parse_chat_completion_request(const nlohmann::json& body, const RequestLimits& limits = {});
+/// `raw_body`: the text `body` was parsed from, if at hand: a structured output's JSON Schema is
+/// read from it again in its own order (properties are generated in the order the schema lists
+/// them; nlohmann::json sorts keys).
+CompletionRequest parse_completion_request(const nlohmann::json& body, const RequestLimits& limits = {},
+                                           const std::string* raw_body = nullptr);
+ChatCompletionRequest parse_chat_completion_request(const nlohmann::json& body, const RequestLimits& limits = {},
+                                                    const std::string* raw_body = nullptr);
 
 }  // namespace pagedchat::openai

@@ -372,6 +372,40 @@ class TestServer : public QObject {
     QCOMPARE(chunked.status, 413);
   }
 
+  // response_format (json_schema, json_object) and vLLM's guided_choice through the official
+  // client: what the server returns validates with ajv, streamed or not; a keyword the grammars
+  // cannot express is a 400 naming it, with param response_format.
+  void structuredOutputsThroughTheClient() {
+    if (!jsref::missing().isEmpty()) QFAIL(qPrintable(jsref::missing()));
+    const QString gguf = testpaths::modelFile("arch/llama3-tiny.gguf");
+    REQUIRE_MODEL_FILE(gguf);
+    Server s({"--model", gguf, "--served-model-name", "llama3-tiny", "--max-model-len", "1024"});
+    QVERIFY2(s.waitReady(), s.stderrText().constData());
+    QString error;
+    const QJsonObject o = runClient({"structured", s.v1(), "llama3-tiny"}, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    int finished = 0;
+    for (const QJsonValue& v : o["outputs"].toArray()) {
+      const QJsonObject out = v.toObject();
+      if (out["finish_reason"].toString() != "stop") continue;
+      ++finished;
+      QVERIFY2(out["valid"].toBool(), qPrintable(out["text"].toString()));
+    }
+    QVERIFY2(finished >= 2, qPrintable(QJsonDocument(o).toJson()));
+    const QJsonObject stream = o["stream"].toObject();
+    if (stream["finish_reason"].toString() == "stop")
+      QVERIFY2(stream["valid"].toBool(), qPrintable(stream["text"].toString()));
+    const QJsonObject any = o["json_object"].toObject();
+    if (any["finish_reason"].toString() == "stop")
+      QVERIFY2(any["isObject"].toBool(), qPrintable(any["text"].toString()));
+    QVERIFY2(QStringList({"red", "green", "blue"}).contains(o["choice"].toString()),
+             qPrintable(o["choice"].toString()));
+    const QJsonObject bad = o["unsupported"].toObject();
+    QCOMPARE(bad["status"].toInt(), 400);
+    QCOMPARE(bad["param"].toString(), QString("response_format"));
+    QVERIFY2(bad["message"].toString().contains("uniqueItems"), qPrintable(bad["message"].toString()));
+  }
+
   // 100 requests at once through the official client on a KV cache that holds 4 full-length
   // sequences (32 blocks of 16 tokens, max_model_len 128): all are queued, run, preempted and
   // resumed as the cache allows, and each ends with its full length and the same greedy text as the
