@@ -9,7 +9,7 @@
 namespace pagedchat::structured {
 
 namespace {
-constexpr std::size_t kMaxCachedMaskBytes = std::size_t(64) << 20;
+constexpr std::size_t kMaxCachedMaskBytes = std::size_t(16) << 20;
 constexpr std::size_t kMaxTransitions = std::size_t(1) << 21;
 }  // namespace
 

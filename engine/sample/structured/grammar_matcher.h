@@ -55,8 +55,7 @@ class TokenTrie {
 };
 
 /// One output's position in a Grammar. Not thread-safe; one per request (its caches grow with
-/// the distinct positions the output passes through, at most a few MiB: past that they start
-/// over).
+/// the distinct positions the output passes through: the masks to 16 MiB, then they start over).
 class GrammarMatcher {
  public:
   /// `max_depth`: most nested rule calls (deeper paths are dropped: a schema nested deeper than

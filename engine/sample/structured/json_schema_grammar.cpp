@@ -143,6 +143,13 @@ class SchemaCompiler {
   }
 
   Expr compile(const json& s, const std::string& path) {
+    struct Depth {  // each sub-schema is a level of recursion here
+      int& d;
+      explicit Depth(int& depth) : d(depth) { ++d; }
+      ~Depth() { --d; }
+    } depth(depth_);
+    if (depth_ > kMaxSchemaDepth)
+      unsupported("a schema nested more than " + std::to_string(kMaxSchemaDepth) + " deep", path);
     if (s.is_boolean()) {
       if (!s.get<bool>()) unsupported("the schema false (it admits nothing)", path);
       return b_.ref(any_value());
@@ -478,10 +485,12 @@ class SchemaCompiler {
   }
 
   static const std::set<std::string> kKeywords;
+  static constexpr int kMaxSchemaDepth = 128;
 
   const json& root_;
   GrammarBuilder b_;
   std::map<std::string, int> refs_;
+  int depth_ = 0;
   int ws_ = -1, char_ = -1, string_ = -1, number_ = -1, value_ = -1, object_ = -1, array_ = -1;
 };
 

@@ -299,6 +299,9 @@ class RegexParser {
     const char c = peek();
     switch (c) {
       case '(': {
+        // Each group is a level of recursion here and in the grammar's construction.
+        if (++depth_ > kMaxGroupDepth)
+          unsupported("groups nested more than " + std::to_string(kMaxGroupDepth) + " deep");
         ++i_;
         if (more() && peek() == '?') {
           ++i_;
@@ -315,6 +318,7 @@ class RegexParser {
         Expr e = parse_alt();
         if (!more() || peek() != ')') fail("')' expected");
         ++i_;
+        --depth_;
         return e;
       }
       case '[':
@@ -344,10 +348,13 @@ class RegexParser {
     }
   }
 
+  static constexpr int kMaxGroupDepth = 100;
+
   GrammarBuilder& b_;
   std::string_view p_;
   CharContext ctx_;
   std::size_t i_ = 0, end_ = 0;
+  int depth_ = 0;
 };
 }  // namespace
 

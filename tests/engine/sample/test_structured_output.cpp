@@ -164,6 +164,22 @@ class TestStructuredOutput : public QObject {
     QVERIFY(unsupportedMessage({{"$ref", "#/$defs/missing"}}).contains("missing"));
     QVERIFY(unsupportedMessage({{"type", "string"}, {"pattern", "(?=a)"}}).contains("look-around"));
     QVERIFY(unsupportedMessage(false).contains("false"));
+    // Hostile patterns: a regex nested 100 000 deep, one asking for a million states.
+    try {
+      regex_grammar(std::string(100000, '(') + "a" + std::string(100000, ')'));
+      QFAIL("a regex nested 100000 deep was compiled");
+    } catch (const UnsupportedSchema& e) {
+      QVERIFY2(QString(e.what()).contains("nested"), e.what());
+    }
+    json deep = {{"type", "string"}};
+    for (int i = 0; i < 1000; ++i) deep = {{"type", "array"}, {"items", deep}};
+    QVERIFY(unsupportedMessage(deep).contains("nested"));
+    try {
+      regex_grammar("(a{1000}){1000}");
+      QFAIL("a regex of a million states was compiled");
+    } catch (const UnsupportedSchema& e) {
+      QVERIFY2(QString(e.what()).contains("too large"), e.what());
+    }
     QVERIFY(unsupportedMessage({{"type", "string"}, {"maxLength", 1000000}}).contains("maxLength"));
     const QString where = unsupportedMessage(
         {{"type", "object"}, {"properties", {{"tags", {{"type", "array"}, {"contains", {{"type", "string"}}}}}}}});
