@@ -217,6 +217,7 @@ ChatTemplate ChatTemplate::builtin(const std::string& name) {
 ChatTemplate ChatTemplate::from_jinja(const std::string& source, const std::string& origin) {
   ChatTemplate t;
   t.name_ = "jinja";
+  t.source_ = source;
   t.family_ = detect_chat_template(source);
   if (contains(source, "<|channel|>") && contains(source, "<|message|>"))
     t.reasoning_field_ = "thinking";  // Harmony (gpt-oss)

@@ -117,6 +117,9 @@ class ChatTemplate {
   bool is_builtin() const { return name_ != "jinja"; }
   /// What to show: "llama3" for a built-in; "the model's (llama3)" style text is up to the UI.
   const std::string& origin() const { return origin_; }
+  /// A Jinja template's text ("" for a built-in): its markers tell how its model writes tool
+  /// calls (engine/entrypoints/openai/tool_calls.h).
+  const std::string& source() const { return source_; }
   /// The reasoning switches its text has (enable_thinking, reasoning_effort) and whether the
   /// model reasons (reasoning_controls_of()).
   const ReasoningControls& reasoning_controls() const { return reasoning_; }
@@ -139,7 +142,7 @@ class ChatTemplate {
                        std::string* warning = nullptr) const;
 
  private:
-  std::string name_, family_, origin_;
+  std::string name_, family_, origin_, source_;
   std::shared_ptr<const jinja::Template> jinja_;
   /// Where a stored reply's reasoning goes for templates that take it apart from the answer: an
   /// assistant message's "<think>…</think>" (ReplyDetokenizer's form of a reasoning channel) goes

@@ -5,6 +5,8 @@
 //   node openai_client.mjs chat BASE_URL MODEL API_KEY
 //   node openai_client.mjs structured BASE_URL MODEL   (response_format json_schema / json_object,
 //   vLLM's guided_choice, an unsupported keyword; outputs validated with ajv)
+//   node openai_client.mjs tools BASE_URL MODEL   (tools with tool_choice auto; the reply forced into
+//   the template's <tool_call> form by guided_regex; non-streamed, streamed, the client's stream helper)
 //   node openai_client.mjs concurrent BASE_URL MODEL N   (N greedy requests at once, every other
 //   one streamed; each asks for 20 + (7 i mod 90) tokens with ignore_eos)
 import OpenAI from "openai";
@@ -134,6 +136,42 @@ if (mode === "completions") {
   out.choice = ch.choices[0].message.content;
   out.unsupported = await error(() => client.chat.completions.create(
       { ...req, response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "array", uniqueItems: true } } } }));
+} else if (mode === "tools") {
+  const tools = [{ type: "function", function: { name: "get_weather", description: "The weather in a city",
+                   parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } } }];
+  const forced = '<tool_call>\\n\\{"name": "get_weather", "arguments": \\{"city": "Paris"\\}\\}\\n</tool_call>';
+  const req = { model, messages: [{ role: "user", content: "What is the weather in Paris?" }], tools,
+                tool_choice: "auto", max_tokens: 80, temperature: 0, guided_regex: forced };
+  const c = await client.chat.completions.create(req);
+  const m = c.choices[0].message;
+  out.call = { content: m.content, tool_calls: m.tool_calls ?? null, finish_reason: c.choices[0].finish_reason };
+  let content = "", finish = null;
+  const calls = [];
+  for await (const chunk of await client.chat.completions.create({ ...req, stream: true })) {
+    for (const ch of chunk.choices) {
+      if (ch.delta?.content) content += ch.delta.content;
+      for (const tc of ch.delta?.tool_calls ?? []) {
+        calls[tc.index] ??= { id: "", name: "", arguments: "" };
+        if (tc.id) calls[tc.index].id = tc.id;
+        if (tc.function?.name) calls[tc.index].name += tc.function.name;
+        if (tc.function?.arguments) calls[tc.index].arguments += tc.function.arguments;
+      }
+      if (ch.finish_reason) finish = ch.finish_reason;
+    }
+  }
+  out.stream = { content, calls, finish_reason: finish };
+  const helper = client.beta.chat.completions.stream({ ...req });
+  const final = await helper.finalChatCompletion();
+  out.helper = { tool_calls: final.choices[0].message.tool_calls ?? null, finish_reason: final.choices[0].finish_reason };
+  const plain = await client.chat.completions.create({ ...req, guided_regex: "Hello there" });
+  out.plain = { content: plain.choices[0].message.content, tool_calls: plain.choices[0].message.tool_calls ?? null,
+                finish_reason: plain.choices[0].finish_reason };
+  out.required = await error(() => client.chat.completions.create({ ...req, tool_choice: "required" }));
+  if (m.tool_calls?.length) {
+    const next = await client.chat.completions.create({ model, tools, max_tokens: 5, temperature: 0, messages: [
+      ...req.messages, m, { role: "tool", tool_call_id: m.tool_calls[0].id, content: "Sunny, 21 C" }] });
+    out.next_finish = next.choices[0].finish_reason;
+  }
 } else if (mode === "concurrent") {
   const n = Number(apiKey);
   const one = async (i) => {

@@ -453,11 +453,34 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
   }
   if (const json* v = field(body, "tools"); v && !v->is_array())
     bad("tools", std::string("must be an array of tools, got ") + type_name(*v));
-  if (field(body, "tools") || field(body, "tool_choice")) {
-    if (const json* tc = field(body, "tool_choice"); tc && !(tc->is_string() && tc->get<std::string>() == "none"))
-      bad("tool_choice", "is not supported by this server (no tool-call parser)");
+  if (const json* tools = field(body, "tools")) {
+    for (std::size_t i = 0; i < tools->size(); ++i) {
+      const json& t = (*tools)[i];
+      const std::string name = "tools[" + std::to_string(i) + "]";
+      const json* fn = t.is_object() ? field(t, "function") : nullptr;
+      if (!t.is_object() || t.value("type", "function") != "function" || !fn || !fn->is_object())
+        bad(name, "must be {\"type\": \"function\", \"function\": {\"name\", \"parameters\"}}");
+      const json* fname = field(*fn, "name");
+      if (!fname || !fname->is_string() || fname->get<std::string>().empty())
+        bad(name + ".function.name", "is required (a non-empty string)");
+      if (const json* params = field(*fn, "parameters"); params && !params->is_object())
+        bad(name + ".function.parameters", "must be a JSON Schema object");
+    }
+    r.tools = *tools;
+    if (!tools->empty()) r.tool_choice = "auto";
+  }
+  if (const json* tc = field(body, "tool_choice")) {
+    if (tc->is_string() && (tc->get<std::string>() == "none" || tc->get<std::string>() == "auto")) {
+      r.tool_choice = tc->get<std::string>();
+    } else if (tc->is_string() && tc->get<std::string>() != "required") {
+      bad("tool_choice", "must be \"none\", \"auto\", \"required\" or {\"type\": \"function\", ...}");
+    } else {
+      bad("tool_choice", "\"required\" and a named function are not supported yet: use \"auto\"");
+    }
+    if (r.tool_choice == "auto" && r.tools.empty()) bad("tool_choice", "\"auto\" needs tools");
   }
   const std::optional<StructuredOutputsParams> structured = read_structured_outputs(body, raw_body);
+  if (const json* v = field(body, "parallel_tool_calls")) r.parallel_tool_calls = boolean(*v, "parallel_tool_calls");
   r.sampling = read_sampling(body, {"max_tokens", "max_completion_tokens"}, limits);
   r.sampling.params.structured_outputs = structured;
   check_sequences(1, r.sampling.params.n, limits);

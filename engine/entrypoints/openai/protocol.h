@@ -91,6 +91,10 @@ struct ChatCompletionRequest {
   std::optional<bool> enable_thinking;    ///< chat_template_kwargs.enable_thinking
   std::string chat_template_kwargs_json;  ///< the other chat_template_kwargs, as a JSON object text
   std::string chat_template;              ///< a Jinja template for this call (vLLM's field); used only where trusted
+  nlohmann::json tools = nlohmann::json::array();  ///< the functions the model may call (checked)
+  /// "auto" (calls in the reply are parsed into tool_calls; the default with tools) or "none".
+  std::string tool_choice = "none";
+  bool parallel_tool_calls = true;  ///< false: only the first call is returned
 };
 
 /// Throw ApiError 400 naming the field for a wrong type or value, or for a value beyond `limits`.

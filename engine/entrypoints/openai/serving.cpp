@@ -20,6 +20,8 @@ struct ChoiceState {
   int num_tokens = 0;
   std::size_t text_offset = 0;
   bool role_sent = false;
+  std::unique_ptr<ToolCallStream> tools;  ///< streamed chat with tools: holds back call text
+  int calls_sent = 0;
 };
 }  // namespace serving_detail
 using serving_detail::ChoiceState;
@@ -35,6 +37,20 @@ std::size_t code_points(const std::string& s) {
   std::size_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
+}
+
+// OpenAI's tool_calls: [{"id", "type": "function", "function": {"name", "arguments"}}], with
+// "index" (from `first`) in a streamed delta.
+json tool_calls_json(const std::vector<ToolCall>& calls, int first, bool streamed) {
+  json list = json::array();
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    json c = {{"id", calls[i].id},
+              {"type", "function"},
+              {"function", {{"name", calls[i].name}, {"arguments", calls[i].arguments}}}};
+    if (streamed) c["index"] = first + int(i);
+    list.push_back(std::move(c));
+  }
+  return list;
 }
 
 // finish_reason as OpenAI writes it: "stop", "length", "abort", or null while unfinished.
@@ -336,6 +352,11 @@ Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
     own_stops = chat_stop_conditions(*own, tok);
   }
   const ChatTemplate& tmpl = own ? *own : template_;
+  if (r.tool_choice == "auto" && !r.tools.empty()) {
+    g.tool_format = tool_call_format_of(tmpl.source(), tmpl.family());
+    g.tools = r.tools;
+    g.parallel_tool_calls = r.parallel_tool_calls;
+  }
   const ChatStopConditions& stops = own ? own_stops : template_stops_;
   const bool add_generation_prompt = r.add_generation_prompt && !r.continue_final_message;
   std::string warning;
@@ -443,6 +464,15 @@ json OpenAIServing::collect(Generation& g, const std::function<bool()>& gone) {
               {"stop_reason", stop_reason_json(s.stop_reason)}};
     if (g.kind == Generation::Kind::kChat) {
       c["message"] = {{"role", "assistant"}, {"content", s.text}};
+      if (g.tool_format != ToolCallFormat::kNone) {
+        ParsedReply parsed = parse_tool_calls(g.tool_format, s.text, g.tools);
+        if (!parsed.calls.empty()) {
+          if (!g.parallel_tool_calls) parsed.calls.resize(1);
+          c["message"]["content"] = parsed.content.empty() ? json() : json(parsed.content);
+          c["message"]["tool_calls"] = tool_calls_json(parsed.calls, 0, false);
+          if (s.finish_reason == FinishReason::kStop) c["finish_reason"] = "tool_calls";
+        }
+      }
     } else {
       const std::size_t pi = i / g.n;
       c["text"] = (pi < g.echo_texts.size() ? g.echo_texts[pi] : std::string()) + s.text;
@@ -526,13 +556,29 @@ std::optional<std::string> EventSource::next(std::chrono::milliseconds timeout) 
       ChoiceState& s = st.choices[index];
       s.num_tokens += static_cast<int>(c.token_ids.size());
       const json lp = logprobs_json(g_, c, s.text_offset);
-      if (c.text.empty() && !c.finish_reason && lp.is_null()) continue;
+      // With tools, the text that may be a call is held back until it is known.
+      std::string text = c.text;
+      std::vector<ToolCall> calls;
+      if (chat && g_.tool_format != ToolCallFormat::kNone) {
+        if (!s.tools) s.tools = std::make_unique<ToolCallStream>(g_.tool_format, g_.tools);
+        text = s.tools->feed(c.text, calls);
+        if (c.finish_reason) text += s.tools->finish(calls);
+        if (!g_.parallel_tool_calls && s.calls_sent + int(calls.size()) > 1)
+          calls.resize(std::size_t(std::max(0, 1 - s.calls_sent)));
+      }
+      if (text.empty() && calls.empty() && !c.finish_reason && lp.is_null()) continue;
       json item = {{"index", index}, {"logprobs", lp}, {"finish_reason", finish_reason_json(c.finish_reason)}};
       if (c.finish_reason) item["stop_reason"] = stop_reason_json(c.stop_reason);
-      if (chat)
-        item["delta"] = c.text.empty() ? json::object() : json{{"content", c.text}};
-      else
+      if (chat) {
+        item["delta"] = text.empty() ? json::object() : json{{"content", text}};
+        if (!calls.empty()) {
+          item["delta"]["tool_calls"] = tool_calls_json(calls, s.calls_sent, true);
+          s.calls_sent += int(calls.size());
+        }
+        if (c.finish_reason == FinishReason::kStop && s.calls_sent > 0) item["finish_reason"] = "tool_calls";
+      } else {
         item["text"] = c.text;
+      }
       list.push_back(std::move(item));
     }
     if (list.empty()) continue;

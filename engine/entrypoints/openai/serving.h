@@ -17,6 +17,7 @@
 
 #include "engine/async_engine_client.h"
 #include "engine/entrypoints/openai/protocol.h"
+#include "engine/entrypoints/openai/tool_calls.h"
 #include "engine/text/chat_template.h"
 
 namespace pagedchat::openai {
@@ -35,6 +36,11 @@ struct Generation {
   bool include_usage = false;
   std::optional<int> logprobs;  ///< top alternatives per token (chat: top_logprobs)
   std::shared_ptr<RequestStream> outputs;
+  /// Chat with tools and tool_choice "auto": how the model writes calls (its template's format),
+  /// the tools, whether more than one call is returned.
+  ToolCallFormat tool_format = ToolCallFormat::kNone;
+  nlohmann::json tools;
+  bool parallel_tool_calls = true;
 };
 
 /// Writes one server-sent event's data (a JSON text or "[DONE]"); false when the client is gone.

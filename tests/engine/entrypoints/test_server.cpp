@@ -406,6 +406,51 @@ class TestServer : public QObject {
     QVERIFY2(bad["message"].toString().contains("uniqueItems"), qPrintable(bad["message"].toString()));
   }
 
+  // Tools with tool_choice "auto" on a Qwen3 template: a reply in its <tool_call> form (forced by
+  // guided_regex: a random model would not write one) comes back as tool_calls, whole, streamed
+  // (deltas as OpenAI sends them) and through the client's own stream helper; plain text stays
+  // content; the conversation goes on with the tool's result.
+  void toolCallsThroughTheClient() {
+    if (!jsref::missing().isEmpty()) QFAIL(qPrintable(jsref::missing()));
+    const QString gguf = testpaths::modelFile("arch/qwen3-tiny.gguf");
+    REQUIRE_MODEL_FILE(gguf);
+    Server s({"--model", gguf, "--served-model-name", "qwen3-tiny", "--max-model-len", "1024"});
+    QVERIFY2(s.waitReady(), s.stderrText().constData());
+    QString error;
+    const QJsonObject o = runClient({"tools", s.v1(), "qwen3-tiny"}, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QByteArray all = QJsonDocument(o).toJson();
+    auto checkCall = [&](const QJsonObject& call) {
+      QCOMPARE(call["type"].toString(), QString("function"));
+      QVERIFY(call["id"].toString().startsWith("call_"));
+      const QJsonObject fn = call["function"].toObject();
+      QCOMPARE(fn["name"].toString(), QString("get_weather"));
+      QCOMPARE(QJsonDocument::fromJson(fn["arguments"].toString().toUtf8()).object()["city"].toString(),
+               QString("Paris"));
+    };
+    const QJsonObject call = o["call"].toObject();
+    QCOMPARE(call["finish_reason"].toString(), QString("tool_calls"));
+    QVERIFY2(call["content"].isNull(), all.constData());
+    QCOMPARE(call["tool_calls"].toArray().size(), 1);
+    checkCall(call["tool_calls"].toArray()[0].toObject());
+    const QJsonObject stream = o["stream"].toObject();
+    QCOMPARE(stream["finish_reason"].toString(), QString("tool_calls"));
+    QCOMPARE(stream["content"].toString(), QString());  // no tag shown as text
+    QCOMPARE(stream["calls"].toArray().size(), 1);
+    const QJsonObject streamed = stream["calls"].toArray()[0].toObject();
+    checkCall({{"type", "function"},
+               {"id", streamed["id"]},
+               {"function", QJsonObject{{"name", streamed["name"]}, {"arguments", streamed["arguments"]}}}});
+    QCOMPARE(o["helper"].toObject()["tool_calls"].toArray().size(), 1);
+    checkCall(o["helper"].toObject()["tool_calls"].toArray()[0].toObject());
+    const QJsonObject plain = o["plain"].toObject();
+    QCOMPARE(plain["content"].toString(), QString("Hello there"));
+    QVERIFY(plain["tool_calls"].isNull());
+    QCOMPARE(plain["finish_reason"].toString(), QString("stop"));
+    QCOMPARE(o["required"].toObject()["status"].toInt(), 400);
+    QVERIFY2(!o["next_finish"].toString().isEmpty(), all.constData());
+  }
+
   // 100 requests at once through the official client on a KV cache that holds 4 full-length
   // sequences (32 blocks of 16 tokens, max_model_len 128): all are queued, run, preempted and
   // resumed as the cache allows, and each ends with its full length and the same greedy text as the

@@ -1,0 +1,307 @@
+#include "engine/entrypoints/openai/tool_calls.h"
+
+#include <random>
+
+namespace pagedchat::openai {
+
+namespace {
+using json = nlohmann::json;
+
+constexpr std::string_view kOpen = "<tool_call>", kClose = "</tool_call>";
+constexpr std::string_view kPythonTag = "<|python_tag|>", kMistralTag = "[TOOL_CALLS]";
+
+std::string_view trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+std::string new_call_id() {
+  static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string id = "call_";
+  for (int i = 0; i < 24; ++i) id += kChars[rng() % (sizeof(kChars) - 1)];
+  return id;
+}
+
+std::optional<json> parse_json(std::string_view text) {
+  json v = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded()) return std::nullopt;
+  return v;
+}
+
+// {"name": "f", "arguments" | "parameters": {...} or a JSON text}: a call, or nothing.
+std::optional<ToolCall> call_of(const json& v) {
+  if (!v.is_object() || !v.contains("name") || !v["name"].is_string()) return std::nullopt;
+  const char* key = v.contains("arguments") ? "arguments" : v.contains("parameters") ? "parameters" : nullptr;
+  json args = key ? v[key] : json::object();
+  if (args.is_string()) {  // some models write the arguments as a JSON text already
+    auto inner = parse_json(args.get<std::string>());
+    if (!inner || !inner->is_object()) return std::nullopt;
+    args = *inner;
+  }
+  if (!args.is_object()) return std::nullopt;
+  return ToolCall{new_call_id(), v["name"].get<std::string>(),
+                  args.dump(-1, ' ', false, json::error_handler_t::replace)};
+}
+
+// The schema type of parameter `key` of tool `name` ("" when the tools do not say).
+std::string parameter_type(const json& tools, const std::string& name, const std::string& key) {
+  if (!tools.is_array()) return {};
+  for (const json& t : tools) {
+    const json* fn = t.is_object() && t.contains("function") ? &t["function"] : nullptr;
+    if (!fn || !fn->is_object() || fn->value("name", "") != name) continue;
+    const json params = fn->value("parameters", json::object());
+    if (!params.is_object() || !params.contains("properties") || !params["properties"].is_object()) return {};
+    const json& prop = params["properties"].value(key, json::object());
+    if (prop.is_object() && prop.contains("type") && prop["type"].is_string()) return prop["type"].get<std::string>();
+    return {};
+  }
+  return {};
+}
+
+// <function=NAME>(<parameter=KEY>VALUE</parameter>)*</function>, whitespace around.
+std::optional<ToolCall> qwen_xml_call(std::string_view inner, const json& tools) {
+  std::string_view s = trim(inner);
+  constexpr std::string_view kFn = "<function=", kFnEnd = "</function>",
+                             kParam = "<parameter=", kParamEnd = "</parameter>";
+  if (s.substr(0, kFn.size()) != kFn) return std::nullopt;
+  const auto gt = s.find('>');
+  if (gt == std::string_view::npos) return std::nullopt;
+  const std::string name(trim(s.substr(kFn.size(), gt - kFn.size())));
+  if (name.empty()) return std::nullopt;
+  s.remove_prefix(gt + 1);
+  json args = json::object();
+  while (true) {
+    s = trim(s);
+    if (s.substr(0, kFnEnd.size()) == kFnEnd) break;
+    if (s.empty()) break;  // </function> left out: what came is taken
+    if (s.substr(0, kParam.size()) != kParam) return std::nullopt;
+    const auto pgt = s.find('>');
+    if (pgt == std::string_view::npos) return std::nullopt;
+    const std::string key(trim(s.substr(kParam.size(), pgt - kParam.size())));
+    s.remove_prefix(pgt + 1);
+    const auto end = s.find(kParamEnd);
+    std::string_view value = s.substr(0, end);
+    // The value sits on lines of its own: one newline after the tag and one before its end.
+    if (!value.empty() && value.front() == '\n') value.remove_prefix(1);
+    if (!value.empty() && value.back() == '\n') value.remove_suffix(1);
+    const std::string type = parameter_type(tools, name, key);
+    std::optional<json> parsed;
+    if (type != "string") parsed = parse_json(value);
+    args[key] = parsed ? *parsed : json(std::string(value));
+    if (end == std::string_view::npos) break;
+    s.remove_prefix(end + kParamEnd.size());
+  }
+  return ToolCall{new_call_id(), name, args.dump(-1, ' ', false, json::error_handler_t::replace)};
+}
+
+std::optional<ToolCall> tagged_call(ToolCallFormat format, std::string_view inner, const json& tools) {
+  if (format == ToolCallFormat::kQwenXml) {
+    if (auto c = qwen_xml_call(inner, tools)) return c;
+  }
+  // Qwen3.5's template takes either form; Hermes models write JSON.
+  if (auto v = parse_json(trim(inner))) return call_of(*v);
+  return std::nullopt;
+}
+
+// The end of the JSON value starting at s[0] ('{' or '['), or npos.
+std::size_t json_value_end(std::string_view s) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"')
+      in_string = true;
+    else if (c == '{' || c == '[')
+      ++depth;
+    else if ((c == '}' || c == ']') && --depth == 0)
+      return i + 1;
+  }
+  return std::string_view::npos;
+}
+
+// A reply that is only calls (Llama 3: objects separated by ';'; Mistral: an array, or
+// NAME[ARGS]{...} pieces): its calls, or nothing when any part is not one.
+std::optional<std::vector<ToolCall>> whole_reply_calls(ToolCallFormat format, std::string_view text) {
+  std::string_view s = trim(text);
+  std::vector<ToolCall> calls;
+  if (format == ToolCallFormat::kLlama3Json) {
+    if (s.substr(0, kPythonTag.size()) == kPythonTag) s = trim(s.substr(kPythonTag.size()));
+    while (!s.empty()) {
+      if (s.front() != '{') return std::nullopt;
+      const std::size_t end = json_value_end(s);
+      if (end == std::string_view::npos) return std::nullopt;
+      auto v = parse_json(s.substr(0, end));
+      auto call = v ? call_of(*v) : std::nullopt;
+      if (!call) return std::nullopt;
+      calls.push_back(*call);
+      s = trim(s.substr(end));
+      if (!s.empty() && s.front() == ';') s = trim(s.substr(1));
+    }
+  } else {  // kMistral
+    if (s.substr(0, kMistralTag.size()) == kMistralTag) s = trim(s.substr(kMistralTag.size()));
+    if (!s.empty() && s.front() == '[') {
+      auto v = parse_json(s);
+      if (!v || !v->is_array()) return std::nullopt;
+      for (const json& item : *v) {
+        auto call = call_of(item);
+        if (!call) return std::nullopt;
+        calls.push_back(*call);
+      }
+    } else {
+      while (!s.empty()) {  // NAME[ARGS]{...}, repeated after [TOOL_CALLS]
+        const auto args = s.find("[ARGS]");
+        if (args == std::string_view::npos) return std::nullopt;
+        const std::string name(trim(s.substr(0, args)));
+        s = trim(s.substr(args + 6));
+        const std::size_t end = s.empty() || s.front() != '{' ? std::string_view::npos : json_value_end(s);
+        if (name.empty() || end == std::string_view::npos) return std::nullopt;
+        auto call = call_of(json{{"name", name}, {"arguments", parse_json(s.substr(0, end)).value_or(json())}});
+        if (!call) return std::nullopt;
+        calls.push_back(*call);
+        s = trim(s.substr(end));
+        if (s.substr(0, kMistralTag.size()) == kMistralTag) s = trim(s.substr(kMistralTag.size()));
+      }
+    }
+  }
+  if (calls.empty()) return std::nullopt;
+  return calls;
+}
+
+// The longest suffix of `s` that begins `tag` (held back: the tag may be arriving).
+std::size_t partial_tag_suffix(std::string_view s, std::string_view tag) {
+  for (std::size_t n = std::min(s.size(), tag.size() - 1); n > 0; --n)
+    if (s.substr(s.size() - n) == tag.substr(0, n)) return n;
+  return 0;
+}
+}  // namespace
+
+ToolCallFormat tool_call_format_of(std::string_view src, std::string_view family) {
+  const bool has_tool_call = src.find(kOpen) != std::string_view::npos;
+  if (has_tool_call && src.find("<function=") != std::string_view::npos) return ToolCallFormat::kQwenXml;
+  if (has_tool_call) return ToolCallFormat::kHermes;
+  if (src.find(kMistralTag) != std::string_view::npos) return ToolCallFormat::kMistral;
+  if (src.find(kPythonTag) != std::string_view::npos) return ToolCallFormat::kLlama3Json;
+  if (family == "chatml") return ToolCallFormat::kHermes;
+  if (family == "llama3") return ToolCallFormat::kLlama3Json;
+  if (family == "mistral") return ToolCallFormat::kMistral;
+  return ToolCallFormat::kNone;
+}
+
+const char* tool_call_format_name(ToolCallFormat f) {
+  switch (f) {
+    case ToolCallFormat::kHermes:
+      return "hermes";
+    case ToolCallFormat::kQwenXml:
+      return "qwen3_xml";
+    case ToolCallFormat::kLlama3Json:
+      return "llama3_json";
+    case ToolCallFormat::kMistral:
+      return "mistral";
+    case ToolCallFormat::kNone:
+      break;
+  }
+  return "none";
+}
+
+ParsedReply parse_tool_calls(ToolCallFormat format, std::string_view text, const json& tools) {
+  ParsedReply r;
+  if (format == ToolCallFormat::kNone) {
+    r.content = std::string(text);
+    return r;
+  }
+  if (format == ToolCallFormat::kLlama3Json || format == ToolCallFormat::kMistral) {
+    if (auto calls = whole_reply_calls(format, text))
+      r.calls = std::move(*calls);
+    else
+      r.content = std::string(text);
+    return r;
+  }
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto open = text.find(kOpen, pos);
+    if (open == std::string_view::npos) break;
+    const auto close = text.find(kClose, open + kOpen.size());
+    const std::string_view inner = text.substr(
+        open + kOpen.size(), close == std::string_view::npos ? text.npos : close - open - kOpen.size());
+    const std::size_t after = close == std::string_view::npos ? text.size() : close + kClose.size();
+    if (auto call = tagged_call(format, inner, tools)) {
+      r.content += text.substr(pos, open - pos);
+      r.calls.push_back(std::move(*call));
+    } else {
+      r.content += text.substr(pos, after - pos);  // not a call: the text stays as it was
+    }
+    pos = after;
+  }
+  r.content += text.substr(std::min(pos, text.size()));
+  if (!r.calls.empty()) r.content = std::string(trim(r.content));
+  return r;
+}
+
+ToolCallStream::ToolCallStream(ToolCallFormat format, json tools) : format_(format), tools_(std::move(tools)) {}
+
+std::string ToolCallStream::feed(std::string_view text, std::vector<ToolCall>& calls) {
+  held_ += text;
+  std::string out;
+  if (format_ == ToolCallFormat::kNone) {
+    out.swap(held_);
+    return out;
+  }
+  if (format_ == ToolCallFormat::kLlama3Json || format_ == ToolCallFormat::kMistral) {
+    if (!decided_) {
+      const std::string_view t = trim(held_);
+      if (t.empty()) return out;  // only whitespace so far
+      decided_ = true;
+      // A reply that opens like a call is held whole and parsed at the end.
+      whole_ = t.front() == '{' || t.front() == '[' || t.front() == '<';
+    }
+    if (!whole_) out.swap(held_);
+    return out;
+  }
+  while (true) {
+    if (!in_call_) {
+      const auto open = held_.find(kOpen);
+      if (open == std::string::npos) {
+        const std::size_t keep = partial_tag_suffix(held_, kOpen);
+        out += held_.substr(0, held_.size() - keep);
+        held_.erase(0, held_.size() - keep);
+        return out;
+      }
+      out += held_.substr(0, open);
+      held_.erase(0, open);
+      in_call_ = true;
+    }
+    const auto close = held_.find(kClose, kOpen.size());
+    if (close == std::string::npos) return out;
+    const std::string_view inner = std::string_view(held_).substr(kOpen.size(), close - kOpen.size());
+    if (auto call = tagged_call(format_, inner, tools_)) {
+      calls.push_back(std::move(*call));
+      ++num_calls_;
+    } else {
+      out += held_.substr(0, close + kClose.size());
+    }
+    held_.erase(0, close + kClose.size());
+    in_call_ = false;
+  }
+}
+
+std::string ToolCallStream::finish(std::vector<ToolCall>& calls) {
+  std::string rest;
+  rest.swap(held_);
+  ParsedReply r = parse_tool_calls(format_, rest, tools_);
+  num_calls_ += int(r.calls.size());
+  for (ToolCall& c : r.calls) calls.push_back(std::move(c));
+  return r.calls.empty() ? rest : r.content;
+}
+
+}  // namespace pagedchat::openai

@@ -1,0 +1,78 @@
+// Tool calls in a model's output, as OpenAI's `tool_calls`: the text a model writes when it calls
+// a function, in its family's format, parsed into calls (name, arguments as a JSON text) and the
+// text around them. The parser is chosen by the chat template (its markers), not the model name;
+// vLLM's tool parsers (vllm/entrypoints/openai/tool_parsers/: hermes, qwen3_xml, llama3_json,
+// mistral) read the same formats.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pagedchat::openai {
+
+/// How a family writes a call.
+enum class ToolCallFormat {
+  kNone,        ///< no calls are parsed
+  kHermes,      ///< <tool_call>{"name": ..., "arguments": {...}}</tool_call> (Hermes, Qwen2.5, Qwen3, SmolLM3)
+  kQwenXml,     ///< <tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></tool_call>
+                ///< (Qwen3-Coder, Qwen3.5 / 3.6)
+  kLlama3Json,  ///< the whole reply one JSON object {"name", "parameters"} (Llama 3.1-3.3), `;` between
+                ///< several, after an optional <|python_tag|>
+  kMistral,     ///< [TOOL_CALLS][{"name", "arguments"}, ...] (the marker may be decoded away)
+};
+
+/// The format a chat template's tool calls use, from its source's markers ("<function=" inside
+/// a "<tool_call>" template: kQwenXml; "<tool_call>": kHermes; "[TOOL_CALLS]": kMistral;
+/// "<|python_tag|>" or a Llama 3 template with `tools`: kLlama3Json), else by `family` ("chatml"
+/// kHermes, "llama3" kLlama3Json, "mistral" kMistral); kNone when neither says.
+ToolCallFormat tool_call_format_of(std::string_view template_source, std::string_view family);
+/// "hermes", "qwen3_xml", "llama3_json", "mistral", "none" (vLLM's --tool-call-parser names).
+const char* tool_call_format_name(ToolCallFormat f);
+
+/// One call as OpenAI returns it.
+struct ToolCall {
+  std::string id;         ///< "call_" and 24 random letters and digits
+  std::string name;       ///< the function's name
+  std::string arguments;  ///< a JSON object, as text
+};
+
+/// A reply split into its text and its calls.
+struct ParsedReply {
+  std::string content;  ///< the text outside the calls (trimmed when there are calls)
+  std::vector<ToolCall> calls;
+};
+
+/// Splits a whole reply. `tools`: the request's tools (the parameters' schemas type kQwenXml's
+/// values: a string parameter stays text, others are read as JSON when they parse). A call that
+/// does not parse (unclosed tag, invalid JSON, no name) stays in `content`, as vLLM keeps it.
+ParsedReply parse_tool_calls(ToolCallFormat format, std::string_view text, const nlohmann::json& tools);
+
+/// The same, for a reply that streams: feed() each piece of text as it comes and take the
+/// content that can be shown and the calls completed; finish() at the end. Text that may be the
+/// start of a call (a partial "<tool_call>", a reply that opens with '{' or '[') is held back
+/// until it is known, so a tag is never shown as content.
+class ToolCallStream {
+ public:
+  ToolCallStream(ToolCallFormat format, nlohmann::json tools);
+  /// New text; returns what becomes content now, and adds finished calls to `calls`.
+  std::string feed(std::string_view text, std::vector<ToolCall>& calls);
+  /// The end of the reply: what was held back, as content or calls.
+  std::string finish(std::vector<ToolCall>& calls);
+  /// Calls returned so far.
+  int num_calls() const { return num_calls_; }
+
+ private:
+  ToolCallFormat format_;
+  nlohmann::json tools_;
+  std::string held_;      ///< text not yet returned
+  bool in_call_ = false;  ///< held_ starts with an open call tag
+  bool whole_ = false;    ///< kLlama3Json / kMistral: the reply is held whole (it began as a call)
+  bool decided_ = false;  ///< kLlama3Json / kMistral: whether it did is known
+  int num_calls_ = 0;
+};
+
+}  // namespace pagedchat::openai
