@@ -465,6 +465,9 @@ SampleResult LLMEngine::Impl::sample(Request& r, const float* row) {
     mask.resize(std::size_t(token_trie->mask_words()));
     r.matcher->fill_next_token_bitmask(mask.data());
     allowed = mask.data();
+    // No token can go on (a grammar too deep for the matcher): not the whole step's failure;
+    // the matcher refuses this token and the request ends "abort" (OutputProcessor).
+    if (std::all_of(mask.begin(), mask.end(), [](uint64_t w) { return w == 0; })) return SampleResult{0, 0, 0, {}};
   }
   return sampler.sample(row, vocab, r.params, all.first(r.num_prompt_tokens()), all.subspan(r.num_prompt_tokens()),
                         output->masked_ids(r), r.rng, allowed);

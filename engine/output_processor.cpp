@@ -28,8 +28,8 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
   const SamplingParams& p = r.params;
   const int token = s.token;
   r.token_ids.push_back(token);
-  // The sampler chose within the grammar's mask, so the matcher takes the token.
-  const bool off_grammar = r.matcher && !r.matcher->accept_token(token);
+  // The sampler chose within the grammar's mask, so the matcher takes the token; only a mask
+  // with no token in it (LLMEngine: a grammar position nothing can follow) gives one it refuses.
   if (p.logprobs) {
     std::map<int, Logprob> entry;
     auto piece = [&](int id) {
@@ -43,6 +43,13 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
     r.cumulative_logprob += s.logprob;
   }
 
+  if (r.matcher && !r.matcher->accept_token(token)) {
+    // Ends the request, its text as it was: "abort", not "stop", so that nobody takes the text
+    // for a complete structured output.
+    finish(r, FinishReason::kAbort);
+    r.num_releasable_chars = r.text.size();
+    return;
+  }
   const int n_out = r.num_output_tokens();
   const bool check_stops = n_out >= p.min_tokens;  // no stop of any kind before min_tokens
   const bool eos = !p.ignore_eos && (token == model_.eos_id || (model_.stop_on_bos && token == model_.bos_id) ||
@@ -71,9 +78,8 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
       }
     }
   }
-  // A structured output that is complete ends the request, as vLLM does; one that left its
-  // grammar (it cannot: only a broken mask would let it) stops rather than go on unchecked.
-  if (!r.finish_reason && r.matcher && (off_grammar || r.matcher->is_terminated())) finish(r, FinishReason::kStop);
+  // A structured output that is complete ends the request, as vLLM does.
+  if (!r.finish_reason && r.matcher && r.matcher->is_terminated()) finish(r, FinishReason::kStop);
   if (!r.finish_reason && (n_out >= p.max_tokens || r.num_tokens() >= max_model_len_)) finish(r, FinishReason::kLength);
   if (r.finish_reason && r.detokenizer && !std::holds_alternative<std::string>(r.stop_reason))
     r.text += r.detokenizer->flush(/*complete=*/*r.finish_reason == FinishReason::kStop);

@@ -1195,6 +1195,14 @@
         <source>%1 does not fit in memory beside the models loaded: its weights take %2, and %3 is available (%4 kept for the system). Close the panes that use another model, or pick a smaller one.</source>
         <translation>%1 does not fit in memory beside the models loaded: its weights take %2, and %3 is available (%4 kept for the system). Close the panes that use another model, or pick a smaller one.</translation>
     </message>
+    <message>
+        <source>%1 is a %2 model, which PagedChat cannot run.</source>
+        <translation>%1 is a %2 model, which PagedChat cannot run.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be opened as a model: %2</source>
+        <translation>%1 cannot be opened as a model: %2</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>

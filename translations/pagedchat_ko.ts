@@ -1189,6 +1189,14 @@
         <source>%1 does not fit in memory beside the models loaded: its weights take %2, and %3 is available (%4 kept for the system). Close the panes that use another model, or pick a smaller one.</source>
         <translation>%1은(는) 이미 불러온 모델과 함께 메모리에 들어가지 않습니다: 가중치가 %2이고 사용할 수 있는 메모리는 %3입니다(시스템용으로 %4 남겨 둠). 다른 모델을 쓰는 창을 닫거나 더 작은 모델을 고르세요.</translation>
     </message>
+    <message>
+        <source>%1 is a %2 model, which PagedChat cannot run.</source>
+        <translation>%1은(는) %2 모델이라 PagedChat에서 실행할 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be opened as a model: %2</source>
+        <translation>%1을(를) 모델로 열 수 없습니다: %2</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>

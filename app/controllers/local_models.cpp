@@ -87,7 +87,7 @@ QVariantList LocalModels::choices() const {
   for (const QString& p : std::as_const(paths))
     list.append(QVariantMap{{QStringLiteral("path"), p},
                             {QStringLiteral("name"), QFileInfo(p).completeBaseName()},
-                            {QStringLiteral("loaded"), others_.contains(p)}});
+                            {QStringLiteral("loaded"), others_.contains(p) && others_.value(p).backend->isLoaded()}});
   return list;
 }
 
@@ -96,10 +96,20 @@ LocalChatBackend* LocalModels::acquire(const QString& path, PaneState* pane, QSt
   if (it != others_.end() && userPath_.value(pane) == path) return it->backend;  // already
   if (it == others_.end()) {
     std::uint64_t fileBytes = 0;
-    try {
-      fileBytes = pagedchat::summarize_model(path.toStdString()).size_bytes;
-    } catch (const std::exception&) {
-      // Not readable as a model here ("random:" test models, a damaged file): the load says why.
+    if (!path.startsWith(QLatin1String("random:"))) {  // test models of random weights: no file
+      try {
+        const pagedchat::ModelSummary summary = pagedchat::summarize_model(path.toStdString());
+        if (!summary.supported) {
+          if (error)
+            *error = tr("%1 is a %2 model, which PagedChat cannot run.")
+                         .arg(QFileInfo(path).fileName(), QString::fromStdString(summary.architecture));
+          return nullptr;
+        }
+        fileBytes = summary.size_bytes;
+      } catch (const std::exception& e) {
+        if (error) *error = tr("%1 cannot be opened as a model: %2").arg(path, QString::fromStdString(e.what()));
+        return nullptr;
+      }
     }
     // A model only this pane used is let go of first: its memory counts as free.
     const QString previous = userPath_.value(pane);
@@ -169,6 +179,12 @@ QString LocalModels::pathOf(const LocalChatBackend* backend) const {
   for (auto it = others_.cbegin(); it != others_.cend(); ++it)
     if (it->backend == backend) return it.key();
   return {};
+}
+
+int LocalModels::numLoaded() const {
+  int n = 0;
+  for (const Other& o : others_) n += o.backend->isLoaded() || o.backend->isLoading();
+  return n;
 }
 
 QVariantList LocalModels::others() const {

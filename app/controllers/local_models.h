@@ -35,6 +35,8 @@ class LocalModels : public QObject {
   /// The models other than the main one, loaded or loading: one map each ({path, name, panes,
   /// ready, loading, error, memoryBytes}), in the order they were picked.
   Q_PROPERTY(QVariantList others READ others NOTIFY changed)
+  /// How many of them are loaded or loading (a failed load does not count).
+  Q_PROPERTY(int numLoaded READ numLoaded NOTIFY changed)
 
  public:
   /// Kept free for the app and the system when a model loads beside others: 512 MiB.
@@ -70,6 +72,7 @@ class LocalModels : public QObject {
   /// The path of the other model `backend` holds, or "" (the main one, or none of ours).
   QString pathOf(const LocalChatBackend* backend) const;
   QVariantList others() const;
+  int numLoaded() const;
 
  signals:
   void changed();

@@ -135,6 +135,7 @@ ColumnLayout {
             }
             Button {
                 objectName: "otherLocalBrowse"
+                Layout.minimumWidth: implicitWidth  // the path box gives way, not the button's text
                 text: qsTr("Browse…")
                 onClicked: otherFileDialog.open()
                 Accessible.name: qsTr("Choose a model file")

@@ -39,7 +39,8 @@ Rectangle {
     /// Over 90 % of the context: older turns will soon be dropped from requests.
     readonly property bool contextWarning: contextFraction > 0.9
 
-    implicitHeight: titleRow.implicitHeight + statsRow.implicitHeight + 10
+    implicitHeight: titleRow.implicitHeight + (backendLine.visible ? backendLine.implicitHeight : 0)
+                    + statsRow.implicitHeight + 10
     color: "transparent"
 
     ColumnLayout {
@@ -114,31 +115,39 @@ Rectangle {
             }
         }
 
+        Label {
+            id: backendLine
+            objectName: "paneBackend"
+            // A remote pane names its server, a pane on another local model that model (hidden
+            // in blind compare: it would tell the panes apart).
+            readonly property bool otherModel: header.paneState !== null && header.paneState.otherLocalModel
+            readonly property bool shown: header.paneState !== null && (header.paneState.remote || otherModel)
+                                          && !header.settingsHidden
+            // A line of its own: in the row below, Qt 6.4's RowLayout did not place the labels
+            // after it again when it turned visible (a pane switched to another model), and it
+            // drew over the context line.
+            visible: shown
+            Layout.fillWidth: true
+            text: !shown ? ""
+                  : otherModel ? qsTr("▣ %1").arg(header.paneState.localEngine.modelName)
+                  : qsTr("⇄ %1 at %2").arg(header.paneState.endpointModel).arg(header.paneState.endpointUrl)
+            elide: Text.ElideMiddle
+            font.pixelSize: Theme.smallFontSize
+            color: header.paneState !== null && otherModel && header.paneState.localEngine.loadError !== ""
+                   ? Theme.errorColor : Theme.mutedTextColor
+            Accessible.name: otherModel ? qsTr("Answered by the model %1").arg(header.paneState.localEngine.modelName)
+                                        : qsTr("Answered by the server %1").arg(text)
+            ToolTip.visible: backendHover.hovered
+            ToolTip.text: otherModel && header.paneState.localEngine.loadError !== ""
+                          ? header.paneState.localEngine.loadError : text
+            HoverHandler { id: backendHover }
+        }
+
         RowLayout {
             id: statsRow
             Layout.fillWidth: true
             spacing: 10
 
-            Label {
-                objectName: "paneBackend"
-                // A remote pane names its server, a pane on another local model that model (hidden
-                // in blind compare: it would tell the panes apart).
-                readonly property bool otherModel: header.paneState !== null && header.paneState.otherLocalModel
-                visible: header.paneState !== null && (header.paneState.remote || otherModel) && !header.settingsHidden
-                text: !visible ? ""
-                      : otherModel ? qsTr("▣ %1").arg(header.paneState.localEngine.modelName)
-                      : qsTr("⇄ %1 at %2").arg(header.paneState.endpointModel).arg(header.paneState.endpointUrl)
-                Layout.maximumWidth: 220
-                elide: Text.ElideMiddle
-                font.pixelSize: Theme.smallFontSize
-                color: header.paneState !== null && otherModel && header.paneState.localEngine.loadError !== ""
-                       ? Theme.errorColor : Theme.mutedTextColor
-                Accessible.name: otherModel ? qsTr("Answered by the model %1").arg(header.paneState.localEngine.modelName)
-                                            : qsTr("Answered by the server %1").arg(text)
-                ToolTip.visible: backendHover.hovered
-                ToolTip.text: text
-                HoverHandler { id: backendHover }
-            }
             Label {
                 objectName: "paneRate"
                 visible: header.rateText !== ""

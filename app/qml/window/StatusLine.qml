@@ -13,7 +13,7 @@ ToolBar {
     property string dataDir
     /// The LocalModels (C++): the other models panes loaded beside the main one; null in tests.
     property LocalModels localModels: null
-    readonly property int otherModels: localModels !== null ? localModels.others.length : 0
+    readonly property int otherModels: localModels !== null ? localModels.numLoaded : 0
 
     /// Tokens per second over the last second while generating; a dash when idle.
     readonly property string rateText: throughput.active && throughput.tokensPerSecond >= 0

@@ -314,6 +314,7 @@ std::optional<StructuredOutputsParams> read_structured_outputs(const json& body,
     try {
       if (so->json) structured::json_schema_grammar(nlohmann::ordered_json::parse(*so->json));
       if (so->regex) structured::regex_grammar(*so->regex);
+      if (so->choice) structured::choice_grammar(*so->choice);
     } catch (const structured::UnsupportedSchema& e) {
       bad(source, e.what());
     }
@@ -479,8 +480,8 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
     }
     if (r.tool_choice == "auto" && r.tools.empty()) bad("tool_choice", "\"auto\" needs tools");
   }
-  const std::optional<StructuredOutputsParams> structured = read_structured_outputs(body, raw_body);
   if (const json* v = field(body, "parallel_tool_calls")) r.parallel_tool_calls = boolean(*v, "parallel_tool_calls");
+  const std::optional<StructuredOutputsParams> structured = read_structured_outputs(body, raw_body);
   r.sampling = read_sampling(body, {"max_tokens", "max_completion_tokens"}, limits);
   r.sampling.params.structured_outputs = structured;
   check_sequences(1, r.sampling.params.n, limits);

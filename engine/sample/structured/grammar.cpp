@@ -73,7 +73,8 @@ void GrammarBuilder::define(int rule, Expr body) { rules_.at(std::size_t(rule)).
 int32_t GrammarBuilder::new_state(Grammar& g) const {
   if (g.states.size() >= max_states_)
     throw std::invalid_argument("the grammar is too large (more than " + std::to_string(max_states_) +
-                                " states): lower the schema's repetition counts (maxLength, maxItems) or nesting");
+                                " states): the schema, pattern or choices ask for too much (long repetitions such "
+                                "as maxLength or maxItems, many properties or choices, deep nesting)");
   g.states.emplace_back();
   return int32_t(g.states.size() - 1);
 }
@@ -152,6 +153,67 @@ Grammar GrammarBuilder::build(int root) const {
   }
   for (std::size_t r = 0; r < rules_.size(); ++r) compile(g, rules_[r].body, g.rule_start[r], finals[r]);
   return g;
+}
+
+std::vector<bool> productive_rules(const Grammar& g) {
+  const std::size_t n = g.rule_start.size();
+  // The rule each state belongs to, and each rule's callers, found by walking from its start.
+  std::vector<int32_t> owner(g.states.size(), -1);
+  std::vector<std::vector<int32_t>> callers(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    std::vector<int32_t> stack{g.rule_start[r]};
+    owner[std::size_t(g.rule_start[r])] = int32_t(r);
+    while (!stack.empty()) {
+      const int32_t s = stack.back();
+      stack.pop_back();
+      auto visit = [&](int32_t t) {
+        if (owner[std::size_t(t)] < 0) {
+          owner[std::size_t(t)] = int32_t(r);
+          stack.push_back(t);
+        }
+      };
+      for (int32_t t : g.states[std::size_t(s)].eps) visit(t);
+      for (const Grammar::Edge& e : g.states[std::size_t(s)].edges) {
+        visit(e.to);
+        if (e.call >= 0) callers[std::size_t(e.call)].push_back(int32_t(r));
+      }
+    }
+  }
+  std::vector<bool> productive(n, false);
+  std::vector<uint32_t> seen(g.states.size(), 0);  // == stamp: visited in this walk
+  uint32_t stamp = 0;
+  auto reaches_final = [&](std::size_t r) {
+    ++stamp;
+    std::vector<int32_t> stack{g.rule_start[r]};
+    seen[std::size_t(g.rule_start[r])] = stamp;
+    while (!stack.empty()) {
+      const int32_t s = stack.back();
+      stack.pop_back();
+      const Grammar::State& st = g.states[std::size_t(s)];
+      if (st.final) return true;
+      auto go = [&](int32_t t) {
+        if (seen[std::size_t(t)] != stamp) {
+          seen[std::size_t(t)] = stamp;
+          stack.push_back(t);
+        }
+      };
+      for (int32_t t : st.eps) go(t);
+      for (const Grammar::Edge& e : st.edges)
+        if (e.call < 0 || productive[std::size_t(e.call)]) go(e.to);
+    }
+    return false;
+  };
+  std::vector<int32_t> work;
+  for (std::size_t r = 0; r < n; ++r) work.push_back(int32_t(r));
+  while (!work.empty()) {
+    const int32_t r = work.back();
+    work.pop_back();
+    if (productive[std::size_t(r)] || !reaches_final(std::size_t(r))) continue;
+    productive[std::size_t(r)] = true;
+    for (int32_t c : callers[std::size_t(r)])
+      if (!productive[std::size_t(c)]) work.push_back(c);
+  }
+  return productive;
 }
 
 namespace {

@@ -93,6 +93,13 @@ class GrammarBuilder {
   std::size_t max_states_;
 };
 
+/// Per rule: whether it derives at least one finite string (a path from its start to its final
+/// state through calls of such rules only). A rule that only recurses into itself (a schema
+/// {"$ref": "#"}) does not: a grammar whose root rule does not would leave the model no way to
+/// finish. A worklist over callers: each rule is walked again only when a rule it calls turns out
+/// productive.
+std::vector<bool> productive_rules(const Grammar& g);
+
 /// UTF-8 byte sequences of the code points in [lo, hi] (lo <= hi <= 0x10FFFF; surrogates are
 /// left out), as an expression: alternatives of byte-range sequences (the standard split of a
 /// code point range by encoded length and continuation-byte boundaries, as RE2 and Rust's

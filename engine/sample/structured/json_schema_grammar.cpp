@@ -35,7 +35,12 @@ class SchemaCompiler {
     // Leading whitespace (a sentencepiece token carries its space in front); none after the
     // value: once the value is complete, so is the output.
     b_.define(top, b_.seq({ws(), compile(root_, "")}));
-    return std::make_shared<const Grammar>(b_.build(top));
+    auto g = std::make_shared<const Grammar>(b_.build(top));
+    if (!productive_rules(*g)[std::size_t(top)])
+      throw UnsupportedSchema(
+          "unsupported: the schema admits no finite JSON value (a $ref that only leads back to itself, or a "
+          "required property whose schema requires the object again)");
+    return g;
   }
 
   std::shared_ptr<const Grammar> any_object_root() {
@@ -46,7 +51,53 @@ class SchemaCompiler {
 
  private:
   [[noreturn]] static void unsupported(const std::string& what, const std::string& path) {
-    throw UnsupportedSchema(what + " at " + (path.empty() ? std::string("/") : path));
+    const bool worded = what.rfind("unsupported", 0) == 0;
+    throw UnsupportedSchema((worded ? what : "unsupported: " + what) + " at " +
+                            (path.empty() ? std::string("/") : path));
+  }
+
+  // Whether `v` is of JSON Schema type `t` (an integer: a number with no fraction).
+  static bool of_type(const json& v, const std::string& t) {
+    if (t == "null") return v.is_null();
+    if (t == "boolean") return v.is_boolean();
+    if (t == "string") return v.is_string();
+    if (t == "object") return v.is_object();
+    if (t == "array") return v.is_array();
+    if (t == "number") return v.is_number();
+    if (t == "integer")
+      return v.is_number_integer() || (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>());
+    return false;
+  }
+  // enum / const values the schema's `type` admits (all of them without a type).
+  std::vector<json> typed_values(const json& s, const std::vector<json>& values, const std::string& path) {
+    if (!s.contains("type")) return values;
+    std::vector<std::string> types;
+    if (s["type"].is_string())
+      types.push_back(s["type"].get<std::string>());
+    else if (s["type"].is_array())
+      for (const json& t : s["type"])
+        if (t.is_string()) types.push_back(t.get<std::string>());
+    std::vector<json> kept;
+    for (const json& v : values)
+      if (std::any_of(types.begin(), types.end(), [&](const std::string& t) { return of_type(v, t); }))
+        kept.push_back(v);
+    if (kept.empty()) unsupported("an enum or const that its type admits none of", path);
+    return kept;
+  }
+  // The JSON types an alternative of oneOf can take ("" entries: unknown, overlaps anything).
+  static std::set<std::string> types_of(const json& s) {
+    if (!s.is_object()) return {""};
+    if (s.contains("const")) return {"const:" + s["const"].dump()};
+    if (s.contains("type") && s["type"].is_string()) {
+      const std::string t = s["type"].get<std::string>();
+      return t == "integer" ? std::set<std::string>{"number"} : std::set<std::string>{t};
+    }
+    if (s.contains("type") && s["type"].is_array()) {
+      std::set<std::string> out;
+      for (const json& t : s["type"]) out.insert(t == "integer" ? std::string("number") : t.get<std::string>());
+      return out;
+    }
+    return {""};
   }
 
   // Shared rules, made on first use.
@@ -100,7 +151,8 @@ class SchemaCompiler {
       const int value = any_value();
       const Expr member = b_.seq({b_.ref(any_string()), ws(), b_.literal(":"), ws(), b_.ref(value)});
       const Expr members = b_.seq({member, b_.star(b_.seq({ws(), b_.literal(","), ws(), member}))});
-      b_.define(object_, b_.seq({b_.literal("{"), ws(), b_.optional(members), ws(), b_.literal("}")}));
+      // One run of whitespace between the brackets when empty ("{" ws "}"), as between tokens.
+      b_.define(object_, b_.seq({b_.literal("{"), b_.optional(b_.seq({ws(), members})), ws(), b_.literal("}")}));
     }
     return object_;
   }
@@ -109,7 +161,7 @@ class SchemaCompiler {
       array_ = b_.declare_rule("array");
       const Expr value = b_.ref(any_value());
       const Expr items = b_.seq({value, b_.star(b_.seq({ws(), b_.literal(","), ws(), value}))});
-      b_.define(array_, b_.seq({b_.literal("["), ws(), b_.optional(items), ws(), b_.literal("]")}));
+      b_.define(array_, b_.seq({b_.literal("["), b_.optional(b_.seq({ws(), items})), ws(), b_.literal("]")}));
     }
     return array_;
   }
@@ -166,11 +218,12 @@ class SchemaCompiler {
       return reference(s["$ref"].get<std::string>(), path);
     }
     if (s.contains("allOf")) return compile(merge_all_of(s, path), path);
-    if (s.contains("const")) return b_.literal(dump(s["const"]));
+    if (s.contains("const")) return b_.literal(dump(typed_values(s, {s["const"]}, path).front()));
     if (s.contains("enum")) {
       if (!s["enum"].is_array() || s["enum"].empty()) unsupported("an enum that is not a non-empty array", path);
       std::vector<Expr> options;
-      for (const json& v : s["enum"]) options.push_back(b_.literal(dump(v)));
+      for (const json& v : typed_values(s, std::vector<json>(s["enum"].begin(), s["enum"].end()), path))
+        options.push_back(b_.literal(dump(v)));
       return b_.alt(std::move(options));
     }
     for (const char* key : {"anyOf", "oneOf"}) {
@@ -180,6 +233,16 @@ class SchemaCompiler {
       for (auto it = s.begin(); it != s.end(); ++it)
         if (it.key() != key && it.key() != "$defs" && it.key() != "definitions" && !kAnnotations.count(it.key()))
           unsupported("the keyword '" + it.key() + "' beside " + key + " (put it inside each alternative)", path);
+      if (std::string(key) == "oneOf") {
+        // Exactly one must match: generated as anyOf, which is the same only when no value can
+        // match two alternatives; known here by their types (or consts).
+        std::set<std::string> seen;
+        for (const json& alt : list)
+          for (const std::string& t : types_of(alt))
+            if (t.empty() || !seen.insert(t).second)
+              unsupported("a oneOf whose alternatives may overlap (give each a different type or const, or use anyOf)",
+                          path);
+      }
       std::vector<Expr> options;
       for (std::size_t i = 0; i < list.size(); ++i)
         options.push_back(compile(list[i], path + "/" + key + "/" + std::to_string(i)));
@@ -320,7 +383,8 @@ class SchemaCompiler {
     if (s.contains("multipleOf")) unsupported("the keyword 'multipleOf'", path);
     lo = std::max(lo, -double(kMaxInteger));
     hi = std::min(hi, double(kMaxInteger));
-    if (lo > hi) unsupported("bounds that admit no whole number", path);
+    if (lo > hi)
+      unsupported("bounds that admit no whole number (number bounds are rounded inward to whole numbers here)", path);
     return {static_cast<long long>(lo), static_cast<long long>(hi)};
   }
 
@@ -404,16 +468,17 @@ class SchemaCompiler {
     Expr rest = b_.empty();
     if (more && (max < 0 || max > fixed)) {
       const int extra_max = max < 0 ? -1 : max - fixed;
-      rest = fixed == 0
-                 ? b_.optional(b_.seq({item, b_.repeat(b_.seq({comma, item}), 0, extra_max < 0 ? -1 : extra_max - 1)}))
-                 : b_.repeat(b_.seq({comma, item}), 0, extra_max);
+      rest = fixed == 0 ? b_.optional(b_.seq(
+                              {ws(), item, b_.repeat(b_.seq({comma, item}), 0, extra_max < 0 ? -1 : extra_max - 1)}))
+                        : b_.repeat(b_.seq({comma, item}), 0, extra_max);
     }
     for (int k = fixed - 1; k >= 0; --k) {
-      const Expr el = k == 0 ? element(0) : b_.seq({comma, element(k)});
+      const Expr el = k == 0 ? b_.seq({ws(), element(0)}) : b_.seq({comma, element(k)});
       // Elements past minItems are optional: stopping before element k ends the array.
       rest = k >= min ? b_.optional(b_.seq({el, rest})) : b_.seq({el, rest});
     }
-    return b_.seq({b_.literal("["), ws(), rest, ws(), b_.literal("]")});
+    // The whitespace after "[" comes with the first element: an empty array has one run, not two.
+    return b_.seq({b_.literal("["), rest, ws(), b_.literal("]")});
   }
 
   Expr compile_object(const json& s, const std::string& path) {
@@ -466,14 +531,14 @@ class SchemaCompiler {
       if (has_extra) {
         const Expr member = b_.seq({b_.ref(any_string()), ws(), b_.literal(":"), ws(), extra_value});
         const Expr more = b_.star(b_.seq({comma, member}));
-        tail = started ? more : b_.optional(b_.seq({member, more}));
+        tail = started ? more : b_.optional(b_.seq({ws(), member, more}));
       }
       b_.define(after[n][std::size_t(started)], tail);
     }
     for (std::size_t i = n; i-- > 0;) {
       for (int started = 0; started < 2; ++started) {
         std::vector<Expr> write;
-        if (started) write.push_back(comma);
+        write.push_back(started ? comma : ws());  // the whitespace after "{" comes with the first member
         write.push_back(b_.literal(dump(json(members[i].first))));
         write.insert(write.end(), {ws(), b_.literal(":"), ws(), values[i], b_.ref(after[i + 1][1])});
         std::vector<Expr> options{b_.seq(std::move(write))};
@@ -481,7 +546,7 @@ class SchemaCompiler {
         b_.define(after[i][std::size_t(started)], b_.alt(std::move(options)));
       }
     }
-    return b_.seq({b_.literal("{"), ws(), b_.ref(after[0][0]), ws(), b_.literal("}")});
+    return b_.seq({b_.literal("{"), b_.ref(after[0][0]), ws(), b_.literal("}")});
   }
 
   static const std::set<std::string> kKeywords;

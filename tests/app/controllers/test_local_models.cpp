@@ -141,6 +141,12 @@ void TestLocalModels::memoryRuleRefusesWhatDoesNotFit() {
   QVERIFY2(refused.contains(QLatin1String("kept for the system")), qPrintable(refused));
   QVERIFY(!second->usesOtherLocalModel());
   QCOMPARE(models->others().size(), 0);
+  // A path that is no model, or does not exist, is refused at once, saying why.
+  models->setMemoryProbe([] { return std::uint64_t(64) << 30; });
+  const QString missing = models->usePaneModel(1, dir.filePath(QStringLiteral("missing.gguf")));
+  QVERIFY2(missing.contains(QLatin1String("cannot be opened")), qPrintable(missing));
+  QVERIFY(!second->usesOtherLocalModel());
+  QCOMPARE(models->others().size(), 0);
 
   // A model whose size is not known before it loads (random weights here) gets what is left as
   // its budget (EngineConfig::host_memory_budget): the engine refuses the load, naming the

@@ -620,6 +620,12 @@ void TestGuiPanes::otherLocalModelThroughSettings() {
   QQuickItem* label = nullptr;
   QTRY_VERIFY((label = findVisibleItem(pane, QStringLiteral("paneBackend"))) != nullptr);
   QVERIFY2(label->property("text").toString().contains(other), qPrintable(label->property("text").toString()));
+  // Not over the context line (a row that did not place it again drew it there).
+  QQuickItem* context = findVisibleItem(pane, QStringLiteral("paneContext"));
+  QVERIFY(context);
+  QTRY_VERIFY2(!label->mapRectToScene(QRectF(0, 0, label->width(), label->height()))
+                    .intersects(context->mapRectToScene(QRectF(0, 0, context->width(), context->height()))),
+               "the model's name is drawn over the context line");
   QVERIFY(!findVisibleItem(findItem(root, QStringLiteral("chatPane0")), QStringLiteral("paneBackend")));
   QQuickItem* status = findItem(root, QStringLiteral("statusLabel"));
   QVERIFY(status);

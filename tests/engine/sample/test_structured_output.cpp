@@ -154,6 +154,13 @@ class TestStructuredOutput : public QObject {
     QVERIFY(!schemaAccepts(date, "\"2024-13-01\""));
     QVERIFY(matches(json_object_grammar(), "{\"a\": [1, {\"b\": null}], \"c\": \"d\"}"));
     QVERIFY(!matches(json_object_grammar(), "[1]"));
+    // At most 12 whitespace characters between two tokens, an empty object's brackets included.
+    QVERIFY(matches(json_object_grammar(), "{" + std::string(12, ' ') + "}"));
+    QVERIFY(!matches(json_object_grammar(), "{" + std::string(13, ' ') + "}"));
+    QVERIFY(matches(json_schema_grammar({{"type", "array"}}), "[" + std::string(12, '\n') + "]"));
+    QVERIFY(!matches(json_schema_grammar({{"type", "array"}}), "[" + std::string(13, '\n') + "]"));
+    QVERIFY(!matches(json_schema_grammar({{"type", "object"}, {"additionalProperties", false}}),
+                     "{" + std::string(13, ' ') + "}"));
   }
 
   void unsupportedKeywordsAreNamed() {
@@ -164,6 +171,23 @@ class TestStructuredOutput : public QObject {
     QVERIFY(unsupportedMessage({{"$ref", "#/$defs/missing"}}).contains("missing"));
     QVERIFY(unsupportedMessage({{"type", "string"}, {"pattern", "(?=a)"}}).contains("look-around"));
     QVERIFY(unsupportedMessage(false).contains("false"));
+    // Schemas with no finite value (a model could never finish): refused, not run into a dead end.
+    QVERIFY(unsupportedMessage({{"$ref", "#"}}).contains("no finite"));
+    QVERIFY(unsupportedMessage(json::parse("{\"type\": \"object\", \"properties\": {\"c\": {\"$ref\": \"#\"}}, "
+                                           "\"required\": [\"c\"]}"))
+                .contains("no finite"));
+    QVERIFY(!unsupportedMessage(json::parse("{\"allOf\": [{\"$ref\": \"#\"}]}")).isEmpty());
+    // oneOf is generated as anyOf only where no value can match two alternatives.
+    QVERIFY(unsupportedMessage(json::parse("{\"oneOf\": [{\"type\": \"integer\"}, {\"type\": \"integer\", "
+                                           "\"minimum\": 0}]}"))
+                .contains("overlap"));
+    QVERIFY(unsupportedMessage(json::parse("{\"oneOf\": [{\"type\": \"string\"}, {\"type\": \"null\"}]}")).isEmpty());
+    // enum and const keep to their schema's type.
+    const json typedEnum = json::parse("{\"type\": \"integer\", \"enum\": [\"a\", 1, 2.5]}");
+    QVERIFY(schemaAccepts(typedEnum, "1"));
+    QVERIFY(!schemaAccepts(typedEnum, "2.5"));
+    QVERIFY(!schemaAccepts(typedEnum, "\"a\""));
+    QVERIFY(!unsupportedMessage(json::parse("{\"type\": \"string\", \"const\": 5}")).isEmpty());
     // Hostile patterns: a regex nested 100 000 deep, one asking for a million states.
     try {
       regex_grammar(std::string(100000, '(') + "a" + std::string(100000, ')'));
