@@ -4,6 +4,27 @@
 
 namespace pagedchat {
 
+namespace {
+// `s` as a JSON string (quotes, backslashes and control characters escaped).
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\u00";
+      out += kHex[(c >> 4) & 0xf];
+      out += kHex[c & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+}  // namespace
+
 std::optional<HarmonyTokens> HarmonyTokens::of(const Tokenizer& t) {
   auto id = [&](std::string_view piece) {
     const std::optional<int> i = t.piece_to_id(piece);
@@ -99,10 +120,21 @@ std::string ReplyDetokenizer::start_content() {
     }
   }
   if (const std::size_t sp = channel.find_first_of(" \t\n"); sp != std::string::npos) channel.resize(sp);  // " to=..."
+  // A call's recipient, "to=functions.NAME", in the role part or after the channel's name.
+  std::string header;
+  for (int x : header_ids_)
+    header += is_marker(x) || tokenizer_.is_control(x) ? " " : tokenizer_.decode_bytes({x}, true);
+  std::string recipient;
+  if (const std::size_t to = header.find("to="); to != std::string::npos) {
+    recipient = header.substr(to + 3);
+    recipient.resize(std::min(recipient.size(), recipient.find_first_of(" \t\n<")));
+  }
   header_ids_.clear();
   state_ = State::kContent;
   content_.emplace(tokenizer_, std::vector<int>{});
   reasoning_ = channel == "analysis";
+  call_ = recipient.starts_with("functions.") && recipient.size() > 10 && !reasoning_;
+  if (call_) return "<tool_call>\n{\"name\": " + json_string(recipient.substr(10)) + ", \"arguments\": ";
   return reasoning_ ? "<think>\n" : std::string();
 }
 
@@ -111,7 +143,8 @@ std::string ReplyDetokenizer::end_message() {
   if (content_) out = content_->flush();
   content_.reset();
   if (reasoning_) out += "</think>\n\n";
-  reasoning_ = false;
+  if (call_) out += "}\n</tool_call>\n";
+  reasoning_ = call_ = false;
   return out;
 }
 

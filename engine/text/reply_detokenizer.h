@@ -6,9 +6,10 @@
 // Harmony (gpt-oss; OpenAI's "harmony" response format) writes its reply as messages whose
 // structure is control tokens the plain text would drop: "<|channel|>analysis<|message|>…<|end|>"
 // (the reasoning), "<|start|>assistant<|channel|>final<|message|>…<|return|>" (the answer),
-// "<|channel|>commentary to=functions.NAME<|message|>…<|call|>" (a tool call; parsed into calls by
-// the tools work, shown as text until then). When the vocabulary has the Harmony markers, this
-// turns them into the convention above: analysis content as "<think>…</think>\n\n", final and
+// "<|channel|>commentary to=functions.NAME<|message|>…<|call|>" (a tool call). When the vocabulary
+// has the Harmony markers, this turns them into the engine's conventions: analysis content as
+// "<think>…</think>\n\n", a call to a function as "<tool_call>\n{"name": NAME, "arguments": ARGS}
+// \n</tool_call>\n" (the Hermes form the server's tool-call parser reads), final and other
 // commentary content as text, headers dropped. Content is detokenized per message with
 // IncrementalDetokenizer (UTF-8 held back across tokens as there).
 //
@@ -76,6 +77,7 @@ class ReplyDetokenizer {
   std::vector<int> header_ids_;   // the header's ids since <|start|> (markers included)
   std::optional<IncrementalDetokenizer> content_;
   bool reasoning_ = false;  // the current message is analysis (inside <think>)
+  bool call_ = false;       // the current message is a call to a function (inside <tool_call>)
   std::string pending_;     // text due before the next token's (a prompt that opened a message)
   // Gemma 4's channels (plain detokenization otherwise): inside "<|channel>" until its name line
   // ends (name_ collects it), then in the channel until "<channel|>".

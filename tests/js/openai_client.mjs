@@ -6,7 +6,8 @@
 //   node openai_client.mjs structured BASE_URL MODEL   (response_format json_schema / json_object,
 //   vLLM's guided_choice, an unsupported keyword; outputs validated with ajv)
 //   node openai_client.mjs tools BASE_URL MODEL   (tools with tool_choice auto; the reply forced into
-//   the template's <tool_call> form by guided_regex; non-streamed, streamed, the client's stream helper)
+//   the template's <tool_call> form by guided_regex; non-streamed, streamed, the client's stream helper;
+//   tool_choice "required" and a named function, arguments validated with ajv; reasoning_content)
 //   node openai_client.mjs concurrent BASE_URL MODEL N   (N greedy requests at once, every other
 //   one streamed; each asks for 20 + (7 i mod 90) tokens with ignore_eos)
 import OpenAI from "openai";
@@ -166,7 +167,75 @@ if (mode === "completions") {
   const plain = await client.chat.completions.create({ ...req, guided_regex: "Hello there" });
   out.plain = { content: plain.choices[0].message.content, tool_calls: plain.choices[0].message.tool_calls ?? null,
                 finish_reason: plain.choices[0].finish_reason };
-  out.required = await error(() => client.chat.completions.create({ ...req, tool_choice: "required" }));
+  // tool_choice "required" and a named function, by constrained decoding: the calls' arguments
+  // validate (ajv) against their tool's parameters, sampled with several seeds, whole and streamed.
+  // (A random model's strings run long: the city's length is bounded so that calls end in max_tokens.)
+  const tools2 = [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: {
+                    city: { type: "string", maxLength: 10 }, days: { type: "integer", minimum: 1, maximum: 7 } },
+                    required: ["city"] } } },
+                  { type: "function", function: { name: "get_time", parameters: { type: "object",
+                  properties: { zone: { type: "string", enum: ["UTC", "CET", "KST"] }, hours: { type: "integer",
+                  minimum: 0, maximum: 23 } }, required: ["zone", "hours"] } } }];
+  const ajv = new Ajv2020({ strict: false });
+  const validators = Object.fromEntries(tools2.map((t) => [t.function.name, ajv.compile(t.function.parameters)]));
+  const checkCalls = (calls) => (calls ?? []).map((c) => {
+    let args = null;
+    try { args = JSON.parse(c.function?.arguments ?? c.arguments); } catch {}
+    const name = c.function?.name ?? c.name;
+    return { name, id: c.id ?? "", valid: args !== null && (validators[name]?.(args) ?? false) };
+  });
+  const base = { model, messages: req.messages, tools: tools2, max_tokens: 300, temperature: 1 };
+  async function streamed(r) {
+    const calls = [];
+    let content = "", finish = null, pieces = 0;
+    for await (const chunk of await client.chat.completions.create({ ...r, stream: true })) {
+      for (const ch of chunk.choices) {
+        if (ch.delta?.content) content += ch.delta.content;
+        for (const tc of ch.delta?.tool_calls ?? []) {
+          calls[tc.index] ??= { id: "", name: "", arguments: "" };
+          if (tc.id) calls[tc.index].id = tc.id;
+          if (tc.function?.name) calls[tc.index].name += tc.function.name;
+          if (tc.function?.arguments) { calls[tc.index].arguments += tc.function.arguments; ++pieces; }
+        }
+        if (ch.finish_reason) finish = ch.finish_reason;
+      }
+    }
+    return { content, calls: checkCalls(calls), finish_reason: finish, pieces };
+  }
+  // (One call each: a random model's array of calls need not end within max_tokens.)
+  out.required = [];
+  for (const seed of [1, 2, 3, 4]) {
+    const r = await client.chat.completions.create({ ...base, seed, tool_choice: "required",
+                                                     parallel_tool_calls: false });
+    out.required.push({ content: r.choices[0].message.content, calls: checkCalls(r.choices[0].message.tool_calls),
+                        finish_reason: r.choices[0].finish_reason });
+  }
+  out.required_stream = await streamed({ ...base, seed: 5, tool_choice: "required", parallel_tool_calls: false });
+  const named = { ...base, tool_choice: { type: "function", function: { name: "get_time" } } };
+  out.named = [];
+  for (const seed of [1, 2, 3]) {
+    const r = await client.chat.completions.create({ ...named, seed });
+    out.named.push({ content: r.choices[0].message.content, calls: checkCalls(r.choices[0].message.tool_calls),
+                     finish_reason: r.choices[0].finish_reason });
+  }
+  out.named_stream = await streamed({ ...named, seed: 7 });
+  out.unknown_name = await error(() => client.chat.completions.create(
+      { ...base, tool_choice: { type: "function", function: { name: "no_such_tool" } } }));
+  out.required_and_format = await error(() => client.chat.completions.create(
+      { ...base, tool_choice: "required", response_format: { type: "json_object" } }));
+  // Reasoning (Qwen3's <think> block, forced) comes back as reasoning_content, apart from the answer
+  // and from a call.
+  const think = { model, messages: req.messages, max_tokens: 80, temperature: 0,
+                  guided_regex: "<think>\\nLet me see\\.\\n</think>\\n\\nHello there" };
+  const t = await client.chat.completions.create(think);
+  out.reasoning = { reasoning: t.choices[0].message.reasoning_content ?? null, content: t.choices[0].message.content };
+  let rs = "", rc = "";
+  for await (const chunk of await client.chat.completions.create({ ...think, stream: true }))
+    for (const ch of chunk.choices) { rs += ch.delta?.reasoning_content ?? ""; rc += ch.delta?.content ?? ""; }
+  out.reasoning_stream = { reasoning: rs, content: rc };
+  const tc = await client.chat.completions.create({ ...req, guided_regex: "<think>\\nA call\\.\\n</think>\\n\\n" + forced });
+  out.reasoning_call = { reasoning: tc.choices[0].message.reasoning_content ?? null,
+                         content: tc.choices[0].message.content, calls: checkCalls(tc.choices[0].message.tool_calls) };
   if (m.tool_calls?.length) {
     const next = await client.chat.completions.create({ model, tools, max_tokens: 5, temperature: 0, messages: [
       ...req.messages, m, { role: "tool", tool_call_id: m.tool_calls[0].id, content: "Sunny, 21 C" }] });

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/entrypoints/openai/chat_reply.h"
 #include "engine/loader/load_util.h"
 #include "engine/sample/structured/json_schema_grammar.h"
 #include "engine/text/chat_template.h"
@@ -471,17 +472,42 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
     if (!tools->empty()) r.tool_choice = "auto";
   }
   if (const json* tc = field(body, "tool_choice")) {
-    if (tc->is_string() && (tc->get<std::string>() == "none" || tc->get<std::string>() == "auto")) {
-      r.tool_choice = tc->get<std::string>();
-    } else if (tc->is_string() && tc->get<std::string>() != "required") {
-      bad("tool_choice", "must be \"none\", \"auto\", \"required\" or {\"type\": \"function\", ...}");
+    const std::string kinds =
+        "must be \"none\", \"auto\", \"required\" or {\"type\": \"function\", \"function\": {\"name\": ...}}";
+    if (tc->is_string()) {
+      const std::string v = tc->get<std::string>();
+      if (v != "none" && v != "auto" && v != "required") bad("tool_choice", kinds);
+      r.tool_choice = v;
+    } else if (tc->is_object()) {
+      const json* fn = field(*tc, "function");
+      const json* name = fn && fn->is_object() ? field(*fn, "name") : nullptr;
+      if (tc->value("type", "function") != "function" || !name || !name->is_string()) bad("tool_choice", kinds);
+      r.tool_choice = "function";
+      r.tool_choice_name = name->get<std::string>();
     } else {
-      bad("tool_choice", "\"required\" and a named function are not supported yet: use \"auto\"");
+      bad("tool_choice", kinds);
     }
-    if (r.tool_choice == "auto" && r.tools.empty()) bad("tool_choice", "\"auto\" needs tools");
+    if (r.tool_choice != "none" && r.tools.empty()) bad("tool_choice", "\"" + r.tool_choice + "\" needs tools");
   }
   if (const json* v = field(body, "parallel_tool_calls")) r.parallel_tool_calls = boolean(*v, "parallel_tool_calls");
-  const std::optional<StructuredOutputsParams> structured = read_structured_outputs(body, raw_body);
+  std::optional<StructuredOutputsParams> structured = read_structured_outputs(body, raw_body);
+  if (r.tool_choice == "required" || r.tool_choice == "function") {
+    // Constrained decoding makes the call (vLLM's way): the named function's arguments, or an
+    // array of calls, by a schema of the tools (their parameters in the client's key order).
+    if (structured) bad("tool_choice", "\"" + r.tool_choice + "\" cannot be combined with a structured output");
+    nlohmann::ordered_json tools = nlohmann::ordered_json::parse(r.tools.dump());
+    if (raw_body) {
+      const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(*raw_body, nullptr, false);
+      if (doc.is_object() && doc.contains("tools") && doc["tools"].is_array()) tools = doc["tools"];
+    }
+    StructuredOutputsParams p;
+    try {
+      p.json = tool_choice_schema(tools, r.tool_choice, r.tool_choice_name, r.parallel_tool_calls).dump();
+    } catch (const std::invalid_argument& e) {
+      bad("tool_choice", e.what());
+    }
+    structured = std::move(p);
+  }
   r.sampling = read_sampling(body, {"max_tokens", "max_completion_tokens"}, limits);
   r.sampling.params.structured_outputs = structured;
   check_sequences(1, r.sampling.params.n, limits);

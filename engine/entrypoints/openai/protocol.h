@@ -92,8 +92,10 @@ struct ChatCompletionRequest {
   std::string chat_template_kwargs_json;  ///< the other chat_template_kwargs, as a JSON object text
   std::string chat_template;              ///< a Jinja template for this call (vLLM's field); used only where trusted
   nlohmann::json tools = nlohmann::json::array();  ///< the functions the model may call (checked)
-  /// "auto" (calls in the reply are parsed into tool_calls; the default with tools) or "none".
+  /// "auto" (calls in the reply are parsed into tool_calls; the default with tools), "none",
+  /// "required" (at least one call, by constrained decoding) or "function" (tool_choice_name's).
   std::string tool_choice = "none";
+  std::string tool_choice_name;     ///< the function tool_choice names
   bool parallel_tool_calls = true;  ///< false: only the first call is returned
 };
 

@@ -20,8 +20,7 @@ struct ChoiceState {
   int num_tokens = 0;
   std::size_t text_offset = 0;
   bool role_sent = false;
-  std::unique_ptr<ToolCallStream> tools;  ///< streamed chat with tools: holds back call text
-  int calls_sent = 0;
+  std::unique_ptr<ChatReplyStream> reply;  ///< streamed chat: reasoning and calls apart
 };
 }  // namespace serving_detail
 using serving_detail::ChoiceState;
@@ -48,6 +47,23 @@ json tool_calls_json(const std::vector<ToolCall>& calls, int first, bool streame
               {"type", "function"},
               {"function", {{"name", calls[i].name}, {"arguments", calls[i].arguments}}}};
     if (streamed) c["index"] = first + int(i);
+    list.push_back(std::move(c));
+  }
+  return list;
+}
+
+// Streamed calls' deltas: index always; id, type and name in a call's first delta.
+json tool_call_deltas_json(const std::vector<ToolCallDelta>& calls) {
+  json list = json::array();
+  for (const ToolCallDelta& d : calls) {
+    json c = {{"index", d.index}};
+    if (!d.id.empty()) {
+      c["id"] = d.id;
+      c["type"] = "function";
+      c["function"] = {{"name", d.name}, {"arguments", d.arguments}};
+    } else {
+      c["function"] = {{"arguments", d.arguments}};
+    }
     list.push_back(std::move(c));
   }
   return list;
@@ -352,10 +368,14 @@ Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
     own_stops = chat_stop_conditions(*own, tok);
   }
   const ChatTemplate& tmpl = own ? *own : template_;
+  g.reply.reasoning = tmpl.reasoning_controls().reasons;
+  g.reply.parallel_tool_calls = r.parallel_tool_calls;
   if (r.tool_choice == "auto" && !r.tools.empty()) {
-    g.tool_format = tool_call_format_of(tmpl.source(), tmpl.family());
-    g.tools = r.tools;
-    g.parallel_tool_calls = r.parallel_tool_calls;
+    g.reply.tool_format = tool_call_format_of(tmpl.source(), tmpl.family());
+    g.reply.tools = r.tools;
+  } else if (r.tool_choice == "required" || r.tool_choice == "function") {
+    g.reply.forced = r.tool_choice;
+    g.reply.forced_name = r.tool_choice_name;
   }
   const ChatStopConditions& stops = own ? own_stops : template_stops_;
   const bool add_generation_prompt = r.add_generation_prompt && !r.continue_final_message;
@@ -391,6 +411,7 @@ Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
     throw ApiError(400, e.what(), "messages");
   }
   if (!warning.empty() && log_) log_(warning);
+  g.reply.reasoning_opened = g.reply.reasoning && prompt_opens_reasoning(prompt);
   SamplingParams p = sampling_for(r.sampling, static_cast<int>(ids.size()), "messages");
   p.stop.insert(p.stop.end(), stops.stop.begin(), stops.stop.end());
   p.stop_token_ids.insert(p.stop_token_ids.end(), stops.stop_token_ids.begin(), stops.stop_token_ids.end());
@@ -463,16 +484,16 @@ json OpenAIServing::collect(Generation& g, const std::function<bool()>& gone) {
               {"finish_reason", finish_reason_json(s.finish_reason)},
               {"stop_reason", stop_reason_json(s.stop_reason)}};
     if (g.kind == Generation::Kind::kChat) {
-      c["message"] = {{"role", "assistant"}, {"content", s.text}};
-      if (g.tool_format != ToolCallFormat::kNone) {
-        ParsedReply parsed = parse_tool_calls(g.tool_format, s.text, g.tools);
-        if (!parsed.calls.empty()) {
-          if (!g.parallel_tool_calls) parsed.calls.resize(1);
-          c["message"]["content"] = parsed.content.empty() ? json() : json(parsed.content);
-          c["message"]["tool_calls"] = tool_calls_json(parsed.calls, 0, false);
-          if (s.finish_reason == FinishReason::kStop) c["finish_reason"] = "tool_calls";
-        }
+      ChatReply reply = parse_chat_reply(g.reply, s.text);
+      json message = {{"role", "assistant"}, {"content", reply.content}};
+      if (reply.reasoning) message["reasoning_content"] = *reply.reasoning;
+      if (!reply.calls.empty()) {
+        if (reply.content.empty()) message["content"] = nullptr;
+        message["tool_calls"] = tool_calls_json(reply.calls, 0, false);
+        // OpenAI's reason for calls the model chose; a named function's call ends as "stop".
+        if (s.finish_reason == FinishReason::kStop && g.reply.forced != "function") c["finish_reason"] = "tool_calls";
       }
+      c["message"] = std::move(message);
     } else {
       const std::size_t pi = i / g.n;
       c["text"] = (pi < g.echo_texts.size() ? g.echo_texts[pi] : std::string()) + s.text;
@@ -556,26 +577,28 @@ std::optional<std::string> EventSource::next(std::chrono::milliseconds timeout) 
       ChoiceState& s = st.choices[index];
       s.num_tokens += static_cast<int>(c.token_ids.size());
       const json lp = logprobs_json(g_, c, s.text_offset);
-      // With tools, the text that may be a call is held back until it is known.
-      std::string text = c.text;
-      std::vector<ToolCall> calls;
-      if (chat && g_.tool_format != ToolCallFormat::kNone) {
-        if (!s.tools) s.tools = std::make_unique<ToolCallStream>(g_.tool_format, g_.tools);
-        text = s.tools->feed(c.text, calls);
-        if (c.finish_reason) text += s.tools->finish(calls);
-        if (!g_.parallel_tool_calls && s.calls_sent + int(calls.size()) > 1)
-          calls.resize(std::size_t(std::max(0, 1 - s.calls_sent)));
+      ChatReplyDelta delta;
+      if (chat) {
+        // Reasoning apart; with tools, the text that may be a call is held back until it is known.
+        if (!s.reply) s.reply = std::make_unique<ChatReplyStream>(g_.reply);
+        delta = s.reply->feed(c.text);
+        if (c.finish_reason) {
+          ChatReplyDelta rest = s.reply->finish();
+          delta.reasoning += rest.reasoning;
+          delta.content += rest.content;
+          for (ToolCallDelta& t : rest.tool_calls) delta.tool_calls.push_back(std::move(t));
+        }
       }
-      if (text.empty() && calls.empty() && !c.finish_reason && lp.is_null()) continue;
+      if ((chat ? delta.empty() : c.text.empty()) && !c.finish_reason && lp.is_null()) continue;
       json item = {{"index", index}, {"logprobs", lp}, {"finish_reason", finish_reason_json(c.finish_reason)}};
       if (c.finish_reason) item["stop_reason"] = stop_reason_json(c.stop_reason);
       if (chat) {
-        item["delta"] = text.empty() ? json::object() : json{{"content", text}};
-        if (!calls.empty()) {
-          item["delta"]["tool_calls"] = tool_calls_json(calls, s.calls_sent, true);
-          s.calls_sent += int(calls.size());
-        }
-        if (c.finish_reason == FinishReason::kStop && s.calls_sent > 0) item["finish_reason"] = "tool_calls";
+        item["delta"] = json::object();
+        if (!delta.reasoning.empty()) item["delta"]["reasoning_content"] = delta.reasoning;
+        if (!delta.content.empty()) item["delta"]["content"] = delta.content;
+        if (!delta.tool_calls.empty()) item["delta"]["tool_calls"] = tool_call_deltas_json(delta.tool_calls);
+        if (c.finish_reason == FinishReason::kStop && s.reply->num_calls() > 0 && g_.reply.forced != "function")
+          item["finish_reason"] = "tool_calls";
       } else {
         item["text"] = c.text;
       }

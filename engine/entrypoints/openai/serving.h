@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "engine/async_engine_client.h"
+#include "engine/entrypoints/openai/chat_reply.h"
 #include "engine/entrypoints/openai/protocol.h"
-#include "engine/entrypoints/openai/tool_calls.h"
 #include "engine/text/chat_template.h"
 
 namespace pagedchat::openai {
@@ -36,11 +36,8 @@ struct Generation {
   bool include_usage = false;
   std::optional<int> logprobs;  ///< top alternatives per token (chat: top_logprobs)
   std::shared_ptr<RequestStream> outputs;
-  /// Chat with tools and tool_choice "auto": how the model writes calls (its template's format),
-  /// the tools, whether more than one call is returned.
-  ToolCallFormat tool_format = ToolCallFormat::kNone;
-  nlohmann::json tools;
-  bool parallel_tool_calls = true;
+  /// Chat: how the reply's text becomes reasoning_content, content and tool_calls.
+  ChatReplyOptions reply;
 };
 
 /// Writes one server-sent event's data (a JSON text or "[DONE]"); false when the client is gone.

@@ -4,8 +4,41 @@
 
 namespace pagedchat::openai {
 
-namespace {
 using json = nlohmann::json;
+
+std::string new_tool_call_id() {
+  static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string id = "call_";
+  for (int i = 0; i < 24; ++i) id += kChars[rng() % (sizeof(kChars) - 1)];
+  return id;
+}
+
+std::size_t json_value_end(std::string_view s) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"')
+      in_string = true;
+    else if (c == '{' || c == '[')
+      ++depth;
+    else if ((c == '}' || c == ']') && --depth == 0)
+      return i + 1;
+  }
+  return std::string_view::npos;
+}
+
+namespace {
 
 constexpr std::string_view kOpen = "<tool_call>", kClose = "</tool_call>";
 constexpr std::string_view kPythonTag = "<|python_tag|>", kMistralTag = "[TOOL_CALLS]";
@@ -14,14 +47,6 @@ std::string_view trim(std::string_view s) {
   const auto b = s.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return {};
   return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
-std::string new_call_id() {
-  static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  std::string id = "call_";
-  for (int i = 0; i < 24; ++i) id += kChars[rng() % (sizeof(kChars) - 1)];
-  return id;
 }
 
 std::optional<json> parse_json(std::string_view text) {
@@ -41,7 +66,7 @@ std::optional<ToolCall> call_of(const json& v) {
     args = *inner;
   }
   if (!args.is_object()) return std::nullopt;
-  return ToolCall{new_call_id(), v["name"].get<std::string>(),
+  return ToolCall{new_tool_call_id(), v["name"].get<std::string>(),
                   args.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
@@ -93,7 +118,7 @@ std::optional<ToolCall> qwen_xml_call(std::string_view inner, const json& tools)
     if (end == std::string_view::npos) break;
     s.remove_prefix(end + kParamEnd.size());
   }
-  return ToolCall{new_call_id(), name, args.dump(-1, ' ', false, json::error_handler_t::replace)};
+  return ToolCall{new_tool_call_id(), name, args.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
 std::optional<ToolCall> tagged_call(ToolCallFormat format, std::string_view inner, const json& tools) {
@@ -103,31 +128,6 @@ std::optional<ToolCall> tagged_call(ToolCallFormat format, std::string_view inne
   // Qwen3.5's template takes either form; Hermes models write JSON.
   if (auto v = parse_json(trim(inner))) return call_of(*v);
   return std::nullopt;
-}
-
-// The end of the JSON value starting at s[0] ('{' or '['), or npos.
-std::size_t json_value_end(std::string_view s) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '{' || c == '[')
-      ++depth;
-    else if ((c == '}' || c == ']') && --depth == 0)
-      return i + 1;
-  }
-  return std::string_view::npos;
 }
 
 // A reply that is only calls (Llama 3: objects separated by ';'; Mistral: an array, or
@@ -190,6 +190,10 @@ ToolCallFormat tool_call_format_of(std::string_view src, std::string_view family
   const bool has_tool_call = src.find(kOpen) != std::string_view::npos;
   if (has_tool_call && src.find("<function=") != std::string_view::npos) return ToolCallFormat::kQwenXml;
   if (has_tool_call) return ToolCallFormat::kHermes;
+  // Harmony (gpt-oss): calls on the commentary channel "to=functions.NAME", which the reply's
+  // detokenizer writes in the <tool_call> form.
+  if (src.find("<|channel|>") != std::string_view::npos && src.find("functions.") != std::string_view::npos)
+    return ToolCallFormat::kHarmony;
   if (src.find(kMistralTag) != std::string_view::npos) return ToolCallFormat::kMistral;
   if (src.find(kPythonTag) != std::string_view::npos) return ToolCallFormat::kLlama3Json;
   if (family == "chatml") return ToolCallFormat::kHermes;
@@ -208,6 +212,8 @@ const char* tool_call_format_name(ToolCallFormat f) {
       return "llama3_json";
     case ToolCallFormat::kMistral:
       return "mistral";
+    case ToolCallFormat::kHarmony:
+      return "openai";
     case ToolCallFormat::kNone:
       break;
   }

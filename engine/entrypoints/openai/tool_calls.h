@@ -23,14 +23,18 @@ enum class ToolCallFormat {
   kLlama3Json,  ///< the whole reply one JSON object {"name", "parameters"} (Llama 3.1-3.3), `;` between
                 ///< several, after an optional <|python_tag|>
   kMistral,     ///< [TOOL_CALLS][{"name", "arguments"}, ...] (the marker may be decoded away)
+  kHarmony,     ///< gpt-oss: "<|channel|>commentary to=functions.NAME<|message|>ARGS<|call|>", which
+                ///< ReplyDetokenizer writes as kHermes's <tool_call>{"name", "arguments"}</tool_call>
 };
 
 /// The format a chat template's tool calls use, from its source's markers ("<function=" inside
 /// a "<tool_call>" template: kQwenXml; "<tool_call>": kHermes; "[TOOL_CALLS]": kMistral;
-/// "<|python_tag|>" or a Llama 3 template with `tools`: kLlama3Json), else by `family` ("chatml"
+/// "<|python_tag|>" or a Llama 3 template with `tools`: kLlama3Json; "<|channel|>" and "functions.":
+/// kHarmony), else by `family` ("chatml"
 /// kHermes, "llama3" kLlama3Json, "mistral" kMistral); kNone when neither says.
 ToolCallFormat tool_call_format_of(std::string_view template_source, std::string_view family);
-/// "hermes", "qwen3_xml", "llama3_json", "mistral", "none" (vLLM's --tool-call-parser names).
+/// "hermes", "qwen3_xml", "llama3_json", "mistral", "openai", "none" (vLLM's --tool-call-parser
+/// names).
 const char* tool_call_format_name(ToolCallFormat f);
 
 /// One call as OpenAI returns it.
@@ -39,6 +43,13 @@ struct ToolCall {
   std::string name;       ///< the function's name
   std::string arguments;  ///< a JSON object, as text
 };
+
+/// A new call id: "call_" and 24 random letters and digits.
+std::string new_tool_call_id();
+
+/// The length of the JSON object or array that starts at s[0] ('{' or '['), strings and their
+/// escapes skipped; npos when it does not end in `s`.
+std::size_t json_value_end(std::string_view s);
 
 /// A reply split into its text and its calls.
 struct ParsedReply {

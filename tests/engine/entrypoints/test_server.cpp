@@ -409,7 +409,9 @@ class TestServer : public QObject {
   // Tools with tool_choice "auto" on a Qwen3 template: a reply in its <tool_call> form (forced by
   // guided_regex: a random model would not write one) comes back as tool_calls, whole, streamed
   // (deltas as OpenAI sends them) and through the client's own stream helper; plain text stays
-  // content; the conversation goes on with the tool's result.
+  // content; the conversation goes on with the tool's result. tool_choice "required" and a named
+  // function make calls by constrained decoding whose arguments ajv validates; a leading <think>
+  // block comes back as reasoning_content.
   void toolCallsThroughTheClient() {
     if (!jsref::missing().isEmpty()) QFAIL(qPrintable(jsref::missing()));
     const QString gguf = testpaths::modelFile("arch/qwen3-tiny.gguf");
@@ -447,7 +449,48 @@ class TestServer : public QObject {
     QCOMPARE(plain["content"].toString(), QString("Hello there"));
     QVERIFY(plain["tool_calls"].isNull());
     QCOMPARE(plain["finish_reason"].toString(), QString("stop"));
-    QCOMPARE(o["required"].toObject()["status"].toInt(), 400);
+    // tool_choice "required": one call or more, each to a listed tool with valid arguments.
+    auto checkForced = [&](const QJsonArray& calls, const QString& only) {
+      QVERIFY2(!calls.isEmpty(), all.constData());
+      for (const QJsonValue& v : calls) {
+        const QJsonObject c = v.toObject();
+        QVERIFY2(c["valid"].toBool(), all.constData());
+        QVERIFY(c["id"].toString().startsWith("call_"));
+        if (!only.isEmpty()) QCOMPARE(c["name"].toString(), only);
+      }
+    };
+    for (const QJsonValue& v : o["required"].toArray()) {
+      QCOMPARE(v["calls"].toArray().size(), 1);  // parallel_tool_calls false
+      checkForced(v["calls"].toArray(), {});
+      QCOMPARE(v["finish_reason"].toString(), QString("tool_calls"));
+      QVERIFY(v["content"].isNull());
+    }
+    const QJsonObject requiredStream = o["required_stream"].toObject();
+    checkForced(requiredStream["calls"].toArray(), {});
+    QCOMPARE(requiredStream["finish_reason"].toString(), QString("tool_calls"));
+    QCOMPARE(requiredStream["content"].toString(), QString());
+    // A named function: exactly its call; "stop" as OpenAI ends a forced call.
+    for (const QJsonValue& v : o["named"].toArray()) {
+      QCOMPARE(v["calls"].toArray().size(), 1);
+      checkForced(v["calls"].toArray(), "get_time");
+      QCOMPARE(v["finish_reason"].toString(), QString("stop"));
+    }
+    const QJsonObject namedStream = o["named_stream"].toObject();
+    QCOMPARE(namedStream["calls"].toArray().size(), 1);
+    checkForced(namedStream["calls"].toArray(), "get_time");
+    QVERIFY2(namedStream["pieces"].toInt() > 1, all.constData());  // the arguments stream in pieces
+    QCOMPARE(o["unknown_name"].toObject()["status"].toInt(), 400);
+    QVERIFY2(o["unknown_name"].toObject()["message"].toString().contains("no_such_tool"), all.constData());
+    QCOMPARE(o["required_and_format"].toObject()["status"].toInt(), 400);
+    // Reasoning apart from the answer, whole and streamed, and beside a call.
+    QCOMPARE(o["reasoning"]["reasoning"].toString(), QString("Let me see."));
+    QCOMPARE(o["reasoning"]["content"].toString(), QString("Hello there"));
+    QCOMPARE(o["reasoning_stream"]["reasoning"].toString().trimmed(), QString("Let me see."));
+    QCOMPARE(o["reasoning_stream"]["content"].toString(), QString("Hello there"));
+    QCOMPARE(o["reasoning_call"]["reasoning"].toString(), QString("A call."));
+    QVERIFY2(o["reasoning_call"]["content"].isNull(), all.constData());
+    QCOMPARE(o["reasoning_call"]["calls"].toArray().size(), 1);
+    checkForced(o["reasoning_call"]["calls"].toArray(), "get_weather");
     QVERIFY2(!o["next_finish"].toString().isEmpty(), all.constData());
   }
 

@@ -1,12 +1,14 @@
 // Tool calls in replies (engine/entrypoints/openai/tool_calls.h): each family's format as its
 // models write it (Hermes / Qwen JSON in tags, Qwen3.5's XML, Llama 3.1 JSON, Mistral), malformed
 // calls kept as text, the streamed split equal to the whole one at every cut, and the format
-// read from real chat templates.
+// read from real chat templates; a reply's reasoning apart from its answer, and the calls that
+// tool_choice "required" / a named function force, whole and streamed at every cut.
 #include <QFile>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/entrypoints/openai/chat_reply.h"
 #include "engine/entrypoints/openai/tool_calls.h"
 #include "test_paths.h"
 
@@ -22,6 +24,30 @@ const json kTools = json::parse(
 QString templateText(const QString& name) {
   QFile f(testpaths::modelFile(QStringLiteral("chat-templates/") + name));
   return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+// A whole reply streamed through ChatReplyStream cut at `cut`, joined as a client joins deltas.
+ChatReply streamedReply(const ChatReplyOptions& o, const std::string& text, std::size_t cut) {
+  ChatReplyStream s(o);
+  ChatReply r;
+  std::string reasoning;
+  std::vector<ToolCall> calls;
+  auto take = [&](ChatReplyDelta d) {
+    reasoning += d.reasoning;
+    r.content += d.content;
+    for (ToolCallDelta& c : d.tool_calls) {
+      if (c.index >= int(calls.size())) calls.resize(std::size_t(c.index) + 1);
+      if (!c.id.empty()) calls[std::size_t(c.index)].id = c.id;
+      calls[std::size_t(c.index)].name += c.name;
+      calls[std::size_t(c.index)].arguments += c.arguments;
+    }
+  };
+  take(s.feed(std::string_view(text).substr(0, cut)));
+  take(s.feed(std::string_view(text).substr(cut)));
+  take(s.finish());
+  if (!reasoning.empty()) r.reasoning = reasoning;
+  r.calls = std::move(calls);
+  return r;
 }
 
 // The streamed split of `text` cut at `cut` (two pieces), joined.
@@ -142,6 +168,92 @@ class TestToolCalls : public QObject {
     std::vector<ToolCall> calls;
     QCOMPARE(s.feed("Hello <to", calls), std::string("Hello "));
     QCOMPARE(s.feed("day", calls), std::string("<today"));
+  }
+
+  void reasoningApartFromTheAnswer() {
+    ReasoningSplit r = split_reasoning("<think>\nI should greet.\n</think>\n\nHello!");
+    QVERIFY(r.has_reasoning);
+    QCOMPARE(r.reasoning, std::string("I should greet."));
+    QCOMPARE(r.content, std::string("Hello!"));
+    r = split_reasoning("  <think>cut short");  // an unclosed block stays reasoning
+    QCOMPARE(r.reasoning, std::string("cut short"));
+    QCOMPARE(r.content, std::string());
+    r = split_reasoning("I think <think> is a tag. </think>");  // only a leading block counts
+    QVERIFY(!r.has_reasoning);
+    QCOMPARE(r.content, std::string("I think <think> is a tag. </think>"));
+    r = split_reasoning("Plan.\n</think>\n\nAnswer", /*opened=*/true);  // DeepSeek-R1's prompt opened it
+    QCOMPARE(r.reasoning, std::string("Plan."));
+    QCOMPARE(r.content, std::string("Answer"));
+    r = split_reasoning("<thinking> is not the tag");
+    QVERIFY(!r.has_reasoning);
+    QCOMPARE(r.content, std::string("<thinking> is not the tag"));
+  }
+
+  void chatReplyStreamedEqualsWhole() {
+    ChatReplyOptions reasoningAndTools;
+    reasoningAndTools.reasoning = true;
+    reasoningAndTools.tool_format = ToolCallFormat::kHermes;
+    reasoningAndTools.tools = kTools;
+    ChatReplyOptions required;
+    required.forced = "required";
+    ChatReplyOptions named;
+    named.forced = "function";
+    named.forced_name = "get_weather";
+    ChatReplyOptions single = required;
+    single.parallel_tool_calls = false;
+    const std::vector<std::pair<ChatReplyOptions, std::string>> cases{
+        {reasoningAndTools,
+         "<think>\nCall it.\n</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": "
+         "\"Oslo\"}}\n</tool_call>"},
+        {reasoningAndTools, "<think>Only thinking</think>\n\nThe answer, no call."},
+        {reasoningAndTools, "No reasoning and <tool_call>broken"},
+        {required,
+         "[{\"name\": \"get_weather\", \"parameters\": {\"city\": \"a]}\\\"\"}}, {\"name\": \"get_time\", "
+         "\"parameters\": {}}]"},
+        {required, "[{\"name\": \"get_weather\", \"param"},  // cut by max_tokens: text
+        {single, "[{\"name\": \"a\", \"parameters\": {}}, {\"name\": \"b\", \"parameters\": {}}]"},
+        {named, "{\"city\": \"Rome\", \"days\": 2}"}};
+    for (const auto& [o, text] : cases) {
+      ChatReply whole = parse_chat_reply(o, text);
+      if (!o.parallel_tool_calls && whole.calls.size() > 1) whole.calls.resize(1);
+      for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+        const ChatReply s = streamedReply(o, text, cut);
+        const QString what = QString::fromStdString(text) + " @" + QString::number(cut);
+        QVERIFY2(s.calls.size() == whole.calls.size(), qPrintable(what));
+        for (std::size_t i = 0; i < s.calls.size(); ++i) {
+          QCOMPARE(s.calls[i].name, whole.calls[i].name);
+          QVERIFY2(json::parse(s.calls[i].arguments) == json::parse(whole.calls[i].arguments), qPrintable(what));
+          QVERIFY(s.calls[i].id.rfind("call_", 0) == 0);
+        }
+        QCOMPARE(QString::fromStdString(s.content).simplified(), QString::fromStdString(whole.content).simplified());
+        QCOMPARE(QString::fromStdString(s.reasoning.value_or("")).trimmed(),
+                 QString::fromStdString(whole.reasoning.value_or("")));
+      }
+    }
+    const ChatReply r = parse_chat_reply(cases[0].first, cases[0].second);
+    QCOMPARE(r.reasoning.value_or(""), std::string("Call it."));
+    QCOMPARE(r.calls.size(), std::size_t(1));
+    QCOMPARE(r.content, std::string());
+    const ChatReply req = parse_chat_reply(required, cases[3].second);
+    QCOMPARE(req.calls.size(), std::size_t(2));
+    QCOMPARE(req.calls[1].name, std::string("get_time"));
+    QCOMPARE(json::parse(req.calls[0].arguments)["city"].get<std::string>(), std::string("a]}\""));
+    QCOMPARE(parse_chat_reply(required, cases[4].second).content, cases[4].second);
+  }
+
+  void toolChoiceSchemas() {
+    const nlohmann::ordered_json tools = nlohmann::ordered_json::parse(
+        "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {\"type\": \"object\", "
+        "\"properties\": {\"z\": {\"type\": \"string\"}, \"a\": {\"type\": \"integer\"}}}}}, {\"type\": "
+        "\"function\", \"function\": {\"name\": \"g\"}}]");
+    const auto named = tool_choice_schema(tools, "function", "f", true);
+    QCOMPARE(named["properties"].begin().key(), std::string("z"));  // the client's order kept
+    QCOMPARE(tool_choice_schema(tools, "function", "g", true)["type"].get<std::string>(), std::string("object"));
+    const auto req = tool_choice_schema(tools, "required", "", false);
+    QCOMPARE(req["type"].get<std::string>(), std::string("array"));
+    QCOMPARE(req["maxItems"].get<int>(), 1);
+    QCOMPARE(req["items"]["anyOf"].size(), std::size_t(2));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, tool_choice_schema(tools, "function", "h", true));
   }
 
   void formatFromRealTemplates() {

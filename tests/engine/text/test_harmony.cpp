@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/entrypoints/openai/protocol.h"
+#include "engine/entrypoints/openai/tool_calls.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_tokenizer.h"
 #include "engine/text/chat_template.h"
@@ -69,14 +70,30 @@ class TestHarmony : public QObject {
              std::string("Hi stray"));
   }
 
-  // A tool call on the commentary channel: its header (recipient, constrain) is dropped, the
-  // arguments are text until the tools work parses them.
+  // A tool call on the commentary channel ("to=functions.NAME" after the channel or in the role
+  // part): written in the <tool_call> form, which the server's parser, chosen by the model's own
+  // template, returns as OpenAI's tool_calls; commentary to no function stays text.
   void commentaryToolCall() {
     const std::string text = run(
         "<|start|>assistant",
         "<|channel|>analysis<|message|>Need weather.<|end|><|start|>assistant<|channel|>commentary "
         "to=functions.get_weather <|constrain|>json<|message|>{\"city\":\"Seoul\"}<|call|>");
-    QCOMPARE(text, std::string("<think>\nNeed weather.</think>\n\n{\"city\":\"Seoul\"}"));
+    QCOMPARE(text, std::string("<think>\nNeed weather.</think>\n\n<tool_call>\n{\"name\": \"get_weather\", "
+                               "\"arguments\": {\"city\":\"Seoul\"}}\n</tool_call>\n"));
+    using namespace pagedchat::openai;
+    const ToolCallFormat f = tool_call_format_of(template_, "");
+    QCOMPARE(int(f), int(ToolCallFormat::kHarmony));
+    const ParsedReply r = parse_tool_calls(f, text, nlohmann::json::array());
+    QCOMPARE(r.calls.size(), std::size_t(1));
+    QCOMPARE(r.calls[0].name, std::string("get_weather"));
+    QCOMPARE(r.calls[0].arguments, std::string("{\"city\":\"Seoul\"}"));
+    QCOMPARE(r.content, std::string("<think>\nNeed weather.</think>"));  // the server splits reasoning first
+    const std::string inRole = run("<|start|>user<|message|>Hi<|end|>",
+                                   "<|start|>assistant to=functions.lookup<|channel|>commentary json<|message|>"
+                                   "{\"q\": 1}<|call|>");
+    QCOMPARE(parse_tool_calls(f, inRole, nlohmann::json::array()).calls.at(0).name, std::string("lookup"));
+    QCOMPARE(run("<|start|>assistant", "<|channel|>commentary<|message|>Working on it.<|end|>"),
+             std::string("Working on it."));
   }
 
   // The prompt already opened the final message (a continued reply): the tokens are its content;

@@ -1,0 +1,167 @@
+#include "engine/entrypoints/openai/chat_reply.h"
+
+#include <stdexcept>
+
+namespace pagedchat::openai {
+
+namespace {
+using json = nlohmann::json;
+constexpr std::string_view kReplyBlank = " \t\r\n";
+
+std::string trimmed(std::string_view s) {
+  const auto b = s.find_first_not_of(kReplyBlank);
+  if (b == std::string_view::npos) return {};
+  return std::string(s.substr(b, s.find_last_not_of(kReplyBlank) - b + 1));
+}
+
+// The client's parameters schema of a function (an object with no properties when it has none:
+// OpenAI's "no arguments").
+nlohmann::ordered_json parameters_of(const nlohmann::ordered_json& fn) {
+  if (fn.contains("parameters") && fn["parameters"].is_object()) return fn["parameters"];
+  return nlohmann::ordered_json{{"type", "object"}, {"properties", nlohmann::ordered_json::object()}};
+}
+}  // namespace
+
+std::optional<std::vector<ToolCall>> forced_calls(std::string_view text) {
+  const json v = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!v.is_array() || v.empty()) return std::nullopt;
+  std::vector<ToolCall> calls;
+  for (const json& item : v) {
+    if (!item.is_object() || !item.contains("name") || !item["name"].is_string()) return std::nullopt;
+    const json args = item.value("parameters", json::object());
+    calls.push_back(ToolCall{new_tool_call_id(), item["name"].get<std::string>(),
+                             args.dump(-1, ' ', false, json::error_handler_t::replace)});
+  }
+  return calls;
+}
+
+nlohmann::ordered_json tool_choice_schema(const nlohmann::ordered_json& tools, const std::string& forced,
+                                          const std::string& name, bool parallel_tool_calls) {
+  using ojson = nlohmann::ordered_json;
+  ojson alternatives = ojson::array();
+  for (const ojson& t : tools) {
+    if (!t.is_object() || !t.contains("function") || !t["function"].is_object()) continue;
+    const ojson& fn = t["function"];
+    const std::string fname = fn.value("name", "");
+    if (forced == "function") {
+      if (fname == name) return parameters_of(fn);
+      continue;
+    }
+    alternatives.push_back(
+        ojson{{"type", "object"},
+              {"properties", {{"name", {{"type", "string"}, {"enum", {fname}}}}, {"parameters", parameters_of(fn)}}},
+              {"required", {"name", "parameters"}}});
+  }
+  if (forced == "function") throw std::invalid_argument("names the function '" + name + "', which is not in 'tools'");
+  if (alternatives.empty()) throw std::invalid_argument("\"required\" needs tools");
+  ojson items = alternatives.size() == 1 ? alternatives[0] : ojson{{"anyOf", alternatives}};
+  ojson schema = {{"type", "array"}, {"items", std::move(items)}, {"minItems", 1}};
+  if (!parallel_tool_calls) schema["maxItems"] = 1;
+  return schema;
+}
+
+ChatReply parse_chat_reply(const ChatReplyOptions& o, std::string_view text) {
+  ChatReply r;
+  std::string content;
+  if (o.reasoning) {
+    ReasoningSplit s = split_reasoning(text, o.reasoning_opened);
+    if (s.has_reasoning) r.reasoning = std::move(s.reasoning);
+    content = std::move(s.content);
+  } else {
+    content = std::string(text);
+  }
+  if (o.forced == "function") {
+    r.calls.push_back(ToolCall{new_tool_call_id(), o.forced_name, trimmed(content)});
+    return r;
+  }
+  if (o.forced == "required") {
+    if (auto calls = forced_calls(content)) {
+      r.calls = std::move(*calls);
+      return r;
+    }
+    r.content = std::move(content);  // cut short (max_tokens): the text as it is
+    return r;
+  }
+  ParsedReply parsed = parse_tool_calls(o.tool_format, content, o.tools);
+  if (!o.parallel_tool_calls && parsed.calls.size() > 1) parsed.calls.resize(1);
+  r.content = parsed.calls.empty() ? std::move(content) : std::move(parsed.content);
+  r.calls = std::move(parsed.calls);
+  return r;
+}
+
+ChatReplyStream::ChatReplyStream(ChatReplyOptions options) : o_(std::move(options)), reasoning_(o_.reasoning_opened) {
+  if (o_.forced.empty() && o_.tool_format != ToolCallFormat::kNone)
+    tools_ = std::make_unique<ToolCallStream>(o_.tool_format, o_.tools);
+}
+
+ChatReplyStream::~ChatReplyStream() = default;
+
+void ChatReplyStream::add_calls(std::vector<ToolCall>& calls, ChatReplyDelta& d) {
+  for (ToolCall& c : calls) {
+    if (!o_.parallel_tool_calls && num_calls_ >= 1) break;
+    d.tool_calls.push_back(ToolCallDelta{num_calls_++, std::move(c.id), std::move(c.name), std::move(c.arguments)});
+  }
+  calls.clear();
+}
+
+void ChatReplyStream::content(std::string_view text, ChatReplyDelta& d, bool last) {
+  if (o_.forced == "function") {
+    // The arguments object as it is generated; the call's id and name come with its first piece.
+    if (text.empty()) return;
+    ToolCallDelta c;
+    if (forced_id_.empty()) {
+      forced_id_ = new_tool_call_id();
+      c.id = forced_id_;
+      c.name = o_.forced_name;
+      ++num_calls_;
+    }
+    c.arguments = std::string(text);
+    d.tool_calls.push_back(std::move(c));
+    return;
+  }
+  if (o_.forced == "required") {
+    // The array `[{"name", "parameters"}, ...]`: each item is sent as a call once it is whole.
+    forced_text_ += text;
+    while (true) {
+      std::size_t at = forced_text_.find_first_not_of(" \t\r\n[,", forced_pos_);
+      if (at == std::string::npos || forced_text_[at] != '{') break;
+      const std::size_t n = json_value_end(std::string_view(forced_text_).substr(at));
+      if (n == std::string_view::npos) break;
+      std::vector<ToolCall> calls;
+      if (auto one = forced_calls("[" + forced_text_.substr(at, n) + "]")) calls = std::move(*one);
+      forced_pos_ = at + n;
+      add_calls(calls, d);
+    }
+    if (last && num_calls_ == 0) d.content += forced_text_;  // not the array it had to be (cut short)
+    return;
+  }
+  if (!tools_) {
+    d.content += text;
+    return;
+  }
+  std::vector<ToolCall> calls;
+  d.content += tools_->feed(text, calls);
+  if (last) d.content += tools_->finish(calls);
+  add_calls(calls, d);
+}
+
+ChatReplyDelta ChatReplyStream::feed(std::string_view text) {
+  ChatReplyDelta d;
+  std::string content;
+  if (o_.reasoning)
+    reasoning_.feed(text, d.reasoning, content);
+  else
+    content = std::string(text);
+  this->content(content, d, false);
+  return d;
+}
+
+ChatReplyDelta ChatReplyStream::finish() {
+  ChatReplyDelta d;
+  std::string content;
+  if (o_.reasoning) reasoning_.finish(d.reasoning, content);
+  this->content(content, d, true);
+  return d;
+}
+
+}  // namespace pagedchat::openai
