@@ -84,7 +84,12 @@ void check_shape(const std::string& origin, const nlohmann::ordered_json& m) {
 
 nlohmann::ordered_json to_json(const std::vector<ChatMessage>& messages) {
   nlohmann::ordered_json msgs = nlohmann::ordered_json::array();
-  for (const ChatMessage& m : messages) msgs.push_back({{"role", m.role}, {"content", m.content}});
+  for (const ChatMessage& m : messages) {
+    nlohmann::ordered_json j = {{"role", m.role}, {"content", m.content}};
+    if (m.fields.is_object())
+      for (const auto& [key, value] : m.fields.items()) j[key] = value;
+    msgs.push_back(std::move(j));
+  }
   return msgs;
 }
 

@@ -49,6 +49,9 @@ class Template;
 struct ChatMessage {
   std::string role;
   std::string content;
+  /// Further fields the template reads, as OpenAI's messages carry them: an assistant turn's
+  /// "tool_calls", a tool result's "tool_call_id" and "name" (an object; null: none).
+  nlohmann::ordered_json fields;
 };
 
 /// Thrown when a conversation cannot be rendered: an unknown template name, no messages, a role
