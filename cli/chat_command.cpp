@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/chat_tools.h"
 #include "cli/commands.h"
 #include "cli/engine_options.h"
 #include "cli/interrupt.h"
@@ -34,6 +35,7 @@ struct ChatOptions {
   std::string reasoning_flag;  ///< how the command line said it, for messages
   bool verbose = false;
   bool timings = false;
+  ChatToolOptions tools;
 };
 
 bool is_blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
@@ -105,6 +107,22 @@ int run_chat(ChatOptions& opt) {
   if (reasoning.reasons && !opt.given.given().max_tokens && !engine.sampling_defaults().max_new_tokens)
     opt.sampling.max_tokens = engine.engine_config().max_model_len;
   encode.find_stable_prefix = mc.num_recurrent_layers() > 0;  // where the next turn resumes
+  // MCP tools: their definitions go to the template as `tools`, as the server passes a request's.
+  std::unique_ptr<ChatTools> tools;
+  if (!opt.tools.mcp_config.empty()) {
+    try {
+      tools = std::make_unique<ChatTools>(opt.tools, tmpl);
+    } catch (const mcp::McpError& e) {
+      std::fprintf(stderr, "pagedchat-cli: %s\n", e.what());
+      return 1;
+    }
+    if (tools->any()) {
+      nlohmann::json vars = encode.extra_variables_json.empty() ? nlohmann::json::object()
+                                                                : nlohmann::json::parse(encode.extra_variables_json);
+      vars["tools"] = tools->tools();
+      encode.extra_variables_json = vars.dump();
+    }
+  }
   bool warned = false;
   const int max_model_len = engine.engine_config().max_model_len;
   const bool interactive = isatty(STDIN_FILENO) != 0;
@@ -125,43 +143,78 @@ int run_chat(ChatOptions& opt) {
     }
     if (is_blank(line)) continue;
 
-    std::vector<ChatMessage> messages;
-    if (!opt.system.empty()) messages.push_back({"system", opt.system});
-    messages.insert(messages.end(), history.begin(), history.end());
-    messages.push_back({"user", line});
-    ChatPrompt prompt;
-    try {
-      prompt = fit_chat(tokenizer, tmpl, messages, encode, max_model_len, opt.sampling.max_tokens);
-    } catch (const ChatTooLongError& e) {
-      std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
-      continue;
-    } catch (const ChatTemplateError& e) {
-      std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
-      continue;
+    // This turn's messages: the user's, then (with tools) each call and its result, then the
+    // answer; the model is asked again after each round of calls, --max-tool-steps at most.
+    std::vector<ChatMessage> turn_messages{{"user", line}};
+    for (int step = 0;; ++step) {
+      std::vector<ChatMessage> messages;
+      if (!opt.system.empty()) messages.push_back({"system", opt.system});
+      messages.insert(messages.end(), history.begin(), history.end());
+      messages.insert(messages.end(), turn_messages.begin(), turn_messages.end());
+      ChatPrompt prompt;
+      try {
+        prompt = fit_chat(tokenizer, tmpl, messages, encode, max_model_len, opt.sampling.max_tokens);
+      } catch (const ChatTooLongError& e) {
+        std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
+        break;
+      } catch (const ChatTemplateError& e) {
+        std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
+        break;
+      }
+      if (!prompt.warning.empty() && !warned) {
+        std::cerr << "pagedchat-cli: warning: " << prompt.warning << "\n";
+        warned = true;
+      }
+      if (prompt.num_dropped_messages > 0) {
+        const int from_history = std::min<int>(prompt.num_dropped_messages, static_cast<int>(history.size()));
+        history.erase(history.begin(), history.begin() + from_history);
+        std::cerr << "[dropped the " << prompt.num_dropped_messages << " oldest messages to fit max_model_len "
+                  << max_model_len << "]\n";
+      }
+      SamplingParams params = opt.sampling;
+      params.max_tokens = prompt.max_tokens;
+      const bool forced = tools && step == 0 && !tools->forced_schema().empty();
+      if (forced) params.structured_outputs = StructuredOutputsParams{tools->forced_schema(), {}, {}, false};
+      RequestOutput final_output;
+      bool stopped = false;
+      const std::string reply = stream_reply(engine, interrupts,
+                                             "chat-" + std::to_string(turn) + "-" + std::to_string(step), prompt,
+                                             params, final_output, stopped);
+      if (stopped) std::cerr << "[stopped: Ctrl+C again at the prompt exits]\n";
+      if (opt.verbose)
+        std::cerr << "[cached " << final_output.num_cached_tokens << "/" << prompt.token_ids.size()
+                  << " prompt tokens]\n";
+      if (opt.timings) std::cerr << timings_line(final_output) << "\n";
+      std::cerr << std::flush;
+      const openai::ChatReply parsed = tools && !stopped ? tools->parse(reply, forced) : openai::ChatReply{};
+      if (parsed.calls.empty()) {
+        turn_messages.push_back({"assistant", reply});
+        break;
+      }
+      if (step >= tools->max_steps()) {
+        std::cerr << "[" << tools->max_steps() << " tool steps: the calls of this reply are not run]\n";
+        turn_messages.push_back({"assistant", reply});
+        break;
+      }
+      // The reply as the template expects a call: its text (reasoning kept in the engine's form)
+      // and `tool_calls` with the arguments as an object; then one tool message per call.
+      nlohmann::ordered_json calls = nlohmann::ordered_json::array();
+      for (const openai::ToolCall& c : parsed.calls) {
+        auto args = nlohmann::ordered_json::parse(c.arguments, nullptr, false);
+        calls.push_back(
+            {{"id", c.id},
+             {"type", "function"},
+             {"function",
+              {{"name", c.name}, {"arguments", args.is_discarded() ? nlohmann::ordered_json(c.arguments) : args}}}});
+      }
+      const std::string text = (parsed.reasoning ? "<think>\n" + *parsed.reasoning + "\n</think>\n\n" : std::string()) +
+                               parsed.content;
+      turn_messages.push_back({"assistant", text, nlohmann::ordered_json{{"tool_calls", calls}}.dump()});
+      for (const openai::ToolCall& c : parsed.calls)
+        turn_messages.push_back(
+            {"tool", tools->run(c), nlohmann::ordered_json{{"tool_call_id", c.id}, {"name", c.name}}.dump()});
     }
-    if (!prompt.warning.empty() && !warned) {
-      std::cerr << "pagedchat-cli: warning: " << prompt.warning << "\n";
-      warned = true;
-    }
-    if (prompt.num_dropped_messages > 0) {
-      history.erase(history.begin(), history.begin() + prompt.num_dropped_messages);
-      std::cerr << "[dropped the " << prompt.num_dropped_messages << " oldest messages to fit max_model_len "
-                << max_model_len << "]\n";
-    }
-    SamplingParams params = opt.sampling;
-    params.max_tokens = prompt.max_tokens;
-    RequestOutput final_output;
-    bool stopped = false;
-    const std::string reply = stream_reply(engine, interrupts, "chat-" + std::to_string(turn), prompt, params,
-                                           final_output, stopped);
-    if (stopped) std::cerr << "[stopped: Ctrl+C again at the prompt exits]\n";
-    if (opt.verbose)
-      std::cerr << "[cached " << final_output.num_cached_tokens << "/" << prompt.token_ids.size()
-                << " prompt tokens]\n";
-    if (opt.timings) std::cerr << timings_line(final_output) << "\n";
-    std::cerr << std::flush;
-    history.push_back({"user", line});
-    history.push_back({"assistant", reply});
+    if (turn_messages.size() > 1) history.insert(history.end(), turn_messages.begin(), turn_messages.end());
   }
   return 0;
 }
@@ -199,6 +252,17 @@ Command add_chat_command(CLI::App& app) {
          "the same as --reasoning on (true) or off (false)")
       ->excludes("--reasoning");
   add_engine_options(cmd, opt->engine);
+  cmd->add_option("--mcp-config", opt->tools.mcp_config,
+                  "tools from MCP servers: a JSON file of \"mcpServers\" (command + args + env, or url + headers), as "
+                  "other apps write it; each call is asked about on the terminal")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--allow-tools", opt->tools.allow_tools, "tools that run without asking (comma-separated; * = all)")
+      ->delimiter(',');
+  cmd->add_option("--tool-choice", opt->tools.tool_choice,
+                  "auto (the model decides), required (a call to some tool) or a tool's name: the last two force the "
+                  "first reply to each message by constrained decoding");
+  cmd->add_option("--max-tool-steps", opt->tools.max_tool_steps, "rounds of tool calls per message, at most")
+      ->check(CLI::Range(0, 100));
   cmd->add_flag("--verbose", opt->verbose, "print the template and [cached N/M prompt tokens] per turn on stderr");
   cmd->add_flag("--timings", opt->timings, "print each reply's prompt and decode speed on stderr");
   return [opt]() { return run_chat(*opt); };

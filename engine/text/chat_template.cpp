@@ -86,8 +86,11 @@ nlohmann::ordered_json to_json(const std::vector<ChatMessage>& messages) {
   nlohmann::ordered_json msgs = nlohmann::ordered_json::array();
   for (const ChatMessage& m : messages) {
     nlohmann::ordered_json j = {{"role", m.role}, {"content", m.content}};
-    if (m.fields.is_object())
-      for (const auto& [key, value] : m.fields.items()) j[key] = value;
+    if (!m.fields_json.empty()) {
+      const auto fields = nlohmann::ordered_json::parse(m.fields_json, nullptr, false);
+      if (!fields.is_object()) throw ChatTemplateError("a message's further fields are not a JSON object");
+      for (const auto& [key, value] : fields.items()) j[key] = value;
+    }
     msgs.push_back(std::move(j));
   }
   return msgs;

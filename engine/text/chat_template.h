@@ -47,11 +47,14 @@ class Template;
 /// One message of a conversation. `role` is "system", "user" or "assistant" (a model's own
 /// template may take others, such as "tool").
 struct ChatMessage {
+  ChatMessage() = default;
+  ChatMessage(std::string r, std::string c, std::string fields = {})
+      : role(std::move(r)), content(std::move(c)), fields_json(std::move(fields)) {}
   std::string role;
   std::string content;
   /// Further fields the template reads, as OpenAI's messages carry them: an assistant turn's
-  /// "tool_calls", a tool result's "tool_call_id" and "name" (an object; null: none).
-  nlohmann::ordered_json fields;
+  /// "tool_calls", a tool result's "tool_call_id" and "name"; a JSON object's text ("" = none).
+  std::string fields_json;
 };
 
 /// Thrown when a conversation cannot be rendered: an unknown template name, no messages, a role

@@ -422,6 +422,15 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
     if (!role) bad(name + ".role", "is required");
     if (!role->is_string()) bad(name + ".role", std::string("must be a string, got ") + type_name(*role));
     nlohmann::ordered_json out = nlohmann::ordered_json::parse(m.dump());
+    // An earlier call's arguments come as a JSON text; templates write them as an object
+    // (`tool_call.arguments | tojson`), so they get the object, as vLLM passes it.
+    if (out.contains("tool_calls") && out["tool_calls"].is_array())
+      for (auto& call : out["tool_calls"])
+        if (call.is_object() && call.contains("function") && call["function"].is_object() &&
+            call["function"].contains("arguments") && call["function"]["arguments"].is_string()) {
+          auto args = nlohmann::ordered_json::parse(call["function"]["arguments"].get<std::string>(), nullptr, false);
+          if (args.is_object()) call["function"]["arguments"] = std::move(args);
+        }
     const json* content = field(m, "content");
     if (content && content->is_array()) {
       // Content parts: text only ("image_url", "input_audio" need a model this engine does not run).

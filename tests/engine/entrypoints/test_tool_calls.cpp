@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/entrypoints/openai/chat_reply.h"
+#include "engine/entrypoints/openai/protocol.h"
 #include "engine/entrypoints/openai/tool_calls.h"
 #include "test_paths.h"
 
@@ -254,6 +255,22 @@ class TestToolCalls : public QObject {
     QCOMPARE(req["maxItems"].get<int>(), 1);
     QCOMPARE(req["items"]["anyOf"].size(), std::size_t(2));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, tool_choice_schema(tools, "function", "h", true));
+  }
+
+  // An earlier call's arguments (a JSON text in OpenAI's messages) reach the template as the
+  // object templates write with tojson; text that is no object stays as it came.
+  void earlierCallsArgumentsAsObjects() {
+    const json body = json::parse(
+        "{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": "
+        "\"assistant\", \"content\": null, \"tool_calls\": [{\"id\": \"c1\", \"type\": \"function\", "
+        "\"function\": {\"name\": \"f\", \"arguments\": \"{\\\"city\\\": \\\"Oslo\\\"}\"}}, {\"id\": \"c2\", "
+        "\"type\": \"function\", \"function\": {\"name\": \"g\", \"arguments\": \"not json\"}}]}, {\"role\": "
+        "\"tool\", \"tool_call_id\": \"c1\", \"content\": \"Sunny\"}]}");
+    const ChatCompletionRequest r = parse_chat_completion_request(body);
+    const auto& calls = r.messages[1]["tool_calls"];
+    QVERIFY(calls[0]["function"]["arguments"].is_object());
+    QCOMPARE(calls[0]["function"]["arguments"]["city"].get<std::string>(), std::string("Oslo"));
+    QVERIFY(calls[1]["function"]["arguments"].is_string());
   }
 
   void formatFromRealTemplates() {
