@@ -139,10 +139,14 @@ void ChatReplyStream::content(std::string_view text, ChatReplyDelta& d, bool las
     d.content += text;
     return;
   }
-  std::vector<ToolCall> calls;
-  d.content += tools_->feed(text, calls);
-  if (last) d.content += tools_->finish(calls);
-  add_calls(calls, d);
+  std::vector<ToolCallDelta> deltas;
+  d.content += tools_->feed(text, deltas);
+  if (last) d.content += tools_->finish(deltas);
+  for (ToolCallDelta& c : deltas) {
+    if (!o_.parallel_tool_calls && c.index >= 1) continue;
+    if (!c.id.empty()) ++num_calls_;
+    d.tool_calls.push_back(std::move(c));
+  }
 }
 
 ChatReplyDelta ChatReplyStream::feed(std::string_view text) {

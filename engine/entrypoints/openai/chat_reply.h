@@ -41,14 +41,6 @@ struct ChatReply {
 /// Splits a whole reply.
 ChatReply parse_chat_reply(const ChatReplyOptions& options, std::string_view text);
 
-/// One streamed call's delta, as OpenAI streams them: id and name once (first), then the
-/// arguments in pieces.
-struct ToolCallDelta {
-  int index = 0;
-  std::string id, name;  ///< set in a call's first delta only
-  std::string arguments;
-};
-
 /// What one streamed piece adds.
 struct ChatReplyDelta {
   std::string reasoning, content;

@@ -184,6 +184,43 @@ std::size_t partial_tag_suffix(std::string_view s, std::string_view tag) {
     if (s.substr(s.size() - n) == tag.substr(0, n)) return n;
   return 0;
 }
+
+// How far the text after "<tool_call>" matches a call's head, {"name": "NAME", "arguments": {
+enum class Head { kMore, kNo, kYes };
+Head call_head(std::string_view s, std::string& name, std::size_t& args_at) {
+  std::size_t i = 0;
+  auto ws = [&] {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n')) ++i;
+  };
+  auto lit = [&](std::string_view l) {  // kYes: matched; kMore: s ends inside it
+    const std::string_view have = s.substr(i, l.size());
+    if (l.substr(0, have.size()) != have) return Head::kNo;
+    if (have.size() < l.size()) return Head::kMore;
+    i += l.size();
+    return Head::kYes;
+  };
+  for (std::string_view part : {std::string_view("{"), std::string_view("\"name\""), std::string_view(":")}) {
+    ws();
+    if (const Head h = lit(part); h != Head::kYes) return h;
+  }
+  ws();
+  if (i == s.size()) return Head::kMore;
+  if (s[i] != '"') return Head::kNo;
+  const std::size_t end = s.find_first_of("\"\\", i + 1);
+  if (end == std::string_view::npos) return Head::kMore;
+  if (s[end] == '\\') return Head::kNo;  // an escaped name: parsed whole
+  name = std::string(s.substr(i + 1, end - i - 1));
+  i = end + 1;
+  for (std::string_view part : {std::string_view(","), std::string_view("\"arguments\""), std::string_view(":")}) {
+    ws();
+    if (const Head h = lit(part); h != Head::kYes) return h;
+  }
+  ws();
+  if (i == s.size()) return Head::kMore;
+  if (s[i] != '{') return Head::kNo;
+  args_at = i;
+  return Head::kYes;
+}
 }  // namespace
 
 ToolCallFormat tool_call_format_of(std::string_view src, std::string_view family) {
@@ -308,6 +345,91 @@ std::string ToolCallStream::finish(std::vector<ToolCall>& calls) {
   num_calls_ += int(r.calls.size());
   for (ToolCall& c : r.calls) calls.push_back(std::move(c));
   return r.calls.empty() ? rest : r.content;
+}
+
+void ToolCallStream::add_whole(std::vector<ToolCall>& calls, std::vector<ToolCallDelta>& deltas) {
+  // The overloads above counted them already.
+  int index = num_calls_ - int(calls.size());
+  for (ToolCall& c : calls) deltas.push_back({index++, std::move(c.id), std::move(c.name), std::move(c.arguments)});
+  calls.clear();
+}
+
+std::string ToolCallStream::feed(std::string_view text, std::vector<ToolCallDelta>& deltas) {
+  std::vector<ToolCall> calls;
+  if (format_ != ToolCallFormat::kHermes && format_ != ToolCallFormat::kHarmony) {
+    std::string out = feed(text, calls);
+    add_whole(calls, deltas);
+    return out;
+  }
+  held_ += text;
+  std::string out;
+  while (true) {
+    if (!in_call_) {
+      const auto open = held_.find(kOpen);
+      if (open == std::string::npos) {
+        const std::size_t keep = partial_tag_suffix(held_, kOpen);
+        out += held_.substr(0, held_.size() - keep);
+        held_.erase(0, held_.size() - keep);
+        return out;
+      }
+      out += held_.substr(0, open);
+      held_.erase(0, open);
+      in_call_ = true;
+      streaming_ = false;
+      args_start_ = 0;
+    }
+    if (!streaming_ && args_start_ == 0) {
+      std::string name;
+      std::size_t at = 0;
+      const Head h = call_head(std::string_view(held_).substr(kOpen.size()), name, at);
+      if (h == Head::kMore) return out;
+      if (h == Head::kYes) {
+        streaming_ = true;
+        args_start_ = args_sent_ = kOpen.size() + at;
+        deltas.push_back({num_calls_, new_tool_call_id(), std::move(name), ""});
+      } else {
+        args_start_ = std::string::npos;  // another order: the call is parsed whole
+      }
+    }
+    if (streaming_) {
+      const std::size_t n = json_value_end(std::string_view(held_).substr(args_start_));
+      const std::size_t upto = n == std::string_view::npos ? held_.size() : args_start_ + n;
+      if (upto > args_sent_) deltas.push_back({num_calls_, "", "", held_.substr(args_sent_, upto - args_sent_)});
+      args_sent_ = upto;
+      if (n == std::string_view::npos) return out;
+      const auto close = held_.find(kClose, upto);
+      if (close == std::string::npos) return out;
+      held_.erase(0, close + kClose.size());
+      in_call_ = streaming_ = false;
+      ++num_calls_;
+      continue;
+    }
+    const auto close = held_.find(kClose, kOpen.size());
+    if (close == std::string::npos) return out;
+    const std::string_view inner = std::string_view(held_).substr(kOpen.size(), close - kOpen.size());
+    if (auto call = tagged_call(format_, inner, tools_)) {
+      calls.push_back(std::move(*call));
+      ++num_calls_;
+      add_whole(calls, deltas);
+    } else {
+      out += held_.substr(0, close + kClose.size());
+    }
+    held_.erase(0, close + kClose.size());
+    in_call_ = false;
+  }
+}
+
+std::string ToolCallStream::finish(std::vector<ToolCallDelta>& deltas) {
+  if (streaming_) {  // cut inside a call whose name was sent: it stays a call (its arguments cut)
+    held_.clear();
+    streaming_ = in_call_ = false;
+    ++num_calls_;
+    return {};
+  }
+  std::vector<ToolCall> calls;
+  std::string out = finish(calls);
+  add_whole(calls, deltas);
+  return out;
 }
 
 }  // namespace pagedchat::openai

@@ -62,6 +62,14 @@ struct ParsedReply {
 /// does not parse (unclosed tag, invalid JSON, no name) stays in `content`, as vLLM keeps it.
 ParsedReply parse_tool_calls(ToolCallFormat format, std::string_view text, const nlohmann::json& tools);
 
+/// One streamed call's delta, as OpenAI streams them: id and name once (its first delta), then
+/// the arguments in pieces.
+struct ToolCallDelta {
+  int index = 0;
+  std::string id, name;  ///< set in a call's first delta only
+  std::string arguments;
+};
+
 /// The same, for a reply that streams: feed() each piece of text as it comes and take the
 /// content that can be shown and the calls completed; finish() at the end. Text that may be the
 /// start of a call (a partial "<tool_call>", a reply that opens with '{' or '[') is held back
@@ -73,6 +81,12 @@ class ToolCallStream {
   std::string feed(std::string_view text, std::vector<ToolCall>& calls);
   /// The end of the reply: what was held back, as content or calls.
   std::string finish(std::vector<ToolCall>& calls);
+  /// The same as OpenAI streams calls: a call in the JSON tag form (kHermes, kHarmony) that opens
+  /// with its name, as models write it ({"name": ..., "arguments": {...}}), is announced as soon
+  /// as its name is read and its arguments follow in pieces as they come; other calls come whole
+  /// in one delta. Do not mix with the overloads above on one stream.
+  std::string feed(std::string_view text, std::vector<ToolCallDelta>& deltas);
+  std::string finish(std::vector<ToolCallDelta>& deltas);
   /// Calls returned so far.
   int num_calls() const { return num_calls_; }
 
@@ -84,6 +98,10 @@ class ToolCallStream {
   bool whole_ = false;    ///< kLlama3Json / kMistral: the reply is held whole (it began as a call)
   bool decided_ = false;  ///< kLlama3Json / kMistral: whether it did is known
   int num_calls_ = 0;
+  bool streaming_ = false;      ///< in a call whose arguments stream (its name was sent)
+  std::size_t args_start_ = 0;  ///< where its arguments object starts in held_
+  std::size_t args_sent_ = 0;   ///< how far they were sent
+  void add_whole(std::vector<ToolCall>& calls, std::vector<ToolCallDelta>& deltas);
 };
 
 }  // namespace pagedchat::openai

@@ -242,6 +242,40 @@ class TestToolCalls : public QObject {
     QCOMPARE(parse_chat_reply(required, cases[4].second).content, cases[4].second);
   }
 
+  // A call in the JSON tag form streams as OpenAI's do: its id and name as soon as the name is
+  // read, then the arguments in pieces; another key order comes whole.
+  void argumentsStreamInPieces() {
+    const std::string text =
+        "Checking.<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": "
+        "3}}\n</tool_call>";
+    ToolCallStream s(ToolCallFormat::kHermes, kTools);
+    std::vector<ToolCallDelta> deltas;
+    std::string content;
+    std::size_t named_at = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      content += s.feed(text.substr(i, 1), deltas);
+      if (!named_at && !deltas.empty()) named_at = i;
+    }
+    content += s.finish(deltas);
+    QCOMPARE(content, std::string("Checking."));
+    QVERIFY(deltas.size() > 3);
+    QCOMPARE(deltas[0].name, std::string("get_weather"));
+    QVERIFY(deltas[0].id.rfind("call_", 0) == 0);
+    QVERIFY(named_at < text.find("Paris"));  // announced before its arguments came
+    std::string args;
+    for (std::size_t i = 0; i < deltas.size(); ++i) {
+      QCOMPARE(deltas[i].index, 0);
+      if (i > 0) QVERIFY(deltas[i].id.empty() && deltas[i].name.empty());
+      args += deltas[i].arguments;
+    }
+    QVERIFY(json::parse(args) == json::parse("{\"city\": \"Paris\", \"days\": 3}"));
+    ToolCallStream other(ToolCallFormat::kHermes, kTools);
+    std::vector<ToolCallDelta> whole;
+    other.feed("<tool_call>{\"arguments\": {}, \"name\": \"get_weather\"}</tool_call>", whole);
+    QCOMPARE(whole.size(), std::size_t(1));
+    QCOMPARE(whole[0].arguments, std::string("{}"));
+  }
+
   void toolChoiceSchemas() {
     const nlohmann::ordered_json tools = nlohmann::ordered_json::parse(
         "[{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {\"type\": \"object\", "
