@@ -109,6 +109,8 @@ int run_chat(ChatOptions& opt) {
   encode.find_stable_prefix = mc.num_recurrent_layers() > 0;  // where the next turn resumes
   // MCP tools: their definitions go to the template as `tools`, as the server passes a request's.
   std::unique_ptr<ChatTools> tools;
+  if (opt.tools.mcp_config.empty() && (opt.tools.tool_choice != "auto" || !opt.tools.allow_tools.empty()))
+    std::fprintf(stderr, "pagedchat-cli: warning: --tool-choice and --allow-tools need --mcp-config: no tools\n");
   if (!opt.tools.mcp_config.empty()) {
     try {
       tools = std::make_unique<ChatTools>(opt.tools, tmpl);
@@ -188,6 +190,8 @@ int run_chat(ChatOptions& opt) {
       std::cerr << std::flush;
       const openai::ChatReply parsed = tools && !stopped ? tools->parse(reply, forced) : openai::ChatReply{};
       if (parsed.calls.empty()) {
+        if (forced && !stopped)
+          std::cerr << "[the forced call was cut short (--max-tokens or a stop string): it is not run]\n";
         turn_messages.push_back({"assistant", reply});
         break;
       }

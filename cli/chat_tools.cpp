@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/entrypoints/openai/tool_calls.h"
+#include "engine/sample/structured/json_schema_grammar.h"
 #include "engine/text/chat_template.h"
 
 namespace pagedchat::cli {
@@ -14,19 +15,32 @@ namespace pagedchat::cli {
 namespace {
 using json = nlohmann::json;
 
-std::string shorten(const std::string& s, std::size_t n) {
-  std::string one = s;
-  for (char& c : one)
-    if (c == '\n' || c == '\r') c = ' ';
-  return one.size() <= n ? one : one.substr(0, n) + "...";
+// Text from a server or the model, safe on a terminal: one line, control characters (escape
+// sequences) as '?', at most `n` bytes.
+std::string shorten(const std::string& s, std::size_t n = std::string::npos) {
+  std::string one = s.substr(0, n);
+  for (char& c : one) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t')
+      c = ' ';
+    else if (u < 0x20 || u == 0x7f)
+      c = '?';
+  }
+  return one.size() < s.size() ? one + "..." : one;
+}
+
+std::string trimmed(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  return b == std::string::npos ? std::string() : s.substr(b, s.find_last_not_of(" \t") - b + 1);
 }
 }  // namespace
 
 ChatTools::ChatTools(const ChatToolOptions& options, const ChatTemplate& tmpl) : max_steps_(options.max_tool_steps) {
-  for (const std::string& t : options.allow_tools) {
+  for (const std::string& name : options.allow_tools) {
+    const std::string t = trimmed(name);
     if (t == "*")
       allow_all_ = true;
-    else
+    else if (!t.empty())
       always_.insert(t);
   }
   std::ifstream in(options.mcp_config);
@@ -44,10 +58,38 @@ ChatTools::ChatTools(const ChatToolOptions& options, const ChatTemplate& tmpl) :
       std::cerr << "[MCP server '" << c.name << "': " << listed.back().second.size() << " tools]\n";
       clients_.push_back(std::move(client));
     } catch (const mcp::McpError& e) {
-      std::cerr << "pagedchat-cli: warning: " << e.what() << "; its tools are left out\n";
+      std::cerr << "pagedchat-cli: warning: " << shorten(e.what(), 2000) << "; its tools are left out\n";
     }
   }
   tools_ = mcp::openai_tools(listed, routes_);
+  for (const mcp::ToolRoute& r : routes_)
+    if (r.function != r.tool)
+      std::cerr << "[tool " << shorten(r.tool, 80) << " of MCP server '" << r.server << "' is offered as " << r.function
+                << " (another server has one of that name, or the name has characters a function "
+                << "name cannot hold)]\n";
+  for (const std::string& name : always_) {
+    bool known = false;
+    for (const mcp::ToolRoute& r : routes_) known = known || r.function == name;
+    if (!known) std::cerr << "pagedchat-cli: warning: --allow-tools names '" << name << "', which no server offers\n";
+  }
+  // The schemas the grammar cannot enforce: offered to the model as they are, left out of a forced
+  // call's choices (and a forced call of such a tool is refused).
+  nlohmann::ordered_json enforceable = nlohmann::ordered_json::array();
+  for (const json& t : tools_) {
+    const auto fn = nlohmann::ordered_json::parse(t["function"].dump());
+    const std::string name = fn.value("name", "");
+    try {
+      const auto params = openai::tool_parameters_schema(fn);
+      if (!params["type"].is_string() || params["type"] != "object")
+        throw structured::UnsupportedSchema("its parameters describe no object");
+      structured::json_schema_grammar(params);
+      enforceable.push_back(nlohmann::ordered_json::parse(t.dump()));
+    } catch (const structured::UnsupportedSchema& e) {
+      if (options.tool_choice != "auto")
+        std::cerr << "pagedchat-cli: warning: tool " << name << ": its schema cannot be enforced (" << e.what()
+                  << "): --tool-choice leaves it out\n";
+    }
+  }
   reply_options_.reasoning = tmpl.reasoning_controls().reasons;
   reply_options_.tool_format = openai::tool_call_format_of(tmpl.source(), tmpl.family());
   reply_options_.tools = tools_;
@@ -56,9 +98,8 @@ ChatTools::ChatTools(const ChatToolOptions& options, const ChatTemplate& tmpl) :
     forced_options_.forced = options.tool_choice == "required" ? "required" : "function";
     forced_options_.forced_name = options.tool_choice == "required" ? "" : options.tool_choice;
     try {
-      forced_schema_ = openai::tool_choice_schema(nlohmann::ordered_json::parse(tools_.dump()), forced_options_.forced,
-                                                  forced_options_.forced_name, true)
-                           .dump();
+      forced_schema_ =
+          openai::tool_choice_schema(enforceable, forced_options_.forced, forced_options_.forced_name, true).dump();
     } catch (const std::invalid_argument& e) {
       throw mcp::McpError(std::string("--tool-choice ") + e.what());
     }
@@ -99,22 +140,28 @@ std::string ChatTools::run(const openai::ToolCall& call) {
   for (const mcp::ToolRoute& r : routes_)
     if (r.function == call.name) route = &r;
   if (!route) {
-    std::cerr << "[tool " << call.name << ": no such tool]\n";
+    std::cerr << "[tool " << shorten(call.name, 80) << ": no such tool]\n";
     return "Error: there is no tool named '" + call.name + "'.";
+  }
+  const json args = json::parse(call.arguments, nullptr, false);
+  if (!args.is_object()) {  // cut short, or no JSON: never run with other arguments than asked
+    std::cerr << "[tool " << call.name << " not run: its arguments are not a JSON object ("
+              << shorten(call.arguments, 80) << ")]\n";
+    return "Error: the arguments of this call are not a JSON object, so it was not run.";
   }
   if (!approve(call)) return "The user did not allow this call of " + call.name + ".";
   mcp::Client* client = nullptr;
   for (auto& c : clients_)
     if (c->name() == route->server) client = c.get();
-  const json args = json::parse(call.arguments, nullptr, false);
   try {
-    if (!client->alive()) throw mcp::McpError("MCP server '" + route->server + "' has stopped");
-    const mcp::ToolResult r = client->call_tool(route->tool, args.is_object() ? args : json::object());
+    if (!client->alive())
+      throw mcp::McpError("MCP server '" + route->server + "' has stopped or timed out: it is left out");
+    const mcp::ToolResult r = client->call_tool(route->tool, args);
     const std::string text = r.text();
     std::cerr << "[tool " << call.name << (r.is_error ? " failed: " : ": ") << shorten(text, 200) << "]\n";
     return r.is_error ? "Error: " + text : text;
   } catch (const mcp::McpError& e) {
-    std::cerr << "[tool " << call.name << " failed: " << e.what() << "]\n";
+    std::cerr << "[tool " << call.name << " failed: " << shorten(e.what(), 2000) << "]\n";
     return std::string("Error: ") + e.what();
   }
 }

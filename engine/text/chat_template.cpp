@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string_view>
 
@@ -232,6 +233,10 @@ ChatTemplate ChatTemplate::from_jinja(const std::string& source, const std::stri
   else if (contains(source, "<|channel>") && contains(source, "<channel|>"))
     t.reasoning_field_ = "reasoning_content";  // Gemma 4
   t.reasoning_ = reasoning_controls_of(source);
+  // A call's arguments joined into text with + or ~ (DeepSeek-R1: "'```json' + '\\n' +
+  // tool['function']['arguments']"): the template wants the JSON text, not an object.
+  static const std::regex joined(R"((arguments['"]?\]?\s*[+~])|([+~]\s*[\w.\[\]'"]*arguments\b))");
+  t.arguments_as_text_ = std::regex_search(source, joined);
   t.origin_ = origin;
   try {
     t.jinja_ = std::make_shared<const jinja::Template>(source, origin);
@@ -250,15 +255,38 @@ TemplatedText ChatTemplate::render(const std::vector<ChatMessage>& messages, con
   return render(to_json(messages), options, warning);
 }
 
+namespace {
+// `messages` with each call's arguments object written as a JSON text; nullopt when none is an
+// object.
+std::optional<nlohmann::ordered_json> arguments_as_text(const nlohmann::ordered_json& messages) {
+  std::optional<nlohmann::ordered_json> out;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const auto& m = messages[i];
+    if (!m.is_object() || !m.contains("tool_calls") || !m["tool_calls"].is_array()) continue;
+    for (std::size_t k = 0; k < m["tool_calls"].size(); ++k) {
+      const auto& c = m["tool_calls"][k];
+      if (!c.is_object() || !c.contains("function") || !c["function"].is_object() ||
+          !c["function"].contains("arguments") || !c["function"]["arguments"].is_object())
+        continue;
+      if (!out) out = messages;
+      (*out)[i]["tool_calls"][k]["function"]["arguments"] = c["function"]["arguments"].dump();
+    }
+  }
+  return out;
+}
+}  // namespace
+
 TemplatedText ChatTemplate::render(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
                                    std::string* warning) const {
   if (warning) warning->clear();
   check_shape(origin_, messages);
-  if (!reasoning_field_.empty()) {
-    nlohmann::ordered_json split = split_reasoning(messages);
-    return render_split(split, options, warning);
-  }
-  return render_split(messages, options, warning);
+  // Earlier calls' arguments go to templates as objects (transformers' convention, which vLLM
+  // follows), to templates that join them into text (DeepSeek-R1's) as the JSON text.
+  std::optional<nlohmann::ordered_json> text;
+  if (arguments_as_text_) text = arguments_as_text(messages);
+  const nlohmann::ordered_json& m = text ? *text : messages;
+  if (!reasoning_field_.empty()) return render_split(split_reasoning(m), options, warning);
+  return render_split(m, options, warning);
 }
 
 TemplatedText ChatTemplate::render_split(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,

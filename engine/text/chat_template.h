@@ -156,6 +156,8 @@ class ChatTemplate {
   /// (gpt-oss: "<|channel|>" and "<|message|>" in the source), "reasoning_content" for Gemma 4's
   /// ("<|channel>" and "<channel|>"); empty: the content as stored.
   std::string reasoning_field_;
+  /// The template joins a call's arguments into text (+ or ~): they are given as JSON text.
+  bool arguments_as_text_ = false;
   ReasoningControls reasoning_;
   TemplatedText render_jinja(const nlohmann::ordered_json& messages, const ChatRenderOptions& options,
                              std::string* warning) const;

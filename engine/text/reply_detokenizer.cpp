@@ -45,7 +45,11 @@ std::optional<HarmonyTokens> HarmonyTokens::of(const Tokenizer& t) {
 std::optional<ChannelTokens> ChannelTokens::of(const Tokenizer& t) {
   const std::optional<int> open = t.piece_to_id("<|channel>"), close = t.piece_to_id("<channel|>");
   if (!open || !close) return std::nullopt;
-  return ChannelTokens{*open, *close};
+  ChannelTokens c{*open, *close};
+  if (const auto id = t.piece_to_id("<|tool_call>")) c.call_open = *id;
+  if (const auto id = t.piece_to_id("<tool_call|>")) c.call_close = *id;
+  if (const auto id = t.piece_to_id("<|\"|>")) c.quote = *id;
+  return c;
 }
 
 ReplyDetokenizer::ReplyDetokenizer(const Tokenizer& tokenizer, const std::vector<int>& prompt_ids)
@@ -171,6 +175,8 @@ std::string ReplyDetokenizer::channel_token(int id) {
     reasoning_ = naming_ = false;
     return out;
   }
+  if (!naming_ && id >= 0 && (id == c.call_open || id == c.call_close || id == c.quote))
+    return plain_->flush() + tokenizer_.id_to_piece(id);  // a call's marks stay in the text
   if (!naming_) return plain_->add_token(id);
   name_ += tokenizer_.decode_bytes({id}, true);
   if (name_.find('\n') == std::string::npos) return {};

@@ -72,10 +72,7 @@ class HttpTransport final : public Transport {
 
   bool alive() const override { return true; }  // each POST connects anew; failures come as messages
 
-  std::string problem() const override {
-    std::lock_guard lock(mutex_);
-    return problem_;
-  }
+  std::string problem() const override { return {}; }  // each failure is told in its own message
 
   void set_protocol_version(const std::string& v) override {
     std::lock_guard lock(mutex_);
@@ -101,13 +98,7 @@ class HttpTransport final : public Transport {
     cv_.notify_all();
   }
 
-  void fail(const std::string& what) {
-    {
-      std::lock_guard lock(mutex_);
-      problem_ = what;
-    }
-    push(json{{"_transport_error", what}});
-  }
+  void fail(const std::string& what) { push(json{{"_transport_error", what}}); }
 
   // One JSON-RPC message or a batch (an array) from the server.
   void take(const std::string& text) {
@@ -241,6 +232,11 @@ class HttpTransport final : public Transport {
       return fail("it sent an answer longer than " + std::to_string(limits_.max_message_bytes >> 20) + " MiB");
     if (rc != CURLE_OK) return fail(std::string("HTTP request failed: ") + curl_easy_strerror(rc));
     if (status >= 400) {
+      // An HTML page is no MCP endpoint's answer (the old HTTP+SSE transport, a web server).
+      if (c.content_type.find("text/html") != std::string::npos)
+        return fail("HTTP " + std::to_string(status) +
+                    ": an HTML page, no MCP endpoint (is the URL the server's Streamable HTTP endpoint? the old "
+                    "HTTP+SSE transport is not supported)");
       std::string detail = trim(c.body).substr(0, 200);
       // A JSON-RPC error in the body is the server's own answer: given to the waiting request.
       const json m = json::parse(c.body, nullptr, false);
@@ -258,7 +254,7 @@ class HttpTransport final : public Transport {
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   std::deque<json> queue_;
-  std::string session_id_, protocol_version_, problem_;
+  std::string session_id_, protocol_version_;
   std::atomic<bool> closing_{false};
   std::mutex threads_mutex_;
   std::list<std::thread> threads_;

@@ -66,7 +66,7 @@ Client::Client(ServerConfig config, std::unique_ptr<Transport> transport, Client
 
 Client::~Client() = default;
 
-bool Client::alive() const { return transport_ && transport_->alive(); }
+bool Client::alive() const { return transport_ && transport_->alive() && !timed_out_; }
 
 void Client::fail(const std::string& what) const {
   std::string p = transport_ ? transport_->problem() : std::string();
@@ -118,6 +118,7 @@ json Client::request(const std::string& method, json params, std::chrono::millis
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
+      timed_out_ = true;  // a server that hung is not asked again
       try {
         notify("notifications/cancelled", {{"requestId", id}, {"reason", "timed out"}});
       } catch (const McpError&) {

@@ -77,7 +77,8 @@ class Client {
   ToolResult call_tool(const std::string& name, const nlohmann::json& arguments,
                        const std::function<bool()>& cancelled = {});
 
-  /// False once the server is gone.
+  /// False once the server is gone, or once a request timed out (a server that hung is not asked
+  /// again).
   bool alive() const;
 
  private:
@@ -93,6 +94,7 @@ class Client {
   long long next_id_ = 1;
   std::string server_info_, protocol_version_, instructions_;
   std::vector<std::string> skipped_;
+  bool timed_out_ = false;
 };
 
 /// Tools of several servers under one name each, as a model sees them: OpenAI `tools` entries

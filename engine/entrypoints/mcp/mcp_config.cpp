@@ -20,9 +20,21 @@ std::map<std::string, std::string> string_map(const json& v, const std::string& 
 }  // namespace
 
 std::vector<ServerConfig> parse_servers_config(std::string_view json_text) {
-  const json doc = json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (doc.is_discarded()) throw McpError("the MCP configuration is not JSON");
+  json doc;
+  try {
+    doc = json::parse(json_text.begin(), json_text.end());
+  } catch (const json::parse_error& e) {
+    std::string why = e.what();  // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
+    if (const auto at = why.find("parse error"); at != std::string::npos) why = why.substr(at);
+    throw McpError("the MCP configuration is not JSON: " + why);
+  }
   if (!doc.is_object()) throw McpError("the MCP configuration must be an object with \"mcpServers\"");
+  // The document, or its inner object alone when every entry looks like a server.
+  bool bare = !doc.contains("mcpServers");
+  for (const auto& [name, s] : doc.items())
+    bare = bare && s.is_object() && (s.contains("command") || s.contains("url"));
+  if (!doc.contains("mcpServers") && !bare && !doc.empty())
+    throw McpError("the MCP configuration has no \"mcpServers\" object (of servers by name)");
   const json& servers = doc.contains("mcpServers") ? doc["mcpServers"] : doc;
   if (!servers.is_object()) throw McpError("\"mcpServers\" must be an object of servers by name");
   std::vector<ServerConfig> out;

@@ -25,6 +25,19 @@ namespace pagedchat::mcp {
 namespace {
 using json = nlohmann::json;
 
+// Text a server wrote, safe to show: control characters (a terminal's escape sequences) as '?',
+// line breaks as spaces.
+std::string printable(std::string s) {
+  for (char& c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r' || c == '\t')
+      c = ' ';
+    else if (u < 0x20 || u == 0x7f)
+      c = '?';
+  }
+  return s;
+}
+
 class StdioTransport final : public Transport {
  public:
   StdioTransport(const ServerConfig& c, TransportLimits limits) : name_(c.name), limits_(limits) {
@@ -132,7 +145,7 @@ class StdioTransport final : public Transport {
     std::string tail = stderr_tail_;
     tail.erase(0, std::min(tail.size(), tail.find_first_not_of(" \t\r\n")));
     tail.erase(tail.find_last_not_of(" \t\r\n") + 1);
-    if (!tail.empty()) p += (p.empty() ? "" : "; ") + std::string("its last error output: ") + tail;
+    if (!tail.empty()) p += (p.empty() ? "" : "; ") + std::string("its last error output: ") + printable(tail);
     return p;
   }
 
@@ -170,7 +183,7 @@ class StdioTransport final : public Transport {
     std::lock_guard lock(mutex_);
     if (m.is_discarded() || !m.is_object()) {
       ++skipped_;
-      last_skipped_ = line.substr(0, 80);
+      last_skipped_ = printable(line.substr(0, 80));
       return;
     }
     queue_.push_back(std::move(m));

@@ -17,10 +17,27 @@ std::string trimmed(std::string_view s) {
 // The client's parameters schema of a function (an object with no properties when it has none:
 // OpenAI's "no arguments").
 nlohmann::ordered_json parameters_of(const nlohmann::ordered_json& fn) {
-  if (fn.contains("parameters") && fn["parameters"].is_object()) return fn["parameters"];
-  return nlohmann::ordered_json{{"type", "object"}, {"properties", nlohmann::ordered_json::object()}};
+  if (!fn.contains("parameters") || !fn["parameters"].is_object() || fn["parameters"].empty())
+    return nlohmann::ordered_json{{"type", "object"}, {"properties", nlohmann::ordered_json::object()}};
+  nlohmann::ordered_json p = fn["parameters"];
+  if (!p.contains("type")) p["type"] = "object";  // a call's arguments are an object
+  return p;
 }
 }  // namespace
+
+std::vector<ToolCall> complete_forced_calls(std::string_view text, std::size_t& pos) {
+  std::vector<ToolCall> out;
+  while (true) {
+    const std::size_t at = text.find_first_not_of(" \t\r\n[,", pos);
+    if (at == std::string_view::npos || text[at] != '{') break;
+    const std::size_t n = json_value_end(text.substr(at));
+    if (n == std::string_view::npos) break;
+    if (auto one = forced_calls("[" + std::string(text.substr(at, n)) + "]"))
+      for (ToolCall& c : *one) out.push_back(std::move(c));
+    pos = at + n;
+  }
+  return out;
+}
 
 std::optional<std::vector<ToolCall>> forced_calls(std::string_view text) {
   const json v = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
@@ -33,6 +50,10 @@ std::optional<std::vector<ToolCall>> forced_calls(std::string_view text) {
                              args.dump(-1, ' ', false, json::error_handler_t::replace)});
   }
   return calls;
+}
+
+nlohmann::ordered_json tool_parameters_schema(const nlohmann::ordered_json& function) {
+  return parameters_of(function);
 }
 
 nlohmann::ordered_json tool_choice_schema(const nlohmann::ordered_json& tools, const std::string& forced,
@@ -71,15 +92,22 @@ ChatReply parse_chat_reply(const ChatReplyOptions& o, std::string_view text) {
     content = std::string(text);
   }
   if (o.forced == "function") {
-    r.calls.push_back(ToolCall{new_tool_call_id(), o.forced_name, trimmed(content)});
+    // The arguments object; one cut short (max_tokens, a stop string) is no call but text.
+    const json args = json::parse(content, nullptr, false);
+    if (args.is_object())
+      r.calls.push_back(ToolCall{new_tool_call_id(), o.forced_name, trimmed(content)});
+    else
+      r.content = std::move(content);
     return r;
   }
   if (o.forced == "required") {
-    if (auto calls = forced_calls(content)) {
-      r.calls = std::move(*calls);
-      return r;
+    // The whole items of the array (all of them, or those before a cut), as the stream sends them.
+    std::size_t pos = 0;
+    for (ToolCall& c : complete_forced_calls(content, pos)) {
+      if (!o.parallel_tool_calls && !r.calls.empty()) break;
+      r.calls.push_back(std::move(c));
     }
-    r.content = std::move(content);  // cut short (max_tokens): the text as it is
+    if (r.calls.empty()) r.content = std::move(content);
     return r;
   }
   ParsedReply parsed = parse_tool_calls(o.tool_format, content, o.tools);
@@ -107,6 +135,10 @@ void ChatReplyStream::add_calls(std::vector<ToolCall>& calls, ChatReplyDelta& d)
 void ChatReplyStream::content(std::string_view text, ChatReplyDelta& d, bool last) {
   if (o_.forced == "function") {
     // The arguments object as it is generated; the call's id and name come with its first piece.
+    if (forced_id_.empty()) {  // leading whitespace is no part of the arguments (the whole reply trims it)
+      const std::size_t b = text.find_first_not_of(" \t\r\n");
+      text = b == std::string_view::npos ? std::string_view() : text.substr(b);
+    }
     if (text.empty()) return;
     ToolCallDelta c;
     if (forced_id_.empty()) {
@@ -122,16 +154,8 @@ void ChatReplyStream::content(std::string_view text, ChatReplyDelta& d, bool las
   if (o_.forced == "required") {
     // The array `[{"name", "parameters"}, ...]`: each item is sent as a call once it is whole.
     forced_text_ += text;
-    while (true) {
-      std::size_t at = forced_text_.find_first_not_of(" \t\r\n[,", forced_pos_);
-      if (at == std::string::npos || forced_text_[at] != '{') break;
-      const std::size_t n = json_value_end(std::string_view(forced_text_).substr(at));
-      if (n == std::string_view::npos) break;
-      std::vector<ToolCall> calls;
-      if (auto one = forced_calls("[" + forced_text_.substr(at, n) + "]")) calls = std::move(*one);
-      forced_pos_ = at + n;
-      add_calls(calls, d);
-    }
+    std::vector<ToolCall> calls = complete_forced_calls(forced_text_, forced_pos_);
+    add_calls(calls, d);
     if (last && num_calls_ == 0) d.content += forced_text_;  // not the array it had to be (cut short)
     return;
   }
@@ -140,12 +164,22 @@ void ChatReplyStream::content(std::string_view text, ChatReplyDelta& d, bool las
     return;
   }
   std::vector<ToolCallDelta> deltas;
-  d.content += tools_->feed(text, deltas);
-  if (last) d.content += tools_->finish(deltas);
+  std::string shown = tools_->feed(text, deltas);
+  if (last) shown += tools_->finish(deltas);
   for (ToolCallDelta& c : deltas) {
     if (!o_.parallel_tool_calls && c.index >= 1) continue;
     if (!c.id.empty()) ++num_calls_;
     d.tool_calls.push_back(std::move(c));
+  }
+  // Whitespace alone (around and between calls) waits for text: the whole reply trims it when
+  // there are calls.
+  blank_ += shown;
+  if (blank_.find_first_not_of(" \t\r\n") != std::string::npos) {
+    d.content += blank_;
+    blank_.clear();
+  } else if (last) {
+    if (num_calls_ == 0) d.content += blank_;
+    blank_.clear();
   }
 }
 

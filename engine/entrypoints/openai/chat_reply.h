@@ -67,12 +67,21 @@ class ChatReplyStream {
   std::string forced_text_;                // tool_choice "required": the array so far
   std::size_t forced_pos_ = 0;             // where the next item of the array starts
   std::string forced_id_;                  // the named function's call id, once begun
+  std::string blank_;                      // whitespace-only content held back
   int num_calls_ = 0;
 };
+
+/// The whole items of a "required" array `text` from `pos` on (the array may be cut short), as
+/// calls; `pos` moves past them.
+std::vector<ToolCall> complete_forced_calls(std::string_view text, std::size_t& pos);
 
 /// Parses the "required" array `[{"name", "parameters"}, ...]` into calls (nullopt when it is not
 /// one).
 std::optional<std::vector<ToolCall>> forced_calls(std::string_view text);
+
+/// The schema a call's arguments must meet: `function`'s "parameters" with "type": "object" when
+/// it names no type; an object with no members when it has none (OpenAI's no-argument tool).
+nlohmann::ordered_json tool_parameters_schema(const nlohmann::ordered_json& function);
 
 /// The JSON Schema that tool_choice `forced` ("required" or "function" naming `name`) puts on the
 /// reply, from `tools` (their parameters in the client's key order). Throws std::invalid_argument

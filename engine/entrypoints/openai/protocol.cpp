@@ -3,6 +3,7 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "engine/entrypoints/openai/chat_reply.h"
 #include "engine/loader/load_util.h"
@@ -12,6 +13,8 @@
 namespace pagedchat::openai {
 
 namespace {
+
+constexpr std::size_t kMaxToolsBytes = std::size_t(1) << 20;
 
 std::string default_type(int status) {
   switch (status) {
@@ -311,6 +314,9 @@ std::optional<StructuredOutputsParams> read_structured_outputs(const json& body,
     if (p.count() != 1) bad("structured_outputs", "must set exactly one of json, json_object, regex, choice");
     set("structured_outputs", p);
   }
+  if (so && so->json && so->json->size() > kMaxToolsBytes)
+    bad(source, "is a schema of " + std::to_string(so->json->size() >> 10) + " KiB; at most " +
+                    std::to_string(kMaxToolsBytes >> 10) + " KiB");
   if (so) {
     try {
       if (so->json) structured::json_schema_grammar(nlohmann::ordered_json::parse(*so->json));
@@ -421,6 +427,17 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
     const json* role = field(m, "role");
     if (!role) bad(name + ".role", "is required");
     if (!role->is_string()) bad(name + ".role", std::string("must be a string, got ") + type_name(*role));
+    if (const json* calls = field(m, "tool_calls"); calls && !calls->is_null()) {
+      if (!calls->is_array()) bad(name + ".tool_calls", "must be an array of calls");
+      for (std::size_t k = 0; k < calls->size(); ++k) {
+        const json& c = (*calls)[k];
+        const json* fn = c.is_object() ? field(c, "function") : nullptr;
+        const json* fname = fn && fn->is_object() ? field(*fn, "name") : nullptr;
+        if (!fname || !fname->is_string())
+          bad(name + ".tool_calls[" + std::to_string(k) + "]",
+              "must be {\"id\", \"type\": \"function\", \"function\": {\"name\", \"arguments\"}}");
+      }
+    }
     nlohmann::ordered_json out = nlohmann::ordered_json::parse(m.dump());
     // An earlier call's arguments come as a JSON text; templates write them as an object
     // (`tool_call.arguments | tojson`), so they get the object, as vLLM passes it.
@@ -477,6 +494,16 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
       if (const json* params = field(*fn, "parameters"); params && !params->is_object())
         bad(name + ".function.parameters", "must be a JSON Schema object");
     }
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < tools->size(); ++i)
+      if (!names.insert((*tools)[i]["function"]["name"].get<std::string>()).second)
+        bad("tools[" + std::to_string(i) + "].function.name",
+            "'" + (*tools)[i]["function"]["name"].get<std::string>() + "' names an earlier tool too");
+    // More tool definitions than any context holds (1 MiB is some 250k tokens): refused before the
+    // template and the grammar spend time on them.
+    if (const std::size_t size = tools->dump().size(); size > kMaxToolsBytes)
+      bad("tools", "is " + std::to_string(size >> 10) + " KiB of definitions; at most " +
+                       std::to_string(kMaxToolsBytes >> 10) + " KiB");
     r.tools = *tools;
     if (!tools->empty()) r.tool_choice = "auto";
   }
@@ -509,9 +536,25 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
       const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(*raw_body, nullptr, false);
       if (doc.is_object() && doc.contains("tools") && doc["tools"].is_array()) tools = doc["tools"];
     }
+    // Each schema that may constrain the reply must describe an object the grammar can enforce:
+    // a 400 naming the tool otherwise (before any work on the request).
+    for (std::size_t i = 0; i < tools.size(); ++i) {
+      const auto& fn = tools[i]["function"];
+      if (r.tool_choice == "function" && fn.value("name", "") != r.tool_choice_name) continue;
+      const std::string where = "tools[" + std::to_string(i) + "].function.parameters";
+      const nlohmann::ordered_json params = tool_parameters_schema(fn);
+      if (!params["type"].is_string() || params["type"].get<std::string>() != "object")
+        bad(where, "must describe an object (\"type\": \"object\"): a call's arguments are one");
+      try {
+        structured::json_schema_grammar(params);
+      } catch (const structured::UnsupportedSchema& e) {
+        bad(where, e.what());
+      }
+    }
     StructuredOutputsParams p;
     try {
       p.json = tool_choice_schema(tools, r.tool_choice, r.tool_choice_name, r.parallel_tool_calls).dump();
+      structured::json_schema_grammar(nlohmann::ordered_json::parse(*p.json));
     } catch (const std::invalid_argument& e) {
       bad("tool_choice", e.what());
     }

@@ -35,14 +35,22 @@ void ReasoningStream::feed(std::string_view text, std::string& reasoning, std::s
         break;
       }
       case State::kReasoning: {
+        // Streamed as the whole split gives it: without the whitespace at its start and end
+        // (trailing whitespace waits for more text).
         const std::size_t close = held_.find(kThinkClose);
+        std::size_t end = close == std::string::npos ? held_.size() - partial_think_suffix(held_, kThinkClose) : close;
+        std::size_t begin = 0;
+        if (!reasoning_text_) {
+          begin = std::min(end, held_.find_first_not_of(kBlank));
+          if (begin < end) reasoning_text_ = true;
+        }
+        const std::size_t last = held_.find_last_not_of(kBlank, end == 0 ? 0 : end - 1);
+        const std::size_t upto = last == std::string::npos || last < begin || end == 0 ? begin : last + 1;
+        reasoning.append(held_, begin, upto - begin);
         if (close == std::string::npos) {
-          const std::size_t keep = partial_think_suffix(held_, kThinkClose);
-          reasoning.append(held_, 0, held_.size() - keep);
-          held_.erase(0, held_.size() - keep);
+          held_.erase(0, upto);
           return;
         }
-        reasoning.append(held_, 0, close);
         held_.erase(0, close + kThinkClose.size());
         state_ = State::kAfter;
         break;
@@ -66,10 +74,12 @@ void ReasoningStream::feed(std::string_view text, std::string& reasoning, std::s
 }
 
 void ReasoningStream::finish(std::string& reasoning, std::string& content) {
-  if (state_ == State::kReasoning)
-    reasoning += held_;
-  else if (state_ != State::kAfter)
+  if (state_ == State::kReasoning) {
+    const std::size_t last = held_.find_last_not_of(kBlank);
+    if (last != std::string::npos) reasoning.append(held_, 0, last + 1);
+  } else if (state_ != State::kAfter) {
     content += held_;
+  }
   held_.clear();
 }
 

@@ -19,7 +19,8 @@ struct ReasoningSplit {
 
 /// Splits a reply that streams into reasoning and content. Only a block at the start counts: a
 /// reply that does not open with "<think>" (after whitespace) is all content, tags included.
-/// A partial tag at a piece's end is held back until it is known.
+/// A partial tag at a piece's end is held back until it is known; the reasoning's leading and
+/// trailing whitespace is left out, as in the whole split.
 class ReasoningStream {
  public:
   /// `opened`: the prompt opened the block (the reply starts as reasoning).
@@ -35,6 +36,7 @@ class ReasoningStream {
   enum class State { kStart, kReasoning, kAfter, kContent } state_;
   std::string held_;
   bool seen_ = false;
+  bool reasoning_text_ = false;  ///< reasoning other than whitespace was sent
 };
 
 /// The whole of a reply at once (ReasoningStream fed once, then finished; reasoning trimmed).

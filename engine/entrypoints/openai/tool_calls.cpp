@@ -41,6 +41,11 @@ std::size_t json_value_end(std::string_view s) {
 namespace {
 
 constexpr std::string_view kOpen = "<tool_call>", kClose = "</tool_call>";
+constexpr std::string_view kGemmaOpen = "<|tool_call>", kGemmaClose = "<tool_call|>", kGemmaQuote = "<|\"|>";
+
+// The tags around a call in a tagged format.
+std::string_view open_tag(ToolCallFormat f) { return f == ToolCallFormat::kGemma4 ? kGemmaOpen : kOpen; }
+std::string_view close_tag(ToolCallFormat f) { return f == ToolCallFormat::kGemma4 ? kGemmaClose : kClose; }
 constexpr std::string_view kPythonTag = "<|python_tag|>", kMistralTag = "[TOOL_CALLS]";
 
 std::string_view trim(std::string_view s) {
@@ -121,7 +126,95 @@ std::optional<ToolCall> qwen_xml_call(std::string_view inner, const json& tools)
   return ToolCall{new_tool_call_id(), name, args.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
+// One value of Gemma 4's call syntax (its template's format_argument): <|"|>text<|"|>, {key:value,...}
+// with bare or quoted keys, [value,...], true / false / null, a number; nullopt when malformed.
+std::optional<json> gemma_value(std::string_view s, std::size_t& i, int depth = 0) {
+  auto ws = [&] {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')) ++i;
+  };
+  auto quoted = [&]() -> std::optional<std::string> {
+    const std::size_t end = s.find(kGemmaQuote, i + kGemmaQuote.size());
+    if (end == std::string_view::npos) return std::nullopt;
+    std::string v(s.substr(i + kGemmaQuote.size(), end - i - kGemmaQuote.size()));
+    i = end + kGemmaQuote.size();
+    return v;
+  };
+  if (depth > 64) return std::nullopt;
+  ws();
+  if (i >= s.size()) return std::nullopt;
+  if (s.substr(i, kGemmaQuote.size()) == kGemmaQuote) {
+    auto v = quoted();
+    if (!v) return std::nullopt;
+    return json(*v);
+  }
+  if (s[i] == '{' || s[i] == '[') {
+    const bool object = s[i] == '{';
+    const char close = object ? '}' : ']';
+    json out = object ? json::object() : json::array();
+    ++i;
+    ws();
+    if (i < s.size() && s[i] == close) {
+      ++i;
+      return out;
+    }
+    while (true) {
+      std::string key;
+      if (object) {
+        ws();
+        if (s.substr(i, kGemmaQuote.size()) == kGemmaQuote) {
+          auto k = quoted();
+          if (!k) return std::nullopt;
+          key = *k;
+        } else {
+          const std::size_t colon = s.find(':', i);
+          if (colon == std::string_view::npos) return std::nullopt;
+          key = std::string(trim(s.substr(i, colon - i)));
+          i = colon;
+        }
+        ws();
+        if (i >= s.size() || s[i] != ':') return std::nullopt;
+        ++i;
+      }
+      auto v = gemma_value(s, i, depth + 1);
+      if (!v) return std::nullopt;
+      if (object)
+        out[key] = std::move(*v);
+      else
+        out.push_back(std::move(*v));
+      ws();
+      if (i >= s.size()) return std::nullopt;
+      if (s[i] == ',') {
+        ++i;
+        continue;
+      }
+      if (s[i] != close) return std::nullopt;
+      ++i;
+      return out;
+    }
+  }
+  const std::size_t end = std::min(s.size(), s.find_first_of(",}]", i));
+  const std::string_view word = trim(s.substr(i, end - i));
+  i = end;
+  if (word.empty()) return std::nullopt;
+  if (auto v = parse_json(word); v && !v->is_object() && !v->is_array()) return v;
+  return json(std::string(word));  // a bare word: text
+}
+
+// Gemma 4's call: "call:NAME{key:value,...}".
+std::optional<ToolCall> gemma_call(std::string_view inner) {
+  inner = trim(inner);
+  if (inner.substr(0, 5) != "call:") return std::nullopt;
+  const std::size_t brace = inner.find('{');
+  if (brace == std::string_view::npos) return std::nullopt;
+  const std::string name(trim(inner.substr(5, brace - 5)));
+  std::size_t i = brace;
+  auto args = gemma_value(inner, i);
+  if (name.empty() || !args || !args->is_object() || !trim(inner.substr(i)).empty()) return std::nullopt;
+  return ToolCall{new_tool_call_id(), name, args->dump(-1, ' ', false, json::error_handler_t::replace)};
+}
+
 std::optional<ToolCall> tagged_call(ToolCallFormat format, std::string_view inner, const json& tools) {
+  if (format == ToolCallFormat::kGemma4) return gemma_call(inner);
   if (format == ToolCallFormat::kQwenXml) {
     if (auto c = qwen_xml_call(inner, tools)) return c;
   }
@@ -224,6 +317,7 @@ Head call_head(std::string_view s, std::string& name, std::size_t& args_at) {
 }  // namespace
 
 ToolCallFormat tool_call_format_of(std::string_view src, std::string_view family) {
+  if (src.find("<|tool_call>call:") != std::string_view::npos) return ToolCallFormat::kGemma4;
   const bool has_tool_call = src.find(kOpen) != std::string_view::npos;
   if (has_tool_call && src.find("<function=") != std::string_view::npos) return ToolCallFormat::kQwenXml;
   if (has_tool_call) return ToolCallFormat::kHermes;
@@ -251,6 +345,8 @@ const char* tool_call_format_name(ToolCallFormat f) {
       return "mistral";
     case ToolCallFormat::kHarmony:
       return "openai";
+    case ToolCallFormat::kGemma4:
+      return "gemma4";
     case ToolCallFormat::kNone:
       break;
   }
@@ -272,12 +368,13 @@ ParsedReply parse_tool_calls(ToolCallFormat format, std::string_view text, const
   }
   std::size_t pos = 0;
   while (pos < text.size()) {
-    const auto open = text.find(kOpen, pos);
+    const auto open = text.find(open_tag(format), pos);
     if (open == std::string_view::npos) break;
-    const auto close = text.find(kClose, open + kOpen.size());
+    const auto close = text.find(close_tag(format), open + open_tag(format).size());
     const std::string_view inner = text.substr(
-        open + kOpen.size(), close == std::string_view::npos ? text.npos : close - open - kOpen.size());
-    const std::size_t after = close == std::string_view::npos ? text.size() : close + kClose.size();
+        open + open_tag(format).size(),
+        close == std::string_view::npos ? text.npos : close - open - open_tag(format).size());
+    const std::size_t after = close == std::string_view::npos ? text.size() : close + close_tag(format).size();
     if (auto call = tagged_call(format, inner, tools)) {
       r.content += text.substr(pos, open - pos);
       r.calls.push_back(std::move(*call));
@@ -313,9 +410,9 @@ std::string ToolCallStream::feed(std::string_view text, std::vector<ToolCall>& c
   }
   while (true) {
     if (!in_call_) {
-      const auto open = held_.find(kOpen);
+      const auto open = held_.find(open_tag(format_));
       if (open == std::string::npos) {
-        const std::size_t keep = partial_tag_suffix(held_, kOpen);
+        const std::size_t keep = partial_tag_suffix(held_, open_tag(format_));
         out += held_.substr(0, held_.size() - keep);
         held_.erase(0, held_.size() - keep);
         return out;
@@ -324,16 +421,17 @@ std::string ToolCallStream::feed(std::string_view text, std::vector<ToolCall>& c
       held_.erase(0, open);
       in_call_ = true;
     }
-    const auto close = held_.find(kClose, kOpen.size());
+    const auto close = held_.find(close_tag(format_), open_tag(format_).size());
     if (close == std::string::npos) return out;
-    const std::string_view inner = std::string_view(held_).substr(kOpen.size(), close - kOpen.size());
+    const std::string_view inner = std::string_view(held_).substr(open_tag(format_).size(),
+                                                                  close - open_tag(format_).size());
     if (auto call = tagged_call(format_, inner, tools_)) {
       calls.push_back(std::move(*call));
       ++num_calls_;
     } else {
-      out += held_.substr(0, close + kClose.size());
+      out += held_.substr(0, close + close_tag(format_).size());
     }
-    held_.erase(0, close + kClose.size());
+    held_.erase(0, close + close_tag(format_).size());
     in_call_ = false;
   }
 }

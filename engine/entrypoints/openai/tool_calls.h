@@ -25,15 +25,17 @@ enum class ToolCallFormat {
   kMistral,     ///< [TOOL_CALLS][{"name", "arguments"}, ...] (the marker may be decoded away)
   kHarmony,     ///< gpt-oss: "<|channel|>commentary to=functions.NAME<|message|>ARGS<|call|>", which
                 ///< ReplyDetokenizer writes as kHermes's <tool_call>{"name", "arguments"}</tool_call>
+  kGemma4,      ///< <|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|> (Gemma 4's own syntax:
+                ///< bare keys, strings between <|"|> marks)
 };
 
 /// The format a chat template's tool calls use, from its source's markers ("<function=" inside
 /// a "<tool_call>" template: kQwenXml; "<tool_call>": kHermes; "[TOOL_CALLS]": kMistral;
 /// "<|python_tag|>" or a Llama 3 template with `tools`: kLlama3Json; "<|channel|>" and "functions.":
-/// kHarmony), else by `family` ("chatml"
+/// kHarmony; "<|tool_call>call:": kGemma4), else by `family` ("chatml"
 /// kHermes, "llama3" kLlama3Json, "mistral" kMistral); kNone when neither says.
 ToolCallFormat tool_call_format_of(std::string_view template_source, std::string_view family);
-/// "hermes", "qwen3_xml", "llama3_json", "mistral", "openai", "none" (vLLM's --tool-call-parser
+/// "hermes", "qwen3_xml", "llama3_json", "mistral", "openai", "gemma4", "none" (vLLM's --tool-call-parser
 /// names).
 const char* tool_call_format_name(ToolCallFormat f);
 

@@ -498,9 +498,11 @@ class SchemaCompiler {
         required.insert(r.get<std::string>());
       }
     }
-    // Extra members: additionalProperties true or a schema; with no properties at all, absent
-    // means any members too (a free-form object). Required ones not in properties come first.
-    const bool has_extra = s.contains("additionalProperties") ? s["additionalProperties"] != false : properties.empty();
+    // Extra members: additionalProperties true or a schema; without a "properties" keyword, absent
+    // means any members too (a free-form object), while "properties": {} means none (OpenAI's strict
+    // reading: the usual schema of a tool without arguments). Required ones not in properties first.
+    const bool has_extra = s.contains("additionalProperties") ? s["additionalProperties"] != false
+                                                              : !s.contains("properties");
     Expr extra_value = -1;
     if (has_extra)
       extra_value = s.contains("additionalProperties") && s["additionalProperties"].is_object()

@@ -143,7 +143,8 @@ class TestMcpClient : public QObject {
     QCOMPARE(servers[2].headers.at("Authorization"), std::string("Bearer y"));
     QCOMPARE(parse_servers_config(servers_config_json(servers)).size(), std::size_t(3));
     const std::vector<std::pair<const char*, const char*>> bad{
-        {"not json", "not JSON"},
+        {"not json", "parse error at line 1"},
+        {"{\"servers\": {\"a\": {}}}", "no \"mcpServers\""},
         {"{\"mcpServers\": {\"a\": {}}}", "needs a \"command\""},
         {"{\"mcpServers\": {\"a\": {\"command\": \"x\", \"url\": \"http://h\"}}}", "both"},
         {"{\"mcpServers\": {\"a\": {\"type\": \"sse\", \"url\": \"http://h/sse\"}}}", "Streamable HTTP"},

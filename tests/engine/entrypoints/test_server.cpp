@@ -491,6 +491,49 @@ class TestServer : public QObject {
     QVERIFY2(o["reasoning_call"]["content"].isNull(), all.constData());
     QCOMPARE(o["reasoning_call"]["calls"].toArray().size(), 1);
     checkForced(o["reasoning_call"]["calls"].toArray(), "get_weather");
+    // Requests the tools part refuses, each a 400 naming the field, the server unharmed.
+    const QByteArray head =
+        "{\"model\": \"qwen3-tiny\", \"max_tokens\": 4, \"messages\": [{\"role\": \"user\", "
+        "\"content\": \"hi\"}], ";
+    const QByteArray multipleOf =
+        "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\", "
+        "\"parameters\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": "
+        "\"integer\", \"multipleOf\": 3}}}}}]";
+    const QList<QPair<QByteArray, QString>> refused{
+        {multipleOf + ", \"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"f\"}}}",
+         "tools[0].function.parameters"},
+        {multipleOf + ", \"tool_choice\": \"required\", \"stream\": true}", "tools[0].function.parameters"},
+        {"\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {\"type\": "
+         "\"string\"}}}], \"tool_choice\": \"required\"}",
+         "tools[0].function.parameters"},
+        {"\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\"}}, {\"type\": \"function\", "
+         "\"function\": {\"name\": \"f\"}}]}",
+         "tools[1].function.name"},
+        {"\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\", \"description\": \"" +
+             QByteArray(1100000, 'x') + "\"}}]}",
+         "tools"}};
+    for (const auto& [tail, param] : refused) {
+      const Http h = curl("POST", s.v1() + "/chat/completions", head + tail);
+      QVERIFY2(h.status == 400, h.body.left(300).constData());
+      QCOMPARE(json(h.body)["error"].toObject()["param"].toString(), param);
+    }
+    const Http badCalls = curl("POST", s.v1() + "/chat/completions",
+                               "{\"model\": \"qwen3-tiny\", \"messages\": [{\"role\": \"user\", \"content\": "
+                               "\"hi\"}, {\"role\": \"assistant\", \"content\": null, \"tool_calls\": \"x\"}]}");
+    QCOMPARE(badCalls.status, 400);
+    QCOMPARE(json(badCalls.body)["error"].toObject()["param"].toString(), QString("messages[1].tool_calls"));
+    // A tool without arguments ("properties": {}) gets exactly {}.
+    const Http none = curl("POST", s.v1() + "/chat/completions",
+                           head +
+                               "\"temperature\": 1, \"seed\": 5, \"max_tokens\": 120, \"parallel_tool_calls\": false, "
+                               "\"tools\": [{\"type\": "
+                               "\"function\", \"function\": {\"name\": \"ping\", \"parameters\": {\"type\": "
+                               "\"object\", \"properties\": {}}}}], \"tool_choice\": \"required\"}");
+    QCOMPARE(none.status, 200);
+    const QJsonArray calls =
+        json(none.body)["choices"].toArray()[0].toObject()["message"].toObject()["tool_calls"].toArray();
+    QVERIFY2(!calls.isEmpty(), none.body.constData());
+    for (const QJsonValue& c : calls) QCOMPARE(c["function"]["arguments"].toString(), QString("{}"));
     QVERIFY2(!o["next_finish"].toString().isEmpty(), all.constData());
   }
 

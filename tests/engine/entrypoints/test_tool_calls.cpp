@@ -11,6 +11,7 @@
 #include "engine/entrypoints/openai/chat_reply.h"
 #include "engine/entrypoints/openai/protocol.h"
 #include "engine/entrypoints/openai/tool_calls.h"
+#include "engine/text/chat_template.h"
 #include "test_paths.h"
 
 using namespace pagedchat::openai;
@@ -240,10 +241,45 @@ class TestToolCalls : public QObject {
     QCOMPARE(req.calls[1].name, std::string("get_time"));
     QCOMPARE(json::parse(req.calls[0].arguments)["city"].get<std::string>(), std::string("a]}\""));
     QCOMPARE(parse_chat_reply(required, cases[4].second).content, cases[4].second);
+    // Cut short: a required array keeps its whole items (as streamed); a named call's cut
+    // arguments are no call but text.
+    const std::string cut = "[{\"name\": \"a\", \"parameters\": {}}, {\"name\": \"b\", \"para";
+    QCOMPARE(parse_chat_reply(required, cut).calls.size(), std::size_t(1));
+    QCOMPARE(streamedReply(required, cut, 10).calls.size(), std::size_t(1));
+    const ChatReply namedCut = parse_chat_reply(named, "{\"city\": \"Ro");
+    QVERIFY(namedCut.calls.empty());
+    QCOMPARE(namedCut.content, std::string("{\"city\": \"Ro"));
   }
 
   // A call in the JSON tag form streams as OpenAI's do: its id and name as soon as the name is
   // read, then the arguments in pieces; another key order comes whole.
+  // Gemma 4's own call syntax (its template's format_argument): bare keys, strings between <|"|>
+  // marks, nested objects and lists; a malformed call stays text.
+  void gemma4Calls() {
+    const std::string text =
+        "Let me look.<|tool_call>call:get_weather{city:<|\"|>Paris, \"FR\"<|\"|>,days:3,opts:{metric:true,"
+        "tags:[<|\"|>a<|\"|>,<|\"|>b}<|\"|>],none:null,t:-1.5e2}}<tool_call|>";
+    const ParsedReply r = parse_tool_calls(ToolCallFormat::kGemma4, text, kTools);
+    QCOMPARE(r.calls.size(), std::size_t(1));
+    QCOMPARE(r.content, std::string("Let me look."));
+    QCOMPARE(r.calls[0].name, std::string("get_weather"));
+    const json args = json::parse(r.calls[0].arguments);
+    QVERIFY2(args == json::parse("{\"city\": \"Paris, \\\"FR\\\"\", \"days\": 3, \"opts\": {\"metric\": true, "
+                                 "\"tags\": [\"a\", \"b}\"], \"none\": null, \"t\": -150.0}}"),
+             r.calls[0].arguments.c_str());
+    for (const std::string bad : {"<|tool_call>call:f{a:<|\"|>open}<tool_call|>", "<|tool_call>f{a:1}<tool_call|>",
+                                  "<|tool_call>call:f{a:1<tool_call|>"}) {
+      const ParsedReply b = parse_tool_calls(ToolCallFormat::kGemma4, bad, kTools);
+      QVERIFY2(b.calls.empty() && b.content == bad, bad.c_str());
+    }
+    for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+      const ParsedReply s = streamed(ToolCallFormat::kGemma4, text, cut);
+      QCOMPARE(s.calls.size(), std::size_t(1));
+      QCOMPARE(s.calls[0].arguments, r.calls[0].arguments);
+      QCOMPARE(s.content, std::string("Let me look."));
+    }
+  }
+
   void argumentsStreamInPieces() {
     const std::string text =
         "Checking.<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": "
@@ -305,6 +341,31 @@ class TestToolCalls : public QObject {
     QVERIFY(calls[0]["function"]["arguments"].is_object());
     QCOMPARE(calls[0]["function"]["arguments"]["city"].get<std::string>(), std::string("Oslo"));
     QVERIFY(calls[1]["function"]["arguments"].is_string());
+  }
+
+  // Earlier calls go back through real templates: Qwen2.5's writes the arguments with tojson (an
+  // object, not a quoted JSON text), DeepSeek-R1's concatenates them as text (given the text).
+  void earlierCallsThroughRealTemplates() {
+    REQUIRE_MODEL_FILE(testpaths::modelFile(QStringLiteral("chat-templates/Qwen-Qwen2.5-7B-Instruct.jinja")));
+    nlohmann::ordered_json msgs = nlohmann::ordered_json::parse(
+        "[{\"role\": \"user\", \"content\": \"Weather?\"}, {\"role\": \"assistant\", \"content\": null, "
+        "\"tool_calls\": [{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"get_weather\", "
+        "\"arguments\": {\"city\": \"Oslo\"}}}]}, {\"role\": \"tool\", \"tool_call_id\": \"c1\", \"content\": "
+        "\"Sunny\"}]");
+    pagedchat::ChatRenderOptions o;
+    o.fallback_to_builtin = false;
+    o.add_generation_prompt = true;
+    const auto qwen = pagedchat::ChatTemplate::from_jinja(
+        templateText(QStringLiteral("Qwen-Qwen2.5-7B-Instruct.jinja")).toStdString(), "qwen2.5");
+    const std::string q = qwen.render(msgs, o).text;
+    QVERIFY2(q.find("\"arguments\": {\"city\": \"Oslo\"}") != std::string::npos, q.c_str());
+    QVERIFY2(q.find("Sunny") != std::string::npos, q.c_str());
+    const auto r1 = pagedchat::ChatTemplate::from_jinja(
+        templateText(QStringLiteral("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja")).toStdString(), "r1");
+    std::string warning;
+    const std::string d = r1.render(msgs, o, &warning).text;
+    QVERIFY2(d.find("get_weather\n```json\n{\"city\":\"Oslo\"}\n```") != std::string::npos, d.c_str());
+    QVERIFY2(warning.empty(), warning.c_str());
   }
 
   void formatFromRealTemplates() {

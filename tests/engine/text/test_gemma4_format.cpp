@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/entrypoints/openai/tool_calls.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/gguf/gguf_tokenizer.h"
 #include "engine/loader/model_loader.h"
@@ -98,6 +99,25 @@ class TestGemma4Format : public QObject {
 
   // A stored reply ("<think>R</think>\n\nA") goes back as reasoning_content R and content A: the
   // template renders the earlier answer without its reasoning.
+  // A call in Gemma 4's syntax keeps its marks ("<|tool_call>", "<|\"|>", "<tool_call|>") in the
+  // reply's text, so that the server's gemma4 parser, chosen by this template, reads it.
+  void toolCallMarksStayInTheText() {
+    const std::string prompt = "<s><|turn>user\nWeather?<turn|>\n<|turn>model\n";
+    const std::string text = run(prompt, "<|tool_call>call:get_weather{days:2,metric:true}<tool_call|>", true);
+    using namespace pagedchat::openai;
+    const ToolCallFormat f = tool_call_format_of(template_, "");
+    QCOMPARE(int(f), int(ToolCallFormat::kGemma4));
+    const ParsedReply r = parse_tool_calls(f, text, nlohmann::json::array());
+    QVERIFY2(r.calls.size() == 1, text.c_str());
+    QCOMPARE(r.calls[0].name, std::string("get_weather"));
+    QVERIFY(nlohmann::json::parse(r.calls[0].arguments) == nlohmann::json::parse("{\"days\": 2, \"metric\": true}"));
+    // A string's marks too. (Text after a mark is spelled with a leading "▁" in this SentencePiece
+    // test vocabulary, which Gemma 4's own BPE vocabulary does not do: only the marks are checked.)
+    const std::string quoted = run(prompt, "<|tool_call>call:f{city:<|\"|>Seoul<|\"|>}<tool_call|>", true);
+    QVERIFY2(quoted.find("<|\"|>") != quoted.rfind("<|\"|>") && quoted.find("<tool_call|>") != std::string::npos,
+             quoted.c_str());
+  }
+
   void storedReplyDropsReasoning() {
     nlohmann::ordered_json msgs = nlohmann::ordered_json::array();
     msgs.push_back({{"role", "user"}, {"content", "Hi"}});
