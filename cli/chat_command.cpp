@@ -190,8 +190,6 @@ int run_chat(ChatOptions& opt) {
       std::cerr << std::flush;
       const openai::ChatReply parsed = tools && !stopped ? tools->parse(reply, forced) : openai::ChatReply{};
       if (parsed.calls.empty()) {
-        if (forced && !stopped)
-          std::cerr << "[the forced call was cut short (--max-tokens or a stop string): it is not run]\n";
         turn_messages.push_back({"assistant", reply});
         break;
       }

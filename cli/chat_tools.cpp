@@ -19,12 +19,20 @@ using json = nlohmann::json;
 // sequences) as '?', at most `n` bytes.
 std::string shorten(const std::string& s, std::size_t n = std::string::npos) {
   std::string one = s.substr(0, n);
-  for (char& c : one) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n' || c == '\r' || c == '\t')
-      c = ' ';
-    else if (u < 0x20 || u == 0x7f)
-      c = '?';
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    const auto u = static_cast<unsigned char>(one[i]);
+    const auto next = i + 1 < one.size() ? static_cast<unsigned char>(one[i + 1]) : 0;
+    const auto third = i + 2 < one.size() ? static_cast<unsigned char>(one[i + 2]) : 0;
+    if (one[i] == '\n' || one[i] == '\r' || one[i] == '\t') {
+      one[i] = ' ';
+    } else if (u < 0x20 || u == 0x7f) {
+      one[i] = '?';
+    } else if (u == 0xc2 && next >= 0x80 && next <= 0x9f) {  // C1 controls (U+0080-U+009F: a one-byte CSI)
+      one.replace(i, 2, "?");
+    } else if (u == 0xe2 &&
+               ((next == 0x80 && third >= 0xaa && third <= 0xae) || (next == 0x81 && third >= 0xa6 && third <= 0xa9))) {
+      one.replace(i, 3, "?");  // bidirectional overrides and isolates (U+202A-202E, U+2066-2069)
+    }
   }
   return one.size() < s.size() ? one + "..." : one;
 }

@@ -116,7 +116,13 @@ class StdioTransport final : public Transport {
     while (done < line.size()) {
       const ssize_t n = ::write(stdin_, line.data() + done, line.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw McpError("MCP server '" + name_ + "' closed its input" + detail());
+      if (n <= 0) {
+        // It is exiting: its status and last words make the message (the reader notes them).
+        std::unique_lock exit_lock(mutex_);
+        cv_.wait_for(exit_lock, std::chrono::seconds(2), [this] { return eof_; });
+        exit_lock.unlock();
+        throw McpError("MCP server '" + name_ + "' closed its input" + detail());
+      }
       done += std::size_t(n);
     }
   }

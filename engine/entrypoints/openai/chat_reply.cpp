@@ -92,12 +92,9 @@ ChatReply parse_chat_reply(const ChatReplyOptions& o, std::string_view text) {
     content = std::string(text);
   }
   if (o.forced == "function") {
-    // The arguments object; one cut short (max_tokens, a stop string) is no call but text.
-    const json args = json::parse(content, nullptr, false);
-    if (args.is_object())
-      r.calls.push_back(ToolCall{new_tool_call_id(), o.forced_name, trimmed(content)});
-    else
-      r.content = std::move(content);
+    // The arguments object, as the stream sends it: also when cut short (max_tokens, a stop
+    // string), as vLLM returns it; whoever runs the call checks that it parses.
+    r.calls.push_back(ToolCall{new_tool_call_id(), o.forced_name, trimmed(content)});
     return r;
   }
   if (o.forced == "required") {

@@ -315,8 +315,8 @@ std::optional<StructuredOutputsParams> read_structured_outputs(const json& body,
     set("structured_outputs", p);
   }
   if (so && so->json && so->json->size() > kMaxToolsBytes)
-    bad(source, "is a schema of " + std::to_string(so->json->size() >> 10) + " KiB; at most " +
-                    std::to_string(kMaxToolsBytes >> 10) + " KiB");
+    bad(source, "is a schema of " + std::to_string(so->json->size()) + " bytes; at most " +
+                    std::to_string(kMaxToolsBytes) + " (1 MiB)");
   if (so) {
     try {
       if (so->json) structured::json_schema_grammar(nlohmann::ordered_json::parse(*so->json));
@@ -502,8 +502,8 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
     // More tool definitions than any context holds (1 MiB is some 250k tokens): refused before the
     // template and the grammar spend time on them.
     if (const std::size_t size = tools->dump().size(); size > kMaxToolsBytes)
-      bad("tools", "is " + std::to_string(size >> 10) + " KiB of definitions; at most " +
-                       std::to_string(kMaxToolsBytes >> 10) + " KiB");
+      bad("tools", "is " + std::to_string(size) + " bytes of definitions; at most " + std::to_string(kMaxToolsBytes) +
+                       " (1 MiB)");
     r.tools = *tools;
     if (!tools->empty()) r.tool_choice = "auto";
   }

@@ -43,9 +43,17 @@ namespace {
 constexpr std::string_view kOpen = "<tool_call>", kClose = "</tool_call>";
 constexpr std::string_view kGemmaOpen = "<|tool_call>", kGemmaClose = "<tool_call|>", kGemmaQuote = "<|\"|>";
 
-// The tags around a call in a tagged format.
-std::string_view open_tag(ToolCallFormat f) { return f == ToolCallFormat::kGemma4 ? kGemmaOpen : kOpen; }
-std::string_view close_tag(ToolCallFormat f) { return f == ToolCallFormat::kGemma4 ? kGemmaClose : kClose; }
+constexpr std::string_view kDeepSeekOpen = "<｜tool▁calls▁begin｜>", kDeepSeekClose = "<｜tool▁calls▁end｜>";
+constexpr std::string_view kDeepSeekCall = "<｜tool▁call▁begin｜>", kDeepSeekCallEnd = "<｜tool▁call▁end｜>";
+constexpr std::string_view kDeepSeekSep = "<｜tool▁sep｜>", kPhiTag = "functools";
+
+// The tags around a call (DeepSeek: around all the calls) in a tagged format.
+std::string_view open_tag(ToolCallFormat f) {
+  return f == ToolCallFormat::kGemma4 ? kGemmaOpen : f == ToolCallFormat::kDeepSeek ? kDeepSeekOpen : kOpen;
+}
+std::string_view close_tag(ToolCallFormat f) {
+  return f == ToolCallFormat::kGemma4 ? kGemmaClose : f == ToolCallFormat::kDeepSeek ? kDeepSeekClose : kClose;
+}
 constexpr std::string_view kPythonTag = "<|python_tag|>", kMistralTag = "[TOOL_CALLS]";
 
 std::string_view trim(std::string_view s) {
@@ -213,6 +221,36 @@ std::optional<ToolCall> gemma_call(std::string_view inner) {
   return ToolCall{new_tool_call_id(), name, args->dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
+// DeepSeek-R1's calls: "<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\nARGS\n```<｜tool▁call▁end｜>",
+// one or more (the last one's end may be missing).
+std::optional<std::vector<ToolCall>> deepseek_calls(std::string_view inner) {
+  std::vector<ToolCall> calls;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t begin = inner.find(kDeepSeekCall, pos);
+    if (begin == std::string_view::npos) break;
+    if (!trim(inner.substr(pos, begin - pos)).empty()) return std::nullopt;
+    const std::size_t end = inner.find(kDeepSeekCallEnd, begin);
+    std::string_view one = inner.substr(
+        begin + kDeepSeekCall.size(), end == std::string_view::npos ? inner.npos : end - begin - kDeepSeekCall.size());
+    pos = end == std::string_view::npos ? inner.size() : end + kDeepSeekCallEnd.size();
+    const std::size_t sep = one.find(kDeepSeekSep);
+    if (sep == std::string_view::npos) return std::nullopt;
+    one.remove_prefix(sep + kDeepSeekSep.size());
+    const std::size_t nl = one.find('\n');
+    if (nl == std::string_view::npos) return std::nullopt;
+    const std::string name(trim(one.substr(0, nl)));
+    std::string_view args = trim(one.substr(nl + 1));
+    if (args.substr(0, 7) == "```json") args = trim(args.substr(7));
+    if (args.size() >= 3 && args.substr(args.size() - 3) == "```") args = trim(args.substr(0, args.size() - 3));
+    auto v = parse_json(args);
+    if (name.empty() || !v || !v->is_object()) return std::nullopt;
+    calls.push_back(ToolCall{new_tool_call_id(), name, v->dump(-1, ' ', false, json::error_handler_t::replace)});
+  }
+  if (calls.empty() || !trim(inner.substr(std::min(pos, inner.size()))).empty()) return std::nullopt;
+  return calls;
+}
+
 std::optional<ToolCall> tagged_call(ToolCallFormat format, std::string_view inner, const json& tools) {
   if (format == ToolCallFormat::kGemma4) return gemma_call(inner);
   if (format == ToolCallFormat::kQwenXml) {
@@ -220,6 +258,13 @@ std::optional<ToolCall> tagged_call(ToolCallFormat format, std::string_view inne
   }
   // Qwen3.5's template takes either form; Hermes models write JSON.
   if (auto v = parse_json(trim(inner))) return call_of(*v);
+  return std::nullopt;
+}
+
+// The calls of one tagged section (one call but for DeepSeek's).
+std::optional<std::vector<ToolCall>> tagged_calls(ToolCallFormat format, std::string_view inner, const json& tools) {
+  if (format == ToolCallFormat::kDeepSeek) return deepseek_calls(inner);
+  if (auto call = tagged_call(format, inner, tools)) return std::vector<ToolCall>{std::move(*call)};
   return std::nullopt;
 }
 
@@ -240,6 +285,16 @@ std::optional<std::vector<ToolCall>> whole_reply_calls(ToolCallFormat format, st
       calls.push_back(*call);
       s = trim(s.substr(end));
       if (!s.empty() && s.front() == ';') s = trim(s.substr(1));
+    }
+  } else if (format == ToolCallFormat::kPhi4Mini) {  // functools[{"name", "arguments"}, ...]
+    if (s.substr(0, kPhiTag.size()) != kPhiTag) return std::nullopt;
+    s = trim(s.substr(kPhiTag.size()));
+    auto v = parse_json(s);
+    if (!v || !v->is_array()) return std::nullopt;
+    for (const json& item : *v) {
+      auto call = call_of(item);
+      if (!call) return std::nullopt;
+      calls.push_back(*call);
     }
   } else {  // kMistral
     if (s.substr(0, kMistralTag.size()) == kMistralTag) s = trim(s.substr(kMistralTag.size()));
@@ -318,6 +373,9 @@ Head call_head(std::string_view s, std::string& name, std::size_t& args_at) {
 
 ToolCallFormat tool_call_format_of(std::string_view src, std::string_view family) {
   if (src.find("<|tool_call>call:") != std::string_view::npos) return ToolCallFormat::kGemma4;
+  if (src.find(kDeepSeekCall) != std::string_view::npos) return ToolCallFormat::kDeepSeek;
+  if (src.find("<|tool|>") != std::string_view::npos && src.find("<|/tool|>") != std::string_view::npos)
+    return ToolCallFormat::kPhi4Mini;
   const bool has_tool_call = src.find(kOpen) != std::string_view::npos;
   if (has_tool_call && src.find("<function=") != std::string_view::npos) return ToolCallFormat::kQwenXml;
   if (has_tool_call) return ToolCallFormat::kHermes;
@@ -347,6 +405,10 @@ const char* tool_call_format_name(ToolCallFormat f) {
       return "openai";
     case ToolCallFormat::kGemma4:
       return "gemma4";
+    case ToolCallFormat::kDeepSeek:
+      return "deepseek_v3";
+    case ToolCallFormat::kPhi4Mini:
+      return "phi4_mini_json";
     case ToolCallFormat::kNone:
       break;
   }
@@ -359,7 +421,8 @@ ParsedReply parse_tool_calls(ToolCallFormat format, std::string_view text, const
     r.content = std::string(text);
     return r;
   }
-  if (format == ToolCallFormat::kLlama3Json || format == ToolCallFormat::kMistral) {
+  if (format == ToolCallFormat::kLlama3Json || format == ToolCallFormat::kMistral ||
+      format == ToolCallFormat::kPhi4Mini) {
     if (auto calls = whole_reply_calls(format, text))
       r.calls = std::move(*calls);
     else
@@ -375,9 +438,9 @@ ParsedReply parse_tool_calls(ToolCallFormat format, std::string_view text, const
         open + open_tag(format).size(),
         close == std::string_view::npos ? text.npos : close - open - open_tag(format).size());
     const std::size_t after = close == std::string_view::npos ? text.size() : close + close_tag(format).size();
-    if (auto call = tagged_call(format, inner, tools)) {
+    if (auto calls = tagged_calls(format, inner, tools)) {
       r.content += text.substr(pos, open - pos);
-      r.calls.push_back(std::move(*call));
+      for (ToolCall& c : *calls) r.calls.push_back(std::move(c));
     } else {
       r.content += text.substr(pos, after - pos);  // not a call: the text stays as it was
     }
@@ -397,13 +460,19 @@ std::string ToolCallStream::feed(std::string_view text, std::vector<ToolCall>& c
     out.swap(held_);
     return out;
   }
-  if (format_ == ToolCallFormat::kLlama3Json || format_ == ToolCallFormat::kMistral) {
+  if (format_ == ToolCallFormat::kLlama3Json || format_ == ToolCallFormat::kMistral ||
+      format_ == ToolCallFormat::kPhi4Mini) {
     if (!decided_) {
       const std::string_view t = trim(held_);
       if (t.empty()) return out;  // only whitespace so far
-      decided_ = true;
       // A reply that opens like a call is held whole and parsed at the end.
-      whole_ = t.front() == '{' || t.front() == '[' || t.front() == '<';
+      if (format_ == ToolCallFormat::kPhi4Mini) {
+        if (t.size() < kPhiTag.size() && kPhiTag.substr(0, t.size()) == t) return out;  // maybe "functools"
+        whole_ = t.substr(0, kPhiTag.size()) == kPhiTag;
+      } else {
+        whole_ = t.front() == '{' || t.front() == '[' || t.front() == '<';
+      }
+      decided_ = true;
     }
     if (!whole_) out.swap(held_);
     return out;
@@ -425,9 +494,9 @@ std::string ToolCallStream::feed(std::string_view text, std::vector<ToolCall>& c
     if (close == std::string::npos) return out;
     const std::string_view inner = std::string_view(held_).substr(open_tag(format_).size(),
                                                                   close - open_tag(format_).size());
-    if (auto call = tagged_call(format_, inner, tools_)) {
-      calls.push_back(std::move(*call));
-      ++num_calls_;
+    if (auto found = tagged_calls(format_, inner, tools_)) {
+      for (ToolCall& c : *found) calls.push_back(std::move(c));
+      num_calls_ += int(found->size());
     } else {
       out += held_.substr(0, close + close_tag(format_).size());
     }
@@ -505,9 +574,9 @@ std::string ToolCallStream::feed(std::string_view text, std::vector<ToolCallDelt
     const auto close = held_.find(kClose, kOpen.size());
     if (close == std::string::npos) return out;
     const std::string_view inner = std::string_view(held_).substr(kOpen.size(), close - kOpen.size());
-    if (auto call = tagged_call(format_, inner, tools_)) {
-      calls.push_back(std::move(*call));
-      ++num_calls_;
+    if (auto found = tagged_calls(format_, inner, tools_)) {
+      for (ToolCall& c : *found) calls.push_back(std::move(c));
+      num_calls_ += int(found->size());
       add_whole(calls, deltas);
     } else {
       out += held_.substr(0, close + kClose.size());

@@ -27,15 +27,20 @@ enum class ToolCallFormat {
                 ///< ReplyDetokenizer writes as kHermes's <tool_call>{"name", "arguments"}</tool_call>
   kGemma4,      ///< <|tool_call>call:NAME{key:<|"|>text<|"|>,n:1}<tool_call|> (Gemma 4's own syntax:
                 ///< bare keys, strings between <|"|> marks)
+  kDeepSeek,  ///< <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME\n```json\n{...}\n```
+              ///< <｜tool▁call▁end｜>...<｜tool▁calls▁end｜> (DeepSeek-R1 and its distills)
+  kPhi4Mini,  ///< functools[{"name", "arguments"}, ...] (Phi-4-mini)
 };
 
 /// The format a chat template's tool calls use, from its source's markers ("<function=" inside
 /// a "<tool_call>" template: kQwenXml; "<tool_call>": kHermes; "[TOOL_CALLS]": kMistral;
 /// "<|python_tag|>" or a Llama 3 template with `tools`: kLlama3Json; "<|channel|>" and "functions.":
-/// kHarmony; "<|tool_call>call:": kGemma4), else by `family` ("chatml"
+/// kHarmony; "<|tool_call>call:": kGemma4; "<｜tool▁call▁begin｜>": kDeepSeek; "<|tool|>" and
+/// "<|/tool|>": kPhi4Mini), else by `family` ("chatml"
 /// kHermes, "llama3" kLlama3Json, "mistral" kMistral); kNone when neither says.
 ToolCallFormat tool_call_format_of(std::string_view template_source, std::string_view family);
-/// "hermes", "qwen3_xml", "llama3_json", "mistral", "openai", "gemma4", "none" (vLLM's --tool-call-parser
+/// "hermes", "qwen3_xml", "llama3_json", "mistral", "openai", "gemma4", "deepseek_v3",
+/// "phi4_mini_json", "none" (vLLM's --tool-call-parser
 /// names).
 const char* tool_call_format_name(ToolCallFormat f);
 

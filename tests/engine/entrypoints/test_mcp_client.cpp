@@ -7,9 +7,13 @@
 // naming the server and why; the client stays usable where the server does.
 #include <QElapsedTimer>
 #include <QProcess>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <fstream>
@@ -61,10 +65,19 @@ QString errorOf(F&& f) {
   return {};
 }
 
+// A loopback port free now (the kernel's choice for port 0).
 int freePort() {
-  QTcpServer s;
-  s.listen(QHostAddress::LocalHost, 0);
-  return s.serverPort();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
 }
 }  // namespace
 
@@ -151,9 +164,10 @@ class TestMcpClient : public QObject {
         {"{\"mcpServers\": {\"a\": {\"url\": \"file:///etc/passwd\"}}}", "http://"},
         {"{\"mcpServers\": {\"a\": {\"command\": \"x\", \"args\": [1]}}}", "args"},
         {"{\"mcpServers\": {\"a\": {\"command\": \"x\", \"env\": {\"K\": 1}}}}", "env.K"}};
-    for (const auto& [text, why] : bad) {
+    for (const auto& item : bad) {
+      const char* text = item.first;  // (clang 14 lambdas cannot capture structured bindings)
       const QString e = errorOf([&] { parse_servers_config(text); });
-      QVERIFY2(e.contains(why), qPrintable(QString(text) + " -> " + e));
+      QVERIFY2(e.contains(item.second), qPrintable(QString(text) + " -> " + e));
     }
   }
 

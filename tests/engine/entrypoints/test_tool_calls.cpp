@@ -241,14 +241,14 @@ class TestToolCalls : public QObject {
     QCOMPARE(req.calls[1].name, std::string("get_time"));
     QCOMPARE(json::parse(req.calls[0].arguments)["city"].get<std::string>(), std::string("a]}\""));
     QCOMPARE(parse_chat_reply(required, cases[4].second).content, cases[4].second);
-    // Cut short: a required array keeps its whole items (as streamed); a named call's cut
-    // arguments are no call but text.
+    // Cut short: a required array keeps its whole items (as streamed); a named call keeps its cut
+    // arguments.
     const std::string cut = "[{\"name\": \"a\", \"parameters\": {}}, {\"name\": \"b\", \"para";
     QCOMPARE(parse_chat_reply(required, cut).calls.size(), std::size_t(1));
     QCOMPARE(streamedReply(required, cut, 10).calls.size(), std::size_t(1));
     const ChatReply namedCut = parse_chat_reply(named, "{\"city\": \"Ro");
-    QVERIFY(namedCut.calls.empty());
-    QCOMPARE(namedCut.content, std::string("{\"city\": \"Ro"));
+    QCOMPARE(namedCut.calls.size(), std::size_t(1));  // as streamed, and as vLLM returns it
+    QCOMPARE(namedCut.calls[0].arguments, std::string("{\"city\": \"Ro"));
   }
 
   // A call in the JSON tag form streams as OpenAI's do: its id and name as soon as the name is
@@ -278,6 +278,43 @@ class TestToolCalls : public QObject {
       QCOMPARE(s.calls[0].arguments, r.calls[0].arguments);
       QCOMPARE(s.content, std::string("Let me look."));
     }
+  }
+
+  // DeepSeek-R1's calls (as its template writes them) and Phi-4-mini's functools[...] list.
+  void deepSeekAndPhi4MiniCalls() {
+    const std::string r1 =
+        "I will look it up.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n"
+        "{\"city\": "
+        "\"Lima\"}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_time\n```json\n{}\n"
+        "```<｜tool▁call▁end｜><｜tool▁calls▁end｜>";
+    const ParsedReply d = parse_tool_calls(ToolCallFormat::kDeepSeek, r1, kTools);
+    QCOMPARE(d.calls.size(), std::size_t(2));
+    QCOMPARE(d.content, std::string("I will look it up."));
+    QCOMPARE(d.calls[0].name, std::string("get_weather"));
+    QCOMPARE(d.calls[0].arguments, std::string("{\"city\":\"Lima\"}"));
+    QCOMPARE(d.calls[1].name, std::string("get_time"));
+    const std::string broken =
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{oops\n```";
+    QCOMPARE(parse_tool_calls(ToolCallFormat::kDeepSeek, broken, kTools).content, broken);
+    const std::string phi = "functools[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Pune\"}}]";
+    const ParsedReply p = parse_tool_calls(ToolCallFormat::kPhi4Mini, phi, kTools);
+    QCOMPARE(p.calls.size(), std::size_t(1));
+    QCOMPARE(p.calls[0].arguments, std::string("{\"city\":\"Pune\"}"));
+    QCOMPARE(parse_tool_calls(ToolCallFormat::kPhi4Mini, "fun facts: none", kTools).content,
+             std::string("fun facts: none"));
+    for (const auto& [format, text] : std::vector<std::pair<ToolCallFormat, std::string>>{
+             {ToolCallFormat::kDeepSeek, r1}, {ToolCallFormat::kPhi4Mini, phi}}) {
+      const ParsedReply whole = parse_tool_calls(format, text, kTools);
+      for (std::size_t cut = 0; cut <= text.size(); ++cut) {
+        const ParsedReply s = streamed(format, text, cut);
+        QCOMPARE(s.calls.size(), whole.calls.size());
+        QCOMPARE(QString::fromStdString(s.content).simplified(), QString::fromStdString(whole.content).simplified());
+      }
+    }
+    ToolCallStream plain(ToolCallFormat::kPhi4Mini, kTools);
+    std::vector<ToolCall> none;
+    QCOMPARE(plain.feed("fu", none), std::string());  // may be "functools"
+    QCOMPARE(plain.feed("n times", none), std::string("fun times"));
   }
 
   void argumentsStreamInPieces() {
@@ -378,6 +415,8 @@ class TestToolCalls : public QObject {
     QCOMPARE(int(tool_call_format_of(llama.toStdString(), "llama3")), int(ToolCallFormat::kLlama3Json));
     QCOMPARE(int(tool_call_format_of(mistral.toStdString(), "mistral")), int(ToolCallFormat::kMistral));
     QCOMPARE(int(tool_call_format_of("{{ messages }}", "none")), int(ToolCallFormat::kNone));
+    const QString r1 = templateText(QStringLiteral("deepseek-ai-DeepSeek-R1-Distill-Qwen-32B.jinja"));
+    QCOMPARE(int(tool_call_format_of(r1.toStdString(), "deepseek-r1")), int(ToolCallFormat::kDeepSeek));
   }
 };
 
