@@ -1,5 +1,6 @@
 #include "engine/text/reply_detokenizer.h"
 
+#include <algorithm>
 #include <string_view>
 
 namespace pagedchat {
@@ -66,6 +67,11 @@ ReplyDetokenizer::ReplyDetokenizer(const Tokenizer& tokenizer, const std::vector
     plain_.emplace(tokenizer, prompt_ids);
     channel_ = ChannelTokens::of(tokenizer);
     if (!channel_) return;
+    // A call's marks are kept only in a chat (a prompt with Gemma's "<|turn>"); a plain completion
+    // drops them as it drops every control token.
+    const std::optional<int> turn = tokenizer.piece_to_id("<|turn>");
+    if (!turn || std::find(prompt_ids.begin(), prompt_ids.end(), *turn) == prompt_ids.end())
+      channel_->call_open = channel_->call_close = channel_->quote = -1;
     // A prompt that ends inside a channel (after its "<|channel>", no "<channel|>" since): the
     // reply continues its name line or its content.
     std::size_t open = prompt_ids.size();

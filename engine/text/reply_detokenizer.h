@@ -38,9 +38,9 @@ struct HarmonyTokens {
 };
 
 /// The ids of Gemma 4's channel markers "<|channel>" and "<channel|>" in a vocabulary, and of its
-/// tool-call marks "<|tool_call>", "<tool_call|>" and "<|\"|>" (-1 when absent), which the reply
-/// keeps as text (whether or not the vocabulary marks them as control tokens) for the server's
-/// gemma4 tool-call parser.
+/// tool-call marks "<|tool_call>", "<tool_call|>" and "<|\"|>" (-1 when absent), which a chat's
+/// reply (a prompt with "<|turn>") keeps as text, whether or not the vocabulary marks them as
+/// control tokens, for the server's gemma4 tool-call parser.
 struct ChannelTokens {
   int open = -1, close = -1;
   int call_open = -1, call_close = -1, quote = -1;
