@@ -337,6 +337,14 @@
         <source>(cut off)</source>
         <translation>(cut off)</translation>
     </message>
+    <message>
+        <source>Tool result</source>
+        <translation>Tool result</translation>
+    </message>
+    <message>
+        <source>Tool call:</source>
+        <translation>Tool call:</translation>
+    </message>
 </context>
 <context>
     <name>CompareBar</name>

@@ -335,6 +335,14 @@
         <source>(cut off)</source>
         <translation>(중간에 끊김)</translation>
     </message>
+    <message>
+        <source>Tool result</source>
+        <translation>도구 결과</translation>
+    </message>
+    <message>
+        <source>Tool call:</source>
+        <translation>도구 호출:</translation>
+    </message>
 </context>
 <context>
     <name>CompareBar</name>

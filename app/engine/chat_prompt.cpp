@@ -12,9 +12,12 @@ QList<PromptMessage> build(const QString& systemPrompt, const QList<MessageRecor
   QStringList system;
   if (!systemPrompt.isEmpty()) system.append(systemPrompt);
   QList<PromptMessage> turns;
-  auto add = [&turns](MessageRole role, const QString& text, int row) {
-    if (turns.isEmpty() && role == MessageRole::kAssistant) return;  // a conversation starts with the user
-    if (!turns.isEmpty() && turns.constLast().role == role) {
+  auto add = [&turns](MessageRole role, const QString& text, int row, const QString& fields) {
+    // A conversation starts with the user (a tool result alone answers nothing).
+    if (turns.isEmpty() && role != MessageRole::kUser) return;
+    if (!turns.isEmpty() && turns.constLast().role == role && role != MessageRole::kTool &&
+        turns.constLast().fields.isEmpty()) {
+      if (!fields.isEmpty()) turns.last().fields = fields;
       turns.last().text += kJoin + text;
       if (row >= 0) {
         if (turns.last().firstRow < 0) turns.last().firstRow = row;
@@ -22,17 +25,17 @@ QList<PromptMessage> build(const QString& systemPrompt, const QList<MessageRecor
       }
       return;
     }
-    turns.append({role, text, row, row});
+    turns.append({role, text, row, row, fields});
   };
   for (int row = 0; row < history.size(); ++row) {
     const MessageRecord& m = history.at(row);
     if (m.role == MessageRole::kSystem) {
       if (!m.text.isEmpty()) system.append(m.text);
     } else {
-      add(m.role, m.text, row);
+      add(m.role, m.text, row, m.fields);
     }
   }
-  if (last) add(last->role, last->text, -1);
+  if (last) add(last->role, last->text, -1, last->fields);
   if (!system.isEmpty()) turns.prepend({MessageRole::kSystem, system.join(kJoin)});
   return turns;
 }
@@ -56,6 +59,7 @@ QList<PromptMessage> buildConversationMessages(const QString& systemPrompt, cons
 std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages) {
   std::vector<pagedchat::ChatMessage> out;
   out.reserve(static_cast<size_t>(messages.size()));
-  for (const PromptMessage& m : messages) out.push_back({messageRoleText(m.role).toStdString(), m.text.toStdString()});
+  for (const PromptMessage& m : messages)
+    out.emplace_back(messageRoleText(m.role).toStdString(), m.text.toStdString(), m.fields.toStdString());
   return out;
 }

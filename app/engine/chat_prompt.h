@@ -19,8 +19,10 @@ struct PromptMessage {
   /// The rows of the history it was made of (joined messages span several), -1 for none (the
   /// system prompt, the new user message): what a pane marks when the engine leaves it out.
   int firstRow = -1, lastRow = -1;
-  /// Role and text: the rows are where it came from, not what it is.
-  bool operator==(const PromptMessage& o) const { return role == o.role && text == o.text; }
+  /// MessageRecord::fields: a reply's tool calls, a tool result's call id ("" = none).
+  QString fields{};
+  /// Role, text and fields: the rows are where it came from, not what it is.
+  bool operator==(const PromptMessage& o) const { return role == o.role && text == o.text && fields == o.fields; }
 };
 Q_DECLARE_METATYPE(PromptMessage)
 
@@ -30,7 +32,9 @@ Q_DECLARE_METATYPE(PromptMessage)
 /// one), and `userMessage` last. Consecutive messages of one role (e.g. a reply that was never
 /// stored) are joined by a blank line and leading assistant messages are left out, so the roles
 /// alternate user/assistant as the strict templates (llama-2, mistral, vicuna) require. An empty
-/// assistant message (a reply stopped at once) is kept: it still separates two user turns.
+/// assistant message (a reply stopped at once) is kept: it still separates two user turns. A
+/// message with fields (a reply that called tools) and a tool result are never joined: each
+/// result answers one call, and the call goes with the text before it.
 QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<MessageRecord>& history,
                                        const QString& userMessage);
 
@@ -44,5 +48,5 @@ QList<PromptMessage> buildContinuationMessages(const QString& systemPrompt, cons
 QList<PromptMessage> buildConversationMessages(const QString& systemPrompt, const QList<MessageRecord>& history);
 
 /// The engine's form of `messages` (UTF-8; the roles as the chat template sees them: "system",
-/// "user", "assistant").
+/// "user", "assistant", "tool"; the fields as ChatMessage::fields_json).
 std::vector<pagedchat::ChatMessage> toChatMessages(const QList<PromptMessage>& messages);

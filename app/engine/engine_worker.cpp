@@ -14,6 +14,7 @@
 #include "app/engine/engine_snapshot.h"
 #include "app/engine/model_defaults.h"
 #include "app/engine/server/worker_engine_proxy.h"
+#include "engine/entrypoints/openai/tool_calls.h"
 #include "engine/llm_engine.h"
 #include "engine/text/chat_template.h"
 
@@ -183,10 +184,12 @@ void EngineWorker::load(int generation) {
 }
 
 void EngineWorker::submit(const QString& requestId, const QList<PromptMessage>& messages,
-                          const pagedchat::SamplingParams& params, bool continueLast, const QString& reasoning) {
+                          const pagedchat::SamplingParams& params, bool continueLast, const QString& reasoning,
+                          const QString& tools) {
   Command c;
   c.continueLast = continueLast;
   c.reasoning = reasoning;
+  c.tools = tools;
   c.requestId = requestId;
   c.messages = messages;
   c.params = params;
@@ -267,6 +270,12 @@ void EngineWorker::drainCommands() {
       pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
       encode.continue_final_message = c.continueLast;
       pagedchat::apply_reasoning_choice(encode, chatTemplate_->reasoning_controls(), c.reasoning.toStdString());
+      nlohmann::json tools;
+      if (!c.tools.isEmpty()) {
+        tools = nlohmann::json::parse(c.tools.toStdString(), nullptr, /*allow_exceptions=*/false);
+        if (!tools.is_array()) throw std::invalid_argument("the tools offered are not a JSON array");
+        encode.extra_variables_json = nlohmann::json{{"tools", tools}}.dump();
+      }
       // A hybrid model's next turn resumes from the state checkpoint of what it repeats.
       encode.find_stable_prefix = engine_->model_config().num_recurrent_layers() > 0;
       const pagedchat::ChatPrompt prompt = pagedchat::fit_chat(
@@ -293,6 +302,10 @@ void EngineWorker::drainCommands() {
       // the reply's text starts with the tag the model did not write, so that it reads, is stored
       // and is sent again as every reasoning reply is ("<think>…</think> answer").
       if (prompt.opens_reasoning) reasoningOpened_.insert(c.requestId);
+      if (!c.tools.isEmpty()) {
+        const auto format = pagedchat::openai::tool_call_format_of(chatTemplate_->source(), chatTemplate_->family());
+        toolReplies_.insert(c.requestId, std::make_shared<ToolReplySplitter>(format, std::move(tools)));
+      }
     } catch (const pagedchat::ChatTooLongError& e) {
       emit requestRejected(
           c.requestId,
@@ -343,6 +356,7 @@ void EngineWorker::failAllActive(const QString& message) {
   for (const QString& id : std::as_const(active_)) emit requestRejected(id, message);
   active_.clear();
   reasoningOpened_.clear();
+  toolReplies_.clear();
   abortedUnreported_.clear();
 }
 
@@ -375,6 +389,7 @@ void EngineWorker::runStep() {
       const pagedchat::CompletionOutput& c = out.outputs.front();
       d.text = QString::fromStdString(c.text);
       if (reasoningOpened_.remove(d.requestId)) d.text.prepend(QStringLiteral("<think>\n"));
+      if (const auto split = toolReplies_.value(d.requestId)) d.text = split->feed(d.text);
       d.newTokens = static_cast<int>(c.token_ids.size());
       d.finishReason = c.finish_reason;
     }
@@ -388,6 +403,10 @@ void EngineWorker::runStep() {
       active_.remove(d.requestId);
       reasoningOpened_.remove(d.requestId);
       abortedUnreported_.remove(d.requestId);
+      if (const auto split = toolReplies_.take(d.requestId)) {
+        d.text += split->finish();
+        d.toolCalls = split->toolCallsJson();
+      }
     }
     deltas.append(std::move(d));
   }
@@ -398,6 +417,7 @@ void EngineWorker::runStep() {
     d.finished = true;
     d.finishReason = pagedchat::FinishReason::kAbort;
     active_.remove(id);
+    toolReplies_.remove(id);
     deltas.append(std::move(d));
   }
   abortedUnreported_.clear();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QList>
 #include <QMutex>
 #include <QObject>
@@ -15,6 +16,7 @@
 
 #include "app/engine/chat_prompt.h"
 #include "app/engine/request_delta.h"
+#include "app/engine/tool_reply.h"
 #include "engine/config.h"
 #include "engine/sample/sampling_params.h"
 
@@ -89,8 +91,12 @@ class EngineWorker : public QObject {
   /// is an assistant reply the model continues (the prompt ends inside it, not after its turn).
   /// `reasoning` (PaneSettings::reasoning) sets the template's thinking switch or effort where
   /// it has one (pagedchat::apply_reasoning_choice); otherwise the template's default holds.
+  /// `tools` (an OpenAI tools array's JSON text, "" = none) goes to the template's `tools`
+  /// variable, and the reply's calls, in the template's call format, are taken out of its text
+  /// into the last delta's toolCalls (ToolReplySplitter). A tools text that is no JSON array is
+  /// refused (requestRejected()).
   void submit(const QString& requestId, const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-              bool continueLast = false, const QString& reasoning = QString());
+              bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString());
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
   /// What happens to a conversation that outgrows the context, from the next request on.
@@ -158,6 +164,7 @@ class EngineWorker : public QObject {
     pagedchat::SamplingParams params;
     bool continueLast = false;
     QString reasoning;
+    QString tools;
   };
 
   /// The loaded model's suggestions for the panes' settings (modelDefaultsMap()):
@@ -199,6 +206,8 @@ class EngineWorker : public QObject {
   QSet<QString> active_;             ///< submitted, not yet reported finished
   QSet<QString> abortedUnreported_;  ///< aborted, final delta not yet emitted
   QSet<QString> reasoningOpened_;    ///< replies whose prompt opened <think>: first delta gets the tag
+  /// Requests that offered tools: their replies' calls are taken out of the text.
+  QHash<QString, std::shared_ptr<ToolReplySplitter>> toolReplies_;
   bool stepScheduled_ = false;
   bool monitoring_ = false;
   int snapshotIntervalMs_ = 1000 / kMaxSnapshotsPerSecond;

@@ -26,6 +26,10 @@ struct RequestDelta {
   /// Prompt tokens whose K/V are computed so far (numPromptTokens when the prompt is read), while
   /// the prompt is being read; -1 when unknown.
   int numComputedPromptTokens = -1;
+  /// On the last delta of a request that offered tools: the calls the reply made, an OpenAI
+  /// tool_calls array's JSON text (ToolReplySplitter::toolCallsJson()); "" for none. The text of
+  /// such a request's deltas leaves the calls out.
+  QString toolCalls{};
 };
 
 /// Engine counters sampled right after one step, for the status line.

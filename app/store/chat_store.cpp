@@ -141,7 +141,7 @@ int ChatStore::purgeDeletedConversations(const QDateTime& cutoff) {
 
 qint64 ChatStore::addMessage(qint64 conversationId, MessageRole role, const QString& text,
                              std::optional<pagedchat::FinishReason> finishReason, qint64 parentId,
-                             const QString& backend) {
+                             const QString& backend, const QString& fields) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString now = nextTimestamp();
   WriteTransaction tx(db, m_path);
@@ -158,9 +158,9 @@ qint64 ChatStore::addMessage(qint64 conversationId, MessageRole role, const QStr
   }
   QSqlQuery q = exec(db, m_path,
                      QStringLiteral("INSERT INTO messages(conversation_id, parent_id, role, text,"
-                                    " finish_reason, created_at, backend) VALUES(?, ?, ?, ?, ?, ?, ?)"),
+                                    " finish_reason, created_at, backend, fields) VALUES(?, ?, ?, ?, ?, ?, ?, ?)"),
                      {conversationId, idOrNull(parentId), messageRoleText(role), textValue(text),
-                      textValue(finishReasonText(finishReason)), now, textValue(backend)});
+                      textValue(finishReasonText(finishReason)), now, textValue(backend), textValue(fields)});
   const qint64 id = q.lastInsertId().toLongLong();
   q.finish();
   exec(db, m_path, QStringLiteral("UPDATE conversations SET updated_at = ?, current_leaf_id = ? WHERE id = ?"),
@@ -183,6 +183,17 @@ void ChatStore::updateMessage(qint64 messageId, const QString& text,
        QStringLiteral("UPDATE conversations SET updated_at = ?"
                       " WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)"),
        {now, messageId});
+  tx.commit();
+}
+
+void ChatStore::setMessageFields(qint64 messageId, const QString& fields) {
+  const QSqlDatabase db = openConnection(m_connectionName, m_path);
+  WriteTransaction tx(db, m_path);
+  QSqlQuery q = exec(db, m_path, QStringLiteral("UPDATE messages SET fields = ? WHERE id = ?"),
+                     {textValue(fields), messageId});
+  if (q.numRowsAffected() == 0)
+    fail(m_path, QStringLiteral("cannot update message %1").arg(messageId), QStringLiteral("no such message"));
+  q.finish();
   tx.commit();
 }
 
@@ -227,9 +238,10 @@ QList<MessageRecord> ChatStore::readMessages(const QString& sql, const QVariantL
     r.finishReason = parseFinishReasonText(q.value(5).toString());
     r.createdAt = parseStamp(q.value(6));
     r.backend = q.value(7).toString();
-    if (q.record().count() > 9) {
-      r.siblingIndex = q.value(8).toInt();
-      r.siblingCount = q.value(9).toInt();
+    r.fields = q.value(8).toString();
+    if (q.record().count() > 10) {
+      r.siblingIndex = q.value(9).toInt();
+      r.siblingCount = q.value(10).toInt();
     }
     out.append(r);
   }

@@ -51,6 +51,10 @@ struct MessageRecord {
   /// Who answered (assistant messages): "local:<model name>" or "remote:<model>@<base URL>"
   /// (ChatBackend::backendLabel()); "" for user messages and replies stored before schema 3.
   QString backend{};
+  /// The message's further OpenAI fields as a JSON object's text, "" for none: an assistant
+  /// reply's {"tool_calls": [{"id", "type": "function", "function": {"name", "arguments"}}]}, a
+  /// tool result's {"tool_call_id", "name"} (schema 4). The chat template reads them.
+  QString fields{};
   int siblingIndex = 0;  ///< position among the messages with the same parent (oldest = 0); branch() only
   int siblingCount = 1;  ///< how many messages share the parent (1 = no alternatives); branch() only
 };
@@ -121,7 +125,7 @@ class ChatStore : public QObject {
   Q_OBJECT
  public:
   /// The schema version this build writes (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   /// How long a statement waits for another connection's lock before failing (kBusy).
   static constexpr int kBusyTimeoutMs = 2000;
   /// JSON export format name and version (the "format" / "version" fields).
@@ -191,13 +195,17 @@ class ChatStore : public QObject {
   static constexpr qint64 kAppendToBranch = -1;
   /// Inserts and commits a message under `parentId` (0 = a root message; kAppendToBranch = after
   /// the conversation's current leaf) and makes it the conversation's current leaf; returns its id.
-  /// `backend`: who answers (MessageRecord::backend).
+  /// `backend`: who answers (MessageRecord::backend); `fields`: MessageRecord::fields.
   qint64 addMessage(qint64 conversationId, MessageRole role, const QString& text,
                     std::optional<pagedchat::FinishReason> finishReason = std::nullopt,
-                    qint64 parentId = kAppendToBranch, const QString& backend = QString());
+                    qint64 parentId = kAppendToBranch, const QString& backend = QString(),
+                    const QString& fields = QString());
   /// Replaces the text (and finish reason) of a message; committed on return.
   void updateMessage(qint64 messageId, const QString& text,
                      std::optional<pagedchat::FinishReason> finishReason = std::nullopt);
+  /// Replaces a message's further fields (MessageRecord::fields: a reply's tool calls, found when
+  /// it finished); committed on return.
+  void setMessageFields(qint64 messageId, const QString& fields);
   /// Deletes one message and the messages below it (a turn the engine refused); when the shown
   /// branch went with it, its parent becomes the current leaf. Unknown ids are ignored.
   void deleteMessage(qint64 messageId);
@@ -229,8 +237,8 @@ class ChatStore : public QObject {
   QString exportMarkdown(qint64 conversationId) const;
   /// The whole conversation (every branch) as JSON: {"format": kJsonFormat, "version": 1,
   /// "title", "createdAt", "updatedAt", "pinned", "currentLeafId", "messages": [{"id",
-  /// "parentId", "role", "text", "finishReason", "createdAt", "backend" (when known)}]}; ids are
-  /// local to the file.
+  /// "parentId", "role", "text", "finishReason", "createdAt", "backend" (when known), "fields" (an
+  /// object, when the message has any)}]}; ids are local to the file.
   QByteArray exportJson(qint64 conversationId) const;
   /// Imports a conversation written by exportJson() as a new conversation; returns its id. Anything
   /// else (malformed JSON or UTF-8, another format or version, missing fields, fields of the wrong

@@ -102,6 +102,7 @@ QString ChatStore::exportMarkdown(qint64 conversationId) const {
   for (const MessageRecord& m : branch(conversationId)) {
     const QString heading = m.role == MessageRole::kUser        ? tr("User")
                             : m.role == MessageRole::kAssistant ? tr("Assistant")
+                            : m.role == MessageRole::kTool      ? tr("Tool result")
                                                                 : tr("System");
     // An answer's leading whitespace (a story model continues the prompt: " there was a ...")
     // is left out, as in the window.
@@ -112,6 +113,15 @@ QString ChatStore::exportMarkdown(qint64 conversationId) const {
       text.remove(0, start);
     }
     md += QStringLiteral("\n## %1\n\n%2\n").arg(heading, text);
+    // A reply's tool calls, one line each: `name({"arg": 1})`.
+    const QJsonArray calls =
+        QJsonDocument::fromJson(m.fields.toUtf8()).object().value(QStringLiteral("tool_calls")).toArray();
+    for (const QJsonValue& call : calls) {
+      const QJsonObject f = call.toObject().value(QStringLiteral("function")).toObject();
+      md += QStringLiteral("\n%1 `%2(%3)`\n")
+                .arg(tr("Tool call:"), f.value(QStringLiteral("name")).toString(),
+                     f.value(QStringLiteral("arguments")).toString());
+    }
     if (m.role == MessageRole::kAssistant &&
         (m.finishReason == pagedchat::FinishReason::kLength || m.finishReason == pagedchat::FinishReason::kAbort))
       md += QStringLiteral("\n*%1*\n").arg(tr("(cut off)"));
@@ -134,6 +144,7 @@ QByteArray ChatStore::exportJson(qint64 conversationId) const {
     o.insert(QStringLiteral("text"), m.text);
     o.insert(QStringLiteral("finishReason"), finishReasonText(m.finishReason));
     if (!m.backend.isEmpty()) o.insert(QStringLiteral("backend"), m.backend);
+    if (!m.fields.isEmpty()) o.insert(QStringLiteral("fields"), QJsonDocument::fromJson(m.fields.toUtf8()).object());
     o.insert(QStringLiteral("createdAt"), stamp(m.createdAt));
     messages.append(o);
   }
@@ -193,7 +204,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
   struct Row {
     qint64 fileId, fileParent;
     MessageRole role = MessageRole::kUser;
-    QString text, backend;
+    QString text, backend, fields;
     std::optional<pagedchat::FinishReason> finishReason;
     QDateTime createdAt;
   };
@@ -236,6 +247,13 @@ qint64 ChatStore::importJson(const QByteArray& json) {
         badImport(QStringLiteral("%1: \"backend\" must be a string, not %2").arg(where, typeName(backend)));
       r.backend = backend.toString();
     }
+    const QJsonValue fields = o.value(QStringLiteral("fields"));
+    if (!fields.isUndefined() && !fields.isNull()) {
+      if (!fields.isObject())
+        badImport(QStringLiteral("%1: \"fields\" must be an object, not %2").arg(where, typeName(fields)));
+      if (!fields.toObject().isEmpty())
+        r.fields = QString::fromUtf8(QJsonDocument(fields.toObject()).toJson(QJsonDocument::Compact));
+    }
     r.createdAt = optionalStamp(o, QStringLiteral("createdAt"), where, nowUtc);
     seen.insert(r.fileId);
     rows.append(r);
@@ -259,8 +277,8 @@ qint64 ChatStore::importJson(const QByteArray& json) {
   QHash<qint64, qint64> newIds;  // file id -> store id
   QSqlQuery insert(db);
   const QString sql = QStringLiteral(
-      "INSERT INTO messages(conversation_id, parent_id, role, text, finish_reason, created_at, backend)"
-      " VALUES(?, ?, ?, ?, ?, ?, ?)");
+      "INSERT INTO messages(conversation_id, parent_id, role, text, finish_reason, created_at, backend,"
+      " fields) VALUES(?, ?, ?, ?, ?, ?, ?, ?)");
   if (!insert.prepare(sql)) failQuery(m_path, sql, insert.lastError());
   for (const Row& r : rows) {
     insert.addBindValue(conversationId);
@@ -270,6 +288,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
     insert.addBindValue(textValue(finishReasonText(r.finishReason)));
     insert.addBindValue(r.createdAt.isValid() ? stamp(r.createdAt) : now);
     insert.addBindValue(textValue(r.backend));
+    insert.addBindValue(textValue(r.fields));
     if (!insert.exec()) failQuery(m_path, sql, insert.lastError());
     newIds.insert(r.fileId, insert.lastInsertId().toLongLong());
   }

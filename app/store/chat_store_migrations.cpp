@@ -9,6 +9,9 @@
 //      sync by triggers; the partial index conversations_live for the sidebar's pages.
 //   3  messages.backend: who answered a reply ("local:<model>", "remote:<model>@<base URL>"; "" for
 //      the replies stored before).
+//   4  messages.role may be 'tool' (a tool's result); messages.fields: a message's further OpenAI
+//      fields as JSON text (a reply's tool_calls, a result's tool_call_id and name). The table is
+//      rebuilt (a CHECK constraint cannot change in place), ids kept.
 //
 // An existing database older than kSchemaVersion is copied to
 // "<file>.v<old>-backup-<UTC timestamp>" before anything in it changes (a rollback-journal file
@@ -24,6 +27,29 @@
 using namespace chatstore;
 
 namespace {
+
+/// The triggers that keep messages_fts in step with messages.text (schema 2 on).
+void createSearchTriggers(const QSqlDatabase& db, const QString& path) {
+  exec(db, path,
+       QStringLiteral("CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN"
+                      " INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END"));
+  exec(db, path,
+       QStringLiteral("CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN"
+                      " INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text); END"));
+  exec(db, path,
+       QStringLiteral("CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN"
+                      " INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);"
+                      " INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END"));
+}
+
+/// messages_fts over messages.text, its triggers, and the index built from the rows there.
+void createSearchIndex(const QSqlDatabase& db, const QString& path) {
+  exec(db, path,
+       QStringLiteral("CREATE VIRTUAL TABLE messages_fts USING fts5(text, content='messages', content_rowid='id',"
+                      " tokenize='unicode61 remove_diacritics 2')"));
+  createSearchTriggers(db, path);
+  exec(db, path, QStringLiteral("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')"));
+}
 
 void migrateTo1(const QSqlDatabase& db, const QString& path) {
   exec(db, path,
@@ -69,20 +95,7 @@ void migrateTo2(const QSqlDatabase& db, const QString& path) {
   // Full-text search: an external-content FTS5 table (the text is stored once, in messages).
   // unicode61 splits on Unicode word boundaries (Hangul and Latin alike), folds case and
   // diacritics; search() queries every word as a prefix.
-  exec(db, path,
-       QStringLiteral("CREATE VIRTUAL TABLE messages_fts USING fts5(text, content='messages', content_rowid='id',"
-                      " tokenize='unicode61 remove_diacritics 2')"));
-  exec(db, path,
-       QStringLiteral("CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN"
-                      " INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END"));
-  exec(db, path,
-       QStringLiteral("CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN"
-                      " INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text); END"));
-  exec(db, path,
-       QStringLiteral("CREATE TRIGGER messages_fts_update AFTER UPDATE OF text ON messages BEGIN"
-                      " INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);"
-                      " INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END"));
-  exec(db, path, QStringLiteral("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')"));
+  createSearchIndex(db, path);
 
   // Blind-compare votes (ChatStore::addCompareVote): the panes as JSON text. No foreign key, so a
   // vote outlives the conversations it compared.
@@ -97,6 +110,40 @@ void migrateTo2(const QSqlDatabase& db, const QString& path) {
 
 void migrateTo3(const QSqlDatabase& db, const QString& path) {
   exec(db, path, QStringLiteral("ALTER TABLE messages ADD COLUMN backend TEXT NOT NULL DEFAULT ''"));
+}
+
+void migrateTo4(const QSqlDatabase& db, const QString& path) {
+  // The role CHECK takes 'tool', which SQLite cannot change in place: the table is made anew and
+  // the rows copied with their ids (https://www.sqlite.org/lang_altertable.html#otheralter).
+  // parent_id names the new table, which the rename turns into "messages"; the old table's drop
+  // deletes no new row. A parent row may come after its child in id order (an import): the
+  // foreign keys are checked at the commit. The search index goes first (FTS5 keeps statements
+  // on its content table, which would stop the drop: "database table is locked") and is built
+  // again from the copied rows.
+  exec(db, path, QStringLiteral("PRAGMA defer_foreign_keys = ON"));
+  for (const char* trigger : {"messages_fts_insert", "messages_fts_delete", "messages_fts_update"})
+    exec(db, path, QStringLiteral("DROP TRIGGER %1").arg(QLatin1String(trigger)));
+  exec(db, path, QStringLiteral("DROP TABLE messages_fts"));
+  exec(db, path,
+       QStringLiteral("CREATE TABLE messages_v4 ("
+                      " id INTEGER PRIMARY KEY,"
+                      " conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+                      " role TEXT NOT NULL CHECK(role IN ('system','user','assistant','tool')),"
+                      " text TEXT NOT NULL,"
+                      " finish_reason TEXT NOT NULL DEFAULT '',"
+                      " created_at TEXT,"
+                      " parent_id INTEGER REFERENCES messages_v4(id) ON DELETE CASCADE,"
+                      " backend TEXT NOT NULL DEFAULT '',"
+                      " fields TEXT NOT NULL DEFAULT '')"));
+  exec(db, path,
+       QStringLiteral("INSERT INTO messages_v4(id, conversation_id, role, text, finish_reason, created_at,"
+                      " parent_id, backend) SELECT id, conversation_id, role, text, finish_reason, created_at,"
+                      " parent_id, backend FROM messages ORDER BY id"));
+  exec(db, path, QStringLiteral("DROP TABLE messages"));  // its indexes go with it
+  exec(db, path, QStringLiteral("ALTER TABLE messages_v4 RENAME TO messages"));
+  exec(db, path, QStringLiteral("CREATE INDEX messages_conversation_id ON messages(conversation_id, id)"));
+  exec(db, path, QStringLiteral("CREATE INDEX messages_parent ON messages(parent_id, id)"));
+  createSearchIndex(db, path);
 }
 
 }  // namespace
@@ -159,6 +206,9 @@ void ChatStore::migrate() {
         break;
       case 2:
         migrateTo3(db, m_path);
+        break;
+      case 3:
+        migrateTo4(db, m_path);
         break;
       default:
         fail(m_path, QStringLiteral("no migration from schema version %1").arg(version), QString());

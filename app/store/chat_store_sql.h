@@ -178,7 +178,7 @@ inline QSqlDatabase openConnection(const QString& name, const QString& path) {
 inline QString messageColumns() {
   return QStringLiteral(
       "m.id, m.conversation_id, m.parent_id, m.role, m.text, m.finish_reason, m.created_at,"
-      " m.backend");
+      " m.backend, m.fields");
 }
 
 }  // namespace chatstore

@@ -15,6 +15,9 @@
 
 namespace {
 
+/// Calls one reply may stream (more are dropped: no model makes that many in one turn).
+constexpr int kMaxToolCalls = 128;
+
 /// A float setting as JSON: its shortest decimal form (0.8, not 0.800000011920929).
 double jsonNumber(float x) { return QString::number(static_cast<double>(x), 'g', 7).toDouble(); }
 
@@ -99,11 +102,16 @@ QNetworkRequest RemoteChatBackend::request(const QString& path) const {
 }
 
 QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                                  bool continueLast, const QString& reasoning) {
+                                  bool continueLast, const QString& reasoning, const QString& tools) {
   const QString id = QStringLiteral("remote-%1").arg(nextId_++);
   QJsonArray chat;
-  for (const PromptMessage& m : messages)
-    chat.append(QJsonObject{{QStringLiteral("role"), messageRoleText(m.role)}, {QStringLiteral("content"), m.text}});
+  for (const PromptMessage& m : messages) {
+    // The message's further fields (tool_calls, tool_call_id) as OpenAI's messages carry them.
+    QJsonObject o = QJsonDocument::fromJson(m.fields.toUtf8()).object();
+    o.insert(QStringLiteral("role"), messageRoleText(m.role));
+    o.insert(QStringLiteral("content"), m.text);
+    chat.append(o);
+  }
   QJsonObject body{{QStringLiteral("messages"), chat},
                    {QStringLiteral("stream"), true},
                    {QStringLiteral("stream_options"), QJsonObject{{QStringLiteral("include_usage"), true}}},
@@ -122,6 +130,7 @@ QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pa
                 QJsonObject{{QStringLiteral("enable_thinking"), reasoning == QLatin1String("on")}});
   else if (!reasoning.isEmpty())
     body.insert(QStringLiteral("reasoning_effort"), reasoning);
+  if (!tools.isEmpty()) body.insert(QStringLiteral("tools"), QJsonDocument::fromJson(tools.toUtf8()).array());
   if (continueLast) {  // vLLM's way to continue the last assistant message
     body.insert(QStringLiteral("continue_final_message"), true);
     body.insert(QStringLiteral("add_generation_prompt"), false);
@@ -199,6 +208,24 @@ void RemoteChatBackend::readEvent(Stream& s, const QByteArray& data, QString& te
       text += content;
     }
     if (!reasoning.isEmpty() || !content.isEmpty()) ++s.tokens;
+    // Calls stream as OpenAI sends them: the id and name once, the arguments in pieces, by index.
+    for (const QJsonValue& v : delta.value(QLatin1String("tool_calls")).toArray()) {
+      const QJsonObject piece = v.toObject();
+      const int index = piece.value(QLatin1String("index")).toInt(-1);
+      if (index < 0 || index > s.toolCalls.size() || index >= kMaxToolCalls) continue;  // out of order: dropped
+      if (index == s.toolCalls.size())
+        s.toolCalls.append(QJsonObject{{QStringLiteral("type"), QStringLiteral("function")}});
+      QJsonObject call = s.toolCalls.at(index).toObject();
+      QJsonObject function = call.value(QLatin1String("function")).toObject();
+      const QJsonObject f = piece.value(QLatin1String("function")).toObject();
+      if (piece.contains(QLatin1String("id"))) call.insert(QStringLiteral("id"), piece.value(QLatin1String("id")));
+      if (f.contains(QLatin1String("name"))) function.insert(QStringLiteral("name"), f.value(QLatin1String("name")));
+      function.insert(QStringLiteral("arguments"), function.value(QLatin1String("arguments")).toString() +
+                                                       f.value(QLatin1String("arguments")).toString());
+      call.insert(QStringLiteral("function"), function);
+      s.toolCalls.replace(index, call);
+      ++s.tokens;
+    }
     // Another server's reason ("content_filter", "tool_calls"): the answer ended normally, as a stop.
     const QString finish = choice.value(QLatin1String("finish_reason")).toString();
     if (!finish.isEmpty())
@@ -258,6 +285,8 @@ void RemoteChatBackend::onFinished(QNetworkReply* reply) {
     if (s.completionTokens >= 0) d.newTokens = std::max(0, s.completionTokens - tokensBefore);
     d.finished = true;
     d.finishReason = s.finishReason;
+    if (!s.toolCalls.isEmpty())
+      d.toolCalls = QString::fromUtf8(QJsonDocument(s.toolCalls).toJson(QJsonDocument::Compact));
     emit stepFinished({d});
     return;
   }

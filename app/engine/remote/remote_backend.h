@@ -51,8 +51,11 @@ class RemoteChatBackend : public ChatBackend {
   /// A reasoning choice goes as the API spells it: "low" / "medium" / "high" as OpenAI's
   /// `reasoning_effort`, "on" / "off" as `chat_template_kwargs.enable_thinking` (vLLM,
   /// llama-server and PagedChat's server read it).
+  /// `tools` go as the request's `tools`; the streamed `tool_calls` deltas are put together into
+  /// the last delta's toolCalls.
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                 bool continueLast = false, const QString& reasoning = QString()) override;
+                 bool continueLast = false, const QString& reasoning = QString(),
+                 const QString& tools = QString()) override;
   void cancel(const QString& requestId) override;
   /// "remote:<model>@<baseUrl>".
   QString backendLabel() const override;
@@ -79,6 +82,7 @@ class RemoteChatBackend : public ChatBackend {
     int tokens = 0;        ///< content chunks so far
     int promptTokens = 0;  ///< from usage
     int completionTokens = -1;
+    QJsonArray toolCalls;  ///< the calls streamed so far, by their index
   };
 
   QNetworkRequest request(const QString& path) const;

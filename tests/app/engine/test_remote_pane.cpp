@@ -7,6 +7,7 @@
 // keep what arrived, while the other panes go on. Also the SSE framing and the keychain's
 // "unavailable" report.
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
@@ -86,6 +87,7 @@ class TestRemotePane : public QObject {
   void serverShutDownMidStream();
   void htmlErrorPageIsShortened();
   void reasoningChoiceInRequest();
+  void toolCallsFromTheStream();
   void silentEndpointTimesOut();
   void tlsHandshakeWithPlainServer();
   void keychainUnavailableIsReported();
@@ -391,6 +393,72 @@ void TestRemotePane::reasoningChoiceInRequest() {
   QVERIFY(!bodies[1].contains("chat_template_kwargs"));
   QCOMPARE(bodies[2].value("chat_template_kwargs").toObject().value("enable_thinking"), QJsonValue(false));
   QVERIFY(!bodies[2].contains("reasoning_effort"));
+}
+
+void TestRemotePane::toolCallsFromTheStream() {
+  // Tools go in the request, earlier calls and results with their fields; the calls a server
+  // streams (the id and name once, the arguments in pieces, by index) come back whole on the
+  // last delta.
+  QTcpServer web;
+  QVERIFY(web.listen(QHostAddress::LocalHost));
+  QJsonObject body;
+  const QByteArray events =
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Checking.\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_a\","
+      "\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+      "{\"arguments\":\"{\\\"city\\\": \"}}]}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":"
+      "{\"arguments\":\"\\\"서울\\\"}\"}}]}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_b\","
+      "\"type\":\"function\",\"function\":{\"name\":\"get_time\",\"arguments\":\"{}\"}}]}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n"
+      "data: [DONE]\n\n";
+  connect(&web, &QTcpServer::newConnection, this, [&] {
+    answerRequests(web.nextPendingConnection(), [&](const QByteArray& request) {
+      body = QJsonDocument::fromJson(request.mid(request.indexOf("\r\n\r\n") + 4)).object();
+      return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
+             QByteArray::number(events.size()) + "\r\nConnection: close\r\n\r\n" + events;
+    });
+  });
+  RemoteChatBackend backend;
+  backend.setEndpoint(QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(web.serverPort())), "m", {});
+  QList<RequestDelta> deltas;
+  connect(&backend, &ChatBackend::stepFinished, this, [&](const QList<RequestDelta>& d) { deltas += d; });
+  const QString tools = QStringLiteral(
+      "[{\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}}]");
+  const QString calls = QStringLiteral(
+      "{\"tool_calls\":[{\"id\":\"call_0\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+      "\"arguments\":\"{}\"}}]}");
+  QList<PromptMessage> messages{{MessageRole::kUser, QStringLiteral("Weather?")},
+                                {MessageRole::kAssistant, QString(), -1, -1, calls},
+                                {MessageRole::kTool, QStringLiteral("sunny"), -1, -1,
+                                 QStringLiteral("{\"tool_call_id\":\"call_0\",\"name\":\"get_weather\"}")},
+                                {MessageRole::kUser, QStringLiteral("And now?")}};
+  backend.submit(messages, pagedchat::SamplingParams{}, false, QString(), tools);
+  QTRY_VERIFY_WITH_TIMEOUT(!deltas.isEmpty() && deltas.constLast().finished, kTimeoutMs);
+  QCOMPARE(body.value("tools").toArray(), QJsonDocument::fromJson(tools.toUtf8()).array());
+  const QJsonArray sent = body.value("messages").toArray();
+  QCOMPARE(sent.size(), 4);
+  QCOMPARE(sent[1].toObject().value("tool_calls").toArray().size(), 1);
+  QCOMPARE(sent[2].toObject().value("role").toString(), QStringLiteral("tool"));
+  QCOMPARE(sent[2].toObject().value("tool_call_id").toString(), QStringLiteral("call_0"));
+  QCOMPARE(sent[2].toObject().value("content").toString(), QStringLiteral("sunny"));
+  QString text;
+  for (const RequestDelta& d : deltas) {
+    text += d.text;
+    if (!d.finished) QVERIFY(d.toolCalls.isEmpty());
+  }
+  QCOMPARE(text, QStringLiteral("Checking."));
+  QVERIFY(deltas.constLast().finishReason == pagedchat::FinishReason::kStop);
+  const QJsonArray got = QJsonDocument::fromJson(deltas.constLast().toolCalls.toUtf8()).array();
+  QCOMPARE(got.size(), 2);
+  QCOMPARE(got[0].toObject().value("id").toString(), QStringLiteral("call_a"));
+  const QJsonObject f0 = got[0].toObject().value("function").toObject();
+  QCOMPARE(f0.value("name").toString(), QStringLiteral("get_weather"));
+  QCOMPARE(QJsonDocument::fromJson(f0.value("arguments").toString().toUtf8()).object().value("city").toString(),
+           QStringLiteral("서울"));
+  QCOMPARE(got[1].toObject().value("function").toObject().value("name").toString(), QStringLiteral("get_time"));
 }
 
 void TestRemotePane::silentEndpointTimesOut() {

@@ -91,6 +91,7 @@ class TestChatHistory : public QObject {
  private slots:
   void migrateV1WithBackup();
   void migrateV2AddsBackend();
+  void toolMessagesAfterMigration();
   void newerVersionRefusedUntouched();
   void backupIsTheOriginalBytes();
   void errorMessagesHaveNoDanglingColon();
@@ -187,6 +188,64 @@ void TestChatHistory::migrateV2AddsBackend() {
                                         old[0].id, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
   QCOMPARE(store.branch(conversation).constLast().id, reply);
   QCOMPARE(store.branch(conversation).constLast().backend, QStringLiteral("remote:m@http://127.0.0.1:8000/v1"));
+}
+
+void TestChatHistory::toolMessagesAfterMigration() {
+  // Schema 4 rebuilds the messages table (its role CHECK takes 'tool'): the rows keep their ids,
+  // the tree its foreign key (deleting a reply deletes the result below it) and search its
+  // triggers (new and changed text is found).
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("pagedchat.sqlite3"));
+  writeV1Database(path);
+  if (QTest::currentTestFailed()) return;
+  ChatStore store(dir.path());
+  QCOMPARE(idsOf(store.branch(1)), (QList<qint64>{1, 3, 4, 6}));
+  const QString calls = QStringLiteral(
+      "{\"tool_calls\":[{\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+      "\"arguments\":\"{\\\"city\\\":\\\"Seoul\\\"}\"}}]}");
+  const QString result = QStringLiteral("{\"name\":\"get_weather\",\"tool_call_id\":\"call_1\"}");
+  const qint64 reply = store.addMessage(1, MessageRole::kAssistant, QStringLiteral("Checking."), FinishReason::kStop, 6,
+                                        QStringLiteral("local:m"));
+  store.setMessageFields(reply, calls);
+  const qint64 tool = store.addMessage(1, MessageRole::kTool, QStringLiteral("sunny and 21 degrees"), std::nullopt,
+                                       reply, QString(), result);
+  const QList<MessageRecord> branch = store.branch(1);
+  QCOMPARE(idsOf(branch), (QList<qint64>{1, 3, 4, 6, reply, tool}));
+  QCOMPARE(branch[4].fields, calls);
+  QVERIFY(branch[5].role == MessageRole::kTool);
+  QCOMPARE(branch[5].fields, result);
+  QVERIFY(branch[3].fields.isEmpty());
+  QCOMPARE(hitIds(store.search(QStringLiteral("sunny"))), (QList<qint64>{tool}));
+  store.updateMessage(tool, QStringLiteral("rainy"));
+  QVERIFY(store.search(QStringLiteral("sunny")).isEmpty());
+  QCOMPARE(hitIds(store.search(QStringLiteral("rainy"))), (QList<qint64>{tool}));
+  QCOMPARE(hitIds(store.search(QStringLiteral("kenobi"))), (QList<qint64>{3}));  // the copied rows too
+
+  // Export and import keep the role and the fields; Markdown shows the call and the result.
+  const QString md = store.exportMarkdown(1);
+  QVERIFY2(md.contains(QStringLiteral("get_weather(")) && md.contains(QStringLiteral("rainy")), qPrintable(md));
+  const qint64 copy = store.importJson(store.exportJson(1));
+  const QList<MessageRecord> imported = store.branch(copy);
+  QCOMPARE(imported.size(), 6);
+  QVERIFY(imported[5].role == MessageRole::kTool);
+  QCOMPARE(QJsonDocument::fromJson(imported[4].fields.toUtf8()), QJsonDocument::fromJson(calls.toUtf8()));
+  QCOMPARE(QJsonDocument::fromJson(imported[5].fields.toUtf8()), QJsonDocument::fromJson(result.toUtf8()));
+
+  store.deleteMessage(reply);
+  QCOMPARE(idsOf(store.branch(1)), (QList<qint64>{1, 3, 4, 6}));
+  QCOMPARE(hitIds(store.search(QStringLiteral("rainy"))), (QList<qint64>{imported[5].id}));
+
+  // Fields must be an object.
+  QJsonObject bad = QJsonDocument::fromJson(store.exportJson(copy)).object();
+  QJsonArray messages = bad.value("messages").toArray();
+  QJsonObject last = messages.last().toObject();
+  last.insert("fields", QJsonArray{1});
+  messages.replace(messages.size() - 1, last);
+  bad.insert("messages", messages);
+  const int before = store.conversationCount();
+  QVERIFY2(importError(store, QJsonDocument(bad).toJson()).contains(QStringLiteral("\"fields\" must be an object")),
+           qPrintable(importError(store, QJsonDocument(bad).toJson())));
+  QCOMPARE(store.conversationCount(), before);
 }
 
 void TestChatHistory::newerVersionRefusedUntouched() {
