@@ -256,9 +256,10 @@ TemplatedText ChatTemplate::render(const std::vector<ChatMessage>& messages, con
 }
 
 namespace {
-// `messages` with each call's arguments object written as a JSON text; nullopt when none is an
-// object.
-std::optional<nlohmann::ordered_json> arguments_as_text(const nlohmann::ordered_json& messages) {
+// `messages` with each call's arguments in the form the template takes: `as_text`, an object
+// written as its JSON text; otherwise a JSON text that holds an object parsed into it (OpenAI's
+// messages carry the text; a stored reply's calls too). nullopt when nothing changes.
+std::optional<nlohmann::ordered_json> convert_arguments(const nlohmann::ordered_json& messages, bool as_text) {
   std::optional<nlohmann::ordered_json> out;
   for (std::size_t i = 0; i < messages.size(); ++i) {
     const auto& m = messages[i];
@@ -266,10 +267,20 @@ std::optional<nlohmann::ordered_json> arguments_as_text(const nlohmann::ordered_
     for (std::size_t k = 0; k < m["tool_calls"].size(); ++k) {
       const auto& c = m["tool_calls"][k];
       if (!c.is_object() || !c.contains("function") || !c["function"].is_object() ||
-          !c["function"].contains("arguments") || !c["function"]["arguments"].is_object())
+          !c["function"].contains("arguments"))
         continue;
+      const auto& args = c["function"]["arguments"];
+      nlohmann::ordered_json converted;
+      if (as_text && args.is_object()) {
+        converted = args.dump();
+      } else if (!as_text && args.is_string()) {
+        converted = nlohmann::ordered_json::parse(args.get<std::string>(), nullptr, /*allow_exceptions=*/false);
+        if (!converted.is_object()) continue;  // not an object's text: left as it is
+      } else {
+        continue;
+      }
       if (!out) out = messages;
-      (*out)[i]["tool_calls"][k]["function"]["arguments"] = c["function"]["arguments"].dump();
+      (*out)[i]["tool_calls"][k]["function"]["arguments"] = std::move(converted);
     }
   }
   return out;
@@ -282,9 +293,8 @@ TemplatedText ChatTemplate::render(const nlohmann::ordered_json& messages, const
   check_shape(origin_, messages);
   // Earlier calls' arguments go to templates as objects (transformers' convention, which vLLM
   // follows), to templates that join them into text (DeepSeek-R1's) as the JSON text.
-  std::optional<nlohmann::ordered_json> text;
-  if (arguments_as_text_) text = arguments_as_text(messages);
-  const nlohmann::ordered_json& m = text ? *text : messages;
+  const std::optional<nlohmann::ordered_json> converted = convert_arguments(messages, arguments_as_text_);
+  const nlohmann::ordered_json& m = converted ? *converted : messages;
   if (!reasoning_field_.empty()) return render_split(split_reasoning(m), options, warning);
   return render_split(m, options, warning);
 }

@@ -403,6 +403,17 @@ class TestToolCalls : public QObject {
     const std::string d = r1.render(msgs, o, &warning).text;
     QVERIFY2(d.find("get_weather\n```json\n{\"city\":\"Oslo\"}\n```") != std::string::npos, d.c_str());
     QVERIFY2(warning.empty(), warning.c_str());
+    // The arguments as OpenAI's messages (and the app's history) carry them, a JSON text: the
+    // template still gets the object (the same prompt), one that joins them into text the text.
+    nlohmann::ordered_json asText = msgs;
+    asText[1]["tool_calls"][0]["function"]["arguments"] = "{\"city\": \"Oslo\"}";
+    QCOMPARE(qwen.render(asText, o).text, q);
+    const std::string d2 = r1.render(asText, o).text;  // the text as it came
+    QVERIFY2(d2.find("get_weather\n```json\n{\"city\": \"Oslo\"}\n```") != std::string::npos, d2.c_str());
+    // A text that is no object stays as it is.
+    asText[1]["tool_calls"][0]["function"]["arguments"] = "not json";
+    const std::string odd = qwen.render(asText, o).text;
+    QVERIFY2(odd.find("\"arguments\": \"not json\"") != std::string::npos, odd.c_str());
   }
 
   void formatFromRealTemplates() {
