@@ -31,6 +31,7 @@
 #include "app/panes/pane_list_model.h"
 #include "app/panes/pane_settings.h"
 #include "app/panes/pane_state.h"
+#include "app/tools/tool_host.h"
 #include "app/translator.h"
 
 struct AppControllerForeign {
@@ -38,6 +39,13 @@ struct AppControllerForeign {
   QML_FOREIGN(AppController)
   QML_NAMED_ELEMENT(AppController)
   QML_UNCREATABLE("AppController is created in C++.")
+};
+
+struct ToolHostForeign {
+  Q_GADGET
+  QML_FOREIGN(ToolHost)
+  QML_NAMED_ELEMENT(ToolHost)
+  QML_UNCREATABLE("ToolHost is created in C++.")
 };
 
 struct AppErrorsForeign {

@@ -1357,6 +1357,62 @@
         <source>not sent: outside the model&apos;s context</source>
         <translation>not sent: outside the model&apos;s context</translation>
     </message>
+    <message>
+        <source>Tool result: %1</source>
+        <translation>Tool result: %1</translation>
+    </message>
+    <message>
+        <source>Tool result</source>
+        <translation>Tool result</translation>
+    </message>
+    <message>
+        <source>Show less</source>
+        <translation>Show less</translation>
+    </message>
+    <message>
+        <source>Show all</source>
+        <translation>Show all</translation>
+    </message>
+    <message>
+        <source>Tool call: %1</source>
+        <translation>Tool call: %1</translation>
+    </message>
+    <message>
+        <source>Arguments: %1</source>
+        <translation>Arguments: %1</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>Allow once</translation>
+    </message>
+    <message>
+        <source>Allow this call of %1 once</source>
+        <translation>Allow this call of %1 once</translation>
+    </message>
+    <message>
+        <source>Always allow</source>
+        <translation>Always allow</translation>
+    </message>
+    <message>
+        <source>Always allow %1</source>
+        <translation>Always allow %1</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>Deny</translation>
+    </message>
+    <message>
+        <source>Deny this call of %1</source>
+        <translation>Deny this call of %1</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>Running…</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Done</translation>
+    </message>
 </context>
 <context>
     <name>MessageContent</name>
@@ -1844,6 +1900,10 @@
         <source>Reasoning must be on, off, low, medium, high or empty.</source>
         <translation>Reasoning must be on, off, low, medium, high or empty.</translation>
     </message>
+    <message>
+        <source>Tools must be on or off.</source>
+        <translation>Tools must be on or off.</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettingsPopup</name>
@@ -1923,6 +1983,17 @@
         <source>Reasoning: thinking on or off, or its effort</source>
         <translation>Reasoning: thinking on or off, or its effort</translation>
     </message>
+    <message numerus="yes">
+        <source>Offer the tools of Settings → Tools (%n tool(s))</source>
+        <translation>
+            <numerusform>Offer the tools of Settings → Tools (%n tool)</numerusform>
+            <numerusform>Offer the tools of Settings → Tools (%n tools)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Offer tools (none set up: Settings → Tools)</source>
+        <translation>Offer tools (none set up: Settings → Tools)</translation>
+    </message>
 </context>
 <context>
     <name>PaneState</name>
@@ -1957,6 +2028,18 @@
     <message>
         <source>No new answer: %1</source>
         <translation>No new answer: %1</translation>
+    </message>
+    <message>
+        <source>The tool calls were not run: %1</source>
+        <translation>The tool calls were not run: %1</translation>
+    </message>
+    <message>
+        <source>Stopped: the model asked for more than %1 tool calls for one message (Settings → Tools sets the limit).</source>
+        <translation>Stopped: the model asked for more than %1 tool calls for one message (Settings → Tools sets the limit).</translation>
+    </message>
+    <message>
+        <source>The tool results were not saved: %1</source>
+        <translation>The tool results were not saved: %1</translation>
     </message>
 </context>
 <context>
@@ -2373,6 +2456,79 @@
     <message>
         <source>The chat history could not be opened.</source>
         <translation>The chat history could not be opened.</translation>
+    </message>
+</context>
+<context>
+    <name>ToolHost</name>
+    <message>
+        <source>No file was named.</source>
+        <translation>No file was named.</translation>
+    </message>
+    <message>
+        <source>%1 is too large for a servers file.</source>
+        <translation>%1 is too large for a servers file.</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>Cannot read %1: %2</translation>
+    </message>
+    <message>
+        <source>%1 is empty.</source>
+        <translation>%1 is empty.</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsPage</name>
+    <message>
+        <source>Tools</source>
+        <translation>Tools</translation>
+    </message>
+    <message>
+        <source>MCP servers give models tools. Paste an &quot;mcpServers&quot; document (as in claude_desktop_config.json) or read one from a file. Each call is shown in the chat and runs only once you allow it.</source>
+        <translation>MCP servers give models tools. Paste an &quot;mcpServers&quot; document (as in claude_desktop_config.json) or read one from a file. Each call is shown in the chat and runs only once you allow it.</translation>
+    </message>
+    <message>
+        <source>MCP servers document (JSON)</source>
+        <translation>MCP servers document (JSON)</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>Apply</translation>
+    </message>
+    <message>
+        <source>Apply the MCP servers document</source>
+        <translation>Apply the MCP servers document</translation>
+    </message>
+    <message>
+        <source>File to read the servers from</source>
+        <translation>File to read the servers from</translation>
+    </message>
+    <message>
+        <source>Read file</source>
+        <translation>Read file</translation>
+    </message>
+    <message>
+        <source>Read the servers from the file</source>
+        <translation>Read the servers from the file</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: ready, %n tool(s)</source>
+        <translation>
+            <numerusform>%1: ready, %n tool</numerusform>
+            <numerusform>%1: ready, %n tools</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: starting…</source>
+        <translation>%1: starting…</translation>
+    </message>
+    <message>
+        <source>%1: failed: %2</source>
+        <translation>%1: failed: %2</translation>
+    </message>
+    <message>
+        <source>Tool calls per message, at most</source>
+        <translation>Tool calls per message, at most</translation>
     </message>
 </context>
 <context>

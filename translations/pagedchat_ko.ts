@@ -1351,6 +1351,62 @@
         <source>not sent: outside the model&apos;s context</source>
         <translation>보내지 않음: 모델의 컨텍스트 밖</translation>
     </message>
+    <message>
+        <source>Tool result: %1</source>
+        <translation>도구 결과: %1</translation>
+    </message>
+    <message>
+        <source>Tool result</source>
+        <translation>도구 결과</translation>
+    </message>
+    <message>
+        <source>Show less</source>
+        <translation>접기</translation>
+    </message>
+    <message>
+        <source>Show all</source>
+        <translation>모두 보기</translation>
+    </message>
+    <message>
+        <source>Tool call: %1</source>
+        <translation>도구 호출: %1</translation>
+    </message>
+    <message>
+        <source>Arguments: %1</source>
+        <translation>인수: %1</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>이번만 허용</translation>
+    </message>
+    <message>
+        <source>Allow this call of %1 once</source>
+        <translation>%1 호출을 이번만 허용</translation>
+    </message>
+    <message>
+        <source>Always allow</source>
+        <translation>항상 허용</translation>
+    </message>
+    <message>
+        <source>Always allow %1</source>
+        <translation>%1 항상 허용</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>거부</translation>
+    </message>
+    <message>
+        <source>Deny this call of %1</source>
+        <translation>%1 호출 거부</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>실행 중…</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>완료</translation>
+    </message>
 </context>
 <context>
     <name>MessageContent</name>
@@ -1838,6 +1894,10 @@
         <source>Reasoning must be on, off, low, medium, high or empty.</source>
         <translation>추론은 켬, 끔, 낮음, 보통, 높음 중 하나이거나 비어 있어야 합니다.</translation>
     </message>
+    <message>
+        <source>Tools must be on or off.</source>
+        <translation>도구는 켜기 또는 끄기여야 합니다.</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettingsPopup</name>
@@ -1917,6 +1977,16 @@
         <source>Reasoning: thinking on or off, or its effort</source>
         <translation>추론: 생각 켜기/끄기 또는 추론 강도</translation>
     </message>
+    <message numerus="yes">
+        <source>Offer the tools of Settings → Tools (%n tool(s))</source>
+        <translation>
+            <numerusform>설정 → 도구의 도구 제공 (도구 %n개)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Offer tools (none set up: Settings → Tools)</source>
+        <translation>도구 제공 (설정된 도구 없음: 설정 → 도구)</translation>
+    </message>
 </context>
 <context>
     <name>PaneState</name>
@@ -1951,6 +2021,18 @@
     <message>
         <source>No new answer: %1</source>
         <translation>새 답변을 만들지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <source>The tool calls were not run: %1</source>
+        <translation>도구 호출을 실행하지 않았습니다: %1</translation>
+    </message>
+    <message>
+        <source>Stopped: the model asked for more than %1 tool calls for one message (Settings → Tools sets the limit).</source>
+        <translation>중지됨: 모델이 한 메시지에 도구 호출을 %1번보다 많이 요청했습니다 (한도는 설정 → 도구에서 정합니다).</translation>
+    </message>
+    <message>
+        <source>The tool results were not saved: %1</source>
+        <translation>도구 결과를 저장하지 못했습니다: %1</translation>
     </message>
 </context>
 <context>
@@ -2363,6 +2445,78 @@
     <message>
         <source>The chat history could not be opened.</source>
         <translation>대화 기록을 열 수 없습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>ToolHost</name>
+    <message>
+        <source>No file was named.</source>
+        <translation>파일을 지정하지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>%1 is too large for a servers file.</source>
+        <translation>%1은(는) 서버 파일로 쓰기에 너무 큽니다.</translation>
+    </message>
+    <message>
+        <source>Cannot read %1: %2</source>
+        <translation>%1을(를) 읽을 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>%1 is empty.</source>
+        <translation>%1이(가) 비어 있습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsPage</name>
+    <message>
+        <source>Tools</source>
+        <translation>도구</translation>
+    </message>
+    <message>
+        <source>MCP servers give models tools. Paste an &quot;mcpServers&quot; document (as in claude_desktop_config.json) or read one from a file. Each call is shown in the chat and runs only once you allow it.</source>
+        <translation>MCP 서버는 모델에 도구를 제공합니다. &quot;mcpServers&quot; 문서(claude_desktop_config.json과 같은 형식)를 붙여 넣거나 파일에서 읽으세요. 각 호출은 채팅에 표시되며 허용해야만 실행됩니다.</translation>
+    </message>
+    <message>
+        <source>MCP servers document (JSON)</source>
+        <translation>MCP 서버 문서 (JSON)</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>적용</translation>
+    </message>
+    <message>
+        <source>Apply the MCP servers document</source>
+        <translation>MCP 서버 문서 적용</translation>
+    </message>
+    <message>
+        <source>File to read the servers from</source>
+        <translation>서버를 읽어 올 파일</translation>
+    </message>
+    <message>
+        <source>Read file</source>
+        <translation>파일 읽기</translation>
+    </message>
+    <message>
+        <source>Read the servers from the file</source>
+        <translation>파일에서 서버 읽기</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: ready, %n tool(s)</source>
+        <translation>
+            <numerusform>%1: 준비됨, 도구 %n개</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: starting…</source>
+        <translation>%1: 시작 중…</translation>
+    </message>
+    <message>
+        <source>%1: failed: %2</source>
+        <translation>%1: 실패: %2</translation>
+    </message>
+    <message>
+        <source>Tool calls per message, at most</source>
+        <translation>메시지당 최대 도구 호출 수</translation>
     </message>
 </context>
 <context>

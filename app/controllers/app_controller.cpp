@@ -147,6 +147,8 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   throughput_ = new ThroughputMeter(engine_, this);
   conversations_ = new ConversationListModel(store_.get(), this);
   panes_ = new PaneListModel(store_.get(), engine_, this);
+  tools_ = new ToolHost(settings_.get(), this);
+  panes_->setToolHost(tools_);
   monitor_ = new EngineMonitor(engine_, panes_, this);
   history_ = new HistoryController(store_.get(), conversations_, panes_, errors_, this);
   localModels_ = new LocalModels(engine_, recentModels, panes_, this);
@@ -188,6 +190,8 @@ AppController::~AppController() {
   endpoints_ = nullptr;
   delete panes_;
   panes_ = nullptr;
+  delete tools_;  // its servers end
+  tools_ = nullptr;
   delete localModels_;  // the other models (their panes are gone), before the main one it reads
   localModels_ = nullptr;
   delete throughput_;

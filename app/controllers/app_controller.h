@@ -24,6 +24,7 @@
 #include "app/panes/pane_endpoints.h"
 #include "app/panes/pane_list_model.h"
 #include "app/store/chat_store.h"
+#include "app/tools/tool_host.h"
 #include "app/translator.h"
 
 class ApiKeyStore;
@@ -63,6 +64,8 @@ class AppController : public QObject {
   Q_PROPERTY(Appearance* appearance READ appearance CONSTANT)
   /// The window's error banner.
   Q_PROPERTY(AppErrors* errors READ errors CONSTANT)
+  /// The MCP tool servers the panes offer to models (Settings → Tools).
+  Q_PROPERTY(ToolHost* tools READ tools CONSTANT)
 
  public:
   /// Opens (creating) the store in options.dataDir and restores the panes. Throws StoreError.
@@ -99,6 +102,7 @@ class AppController : public QObject {
   LocalModels* localModels() const { return localModels_; }
   Appearance* appearance() const { return appearance_; }
   AppErrors* errors() const { return errors_; }
+  ToolHost* tools() const { return tools_; }
 
  private:
   void restorePanes();
@@ -108,6 +112,7 @@ class AppController : public QObject {
   std::unique_ptr<ChatStore> store_;
   std::unique_ptr<QSettings> settings_;
   AppErrors* errors_ = nullptr;
+  ToolHost* tools_ = nullptr;  ///< freed after the panes that run its calls
   LocalChatBackend* engine_ = nullptr;
   ConversationListModel* conversations_ = nullptr;
   PaneListModel* panes_ = nullptr;

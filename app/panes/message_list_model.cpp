@@ -3,6 +3,10 @@
 #include "app/engine/reasoning.h"
 #include "app/store/finish_reason_text.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <iterator>
 #include <utility>
 
@@ -46,6 +50,21 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
       if (role == AnswerRole) return split.answer;
       return split.open && row.streaming;
     }
+    case ToolCallsRole: {
+      QVariantList calls;
+      if (row.record.fields.isEmpty()) return calls;
+      const QJsonObject fields = QJsonDocument::fromJson(row.record.fields.toUtf8()).object();
+      for (const QJsonValue& v : fields.value(QLatin1String("tool_calls")).toArray()) {
+        const QJsonObject function = v.toObject().value(QLatin1String("function")).toObject();
+        calls.append(QVariantMap{{QStringLiteral("id"), v.toObject().value(QLatin1String("id")).toString()},
+                                 {QStringLiteral("name"), function.value(QLatin1String("name")).toString()},
+                                 {QStringLiteral("arguments"), function.value(QLatin1String("arguments")).toString()}});
+      }
+      return calls;
+    }
+    case ToolNameRole:
+      if (row.record.role != MessageRole::kTool) return QString();
+      return QJsonDocument::fromJson(row.record.fields.toUtf8()).object().value(QLatin1String("name")).toString();
     default:
       return {};
   }
@@ -62,7 +81,9 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
           {IsLastRole, "isLast"},
           {ReasoningRole, "reasoning"},
           {AnswerRole, "answer"},
-          {ThinkingRole, "thinking"}};
+          {ThinkingRole, "thinking"},
+          {ToolCallsRole, "toolCalls"},
+          {ToolNameRole, "toolName"}};
 }
 
 void MessageListModel::setMessages(const QList<MessageRecord>& messages) {
@@ -152,6 +173,13 @@ void MessageListModel::setStreaming(int row, bool streaming) {
   rows_[row].streaming = streaming;
   const QModelIndex i = index(row);
   emit dataChanged(i, i, {StreamingRole, ThinkingRole});
+}
+
+void MessageListModel::setFields(int row, const QString& fields) {
+  if (row < 0 || row >= rows_.size()) return;
+  rows_[row].record.fields = fields;
+  const QModelIndex i = index(row);
+  emit dataChanged(i, i, {ToolCallsRole, ToolNameRole});
 }
 
 int MessageListModel::rowOfMessage(qint64 id) const {

@@ -31,7 +31,11 @@ class MessageListModel : public QAbstractListModel {
     IsLastRole,
     ReasoningRole,  ///< an assistant reply's <think> part (splitReasoning), "" when none
     AnswerRole,     ///< the reply without it (the whole text for other messages)
-    ThinkingRole    ///< the reply is streaming inside an open <think>
+    ThinkingRole,   ///< the reply is streaming inside an open <think>
+    /// A reply's tool calls (MessageRecord::fields' tool_calls): a list of {id, name, arguments}
+    /// maps, arguments a JSON object's text; empty for none.
+    ToolCallsRole,
+    ToolNameRole  ///< a tool result's tool (fields' "name"), "" for other messages
   };
   Q_ENUM(Roles)
 
@@ -63,6 +67,8 @@ class MessageListModel : public QAbstractListModel {
   void setSiblings(int row, int index, int count);
   /// Marks `row` as streaming again (a continued reply).
   void setStreaming(int row, bool streaming);
+  /// Sets the fields of the message at `row` (MessageRecord::fields: its tool calls).
+  void setFields(int row, const QString& fields);
   /// Row of message `id`, or -1.
   Q_INVOKABLE int rowOfMessage(qint64 id) const;
 

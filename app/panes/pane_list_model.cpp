@@ -24,6 +24,7 @@ QHash<int, QByteArray> PaneListModel::roleNames() const { return {{PaneRole, "pa
 PaneState* PaneListModel::addPane() {
   if (!canAddPane()) return nullptr;
   auto* session = new PaneState(store_, engine_, this);
+  session->setToolHost(tools_);
   connect(session, &PaneState::conversationsModified, this, &PaneListModel::conversationsModified);
   connect(session, &PaneState::flushRepliesWanted, this, &PaneListModel::flushReplies);
   connect(session, &PaneState::conversationChanged, this, &PaneListModel::layoutChanged);
@@ -54,6 +55,11 @@ void PaneListModel::closePane(int index) {
   emit currentIndexChanged();
   emit layoutChanged();
   emit anyBusyChanged();
+}
+
+void PaneListModel::setToolHost(ToolHost* host) {
+  tools_ = host;
+  for (PaneState* pane : std::as_const(panes_)) pane->setToolHost(host);
 }
 
 PaneState* PaneListModel::paneAt(int index) const {

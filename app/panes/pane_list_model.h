@@ -8,6 +8,7 @@
 
 class ChatStore;
 class LocalChatBackend;
+class ToolHost;
 
 /// List model of the side-by-side chat panes (1 to maxPanes), one PaneState each (role
 /// "session"). Tracks which pane is current: the conversation list opens conversations there.
@@ -35,6 +36,8 @@ class PaneListModel : public QAbstractListModel {
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QHash<int, QByteArray> roleNames() const override;
 
+  /// The app's tools for every pane, those there and those added later (may be null).
+  void setToolHost(ToolHost* host);
   /// Adds an empty pane at the end and makes it current; returns it (nullptr at the maximum).
   Q_INVOKABLE PaneState* addPane();
   /// Closes pane `index` (stopping its generation); the last pane cannot be closed.
@@ -77,6 +80,7 @@ class PaneListModel : public QAbstractListModel {
  private:
   ChatStore* store_;
   LocalChatBackend* engine_;
+  ToolHost* tools_ = nullptr;
   QList<PaneState*> panes_;
   int currentIndex_ = 0;
   bool sendToAllEnabled_ = false;

@@ -120,6 +120,12 @@ void PaneSettings::setReasoning(const QString& choice) {
   emit changed();
 }
 
+void PaneSettings::setTools(bool on) {
+  if (on == tools_) return;
+  tools_ = on;
+  emit changed();
+}
+
 QStringList PaneSettings::reasoningChoices() const {
   return modelDefaults_.value(QStringLiteral("reasoningChoices")).toStringList();
 }
@@ -176,6 +182,12 @@ QVariantMap PaneSettings::validate(const QVariantMap& values) const {
   if (values.contains(QStringLiteral("reasoning")) &&
       !pagedchat::is_reasoning_choice(values.value(QStringLiteral("reasoning")).toString().toStdString()))
     errors.insert(QStringLiteral("reasoning"), tr("Reasoning must be on, off, low, medium, high or empty."));
+  if (values.contains(QStringLiteral("tools"))) {
+    const QVariant t = values.value(QStringLiteral("tools"));
+    const QString text = t.toString();
+    if (t.typeId() != QMetaType::Bool && text != QLatin1String("true") && text != QLatin1String("false"))
+      errors.insert(QStringLiteral("tools"), tr("Tools must be on or off."));
+  }
   if (values.contains(QStringLiteral("seed"))) {
     const QString s = values.value(QStringLiteral("seed")).toString();
     if (!isRandomSeed(s)) {
@@ -221,6 +233,7 @@ void PaneSettings::assign(const QVariantMap& values) {
     setMaxTokens(static_cast<int>(*parseInteger(values.value(QStringLiteral("maxTokens")))));
   if (values.contains(QStringLiteral("seed"))) setSeed(values.value(QStringLiteral("seed")).toString());
   if (values.contains(QStringLiteral("reasoning"))) setReasoning(values.value(QStringLiteral("reasoning")).toString());
+  if (values.contains(QStringLiteral("tools"))) setTools(values.value(QStringLiteral("tools")).toBool());
   blockSignals(wasBlocked);
 }
 
@@ -286,6 +299,7 @@ QVariantMap PaneSettings::toMap() const {
           {QStringLiteral("maxTokens"), maxTokens_},
           {QStringLiteral("seed"), seed_},
           {QStringLiteral("reasoning"), reasoning_},
+          {QStringLiteral("tools"), tools_},
           {QStringLiteral("customized"), customized()}};
 }
 

@@ -40,6 +40,8 @@ class PaneSettings : public QObject {
   /// The choices the loaded model's chat template offers (modelDefaults' "reasoningChoices";
   /// empty for a model without a reasoning switch), for the settings popup.
   Q_PROPERTY(QStringList reasoningChoices READ reasoningChoices NOTIFY changed)
+  /// The app's tools (Settings → Tools: its MCP servers) are offered to the model in this pane.
+  Q_PROPERTY(bool tools READ tools WRITE setTools NOTIFY changed)
   /// One line summing the settings up, for the pane header's tool tip.
   Q_PROPERTY(QString summary READ summary NOTIFY changed)
 
@@ -69,6 +71,8 @@ class PaneSettings : public QObject {
   /// Ignored unless pagedchat::is_reasoning_choice(choice).
   void setReasoning(const QString& choice);
   QStringList reasoningChoices() const;
+  bool tools() const { return tools_; }
+  void setTools(bool on);
   QString summary() const;
   /// A reasoning choice as the settings show it ("on", "low", ...; "" = "the model's default"), translated.
   Q_INVOKABLE QString reasoningChoiceName(const QString& choice) const;
@@ -118,6 +122,7 @@ class PaneSettings : public QObject {
   int maxTokens_ = 256;
   QString seed_ = QStringLiteral("random");
   QString reasoning_;
+  bool tools_ = true;
   QVariantMap modelDefaults_;
   QSet<QString> customized_;
 

@@ -30,6 +30,7 @@ PaneState::PaneState(ChatStore* store, LocalChatBackend* engine, QObject* parent
       settings_(new PaneSettings(this)),
       throughput_(new ThroughputMeter(nullptr, this)) {
   connect(settings_, &PaneSettings::changed, this, &PaneState::samplingChanged);
+  connect(settings_, &PaneSettings::changed, this, &PaneState::toolsOfferedChanged);
   saveTimer_.setInterval(kSaveIntervalMs);
   connect(&saveTimer_, &QTimer::timeout, this, [this] { saveReply(); });
   // "Not sent: the disk is full" is stale once the history can be written again.
@@ -41,7 +42,8 @@ PaneState::PaneState(ChatStore* store, LocalChatBackend* engine, QObject* parent
 }
 
 PaneState::~PaneState() {
-  if (isBusy()) {
+  if (!toolCalls_.isEmpty()) stopToolCalls();
+  if (!requestId_.isEmpty()) {
     backend_->cancel(requestId_);
     finishReply(pagedchat::FinishReason::kAbort);
   }
@@ -178,9 +180,15 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
   replyText_.clear();
   replyDirty_ = false;
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
-  lastRequest_ = buildChatMessages(systemPrompt(), history, userText);
+  if (userText.isNull()) {
+    lastRequest_ = buildConversationMessages(systemPrompt(), history);
+  } else {
+    lastRequest_ = buildChatMessages(systemPrompt(), history, userText);
+    toolSteps_ = 0;  // a new question: its own tool calls
+  }
   setUnseen(-1, -1, 0);  // the engine says again what this request leaves out
-  requestId_ = backend_->submit(lastRequest_, samplingParams(), /*continueLast=*/false, settings_->reasoning());
+  requestId_ = backend_->submit(lastRequest_, samplingParams(), /*continueLast=*/false, settings_->reasoning(),
+                                toolsForRequest());
   firstTokenClock_.invalidate();
   decodeSeconds_ = 0.0;
   saveTimer_.start();
@@ -191,7 +199,10 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
 }
 
 void PaneState::stop() {
-  if (isBusy()) backend_->cancel(requestId_);
+  if (!toolCalls_.isEmpty())
+    stopToolCalls();
+  else if (isBusy())
+    backend_->cancel(requestId_);
 }
 
 void PaneState::openConversation(qint64 id, const QString& title) {
@@ -222,7 +233,9 @@ void PaneState::countContext() {
 
 void PaneState::closeConversation(bool deleted) {
   if (!deleted) emit flushRepliesWanted();
-  if (isBusy()) {
+  if (!toolCalls_.isEmpty() && !deleted) stopToolCalls();
+  toolCalls_.clear();
+  if (!requestId_.isEmpty()) {
     backend_->cancel(requestId_);
     finishReply(pagedchat::FinishReason::kAbort, /*save=*/!deleted);
   }
@@ -281,7 +294,13 @@ void PaneState::onStepFinished(const QList<RequestDelta>& deltas) {
       messages_->appendText(replyRow_, d.text);
       emit replyTextAppended(replyId_, d.text);
     }
-    if (d.finished) finishReply(d.finishReason.value_or(pagedchat::FinishReason::kStop));
+    if (d.finished) {
+      const qint64 reply = replyId_;
+      const int row = replyRow_;
+      const pagedchat::FinishReason reason = d.finishReason.value_or(pagedchat::FinishReason::kStop);
+      finishReply(reason);
+      if (!d.toolCalls.isEmpty() && reason == pagedchat::FinishReason::kStop) startToolCalls(reply, row, d.toolCalls);
+    }
     return;
   }
 }

@@ -20,6 +20,7 @@ class StoreError;
 class LocalChatBackend;
 class MessageListModel;
 class RemoteChatBackend;
+class ToolHost;
 
 /// The state of one chat pane: the conversation it shows (0 = none yet), its messages, the draft
 /// in the input box, and the generation in flight. The turn (the user's message and the reply)
@@ -76,6 +77,13 @@ class PaneState : public QObject {
   Q_PROPERTY(LocalChatBackend* localEngine READ localEngine NOTIFY backendChanged)
   /// The pane answers with a local model other than the main one.
   Q_PROPERTY(bool otherLocalModel READ usesOtherLocalModel NOTIFY backendChanged)
+  /// The tool calls of the latest reply that wait for the user or run (pane_state_tools.cpp): one
+  /// map each: index, name, arguments (a JSON object's text), state ("asking" or "running").
+  Q_PROPERTY(QVariantList toolCalls READ toolCalls NOTIFY toolCallsChanged)
+  /// The next request offers the app's tools (some are set up, and this pane has them on).
+  Q_PROPERTY(bool toolsOffered READ toolsOffered NOTIFY toolsOfferedChanged)
+  /// The app's tools (AppController.tools), or null.
+  Q_PROPERTY(ToolHost* toolHost READ toolHost NOTIFY toolsOfferedChanged)
 
  public:
   PaneState(ChatStore* store, LocalChatBackend* engine, QObject* parent = nullptr);
@@ -102,7 +110,8 @@ class PaneState : public QObject {
   // Message actions (pane_state_branches.cpp). None runs while a reply is generated; each
   // returns false (and sets errorText when it is worth saying why) when nothing was done.
   /// Generates a new answer to the last question: a new assistant message beside the last one
-  /// (same parent); the old answer stays as a sibling branch.
+  /// (same parent); the old answer stays as a sibling branch. An answer to tool results is
+  /// generated again from the same results.
   Q_INVOKABLE bool regenerate();
   /// Sends `text` in place of the user message at `row`: a new user message beside it (same
   /// parent) and a new answer; the old branch stays and can be switched back to.
@@ -136,7 +145,8 @@ class PaneState : public QObject {
   QAbstractItemModel* messageModel() const;
   QString inputText() const { return inputText_; }
   void setInputText(const QString& text);
-  bool isBusy() const { return !requestId_.isEmpty(); }
+  /// A reply is being generated, or its tool calls wait for the user or run.
+  bool isBusy() const { return !requestId_.isEmpty() || !toolCalls_.isEmpty(); }
   QString errorText() const { return errorText_; }
   QString requestId() const { return requestId_; }
   /// Shortcuts to settings(): temperature, max tokens, system prompt.
@@ -193,6 +203,21 @@ class PaneState : public QObject {
   /// Title given to a conversation from its first message.
   static QString titleFor(const QString& firstMessage);
 
+  // Tools (pane_state_tools.cpp). A reply that calls tools (RequestDelta::toolCalls) keeps the
+  // calls in its fields; each call runs once the user allows it (or at once for a tool always
+  // allowed), its result becomes a `tool` message below the reply, and when every call is
+  // answered the model is asked again with the results, up to ToolHost::maxToolSteps() calls per
+  // user message. stop() stops a running call and answers the others "stopped".
+  /// The app's tools (may be null: none); it must outlive the pane.
+  void setToolHost(ToolHost* host);
+  ToolHost* toolHost() const { return tools_; }
+  QVariantList toolCalls() const;
+  bool toolsOffered() const;
+  /// Runs call `index` of toolCalls(); with `always`, the tool runs without asking from now on.
+  Q_INVOKABLE void allowToolCall(int index, bool always = false);
+  /// Answers call `index` with "denied" instead of running it.
+  Q_INVOKABLE void denyToolCall(int index);
+
  signals:
   void conversationChanged();
   void titleChanged();
@@ -219,6 +244,8 @@ class PaneState : public QObject {
   void messageShown(int row, qint64 messageId);
   /// useRemoteEndpoint() / useLocalEngine() changed the backend.
   void backendChanged();
+  void toolCallsChanged();
+  void toolsOfferedChanged();
 
  private:
   /// Routes backend_'s deltas and rejections to this pane (and no other backend's).
@@ -235,7 +262,9 @@ class PaneState : public QObject {
   bool commitTurn();
   /// Starts a reply: adds the user message `userText` under `userParentId` (unless
   /// `existingUserId` names the question being answered again) and an empty answer, then submits
-  /// `history` + the question. `draft` goes back to the input box if the engine refuses.
+  /// `history` + the question. `draft` goes back to the input box if the engine refuses. A null
+  /// `userText` (tool results answered) submits `history` as it is, the answer below
+  /// `existingUserId` (the last result).
   bool startReply(const QList<MessageRecord>& history, const QString& userText, qint64 userParentId,
                   qint64 existingUserId, const QString& draft, bool createdConversation, const QString& titleBefore);
   /// Re-reads the shown branch from the store.
@@ -264,6 +293,28 @@ class PaneState : public QObject {
   /// Sets errorText to `text`, a store problem's consequence: it goes once the store recovers.
   void setStoreErrorText(const QString& text);
   void setErrorText(const QString& text);
+
+  /// One call of the reply being answered.
+  struct ToolCallState {
+    QString id, name, arguments;
+    int ticket = 0;  ///< ToolHost's, while it runs
+    bool running = false;
+    bool answered = false;
+    QString result;  ///< what the model gets, once answered
+  };
+  /// The reply `replyId` (at `row`) ended with `calls` (an OpenAI tool_calls array's text).
+  void startToolCalls(qint64 replyId, int row, const QString& calls);
+  void runToolCall(int index);
+  void onToolCallFinished(int ticket, const QString& text, bool isError);
+  /// Keeps `text` as the result of call `index`; once all are answered, finishToolCalls().
+  void answerToolCall(int index, const QString& text);
+  /// Stores the results (one `tool` message each, in the calls' order) and, unless the calls
+  /// were stopped, sends the conversation with them back to the model: a new reply below them.
+  void finishToolCalls();
+  /// Answers every open call "stopped" (a running one is cancelled); nothing is asked again.
+  void stopToolCalls();
+  /// The tools the next request offers (ToolHost::toolsJson()), "" for none.
+  QString toolsForRequest() const;
 
   ChatStore* store_;
   LocalChatBackend* engine_;  ///< the app's main model
@@ -315,4 +366,9 @@ class PaneState : public QObject {
   bool replyDirty_ = false;  ///< text not yet written to the store
   QTimer saveTimer_;
   QList<PromptMessage> lastRequest_;
+  ToolHost* tools_ = nullptr;
+  QMetaObject::Connection toolsConnection_, toolsChangedConnection_;
+  QList<ToolCallState> toolCalls_;  ///< open calls: empty unless the pane waits for tools
+  int toolSteps_ = 0;               ///< calls run since the user's latest message
+  bool toolsHalted_ = false;        ///< the open calls were stopped: the model is not asked again
 };

@@ -32,7 +32,8 @@ void PaneState::connectLocal() {
 }
 
 void PaneState::stopForBackendChange() {
-  if (!isBusy()) return;
+  if (!toolCalls_.isEmpty()) stopToolCalls();
+  if (requestId_.isEmpty()) return;
   backend_->cancel(requestId_);
   finishReply(pagedchat::FinishReason::kAbort);
 }

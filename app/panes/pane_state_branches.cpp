@@ -42,11 +42,15 @@ bool PaneState::regenerate() {
   if (isBusy() || last < 1 || conversationId_ == 0) return false;
   const MessageRecord answer = messages_->at(last);
   const MessageRecord question = messages_->at(last - 1);
-  if (answer.role != MessageRole::kAssistant || question.role != MessageRole::kUser || answer.parentId != question.id)
+  const bool afterTools = question.role == MessageRole::kTool;  // an answer to tool results
+  if (answer.role != MessageRole::kAssistant || (question.role != MessageRole::kUser && !afterTools) ||
+      answer.parentId != question.id)
     return false;
   if (!checkModel()) return false;
   rememberShownLeaf(last);
   messages_->removeFrom(last);  // the old answer stays in the store, a sibling of the new one
+  if (afterTools)               // the same results read again: the conversation up to them, as it is
+    return startReply(rows(0, last), QString(), 0, question.id, QString(), false, QString());
   return startReply(rows(0, last - 1), question.text, question.parentId, question.id, QString(), false, QString());
 }
 
@@ -128,7 +132,8 @@ bool PaneState::continueReply() {
   messages_->setStreaming(last, true);
   lastRequest_ = request;
   setUnseen(-1, -1, 0);
-  requestId_ = backend_->submit(request, samplingParams(), /*continueLast=*/true, settings_->reasoning());
+  requestId_ = backend_->submit(request, samplingParams(), /*continueLast=*/true, settings_->reasoning(),
+                                toolsForRequest());
   firstTokenClock_.invalidate();
   decodeSeconds_ = 0.0;
   saveTimer_.start();

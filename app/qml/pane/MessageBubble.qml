@@ -1,5 +1,8 @@
 // One message: the user's on the right in the accent colour, the model's on the left, a system
-// prompt (an imported conversation's, an API client's) on the left, framed and labelled.
+// prompt (an imported conversation's, an API client's) on the left, framed and labelled. A reply
+// that calls tools lists its calls (while they wait: Allow once, Always allow, Deny); a tool's
+// result is framed, labelled and shown collapsed.
+pragma ComponentBehavior: Bound
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
@@ -21,6 +24,9 @@ Item {
     required property int siblingIndex
     required property int siblingCount
     required property bool isLast
+    /// A reply's tool calls ({id, name, arguments}), and a tool result's tool (MessageListModel).
+    required property var toolCalls
+    required property string toolName
 
     // Set by MessageList's delegate (the defaults: a bubble outside a MessageList).
     /// The pane's PaneState (C++): the message actions call it.
@@ -38,15 +44,25 @@ Item {
 
     readonly property bool isUser: role === "user"
     readonly property bool isSystem: role === "system"
+    readonly property bool isTool: role === "tool"
+    readonly property bool hasToolCalls: toolCalls !== undefined && toolCalls !== null && toolCalls.length > 0
+    /// The pane's open calls (PaneState.toolCalls) belong to its last reply.
+    readonly property var openCalls: role === "assistant" && isLast && paneState !== null ? paneState.toolCalls : []
+    /// A tool result shows its first lines until expanded.
+    property bool expanded: false
+    readonly property int collapsedLength: 240
+    readonly property bool collapsible: isTool && (text.length > collapsedLength || text.split("\n").length > 4)
     /// The app died while this reply streamed (killed, crashed, power loss): no finish reason was
     /// saved. A reply stopped by the user or by quitting the app has finish reason "abort".
     readonly property bool interrupted: role === "assistant" && !streaming && finishReason === ""
     /// The reasoning shown apart (collapsed) above the answer.
-    readonly property bool hasReasoning: !isUser && !isSystem && (reasoning !== "" || thinking)
+    readonly property bool hasReasoning: !isUser && !isSystem && !isTool && (reasoning !== "" || thinking)
     /// A story model continues the prompt: its reply often starts with a space or a newline.
-    readonly property string shownText: isUser || isSystem ? text : answer.replace(/^\s+/, "")
+    readonly property string shownText: isTool ? (collapsible && !expanded ? text.split("\n").slice(0, 4).join("\n").substring(0, collapsedLength) + "\u2026" : text)
+                                      : isUser || isSystem ? text : answer.replace(/^\s+/, "")
     /// A finished reply without any text: the bubble says so instead of staying empty.
     readonly property bool noReply: role === "assistant" && !streaming && shownText === "" && !hasReasoning
+                                    && !hasToolCalls
     readonly property string note: detailsHidden ? ""
                                   : interrupted ? qsTr("interrupted")
                                   : finishReason === "abort" ? qsTr("stopped")
@@ -83,7 +99,7 @@ Item {
     /// Measures short messages only: a long one (or one with code) takes the full width anyway,
     /// and measuring it would lay its whole text out again on every update.
     readonly property bool measured: displayText.length < 600 && displayText.indexOf("```") < 0
-                                     && displayText.indexOf("~~~") < 0
+                                     && displayText.indexOf("~~~") < 0 && !hasToolCalls && !isTool
     Text {
         id: measure
         visible: false
@@ -100,9 +116,10 @@ Item {
         height: column.implicitHeight + 20
         radius: 14
         opacity: bubble.outOfContext ? 0.45 : 1
-        color: bubble.isUser ? Theme.userBubbleColor : bubble.isSystem ? Theme.surfaceColor : Theme.assistantBubbleColor
-        // A search result being shown (MessageList.highlightedRow); a system prompt's frame.
-        border.width: bubble.highlighted ? 3 : bubble.isSystem ? 1 : 0
+        color: bubble.isUser ? Theme.userBubbleColor
+             : bubble.isSystem || bubble.isTool ? Theme.surfaceColor : Theme.assistantBubbleColor
+        // A search result being shown (MessageList.highlightedRow); a system prompt's or a tool result's frame.
+        border.width: bubble.highlighted ? 3 : bubble.isSystem || bubble.isTool ? 1 : 0
         border.color: bubble.highlighted ? bubble.highlightColor : Theme.borderColor
 
         ColumnLayout {
@@ -115,8 +132,10 @@ Item {
             Label {
                 id: roleLabel
                 objectName: "messageRoleLabel"
-                visible: bubble.isSystem
-                text: qsTr("System prompt")
+                visible: bubble.isSystem || bubble.isTool
+                text: bubble.isTool ? (bubble.toolName !== "" ? qsTr("Tool result: %1").arg(bubble.toolName)
+                                                              : qsTr("Tool result"))
+                                    : qsTr("System prompt")
                 font.pixelSize: Theme.smallFontSize
                 font.bold: true
                 color: Theme.mutedTextColor
@@ -139,15 +158,91 @@ Item {
                 streaming: bubble.streaming
                 // What the user (or an API client's system prompt) typed is shown as typed, its line
                 // breaks kept and no markup read into it; a reply is Markdown.
-                plain: bubble.shownText === "" || bubble.isUser || bubble.isSystem
+                plain: bubble.shownText === "" || bubble.isUser || bubble.isSystem || bubble.isTool
                 italic: bubble.noReply
                 textColor: bubble.noReply ? Theme.mutedTextColor
                          : bubble.isUser ? Theme.userTextColor : Theme.assistantTextColor
                 linkColor: bubble.isUser ? Theme.userTextColor : Theme.linkColor
                 tableBorderColor: bubble.isUser ? Theme.userTableBorderColor : Theme.tableBorderColor
                 accessibleName: (bubble.isUser ? qsTr("You: %1")
-                                 : bubble.isSystem ? qsTr("System prompt: %1") : qsTr("Model: %1")).arg(
+                                 : bubble.isSystem ? qsTr("System prompt: %1")
+                                 : bubble.isTool ? qsTr("Tool result: %1") : qsTr("Model: %1")).arg(
                                     bubble.noReply ? bubble.displayText : bubble.shownText)
+            }
+            Button {
+                objectName: "toolResultToggle"
+                visible: bubble.collapsible
+                flat: true
+                text: bubble.expanded ? qsTr("Show less") : qsTr("Show all")
+                font.pixelSize: Theme.smallFontSize
+                onClicked: bubble.expanded = !bubble.expanded
+                Accessible.name: text
+            }
+            Repeater {
+                model: bubble.hasToolCalls ? bubble.toolCalls : []
+                delegate: ColumnLayout {
+                    id: callItem
+                    required property var modelData
+                    required property int index
+                    /// The call's state while the pane waits for it ("asking", "running", "done"), "" after.
+                    readonly property string state: bubble.openCalls.length > index ? bubble.openCalls[index].state : ""
+                    readonly property bool running: state === "running"
+                    objectName: "toolCall_" + index
+                    Layout.fillWidth: true
+                    spacing: 2
+                    Label {
+                        Layout.fillWidth: true
+                        text: qsTr("Tool call: %1").arg(callItem.modelData.name)
+                        font.pixelSize: Theme.smallFontSize
+                        font.bold: true
+                        color: Theme.mutedTextColor
+                        wrapMode: Text.Wrap
+                        Accessible.name: text
+                    }
+                    Label {
+                        Layout.fillWidth: true
+                        text: callItem.modelData.arguments
+                        font.family: Theme.monospaceFamily
+                        font.pixelSize: Theme.smallFontSize
+                        color: Theme.assistantTextColor
+                        wrapMode: Text.WrapAnywhere
+                        maximumLineCount: 8
+                        elide: Text.ElideRight
+                        Accessible.name: qsTr("Arguments: %1").arg(text)
+                    }
+                    Flow {
+                        Layout.fillWidth: true
+                        visible: callItem.state === "asking"
+                        spacing: 6
+                        Button {
+                            objectName: "allowToolCall"
+                            text: qsTr("Allow once")
+                            highlighted: true
+                            onClicked: bubble.paneState.allowToolCall(callItem.index, false)
+                            Accessible.name: qsTr("Allow this call of %1 once").arg(callItem.modelData.name)
+                        }
+                        Button {
+                            objectName: "alwaysAllowToolCall"
+                            text: qsTr("Always allow")
+                            onClicked: bubble.paneState.allowToolCall(callItem.index, true)
+                            Accessible.name: qsTr("Always allow %1").arg(callItem.modelData.name)
+                        }
+                        Button {
+                            objectName: "denyToolCall"
+                            text: qsTr("Deny")
+                            onClicked: bubble.paneState.denyToolCall(callItem.index)
+                            Accessible.name: qsTr("Deny this call of %1").arg(callItem.modelData.name)
+                        }
+                    }
+                    Label {
+                        visible: callItem.running || callItem.state === "done"
+                        text: callItem.running ? qsTr("Running\u2026") : qsTr("Done")
+                        font.pixelSize: Theme.smallFontSize
+                        font.italic: true
+                        color: Theme.mutedTextColor
+                        Accessible.name: text
+                    }
+                }
             }
             Label {
                 objectName: "outOfContextNote"

@@ -64,6 +64,7 @@ Dialog {
         maxTokensField.text = settings.maxTokens.toString()
         seedField.text = settings.seed
         reasoningBox.currentIndex = Math.max(0, reasoningChoices.indexOf(settings.reasoning))
+        toolsBox.checked = settings.tools
         backendSection.load()
     }
 
@@ -87,7 +88,8 @@ Dialog {
             repetitionPenalty: repetitionField.text,
             maxTokens: maxTokensField.text,
             seed: seedField.text,
-            reasoning: reasoningChoices.length > 0 ? reasoningChoices[reasoningBox.currentIndex] : settings.reasoning
+            reasoning: reasoningChoices.length > 0 ? reasoningChoices[reasoningBox.currentIndex] : settings.reasoning,
+            tools: toolsBox.checked
         })
         return Object.keys(errors).length === 0 && backendSection.apply()
     }
@@ -204,6 +206,15 @@ Dialog {
                 Layout.fillWidth: true
                 model: popup.reasoningChoices.map(c => popup.settings.reasoningChoiceName(c))
                 Accessible.name: qsTr("Reasoning: thinking on or off, or its effort")
+            }
+            CheckBox {
+                id: toolsBox
+                objectName: "setting_tools"
+                Layout.columnSpan: 2
+                text: popup.paneState && popup.paneState.toolHost && popup.paneState.toolHost.toolCount > 0
+                      ? qsTr("Offer the tools of Settings \u2192 Tools (%n tool(s))", "", popup.paneState.toolHost.toolCount)
+                      : qsTr("Offer tools (none set up: Settings \u2192 Tools)")
+                Accessible.name: text
             }
         }
     }

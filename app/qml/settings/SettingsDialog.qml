@@ -1,5 +1,6 @@
 // The settings dialog (Ctrl+,): one tab per page. Pages are Items added to `pages` (each with a
-// `title` property for its tab): Appearance, Engine (EngineSettings.qml in a ScrollView), Server.
+// `title` property for its tab): Appearance, Engine (EngineSettings.qml in a ScrollView), Server,
+// Tools.
 // To add a page, list it in the StackLayout below with a `title`; a page scrolls (ScrollView), so
 // nothing is cut off at large font sizes or in longer languages.
 pragma ComponentBehavior: Bound
@@ -35,6 +36,8 @@ Dialog {
         appearancePage.scrollToTop()
         engineScroll.scrollToTop()
         serverPage.scrollToTop()
+        toolsPage.reset()
+        toolsPage.scrollToTop()
     }
 
     footer: DialogButtonBox {
@@ -92,6 +95,10 @@ Dialog {
             }
             ServerPage {
                 id: serverPage
+                app: dialog.app
+            }
+            ToolsPage {
+                id: toolsPage
                 app: dialog.app
             }
         }

@@ -29,6 +29,8 @@ Item {
             siblingIndex: 0
             siblingCount: 1
             isLast: true
+            toolCalls: []
+            toolName: ""
         }
     }
 

@@ -27,6 +27,8 @@ Item {
             siblingIndex: 0
             siblingCount: 1
             isLast: false
+            toolCalls: []
+            toolName: ""
         }
     }
 

@@ -1,0 +1,105 @@
+// ToolHost: the app's MCP tool servers (Settings → Tools), their tools as the panes offer them to
+// models, and the calls the panes run.
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QSet>
+#include <QString>
+#include <QThread>
+#include <QVariantList>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+class QSettings;
+
+namespace pagedchat::mcp {
+struct ToolRoute;
+}
+
+/// The servers of an `mcpServers` document (the JSON Claude Desktop, Cursor, LM Studio and VS
+/// Code read; pagedchat::mcp::parse_servers_config), kept in pagedchat.ini ("tools/mcpServers"),
+/// started on a thread of their own when the document is applied and at start-up. Each server's
+/// tools become OpenAI `tools` entries (a name two servers share is given to the second as
+/// "SERVER__NAME": pagedchat::mcp::openai_tools) that a pane offers to its model; callTool() runs a
+/// call on that thread, one at a time, and callFinished() brings the text the model gets back
+/// (the tool's result, its error, or why it could not run). A server that fails to start is listed
+/// with its error and left out; the others work. Which tools run without asking ("Always allow")
+/// is kept in pagedchat.ini ("tools/alwaysAllowed"). Runs on the GUI thread.
+class ToolHost : public QObject {
+  Q_OBJECT
+  /// The applied `mcpServers` document ("" = none).
+  Q_PROPERTY(QString serversConfig READ serversConfig NOTIFY serversChanged)
+  /// One map per server: name, state ("starting", "ready", "failed"), tools (how many), error.
+  Q_PROPERTY(QVariantList servers READ servers NOTIFY serversChanged)
+  /// Tools offered in all (0 while none is ready).
+  Q_PROPERTY(int toolCount READ toolCount NOTIFY serversChanged)
+  /// Tool calls one user message may lead to before the pane stops asking the model again.
+  Q_PROPERTY(int maxToolSteps READ maxToolSteps WRITE setMaxToolSteps NOTIFY maxToolStepsChanged)
+
+ public:
+  static constexpr int kDefaultMaxToolSteps = 8;
+  static constexpr int kMaxToolStepsLimit = 100;
+
+  /// `settings` (may be null: nothing is kept) must outlive the host. Starts the servers of the
+  /// kept document, if any.
+  explicit ToolHost(QSettings* settings, QObject* parent = nullptr);
+  /// Stops the servers (their processes end) and the thread; a call in progress is stopped.
+  ~ToolHost() override;
+
+  /// Checks `json` (an `mcpServers` document or its inner object; "" = no servers), keeps it and
+  /// restarts the servers with it. Returns "" or why the document was refused (nothing changes).
+  Q_INVOKABLE QString applyServersConfig(const QString& json);
+  /// applyServersConfig() with a file's contents (a claude_desktop_config.json, an mcp.json):
+  /// `file` is a path ("~/" for the home folder) or a file:// URL.
+  Q_INVOKABLE QString importServersFile(const QString& file);
+
+  QString serversConfig() const { return config_; }
+  QVariantList servers() const { return servers_; }
+  int toolCount() const { return static_cast<int>(functions_.size()); }
+  int maxToolSteps() const { return maxToolSteps_; }
+  void setMaxToolSteps(int n);  ///< clamped to [1, kMaxToolStepsLimit]
+
+  /// The tools as an OpenAI tools array's JSON text, "" when none is ready.
+  QString toolsJson() const { return toolsJson_; }
+  /// True for a function name toolsJson() offers.
+  bool hasTool(const QString& function) const { return functions_.contains(function); }
+  /// Runs `function` with `arguments` (a JSON object's text) on the servers' thread; returns a
+  /// ticket, and callFinished(ticket, ...) follows (also for an unknown function or arguments
+  /// that are no object: the model is told why).
+  int callTool(const QString& function, const QString& arguments);
+  /// Stops a call in progress (the server is sent notifications/cancelled); its callFinished()
+  /// says it was stopped.
+  void cancelCall(int ticket);
+  /// The user chose "Always allow" for `function` (kept), or not.
+  Q_INVOKABLE bool isAlwaysAllowed(const QString& function) const { return always_.contains(function); }
+  Q_INVOKABLE void setAlwaysAllowed(const QString& function, bool always);
+
+ signals:
+  void serversChanged();
+  void maxToolStepsChanged();
+  /// The result of callTool(`ticket`): the text the model gets; `isError` when the tool failed
+  /// or could not run.
+  void callFinished(int ticket, const QString& text, bool isError);
+
+ private:
+  struct Servers;  // the clients; used on thread_ only
+  void restart();
+  void onStarted(int generation, const QVariantList& servers, const QString& toolsJson, const QSet<QString>& functions);
+
+  QSettings* settings_;
+  QString config_;
+  QVariantList servers_;
+  QString toolsJson_;
+  QSet<QString> functions_;
+  QSet<QString> always_;
+  int maxToolSteps_ = kDefaultMaxToolSteps;
+  int generation_ = 0;
+  int nextTicket_ = 1;
+  QHash<int, std::shared_ptr<std::atomic_bool>> cancelled_;  ///< calls in progress
+  QThread thread_;
+  QObject* context_ = nullptr;  ///< lives on thread_: queued work runs there
+  std::shared_ptr<Servers> live_;
+};

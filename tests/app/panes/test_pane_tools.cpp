@@ -1,0 +1,196 @@
+// A pane's tool calls as a user meets them: the app's MCP servers (Settings → Tools: the real
+// @modelcontextprotocol/server-everything over stdio, from tests/js), a model that calls a tool
+// (an OpenAI-compatible endpoint on loopback that streams tool_calls, as vLLM or PagedChat's server
+// do), the call asked about, allowed, denied, always allowed or stopped, its result stored as a
+// `tool` message and sent back, and the step limit.
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <functional>
+#include <memory>
+
+#include "app/controllers/app_controller.h"
+#include "app/engine/remote/api_key_store.h"
+#include "app/panes/message_list_model.h"
+#include "app/panes/pane_state.h"
+#include "app/tools/tool_host.h"
+#include "app_test_util.h"
+#include "tool_test_util.h"
+
+using apptest::everything;
+using apptest::everythingConfig;
+using apptest::FakeModel;
+
+namespace {
+
+constexpr int kTimeoutMs = 60000;
+
+QStringList rolesOf(PaneState* s) {
+  QStringList roles;
+  for (int i = 0; i < s->messages()->rowCount(); ++i) roles << messageRoleText(s->messages()->at(i).role);
+  return roles;
+}
+
+QString stateOf(PaneState* s, int index) {
+  const QVariantList calls = s->toolCalls();
+  return index < calls.size() ? calls.at(index).toMap().value("state").toString() : QString();
+}
+
+}  // namespace
+
+class TestPaneTools : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    const bool ci = qgetenv("CI") == "true";
+    if (QStandardPaths::findExecutable("node").isEmpty() || !QFileInfo::exists(everything())) {
+      if (ci) QFAIL("node or tests/js/node_modules is missing: run scripts/install-deps.sh");
+      QSKIP("node or tests/js/node_modules is missing (scripts/install-deps.sh installs them)");
+    }
+  }
+
+  void callsAskedRunAndAnswered() {
+    QTemporaryDir dir;
+    MemoryApiKeyStore keys;
+    AppController app(apptest::optionsFor(dir.path()), nullptr, nullptr, &keys);
+    app.start();
+    ToolHost* tools = app.tools();
+    QVERIFY(tools->applyServersConfig(QStringLiteral("{\"mcpServers\": {\"x\": {}}}")).contains("x"));
+    QCOMPARE(tools->serversConfig(), QString());  // refused: nothing kept
+    QCOMPARE(tools->applyServersConfig(everythingConfig()), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(tools->toolCount() > 0, kTimeoutMs);
+    QCOMPARE(tools->servers().first().toMap().value("state").toString(), QStringLiteral("ready"));
+    QVERIFY(tools->toolsJson().contains("\"echo\""));
+
+    FakeModel model;
+    QVERIFY(model.listen());
+    PaneState* s = app.panes()->paneAt(0);
+    QCOMPARE(app.endpoints()->useRemote(0, model.url(), "m", {}, true), QString());
+    QVERIFY(s->toolsOffered());
+
+    // Asked, then allowed once: the result goes back and the model answers with it.
+    model.calls = {{"echo", "{\"message\": \"안녕 tools\"}"}};
+    QVERIFY(s->sendText(QStringLiteral("Echo something")));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(s, 0), QStringLiteral("asking"), kTimeoutMs);
+    QVERIFY(s->isBusy());
+    QCOMPARE(s->toolCalls().first().toMap().value("name").toString(), QStringLiteral("echo"));
+    QVERIFY(model.bodies.first().value("tools").toArray().size() == tools->toolCount());
+    const QVariantList shown = s->messages()->data(s->messages()->index(1), MessageListModel::ToolCallsRole).toList();
+    QCOMPARE(shown.size(), 1);
+    QCOMPARE(shown.first().toMap().value("arguments").toString(), QStringLiteral("{\"message\": \"안녕 tools\"}"));
+    s->allowToolCall(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QCOMPARE(rolesOf(s), (QStringList{"user", "assistant", "tool", "assistant"}));
+    const MessageRecord result = s->messages()->at(2);
+    QVERIFY2(result.text.contains(QStringLiteral("안녕 tools")), qPrintable(result.text));
+    QCOMPARE(QJsonDocument::fromJson(result.fields.toUtf8()).object().value("tool_call_id").toString(),
+             QStringLiteral("call_0"));
+    QVERIFY2(s->messages()->at(3).text.startsWith(QStringLiteral("Done: ")), qPrintable(s->messages()->at(3).text));
+    QCOMPARE(model.bodies.size(), 2);
+    const QJsonArray sent = model.bodies[1].value("messages").toArray();
+    QCOMPARE(sent[1].toObject().value("tool_calls").toArray().first().toObject().value("id").toString(),
+             QStringLiteral("call_0"));
+    QCOMPARE(sent[2].toObject().value("role").toString(), QStringLiteral("tool"));
+    QCOMPARE(sent[2].toObject().value("tool_call_id").toString(), QStringLiteral("call_0"));
+    // The history holds the same: the calls in the reply's fields, the result as a tool message.
+    const QList<MessageRecord> stored = app.store()->branch(s->conversationId());
+    QCOMPARE(stored.size(), 4);
+    QVERIFY(stored[1].fields.contains("\"echo\""));
+    QVERIFY(stored[2].role == MessageRole::kTool);
+    // Regenerated: a new answer to the same results, beside the first.
+    QVERIFY(s->regenerate());
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QCOMPARE(rolesOf(s), (QStringList{"user", "assistant", "tool", "assistant"}));
+    QCOMPARE(s->messages()->at(3).siblingCount, 2);
+    QCOMPARE(model.bodies.size(), 3);
+    QCOMPARE(model.bodies[2].value("messages").toArray().last().toObject().value("role").toString(),
+             QStringLiteral("tool"));
+
+    // Denied: the model is told, and answers.
+    QVERIFY(s->sendText(QStringLiteral("Again")));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(s, 0), QStringLiteral("asking"), kTimeoutMs);
+    s->denyToolCall(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QCOMPARE(s->messages()->at(s->messages()->rowCount() - 2).text, QStringLiteral("The user denied this tool call."));
+    QCOMPARE(model.bodies.size(), 5);
+
+    // Stopped while asking: answered "stopped", the model is not asked again.
+    QVERIFY(s->sendText(QStringLiteral("And again")));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(s, 0), QStringLiteral("asking"), kTimeoutMs);
+    s->stop();
+    QVERIFY(!s->isBusy());
+    QCOMPARE(rolesOf(s).constLast(), QStringLiteral("tool"));
+    QCOMPARE(model.bodies.size(), 6);
+
+    // Always allowed: kept, and the next call runs without asking.
+    QVERIFY(s->sendText(QStringLiteral("Once more")));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(s, 0), QStringLiteral("asking"), kTimeoutMs);
+    s->allowToolCall(0, /*always=*/true);
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QVERIFY(tools->isAlwaysAllowed(QStringLiteral("echo")));
+    const int before = model.bodies.size();
+    QVERIFY(s->sendText(QStringLiteral("No asking now")));
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QCOMPARE(model.bodies.size(), before + 2);
+    QVERIFY(s->messages()->at(s->messages()->rowCount() - 1).text.startsWith(QStringLiteral("Done: ")));
+
+    // The step limit: more calls than it allows are not run, and the pane says why.
+    tools->setMaxToolSteps(1);
+    model.calls = {{"echo", "{\"message\": \"a\"}"}, {"echo", "{\"message\": \"b\"}"}};
+    QVERIFY(s->sendText(QStringLiteral("Two calls")));
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy() && s->messages()->rowCount() > 0 && rolesOf(s).constLast() == "tool",
+                             kTimeoutMs);
+    QVERIFY2(s->errorText().contains(QStringLiteral("1")), qPrintable(s->errorText()));
+    QVERIFY(s->messages()->at(s->messages()->rowCount() - 1).text.startsWith(QStringLiteral("Not run")));
+
+    // The pane's switch: no tools in its requests.
+    QVERIFY(s->settings()->apply({{"tools", false}}).isEmpty());
+    QVERIFY(!s->toolsOffered());
+    model.calls = {};
+    QVERIFY(s->sendText(QStringLiteral("Plain")));
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QVERIFY(!model.bodies.constLast().contains("tools"));
+  }
+
+  void keptAcrossStarts() {
+    // The document, the tools always allowed and the limit live in pagedchat.ini.
+    QTemporaryDir dir;
+    QSettings settings(dir.filePath("pagedchat.ini"), QSettings::IniFormat);
+    {
+      ToolHost host(&settings);
+      QCOMPARE(host.applyServersConfig(everythingConfig()), QString());
+      host.setAlwaysAllowed("echo", true);
+      host.setMaxToolSteps(3);
+    }
+    ToolHost again(&settings);
+    QCOMPARE(again.serversConfig(), everythingConfig());
+    QVERIFY(again.isAlwaysAllowed("echo"));
+    QCOMPARE(again.maxToolSteps(), 3);
+    QTRY_VERIFY_WITH_TIMEOUT(again.toolCount() > 0, kTimeoutMs);
+    // A call of a tool nobody offers is answered, not run.
+    QSignalSpy done(&again, &ToolHost::callFinished);
+    const int ticket = again.callTool("no_such_tool", "{}");
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kTimeoutMs);
+    QCOMPARE(done.at(0).at(0).toInt(), ticket);
+    QVERIFY(done.at(0).at(2).toBool());
+    // Arguments that are no object: the model is told.
+    const int bad = again.callTool("echo", "[1, 2]");
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, kTimeoutMs);
+    QCOMPARE(done.at(1).at(0).toInt(), bad);
+    QVERIFY2(done.at(1).at(1).toString().contains("JSON object"), qPrintable(done.at(1).at(1).toString()));
+  }
+};
+
+QTEST_MAIN(TestPaneTools)
+#include "test_pane_tools.moc"
