@@ -2476,6 +2476,22 @@
         <source>%1 is empty.</source>
         <translation>%1 is empty.</translation>
     </message>
+    <message>
+        <source>%1 in server &quot;%2&quot; says it is kept in the keychain, but nothing is kept for it: type the value again.</source>
+        <translation>%1 in server &quot;%2&quot; says it is kept in the keychain, but nothing is kept for it: type the value again.</translation>
+    </message>
+    <message>
+        <source>The servers&apos; env and headers are kept in pagedchat.ini: the keychain cannot be used (%1).</source>
+        <translation>The servers&apos; env and headers are kept in pagedchat.ini: the keychain cannot be used (%1).</translation>
+    </message>
+    <message>
+        <source>nothing is kept in the keychain for it</source>
+        <translation>nothing is kept in the keychain for it</translation>
+    </message>
+    <message>
+        <source>its env and headers could not be read from the keychain: %1</source>
+        <translation>its env and headers could not be read from the keychain: %1</translation>
+    </message>
 </context>
 <context>
     <name>ToolsPage</name>
@@ -2529,6 +2545,10 @@
     <message>
         <source>Tool calls per message, at most</source>
         <translation>Tool calls per message, at most</translation>
+    </message>
+    <message>
+        <source>The values of &quot;env&quot; and &quot;headers&quot; (tokens, keys) go to the system keychain; the document shows &quot;(in the keychain)&quot; in their place, which keeps them when you apply it again.</source>
+        <translation>The values of &quot;env&quot; and &quot;headers&quot; (tokens, keys) go to the system keychain; the document shows &quot;(in the keychain)&quot; in their place, which keeps them when you apply it again.</translation>
     </message>
 </context>
 <context>

@@ -2465,6 +2465,22 @@
         <source>%1 is empty.</source>
         <translation>%1이(가) 비어 있습니다.</translation>
     </message>
+    <message>
+        <source>%1 in server &quot;%2&quot; says it is kept in the keychain, but nothing is kept for it: type the value again.</source>
+        <translation>서버 &quot;%2&quot;의 %1은(는) 키체인에 보관되어 있다고 되어 있지만 보관된 값이 없습니다: 값을 다시 입력하세요.</translation>
+    </message>
+    <message>
+        <source>The servers&apos; env and headers are kept in pagedchat.ini: the keychain cannot be used (%1).</source>
+        <translation>서버의 env와 headers는 pagedchat.ini에 보관됩니다: 키체인을 쓸 수 없습니다 (%1).</translation>
+    </message>
+    <message>
+        <source>nothing is kept in the keychain for it</source>
+        <translation>키체인에 보관된 값이 없습니다</translation>
+    </message>
+    <message>
+        <source>its env and headers could not be read from the keychain: %1</source>
+        <translation>키체인에서 env와 headers를 읽을 수 없습니다: %1</translation>
+    </message>
 </context>
 <context>
     <name>ToolsPage</name>
@@ -2517,6 +2533,10 @@
     <message>
         <source>Tool calls per message, at most</source>
         <translation>메시지당 최대 도구 호출 수</translation>
+    </message>
+    <message>
+        <source>The values of &quot;env&quot; and &quot;headers&quot; (tokens, keys) go to the system keychain; the document shows &quot;(in the keychain)&quot; in their place, which keeps them when you apply it again.</source>
+        <translation>&quot;env&quot;와 &quot;headers&quot;의 값(토큰, 키)은 시스템 키체인에 보관됩니다. 문서에는 그 자리에 &quot;(in the keychain)&quot;이 표시되며, 그대로 다시 적용하면 값이 유지됩니다.</translation>
     </message>
 </context>
 <context>

@@ -147,8 +147,6 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   throughput_ = new ThroughputMeter(engine_, this);
   conversations_ = new ConversationListModel(store_.get(), this);
   panes_ = new PaneListModel(store_.get(), engine_, this);
-  tools_ = new ToolHost(settings_.get(), this);
-  panes_->setToolHost(tools_);
   monitor_ = new EngineMonitor(engine_, panes_, this);
   history_ = new HistoryController(store_.get(), conversations_, panes_, errors_, this);
   localModels_ = new LocalModels(engine_, recentModels, panes_, this);
@@ -156,6 +154,8 @@ AppController::AppController(const AppOptions& options, QObject* parent, Transla
   connect(panes_, &PaneListModel::currentIndexChanged, this, &AppController::savePanes);
   compare_ = new BlindCompare(panes_, store_.get(), this);
   ApiKeyStore* keys = keyStore ? keyStore : new KeychainApiKeyStore(this);
+  tools_ = new ToolHost(settings_.get(), keys, this);  // the MCP servers' secrets in the keychain too
+  panes_->setToolHost(tools_);
   endpoints_ = new PaneEndpoints(panes_, keys, this);
   server_ = new ApiServerController(engine_, settings_.get(), keys, this);
   // The server was turned on but is not running (no key for a network address, the port taken):

@@ -13,11 +13,13 @@
 #include <memory>
 #include <vector>
 
+class ApiKeyStore;
 class QSettings;
 
 namespace pagedchat::mcp {
+struct ServerConfig;
 struct ToolRoute;
-}
+}  // namespace pagedchat::mcp
 
 /// The servers of an `mcpServers` document (the JSON Claude Desktop, Cursor, LM Studio and VS
 /// Code read; pagedchat::mcp::parse_servers_config), kept in pagedchat.ini ("tools/mcpServers"),
@@ -28,6 +30,12 @@ struct ToolRoute;
 /// (the tool's result, its error, or why it could not run). A server that fails to start is listed
 /// with its error and left out; the others work. Which tools run without asking ("Always allow")
 /// is kept in pagedchat.ini ("tools/alwaysAllowed"). Runs on the GUI thread.
+///
+/// Secrets: the values of the servers' `env` and `headers` (tokens, API keys) go to the system
+/// keychain (ApiKeyStore, account "mcp-server:NAME"), and the document kept and shown has
+/// kKeptSecret in their place; a value left as kKeptSecret when the document is applied again
+/// keeps its secret. Without a keychain (no D-Bus session) the document is kept whole in
+/// pagedchat.ini and secretsNote() says so.
 class ToolHost : public QObject {
   Q_OBJECT
   /// The applied `mcpServers` document ("" = none).
@@ -38,14 +46,19 @@ class ToolHost : public QObject {
   Q_PROPERTY(int toolCount READ toolCount NOTIFY serversChanged)
   /// Tool calls one user message may lead to before the pane stops asking the model again.
   Q_PROPERTY(int maxToolSteps READ maxToolSteps WRITE setMaxToolSteps NOTIFY maxToolStepsChanged)
+  /// Why the secrets are not in the keychain ("" = they are, or there are none).
+  Q_PROPERTY(QString secretsNote READ secretsNote NOTIFY serversChanged)
 
  public:
   static constexpr int kDefaultMaxToolSteps = 8;
   static constexpr int kMaxToolStepsLimit = 100;
+  /// What stands for a secret kept in the keychain in the document shown and kept.
+  static constexpr const char* kKeptSecret = "(in the keychain)";
 
-  /// `settings` (may be null: nothing is kept) must outlive the host. Starts the servers of the
-  /// kept document, if any.
-  explicit ToolHost(QSettings* settings, QObject* parent = nullptr);
+  /// `settings` (may be null: nothing is kept) and `keys` (may be null: secrets stay with the
+  /// document) must outlive the host. Starts the servers of the kept document, if any, once their
+  /// secrets are read back.
+  explicit ToolHost(QSettings* settings, ApiKeyStore* keys = nullptr, QObject* parent = nullptr);
   /// Stops the servers (their processes end) and the thread; a call in progress is stopped.
   ~ToolHost() override;
 
@@ -57,6 +70,7 @@ class ToolHost : public QObject {
   Q_INVOKABLE QString importServersFile(const QString& file);
 
   QString serversConfig() const { return config_; }
+  QString secretsNote() const { return secretsNote_; }
   QVariantList servers() const { return servers_; }
   int toolCount() const { return static_cast<int>(functions_.size()); }
   int maxToolSteps() const { return maxToolSteps_; }
@@ -86,17 +100,29 @@ class ToolHost : public QObject {
 
  private:
   struct Servers;  // the clients; used on thread_ only
-  void restart();
+  /// Starts `configs` (secrets filled in) in place of the running servers; `failed` are listed
+  /// as they are (servers that cannot start: their secrets could not be read).
+  void restart(const std::vector<pagedchat::mcp::ServerConfig>& configs, const QVariantList& failed = {});
+  /// Keeps the document (`configs` with their secrets): the secrets in the keychain, or the whole
+  /// document in pagedchat.ini when there is none.
+  void keep(const std::vector<pagedchat::mcp::ServerConfig>& configs);
+  /// The kept document's secrets read back from the keychain, then restart().
+  void startKept();
   void onStarted(int generation, const QVariantList& servers, const QString& toolsJson, const QSet<QString>& functions);
 
   QSettings* settings_;
+  ApiKeyStore* keys_;
   QString config_;
+  QString secretsNote_;
+  /// Per server: its secrets as the keychain holds them ({"env": {...}, "headers": {...}} text).
+  QHash<QString, QString> secrets_;
   QVariantList servers_;
   QString toolsJson_;
   QSet<QString> functions_;
   QSet<QString> always_;
   int maxToolSteps_ = kDefaultMaxToolSteps;
   int generation_ = 0;
+  int keepTicket_ = 0;  ///< of the latest keep(): older keychain answers are ignored
   int nextTicket_ = 1;
   QHash<int, std::shared_ptr<std::atomic_bool>> cancelled_;  ///< calls in progress
   QThread thread_;

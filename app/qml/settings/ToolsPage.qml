@@ -84,6 +84,17 @@ SettingsPage {
             }
         }
         Label {
+            objectName: "toolsSecrets"
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            font.pixelSize: Theme.smallFontSize
+            color: page.tools && page.tools.secretsNote !== "" ? Theme.warningColor : Theme.mutedTextColor
+            text: page.tools && page.tools.secretsNote !== ""
+                  ? page.tools.secretsNote
+                  : qsTr("The values of \"env\" and \"headers\" (tokens, keys) go to the system keychain; the document shows \"(in the keychain)\" in their place, which keeps them when you apply it again.")
+            Accessible.name: text
+        }
+        Label {
             objectName: "toolsError"
             Layout.fillWidth: true
             visible: text !== ""

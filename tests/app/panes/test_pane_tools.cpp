@@ -4,6 +4,7 @@
 // do), the call asked about, allowed, denied, always allowed or stopped, its result stored as a
 // `tool` message and sent back, and the step limit.
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -34,6 +35,15 @@ using apptest::FakeModel;
 namespace {
 
 constexpr int kTimeoutMs = 60000;
+
+/// A keychain that cannot be reached (as with no D-Bus session).
+class FailingKeyStore : public ApiKeyStore {
+ public:
+  void readKey(const QString&, ReadCallback done) override { done(QString(), QStringLiteral("no keychain here")); }
+  void writeKey(const QString&, const QString&, WriteCallback done) override {
+    done(QStringLiteral("no keychain here"));
+  }
+};
 
 QStringList rolesOf(PaneState* s) {
   QStringList roles;
@@ -163,6 +173,72 @@ class TestPaneTools : public QObject {
     QVERIFY(!model.bodies.constLast().contains("tools"));
   }
 
+  void secretsInTheKeychain() {
+    // env values go to the keychain, not pagedchat.ini nor the page; the server gets them back at
+    // the next start; "(in the keychain)" applied again keeps them; without a keychain the page says
+    // where they are.
+    QTemporaryDir dir;
+    const QString ini = dir.filePath("pagedchat.ini");
+    const QString secret = QStringLiteral("s3cret-토큰");
+    QJsonObject doc = QJsonDocument::fromJson(everythingConfig().toUtf8()).object();
+    QJsonObject servers = doc.value("mcpServers").toObject();
+    QJsonObject server = servers.value("everything").toObject();
+    server.insert("env", QJsonObject{{"PAGEDCHAT_TEST_TOKEN", secret}});
+    servers.insert("everything", server);
+    doc.insert("mcpServers", servers);
+    const QString withSecret = QString::fromUtf8(QJsonDocument(doc).toJson());
+    MemoryApiKeyStore keys;
+    {
+      QSettings settings(ini, QSettings::IniFormat);
+      ToolHost host(&settings, &keys);
+      QCOMPARE(host.applyServersConfig(withSecret), QString());
+      QVERIFY(!host.serversConfig().contains(secret));
+      QVERIFY(host.serversConfig().contains(QLatin1String(ToolHost::kKeptSecret)));
+      QVERIFY(host.secretsNote().isEmpty());
+      // Applied again as shown: the secret stays.
+      QCOMPARE(host.applyServersConfig(host.serversConfig()), QString());
+      settings.sync();
+    }
+    QFile file(ini);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray kept = file.readAll();
+    QVERIFY(!kept.contains(secret.toUtf8()) && !kept.contains("s3cret"));
+    QString stored;
+    keys.readKey("mcp-server:everything", [&](const QString& key, const QString&) { stored = key; });
+    QVERIFY2(stored.contains(secret), qPrintable(stored));
+    {
+      QSettings settings(ini, QSettings::IniFormat);
+      ToolHost host(&settings, &keys);
+      QTRY_VERIFY_WITH_TIMEOUT(host.toolCount() > 0, kTimeoutMs);
+      QSignalSpy done(&host, &ToolHost::callFinished);
+      host.callTool("get-env", "{}");
+      QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, kTimeoutMs);
+      QVERIFY2(done.at(0).at(1).toString().contains(secret), "the server did not get its secret back");
+      // A document naming a kept value the keychain does not hold is refused.
+      QString other = host.serversConfig();
+      other.replace(QStringLiteral("PAGEDCHAT_TEST_TOKEN"), QStringLiteral("OTHER_TOKEN"));
+      QVERIFY(host.applyServersConfig(other).contains("OTHER_TOKEN"));
+    }
+    // The keychain lost it: the server is listed failed, saying why.
+    keys.writeKey("mcp-server:everything", QString(), [](const QString&) {});
+    {
+      QSettings settings(ini, QSettings::IniFormat);
+      ToolHost host(&settings, &keys);
+      QTRY_VERIFY_WITH_TIMEOUT(!host.servers().isEmpty(), kTimeoutMs);
+      const QVariantMap entry = host.servers().first().toMap();
+      QCOMPARE(entry.value("state").toString(), QStringLiteral("failed"));
+      QVERIFY2(entry.value("error").toString().contains("keychain"), qPrintable(entry.value("error").toString()));
+    }
+    // No keychain: the whole document stays in pagedchat.ini, and the page says so.
+    FailingKeyStore none;
+    QSettings settings(dir.filePath("other.ini"), QSettings::IniFormat);
+    ToolHost host(&settings, &none);
+    QCOMPARE(host.applyServersConfig(withSecret), QString());
+    QTRY_VERIFY(!host.secretsNote().isEmpty());
+    QVERIFY(host.serversConfig().contains(secret));
+    QVERIFY(settings.value("tools/mcpServers").toString().contains(secret));
+  }
+
   void keptAcrossStarts() {
     // The document, the tools always allowed and the limit live in pagedchat.ini.
     QTemporaryDir dir;
@@ -174,7 +250,8 @@ class TestPaneTools : public QObject {
       host.setMaxToolSteps(3);
     }
     ToolHost again(&settings);
-    QCOMPARE(again.serversConfig(), everythingConfig());
+    QCOMPARE(QJsonDocument::fromJson(again.serversConfig().toUtf8()),
+             QJsonDocument::fromJson(everythingConfig().toUtf8()));
     QVERIFY(again.isAlwaysAllowed("echo"));
     QCOMPARE(again.maxToolSteps(), 3);
     QTRY_VERIFY_WITH_TIMEOUT(again.toolCount() > 0, kTimeoutMs);
