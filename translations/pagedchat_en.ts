@@ -1124,6 +1124,10 @@
         <source>Reading %1 / %2 tokens</source>
         <translation>Reading %1 / %2 tokens</translation>
     </message>
+    <message>
+        <source>Tool calls</source>
+        <translation>Tool calls</translation>
+    </message>
 </context>
 <context>
     <name>HistoryController</name>
@@ -2549,6 +2553,13 @@
     <message>
         <source>The values of &quot;env&quot; and &quot;headers&quot; (tokens, keys) go to the system keychain; the document shows &quot;(in the keychain)&quot; in their place, which keeps them when you apply it again.</source>
         <translation>The values of &quot;env&quot; and &quot;headers&quot; (tokens, keys) go to the system keychain; the document shows &quot;(in the keychain)&quot; in their place, which keeps them when you apply it again.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Ask again for every tool (%n always allowed)</source>
+        <translation>
+            <numerusform>Ask again for every tool (%n always allowed)</numerusform>
+            <numerusform>Ask again for every tool (%n always allowed)</numerusform>
+        </translation>
     </message>
 </context>
 <context>

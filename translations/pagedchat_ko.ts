@@ -1119,6 +1119,10 @@
         <source>Reading %1 / %2 tokens</source>
         <translation>토큰 %1 / %2 읽는 중</translation>
     </message>
+    <message>
+        <source>Tool calls</source>
+        <translation>도구 호출</translation>
+    </message>
 </context>
 <context>
     <name>HistoryController</name>
@@ -2537,6 +2541,12 @@
     <message>
         <source>The values of &quot;env&quot; and &quot;headers&quot; (tokens, keys) go to the system keychain; the document shows &quot;(in the keychain)&quot; in their place, which keeps them when you apply it again.</source>
         <translation>&quot;env&quot;와 &quot;headers&quot;의 값(토큰, 키)은 시스템 키체인에 보관됩니다. 문서에는 그 자리에 &quot;(in the keychain)&quot;이 표시되며, 그대로 다시 적용하면 값이 유지됩니다.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Ask again for every tool (%n always allowed)</source>
+        <translation>
+            <numerusform>모든 도구를 다시 묻기 (항상 허용 %n개)</numerusform>
+        </translation>
     </message>
 </context>
 <context>

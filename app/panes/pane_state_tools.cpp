@@ -77,7 +77,17 @@ void PaneState::startToolCalls(qint64 replyId, int row, const QString& calls) {
     for (int i = 0; i < toolCalls_.size(); ++i) answerToolCall(i, kNoTools);
     return;
   }
-  if (toolSteps_ + toolCalls_.size() > tools_->maxToolSteps()) {
+  // A call that cannot run (no such tool, arguments that are no JSON object) is not asked about:
+  // the model is told why.
+  QHash<int, QString> invalid;
+  for (int i = 0; i < toolCalls_.size(); ++i) {
+    const ToolCallState& c = toolCalls_.at(i);
+    if (!tools_->hasTool(c.name))
+      invalid.insert(i, QStringLiteral("There is no tool named \"%1\".").arg(c.name.left(100)));
+    else if (!QJsonDocument::fromJson(c.arguments.isEmpty() ? QByteArray("{}") : c.arguments.toUtf8()).isObject())
+      invalid.insert(i, QStringLiteral("The arguments are not a JSON object: %1").arg(c.arguments.left(200)));
+  }
+  if (toolSteps_ + toolCalls_.size() - invalid.size() > tools_->maxToolSteps()) {
     // The model would go on calling: the calls are answered, the model is not asked again.
     setErrorText(tr("Stopped: the model asked for more than %1 tool calls for one message (Settings → Tools sets "
                     "the limit).")
@@ -89,7 +99,10 @@ void PaneState::startToolCalls(qint64 replyId, int row, const QString& calls) {
     return;
   }
   for (int i = 0; i < toolCalls_.size(); ++i)
-    if (tools_->isAlwaysAllowed(toolCalls_.at(i).name)) runToolCall(i);
+    if (!invalid.contains(i) && tools_->isAlwaysAllowed(toolCalls_.at(i).name)) runToolCall(i);
+  const QList<int> bad = invalid.keys();  // the last answer may finish the set: the list is copied
+  for (int i : bad)
+    if (!toolCalls_.isEmpty()) answerToolCall(i, invalid.value(i));
 }
 
 void PaneState::allowToolCall(int index, bool always) {

@@ -113,14 +113,18 @@ QString ChatStore::exportMarkdown(qint64 conversationId) const {
       text.remove(0, start);
     }
     md += QStringLiteral("\n## %1\n\n%2\n").arg(heading, text);
-    // A reply's tool calls, one line each: `name({"arg": 1})`.
+    // A reply's tool calls: the tool's name, its arguments in a fenced block (one longer than any
+    // run of backticks in them).
     const QJsonArray calls =
         QJsonDocument::fromJson(m.fields.toUtf8()).object().value(QStringLiteral("tool_calls")).toArray();
     for (const QJsonValue& call : calls) {
       const QJsonObject f = call.toObject().value(QStringLiteral("function")).toObject();
-      md += QStringLiteral("\n%1 `%2(%3)`\n")
-                .arg(tr("Tool call:"), f.value(QStringLiteral("name")).toString(),
-                     f.value(QStringLiteral("arguments")).toString());
+      const QString args = f.value(QStringLiteral("arguments")).toString();
+      qsizetype longest = 0, run = 0;
+      for (QChar ch : args) longest = qMax(longest, run = ch == QLatin1Char('`') ? run + 1 : 0);
+      const QString fence(qMax<qsizetype>(3, longest + 1), QLatin1Char('`'));
+      md += QStringLiteral("\n%1 %2\n\n%3json\n%4\n%3\n")
+                .arg(tr("Tool call:"), f.value(QStringLiteral("name")).toString(), fence, args);
     }
     if (m.role == MessageRole::kAssistant &&
         (m.finishReason == pagedchat::FinishReason::kLength || m.finishReason == pagedchat::FinishReason::kAbort))

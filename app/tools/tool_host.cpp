@@ -1,89 +1,69 @@
+// ToolHost's servers (a thread each), the tools they offer and the calls they run.
 #include "app/tools/tool_host.h"
 
-#include <QDir>
-#include <QFile>
 #include <QPointer>
 #include <QSettings>
-#include <QUrl>
+#include <QThread>
 
 #include <nlohmann/json.hpp>
 
-#include "app/engine/remote/api_key_store.h"
 #include "engine/entrypoints/mcp/mcp_client.h"
 #include "engine/entrypoints/mcp/mcp_config.h"
 
 namespace {
-const QString kConfigKey = QStringLiteral("tools/mcpServers");
 const QString kAlwaysKey = QStringLiteral("tools/alwaysAllowed");
 const QString kStepsKey = QStringLiteral("tools/maxToolSteps");
-const QString kSecretServersKey = QStringLiteral("tools/secretServers");  // keychain accounts in use
-// What a call that could not run tells the model is English (the model reads it, not the user).
-/// A servers document larger than this is no configuration (the file picker may pick anything).
-constexpr qint64 kMaxConfigBytes = 1 << 20;
+}  // namespace
 
-using pagedchat::mcp::ServerConfig;
+/// One server: a thread of its own, an object there for queued work, and the client (created,
+/// used and destroyed on that thread only). Destroyed on the GUI thread once the thread ended.
+struct ToolHost::Runner {
+  std::string name;
+  QThread thread;
+  QObject* context = new QObject;
+  std::unique_ptr<pagedchat::mcp::Client> client;
 
-QString account(const QString& server) { return QStringLiteral("mcp-server:") + server; }
+  explicit Runner(std::string server) : name(std::move(server)) {
+    thread.setObjectName(QStringLiteral("mcp:") + QString::fromStdString(name).left(10));
+    context->moveToThread(&thread);
+    thread.start();
+  }
+  /// Ends the client (its process) on the thread, then the thread, after the work queued before
+  /// (a call in progress, which a cancelled flag ends); returns at once.
+  void stop() {
+    QMetaObject::invokeMethod(
+        context,
+        [this] {
+          client.reset();
+          thread.quit();
+        },
+        Qt::QueuedConnection);
+  }
+  ~Runner() {
+    stop();
+    thread.wait();
+    delete context;
+  }
+};
 
-/// A server's env and headers values as the keychain keeps them; "" when it has none.
-QString secretsOf(const ServerConfig& c) {
-  if (c.env.empty() && c.headers.empty()) return {};
-  return QString::fromStdString(nlohmann::json{{"env", c.env}, {"headers", c.headers}}.dump());
-}
+/// The started servers' tools in the document's order, and which server runs which function.
+struct ToolHost::Listed {
+  std::vector<std::string> order;  // the enabled servers, as the document lists them
+  std::map<std::string, std::vector<pagedchat::mcp::Tool>> tools;
+  std::vector<pagedchat::mcp::ToolRoute> routes;
+};
 
-/// `c` with every env and headers value replaced by kKeptSecret (the document kept and shown).
-ServerConfig hidden(ServerConfig c) {
-  for (auto& [name, value] : c.env) value = ToolHost::kKeptSecret;
-  for (auto& [name, value] : c.headers) value = ToolHost::kKeptSecret;
-  return c;
-}
-
-/// Puts the values of `secrets` (secretsOf()'s text) in place of kKeptSecret in `c`; returns the
-/// names of the values still missing.
-QStringList fillSecrets(ServerConfig& c, const QString& secrets) {
-  const nlohmann::json kept = nlohmann::json::parse(secrets.toStdString(), nullptr, false);
-  QStringList missing;
-  auto fill = [&](std::map<std::string, std::string>& values, const char* group) {
-    for (auto& [name, value] : values) {
-      if (value != ToolHost::kKeptSecret) continue;
-      const nlohmann::json* v = kept.is_object() && kept.contains(group) && kept[group].is_object() &&
-                                        kept[group].contains(name) && kept[group][name].is_string()
-                                    ? &kept[group][name]
-                                    : nullptr;
-      if (v)
-        value = v->get<std::string>();
-      else
-        missing << QString::fromStdString(name);
-    }
-  };
-  fill(c.env, "env");
-  fill(c.headers, "headers");
-  return missing;
-}
-
-QVariantMap serverEntry(const QString& name, const QString& state, int tools, const QString& error) {
+QVariantMap ToolHost::serverEntry(const QString& name, const QString& state, int tools, const QString& error) {
   return {{QStringLiteral("name"), name},
           {QStringLiteral("state"), state},
           {QStringLiteral("tools"), tools},
           {QStringLiteral("error"), error}};
 }
-}  // namespace
-
-/// The running clients and which server runs which function; touched on the host's thread only.
-struct ToolHost::Servers {
-  std::vector<std::unique_ptr<pagedchat::mcp::Client>> clients;
-  std::vector<pagedchat::mcp::ToolRoute> routes;
-};
 
 ToolHost::ToolHost(QSettings* settings, ApiKeyStore* keys, QObject* parent)
-    : QObject(parent), settings_(settings), keys_(keys) {
-  thread_.setObjectName(QStringLiteral("mcp-servers"));
-  context_ = new QObject;
-  context_->moveToThread(&thread_);
-  connect(&thread_, &QThread::finished, context_, &QObject::deleteLater);
-  thread_.start();
+    : QObject(parent), settings_(settings), keys_(keys), listed_(std::make_unique<Listed>()) {
   if (settings_) {
-    config_ = settings_->value(kConfigKey).toString();
+    config_ = storedConfig();
     const QStringList always = settings_->value(kAlwaysKey).toStringList();
     always_ = QSet<QString>(always.cbegin(), always.cend());
     maxToolSteps_ = std::clamp(settings_->value(kStepsKey, kDefaultMaxToolSteps).toInt(), 1, kMaxToolStepsLimit);
@@ -93,142 +73,10 @@ ToolHost::ToolHost(QSettings* settings, ApiKeyStore* keys, QObject* parent)
 
 ToolHost::~ToolHost() {
   for (const auto& flag : std::as_const(cancelled_)) flag->store(true);
-  // The clients go on their thread (a server's process is ended there), then the thread.
-  QMetaObject::invokeMethod(
-      context_, [old = std::move(live_)]() mutable { old.reset(); }, Qt::QueuedConnection);
-  thread_.quit();
-  thread_.wait();
-}
-
-QString ToolHost::applyServersConfig(const QString& json) {
-  std::vector<ServerConfig> configs;
-  if (!json.trimmed().isEmpty()) {
-    try {
-      configs = pagedchat::mcp::parse_servers_config(json.toStdString());
-    } catch (const std::exception& e) {
-      return QString::fromStdString(e.what());
-    }
-  }
-  // A value left as kKeptSecret keeps the secret kept for it.
-  for (ServerConfig& c : configs) {
-    const QStringList missing = fillSecrets(c, secrets_.value(QString::fromStdString(c.name)));
-    if (!missing.isEmpty())
-      return tr("%1 in server \"%2\" says it is kept in the keychain, but nothing is kept for it: type the value "
-                "again.")
-          .arg(missing.join(QStringLiteral(", ")), QString::fromStdString(c.name));
-  }
-  keep(configs);
-  restart(configs);
-  return {};
-}
-
-void ToolHost::keep(const std::vector<ServerConfig>& configs) {
-  const int ticket = ++keepTicket_;
-  std::vector<ServerConfig> shown;
-  QHash<QString, QString> secrets;
-  for (const ServerConfig& c : configs) {
-    shown.push_back(hidden(c));
-    if (const QString s = secretsOf(c); !s.isEmpty()) secrets.insert(QString::fromStdString(c.name), s);
-  }
-  const QString whole = configs.empty() ? QString()
-                                        : QString::fromStdString(pagedchat::mcp::servers_config_json(configs));
-  config_ = configs.empty() ? QString() : QString::fromStdString(pagedchat::mcp::servers_config_json(shown));
-  secretsNote_.clear();
-  const QStringList before = settings_ ? settings_->value(kSecretServersKey).toStringList() : QStringList();
-  secrets_ = secrets;
-  if (!keys_) {  // nowhere safer: the document as it is
-    config_ = whole;
-    if (settings_) settings_->setValue(kConfigKey, whole);
-    return;
-  }
-  if (settings_) {
-    settings_->setValue(kConfigKey, config_);
-    QStringList names = secrets.keys();
-    names.sort();
-    settings_->setValue(kSecretServersKey, names);
-  }
-  for (const QString& name : before)  // servers gone, or without secrets now
-    if (!secrets.contains(name)) keys_->writeKey(account(name), QString(), [](const QString&) {});
-  QPointer<ToolHost> self(this);
-  for (auto it = secrets.cbegin(); it != secrets.cend(); ++it) {
-    keys_->writeKey(account(it.key()), it.value(), [self, ticket, whole](const QString& error) {
-      if (!self || error.isEmpty() || self->keepTicket_ != ticket || !self->secretsNote_.isEmpty()) return;
-      // No keychain: the secrets stay with the document, and the page says so.
-      self->secretsNote_ =
-          tr("The servers' env and headers are kept in pagedchat.ini: the keychain cannot be used (%1).").arg(error);
-      self->config_ = whole;
-      if (self->settings_) {
-        self->settings_->setValue(kConfigKey, whole);
-        self->settings_->remove(kSecretServersKey);
-      }
-      emit self->serversChanged();
-    });
-  }
-}
-
-void ToolHost::startKept() {
-  std::vector<ServerConfig> configs;
-  if (!config_.isEmpty()) {
-    try {
-      configs = pagedchat::mcp::parse_servers_config(config_.toStdString());
-    } catch (const std::exception& e) {  // a kept document this version reads differently
-      restart({}, {serverEntry(QString(), QStringLiteral("failed"), 0, QString::fromStdString(e.what()))});
-      return;
-    }
-  }
-  QStringList needed;
-  for (const ServerConfig& c : configs) {
-    ServerConfig probe = c;
-    if (!fillSecrets(probe, QString()).isEmpty()) needed << QString::fromStdString(c.name);
-  }
-  if (needed.isEmpty() || !keys_) {
-    restart(configs);
-    return;
-  }
-  // Read every server's secrets, then start them all (a server whose secrets cannot be read is
-  // listed failed, with the keychain's reason).
-  auto pending = std::make_shared<int>(static_cast<int>(needed.size()));
-  auto failures = std::make_shared<QHash<QString, QString>>();
-  const int generation = generation_;
-  QPointer<ToolHost> self(this);
-  for (const QString& name : needed) {
-    keys_->readKey(account(name),
-                   [self, name, configs, pending, failures, generation](const QString& key, const QString& error) {
-                     if (!self || self->generation_ != generation) return;  // another document was applied meanwhile
-                     if (!key.isEmpty())
-                       self->secrets_.insert(name, key);
-                     else
-                       failures->insert(name, error.isEmpty() ? tr("nothing is kept in the keychain for it") : error);
-                     if (--*pending > 0) return;
-                     std::vector<ServerConfig> ready;
-                     QVariantList failed;
-                     for (ServerConfig c : configs) {
-                       const QString n = QString::fromStdString(c.name);
-                       const QStringList missing = fillSecrets(c, self->secrets_.value(n));
-                       if (missing.isEmpty()) {
-                         ready.push_back(std::move(c));
-                       } else if (c.enabled) {
-                         failed.append(serverEntry(n, QStringLiteral("failed"), 0,
-                                                   tr("its env and headers could not be read from the keychain: %1")
-                                                       .arg(failures->value(n, missing.join(QStringLiteral(", "))))));
-                       }
-                     }
-                     self->restart(ready, failed);
-                   });
-  }
-}
-
-QString ToolHost::importServersFile(const QString& file) {
-  QString path = file.trimmed();
-  if (path.startsWith(QLatin1String("file:"))) path = QUrl(path).toLocalFile();
-  if (path.startsWith(QLatin1String("~/"))) path = QDir::homePath() + path.mid(1);
-  if (path.isEmpty()) return tr("No file was named.");
-  QFile f(path);
-  if (f.size() > kMaxConfigBytes) return tr("%1 is too large for a servers file.").arg(f.fileName());
-  if (!f.open(QIODevice::ReadOnly)) return tr("Cannot read %1: %2").arg(f.fileName(), f.errorString());
-  const QString text = QString::fromUtf8(f.read(kMaxConfigBytes));
-  if (text.trimmed().isEmpty()) return tr("%1 is empty.").arg(f.fileName());
-  return applyServersConfig(text);
+  for (const auto& r : std::as_const(runners_)) r->stop();  // all end together, then each is waited for
+  for (const auto& r : std::as_const(retiring_)) r->stop();
+  runners_.clear();
+  retiring_.clear();
 }
 
 void ToolHost::setMaxToolSteps(int n) {
@@ -239,69 +87,112 @@ void ToolHost::setMaxToolSteps(int n) {
   emit maxToolStepsChanged();
 }
 
+QString ToolHost::alwaysKey(const QString& function) const {
+  const std::string f = function.toStdString();
+  for (const auto& r : listed_->routes)
+    if (r.function == f) return QString::fromStdString(r.server + "/" + r.tool);
+  return function;
+}
+
 void ToolHost::setAlwaysAllowed(const QString& function, bool always) {
-  if (always == always_.contains(function)) return;
+  const QString key = alwaysKey(function);
+  if (always == always_.contains(key)) return;
   if (always)
-    always_.insert(function);
+    always_.insert(key);
   else
-    always_.remove(function);
+    always_.remove(key);
   if (settings_) {
     QStringList list(always_.cbegin(), always_.cend());
     list.sort();
     settings_->setValue(kAlwaysKey, list);
   }
+  emit alwaysAllowedChanged();
 }
 
-void ToolHost::restart(const std::vector<ServerConfig>& configs, const QVariantList& failed) {
+void ToolHost::forgetAlwaysAllowed() {
+  if (always_.isEmpty()) return;
+  always_.clear();
+  if (settings_) settings_->remove(kAlwaysKey);
+  emit alwaysAllowedChanged();
+}
+
+void ToolHost::retire() {
+  for (const auto& r : std::as_const(runners_)) {
+    r->stop();
+    retiring_.append(r);
+    // Let go once its thread ended (a server still starting ends after its start-up timeout).
+    connect(
+        &r->thread, &QThread::finished, this,
+        [this, raw = r.get()] {
+          retiring_.removeIf([raw](const std::shared_ptr<Runner>& x) { return x.get() == raw; });
+        },
+        Qt::QueuedConnection);
+  }
+  runners_.clear();
+}
+
+void ToolHost::restart(const std::vector<pagedchat::mcp::ServerConfig>& configs, const QVariantList& failed) {
   const int generation = ++generation_;
+  retire();
+  *listed_ = Listed();
   servers_ = failed;
-  for (const auto& c : configs)
-    if (c.enabled) servers_.append(serverEntry(QString::fromStdString(c.name), QStringLiteral("starting"), 0, {}));
   toolsJson_.clear();
   functions_.clear();
-  emit serversChanged();
-  auto fresh = std::make_shared<Servers>();
   QPointer<ToolHost> self(this);
-  QMetaObject::invokeMethod(
-      context_,
-      [self, generation, configs, failed, old = std::move(live_), fresh]() mutable {
-        old.reset();  // the previous servers end first
-        QVariantList servers = failed;
-        std::vector<std::pair<std::string, std::vector<pagedchat::mcp::Tool>>> listed;
-        for (const pagedchat::mcp::ServerConfig& c : configs) {
-          if (!c.enabled) continue;
-          const QString name = QString::fromStdString(c.name);
+  for (const pagedchat::mcp::ServerConfig& c : configs) {
+    if (!c.enabled) continue;
+    const QString name = QString::fromStdString(c.name);
+    servers_.append(serverEntry(name, QStringLiteral("starting"), 0, {}));
+    listed_->order.push_back(c.name);
+    auto runner = std::make_shared<Runner>(c.name);
+    runners_.append(runner);
+    QMetaObject::invokeMethod(
+        runner->context,
+        [self, generation, name, c, raw = runner.get()] {
+          std::shared_ptr<std::vector<pagedchat::mcp::Tool>> tools;
+          QString error;
           try {
-            auto client = std::make_unique<pagedchat::mcp::Client>(c);
-            std::vector<pagedchat::mcp::Tool> tools = client->list_tools();
-            servers.append(serverEntry(name, QStringLiteral("ready"), static_cast<int>(tools.size()), {}));
-            listed.emplace_back(c.name, std::move(tools));
-            fresh->clients.push_back(std::move(client));
+            raw->client = std::make_unique<pagedchat::mcp::Client>(c);
+            tools = std::make_shared<std::vector<pagedchat::mcp::Tool>>(raw->client->list_tools());
           } catch (const std::exception& e) {
-            servers.append(serverEntry(name, QStringLiteral("failed"), 0, QString::fromStdString(e.what())));
+            raw->client.reset();
+            error = QString::fromStdString(e.what());
           }
-        }
-        const nlohmann::json tools = pagedchat::mcp::openai_tools(listed, fresh->routes);
-        QSet<QString> functions;
-        for (const auto& r : fresh->routes) functions.insert(QString::fromStdString(r.function));
-        const QString toolsJson = functions.isEmpty() ? QString() : QString::fromStdString(tools.dump());
-        QMetaObject::invokeMethod(
-            self,
-            [self, generation, servers, toolsJson, functions] {
-              if (self) self->onStarted(generation, servers, toolsJson, functions);
-            },
-            Qt::QueuedConnection);
-      },
-      Qt::QueuedConnection);
-  live_ = std::move(fresh);
+          QMetaObject::invokeMethod(
+              self,
+              [self, generation, name, tools, error] {
+                if (self) self->onServerStarted(generation, name, tools, error);
+              },
+              Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+  }
+  emit serversChanged();
 }
 
-void ToolHost::onStarted(int generation, const QVariantList& servers, const QString& toolsJson,
-                         const QSet<QString>& functions) {
+void ToolHost::onServerStarted(int generation, const QString& name,
+                               const std::shared_ptr<std::vector<pagedchat::mcp::Tool>>& tools, const QString& error) {
   if (generation != generation_) return;  // another document was applied since
-  servers_ = servers;
-  toolsJson_ = toolsJson;
-  functions_ = functions;
+  for (QVariant& entry : servers_) {
+    QVariantMap m = entry.toMap();
+    if (m.value(QStringLiteral("name")).toString() != name || m.value(QStringLiteral("state")) != "starting") continue;
+    entry = tools ? serverEntry(name, QStringLiteral("ready"), static_cast<int>(tools->size()), {})
+                  : serverEntry(name, QStringLiteral("failed"), 0, error);
+    break;
+  }
+  if (tools) {
+    listed_->tools[name.toStdString()] = *tools;
+    // The tools again, in the document's order: a name two servers share goes to the first listed.
+    std::vector<std::pair<std::string, std::vector<pagedchat::mcp::Tool>>> listed;
+    for (const std::string& server : listed_->order)
+      if (const auto it = listed_->tools.find(server); it != listed_->tools.end())
+        listed.emplace_back(server, it->second);
+    listed_->routes.clear();
+    const nlohmann::json all = pagedchat::mcp::openai_tools(listed, listed_->routes);
+    functions_.clear();
+    for (const auto& r : listed_->routes) functions_.insert(QString::fromStdString(r.function));
+    toolsJson_ = functions_.isEmpty() ? QString() : QString::fromStdString(all.dump());
+  }
   emit serversChanged();
 }
 
@@ -320,21 +211,23 @@ int ToolHost::callTool(const QString& function, const QString& arguments) {
         },
         Qt::QueuedConnection);
   };
-  if (!functions_.contains(function)) {
+  const std::string f = function.toStdString();
+  const auto route = std::find_if(listed_->routes.begin(), listed_->routes.end(),
+                                  [&](const pagedchat::mcp::ToolRoute& r) { return r.function == f; });
+  Runner* runner = nullptr;
+  if (route != listed_->routes.end())
+    for (const auto& r : std::as_const(runners_))
+      if (r->name == route->server) runner = r.get();
+  if (!runner) {
     finished(QStringLiteral("There is no tool named \"%1\".").arg(function.left(100)), true);
     return ticket;
   }
+  // What a call that could not run tells the model is English (the model reads it, not the user).
   QMetaObject::invokeMethod(
-      context_,
-      [servers = live_, function = function.toStdString(), arguments = arguments.toStdString(), flag, finished] {
-        const auto route = std::find_if(servers->routes.begin(), servers->routes.end(),
-                                        [&](const pagedchat::mcp::ToolRoute& r) { return r.function == function; });
-        pagedchat::mcp::Client* client = nullptr;
-        if (route != servers->routes.end())
-          for (const auto& c : servers->clients)
-            if (c->name() == route->server) client = c.get();
-        if (!client || !client->alive()) {
-          finished(QStringLiteral("The server of \"%1\" is not running.").arg(QString::fromStdString(function)), true);
+      runner->context,
+      [runner, tool = route->tool, function, arguments = arguments.toStdString(), flag, finished] {
+        if (!runner->client || !runner->client->alive()) {
+          finished(QStringLiteral("The server of \"%1\" is not running.").arg(function), true);
           return;
         }
         const nlohmann::json args = nlohmann::json::parse(arguments.empty() ? "{}" : arguments, nullptr, false);
@@ -345,8 +238,8 @@ int ToolHost::callTool(const QString& function, const QString& arguments) {
           return;
         }
         try {
-          const pagedchat::mcp::ToolResult result = client->call_tool(route->tool, args,
-                                                                      [flag] { return flag->load(); });
+          const pagedchat::mcp::ToolResult result = runner->client->call_tool(tool, args,
+                                                                              [flag] { return flag->load(); });
           finished(QString::fromStdString(result.text()), result.is_error);
         } catch (const std::exception& e) {
           finished(QString::fromStdString(e.what()), true);

@@ -3,11 +3,12 @@
 #pragma once
 
 #include <QHash>
+#include <QList>
 #include <QObject>
 #include <QSet>
 #include <QString>
-#include <QThread>
 #include <QVariantList>
+#include <QVariantMap>
 
 #include <atomic>
 #include <memory>
@@ -18,18 +19,22 @@ class QSettings;
 
 namespace pagedchat::mcp {
 struct ServerConfig;
+struct Tool;
 struct ToolRoute;
 }  // namespace pagedchat::mcp
 
 /// The servers of an `mcpServers` document (the JSON Claude Desktop, Cursor, LM Studio and VS
 /// Code read; pagedchat::mcp::parse_servers_config), kept in pagedchat.ini ("tools/mcpServers"),
-/// started on a thread of their own when the document is applied and at start-up. Each server's
+/// each started on a thread of its own when the document is applied and at start-up (a slow or
+/// hanging server delays neither the others nor their calls). Each server's
 /// tools become OpenAI `tools` entries (a name two servers share is given to the second as
 /// "SERVER__NAME": pagedchat::mcp::openai_tools) that a pane offers to its model; callTool() runs a
-/// call on that thread, one at a time, and callFinished() brings the text the model gets back
+/// call on its server's thread (one at a time per server), and callFinished() brings the text the
+/// model gets back
 /// (the tool's result, its error, or why it could not run). A server that fails to start is listed
 /// with its error and left out; the others work. Which tools run without asking ("Always allow")
-/// is kept in pagedchat.ini ("tools/alwaysAllowed"). Runs on the GUI thread.
+/// is kept in pagedchat.ini ("tools/alwaysAllowed", as "SERVER/TOOL": another server's tool of the
+/// same name is asked about). Runs on the GUI thread.
 ///
 /// Secrets: the values of the servers' `env` and `headers` (tokens, API keys) go to the system
 /// keychain (ApiKeyStore, account "mcp-server:NAME"), and the document kept and shown has
@@ -46,6 +51,8 @@ class ToolHost : public QObject {
   Q_PROPERTY(int toolCount READ toolCount NOTIFY serversChanged)
   /// Tool calls one user message may lead to before the pane stops asking the model again.
   Q_PROPERTY(int maxToolSteps READ maxToolSteps WRITE setMaxToolSteps NOTIFY maxToolStepsChanged)
+  /// How many tools run without asking ("Always allow").
+  Q_PROPERTY(int alwaysAllowedCount READ alwaysAllowedCount NOTIFY alwaysAllowedChanged)
   /// Why the secrets are not in the keychain ("" = they are, or there are none).
   Q_PROPERTY(QString secretsNote READ secretsNote NOTIFY serversChanged)
 
@@ -59,7 +66,8 @@ class ToolHost : public QObject {
   /// document) must outlive the host. Starts the servers of the kept document, if any, once their
   /// secrets are read back.
   explicit ToolHost(QSettings* settings, ApiKeyStore* keys = nullptr, QObject* parent = nullptr);
-  /// Stops the servers (their processes end) and the thread; a call in progress is stopped.
+  /// Stops the servers (their processes end) and their threads; a call in progress is stopped (a
+  /// server still starting is waited for, at most its start-up timeout).
   ~ToolHost() override;
 
   /// Checks `json` (an `mcpServers` document or its inner object; "" = no servers), keeps it and
@@ -87,19 +95,26 @@ class ToolHost : public QObject {
   /// Stops a call in progress (the server is sent notifications/cancelled); its callFinished()
   /// says it was stopped.
   void cancelCall(int ticket);
-  /// The user chose "Always allow" for `function` (kept), or not.
-  Q_INVOKABLE bool isAlwaysAllowed(const QString& function) const { return always_.contains(function); }
+  /// The user chose "Always allow" for `function`'s tool on its server (kept), or not.
+  Q_INVOKABLE bool isAlwaysAllowed(const QString& function) const { return always_.contains(alwaysKey(function)); }
   Q_INVOKABLE void setAlwaysAllowed(const QString& function, bool always);
+  int alwaysAllowedCount() const { return static_cast<int>(always_.size()); }
+  /// Every tool is asked about again.
+  Q_INVOKABLE void forgetAlwaysAllowed();
 
  signals:
   void serversChanged();
   void maxToolStepsChanged();
+  void alwaysAllowedChanged();
   /// The result of callTool(`ticket`): the text the model gets; `isError` when the tool failed
   /// or could not run.
   void callFinished(int ticket, const QString& text, bool isError);
 
  private:
-  struct Servers;  // the clients; used on thread_ only
+  struct Runner;  // one server: its thread and client
+  struct Listed;  // the started servers' tools and routes
+  /// One entry of servers().
+  static QVariantMap serverEntry(const QString& name, const QString& state, int tools, const QString& error);
   /// Starts `configs` (secrets filled in) in place of the running servers; `failed` are listed
   /// as they are (servers that cannot start: their secrets could not be read).
   void restart(const std::vector<pagedchat::mcp::ServerConfig>& configs, const QVariantList& failed = {});
@@ -108,7 +123,15 @@ class ToolHost : public QObject {
   void keep(const std::vector<pagedchat::mcp::ServerConfig>& configs);
   /// The kept document's secrets read back from the keychain, then restart().
   void startKept();
-  void onStarted(int generation, const QVariantList& servers, const QString& toolsJson, const QSet<QString>& functions);
+  /// The document pagedchat.ini keeps ("" = none, or no settings).
+  QString storedConfig() const;
+  /// Server `name` of `generation` started with `tools` (null: it failed with `error`).
+  void onServerStarted(int generation, const QString& name,
+                       const std::shared_ptr<std::vector<pagedchat::mcp::Tool>>& tools, const QString& error);
+  /// Stops the runners of the previous document (their threads end in the background).
+  void retire();
+  /// "SERVER/TOOL" of `function` (`function` itself when no server offers it).
+  QString alwaysKey(const QString& function) const;
 
   QSettings* settings_;
   ApiKeyStore* keys_;
@@ -125,7 +148,7 @@ class ToolHost : public QObject {
   int keepTicket_ = 0;  ///< of the latest keep(): older keychain answers are ignored
   int nextTicket_ = 1;
   QHash<int, std::shared_ptr<std::atomic_bool>> cancelled_;  ///< calls in progress
-  QThread thread_;
-  QObject* context_ = nullptr;  ///< lives on thread_: queued work runs there
-  std::shared_ptr<Servers> live_;
+  QList<std::shared_ptr<Runner>> runners_;                   ///< the servers of the applied document
+  QList<std::shared_ptr<Runner>> retiring_;                  ///< earlier ones whose threads are ending
+  std::unique_ptr<Listed> listed_;
 };

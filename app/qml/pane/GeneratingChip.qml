@@ -1,5 +1,6 @@
 // A small "Generating" pill with a pulsing dot, shown in a pane's header while a reply streams;
-// "Reading 312 / 580 tokens" while the engine reads the prompt.
+// "Reading 312 / 580 tokens" while the engine reads the prompt, "Tool calls" while the reply's
+// calls wait for the user or run.
 import QtQuick
 import QtQuick.Controls
 
@@ -10,8 +11,11 @@ Rectangle {
     /// The prompt's tokens read so far and its length (PaneState.promptTokensRead/Total); 0 = not reading.
     property int promptRead: 0
     property int promptTotal: 0
-    readonly property string text: promptTotal > 0 ? qsTr("Reading %1 / %2 tokens").arg(promptRead).arg(promptTotal)
-                                                   : qsTr("Generating")
+    /// Tool calls of the reply wait or run (PaneState.toolCalls is not empty).
+    property bool toolCalls: false
+    readonly property string text: toolCalls ? qsTr("Tool calls")
+                                   : promptTotal > 0 ? qsTr("Reading %1 / %2 tokens").arg(promptRead).arg(promptTotal)
+                                                     : qsTr("Generating")
 
     implicitWidth: row.implicitWidth + 20
     implicitHeight: 24

@@ -187,11 +187,20 @@ Item {
                     /// The call's state while the pane waits for it ("asking", "running", "done"), "" after.
                     readonly property string state: bubble.openCalls.length > index ? bubble.openCalls[index].state : ""
                     readonly property bool running: state === "running"
+                    /// The arguments as JSON with escapes ("\\uc548") shown as their characters.
+                    readonly property string shownArguments: {
+                        try {
+                            return JSON.stringify(JSON.parse(callItem.modelData.arguments))
+                        } catch (e) {
+                            return callItem.modelData.arguments
+                        }
+                    }
                     objectName: "toolCall_" + index
                     Layout.fillWidth: true
                     spacing: 2
                     Label {
                         Layout.fillWidth: true
+                        textFormat: Text.PlainText  // the model's text: never markup
                         text: qsTr("Tool call: %1").arg(callItem.modelData.name)
                         font.pixelSize: Theme.smallFontSize
                         font.bold: true
@@ -200,8 +209,10 @@ Item {
                         Accessible.name: text
                     }
                     Label {
+                        objectName: "toolCallArguments"
                         Layout.fillWidth: true
-                        text: callItem.modelData.arguments
+                        textFormat: Text.PlainText  // exactly what the tool gets, never markup
+                        text: callItem.shownArguments
                         font.family: Theme.monospaceFamily
                         font.pixelSize: Theme.smallFontSize
                         color: Theme.assistantTextColor

@@ -89,6 +89,7 @@ Rectangle {
                 running: header.busy
                 promptRead: header.paneState ? header.paneState.promptTokensRead : 0
                 promptTotal: header.paneState ? header.paneState.promptTokensTotal : 0
+                toolCalls: header.paneState !== null && header.paneState.toolCalls.length > 0
             }
             ToolButton {
                 FocusFrame {}

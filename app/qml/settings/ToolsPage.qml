@@ -118,10 +118,17 @@ SettingsPage {
                 text: serverLine.ready
                       ? qsTr("%1: ready, %n tool(s)", "", serverLine.modelData.tools).arg(serverLine.modelData.name)
                       : serverLine.starting ? qsTr("%1: starting…").arg(serverLine.modelData.name)
-                      : qsTr("%1: failed: %2").arg(serverLine.modelData.name, serverLine.modelData.error)
+                      : qsTr("%1: failed: %2").arg(serverLine.modelData.name).arg(serverLine.modelData.error)
                 color: serverLine.failed ? Theme.errorColor : Theme.assistantTextColor
                 Accessible.name: text
             }
+        }
+        Button {
+            objectName: "toolsForgetAlways"
+            visible: page.tools !== null && page.tools.alwaysAllowedCount > 0
+            text: qsTr("Ask again for every tool (%n always allowed)", "", page.tools ? page.tools.alwaysAllowedCount : 0)
+            onClicked: page.tools.forgetAlwaysAllowed()
+            Accessible.name: text
         }
         RowLayout {
             Layout.fillWidth: true

@@ -5,6 +5,8 @@
 // and the model's answer follows. A screenshot of each step goes to screenshots/.
 #include <QAccessible>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
@@ -69,10 +71,17 @@ class TestToolsGui : public QObject {
     findItem(root, QStringLiteral("toolsConfig"))->setProperty("text", QStringLiteral("{\"mcpServers\": {\"x\": 1}}"));
     QVERIFY(apptest::click(window, findVisibleItem(root, QStringLiteral("toolsApplyButton"))));
     QTRY_VERIFY(findVisibleItem(root, QStringLiteral("toolsError")));  // refused, said why
-    findItem(root, QStringLiteral("toolsConfig"))->setProperty("text", apptest::everythingConfig());
+    // A server that cannot start is listed with its reason; the others work.
+    QJsonObject doc = QJsonDocument::fromJson(apptest::everythingConfig().toUtf8()).object();
+    QJsonObject servers = doc.value("mcpServers").toObject();
+    servers.insert("broken", QJsonObject{{"command", "/nonexistent/mcp-server"}});
+    doc.insert("mcpServers", servers);
+    findItem(root, QStringLiteral("toolsConfig"))->setProperty("text", QString::fromUtf8(QJsonDocument(doc).toJson()));
     QVERIFY(apptest::click(window, findVisibleItem(root, QStringLiteral("toolsApplyButton"))));
     QTRY_VERIFY_WITH_TIMEOUT(controller.tools()->toolCount() > 0, kTimeoutMs);
     QTRY_VERIFY(showsText(root, QStringLiteral("everything: ready")));
+    QTRY_VERIFY_WITH_TIMEOUT(showsText(root, QStringLiteral("broken: failed: ")), kTimeoutMs);
+    QVERIFY(showsText(root, QStringLiteral("/nonexistent/mcp-server")));
     QVERIFY(!findVisibleItem(root, QStringLiteral("toolsError")));
     QVERIFY(apptest::saveScreenshot(window, QStringLiteral("tools-settings.png")));
     QVERIFY(QMetaObject::invokeMethod(apptest::findObject(window, QStringLiteral("settingsDialog")), "close"));
@@ -81,7 +90,8 @@ class TestToolsGui : public QObject {
     // A model that calls echo: the call is shown with its three choices, all named.
     apptest::FakeModel model;
     QVERIFY(model.listen());
-    model.calls = {{"echo", "{\"message\": \"안녕하세요 from a tool\"}"}};
+    // Arguments shown exactly (markup is text), their escapes as the characters they stand for.
+    model.calls = {{"echo", "{\"message\": \"\\uc548\\ub155\\ud558\\uc138\\uc694 from a <i>tool</i>\"}"}};
     QCOMPARE(controller.endpoints()->useRemote(0, model.url(), "m", {}, true), QString());
     PaneState* pane = controller.panes()->paneAt(0);
     QVERIFY(pane->sendText(QStringLiteral("Use the echo tool")));
@@ -89,7 +99,10 @@ class TestToolsGui : public QObject {
     QVERIFY(findVisibleItem(root, QStringLiteral("alwaysAllowToolCall")));
     QVERIFY(findVisibleItem(root, QStringLiteral("denyToolCall")));
     QVERIFY(showsText(root, QStringLiteral("Tool call: echo")));
-    QVERIFY(showsText(root, QStringLiteral("안녕하세요 from a tool")));
+    QQuickItem* args = findVisibleItem(root, QStringLiteral("toolCallArguments"));
+    QVERIFY(args);
+    QCOMPARE(args->property("text").toString(), QStringLiteral("{\"message\":\"안녕하세요 from a <i>tool</i>\"}"));
+    QCOMPARE(args->property("textFormat").toInt(), 0);  // Text.PlainText
     for (const char* name : {"allowToolCall", "alwaysAllowToolCall", "denyToolCall"}) {
       QQuickItem* b = findVisibleItem(root, QString::fromLatin1(name));
       QAccessibleInterface* iface = QAccessible::queryAccessibleInterface(b);
@@ -101,6 +114,7 @@ class TestToolsGui : public QObject {
     QVERIFY(apptest::click(window, findVisibleItem(root, QStringLiteral("allowToolCall"))));
     QTRY_VERIFY_WITH_TIMEOUT(!pane->isBusy(), kTimeoutMs);
     QTRY_VERIFY(showsText(root, QStringLiteral("Tool result: echo")));
+    QVERIFY(showsText(root, QStringLiteral("안녕하세요 from a <i>tool</i>")));
     QTRY_VERIFY(showsText(root, QStringLiteral("Done: ")));
     QVERIFY(!findVisibleItem(root, QStringLiteral("allowToolCall")));
     QVERIFY(apptest::saveScreenshot(window, QStringLiteral("tools-answered.png")));

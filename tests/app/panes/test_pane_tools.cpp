@@ -149,11 +149,32 @@ class TestPaneTools : public QObject {
     s->allowToolCall(0, /*always=*/true);
     QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
     QVERIFY(tools->isAlwaysAllowed(QStringLiteral("echo")));
+    QCOMPARE(tools->alwaysAllowedCount(), 1);
     const int before = model.bodies.size();
     QVERIFY(s->sendText(QStringLiteral("No asking now")));
     QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
     QCOMPARE(model.bodies.size(), before + 2);
     QVERIFY(s->messages()->at(s->messages()->rowCount() - 1).text.startsWith(QStringLiteral("Done: ")));
+    // Forgotten: asked again.
+    tools->forgetAlwaysAllowed();
+    QVERIFY(!tools->isAlwaysAllowed(QStringLiteral("echo")));
+    QVERIFY(s->sendText(QStringLiteral("Asked again")));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(s, 0), QStringLiteral("asking"), kTimeoutMs);
+    s->denyToolCall(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+
+    // A call that cannot run (no such tool, arguments that are no object) is not asked about: the
+    // model is told why and answers.
+    model.calls = {{"no_such_tool", "{}"}, {"echo", "[1, 2]"}};
+    QVERIFY(s->sendText(QStringLiteral("Bad calls")));
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    {
+      const int n = s->messages()->rowCount();
+      QVERIFY2(s->messages()->at(n - 3).text.contains(QStringLiteral("There is no tool named \"no_such_tool\"")),
+               qPrintable(s->messages()->at(n - 3).text));
+      QVERIFY(s->messages()->at(n - 2).text.contains(QStringLiteral("not a JSON object")));
+      QVERIFY(s->messages()->at(n - 1).text.startsWith(QStringLiteral("Done: ")));
+    }
 
     // The step limit: more calls than it allows are not run, and the pane says why.
     tools->setMaxToolSteps(1);
@@ -239,6 +260,37 @@ class TestPaneTools : public QObject {
     QVERIFY(settings.value("tools/mcpServers").toString().contains(secret));
   }
 
+  void slowServerDelaysNoOther() {
+    // A server that takes seconds to start (npx installing, say) and one that cannot start: the
+    // others are ready and their calls run meanwhile; the failed one says why.
+    QJsonObject doc = QJsonDocument::fromJson(everythingConfig().toUtf8()).object();
+    QJsonObject servers = doc.value("mcpServers").toObject();
+    const QString node = QStandardPaths::findExecutable("node");
+    servers.insert("slow",
+                   QJsonObject{{"command", "sh"},
+                               {"args", QJsonArray{"-c", "sleep 8; exec \"$0\" \"$1\" stdio", node, everything()}}});
+    servers.insert("broken", QJsonObject{{"command", "/nonexistent/mcp-server"}});
+    doc.insert("mcpServers", servers);
+    ToolHost host(nullptr);
+    QCOMPARE(host.applyServersConfig(QString::fromUtf8(QJsonDocument(doc).toJson())), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(host.toolCount() > 0, kTimeoutMs);
+    auto stateOfServer = [&host](const QString& name) {
+      for (const QVariant& v : host.servers())
+        if (v.toMap().value("name").toString() == name) return v.toMap().value("state").toString();
+      return QString();
+    };
+    QCOMPARE(stateOfServer("slow"), QStringLiteral("starting"));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOfServer("broken"), QStringLiteral("failed"), kTimeoutMs);
+    QSignalSpy done(&host, &ToolHost::callFinished);
+    host.callTool("echo", "{\"message\": \"while slow starts\"}");
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 5000);  // not after the slow server
+    QVERIFY(done.at(0).at(1).toString().contains("while slow starts"));
+    QCOMPARE(stateOfServer("slow"), QStringLiteral("starting"));
+    // Once it is up, its tools join under their own names (the shared ones renamed).
+    QTRY_VERIFY_WITH_TIMEOUT(host.hasTool("slow__echo"), kTimeoutMs);
+    QVERIFY(host.hasTool("echo"));
+  }
+
   void keptAcrossStarts() {
     // The document, the tools always allowed and the limit live in pagedchat.ini.
     QTemporaryDir dir;
@@ -246,12 +298,16 @@ class TestPaneTools : public QObject {
     {
       ToolHost host(&settings);
       QCOMPARE(host.applyServersConfig(everythingConfig()), QString());
+      QTRY_VERIFY_WITH_TIMEOUT(host.toolCount() > 0, kTimeoutMs);  // "echo" is known as everything's
       host.setAlwaysAllowed("echo", true);
       host.setMaxToolSteps(3);
     }
+    // Kept as the server's tool: another server's "echo" would be asked about.
+    QCOMPARE(settings.value("tools/alwaysAllowed").toStringList(), QStringList{"everything/echo"});
     ToolHost again(&settings);
     QCOMPARE(QJsonDocument::fromJson(again.serversConfig().toUtf8()),
              QJsonDocument::fromJson(everythingConfig().toUtf8()));
+    QTRY_VERIFY_WITH_TIMEOUT(again.toolCount() > 0, kTimeoutMs);
     QVERIFY(again.isAlwaysAllowed("echo"));
     QCOMPARE(again.maxToolSteps(), 3);
     QTRY_VERIFY_WITH_TIMEOUT(again.toolCount() > 0, kTimeoutMs);

@@ -223,7 +223,9 @@ void TestChatHistory::toolMessagesAfterMigration() {
 
   // Export and import keep the role and the fields; Markdown shows the call and the result.
   const QString md = store.exportMarkdown(1);
-  QVERIFY2(md.contains(QStringLiteral("get_weather(")) && md.contains(QStringLiteral("rainy")), qPrintable(md));
+  QVERIFY2(md.contains(QStringLiteral("Tool call: get_weather\n\n```json\n{\"city\":\"Seoul\"}\n```\n")) &&
+               md.contains(QStringLiteral("## Tool result\n\nrainy")),
+           qPrintable(md));
   const qint64 copy = store.importJson(store.exportJson(1));
   const QList<MessageRecord> imported = store.branch(copy);
   QCOMPARE(imported.size(), 6);
