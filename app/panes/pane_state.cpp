@@ -12,6 +12,7 @@
 #include "app/panes/pane_settings.h"
 #include "app/store/chat_store.h"
 #include "app/store/store_health.h"
+#include "app/tools/tool_host.h"
 
 namespace {
 // Streamed text reaches the store at least this often: twice a second, so that a crash loses
@@ -233,8 +234,18 @@ void PaneState::countContext() {
 
 void PaneState::closeConversation(bool deleted) {
   if (!deleted) emit flushRepliesWanted();
-  if (!toolCalls_.isEmpty() && !deleted) stopToolCalls();
-  toolCalls_.clear();
+  if (!toolCalls_.isEmpty()) {
+    if (!deleted) {
+      stopToolCalls();  // answered "stopped" in the conversation being left
+    } else {            // nothing more is written: running calls are stopped, the rest dropped
+      for (const ToolCallState& c : std::as_const(toolCalls_))
+        if (c.running && tools_) tools_->cancelCall(c.ticket);
+      toolCalls_.clear();
+      toolsHalted_ = false;
+      emit toolCallsChanged();
+      emit busyChanged();
+    }
+  }
   if (!requestId_.isEmpty()) {
     backend_->cancel(requestId_);
     finishReply(pagedchat::FinishReason::kAbort, /*save=*/!deleted);

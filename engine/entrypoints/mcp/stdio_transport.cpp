@@ -142,7 +142,10 @@ class StdioTransport final : public Transport {
   }
 
   std::string problem() const override {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    // A server that exited may have written why to stderr just before: its reader thread gets the
+    // last of it (up to its end, when the pipe closes) before the reason is put together.
+    if (exited_) cv_.wait_for(lock, std::chrono::milliseconds(1000), [this] { return stderr_done_; });
     std::string p;
     if (exited_) p += exit_text_;
     if (skipped_ > 0)
@@ -248,6 +251,9 @@ class StdioTransport final : public Transport {
       if (stderr_tail_.size() > 600) stderr_tail_.erase(0, stderr_tail_.size() - 600);
     }
     ::close(fd);
+    std::lock_guard lock(mutex_);
+    stderr_done_ = true;
+    cv_.notify_all();
   }
 
   std::string name_;
@@ -256,9 +262,10 @@ class StdioTransport final : public Transport {
   int stdin_ = -1;
   std::mutex write_mutex_;
   mutable std::mutex mutex_;
-  std::condition_variable cv_;
+  mutable std::condition_variable cv_;
   std::deque<json> queue_;
   bool eof_ = false, exited_ = false;
+  bool stderr_done_ = false;  ///< the stderr reader reached the end of the pipe
   std::string exit_text_, stderr_tail_, last_skipped_;
   int skipped_ = 0;
   std::thread reader_, err_reader_;

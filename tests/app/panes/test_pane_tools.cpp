@@ -185,6 +185,17 @@ class TestPaneTools : public QObject {
     QVERIFY2(s->errorText().contains(QStringLiteral("1")), qPrintable(s->errorText()));
     QVERIFY(s->messages()->at(s->messages()->rowCount() - 1).text.startsWith(QStringLiteral("Not run")));
 
+    // The conversation goes while a call waits: the pane is free at once, and says so.
+    tools->setMaxToolSteps(8);
+    model.calls = {{"echo", "{\"message\": \"x\"}"}};
+    QVERIFY(s->sendText(QStringLiteral("Then deleted")));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(s, 0), QStringLiteral("asking"), kTimeoutMs);
+    QSignalSpy busy(s, &PaneState::busyChanged);
+    s->closeConversation(/*deleted=*/true);
+    QVERIFY(!s->isBusy());
+    QVERIFY(busy.count() > 0);
+    QVERIFY(s->toolCalls().isEmpty());
+
     // The pane's switch: no tools in its requests.
     QVERIFY(s->settings()->apply({{"tools", false}}).isEmpty());
     QVERIFY(!s->toolsOffered());
@@ -268,7 +279,7 @@ class TestPaneTools : public QObject {
     const QString node = QStandardPaths::findExecutable("node");
     servers.insert("slow",
                    QJsonObject{{"command", "sh"},
-                               {"args", QJsonArray{"-c", "sleep 8; exec \"$0\" \"$1\" stdio", node, everything()}}});
+                               {"args", QJsonArray{"-c", "sleep 30; exec \"$0\" \"$1\" stdio", node, everything()}}});
     servers.insert("broken", QJsonObject{{"command", "/nonexistent/mcp-server"}});
     doc.insert("mcpServers", servers);
     ToolHost host(nullptr);
@@ -283,7 +294,7 @@ class TestPaneTools : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(stateOfServer("broken"), QStringLiteral("failed"), kTimeoutMs);
     QSignalSpy done(&host, &ToolHost::callFinished);
     host.callTool("echo", "{\"message\": \"while slow starts\"}");
-    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 5000);  // not after the slow server
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 15000);  // not after the slow server (30 s)
     QVERIFY(done.at(0).at(1).toString().contains("while slow starts"));
     QCOMPARE(stateOfServer("slow"), QStringLiteral("starting"));
     // Once it is up, its tools join under their own names (the shared ones renamed).
