@@ -81,11 +81,8 @@ void PaneState::startToolCalls(qint64 replyId, int row, const QString& calls) {
   // the model is told why.
   QHash<int, QString> invalid;
   for (int i = 0; i < toolCalls_.size(); ++i) {
-    const ToolCallState& c = toolCalls_.at(i);
-    if (!tools_->hasTool(c.name))
-      invalid.insert(i, QStringLiteral("There is no tool named \"%1\".").arg(c.name.left(100)));
-    else if (!QJsonDocument::fromJson(c.arguments.isEmpty() ? QByteArray("{}") : c.arguments.toUtf8()).isObject())
-      invalid.insert(i, QStringLiteral("The arguments are not a JSON object: %1").arg(c.arguments.left(200)));
+    const QString why = tools_->whyNotRunnable(toolCalls_.at(i).name, toolCalls_.at(i).arguments);
+    if (!why.isEmpty()) invalid.insert(i, why);
   }
   if (toolSteps_ + toolCalls_.size() - invalid.size() > tools_->maxToolSteps()) {
     // The model would go on calling: the calls are answered, the model is not asked again.

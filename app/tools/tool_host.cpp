@@ -196,6 +196,15 @@ void ToolHost::onServerStarted(int generation, const QString& name,
   emit serversChanged();
 }
 
+QString ToolHost::whyNotRunnable(const QString& function, const QString& arguments) const {
+  // English: the model reads it, not the user.
+  if (!functions_.contains(function)) return QStringLiteral("There is no tool named \"%1\".").arg(function.left(100));
+  const nlohmann::json args = nlohmann::json::parse(arguments.isEmpty() ? std::string("{}") : arguments.toStdString(),
+                                                    nullptr, false);
+  if (!args.is_object()) return QStringLiteral("The arguments are not a JSON object: %1").arg(arguments.left(200));
+  return {};
+}
+
 int ToolHost::callTool(const QString& function, const QString& arguments) {
   const int ticket = nextTicket_++;
   auto flag = std::make_shared<std::atomic_bool>(false);
@@ -218,8 +227,8 @@ int ToolHost::callTool(const QString& function, const QString& arguments) {
   if (route != listed_->routes.end())
     for (const auto& r : std::as_const(runners_))
       if (r->name == route->server) runner = r.get();
-  if (!runner) {
-    finished(QStringLiteral("There is no tool named \"%1\".").arg(function.left(100)), true);
+  if (const QString why = whyNotRunnable(function, arguments); !runner || !why.isEmpty()) {
+    finished(why.isEmpty() ? QStringLiteral("The server of \"%1\" is not running.").arg(function) : why, true);
     return ticket;
   }
   // What a call that could not run tells the model is English (the model reads it, not the user).
@@ -231,13 +240,7 @@ int ToolHost::callTool(const QString& function, const QString& arguments) {
           return;
         }
         const nlohmann::json args = nlohmann::json::parse(arguments.empty() ? "{}" : arguments, nullptr, false);
-        if (!args.is_object()) {
-          finished(QStringLiteral("The arguments are not a JSON object: %1")
-                       .arg(QString::fromStdString(arguments).left(200)),
-                   true);
-          return;
-        }
-        try {
+        try {  // (the arguments are an object: whyNotRunnable())
           const pagedchat::mcp::ToolResult result = runner->client->call_tool(tool, args,
                                                                               [flag] { return flag->load(); });
           finished(QString::fromStdString(result.text()), result.is_error);

@@ -88,6 +88,9 @@ class ToolHost : public QObject {
   QString toolsJson() const { return toolsJson_; }
   /// True for a function name toolsJson() offers.
   bool hasTool(const QString& function) const { return functions_.contains(function); }
+  /// Why a call of `function` with `arguments` cannot run, as the model is told it (English): no
+  /// such tool, or arguments that are no JSON object; "" when it can.
+  QString whyNotRunnable(const QString& function, const QString& arguments) const;
   /// Runs `function` with `arguments` (a JSON object's text) on the servers' thread; returns a
   /// ticket, and callFinished(ticket, ...) follows (also for an unknown function or arguments
   /// that are no object: the model is told why).

@@ -14,6 +14,8 @@
 
 #include <memory>
 
+#include "http_test_util.h"
+
 namespace apptest {
 
 inline QString everything() {
@@ -65,28 +67,17 @@ class FakeModel : public QObject {
   bool listen() {
     if (!server_.listen(QHostAddress::LocalHost)) return false;
     connect(&server_, &QTcpServer::newConnection, this, [this] {
-      QTcpSocket* socket = server_.nextPendingConnection();
-      auto buffer = std::make_shared<QByteArray>();
-      connect(socket, &QTcpSocket::readyRead, socket, [this, socket, buffer] {
-        *buffer += socket->readAll();
-        const qsizetype headEnd = buffer->indexOf("\r\n\r\n");
-        if (headEnd < 0) return;
-        qsizetype length = 0;
-        for (const QByteArray& line : buffer->left(headEnd).split('\n'))
-          if (line.toLower().startsWith("content-length:")) length = line.mid(15).trimmed().toLongLong();
-        if (buffer->size() < headEnd + 4 + length) return;
+      answerRequests(server_.nextPendingConnection(), [this](const QByteArray& http) {
         QByteArray body;
-        if (buffer->startsWith("POST")) {
-          const QJsonObject request = QJsonDocument::fromJson(buffer->mid(headEnd + 4, length)).object();
+        if (http.startsWith("POST")) {
+          const QJsonObject request = QJsonDocument::fromJson(http.mid(http.indexOf("\r\n\r\n") + 4)).object();
           bodies.append(request);
           const QJsonObject last = request.value("messages").toArray().last().toObject();
           body = last.value("role").toString() == "tool" ? stream({}, "Done: " + last.value("content").toString())
                                                          : stream(calls, QString());
         }
-        socket->write("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
-                      QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
-        socket->disconnectFromHost();
-        buffer->clear();
+        return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
+               QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
       });
     });
     return true;

@@ -27,8 +27,10 @@
 #include "app/panes/message_list_model.h"
 #include "app/panes/pane_state.h"
 #include "app_test_util.h"
+#include "http_test_util.h"
 #include "serve_process.h"
 
+using apptest::answerRequests;
 using pagedchat::FinishReason;
 
 namespace {
@@ -44,24 +46,6 @@ MessageRecord lastMessage(PaneState* s) {
 /// `pagedchat-cli serve` arguments: stories260K served as "stories", then `extra`.
 QStringList storiesArgs(const QStringList& extra = {}) {
   return QStringList{"--model", testpaths::stories260K(), "--served-model-name", "stories"} + extra;
-}
-
-/// Calls `answer` with each whole HTTP request (head, and the body its Content-Length announces)
-/// that arrives on `socket`; what `answer` returns is written back and the connection closed.
-void answerRequests(QTcpSocket* socket, std::function<QByteArray(const QByteArray& request)> answer) {
-  auto buffer = std::make_shared<QByteArray>();
-  QObject::connect(socket, &QTcpSocket::readyRead, socket, [socket, buffer, answer] {
-    *buffer += socket->readAll();
-    const qsizetype headEnd = buffer->indexOf("\r\n\r\n");
-    if (headEnd < 0) return;
-    qsizetype length = 0;
-    for (const QByteArray& line : buffer->left(headEnd).split('\n'))
-      if (line.toLower().startsWith("content-length:")) length = line.mid(15).trimmed().toLongLong();
-    if (buffer->size() < headEnd + 4 + length) return;
-    socket->write(answer(*buffer));
-    socket->disconnectFromHost();
-    buffer->clear();
-  });
 }
 
 /// A free loopback port nothing listens on (bound, then closed).
