@@ -27,18 +27,20 @@ struct Iteration {
   double ttft_ms = 0, e2e_ms = 0, itl_p50 = 0, itl_p90 = 0, itl_p99 = 0, itl_mean = 0, decode_tps = 0;
 };
 
-// Runs one request alone and times each token's arrival.
+// Runs one request alone and times each token's arrival; `ids` gets its output tokens.
 Iteration run_one(LLMEngine& engine, const std::string& id, const std::vector<int>& prompt, int output_len,
-                  uint64_t seed) {
+                  uint64_t seed, const RequestOptions& options = {}, std::vector<int>* ids = nullptr) {
   std::vector<double> arrivals;
   const double t0 = now_s();
-  engine.add_request(id, prompt, exact_length_params(output_len, seed, RequestOutputKind::kDelta));
+  engine.add_request(id, prompt, exact_length_params(output_len, seed, RequestOutputKind::kDelta), options);
   while (engine.has_unfinished_requests()) {
     auto outs = engine.step();
     const double t = now_s();
     for (const auto& out : outs)
-      for (const auto& c : out.outputs)
+      for (const auto& c : out.outputs) {
         for (size_t k = 0; k < c.token_ids.size(); ++k) arrivals.push_back(t);
+        if (ids) ids->insert(ids->end(), c.token_ids.begin(), c.token_ids.end());
+      }
   }
   if (arrivals.size() != size_t(output_len))
     throw std::runtime_error("request " + id + " generated " + std::to_string(arrivals.size()) + " tokens, expected " +
@@ -74,9 +76,24 @@ int run_latency(LatencyOptions& opt) {
   const int vocab = engine.model_config().vocab_size;
   run_one(engine, "warmup", random_prompt(rng, opt.input_len, vocab), opt.output_len, opt.common.seed);
   std::vector<Iteration> iters;
-  for (int i = 0; i < opt.num_iters; ++i)
-    iters.push_back(run_one(engine, "iter" + std::to_string(i), random_prompt(rng, opt.input_len, vocab),
-                            opt.output_len, opt.common.seed + uint64_t(i) + 1));
+  const bool oracle = config.speculative_config.method == SpeculativeConfig::Method::kOracle;
+  for (int i = 0; i < opt.num_iters; ++i) {
+    const std::string id = "iter" + std::to_string(i);
+    const std::vector<int> prompt = random_prompt(rng, opt.input_len, vocab);
+    const uint64_t seed = opt.common.seed + uint64_t(i) + 1;
+    RequestOptions options;
+    if (oracle) {
+      // Method "oracle": a first run (no drafts: its oracle is empty) records the continuation the
+      // timed run then proposes; seeded sampling gives the same tokens with or without drafts, so
+      // every draft is accepted and the figure is the ceiling of propose -> verify -> accept.
+      run_one(engine, id + "-record", prompt, opt.output_len, seed, {}, &options.oracle_token_ids);
+    }
+    std::vector<int> got;
+    iters.push_back(run_one(engine, id, prompt, opt.output_len, seed, options, &got));
+    if (oracle && got != options.oracle_token_ids)
+      throw std::runtime_error("speculative decoding changed the output of " + id +
+                               " (oracle drafts): the verify step's logits differ from plain decoding's");
+  }
 
   auto med = [&](double Iteration::*field) {
     std::vector<double> v;
@@ -122,6 +139,11 @@ int run_latency(LatencyOptions& opt) {
               j["itl_ms_p90"].get<double>(), j["itl_ms_p99"].get<double>(), j["itl_ms_mean"].get<double>());
   std::printf("Decode:        %.1f tokens/s\n", j["decode_tokens_per_s"].get<double>());
   std::printf("End to end:    %.1f ms\n", j["e2e_ms"].get<double>());
+  if (config.speculative_config.enabled())
+    std::printf("Speculative:   %s, %d tokens; acceptance %.1f %%, mean accepted length %.2f\n",
+                config.speculative_config.method_name().c_str(), config.speculative_config.num_speculative_tokens,
+                100.0 * j["engine_stats"]["spec_decode"]["acceptance_rate"].get<double>(),
+                j["engine_stats"]["spec_decode"]["mean_acceptance_length"].get<double>());
   return 0;
 }
 

@@ -18,6 +18,11 @@ void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag
   cmd->add_option("--long-prefill-token-threshold", e.long_prefill_token_threshold,
                   "most prompt tokens of one request per step (default 0: no cap)");
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
+  cmd->add_option_function<std::string>(
+      "--speculative-config", [&e](const std::string& json) { e.speculative_config = parse_speculative_config(json); },
+      "speculative decoding, as vLLM spells it: '{\"method\": \"ngram\", \"num_speculative_tokens\": 4, "
+      "\"prompt_lookup_max\": 5, \"prompt_lookup_min\": 2}', or '{\"method\": \"draft_model\", \"model\": "
+      "\"small.gguf\", \"num_speculative_tokens\": 3}' (a model with the same vocabulary) (default: off)");
   add_dtype_options(cmd, e);
   add_device_options(cmd, e);
   if (prefix_caching_flag)

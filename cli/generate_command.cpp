@@ -86,7 +86,9 @@ int run_generate(GenerateOptions& opt) {
       if (room > 0) params.max_tokens = std::min(params.max_tokens, room);
     }
     try {
-      engine.add_request(id, opt.prompts[i], params, RequestOptions{opt.priority, {}, {}});
+      RequestOptions options;
+      options.priority = opt.priority;
+      engine.add_request(id, opt.prompts[i], params, options);
     } catch (const std::invalid_argument& e) {
       if (!many) throw;  // the command's error, as before
       errors[i] = e.what();

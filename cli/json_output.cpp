@@ -75,7 +75,16 @@ nlohmann::json to_json(const EngineStats& s) {
           {"num_generation_tokens", s.num_generation_tokens},
           {"num_steps", s.num_steps},
           {"kv_cache_group_size", s.kv_cache_group_size},
-          {"kv_cache_groups", groups}};
+          {"kv_cache_groups", groups},
+          {"spec_decode",
+           {{"num_drafts", s.spec_num_drafts},
+            {"num_draft_tokens", s.spec_num_draft_tokens},
+            {"num_accepted_tokens", s.spec_num_accepted_tokens},
+            {"num_accepted_tokens_per_pos", s.spec_accepted_per_pos},
+            {"acceptance_rate",
+             s.spec_num_draft_tokens ? double(s.spec_num_accepted_tokens) / double(s.spec_num_draft_tokens) : 0.0},
+            {"mean_acceptance_length",
+             s.spec_num_drafts ? 1.0 + double(s.spec_num_accepted_tokens) / double(s.spec_num_drafts) : 0.0}}}};
 }
 
 std::string dump(const nlohmann::json& j, int indent) {

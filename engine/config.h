@@ -10,6 +10,7 @@
 
 #include "engine/model/kv_cache_dtype.h"
 #include "engine/model/weight_dtype.h"
+#include "engine/spec_decode/speculative_config.h"
 
 namespace pagedchat {
 
@@ -367,6 +368,9 @@ struct EngineConfig {
   /// (DecoderModel::packed_bytes()), with a warning when a configured size is lowered; below one
   /// max_model_len sequence's blocks the load fails, naming the numbers.
   std::size_t host_memory_budget = 0;
+  /// Speculative decoding (vLLM's --speculative-config; engine/spec_decode/): draft tokens
+  /// proposed per running request and verified in the next step. Method kNone: off.
+  SpeculativeConfig speculative_config{};
   /// No CUDA graphs for decode steps (vLLM's enforce_eager); every kernel is launched eagerly.
   bool enforce_eager = false;
   /// Called during loading with (bytes read, total bytes) of the weight files, from the loading

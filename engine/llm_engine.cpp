@@ -21,6 +21,8 @@
 #include "engine/output_processor.h"
 #include "engine/sample/sampler.h"
 #include "engine/sample/structured/json_schema_grammar.h"
+#include "engine/spec_decode/draft_model_proposer.h"
+#include "engine/spec_decode/ngram_proposer.h"
 #include "engine/text/tokenizer.h"
 #include "kernels/backend_factory.h"
 
@@ -67,6 +69,7 @@ void check_config(const EngineConfig& c) {
   }
   if (!(c.gpu_memory_utilization > 0.0 && c.gpu_memory_utilization <= 1.0))
     fail("gpu_memory_utilization must be in (0, 1], got " + std::to_string(c.gpu_memory_utilization));
+  c.speculative_config.validate();  // its errors name --speculative-config
 }
 
 // A warning of the load: to EngineConfig::on_warning, or to stderr without one.
@@ -157,6 +160,8 @@ struct LLMEngine::Impl {
   std::unique_ptr<ModelRunner> runner;
   std::unique_ptr<OutputProcessor> output;
   Sampler sampler;
+  std::unique_ptr<DraftModelProposer> drafter;       ///< speculative method draft_model
+  std::vector<std::pair<Request*, int>> to_propose;  ///< one step's requests and their draft budgets
   std::unordered_map<std::string, std::unique_ptr<RequestGroup>> groups;
   std::vector<RequestOutput> pending;  // aborted requests, reported by the next step()
   // request_abort(): ids asked for from any thread, applied by step() (under abort_mutex).
@@ -190,6 +195,15 @@ struct LLMEngine::Impl {
   /// True when every request of `so` was asked to abort (the check between the forward's layers).
   bool step_abandoned(const SchedulerOutput& so);
   void on_token(RequestGroup& g, Request& r, const SampleResult& s, double t);
+  /// Speculative decoding: after the first row's token (already appended), accepts r's drafts
+  /// while the token sampled from the row before equals them, sampling each next row from the
+  /// target's logits (rows [1 .. s.num_spec_tokens] after `first_row`); rolls back the rest.
+  void verify_drafts(RequestGroup& g, Request& r, const ScheduledRequest& s, int first_token, const float* first_row,
+                     double t);
+  /// Queues r for drafts for its next step (r.spec_token_ids; empty: none); propose_queued()
+  /// proposes them, all the step's requests at once (a draft model runs them batched).
+  void propose(Request& r);
+  void propose_queued();
 };
 
 LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
@@ -231,6 +245,15 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                                   " (use bfloat16 or float16)");
   // KV-cache groups (engine/core/kv_cache_groups.h): one block id holds group_size layers; a
   // request needs every block of its sequence in a full group, its window's in a sliding one.
+  if (m.config.speculative_config.enabled() && mc.num_recurrent_layers() > 0 && m.config.speculative_config.optional) {
+    warn(m.config, "speculative decoding is off: '" + model_path +
+                       "' has recurrent (linear-attention) layers, whose state is not rolled back yet");
+    m.config.speculative_config = SpeculativeConfig{};
+  }
+  if (m.config.speculative_config.enabled() && mc.num_recurrent_layers() > 0)
+    throw std::invalid_argument("--speculative-config: '" + model_path +
+                                "' has recurrent (linear-attention) layers, whose state cannot be rolled back to "
+                                "the last accepted draft yet; speculative decoding runs on attention-only models");
   const KVCacheGroups kv_groups = KVCacheGroups::of(mc);
   const std::size_t block_bytes = KVCache::bytes_per_block(mc, kv_groups, bs, kv_dtype);
   const int max_step_tokens = std::min(
@@ -347,6 +370,12 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
       SchedulerConfig{m.config.max_num_seqs, m.config.max_num_batched_tokens, m.config.long_prefill_token_threshold,
                       m.config.scheduling_policy},
       *m.kv);
+  if (m.config.speculative_config.method == SpeculativeConfig::Method::kDraftModel)
+    m.drafter = std::make_unique<DraftModelProposer>(
+        m.config, mc, m.tokenizer.get(),
+        [&m](const ModelConfig& draft) { return make_checked_backend(m.config, draft, m.warnings); },
+        m.config.num_blocks);
+  m.stats.spec_accepted_per_pos.assign(std::size_t(m.config.speculative_config.num_speculative_tokens), 0);
   m.output = std::make_unique<OutputProcessor>(mc, m.config.max_model_len, m.tokenizer.get());
   m.config.num_threads = m.runner->backend().num_threads();
 }
@@ -409,6 +438,9 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
   g->params = params;
   g->metrics.arrival_time = now_seconds();
   auto seq = std::make_unique<Request>(id, std::move(ids), params, next_arrival++, tokenizer.get());
+  seq->num_spec_budget = options.speculative ? config.speculative_config.num_speculative_tokens : 0;
+  if (config.speculative_config.method == SpeculativeConfig::Method::kOracle)
+    seq->oracle_token_ids = options.oracle_token_ids;
   seq->priority = options.priority;
   seq->cache_salt = options.cache_salt;
   seq->share_key = options.fair_share_key.empty() ? id : options.fair_share_key;
@@ -447,6 +479,7 @@ bool LLMEngine::Impl::abort(const std::string& id) {
   RequestGroup& g = *it->second;
   for (auto& s : g.seqs) {
     if (!s->is_finished()) m.scheduler->remove_request(s.get());
+    if (m.drafter) m.drafter->remove(s->request_id);
     m.output->abort(*s);
   }
   g.metrics.finished_time = now_seconds();
@@ -533,6 +566,7 @@ void LLMEngine::Impl::fork(RequestGroup& g) {
     child->cache_salt = parent.cache_salt;
     child->share_key = parent.share_key;
     child->num_computed_tokens = parent.num_computed_tokens;
+    child->num_spec_budget = parent.num_spec_budget;
     if (g.grammar) child->matcher = make_matcher(g.grammar);
     kv->fork(parent, *child);
     scheduler->add_running(child.get());
@@ -549,7 +583,82 @@ void LLMEngine::Impl::on_token(RequestGroup& g, Request& r, const SampleResult& 
     g.metrics.last_token_time = t;
     ++g.metrics.num_generation_tokens;
   }
-  if (r.finish_reason) scheduler->finish_request(&r);
+  if (r.finish_reason) {
+    scheduler->finish_request(&r);
+    if (drafter) drafter->remove(r.request_id);
+  }
+}
+
+// Exact for any sampling settings: with a deterministic draft (one token, probability 1), the
+// rejection sampling rule of Leviathan et al. 2023 ("Fast Inference from Transformers via
+// Speculative Decoding": accept with min(1, p/q), else sample the residual (p - q)+) reduces to
+// "sample from the target's p; accept the draft if that is the token". The sampled token is then
+// the target's own sample at that position, from the request's own RNG, one draw per token as
+// without speculation: greedy and seeded outputs are those of plain decoding.
+void LLMEngine::Impl::verify_drafts(RequestGroup& g, Request& r, const ScheduledRequest& s, int first_token,
+                                    const float* first_row, double t) {
+  const int vocab = model.config.vocab_size;
+  const std::vector<int> drafts(r.spec_token_ids.begin(), r.spec_token_ids.begin() + s.num_spec_tokens);
+  int accepted = 0, token = first_token;
+  while (accepted < s.num_spec_tokens && !r.finish_reason && token == drafts[std::size_t(accepted)]) {
+    ++accepted;
+    const SampleResult next = sample(r, first_row + std::size_t(accepted) * std::size_t(vocab));
+    on_token(g, r, next, t);
+    token = next.token;
+  }
+  r.spec_token_ids.clear();
+  if (!r.finish_reason) scheduler->rollback_rejected(r, s.num_spec_tokens - accepted);
+  ++stats.spec_num_drafts;
+  stats.spec_num_draft_tokens += s.num_spec_tokens;
+  stats.spec_num_accepted_tokens += accepted;
+  stats.spec_accepted_per_pos.resize(std::size_t(config.speculative_config.num_speculative_tokens));
+  for (int i = 0; i < accepted && i < int(stats.spec_accepted_per_pos.size()); ++i)
+    ++stats.spec_accepted_per_pos[std::size_t(i)];
+  if (r.index == 0) {
+    ++g.metrics.num_spec_drafts;
+    g.metrics.num_spec_draft_tokens += s.num_spec_tokens;
+    g.metrics.num_spec_accepted_tokens += accepted;
+  }
+  // The budget adapts: one more draft after a full acceptance, else what was accepted plus one;
+  // drafts nobody accepted pause the proposals for 1, 3, 7 ... (at most 31) steps.
+  const int most = config.speculative_config.num_speculative_tokens;
+  if (accepted == s.num_spec_tokens)
+    r.num_spec_budget = std::min(most, r.num_spec_budget + 1);
+  else
+    r.num_spec_budget = std::clamp(accepted + 1, 1, most);
+  if (accepted == 0) {
+    r.spec_misses = std::min(r.spec_misses + 1, 5);
+    r.spec_skip_steps = (1 << r.spec_misses) - 1;
+  } else {
+    r.spec_misses = 0;
+  }
+}
+
+void LLMEngine::Impl::propose(Request& r) {
+  r.spec_token_ids.clear();
+  if (r.spec_skip_steps > 0) {
+    --r.spec_skip_steps;
+    return;
+  }
+  const SpeculativeConfig& sc = config.speculative_config;
+  // No drafts past max_tokens (the step's own token comes first) or the context.
+  const int k = std::min(
+      {r.num_spec_budget, r.params.max_tokens - r.num_output_tokens() - 1, config.max_model_len - r.num_tokens()});
+  if (k <= 0) return;
+  if (sc.method == SpeculativeConfig::Method::kDraftModel) {
+    to_propose.emplace_back(&r, k);
+  } else if (sc.method == SpeculativeConfig::Method::kNgram) {
+    propose_ngram(r.token_ids, k, sc.prompt_lookup_min, sc.prompt_lookup_max, r.spec_token_ids);
+  } else if (sc.method == SpeculativeConfig::Method::kOracle) {
+    const std::size_t from = std::size_t(r.num_output_tokens());
+    for (std::size_t i = from; i < r.oracle_token_ids.size() && int(i - from) < k; ++i)
+      r.spec_token_ids.push_back(r.oracle_token_ids[i]);
+  }
+}
+
+void LLMEngine::Impl::propose_queued() {
+  if (drafter && !to_propose.empty()) drafter->propose(to_propose);
+  to_propose.clear();
 }
 
 std::vector<RequestOutput> LLMEngine::step() {
@@ -612,7 +721,8 @@ std::vector<RequestOutput> LLMEngine::step() {
     if (!s.samples) continue;
     Request& r = *s.request;
     RequestGroup& g = *r.group;
-    const float* logits = m.logits.data() + std::size_t(row++) * vocab;
+    const float* logits = m.logits.data() + std::size_t(row) * vocab;
+    row += 1 + s.num_spec_tokens;
     const SampleResult first = m.sample(r, logits);
     if (!g.forked && g.params.n > 1) {
       // Every completion samples its first token from the prompt's logits, then runs on its own.
@@ -620,8 +730,11 @@ std::vector<RequestOutput> LLMEngine::step() {
       for (size_t i = 1; i < g.seqs.size(); ++i) m.on_token(g, *g.seqs[i], m.sample(*g.seqs[i], logits), t);
     }
     m.on_token(g, r, first, t);
+    if (s.num_spec_tokens > 0) m.verify_drafts(g, r, s, first.token, logits, t);
+    if (r.num_spec_budget > 0 && !r.finish_reason) m.propose(r);
     if (std::find(touched.begin(), touched.end(), &g) == touched.end()) touched.push_back(&g);
   }
+  m.propose_queued();
   for (RequestGroup* g : touched) {
     const bool finished = g->finished();
     if (finished) {

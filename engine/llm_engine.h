@@ -63,6 +63,12 @@ struct RequestOptions {
   /// their state at the deepest block boundary <= N while computing the prompt, so the next turn
   /// resumes there. 0: no hint (the prompt's end is checkpointed).
   int stable_prefix_tokens = 0;
+  /// Speculative method "oracle" (benchmarks): the output tokens a first run gave; each step
+  /// proposes the next of them as drafts. Ignored under other methods.
+  std::vector<int> oracle_token_ids{};
+  /// False: this request proposes no draft tokens although the engine speculates (a pane's
+  /// setting); its output is the same either way.
+  bool speculative = true;
 };
 
 /// Counters for a status line / engine view.
@@ -81,6 +87,13 @@ struct EngineStats {
   long long prefix_cache_queries = 0;  ///< prompt tokens looked up in the prefix cache
   long long prefix_cache_hits = 0;     ///< of those, tokens found cached
   int num_cached_blocks = 0;           ///< blocks registered in the prefix cache
+  /// Speculative decoding since start (vLLM's spec_decode counters): verifications with at least
+  /// one draft, draft tokens verified, draft tokens accepted, and accepted per draft position
+  /// (spec_accepted_per_pos[i]: drafts accepted at position i; size num_speculative_tokens).
+  long long spec_num_drafts = 0;
+  long long spec_num_draft_tokens = 0;
+  long long spec_num_accepted_tokens = 0;
+  std::vector<long long> spec_accepted_per_pos;
   /// The KV-cache groups: all share the num_total_blocks blocks; one block holds
   /// kv_cache_group_size layers' K and V of block_size tokens. A model without sliding windows has
   /// one group of all its layers.

@@ -34,6 +34,11 @@ struct RequestMetrics {
   int num_cached_tokens = 0;            ///< prompt tokens found in the prefix cache
   int num_preemptions = 0;
   int num_generation_tokens = 0;
+  /// Speculative decoding (first completion): steps that verified drafts, draft tokens verified,
+  /// and of those the tokens accepted. Mean accepted length = 1 + accepted / drafts (vLLM's).
+  int num_spec_drafts = 0;
+  int num_spec_draft_tokens = 0;
+  int num_spec_accepted_tokens = 0;
 };
 
 /// One completion of a request. With RequestOutputKind::kDelta, `text`, `token_ids` and

@@ -143,7 +143,9 @@ bool KVCacheCoordinator::allocate_slots(Request& r, int num_new_tokens, const Co
   //    requests and takes prefix hits (admits waiting requests) only in a step that preempted
   //    nobody, so such a block is never shared by the time it is freed.
   // The same holds in every group: a sliding group's hit holds only blocks inside the window.
-  cache_blocks(r, num_tokens);
+  // Draft tokens (speculative decoding) beyond r.token_ids are never registered: their blocks
+  // are registered once accepted tokens fill them.
+  cache_blocks(r, std::min(num_tokens, r.num_tokens()));
   return true;
 }
 

@@ -60,6 +60,12 @@ struct Request {
   /// n > 1 before the fork: the live slots its completions will take (held from admission, so
   /// the fork never waits for one).
   std::vector<int> reserved_state_slots;
+  // Speculative decoding (engine/spec_decode/).
+  std::vector<int> spec_token_ids;    ///< draft tokens to verify after token_ids in its next step
+  int num_spec_budget = 0;            ///< most draft tokens it proposes next (adapts to its acceptance)
+  std::vector<int> oracle_token_ids;  ///< method "oracle": the continuation it proposes from (benchmarks)
+  int spec_skip_steps = 0;            ///< steps left without proposals (after drafts nobody accepted)
+  int spec_misses = 0;                ///< verifications in a row that accepted no draft
 
   // Output side.
   std::mt19937_64 rng;

@@ -42,6 +42,7 @@ void Scheduler::preempt(Request* request) {
   std::erase(running_, request);
   kv_.free(*request);
   request->status = RequestStatus::kPreempted;
+  request->spec_token_ids.clear();
   request->num_computed_tokens = 0;  // recompute prompt + output so far (or from a checkpoint) when admitted again
   ++request->num_preemptions;
   ++num_preemptions_;
@@ -60,9 +61,19 @@ SchedulerOutput Scheduler::schedule() {
   // 1. Running requests, in admission order.
   for (size_t i = 0; i < running_.size() && budget > 0;) {
     Request* req = running_[i];
-    const int num_new = cap(req, req->num_tokens() - req->num_computed_tokens, budget);
+    // A decoding request verifies its draft tokens too (vLLM's num_tokens_with_spec); the budget
+    // may cut some of them.
+    const int num_known = req->num_tokens() - req->num_computed_tokens;
+    const int num_drafts = num_known == 1 ? int(req->spec_token_ids.size()) : 0;
+    int num_new = cap(req, num_known + num_drafts, budget);
+    int num_spec = std::max(0, num_new - num_known);
     bool scheduled = true;
     while (!kv_.allocate_slots(*req, num_new)) {
+      if (num_spec > 0) {  // drafts never cost another request its place: the step goes without them
+        num_new -= num_spec;
+        num_spec = 0;
+        continue;
+      }
       // Out of blocks: preempt the running request that would run last (possibly this one).
       Request* victim = *std::max_element(running_.begin(), running_.end(),
                                           [&](Request* a, Request* b) { return before(a, b); });
@@ -83,7 +94,8 @@ SchedulerOutput Scheduler::schedule() {
       }
     }
     if (!scheduled) continue;  // running_[i] is now the next request
-    out.scheduled.push_back({req, num_new, req->num_computed_tokens + num_new == req->num_tokens(), {}});
+    out.scheduled.push_back(
+        {req, num_new, req->num_computed_tokens + num_new - num_spec == req->num_tokens(), {}, num_spec});
     out.total_num_scheduled_tokens += num_new;
     budget -= num_new;
     ++i;
@@ -132,6 +144,8 @@ SchedulerOutput Scheduler::schedule() {
   out.state_copies = kv_.take_pending_state_copies();
   return out;
 }
+
+void Scheduler::rollback_rejected(Request& request, int num_rejected) { request.num_computed_tokens -= num_rejected; }
 
 void Scheduler::update_after_step(const SchedulerOutput& out) {
   // The blocks these tokens fill were registered in the prefix cache when they were allocated; a

@@ -30,6 +30,9 @@ struct ScheduledRequest {
   bool samples;        ///< this step reaches the end of its known tokens: a new token is sampled
   /// Recurrent layers: the state checkpoints this step writes (KVCacheCoordinator::plan_checkpoint).
   CheckpointPlan checkpoint;
+  /// Speculative decoding: the last num_spec_tokens of num_new_tokens are request->spec_token_ids'
+  /// first drafts (then samples is true and the step gives 1 + num_spec_tokens rows of logits).
+  int num_spec_tokens = 0;
 };
 
 /// What one step runs: requests in batch order.
@@ -62,6 +65,9 @@ class Scheduler {
   /// After the forward: advances num_computed_tokens (the blocks they fill were registered in the
   /// prefix cache by allocate_slots, when the step was scheduled).
   void update_after_step(const SchedulerOutput& out);
+  /// After verification: `num_rejected` draft tokens of its step were not accepted; their K/V
+  /// slots count as not computed (the next step writes over them).
+  void rollback_rejected(Request& request, int num_rejected);
   /// Drops a finished request from the running queue and frees its blocks.
   void finish_request(Request* request);
 

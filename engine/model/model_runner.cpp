@@ -83,8 +83,10 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
   for (const auto& s : out.scheduled) {
     const Request& req = *s.request;
     const int start = req.num_computed_tokens, end = start + s.num_new_tokens;
+    const int known = req.num_tokens();  // positions past it hold draft tokens (speculative decoding)
     for (int pos = start; pos < end; ++pos) {
-      b.input_ids.push_back(req.token_ids[pos]);
+      b.input_ids.push_back(pos < known ? req.token_ids[std::size_t(pos)]
+                                        : req.spec_token_ids[std::size_t(pos - known)]);
       b.positions.push_back(pos);
     }
     for (int g = 0; g < groups; ++g) {
@@ -95,7 +97,8 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
     }
     b.query_start_loc.push_back(int(b.input_ids.size()));
     b.seq_lens.push_back(end);
-    if (s.samples) b.logits_indices.push_back(int(b.input_ids.size()) - 1);
+    if (s.samples)  // the last known token's row, then one per draft token
+      for (int j = s.num_spec_tokens; j >= 0; --j) b.logits_indices.push_back(int(b.input_ids.size()) - 1 - j);
     if (kv.states()) {
       b.state_slots.push_back(req.state_slot);
       if (s.checkpoint.after > 0) b.state_saves.push_back({int(r), s.checkpoint.after, req.checkpoint_slot});

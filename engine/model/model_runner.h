@@ -32,10 +32,10 @@ class ModelRunner {
   /// before the KV cache takes the rest of the memory.
   void profile_run(int num_tokens, int num_seqs, int max_model_len, int block_size, kernels::KvDType dtype);
 
-  /// Runs one step. logits: [number of sampling requests, vocab], in SchedulerOutput order of the
-  /// requests with samples == true. `abandon` (optional) is asked between the forward's layers:
-  /// when it returns true the forward stops there and execute() returns false (logits unset;
-  /// some layers' K/V and recurrent state written for the step's tokens, see DecoderModel::forward).
+  /// Runs one step. logits: [rows, vocab]: for each request with samples == true, in
+  /// SchedulerOutput order, 1 + num_spec_tokens rows (its last known token's, then each draft's). `abandon` (optional)
+  /// is asked between the forward's layers: when it returns true the forward stops there and execute() returns false
+  /// (logits unset; some layers' K/V and recurrent state written for the step's tokens, see DecoderModel::forward).
   bool execute(const SchedulerOutput& out, const KVCacheCoordinator& kv, std::vector<float>& logits,
                const std::function<bool()>& abandon = {});
 

@@ -142,6 +142,18 @@ std::string ServerMetrics::render(const EngineStats& s) const {
   sample("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", to_string(s.num_prompt_tokens));
   sample("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.",
          to_string(s.num_generation_tokens));
+  if (!s.spec_accepted_per_pos.empty() || s.spec_num_drafts > 0) {
+    // Speculative decoding (--speculative-config), vLLM's spec_decode counters.
+    sample("vllm:spec_decode_num_drafts", "counter", "Number of spec decoding drafts.", to_string(s.spec_num_drafts));
+    sample("vllm:spec_decode_num_draft_tokens", "counter", "Number of draft tokens.",
+           to_string(s.spec_num_draft_tokens));
+    sample("vllm:spec_decode_num_accepted_tokens", "counter", "Number of accepted tokens.",
+           to_string(s.spec_num_accepted_tokens));
+    header(o, "vllm:spec_decode_num_accepted_tokens_per_pos", "counter", "Accepted tokens per draft position.");
+    for (std::size_t i = 0; i < s.spec_accepted_per_pos.size(); ++i)
+      o << "vllm:spec_decode_num_accepted_tokens_per_pos{" << l << ",position=\"" << i << "\"} "
+        << s.spec_accepted_per_pos[i] << "\n";
+  }
   header(o, "vllm:request_success_total", "counter", "Count of successfully processed requests.");
   for (FinishReason reason : kFinishReasons) {
     auto it = finished_.find(reason);
