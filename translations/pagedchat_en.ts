@@ -1825,6 +1825,18 @@
         <source>Answered by the model %1</source>
         <translation>Answered by the model %1</translation>
     </message>
+    <message>
+        <source>drafts %1% · ×%2</source>
+        <translation>drafts %1% · ×%2</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: the share of proposed draft tokens the model accepted, and the tokens one step gave on average</source>
+        <translation>Speculative decoding: the share of proposed draft tokens the model accepted, and the tokens one step gave on average</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: %1</source>
+        <translation>Speculative decoding: %1</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettings</name>
@@ -1907,6 +1919,10 @@
     <message>
         <source>Tools must be on or off.</source>
         <translation>Tools must be on or off.</translation>
+    </message>
+    <message>
+        <source>Speculative decoding must be on or off.</source>
+        <translation>Speculative decoding must be on or off.</translation>
     </message>
 </context>
 <context>
@@ -1997,6 +2013,14 @@
     <message>
         <source>Offer tools (none set up: Settings → Tools)</source>
         <translation>Offer tools (none set up: Settings → Tools)</translation>
+    </message>
+    <message>
+        <source>Speculative decoding (same reply, faster)</source>
+        <translation>Speculative decoding (same reply, faster)</translation>
+    </message>
+    <message>
+        <source>Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.</source>
+        <translation>Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.</translation>
     </message>
 </context>
 <context>

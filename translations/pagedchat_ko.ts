@@ -1819,6 +1819,18 @@
         <source>Answered by the model %1</source>
         <translation>%1 모델이 답함</translation>
     </message>
+    <message>
+        <source>drafts %1% · ×%2</source>
+        <translation>초안 %1% · ×%2</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: the share of proposed draft tokens the model accepted, and the tokens one step gave on average</source>
+        <translation>추측 디코딩: 제안된 초안 토큰 중 모델이 받아들인 비율과, 한 단계에서 평균으로 나온 토큰 수</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: %1</source>
+        <translation>추측 디코딩: %1</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettings</name>
@@ -1901,6 +1913,10 @@
     <message>
         <source>Tools must be on or off.</source>
         <translation>도구는 켜기 또는 끄기여야 합니다.</translation>
+    </message>
+    <message>
+        <source>Speculative decoding must be on or off.</source>
+        <translation>추측 디코딩은 켜기 또는 끄기여야 합니다.</translation>
     </message>
 </context>
 <context>
@@ -1990,6 +2006,14 @@
     <message>
         <source>Offer tools (none set up: Settings → Tools)</source>
         <translation>도구 제공 (설정된 도구 없음: 설정 → 도구)</translation>
+    </message>
+    <message>
+        <source>Speculative decoding (same reply, faster)</source>
+        <translation>추측 디코딩 (같은 답, 더 빠르게)</translation>
+    </message>
+    <message>
+        <source>Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.</source>
+        <translation>대화에서 n-gram으로 찾은 다음 토큰 초안을 모델이 한 단계에서 확인합니다. 답이 앞의 글을 되풀이하는 곳에서 빨라지고, 답은 똑같습니다.</translation>
     </message>
 </context>
 <context>

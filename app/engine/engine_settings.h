@@ -83,7 +83,8 @@ class EngineSettings : public QObject {
   /// The engine's "KV cache too small" load error in the settings' terms ("KV cache size (MiB)
   /// too small for this model: needs at least N MiB ..."), or "" for any other error.
   static QString kvCacheTooSmallMessage(const QString& engineError);
-  /// Copies the settings into the engine configuration `config`.
+  /// Copies the settings into the engine configuration `config`, with n-gram speculative decoding
+  /// (4 draft tokens; off for a hybrid model).
   void applyTo(pagedchat::EngineConfig& config) const;
 
  signals:

@@ -185,9 +185,10 @@ void EngineWorker::load(int generation) {
 
 void EngineWorker::submit(const QString& requestId, const QList<PromptMessage>& messages,
                           const pagedchat::SamplingParams& params, bool continueLast, const QString& reasoning,
-                          const QString& tools) {
+                          const QString& tools, bool speculative) {
   Command c;
   c.continueLast = continueLast;
+  c.speculative = speculative;
   c.reasoning = reasoning;
   c.tools = tools;
   c.requestId = requestId;
@@ -296,6 +297,7 @@ void EngineWorker::drainCommands() {
                                    stops.stop_token_ids.end());
       pagedchat::RequestOptions options;
       options.stable_prefix_tokens = prompt.stable_prefix_tokens;
+      options.speculative = c.speculative;
       engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params, options);
       active_.insert(c.requestId);
       // The template opened the reasoning block (DeepSeek-R1's "<think>\n" generation prompt):
@@ -395,6 +397,9 @@ void EngineWorker::runStep() {
     }
     d.numPromptTokens = static_cast<int>(out.prompt_token_ids.size());
     d.numCachedTokens = out.num_cached_tokens;
+    d.numSpecDrafts = out.metrics.num_spec_drafts;
+    d.numSpecDraftTokens = out.metrics.num_spec_draft_tokens;
+    d.numSpecAcceptedTokens = out.metrics.num_spec_accepted_tokens;
     if (out.metrics.first_token_time > 0)
       d.decodeSeconds = std::max(0.0, out.metrics.last_token_time - out.metrics.first_token_time);
     d.finished = out.finished;

@@ -96,7 +96,8 @@ class EngineWorker : public QObject {
   /// into the last delta's toolCalls (ToolReplySplitter). A tools text that is no JSON array is
   /// refused (requestRejected()).
   void submit(const QString& requestId, const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-              bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString());
+              bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString(),
+              bool speculative = true);
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
   /// What happens to a conversation that outgrows the context, from the next request on.
@@ -165,6 +166,7 @@ class EngineWorker : public QObject {
     bool continueLast = false;
     QString reasoning;
     QString tools;
+    bool speculative = true;
   };
 
   /// The loaded model's suggestions for the panes' settings (modelDefaultsMap()):

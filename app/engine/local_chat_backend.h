@@ -89,8 +89,8 @@ class LocalChatBackend : public ChatBackend {
   /// arrive via stepFinished(). With `continueLast` the last message is an assistant reply the
   /// model continues (a cut-off answer): the prompt ends inside it.
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                 bool continueLast = false, const QString& reasoning = QString(),
-                 const QString& tools = QString()) override;
+                 bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString(),
+                 bool speculative = true) override;
   /// Asks the worker to stop a request; its last delta has finish reason "abort".
   void cancel(const QString& requestId) override;
   /// "local:<model name>".

@@ -30,6 +30,11 @@ struct RequestDelta {
   /// tool_calls array's JSON text (ToolReplySplitter::toolCallsJson()); "" for none. The text of
   /// such a request's deltas leaves the calls out.
   QString toolCalls{};
+  /// Speculative decoding so far (cumulative; 0 without it or from a remote backend): steps that
+  /// verified drafts, draft tokens verified, and of those accepted (RequestMetrics' counters).
+  int numSpecDrafts = 0;
+  int numSpecDraftTokens = 0;
+  int numSpecAcceptedTokens = 0;
 };
 
 /// Engine counters sampled right after one step, for the status line.

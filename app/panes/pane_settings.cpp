@@ -126,6 +126,12 @@ void PaneSettings::setTools(bool on) {
   emit changed();
 }
 
+void PaneSettings::setSpeculative(bool on) {
+  if (on == speculative_) return;
+  speculative_ = on;
+  emit changed();
+}
+
 QStringList PaneSettings::reasoningChoices() const {
   return modelDefaults_.value(QStringLiteral("reasoningChoices")).toStringList();
 }
@@ -188,6 +194,12 @@ QVariantMap PaneSettings::validate(const QVariantMap& values) const {
     if (t.typeId() != QMetaType::Bool && text != QLatin1String("true") && text != QLatin1String("false"))
       errors.insert(QStringLiteral("tools"), tr("Tools must be on or off."));
   }
+  if (values.contains(QStringLiteral("speculative"))) {
+    const QVariant t = values.value(QStringLiteral("speculative"));
+    const QString text = t.toString();
+    if (t.typeId() != QMetaType::Bool && text != QLatin1String("true") && text != QLatin1String("false"))
+      errors.insert(QStringLiteral("speculative"), tr("Speculative decoding must be on or off."));
+  }
   if (values.contains(QStringLiteral("seed"))) {
     const QString s = values.value(QStringLiteral("seed")).toString();
     if (!isRandomSeed(s)) {
@@ -234,6 +246,8 @@ void PaneSettings::assign(const QVariantMap& values) {
   if (values.contains(QStringLiteral("seed"))) setSeed(values.value(QStringLiteral("seed")).toString());
   if (values.contains(QStringLiteral("reasoning"))) setReasoning(values.value(QStringLiteral("reasoning")).toString());
   if (values.contains(QStringLiteral("tools"))) setTools(values.value(QStringLiteral("tools")).toBool());
+  if (values.contains(QStringLiteral("speculative")))
+    setSpeculative(values.value(QStringLiteral("speculative")).toBool());
   blockSignals(wasBlocked);
 }
 
@@ -300,6 +314,7 @@ QVariantMap PaneSettings::toMap() const {
           {QStringLiteral("seed"), seed_},
           {QStringLiteral("reasoning"), reasoning_},
           {QStringLiteral("tools"), tools_},
+          {QStringLiteral("speculative"), speculative_},
           {QStringLiteral("customized"), customized()}};
 }
 

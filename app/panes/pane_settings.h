@@ -42,6 +42,9 @@ class PaneSettings : public QObject {
   Q_PROPERTY(QStringList reasoningChoices READ reasoningChoices NOTIFY changed)
   /// The app's tools (Settings → Tools: its MCP servers) are offered to the model in this pane.
   Q_PROPERTY(bool tools READ tools WRITE setTools NOTIFY changed)
+  /// Speculative decoding (n-gram lookup) for this pane's requests on the local engine: the same
+  /// reply, faster where it repeats earlier text. Off: no drafts are proposed for them.
+  Q_PROPERTY(bool speculative READ speculative WRITE setSpeculative NOTIFY changed)
   /// One line summing the settings up, for the pane header's tool tip.
   Q_PROPERTY(QString summary READ summary NOTIFY changed)
 
@@ -73,6 +76,8 @@ class PaneSettings : public QObject {
   QStringList reasoningChoices() const;
   bool tools() const { return tools_; }
   void setTools(bool on);
+  bool speculative() const { return speculative_; }
+  void setSpeculative(bool on);
   QString summary() const;
   /// A reasoning choice as the settings show it ("on", "low", ...; "" = "the model's default"), translated.
   Q_INVOKABLE QString reasoningChoiceName(const QString& choice) const;
@@ -123,6 +128,7 @@ class PaneSettings : public QObject {
   QString seed_ = QStringLiteral("random");
   QString reasoning_;
   bool tools_ = true;
+  bool speculative_ = true;
   QVariantMap modelDefaults_;
   QSet<QString> customized_;
 

@@ -189,9 +189,10 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
   }
   setUnseen(-1, -1, 0);  // the engine says again what this request leaves out
   requestId_ = backend_->submit(lastRequest_, samplingParams(), /*continueLast=*/false, settings_->reasoning(),
-                                toolsForRequest());
+                                toolsForRequest(), settings_->speculative());
   firstTokenClock_.invalidate();
   decodeSeconds_ = 0.0;
+  specDrafts_ = specDraftTokens_ = specAcceptedTokens_ = 0;
   saveTimer_.start();
   emit contextChanged();
   emit busyChanged();
@@ -258,6 +259,7 @@ void PaneState::closeConversation(bool deleted) {
   countTicket_ = 0;
   lastLeafUnder_.clear();
   lastReplyRate_ = -1.0;
+  specDrafts_ = specDraftTokens_ = specAcceptedTokens_ = 0;
   emit contextChanged();
   if (conversationId_ != 0) {
     conversationId_ = 0;
@@ -297,6 +299,11 @@ void PaneState::onStepFinished(const QList<RequestDelta>& deltas) {
       replyTokens_ += d.newTokens;
     }
     decodeSeconds_ = std::max(decodeSeconds_, d.decodeSeconds);
+    if (d.numSpecDrafts >= specDrafts_) {  // cumulative per request
+      specDrafts_ = d.numSpecDrafts;
+      specDraftTokens_ = d.numSpecDraftTokens;
+      specAcceptedTokens_ = d.numSpecAcceptedTokens;
+    }
     throughput_->addStep(local_->clockMs(), d.newTokens, d.finished ? 0 : 1);
     if (d.numPromptTokens > 0 || d.newTokens > 0) emit contextChanged();
     if (!d.text.isEmpty()) {

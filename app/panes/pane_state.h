@@ -62,6 +62,11 @@ class PaneState : public QObject {
   /// Decode tokens/s of the last finished reply: the tokens after the first over their time, the
   /// prompt's not counted (-1 = none: no reply yet, or one of fewer than two tokens).
   Q_PROPERTY(double lastReplyRate READ lastReplyRate NOTIFY contextChanged)
+  /// Speculative decoding in the latest reply (local engine): the share of draft tokens accepted
+  /// (0 .. 1; -1 = no drafts were verified) and the mean tokens one step gave where drafts were
+  /// verified (1 + accepted / verifications, vLLM's mean acceptance length; 0 = none).
+  Q_PROPERTY(double draftAcceptance READ draftAcceptance NOTIFY contextChanged)
+  Q_PROPERTY(double meanAcceptedLength READ meanAcceptedLength NOTIFY contextChanged)
   /// Context use of the current branch: the latest request's prompt tokens plus the tokens
   /// generated for it (0 until the pane's first request), and the model's max positions (0 =
   /// unknown, no model yet).
@@ -161,6 +166,12 @@ class PaneState : public QObject {
   PaneSettings* settings() const { return settings_; }
   ThroughputMeter* throughput() const { return throughput_; }
   double lastReplyRate() const { return lastReplyRate_; }
+  double draftAcceptance() const {
+    return specDraftTokens_ > 0 ? double(specAcceptedTokens_) / double(specDraftTokens_) : -1.0;
+  }
+  double meanAcceptedLength() const {
+    return specDrafts_ > 0 ? 1.0 + double(specAcceptedTokens_) / double(specDrafts_) : 0.0;
+  }
   int promptTokensRead() const { return promptRead_; }
   int promptTokensTotal() const { return promptTotal_; }
   int unseenFirstRow() const { return unseenFirst_; }
@@ -336,7 +347,8 @@ class PaneState : public QObject {
   int promptRead_ = 0, promptTotal_ = 0;  ///< prompt progress (promptTokensRead/Total)
   int unseenFirst_ = -1, unseenLast_ = -1, unseenMessages_ = 0;  ///< rows the model did not see
   double lastReplyRate_ = -1.0;
-  int replyTokens_ = 0;  ///< tokens generated for the latest request
+  int specDrafts_ = 0, specDraftTokens_ = 0, specAcceptedTokens_ = 0;  ///< the latest reply's (RequestDelta)
+  int replyTokens_ = 0;                                                ///< tokens generated for the latest request
   int promptTokens_ = 0;
   int cachedPromptTokens_ = 0;
   int countedTokens_ = -1;  ///< the shown conversation counted by the engine (-1: not known)

@@ -23,6 +23,7 @@ void PaneState::reloadBranch() {
   // Another branch: the latest request's figures were about the old one.
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   lastReplyRate_ = -1.0;
+  specDrafts_ = specDraftTokens_ = specAcceptedTokens_ = 0;
   countContext();
   emit contextChanged();
 }
@@ -133,9 +134,10 @@ bool PaneState::continueReply() {
   lastRequest_ = request;
   setUnseen(-1, -1, 0);
   requestId_ = backend_->submit(request, samplingParams(), /*continueLast=*/true, settings_->reasoning(),
-                                toolsForRequest());
+                                toolsForRequest(), settings_->speculative());
   firstTokenClock_.invalidate();
   decodeSeconds_ = 0.0;
+  specDrafts_ = specDraftTokens_ = specAcceptedTokens_ = 0;
   saveTimer_.start();
   emit contextChanged();
   emit busyChanged();

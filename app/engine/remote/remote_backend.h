@@ -54,8 +54,8 @@ class RemoteChatBackend : public ChatBackend {
   /// `tools` go as the request's `tools`; the streamed `tool_calls` deltas are put together into
   /// the last delta's toolCalls.
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                 bool continueLast = false, const QString& reasoning = QString(),
-                 const QString& tools = QString()) override;
+                 bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString(),
+                 bool speculative = true) override;
   void cancel(const QString& requestId) override;
   /// "remote:<model>@<baseUrl>".
   QString backendLabel() const override;

@@ -33,6 +33,11 @@ Rectangle {
             return qsTr("%1 tok/s").arg(paneState.lastReplyRate.toFixed(1))
         return ""
     }
+    /// Speculative decoding in the latest reply: drafts accepted and tokens per step; "" without.
+    readonly property string draftText: paneState && paneState.draftAcceptance >= 0
+                                        ? qsTr("drafts %1% · ×%2").arg(Math.round(paneState.draftAcceptance * 100))
+                                              .arg(paneState.meanAcceptedLength.toFixed(1))
+                                        : ""
     readonly property int contextUsed: paneState ? paneState.contextUsed : 0
     readonly property int contextLimit: paneState ? paneState.contextLimit : 0
     readonly property real contextFraction: contextLimit > 0 ? contextUsed / contextLimit : 0
@@ -150,6 +155,7 @@ Rectangle {
             spacing: 10
 
             Label {
+                id: rateLabel
                 objectName: "paneRate"
                 visible: header.rateText !== ""
                 text: header.rateText
@@ -157,7 +163,24 @@ Rectangle {
                 color: Theme.mutedTextColor
                 Accessible.name: qsTr("Speed: %1").arg(text)
             }
+            Label {
+                objectName: "paneDrafts"
+                // Only where the row has room for it beside the speed and the context's fullest form
+                // (the context comes first in a narrow pane).
+                visible: header.draftText !== ""
+                         && statsRow.width >= implicitWidth + 60 + 3 * statsRow.spacing
+                            + (rateLabel.visible ? rateLabel.implicitWidth : 0)
+                            + (contextLabel.visible ? contextLabel.Layout.preferredWidth : 0)
+                text: header.draftText
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+                ToolTip.visible: draftsHover.hovered
+                ToolTip.text: qsTr("Speculative decoding: the share of proposed draft tokens the model accepted, and the tokens one step gave on average")
+                Accessible.name: qsTr("Speculative decoding: %1").arg(text)
+                HoverHandler { id: draftsHover }
+            }
             FittingLabel {
+                id: contextLabel
                 objectName: "paneContext"
                 visible: header.contextLimit > 0
                 // Known once the pane has sent a request (the engine counts the rendered prompt).

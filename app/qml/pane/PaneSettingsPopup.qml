@@ -65,6 +65,7 @@ Dialog {
         seedField.text = settings.seed
         reasoningBox.currentIndex = Math.max(0, reasoningChoices.indexOf(settings.reasoning))
         toolsBox.checked = settings.tools
+        speculativeBox.checked = settings.speculative
         backendSection.load()
     }
 
@@ -89,7 +90,8 @@ Dialog {
             maxTokens: maxTokensField.text,
             seed: seedField.text,
             reasoning: reasoningChoices.length > 0 ? reasoningChoices[reasoningBox.currentIndex] : settings.reasoning,
-            tools: toolsBox.checked
+            tools: toolsBox.checked,
+            speculative: speculativeBox.checked
         })
         return Object.keys(errors).length === 0 && backendSection.apply()
     }
@@ -215,6 +217,18 @@ Dialog {
                       ? qsTr("Offer the tools of Settings \u2192 Tools (%n tool(s))", "", popup.paneState.toolHost.toolCount)
                       : qsTr("Offer tools (none set up: Settings \u2192 Tools)")
                 Accessible.name: text
+            }
+            CheckBox {
+                id: speculativeBox
+                objectName: "setting_speculative"
+                Layout.columnSpan: 2
+                // A remote pane's server decides for itself.
+                visible: !(popup.paneState && popup.paneState.remote)
+                text: qsTr("Speculative decoding (same reply, faster)")
+                Accessible.name: text
+                ToolTip.visible: hovered
+                ToolTip.delay: 500
+                ToolTip.text: qsTr("Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.")
             }
         }
     }

@@ -166,6 +166,10 @@ void TestModelSettings::engineSettingsSaved() {
     QCOMPARE(config.block_size, 32);
     QCOMPARE(config.num_threads, 2);
     QCOMPARE(config.kv_cache_dtype, pagedchat::KvCacheDType::kQ8_0);
+    // N-gram speculative decoding, which a hybrid model may decline (panes turn it off per request).
+    QVERIFY(config.speculative_config.method == pagedchat::SpeculativeConfig::Method::kNgram);
+    QVERIFY(config.speculative_config.optional);
+    config.speculative_config.validate();
   }
   {
     QSettings settings(ini, QSettings::IniFormat);

@@ -64,6 +64,7 @@ class TestEngineWorker : public QObject {
   void twoRequestsShareSteps();
   void secondTurnReusesCache();
   void cancelReportsAbort();
+  void speculativePerRequest();
   void loadErrorIsReported();
   void chatTemplateWarnings();
 };
@@ -207,6 +208,47 @@ void TestEngineWorker::secondTurnReusesCache() {
   QTRY_COMPARE_WITH_TIMEOUT(rejected.count(), 1, 10000);
   QVERIFY2(rejected.at(0).at(1).toString().contains(QLatin1String("context holds 512")),
            qPrintable(rejected.at(0).at(1).toString()));
+}
+
+// The engine speculates (n-gram, as the app loads it); a request submitted with speculative off
+// proposes no drafts, and both give the same reply. The deltas carry the draft counters.
+void TestEngineWorker::speculativePerRequest() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  pagedchat::EngineConfig config = storiesConfig();
+  config.speculative_config.method = pagedchat::SpeculativeConfig::Method::kNgram;
+  config.speculative_config.num_speculative_tokens = 4;
+  WorkerThread w(config);
+  QSignalSpy loaded(w.worker, &EngineWorker::modelLoaded);
+  QMetaObject::invokeMethod(w.worker, "loadModel", Qt::QueuedConnection);
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+  QMap<QString, QString> text;
+  QMap<QString, RequestDelta> last;
+  connect(
+      w.worker, &EngineWorker::stepFinished, this,
+      [&](const QList<RequestDelta>& deltas) {
+        for (const RequestDelta& d : deltas) {
+          text[d.requestId] += d.text;
+          if (d.finished) last[d.requestId] = d;
+        }
+      },
+      Qt::QueuedConnection);
+  const auto prompt = userTurn(QStringLiteral("The cat sat on the mat. The cat sat on the mat. The cat sat on the"));
+  EngineWorker* worker = w.worker;
+  QMetaObject::invokeMethod(
+      worker,
+      [worker, prompt] {
+        worker->submit(QStringLiteral("on"), prompt, greedy(80), false, QString(), QString(), /*speculative=*/true);
+        worker->submit(QStringLiteral("off"), prompt, greedy(80), false, QString(), QString(), /*speculative=*/false);
+      },
+      Qt::QueuedConnection);
+  QTRY_COMPARE_WITH_TIMEOUT(last.size(), 2, 60000);
+  QVERIFY(!text.value(QStringLiteral("on")).isEmpty());
+  QCOMPARE(text.value(QStringLiteral("on")), text.value(QStringLiteral("off")));
+  QVERIFY(last.value(QStringLiteral("on")).numSpecDraftTokens > 0);
+  QVERIFY(last.value(QStringLiteral("on")).numSpecAcceptedTokens > 0);
+  QVERIFY(last.value(QStringLiteral("on")).numSpecAcceptedTokens <=
+          last.value(QStringLiteral("on")).numSpecDraftTokens);
+  QCOMPARE(last.value(QStringLiteral("off")).numSpecDraftTokens, 0);
 }
 
 void TestEngineWorker::cancelReportsAbort() {

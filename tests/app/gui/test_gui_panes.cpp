@@ -15,6 +15,7 @@
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QSGRendererInterface>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -108,6 +109,7 @@ class TestGuiPanes : public QObject {
   void remotePaneThroughSettings();
   void otherLocalModelThroughSettings();
   void reasoningSetting();
+  void speculativeSetting();
   void koreanInputMethodEnter();
   void renderingBenchmark();
   void cleanupTestCase();
@@ -685,6 +687,61 @@ void TestGuiPanes::reasoningSetting() {
   QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
   QTRY_VERIFY(apptest::findVisibleItem(root, QStringLiteral("applySettingsButton")));
   QVERIFY(!apptest::findVisibleItem(root, QStringLiteral("setting_reasoning")));
+  APPTEST_VERIFY_NO_WARNINGS();
+}
+
+void TestGuiPanes::speculativeSetting() {
+  // The app's engine speculates by n-gram lookup: a reply that repeats its prompt shows the drafts
+  // accepted in the pane header; the pane's settings turn it off (kept in the ini), and the next
+  // reply, the same text, has no drafts line.
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  AppOptions options = optionsFor(dir.path());
+  AppController controller(options);
+  controller.start();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(window);
+  QVERIFY(QTest::qWaitForWindowExposed(window));
+  QTRY_VERIFY2_WITH_TIMEOUT(controller.engine()->isReady(), qPrintable(controller.engine()->loadError()), 60000);
+  QQuickItem* root = window->contentItem();
+  QQuickItem* pane = findItem(root, QStringLiteral("chatPane0"));
+  PaneState* session = controller.panes()->paneAt(0);
+  QVERIFY(session->settings()->speculative());
+  QVERIFY(session->settings()->apply({{"maxTokens", "60"}, {"temperature", "0"}}).isEmpty());
+  const QString prompt = QStringLiteral("The cat sat on the mat. The cat sat on the mat. The cat sat on the mat.");
+  session->setInputText(prompt);
+  QVERIFY(session->send());
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 60000);
+  QCOMPARE(session->errorText(), QString());
+  QVERIFY(session->draftAcceptance() > 0.0);
+  QVERIFY(session->meanAcceptedLength() > 1.0);
+  QQuickItem* drafts = nullptr;
+  QTRY_VERIFY((drafts = findVisibleItem(pane, QStringLiteral("paneDrafts"))) != nullptr);
+  QVERIFY2(drafts->property("text").toString().contains(QStringLiteral("%")),
+           qPrintable(drafts->property("text").toString()));
+  const QString withDrafts = controller.store()->messages(session->conversationId()).at(1).text;
+
+  QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
+  QTRY_VERIFY(findVisibleItem(root, QStringLiteral("applySettingsButton")));
+  QQuickItem* box = findVisibleItem(root, QStringLiteral("setting_speculative"));
+  QVERIFY(box);
+  QVERIFY(box->property("checked").toBool());
+  box->setProperty("checked", false);
+  QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
+  QTRY_VERIFY(!findVisibleItem(root, QStringLiteral("applySettingsButton")));
+  QVERIFY(!session->settings()->speculative());
+  QVERIFY(QSettings(AppController::settingsFile(dir.path()), QSettings::IniFormat)
+              .value(QStringLiteral("panes/1/speculative"), true)
+              .toBool() == false);
+
+  QVERIFY(session->regenerate());  // the same context again, greedy: the same reply
+  QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 60000);
+  QCOMPARE(session->draftAcceptance(), -1.0);
+  QTRY_VERIFY(!findVisibleItem(pane, QStringLiteral("paneDrafts")));
+  const auto messages = controller.store()->messages(session->conversationId());
+  QCOMPARE(messages.size(), 3);  // the prompt and both replies
+  QCOMPARE(messages.last().text, withDrafts);
   APPTEST_VERIFY_NO_WARNINGS();
 }
 
