@@ -12,6 +12,9 @@ ScrollView {
     function scrollToTop() { ScrollBar.vertical.position = 0 }
 
     contentWidth: availableWidth
+    // The content is as wide as the page: never a horizontal bar (one that showed while the page
+    // settled sat over the buttons at its bottom and took their clicks).
+    ScrollBar.horizontal.policy: ScrollBar.AlwaysOff
     rightPadding: ScrollBar.vertical.visible ? ScrollBar.vertical.width : 0
     ScrollBar.vertical.policy: contentHeight > height ? ScrollBar.AlwaysOn : ScrollBar.AsNeeded
 }

@@ -178,8 +178,9 @@ Dialog {
             id: recentList
             objectName: "recentModels"
             Layout.fillWidth: true
-            // A fixed height: the dialog stays put while entries come and go.
-            Layout.preferredHeight: 260
+            // A fixed height: the dialog stays put while entries come and go. In a low window
+            // (720x480) less, so that the dialog with its buttons and Korean's taller lines fits.
+            Layout.preferredHeight: picker.parent ? Math.max(120, Math.min(260, picker.parent.height - 300)) : 260
             clip: true
             model: picker.app.models.recentModels
             Accessible.name: qsTr("Recent models")
