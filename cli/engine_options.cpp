@@ -19,7 +19,14 @@ void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag
                   "most prompt tokens of one request per step (default 0: no cap)");
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
   cmd->add_option_function<std::string>(
-      "--speculative-config", [&e](const std::string& json) { e.speculative_config = parse_speculative_config(json); },
+      "--speculative-config",
+      [&e](const std::string& json) {
+        try {
+          e.speculative_config = parse_speculative_config(json);
+        } catch (const std::invalid_argument& error) {
+          throw CLI::ValidationError(error.what());  // a usage error, as CLI11's own
+        }
+      },
       "speculative decoding, as vLLM spells it: '{\"method\": \"ngram\", \"num_speculative_tokens\": 4, "
       "\"prompt_lookup_max\": 5, \"prompt_lookup_min\": 2}', or '{\"method\": \"draft_model\", \"model\": "
       "\"small.gguf\", \"num_speculative_tokens\": 3}' (a model with the same vocabulary) (default: off)");

@@ -2022,6 +2022,10 @@
         <source>Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.</source>
         <translation>Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.</translation>
     </message>
+    <message>
+        <source>Offer the tools of the server %1</source>
+        <translation>Offer the tools of the server %1</translation>
+    </message>
 </context>
 <context>
     <name>PaneState</name>

@@ -2015,6 +2015,10 @@
         <source>Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.</source>
         <translation>대화에서 n-gram으로 찾은 다음 토큰 초안을 모델이 한 단계에서 확인합니다. 답이 앞의 글을 되풀이하는 곳에서 빨라지고, 답은 똑같습니다.</translation>
     </message>
+    <message>
+        <source>Offer the tools of the server %1</source>
+        <translation>서버 %1의 도구 제공</translation>
+    </message>
 </context>
 <context>
     <name>PaneState</name>

@@ -126,6 +126,25 @@ void PaneSettings::setTools(bool on) {
   emit changed();
 }
 
+void PaneSettings::setToolServersOff(const QStringList& names) {
+  QStringList clean;
+  for (const QString& n : names)
+    if (!n.trimmed().isEmpty() && !clean.contains(n.trimmed())) clean.append(n.trimmed());
+  clean.sort();
+  if (clean == toolServersOff_) return;
+  toolServersOff_ = clean;
+  emit changed();
+}
+
+void PaneSettings::setToolServerOn(const QString& server, bool on) {
+  QStringList names = toolServersOff_;
+  if (on)
+    names.removeAll(server);
+  else
+    names.append(server);
+  setToolServersOff(names);
+}
+
 void PaneSettings::setSpeculative(bool on) {
   if (on == speculative_) return;
   speculative_ = on;
@@ -248,6 +267,8 @@ void PaneSettings::assign(const QVariantMap& values) {
   if (values.contains(QStringLiteral("tools"))) setTools(values.value(QStringLiteral("tools")).toBool());
   if (values.contains(QStringLiteral("speculative")))
     setSpeculative(values.value(QStringLiteral("speculative")).toBool());
+  if (values.contains(QStringLiteral("toolServersOff")))
+    setToolServersOff(values.value(QStringLiteral("toolServersOff")).toStringList());
   blockSignals(wasBlocked);
 }
 
@@ -304,18 +325,22 @@ QStringList PaneSettings::customized() const {
 }
 
 QVariantMap PaneSettings::toMap() const {
-  return {{QStringLiteral("systemPrompt"), systemPrompt_},
-          {QStringLiteral("temperature"), temperature_},
-          {QStringLiteral("topP"), topP_},
-          {QStringLiteral("topK"), topK_},
-          {QStringLiteral("minP"), minP_},
-          {QStringLiteral("repetitionPenalty"), repetitionPenalty_},
-          {QStringLiteral("maxTokens"), maxTokens_},
-          {QStringLiteral("seed"), seed_},
-          {QStringLiteral("reasoning"), reasoning_},
-          {QStringLiteral("tools"), tools_},
-          {QStringLiteral("speculative"), speculative_},
-          {QStringLiteral("customized"), customized()}};
+  QVariantMap map = {{QStringLiteral("systemPrompt"), systemPrompt_},
+                     {QStringLiteral("temperature"), temperature_},
+                     {QStringLiteral("topP"), topP_},
+                     {QStringLiteral("topK"), topK_},
+                     {QStringLiteral("minP"), minP_},
+                     {QStringLiteral("repetitionPenalty"), repetitionPenalty_},
+                     {QStringLiteral("maxTokens"), maxTokens_},
+                     {QStringLiteral("seed"), seed_},
+                     {QStringLiteral("reasoning"), reasoning_},
+                     {QStringLiteral("tools"), tools_},
+                     {QStringLiteral("speculative"), speculative_},
+
+                     {QStringLiteral("customized"), customized()}};
+  // Only when some are off (pagedchat.ini then lists them; an empty list would read @Invalid()).
+  if (!toolServersOff_.isEmpty()) map.insert(QStringLiteral("toolServersOff"), toolServersOff_);
+  return map;
 }
 
 void PaneSettings::fromMap(const QVariantMap& map) {

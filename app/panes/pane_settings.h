@@ -42,6 +42,9 @@ class PaneSettings : public QObject {
   Q_PROPERTY(QStringList reasoningChoices READ reasoningChoices NOTIFY changed)
   /// The app's tools (Settings → Tools: its MCP servers) are offered to the model in this pane.
   Q_PROPERTY(bool tools READ tools WRITE setTools NOTIFY changed)
+  /// The MCP servers (Settings → Tools) whose tools this pane does not offer, by name; the others'
+  /// are offered while `tools` is on (a server added later is offered until turned off here).
+  Q_PROPERTY(QStringList toolServersOff READ toolServersOff WRITE setToolServersOff NOTIFY changed)
   /// Speculative decoding (n-gram lookup) for this pane's requests on the local engine: the same
   /// reply, faster where it repeats earlier text. Off: no drafts are proposed for them.
   Q_PROPERTY(bool speculative READ speculative WRITE setSpeculative NOTIFY changed)
@@ -76,6 +79,10 @@ class PaneSettings : public QObject {
   QStringList reasoningChoices() const;
   bool tools() const { return tools_; }
   void setTools(bool on);
+  QStringList toolServersOff() const { return toolServersOff_; }
+  void setToolServersOff(const QStringList& names);
+  /// Turns `server`'s tools on or off in this pane.
+  Q_INVOKABLE void setToolServerOn(const QString& server, bool on);
   bool speculative() const { return speculative_; }
   void setSpeculative(bool on);
   QString summary() const;
@@ -129,6 +136,7 @@ class PaneSettings : public QObject {
   QString reasoning_;
   bool tools_ = true;
   bool speculative_ = true;
+  QStringList toolServersOff_;
   QVariantMap modelDefaults_;
   QSet<QString> customized_;
 

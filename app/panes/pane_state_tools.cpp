@@ -29,9 +29,14 @@ void PaneState::setToolHost(ToolHost* host) {
   emit toolsOfferedChanged();
 }
 
-bool PaneState::toolsOffered() const { return tools_ && settings_->tools() && tools_->toolCount() > 0; }
+bool PaneState::toolsOffered() const {
+  return tools_ && settings_->tools() && tools_->toolCount() > 0 &&
+         (settings_->toolServersOff().isEmpty() || !tools_->toolsJson(settings_->toolServersOff()).isEmpty());
+}
 
-QString PaneState::toolsForRequest() const { return toolsOffered() ? tools_->toolsJson() : QString(); }
+QString PaneState::toolsForRequest() const {
+  return toolsOffered() ? tools_->toolsJson(settings_->toolServersOff()) : QString();
+}
 
 QVariantList PaneState::toolCalls() const {
   QVariantList list;
@@ -81,7 +86,8 @@ void PaneState::startToolCalls(qint64 replyId, int row, const QString& calls) {
   // the model is told why.
   QHash<int, QString> invalid;
   for (int i = 0; i < toolCalls_.size(); ++i) {
-    const QString why = tools_->whyNotRunnable(toolCalls_.at(i).name, toolCalls_.at(i).arguments);
+    const QString why = tools_->whyNotRunnable(toolCalls_.at(i).name, toolCalls_.at(i).arguments,
+                                               settings_->toolServersOff());
     if (!why.isEmpty()) invalid.insert(i, why);
   }
   if (toolSteps_ + toolCalls_.size() - invalid.size() > tools_->maxToolSteps()) {

@@ -51,6 +51,7 @@ struct ToolHost::Listed {
   std::vector<std::string> order;  // the enabled servers, as the document lists them
   std::map<std::string, std::vector<pagedchat::mcp::Tool>> tools;
   std::vector<pagedchat::mcp::ToolRoute> routes;
+  nlohmann::json tools_json = nlohmann::json::array();  // the OpenAI tools, routes[i] runs tools_json[i]
 };
 
 QVariantMap ToolHost::serverEntry(const QString& name, const QString& state, int tools, const QString& error) {
@@ -189,6 +190,7 @@ void ToolHost::onServerStarted(int generation, const QString& name,
         listed.emplace_back(server, it->second);
     listed_->routes.clear();
     const nlohmann::json all = pagedchat::mcp::openai_tools(listed, listed_->routes);
+    listed_->tools_json = all;
     functions_.clear();
     for (const auto& r : listed_->routes) functions_.insert(QString::fromStdString(r.function));
     toolsJson_ = functions_.isEmpty() ? QString() : QString::fromStdString(all.dump());
@@ -196,9 +198,26 @@ void ToolHost::onServerStarted(int generation, const QString& name,
   emit serversChanged();
 }
 
-QString ToolHost::whyNotRunnable(const QString& function, const QString& arguments) const {
+QString ToolHost::toolsJson(const QStringList& serversOff) const {
+  if (serversOff.isEmpty()) return toolsJson_;
+  nlohmann::json some = nlohmann::json::array();
+  for (std::size_t i = 0; i < listed_->routes.size() && i < listed_->tools_json.size(); ++i)
+    if (!serversOff.contains(QString::fromStdString(listed_->routes[i].server))) some.push_back(listed_->tools_json[i]);
+  return some.empty() ? QString() : QString::fromStdString(some.dump());
+}
+
+QString ToolHost::serverOf(const QString& function) const {
+  const std::string f = function.toStdString();
+  for (const auto& r : listed_->routes)
+    if (r.function == f) return QString::fromStdString(r.server);
+  return {};
+}
+
+QString ToolHost::whyNotRunnable(const QString& function, const QString& arguments,
+                                 const QStringList& serversOff) const {
   // English: the model reads it, not the user.
-  if (!functions_.contains(function)) return QStringLiteral("There is no tool named \"%1\".").arg(function.left(100));
+  if (!functions_.contains(function) || (!serversOff.isEmpty() && serversOff.contains(serverOf(function))))
+    return QStringLiteral("There is no tool named \"%1\".").arg(function.left(100));
   const nlohmann::json args = nlohmann::json::parse(arguments.isEmpty() ? std::string("{}") : arguments.toStdString(),
                                                     nullptr, false);
   if (!args.is_object()) return QStringLiteral("The arguments are not a JSON object: %1").arg(arguments.left(200));

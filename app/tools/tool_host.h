@@ -86,11 +86,17 @@ class ToolHost : public QObject {
 
   /// The tools as an OpenAI tools array's JSON text, "" when none is ready.
   QString toolsJson() const { return toolsJson_; }
+  /// The same without the tools of the servers named in `serversOff` (a pane's choice,
+  /// PaneSettings::toolServersOff); "" when none is left.
+  QString toolsJson(const QStringList& serversOff) const;
+  /// The server whose tool `function` is ("" for none).
+  QString serverOf(const QString& function) const;
   /// True for a function name toolsJson() offers.
   bool hasTool(const QString& function) const { return functions_.contains(function); }
   /// Why a call of `function` with `arguments` cannot run, as the model is told it (English): no
-  /// such tool, or arguments that are no JSON object; "" when it can.
-  QString whyNotRunnable(const QString& function, const QString& arguments) const;
+  /// such tool (or its server is in `serversOff`: the pane did not offer it), or arguments that
+  /// are no JSON object; "" when it can.
+  QString whyNotRunnable(const QString& function, const QString& arguments, const QStringList& serversOff = {}) const;
   /// Runs `function` with `arguments` (a JSON object's text) on the servers' thread; returns a
   /// ticket, and callFinished(ticket, ...) follows (also for an unknown function or arguments
   /// that are no object: the model is told why).

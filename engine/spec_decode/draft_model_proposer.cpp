@@ -1,6 +1,7 @@
 #include "engine/spec_decode/draft_model_proposer.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "engine/core/kv_cache_groups.h"
@@ -9,6 +10,13 @@
 namespace pagedchat {
 
 namespace {
+
+[[noreturn]] void draft_error(const std::string& what) {
+  throw std::invalid_argument("--speculative-config: the draft model " + what);
+}
+
+// The draft model as load_model gives it; its errors name the option.
+ModelBundle load_draft(const EngineConfig& target);
 
 EngineConfig draft_load_config(const EngineConfig& target) {
   EngineConfig c;
@@ -19,8 +27,14 @@ EngineConfig draft_load_config(const EngineConfig& target) {
   return c;
 }
 
-[[noreturn]] void draft_error(const std::string& what) {
-  throw std::invalid_argument("--speculative-config: the draft model " + what);
+ModelBundle load_draft(const EngineConfig& target) {
+  try {
+    return load_model(draft_load_config(target));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--speculative-config: the draft model: ") + e.what());
+  } catch (const std::exception& e) {
+    throw std::runtime_error(std::string("--speculative-config: the draft model: ") + e.what());
+  }
 }
 
 }  // namespace
@@ -28,25 +42,34 @@ EngineConfig draft_load_config(const EngineConfig& target) {
 DraftModelProposer::DraftModelProposer(const EngineConfig& target_config, const ModelConfig& target_model,
                                        const Tokenizer* target_tokenizer, const BackendFactory& make_backend,
                                        int num_blocks)
-    : bundle_(load_model(draft_load_config(target_config))) {
+    : bundle_(load_draft(target_config)) {
   const ModelConfig& mc = bundle_.model.config;
   const std::string name = "'" + bundle_.path + "'";
   if (mc.num_recurrent_layers() > 0)
     draft_error(name + " has recurrent (linear-attention) layers, which cannot be rolled back yet");
-  // The same vocabulary: the same ids mean the same text. Embedding rows may be padded past the
-  // tokenizer (Qwen), so the rows are compared only where neither is padding.
+  // The same vocabulary: the same ids mean the same text. A vocabulary may list padding entries
+  // past its real tokens (a Qwen GGUF lists 151936, its tokenizer.json 151669), so the tokens both
+  // list are compared, the lists may differ by padding's allowance, and the draft must have an
+  // embedding row for every id the model can take or give.
+  const std::string vocab_hint = ": it must share the model's vocabulary";
+  if (mc.vocab_size < target_model.vocab_size)
+    draft_error(name + " has " + std::to_string(mc.vocab_size) + " embedding rows; the model's ids go up to " +
+                std::to_string(target_model.vocab_size - 1) + vocab_hint);
   const int target_vocab = target_tokenizer ? target_tokenizer->vocab_size() : target_model.vocab_size;
   const int draft_vocab = bundle_.tokenizer ? bundle_.tokenizer->vocab_size() : mc.vocab_size;
-  if (target_vocab != draft_vocab)
+  const int common = std::min(target_vocab, draft_vocab);
+  const int padding = std::max(target_vocab, draft_vocab) / 16 + 1024;  // model_loader's allowance
+  if (target_vocab != draft_vocab &&
+      (!target_tokenizer || !bundle_.tokenizer || std::abs(target_vocab - draft_vocab) > padding))
     draft_error(name + " has a vocabulary of " + std::to_string(draft_vocab) + " tokens; the model has " +
-                std::to_string(target_vocab) + ": it must share the model's vocabulary");
+                std::to_string(target_vocab) + vocab_hint);
   if (target_tokenizer && bundle_.tokenizer)
-    for (int id = 0; id < target_vocab; ++id)
+    for (int id = 0; id < common; ++id)
       if (target_tokenizer->token_text(id) != bundle_.tokenizer->token_text(id))
         draft_error(name + " has another vocabulary: token " + std::to_string(id) + " is '" +
                     bundle_.tokenizer->token_text(id) + "' there and '" + target_tokenizer->token_text(id) +
                     "' in the model");
-  vocab_ = std::min({target_vocab, mc.vocab_size, target_model.vocab_size});
+  vocab_ = std::min({common, mc.vocab_size, target_model.vocab_size});
   max_positions_ = mc.max_seq_len;
   max_step_tokens_ = std::max(1, target_config.max_num_batched_tokens);
   const KVCacheGroups groups = KVCacheGroups::of(mc);

@@ -92,13 +92,18 @@ SpeculativeConfig parse_speculative_config(const std::string& text) {
       spec_config_error("\"model\" must be the draft model's file or folder");
     c.model = j["model"].get<std::string>();
   }
+  if (!j.contains("num_speculative_tokens") || j["num_speculative_tokens"].is_null())
+    spec_config_error("\"num_speculative_tokens\" is required");
   c.num_speculative_tokens = spec_int_field(j, "num_speculative_tokens", 0);
-  if (!j.contains("num_speculative_tokens")) spec_config_error("\"num_speculative_tokens\" is required");
   // One bound given alone moves the other's default so that min <= max.
   const bool has_max = j.contains("prompt_lookup_max") && !j["prompt_lookup_max"].is_null();
   const bool has_min = j.contains("prompt_lookup_min") && !j["prompt_lookup_min"].is_null();
+  if ((has_max || has_min) && c.method != SpeculativeConfig::Method::kNgram)
+    spec_config_error("\"prompt_lookup_max\" and \"prompt_lookup_min\" are for method \"ngram\" only");
   c.prompt_lookup_max = spec_int_field(j, "prompt_lookup_max", c.prompt_lookup_max);
   c.prompt_lookup_min = spec_int_field(j, "prompt_lookup_min", c.prompt_lookup_min);
+  if (has_max && c.prompt_lookup_max < 1)
+    spec_config_error("\"prompt_lookup_max\" must be >= 1, got " + std::to_string(c.prompt_lookup_max));
   if (has_max && !has_min) c.prompt_lookup_min = std::min(c.prompt_lookup_min, c.prompt_lookup_max);
   if (has_min && !has_max) c.prompt_lookup_max = std::max(c.prompt_lookup_max, c.prompt_lookup_min);
   c.validate();

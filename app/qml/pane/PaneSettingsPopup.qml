@@ -21,6 +21,9 @@ Dialog {
     property LocalModels localModels: null
     /// Field -> error message from the last Apply.
     property var errors: ({})
+    /// The MCP servers turned off for this pane, as the popup's checkboxes have them (applied
+    /// with the other fields).
+    property var toolServersOff: []
     /// The reasoning choices offered: the loaded model's (its chat template's switches); a remote
     /// pane's server is asked in the API's terms, so every choice is offered there. "" first:
     /// the model's default.
@@ -65,6 +68,7 @@ Dialog {
         seedField.text = settings.seed
         reasoningBox.currentIndex = Math.max(0, reasoningChoices.indexOf(settings.reasoning))
         toolsBox.checked = settings.tools
+        toolServersOff = Array.from(settings.toolServersOff)
         speculativeBox.checked = settings.speculative
         backendSection.load()
     }
@@ -91,6 +95,7 @@ Dialog {
             seed: seedField.text,
             reasoning: reasoningChoices.length > 0 ? reasoningChoices[reasoningBox.currentIndex] : settings.reasoning,
             tools: toolsBox.checked,
+            toolServersOff: popup.toolServersOff,
             speculative: speculativeBox.checked
         })
         return Object.keys(errors).length === 0 && backendSection.apply()
@@ -217,6 +222,27 @@ Dialog {
                       ? qsTr("Offer the tools of Settings \u2192 Tools (%n tool(s))", "", popup.paneState.toolHost.toolCount)
                       : qsTr("Offer tools (none set up: Settings \u2192 Tools)")
                 Accessible.name: text
+            }
+            // Each server of Settings → Tools, on or off for this pane.
+            Repeater {
+                model: popup.paneState && popup.paneState.toolHost && toolsBox.checked
+                       ? popup.paneState.toolHost.servers : []
+                delegate: CheckBox {
+                    required property var modelData
+                    objectName: "setting_toolServer_" + modelData.name
+                    Layout.columnSpan: 2
+                    Layout.leftMargin: 28
+                    Layout.fillWidth: true
+                    text: modelData.name
+                    checked: popup.toolServersOff.indexOf(modelData.name) < 0
+                    onToggled: {
+                        const off = popup.toolServersOff.filter(n => n !== modelData.name)
+                        if (!checked)
+                            off.push(modelData.name)
+                        popup.toolServersOff = off
+                    }
+                    Accessible.name: qsTr("Offer the tools of the server %1").arg(modelData.name)
+                }
             }
             CheckBox {
                 id: speculativeBox

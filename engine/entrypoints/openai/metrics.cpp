@@ -144,14 +144,16 @@ std::string ServerMetrics::render(const EngineStats& s) const {
          to_string(s.num_generation_tokens));
   if (!s.spec_accepted_per_pos.empty() || s.spec_num_drafts > 0) {
     // Speculative decoding (--speculative-config), vLLM's spec_decode counters.
-    sample("vllm:spec_decode_num_drafts", "counter", "Number of spec decoding drafts.", to_string(s.spec_num_drafts));
-    sample("vllm:spec_decode_num_draft_tokens", "counter", "Number of draft tokens.",
+    // (prometheus_client, which vLLM uses, puts "_total" after a counter's name.)
+    sample("vllm:spec_decode_num_drafts_total", "counter", "Number of spec decoding drafts.",
+           to_string(s.spec_num_drafts));
+    sample("vllm:spec_decode_num_draft_tokens_total", "counter", "Number of draft tokens.",
            to_string(s.spec_num_draft_tokens));
-    sample("vllm:spec_decode_num_accepted_tokens", "counter", "Number of accepted tokens.",
+    sample("vllm:spec_decode_num_accepted_tokens_total", "counter", "Number of accepted tokens.",
            to_string(s.spec_num_accepted_tokens));
-    header(o, "vllm:spec_decode_num_accepted_tokens_per_pos", "counter", "Accepted tokens per draft position.");
+    header(o, "vllm:spec_decode_num_accepted_tokens_per_pos_total", "counter", "Accepted tokens per draft position.");
     for (std::size_t i = 0; i < s.spec_accepted_per_pos.size(); ++i)
-      o << "vllm:spec_decode_num_accepted_tokens_per_pos{" << l << ",position=\"" << i << "\"} "
+      o << "vllm:spec_decode_num_accepted_tokens_per_pos_total{" << l << ",position=\"" << i << "\"} "
         << s.spec_accepted_per_pos[i] << "\n";
   }
   header(o, "vllm:request_success_total", "counter", "Count of successfully processed requests.");

@@ -126,6 +126,16 @@ class TestToolsGui : public QObject {
     QVERIFY(toolsBox->property("checked").toBool());
     QVERIFY2(toolsBox->property("text").toString().contains(QString::number(controller.tools()->toolCount())),
              qPrintable(toolsBox->property("text").toString()));
+    // A switch per server: off for this pane once applied.
+    QQuickItem* serverBox = findVisibleItem(root, QStringLiteral("setting_toolServer_everything"));
+    QVERIFY(serverBox);
+    QVERIFY(serverBox->property("checked").toBool());
+    QVERIFY(QMetaObject::invokeMethod(serverBox, "toggle"));
+    QVERIFY(QMetaObject::invokeMethod(serverBox, "toggled"));
+    QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
+    QTRY_VERIFY(!findVisibleItem(root, QStringLiteral("applySettingsButton")));
+    QCOMPARE(controller.panes()->paneAt(0)->settings()->toolServersOff(), QStringList{"everything"});
+    QVERIFY(!controller.panes()->paneAt(0)->toolsOffered());
     APPTEST_VERIFY_NO_WARNINGS();
   }
   void cleanupTestCase() { apptest::removeWarningCollector(); }

@@ -302,6 +302,48 @@ class TestPaneTools : public QObject {
     QVERIFY(host.hasTool("echo"));
   }
 
+  // A pane turns one server's tools off: its requests offer the others' only, a call of an off
+  // server's tool is answered "no such tool" without asking, and the choice is kept.
+  void serversOffPerPane() {
+    QTemporaryDir dir;
+    MemoryApiKeyStore keys;
+    QJsonObject doc = QJsonDocument::fromJson(everythingConfig().toUtf8()).object();
+    QJsonObject servers = doc.value("mcpServers").toObject();
+    servers.insert("second", servers.value("everything"));
+    doc.insert("mcpServers", servers);
+    {
+      AppController app(apptest::optionsFor(dir.path()), nullptr, nullptr, &keys);
+      app.start();
+      ToolHost* tools = app.tools();
+      QCOMPARE(tools->applyServersConfig(QString::fromUtf8(QJsonDocument(doc).toJson())), QString());
+      QTRY_VERIFY_WITH_TIMEOUT(tools->hasTool("echo") && tools->hasTool("second__echo"), kTimeoutMs);
+      QCOMPARE(tools->serverOf("second__echo"), QStringLiteral("second"));
+      FakeModel model;
+      QVERIFY(model.listen());
+      PaneState* s = app.panes()->paneAt(0);
+      QCOMPARE(app.endpoints()->useRemote(0, model.url(), "m", {}, true), QString());
+      QVERIFY(s->settings()->apply({{"toolServersOff", QStringList{"second"}}}).isEmpty());
+      QVERIFY(s->toolsOffered());
+      model.calls = {{"second__echo", "{\"message\": \"hi\"}"}};
+      QVERIFY(s->sendText(QStringLiteral("Echo")));
+      QTRY_VERIFY_WITH_TIMEOUT(!model.bodies.isEmpty(), kTimeoutMs);
+      const QJsonArray offered = model.bodies.first().value("tools").toArray();
+      QVERIFY(offered.size() > 0 && offered.size() * 2 == tools->toolCount());
+      for (const QJsonValue& t : offered)
+        QVERIFY(!t.toObject().value("function").toObject().value("name").toString().startsWith("second__"));
+      // Not asked about: answered at once, and the model answers that.
+      QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+      QVERIFY2(s->messages()->at(2).text.contains(QStringLiteral("no tool named")),
+               qPrintable(s->messages()->at(2).text));
+      // Every server off: no tools offered at all.
+      QVERIFY(s->settings()->apply({{"toolServersOff", QStringList{"second", "everything"}}}).isEmpty());
+      QVERIFY(!s->toolsOffered());
+      QVERIFY(s->settings()->apply({{"toolServersOff", QStringList{"second"}}}).isEmpty());
+    }
+    AppController again(apptest::optionsFor(dir.path()), nullptr, nullptr, &keys);
+    QCOMPARE(again.panes()->paneAt(0)->settings()->toolServersOff(), QStringList{"second"});
+  }
+
   void keptAcrossStarts() {
     // The document, the tools always allowed and the limit live in pagedchat.ini.
     QTemporaryDir dir;

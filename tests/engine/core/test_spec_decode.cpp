@@ -132,6 +132,9 @@ class TestSpecDecode : public QObject {
         {"{\"method\":\"ngram\",\"num_speculative_tokens\":2,\"prompt_lookup_min\":5,\"prompt_lookup_max\":3}",
          "prompt_lookup_max"},
         {"{\"num_speculative_tokens\":2}", "method"},
+        {"{\"method\":\"ngram\",\"num_speculative_tokens\":null}", "required"},
+        {"{\"method\":\"ngram\",\"num_speculative_tokens\":4,\"prompt_lookup_max\":-3}", "prompt_lookup_max"},
+        {"{\"method\":\"draft_model\",\"model\":\"x\",\"num_speculative_tokens\":4,\"prompt_lookup_max\":3}", "ngram"},
         {"[1,2]", "JSON object"},
         {"{\"method\":", "JSON"},
     };
@@ -432,18 +435,41 @@ class TestSpecDecode : public QObject {
     REQUIRE_MODEL_FILE(other);
     const QString hybrid = archtest::archPath("qwen35-tiny.gguf");
     REQUIRE_MODEL_FILE(hybrid);
-    const std::vector<std::pair<QString, std::string>> cases = {{other, "vocabulary"}, {hybrid, "recurrent"}};
+    const std::vector<std::pair<QString, std::string>> cases = {
+        {other, "vocabulary"}, {hybrid, "recurrent"}, {"/nonexistent/draft.gguf", "draft model"}};
     for (const auto& [path, why] : cases) {
       const std::string json = "{\"method\": \"draft_model\", \"num_speculative_tokens\": 3, \"model\": \"" +
                                path.toStdString() + "\"}";
       try {
         LLMEngine engine(withSpec(testutil::storiesConfig(), json));
         QFAIL(qPrintable("accepted the draft " + path));
-      } catch (const std::invalid_argument& e) {
+      } catch (const std::exception& e) {  // invalid_argument, or runtime_error for a file that cannot be read
         QVERIFY2(std::string(e.what()).find("--speculative-config") != std::string::npos, e.what());
         QVERIFY2(std::string(e.what()).find(why) != std::string::npos, e.what());
       }
     }
+  }
+
+  // The same model as a GGUF file and a Hugging Face folder: their vocabularies list different
+  // counts (the GGUF's padding entries) but are the same; as a draft it agrees with the target.
+  void draftModelOtherFormat() {
+    const QString gguf = archtest::archPath("qwen3-tiny.gguf");
+    const QString hf = archtest::archPath("qwen3-tiny-hf");
+    REQUIRE_MODEL_FILE(gguf);
+    REQUIRE_MODEL_FILE(hf);
+    EngineConfig cfg = testutil::storiesConfig();
+    cfg.model = gguf.toStdString();
+    cfg.max_model_len = 256;
+    SamplingParams p = testutil::greedy(40);
+    p.ignore_eos = true;
+    const std::vector<Req> reqs = {{"q", {}, "a b c d e f", p}};
+    const Result plain = run(cfg, reqs);
+    const Result spec = run(withSpec(cfg, "{\"method\": \"draft_model\", \"num_speculative_tokens\": 4, \"model\": \"" +
+                                              hf.toStdString() + "\"}"),
+                            reqs);
+    compareOutputs(plain, spec);
+    QVERIFY(spec.stats.spec_num_draft_tokens > 0);
+    QVERIFY(spec.stats.spec_num_accepted_tokens * 10 >= spec.stats.spec_num_draft_tokens * 9);
   }
 
   void hybridRefused() {

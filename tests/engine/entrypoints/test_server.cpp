@@ -321,6 +321,32 @@ class TestServer : public QObject {
 
   // A sliding-window model reserves the null block (KV block 0): the start-up line counts the
   // blocks requests can hold, as /metrics does.
+  // --speculative-config: the same completions as the server without it, streamed or not, and
+  // vLLM's spec_decode counters in /metrics.
+  void speculativeDecodingServer() {
+    Server s({"--model", testpaths::stories260K(), "--served-model-name", "stories260K", "--speculative-config",
+              "{\"method\": \"ngram\", \"num_speculative_tokens\": 4, \"prompt_lookup_min\": 1}"});
+    QVERIFY2(s.waitReady(), s.stderrText().constData());
+    QCOMPARE(metric(curl("GET", s.base() + "/metrics").body, "vllm:spec_decode_num_drafts_total"), 0.0);
+    const QByteArray body =
+        "{\"model\": \"stories260K\", \"prompt\": \"The cat sat on the mat. The cat sat on the mat. The cat\", "
+        "\"max_tokens\": 80, \"temperature\": 0}";
+    const Http plain = curl("POST", stories_->v1() + "/completions", body);
+    const Http spec = curl("POST", s.v1() + "/completions", body);
+    QCOMPARE(plain.status, 200);
+    QCOMPARE(spec.status, 200);
+    const auto text = [](const QByteArray& b) {
+      return QJsonDocument::fromJson(b).object().value("choices").toArray().first().toObject().value("text").toString();
+    };
+    QVERIFY(!text(plain.body).isEmpty());
+    QCOMPARE(text(spec.body), text(plain.body));
+    const QByteArray m = curl("GET", s.base() + "/metrics").body;
+    const double drafts = metric(m, "vllm:spec_decode_num_draft_tokens_total");
+    const double accepted = metric(m, "vllm:spec_decode_num_accepted_tokens_total");
+    QVERIFY2(metric(m, "vllm:spec_decode_num_drafts_total") > 0 && accepted > 0 && accepted <= drafts, m.constData());
+    QVERIFY2(m.contains("vllm:spec_decode_num_accepted_tokens_per_pos_total{"), m.constData());
+  }
+
   void startupLineCountsUsableBlocks() {
     const QString gemma = testpaths::modelFile("arch/gemma3-tiny.gguf");
     REQUIRE_MODEL_FILE(gemma);
