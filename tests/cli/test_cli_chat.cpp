@@ -169,7 +169,10 @@ void TestCliChat::ctrlCStopsTheReplyThenExits() {
                                           "--threads", "2", "--max-tokens", "400", "--timings"});
   QVERIFY(p.waitForStarted(30000));
   p.write("Once upon a time\n");
-  QTRY_VERIFY_WITH_TIMEOUT((p.waitForReadyRead(100), !p.readAllStandardOutput().isEmpty()), 120000);
+  // (Collected, not only read: QTRY evaluates the condition once more after it held, and a read
+  // that consumed the text made that second look fail when no more had come in the meantime.)
+  QByteArray out;
+  QTRY_VERIFY_WITH_TIMEOUT((p.waitForReadyRead(100), out += p.readAllStandardOutput(), !out.isEmpty()), 120000);
   ::kill(pid_t(p.processId()), SIGINT);
   QByteArray err;
   QTRY_VERIFY_WITH_TIMEOUT((p.waitForReadyRead(100), err += p.readAllStandardError(), err.contains("[stopped")), 30000);
