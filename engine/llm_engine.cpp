@@ -21,6 +21,7 @@
 #include "engine/output_processor.h"
 #include "engine/sample/sampler.h"
 #include "engine/sample/structured/json_schema_grammar.h"
+#include "engine/spec_decode/draft_budget.h"
 #include "engine/spec_decode/draft_model_proposer.h"
 #include "engine/spec_decode/ngram_proposer.h"
 #include "engine/text/tokenizer.h"
@@ -597,12 +598,12 @@ void LLMEngine::Impl::on_token(RequestGroup& g, Request& r, const SampleResult& 
 // without speculation: greedy and seeded outputs are those of plain decoding.
 void LLMEngine::Impl::verify_drafts(RequestGroup& g, Request& r, const ScheduledRequest& s, int first_token,
                                     const float* first_row, double t) {
-  const int vocab = model.config.vocab_size;
-  const std::vector<int> drafts(r.spec_token_ids.begin(), r.spec_token_ids.begin() + s.num_spec_tokens);
+  // (Sampling and on_token leave r.spec_token_ids alone: the drafts are read in place.)
+  const std::size_t vocab = std::size_t(model.config.vocab_size);
   int accepted = 0, token = first_token;
-  while (accepted < s.num_spec_tokens && !r.finish_reason && token == drafts[std::size_t(accepted)]) {
+  while (accepted < s.num_spec_tokens && !r.finish_reason && token == r.spec_token_ids[std::size_t(accepted)]) {
     ++accepted;
-    const SampleResult next = sample(r, first_row + std::size_t(accepted) * std::size_t(vocab));
+    const SampleResult next = sample(r, first_row + std::size_t(accepted) * vocab);
     on_token(g, r, next, t);
     token = next.token;
   }
@@ -611,27 +612,13 @@ void LLMEngine::Impl::verify_drafts(RequestGroup& g, Request& r, const Scheduled
   ++stats.spec_num_drafts;
   stats.spec_num_draft_tokens += s.num_spec_tokens;
   stats.spec_num_accepted_tokens += accepted;
-  stats.spec_accepted_per_pos.resize(std::size_t(config.speculative_config.num_speculative_tokens));
-  for (int i = 0; i < accepted && i < int(stats.spec_accepted_per_pos.size()); ++i)
-    ++stats.spec_accepted_per_pos[std::size_t(i)];
+  for (int i = 0; i < accepted; ++i) ++stats.spec_accepted_per_pos[std::size_t(i)];  // sized at load
   if (r.index == 0) {
     ++g.metrics.num_spec_drafts;
     g.metrics.num_spec_draft_tokens += s.num_spec_tokens;
     g.metrics.num_spec_accepted_tokens += accepted;
   }
-  // The budget adapts: one more draft after a full acceptance, else what was accepted plus one;
-  // drafts nobody accepted pause the proposals for 1, 3, 7 ... (at most 31) steps.
-  const int most = config.speculative_config.num_speculative_tokens;
-  if (accepted == s.num_spec_tokens)
-    r.num_spec_budget = std::min(most, r.num_spec_budget + 1);
-  else
-    r.num_spec_budget = std::clamp(accepted + 1, 1, most);
-  if (accepted == 0) {
-    r.spec_misses = std::min(r.spec_misses + 1, 5);
-    r.spec_skip_steps = (1 << r.spec_misses) - 1;
-  } else {
-    r.spec_misses = 0;
-  }
+  adapt_draft_budget(r, s.num_spec_tokens, accepted, config.speculative_config.num_speculative_tokens);
 }
 
 void LLMEngine::Impl::propose(Request& r) {
@@ -641,9 +628,7 @@ void LLMEngine::Impl::propose(Request& r) {
     return;
   }
   const SpeculativeConfig& sc = config.speculative_config;
-  // No drafts past max_tokens (the step's own token comes first) or the context.
-  const int k = std::min(
-      {r.num_spec_budget, r.params.max_tokens - r.num_output_tokens() - 1, config.max_model_len - r.num_tokens()});
+  const int k = draft_limit(r, config.max_model_len);
   if (k <= 0) return;
   if (sc.method == SpeculativeConfig::Method::kDraftModel) {
     to_propose.emplace_back(&r, k);

@@ -30,8 +30,7 @@ void PaneState::setToolHost(ToolHost* host) {
 }
 
 bool PaneState::toolsOffered() const {
-  return tools_ && settings_->tools() && tools_->toolCount() > 0 &&
-         (settings_->toolServersOff().isEmpty() || !tools_->toolsJson(settings_->toolServersOff()).isEmpty());
+  return tools_ && settings_->tools() && tools_->toolCount(settings_->toolServersOff()) > 0;
 }
 
 QString PaneState::toolsForRequest() const {

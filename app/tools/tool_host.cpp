@@ -1,6 +1,8 @@
 // ToolHost's servers (a thread each), the tools they offer and the calls they run.
 #include "app/tools/tool_host.h"
 
+#include <algorithm>
+
 #include <QPointer>
 #include <QSettings>
 #include <QThread>
@@ -204,6 +206,13 @@ QString ToolHost::toolsJson(const QStringList& serversOff) const {
   for (std::size_t i = 0; i < listed_->routes.size() && i < listed_->tools_json.size(); ++i)
     if (!serversOff.contains(QString::fromStdString(listed_->routes[i].server))) some.push_back(listed_->tools_json[i]);
   return some.empty() ? QString() : QString::fromStdString(some.dump());
+}
+
+int ToolHost::toolCount(const QStringList& serversOff) const {
+  if (serversOff.isEmpty()) return toolCount();
+  return static_cast<int>(std::count_if(listed_->routes.begin(), listed_->routes.end(), [&](const auto& r) {
+    return !serversOff.contains(QString::fromStdString(r.server));
+  }));
 }
 
 QString ToolHost::serverOf(const QString& function) const {

@@ -89,6 +89,8 @@ class ToolHost : public QObject {
   /// The same without the tools of the servers named in `serversOff` (a pane's choice,
   /// PaneSettings::toolServersOff); "" when none is left.
   QString toolsJson(const QStringList& serversOff) const;
+  /// How many tools toolsJson(`serversOff`) offers.
+  int toolCount(const QStringList& serversOff) const;
   /// The server whose tool `function` is ("" for none).
   QString serverOf(const QString& function) const;
   /// True for a function name toolsJson() offers.
