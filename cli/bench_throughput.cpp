@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -24,16 +25,66 @@ struct ThroughputOptions {
   int input_len = 128;
   int output_len = 128;
   bool same_prompt = false;
+  int oracle_wrong_every = 0;  ///< method "oracle": every n-th proposed token is wrong (0: none)
 };
+
+// One pass: every request submitted at once, run to the last finish.
+struct Pass {
+  double elapsed = 0;
+  long long output_tokens = 0;
+  std::vector<double> ttfts_ms;
+  std::vector<std::vector<int>> outputs;  // per request
+  double kv_peak = 0;
+  std::vector<int> group_peak;      // per KV-cache group: most blocks in use
+  long long layer_tokens_peak = 0;  // most K/V tokens held, counted per layer
+};
+
+Pass run_pass(LLMEngine& engine, const ThroughputOptions& opt, const std::vector<std::vector<int>>& prompts,
+              const std::vector<std::vector<int>>* oracles) {
+  Pass p;
+  p.outputs.resize(prompts.size());
+  const double t0 = now_s();
+  for (int i = 0; i < opt.num_prompts; ++i) {
+    RequestOptions options;
+    if (oracles) options.oracle_token_ids = (*oracles)[std::size_t(i)];
+    engine.add_request(
+        std::to_string(i), prompts[size_t(i)],
+        exact_length_params(opt.output_len, opt.common.seed + uint64_t(i), RequestOutputKind::kFinalOnly), options);
+  }
+  while (engine.has_unfinished_requests()) {
+    for (const auto& out : engine.step()) {
+      if (!out.finished) continue;
+      const size_t n = out.outputs.empty() ? 0 : out.outputs.front().token_ids.size();
+      if (n != size_t(opt.output_len))
+        throw std::runtime_error("request " + out.request_id + " generated " + std::to_string(n) +
+                                 " tokens, expected " + std::to_string(opt.output_len));
+      p.output_tokens += static_cast<long long>(n);
+      p.ttfts_ms.push_back(out.metrics.time_to_first_token * 1e3);
+      p.outputs[std::size_t(std::stoi(out.request_id))] = out.outputs.front().token_ids;
+    }
+    const EngineStats now = engine.stats();
+    p.kv_peak = std::max(p.kv_peak, now.kv_cache_usage());
+    p.group_peak.resize(now.kv_cache_groups.size(), 0);
+    for (std::size_t g = 0; g < now.kv_cache_groups.size(); ++g)
+      p.group_peak[g] = std::max(p.group_peak[g], now.kv_cache_groups[g].num_blocks_in_use);
+    p.layer_tokens_peak = std::max(p.layer_tokens_peak, now.kv_layer_tokens_in_use());
+  }
+  p.elapsed = now_s() - t0;
+  return p;
+}
 
 int run_throughput(ThroughputOptions& opt) {
   if (opt.num_prompts < 1 || opt.input_len < 1 || opt.output_len < 1)
     throw std::invalid_argument("--num-prompts, --input-len and --output-len must be >= 1");
+  if (opt.oracle_wrong_every < 0) throw std::invalid_argument("--oracle-wrong-every must be >= 0");
   const std::string sum = "input_len " + std::to_string(opt.input_len) + " + output_len " +
                           std::to_string(opt.output_len);
   const long long seq_len = static_cast<long long>(opt.input_len) + opt.output_len;
   check_fits(seq_len, sum, opt.common.engine.max_model_len);  // early, before the load, when given
   EngineConfig config = opt.common.engine;
+  const bool oracle = config.speculative_config.method == SpeculativeConfig::Method::kOracle;
+  if (opt.oracle_wrong_every > 0 && !oracle)
+    throw std::invalid_argument("--oracle-wrong-every needs --speculative-config with method \"oracle\"");
   LoadedEngine loaded = load_engine(config);
   LLMEngine& engine = *loaded.engine;
   check_fits(seq_len, sum, engine);
@@ -44,35 +95,40 @@ int run_throughput(ThroughputOptions& opt) {
     prompts.push_back(i > 0 && opt.same_prompt ? prompts.front()
                                                : random_prompt(rng, opt.input_len, engine.model_config().vocab_size));
 
-  double kv_peak = 0;
-  std::vector<int> group_peak;      // per KV-cache group: most blocks in use
-  long long layer_tokens_peak = 0;  // most K/V tokens held, counted per layer
-  long long output_tokens = 0;
-  std::vector<double> ttfts_ms;
-  const double t0 = now_s();
-  for (int i = 0; i < opt.num_prompts; ++i)
-    engine.add_request(
-        std::to_string(i), prompts[size_t(i)],
-        exact_length_params(opt.output_len, opt.common.seed + uint64_t(i), RequestOutputKind::kFinalOnly));
-  while (engine.has_unfinished_requests()) {
-    for (const auto& out : engine.step()) {
-      if (!out.finished) continue;
-      const size_t n = out.outputs.empty() ? 0 : out.outputs.front().token_ids.size();
-      if (n != size_t(opt.output_len))
-        throw std::runtime_error("request " + out.request_id + " generated " + std::to_string(n) +
-                                 " tokens, expected " + std::to_string(opt.output_len));
-      output_tokens += static_cast<long long>(n);
-      ttfts_ms.push_back(out.metrics.time_to_first_token * 1e3);
-    }
-    const EngineStats now = engine.stats();
-    kv_peak = std::max(kv_peak, now.kv_cache_usage());
-    group_peak.resize(now.kv_cache_groups.size(), 0);
-    for (std::size_t g = 0; g < now.kv_cache_groups.size(); ++g)
-      group_peak[g] = std::max(group_peak[g], now.kv_cache_groups[g].num_blocks_in_use);
-    layer_tokens_peak = std::max(layer_tokens_peak, now.kv_layer_tokens_in_use());
+  // Method "oracle": a first pass without drafts (its oracles are empty) records every request's
+  // continuation and is the baseline; the timed pass proposes it (every --oracle-wrong-every-th
+  // token changed, so that some drafts are rejected) on a cold prefix cache. Seeded sampling gives
+  // the same tokens with or without drafts, which is checked.
+  std::optional<Pass> baseline;
+  std::vector<std::vector<int>> oracles;
+  if (oracle) {
+    baseline = run_pass(engine, opt, prompts, nullptr);
+    oracles = baseline->outputs;
+    const int vocab = engine.model_config().vocab_size;
+    for (auto& o : oracles)
+      for (std::size_t i = std::size_t(opt.oracle_wrong_every) - 1; opt.oracle_wrong_every > 0 && i < o.size();
+           i += std::size_t(opt.oracle_wrong_every))
+        o[i] = (o[i] + 1) % vocab;
+    engine.reset_prefix_cache();
   }
-  const double elapsed = now_s() - t0;
-  const EngineStats stats = engine.stats();
+  const EngineStats before = engine.stats();
+  const Pass pass = run_pass(engine, opt, prompts, oracle ? &oracles : nullptr);
+  if (baseline && pass.outputs != baseline->outputs)
+    throw std::runtime_error(
+        "speculative decoding changed the output (oracle drafts): the verify step's logits "
+        "differ from plain decoding's");
+  const double elapsed = pass.elapsed;
+  const long long output_tokens = pass.output_tokens;
+  const std::vector<double>& ttfts_ms = pass.ttfts_ms;
+  const double kv_peak = pass.kv_peak;
+  const std::vector<int>& group_peak = pass.group_peak;
+  const long long layer_tokens_peak = pass.layer_tokens_peak;
+  // (With an oracle, the counters of the timed pass alone: the first pass's are subtracted.)
+  EngineStats stats = engine.stats();
+  stats.num_steps -= before.num_steps;
+  stats.num_prompt_tokens -= before.num_prompt_tokens;
+  stats.prefix_cache_hits -= before.prefix_cache_hits;
+  stats.num_preemptions -= before.num_preemptions;
   const long long prompt_tokens = static_cast<long long>(opt.num_prompts) * opt.input_len;
 
   nlohmann::json j = {
@@ -99,6 +155,12 @@ int run_throughput(ThroughputOptions& opt) {
       {"sampling", "temperature 1.0, seed = --seed + request index, ignore_eos, min_tokens = max_tokens = output_len"},
       {"engine", engine_json(engine)},
       {"engine_stats", to_json(stats)}};
+  if (baseline) {
+    j["baseline_elapsed_s"] = baseline->elapsed;
+    j["baseline_output_tokens_per_s"] = double(baseline->output_tokens) / baseline->elapsed;
+    j["speedup"] = baseline->elapsed / elapsed;
+    j["oracle_wrong_every"] = opt.oracle_wrong_every;
+  }
   if (opt.common.json) {
     std::cout << dump(j) << "\n";
     return 0;
@@ -110,6 +172,14 @@ int run_throughput(ThroughputOptions& opt) {
   std::printf("Elapsed:    %.3f s over %lld steps\n", elapsed, stats.num_steps);
   std::printf("Throughput: %.2f requests/s, %.1f total tokens/s, %.1f output tokens/s\n", opt.num_prompts / elapsed,
               double(prompt_tokens + output_tokens) / elapsed, double(output_tokens) / elapsed);
+  if (baseline) {
+    const long long drafts = stats.spec_num_draft_tokens, accepted = stats.spec_num_accepted_tokens;
+    std::printf(
+        "Oracle:     %.1f output tokens/s without drafts (first pass), %.2fx with them; %.1f%% of %lld drafts "
+        "accepted\n",
+        double(baseline->output_tokens) / baseline->elapsed, baseline->elapsed / elapsed,
+        drafts ? 100.0 * double(accepted) / double(drafts) : 0.0, drafts);
+  }
   std::printf("TTFT:       mean %.1f ms, max %.1f ms\n", mean(ttfts_ms), j["ttft_ms_max"].get<double>());
   std::printf("Prefill:    %lld of %lld prompt tokens computed (%lld prefix-cache hits)\n", stats.num_prompt_tokens,
               prompt_tokens, stats.prefix_cache_hits);
@@ -147,6 +217,9 @@ Command add_throughput_command(CLI::App& bench) {
   cmd->add_option("--output-len", opt->output_len, "generated tokens per request (default 128)");
   cmd->add_flag("--same-prompt", opt->same_prompt,
                 "send one random prompt to every request (the app's \"send to all panes\"), as one batch");
+  cmd->add_option("--oracle-wrong-every", opt->oracle_wrong_every,
+                  "with --speculative-config method \"oracle\": change every n-th proposed token, so that a "
+                  "share of the drafts is rejected (default 0: none)");
   return [opt]() { return run_throughput(*opt); };
 }
 

@@ -1,30 +1,17 @@
 #include "engine/llm_engine.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <map>
-#include <mutex>
 #include <stdexcept>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "engine/core/host_memory.h"
-#include "engine/core/kv_cache_coordinator.h"
 #include "engine/core/kv_cache_groups.h"
-#include "engine/core/request.h"
-#include "engine/core/scheduler.h"
+#include "engine/llm_engine_impl.h"
 #include "engine/loader/model_loader.h"
 #include "engine/model/backend_check.h"
-#include "engine/model/model_runner.h"
-#include "engine/output_processor.h"
-#include "engine/sample/sampler.h"
 #include "engine/sample/structured/json_schema_grammar.h"
 #include "engine/spec_decode/draft_budget.h"
-#include "engine/spec_decode/draft_model_proposer.h"
-#include "engine/spec_decode/ngram_proposer.h"
-#include "engine/text/tokenizer.h"
 #include "kernels/backend_factory.h"
 
 namespace pagedchat {
@@ -150,63 +137,6 @@ long long fit_host_memory_budget(const EngineConfig& c, std::size_t weight_bytes
 
 }  // namespace
 
-struct LLMEngine::Impl {
-  EngineConfig config;
-  LoadedModel model;
-  std::unique_ptr<Tokenizer> tokenizer;
-  std::string chat_template;
-  SamplingDefaults sampling_defaults;
-  std::unique_ptr<KVCacheCoordinator> kv;
-  std::unique_ptr<Scheduler> scheduler;
-  std::unique_ptr<ModelRunner> runner;
-  std::unique_ptr<OutputProcessor> output;
-  Sampler sampler;
-  std::unique_ptr<DraftModelProposer> drafter;       ///< speculative method draft_model
-  std::vector<std::pair<Request*, int>> to_propose;  ///< one step's requests and their draft budgets
-  std::unordered_map<std::string, std::unique_ptr<RequestGroup>> groups;
-  std::vector<RequestOutput> pending;  // aborted requests, reported by the next step()
-  // request_abort(): ids asked for from any thread, applied by step() (under abort_mutex).
-  std::mutex abort_mutex;
-  std::unordered_set<std::string> abort_asked;
-  std::atomic<int> num_abort_asked{0};
-  std::vector<std::string> last_scheduled;
-  std::function<void()> on_scheduled;
-  std::vector<float> logits;
-  std::vector<std::string> warnings;
-  // Structured outputs: the vocabulary's byte trie (built at the first such request), compiled
-  // grammars by their source (a schema sent again is not compiled again), one step's bitmask.
-  std::shared_ptr<const structured::TokenTrie> token_trie;
-  std::map<std::string, std::shared_ptr<const structured::Grammar>> grammars;
-  std::vector<uint64_t> mask;
-  uint64_t next_arrival = 0;
-  EngineStats stats;
-
-  void add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
-           const RequestOptions& options);
-  SampleResult sample(Request& r, const float* row);
-  /// params.structured_outputs compiled (cached); throws std::invalid_argument naming what the
-  /// grammar cannot express, or when there is no tokenizer.
-  std::shared_ptr<const structured::Grammar> grammar_for(const StructuredOutputsParams& so);
-  std::unique_ptr<structured::GrammarMatcher> make_matcher(const std::shared_ptr<const structured::Grammar>& g);
-  void fork(RequestGroup& g);
-  /// abort_request(): false when `id` is unknown or finished.
-  bool abort(const std::string& id);
-  /// Aborts what request_abort() asked for since the last call.
-  void apply_asked_aborts();
-  /// True when every request of `so` was asked to abort (the check between the forward's layers).
-  bool step_abandoned(const SchedulerOutput& so);
-  void on_token(RequestGroup& g, Request& r, const SampleResult& s, double t);
-  /// Speculative decoding: after the first row's token (already appended), accepts r's drafts
-  /// while the token sampled from the row before equals them, sampling each next row from the
-  /// target's logits (rows [1 .. s.num_spec_tokens] after `first_row`); rolls back the rest.
-  void verify_drafts(RequestGroup& g, Request& r, const ScheduledRequest& s, int first_token, const float* first_row,
-                     double t);
-  /// Queues r for drafts for its next step (r.spec_token_ids; empty: none); propose_queued()
-  /// proposes them, all the step's requests at once (a draft model runs them batched).
-  void propose(Request& r);
-  void propose_queued();
-};
-
 LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>()) {
   check_config(config);
   Impl& m = *impl_;
@@ -246,15 +176,6 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
                                   " (use bfloat16 or float16)");
   // KV-cache groups (engine/core/kv_cache_groups.h): one block id holds group_size layers; a
   // request needs every block of its sequence in a full group, its window's in a sliding one.
-  if (m.config.speculative_config.enabled() && mc.num_recurrent_layers() > 0 && m.config.speculative_config.optional) {
-    warn(m.config, "speculative decoding is off: '" + model_path +
-                       "' has recurrent (linear-attention) layers, whose state is not rolled back yet");
-    m.config.speculative_config = SpeculativeConfig{};
-  }
-  if (m.config.speculative_config.enabled() && mc.num_recurrent_layers() > 0)
-    throw std::invalid_argument("--speculative-config: '" + model_path +
-                                "' has recurrent (linear-attention) layers, whose state cannot be rolled back to "
-                                "the last accepted draft yet; speculative decoding runs on attention-only models");
   const KVCacheGroups kv_groups = KVCacheGroups::of(mc);
   const std::size_t block_bytes = KVCache::bytes_per_block(mc, kv_groups, bs, kv_dtype);
   const int max_step_tokens = std::min(
@@ -329,7 +250,10 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   // Recurrent state slots (engine/core/recurrent_state_manager.h): besides the KV cache.
   int state_slots = 0;
   if (const std::size_t slot_bytes = KVCache::bytes_per_state_slot(mc); slot_bytes > 0) {
-    long long want = m.config.num_state_slots > 0 ? m.config.num_state_slots : 2LL * m.config.max_num_seqs + 16;
+    // Per running sequence a live state and a rolling checkpoint; with speculative decoding also
+    // the state its drafts roll back to (a step without a free slot for it runs without drafts).
+    const long long per_seq = m.config.speculative_config.enabled() ? 3 : 2;
+    long long want = m.config.num_state_slots > 0 ? m.config.num_state_slots : per_seq * m.config.max_num_seqs + 16;
     if (m.config.num_state_slots == 0)
       want = std::max<long long>(4, std::min<long long>(want, (long long)(physical_memory_or_8gib() / 8 / slot_bytes)));
     if (want < 2) throw std::invalid_argument("num_state_slots must be >= 2 (a live state and a checkpoint)");
@@ -344,9 +268,10 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
     }
     std::fprintf(stderr,
                  "pagedchat: recurrent state %s = %d slots of %s (%d Gated DeltaNet layers; a live state and a "
-                 "rolling checkpoint per running sequence, the rest prefix-cache checkpoints)\n",
+                 "rolling checkpoint per running sequence%s, the rest prefix-cache checkpoints)\n",
                  mib_or_gib(std::size_t(state_slots) * slot_bytes).c_str(), state_slots, mib_or_gib(slot_bytes).c_str(),
-                 mc.num_recurrent_layers());
+                 mc.num_recurrent_layers(),
+                 m.config.speculative_config.enabled() ? " and the state its drafts roll back to" : "");
   }
   m.config.num_state_slots = state_slots;
   try {
@@ -576,7 +501,7 @@ void LLMEngine::Impl::fork(RequestGroup& g) {
   g.forked = true;
 }
 
-void LLMEngine::Impl::on_token(RequestGroup& g, Request& r, const SampleResult& s, double t) {
+void LLMEngine::Impl::on_token(RequestGroup& g, Request& r, const SampleResult& s, double t, bool defer_finish) {
   output->append_token(r, s);
   ++stats.num_generation_tokens;
   if (r.index == 0) {
@@ -584,66 +509,13 @@ void LLMEngine::Impl::on_token(RequestGroup& g, Request& r, const SampleResult& 
     g.metrics.last_token_time = t;
     ++g.metrics.num_generation_tokens;
   }
-  if (r.finish_reason) {
-    scheduler->finish_request(&r);
-    if (drafter) drafter->remove(r.request_id);
-  }
+  if (!defer_finish) finish_if_done(r);
 }
 
-// Exact for any sampling settings: with a deterministic draft (one token, probability 1), the
-// rejection sampling rule of Leviathan et al. 2023 ("Fast Inference from Transformers via
-// Speculative Decoding": accept with min(1, p/q), else sample the residual (p - q)+) reduces to
-// "sample from the target's p; accept the draft if that is the token". The sampled token is then
-// the target's own sample at that position, from the request's own RNG, one draw per token as
-// without speculation: greedy and seeded outputs are those of plain decoding.
-void LLMEngine::Impl::verify_drafts(RequestGroup& g, Request& r, const ScheduledRequest& s, int first_token,
-                                    const float* first_row, double t) {
-  // (Sampling and on_token leave r.spec_token_ids alone: the drafts are read in place.)
-  const std::size_t vocab = std::size_t(model.config.vocab_size);
-  int accepted = 0, token = first_token;
-  while (accepted < s.num_spec_tokens && !r.finish_reason && token == r.spec_token_ids[std::size_t(accepted)]) {
-    ++accepted;
-    const SampleResult next = sample(r, first_row + std::size_t(accepted) * vocab);
-    on_token(g, r, next, t);
-    token = next.token;
-  }
-  r.spec_token_ids.clear();
-  if (!r.finish_reason) scheduler->rollback_rejected(r, s.num_spec_tokens - accepted);
-  ++stats.spec_num_drafts;
-  stats.spec_num_draft_tokens += s.num_spec_tokens;
-  stats.spec_num_accepted_tokens += accepted;
-  for (int i = 0; i < accepted; ++i) ++stats.spec_accepted_per_pos[std::size_t(i)];  // sized at load
-  if (r.index == 0) {
-    ++g.metrics.num_spec_drafts;
-    g.metrics.num_spec_draft_tokens += s.num_spec_tokens;
-    g.metrics.num_spec_accepted_tokens += accepted;
-  }
-  adapt_draft_budget(r, s.num_spec_tokens, accepted, config.speculative_config.num_speculative_tokens);
-}
-
-void LLMEngine::Impl::propose(Request& r) {
-  r.spec_token_ids.clear();
-  if (r.spec_skip_steps > 0) {
-    --r.spec_skip_steps;
-    return;
-  }
-  const SpeculativeConfig& sc = config.speculative_config;
-  const int k = draft_limit(r, config.max_model_len);
-  if (k <= 0) return;
-  if (sc.method == SpeculativeConfig::Method::kDraftModel) {
-    to_propose.emplace_back(&r, k);
-  } else if (sc.method == SpeculativeConfig::Method::kNgram) {
-    propose_ngram(r.token_ids, k, sc.prompt_lookup_min, sc.prompt_lookup_max, r.spec_token_ids);
-  } else if (sc.method == SpeculativeConfig::Method::kOracle) {
-    const std::size_t from = std::size_t(r.num_output_tokens());
-    for (std::size_t i = from; i < r.oracle_token_ids.size() && int(i - from) < k; ++i)
-      r.spec_token_ids.push_back(r.oracle_token_ids[i]);
-  }
-}
-
-void LLMEngine::Impl::propose_queued() {
-  if (drafter && !to_propose.empty()) drafter->propose(to_propose);
-  to_propose.clear();
+void LLMEngine::Impl::finish_if_done(Request& r) {
+  if (!r.finish_reason) return;
+  scheduler->finish_request(&r);
+  if (drafter) drafter->remove(r.request_id);
 }
 
 std::vector<RequestOutput> LLMEngine::step() {
@@ -659,6 +531,7 @@ std::vector<RequestOutput> LLMEngine::step() {
   const SchedulerOutput so = m.scheduler->schedule();
   if (so.scheduled.empty()) return outputs;
   const double t_sched = now_seconds();
+  bool decode_only = true;  // no prompt tokens in the step
   for (const auto& s : so.scheduled) {
     Request& r = *s.request;
     RequestGroup& g = *r.group;
@@ -669,6 +542,7 @@ std::vector<RequestOutput> LLMEngine::step() {
     }
     const int prompt_left = std::max(0, r.num_prompt_tokens() - r.num_computed_tokens);
     m.stats.num_prompt_tokens += std::min(prompt_left, s.num_new_tokens);
+    decode_only = decode_only && prompt_left == 0;
   }
   for (Request* r : so.preempted) ++r->group->metrics.num_preemptions;
   if (m.on_scheduled) m.on_scheduled();
@@ -703,7 +577,10 @@ std::vector<RequestOutput> LLMEngine::step() {
   std::vector<RequestGroup*> touched;
   int row = 0;
   for (const auto& s : so.scheduled) {
-    if (!s.samples) continue;
+    if (!s.samples) {
+      s.request->spec_cut_draft = -1;  // (its position is not sampled in this step)
+      continue;
+    }
     Request& r = *s.request;
     RequestGroup& g = *r.group;
     const float* logits = m.logits.data() + std::size_t(row) * vocab;
@@ -714,12 +591,19 @@ std::vector<RequestOutput> LLMEngine::step() {
       m.fork(g);
       for (size_t i = 1; i < g.seqs.size(); ++i) m.on_token(g, *g.seqs[i], m.sample(*g.seqs[i], logits), t);
     }
-    m.on_token(g, r, first, t);
-    if (s.num_spec_tokens > 0) m.verify_drafts(g, r, s, first.token, logits, t);
+    m.on_token(g, r, first, t, s.num_spec_tokens > 0);
+    if (s.num_spec_tokens > 0)
+      m.verify_drafts(g, r, s, first.token, logits, t);
+    else if (r.spec_token_ids.empty())
+      r.observe_cut_draft(first.token);  // drafts the batch cut entirely: the first judged anyway
     if (r.num_spec_budget > 0 && !r.finish_reason) m.propose(r);
     if (std::find(touched.begin(), touched.end(), &g) == touched.end()) touched.push_back(&g);
   }
+  // The step's cost (forward and sampling) against its tokens, for the batch-aware draft budget:
+  // decode and verify steps only (a prompt chunk's tokens cost otherwise, attending to each other).
+  if (decode_only) m.step_cost.observe(so.total_num_scheduled_tokens, now_seconds() - t_sched);
   m.propose_queued();
+  m.fit_drafts_to_batch();
   for (RequestGroup* g : touched) {
     const bool finished = g->finished();
     if (finished) {
@@ -797,6 +681,10 @@ EngineStats LLMEngine::stats() const {
   s.prefix_cache_queries = m.kv->prefix_cache_queries();
   s.prefix_cache_hits = m.kv->prefix_cache_hits();
   s.num_cached_blocks = m.kv->pool().num_cached_blocks();
+  if (m.step_cost.ready()) {
+    s.step_cost_intercept_s = m.step_cost.intercept();
+    s.step_cost_per_token_s = m.step_cost.slope();
+  }
   const KVCacheGroups& groups = m.kv->groups();
   s.kv_cache_groups.resize(std::size_t(groups.num_groups()));
   for (int g = 0; g < groups.num_groups(); ++g) {

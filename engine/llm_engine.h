@@ -94,6 +94,13 @@ struct EngineStats {
   long long spec_num_draft_tokens = 0;
   long long spec_num_accepted_tokens = 0;
   std::vector<long long> spec_accepted_per_pos;
+  /// Accepted draft tokens computed a second time: on recurrent layers a step whose drafts were
+  /// not all accepted rolls the state back to its known tokens and recomputes the accepted ones.
+  long long spec_num_recomputed_tokens = 0;
+  /// Proposed drafts left out because the batch was compute-bound (batch_draft_budget), and the
+  /// step cost model it used: seconds per step and per token (0 until fitted).
+  long long spec_num_trimmed_tokens = 0;
+  double step_cost_intercept_s = 0, step_cost_per_token_s = 0;
   /// The KV-cache groups: all share the num_total_blocks blocks; one block holds
   /// kv_cache_group_size layers' K and V of block_size tokens. A model without sliding windows has
   /// one group of all its layers.

@@ -147,9 +147,10 @@ struct GatedDeltaNetSpec {
 struct DeltaNetSequence {
   int start = 0, len = 0;  ///< rows [start, start + len) of the projection and the output
   float* state = nullptr;  ///< its state (GatedDeltaNetSpec::state_floats()), read and updated in place
-  /// Prefix-cache checkpoints at block boundaries: for i < num_saves, the state after
-  /// save_after[i] of its tokens (1..len) is also copied to save_to[i].
-  static constexpr int kMaxSaves = 2;
+  /// Prefix-cache checkpoints at block boundaries, and the state speculative decoding rolls back
+  /// to: for i < num_saves, the state after save_after[i] of its tokens (1..len) is also copied to
+  /// save_to[i].
+  static constexpr int kMaxSaves = 3;
   int num_saves = 0;
   int save_after[kMaxSaves] = {};
   float* save_to[kMaxSaves] = {};

@@ -194,11 +194,9 @@ void EngineSettings::applyTo(pagedchat::EngineConfig& config) const {
   config.max_model_len = contextLength_;  // 0: the model's
   // Speculative decoding by n-gram lookup for every pane that keeps it on (PaneSettings::
   // speculative): a reply that repeats earlier text (code, quotes, names, lists) takes fewer
-  // steps, and one that does not costs little (the proposals back off). A hybrid model loads
-  // without it.
+  // steps, and one that does not costs little (the proposals back off).
   config.speculative_config.method = pagedchat::SpeculativeConfig::Method::kNgram;
   config.speculative_config.num_speculative_tokens = 4;
   config.speculative_config.prompt_lookup_max = 5;
   config.speculative_config.prompt_lookup_min = 2;
-  config.speculative_config.optional = true;
 }

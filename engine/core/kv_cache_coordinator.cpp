@@ -161,13 +161,16 @@ void KVCacheCoordinator::cache_blocks(Request& r, int num_computed_tokens) {
   r.num_cached_blocks = std::max(r.num_cached_blocks, full);
 }
 
-CheckpointPlan KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_tokens) {
+CheckpointPlan KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_tokens, int num_spec_tokens) {
   CheckpointPlan plan;
   if (!states_ || !states_->caching_enabled() || r.state_slot < 0) return plan;
   const int computed = r.num_computed_tokens, end = computed + num_new_tokens, prompt = r.num_prompt_tokens();
   const bool ends_prompt = computed < prompt && end >= prompt;
+  // (A boundary the rolling checkpoint already holds is not written again: a step recomputing
+  // accepted drafts after a rollback crosses it a second time.)
   auto wanted = [&](int boundary) {
-    return boundary > computed && boundary <= end && boundary > r.checkpoint_registered_tokens;
+    return boundary > computed && boundary <= end && boundary > r.checkpoint_registered_tokens &&
+           boundary > r.checkpoint_tokens;
   };
   int boundary = end / block_size_ * block_size_;
   int extra = stable_boundary(r);
@@ -181,6 +184,18 @@ CheckpointPlan KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_token
   }
   if (!wanted(extra) || extra == boundary) extra = 0;
   if (!wanted(boundary)) boundary = 0;
+  if (boundary > 0 && boundary - computed > num_new_tokens - num_spec_tokens) {
+    // Among the drafts: into a slot of its own until verification says whether it is valid.
+    if (r.spec_checkpoint_slot < 0) {
+      const std::optional<int> slot = states_->allocate();
+      if (slot) r.spec_checkpoint_slot = *slot;
+    }
+    if (r.spec_checkpoint_slot >= 0) {
+      plan.after = boundary - computed;
+      plan.speculative = true;
+    }
+    boundary = 0;
+  }
   if (boundary > 0 && r.checkpoint_slot < 0) {
     const std::optional<int> slot = states_->allocate();
     if (slot) r.checkpoint_slot = *slot;
@@ -197,6 +212,37 @@ CheckpointPlan KVCacheCoordinator::plan_checkpoint(Request& r, int num_new_token
     }
   }
   return plan;
+}
+
+void KVCacheCoordinator::speculative_checkpoint_verified(Request& r, const CheckpointPlan& plan, int computed_before,
+                                                         int num_valid_tokens) {
+  if (!states_ || !plan.speculative || r.spec_checkpoint_slot < 0) return;
+  const int tokens = computed_before + plan.after;
+  if (tokens > num_valid_tokens) {  // the state of a rejected draft
+    states_->free(r.spec_checkpoint_slot);
+    r.spec_checkpoint_slot = -1;
+    return;
+  }
+  if (r.checkpoint_slot >= 0) states_->free(r.checkpoint_slot);
+  r.checkpoint_slot = r.spec_checkpoint_slot;
+  r.spec_checkpoint_slot = -1;
+  r.checkpoint_tokens = tokens;
+  rolling_checkpoint_moved(r, false);
+}
+
+bool KVCacheCoordinator::hold_spec_state_slot(Request& r) {
+  if (!states_) return true;
+  if (r.spec_state_slot < 0) {
+    const std::optional<int> slot = states_->allocate();
+    if (slot) r.spec_state_slot = *slot;
+  }
+  return r.spec_state_slot >= 0;
+}
+
+void KVCacheCoordinator::restore_spec_state(Request& r) {
+  if (!states_ || r.spec_state_slot < 0 || r.state_slot < 0)
+    throw std::logic_error("KVCacheCoordinator: request " + r.request_id + " has no saved state to roll back to");
+  pending_state_copies_.emplace_back(r.spec_state_slot, r.state_slot);
 }
 
 int KVCacheCoordinator::stable_boundary(const Request& r) const {
@@ -220,6 +266,10 @@ void KVCacheCoordinator::checkpoint_written(Request& r, const CheckpointPlan& pl
   } else if (!register_now || r.checkpoint_tokens <= 0) {
     return;  // nothing written this step, nothing held to register
   }
+  rolling_checkpoint_moved(r, register_now);
+}
+
+void KVCacheCoordinator::rolling_checkpoint_moved(Request& r, bool register_now) {
   // (The stable prefix's boundary may be this rolling one, when it was the step's last.)
   if (register_now || r.checkpoint_tokens == stable_boundary(r) ||
       r.checkpoint_tokens - r.checkpoint_registered_tokens >=
@@ -300,6 +350,11 @@ void KVCacheCoordinator::free(Request& r) {
     if (r.state_slot >= 0) states_->free(r.state_slot);
     if (r.extra_checkpoint_slot >= 0) states_->free(r.extra_checkpoint_slot);  // planned, never written
     r.extra_checkpoint_slot = -1;
+    for (int* slot : {&r.spec_state_slot, &r.spec_checkpoint_slot})
+      if (*slot >= 0) {
+        states_->free(*slot);
+        *slot = -1;
+      }
     for (int slot : r.reserved_state_slots) states_->free(slot);
     r.reserved_state_slots.clear();
     r.state_slot = -1;

@@ -39,6 +39,9 @@ namespace pagedchat {
 struct CheckpointPlan {
   int after = 0;
   int extra_after = 0;
+  /// `after` falls among the step's draft tokens: written to request.spec_checkpoint_slot and
+  /// settled by speculative_checkpoint_verified once the drafts are verified.
+  bool speculative = false;
 };
 
 class KVCacheCoordinator {
@@ -110,14 +113,29 @@ class KVCacheCoordinator {
   /// stable prefix (RequestOptions::stable_prefix_tokens: where its next turn resumes) when the
   /// step crosses it, else, without a hint, the prompt's end when that is a boundary (a next
   /// request that extends the whole sequence). Slots are taken now; a boundary that gets none
-  /// is not checkpointed.
-  CheckpointPlan plan_checkpoint(Request& request, int num_new_tokens);
+  /// is not checkpointed, nor one the rolling checkpoint already holds. The last num_spec_tokens
+  /// of num_new_tokens are drafts: a boundary among them is a speculative checkpoint
+  /// (CheckpointPlan::speculative) in a slot of its own, so a rejection leaves the rolling one whole.
+  CheckpointPlan plan_checkpoint(Request& request, int num_new_tokens, int num_spec_tokens = 0);
   /// After the step ran: the extra checkpoint is registered; the rolling one now holds the state
   /// at its boundary, registered when `register_now` or when kCheckpointIntervalBlocks blocks
   /// passed since the request's last one. A `register_now` step that wrote no rolling checkpoint
   /// (a prompt's last chunk that crossed no boundary) registers the one an earlier chunk wrote,
   /// if any, before decoding moves it on.
   void checkpoint_written(Request& request, const CheckpointPlan& plan, bool register_now);
+  /// After a step with drafts was verified: a speculative checkpoint at computed_before +
+  /// plan.after tokens becomes the request's rolling checkpoint when that many tokens are valid
+  /// (num_valid_tokens: the known tokens and accepted drafts the step computed), else its slot is
+  /// freed. No-op for other plans.
+  void speculative_checkpoint_verified(Request& request, const CheckpointPlan& plan, int computed_before,
+                                       int num_valid_tokens);
+  /// Recurrent layers: gives the request a slot for the state after its known tokens in steps
+  /// with drafts (request.spec_state_slot; kept until it is freed). False when no slot is free
+  /// (the step then runs without drafts).
+  bool hold_spec_state_slot(Request& request);
+  /// Recurrent layers: the request's live state becomes the one saved before its drafts (a state
+  /// copy before the next forward), for a step whose drafts were not all accepted.
+  void restore_spec_state(Request& request);
   /// (source, destination) state slot copies for the next forward (source -1: zero), then clears them.
   std::vector<std::pair<int, int>> take_pending_state_copies();
 
@@ -157,6 +175,10 @@ class KVCacheCoordinator {
   std::unique_ptr<RecurrentStateManager> states_;
   std::vector<std::pair<int, int>> pending_state_copies_;
   void register_checkpoint(Request& request);
+  /// The rolling checkpoint now holds the state at request.checkpoint_tokens: registered when
+  /// `register_now`, at the stable prefix's boundary, or kCheckpointIntervalBlocks blocks after
+  /// the request's last registered one.
+  void rolling_checkpoint_moved(Request& request, bool register_now);
   /// The deepest block boundary within request.stable_prefix_tokens (a resumable one: short of
   /// the whole prompt); 0 without a hint.
   int stable_boundary(const Request& request) const;

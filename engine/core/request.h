@@ -66,6 +66,30 @@ struct Request {
   std::vector<int> oracle_token_ids;  ///< method "oracle": the continuation it proposes from (benchmarks)
   int spec_skip_steps = 0;            ///< steps left without proposals (after drafts nobody accepted)
   int spec_misses = 0;                ///< verifications in a row that accepted no draft
+  /// Drafts accepted and drafts judged (each accepted one, and the first rejected), decayed by
+  /// 5 % per verification, from the prior 1 of 2: spec_acceptance() estimates the chance that a
+  /// draft is accepted once the one before it was.
+  double spec_hits = 1, spec_trials = 2;
+  double spec_acceptance() const { return spec_hits / spec_trials; }
+  void observe_drafts(int proposed, int accepted) {
+    spec_hits = 0.95 * spec_hits + accepted;
+    spec_trials = 0.95 * spec_trials + accepted + (accepted < proposed ? 1 : 0);
+  }
+  /// The first draft the batch-aware cut left out of its step (-1: none): judged against the
+  /// token sampled in its place, so the estimate keeps learning while drafts are cut.
+  int spec_cut_draft = -1;
+  void observe_cut_draft(int sampled) {
+    if (spec_cut_draft < 0) return;
+    spec_hits = 0.95 * spec_hits + (sampled == spec_cut_draft ? 1 : 0);
+    spec_trials = 0.95 * spec_trials + 1;
+    spec_cut_draft = -1;
+  }
+  /// Recurrent layers: the state after the known tokens of a step with drafts (the point rejected
+  /// drafts roll back to); held from its first draft until freed.
+  int spec_state_slot = -1;
+  /// Recurrent layers: a block-boundary checkpoint that falls among a step's drafts, kept as the
+  /// rolling checkpoint only if verification accepts the drafts up to it (else freed); -1: none.
+  int spec_checkpoint_slot = -1;
 
   // Output side.
   std::mt19937_64 rng;

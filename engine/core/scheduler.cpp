@@ -62,9 +62,10 @@ SchedulerOutput Scheduler::schedule() {
   for (size_t i = 0; i < running_.size() && budget > 0;) {
     Request* req = running_[i];
     // A decoding request verifies its draft tokens too (vLLM's num_tokens_with_spec); the budget
-    // may cut some of them.
+    // may cut some of them. (More than one known token before the drafts: a hybrid model's
+    // accepted drafts, recomputed after a rollback.)
     const int num_known = req->num_tokens() - req->num_computed_tokens;
-    const int num_drafts = num_known == 1 ? int(req->spec_token_ids.size()) : 0;
+    const int num_drafts = int(req->spec_token_ids.size());
     int num_new = cap(req, num_known + num_drafts, budget);
     int num_spec = std::max(0, num_new - num_known);
     bool scheduled = true;
@@ -94,6 +95,11 @@ SchedulerOutput Scheduler::schedule() {
       }
     }
     if (!scheduled) continue;  // running_[i] is now the next request
+    // Recurrent layers: without a slot for the state to roll back to, the step has no drafts.
+    if (num_spec > 0 && !kv_.hold_spec_state_slot(*req)) {
+      num_new -= num_spec;
+      num_spec = 0;
+    }
     out.scheduled.push_back(
         {req, num_new, req->num_computed_tokens + num_new - num_spec == req->num_tokens(), {}, num_spec});
     out.total_num_scheduled_tokens += num_new;
@@ -139,13 +145,35 @@ SchedulerOutput Scheduler::schedule() {
   }
   // Recurrent layers: the requests whose step crosses a block boundary checkpoint their state there
   // (planned after every preemption of this step, so only for requests that run).
-  for (ScheduledRequest& s : out.scheduled) s.checkpoint = kv_.plan_checkpoint(*s.request, s.num_new_tokens);
+  for (ScheduledRequest& s : out.scheduled)
+    s.checkpoint = kv_.plan_checkpoint(*s.request, s.num_new_tokens, s.num_spec_tokens);
   out.blocks_to_copy = kv_.take_pending_copies();
   out.state_copies = kv_.take_pending_state_copies();
   return out;
 }
 
-void Scheduler::rollback_rejected(Request& request, int num_rejected) { request.num_computed_tokens -= num_rejected; }
+int Scheduler::drafts_verified(Request& r, const ScheduledRequest& s, int num_accepted, bool finished) {
+  const int num_known = s.num_new_tokens - s.num_spec_tokens;
+  const int before = r.num_computed_tokens - s.num_new_tokens;  // update_after_step has advanced it
+  const int num_valid = before + num_known + num_accepted;
+  kv_.speculative_checkpoint_verified(r, s.checkpoint, before, num_valid);
+  int recompute = 0;
+  if (!finished && num_accepted < s.num_spec_tokens) {
+    if (kv_.states()) {
+      // The live state has taken every draft: back to the state saved after the known tokens;
+      // the accepted drafts are computed again with the next step's tokens.
+      kv_.restore_spec_state(r);
+      r.num_computed_tokens = before + num_known;
+      recompute = num_accepted;
+    } else {
+      r.num_computed_tokens = num_valid;
+    }
+  }
+  // Blocks that accepted drafts filled join the prefix cache now (allocation registered only
+  // blocks of known tokens), so a turn that ends on accepted drafts is cached to its end.
+  kv_.cache_blocks(r, std::min(r.num_computed_tokens, num_valid));
+  return recompute;
+}
 
 void Scheduler::update_after_step(const SchedulerOutput& out) {
   // The blocks these tokens fill were registered in the prefix cache when they were allocated; a
@@ -154,7 +182,7 @@ void Scheduler::update_after_step(const SchedulerOutput& out) {
     Request& r = *s.request;
     const int before = r.num_computed_tokens;
     const bool ends_prompt = before < r.num_prompt_tokens() && before + s.num_new_tokens >= r.num_prompt_tokens();
-    if (s.checkpoint.after > 0 || s.checkpoint.extra_after > 0 || ends_prompt)
+    if (!s.checkpoint.speculative && (s.checkpoint.after > 0 || s.checkpoint.extra_after > 0 || ends_prompt))
       kv_.checkpoint_written(r, s.checkpoint, ends_prompt);
     r.num_computed_tokens += s.num_new_tokens;
   }

@@ -65,9 +65,13 @@ class Scheduler {
   /// After the forward: advances num_computed_tokens (the blocks they fill were registered in the
   /// prefix cache by allocate_slots, when the step was scheduled).
   void update_after_step(const SchedulerOutput& out);
-  /// After verification: `num_rejected` draft tokens of its step were not accepted; their K/V
-  /// slots count as not computed (the next step writes over them).
-  void rollback_rejected(Request& request, int num_rejected);
+  /// After verification of a step `s` with drafts, num_accepted of them accepted (`finished`: the
+  /// request finished on them). A speculative checkpoint is kept or dropped; the rejected drafts'
+  /// K/V slots count as not computed (the next step writes over them). With recurrent layers the
+  /// live state goes back to the one saved after the step's known tokens, and the accepted drafts
+  /// count as not computed too (recomputed by the next step: one saved state per step instead of
+  /// one per draft position). Returns the accepted drafts to be recomputed.
+  int drafts_verified(Request& request, const ScheduledRequest& s, int num_accepted, bool finished);
   /// Drops a finished request from the running queue and frees its blocks.
   void finish_request(Request* request);
 

@@ -101,7 +101,11 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
       for (int j = s.num_spec_tokens; j >= 0; --j) b.logits_indices.push_back(int(b.input_ids.size()) - 1 - j);
     if (kv.states()) {
       b.state_slots.push_back(req.state_slot);
-      if (s.checkpoint.after > 0) b.state_saves.push_back({int(r), s.checkpoint.after, req.checkpoint_slot});
+      if (s.num_spec_tokens > 0)  // the state rejected drafts roll back to
+        b.state_saves.push_back({int(r), s.num_new_tokens - s.num_spec_tokens, req.spec_state_slot});
+      if (s.checkpoint.after > 0)
+        b.state_saves.push_back(
+            {int(r), s.checkpoint.after, s.checkpoint.speculative ? req.spec_checkpoint_slot : req.checkpoint_slot});
       if (s.checkpoint.extra_after > 0)
         b.state_saves.push_back({int(r), s.checkpoint.extra_after, req.extra_checkpoint_slot});
     }

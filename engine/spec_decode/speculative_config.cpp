@@ -68,10 +68,10 @@ SpeculativeConfig parse_speculative_config(const std::string& text) {
   if (j.empty()) return c;
   for (const auto& [key, value] : j.items())
     if (key != "method" && key != "num_speculative_tokens" && key != "prompt_lookup_max" &&
-        key != "prompt_lookup_min" && key != "model")
+        key != "prompt_lookup_min" && key != "model" && key != "fit_to_batch")
       spec_config_error("unknown key \"" + key +
                         "\" (this build reads method, num_speculative_tokens, prompt_lookup_max, "
-                        "prompt_lookup_min, model)");
+                        "prompt_lookup_min, model, fit_to_batch)");
   if (!j.contains("method") || !j["method"].is_string()) spec_config_error("\"method\" (a string) is required");
   const std::string method = j["method"].get<std::string>();
   if (method == "ngram") {
@@ -91,6 +91,10 @@ SpeculativeConfig parse_speculative_config(const std::string& text) {
     if (!j["model"].is_string() || j["model"].get<std::string>().empty())
       spec_config_error("\"model\" must be the draft model's file or folder");
     c.model = j["model"].get<std::string>();
+  }
+  if (j.contains("fit_to_batch")) {
+    if (!j["fit_to_batch"].is_boolean()) spec_config_error("\"fit_to_batch\" must be true or false");
+    c.fit_to_batch = j["fit_to_batch"].get<bool>();
   }
   if (!j.contains("num_speculative_tokens") || j["num_speculative_tokens"].is_null())
     spec_config_error("\"num_speculative_tokens\" is required");

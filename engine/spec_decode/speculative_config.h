@@ -28,9 +28,9 @@ struct SpeculativeConfig {
   int prompt_lookup_max = 5;       ///< ngram: the longest suffix n-gram matched
   int prompt_lookup_min = 2;       ///< ngram: the shortest suffix n-gram matched (>= 1, <= max)
   std::string model;               ///< draft_model: the draft model's file or folder (required)
-  /// A model speculation cannot serve (recurrent layers, whose state is not rolled back yet) loads
-  /// without it, with a warning, instead of failing to load (the app's default; not in the JSON).
-  bool optional = false;
+  /// Cut drafts that do not pay in a compute-bound batch (engine/spec_decode/batch_draft_budget.h;
+  /// JSON "fit_to_batch", our extension of vLLM's keys). Off: every proposed draft is verified.
+  bool fit_to_batch = true;
 
   bool enabled() const { return method != Method::kNone; }
   /// Throws std::invalid_argument naming the option when the fields are out of range.

@@ -166,9 +166,10 @@ void TestModelSettings::engineSettingsSaved() {
     QCOMPARE(config.block_size, 32);
     QCOMPARE(config.num_threads, 2);
     QCOMPARE(config.kv_cache_dtype, pagedchat::KvCacheDType::kQ8_0);
-    // N-gram speculative decoding, which a hybrid model may decline (panes turn it off per request).
+    // N-gram speculative decoding for every model, hybrid ones included (panes turn it off per
+    // request), fitted to the batch.
     QVERIFY(config.speculative_config.method == pagedchat::SpeculativeConfig::Method::kNgram);
-    QVERIFY(config.speculative_config.optional);
+    QVERIFY(config.speculative_config.fit_to_batch);
     config.speculative_config.validate();
   }
   {

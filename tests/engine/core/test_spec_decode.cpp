@@ -3,7 +3,9 @@
 // greedy and seeded sampling, every attention-only family of ../shared/models/arch, batched with
 // other requests, with chunked prefill, preemption and prefix-cache hits, n > 1, stop strings and
 // logprobs — while drafts are really proposed and accepted (the counters say so). The oracle
-// method (the target's own continuation) accepts every draft. Hybrid models are refused.
+// method (the target's own continuation) accepts every draft; a part-wrong one exercises the
+// rollback after partly accepted drafts. Hybrid models (Gated DeltaNet layers) roll their state
+// back and keep resuming chats from their checkpoints.
 #include <QTest>
 
 #include <random>
@@ -11,6 +13,7 @@
 
 #include "arch_golden.h"
 #include "engine/llm_engine.h"
+#include "engine/spec_decode/batch_draft_budget.h"
 #include "engine/spec_decode/ngram_proposer.h"
 #include "engine/spec_decode/speculative_config.h"
 #include "engine_test_utils.h"
@@ -19,8 +22,11 @@ using namespace pagedchat;
 
 namespace {
 
+// The tests that count drafts verify every one proposed (fit_to_batch off): the batch-aware cut
+// depends on measured step times. fitToBatchKeepsOutputs runs with it on.
 EngineConfig withSpec(EngineConfig c, const std::string& json) {
   c.speculative_config = parse_speculative_config(json);
+  if (json.find("fit_to_batch") == std::string::npos) c.speculative_config.fit_to_batch = false;
   return c;
 }
 
@@ -72,6 +78,8 @@ std::vector<int> repetitivePrompt(int vocab, int len, uint32_t seed) {
   return out;
 }
 
+int vocabOf(const EngineConfig& cfg) { return LLMEngine(cfg).model_config().vocab_size; }
+
 void compareOutputs(const Result& plain, const Result& spec) {
   QCOMPARE(spec.done.size(), plain.done.size());
   for (const auto& [id, out] : plain.done) {
@@ -118,7 +126,12 @@ class TestSpecDecode : public QObject {
         "{\"method\":\"ngram\",\"num_speculative_tokens\":3,\"prompt_lookup_max\":1}");
     QCOMPARE(m.prompt_lookup_max, 1);
     QCOMPARE(m.prompt_lookup_min, 1);
+    QVERIFY(c.fit_to_batch);  // the default
+    QVERIFY(!parse_speculative_config("{\"method\":\"ngram\",\"num_speculative_tokens\":3,\"fit_to_batch\":false}")
+                 .fit_to_batch);
     const std::vector<std::pair<std::string, std::string>> bad = {
+        {"{\"method\":\"ngram\",\"num_speculative_tokens\":3,\"fit_to_batch\":1}", "fit_to_batch"},
+        {"{\"method\":\"ngram\",\"num_speculative_tokens\":3,\"fit_batch\":true}", "fit_batch"},
         {"{\"method\":\"ngram\",\"num_speculative_tokens\":0}", "num_speculative_tokens"},
         {"{\"method\":\"ngram\",\"num_speculative_tokens\":17}", "num_speculative_tokens"},
         {"{\"method\":\"ngram\"}", "num_speculative_tokens"},
@@ -181,6 +194,87 @@ class TestSpecDecode : public QObject {
     QCOMPARE(propose_ngram(ctx2, 3, 3, 3, out), 0);
   }
 
+  // The step cost fit: exact on linear data, not trusted before the token counts spread.
+  void stepCostModel() {
+    StepCostModel m;
+    QVERIFY(!m.ready());
+    for (int i = 0; i < 20; ++i) m.observe(16, 0.01 + 0.002 * 16);
+    QVERIFY2(!m.ready(), "one token count says nothing about the slope");
+    for (int i = 0; i < 40; ++i) {
+      const int t = 1 + (i * 7) % 64;
+      m.observe(t, 0.01 + 0.002 * t);
+    }
+    QVERIFY(m.ready());
+    QVERIFY(std::abs(m.slope() - 0.002) < 1e-6);
+    QVERIFY(std::abs(m.intercept() - 0.01) < 1e-5);
+    StepCostModel flat;  // time independent of tokens: no slope, never "ready" (drafts are free)
+    for (int i = 0; i < 40; ++i) flat.observe(1 + i % 9, 0.02);
+    QVERIFY(!flat.ready());
+  }
+
+  // The batch-aware cut keeps, of all drafts, the set that maximises expected tokens per second
+  // (checked by brute force over every choice of per-request prefixes), keeps everything where
+  // verifying is free (b = 0), and nothing where the step is purely compute-bound (a = 0).
+  void batchDraftBudget() {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (int trial = 0; trial < 300; ++trial) {
+      std::vector<DraftCandidate> c(3);
+      for (auto& x : c) x = {u(rng), int(rng() % 5)};
+      const int known = 3 + int(rng() % 20), sampling = 3;
+      const double a = u(rng) * 0.1, b = u(rng) * 0.01;
+      const std::vector<int> keep = batch_draft_budget(c, known, sampling, a, b);
+      auto rate = [&](const std::vector<int>& k) {
+        double e = sampling, t = known;
+        for (std::size_t i = 0; i < c.size(); ++i) {
+          double p = 1;
+          for (int j = 0; j < k[i]; ++j) e += (p *= c[i].acceptance);
+          t += k[i];
+        }
+        return e / (a + b * t);
+      };
+      double best = 0;
+      for (int x = 0; x <= c[0].num_drafts; ++x)
+        for (int y = 0; y <= c[1].num_drafts; ++y)
+          for (int z = 0; z <= c[2].num_drafts; ++z) best = std::max(best, rate({x, y, z}));
+      for (std::size_t i = 0; i < c.size(); ++i) QVERIFY(keep[i] >= 0 && keep[i] <= c[i].num_drafts);
+      QVERIFY2(rate(keep) >= best * (1 - 1e-12), qPrintable(QString("trial %1").arg(trial)));
+    }
+    const std::vector<DraftCandidate> batch(16, DraftCandidate{0.8, 4});
+    for (int k : batch_draft_budget(batch, 16, 16, 0.05, 0.0)) QCOMPARE(k, 4);
+    for (int k : batch_draft_budget(batch, 16, 16, 0.0, 0.001)) QCOMPARE(k, 0);
+    // In between: a likelier request keeps at least as many drafts as a less likely one.
+    std::vector<DraftCandidate> mixed = {{0.95, 6}, {0.6, 6}, {0.3, 6}};
+    const std::vector<int> k = batch_draft_budget(mixed, 3, 3, 0.03, 0.002);
+    QVERIFY(k[0] >= k[1] && k[1] >= k[2]);
+    QVERIFY(k[0] > 0 && k[2] < 6);
+  }
+
+  // With the batch-aware cut on (the default), 12 requests of stories260K batched: the outputs
+  // are plain decoding's whatever the cut leaves (it only removes drafts), and the step cost fit
+  // it reads is reported once trusted.
+  void fitToBatchKeepsOutputs() {
+    EngineConfig cfg = testutil::storiesConfig();
+    std::vector<Req> reqs;
+    const char* prompts[] = {"Once upon a time, there was a big dog. The dog was big. The dog",
+                             "Lily and Tom went to the park. Lily and Tom", "The cat sat on the mat. The cat"};
+    for (int i = 0; i < 12; ++i) {
+      SamplingParams p = testutil::greedy(40 + 5 * (i % 4));
+      if (i % 3 == 1) {
+        p.temperature = 0.8f;
+        p.seed = 100 + uint64_t(i);
+      }
+      reqs.push_back({"f" + std::to_string(i), {}, prompts[i % 3], p, i / 4});
+    }
+    const Result plain = run(cfg, reqs);
+    EngineConfig on = withSpec(cfg, kNgram);
+    on.speculative_config.fit_to_batch = true;
+    const Result spec = run(on, reqs);
+    compareOutputs(plain, spec);
+    QVERIFY(spec.stats.spec_num_draft_tokens + spec.stats.spec_num_trimmed_tokens > 0);
+    QVERIFY(spec.stats.step_cost_per_token_s >= 0 && spec.stats.step_cost_intercept_s > -1);
+  }
+
   // Greedy ids with drafts equal those without on every attention-only family.
   void greedyIdentical_data() {
     QTest::addColumn<QString>("model");
@@ -189,6 +283,8 @@ class TestSpecDecode : public QObject {
          {"llama3-tiny.gguf", "qwen2-tiny.gguf", "qwen3-tiny.gguf", "qwen3moe-tiny.gguf", "gemma3-tiny.gguf",
           "gemma4-tiny.gguf", "gptoss-tiny.gguf", "phi4mini-tiny.gguf", "smollm3-tiny.gguf"})
       QTest::newRow(m) << QString(m);
+    // Hybrid: Gated DeltaNet layers, whose state rolls back to the last accepted draft.
+    QTest::newRow("qwen35-tiny.gguf") << QString("qwen35-tiny.gguf");
     // Our own tiny files with outside goldens (tests/data): EXAONE 4 and Gemma 4's MoE.
     QTest::newRow("exaone4-tiny.gguf") << QString(EXAONE4_DIR "/exaone4-tiny.gguf");
     QTest::newRow("gemma4moe-tiny.gguf") << QString(GEMMA4MOE_DIR "/gemma4moe-tiny.gguf");
@@ -239,6 +335,22 @@ class TestSpecDecode : public QObject {
     QVERIFY2(
         exact.stats.num_steps * 3 < plain.stats.num_steps,
         qPrintable(QString("%1 steps with drafts, %2 without").arg(exact.stats.num_steps).arg(plain.stats.num_steps)));
+    QCOMPARE(exact.stats.spec_num_recomputed_tokens, 0LL);  // nothing rolled back
+    // A continuation with every fifth token wrong: drafts accepted in part, so each verify step
+    // rolls back after some accepted tokens (recurrent layers: to the state saved before the
+    // drafts, recomputing the accepted ones).
+    for (Req& q : oracle) {
+      for (std::size_t i = 3; i < q.options.oracle_token_ids.size(); i += 5)
+        q.options.oracle_token_ids[i] = (q.options.oracle_token_ids[i] + 1) % vocabOf(cfg);
+    }
+    const Result partial = run(withSpec(cfg, "{\"method\": \"oracle\", \"num_speculative_tokens\": 6}"), oracle);
+    compareOutputs(plain, partial);
+    QVERIFY(partial.stats.spec_num_accepted_tokens > 0);
+    QVERIFY(partial.stats.spec_num_accepted_tokens < partial.stats.spec_num_draft_tokens);
+    if (LLMEngine(cfg).model_config().num_recurrent_layers() > 0)
+      QVERIFY2(partial.stats.spec_num_recomputed_tokens > 0, "no accepted draft was recomputed after a rollback");
+    else
+      QCOMPARE(partial.stats.spec_num_recomputed_tokens, 0LL);
   }
 
   // Requests joining mid-flight, chunked prefill (8-token budget, 5-token chunks) and a cache so
@@ -472,17 +584,117 @@ class TestSpecDecode : public QObject {
     QVERIFY(spec.stats.spec_num_accepted_tokens * 10 >= spec.stats.spec_num_draft_tokens * 9);
   }
 
-  void hybridRefused() {
+  // Hybrid models: each turn's end leaves a state checkpoint at its last block boundary, and the
+  // next turn resumes there, with drafts as without: boundaries that fall among a step's drafts
+  // are checkpointed in a slot of their own and kept once verification accepts them. Block size 4
+  // puts a boundary among most steps' drafts; an oracle with some tokens wrong rejects some.
+  void hybridTurnsResume_data() {
+    QTest::addColumn<QString>("spec");
+    QTest::addColumn<int>("stride");
+    const QString oracle = "{\"method\": \"oracle\", \"num_speculative_tokens\": 5}";
+    QTest::newRow("every 7th wrong") << oracle << 7;
+    QTest::newRow("every 3rd wrong") << oracle << 3;
+    QTest::newRow("none wrong") << oracle << 0;
+  }
+  void hybridTurnsResume() {
+    QFETCH(QString, spec);
+    QFETCH(int, stride);
     const QString path = archtest::archPath("qwen35-tiny.gguf");
     REQUIRE_MODEL_FILE(path);
-    EngineConfig cfg = withSpec(testutil::storiesConfig(), kNgram);
+    EngineConfig cfg = testutil::storiesConfig();
     cfg.model = path.toStdString();
-    try {
+    cfg.max_model_len = 400;
+    cfg.block_size = 4;
+    const int vocab = vocabOf(cfg);
+    SamplingParams p = testutil::greedy(37);
+    p.ignore_eos = true;
+    std::vector<int> prompt = repetitivePrompt(vocab, 61, 11);
+    // Plain: three turns, each re-sending the last and its answer.
+    std::vector<std::vector<int>> answers;
+    std::vector<int> cached;
+    {
       LLMEngine engine(cfg);
-      QFAIL("a hybrid model was accepted with speculative decoding");
-    } catch (const std::invalid_argument& e) {
-      QVERIFY2(std::string(e.what()).find("--speculative-config") != std::string::npos, e.what());
+      std::vector<int> ids = prompt;
+      for (int turn = 0; turn < 3; ++turn) {
+        engine.add_request("t", ids, p);
+        const RequestOutput o = testutil::runToCompletion(engine).at("t");
+        answers.push_back(o.outputs[0].token_ids);
+        cached.push_back(o.metrics.num_cached_tokens);
+        ids.insert(ids.end(), answers.back().begin(), answers.back().end());
+        ids.insert(ids.end(), prompt.begin(), prompt.begin() + 9);
+      }
     }
+    LLMEngine engine(withSpec(cfg, spec.toStdString()));
+    std::vector<int> ids = prompt;
+    for (int turn = 0; turn < 3; ++turn) {
+      RequestOptions o;
+      o.oracle_token_ids = answers[std::size_t(turn)];
+      for (std::size_t i = 2; stride > 0 && i < o.oracle_token_ids.size(); i += std::size_t(stride))
+        o.oracle_token_ids[i] = (o.oracle_token_ids[i] + 1) % vocab;
+      engine.add_request("t", ids, p, o);
+      const RequestOutput out = testutil::runToCompletion(engine).at("t");
+      QCOMPARE(out.outputs[0].token_ids, answers[std::size_t(turn)]);
+      // At least where plain decoding resumes (a turn that ends on an accepted draft has
+      // computed its last token too, and may resume one boundary further).
+      QVERIFY2(out.metrics.num_cached_tokens >= cached[std::size_t(turn)],
+               qPrintable(QString("turn %1 resumed at %2, without drafts at %3")
+                              .arg(turn)
+                              .arg(out.metrics.num_cached_tokens)
+                              .arg(cached[std::size_t(turn)])));
+      if (turn > 0)
+        QVERIFY(cached[std::size_t(turn)] > int(prompt.size()));  // the plain run resumed past turn 0's prompt
+      ids.insert(ids.end(), answers[std::size_t(turn)].begin(), answers[std::size_t(turn)].end());
+      ids.insert(ids.end(), prompt.begin(), prompt.begin() + 9);
+    }
+    const EngineStats st = engine.stats();
+    QVERIFY(st.spec_num_accepted_tokens > 0);
+    if (stride > 0) {
+      QVERIFY(st.spec_num_accepted_tokens < st.spec_num_draft_tokens);
+      QVERIFY(st.spec_num_recomputed_tokens > 0);
+    } else {
+      QCOMPARE(st.spec_num_accepted_tokens, st.spec_num_draft_tokens);
+    }
+  }
+
+  // Hybrid models under pressure: four requests joining mid-flight, chunked prefill, a KV cache
+  // that forces preemption and so few state slots that some steps find none for the state drafts
+  // roll back to (they run without drafts). Each output equals its plain run.
+  void hybridBatchedUnderPressure() {
+    const QString path = archtest::archPath("qwen35-tiny.gguf");
+    REQUIRE_MODEL_FILE(path);
+    EngineConfig cfg = testutil::storiesConfig();
+    cfg.model = path.toStdString();
+    cfg.max_model_len = 256;
+    cfg.block_size = 8;
+    cfg.num_blocks = 40;
+    cfg.max_num_seqs = 4;
+    cfg.num_state_slots = 9;
+    cfg.max_num_batched_tokens = 24;
+    cfg.long_prefill_token_threshold = 7;
+    const int vocab = vocabOf(cfg);
+    std::vector<Req> reqs;
+    for (int i = 0; i < 4; ++i) {
+      SamplingParams p = testutil::greedy(50 + 7 * i);
+      p.ignore_eos = true;
+      if (i == 2) {
+        p.temperature = 0.8f;
+        p.seed = 31;
+      }
+      reqs.push_back({"h" + std::to_string(i), repetitivePrompt(vocab, 40 + 11 * i, 20 + uint32_t(i)), {}, p, 2 * i});
+    }
+    const Result plain = run(cfg, reqs);
+    std::vector<Req> oracle = reqs;
+    for (Req& q : oracle) {
+      q.options.oracle_token_ids = plain.done.at(q.id).outputs[0].token_ids;
+      for (std::size_t i = 4; i < q.options.oracle_token_ids.size(); i += 6)
+        q.options.oracle_token_ids[i] = (q.options.oracle_token_ids[i] + 1) % vocab;
+    }
+    const Result spec = run(withSpec(cfg, "{\"method\": \"oracle\", \"num_speculative_tokens\": 4}"), oracle);
+    compareOutputs(plain, spec);
+    QVERIFY2(spec.stats.num_preemptions > 0, "the small cache should have forced preemption");
+    QVERIFY(spec.stats.spec_num_recomputed_tokens > 0);
+    const Result ngram = run(withSpec(cfg, kNgram), reqs);
+    compareOutputs(plain, ngram);
   }
 };
 

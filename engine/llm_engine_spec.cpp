@@ -1,0 +1,99 @@
+// LLMEngine's speculative decoding steps (engine/spec_decode/ has the proposers and budgets):
+// verification of a step's drafts, proposals for the next step, and the batch-aware cut.
+#include <algorithm>
+
+#include "engine/llm_engine_impl.h"
+#include "engine/spec_decode/draft_budget.h"
+#include "engine/spec_decode/ngram_proposer.h"
+
+namespace pagedchat {
+
+// Exact for any sampling settings: with a deterministic draft (one token, probability 1), the
+// rejection sampling rule of Leviathan et al. 2023 ("Fast Inference from Transformers via
+// Speculative Decoding": accept with min(1, p/q), else sample the residual (p - q)+) reduces to
+// "sample from the target's p; accept the draft if that is the token". The sampled token is then
+// the target's own sample at that position, from the request's own RNG, one draw per token as
+// without speculation: greedy and seeded outputs are those of plain decoding.
+void LLMEngine::Impl::verify_drafts(RequestGroup& g, Request& r, const ScheduledRequest& s, int first_token,
+                                    const float* first_row, double t) {
+  // (Sampling and on_token leave r.spec_token_ids alone: the drafts are read in place.)
+  const std::size_t vocab = std::size_t(model.config.vocab_size);
+  int accepted = 0, token = first_token;
+  while (accepted < s.num_spec_tokens && !r.finish_reason && token == r.spec_token_ids[std::size_t(accepted)]) {
+    ++accepted;
+    const SampleResult next = sample(r, first_row + std::size_t(accepted) * vocab);
+    on_token(g, r, next, t, true);
+    token = next.token;
+  }
+  const bool all_scheduled = int(r.spec_token_ids.size()) == s.num_spec_tokens;
+  r.spec_token_ids.clear();
+  // (Before a finished request is freed: a checkpoint among the accepted drafts is its turn's end.)
+  stats.spec_num_recomputed_tokens += scheduler->drafts_verified(r, s, accepted, r.finish_reason.has_value());
+  finish_if_done(r);
+  ++stats.spec_num_drafts;
+  stats.spec_num_draft_tokens += s.num_spec_tokens;
+  stats.spec_num_accepted_tokens += accepted;
+  for (int i = 0; i < accepted; ++i) ++stats.spec_accepted_per_pos[std::size_t(i)];  // sized at load
+  if (r.index == 0) {
+    ++g.metrics.num_spec_drafts;
+    g.metrics.num_spec_draft_tokens += s.num_spec_tokens;
+    g.metrics.num_spec_accepted_tokens += accepted;
+  }
+  adapt_draft_budget(r, s.num_spec_tokens, accepted, config.speculative_config.num_speculative_tokens);
+  r.observe_drafts(s.num_spec_tokens, accepted);
+  // A draft the batch cut after these is judged against the token sampled after the last one.
+  if (all_scheduled && accepted == s.num_spec_tokens && !r.finish_reason) r.observe_cut_draft(token);
+  r.spec_cut_draft = -1;
+}
+
+void LLMEngine::Impl::propose(Request& r) {
+  r.spec_token_ids.clear();
+  r.spec_cut_draft = -1;
+  if (r.spec_skip_steps > 0) {
+    --r.spec_skip_steps;
+    return;
+  }
+  const SpeculativeConfig& sc = config.speculative_config;
+  const int k = draft_limit(r, config.max_model_len);
+  if (k <= 0) return;
+  if (sc.method == SpeculativeConfig::Method::kDraftModel) {
+    to_propose.emplace_back(&r, k);
+  } else if (sc.method == SpeculativeConfig::Method::kNgram) {
+    propose_ngram(r.token_ids, k, sc.prompt_lookup_min, sc.prompt_lookup_max, r.spec_token_ids);
+  } else if (sc.method == SpeculativeConfig::Method::kOracle) {
+    const std::size_t from = std::size_t(r.num_output_tokens());
+    for (std::size_t i = from; i < r.oracle_token_ids.size() && int(i - from) < k; ++i)
+      r.spec_token_ids.push_back(r.oracle_token_ids[i]);
+  }
+}
+
+void LLMEngine::Impl::propose_queued() {
+  if (drafter && !to_propose.empty()) drafter->propose(to_propose);
+  to_propose.clear();
+}
+
+void LLMEngine::Impl::fit_drafts_to_batch() {
+  if (!config.speculative_config.fit_to_batch || !step_cost.ready()) return;
+  std::vector<Request*> drafting;
+  std::vector<DraftCandidate> candidates;
+  long long known = 0;
+  for (Request* r : scheduler->running()) {
+    known += r->num_tokens() - r->num_computed_tokens;
+    if (r->spec_token_ids.empty()) continue;
+    drafting.push_back(r);
+    candidates.push_back({r->spec_acceptance(), int(r->spec_token_ids.size())});
+  }
+  if (drafting.empty()) return;
+  known = std::min<long long>(known, config.max_num_batched_tokens);
+  const std::vector<int> keep = batch_draft_budget(candidates, int(known), int(scheduler->running().size()),
+                                                   std::max(0.0, step_cost.intercept()), step_cost.slope());
+  for (std::size_t i = 0; i < drafting.size(); ++i) {
+    std::vector<int>& d = drafting[i]->spec_token_ids;
+    if (keep[i] >= int(d.size())) continue;
+    stats.spec_num_trimmed_tokens += int(d.size()) - keep[i];
+    drafting[i]->spec_cut_draft = d[std::size_t(keep[i])];
+    d.resize(std::size_t(keep[i]));
+  }
+}
+
+}  // namespace pagedchat
