@@ -99,6 +99,10 @@ int run_serve(ServeOptions& opt) {
                "pagedchat-cli: serving '%s' on http://%s:%d/v1 (%s, max_model_len %d, %d KV blocks of %d tokens)\n",
                name.c_str(), url_host.c_str(), port, llm->engine().backend_name().c_str(), ec.max_model_len,
                llm->engine().num_usable_blocks(), ec.block_size);  // as /metrics counts them
+  if (ec.speculative_config.enabled())
+    std::fprintf(stderr, "pagedchat-cli: speculative decoding: %s, up to %d draft tokens per step%s\n",
+                 ec.speculative_config.method_name().c_str(), ec.speculative_config.num_speculative_tokens,
+                 ec.speculative_config.fit_to_batch ? ", fitted to the batch" : "");
   std::fflush(stderr);
   http.join();  // until a signal stops the server (or its socket fails)
   finished = true;

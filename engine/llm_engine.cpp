@@ -493,6 +493,7 @@ void LLMEngine::Impl::fork(RequestGroup& g) {
     child->share_key = parent.share_key;
     child->num_computed_tokens = parent.num_computed_tokens;
     child->num_spec_budget = parent.num_spec_budget;
+    child->oracle_token_ids = parent.oracle_token_ids;
     if (g.grammar) child->matcher = make_matcher(g.grammar);
     kv->fork(parent, *child);
     scheduler->add_running(child.get());

@@ -656,6 +656,54 @@ class TestSpecDecode : public QObject {
     }
   }
 
+  // Hybrid models: n = 3 completions (each its own state and rollback slot, forked from the
+  // prompt's), one request aborted mid-flight with its drafts in the cache; the others equal
+  // their plain runs, and once all are done no state slot is held (nothing leaked by rollbacks,
+  // speculative checkpoints or the abort).
+  void hybridForksAndAbort() {
+    const QString path = archtest::archPath("qwen35-tiny.gguf");
+    REQUIRE_MODEL_FILE(path);
+    EngineConfig cfg = testutil::storiesConfig();
+    cfg.model = path.toStdString();
+    cfg.max_model_len = 256;
+    cfg.block_size = 4;
+    const int vocab = vocabOf(cfg);
+    SamplingParams greedy3 = testutil::greedy(30);
+    greedy3.ignore_eos = true;
+    greedy3.n = 3;
+    SamplingParams seeded = testutil::greedy(30);
+    seeded.ignore_eos = true;
+    seeded.temperature = 0.9f;
+    seeded.seed = 9;
+    std::vector<Req> reqs = {{"n3", repetitivePrompt(vocab, 23, 4), {}, greedy3},
+                             {"seeded", repetitivePrompt(vocab, 30, 5), {}, seeded, 1}};
+    const Result plain = run(cfg, reqs);
+    for (Req& q : reqs) {
+      q.options.oracle_token_ids = plain.done.at(q.id).outputs[0].token_ids;
+      for (std::size_t i = 3; i < q.options.oracle_token_ids.size(); i += 4)
+        q.options.oracle_token_ids[i] = (q.options.oracle_token_ids[i] + 1) % vocab;
+    }
+    LLMEngine engine(withSpec(cfg, "{\"method\": \"oracle\", \"num_speculative_tokens\": 3}"));
+    Req doomed{"doomed", repetitivePrompt(vocab, 40, 6), {}, seeded};
+    doomed.options.oracle_token_ids = repetitivePrompt(vocab, 30, 7);
+    const auto done = testutil::runToCompletion(engine, [&](int step) {
+      for (const Req& q : reqs)
+        if (q.add_at_step == step) engine.add_request(q.id, q.ids, q.params, q.options);
+      if (step == 0) engine.add_request(doomed.id, doomed.ids, doomed.params, doomed.options);
+      if (step == 9) QVERIFY(engine.abort_request("doomed"));
+    });
+    for (const Req& q : reqs) {
+      const RequestOutput& got = done.at(q.id);
+      QCOMPARE(got.outputs.size(), plain.done.at(q.id).outputs.size());
+      for (std::size_t i = 0; i < got.outputs.size(); ++i)
+        QCOMPARE(got.outputs[i].token_ids, plain.done.at(q.id).outputs[i].token_ids);
+    }
+    const EngineStats st = engine.stats();
+    QVERIFY(st.spec_num_recomputed_tokens > 0);
+    QCOMPARE(st.num_state_slots_held, 0);
+    QCOMPARE(st.num_running + st.num_waiting, 0);
+  }
+
   // Hybrid models under pressure: four requests joining mid-flight, chunked prefill, a KV cache
   // that forces preemption and so few state slots that some steps find none for the state drafts
   // roll back to (they run without drafts). Each output equals its plain run.
