@@ -16,14 +16,14 @@ namespace pagedchat::cli {
 
 namespace bench {
 
-void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_flag) {
+void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_flag, bool oracle_allowed) {
   EngineConfig& e = opt.engine;
   cmd->add_option("--model", e.model, std::string(kModelHelp) + ", or random:SHAPE")->required();
   cmd->add_option("--tokenizer", e.tokenizer,
                   "sentencepiece tokenizer (.model) loaded with the model; the prompts are token ids");
   // The engine's options, --no-prefix-caching where the benchmark does not set caching itself
   // (bench chat runs both ways).
-  add_engine_options(cmd, e, prefix_caching_flag);
+  add_engine_options(cmd, e, prefix_caching_flag, oracle_allowed);
   cmd->add_option("--seed", opt.seed, "seed of the random prompts and the samplers (default 0)");
   cmd->add_flag("--json", opt.json, "print the results as one JSON object");
 }

@@ -26,8 +26,9 @@ struct CommonOptions {
 /// Registers --model, --tokenizer, the engine flags (--max-model-len, --kv-cache-bytes,
 /// --block-size, --max-num-seqs, --max-num-batched-tokens, --threads, --dtype, --kv-cache-dtype), --seed
 /// and --json on
-/// `cmd`; --no-prefix-caching too when `prefix_caching_flag`.
-void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_flag);
+/// `cmd`; --no-prefix-caching too when `prefix_caching_flag`; --speculative-config's method
+/// "oracle" only when `oracle_allowed` (benches that record the continuation it replays).
+void add_common_options(CLI::App* cmd, CommonOptions& opt, bool prefix_caching_flag, bool oracle_allowed = false);
 
 /// Throws std::invalid_argument when a sequence of `tokens` tokens (`what` spells out the sum)
 /// cannot fit in `max_model_len` positions; the message names the limit (and the model's

@@ -152,7 +152,7 @@ int run_latency(LatencyOptions& opt) {
 Command add_latency_command(CLI::App& bench) {
   auto opt = std::make_shared<LatencyOptions>();
   CLI::App* cmd = bench.add_subcommand("latency", "One request at a time: TTFT, inter-token latency, decode speed");
-  add_common_options(cmd, opt->common, /*prefix_caching_flag=*/true);
+  add_common_options(cmd, opt->common, /*prefix_caching_flag=*/true, /*oracle_allowed=*/true);
   cmd->add_option("--input-len", opt->input_len, "prompt tokens (default 128)");
   cmd->add_option("--output-len", opt->output_len, "generated tokens (default 128)");
   cmd->add_option("--num-iters", opt->num_iters, "measured iterations after one warm-up (default 3)");

@@ -211,7 +211,7 @@ Command add_throughput_command(CLI::App& bench) {
   auto opt = std::make_shared<ThroughputOptions>();
   CLI::App* cmd = bench.add_subcommand(
       "throughput", "N random token-id prompts submitted at once, each generating exactly output-len tokens");
-  add_common_options(cmd, opt->common, /*prefix_caching_flag=*/true);
+  add_common_options(cmd, opt->common, /*prefix_caching_flag=*/true, /*oracle_allowed=*/true);
   cmd->add_option("--num-prompts", opt->num_prompts, "number of requests (default 16)");
   cmd->add_option("--input-len", opt->input_len, "prompt tokens per request (default 128)");
   cmd->add_option("--output-len", opt->output_len, "generated tokens per request (default 128)");

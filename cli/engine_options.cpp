@@ -5,27 +5,32 @@
 
 namespace pagedchat::cli {
 
-void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag) {
+void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag, bool oracle_allowed) {
   cmd->add_option("--max-model-len", e.max_model_len, "context length in tokens (default: the model's)");
   cmd->add_option("--kv-cache-bytes", e.kv_cache_bytes, "KV-cache memory in bytes (default: automatic)");
   cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
   cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");
   cmd->add_option(
       "--num-state-slots", e.num_state_slots,
-      "hybrid models (Qwen3.5): recurrent state slots, one per running sequence plus one checkpoint each, the "
-      "rest prefix-cache checkpoints (default 0: 2 * max-num-seqs + 16 within 1/8 of memory)");
+      "hybrid models (Qwen3.5): recurrent state slots, one per running sequence plus one checkpoint each (and, "
+      "with --speculative-config, one for the state its drafts roll back to), the rest prefix-cache checkpoints "
+      "(default 0: 2 (3) * max-num-seqs + 16 within 1/8 of memory)");
   cmd->add_option("--max-num-batched-tokens", e.max_num_batched_tokens, "token budget of one step (default 512)");
   cmd->add_option("--long-prefill-token-threshold", e.long_prefill_token_threshold,
                   "most prompt tokens of one request per step (default 0: no cap)");
   cmd->add_option("--threads", e.num_threads, "CPU threads (default 0: all cores)");
   cmd->add_option_function<std::string>(
       "--speculative-config",
-      [&e](const std::string& json) {
+      [&e, oracle_allowed](const std::string& json) {
         try {
           e.speculative_config = parse_speculative_config(json);
         } catch (const std::invalid_argument& error) {
           throw CLI::ValidationError(error.what());  // a usage error, as CLI11's own
         }
+        if (!oracle_allowed && e.speculative_config.method == SpeculativeConfig::Method::kOracle)
+          throw CLI::ValidationError(
+              "--speculative-config: method \"oracle\" replays a recorded continuation and is for `bench latency` "
+              "and `bench throughput` only (use \"ngram\" or \"draft_model\")");
       },
       "speculative decoding, as vLLM spells it: '{\"method\": \"ngram\", \"num_speculative_tokens\": 4, "
       "\"prompt_lookup_max\": 5, \"prompt_lookup_min\": 2}', or '{\"method\": \"draft_model\", \"model\": "

@@ -14,6 +14,8 @@ namespace pagedchat::cli {
 /// --long-prefill-token-threshold, --threads, and the dtype (add_dtype_options) and device
 /// (add_device_options) options; with `prefix_caching_flag`, --no-prefix-caching too (it sets
 /// e.enable_prefix_caching to false). Out-of-range values are refused by the engine, by name.
-void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag = true);
+/// --speculative-config's method "oracle" is a usage error unless `oracle_allowed` (the benches
+/// that record the continuation it replays).
+void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag = true, bool oracle_allowed = false);
 
 }  // namespace pagedchat::cli

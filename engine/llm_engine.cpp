@@ -682,10 +682,6 @@ EngineStats LLMEngine::stats() const {
   s.prefix_cache_queries = m.kv->prefix_cache_queries();
   s.prefix_cache_hits = m.kv->prefix_cache_hits();
   s.num_cached_blocks = m.kv->pool().num_cached_blocks();
-  if (m.step_cost.ready()) {
-    s.step_cost_intercept_s = m.step_cost.intercept();
-    s.step_cost_per_token_s = m.step_cost.slope();
-  }
   const KVCacheGroups& groups = m.kv->groups();
   s.kv_cache_groups.resize(std::size_t(groups.num_groups()));
   for (int g = 0; g < groups.num_groups(); ++g) {

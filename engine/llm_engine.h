@@ -98,7 +98,7 @@ struct EngineStats {
   /// not all accepted rolls the state back to its known tokens and recomputes the accepted ones.
   long long spec_num_recomputed_tokens = 0;
   /// Proposed drafts left out because the batch was compute-bound (batch_draft_budget), and the
-  /// step cost model it used: seconds per step and per token (0 until fitted).
+  /// step cost fit the latest cut used: seconds per step and per token (0 before any cut).
   long long spec_num_trimmed_tokens = 0;
   double step_cost_intercept_s = 0, step_cost_per_token_s = 0;
   /// The KV-cache groups: all share the num_total_blocks blocks; one block holds

@@ -85,8 +85,10 @@ void LLMEngine::Impl::fit_drafts_to_batch() {
   }
   if (drafting.empty()) return;
   known = std::min<long long>(known, config.max_num_batched_tokens);
+  stats.step_cost_intercept_s = step_cost.intercept();  // the fit this cut uses
+  stats.step_cost_per_token_s = step_cost.slope();
   const std::vector<int> keep = batch_draft_budget(candidates, int(known), int(scheduler->running().size()),
-                                                   std::max(0.0, step_cost.intercept()), step_cost.slope());
+                                                   stats.step_cost_intercept_s, stats.step_cost_per_token_s);
   for (std::size_t i = 0; i < drafting.size(); ++i) {
     std::vector<int>& d = drafting[i]->spec_token_ids;
     if (keep[i] >= int(d.size())) continue;

@@ -31,7 +31,7 @@ double StepCostModel::slope() const {
 
 double StepCostModel::intercept() const {
   if (w_ <= 0) return 0;
-  return sy_ / w_ - slope() * (sx_ / w_);
+  return std::max(0.0, sy_ / w_ - slope() * (sx_ / w_));
 }
 
 bool StepCostModel::ready() const { return n_ >= kMinSteps && variance() >= 1.0 && slope() > 0; }

@@ -26,7 +26,7 @@ class StepCostModel {
   /// The fit can be trusted: at least kMinSteps steps, whose token counts spread (weighted
   /// variance >= 1 token^2), and a positive slope.
   bool ready() const;
-  double intercept() const;  ///< seconds (a); 0 before any step
+  double intercept() const;  ///< seconds (a), >= 0 (a fit below 0 is noise); 0 before any step
   double slope() const;      ///< seconds per token (b); 0 before the counts spread
   int num_steps() const { return n_; }
 

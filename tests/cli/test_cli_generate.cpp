@@ -124,6 +124,15 @@ class TestCliGenerate : public QObject {
     QVERIFY(r.exitCode != 0);
     QVERIFY(r.out.isEmpty());
     QVERIFY2(r.err.contains("kv-cache-dtype") && r.err.contains("float16"), r.err.constData());
+    // The oracle method replays a recorded continuation: benches only, a usage error elsewhere.
+    r = cli(base() << "--prompt"
+                   << "x"
+                   << "--speculative-config"
+                   << "{\"method\": \"oracle\", \"num_speculative_tokens\": 4}");
+    QCOMPARE(r.exitCode, 105);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains("--speculative-config") && r.err.contains("oracle") && r.err.contains("bench"),
+             r.err.constData());
   }
 
   // Without --max-tokens, a prompt that fits the context is not refused for the default 256: it
