@@ -71,17 +71,19 @@ struct Request {
   /// draft is accepted once the one before it was.
   double spec_hits = 1, spec_trials = 2;
   double spec_acceptance() const { return spec_hits / spec_trials; }
+  void observe_judged(double hits, double trials) {
+    spec_hits = 0.95 * spec_hits + hits;
+    spec_trials = 0.95 * spec_trials + trials;
+  }
   void observe_drafts(int proposed, int accepted) {
-    spec_hits = 0.95 * spec_hits + accepted;
-    spec_trials = 0.95 * spec_trials + accepted + (accepted < proposed ? 1 : 0);
+    observe_judged(accepted, accepted + (accepted < proposed ? 1 : 0));
   }
   /// The first draft the batch-aware cut left out of its step (-1: none): judged against the
   /// token sampled in its place, so the estimate keeps learning while drafts are cut.
   int spec_cut_draft = -1;
   void observe_cut_draft(int sampled) {
     if (spec_cut_draft < 0) return;
-    spec_hits = 0.95 * spec_hits + (sampled == spec_cut_draft ? 1 : 0);
-    spec_trials = 0.95 * spec_trials + 1;
+    observe_judged(sampled == spec_cut_draft ? 1 : 0, 1);
     spec_cut_draft = -1;
   }
   /// Recurrent layers: the state after the known tokens of a step with drafts (the point rejected

@@ -80,6 +80,13 @@ std::vector<int> repetitivePrompt(int vocab, int len, uint32_t seed) {
 
 int vocabOf(const EngineConfig& cfg) { return LLMEngine(cfg).model_config().vocab_size; }
 
+// A continuation with the tokens at first, first + stride, ... changed (drafts that go wrong
+// there); stride 0 changes nothing.
+std::vector<int> withWrongTokens(std::vector<int> ids, std::size_t first, std::size_t stride, int vocab) {
+  for (std::size_t i = first; stride > 0 && i < ids.size(); i += stride) ids[i] = (ids[i] + 1) % vocab;
+  return ids;
+}
+
 void compareOutputs(const Result& plain, const Result& spec) {
   QCOMPARE(spec.done.size(), plain.done.size());
   for (const auto& [id, out] : plain.done) {
@@ -340,10 +347,8 @@ class TestSpecDecode : public QObject {
     // A continuation with every fifth token wrong: drafts accepted in part, so each verify step
     // rolls back after some accepted tokens (recurrent layers: to the state saved before the
     // drafts, recomputing the accepted ones).
-    for (Req& q : oracle) {
-      for (std::size_t i = 3; i < q.options.oracle_token_ids.size(); i += 5)
-        q.options.oracle_token_ids[i] = (q.options.oracle_token_ids[i] + 1) % vocabOf(cfg);
-    }
+    const int vocab_size = vocabOf(cfg);
+    for (Req& q : oracle) q.options.oracle_token_ids = withWrongTokens(q.options.oracle_token_ids, 3, 5, vocab_size);
     const Result partial = run(withSpec(cfg, "{\"method\": \"oracle\", \"num_speculative_tokens\": 6}"), oracle);
     compareOutputs(plain, partial);
     QVERIFY(partial.stats.spec_num_accepted_tokens > 0);
@@ -629,9 +634,7 @@ class TestSpecDecode : public QObject {
     std::vector<int> ids = prompt;
     for (int turn = 0; turn < 3; ++turn) {
       RequestOptions o;
-      o.oracle_token_ids = answers[std::size_t(turn)];
-      for (std::size_t i = 2; stride > 0 && i < o.oracle_token_ids.size(); i += std::size_t(stride))
-        o.oracle_token_ids[i] = (o.oracle_token_ids[i] + 1) % vocab;
+      o.oracle_token_ids = withWrongTokens(answers[std::size_t(turn)], 2, std::size_t(stride), vocab);
       engine.add_request("t", ids, p, o);
       const RequestOutput out = testutil::runToCompletion(engine).at("t");
       QCOMPARE(out.outputs[0].token_ids, answers[std::size_t(turn)]);
@@ -680,9 +683,7 @@ class TestSpecDecode : public QObject {
                              {"seeded", repetitivePrompt(vocab, 30, 5), {}, seeded, 1}};
     const Result plain = run(cfg, reqs);
     for (Req& q : reqs) {
-      q.options.oracle_token_ids = plain.done.at(q.id).outputs[0].token_ids;
-      for (std::size_t i = 3; i < q.options.oracle_token_ids.size(); i += 4)
-        q.options.oracle_token_ids[i] = (q.options.oracle_token_ids[i] + 1) % vocab;
+      q.options.oracle_token_ids = withWrongTokens(plain.done.at(q.id).outputs[0].token_ids, 3, 4, vocab);
     }
     LLMEngine engine(withSpec(cfg, "{\"method\": \"oracle\", \"num_speculative_tokens\": 3}"));
     Req doomed{"doomed", repetitivePrompt(vocab, 40, 6), {}, seeded};
@@ -734,9 +735,7 @@ class TestSpecDecode : public QObject {
     const Result plain = run(cfg, reqs);
     std::vector<Req> oracle = reqs;
     for (Req& q : oracle) {
-      q.options.oracle_token_ids = plain.done.at(q.id).outputs[0].token_ids;
-      for (std::size_t i = 4; i < q.options.oracle_token_ids.size(); i += 6)
-        q.options.oracle_token_ids[i] = (q.options.oracle_token_ids[i] + 1) % vocab;
+      q.options.oracle_token_ids = withWrongTokens(plain.done.at(q.id).outputs[0].token_ids, 4, 6, vocab);
     }
     const Result spec = run(withSpec(cfg, "{\"method\": \"oracle\", \"num_speculative_tokens\": 4}"), oracle);
     compareOutputs(plain, spec);
