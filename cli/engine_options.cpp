@@ -30,11 +30,13 @@ void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag
         if (!oracle_allowed && e.speculative_config.method == SpeculativeConfig::Method::kOracle)
           throw CLI::ValidationError(
               "--speculative-config: method \"oracle\" replays a recorded continuation and is for `bench latency` "
-              "and `bench throughput` only (use \"ngram\" or \"draft_model\")");
+              "and `bench throughput` only (use \"ngram\", \"draft_model\" or \"mtp\")");
       },
       "speculative decoding, as vLLM spells it: '{\"method\": \"ngram\", \"num_speculative_tokens\": 4, "
       "\"prompt_lookup_max\": 5, \"prompt_lookup_min\": 2}', or '{\"method\": \"draft_model\", \"model\": "
-      "\"small.gguf\", \"num_speculative_tokens\": 3}' (a model with the same vocabulary) (default: off)");
+      "\"small.gguf\", \"num_speculative_tokens\": 3}' (a model with the same vocabulary), or '{\"method\": "
+      "\"mtp\", \"num_speculative_tokens\": 2}' (the model's own MTP layers: Qwen3.5/3.6 files with nextn layers) "
+      "(default: off)");
   add_dtype_options(cmd, e);
   add_device_options(cmd, e);
   if (prefix_caching_flag)

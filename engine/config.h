@@ -106,6 +106,9 @@ struct LayerSpec {
   /// attention_k_eq_v global layers; a GGUF file says so by leaving out attn_v, a Hugging Face
   /// config by this key, and the folder loader then refuses a v_proj there).
   bool k_eq_v = false;
+  /// false: the layer has no feed-forward (x += attention only): the MTP block of Qwen3.5's
+  /// smaller checkpoints (ik_llama.cpp's build_qwen35_mtp runs its FFN only when present).
+  bool ffn = true;
 };
 
 /// The shape of the Gated DeltaNet layers (Yang et al. 2024, "Gated Delta Networks"; transformers

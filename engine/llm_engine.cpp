@@ -301,6 +301,18 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
         m.config, mc, m.tokenizer.get(),
         [&m](const ModelConfig& draft) { return make_checked_backend(m.config, draft, m.warnings); },
         m.config.num_blocks);
+  const SpeculativeConfig& sc = m.config.speculative_config;
+  if (sc.method == SpeculativeConfig::Method::kMtp) {
+    m.mtp = std::make_unique<MtpProposer>(m.config, m.model, *m.runner, m.config.num_blocks, kv_dtype);
+  } else if (sc.enabled() && sc.mtp_if_available && !m.model.weights.mtp.empty()) {
+    try {
+      m.mtp = std::make_unique<MtpProposer>(m.config, m.model, *m.runner, m.config.num_blocks, kv_dtype);
+    } catch (const std::exception& e) {  // an optional proposer: the others still run
+      m.warnings.push_back(std::string("the model's MTP block is not used: ") + e.what());
+      warn(m.config, m.warnings.back());
+    }
+  }
+  if (m.mtp) m.runner->set_capture_hidden(true);
   m.stats.spec_accepted_per_pos.assign(std::size_t(m.config.speculative_config.num_speculative_tokens), 0);
   m.output = std::make_unique<OutputProcessor>(mc, m.config.max_model_len, m.tokenizer.get());
   m.config.num_threads = m.runner->backend().num_threads();
@@ -364,7 +376,19 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
   g->params = params;
   g->metrics.arrival_time = now_seconds();
   auto seq = std::make_unique<Request>(id, std::move(ids), params, next_arrival++, tokenizer.get());
-  seq->num_spec_budget = options.speculative ? config.speculative_config.num_speculative_tokens : 0;
+  seq->spec_method = config.speculative_config.method;
+  if (options.speculative_method) {
+    const std::vector<SpeculativeConfig::Method> have = methods();
+    if (std::find(have.begin(), have.end(), *options.speculative_method) != have.end() ||
+        *options.speculative_method == SpeculativeConfig::Method::kNone)
+      seq->spec_method = *options.speculative_method;
+  }
+  if (!options.speculative) seq->spec_method = SpeculativeConfig::Method::kNone;
+  seq->num_spec_budget = seq->spec_method != SpeculativeConfig::Method::kNone
+                             ? config.speculative_config.num_speculative_tokens
+                             : 0;
+  if (seq->spec_method != SpeculativeConfig::Method::kNone)
+    g->metrics.spec_method = SpeculativeConfig::method_name(seq->spec_method);
   if (config.speculative_config.method == SpeculativeConfig::Method::kOracle)
     seq->oracle_token_ids = options.oracle_token_ids;
   seq->priority = options.priority;
@@ -406,6 +430,7 @@ bool LLMEngine::Impl::abort(const std::string& id) {
   for (auto& s : g.seqs) {
     if (!s->is_finished()) m.scheduler->remove_request(s.get());
     if (m.drafter) m.drafter->remove(s->request_id);
+    if (m.mtp) m.mtp->remove(s->request_id);
     m.output->abort(*s);
   }
   g.metrics.finished_time = now_seconds();
@@ -493,6 +518,7 @@ void LLMEngine::Impl::fork(RequestGroup& g) {
     child->share_key = parent.share_key;
     child->num_computed_tokens = parent.num_computed_tokens;
     child->num_spec_budget = parent.num_spec_budget;
+    child->spec_method = parent.spec_method;
     child->oracle_token_ids = parent.oracle_token_ids;
     if (g.grammar) child->matcher = make_matcher(g.grammar);
     kv->fork(parent, *child);
@@ -517,6 +543,7 @@ void LLMEngine::Impl::finish_if_done(Request& r) {
   if (!r.finish_reason) return;
   scheduler->finish_request(&r);
   if (drafter) drafter->remove(r.request_id);
+  if (mtp) mtp->remove(r.request_id);
 }
 
 std::vector<RequestOutput> LLMEngine::step() {
@@ -577,9 +604,18 @@ std::vector<RequestOutput> LLMEngine::step() {
   const double t = now_seconds();
   std::vector<RequestGroup*> touched;
   int row = 0;
-  for (const auto& s : so.scheduled) {
+  // Where each request's tokens start (before verification moves num_computed_tokens back) and
+  // their rows in the step's hidden states (the MTP proposer's input).
+  std::vector<int> first_pos;
+  for (const auto& s : so.scheduled) first_pos.push_back(s.request->num_computed_tokens - s.num_new_tokens);
+  int hidden_offset = 0;
+  for (std::size_t si = 0; si < so.scheduled.size(); ++si) {
+    const ScheduledRequest& s = so.scheduled[si];
+    const int offset = hidden_offset;
+    hidden_offset += s.num_new_tokens;
     if (!s.samples) {
       s.request->spec_cut_draft = -1;  // (its position is not sampled in this step)
+      m.observe_hidden(s, first_pos[si], offset);
       continue;
     }
     Request& r = *s.request;
@@ -597,6 +633,7 @@ std::vector<RequestOutput> LLMEngine::step() {
       m.verify_drafts(g, r, s, first.token, logits, t);
     else if (r.spec_token_ids.empty())
       r.observe_cut_draft(first.token);  // drafts the batch cut entirely: the first judged anyway
+    m.observe_hidden(s, first_pos[si], offset);
     if (r.num_spec_budget > 0 && !r.finish_reason) m.propose(r);
     if (std::find(touched.begin(), touched.end(), &g) == touched.end()) touched.push_back(&g);
   }
@@ -636,6 +673,10 @@ bool LLMEngine::has_tokenizer() const { return impl_->tokenizer != nullptr; }
 const std::vector<std::string>& LLMEngine::last_scheduled_request_ids() const { return impl_->last_scheduled; }
 
 void LLMEngine::set_on_scheduled(std::function<void()> callback) { impl_->on_scheduled = std::move(callback); }
+
+void LLMEngine::set_draft_observer(DraftObserver observer) { impl_->draft_observer = std::move(observer); }
+
+std::vector<SpeculativeConfig::Method> LLMEngine::speculative_methods() const { return impl_->methods(); }
 
 std::optional<RequestState> LLMEngine::request_state(const std::string& id) const {
   auto it = impl_->groups.find(id);

@@ -69,6 +69,10 @@ struct RequestOptions {
   /// False: this request proposes no draft tokens although the engine speculates (a pane's
   /// setting); its output is the same either way.
   bool speculative = true;
+  /// The proposer of this request's drafts when the engine has it (LLMEngine::
+  /// speculative_methods(); kNone: none, as speculative = false). Unset, or one the engine has
+  /// not loaded: the engine's method.
+  std::optional<SpeculativeConfig::Method> speculative_method{};
 };
 
 /// Counters for a status line / engine view.
@@ -212,6 +216,16 @@ class LLMEngine {
   /// calling step()): stats() then counts them running, so a caller publishing stats here shows
   /// a long prefill step while it runs, not only after. Empty: none.
   void set_on_scheduled(std::function<void()> callback);
+  /// Called by step() with each request's drafts as its proposer made them (before the batch's
+  /// cut: SpeculativeConfig::fit_to_batch), the request's id and its token count then (the drafts
+  /// continue its token_ids): tests and debugging. Empty: none.
+  using DraftObserver =
+      std::function<void(const std::string& request_id, int num_tokens, const std::vector<int>& drafts)>;
+  void set_draft_observer(DraftObserver observer);
+  /// The proposers requests can choose (RequestOptions::speculative_method): the configured
+  /// method first, then n-gram lookup (it needs nothing loaded), the model's MTP block (method
+  /// mtp, or mtp_if_available on a model with one) and the draft model. Empty: no speculation.
+  std::vector<SpeculativeConfig::Method> speculative_methods() const;
 
  private:
   struct Impl;

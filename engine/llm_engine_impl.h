@@ -23,6 +23,7 @@
 #include "engine/sample/sampler.h"
 #include "engine/spec_decode/batch_draft_budget.h"
 #include "engine/spec_decode/draft_model_proposer.h"
+#include "engine/spec_decode/mtp_proposer.h"
 #include "engine/text/tokenizer.h"
 
 namespace pagedchat {
@@ -38,9 +39,13 @@ struct LLMEngine::Impl {
   std::unique_ptr<ModelRunner> runner;
   std::unique_ptr<OutputProcessor> output;
   Sampler sampler;
-  std::unique_ptr<DraftModelProposer> drafter;       ///< speculative method draft_model
-  std::vector<std::pair<Request*, int>> to_propose;  ///< one step's requests and their draft budgets
-  StepCostModel step_cost;                           ///< step time against tokens (batch_draft_budget)
+  std::unique_ptr<DraftModelProposer> drafter;           ///< speculative method draft_model
+  std::unique_ptr<MtpProposer> mtp;                      ///< speculative method mtp
+  LLMEngine::DraftObserver draft_observer;               ///< set_draft_observer()
+  std::vector<std::pair<Request*, int>> to_propose;      ///< one step's requests and their draft budgets
+  std::vector<std::pair<Request*, int>> to_propose_mtp;  ///< the same for the MTP proposer
+  std::vector<Request*> proposed;                        ///< one step's requests that proposed (any method)
+  StepCostModel step_cost;                               ///< step time against tokens (batch_draft_budget)
   std::unordered_map<std::string, std::unique_ptr<RequestGroup>> groups;
   std::vector<RequestOutput> pending;  // aborted requests, reported by the next step()
   // request_abort(): ids asked for from any thread, applied by step() (under abort_mutex).
@@ -86,6 +91,11 @@ struct LLMEngine::Impl {
   /// proposes them, all the step's requests at once (a draft model runs them batched).
   void propose(Request& r);
   void propose_queued();
+  /// LLMEngine::speculative_methods().
+  std::vector<SpeculativeConfig::Method> methods() const;
+  /// Hands the step's hidden states of s's tokens (rows [offset, offset + s.num_new_tokens) of the
+  /// runner's hidden()) to the MTP proposer: those whose inputs r kept (after verification).
+  void observe_hidden(const ScheduledRequest& s, int first, int offset);
   /// Cuts the running requests' drafts to what pays in a batch the step cost model says is
   /// compute-bound (engine/spec_decode/batch_draft_budget.h).
   void fit_drafts_to_batch();

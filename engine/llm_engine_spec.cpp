@@ -56,11 +56,13 @@ void LLMEngine::Impl::propose(Request& r) {
   const SpeculativeConfig& sc = config.speculative_config;
   const int k = draft_limit(r, config.max_model_len);
   if (k <= 0) return;
-  if (sc.method == SpeculativeConfig::Method::kDraftModel) {
-    to_propose.emplace_back(&r, k);
-  } else if (sc.method == SpeculativeConfig::Method::kNgram) {
+  proposed.push_back(&r);
+  using M = SpeculativeConfig::Method;
+  if (r.spec_method == M::kDraftModel || r.spec_method == M::kMtp) {
+    (r.spec_method == M::kMtp ? to_propose_mtp : to_propose).emplace_back(&r, k);
+  } else if (r.spec_method == M::kNgram) {
     propose_ngram(r.token_ids, k, sc.prompt_lookup_min, sc.prompt_lookup_max, r.spec_token_ids);
-  } else if (sc.method == SpeculativeConfig::Method::kOracle) {
+  } else if (r.spec_method == M::kOracle) {
     const std::size_t from = std::size_t(r.num_output_tokens());
     for (std::size_t i = from; i < r.oracle_token_ids.size() && int(i - from) < k; ++i)
       r.spec_token_ids.push_back(r.oracle_token_ids[i]);
@@ -69,7 +71,36 @@ void LLMEngine::Impl::propose(Request& r) {
 
 void LLMEngine::Impl::propose_queued() {
   if (drafter && !to_propose.empty()) drafter->propose(to_propose);
+  if (mtp) mtp->propose(to_propose_mtp);  // (also the rows of requests that draft nothing this step)
+  if (draft_observer)
+    for (const Request* r : proposed)
+      if (!r->spec_token_ids.empty()) draft_observer(r->request_id, r->num_tokens(), r->spec_token_ids);
   to_propose.clear();
+  to_propose_mtp.clear();
+  proposed.clear();
+}
+
+std::vector<SpeculativeConfig::Method> LLMEngine::Impl::methods() const {
+  using M = SpeculativeConfig::Method;
+  const SpeculativeConfig& sc = config.speculative_config;
+  std::vector<M> have;
+  if (!sc.enabled()) return have;
+  have.push_back(sc.method);
+  for (const auto& [m, loaded] :
+       {std::pair<M, bool>{M::kNgram, true}, {M::kMtp, bool(mtp)}, {M::kDraftModel, bool(drafter)}})
+    if (loaded && m != sc.method) have.push_back(m);
+  return have;
+}
+
+void LLMEngine::Impl::observe_hidden(const ScheduledRequest& s, int first, int offset) {
+  if (!mtp) return;
+  Request& r = *s.request;
+  if (r.finish_reason || r.spec_method != SpeculativeConfig::Method::kMtp) return;  // (freed, or not MTP's)
+  // A sampling step's inputs past the tokens r now has (minus the one just sampled) were drafts
+  // that verification rejected.
+  const int valid = s.samples ? std::min(s.num_new_tokens, r.num_tokens() - 1 - first) : s.num_new_tokens;
+  const int H = model.config.hidden_size;
+  mtp->observe(r, first, valid, runner->model().hidden().data() + std::size_t(offset) * std::size_t(H));
 }
 
 void LLMEngine::Impl::fit_drafts_to_batch() {

@@ -36,6 +36,8 @@ struct RequestMetrics {
   int num_generation_tokens = 0;
   /// Speculative decoding (first completion): steps that verified drafts, draft tokens verified,
   /// and of those the tokens accepted. Mean accepted length = 1 + accepted / drafts (vLLM's).
+  /// Its drafts' proposer (SpeculativeConfig::method_name(): "ngram", "mtp", ...); "" for none.
+  std::string spec_method;
   int num_spec_drafts = 0;
   int num_spec_draft_tokens = 0;
   int num_spec_accepted_tokens = 0;

@@ -1837,6 +1837,10 @@
         <source>Speculative decoding: %1</source>
         <translation>Speculative decoding: %1</translation>
     </message>
+    <message>
+        <source>MTP drafts %1% · ×%2</source>
+        <translation>MTP drafts %1% · ×%2</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettings</name>
@@ -1923,6 +1927,10 @@
     <message>
         <source>Speculative decoding must be on or off.</source>
         <translation>Speculative decoding must be on or off.</translation>
+    </message>
+    <message>
+        <source>Draft tokens must be auto, mtp, ngram or off.</source>
+        <translation>Draft tokens must be auto, mtp, ngram or off.</translation>
     </message>
 </context>
 <context>
@@ -2015,16 +2023,36 @@
         <translation>Offer tools (none set up: Settings → Tools)</translation>
     </message>
     <message>
-        <source>Speculative decoding (same reply, faster)</source>
-        <translation>Speculative decoding (same reply, faster)</translation>
-    </message>
-    <message>
-        <source>Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.</source>
-        <translation>Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.</translation>
-    </message>
-    <message>
         <source>Offer the tools of the server %1</source>
         <translation>Offer the tools of the server %1</translation>
+    </message>
+    <message>
+        <source>Draft tokens</source>
+        <translation>Draft tokens</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>Automatic</translation>
+    </message>
+    <message>
+        <source>Model&apos;s MTP layers</source>
+        <translation>Model&apos;s MTP layers</translation>
+    </message>
+    <message>
+        <source>N-gram lookup</source>
+        <translation>N-gram lookup</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Off</translation>
+    </message>
+    <message>
+        <source>Draft tokens: who proposes them</source>
+        <translation>Draft tokens: who proposes them</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</source>
+        <translation>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</translation>
     </message>
 </context>
 <context>

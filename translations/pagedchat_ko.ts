@@ -1831,6 +1831,10 @@
         <source>Speculative decoding: %1</source>
         <translation>추측 디코딩: %1</translation>
     </message>
+    <message>
+        <source>MTP drafts %1% · ×%2</source>
+        <translation>MTP 초안 %1% · ×%2</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettings</name>
@@ -1917,6 +1921,10 @@
     <message>
         <source>Speculative decoding must be on or off.</source>
         <translation>추측 디코딩은 켜기 또는 끄기여야 합니다.</translation>
+    </message>
+    <message>
+        <source>Draft tokens must be auto, mtp, ngram or off.</source>
+        <translation>초안 토큰은 auto, mtp, ngram, off 중 하나여야 합니다.</translation>
     </message>
 </context>
 <context>
@@ -2008,16 +2016,36 @@
         <translation>도구 제공 (설정된 도구 없음: 설정 → 도구)</translation>
     </message>
     <message>
-        <source>Speculative decoding (same reply, faster)</source>
-        <translation>추측 디코딩 (같은 답, 더 빠르게)</translation>
-    </message>
-    <message>
-        <source>Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.</source>
-        <translation>대화에서 n-gram으로 찾은 다음 토큰 초안을 모델이 한 단계에서 확인합니다. 답이 앞의 글을 되풀이하는 곳에서 빨라지고, 답은 똑같습니다.</translation>
-    </message>
-    <message>
         <source>Offer the tools of the server %1</source>
         <translation>서버 %1의 도구 제공</translation>
+    </message>
+    <message>
+        <source>Draft tokens</source>
+        <translation>초안 토큰</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>자동</translation>
+    </message>
+    <message>
+        <source>Model&apos;s MTP layers</source>
+        <translation>모델의 MTP 레이어</translation>
+    </message>
+    <message>
+        <source>N-gram lookup</source>
+        <translation>N-gram 조회</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>꺼짐</translation>
+    </message>
+    <message>
+        <source>Draft tokens: who proposes them</source>
+        <translation>초안 토큰: 누가 제안하는지</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</source>
+        <translation>추측 디코딩: 모델이 초안 토큰을 한 단계에서 검사하므로 같은 답이 더 적은 단계로 나옵니다. 모델의 MTP 레이어(이 레이어가 있는 Qwen3.5/3.6 파일)는 모델 자신의 상태로 추측하고, N-gram 조회는 대화의 앞 텍스트를 되풀이합니다. 자동은 모델에 MTP가 있으면 MTP를 씁니다.</translation>
     </message>
 </context>
 <context>

@@ -25,12 +25,12 @@ class ChatBackend : public QObject {
   /// `continueLast` the last message is an assistant reply to continue. `reasoning`: the pane's
   /// reasoning choice (PaneSettings::reasoning: "" = the model's default, "on", "off", "low",
   /// "medium", "high"). `tools`: the tools offered, an OpenAI tools array's JSON text ("" = none);
-  /// the last delta then carries the calls made (RequestDelta::toolCalls). `speculative`: false
-  /// turns the local engine's draft tokens off for this request (PaneSettings::speculative; the
-  /// reply is the same). Returns the request id.
+  /// the last delta then carries the calls made (RequestDelta::toolCalls). `drafts`: who proposes
+  /// the local engine's draft tokens for this request (PaneSettings::drafts: "auto", "mtp",
+  /// "ngram", "off"; the reply is the same). Returns the request id.
   virtual QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                          bool continueLast = false, const QString& reasoning = QString(),
-                         const QString& tools = QString(), bool speculative = true) = 0;
+                         const QString& tools = QString(), const QString& drafts = QStringLiteral("auto")) = 0;
   /// Stops a request; its last delta has finish reason "abort".
   virtual void cancel(const QString& requestId) = 0;
   /// Names who answers, as stored with each reply (ChatStore's messages.backend): "local:<model

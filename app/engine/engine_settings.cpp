@@ -199,4 +199,7 @@ void EngineSettings::applyTo(pagedchat::EngineConfig& config) const {
   config.speculative_config.num_speculative_tokens = 4;
   config.speculative_config.prompt_lookup_max = 5;
   config.speculative_config.prompt_lookup_min = 2;
+  // A model with MTP layers (Qwen3.5/3.6 files that keep them) also loads its MTP block: the
+  // panes' "auto" choice drafts with it (PaneSettings::drafts).
+  config.speculative_config.mtp_if_available = true;
 }

@@ -185,10 +185,10 @@ void EngineWorker::load(int generation) {
 
 void EngineWorker::submit(const QString& requestId, const QList<PromptMessage>& messages,
                           const pagedchat::SamplingParams& params, bool continueLast, const QString& reasoning,
-                          const QString& tools, bool speculative) {
+                          const QString& tools, const QString& drafts) {
   Command c;
   c.continueLast = continueLast;
-  c.speculative = speculative;
+  c.drafts = drafts;
   c.reasoning = reasoning;
   c.tools = tools;
   c.requestId = requestId;
@@ -297,7 +297,15 @@ void EngineWorker::drainCommands() {
                                    stops.stop_token_ids.end());
       pagedchat::RequestOptions options;
       options.stable_prefix_tokens = prompt.stable_prefix_tokens;
-      options.speculative = c.speculative;
+      // The pane's proposer (PaneSettings::drafts): "auto" takes the model's MTP layers when the
+      // engine loaded them; a method the engine lacks falls back to its own (n-gram).
+      using Method = pagedchat::SpeculativeConfig::Method;
+      options.speculative = c.drafts != QLatin1String("off");
+      if (c.drafts == QLatin1String("ngram")) options.speculative_method = Method::kNgram;
+      if (c.drafts == QLatin1String("mtp") || c.drafts == QLatin1String("auto")) {
+        const std::vector<Method> have = engine_->speculative_methods();
+        if (std::find(have.begin(), have.end(), Method::kMtp) != have.end()) options.speculative_method = Method::kMtp;
+      }
       engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params, options);
       active_.insert(c.requestId);
       // The template opened the reasoning block (DeepSeek-R1's "<think>\n" generation prompt):
@@ -398,6 +406,7 @@ void EngineWorker::runStep() {
     d.numPromptTokens = static_cast<int>(out.prompt_token_ids.size());
     d.numCachedTokens = out.num_cached_tokens;
     d.numSpecDrafts = out.metrics.num_spec_drafts;
+    d.specMethod = QString::fromStdString(out.metrics.spec_method);
     d.numSpecDraftTokens = out.metrics.num_spec_draft_tokens;
     d.numSpecAcceptedTokens = out.metrics.num_spec_accepted_tokens;
     if (out.metrics.first_token_time > 0)

@@ -97,7 +97,7 @@ class EngineWorker : public QObject {
   /// refused (requestRejected()).
   void submit(const QString& requestId, const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
               bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString(),
-              bool speculative = true);
+              const QString& drafts = QStringLiteral("auto"));
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
   /// What happens to a conversation that outgrows the context, from the next request on.
@@ -166,7 +166,7 @@ class EngineWorker : public QObject {
     bool continueLast = false;
     QString reasoning;
     QString tools;
-    bool speculative = true;
+    QString drafts = QStringLiteral("auto");
   };
 
   /// The loaded model's suggestions for the panes' settings (modelDefaultsMap()):

@@ -128,12 +128,13 @@ void LocalChatBackend::setMonitoring(bool on, int minIntervalMs) {
 }
 
 QString LocalChatBackend::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
-                                 bool continueLast, const QString& reasoning, const QString& tools, bool speculative) {
+                                 bool continueLast, const QString& reasoning, const QString& tools,
+                                 const QString& drafts) {
   const QString id = QStringLiteral("req-%1").arg(nextRequestId_++);
   QMetaObject::invokeMethod(
       worker_,
-      [w = worker_, id, messages, params, continueLast, reasoning, tools, speculative] {
-        w->submit(id, messages, params, continueLast, reasoning, tools, speculative);
+      [w = worker_, id, messages, params, continueLast, reasoning, tools, drafts] {
+        w->submit(id, messages, params, continueLast, reasoning, tools, drafts);
       },
       Qt::QueuedConnection);
   return id;

@@ -90,7 +90,7 @@ class LocalChatBackend : public ChatBackend {
   /// model continues (a cut-off answer): the prompt ends inside it.
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                  bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString(),
-                 bool speculative = true) override;
+                 const QString& drafts = QStringLiteral("auto")) override;
   /// Asks the worker to stop a request; its last delta has finish reason "abort".
   void cancel(const QString& requestId) override;
   /// "local:<model name>".

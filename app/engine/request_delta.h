@@ -34,6 +34,8 @@ struct RequestDelta {
   /// verified drafts, draft tokens verified, and of those accepted (RequestMetrics' counters).
   int numSpecDrafts = 0;
   int numSpecDraftTokens = 0;
+  /// Who proposed them (RequestMetrics::spec_method: "ngram", "mtp", ...; "" without).
+  QString specMethod{};
   int numSpecAcceptedTokens = 0;
 };
 

@@ -145,9 +145,15 @@ void PaneSettings::setToolServerOn(const QString& server, bool on) {
   setToolServersOff(names);
 }
 
-void PaneSettings::setSpeculative(bool on) {
-  if (on == speculative_) return;
-  speculative_ = on;
+const QStringList& PaneSettings::draftChoices() {
+  static const QStringList choices = {QStringLiteral("auto"), QStringLiteral("mtp"), QStringLiteral("ngram"),
+                                      QStringLiteral("off")};
+  return choices;
+}
+
+void PaneSettings::setDrafts(const QString& drafts) {
+  if (drafts == drafts_ || !draftChoices().contains(drafts)) return;
+  drafts_ = drafts;
   emit changed();
 }
 
@@ -213,7 +219,10 @@ QVariantMap PaneSettings::validate(const QVariantMap& values) const {
     if (t.typeId() != QMetaType::Bool && text != QLatin1String("true") && text != QLatin1String("false"))
       errors.insert(QStringLiteral("tools"), tr("Tools must be on or off."));
   }
-  if (values.contains(QStringLiteral("speculative"))) {
+  if (values.contains(QStringLiteral("drafts")) &&
+      !draftChoices().contains(values.value(QStringLiteral("drafts")).toString()))
+    errors.insert(QStringLiteral("drafts"), tr("Draft tokens must be auto, mtp, ngram or off."));
+  if (values.contains(QStringLiteral("speculative"))) {  // the on/off switch of earlier versions
     const QVariant t = values.value(QStringLiteral("speculative"));
     const QString text = t.toString();
     if (t.typeId() != QMetaType::Bool && text != QLatin1String("true") && text != QLatin1String("false"))
@@ -265,8 +274,10 @@ void PaneSettings::assign(const QVariantMap& values) {
   if (values.contains(QStringLiteral("seed"))) setSeed(values.value(QStringLiteral("seed")).toString());
   if (values.contains(QStringLiteral("reasoning"))) setReasoning(values.value(QStringLiteral("reasoning")).toString());
   if (values.contains(QStringLiteral("tools"))) setTools(values.value(QStringLiteral("tools")).toBool());
-  if (values.contains(QStringLiteral("speculative")))
-    setSpeculative(values.value(QStringLiteral("speculative")).toBool());
+  if (values.contains(QStringLiteral("drafts")))
+    setDrafts(values.value(QStringLiteral("drafts")).toString());
+  else if (values.contains(QStringLiteral("speculative")))
+    setDrafts(values.value(QStringLiteral("speculative")).toBool() ? QStringLiteral("auto") : QStringLiteral("off"));
   if (values.contains(QStringLiteral("toolServersOff")))
     setToolServersOff(values.value(QStringLiteral("toolServersOff")).toStringList());
   blockSignals(wasBlocked);
@@ -335,7 +346,7 @@ QVariantMap PaneSettings::toMap() const {
                      {QStringLiteral("seed"), seed_},
                      {QStringLiteral("reasoning"), reasoning_},
                      {QStringLiteral("tools"), tools_},
-                     {QStringLiteral("speculative"), speculative_},
+                     {QStringLiteral("drafts"), drafts_},
 
                      {QStringLiteral("customized"), customized()}};
   // Only when some are off (pagedchat.ini then lists them; an empty list would read @Invalid()).

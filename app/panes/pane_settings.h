@@ -45,9 +45,12 @@ class PaneSettings : public QObject {
   /// The MCP servers (Settings → Tools) whose tools this pane does not offer, by name; the others'
   /// are offered while `tools` is on (a server added later is offered until turned off here).
   Q_PROPERTY(QStringList toolServersOff READ toolServersOff WRITE setToolServersOff NOTIFY changed)
-  /// Speculative decoding (n-gram lookup) for this pane's requests on the local engine: the same
-  /// reply, faster where it repeats earlier text. Off: no drafts are proposed for them.
-  Q_PROPERTY(bool speculative READ speculative WRITE setSpeculative NOTIFY changed)
+  /// Speculative decoding for this pane's requests on the local engine (the same reply, in fewer
+  /// steps): who proposes the draft tokens — "auto" (the model's MTP layers when it has them, else
+  /// n-gram lookup), "mtp", "ngram" (lookup in the conversation) or "off". A choice the loaded
+  /// model cannot serve (MTP without MTP layers) falls back to n-gram lookup. pagedchat.ini key
+  /// `drafts`; an older file's `speculative=false` reads as "off".
+  Q_PROPERTY(QString drafts READ drafts WRITE setDrafts NOTIFY changed)
   /// One line summing the settings up, for the pane header's tool tip.
   Q_PROPERTY(QString summary READ summary NOTIFY changed)
 
@@ -83,8 +86,10 @@ class PaneSettings : public QObject {
   void setToolServersOff(const QStringList& names);
   /// Turns `server`'s tools on or off in this pane.
   Q_INVOKABLE void setToolServerOn(const QString& server, bool on);
-  bool speculative() const { return speculative_; }
-  void setSpeculative(bool on);
+  QString drafts() const { return drafts_; }
+  void setDrafts(const QString& drafts);
+  /// "auto", "mtp", "ngram", "off": the values of `drafts`.
+  static const QStringList& draftChoices();
   QString summary() const;
   /// A reasoning choice as the settings show it ("on", "low", ...; "" = "the model's default"), translated.
   Q_INVOKABLE QString reasoningChoiceName(const QString& choice) const;
@@ -135,7 +140,7 @@ class PaneSettings : public QObject {
   QString seed_ = QStringLiteral("random");
   QString reasoning_;
   bool tools_ = true;
-  bool speculative_ = true;
+  QString drafts_ = QStringLiteral("auto");
   QStringList toolServersOff_;
   QVariantMap modelDefaults_;
   QSet<QString> customized_;

@@ -189,10 +189,11 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
   }
   setUnseen(-1, -1, 0);  // the engine says again what this request leaves out
   requestId_ = backend_->submit(lastRequest_, samplingParams(), /*continueLast=*/false, settings_->reasoning(),
-                                toolsForRequest(), settings_->speculative());
+                                toolsForRequest(), settings_->drafts());
   firstTokenClock_.invalidate();
   decodeSeconds_ = 0.0;
   specDrafts_ = specDraftTokens_ = specAcceptedTokens_ = 0;
+  specMethod_.clear();
   saveTimer_.start();
   emit contextChanged();
   emit busyChanged();
@@ -260,6 +261,7 @@ void PaneState::closeConversation(bool deleted) {
   lastLeafUnder_.clear();
   lastReplyRate_ = -1.0;
   specDrafts_ = specDraftTokens_ = specAcceptedTokens_ = 0;
+  specMethod_.clear();
   emit contextChanged();
   if (conversationId_ != 0) {
     conversationId_ = 0;
@@ -303,6 +305,7 @@ void PaneState::onStepFinished(const QList<RequestDelta>& deltas) {
       specDrafts_ = d.numSpecDrafts;
       specDraftTokens_ = d.numSpecDraftTokens;
       specAcceptedTokens_ = d.numSpecAcceptedTokens;
+      specMethod_ = d.specMethod;
     }
     throughput_->addStep(local_->clockMs(), d.newTokens, d.finished ? 0 : 1);
     if (d.numPromptTokens > 0 || d.newTokens > 0) emit contextChanged();

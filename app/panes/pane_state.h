@@ -67,6 +67,8 @@ class PaneState : public QObject {
   /// verified (1 + accepted / verifications, vLLM's mean acceptance length; 0 = none).
   Q_PROPERTY(double draftAcceptance READ draftAcceptance NOTIFY contextChanged)
   Q_PROPERTY(double meanAcceptedLength READ meanAcceptedLength NOTIFY contextChanged)
+  /// Who proposed those drafts: "mtp" (the model's MTP layers), "ngram", "draft_model"; "" none.
+  Q_PROPERTY(QString draftMethod READ draftMethod NOTIFY contextChanged)
   /// Context use of the current branch: the latest request's prompt tokens plus the tokens
   /// generated for it (0 until the pane's first request), and the model's max positions (0 =
   /// unknown, no model yet).
@@ -172,6 +174,7 @@ class PaneState : public QObject {
   double meanAcceptedLength() const {
     return specDrafts_ > 0 ? 1.0 + double(specAcceptedTokens_) / double(specDrafts_) : 0.0;
   }
+  QString draftMethod() const { return specMethod_; }
   int promptTokensRead() const { return promptRead_; }
   int promptTokensTotal() const { return promptTotal_; }
   int unseenFirstRow() const { return unseenFirst_; }
@@ -348,7 +351,8 @@ class PaneState : public QObject {
   int unseenFirst_ = -1, unseenLast_ = -1, unseenMessages_ = 0;  ///< rows the model did not see
   double lastReplyRate_ = -1.0;
   int specDrafts_ = 0, specDraftTokens_ = 0, specAcceptedTokens_ = 0;  ///< the latest reply's (RequestDelta)
-  int replyTokens_ = 0;                                                ///< tokens generated for the latest request
+  QString specMethod_;
+  int replyTokens_ = 0;  ///< tokens generated for the latest request
   int promptTokens_ = 0;
   int cachedPromptTokens_ = 0;
   int countedTokens_ = -1;  ///< the shown conversation counted by the engine (-1: not known)

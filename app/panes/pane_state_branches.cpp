@@ -24,6 +24,7 @@ void PaneState::reloadBranch() {
   promptTokens_ = cachedPromptTokens_ = replyTokens_ = 0;
   lastReplyRate_ = -1.0;
   specDrafts_ = specDraftTokens_ = specAcceptedTokens_ = 0;
+  specMethod_.clear();
   countContext();
   emit contextChanged();
 }
@@ -134,10 +135,11 @@ bool PaneState::continueReply() {
   lastRequest_ = request;
   setUnseen(-1, -1, 0);
   requestId_ = backend_->submit(request, samplingParams(), /*continueLast=*/true, settings_->reasoning(),
-                                toolsForRequest(), settings_->speculative());
+                                toolsForRequest(), settings_->drafts());
   firstTokenClock_.invalidate();
   decodeSeconds_ = 0.0;
   specDrafts_ = specDraftTokens_ = specAcceptedTokens_ = 0;
+  specMethod_.clear();
   saveTimer_.start();
   emit contextChanged();
   emit busyChanged();

@@ -15,6 +15,7 @@
 #include "engine/sample/sampling_params.h"
 #include "engine/sample/stop_automaton.h"
 #include "engine/sample/structured/grammar_matcher.h"
+#include "engine/spec_decode/speculative_config.h"
 #include "engine/text/reply_detokenizer.h"
 #include "engine/text/tokenizer.h"
 
@@ -61,8 +62,9 @@ struct Request {
   /// the fork never waits for one).
   std::vector<int> reserved_state_slots;
   // Speculative decoding (engine/spec_decode/).
-  std::vector<int> spec_token_ids;    ///< draft tokens to verify after token_ids in its next step
-  int num_spec_budget = 0;            ///< most draft tokens it proposes next (adapts to its acceptance)
+  std::vector<int> spec_token_ids;  ///< draft tokens to verify after token_ids in its next step
+  int num_spec_budget = 0;          ///< most draft tokens it proposes next (adapts to its acceptance)
+  SpeculativeConfig::Method spec_method = SpeculativeConfig::Method::kNone;  ///< its proposer
   std::vector<int> oracle_token_ids;  ///< method "oracle": the continuation it proposes from (benchmarks)
   int spec_skip_steps = 0;            ///< steps left without proposals (after drafts nobody accepted)
   int spec_misses = 0;                ///< verifications in a row that accepted no draft

@@ -56,7 +56,7 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
                                             : "per-layer embedding weights given but the config has none"));
     for (const auto& [p, on, name] :
          {std::tuple<bool, bool, const char*>{lw.attn_norm != nullptr, c.pre_norm, "attention norm"},
-          {lw.ffn_norm != nullptr, c.pre_norm, "ffn norm"},
+          {lw.ffn_norm != nullptr, c.pre_norm && spec.ffn, "ffn norm"},
           {lw.post_attention_norm != nullptr, c.post_norm, "post-attention norm"},
           {lw.post_ffw_norm != nullptr, c.post_norm, "post-ffw norm"}})
       if (p != on) fail(at + name + (on ? " missing" : " given but the config's norm placement has none"));
@@ -91,6 +91,9 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
           (!lw.moe.shared_gate || !lw.moe.shared_up || !lw.moe.shared_down ||
            (c.moe.shared_expert_gated && !lw.moe.shared_gate_inp)))
         fail(at + "the shared expert's weights are missing");
+    } else if (!spec.ffn) {
+      if (lw.gate_proj || lw.up_proj || lw.down_proj || lw.moe.router || c.post_norm)
+        fail(at + "feed-forward weights or post-norms given on a layer without a feed-forward");
     } else {
       for (const auto& [p, name] : {std::pair<bool, const char*>{bool(lw.gate_proj), "gate_proj"},
                                     {bool(lw.down_proj), "down_proj"},
@@ -108,6 +111,7 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
       fail(at +
            (c.qk_norm ? "qk_norm is on but q_norm or k_norm is missing" : "q_norm/k_norm given but qk_norm is off"));
     if (spec.sliding_window < 0) fail(at + "negative sliding window");
+    if (spec.moe && !spec.ffn) fail(at + "a mixture-of-experts layer without a feed-forward");
     if (!spec.is_recurrent() && c.attention_sinks != (lw.sinks != nullptr))
       fail(at + (c.attention_sinks ? "attention sinks are on but missing" : "sinks given but attention_sinks is off"));
   }
@@ -159,9 +163,16 @@ std::vector<kernels::OpFeature> model_op_features(const ModelConfig& c) {
 }
 
 DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weights, kernels::Backend& backend,
-                           WeightDType dtype, const PackedCallback& packed)
+                           WeightDType dtype, const PackedCallback& packed, const MtpInput& mtp)
     : config_(config), weights_(weights), ops_(backend), weight_dtype_(dtype) {
   check_weights(config, weights);
+  if (bool(mtp.block) != bool(mtp.target))
+    throw std::invalid_argument("an MTP head needs both its block and its target model");
+  if (mtp.target && (&mtp.target->ops_ != &backend || mtp.target->config_.hidden_size != config.hidden_size ||
+                     mtp.target->config_.vocab_size != config.vocab_size))
+    throw std::invalid_argument("an MTP head must share its target's backend, hidden size and vocabulary");
+  if (mtp.block && (!mtp.block->eh_proj || !mtp.block->enorm || !mtp.block->hnorm))
+    throw std::invalid_argument("the MTP block has no nextn.eh_proj, enorm or hnorm");
   for (kernels::OpFeature f : model_op_features(config))
     if (!ops_.supports(f))
       throw std::invalid_argument(std::string("the ") + ops_.name() + " backend has no kernel for " +
@@ -228,7 +239,7 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
       p.pre_norm_2 = place(lw.moe.pre_norm_2, dim);
       p.post_norm_1 = place(lw.moe.post_norm_1, dim);
       p.post_norm_2 = place(lw.moe.post_norm_2, dim);
-    } else if (!p.spec.moe) {
+    } else if (!p.spec.moe && p.spec.ffn) {
       p.mlp = std::make_unique<layers::GatedMlp>(packer, lw.gate_proj, lw.up_proj, lw.down_proj, dim,
                                                  config.layer_intermediate_size(l), config.activation, at);
     }
@@ -258,7 +269,17 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     // Read a row per token in place, as the token embedding (below).
     if (packed) packed(table.data, table.bytes(std::size_t(config.vocab_size) * width));
   }
+  if (mtp.block) {
+    pack_mtp_input(packer, *mtp.block);
+    classifier_ref_ = mtp.target->classifier_ref_;
+    final_norm_ = place(weights.final_norm, dim);
+    embedding_ = mtp.target->embedding_;
+    embedding_dtype_ = mtp.target->embedding_dtype_;
+    packed_types_ = packer.type_summary();
+    return;
+  }
   classifier_ = packer.pack({{weights.lm_head, config.vocab_size, "classifier"}}, dim, "");
+  classifier_ref_ = classifier_.get();
   if (dim % kernels::dtype_block_elems(weights.token_embedding.dtype) != 0)
     throw std::invalid_argument(std::string("token embedding is ") +
                                 kernels::dtype_name(weights.token_embedding.dtype) + " with rows of " +
@@ -273,8 +294,31 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
   packed_types_ = packer.type_summary();
 }
 
+void DecoderModel::pack_mtp_input(layers::WeightPacker& packer, const MtpWeights& m) {
+  // eh_proj · [e | h] = E · e + Hm · h with E, Hm the halves of each row: packed apart, so the
+  // forward needs no concatenation.
+  const int dim = config_.hidden_size;
+  const WeightTensor& w = m.eh_proj;
+  if (dim % kernels::dtype_block_elems(w.dtype) != 0)
+    throw std::invalid_argument(std::string("MTP block: nextn.eh_proj is ") + kernels::dtype_name(w.dtype) +
+                                " with halves of " + std::to_string(dim) + " values, not whole blocks");
+  const std::size_t half = w.bytes(std::size_t(dim));
+  const auto* src = static_cast<const unsigned char*>(w.data);
+  for (int part = 0; part < 2; ++part) {
+    std::vector<unsigned char>& out = eh_halves_.emplace_back(half * std::size_t(dim));
+    for (int r = 0; r < dim; ++r)
+      std::copy_n(src + std::size_t(r) * 2 * half + std::size_t(part) * half, half, out.data() + std::size_t(r) * half);
+  }
+  const WeightTensor e(eh_halves_[0].data(), w.dtype), h(eh_halves_[1].data(), w.dtype);
+  eh_embed_ = packer.pack({{e, dim, "nextn.eh_proj"}}, dim, "MTP block: ");
+  eh_hidden_ = packer.pack({{h, dim, "nextn.eh_proj"}}, dim, "MTP block: ");
+  enorm_ = place(m.enorm, std::size_t(dim));
+  hnorm_ = place(m.hnorm, std::size_t(dim));
+}
+
 std::size_t DecoderModel::packed_bytes() const {
-  std::size_t n = classifier_->bytes;
+  std::size_t n = classifier_ ? classifier_->bytes : 0;
+  if (eh_embed_) n += eh_embed_->bytes + eh_hidden_->bytes;
   for (const auto& l : layers_) {
     n += l.attention ? l.attention->packed_bytes() : l.delta_net->packed_bytes();
     n += (l.mlp ? l.mlp->packed_bytes() : 0) + (l.moe ? l.moe->packed_bytes() : 0);
@@ -394,6 +438,17 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
 
   ops_.embedding(x, embedding_, embedding_dtype_, ids, T, dim);
   if (c.embedding_scale != 1.0f) ops_.scale(x, c.embedding_scale, std::int64_t(T) * dim);
+  if (eh_embed_) {
+    // An MTP head: x = E·(rms_norm(x)·enorm) + Hm·(rms_norm(h)·hnorm).
+    if (b.input_hidden.size() != std::size_t(T) * dim)
+      throw std::invalid_argument("an MTP head's batch needs a hidden state per token");
+    float* h = const_cast<float*>(upload(input_hidden_, b.input_hidden));
+    ops_.rms_norm(xb, x, enorm_, T, dim, c.norm_eps);
+    ops_.rms_norm(h, h, hnorm_, T, dim, c.norm_eps);
+    ops_.linear(x, xb, *eh_embed_, T);
+    ops_.linear(xb, h, *eh_hidden_, T);
+    ops_.add(x, xb, std::int64_t(T) * dim);
+  }
   // Per-layer inputs [T, n_layers * P] (Gemma 4): (rms_norm(x·Wproj per layer, eps * hidden)·norm
   // + table[id] * sqrt(P)) / sqrt(2). The eps scaling is transformers' hidden_size^-0.5 on the
   // projection folded into the norm (ik_llama.cpp's build_gemma4 does the same).
@@ -446,6 +501,12 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
       pl.attention->forward(ops_, ws_, xb, h, positions, kv, T);
     }
     if (abandon && abandon()) return false;
+    if (!pl.spec.ffn) {  // attention only (an MTP block without a feed-forward)
+      ops_.add(x, xb, std::int64_t(T) * dim);
+      if (fused && l + 1 < c.n_layers) ops_.rms_norm(xb, x, layers_[l + 1].attn_norm, T, dim, c.norm_eps);
+      if (pl.output_scale != 1.0f) ops_.scale(x, pl.output_scale, std::int64_t(T) * dim);
+      continue;
+    }
     if (fused) {
       ops_.fused_add_rms_norm(xb, x, xb, pl.ffn_norm, T, dim, c.norm_eps);
       // A dense MLP may write its output over its input; the experts read it to the end.
@@ -492,10 +553,19 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   float* out = workspace<float>(logits_, std::size_t(std::max(S, 1)) * c.vocab_size);
   ops_.gather_rows(sel, x, upload(logit_rows_, b.logits_indices), S, dim);
   ops_.rms_norm(sel, sel, final_norm_, S, dim, c.norm_eps);
-  ops_.linear(out, sel, *classifier_, S);
+  ops_.linear(out, sel, *classifier_ref_, S);
   if (c.final_logit_softcap > 0.0f) ops_.softcap(out, c.final_logit_softcap, std::int64_t(S) * c.vocab_size);
   logits.resize(std::size_t(S) * c.vocab_size);
   ops_.copy_to_host(logits.data(), out, logits.size() * sizeof(float));
+  // Hidden states asked for (an MTP head's input): the same norm over their rows.
+  const int Hn = int(b.hidden_indices.size());
+  hidden_.resize(std::size_t(Hn) * dim);
+  if (Hn > 0) {
+    float* hs = workspace<float>(hidden_sel_, std::size_t(Hn) * dim);
+    ops_.gather_rows(hs, x, upload(hidden_rows_, b.hidden_indices), Hn, dim);
+    ops_.rms_norm(hs, hs, final_norm_, Hn, dim, c.norm_eps);
+    ops_.copy_to_host(hidden_.data(), hs, hidden_.size() * sizeof(float));
+  }
   return true;
 }
 

@@ -75,6 +75,18 @@ namespace pagedchat {
 /// Backend::supports: a backend without one of them cannot run the model.
 std::vector<kernels::OpFeature> model_op_features(const ModelConfig& c);
 
+class DecoderModel;
+
+/// What makes the model an MTP head (speculative decoding; engine/spec_decode/mtp_proposer.h):
+/// its input is x = eh_proj · [rms_norm(embedding(id))·enorm | rms_norm(h)·hnorm] with h the
+/// batch's input_hidden row (ik_llama.cpp's build_mtp_input; DeepSeek-V3's MTP module), and it
+/// reads the token embedding and the classifier of `target` (same backend) instead of packing
+/// its own. The block's eh_proj [H, 2H] must hold whole quantization blocks in each half.
+struct MtpInput {
+  const MtpWeights* block = nullptr;
+  const DecoderModel* target = nullptr;
+};
+
 class DecoderModel {
  public:
   /// Called with the bytes of each matrix once it is packed, and of the embedding table at the
@@ -87,8 +99,10 @@ class DecoderModel {
   /// the weights do not fit the config (a layer count that differs, a missing tensor, an optional
   /// tensor the config does not use, bad RoPE frequency factors, a matrix whose rows are not whole
   /// blocks of its type), naming the layer and the tensor.
+  /// With `mtp`, the model is that MTP head (its weights' token_embedding and lm_head are the
+  /// target's, not packed again).
   DecoderModel(const ModelConfig& config, const ModelWeights& weights, kernels::Backend& backend,
-               WeightDType dtype = WeightDType::kAuto, const PackedCallback& packed = {});
+               WeightDType dtype = WeightDType::kAuto, const PackedCallback& packed = {}, const MtpInput& mtp = {});
 
   /// Runs the batch, writing K/V of its tokens into `cache` (in the backend's memory); fills
   /// `logits` (host memory) with [logits_indices.size(), vocab_size] float32 rows. The batch's
@@ -99,6 +113,10 @@ class DecoderModel {
   /// others not, and `logits` unchanged. Returns true when the forward ran to the end.
   bool forward(const ForwardBatch& batch, KVCache& cache, std::vector<float>& logits,
                const std::function<bool()>& abandon = {});
+
+  /// The last forward's hidden states of the batch's hidden_indices tokens: [hidden_indices.size(),
+  /// hidden_size] float32, host memory (the final norm applied, as the classifier reads them).
+  const std::vector<float>& hidden() const { return hidden_; }
 
   const ModelConfig& config() const { return config_; }
   WeightDType weight_dtype() const { return weight_dtype_; }
@@ -127,6 +145,8 @@ class DecoderModel {
     // and the norms around the experts; `mlp` is then the dense MLP beside `moe`.
     const float *router_norm = nullptr, *pre_norm_2 = nullptr, *post_norm_1 = nullptr, *post_norm_2 = nullptr;
   };
+  // An MTP head's eh_proj halves, norms (MtpInput).
+  void pack_mtp_input(layers::WeightPacker& packer, const MtpWeights& m);
   // y [T, hidden] = the layer's feed-forward of h [T, hidden] (dense gated MLP or experts; y
   // must not alias h for experts).
   void feed_forward(PackedLayer& pl, float* y, const float* h, int T);
@@ -155,6 +175,15 @@ class DecoderModel {
   std::deque<std::vector<float>> host_vectors_;         // vectors built here and placed (kept alive: see place())
   std::vector<PackedLayer> layers_;
   std::unique_ptr<kernels::PackedWeights> classifier_;
+  const kernels::PackedWeights* classifier_ref_ = nullptr;  // classifier_ or an MTP head's target's
+  // An MTP head's input (MtpInput): eh_proj's halves over the embedding and over the hidden
+  // state (their rows copied out of the file's [H, 2H] rows, kept: the CPU may pack in place),
+  // the two norms.
+  std::unique_ptr<kernels::PackedWeights> eh_embed_, eh_hidden_;
+  std::vector<std::vector<unsigned char>> eh_halves_;
+  const float *enorm_ = nullptr, *hnorm_ = nullptr;
+  std::unique_ptr<kernels::Buffer> input_hidden_, hidden_rows_, hidden_sel_;
+  std::vector<float> hidden_;
   std::vector<std::unique_ptr<kernels::Buffer>> placed_;  // what place() copied
   const float* final_norm_ = nullptr;
   const void* embedding_ = nullptr;  // the token-embedding table as embedding() reads it

@@ -31,6 +31,13 @@ struct ForwardBatch {
   int max_blocks_per_seq = 0;
   std::vector<KVGroupTables> extra_groups;  ///< groups 1 .. n-1
   std::vector<int> logits_indices;          ///< token indices whose logits are computed, in output order
+  /// Token indices whose hidden states (the residual stream after the last layer and the final
+  /// norm: what the classifier reads) DecoderModel::hidden() returns, in this order; for
+  /// speculative decoding's MTP head, which reads the target's.
+  std::vector<int> hidden_indices;
+  /// An MTP head's second input (DecoderModel built with an MtpInput): [T, hidden_size] float32,
+  /// per token the hidden state it is paired with (host memory); empty for other models.
+  std::vector<float> input_hidden;
 
   // Recurrent (Gated DeltaNet) layers: empty for models without them.
   /// A checkpoint of a request's recurrent state after `after` of its tokens in this step (1 ..

@@ -5,13 +5,21 @@
 namespace pagedchat {
 
 ModelRunner::ModelRunner(const LoadedModel& model, std::unique_ptr<kernels::Backend> backend, WeightDType dtype)
-    : backend_(std::move(backend)),
+    : owned_backend_(std::move(backend)),
+      backend_(owned_backend_.get()),
       model_(model.config, model.weights, *backend_, dtype,
              [&model](const void* p, std::size_t n) { model.release_packed(p, n); }) {}
 
+ModelRunner::ModelRunner(const ModelConfig& config, const ModelWeights& weights, const LoadedModel& owner,
+                         ModelRunner& target, const MtpWeights& block, WeightDType dtype)
+    : backend_(target.backend_),
+      model_(
+          config, weights, *backend_, dtype, [&owner](const void* p, std::size_t n) { owner.release_packed(p, n); },
+          MtpInput{&block, &target.model_}) {}
+
 void ModelRunner::allocate_kv_cache(int num_blocks, int block_size, kernels::KvDType dtype, int num_state_slots) {
   cache_.reset();
-  cache_ = std::make_unique<KVCache>(model_.config(), num_blocks, block_size, dtype, backend_.get(), num_state_slots);
+  cache_ = std::make_unique<KVCache>(model_.config(), num_blocks, block_size, dtype, backend_, num_state_slots);
 }
 
 void ModelRunner::profile_run(int num_tokens, int num_seqs, int max_model_len, int block_size, kernels::KvDType dtype) {
@@ -34,7 +42,7 @@ void ModelRunner::profile_run(int num_tokens, int num_seqs, int max_model_len, i
     b.logits_indices.push_back(int(b.input_ids.size()) - 1);
   }
   const bool recurrent = model_.config().num_recurrent_layers() > 0;
-  KVCache scratch(model_.config(), 1, block_size, dtype, backend_.get(), recurrent ? num_seqs : 0);
+  KVCache scratch(model_.config(), 1, block_size, dtype, backend_, recurrent ? num_seqs : 0);
   if (recurrent)
     for (int r = 0; r < num_seqs; ++r) b.state_slots.push_back(r);
   // Every other group: the same padding slots and block-0 tables.
@@ -62,6 +70,7 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
   b.query_start_loc.clear();
   b.seq_lens.clear();
   b.logits_indices.clear();
+  b.hidden_indices.clear();
   b.state_slots.clear();
   b.state_saves.clear();
   b.state_copies = out.state_copies;
@@ -85,6 +94,7 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
     const int start = req.num_computed_tokens, end = start + s.num_new_tokens;
     const int known = req.num_tokens();  // positions past it hold draft tokens (speculative decoding)
     for (int pos = start; pos < end; ++pos) {
+      if (capture_hidden_) b.hidden_indices.push_back(int(b.input_ids.size()));
       b.input_ids.push_back(pos < known ? req.token_ids[std::size_t(pos)]
                                         : req.spec_token_ids[std::size_t(pos - known)]);
       b.positions.push_back(pos);

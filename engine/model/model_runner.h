@@ -22,6 +22,11 @@ class ModelRunner {
   /// outlive the runner. allocate_kv_cache() comes before the first execute().
   ModelRunner(const LoadedModel& model, std::unique_ptr<kernels::Backend> backend,
               WeightDType dtype = WeightDType::kAuto);
+  /// An MTP head of `target`'s model on `target`'s backend (DecoderModel::MtpInput): `config` and
+  /// `weights` describe its one layer (they and `owner`, whose files its matrices are in, must
+  /// outlive the runner, as must `target`).
+  ModelRunner(const ModelConfig& config, const ModelWeights& weights, const LoadedModel& owner, ModelRunner& target,
+              const MtpWeights& block, WeightDType dtype = WeightDType::kAuto);
 
   /// The paged KV cache and, for a model with recurrent layers, its num_state_slots state slots,
   /// in the backend's memory (throws what Backend::allocate throws).
@@ -44,15 +49,23 @@ class ModelRunner {
   /// The same into `b`, reusing its vectors' capacity (no allocation once they are large enough).
   void build_batch(const SchedulerOutput& out, const KVCacheCoordinator& kv, ForwardBatch& b) const;
 
+  /// Every scheduled token's hidden state comes back from execute() (DecoderModel::hidden(), in
+  /// batch order): the MTP proposer reads them.
+  void set_capture_hidden(bool on) { capture_hidden_ = on; }
+  /// An MTP head's batch: execute() sends these [T, hidden_size] rows as ForwardBatch::input_hidden.
+  std::vector<float>& input_hidden() { return batch_.input_hidden; }
+
   DecoderModel& model() { return model_; }
   KVCache& cache() { return *cache_; }
   kernels::Backend& backend() { return *backend_; }
 
  private:
-  std::unique_ptr<kernels::Backend> backend_;
+  std::unique_ptr<kernels::Backend> owned_backend_;
+  kernels::Backend* backend_;
   DecoderModel model_;
   std::unique_ptr<KVCache> cache_;
   ForwardBatch batch_;
+  bool capture_hidden_ = false;
 };
 
 }  // namespace pagedchat

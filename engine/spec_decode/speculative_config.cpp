@@ -40,14 +40,18 @@ void SpeculativeConfig::validate() const {
   }
 }
 
-std::string SpeculativeConfig::method_name() const {
-  switch (method) {
+std::string SpeculativeConfig::method_name() const { return method_name(method); }
+
+std::string SpeculativeConfig::method_name(Method m) {
+  switch (m) {
     case Method::kNgram:
       return "ngram";
     case Method::kOracle:
       return "oracle";
     case Method::kDraftModel:
       return "draft_model";
+    case Method::kMtp:
+      return "mtp";
     case Method::kNone:
       break;
   }
@@ -80,12 +84,14 @@ SpeculativeConfig parse_speculative_config(const std::string& text) {
     c.method = SpeculativeConfig::Method::kOracle;
   } else if (method == "draft_model") {
     c.method = SpeculativeConfig::Method::kDraftModel;
-  } else if (method == "mtp" || method == "eagle" || method == "eagle3" || method == "medusa" ||
-             method == "mlp_speculator" || method.ends_with("_mtp")) {
+  } else if (method == "mtp" || method.ends_with("_mtp")) {
+    // vLLM's spellings: "mtp", and the per-family "deepseek_mtp", "qwen3_next_mtp" ... it maps to it.
+    c.method = SpeculativeConfig::Method::kMtp;
+  } else if (method == "eagle" || method == "eagle3" || method == "medusa" || method == "mlp_speculator") {
     spec_config_error("method \"" + method +
-                      "\" is not supported by this build yet (it has \"ngram\" and \"draft_model\")");
+                      "\" is not supported by this build yet (it has \"ngram\", \"draft_model\" and \"mtp\")");
   } else {
-    spec_config_error("unknown method \"" + method + "\" (this build has \"ngram\" and \"draft_model\")");
+    spec_config_error("unknown method \"" + method + "\" (this build has \"ngram\", \"draft_model\" and \"mtp\")");
   }
   if (j.contains("model")) {
     if (!j["model"].is_string() || j["model"].get<std::string>().empty())

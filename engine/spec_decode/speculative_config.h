@@ -19,6 +19,7 @@ struct SpeculativeConfig {
     kOracle,      ///< benchmarks only: RequestOptions::oracle_token_ids, the continuation a first run gave
     kDraftModel,  ///< a smaller model with the same vocabulary proposes greedily
                   ///< (engine/spec_decode/draft_model_proposer.h)
+    kMtp,         ///< the model's own multi-token-prediction block (engine/spec_decode/mtp_proposer.h)
   };
   /// Most draft tokens one request verifies per step (num_speculative_tokens' upper limit).
   static constexpr int kMaxSpeculativeTokens = 16;
@@ -31,17 +32,22 @@ struct SpeculativeConfig {
   /// Cut drafts that do not pay in a compute-bound batch (engine/spec_decode/batch_draft_budget.h;
   /// JSON "fit_to_batch", our extension of vLLM's keys). Off: every proposed draft is verified.
   bool fit_to_batch = true;
+  /// Also load the model's MTP block when it has one, whatever `method` is, so that requests can
+  /// choose it (RequestOptions::speculative_method: the app's per-pane choice). Not a JSON key.
+  bool mtp_if_available = false;
 
   bool enabled() const { return method != Method::kNone; }
   /// Throws std::invalid_argument naming the option when the fields are out of range.
   void validate() const;
-  /// "ngram", "oracle", "draft_model" or "none".
+  /// "ngram", "oracle", "draft_model", "mtp" or "none".
   std::string method_name() const;
+  /// The same for any method.
+  static std::string method_name(Method m);
 };
 
 /// Parses vLLM's --speculative-config JSON. An empty string or "{}" is no speculation. Errors
-/// (std::invalid_argument) name the field: a method this build does not have ("mtp", "eagle" ...:
-/// not yet), an unknown key, a number out of range, "model" missing for draft_model or given for
+/// (std::invalid_argument) name the field: a method this build does not have ("eagle" ...: not
+/// yet), an unknown key, a number out of range, "model" missing for draft_model or given for
 /// another method, JSON that does not parse.
 SpeculativeConfig parse_speculative_config(const std::string& json);
 

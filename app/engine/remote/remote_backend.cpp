@@ -103,7 +103,7 @@ QNetworkRequest RemoteChatBackend::request(const QString& path) const {
 
 QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                                   bool continueLast, const QString& reasoning, const QString& tools,
-                                  bool /*speculative: the server decides*/) {
+                                  const QString& /*drafts: the server decides*/) {
   const QString id = QStringLiteral("remote-%1").arg(nextId_++);
   QJsonArray chat;
   for (const PromptMessage& m : messages) {

@@ -55,7 +55,7 @@ class RemoteChatBackend : public ChatBackend {
   /// the last delta's toolCalls.
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                  bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString(),
-                 bool speculative = true) override;
+                 const QString& drafts = QStringLiteral("auto")) override;
   void cancel(const QString& requestId) override;
   /// "remote:<model>@<baseUrl>".
   QString backendLabel() const override;

@@ -34,10 +34,9 @@ Rectangle {
         return ""
     }
     /// Speculative decoding in the latest reply: drafts accepted and tokens per step; "" without.
-    readonly property string draftText: paneState && paneState.draftAcceptance >= 0
-                                        ? qsTr("drafts %1% · ×%2").arg(Math.round(paneState.draftAcceptance * 100))
-                                              .arg(paneState.meanAcceptedLength.toFixed(1))
-                                        : ""
+    readonly property string draftText: !paneState || paneState.draftAcceptance < 0 ? ""
+        : (paneState.draftMethod === "mtp" ? qsTr("MTP drafts %1% · ×%2") : qsTr("drafts %1% · ×%2"))
+              .arg(Math.round(paneState.draftAcceptance * 100)).arg(paneState.meanAcceptedLength.toFixed(1))
     readonly property int contextUsed: paneState ? paneState.contextUsed : 0
     readonly property int contextLimit: paneState ? paneState.contextLimit : 0
     readonly property real contextFraction: contextLimit > 0 ? contextUsed / contextLimit : 0

@@ -69,7 +69,7 @@ Dialog {
         reasoningBox.currentIndex = Math.max(0, reasoningChoices.indexOf(settings.reasoning))
         toolsBox.checked = settings.tools
         toolServersOff = Array.from(settings.toolServersOff)
-        speculativeBox.checked = settings.speculative
+        draftsBox.currentIndex = Math.max(0, draftsBox.values.indexOf(settings.drafts))
         backendSection.load()
     }
 
@@ -96,7 +96,7 @@ Dialog {
             reasoning: reasoningChoices.length > 0 ? reasoningChoices[reasoningBox.currentIndex] : settings.reasoning,
             tools: toolsBox.checked,
             toolServersOff: popup.toolServersOff,
-            speculative: speculativeBox.checked
+            drafts: draftsBox.values[draftsBox.currentIndex]
         })
         return Object.keys(errors).length === 0 && backendSection.apply()
     }
@@ -244,17 +244,25 @@ Dialog {
                     Accessible.name: qsTr("Offer the tools of the server %1").arg(modelData.name)
                 }
             }
-            CheckBox {
-                id: speculativeBox
-                objectName: "setting_speculative"
-                Layout.columnSpan: 2
+            Label {
                 // A remote pane's server decides for itself.
+                visible: draftsBox.visible
+                text: qsTr("Draft tokens")
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+            }
+            ComboBox {
+                id: draftsBox
+                objectName: "setting_drafts"
+                /// PaneSettings::drafts' values, in the order of `model`.
+                readonly property var values: ["auto", "mtp", "ngram", "off"]
                 visible: !(popup.paneState && popup.paneState.remote)
-                text: qsTr("Speculative decoding (same reply, faster)")
-                Accessible.name: text
+                Layout.fillWidth: true
+                model: [qsTr("Automatic"), qsTr("Model's MTP layers"), qsTr("N-gram lookup"), qsTr("Off")]
+                Accessible.name: qsTr("Draft tokens: who proposes them")
                 ToolTip.visible: hovered
                 ToolTip.delay: 500
-                ToolTip.text: qsTr("Drafts of the next tokens by n-gram lookup in the conversation, checked by the model in one step: faster where the reply repeats earlier text, and the reply is the same.")
+                ToolTip.text: qsTr("Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model's MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.")
             }
         }
     }

@@ -170,6 +170,7 @@ void TestModelSettings::engineSettingsSaved() {
     // request), fitted to the batch.
     QVERIFY(config.speculative_config.method == pagedchat::SpeculativeConfig::Method::kNgram);
     QVERIFY(config.speculative_config.fit_to_batch);
+    QVERIFY(config.speculative_config.mtp_if_available);  // the panes' "auto" takes MTP where the model has it
     config.speculative_config.validate();
   }
   {

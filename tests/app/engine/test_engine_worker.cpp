@@ -210,8 +210,9 @@ void TestEngineWorker::secondTurnReusesCache() {
            qPrintable(rejected.at(0).at(1).toString()));
 }
 
-// The engine speculates (n-gram, as the app loads it); a request submitted with speculative off
-// proposes no drafts, and both give the same reply. The deltas carry the draft counters.
+// The engine speculates (n-gram, as the app loads it); a pane's "auto" and "mtp" choices draft by
+// n-gram on a model without MTP layers, "off" proposes no drafts, and all give the same reply.
+// The deltas carry the draft counters and the proposer.
 void TestEngineWorker::speculativePerRequest() {
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   pagedchat::EngineConfig config = storiesConfig();
@@ -237,13 +238,18 @@ void TestEngineWorker::speculativePerRequest() {
   QMetaObject::invokeMethod(
       worker,
       [worker, prompt] {
-        worker->submit(QStringLiteral("on"), prompt, greedy(80), false, QString(), QString(), /*speculative=*/true);
-        worker->submit(QStringLiteral("off"), prompt, greedy(80), false, QString(), QString(), /*speculative=*/false);
+        worker->submit(QStringLiteral("on"), prompt, greedy(80), false, QString(), QString(), QStringLiteral("auto"));
+        worker->submit(QStringLiteral("mtp"), prompt, greedy(80), false, QString(), QString(), QStringLiteral("mtp"));
+        worker->submit(QStringLiteral("off"), prompt, greedy(80), false, QString(), QString(), QStringLiteral("off"));
       },
       Qt::QueuedConnection);
-  QTRY_COMPARE_WITH_TIMEOUT(last.size(), 2, 60000);
+  QTRY_COMPARE_WITH_TIMEOUT(last.size(), 3, 60000);
   QVERIFY(!text.value(QStringLiteral("on")).isEmpty());
   QCOMPARE(text.value(QStringLiteral("on")), text.value(QStringLiteral("off")));
+  QCOMPARE(text.value(QStringLiteral("mtp")), text.value(QStringLiteral("off")));
+  QCOMPARE(last.value(QStringLiteral("on")).specMethod, QStringLiteral("ngram"));
+  QCOMPARE(last.value(QStringLiteral("mtp")).specMethod, QStringLiteral("ngram"));
+  QCOMPARE(last.value(QStringLiteral("off")).specMethod, QString());
   QVERIFY(last.value(QStringLiteral("on")).numSpecDraftTokens > 0);
   QVERIFY(last.value(QStringLiteral("on")).numSpecAcceptedTokens > 0);
   QVERIFY(last.value(QStringLiteral("on")).numSpecAcceptedTokens <=

@@ -691,9 +691,9 @@ void TestGuiPanes::reasoningSetting() {
 }
 
 void TestGuiPanes::speculativeSetting() {
-  // The app's engine speculates by n-gram lookup: a reply that repeats its prompt shows the drafts
-  // accepted in the pane header; the pane's settings turn it off (kept in the ini), and the next
-  // reply, the same text, has no drafts line.
+  // The app's engine speculates ("auto": n-gram lookup on a model without MTP layers): a reply
+  // that repeats its prompt shows the drafts accepted in the pane header; the pane's settings
+  // turn it off (kept in the ini), and the next reply, the same text, has no drafts line.
   REQUIRE_MODEL_FILE(testpaths::stories260K());
   QTemporaryDir dir;
   AppOptions options = optionsFor(dir.path());
@@ -707,7 +707,7 @@ void TestGuiPanes::speculativeSetting() {
   QQuickItem* root = window->contentItem();
   QQuickItem* pane = findItem(root, QStringLiteral("chatPane0"));
   PaneState* session = controller.panes()->paneAt(0);
-  QVERIFY(session->settings()->speculative());
+  QCOMPARE(session->settings()->drafts(), QStringLiteral("auto"));
   QVERIFY(session->settings()->apply({{"maxTokens", "60"}, {"temperature", "0"}}).isEmpty());
   const QString prompt = QStringLiteral("The cat sat on the mat. The cat sat on the mat. The cat sat on the mat.");
   session->setInputText(prompt);
@@ -716,6 +716,7 @@ void TestGuiPanes::speculativeSetting() {
   QCOMPARE(session->errorText(), QString());
   QVERIFY(session->draftAcceptance() > 0.0);
   QVERIFY(session->meanAcceptedLength() > 1.0);
+  QCOMPARE(session->draftMethod(), QStringLiteral("ngram"));  // (stories260K has no MTP layers)
   QQuickItem* drafts = nullptr;
   QTRY_VERIFY((drafts = findVisibleItem(pane, QStringLiteral("paneDrafts"))) != nullptr);
   QVERIFY2(drafts->property("text").toString().contains(QStringLiteral("%")),
@@ -724,16 +725,19 @@ void TestGuiPanes::speculativeSetting() {
 
   QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
   QTRY_VERIFY(findVisibleItem(root, QStringLiteral("applySettingsButton")));
-  QQuickItem* box = findVisibleItem(root, QStringLiteral("setting_speculative"));
+  QQuickItem* box = findVisibleItem(root, QStringLiteral("setting_drafts"));
   QVERIFY(box);
-  QVERIFY(box->property("checked").toBool());
-  box->setProperty("checked", false);
+  QCOMPARE(box->property("currentIndex").toInt(), 0);  // Automatic
+  const QStringList values = box->property("values").toStringList();
+  QCOMPARE(values.size(), 4);
+  box->setProperty("currentIndex", int(values.indexOf(QStringLiteral("off"))));
   QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
   QTRY_VERIFY(!findVisibleItem(root, QStringLiteral("applySettingsButton")));
-  QVERIFY(!session->settings()->speculative());
-  QVERIFY(QSettings(AppController::settingsFile(dir.path()), QSettings::IniFormat)
-              .value(QStringLiteral("panes/1/speculative"), true)
-              .toBool() == false);
+  QCOMPARE(session->settings()->drafts(), QStringLiteral("off"));
+  QCOMPARE(QSettings(AppController::settingsFile(dir.path()), QSettings::IniFormat)
+               .value(QStringLiteral("panes/1/drafts"))
+               .toString(),
+           QStringLiteral("off"));
 
   QVERIFY(session->regenerate());  // the same context again, greedy: the same reply
   QTRY_VERIFY_WITH_TIMEOUT(!session->isBusy(), 60000);

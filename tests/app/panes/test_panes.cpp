@@ -129,6 +129,18 @@ void TestPanes::settingsSamplingParams() {
   QCOMPARE(p.seed.value(), quint64(1234));
   p.validate();  // the engine accepts them (throws otherwise)
 
+  // Draft tokens: one of four proposers; an earlier version's on/off switch reads as auto/off.
+  QCOMPARE(s.drafts(), QStringLiteral("auto"));
+  QVERIFY(s.apply({{"drafts", "eagle"}}).contains(QStringLiteral("drafts")));
+  QVERIFY(s.apply({{"drafts", "mtp"}}).isEmpty());
+  QCOMPARE(s.drafts(), QStringLiteral("mtp"));
+  QCOMPARE(s.toMap().value(QStringLiteral("drafts")).toString(), QStringLiteral("mtp"));
+  PaneSettings old;
+  old.fromMap({{"speculative", false}});
+  QCOMPARE(old.drafts(), QStringLiteral("off"));
+  old.fromMap({{"speculative", "true"}});
+  QCOMPARE(old.drafts(), QStringLiteral("auto"));
+
   // A stored map with a bad field keeps the others.
   PaneSettings t;
   t.fromMap({{"temperature", 1.5}, {"maxTokens", "lots"}, {"seed", "7"}});

@@ -128,6 +128,13 @@ class TestSpecDecode : public QObject {
     QCOMPARE(c.num_speculative_tokens, 4);
     QCOMPARE(c.prompt_lookup_max, 4);
     QCOMPARE(c.prompt_lookup_min, 1);
+    // MTP as vLLM spells it, and its per-family names.
+    for (const char* name : {"mtp", "qwen3_next_mtp", "deepseek_mtp"}) {
+      const SpeculativeConfig mtp = parse_speculative_config(std::string("{\"method\":\"") + name +
+                                                             "\",\"num_speculative_tokens\":2}");
+      QVERIFY(mtp.method == SpeculativeConfig::Method::kMtp);
+      QCOMPARE(mtp.method_name(), std::string("mtp"));
+    }
     // One bound alone keeps min <= max.
     const SpeculativeConfig m = parse_speculative_config(
         "{\"method\":\"ngram\",\"num_speculative_tokens\":3,\"prompt_lookup_max\":1}");
@@ -143,7 +150,8 @@ class TestSpecDecode : public QObject {
         {"{\"method\":\"ngram\",\"num_speculative_tokens\":17}", "num_speculative_tokens"},
         {"{\"method\":\"ngram\"}", "num_speculative_tokens"},
         {"{\"method\":\"ngram\",\"num_speculative_tokens\":\"4\"}", "num_speculative_tokens"},
-        {"{\"method\":\"mtp\",\"num_speculative_tokens\":2}", "mtp"},
+        {"{\"method\":\"eagle3\",\"num_speculative_tokens\":2}", "eagle3"},
+        {"{\"method\":\"mtp\",\"num_speculative_tokens\":2,\"prompt_lookup_max\":3}", "ngram"},
         {"{\"method\":\"draft_model\",\"num_speculative_tokens\":2}", "model"},
         {"{\"method\":\"draft_model\",\"num_speculative_tokens\":2,\"model\":3}", "model"},
         {"{\"method\":\"magic\",\"num_speculative_tokens\":2}", "magic"},
