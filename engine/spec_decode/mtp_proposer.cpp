@@ -60,8 +60,10 @@ MtpProposer::MtpProposer(const EngineConfig& config, const LoadedModel& target, 
   }
   runner_->set_capture_hidden(true);
   runner_->allocate_kv_cache(num_blocks, config.block_size, kv_dtype);
+  // Prefix caching as the target's: row p depends on tokens 0..p only, so a chat's next turn finds
+  // its history's rows (true ones) under the same block hashes.
   kv_ = std::make_unique<KVCacheCoordinator>(KVCacheGroups::of(head_config_), num_blocks, config.block_size,
-                                             /*enable_prefix_caching=*/false);
+                                             config.enable_prefix_caching);
   hidden_size_ = tc.hidden_size;
   vocab_ = tc.vocab_size;
   max_positions_ = tc.max_seq_len;
@@ -112,7 +114,13 @@ void MtpProposer::propose(const std::vector<std::pair<Request*, int>>& work) {
   for (auto& [id, s] : seqs_) {
     if (!s.target) continue;
     const Request& t = *s.target;
-    if (!s.rows) s.rows = std::make_unique<Request>(t.request_id, t.token_ids, SamplingParams{}, 0, nullptr);
+    if (!s.rows) {
+      s.rows = std::make_unique<Request>(t.request_id, t.token_ids, SamplingParams{}, 0, nullptr);
+      s.rows->cache_salt = t.cache_salt;
+      // The rows an earlier request with the same prefix computed (a chat's earlier turns).
+      const KVCacheCoordinator::ComputedBlocks hit = kv_->get_computed_blocks(*s.rows);
+      if (hit.num_tokens > 0 && !kv_->allocate_slots(*s.rows, 0, &hit)) s.rows->num_computed_tokens = 0;
+    }
     Request& d = *s.rows;
     // Rows computed before still hold up to the first token that differs.
     std::size_t same = 0;
@@ -182,8 +190,10 @@ void MtpProposer::propose(const std::vector<std::pair<Request*, int>>& work) {
       Request& t = *it.seq->target;
       Request& d = *it.seq->rows;
       if (int(t.spec_token_ids.size()) >= it.seq->want) continue;
-      d.token_ids.push_back(t.spec_token_ids.back());
-      d.num_computed_tokens = d.num_tokens() - 1;
+      // Draft rows go past the known tokens as spec tokens: their blocks are never registered in
+      // the prefix cache (allocate_slots registers known tokens' blocks only).
+      d.spec_token_ids.push_back(t.spec_token_ids.back());
+      d.num_computed_tokens = d.num_tokens() + int(d.spec_token_ids.size()) - 1;
       if (!kv_->allocate_slots(d, 1)) continue;  // no block for it: the drafts so far stay
       inputs.insert(inputs.end(), it.hidden.begin(), it.hidden.end());
       so.scheduled.push_back({&d, 1, true, {}});
@@ -203,10 +213,9 @@ void MtpProposer::propose(const std::vector<std::pair<Request*, int>>& work) {
   for (Item& it : items) {
     if (!it.seq) continue;
     Request& d = *it.seq->rows;
-    const int known = it.seq->target->num_tokens();
-    if (d.num_tokens() > known) {
-      d.token_ids.resize(std::size_t(known));
-      d.num_computed_tokens = known;
+    if (!d.spec_token_ids.empty()) {
+      d.spec_token_ids.clear();
+      d.num_computed_tokens = d.num_tokens();
     }
     it.seq->target = nullptr;
     it.seq->want = 0;

@@ -11,11 +11,14 @@
 // token x_N with h_{N-1}); each further draft feeds the previous draft with the block's own
 // normed output as its hidden state (vLLM's and ik_llama.cpp's chained MTP drafting).
 //
-// The block has its own paged KV cache (one attention layer, the target's block size) and a
-// shadow sequence per request whose rows are the "true" rows (target hidden states); draft rows
-// are written past them and overwritten later. Rows whose hidden state the target never computed
-// in this engine (a prefix-cache hit, a request forked from another) are computed with a zero
-// hidden state: the drafts may be worse there, never the output (verification keeps it exact).
+// The block has its own paged KV cache (one attention layer, the target's block size, prefix
+// caching as the target's: a row depends on its prefix only, so a chat's next turn finds its
+// history's rows) and a shadow sequence per request whose rows are the "true" rows (target hidden
+// states); draft rows are written past them as spec tokens (never registered) and overwritten
+// later. A row whose hidden state the target did not compute in this engine (the first one after
+// a prefix-cache hit whose rows the MTP cache no longer holds, or the row right after a hit) is
+// computed with a zero hidden state: the drafts may be worse there, never the output
+// (verification keeps it exact).
 #pragma once
 
 #include <memory>
@@ -36,7 +39,8 @@ class MtpProposer {
  public:
   /// The first MTP block of `target` (ModelWeights::mtp) as a one-layer model on
   /// `target_runner`'s backend, sharing its token embedding and classifier, with a KV cache of
-  /// `num_blocks` blocks of `config.block_size` tokens in `kv_dtype`. `target` and `target_runner`
+  /// `num_blocks` blocks of `config.block_size` tokens in `kv_dtype` (prefix caching when
+  /// config.enable_prefix_caching). `target` and `target_runner`
   /// must outlive the proposer. Throws std::invalid_argument naming --speculative-config when the
   /// model has no MTP block, or the block cannot run (its eh_proj missing, ...).
   MtpProposer(const EngineConfig& config, const LoadedModel& target, ModelRunner& target_runner, int num_blocks,
