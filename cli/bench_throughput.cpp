@@ -179,6 +179,12 @@ int run_throughput(ThroughputOptions& opt) {
         "accepted\n",
         double(baseline->output_tokens) / baseline->elapsed, baseline->elapsed / elapsed,
         drafts ? 100.0 * double(accepted) / double(drafts) : 0.0, drafts);
+  } else if (engine.engine_config().speculative_config.enabled()) {
+    const long long drafts = stats.spec_num_draft_tokens, accepted = stats.spec_num_accepted_tokens;
+    std::printf("Speculative: %s, %d tokens; %.1f%% of %lld drafts accepted, %lld trimmed by the batch\n",
+                engine.engine_config().speculative_config.method_name().c_str(),
+                engine.engine_config().speculative_config.num_speculative_tokens,
+                drafts ? 100.0 * double(accepted) / double(drafts) : 0.0, drafts, stats.spec_num_trimmed_tokens);
   }
   std::printf("TTFT:       mean %.1f ms, max %.1f ms\n", mean(ttfts_ms), j["ttft_ms_max"].get<double>());
   std::printf("Prefill:    %lld of %lld prompt tokens computed (%lld prefix-cache hits)\n", stats.num_prompt_tokens,

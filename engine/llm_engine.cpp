@@ -177,7 +177,19 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   // KV-cache groups (engine/core/kv_cache_groups.h): one block id holds group_size layers; a
   // request needs every block of its sequence in a full group, its window's in a sliding one.
   const KVCacheGroups kv_groups = KVCacheGroups::of(mc);
-  const std::size_t block_bytes = KVCache::bytes_per_block(mc, kv_groups, bs, kv_dtype);
+  // The MTP block's cache (speculative decoding) has a block for each of the target's: counted in
+  // the same budget.
+  const SpeculativeConfig& spec = m.config.speculative_config;
+  std::size_t mtp_block_bytes = 0;
+  if (!m.model.weights.mtp.empty() &&
+      (spec.method == SpeculativeConfig::Method::kMtp || (spec.enabled() && spec.mtp_if_available))) {
+    try {
+      const ModelConfig head = mtp_head_config(mc, m.model.weights.mtp.front());
+      mtp_block_bytes = KVCache::bytes_per_block(head, KVCacheGroups::of(head), bs, kv_dtype);
+    } catch (const std::invalid_argument&) {  // (MtpProposer says why, below)
+    }
+  }
+  const std::size_t block_bytes = KVCache::bytes_per_block(mc, kv_groups, bs, kv_dtype) + mtp_block_bytes;
   const int max_step_tokens = std::min(
       m.config.max_model_len, m.config.long_prefill_token_threshold > 0
                                   ? std::min(m.config.long_prefill_token_threshold, m.config.max_num_batched_tokens)
@@ -296,12 +308,26 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
       SchedulerConfig{m.config.max_num_seqs, m.config.max_num_batched_tokens, m.config.long_prefill_token_threshold,
                       m.config.scheduling_policy},
       *m.kv);
-  if (m.config.speculative_config.method == SpeculativeConfig::Method::kDraftModel)
-    m.drafter = std::make_unique<DraftModelProposer>(
+  const auto make_drafter = [&m, &mc] {
+    return std::make_unique<DraftModelProposer>(
         m.config, mc, m.tokenizer.get(),
         [&m](const ModelConfig& draft) { return make_checked_backend(m.config, draft, m.warnings); },
         m.config.num_blocks);
+  };
+  if (m.config.speculative_config.method == SpeculativeConfig::Method::kDraftModel) {
+    m.drafter = make_drafter();
+  } else if (m.config.speculative_config.enabled() && !m.config.speculative_config.model.empty()) {
+    try {  // an optional proposer (the app's): the others still run
+      m.drafter = make_drafter();
+    } catch (const std::exception& e) {
+      m.warnings.push_back(std::string("the draft model is not used: ") + e.what());
+      warn(m.config, m.warnings.back());
+    }
+  }
   const SpeculativeConfig& sc = m.config.speculative_config;
+  if (mtp_block_bytes > 0)
+    std::fprintf(stderr, "pagedchat: the MTP block's KV cache takes %s of that (one layer per block)\n",
+                 mib_or_gib(std::size_t(m.config.num_blocks) * mtp_block_bytes).c_str());
   if (sc.method == SpeculativeConfig::Method::kMtp) {
     m.mtp = std::make_unique<MtpProposer>(m.config, m.model, *m.runner, m.config.num_blocks, kv_dtype);
   } else if (sc.enabled() && sc.mtp_if_available && !m.model.weights.mtp.empty()) {
@@ -376,7 +402,7 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
   g->params = params;
   g->metrics.arrival_time = now_seconds();
   auto seq = std::make_unique<Request>(id, std::move(ids), params, next_arrival++, tokenizer.get());
-  seq->spec_method = config.speculative_config.method;
+  seq->spec_method = methods().empty() ? SpeculativeConfig::Method::kNone : methods().front();
   if (options.speculative_method) {
     const std::vector<SpeculativeConfig::Method> have = methods();
     if (std::find(have.begin(), have.end(), *options.speculative_method) != have.end() ||

@@ -71,7 +71,7 @@ struct RequestOptions {
   bool speculative = true;
   /// The proposer of this request's drafts when the engine has it (LLMEngine::
   /// speculative_methods(); kNone: none, as speculative = false). Unset, or one the engine has
-  /// not loaded: the engine's method.
+  /// not loaded: the engine's default (speculative_methods().front()).
   std::optional<SpeculativeConfig::Method> speculative_method{};
 };
 
@@ -222,9 +222,10 @@ class LLMEngine {
   using DraftObserver =
       std::function<void(const std::string& request_id, int num_tokens, const std::vector<int>& drafts)>;
   void set_draft_observer(DraftObserver observer);
-  /// The proposers requests can choose (RequestOptions::speculative_method): the configured
-  /// method first, then n-gram lookup (it needs nothing loaded), the model's MTP block (method
-  /// mtp, or mtp_if_available on a model with one) and the draft model. Empty: no speculation.
+  /// The proposers requests can choose (RequestOptions::speculative_method), the default of those
+  /// that do not choose first: the model's MTP block where mtp_if_available loaded it, else the
+  /// configured method; then n-gram lookup (it needs nothing loaded), the MTP block (method mtp,
+  /// or mtp_if_available on a model with one) and the draft model. Empty: no speculation.
   std::vector<SpeculativeConfig::Method> speculative_methods() const;
 
  private:

@@ -85,10 +85,13 @@ std::vector<SpeculativeConfig::Method> LLMEngine::Impl::methods() const {
   const SpeculativeConfig& sc = config.speculative_config;
   std::vector<M> have;
   if (!sc.enabled()) return have;
-  have.push_back(sc.method);
+  // The default first: MTP where mtp_if_available loaded it (the app's "Automatic"), else the
+  // configured method.
+  if (mtp && sc.mtp_if_available) have.push_back(M::kMtp);
+  if (have.empty() || sc.method != M::kMtp) have.push_back(sc.method);
   for (const auto& [m, loaded] :
        {std::pair<M, bool>{M::kNgram, true}, {M::kMtp, bool(mtp)}, {M::kDraftModel, bool(drafter)}})
-    if (loaded && m != sc.method) have.push_back(m);
+    if (loaded && std::find(have.begin(), have.end(), m) == have.end()) have.push_back(m);
   return have;
 }
 

@@ -925,6 +925,22 @@
         <source>The context length must be 0 (the model&apos;s) or between 16 and %1 tokens; %2 was given.</source>
         <translation>The context length must be 0 (the model&apos;s) or between 16 and %1 tokens; %2 was given.</translation>
     </message>
+    <message>
+        <source>Draft model for speculative decoding (optional: a smaller model with the same vocabulary; panes choose it under Draft tokens)</source>
+        <translation>Draft model for speculative decoding (optional: a smaller model with the same vocabulary; panes choose it under Draft tokens)</translation>
+    </message>
+    <message>
+        <source>Path of a model file or folder</source>
+        <translation>Path of a model file or folder</translation>
+    </message>
+    <message>
+        <source>Draft model path</source>
+        <translation>Draft model path</translation>
+    </message>
+    <message>
+        <source>The draft model &quot;%1&quot; does not exist: give a model file or folder, or leave it empty.</source>
+        <translation>The draft model &quot;%1&quot; does not exist: give a model file or folder, or leave it empty.</translation>
+    </message>
 </context>
 <context>
     <name>EngineView</name>
@@ -1929,8 +1945,8 @@
         <translation>Speculative decoding must be on or off.</translation>
     </message>
     <message>
-        <source>Draft tokens must be auto, mtp, ngram or off.</source>
-        <translation>Draft tokens must be auto, mtp, ngram or off.</translation>
+        <source>Draft tokens must be auto, mtp, draft, ngram or off.</source>
+        <translation>Draft tokens must be auto, mtp, draft, ngram or off.</translation>
     </message>
 </context>
 <context>
@@ -2051,8 +2067,12 @@
         <translation>Draft tokens: who proposes them</translation>
     </message>
     <message>
-        <source>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</source>
-        <translation>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</translation>
+        <source>Draft model (Settings → Engine)</source>
+        <translation>Draft model (Settings → Engine)</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; a draft model is a smaller model of the same vocabulary (set in Settings → Engine); n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</source>
+        <translation>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; a draft model is a smaller model of the same vocabulary (set in Settings → Engine); n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</translation>
     </message>
 </context>
 <context>

@@ -920,6 +920,22 @@
         <source>The context length must be 0 (the model&apos;s) or between 16 and %1 tokens; %2 was given.</source>
         <translation>컨텍스트 길이는 0(모델 기본값)이거나 16~%1 토큰이어야 합니다. 입력한 값: %2.</translation>
     </message>
+    <message>
+        <source>Draft model for speculative decoding (optional: a smaller model with the same vocabulary; panes choose it under Draft tokens)</source>
+        <translation>추측 디코딩용 초안 모델 (선택: 같은 어휘를 쓰는 더 작은 모델; 창마다 초안 토큰에서 고릅니다)</translation>
+    </message>
+    <message>
+        <source>Path of a model file or folder</source>
+        <translation>모델 파일이나 폴더의 경로</translation>
+    </message>
+    <message>
+        <source>Draft model path</source>
+        <translation>초안 모델 경로</translation>
+    </message>
+    <message>
+        <source>The draft model &quot;%1&quot; does not exist: give a model file or folder, or leave it empty.</source>
+        <translation>초안 모델 &quot;%1&quot;이(가) 없습니다. 모델 파일이나 폴더를 지정하거나 비워 두세요.</translation>
+    </message>
 </context>
 <context>
     <name>EngineView</name>
@@ -1923,8 +1939,8 @@
         <translation>추측 디코딩은 켜기 또는 끄기여야 합니다.</translation>
     </message>
     <message>
-        <source>Draft tokens must be auto, mtp, ngram or off.</source>
-        <translation>초안 토큰은 auto, mtp, ngram, off 중 하나여야 합니다.</translation>
+        <source>Draft tokens must be auto, mtp, draft, ngram or off.</source>
+        <translation>초안 토큰은 auto, mtp, draft, ngram, off 중 하나여야 합니다.</translation>
     </message>
 </context>
 <context>
@@ -2044,8 +2060,12 @@
         <translation>초안 토큰: 누가 제안하는지</translation>
     </message>
     <message>
-        <source>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</source>
-        <translation>추측 디코딩: 모델이 초안 토큰을 한 단계에서 검사하므로 같은 답이 더 적은 단계로 나옵니다. 모델의 MTP 레이어(이 레이어가 있는 Qwen3.5/3.6 파일)는 모델 자신의 상태로 추측하고, N-gram 조회는 대화의 앞 텍스트를 되풀이합니다. 자동은 모델에 MTP가 있으면 MTP를 씁니다.</translation>
+        <source>Draft model (Settings → Engine)</source>
+        <translation>초안 모델 (설정 → 엔진)</translation>
+    </message>
+    <message>
+        <source>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; a draft model is a smaller model of the same vocabulary (set in Settings → Engine); n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</source>
+        <translation>추측 디코딩: 모델이 초안 토큰을 한 단계에서 검사하므로 같은 답이 더 적은 단계로 나옵니다. 모델의 MTP 레이어(이 레이어가 있는 Qwen3.5/3.6 파일)는 모델 자신의 상태로 추측하고, 초안 모델은 같은 어휘를 쓰는 더 작은 모델이며(설정 → 엔진에서 지정), N-gram 조회는 대화의 앞 텍스트를 되풀이합니다. 자동은 모델에 MTP가 있으면 MTP를 씁니다.</translation>
     </message>
 </context>
 <context>

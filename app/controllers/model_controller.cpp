@@ -69,8 +69,9 @@ void ModelController::setLoadError(const QString& text) {
 }
 
 QString ModelController::applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                                             const QString& kvCacheDtype, int contextLength) {
-  return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype, contextLength);
+                                             const QString& kvCacheDtype, int contextLength,
+                                             const QVariant& draftModel) {
+  return engineSettings_->apply(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype, contextLength, draftModel);
 }
 
 void ModelController::reloadWithEngineSettings() {

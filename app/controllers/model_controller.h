@@ -44,8 +44,10 @@ class ModelController : public QObject {
   Q_INVOKABLE void unloadModel();
   /// Validates and saves the engine settings and reloads the model with them (on the worker
   /// thread, with progress). Returns "" or the validation message (nothing changes then).
+  /// `draftModel` as EngineSettings::apply takes it (not given: kept).
   Q_INVOKABLE QString applyEngineSettings(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                                          const QString& kvCacheDtype = QString(), int contextLength = -1);
+                                          const QString& kvCacheDtype = QString(), int contextLength = -1,
+                                          const QVariant& draftModel = QVariant());
 
   QString loadError() const { return loadError_; }
   RecentModelsModel* recentModels() const { return recentModels_; }

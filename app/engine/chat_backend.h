@@ -27,7 +27,7 @@ class ChatBackend : public QObject {
   /// "medium", "high"). `tools`: the tools offered, an OpenAI tools array's JSON text ("" = none);
   /// the last delta then carries the calls made (RequestDelta::toolCalls). `drafts`: who proposes
   /// the local engine's draft tokens for this request (PaneSettings::drafts: "auto", "mtp",
-  /// "ngram", "off"; the reply is the same). Returns the request id.
+  /// "draft", "ngram", "off"; the reply is the same). Returns the request id.
   virtual QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                          bool continueLast = false, const QString& reasoning = QString(),
                          const QString& tools = QString(), const QString& drafts = QStringLiteral("auto")) = 0;

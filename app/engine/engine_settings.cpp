@@ -1,5 +1,6 @@
 #include "app/engine/engine_settings.h"
 
+#include <QFileInfo>
 #include <QRegularExpression>
 #include <QSettings>
 #include <QThread>
@@ -15,6 +16,7 @@ const QString kBlockKey = QStringLiteral("engine/blockSize");
 const QString kThreadsKey = QStringLiteral("engine/numThreads");
 const QString kKvDtypeKey = QStringLiteral("engine/kvCacheDtype");
 const QString kContextLengthKey = QStringLiteral("engine/contextLength");
+const QString kDraftModelKey = QStringLiteral("engine/draftModel");
 const QString kContextOverflowKey = QStringLiteral("engine/contextOverflow");
 
 struct OverflowName {
@@ -49,6 +51,9 @@ EngineSettings::EngineSettings(QSettings* settings, QObject* parent) : QObject(p
   const int context = settings_->value(kContextLengthKey, 0).toInt();
   if (validationError(kvCacheMiB_, maxNumSeqs_, blockSize_, numThreads_, QString(), context).isEmpty())
     contextLength_ = savedContextLength_ = context;
+  // (A draft model saved and since removed is not checked here: the engine loads without it and
+  // says why.)
+  draftModel_ = savedDraftModel_ = settings_->value(kDraftModelKey).toString();
   const QString overflow = settings_->value(kContextOverflowKey).toString();
   for (const OverflowName& o : kOverflowNames)
     if (overflow == QLatin1String(o.name)) contextOverflow_ = o.policy;
@@ -90,7 +95,11 @@ int EngineSettings::maxKvCacheMiB() const {
 int EngineSettings::maxThreads() const { return std::min(1024, 4 * std::max(1, QThread::idealThreadCount())); }
 
 QString EngineSettings::validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                                        const QString& kvCacheDtype, int contextLength) const {
+                                        const QString& kvCacheDtype, int contextLength,
+                                        const QVariant& draftModel) const {
+  if (draftModel.isValid() && !draftModel.toString().isEmpty() && !QFileInfo::exists(draftModel.toString()))
+    return tr("The draft model \"%1\" does not exist: give a model file or folder, or leave it empty.")
+        .arg(draftModel.toString());
   if (contextLength != -1 &&
       (contextLength < 0 || (contextLength > 0 && contextLength < 16) || contextLength > kMaxContextLength))
     return tr("The context length must be 0 (the model's) or between 16 and %1 tokens; %2 was given.")
@@ -117,9 +126,11 @@ QString EngineSettings::validationError(int kvCacheMiB, int maxNumSeqs, int bloc
 }
 
 QString EngineSettings::apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                              const QString& kvCacheDtype, int contextLength) {
-  const QString error = validationError(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype, contextLength);
+                              const QString& kvCacheDtype, int contextLength, const QVariant& draftModel) {
+  const QString error = validationError(kvCacheMiB, maxNumSeqs, blockSize, numThreads, kvCacheDtype, contextLength,
+                                        draftModel);
   if (!error.isEmpty()) return error;
+  if (draftModel.isValid()) draftModel_ = draftModel.toString().trimmed();
   if (contextLength >= 0) contextLength_ = contextLength;
   if (!kvCacheDtype.isEmpty()) kvCacheDtype_ = pagedchat::parse_kv_cache_dtype(kvCacheDtype.toStdString());
   kvCacheMiB_ = kvCacheMiB;
@@ -138,7 +149,9 @@ void EngineSettings::commit() {
   savedNumThreads_ = numThreads_;
   savedKvCacheDtype_ = kvCacheDtype_;
   savedContextLength_ = contextLength_;
+  savedDraftModel_ = draftModel_;
   settings_->setValue(kContextLengthKey, contextLength_);
+  settings_->setValue(kDraftModelKey, draftModel_);
   settings_->setValue(kKvKey, kvCacheMiB_);
   settings_->setValue(kSeqsKey, maxNumSeqs_);
   settings_->setValue(kBlockKey, blockSize_);
@@ -155,6 +168,7 @@ void EngineSettings::revert(const QString& reason) {
   numThreads_ = savedNumThreads_;
   kvCacheDtype_ = savedKvCacheDtype_;
   contextLength_ = savedContextLength_;
+  draftModel_ = savedDraftModel_;
   emit changed();
   emit reverted(reason);
 }
@@ -162,7 +176,7 @@ void EngineSettings::revert(const QString& reason) {
 bool EngineSettings::hasUnsavedValues() const {
   return kvCacheMiB_ != savedKvCacheMiB_ || maxNumSeqs_ != savedMaxNumSeqs_ || blockSize_ != savedBlockSize_ ||
          numThreads_ != savedNumThreads_ || kvCacheDtype_ != savedKvCacheDtype_ ||
-         contextLength_ != savedContextLength_;
+         contextLength_ != savedContextLength_ || draftModel_ != savedDraftModel_;
 }
 
 void EngineSettings::resetKvCacheToAutomatic() {
@@ -202,4 +216,6 @@ void EngineSettings::applyTo(pagedchat::EngineConfig& config) const {
   // A model with MTP layers (Qwen3.5/3.6 files that keep them) also loads its MTP block: the
   // panes' "auto" choice drafts with it (PaneSettings::drafts).
   config.speculative_config.mtp_if_available = true;
+  // The draft model of Settings → Engine, for the panes that choose it.
+  config.speculative_config.model = draftModel_.toStdString();
 }

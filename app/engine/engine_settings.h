@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QVariant>
 
 #include "engine/config.h"
 #include "engine/text/chat_template.h"
@@ -26,6 +27,11 @@ class EngineSettings : public QObject {
   Q_PROPERTY(QString kvCacheDtype READ kvCacheDtype NOTIFY changed)
   /// The context length of every request in tokens (max_model_len); 0 = the model's.
   Q_PROPERTY(int contextLength READ contextLength NOTIFY changed)
+  /// A smaller model with the same vocabulary whose greedy drafts the panes can choose
+  /// (PaneSettings::drafts "draft"): a file or Hugging Face folder, loaded beside the model;
+  /// "" = none. One that does not fit the model (another vocabulary) loads without it and the
+  /// engine says why.
+  Q_PROPERTY(QString draftModel READ draftModel NOTIFY changed)
   /// When a conversation outgrows the context: "rollingWindow" (the oldest turns go; the
   /// default), "truncateMiddle" (the system prompt and first turn stay, the turns after them go)
   /// or "stopAtLimit" (nothing goes: the message is not sent). Saved at once; no reload.
@@ -48,6 +54,7 @@ class EngineSettings : public QObject {
   int blockSize() const { return blockSize_; }
   int numThreads() const { return numThreads_; }
   int contextLength() const { return contextLength_; }
+  QString draftModel() const { return draftModel_; }
   QString contextOverflow() const;
   pagedchat::ContextOverflow contextOverflowPolicy() const { return contextOverflow_; }
   /// An unknown name is ignored.
@@ -65,12 +72,15 @@ class EngineSettings : public QObject {
   /// "" when the values are acceptable, else a sentence saying which value is wrong and why.
   /// `kvCacheDtype` "" means the current one.
   Q_INVOKABLE QString validationError(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                                      const QString& kvCacheDtype = QString(), int contextLength = -1) const;
+                                      const QString& kvCacheDtype = QString(), int contextLength = -1,
+                                      const QVariant& draftModel = QVariant()) const;
   /// Validates, takes the values (not saved yet: see commit()) and emits applied() (also when
   /// nothing changed: the model reloads). Returns validationError() (nothing changes then).
-  /// `kvCacheDtype` "" keeps the current one; `contextLength` -1 keeps it (0 = the model's).
+  /// `kvCacheDtype` "" keeps the current one; `contextLength` -1 keeps it (0 = the model's);
+  /// `draftModel` not given (an invalid QVariant) keeps it, "" is none.
   Q_INVOKABLE QString apply(int kvCacheMiB, int maxNumSeqs, int blockSize, int numThreads,
-                            const QString& kvCacheDtype = QString(), int contextLength = -1);
+                            const QString& kvCacheDtype = QString(), int contextLength = -1,
+                            const QVariant& draftModel = QVariant());
   /// Saves the values taken by apply() (the reload with them worked).
   void commit();
   /// Goes back to the saved values (the reload with the applied ones failed) and emits
@@ -102,6 +112,7 @@ class EngineSettings : public QObject {
   int numThreads_ = 0;
   pagedchat::KvCacheDType kvCacheDtype_ = pagedchat::KvCacheDType::kAuto;
   int contextLength_ = 0, savedContextLength_ = 0;
+  QString draftModel_, savedDraftModel_;
   pagedchat::ContextOverflow contextOverflow_ = pagedchat::ContextOverflow::kRollingWindow;
   int savedKvCacheMiB_ = 0;  ///< the values in the file
   int savedMaxNumSeqs_ = 64;

@@ -297,15 +297,13 @@ void EngineWorker::drainCommands() {
                                    stops.stop_token_ids.end());
       pagedchat::RequestOptions options;
       options.stable_prefix_tokens = prompt.stable_prefix_tokens;
-      // The pane's proposer (PaneSettings::drafts): "auto" takes the model's MTP layers when the
-      // engine loaded them; a method the engine lacks falls back to its own (n-gram).
+      // The pane's proposer (PaneSettings::drafts): "auto" is the engine's default (the model's
+      // MTP layers when it loaded them, else n-gram); one the engine lacks falls back to it.
       using Method = pagedchat::SpeculativeConfig::Method;
       options.speculative = c.drafts != QLatin1String("off");
       if (c.drafts == QLatin1String("ngram")) options.speculative_method = Method::kNgram;
-      if (c.drafts == QLatin1String("mtp") || c.drafts == QLatin1String("auto")) {
-        const std::vector<Method> have = engine_->speculative_methods();
-        if (std::find(have.begin(), have.end(), Method::kMtp) != have.end()) options.speculative_method = Method::kMtp;
-      }
+      if (c.drafts == QLatin1String("draft")) options.speculative_method = Method::kDraftModel;
+      if (c.drafts == QLatin1String("mtp")) options.speculative_method = Method::kMtp;
       engine_->add_request(c.requestId.toStdString(), prompt.token_ids, params, options);
       active_.insert(c.requestId);
       // The template opened the reasoning block (DeepSeek-R1's "<think>\n" generation prompt):

@@ -146,8 +146,8 @@ void PaneSettings::setToolServerOn(const QString& server, bool on) {
 }
 
 const QStringList& PaneSettings::draftChoices() {
-  static const QStringList choices = {QStringLiteral("auto"), QStringLiteral("mtp"), QStringLiteral("ngram"),
-                                      QStringLiteral("off")};
+  static const QStringList choices = {QStringLiteral("auto"), QStringLiteral("mtp"), QStringLiteral("draft"),
+                                      QStringLiteral("ngram"), QStringLiteral("off")};
   return choices;
 }
 
@@ -221,7 +221,7 @@ QVariantMap PaneSettings::validate(const QVariantMap& values) const {
   }
   if (values.contains(QStringLiteral("drafts")) &&
       !draftChoices().contains(values.value(QStringLiteral("drafts")).toString()))
-    errors.insert(QStringLiteral("drafts"), tr("Draft tokens must be auto, mtp, ngram or off."));
+    errors.insert(QStringLiteral("drafts"), tr("Draft tokens must be auto, mtp, draft, ngram or off."));
   if (values.contains(QStringLiteral("speculative"))) {  // the on/off switch of earlier versions
     const QVariant t = values.value(QStringLiteral("speculative"));
     const QString text = t.toString();

@@ -47,9 +47,10 @@ class PaneSettings : public QObject {
   Q_PROPERTY(QStringList toolServersOff READ toolServersOff WRITE setToolServersOff NOTIFY changed)
   /// Speculative decoding for this pane's requests on the local engine (the same reply, in fewer
   /// steps): who proposes the draft tokens — "auto" (the model's MTP layers when it has them, else
-  /// n-gram lookup), "mtp", "ngram" (lookup in the conversation) or "off". A choice the loaded
-  /// model cannot serve (MTP without MTP layers) falls back to n-gram lookup. pagedchat.ini key
-  /// `drafts`; an older file's `speculative=false` reads as "off".
+  /// n-gram lookup), "mtp", "draft" (EngineSettings::draftModel), "ngram" (lookup in the
+  /// conversation) or "off". A choice the engine cannot serve (MTP without MTP layers, no draft
+  /// model) falls back to n-gram lookup. pagedchat.ini key `drafts`; an older file's
+  /// `speculative=false` reads as "off".
   Q_PROPERTY(QString drafts READ drafts WRITE setDrafts NOTIFY changed)
   /// One line summing the settings up, for the pane header's tool tip.
   Q_PROPERTY(QString summary READ summary NOTIFY changed)
@@ -88,7 +89,7 @@ class PaneSettings : public QObject {
   Q_INVOKABLE void setToolServerOn(const QString& server, bool on);
   QString drafts() const { return drafts_; }
   void setDrafts(const QString& drafts);
-  /// "auto", "mtp", "ngram", "off": the values of `drafts`.
+  /// "auto", "mtp", "draft", "ngram", "off": the values of `drafts`.
   static const QStringList& draftChoices();
   QString summary() const;
   /// A reasoning choice as the settings show it ("on", "low", ...; "" = "the model's default"), translated.

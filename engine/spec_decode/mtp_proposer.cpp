@@ -13,10 +13,9 @@ namespace {
   throw std::invalid_argument("--speculative-config: method mtp: " + what);
 }
 
-// The head's shape: the target's, one attention layer with the spec of the target's attention
-// layers (gated attention, q/k norms, partial multi-section RoPE: Qwen3.5's), its FFN if the block
-// has one.
-ModelConfig head_config(const ModelConfig& target, const MtpWeights& block) {
+}  // namespace
+
+ModelConfig mtp_head_config(const ModelConfig& target, const MtpWeights& block) {
   int attention_layer = -1;
   for (int l = 0; l < target.n_layers; ++l)
     if (!target.layer(l).is_recurrent() && !target.layer(l).shares_kv() && target.layer(l).sliding_window == 0)
@@ -33,15 +32,13 @@ ModelConfig head_config(const ModelConfig& target, const MtpWeights& block) {
   return c;
 }
 
-}  // namespace
-
 MtpProposer::MtpProposer(const EngineConfig& config, const LoadedModel& target, ModelRunner& target_runner,
                          int num_blocks, kernels::KvDType kv_dtype) {
   const ModelConfig& tc = target.config;
   if (tc.nextn_predict_layers < 1 || target.weights.mtp.empty())
     mtp_error("'" + config.model + "' has no MTP layers (nextn_predict_layers is 0); use ngram or draft_model");
   block_ = target.weights.mtp.front();
-  head_config_ = head_config(tc, block_);
+  head_config_ = mtp_head_config(tc, block_);
   // Some checkpoints leave out the block's attn_q: it is the main stack's last attention layer's
   // (ik_llama.cpp create_qwen35_tensors).
   if (!block_.layer.q_proj)

@@ -35,6 +35,11 @@
 
 namespace pagedchat {
 
+/// The shape of `target`'s MTP head: the target's, one layer with the spec of its (last) full
+/// attention layer, with the block's feed-forward (dense, experts, or none). Throws
+/// std::invalid_argument naming --speculative-config when the target has no such layer.
+ModelConfig mtp_head_config(const ModelConfig& target, const MtpWeights& block);
+
 class MtpProposer {
  public:
   /// The first MTP block of `target` (ModelWeights::mtp) as a one-layer model on

@@ -29,8 +29,6 @@ void SpeculativeConfig::validate() const {
     spec_config_error("\"num_speculative_tokens\" must be in [1, " + std::to_string(kMaxSpeculativeTokens) + "], got " +
                       std::to_string(num_speculative_tokens));
   if (method == Method::kDraftModel && model.empty()) spec_config_error("method \"draft_model\" needs \"model\"");
-  if (method != Method::kDraftModel && !model.empty())
-    spec_config_error("\"model\" is for method \"draft_model\" only");
   if (method == Method::kNgram) {
     if (prompt_lookup_min < 1)
       spec_config_error("\"prompt_lookup_min\" must be >= 1, got " + std::to_string(prompt_lookup_min));
@@ -96,6 +94,8 @@ SpeculativeConfig parse_speculative_config(const std::string& text) {
   if (j.contains("model")) {
     if (!j["model"].is_string() || j["model"].get<std::string>().empty())
       spec_config_error("\"model\" must be the draft model's file or folder");
+    if (c.method != SpeculativeConfig::Method::kDraftModel)
+      spec_config_error("\"model\" is for method \"draft_model\" only");
     c.model = j["model"].get<std::string>();
   }
   if (j.contains("fit_to_batch")) {

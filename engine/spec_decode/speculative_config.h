@@ -28,12 +28,16 @@ struct SpeculativeConfig {
   int num_speculative_tokens = 0;  ///< 1 .. kMaxSpeculativeTokens when method != kNone
   int prompt_lookup_max = 5;       ///< ngram: the longest suffix n-gram matched
   int prompt_lookup_min = 2;       ///< ngram: the shortest suffix n-gram matched (>= 1, <= max)
-  std::string model;               ///< draft_model: the draft model's file or folder (required)
+  /// draft_model: the draft model's file or folder (required). With another method (not from
+  /// JSON: the app's Engine settings): also loaded, for requests that ask for it
+  /// (RequestOptions::speculative_method); one that fails to load is a warning, not an error.
+  std::string model;
   /// Cut drafts that do not pay in a compute-bound batch (engine/spec_decode/batch_draft_budget.h;
   /// JSON "fit_to_batch", our extension of vLLM's keys). Off: every proposed draft is verified.
   bool fit_to_batch = true;
-  /// Also load the model's MTP block when it has one, whatever `method` is, so that requests can
-  /// choose it (RequestOptions::speculative_method: the app's per-pane choice). Not a JSON key.
+  /// Also load the model's MTP block when it has one, whatever `method` is, and make it the
+  /// proposer of requests that do not choose another (RequestOptions::speculative_method: the
+  /// app's panes and its server; `method` stays the fallback). Not a JSON key.
   bool mtp_if_available = false;
 
   bool enabled() const { return method != Method::kNone; }

@@ -255,14 +255,15 @@ Dialog {
                 id: draftsBox
                 objectName: "setting_drafts"
                 /// PaneSettings::drafts' values, in the order of `model`.
-                readonly property var values: ["auto", "mtp", "ngram", "off"]
+                readonly property var values: ["auto", "mtp", "draft", "ngram", "off"]
                 visible: !(popup.paneState && popup.paneState.remote)
                 Layout.fillWidth: true
-                model: [qsTr("Automatic"), qsTr("Model's MTP layers"), qsTr("N-gram lookup"), qsTr("Off")]
+                model: [qsTr("Automatic"), qsTr("Model's MTP layers"), qsTr("Draft model (Settings \u2192 Engine)"),
+                        qsTr("N-gram lookup"), qsTr("Off")]
                 Accessible.name: qsTr("Draft tokens: who proposes them")
                 ToolTip.visible: hovered
                 ToolTip.delay: 500
-                ToolTip.text: qsTr("Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model's MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.")
+                ToolTip.text: qsTr("Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model's MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; a draft model is a smaller model of the same vocabulary (set in Settings \u2192 Engine); n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.")
             }
         }
     }

@@ -36,6 +36,7 @@ Pane {
         threadsField.value = page.settings.numThreads
         kvDtypeField.currentIndex = Math.max(0, page.dtypeIndex(page.settings.kvCacheDtype))
         contextField.value = page.settings.contextLength
+        draftField.text = page.settings.draftModel
         page.errorText = ""
         page.appliedOk = false
     }
@@ -44,7 +45,7 @@ Pane {
         page.errorText = page.app.models.applyEngineSettings(kvField.value, seqsField.value,
                                                       blockField.value, threadsField.value,
                                                       page.settings.kvCacheDtypes[kvDtypeField.currentIndex],
-                                                      contextField.value)
+                                                      contextField.value, draftField.text)
         page.appliedOk = page.errorText === ""
         return page.appliedOk
     }
@@ -145,6 +146,19 @@ Pane {
                 editable: true
                 onValueModified: page.appliedOk = false
                 Accessible.name: qsTr("Context length in tokens")
+            }
+            FieldLabel {
+                Layout.columnSpan: 2
+                text: qsTr("Draft model for speculative decoding (optional: a smaller model with the same vocabulary; panes choose it under Draft tokens)")
+            }
+            TextField {
+                id: draftField
+                objectName: "draftModelField"
+                Layout.columnSpan: 2
+                Layout.fillWidth: true
+                placeholderText: qsTr("Path of a model file or folder")
+                onTextEdited: page.appliedOk = false
+                Accessible.name: qsTr("Draft model path")
             }
             FieldLabel {
                 Layout.columnSpan: 2

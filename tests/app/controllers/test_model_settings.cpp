@@ -201,6 +201,25 @@ void TestModelSettings::engineSettingsSaved() {
   QCOMPARE(settings.value(QStringLiteral("engine/blockSize")).toInt(), -5);
   engine.revert(QStringLiteral("again"));  // nothing applied: nothing to revert, no signal
   QCOMPARE(reverted.count(), 1);
+
+  // The draft model: a path that exists (kept when not given), saved, given to the engine; a
+  // missing one is refused by name; "" is none; a failed reload puts the saved one back.
+  const QString missing = dir.filePath(QStringLiteral("nowhere.gguf"));
+  QVERIFY(engine.apply(0, 8, 16, 2, QString(), -1, missing).contains(missing));
+  QCOMPARE(engine.draftModel(), QString());
+  QCOMPARE(engine.apply(0, 8, 16, 2, QString(), -1, ini), QString());
+  engine.commit();
+  QCOMPARE(engine.apply(0, 8, 16, 2), QString());  // not given: kept
+  QCOMPARE(engine.draftModel(), ini);
+  pagedchat::EngineConfig config;
+  engine.applyTo(config);
+  QCOMPARE(QString::fromStdString(config.speculative_config.model), ini);
+  config.speculative_config.validate();  // n-gram with a draft model beside it
+  QCOMPARE(QSettings(ini, QSettings::IniFormat).value(QStringLiteral("engine/draftModel")).toString(), ini);
+  QCOMPARE(engine.apply(0, 8, 16, 2, QString(), -1, QString()), QString());
+  QCOMPARE(engine.draftModel(), QString());
+  engine.revert(QStringLiteral("failed"));
+  QCOMPARE(engine.draftModel(), ini);
 }
 
 void TestModelSettings::kvCacheTooSmallMessage() {

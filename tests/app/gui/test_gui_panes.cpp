@@ -729,7 +729,7 @@ void TestGuiPanes::speculativeSetting() {
   QVERIFY(box);
   QCOMPARE(box->property("currentIndex").toInt(), 0);  // Automatic
   const QStringList values = box->property("values").toStringList();
-  QCOMPARE(values.size(), 4);
+  QCOMPARE(values.size(), 5);
   box->setProperty("currentIndex", int(values.indexOf(QStringLiteral("off"))));
   QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
   QTRY_VERIFY(!findVisibleItem(root, QStringLiteral("applySettingsButton")));

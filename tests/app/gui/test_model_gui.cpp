@@ -227,6 +227,16 @@ void TestModelGui::pickerSettingsAndEngineView() {
            qPrintable(page->property("errorText").toString()));
   QVERIFY(client->isReady());  // nothing reloaded
   findItem(page, QStringLiteral("blockSizeField"))->setProperty("value", 16);
+  // A draft model that does not exist is refused by name (nothing reloads); a file is taken
+  // (stories260K: whether it fits this model or not, the model loads; the window says why not).
+  QQuickItem* draftField = findItem(page, QStringLiteral("draftModelField"));
+  QVERIFY(draftField);
+  draftField->setProperty("text", QStringLiteral("/nowhere/draft.gguf"));
+  QMetaObject::invokeMethod(page, "apply");
+  QVERIFY2(page->property("errorText").toString().contains(QLatin1String("/nowhere/draft.gguf")),
+           qPrintable(page->property("errorText").toString()));
+  const QString draft = testpaths::stories260K();
+  draftField->setProperty("text", draft);
   findItem(page, QStringLiteral("kvCacheField"))->setProperty("value", 2);
   QSignalSpy loaded(client, &LocalChatBackend::modelLoadFinished);
   QVERIFY(click(window, findItem(page, QStringLiteral("applyEngineSettings"))));
@@ -237,6 +247,7 @@ void TestModelGui::pickerSettingsAndEngineView() {
   QVERIFY(loaded.at(0).at(0).toBool());
   QCOMPARE(page->property("errorText").toString(), QString());
   QCOMPARE(controller.models()->engineSettings()->kvCacheMiB(), 2);
+  QCOMPARE(controller.models()->engineSettings()->draftModel(), draft);
   QVERIFY(waitForFrame(window));
   apptest::saveScreenshot(window, QStringLiteral("engine-settings.png"));
   // Values that pass the checks but fail the reload (1 MiB holds one 1024-token block of 640 KiB,

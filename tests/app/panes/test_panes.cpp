@@ -132,6 +132,7 @@ void TestPanes::settingsSamplingParams() {
   // Draft tokens: one of four proposers; an earlier version's on/off switch reads as auto/off.
   QCOMPARE(s.drafts(), QStringLiteral("auto"));
   QVERIFY(s.apply({{"drafts", "eagle"}}).contains(QStringLiteral("drafts")));
+  QVERIFY(s.apply({{"drafts", "draft"}}).isEmpty());
   QVERIFY(s.apply({{"drafts", "mtp"}}).isEmpty());
   QCOMPARE(s.drafts(), QStringLiteral("mtp"));
   QCOMPARE(s.toMap().value(QStringLiteral("drafts")).toString(), QStringLiteral("mtp"));

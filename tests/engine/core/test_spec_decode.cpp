@@ -576,6 +576,43 @@ class TestSpecDecode : public QObject {
     }
   }
 
+  // A draft model beside another method (the app's Engine settings): requests that ask for it
+  // draft with it, the others with n-gram lookup; one that does not fit the model (another
+  // vocabulary, a missing file) leaves the engine running without it and says why.
+  void draftModelBesideNgram() {
+    using M = SpeculativeConfig::Method;
+    EngineConfig cfg = withSpec(testutil::storiesConfig(), kNgram);
+    cfg.speculative_config.model = cfg.model;  // the target as its own draft: it agrees
+    std::map<std::string, int> drafted;
+    std::map<std::string, RequestOutput> done;
+    {
+      LLMEngine engine(cfg);
+      QCOMPARE(engine.speculative_methods(), (std::vector<M>{M::kNgram, M::kDraftModel}));
+      engine.set_draft_observer(
+          [&](const std::string& id, int, const std::vector<int>& d) { drafted[id] += int(d.size()); });
+      SamplingParams p = testutil::greedy(48);
+      RequestOptions draft, none;
+      draft.speculative_method = M::kDraftModel;
+      none.speculative_method = M::kNone;
+      engine.add_request("draft", "Once upon a time", p, draft);
+      engine.add_request("none", "Once upon a time", p, none);
+      done = testutil::runToCompletion(engine);
+    }
+    QCOMPARE(done.at("draft").outputs.at(0).token_ids, done.at("none").outputs.at(0).token_ids);
+    QVERIFY(drafted["draft"] > 0);
+    QCOMPARE(done.at("draft").metrics.spec_method, std::string("draft_model"));
+    QVERIFY(done.at("draft").metrics.num_spec_accepted_tokens > 0);  // the target agrees with itself
+    QCOMPARE(drafted["none"], 0);
+    for (const std::string& bad :
+         {archtest::archPath("llama3-tiny.gguf").toStdString(), std::string("/nonexistent/draft.gguf")}) {
+      cfg.speculative_config.model = bad;
+      LLMEngine engine(cfg);
+      QCOMPARE(engine.speculative_methods(), (std::vector<M>{M::kNgram}));
+      QVERIFY(!engine.warnings().empty());
+      QVERIFY2(engine.warnings().back().find("draft model") != std::string::npos, engine.warnings().back().c_str());
+    }
+  }
+
   // The same model as a GGUF file and a Hugging Face folder: their vocabularies list different
   // counts (the GGUF's padding entries) but are the same; as a draft it agrees with the target.
   void draftModelOtherFormat() {

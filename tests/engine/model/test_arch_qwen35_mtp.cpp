@@ -303,10 +303,10 @@ class TestArchQwen35Mtp : public QObject {
     QCOMPARE(plain.stats.spec_num_draft_tokens, 0LL);
   }
 
-  // The app's choice per pane: an n-gram engine that also loads the MTP block offers both; a
-  // request asking for MTP drafts with it, one asking for a proposer the engine lacks gets the
-  // engine's, one asking for none drafts nothing; outputs are those without drafts. A model
-  // without MTP layers offers n-gram only, without a warning.
+  // The app's choice per pane: an n-gram engine that also loads the MTP block offers both, MTP
+  // the default; a request asking for n-gram drafts with it, one asking for a proposer the engine
+  // lacks gets the default, one asking for none drafts nothing; outputs are those without drafts.
+  // A model without MTP layers offers n-gram only, without a warning.
   void mtpChosenPerRequest() {
     const QString src = archtest::archPath("qwen35-tiny.gguf");
     REQUIRE_MODEL_FILE(src);
@@ -325,27 +325,34 @@ class TestArchQwen35Mtp : public QObject {
     const std::vector<int>& prompt = g.prompts.at(0).prompt_ids;
     SamplingParams p = testutil::greedy(16);
     p.ignore_eos = true;
-    std::map<std::string, CompletionOutput> out;
+    std::map<std::string, RequestOutput> out;
     std::map<std::string, int> drafted;
     {
       LLMEngine engine(c);
-      QCOMPARE(engine.speculative_methods(), (std::vector<M>{M::kNgram, M::kMtp}));
+      QCOMPARE(engine.speculative_methods(), (std::vector<M>{M::kMtp, M::kNgram}));
       engine.set_draft_observer(
           [&](const std::string& id, int, const std::vector<int>& d) { drafted[id] += int(d.size()); });
-      const std::vector<std::pair<std::string, std::optional<M>>> asks = {
-          {"mtp", M::kMtp}, {"draft_model", M::kDraftModel}, {"none", M::kNone}, {"default", std::nullopt}};
+      const std::vector<std::pair<std::string, std::optional<M>>> asks = {{"mtp", M::kMtp},
+                                                                          {"ngram", M::kNgram},
+                                                                          {"draft_model", M::kDraftModel},
+                                                                          {"none", M::kNone},
+                                                                          {"default", std::nullopt}};
       for (const auto& [id, m] : asks) {
         RequestOptions o;
         o.speculative_method = m;
         engine.add_request(id, prompt, p, o);
       }
-      for (const auto& [id, r] : testutil::runToCompletion(engine)) out.emplace(id, r.outputs.at(0));
+      out = testutil::runToCompletion(engine);
     }
-    QCOMPARE(out.size(), std::size_t(4));
-    for (const auto& [id, o] : out) QCOMPARE(o.token_ids, out.at("none").token_ids);
-    QVERIFY(drafted["mtp"] > 0);  // the random MTP head always proposes; n-gram finds no repeats here
+    QCOMPARE(out.size(), std::size_t(5));
+    for (const auto& [id, o] : out) QCOMPARE(o.outputs.at(0).token_ids, out.at("none").outputs.at(0).token_ids);
+    for (const char* id : {"mtp", "draft_model", "default"}) {
+      QVERIFY2(drafted[id] > 0, id);  // the random MTP head always proposes
+      QCOMPARE(out.at(id).metrics.spec_method, std::string("mtp"));
+    }
+    QCOMPARE(out.at("ngram").metrics.spec_method, std::string("ngram"));
     QCOMPARE(drafted["none"], 0);
-    QCOMPARE(drafted["draft_model"], drafted["default"]);  // both n-gram
+    QCOMPARE(out.at("none").metrics.spec_method, std::string());
 
     c.model = src.toStdString();
     LLMEngine plain(c);
