@@ -25,12 +25,17 @@ std::string timings_line(const RequestOutput& out) {
   const int generated = m.num_generation_tokens;
   const int decoded = generated > 1 ? generated - 1 : 0;
   const double decode_s = decoded > 0 ? m.last_token_time - m.first_token_time : 0.0;
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "[prompt: %d tokens (%d cached) in %.2f s, %s tok/s | decode: %d tokens in %.2f s, %s tok/s]", prompt,
-                m.num_cached_tokens, prompt_s, rate(computed, prompt_s).c_str(), generated, decode_s,
-                rate(decoded, decode_s).c_str());
-  return buf;
+  char buf[384];
+  int n = std::snprintf(buf, sizeof buf,
+                        "[prompt: %d tokens (%d cached) in %.2f s, %s tok/s | decode: %d tokens in %.2f s, %s tok/s",
+                        prompt, m.num_cached_tokens, prompt_s, rate(computed, prompt_s).c_str(), generated, decode_s,
+                        rate(decoded, decode_s).c_str());
+  if (m.num_spec_drafts > 0 && n > 0 && std::size_t(n) < sizeof buf)
+    n += std::snprintf(buf + n, sizeof buf - std::size_t(n),
+                       " | %s drafts: %d of %d accepted, %.2f tokens per verifying step", m.spec_method.c_str(),
+                       m.num_spec_accepted_tokens, m.num_spec_draft_tokens,
+                       1.0 + double(m.num_spec_accepted_tokens) / double(m.num_spec_drafts));
+  return std::string(buf) + "]";
 }
 
 }  // namespace pagedchat::cli

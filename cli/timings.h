@@ -11,7 +11,10 @@ namespace pagedchat::cli {
 ///   [prompt: 580 tokens (512 cached) in 0.21 s, 323.8 tok/s | decode: 128 tokens in 4.10 s, 31.0 tok/s]
 /// prompt: the tokens computed (prompt minus cached) over first_scheduled_time -> first_token_time
 /// (the first token's sampling included); decode: the tokens after the first over first_token_time
-/// -> last_token_time. A part with no time to measure shows "-" for its rate. Never fails.
+/// -> last_token_time. A part with no time to measure shows "-" for its rate. With speculative
+/// decoding a last part says whose drafts, how many were accepted and the mean tokens per step
+/// that verified drafts (` | ngram drafts: 17 of 32 accepted, 1.53 tokens per verifying step`).
+/// Never fails.
 std::string timings_line(const RequestOutput& out);
 
 }  // namespace pagedchat::cli

@@ -206,6 +206,19 @@ void TestCliChat::versionAndTimings() {
   QVERIFY2(m.hasMatch(), r.err.constData());
   QVERIFY(m.captured(1).toInt() > 1);
   QVERIFY(m.captured(4).toDouble() > 0.0);
+  // With drafts, the line says whose and how many were accepted (a prompt the reply repeats).
+  r = cli({"generate", "--model", testpaths::stories260K(), "--temperature", "0", "--threads", "1", "--max-tokens",
+           "40", "--ignore-eos", "--prompt", "The cat sat on the mat. The cat sat on the mat. The cat sat on the",
+           "--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 4, "fit_to_batch": false})",
+           "--timings"});
+  QCOMPARE(r.exitCode, 0);
+  static const QRegularExpression drafts(
+      QStringLiteral(R"(\| ngram drafts: (\d+) of (\d+) accepted, ([0-9.]+) tokens per verifying step\]$)"),
+      QRegularExpression::MultilineOption);
+  const QRegularExpressionMatch d = drafts.match(QString::fromUtf8(r.err));
+  QVERIFY2(d.hasMatch(), r.err.constData());
+  QVERIFY(d.captured(1).toInt() > 0 && d.captured(1).toInt() <= d.captured(2).toInt());
+  QVERIFY(d.captured(3).toDouble() > 1.0);
 }
 
 // Every command that runs the engine takes the same engine options, explained the same way.
