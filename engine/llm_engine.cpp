@@ -402,9 +402,9 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
   g->params = params;
   g->metrics.arrival_time = now_seconds();
   auto seq = std::make_unique<Request>(id, std::move(ids), params, next_arrival++, tokenizer.get());
-  seq->spec_method = methods().empty() ? SpeculativeConfig::Method::kNone : methods().front();
+  const std::vector<SpeculativeConfig::Method> have = methods();
+  seq->spec_method = have.empty() ? SpeculativeConfig::Method::kNone : have.front();
   if (options.speculative_method) {
-    const std::vector<SpeculativeConfig::Method> have = methods();
     if (std::find(have.begin(), have.end(), *options.speculative_method) != have.end() ||
         *options.speculative_method == SpeculativeConfig::Method::kNone)
       seq->spec_method = *options.speculative_method;

@@ -130,6 +130,16 @@ void MtpProposer::propose(const std::vector<std::pair<Request*, int>>& work) {
     const int observed_end = s.hidden_first + int(s.hidden.size()) / hidden_size_;
     items.push_back({id, &s, s.want > 0 ? N : std::min(N, observed_end), {}});
   }
+  // After a forward: each sampled item's next draft (its logits row's first maximum, as the
+  // sampler) and the block's output at `rows[i]`, the hidden state of its next draft row.
+  const auto take_drafts = [this](const std::vector<Item*>& sampled, const std::vector<int>& rows) {
+    for (std::size_t i = 0; i < sampled.size(); ++i) {
+      const float* row = logits_.data() + i * std::size_t(vocab_);
+      sampled[i]->seq->target->spec_token_ids.push_back(int(std::max_element(row, row + vocab_) - row));
+      const float* h = runner_->model().hidden().data() + std::size_t(rows[i]) * std::size_t(hidden_size_);
+      sampled[i]->hidden.assign(h, h + hidden_size_);
+    }
+  };
   // The true rows, every request's in the same forwards; the row of a drafting request's last
   // token gives its first draft.
   std::vector<float> inputs;
@@ -170,17 +180,13 @@ void MtpProposer::propose(const std::vector<std::pair<Request*, int>>& work) {
       if (s.samples) last_row.push_back(offset - 1);
     }
     run(so, inputs);
-    for (std::size_t i = 0; i < sampled.size(); ++i) {
-      const float* row = logits_.data() + i * std::size_t(vocab_);
-      sampled[i]->seq->target->spec_token_ids.push_back(int(std::max_element(row, row + vocab_) - row));
-      const float* h = runner_->model().hidden().data() + std::size_t(last_row[i]) * std::size_t(hidden_size_);
-      sampled[i]->hidden.assign(h, h + hidden_size_);
-    }
+    take_drafts(sampled, last_row);
   }
   // The chained drafts: each feeds the previous draft with the block's own output.
   for (;;) {
     SchedulerOutput so;
     std::vector<Item*> sampled;
+    std::vector<int> rows;
     inputs.clear();
     for (Item& it : items) {
       if (!it.seq || it.hidden.empty()) continue;
@@ -189,22 +195,24 @@ void MtpProposer::propose(const std::vector<std::pair<Request*, int>>& work) {
       if (int(t.spec_token_ids.size()) >= it.seq->want) continue;
       // Draft rows go past the known tokens as spec tokens: their blocks are never registered in
       // the prefix cache (allocate_slots registers known tokens' blocks only).
+      const int computed = d.num_computed_tokens;
       d.spec_token_ids.push_back(t.spec_token_ids.back());
       d.num_computed_tokens = d.num_tokens() + int(d.spec_token_ids.size()) - 1;
-      if (!kv_->allocate_slots(d, 1)) continue;  // no block for it: the drafts so far stay
+      if (!kv_->allocate_slots(d, 1)) {  // no block for it: the drafts so far stay, no more
+        d.spec_token_ids.pop_back();
+        d.num_computed_tokens = computed;
+        it.hidden.clear();
+        continue;
+      }
       inputs.insert(inputs.end(), it.hidden.begin(), it.hidden.end());
       so.scheduled.push_back({&d, 1, true, {}});
       so.total_num_scheduled_tokens += 1;
+      rows.push_back(int(sampled.size()));
       sampled.push_back(&it);
     }
     if (so.scheduled.empty()) break;
     run(so, inputs);
-    for (std::size_t i = 0; i < sampled.size(); ++i) {
-      const float* row = logits_.data() + i * std::size_t(vocab_);
-      sampled[i]->seq->target->spec_token_ids.push_back(int(std::max_element(row, row + vocab_) - row));
-      const float* h = runner_->model().hidden().data() + i * std::size_t(hidden_size_);
-      sampled[i]->hidden.assign(h, h + hidden_size_);
-    }
+    take_drafts(sampled, rows);
   }
   // Draft rows are left in the cache past the true ones, to be overwritten.
   for (Item& it : items) {

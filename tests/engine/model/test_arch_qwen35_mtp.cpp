@@ -33,8 +33,9 @@ using namespace pagedchat;
 
 namespace {
 
-// Writes qwen35-tiny plus an MTP block to `dst`; `keep` owns the new tensors' values.
-void writeWithMtp(const QString& src, const QString& dst, std::vector<std::vector<float>>& keep, bool ffn = true) {
+// Writes qwen35-tiny (`src`) plus an MTP block (with or without its feed-forward) to `dst`.
+void writeWithMtp(const QString& src, const QString& dst, bool ffn = true) {
+  std::vector<std::vector<float>> keep;  // the new tensors' values, until written
   GgufFile f = GgufFile::open(src.toStdString());
   const int64_t layers = *f.get_int("qwen35.block_count");
   GgufMetaWriter meta;
@@ -86,6 +87,13 @@ void writeWithMtp(const QString& src, const QString& dst, std::vector<std::vecto
   add("nextn.hnorm.weight", 0, dim);
   add("nextn.shared_head_norm.weight", 0, dim);
   write_gguf_file(dst.toStdString(), meta, out);
+}
+
+// qwen35-tiny with an MTP block, written into `tmp`.
+QString mtpFile(const QTemporaryDir& tmp, const QString& src, bool ffn = true) {
+  const QString path = tmp.filePath("qwen35-mtp.gguf");
+  writeWithMtp(src, path, ffn);
+  return path;
 }
 
 std::map<std::string, CompletionOutput> run(const std::string& model, const std::vector<std::vector<int>>& prompts) {
@@ -163,8 +171,7 @@ class TestArchQwen35Mtp : public QObject {
     QTemporaryDir tmp;
     const char* keep_path = std::getenv("QWEN35_MTP_OUT");
     const QString path = keep_path ? QString(keep_path) : tmp.filePath("qwen35-mtp.gguf");
-    std::vector<std::vector<float>> keep;
-    writeWithMtp(src, path, keep);
+    writeWithMtp(src, path);
 
     EngineConfig ec;
     ec.model = path.toStdString();
@@ -204,9 +211,7 @@ class TestArchQwen35Mtp : public QObject {
     const QString src = archtest::archPath("qwen35-tiny.gguf");
     REQUIRE_MODEL_FILE(src);
     QTemporaryDir tmp;
-    const QString path = tmp.filePath("qwen35-mtp.gguf");
-    std::vector<std::vector<float>> keep;
-    writeWithMtp(src, path, keep);
+    const QString path = mtpFile(tmp, src);
     QFile jf(QStringLiteral(QWEN35MTP_GOLDEN));
     QVERIFY2(jf.open(QIODevice::ReadOnly), qPrintable(jf.fileName()));
     const nlohmann::json golden = nlohmann::json::parse(jf.readAll().toStdString());
@@ -281,9 +286,7 @@ class TestArchQwen35Mtp : public QObject {
     const QString src = archtest::archPath("qwen35-tiny.gguf");
     REQUIRE_MODEL_FILE(src);
     QTemporaryDir tmp;
-    const QString path = tmp.filePath("qwen35-mtp.gguf");
-    std::vector<std::vector<float>> keep;
-    writeWithMtp(src, path, keep, ffn);
+    const QString path = mtpFile(tmp, src, ffn);
     archtest::Golden g;
     QString why;
     QVERIFY2(archtest::loadGolden("qwen35-tiny.gguf", g, &why), qPrintable(why));
@@ -311,9 +314,7 @@ class TestArchQwen35Mtp : public QObject {
     const QString src = archtest::archPath("qwen35-tiny.gguf");
     REQUIRE_MODEL_FILE(src);
     QTemporaryDir tmp;
-    const QString path = tmp.filePath("qwen35-mtp.gguf");
-    std::vector<std::vector<float>> keep;
-    writeWithMtp(src, path, keep);
+    const QString path = mtpFile(tmp, src);
     using M = SpeculativeConfig::Method;
     EngineConfig c = mtpConfig(path.toStdString(), 0);
     c.speculative_config = parse_speculative_config("{\"method\": \"ngram\", \"num_speculative_tokens\": 3}");
