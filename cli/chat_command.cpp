@@ -35,6 +35,7 @@ struct ChatOptions {
   std::string reasoning_flag;  ///< how the command line said it, for messages
   bool verbose = false;
   bool timings = false;
+  bool tint_drafts = false;  ///< accepted draft text in colour (ANSI)
   ChatToolOptions tools;
 };
 
@@ -44,7 +45,7 @@ bool is_blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == s
 // Returns the reply text (what was shown, when stopped); `last` gets its final output (metrics,
 // cached tokens) and `stopped` whether Ctrl+C ended it.
 std::string stream_reply(LLMEngine& engine, InterruptWatch& interrupts, const std::string& id, const ChatPrompt& prompt,
-                         const SamplingParams& params, RequestOutput& last, bool& stopped) {
+                         const SamplingParams& params, bool tint_drafts, RequestOutput& last, bool& stopped) {
   RequestOptions options;
   options.stable_prefix_tokens = prompt.stable_prefix_tokens;
   engine.add_request(id, prompt.token_ids, params, options);
@@ -53,7 +54,7 @@ std::string stream_reply(LLMEngine& engine, InterruptWatch& interrupts, const st
   while (engine.has_unfinished_requests())
     for (RequestOutput& out : engine.step()) {
       for (const CompletionOutput& c : out.outputs) {
-        std::cout << c.text;
+        write_text(std::cout, c, tint_drafts);
         reply += c.text;
       }
       std::cout.flush();
@@ -181,7 +182,7 @@ int run_chat(ChatOptions& opt) {
       bool stopped = false;
       const std::string reply = stream_reply(engine, interrupts,
                                              "chat-" + std::to_string(turn) + "-" + std::to_string(step), prompt,
-                                             params, final_output, stopped);
+                                             params, opt.tint_drafts, final_output, stopped);
       if (stopped) std::cerr << "[stopped: Ctrl+C again at the prompt exits]\n";
       if (opt.verbose)
         std::cerr << "[cached " << final_output.num_cached_tokens << "/" << prompt.token_ids.size()
@@ -267,6 +268,8 @@ Command add_chat_command(CLI::App& app) {
       ->check(CLI::Range(0, 100));
   cmd->add_flag("--verbose", opt->verbose, "print the template and [cached N/M prompt tokens] per turn on stderr");
   cmd->add_flag("--timings", opt->timings, "print each reply's prompt and decode speed on stderr");
+  cmd->add_flag("--tint-drafts", opt->tint_drafts,
+                "show the text of accepted draft tokens (speculative decoding) in green (ANSI colour)");
   return [opt]() { return run_chat(*opt); };
 }
 

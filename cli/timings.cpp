@@ -38,4 +38,18 @@ std::string timings_line(const RequestOutput& out) {
   return std::string(buf) + "]";
 }
 
+void write_text(std::ostream& out, const CompletionOutput& c, bool tint) {
+  if (!tint || c.draft_spans.empty()) {
+    out << c.text;
+    return;
+  }
+  std::size_t at = 0;
+  for (const auto& [begin, end] : c.draft_spans) {
+    if (begin < at || end > c.text.size() || begin >= end) continue;
+    out << c.text.substr(at, begin - at) << "\x1b[32m" << c.text.substr(begin, end - begin) << "\x1b[0m";
+    at = end;
+  }
+  out << c.text.substr(at);
+}
+
 }  // namespace pagedchat::cli

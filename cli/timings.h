@@ -1,6 +1,8 @@
-// The timing line of `generate --timings` and `chat --timings` (as llama-cli prints its perf lines).
+// The timing line of `generate --timings` and `chat --timings` (as llama-cli prints its perf
+// lines), and a reply's text with its accepted drafts tinted (`chat --tint-drafts`).
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "engine/outputs.h"
@@ -16,5 +18,9 @@ namespace pagedchat::cli {
 /// that verified drafts (` | ngram drafts: 17 of 32 accepted, 1.53 tokens per verifying step`).
 /// Never fails.
 std::string timings_line(const RequestOutput& out);
+
+/// Writes `c.text` to `out`; with `tint`, its accepted draft text (c.draft_spans) in green, between
+/// the ANSI escapes SGR 32 and SGR 0 (`chat --tint-drafts`).
+void write_text(std::ostream& out, const CompletionOutput& c, bool tint);
 
 }  // namespace pagedchat::cli

@@ -19,11 +19,19 @@ void LLMEngine::Impl::verify_drafts(RequestGroup& g, Request& r, const Scheduled
   // (Sampling and on_token leave r.spec_token_ids alone: the drafts are read in place.)
   const std::size_t vocab = std::size_t(model.config.vocab_size);
   int accepted = 0, token = first_token;
+  const size_t draft_text_begin = r.last_token_text_begin;  // first_token's text (appended by the caller)
   while (accepted < s.num_spec_tokens && !r.finish_reason && token == r.spec_token_ids[std::size_t(accepted)]) {
     ++accepted;
     const SampleResult next = sample(r, first_row + std::size_t(accepted) * vocab);
     on_token(g, r, next, t, true);
     token = next.token;
+  }
+  // The accepted drafts' text: up to the text of the token sampled after them (the target's own).
+  if (accepted > 0 && r.last_token_text_begin > draft_text_begin) {
+    if (!r.draft_text_spans.empty() && r.draft_text_spans.back().second == draft_text_begin)
+      r.draft_text_spans.back().second = r.last_token_text_begin;
+    else
+      r.draft_text_spans.emplace_back(draft_text_begin, r.last_token_text_begin);
   }
   const bool all_scheduled = int(r.spec_token_ids.size()) == s.num_spec_tokens;
   r.spec_token_ids.clear();

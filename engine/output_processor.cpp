@@ -1,6 +1,7 @@
 #include "engine/output_processor.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "engine/sample/stop_automaton.h"
 #include "engine/text/utf8.h"
@@ -28,6 +29,7 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
   const SamplingParams& p = r.params;
   const int token = s.token;
   r.token_ids.push_back(token);
+  r.last_token_text_begin = r.text.size();
   // The sampler chose within the grammar's mask, so the matcher takes the token; only a mask
   // with no token in it (LLMEngine: a grammar position nothing can follow) gives one it refuses.
   if (p.logprobs) {
@@ -103,6 +105,20 @@ bool OutputProcessor::has_news(const RequestGroup& g) const {
   return false;
 }
 
+std::vector<std::pair<size_t, size_t>> OutputProcessor::draft_spans(const Request& r, size_t from_char) {
+  // The spans that reach into [from_char, num_releasable_chars), found from the back (the new
+  // ones are the last): a delta costs what it reports.
+  const size_t end = r.num_releasable_chars;
+  auto first = r.draft_text_spans.end();
+  while (first != r.draft_text_spans.begin() && std::prev(first)->second > from_char) --first;
+  std::vector<std::pair<size_t, size_t>> spans;
+  for (auto it = first; it != r.draft_text_spans.end(); ++it) {
+    const size_t b = std::max(it->first, from_char), e = std::min(it->second, end);
+    if (b < e) spans.emplace_back(b - from_char, e - from_char);
+  }
+  return spans;
+}
+
 RequestOutput OutputProcessor::make_output(RequestGroup& g) {
   RequestOutput out;
   out.request_id = g.request_id;
@@ -124,6 +140,7 @@ RequestOutput OutputProcessor::make_output(RequestGroup& g) {
     const size_t from_tok = delta ? s.num_reported_tokens : 0;
     c.text = s.text.substr(from_char, s.num_releasable_chars - std::min(from_char, s.num_releasable_chars));
     c.token_ids.assign(s.token_ids.begin() + s.num_prompt_tokens() + from_tok, s.token_ids.end());
+    c.draft_spans = draft_spans(s, from_char);
     if (s.params.logprobs) {
       c.logprobs.emplace(s.logprobs.begin() + std::min(from_tok, s.logprobs.size()), s.logprobs.end());
       c.cumulative_logprob = s.cumulative_logprob;

@@ -29,6 +29,8 @@ class OutputProcessor {
 
  private:
   void finish(Request& r, FinishReason reason);
+  /// r.draft_text_spans within the releasable text from byte `from_char` on, relative to it.
+  static std::vector<std::pair<size_t, size_t>> draft_spans(const Request& r, size_t from_char);
 
   const ModelConfig& model_;
   int max_model_len_;

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -53,6 +54,11 @@ struct CompletionOutput {
   std::optional<std::vector<std::map<int, Logprob>>> logprobs;  ///< per token: top-N and the sampled one
   std::optional<FinishReason> finish_reason;                    ///< set once finished
   StopReason stop_reason;
+  /// Byte ranges [first, second) of `text` whose tokens were speculative drafts the target model
+  /// accepted (proposed by the drafter, verified by the target), in order; with kDelta, offsets
+  /// into this delta's `text`. A token's range is the text that appeared when it was appended
+  /// (a detokenizer that holds bytes back shifts it by those bytes). Empty without speculation.
+  std::vector<std::pair<size_t, size_t>> draft_spans;
   bool finished() const { return finish_reason.has_value(); }
 };
 

@@ -1948,6 +1948,10 @@
         <source>Draft tokens must be auto, mtp, draft, ngram or off.</source>
         <translation>Draft tokens must be auto, mtp, draft, ngram or off.</translation>
     </message>
+    <message>
+        <source>Tinting draft text must be on or off.</source>
+        <translation>Tinting draft text must be on or off.</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettingsPopup</name>
@@ -2073,6 +2077,14 @@
     <message>
         <source>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; a draft model is a smaller model of the same vocabulary (set in Settings → Engine); n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</source>
         <translation>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; a draft model is a smaller model of the same vocabulary (set in Settings → Engine); n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</translation>
+    </message>
+    <message>
+        <source>Tint the accepted draft text</source>
+        <translation>Tint the accepted draft text</translation>
+    </message>
+    <message>
+        <source>Replies show the words that came from accepted draft tokens in another colour, while they stream and until the conversation is opened again.</source>
+        <translation>Replies show the words that came from accepted draft tokens in another colour, while they stream and until the conversation is opened again.</translation>
     </message>
 </context>
 <context>

@@ -1942,6 +1942,10 @@
         <source>Draft tokens must be auto, mtp, draft, ngram or off.</source>
         <translation>초안 토큰은 auto, mtp, draft, ngram, off 중 하나여야 합니다.</translation>
     </message>
+    <message>
+        <source>Tinting draft text must be on or off.</source>
+        <translation>초안 텍스트 색 표시는 켜기 또는 끄기여야 합니다.</translation>
+    </message>
 </context>
 <context>
     <name>PaneSettingsPopup</name>
@@ -2066,6 +2070,14 @@
     <message>
         <source>Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model&apos;s MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; a draft model is a smaller model of the same vocabulary (set in Settings → Engine); n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.</source>
         <translation>추측 디코딩: 모델이 초안 토큰을 한 단계에서 검사하므로 같은 답이 더 적은 단계로 나옵니다. 모델의 MTP 레이어(이 레이어가 있는 Qwen3.5/3.6 파일)는 모델 자신의 상태로 추측하고, 초안 모델은 같은 어휘를 쓰는 더 작은 모델이며(설정 → 엔진에서 지정), N-gram 조회는 대화의 앞 텍스트를 되풀이합니다. 자동은 모델에 MTP가 있으면 MTP를 씁니다.</translation>
+    </message>
+    <message>
+        <source>Tint the accepted draft text</source>
+        <translation>채택된 초안 텍스트에 색 표시</translation>
+    </message>
+    <message>
+        <source>Replies show the words that came from accepted draft tokens in another colour, while they stream and until the conversation is opened again.</source>
+        <translation>답변에서 채택된 초안 토큰으로 만들어진 단어를 다른 색으로 보여 줍니다. 답변이 나오는 동안과 대화를 다시 열 때까지 표시됩니다.</translation>
     </message>
 </context>
 <context>

@@ -14,6 +14,7 @@
 #include "app/engine/engine_snapshot.h"
 #include "app/engine/model_defaults.h"
 #include "app/engine/server/worker_engine_proxy.h"
+#include "app/render/draft_marks.h"
 #include "engine/entrypoints/openai/tool_calls.h"
 #include "engine/llm_engine.h"
 #include "engine/text/chat_template.h"
@@ -396,8 +397,17 @@ void EngineWorker::runStep() {
     if (!out.outputs.empty()) {
       const pagedchat::CompletionOutput& c = out.outputs.front();
       d.text = QString::fromStdString(c.text);
-      if (reasoningOpened_.remove(d.requestId)) d.text.prepend(QStringLiteral("<think>\n"));
-      if (const auto split = toolReplies_.value(d.requestId)) d.text = split->feed(d.text);
+      d.draftSpans = draftmarks::fromUtf8Spans(c.text, c.draft_spans);
+      if (reasoningOpened_.remove(d.requestId)) {
+        const QString open = QStringLiteral("<think>\n");
+        d.text.prepend(open);
+        for (int& at : d.draftSpans) at += int(open.size());
+      }
+      if (const auto split = toolReplies_.value(d.requestId)) {
+        const QString shown = split->feed(d.text);
+        if (shown != d.text) d.draftSpans.clear();  // (a call left out: the offsets no longer hold)
+        d.text = shown;
+      }
       d.newTokens = static_cast<int>(c.token_ids.size());
       d.finishReason = c.finish_reason;
     }

@@ -13,7 +13,10 @@
 /// how many tokens it came from, and whether the request finished (and why).
 struct RequestDelta {
   QString requestId;
-  QString text;       ///< new UTF-8 text since the previous delta (may be empty)
+  QString text;  ///< new UTF-8 text since the previous delta (may be empty)
+  /// Where `text` came from accepted speculative draft tokens (CompletionOutput::draft_spans):
+  /// [begin, end) pairs of UTF-16 offsets into `text`, flattened, in order; empty for none.
+  QList<int> draftSpans{};
   int newTokens = 0;  ///< tokens generated in this step for this request
   bool finished = false;
   std::optional<pagedchat::FinishReason> finishReason;  ///< set once finished

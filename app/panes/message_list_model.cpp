@@ -1,6 +1,7 @@
 #include "app/panes/message_list_model.h"
 
 #include "app/engine/reasoning.h"
+#include "app/render/draft_marks.h"
 #include "app/store/finish_reason_text.h"
 
 #include <QJsonArray>
@@ -62,6 +63,14 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
       }
       return calls;
     }
+    case MarkedReasoningRole:
+    case MarkedAnswerRole: {
+      if (row.record.role != MessageRole::kAssistant || row.draftSpans.isEmpty()) return QString();
+      const QString marked = draftmarks::insert(row.record.text, row.draftSpans);
+      if (marked.isEmpty()) return QString();
+      const ReasoningSplit split = splitReasoning(marked);
+      return role == MarkedReasoningRole ? split.reasoning : split.answer;
+    }
     case ToolNameRole:
       if (row.record.role != MessageRole::kTool) return QString();
       return QJsonDocument::fromJson(row.record.fields.toUtf8()).object().value(QLatin1String("name")).toString();
@@ -83,7 +92,9 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
           {AnswerRole, "answer"},
           {ThinkingRole, "thinking"},
           {ToolCallsRole, "toolCalls"},
-          {ToolNameRole, "toolName"}};
+          {ToolNameRole, "toolName"},
+          {MarkedReasoningRole, "markedReasoning"},
+          {MarkedAnswerRole, "markedAnswer"}};
 }
 
 void MessageListModel::setMessages(const QList<MessageRecord>& messages) {
@@ -108,8 +119,9 @@ int MessageListModel::append(const MessageRecord& message, bool streaming) {
   return row;
 }
 
-void MessageListModel::appendText(int row, const QString& delta) {
+void MessageListModel::appendText(int row, const QString& delta, const QList<int>& draftSpans) {
   if (row < 0 || row >= rows_.size() || delta.isEmpty()) return;
+  draftmarks::append(rows_[row].draftSpans, draftSpans, int(rows_[row].record.text.size()));
   rows_[row].record.text += delta;
   textChangedRows_.insert(row);
   if (!textNotifyTimer_.isActive()) textNotifyTimer_.start();
@@ -121,7 +133,9 @@ void MessageListModel::flushTextChanges() {
   for (int row : rows) {
     if (row >= rows_.size()) continue;
     const QModelIndex i = index(row);
-    emit dataChanged(i, i, {TextRole, Qt::DisplayRole, ReasoningRole, AnswerRole, ThinkingRole});
+    emit dataChanged(
+        i, i,
+        {TextRole, Qt::DisplayRole, ReasoningRole, AnswerRole, ThinkingRole, MarkedReasoningRole, MarkedAnswerRole});
   }
 }
 

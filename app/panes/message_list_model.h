@@ -13,7 +13,8 @@
 /// "abort", or "" for none), streaming (true while the
 /// assistant reply is still being generated), siblingIndex / siblingCount (this message's
 /// position among the alternatives with the same parent: "2/3"), isLast (the last row), and for a
-/// reasoning model's reply reasoning / answer / thinking (app/engine/reasoning.h). A loaded assistant message with an
+/// reasoning model's reply reasoning / answer / thinking (app/engine/reasoning.h), with its accepted
+/// draft text marked as markedReasoning / markedAnswer (draft_marks.h). A loaded assistant message with an
 /// empty finish reason was cut off by a crash (the app died while it streamed): the view shows it as "interrupted".
 class MessageListModel : public QAbstractListModel {
   Q_OBJECT
@@ -35,7 +36,11 @@ class MessageListModel : public QAbstractListModel {
     /// A reply's tool calls (MessageRecord::fields' tool_calls): a list of {id, name, arguments}
     /// maps, arguments a JSON object's text; empty for none.
     ToolCallsRole,
-    ToolNameRole  ///< a tool result's tool (fields' "name"), "" for other messages
+    ToolNameRole,  ///< a tool result's tool (fields' "name"), "" for other messages
+    /// An assistant reply's reasoning and answer with its accepted draft text marked
+    /// (draftmarks::insert(): for display, never stored); "" when nothing is marked.
+    MarkedReasoningRole,
+    MarkedAnswerRole
   };
   Q_ENUM(Roles)
 
@@ -53,7 +58,9 @@ class MessageListModel : public QAbstractListModel {
   /// Appends `delta` to the text of `row`. The text (data(), textAt()) changes at once; views
   /// are told (dataChanged) at most every kTextNotifyMs, so a reply streaming many tokens a second
   /// is re-laid out at most ten times a second (finish() and flushTextChanges() tell at once).
-  void appendText(int row, const QString& delta);
+  /// `draftSpans`: the delta's accepted draft text (RequestDelta::draftSpans), kept for the row
+  /// while it is shown.
+  void appendText(int row, const QString& delta, const QList<int>& draftSpans = {});
   /// Emits the pending dataChanged() of appendText() now.
   void flushTextChanges();
   static constexpr int kTextNotifyMs = 100;
@@ -84,6 +91,7 @@ class MessageListModel : public QAbstractListModel {
   struct Row {
     MessageRecord record;
     bool streaming = false;
+    QList<int> draftSpans{};  ///< accepted draft text of record.text ([begin, end) pairs, UTF-16)
   };
   QList<Row> rows_;
   QSet<int> textChangedRows_;  ///< rows whose text changed since the last dataChanged()

@@ -36,6 +36,12 @@ std::optional<qint64> parseInteger(const QVariant& v) {
   return static_cast<qint64>(*d);
 }
 
+/// A switch's value: a bool, or "true" / "false" (pagedchat.ini, automation).
+bool isBool(const QVariant& v) {
+  const QString text = v.toString();
+  return v.typeId() == QMetaType::Bool || text == QLatin1String("true") || text == QLatin1String("false");
+}
+
 bool isRandomSeed(const QString& s) {
   const QString t = s.trimmed();
   return t.isEmpty() || t.compare(QLatin1String("random"), Qt::CaseInsensitive) == 0;
@@ -157,6 +163,12 @@ void PaneSettings::setDrafts(const QString& drafts) {
   emit changed();
 }
 
+void PaneSettings::setTintDrafts(bool on) {
+  if (on == tintDrafts_) return;
+  tintDrafts_ = on;
+  emit changed();
+}
+
 QStringList PaneSettings::reasoningChoices() const {
   return modelDefaults_.value(QStringLiteral("reasoningChoices")).toStringList();
 }
@@ -213,12 +225,10 @@ QVariantMap PaneSettings::validate(const QVariantMap& values) const {
   if (values.contains(QStringLiteral("reasoning")) &&
       !pagedchat::is_reasoning_choice(values.value(QStringLiteral("reasoning")).toString().toStdString()))
     errors.insert(QStringLiteral("reasoning"), tr("Reasoning must be on, off, low, medium, high or empty."));
-  if (values.contains(QStringLiteral("tools"))) {
-    const QVariant t = values.value(QStringLiteral("tools"));
-    const QString text = t.toString();
-    if (t.typeId() != QMetaType::Bool && text != QLatin1String("true") && text != QLatin1String("false"))
-      errors.insert(QStringLiteral("tools"), tr("Tools must be on or off."));
-  }
+  if (values.contains(QStringLiteral("tools")) && !isBool(values.value(QStringLiteral("tools"))))
+    errors.insert(QStringLiteral("tools"), tr("Tools must be on or off."));
+  if (values.contains(QStringLiteral("tintDrafts")) && !isBool(values.value(QStringLiteral("tintDrafts"))))
+    errors.insert(QStringLiteral("tintDrafts"), tr("Tinting draft text must be on or off."));
   if (values.contains(QStringLiteral("drafts")) &&
       !draftChoices().contains(values.value(QStringLiteral("drafts")).toString()))
     errors.insert(QStringLiteral("drafts"), tr("Draft tokens must be auto, mtp, draft, ngram or off."));
@@ -274,6 +284,7 @@ void PaneSettings::assign(const QVariantMap& values) {
   if (values.contains(QStringLiteral("seed"))) setSeed(values.value(QStringLiteral("seed")).toString());
   if (values.contains(QStringLiteral("reasoning"))) setReasoning(values.value(QStringLiteral("reasoning")).toString());
   if (values.contains(QStringLiteral("tools"))) setTools(values.value(QStringLiteral("tools")).toBool());
+  if (values.contains(QStringLiteral("tintDrafts"))) setTintDrafts(values.value(QStringLiteral("tintDrafts")).toBool());
   if (values.contains(QStringLiteral("drafts")))
     setDrafts(values.value(QStringLiteral("drafts")).toString());
   else if (values.contains(QStringLiteral("speculative")))
@@ -347,6 +358,7 @@ QVariantMap PaneSettings::toMap() const {
                      {QStringLiteral("reasoning"), reasoning_},
                      {QStringLiteral("tools"), tools_},
                      {QStringLiteral("drafts"), drafts_},
+                     {QStringLiteral("tintDrafts"), tintDrafts_},
 
                      {QStringLiteral("customized"), customized()}};
   // Only when some are off (pagedchat.ini then lists them; an empty list would read @Invalid()).

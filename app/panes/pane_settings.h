@@ -52,6 +52,10 @@ class PaneSettings : public QObject {
   /// model) falls back to n-gram lookup. pagedchat.ini key `drafts`; an older file's
   /// `speculative=false` reads as "off".
   Q_PROPERTY(QString drafts READ drafts WRITE setDrafts NOTIFY changed)
+  /// The text of accepted draft tokens is shown in another colour (Theme.draftTextColor) in this
+  /// pane's replies, while they stream and until the conversation is opened again (the marks are
+  /// not stored). pagedchat.ini key `tintDrafts`; off by default.
+  Q_PROPERTY(bool tintDrafts READ tintDrafts WRITE setTintDrafts NOTIFY changed)
   /// One line summing the settings up, for the pane header's tool tip.
   Q_PROPERTY(QString summary READ summary NOTIFY changed)
 
@@ -89,6 +93,8 @@ class PaneSettings : public QObject {
   Q_INVOKABLE void setToolServerOn(const QString& server, bool on);
   QString drafts() const { return drafts_; }
   void setDrafts(const QString& drafts);
+  bool tintDrafts() const { return tintDrafts_; }
+  void setTintDrafts(bool on);
   /// "auto", "mtp", "draft", "ngram", "off": the values of `drafts`.
   static const QStringList& draftChoices();
   QString summary() const;
@@ -142,6 +148,7 @@ class PaneSettings : public QObject {
   QString reasoning_;
   bool tools_ = true;
   QString drafts_ = QStringLiteral("auto");
+  bool tintDrafts_ = false;
   QStringList toolServersOff_;
   QVariantMap modelDefaults_;
   QSet<QString> customized_;

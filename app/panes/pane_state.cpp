@@ -312,7 +312,7 @@ void PaneState::onStepFinished(const QList<RequestDelta>& deltas) {
     if (!d.text.isEmpty()) {
       replyText_ += d.text;
       replyDirty_ = true;
-      messages_->appendText(replyRow_, d.text);
+      messages_->appendText(replyRow_, d.text, d.draftSpans);
       emit replyTextAppended(replyId_, d.text);
     }
     if (d.finished) {

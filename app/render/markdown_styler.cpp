@@ -9,6 +9,8 @@
 
 #include <vector>
 
+#include "app/render/draft_marks.h"
+
 MarkdownStyler::MarkdownStyler(QObject* parent) : QObject(parent) {}
 
 void MarkdownStyler::setDocument(QQuickTextDocument* document) {
@@ -37,6 +39,20 @@ void MarkdownStyler::setTableBorderColor(const QColor& color) {
   schedule();
 }
 
+void MarkdownStyler::setDraftColor(const QColor& color) {
+  if (color == draftColor_) return;
+  draftColor_ = color;
+  emit draftColorChanged();
+  schedule();
+}
+
+void MarkdownStyler::setTintDrafts(bool on) {
+  if (on == tintDrafts_) return;
+  tintDrafts_ = on;
+  emit tintDraftsChanged();
+  schedule();
+}
+
 void MarkdownStyler::schedule() {
   if (scheduled_ || styling_) return;
   scheduled_ = true;
@@ -50,9 +66,75 @@ int MarkdownStyler::restyle() {
   QTextDocument* doc = document_ ? document_->textDocument() : nullptr;
   if (!doc) return 0;
   styling_ = true;
-  const int changed = style(doc, linkColor_, tableBorderColor_);
+  const QColor draft = tintDrafts_ ? draftColor_ : QColor();
+  int changed = tintDrafts(doc, draft);
+  if (changed > 0) {
+    appliedDraftColor_ = draft;  // a new text, just marked
+  } else if (appliedDraftColor_.isValid() && appliedDraftColor_ != draft) {
+    changed += recolor(doc, appliedDraftColor_, draft);  // the same text: a new colour, or none
+    appliedDraftColor_ = draft;
+  }
+  changed += style(doc, linkColor_, tableBorderColor_);
   styling_ = false;
   return changed;
+}
+
+int MarkdownStyler::tintDrafts(QTextDocument* doc, const QColor& color) {
+  // The document's raw text has one character per position (block and frame separators included).
+  const QString raw = doc->toRawText();
+  std::vector<int> marks;
+  for (qsizetype i = 0; i < raw.size(); ++i)
+    if (raw[i] == draftmarks::kBegin || raw[i] == draftmarks::kEnd) marks.push_back(int(i));
+  if (marks.empty()) return 0;
+  QTextCursor cursor(doc);
+  cursor.beginEditBlock();
+  if (color.isValid()) {
+    QTextCharFormat format;
+    format.setForeground(color);
+    int open = -1;
+    for (int at : marks) {
+      if (raw[at] == draftmarks::kBegin) {
+        open = at;
+      } else if (open >= 0) {
+        cursor.setPosition(open + 1);
+        cursor.setPosition(at, QTextCursor::KeepAnchor);
+        cursor.mergeCharFormat(format);
+        open = -1;
+      }
+    }
+  }
+  for (auto it = marks.rbegin(); it != marks.rend(); ++it) {  // from the back: positions stay valid
+    cursor.setPosition(*it);
+    cursor.setPosition(*it + 1, QTextCursor::KeepAnchor);
+    cursor.removeSelectedText();
+  }
+  cursor.endEditBlock();
+  return int(marks.size());
+}
+
+int MarkdownStyler::recolor(QTextDocument* doc, const QColor& from, const QColor& to) {
+  std::vector<std::pair<int, int>> ranges;
+  for (QTextBlock block = doc->begin(); block.isValid(); block = block.next())
+    for (auto it = block.begin(); !it.atEnd(); ++it) {
+      const QTextCharFormat f = it.fragment().charFormat();
+      if (f.hasProperty(QTextFormat::ForegroundBrush) && f.foreground().color() == from)
+        ranges.emplace_back(it.fragment().position(), it.fragment().position() + it.fragment().length());
+    }
+  if (ranges.empty()) return 0;
+  QTextCursor cursor(doc);
+  cursor.beginEditBlock();
+  for (const auto& [begin, end] : ranges) {
+    cursor.setPosition(begin);
+    cursor.setPosition(end, QTextCursor::KeepAnchor);
+    QTextCharFormat f = cursor.charFormat();
+    if (to.isValid())
+      f.setForeground(to);
+    else
+      f.clearForeground();
+    cursor.setCharFormat(f);
+  }
+  cursor.endEditBlock();
+  return int(ranges.size());
 }
 
 int MarkdownStyler::style(QTextDocument* doc, const QColor& linkColor, const QColor& tableBorderColor) {

@@ -1,5 +1,7 @@
 #include "app/render/message_blocks_model.h"
 
+#include "app/render/draft_marks.h"
+
 MessageBlocksModel::MessageBlocksModel(QObject* parent) : QAbstractListModel(parent) {
   timer_.setSingleShot(true);
   connect(&timer_, &QTimer::timeout, this, &MessageBlocksModel::flush);
@@ -22,13 +24,19 @@ QVariant MessageBlocksModel::data(const QModelIndex& index, int role) const {
       return b.language;
     case ClosedRole:
       return b.closed;
+    case PlainTextRole:
+      return draftmarks::remove(b.text);
     default:
       return {};
   }
 }
 
 QHash<int, QByteArray> MessageBlocksModel::roleNames() const {
-  return {{KindRole, "kind"}, {TextRole, "text"}, {LanguageRole, "language"}, {ClosedRole, "closed"}};
+  return {{KindRole, "kind"},
+          {TextRole, "text"},
+          {LanguageRole, "language"},
+          {ClosedRole, "closed"},
+          {PlainTextRole, "plainText"}};
 }
 
 void MessageBlocksModel::setText(const QString& text) {
@@ -67,6 +75,7 @@ void MessageBlocksModel::update() {
   for (MarkdownBlock& b : next) {
     if (b.kind == MarkdownBlock::Kind::Prose) b.text = withoutRemoteContent(b.text);
     b.text.replace(QChar::ObjectReplacementCharacter, QChar::ReplacementCharacter);
+    b.language = draftmarks::remove(b.language);
   }
   const int oldCount = static_cast<int>(blocks_.size());
   const int newCount = static_cast<int>(next.size());

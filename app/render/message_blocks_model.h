@@ -9,7 +9,8 @@
 #include "app/render/markdown_blocks.h"
 
 /// List model of one message's blocks (splitMarkdownBlocks()). Roles: kind ("prose"/"code"),
-/// text, language, closed. Prose is given as withoutRemoteContent() makes it: shown, it loads
+/// text, plainText (the text without draft marks, draft_marks.h: what Copy copies), language,
+/// closed. Prose is given as withoutRemoteContent() makes it: shown, it loads
 /// nothing (no image, no HTML background or style sheet), from the network or from disk. Setting `text` re-splits the
 /// message and touches only the rows that changed (while a reply streams, that is the last one), so the view re-lays
 /// out only the last block. While `streaming`, updates are coalesced to at most one per kMinIntervalMs (10 a second): a
@@ -24,7 +25,7 @@ class MessageBlocksModel : public QAbstractListModel {
   Q_PROPERTY(int updateCount READ updateCount NOTIFY countChanged)
 
  public:
-  enum Roles { KindRole = Qt::UserRole + 1, TextRole, LanguageRole, ClosedRole };
+  enum Roles { KindRole = Qt::UserRole + 1, TextRole, LanguageRole, ClosedRole, PlainTextRole };
   static constexpr int kMinIntervalMs = 100;
 
   explicit MessageBlocksModel(QObject* parent = nullptr);

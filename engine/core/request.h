@@ -102,6 +102,10 @@ struct Request {
   size_t num_releasable_chars = 0;              ///< text bytes that can be reported (held back: maybe a stop string)
   size_t num_reported_chars = 0;                ///< text bytes already returned (kDelta)
   size_t num_reported_tokens = 0;               ///< output ids already returned (kDelta)
+  size_t last_token_text_begin = 0;             ///< text's length before the latest token was appended
+  /// Byte ranges [first, second) of `text` that came from accepted speculative drafts, in order
+  /// (LLMEngine's verification adds them; CompletionOutput::draft_spans reports them).
+  std::vector<std::pair<size_t, size_t>> draft_text_spans;
   std::optional<FinishReason> finish_reason;
   bool reported_finish = false;  ///< the finish reason was returned once
   StopReason stop_reason;

@@ -219,6 +219,30 @@ void TestCliChat::versionAndTimings() {
   QVERIFY2(d.hasMatch(), r.err.constData());
   QVERIFY(d.captured(1).toInt() > 0 && d.captured(1).toInt() <= d.captured(2).toInt());
   QVERIFY(d.captured(3).toDouble() > 1.0);
+  // chat --tint-drafts: the accepted drafts' text between ANSI green and reset; without the
+  // escapes, the same reply as without the flag.
+  const QStringList chat = {"chat",
+                            "--model",
+                            testpaths::stories260K(),
+                            "--chat-template",
+                            "llama-2",
+                            "--temperature",
+                            "0",
+                            "--threads",
+                            "1",
+                            "--max-tokens",
+                            "40",
+                            "--speculative-config",
+                            R"({"method": "ngram", "num_speculative_tokens": 4, "fit_to_batch": false})"};
+  const QByteArray said = "The cat sat on the mat. The cat sat on the mat. The cat sat on the\n";
+  const Run plain = cli(chat, said);
+  const Run tinted = cli(QStringList(chat) << "--tint-drafts", said);
+  QCOMPARE(plain.exitCode, 0);
+  QCOMPARE(tinted.exitCode, 0);
+  QVERIFY2(!plain.out.contains("\x1b["), plain.out.constData());
+  QVERIFY2(tinted.out.contains("\x1b[32m"), tinted.out.constData());
+  QCOMPARE(tinted.out.count("\x1b[32m"), tinted.out.count("\x1b[0m"));
+  QCOMPARE(QByteArray(tinted.out).replace("\x1b[32m", "").replace("\x1b[0m", ""), plain.out);
 }
 
 // Every command that runs the engine takes the same engine options, explained the same way.

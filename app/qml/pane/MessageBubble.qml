@@ -16,6 +16,9 @@ Item {
     /// A reasoning model's reply apart (MessageListModel: reasoning, answer, thinking).
     required property string reasoning
     required property string answer
+    /// The reasoning and answer with their accepted draft text marked ("" for none).
+    required property string markedReasoning
+    required property string markedAnswer
     required property bool thinking
     required property string finishReason
     required property bool streaming
@@ -41,6 +44,8 @@ Item {
     /// The latest request left this message out (the conversation outgrew the context): dimmed,
     /// and it says so.
     property bool outOfContext: false
+    /// Accepted draft text is shown tinted (the pane's PaneSettings::tintDrafts).
+    property bool tintDrafts: paneState !== null && paneState.settings.tintDrafts
 
     readonly property bool isUser: role === "user"
     readonly property bool isSystem: role === "system"
@@ -147,6 +152,7 @@ Item {
                 visible: bubble.hasReasoning
                 Layout.fillWidth: true
                 text: bubble.reasoning
+                markedText: bubble.tintDrafts ? bubble.markedReasoning : ""
                 thinking: bubble.thinking
             }
             MessageContent {
@@ -155,6 +161,9 @@ Item {
                 visible: bubble.displayText !== ""
                 Layout.fillWidth: true
                 text: bubble.displayText
+                // (The answer as shown: without its leading white space, as shownText.)
+                markedText: bubble.tintDrafts && bubble.shownText !== "" && !bubble.isTool
+                            ? bubble.markedAnswer.replace(/^\s+/, "") : ""
                 streaming: bubble.streaming
                 // What the user (or an API client's system prompt) typed is shown as typed, its line
                 // breaks kept and no markup read into it; a reply is Markdown.

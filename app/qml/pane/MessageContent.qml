@@ -16,6 +16,9 @@ Column {
 
     /// The message's Markdown source.
     property string text
+    /// The same with its accepted draft text marked (MessageListModel's markedAnswer), shown
+    /// instead of `text` with that text in Theme.draftTextColor; "" for none.
+    property string markedText: ""
     property bool streaming: false
     /// Shown as plain text (placeholders such as "(no reply)"), not as Markdown.
     property bool plain: false
@@ -42,7 +45,7 @@ Column {
 
     MessageBlocksModel {
         id: blocks
-        text: content.text
+        text: content.markedText !== "" && !content.plain ? content.markedText : content.text
         streaming: content.streaming
     }
 
@@ -69,6 +72,7 @@ Column {
             id: block
             required property string kind
             required property string text
+            required property string plainText
             required property string language
             required property bool closed
             required property int index
@@ -108,6 +112,8 @@ Column {
                         document: content.plain ? null : proseEdit.textDocument
                         linkColor: content.linkColor
                         tableBorderColor: content.tableBorderColor
+                        draftColor: Theme.draftTextColor
+                        tintDrafts: content.markedText !== ""
                     }
                 }
             }
@@ -151,7 +157,7 @@ Column {
                                 focusPolicy: Qt.StrongFocus
                                 Material.foreground: Theme.linkColor
                                 onClicked: {
-                                    clipboardHelper.copyText(block.text)
+                                    clipboardHelper.copyText(block.plainText)
                                     copied = true
                                     copiedTimer.restart()
                                 }
@@ -191,7 +197,14 @@ Column {
                                 color: Theme.assistantTextColor
                                 selectionColor: Theme.textSelectionColor
                                 Accessible.role: Accessible.StaticText
-                                Accessible.name: qsTr("Code: %1").arg(block.text)
+                                Accessible.name: qsTr("Code: %1").arg(block.plainText)
+
+                                // Tints marked draft text and removes the marks.
+                                MarkdownStyler {
+                                    document: code.textDocument
+                                    draftColor: Theme.draftTextColor
+                                    tintDrafts: content.markedText !== ""
+                                }
                             }
                         }
                     }

@@ -70,6 +70,7 @@ Dialog {
         toolsBox.checked = settings.tools
         toolServersOff = Array.from(settings.toolServersOff)
         draftsBox.currentIndex = Math.max(0, draftsBox.values.indexOf(settings.drafts))
+        tintDraftsBox.checked = settings.tintDrafts
         backendSection.load()
     }
 
@@ -96,7 +97,8 @@ Dialog {
             reasoning: reasoningChoices.length > 0 ? reasoningChoices[reasoningBox.currentIndex] : settings.reasoning,
             tools: toolsBox.checked,
             toolServersOff: popup.toolServersOff,
-            drafts: draftsBox.values[draftsBox.currentIndex]
+            drafts: draftsBox.values[draftsBox.currentIndex],
+            tintDrafts: tintDraftsBox.checked
         })
         return Object.keys(errors).length === 0 && backendSection.apply()
     }
@@ -264,6 +266,18 @@ Dialog {
                 ToolTip.visible: hovered
                 ToolTip.delay: 500
                 ToolTip.text: qsTr("Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model's MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; a draft model is a smaller model of the same vocabulary (set in Settings \u2192 Engine); n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.")
+            }
+            CheckBox {
+                id: tintDraftsBox
+                objectName: "setting_tintDrafts"
+                visible: draftsBox.visible
+                enabled: draftsBox.values[draftsBox.currentIndex] !== "off"
+                Layout.columnSpan: 2
+                text: qsTr("Tint the accepted draft text")
+                Accessible.name: text
+                ToolTip.visible: hovered
+                ToolTip.delay: 500
+                ToolTip.text: qsTr("Replies show the words that came from accepted draft tokens in another colour, while they stream and until the conversation is opened again.")
             }
         }
     }

@@ -5,12 +5,15 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import PagedChat
 
 ColumnLayout {
     id: section
 
     /// The reasoning text (trimmed).
     property string text: ""
+    /// The same with its accepted draft text marked (draft_marks.h), shown instead; "" for none.
+    property string markedText: ""
     /// Still inside <think> while streaming.
     property bool thinking: false
     property bool expanded: false
@@ -83,7 +86,7 @@ ColumnLayout {
             x: 8
             y: 6
             width: parent.width - 16 - copyReasoning.width
-            text: section.text
+            text: section.markedText !== "" ? section.markedText : section.text
             readOnly: true
             selectByMouse: true
             wrapMode: TextEdit.Wrap
@@ -93,6 +96,13 @@ ColumnLayout {
             selectionColor: Theme.textSelectionColor
             Accessible.role: Accessible.StaticText
             Accessible.name: section.text
+
+            // Tints marked draft text and removes the marks.
+            MarkdownStyler {
+                document: reasoningText.textDocument
+                draftColor: Theme.draftTextColor
+                tintDrafts: section.markedText !== ""
+            }
         }
     }
 }

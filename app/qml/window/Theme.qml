@@ -35,6 +35,8 @@ QtObject {
     readonly property color textSelectionColor: dark ? "#5c6bc0" : "#9fa8da"
     readonly property color codeBackgroundColor: dark ? "#12141a" : "#f7f8fa"
     readonly property color linkColor: dark ? "#82b1ff" : "#303f9f"
+    /// A reply's accepted draft text when its pane tints it (PaneSettings::tintDrafts).
+    readonly property color draftTextColor: dark ? "#80cbc4" : "#00796b"
     /// Lines of Markdown tables in the model's bubble, and on the user's (indigo) bubble.
     readonly property color tableBorderColor: dark ? "#555b6e" : "#b0b6c4"
     readonly property color userTableBorderColor: "#9fa8da"

@@ -13,11 +13,14 @@
 #include <QInputMethodEvent>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
+#include <QQuickTextDocument>
 #include <QQuickWindow>
 #include <QSGRendererInterface>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextDocument>
 
 #include <algorithm>
 
@@ -708,7 +711,7 @@ void TestGuiPanes::speculativeSetting() {
   QQuickItem* pane = findItem(root, QStringLiteral("chatPane0"));
   PaneState* session = controller.panes()->paneAt(0);
   QCOMPARE(session->settings()->drafts(), QStringLiteral("auto"));
-  QVERIFY(session->settings()->apply({{"maxTokens", "60"}, {"temperature", "0"}}).isEmpty());
+  QVERIFY(session->settings()->apply({{"maxTokens", "60"}, {"temperature", "0"}, {"tintDrafts", true}}).isEmpty());
   const QString prompt = QStringLiteral("The cat sat on the mat. The cat sat on the mat. The cat sat on the mat.");
   session->setInputText(prompt);
   QVERIFY(session->send());
@@ -722,6 +725,33 @@ void TestGuiPanes::speculativeSetting() {
   QVERIFY2(drafts->property("text").toString().contains(QStringLiteral("%")),
            qPrintable(drafts->property("text").toString()));
   const QString withDrafts = controller.store()->messages(session->conversationId()).at(1).text;
+  // Tinted: the reply's accepted draft text is in the draft colour, each tinted run a part of
+  // the reply, and no mark is left in the text shown or stored.
+  const auto tintedRuns = [&]() {
+    QStringList runs;
+    const QList<QQuickItem*> proses = apptest::findVisibleItems(pane, QStringLiteral("messageProse"));
+    if (proses.isEmpty()) return runs;
+    QObject* styler = apptest::findObject(proses.last(), QStringLiteral("markdownStyler"));
+    auto* qdoc = proses.last()->property("textDocument").value<QQuickTextDocument*>();
+    if (!styler || !qdoc) return runs;
+    const QColor draft = styler->property("draftColor").value<QColor>();
+    for (QTextBlock block = qdoc->textDocument()->begin(); block.isValid(); block = block.next())
+      for (auto it = block.begin(); !it.atEnd(); ++it)
+        if (it.fragment().charFormat().hasProperty(QTextFormat::ForegroundBrush) &&
+            it.fragment().charFormat().foreground().color() == draft)
+          runs << it.fragment().text();
+    if (qdoc->textDocument()->toPlainText().contains(QChar(0xF8F0))) runs << QStringLiteral("(a mark is left)");
+    return runs;
+  };
+  const auto tintProblem = [&]() -> QString {
+    const QStringList runs = tintedRuns();
+    if (runs.isEmpty()) return QStringLiteral("nothing tinted");
+    for (const QString& run : runs)
+      if (!withDrafts.contains(run)) return run;
+    return QString();
+  };
+  QTRY_COMPARE(tintProblem(), QString());  // (the marks go once the styler has run, before a frame)
+  QVERIFY(!withDrafts.contains(QChar(0xF8F0)) && !withDrafts.contains(QChar(0xF8F1)));
 
   QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
   QTRY_VERIFY(findVisibleItem(root, QStringLiteral("applySettingsButton")));
@@ -730,7 +760,12 @@ void TestGuiPanes::speculativeSetting() {
   QCOMPARE(box->property("currentIndex").toInt(), 0);  // Automatic
   const QStringList values = box->property("values").toStringList();
   QCOMPARE(values.size(), 5);
+  QQuickItem* tint = findVisibleItem(root, QStringLiteral("setting_tintDrafts"));
+  QVERIFY(tint);
+  QCOMPARE(tint->property("checked").toBool(), true);
+  QVERIFY(tint->property("enabled").toBool());
   box->setProperty("currentIndex", int(values.indexOf(QStringLiteral("off"))));
+  QTRY_VERIFY(!tint->property("enabled").toBool());  // nothing to tint without drafts
   QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("applySettingsButton")), "clicked"));
   QTRY_VERIFY(!findVisibleItem(root, QStringLiteral("applySettingsButton")));
   QCOMPARE(session->settings()->drafts(), QStringLiteral("off"));
@@ -746,6 +781,7 @@ void TestGuiPanes::speculativeSetting() {
   const auto messages = controller.store()->messages(session->conversationId());
   QCOMPARE(messages.size(), 3);  // the prompt and both replies
   QCOMPARE(messages.last().text, withDrafts);
+  QTRY_VERIFY(tintedRuns().isEmpty());  // the new reply had no drafts
   APPTEST_VERIFY_NO_WARNINGS();
 }
 

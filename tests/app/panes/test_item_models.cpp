@@ -19,6 +19,7 @@
 #include "app/panes/message_list_model.h"
 #include "app/panes/pane_list_model.h"
 #include "app/panes/pane_state.h"
+#include "app/render/draft_marks.h"
 #include "app/render/message_blocks_model.h"
 #include "app/store/chat_store.h"
 #include "app_test_util.h"
@@ -71,6 +72,21 @@ void TestItemModels::messageListModel() {
   model.finish(row, FinishReason::kLength);
   model.removeFrom(1);
   QCOMPARE(model.rowCount(), 1);
+
+  // A reply's accepted draft text: kept per row from the deltas' spans, marked in the reasoning
+  // and answer roles (for display), never in the text.
+  const int reply = model.append(message(0, MessageRole::kAssistant, QString(), 1), /*streaming=*/true);
+  const QModelIndex at = model.index(reply);
+  QCOMPARE(at.data(MessageListModel::MarkedAnswerRole).toString(), QString());
+  model.appendText(reply, QStringLiteral("<think>\nplan it"), {8, 12});  // "plan"
+  model.appendText(reply, QStringLiteral("</think>\n\nThe answer"), {});
+  model.appendText(reply, QStringLiteral(" is here"), {1, 3});  // "is"
+  model.flushTextChanges();
+  const QChar b = draftmarks::kBegin, e = draftmarks::kEnd;
+  QCOMPARE(at.data(MessageListModel::MarkedReasoningRole).toString(), QString(b) + "plan" + e + " it");
+  QCOMPARE(at.data(MessageListModel::MarkedAnswerRole).toString(), QString("The answer ") + b + "is" + e + " here");
+  QCOMPARE(at.data(MessageListModel::AnswerRole).toString(), QStringLiteral("The answer is here"));
+  QVERIFY(!model.textAt(reply).contains(b));
   model.clear();
   model.setMessages({});
   QCOMPARE(model.rowCount(), 0);

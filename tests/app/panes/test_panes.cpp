@@ -141,6 +141,15 @@ void TestPanes::settingsSamplingParams() {
   QCOMPARE(old.drafts(), QStringLiteral("off"));
   old.fromMap({{"speculative", "true"}});
   QCOMPARE(old.drafts(), QStringLiteral("auto"));
+  // Tinting accepted draft text: off by default, a switch, kept in the map (pagedchat.ini).
+  QCOMPARE(s.tintDrafts(), false);
+  QVERIFY(s.apply({{"tintDrafts", "sometimes"}}).contains(QStringLiteral("tintDrafts")));
+  QCOMPARE(s.tintDrafts(), false);
+  QVERIFY(s.apply({{"tintDrafts", "true"}}).isEmpty());
+  QCOMPARE(s.tintDrafts(), true);
+  PaneSettings tinted;
+  tinted.fromMap(s.toMap());
+  QCOMPARE(tinted.tintDrafts(), true);
 
   // A stored map with a bad field keeps the others.
   PaneSettings t;

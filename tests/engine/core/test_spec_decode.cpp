@@ -8,8 +8,10 @@
 // back and keep resuming chats from their checkpoints.
 #include <QTest>
 
+#include <algorithm>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "arch_golden.h"
 #include "engine/llm_engine.h"
@@ -487,6 +489,79 @@ class TestSpecDecode : public QObject {
     QCOMPARE(spec.stats.spec_num_accepted_tokens, spec.stats.spec_num_draft_tokens);
     QVERIFY2(spec.stats.num_steps <= 1 + 64 / 5 + 2, qPrintable(QString::number(spec.stats.num_steps)));
     QCOMPARE(spec.done.at("o").metrics.num_spec_accepted_tokens, int(spec.stats.spec_num_accepted_tokens));
+  }
+
+  // CompletionOutput::draft_spans: in the streamed deltas, exactly the bytes of the output
+  // tokens that were accepted drafts. Which tokens those are is found here apart from the
+  // engine's spans: from each proposal (the observer) against the output, the first draft that
+  // differs ending the accepted run (as does the token that ends the request); each token's bytes
+  // from decoding the output's prefixes. Oracle drafts with every fourth token wrong accept some
+  // and reject others; a run without drafts reports none.
+  void draftSpans() {
+    EngineConfig cfg = testutil::storiesConfig();
+    SamplingParams p = testutil::greedy(70);
+    p.ignore_eos = true;
+    p.output_kind = RequestOutputKind::kDelta;
+    bool spans_in_order = true;
+    auto stream = [&](const EngineConfig& c, const RequestOptions& o, std::map<int, std::vector<int>>* proposals) {
+      LLMEngine engine(c);
+      if (proposals)
+        engine.set_draft_observer([&](const std::string&, int n, const std::vector<int>& d) { (*proposals)[n] = d; });
+      engine.add_request("s", "Once upon a time", p, o);
+      std::string text;
+      std::vector<int> ids, prompt;
+      std::vector<bool> tinted;
+      while (engine.has_unfinished_requests())
+        for (const RequestOutput& out : engine.step()) {
+          const CompletionOutput& c0 = out.outputs.at(0);
+          std::size_t last = 0;
+          for (const auto& [b, e] : c0.draft_spans) {
+            spans_in_order = spans_in_order && b >= last && b < e && e <= c0.text.size();
+            last = e;
+          }
+          const std::size_t base = text.size();
+          text += c0.text;
+          tinted.resize(text.size(), false);
+          for (const auto& [b, e] : c0.draft_spans)
+            for (std::size_t i = b; i < e; ++i) tinted[base + i] = true;
+          ids.insert(ids.end(), c0.token_ids.begin(), c0.token_ids.end());
+          prompt = out.prompt_token_ids;
+        }
+      return std::make_tuple(text, ids, tinted, prompt);
+    };
+    const auto [plain_text, plain_ids, plain_tinted, prompt] = stream(cfg, {}, nullptr);
+    QVERIFY2(spans_in_order, "a span outside its delta or out of order");
+    QVERIFY(std::find(plain_tinted.begin(), plain_tinted.end(), true) == plain_tinted.end());
+
+    RequestOptions o;
+    o.oracle_token_ids = withWrongTokens(plain_ids, 2, 4, vocabOf(cfg));
+    std::map<int, std::vector<int>> proposals;
+    const auto [text, ids, tinted, prompt2] = stream(
+        withSpec(cfg, "{\"method\": \"oracle\", \"num_speculative_tokens\": 5}"), o, &proposals);
+    QVERIFY2(spans_in_order, "a span outside its delta or out of order");
+    QCOMPARE(ids, plain_ids);
+    QCOMPARE(text, plain_text);
+    QVERIFY(!proposals.empty());
+    std::vector<bool> accepted(ids.size(), false);
+    for (const auto& [n, drafts] : proposals) {
+      const std::size_t first = std::size_t(n) - prompt.size();
+      for (std::size_t j = 0; j < drafts.size() && first + j + 1 < ids.size() && drafts[j] == ids[first + j]; ++j)
+        accepted[first + j] = true;
+    }
+    LLMEngine engine(cfg);
+    std::vector<bool> expected(text.size(), false);
+    std::size_t begin = 0;
+    int num_accepted = 0;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::size_t end =
+          engine.tokenizer().decode(std::vector<int>(ids.begin(), ids.begin() + long(i) + 1)).size();
+      for (std::size_t b = begin; b < end && accepted[i]; ++b) expected[b] = true;
+      num_accepted += accepted[i];
+      begin = end;
+    }
+    QCOMPARE(begin, text.size());
+    QVERIFY2(num_accepted > 5 && num_accepted + 10 < int(ids.size()), qPrintable(QString::number(num_accepted)));
+    QCOMPARE(tinted, expected);
   }
 
   // A draft model: the target itself (every greedy draft accepted) and a random model of the

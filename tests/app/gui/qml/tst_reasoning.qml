@@ -23,6 +23,8 @@ Item {
             text: ""
             reasoning: ""
             answer: ""
+            markedReasoning: ""
+            markedAnswer: ""
             thinking: false
             finishReason: "stop"
             streaming: false

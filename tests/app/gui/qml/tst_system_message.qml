@@ -21,6 +21,8 @@ Item {
             text: ""
             reasoning: ""
             answer: ""
+            markedReasoning: ""
+            markedAnswer: ""
             thinking: false
             finishReason: ""
             streaming: false
