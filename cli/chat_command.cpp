@@ -76,6 +76,9 @@ int run_chat(ChatOptions& opt) {
   // An unknown --chat-template fails before the (possibly slow) model load.
   if (opt.chat_template != "auto" && !opt.chat_template.empty()) resolve_chat_template(opt.chat_template, "");
   LLMEngine engine(opt.engine);
+  if (opt.tint_drafts && engine.speculative_methods().empty())
+    std::cerr << "pagedchat-cli: warning: --tint-drafts: nothing proposes draft tokens (--speculative-config sets "
+                 "who does), so nothing will be tinted\n";
   apply_sampling_defaults(engine.sampling_defaults(), opt.sampling, opt.given.given());
   opt.sampling.validate();
   const Tokenizer& tokenizer = engine.tokenizer();

@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "engine/entrypoints/openai/tool_calls.h"
-#include "engine/sample/structured/json_schema_grammar.h"
 #include "engine/text/chat_template.h"
 
 namespace pagedchat::cli {
@@ -82,22 +81,13 @@ ChatTools::ChatTools(const ChatToolOptions& options, const ChatTemplate& tmpl) :
   }
   // The schemas the grammar cannot enforce: offered to the model as they are, left out of a forced
   // call's choices (and a forced call of such a tool is refused).
-  nlohmann::ordered_json enforceable = nlohmann::ordered_json::array();
-  for (const json& t : tools_) {
-    const auto fn = nlohmann::ordered_json::parse(t["function"].dump());
-    const std::string name = fn.value("name", "");
-    try {
-      const auto params = openai::tool_parameters_schema(fn);
-      if (!params["type"].is_string() || params["type"] != "object")
-        throw structured::UnsupportedSchema("its parameters describe no object");
-      structured::json_schema_grammar(params);
-      enforceable.push_back(nlohmann::ordered_json::parse(t.dump()));
-    } catch (const structured::UnsupportedSchema& e) {
-      if (options.tool_choice != "auto")
-        std::cerr << "pagedchat-cli: warning: tool " << name << ": its schema cannot be enforced (" << e.what()
-                  << "): --tool-choice leaves it out\n";
-    }
-  }
+  std::vector<std::pair<std::string, std::string>> refused;
+  const nlohmann::ordered_json enforceable = openai::enforceable_tools(nlohmann::ordered_json::parse(tools_.dump()),
+                                                                       &refused);
+  if (options.tool_choice != "auto")
+    for (const auto& [name, why] : refused)
+      std::cerr << "pagedchat-cli: warning: tool " << name << ": its schema cannot be enforced (" << why
+                << "): --tool-choice leaves it out\n";
   reply_options_.reasoning = tmpl.reasoning_controls().reasons;
   reply_options_.tool_format = openai::tool_call_format_of(tmpl.source(), tmpl.family());
   reply_options_.tools = tools_;

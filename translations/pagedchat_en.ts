@@ -1075,6 +1075,14 @@
         <source>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</source>
         <translation>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</translation>
     </message>
+    <message>
+        <source>None of the tools offered has parameters the model can be held to: no call can be forced.</source>
+        <translation>None of the tools offered has parameters the model can be held to: no call can be forced.</translation>
+    </message>
+    <message>
+        <source>This pane must call the tool %1, which is not offered now (or whose parameters the model cannot be held to).</source>
+        <translation>This pane must call the tool %1, which is not offered now (or whose parameters the model cannot be held to).</translation>
+    </message>
 </context>
 <context>
     <name>ErrorBanner</name>
@@ -2085,6 +2093,30 @@
     <message>
         <source>Replies show the words that came from accepted draft tokens in another colour, while they stream and until the conversation is opened again.</source>
         <translation>Replies show the words that came from accepted draft tokens in another colour, while they stream and until the conversation is opened again.</translation>
+    </message>
+    <message>
+        <source>Tool calls</source>
+        <translation>Tool calls</translation>
+    </message>
+    <message>
+        <source>The model decides</source>
+        <translation>The model decides</translation>
+    </message>
+    <message>
+        <source>Must call a tool</source>
+        <translation>Must call a tool</translation>
+    </message>
+    <message>
+        <source>Must call %1</source>
+        <translation>Must call %1</translation>
+    </message>
+    <message>
+        <source>Tool calls: whether the model must call a tool</source>
+        <translation>Tool calls: whether the model must call a tool</translation>
+    </message>
+    <message>
+        <source>In its reply to each message the model calls a tool when it decides to, or must call one: its reply is then held to the tools&apos; parameters. Its replies to the tools&apos; results are its own.</source>
+        <translation>In its reply to each message the model calls a tool when it decides to, or must call one: its reply is then held to the tools&apos; parameters. Its replies to the tools&apos; results are its own.</translation>
     </message>
 </context>
 <context>

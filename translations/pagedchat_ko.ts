@@ -1070,6 +1070,14 @@
         <source>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</source>
         <translation>대화가 %1 토큰으로, 답변 공간을 포함한 모델의 컨텍스트(%2)에 들어가지 않습니다. 새 대화를 시작하거나, 이전 대화를 빼도록 설정하세요(설정, 엔진: 대화가 컨텍스트보다 길어지면).</translation>
     </message>
+    <message>
+        <source>None of the tools offered has parameters the model can be held to: no call can be forced.</source>
+        <translation>제공된 도구 중 모델이 따르도록 강제할 수 있는 매개변수를 가진 도구가 없어 호출을 강제할 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>This pane must call the tool %1, which is not offered now (or whose parameters the model cannot be held to).</source>
+        <translation>이 창은 도구 %1을(를) 호출해야 하지만, 지금 제공되지 않거나 모델이 그 매개변수를 따르도록 강제할 수 없습니다.</translation>
+    </message>
 </context>
 <context>
     <name>ErrorBanner</name>
@@ -2078,6 +2086,30 @@
     <message>
         <source>Replies show the words that came from accepted draft tokens in another colour, while they stream and until the conversation is opened again.</source>
         <translation>답변에서 채택된 초안 토큰으로 만들어진 단어를 다른 색으로 보여 줍니다. 답변이 나오는 동안과 대화를 다시 열 때까지 표시됩니다.</translation>
+    </message>
+    <message>
+        <source>Tool calls</source>
+        <translation>도구 호출</translation>
+    </message>
+    <message>
+        <source>The model decides</source>
+        <translation>모델이 결정</translation>
+    </message>
+    <message>
+        <source>Must call a tool</source>
+        <translation>도구를 반드시 호출</translation>
+    </message>
+    <message>
+        <source>Must call %1</source>
+        <translation>%1 반드시 호출</translation>
+    </message>
+    <message>
+        <source>Tool calls: whether the model must call a tool</source>
+        <translation>도구 호출: 모델이 도구를 반드시 호출할지 여부</translation>
+    </message>
+    <message>
+        <source>In its reply to each message the model calls a tool when it decides to, or must call one: its reply is then held to the tools&apos; parameters. Its replies to the tools&apos; results are its own.</source>
+        <translation>각 메시지에 대한 답변에서 모델이 스스로 판단해 도구를 호출하거나, 반드시 호출하게 합니다. 이때 답변은 도구의 매개변수를 따르도록 제한됩니다. 도구 결과에 대한 답변은 모델이 자유롭게 합니다.</translation>
     </message>
 </context>
 <context>

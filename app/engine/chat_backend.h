@@ -27,10 +27,13 @@ class ChatBackend : public QObject {
   /// "medium", "high"). `tools`: the tools offered, an OpenAI tools array's JSON text ("" = none);
   /// the last delta then carries the calls made (RequestDelta::toolCalls). `drafts`: who proposes
   /// the local engine's draft tokens for this request (PaneSettings::drafts: "auto", "mtp",
-  /// "draft", "ngram", "off"; the reply is the same). Returns the request id.
+  /// "draft", "ngram", "off"; the reply is the same). `toolChoice` (PaneSettings::toolChoice):
+  /// "auto" (the model decides), "required" (it must call one of `tools`) or a tool's name (it
+  /// must call that one), OpenAI's tool_choice. Returns the request id.
   virtual QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                          bool continueLast = false, const QString& reasoning = QString(),
-                         const QString& tools = QString(), const QString& drafts = QStringLiteral("auto")) = 0;
+                         const QString& tools = QString(), const QString& drafts = QStringLiteral("auto"),
+                         const QString& toolChoice = QStringLiteral("auto")) = 0;
   /// Stops a request; its last delta has finish reason "abort".
   virtual void cancel(const QString& requestId) = 0;
   /// Names who answers, as stored with each reply (ChatStore's messages.backend): "local:<model

@@ -15,6 +15,7 @@
 #include "app/engine/model_defaults.h"
 #include "app/engine/server/worker_engine_proxy.h"
 #include "app/render/draft_marks.h"
+#include "engine/entrypoints/openai/chat_reply.h"
 #include "engine/entrypoints/openai/tool_calls.h"
 #include "engine/llm_engine.h"
 #include "engine/text/chat_template.h"
@@ -186,8 +187,9 @@ void EngineWorker::load(int generation) {
 
 void EngineWorker::submit(const QString& requestId, const QList<PromptMessage>& messages,
                           const pagedchat::SamplingParams& params, bool continueLast, const QString& reasoning,
-                          const QString& tools, const QString& drafts) {
+                          const QString& tools, const QString& drafts, const QString& toolChoice) {
   Command c;
+  c.toolChoice = toolChoice;
   c.continueLast = continueLast;
   c.drafts = drafts;
   c.reasoning = reasoning;
@@ -292,6 +294,31 @@ void EngineWorker::drainCommands() {
       }
       pagedchat::SamplingParams params = c.params;
       params.max_tokens = prompt.max_tokens;
+      // A call the pane asks for (tool_choice "required" or a tool's name): forced by constrained
+      // decoding over the tools whose parameters the grammar can enforce.
+      const bool forced = !c.tools.isEmpty() && !c.toolChoice.isEmpty() && c.toolChoice != QLatin1String("auto");
+      if (forced) {
+        const nlohmann::ordered_json enforceable = pagedchat::openai::enforceable_tools(
+            nlohmann::ordered_json::parse(c.tools.toStdString()));
+        if (enforceable.empty())
+          throw std::invalid_argument(
+              tr("None of the tools offered has parameters the model can be held to: no call can be forced.")
+                  .toStdString());
+        const bool required = c.toolChoice == QLatin1String("required");
+        pagedchat::StructuredOutputsParams structured;
+        try {
+          structured.json = pagedchat::openai::tool_choice_schema(enforceable, required ? "required" : "function",
+                                                                  required ? std::string() : c.toolChoice.toStdString(),
+                                                                  /*parallel_tool_calls=*/true)
+                                .dump();
+        } catch (const std::invalid_argument&) {  // a named tool that is not among them
+          throw std::invalid_argument(tr("This pane must call the tool %1, which is not offered now (or whose "
+                                         "parameters the model cannot be held to).")
+                                          .arg(c.toolChoice)
+                                          .toStdString());
+        }
+        params.structured_outputs = std::move(structured);
+      }
       const pagedchat::ChatStopConditions stops = pagedchat::chat_stop_conditions(*chatTemplate_, engine_->tokenizer());
       params.stop.insert(params.stop.end(), stops.stop.begin(), stops.stop.end());
       params.stop_token_ids.insert(params.stop_token_ids.end(), stops.stop_token_ids.begin(),
@@ -311,7 +338,9 @@ void EngineWorker::drainCommands() {
       // the reply's text starts with the tag the model did not write, so that it reads, is stored
       // and is sent again as every reasoning reply is ("<think>…</think> answer").
       if (prompt.opens_reasoning) reasoningOpened_.insert(c.requestId);
-      if (!c.tools.isEmpty()) {
+      if (forced) {
+        toolReplies_.insert(c.requestId, std::make_shared<ToolReplySplitter>(c.toolChoice));
+      } else if (!c.tools.isEmpty()) {
         const auto format = pagedchat::openai::tool_call_format_of(chatTemplate_->source(), chatTemplate_->family());
         toolReplies_.insert(c.requestId, std::make_shared<ToolReplySplitter>(format, std::move(tools)));
       }

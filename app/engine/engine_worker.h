@@ -94,10 +94,13 @@ class EngineWorker : public QObject {
   /// `tools` (an OpenAI tools array's JSON text, "" = none) goes to the template's `tools`
   /// variable, and the reply's calls, in the template's call format, are taken out of its text
   /// into the last delta's toolCalls (ToolReplySplitter). A tools text that is no JSON array is
-  /// refused (requestRejected()).
+  /// refused (requestRejected()). `toolChoice` "required" or a tool's name forces a call by
+  /// constrained decoding (openai::tool_choice_schema(), as the server's tool_choice does): the
+  /// reply is the call's JSON, none of it shown, all of it in toolCalls; a tool the grammar cannot
+  /// enforce is left out of the choice, and a request with none left is refused.
   void submit(const QString& requestId, const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
               bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString(),
-              const QString& drafts = QStringLiteral("auto"));
+              const QString& drafts = QStringLiteral("auto"), const QString& toolChoice = QStringLiteral("auto"));
   /// Stops a request; its final delta (finish reason "abort") comes with the next step.
   void cancel(const QString& requestId);
   /// What happens to a conversation that outgrows the context, from the next request on.
@@ -167,6 +170,7 @@ class EngineWorker : public QObject {
     QString reasoning;
     QString tools;
     QString drafts = QStringLiteral("auto");
+    QString toolChoice = QStringLiteral("auto");
   };
 
   /// The loaded model's suggestions for the panes' settings (modelDefaultsMap()):

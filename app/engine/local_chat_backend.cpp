@@ -129,12 +129,12 @@ void LocalChatBackend::setMonitoring(bool on, int minIntervalMs) {
 
 QString LocalChatBackend::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                                  bool continueLast, const QString& reasoning, const QString& tools,
-                                 const QString& drafts) {
+                                 const QString& drafts, const QString& toolChoice) {
   const QString id = QStringLiteral("req-%1").arg(nextRequestId_++);
   QMetaObject::invokeMethod(
       worker_,
-      [w = worker_, id, messages, params, continueLast, reasoning, tools, drafts] {
-        w->submit(id, messages, params, continueLast, reasoning, tools, drafts);
+      [w = worker_, id, messages, params, continueLast, reasoning, tools, drafts, toolChoice] {
+        w->submit(id, messages, params, continueLast, reasoning, tools, drafts, toolChoice);
       },
       Qt::QueuedConnection);
   return id;

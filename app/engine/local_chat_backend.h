@@ -90,7 +90,8 @@ class LocalChatBackend : public ChatBackend {
   /// model continues (a cut-off answer): the prompt ends inside it.
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                  bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString(),
-                 const QString& drafts = QStringLiteral("auto")) override;
+                 const QString& drafts = QStringLiteral("auto"),
+                 const QString& toolChoice = QStringLiteral("auto")) override;
   /// Asks the worker to stop a request; its last delta has finish reason "abort".
   void cancel(const QString& requestId) override;
   /// "local:<model name>".

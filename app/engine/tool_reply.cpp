@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/entrypoints/openai/chat_reply.h"
+
 #include <utility>
 
 namespace {
@@ -13,8 +15,15 @@ ToolReplySplitter::ToolReplySplitter(pagedchat::openai::ToolCallFormat format, n
     : stream_(format, std::move(tools)) {}
 
 std::string ToolReplySplitter::toStream(std::string_view text) {
+  if (!forced_.isEmpty()) {  // all of it is the call
+    forcedText_ += text;
+    return {};
+  }
   return text.empty() ? std::string() : stream_.feed(text, calls_);
 }
+
+ToolReplySplitter::ToolReplySplitter(const QString& toolChoice)
+    : stream_(pagedchat::openai::ToolCallFormat::kNone, nlohmann::json::array()), forced_(toolChoice) {}
 
 QString ToolReplySplitter::feed(const QString& piece) {
   std::string text = piece.toStdString();
@@ -52,10 +61,28 @@ QString ToolReplySplitter::feed(const QString& piece) {
 }
 
 QString ToolReplySplitter::finish() {
+  if (!forced_.isEmpty()) return finishForced();
   std::string out;
   if (state_ == State::kStart) out = std::exchange(held_, {});  // blank, or a lone "<thi"
   if (state_ == State::kContent) out = stream_.finish(calls_);
   return QString::fromStdString(out);
+}
+
+QString ToolReplySplitter::finishForced() {
+  if (state_ == State::kStart) forcedText_ = std::exchange(held_, {}) + forcedText_;
+  if (state_ == State::kReasoning) return {};  // cut short while reasoning: nothing of a call
+  pagedchat::openai::ChatReplyOptions o;
+  o.forced = forced_ == QLatin1String("required") ? "required" : "function";
+  if (o.forced == "function") o.forced_name = forced_.toStdString();
+  pagedchat::openai::ChatReply reply = pagedchat::openai::parse_chat_reply(o, forcedText_);
+  // A named tool's arguments must be a whole object: a reply cut short (the max tokens) is text.
+  bool whole = !reply.calls.empty();
+  for (const auto& c : reply.calls)
+    whole = whole && nlohmann::json::parse(c.arguments, nullptr, /*allow_exceptions=*/false).is_object();
+  if (!whole) return QString::fromStdString(std::exchange(forcedText_, {}));
+  calls_ = std::move(reply.calls);
+  forcedText_.clear();
+  return QString::fromStdString(reply.content);
 }
 
 QString ToolReplySplitter::toolCallsJson() const {

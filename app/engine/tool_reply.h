@@ -14,12 +14,18 @@
 /// through as it is, so a call the model only thinks about is never run; after it, the text goes
 /// through pagedchat::openai::ToolCallStream in `format`: calls are taken out (text that may
 /// begin one is held back until it is known) and the rest is returned as text. Runs on the engine
-/// worker's thread; one object per request.
+/// worker's thread; one object per request. A reply that tool_choice forced (constrained
+/// decoding, after the reasoning block if any: "required"'s array of {"name", "parameters"}, or a
+/// named tool's arguments object) is all call after its reasoning: none of it is shown; finish()
+/// parses it (pagedchat::openai::parse_chat_reply) and, when it holds no whole call (cut short
+/// by the max tokens), returns it as text, so that nothing is lost.
 class ToolReplySplitter {
  public:
   /// `format`: the chat template's call format (tool_call_format_of()); `tools`: the OpenAI
   /// tools array offered (the parsers check call names against it).
   ToolReplySplitter(pagedchat::openai::ToolCallFormat format, nlohmann::json tools);
+  /// A reply forced by `toolChoice`: "required" or the name of the tool it must call.
+  explicit ToolReplySplitter(const QString& toolChoice);
   /// The text of `piece` that can be shown now.
   QString feed(const QString& piece);
   /// The end of the reply: the text held back, if any.
@@ -30,9 +36,12 @@ class ToolReplySplitter {
 
  private:
   std::string toStream(std::string_view text);
+  QString finishForced();
   enum class State { kStart, kReasoning, kContent } state_ = State::kStart;
   std::string held_;   ///< kStart: the text so far (blank, or a prefix of "<think>")
   std::string carry_;  ///< kReasoning: the last few characters shown (a "</think>" split in two)
   pagedchat::openai::ToolCallStream stream_;
   std::vector<pagedchat::openai::ToolCall> calls_;
+  QString forced_;          ///< the forced tool_choice ("" when the model chooses)
+  std::string forcedText_;  ///< a forced reply so far
 };

@@ -163,6 +163,13 @@ void PaneSettings::setDrafts(const QString& drafts) {
   emit changed();
 }
 
+void PaneSettings::setToolChoice(const QString& choice) {
+  const QString c = choice.trimmed().isEmpty() ? QStringLiteral("auto") : choice.trimmed();
+  if (c == toolChoice_) return;
+  toolChoice_ = c;
+  emit changed();
+}
+
 void PaneSettings::setTintDrafts(bool on) {
   if (on == tintDrafts_) return;
   tintDrafts_ = on;
@@ -285,6 +292,8 @@ void PaneSettings::assign(const QVariantMap& values) {
   if (values.contains(QStringLiteral("reasoning"))) setReasoning(values.value(QStringLiteral("reasoning")).toString());
   if (values.contains(QStringLiteral("tools"))) setTools(values.value(QStringLiteral("tools")).toBool());
   if (values.contains(QStringLiteral("tintDrafts"))) setTintDrafts(values.value(QStringLiteral("tintDrafts")).toBool());
+  if (values.contains(QStringLiteral("toolChoice")))
+    setToolChoice(values.value(QStringLiteral("toolChoice")).toString());
   if (values.contains(QStringLiteral("drafts")))
     setDrafts(values.value(QStringLiteral("drafts")).toString());
   else if (values.contains(QStringLiteral("speculative")))
@@ -359,6 +368,7 @@ QVariantMap PaneSettings::toMap() const {
                      {QStringLiteral("tools"), tools_},
                      {QStringLiteral("drafts"), drafts_},
                      {QStringLiteral("tintDrafts"), tintDrafts_},
+                     {QStringLiteral("toolChoice"), toolChoice_},
 
                      {QStringLiteral("customized"), customized()}};
   // Only when some are off (pagedchat.ini then lists them; an empty list would read @Invalid()).

@@ -45,6 +45,11 @@ class PaneSettings : public QObject {
   /// The MCP servers (Settings → Tools) whose tools this pane does not offer, by name; the others'
   /// are offered while `tools` is on (a server added later is offered until turned off here).
   Q_PROPERTY(QStringList toolServersOff READ toolServersOff WRITE setToolServersOff NOTIFY changed)
+  /// Whether the model must call a tool in its reply to each message (OpenAI's tool_choice, held
+  /// by constrained decoding on the local engine, sent as tool_choice to a remote one): "auto"
+  /// (it decides), "required" (one of the tools offered) or a tool's name. The replies after
+  /// tool results are the model's choice. pagedchat.ini key `toolChoice`.
+  Q_PROPERTY(QString toolChoice READ toolChoice WRITE setToolChoice NOTIFY changed)
   /// Speculative decoding for this pane's requests on the local engine (the same reply, in fewer
   /// steps): who proposes the draft tokens — "auto" (the model's MTP layers when it has them, else
   /// n-gram lookup), "mtp", "draft" (EngineSettings::draftModel), "ngram" (lookup in the
@@ -93,6 +98,8 @@ class PaneSettings : public QObject {
   Q_INVOKABLE void setToolServerOn(const QString& server, bool on);
   QString drafts() const { return drafts_; }
   void setDrafts(const QString& drafts);
+  QString toolChoice() const { return toolChoice_; }
+  void setToolChoice(const QString& choice);  ///< "" reads as "auto"
   bool tintDrafts() const { return tintDrafts_; }
   void setTintDrafts(bool on);
   /// "auto", "mtp", "draft", "ngram", "off": the values of `drafts`.
@@ -149,6 +156,7 @@ class PaneSettings : public QObject {
   bool tools_ = true;
   QString drafts_ = QStringLiteral("auto");
   bool tintDrafts_ = false;
+  QString toolChoice_ = QStringLiteral("auto");
   QStringList toolServersOff_;
   QVariantMap modelDefaults_;
   QSet<QString> customized_;

@@ -189,7 +189,7 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
   }
   setUnseen(-1, -1, 0);  // the engine says again what this request leaves out
   requestId_ = backend_->submit(lastRequest_, samplingParams(), /*continueLast=*/false, settings_->reasoning(),
-                                toolsForRequest(), settings_->drafts());
+                                toolsForRequest(), settings_->drafts(), toolChoiceFor(lastRequest_));
   firstTokenClock_.invalidate();
   decodeSeconds_ = 0.0;
   specDrafts_ = specDraftTokens_ = specAcceptedTokens_ = 0;

@@ -329,6 +329,9 @@ class PaneState : public QObject {
   void stopToolCalls();
   /// The tools the next request offers (ToolHost::toolsJson()), "" for none.
   QString toolsForRequest() const;
+  /// The tool_choice of `request` (ChatBackend::submit()): the pane's (PaneSettings::toolChoice)
+  /// for a reply to the user's message, "auto" after tool results and without tools.
+  QString toolChoiceFor(const QList<PromptMessage>& request) const;
 
   ChatStore* store_;
   LocalChatBackend* engine_;  ///< the app's main model

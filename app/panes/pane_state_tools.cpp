@@ -37,6 +37,11 @@ QString PaneState::toolsForRequest() const {
   return toolsOffered() ? tools_->toolsJson(settings_->toolServersOff()) : QString();
 }
 
+QString PaneState::toolChoiceFor(const QList<PromptMessage>& request) const {
+  if (!toolsOffered() || request.isEmpty() || request.last().role != MessageRole::kUser) return QStringLiteral("auto");
+  return settings_->toolChoice();
+}
+
 QVariantList PaneState::toolCalls() const {
   QVariantList list;
   for (int i = 0; i < toolCalls_.size(); ++i) {

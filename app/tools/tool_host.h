@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QSet>
 #include <QString>
+#include <QStringList>
 #include <QVariantList>
 #include <QVariantMap>
 
@@ -49,6 +50,8 @@ class ToolHost : public QObject {
   Q_PROPERTY(QVariantList servers READ servers NOTIFY serversChanged)
   /// Tools offered in all (0 while none is ready).
   Q_PROPERTY(int toolCount READ toolCount NOTIFY serversChanged)
+  /// The tools' function names, sorted (a pane's "must call" choice).
+  Q_PROPERTY(QStringList toolNames READ toolNames NOTIFY serversChanged)
   /// Tool calls one user message may lead to before the pane stops asking the model again.
   Q_PROPERTY(int maxToolSteps READ maxToolSteps WRITE setMaxToolSteps NOTIFY maxToolStepsChanged)
   /// How many tools run without asking ("Always allow").
@@ -81,6 +84,11 @@ class ToolHost : public QObject {
   QString secretsNote() const { return secretsNote_; }
   QVariantList servers() const { return servers_; }
   int toolCount() const { return static_cast<int>(functions_.size()); }
+  QStringList toolNames() const {
+    QStringList names(functions_.begin(), functions_.end());
+    names.sort();
+    return names;
+  }
   int maxToolSteps() const { return maxToolSteps_; }
   void setMaxToolSteps(int n);  ///< clamped to [1, kMaxToolStepsLimit]
 

@@ -103,7 +103,7 @@ QNetworkRequest RemoteChatBackend::request(const QString& path) const {
 
 QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                                   bool continueLast, const QString& reasoning, const QString& tools,
-                                  const QString& /*drafts: the server decides*/) {
+                                  const QString& /*drafts: the server decides*/, const QString& toolChoice) {
   const QString id = QStringLiteral("remote-%1").arg(nextId_++);
   QJsonArray chat;
   for (const PromptMessage& m : messages) {
@@ -131,7 +131,15 @@ QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pa
                 QJsonObject{{QStringLiteral("enable_thinking"), reasoning == QLatin1String("on")}});
   else if (!reasoning.isEmpty())
     body.insert(QStringLiteral("reasoning_effort"), reasoning);
-  if (!tools.isEmpty()) body.insert(QStringLiteral("tools"), QJsonDocument::fromJson(tools.toUtf8()).array());
+  if (!tools.isEmpty()) {
+    body.insert(QStringLiteral("tools"), QJsonDocument::fromJson(tools.toUtf8()).array());
+    if (toolChoice == QLatin1String("required"))
+      body.insert(QStringLiteral("tool_choice"), toolChoice);
+    else if (!toolChoice.isEmpty() && toolChoice != QLatin1String("auto"))  // OpenAI's named function
+      body.insert(QStringLiteral("tool_choice"),
+                  QJsonObject{{QStringLiteral("type"), QStringLiteral("function")},
+                              {QStringLiteral("function"), QJsonObject{{QStringLiteral("name"), toolChoice}}}});
+  }
   if (continueLast) {  // vLLM's way to continue the last assistant message
     body.insert(QStringLiteral("continue_final_message"), true);
     body.insert(QStringLiteral("add_generation_prompt"), false);

@@ -51,11 +51,12 @@ class RemoteChatBackend : public ChatBackend {
   /// A reasoning choice goes as the API spells it: "low" / "medium" / "high" as OpenAI's
   /// `reasoning_effort`, "on" / "off" as `chat_template_kwargs.enable_thinking` (vLLM,
   /// llama-server and PagedChat's server read it).
-  /// `tools` go as the request's `tools`; the streamed `tool_calls` deltas are put together into
-  /// the last delta's toolCalls.
+  /// `tools` go as the request's `tools` (with `toolChoice` as its `tool_choice` when not "auto");
+  /// the streamed `tool_calls` deltas are put together into the last delta's toolCalls.
   QString submit(const QList<PromptMessage>& messages, const pagedchat::SamplingParams& params,
                  bool continueLast = false, const QString& reasoning = QString(), const QString& tools = QString(),
-                 const QString& drafts = QStringLiteral("auto")) override;
+                 const QString& drafts = QStringLiteral("auto"),
+                 const QString& toolChoice = QStringLiteral("auto")) override;
   void cancel(const QString& requestId) override;
   /// "remote:<model>@<baseUrl>".
   QString backendLabel() const override;

@@ -47,10 +47,13 @@ Rectangle {
                     + statsRow.implicitHeight + 10
     color: "transparent"
 
+    /// The stats row's horizontal margins (the layout's left and right).
+    readonly property int statsMargins: 22
+
     ColumnLayout {
         anchors.fill: parent
         anchors.leftMargin: 16
-        anchors.rightMargin: 6
+        anchors.rightMargin: header.statsMargins - 16
         anchors.topMargin: 4
         anchors.bottomMargin: 6
         spacing: 0
@@ -152,11 +155,24 @@ Rectangle {
             id: statsRow
             Layout.fillWidth: true
             spacing: 10
+            // Qt 6.4's RowLayout can go on treating a label as hidden after it is shown (a new
+            // pane's labels were all drawn at the row's start, over one another): a label shown
+            // while the layout is busy laying out is missed. A new spacing, set after that (each
+            // label's onVisibleChanged, deferred), makes it read its items again.
+            Timer {
+                id: relayout
+                interval: 0
+                onTriggered: {
+                    statsRow.spacing = 11
+                    statsRow.spacing = 10
+                }
+            }
 
             Label {
                 id: rateLabel
                 objectName: "paneRate"
                 visible: header.rateText !== ""
+                onVisibleChanged: relayout.restart()
                 text: header.rateText
                 font.pixelSize: Theme.smallFontSize
                 color: Theme.mutedTextColor
@@ -164,10 +180,12 @@ Rectangle {
             }
             Label {
                 objectName: "paneDrafts"
+                onVisibleChanged: relayout.restart()
                 // Only where the row has room for it beside the speed and the context's fullest form
-                // (the context comes first in a narrow pane).
+                // (the context comes first in a narrow pane): the header's width less the margins and
+                // three spacings, so that what the row shows does not depend on its own layout.
                 visible: header.draftText !== ""
-                         && statsRow.width >= implicitWidth + 60 + 3 * statsRow.spacing
+                         && header.width - header.statsMargins >= implicitWidth + 60 + 3 * 10
                             + (rateLabel.visible ? rateLabel.implicitWidth : 0)
                             + (contextLabel.visible ? contextLabel.Layout.preferredWidth : 0)
                 text: header.draftText
@@ -182,6 +200,7 @@ Rectangle {
                 id: contextLabel
                 objectName: "paneContext"
                 visible: header.contextLimit > 0
+                onVisibleChanged: relayout.restart()
                 // Known once the pane has sent a request (the engine counts the rendered prompt).
                 // In a narrow pane the numbers alone.
                 texts: header.contextUsed > 0

@@ -71,6 +71,7 @@ Dialog {
         toolServersOff = Array.from(settings.toolServersOff)
         draftsBox.currentIndex = Math.max(0, draftsBox.values.indexOf(settings.drafts))
         tintDraftsBox.checked = settings.tintDrafts
+        toolChoiceBox.currentIndex = Math.max(0, toolChoiceBox.values.indexOf(settings.toolChoice))
         backendSection.load()
     }
 
@@ -98,7 +99,8 @@ Dialog {
             tools: toolsBox.checked,
             toolServersOff: popup.toolServersOff,
             drafts: draftsBox.values[draftsBox.currentIndex],
-            tintDrafts: tintDraftsBox.checked
+            tintDrafts: tintDraftsBox.checked,
+            toolChoice: toolChoiceBox.values[toolChoiceBox.currentIndex]
         })
         return Object.keys(errors).length === 0 && backendSection.apply()
     }
@@ -245,6 +247,33 @@ Dialog {
                     }
                     Accessible.name: qsTr("Offer the tools of the server %1").arg(modelData.name)
                 }
+            }
+            Label {
+                visible: toolChoiceBox.visible
+                text: qsTr("Tool calls")
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
+            }
+            ComboBox {
+                id: toolChoiceBox
+                objectName: "setting_toolChoice"
+                /// PaneSettings::toolChoice's values, in the order of `model`: the model decides, it
+                /// must call a tool, it must call this one (the pane's choice kept while its server is away).
+                readonly property var values: {
+                    const names = popup.paneState && popup.paneState.toolHost ? popup.paneState.toolHost.toolNames : []
+                    const v = ["auto", "required"].concat(names)
+                    if (popup.settings && v.indexOf(popup.settings.toolChoice) < 0)
+                        v.push(popup.settings.toolChoice)
+                    return v
+                }
+                visible: toolsBox.checked
+                Layout.fillWidth: true
+                model: values.map((v, i) => i === 0 ? qsTr("The model decides") : i === 1 ? qsTr("Must call a tool")
+                                                    : qsTr("Must call %1").arg(v))
+                Accessible.name: qsTr("Tool calls: whether the model must call a tool")
+                ToolTip.visible: hovered
+                ToolTip.delay: 500
+                ToolTip.text: qsTr("In its reply to each message the model calls a tool when it decides to, or must call one: its reply is then held to the tools' parameters. Its replies to the tools' results are its own.")
             }
             Label {
                 // A remote pane's server decides for itself.

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "engine/sample/structured/json_schema_grammar.h"
+
 namespace pagedchat::openai {
 
 namespace {
@@ -54,6 +56,26 @@ std::optional<std::vector<ToolCall>> forced_calls(std::string_view text) {
 
 nlohmann::ordered_json tool_parameters_schema(const nlohmann::ordered_json& function) {
   return parameters_of(function);
+}
+
+nlohmann::ordered_json enforceable_tools(const nlohmann::ordered_json& tools,
+                                         std::vector<std::pair<std::string, std::string>>* refused) {
+  nlohmann::ordered_json enforceable = nlohmann::ordered_json::array();
+  if (!tools.is_array()) return enforceable;
+  for (const auto& t : tools) {
+    if (!t.is_object() || !t.contains("function") || !t["function"].is_object()) continue;
+    const auto& fn = t["function"];
+    try {
+      const auto params = tool_parameters_schema(fn);
+      if (!params["type"].is_string() || params["type"] != "object")
+        throw structured::UnsupportedSchema("its parameters describe no object");
+      structured::json_schema_grammar(params);
+      enforceable.push_back(t);
+    } catch (const structured::UnsupportedSchema& e) {
+      if (refused) refused->emplace_back(fn.value("name", ""), e.what());
+    }
+  }
+  return enforceable;
 }
 
 nlohmann::ordered_json tool_choice_schema(const nlohmann::ordered_json& tools, const std::string& forced,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -82,6 +83,12 @@ std::optional<std::vector<ToolCall>> forced_calls(std::string_view text);
 /// The schema a call's arguments must meet: `function`'s "parameters" with "type": "object" when
 /// it names no type; an object with no members when it has none (OpenAI's no-argument tool).
 nlohmann::ordered_json tool_parameters_schema(const nlohmann::ordered_json& function);
+
+/// The tools of `tools` (an OpenAI tools array) whose parameters constrained decoding can enforce
+/// (an object schema structured::json_schema_grammar() compiles), in order; each one left out is
+/// added to `refused` as its name and why, when given.
+nlohmann::ordered_json enforceable_tools(const nlohmann::ordered_json& tools,
+                                         std::vector<std::pair<std::string, std::string>>* refused = nullptr);
 
 /// The JSON Schema that tool_choice `forced` ("required" or "function" naming `name`) puts on the
 /// reply, from `tools` (their parameters in the client's key order). Throws std::invalid_argument

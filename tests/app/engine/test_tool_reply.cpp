@@ -45,6 +45,17 @@ Split splitInPieces(ToolCallFormat format, const QString& reply, int size) {
   return out;
 }
 
+/// A reply forced by `toolChoice`, fed in pieces of `size` characters.
+Split forcedInPieces(const QString& toolChoice, const QString& reply, int size) {
+  ToolReplySplitter splitter(toolChoice);
+  Split out;
+  for (qsizetype i = 0; i < reply.size(); i += size) out.text += splitter.feed(reply.mid(i, size));
+  out.text += splitter.finish();
+  const QString calls = splitter.toolCallsJson();
+  if (!calls.isEmpty()) out.calls = QJsonDocument::fromJson(calls.toUtf8()).array();
+  return out;
+}
+
 /// The calls without their ids (new random ones per split), each id checked.
 QJsonArray withoutIds(QJsonArray calls) {
   for (qsizetype i = 0; i < calls.size(); ++i) {
@@ -142,6 +153,61 @@ class TestToolReply : public QObject {
       const Split pieces = splitInPieces(format, reply, size);
       QCOMPARE(pieces.text, whole.text);
       QCOMPARE(withoutIds(pieces.calls), withoutIds(whole.calls));
+    }
+  }
+
+  // A reply that tool_choice forced: the JSON is the calls, never text; a reasoning block before it
+  // is shown as it is; one cut short (no whole call) stays text, so that nothing is lost.
+  void forcedReplies_data() {
+    QTest::addColumn<QString>("toolChoice");
+    QTest::addColumn<QString>("reply");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("calls");  // [name, arguments object] pairs, compact JSON
+    QTest::newRow("named") << "get_weather"
+                           << "{\"city\": \"Seoul\"}"
+                           << ""
+                           << R"([["get_weather",{"city":"Seoul"}]])";
+    QTest::newRow("named, white space") << "get_weather"
+                                        << "  {\t}\n"
+                                        << ""
+                                        << R"([["get_weather",{}]])";
+    QTest::newRow("required, two") << "required"
+                                   << R"([{"name": "a", "parameters": {"x": 1}}, {"name": "b", "parameters": {}}])"
+                                   << ""
+                                   << R"([["a",{"x":1}],["b",{}]])";
+    QTest::newRow("reasoning first") << "get_weather"
+                                     << "<think>\nWhich city?\n</think>\n\n{\"city\": \"부산\"}"
+                                     << "<think>\nWhich city?\n</think>"
+                                     << R"([["get_weather",{"city":"부산"}]])";
+    QTest::newRow("cut short") << "get_weather"
+                               << "{\"city\": \"Seo"
+                               << "{\"city\": \"Seo"
+                               << "[]";
+    QTest::newRow("required, cut before an item") << "required"
+                                                  << "[{\"name\": \"a\", \"param"
+                                                  << "[{\"name\": \"a\", \"param"
+                                                  << "[]";
+    QTest::newRow("cut while reasoning") << "required"
+                                         << "<think>\nhmm"
+                                         << "<think>\nhmm"
+                                         << "[]";
+  }
+  void forcedReplies() {
+    QFETCH(QString, toolChoice);
+    QFETCH(QString, reply);
+    QFETCH(QString, text);
+    QFETCH(QString, calls);
+    for (int size : {1, 3, 7, 1000}) {
+      const Split out = forcedInPieces(toolChoice, reply, size);
+      QCOMPARE(out.text.trimmed(), text);
+      QJsonArray got;
+      for (const QJsonValue& c : out.calls) {
+        const QJsonObject fn = c.toObject().value("function").toObject();
+        QVERIFY(c.toObject().value("id").toString().startsWith("call_"));
+        got.append(
+            QJsonArray{fn.value("name"), QJsonDocument::fromJson(fn.value("arguments").toString().toUtf8()).object()});
+      }
+      QCOMPARE(got, QJsonDocument::fromJson(calls.toUtf8()).array());
     }
   }
 

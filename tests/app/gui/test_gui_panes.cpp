@@ -752,6 +752,32 @@ void TestGuiPanes::speculativeSetting() {
   };
   QTRY_COMPARE(tintProblem(), QString());  // (the marks go once the styler has run, before a frame)
   QVERIFY(!withDrafts.contains(QChar(0xF8F0)) && !withDrafts.contains(QChar(0xF8F1)));
+  // A pane added beside it and sent the same: each header's speed, drafts and context side by
+  // side, none over another (a new pane's row once laid them all out at its start).
+  PaneState* second = controller.panes()->addPane();
+  QVERIFY(second);
+  QVERIFY(second->settings()->apply({{"maxTokens", "60"}, {"temperature", "0"}}).isEmpty());
+  second->setInputText(prompt);
+  QVERIFY(second->send());
+  QTRY_VERIFY_WITH_TIMEOUT(!second->isBusy(), 60000);
+  QQuickItem* secondPane = nullptr;
+  QTRY_VERIFY((secondPane = findItem(root, QStringLiteral("chatPane1"))) != nullptr);
+  const auto overlapping = [&](QQuickItem* p) -> QString {
+    QList<QQuickItem*> labels;
+    for (const char* name : {"paneRate", "paneDrafts", "paneContext"})
+      if (QQuickItem* item = findVisibleItem(p, QString::fromLatin1(name))) labels << item;
+    if (labels.size() < 2) return QStringLiteral("only %1 labels shown").arg(labels.size());
+    for (qsizetype i = 1; i < labels.size(); ++i) {
+      const QRectF a = labels[i - 1]->mapRectToScene(QRectF(0, 0, labels[i - 1]->width(), labels[i - 1]->height()));
+      const QRectF b = labels[i]->mapRectToScene(QRectF(0, 0, labels[i]->width(), labels[i]->height()));
+      if (a.right() > b.left() + 0.5)
+        return labels[i - 1]->objectName() + QStringLiteral(" over ") + labels[i]->objectName();
+    }
+    return QString();
+  };
+  QTRY_COMPARE(overlapping(pane), QString());
+  QTRY_COMPARE(overlapping(secondPane), QString());
+  controller.panes()->closePane(1);
 
   QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
   QTRY_VERIFY(findVisibleItem(root, QStringLiteral("applySettingsButton")));

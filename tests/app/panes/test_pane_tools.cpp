@@ -344,6 +344,66 @@ class TestPaneTools : public QObject {
     QCOMPARE(again.panes()->paneAt(0)->settings()->toolServersOff(), QStringList{"second"});
   }
 
+  // A pane whose model must call a tool (PaneSettings::toolChoice), on the local engine: a tiny
+  // random-weight model with Qwen3's template, held by constrained decoding to get-env's
+  // arguments (an object with no properties): the call is asked about, runs, and the model
+  // answers the result freely (its reply after the result is not forced). A tool that is not offered is refused by
+  // name; a remote pane sends the choice as tool_choice.
+  void forcedCallLocalModel() {
+    QTemporaryDir dir;
+    MemoryApiKeyStore keys;
+    AppOptions options = apptest::optionsFor(dir.path());
+    options.modelPath = testpaths::modelFile(QStringLiteral("arch/qwen3-tiny.gguf"));
+    REQUIRE_MODEL_FILE(options.modelPath);
+    options.modelGiven = true;
+    AppController app(options, nullptr, nullptr, &keys);
+    app.start();
+    QTRY_VERIFY2_WITH_TIMEOUT(app.engine()->isReady(), qPrintable(app.engine()->loadError()), kTimeoutMs);
+    ToolHost* tools = app.tools();
+    QCOMPARE(tools->applyServersConfig(everythingConfig()), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(tools->hasTool("get-env"), kTimeoutMs);
+    QVERIFY(tools->toolNames().contains(QStringLiteral("get-env")));
+    PaneState* s = app.panes()->paneAt(0);
+    // Reasoning off: the reply is the call at once (a reasoning reply is held to the call after
+    // its reasoning, which a random model never ends).
+    QVERIFY(s->settings()
+                ->apply({{"toolChoice", "get-env"}, {"maxTokens", "64"}, {"temperature", "0"}, {"reasoning", "off"}})
+                .isEmpty());
+    QVERIFY(s->toolsOffered());
+    QVERIFY(s->sendText(QStringLiteral("What is in the environment?")));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(s, 0), QStringLiteral("asking"), kTimeoutMs);
+    QCOMPARE(s->toolCalls().first().toMap().value("name").toString(), QStringLiteral("get-env"));
+    QCOMPARE(QJsonDocument::fromJson(s->toolCalls().first().toMap().value("arguments").toString().toUtf8()).object(),
+             QJsonObject());
+    QCOMPARE(s->messages()->at(1).text, QString());  // the forced JSON is the call, not text
+    s->allowToolCall(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QCOMPARE(s->errorText(), QString());
+    QCOMPARE(rolesOf(s), (QStringList{"user", "assistant", "tool", "assistant"}));
+    QVERIFY2(s->messages()->at(2).text.contains(QStringLiteral("PATH")),
+             qPrintable(s->messages()->at(2).text.left(200)));
+    QVERIFY(app.store()->branch(s->conversationId())[1].fields.contains("\"get-env\""));
+
+    // A tool that is not offered: the request is refused, saying which.
+    QVERIFY(s->settings()->apply({{"toolChoice", "no-such-tool"}}).isEmpty());
+    QVERIFY(s->sendText(QStringLiteral("Again")));
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QVERIFY2(s->errorText().contains(QStringLiteral("no-such-tool")), qPrintable(s->errorText()));
+
+    // A remote pane: sent as tool_choice ("required", then a named function).
+    FakeModel model;
+    QVERIFY(model.listen());
+    QCOMPARE(app.endpoints()->useRemote(0, model.url(), "m", {}, true), QString());
+    QVERIFY(s->settings()->apply({{"toolChoice", "required"}}).isEmpty());
+    model.calls = {{"echo", "{\"message\": \"hi\"}"}};
+    QVERIFY(s->sendText(QStringLiteral("Echo")));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(s, 0), QStringLiteral("asking"), kTimeoutMs);
+    QCOMPARE(model.bodies.last().value("tool_choice").toString(), QStringLiteral("required"));
+    s->denyToolCall(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QVERIFY(!model.bodies.last().contains("tool_choice"));  // the reply to the result: the model's choice
+  }
+
   void keptAcrossStarts() {
     // The document, the tools always allowed and the limit live in pagedchat.ini.
     QTemporaryDir dir;

@@ -150,6 +150,13 @@ void TestPanes::settingsSamplingParams() {
   PaneSettings tinted;
   tinted.fromMap(s.toMap());
   QCOMPARE(tinted.tintDrafts(), true);
+  // Tool calls: the model decides by default; "required" or a tool's name, kept; "" reads as auto.
+  QCOMPARE(s.toolChoice(), QStringLiteral("auto"));
+  QVERIFY(s.apply({{"toolChoice", "get-sum"}}).isEmpty());
+  tinted.fromMap(s.toMap());
+  QCOMPARE(tinted.toolChoice(), QStringLiteral("get-sum"));
+  QVERIFY(s.apply({{"toolChoice", ""}}).isEmpty());
+  QCOMPARE(s.toolChoice(), QStringLiteral("auto"));
 
   // A stored map with a bad field keeps the others.
   PaneSettings t;
