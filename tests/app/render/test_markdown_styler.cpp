@@ -71,6 +71,20 @@ class TestMarkdownStyler : public QObject {
 
 namespace {
 
+/// A 500 × 400 Item of the PagedChat module with `body` in it and setThemeMode(m), made in
+/// `engine`; null (and `error` says why) when it does not load.
+std::unique_ptr<QObject> makeRoot(QQmlEngine& engine, const char* body, QString* error) {
+  engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
+  QQmlComponent component(&engine);
+  component.setData(QByteArray("import QtQuick\nimport PagedChat\nItem {\n  width: 500; height: 400\n"
+                               "  function setThemeMode(m) { Theme.mode = m }\n") +
+                        body + "\n}\n",
+                    QUrl());
+  std::unique_ptr<QObject> root(component.create());
+  if (!root) *error = component.errorString();
+  return root;
+}
+
 /// The characters of `doc` in `color`, in order.
 QString charsIn(QTextDocument* doc, const QColor& color) {
   QString out;
@@ -99,14 +113,8 @@ QString markedChars(const QString& marked) {
 
 void TestMarkdownStyler::linksAndTablesInMessageContent() {
   QQmlEngine engine;
-  engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
-  QQmlComponent component(&engine);
-  component.setData(R"(
-    import QtQuick
-    import PagedChat
-    Item {
-      width: 500; height: 400
-      function setThemeMode(m) { Theme.mode = m }
+  QString error;
+  std::unique_ptr<QObject> root = makeRoot(engine, R"(
       property alias assistant: assistant
       property alias user: user
       MessageContent {
@@ -119,11 +127,9 @@ void TestMarkdownStyler::linksAndTablesInMessageContent() {
         width: 480
         linkColor: Theme.userTextColor
         text: "Read [this](https://example.org/x) please"
-      }
-    })",
-                    QUrl());
-  std::unique_ptr<QObject> root(component.create());
-  QVERIFY2(root, qPrintable(component.errorString()));
+      })",
+                                           &error);
+  QVERIFY2(root, qPrintable(error));
   QMetaObject::invokeMethod(root.get(), "setThemeMode", Q_ARG(QVariant, QStringLiteral("light")));
   auto docOf = [&](const char* which) -> QTextDocument* {
     auto* content = root->property(which).value<QQuickItem*>();
@@ -273,20 +279,12 @@ void TestMarkdownStyler::draftSpansFromUtf8() {
 // left in either, and the code's Copy text unmarked.
 void TestMarkdownStyler::draftTintInMessageContent() {
   QQmlEngine engine;
-  engine.addImportPath(QStringLiteral("qrc:/qt/qml"));
-  QQmlComponent component(&engine);
-  component.setData(R"(
-    import QtQuick
-    import PagedChat
-    Item {
-      width: 500; height: 400
-      function setThemeMode(m) { Theme.mode = m }
+  QString error;
+  std::unique_ptr<QObject> root = makeRoot(engine, R"(
       property alias content: content
-      MessageContent { id: content; width: 480 }
-    })",
-                    QUrl());
-  std::unique_ptr<QObject> root(component.create());
-  QVERIFY2(root, qPrintable(component.errorString()));
+      MessageContent { id: content; width: 480 })",
+                                           &error);
+  QVERIFY2(root, qPrintable(error));
   QMetaObject::invokeMethod(root.get(), "setThemeMode", Q_ARG(QVariant, QStringLiteral("light")));
   const QString text = QStringLiteral("The **quick** fox said:\n\n```js\nlet jumps = over;\n```\n");
   const QList<int> spans = {4, 13, 26, 40};  // "**quick** " and "``js\nlet jumps" (not the fence)
