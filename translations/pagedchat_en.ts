@@ -1075,14 +1075,6 @@
         <source>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</source>
         <translation>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</translation>
     </message>
-    <message>
-        <source>None of the tools offered has parameters the model can be held to: no call can be forced.</source>
-        <translation>None of the tools offered has parameters the model can be held to: no call can be forced.</translation>
-    </message>
-    <message>
-        <source>This pane must call the tool %1, which is not offered now (or whose parameters the model cannot be held to).</source>
-        <translation>This pane must call the tool %1, which is not offered now (or whose parameters the model cannot be held to).</translation>
-    </message>
 </context>
 <context>
     <name>ErrorBanner</name>
@@ -2118,6 +2110,14 @@
         <source>In its reply to each message the model calls a tool when it decides to, or must call one: its reply is then held to the tools&apos; parameters. Its replies to the tools&apos; results are its own.</source>
         <translation>In its reply to each message the model calls a tool when it decides to, or must call one: its reply is then held to the tools&apos; parameters. Its replies to the tools&apos; results are its own.</translation>
     </message>
+    <message>
+        <source>This model has no MTP layers: n-gram lookup proposes its drafts instead.</source>
+        <translation>This model has no MTP layers: n-gram lookup proposes its drafts instead.</translation>
+    </message>
+    <message>
+        <source>No draft model is loaded (Settings → Engine): n-gram lookup proposes the drafts instead.</source>
+        <translation>No draft model is loaded (Settings → Engine): n-gram lookup proposes the drafts instead.</translation>
+    </message>
 </context>
 <context>
     <name>PaneState</name>
@@ -2580,6 +2580,17 @@
     <message>
         <source>The chat history could not be opened.</source>
         <translation>The chat history could not be opened.</translation>
+    </message>
+</context>
+<context>
+    <name>ToolChoice</name>
+    <message>
+        <source>This pane must call a tool, and none is offered now (Settings → Tools, or the pane&apos;s servers), or none has parameters the model can be held to.</source>
+        <translation>This pane must call a tool, and none is offered now (Settings → Tools, or the pane&apos;s servers), or none has parameters the model can be held to.</translation>
+    </message>
+    <message>
+        <source>This pane must call the tool %1, which is not offered now (or whose parameters the model cannot be held to).</source>
+        <translation>This pane must call the tool %1, which is not offered now (or whose parameters the model cannot be held to).</translation>
     </message>
 </context>
 <context>

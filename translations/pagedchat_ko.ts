@@ -1070,14 +1070,6 @@
         <source>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</source>
         <translation>대화가 %1 토큰으로, 답변 공간을 포함한 모델의 컨텍스트(%2)에 들어가지 않습니다. 새 대화를 시작하거나, 이전 대화를 빼도록 설정하세요(설정, 엔진: 대화가 컨텍스트보다 길어지면).</translation>
     </message>
-    <message>
-        <source>None of the tools offered has parameters the model can be held to: no call can be forced.</source>
-        <translation>제공된 도구 중 모델이 따르도록 강제할 수 있는 매개변수를 가진 도구가 없어 호출을 강제할 수 없습니다.</translation>
-    </message>
-    <message>
-        <source>This pane must call the tool %1, which is not offered now (or whose parameters the model cannot be held to).</source>
-        <translation>이 창은 도구 %1을(를) 호출해야 하지만, 지금 제공되지 않거나 모델이 그 매개변수를 따르도록 강제할 수 없습니다.</translation>
-    </message>
 </context>
 <context>
     <name>ErrorBanner</name>
@@ -2111,6 +2103,14 @@
         <source>In its reply to each message the model calls a tool when it decides to, or must call one: its reply is then held to the tools&apos; parameters. Its replies to the tools&apos; results are its own.</source>
         <translation>각 메시지에 대한 답변에서 모델이 스스로 판단해 도구를 호출하거나, 반드시 호출하게 합니다. 이때 답변은 도구의 매개변수를 따르도록 제한됩니다. 도구 결과에 대한 답변은 모델이 자유롭게 합니다.</translation>
     </message>
+    <message>
+        <source>This model has no MTP layers: n-gram lookup proposes its drafts instead.</source>
+        <translation>이 모델에는 MTP 레이어가 없어 n-gram 조회가 대신 초안을 제안합니다.</translation>
+    </message>
+    <message>
+        <source>No draft model is loaded (Settings → Engine): n-gram lookup proposes the drafts instead.</source>
+        <translation>초안 모델이 로드되지 않았습니다(설정 → 엔진). n-gram 조회가 대신 초안을 제안합니다.</translation>
+    </message>
 </context>
 <context>
     <name>PaneState</name>
@@ -2569,6 +2569,17 @@
     <message>
         <source>The chat history could not be opened.</source>
         <translation>대화 기록을 열 수 없습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>ToolChoice</name>
+    <message>
+        <source>This pane must call a tool, and none is offered now (Settings → Tools, or the pane&apos;s servers), or none has parameters the model can be held to.</source>
+        <translation>이 창은 도구를 반드시 호출해야 하지만 지금 제공되는 도구가 없거나(설정 → 도구, 또는 창의 서버), 모델이 따르도록 강제할 수 있는 매개변수를 가진 도구가 없습니다.</translation>
+    </message>
+    <message>
+        <source>This pane must call the tool %1, which is not offered now (or whose parameters the model cannot be held to).</source>
+        <translation>이 창은 도구 %1을(를) 호출해야 하지만, 지금 제공되지 않거나 모델이 그 매개변수를 따르도록 강제할 수 없습니다.</translation>
     </message>
 </context>
 <context>

@@ -164,8 +164,12 @@ void EngineWorker::load(int generation) {
   const pagedchat::ModelConfig& mc = engine_->model_config();
   QString name = QFileInfo(QString::fromStdString(config_.model)).completeBaseName();
   const int numBlocks = engine_->stats().num_total_blocks;
+  QStringList draftMethods;  // who can propose draft tokens (SpeculativeConfig::method_name)
+  for (const auto m : engine_->speculative_methods())
+    draftMethods << QString::fromStdString(pagedchat::SpeculativeConfig::method_name(m));
   // Facts, not sentences: the GUI words them in the language of the moment (LocalChatBackend::modelDetails).
   const QVariantMap details{
+      {QStringLiteral("draftMethods"), draftMethods},
       {QStringLiteral("architecture"), QString::fromStdString(mc.architecture)},
       {QStringLiteral("layers"), mc.n_layers},
       {QStringLiteral("dim"), mc.hidden_size},
@@ -296,14 +300,11 @@ void EngineWorker::drainCommands() {
       params.max_tokens = prompt.max_tokens;
       // A call the pane asks for (tool_choice "required" or a tool's name): forced by constrained
       // decoding over the tools whose parameters the grammar can enforce.
-      const bool forced = !c.tools.isEmpty() && !c.toolChoice.isEmpty() && c.toolChoice != QLatin1String("auto");
+      const bool forced = !c.toolChoice.isEmpty() && c.toolChoice != QLatin1String("auto");
       if (forced) {
         const nlohmann::ordered_json enforceable = pagedchat::openai::enforceable_tools(
-            nlohmann::ordered_json::parse(c.tools.toStdString()));
-        if (enforceable.empty())
-          throw std::invalid_argument(
-              tr("None of the tools offered has parameters the model can be held to: no call can be forced.")
-                  .toStdString());
+            c.tools.isEmpty() ? nlohmann::ordered_json::array() : nlohmann::ordered_json::parse(c.tools.toStdString()));
+        if (enforceable.empty()) throw std::invalid_argument(toolChoiceUnavailable(c.toolChoice).toStdString());
         const bool required = c.toolChoice == QLatin1String("required");
         pagedchat::StructuredOutputsParams structured;
         try {
@@ -312,10 +313,7 @@ void EngineWorker::drainCommands() {
                                                                   /*parallel_tool_calls=*/true)
                                 .dump();
         } catch (const std::invalid_argument&) {  // a named tool that is not among them
-          throw std::invalid_argument(tr("This pane must call the tool %1, which is not offered now (or whose "
-                                         "parameters the model cannot be held to).")
-                                          .arg(c.toolChoice)
-                                          .toStdString());
+          throw std::invalid_argument(toolChoiceUnavailable(c.toolChoice).toStdString());
         }
         params.structured_outputs = std::move(structured);
       }

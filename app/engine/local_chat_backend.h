@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QPair>
 #include <QString>
+#include <QStringList>
 #include <QThread>
 
 #include <functional>
@@ -34,6 +35,10 @@ class LocalChatBackend : public ChatBackend {
   Q_PROPERTY(QString modelName READ modelName NOTIFY stateChanged)
   /// Worded in the current language: it changes with the model and with a language switch.
   Q_PROPERTY(QString modelDetails READ modelDetails NOTIFY modelDetailsChanged)
+  /// Who can propose the loaded model's draft tokens (SpeculativeConfig::method_name(): "ngram",
+  /// "mtp", "draft_model"; empty without a model or speculation): a pane's choice of another
+  /// falls back to the engine's default.
+  Q_PROPERTY(QStringList draftMethods READ draftMethods NOTIFY modelDetailsChanged)
   /// The model loaded, being loaded, or that failed to load ("" after unloadModel()).
   Q_PROPERTY(QString modelPath READ modelPath NOTIFY stateChanged)
   /// KV-cache blocks of the loaded model (0 when none).
@@ -104,6 +109,7 @@ class LocalChatBackend : public ChatBackend {
   QString modelName() const { return modelName_; }
   /// Worded now (a language switch re-reads it: QQmlEngine::retranslate).
   QString modelDetails() const { return modelDetailsText(modelDetails_); }
+  QStringList draftMethods() const { return modelDetails_.value(QStringLiteral("draftMethods")).toStringList(); }
   /// "llama: 5 layers, dim 64, vocab 512, weights f32 x 12, 83 KV blocks, chat template none"
   /// from EngineWorker::modelLoaded's facts, in the current language; "" for {}.
   static QString modelDetailsText(const QVariantMap& details);

@@ -1,5 +1,7 @@
 #include "app/engine/tool_reply.h"
 
+#include <QCoreApplication>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/entrypoints/openai/chat_reply.h"
@@ -10,6 +12,17 @@ namespace {
 constexpr std::string_view kThinkOpen = "<think>";
 constexpr std::string_view kThinkClose = "</think>";
 }  // namespace
+
+QString toolChoiceUnavailable(const QString& toolChoice) {
+  if (toolChoice == QLatin1String("required"))
+    return QCoreApplication::translate("ToolChoice",
+                                       "This pane must call a tool, and none is offered now (Settings \u2192 Tools, "
+                                       "or the pane's servers), or none has parameters the model can be held to.");
+  return QCoreApplication::translate("ToolChoice",
+                                     "This pane must call the tool %1, which is not offered now (or whose parameters "
+                                     "the model cannot be held to).")
+      .arg(toolChoice);
+}
 
 ToolReplySplitter::ToolReplySplitter(pagedchat::openai::ToolCallFormat format, nlohmann::json tools)
     : stream_(format, std::move(tools)) {}

@@ -9,6 +9,11 @@
 
 #include "engine/entrypoints/openai/tool_calls.h"
 
+/// Why a request whose pane must call a tool (`toolChoice`: "required" or a tool's name) cannot be
+/// sent: the tool, or any tool, is not offered now (its server off or gone, or its parameters
+/// beyond what constrained decoding can hold the model to). In the current language.
+QString toolChoiceUnavailable(const QString& toolChoice);
+
 /// Reads a reply piece by piece (UTF-8 text as RequestDelta carries it). A leading reasoning
 /// block ("<think>…</think>", the form the engine writes every family's reasoning in) passes
 /// through as it is, so a call the model only thinks about is never run; after it, the text goes

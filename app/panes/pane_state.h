@@ -330,7 +330,7 @@ class PaneState : public QObject {
   /// The tools the next request offers (ToolHost::toolsJson()), "" for none.
   QString toolsForRequest() const;
   /// The tool_choice of `request` (ChatBackend::submit()): the pane's (PaneSettings::toolChoice)
-  /// for a reply to the user's message, "auto" after tool results and without tools.
+  /// for a reply to the user's message, "auto" after tool results and with the tools switch off.
   QString toolChoiceFor(const QList<PromptMessage>& request) const;
 
   ChatStore* store_;

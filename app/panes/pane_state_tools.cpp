@@ -38,7 +38,9 @@ QString PaneState::toolsForRequest() const {
 }
 
 QString PaneState::toolChoiceFor(const QList<PromptMessage>& request) const {
-  if (!toolsOffered() || request.isEmpty() || request.last().role != MessageRole::kUser) return QStringLiteral("auto");
+  // (With the pane's servers all off the choice still holds: the backend refuses, saying why.)
+  if (!settings_->tools() || request.isEmpty() || request.last().role != MessageRole::kUser)
+    return QStringLiteral("auto");
   return settings_->toolChoice();
 }
 

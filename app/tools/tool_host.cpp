@@ -215,6 +215,14 @@ int ToolHost::toolCount(const QStringList& serversOff) const {
   }));
 }
 
+QStringList ToolHost::offeredToolNames(const QStringList& serversOff) const {
+  QStringList names;
+  for (const QString& f : functions_)
+    if (!serversOff.contains(serverOf(f))) names.append(f);
+  names.sort();
+  return names;
+}
+
 QString ToolHost::serverOf(const QString& function) const {
   const std::string f = function.toStdString();
   for (const auto& r : listed_->routes)

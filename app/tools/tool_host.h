@@ -84,11 +84,9 @@ class ToolHost : public QObject {
   QString secretsNote() const { return secretsNote_; }
   QVariantList servers() const { return servers_; }
   int toolCount() const { return static_cast<int>(functions_.size()); }
-  QStringList toolNames() const {
-    QStringList names(functions_.begin(), functions_.end());
-    names.sort();
-    return names;
-  }
+  QStringList toolNames() const { return offeredToolNames({}); }
+  /// The same without the tools of the servers named in `serversOff` (a pane's choice).
+  Q_INVOKABLE QStringList offeredToolNames(const QStringList& serversOff) const;
   int maxToolSteps() const { return maxToolSteps_; }
   void setMaxToolSteps(int n);  ///< clamped to [1, kMaxToolStepsLimit]
 

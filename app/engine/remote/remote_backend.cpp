@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "app/engine/tool_reply.h"
+
 #include "app/engine/sentence.h"
 #include "engine/finish_reason.h"
 
@@ -143,6 +145,12 @@ QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pa
   if (continueLast) {  // vLLM's way to continue the last assistant message
     body.insert(QStringLiteral("continue_final_message"), true);
     body.insert(QStringLiteral("add_generation_prompt"), false);
+  }
+  if (tools.isEmpty() && !toolChoice.isEmpty() && toolChoice != QLatin1String("auto")) {
+    const QString why = toolChoiceUnavailable(toolChoice);
+    QMetaObject::invokeMethod(
+        this, [this, id, why] { emit requestRejected(id, why); }, Qt::QueuedConnection);
+    return id;
   }
   if (!baseUrl_.isValid() || baseUrl_.host().isEmpty()) {
     QMetaObject::invokeMethod(

@@ -156,9 +156,11 @@ Rectangle {
             Layout.fillWidth: true
             spacing: 10
             // Qt 6.4's RowLayout can go on treating a label as hidden after it is shown (a new
-            // pane's labels were all drawn at the row's start, over one another): a label shown
-            // while the layout is busy laying out is missed. A new spacing, set after that (each
-            // label's onVisibleChanged, deferred), makes it read its items again.
+            // pane's labels were all drawn at the row's start, over one another; a pane widened by
+            // another's closing, too): a label shown while the layout is busy laying out is
+            // missed. A new spacing, set after that (a label shown or hidden, the row resized;
+            // deferred), makes it read its items again.
+            onWidthChanged: relayout.restart()
             Timer {
                 id: relayout
                 interval: 0

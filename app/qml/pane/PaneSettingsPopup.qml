@@ -260,7 +260,8 @@ Dialog {
                 /// PaneSettings::toolChoice's values, in the order of `model`: the model decides, it
                 /// must call a tool, it must call this one (the pane's choice kept while its server is away).
                 readonly property var values: {
-                    const names = popup.paneState && popup.paneState.toolHost ? popup.paneState.toolHost.toolNames : []
+                    const names = popup.paneState && popup.paneState.toolHost
+                                  ? popup.paneState.toolHost.offeredToolNames(popup.toolServersOff) : []
                     const v = ["auto", "required"].concat(names)
                     if (popup.settings && v.indexOf(popup.settings.toolChoice) < 0)
                         v.push(popup.settings.toolChoice)
@@ -295,6 +296,28 @@ Dialog {
                 ToolTip.visible: hovered
                 ToolTip.delay: 500
                 ToolTip.text: qsTr("Speculative decoding: draft tokens checked by the model in one step, so the same reply comes in fewer steps. The model's MTP layers (Qwen3.5/3.6 files that have them) guess from its own state; a draft model is a smaller model of the same vocabulary (set in Settings \u2192 Engine); n-gram lookup repeats earlier text of the conversation. Automatic takes MTP where the model has it.")
+            }
+            Label {
+                // A choice the loaded model's engine cannot serve says what happens instead.
+                id: draftsNote
+                objectName: "draftsNote"
+                readonly property string chosen: draftsBox.values[draftsBox.currentIndex]
+                readonly property bool mtpChosen: chosen === "mtp"
+                readonly property var methods: popup.paneState && popup.paneState.localEngine
+                                               ? popup.paneState.localEngine.draftMethods : []
+                readonly property bool loaded: popup.paneState !== null && popup.paneState.localEngine !== null
+                                               && popup.paneState.localEngine.loaded
+                visible: draftsBox.visible && loaded
+                         && ((chosen === "mtp" && methods.indexOf("mtp") < 0)
+                             || (chosen === "draft" && methods.indexOf("draft_model") < 0))
+                Layout.columnSpan: 2
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                text: mtpChosen
+                      ? qsTr("This model has no MTP layers: n-gram lookup proposes its drafts instead.")
+                      : qsTr("No draft model is loaded (Settings \u2192 Engine): n-gram lookup proposes the drafts instead.")
+                font.pixelSize: Theme.smallFontSize
+                color: Theme.mutedTextColor
             }
             CheckBox {
                 id: tintDraftsBox

@@ -777,6 +777,18 @@ void TestGuiPanes::speculativeSetting() {
   };
   QTRY_COMPARE(overlapping(pane), QString());
   QTRY_COMPARE(overlapping(secondPane), QString());
+  // Three panes, then one closed: the others widen, their rows still side by side.
+  PaneState* third = controller.panes()->addPane();
+  QVERIFY(third);
+  QVERIFY(third->settings()->apply({{"maxTokens", "60"}, {"temperature", "0"}}).isEmpty());
+  third->setInputText(prompt);
+  QVERIFY(third->send());
+  QTRY_VERIFY_WITH_TIMEOUT(!third->isBusy(), 60000);
+  QTRY_VERIFY(findItem(root, QStringLiteral("chatPane2")) != nullptr);
+  controller.panes()->closePane(2);
+  QTRY_VERIFY(findItem(root, QStringLiteral("chatPane2")) == nullptr);
+  QTRY_COMPARE(overlapping(pane), QString());
+  QTRY_COMPARE(overlapping(findItem(root, QStringLiteral("chatPane1"))), QString());
   controller.panes()->closePane(1);
 
   QVERIFY(QMetaObject::invokeMethod(pane, "openSettings"));
@@ -786,6 +798,15 @@ void TestGuiPanes::speculativeSetting() {
   QCOMPARE(box->property("currentIndex").toInt(), 0);  // Automatic
   const QStringList values = box->property("values").toStringList();
   QCOMPARE(values.size(), 5);
+  // A choice the engine cannot serve says what proposes instead (stories260K has no MTP layers).
+  QVERIFY(!findVisibleItem(root, QStringLiteral("draftsNote")));
+  box->setProperty("currentIndex", int(values.indexOf(QStringLiteral("mtp"))));
+  QQuickItem* note = nullptr;
+  QTRY_VERIFY((note = findVisibleItem(root, QStringLiteral("draftsNote"))) != nullptr);
+  QVERIFY2(note->property("text").toString().contains(QStringLiteral("MTP")),
+           qPrintable(note->property("text").toString()));
+  box->setProperty("currentIndex", int(values.indexOf(QStringLiteral("ngram"))));
+  QTRY_VERIFY(!findVisibleItem(root, QStringLiteral("draftsNote")));
   QQuickItem* tint = findVisibleItem(root, QStringLiteral("setting_tintDrafts"));
   QVERIFY(tint);
   QCOMPARE(tint->property("checked").toBool(), true);

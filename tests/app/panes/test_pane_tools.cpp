@@ -389,6 +389,19 @@ class TestPaneTools : public QObject {
     QVERIFY(s->sendText(QStringLiteral("Again")));
     QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
     QVERIFY2(s->errorText().contains(QStringLiteral("no-such-tool")), qPrintable(s->errorText()));
+    // Its server off for the pane: no tool is offered, and the pane still says which it must call.
+    QVERIFY(s->settings()->apply({{"toolChoice", "get-env"}, {"toolServersOff", QStringList{"everything"}}}).isEmpty());
+    QVERIFY(!s->toolsOffered());
+    QVERIFY(tools->offeredToolNames({"everything"}).isEmpty());
+    QVERIFY(s->sendText(QStringLiteral("Server off")));
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QVERIFY2(s->errorText().contains(QStringLiteral("get-env")), qPrintable(s->errorText()));
+    // The tools switch off: no call is asked for, the model answers.
+    QVERIFY(s->settings()->apply({{"tools", false}}).isEmpty());
+    QVERIFY(s->sendText(QStringLiteral("No tools")));
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QCOMPARE(s->errorText(), QString());
+    QVERIFY(s->settings()->apply({{"tools", true}, {"toolServersOff", QStringList{}}}).isEmpty());
 
     // A remote pane: sent as tool_choice ("required", then a named function).
     FakeModel model;
