@@ -4,8 +4,8 @@
 // other requests, with chunked prefill, preemption and prefix-cache hits, n > 1, stop strings and
 // logprobs — while drafts are really proposed and accepted (the counters say so). The oracle
 // method (the target's own continuation) accepts every draft; a part-wrong one exercises the
-// rollback after partly accepted drafts. Hybrid models (Gated DeltaNet layers) roll their state
-// back and keep resuming chats from their checkpoints.
+// rollback after partly accepted drafts; accepted drafts' text is reported as spans. Hybrid
+// models' turns and forks with drafts: test_spec_decode_hybrid.
 #include <QTest>
 
 #include <algorithm>
@@ -19,103 +19,11 @@
 #include "engine/spec_decode/ngram_proposer.h"
 #include "engine/spec_decode/speculative_config.h"
 #include "engine_test_utils.h"
+#include "spec_decode_test_util.h"
 
 using namespace pagedchat;
 
-namespace {
-
-// The tests that count drafts verify every one proposed (fit_to_batch off): the batch-aware cut
-// depends on measured step times. fitToBatchKeepsOutputs runs with it on.
-EngineConfig withSpec(EngineConfig c, const std::string& json) {
-  c.speculative_config = parse_speculative_config(json);
-  if (json.find("fit_to_batch") == std::string::npos) c.speculative_config.fit_to_batch = false;
-  return c;
-}
-
-const char* kNgram =
-    "{\"method\": \"ngram\", \"num_speculative_tokens\": 4, \"prompt_lookup_max\": 4, \"prompt_lookup_min\": 1}";
-
-struct Req {
-  std::string id;
-  std::vector<int> ids;  // token prompt (used when text is empty)
-  std::string text;      // text prompt
-  SamplingParams params;
-  int add_at_step = 0;  // joins the batch before this step
-  RequestOptions options{};
-};
-
-struct Result {
-  std::map<std::string, RequestOutput> done;
-  EngineStats stats;
-};
-
-Result run(const EngineConfig& cfg, const std::vector<Req>& reqs) {
-  LLMEngine engine(cfg);
-  Result r;
-  r.done = testutil::runToCompletion(engine, [&](int step) {
-    for (const Req& q : reqs)
-      if (q.add_at_step == step) {
-        if (q.text.empty() && !q.ids.empty())
-          engine.add_request(q.id, q.ids, q.params, q.options);
-        else
-          engine.add_request(q.id, q.text, q.params, q.options);
-      }
-  });
-  r.stats = engine.stats();
-  return r;
-}
-
-// A prompt of random ids whose middle repeats (something for prompt lookup to find).
-std::vector<int> repetitivePrompt(int vocab, int len, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> pick(3, vocab - 1);
-  std::vector<int> seg(12);
-  for (int& t : seg) t = pick(rng);
-  std::vector<int> out;
-  while (int(out.size()) < len) {
-    out.push_back(pick(rng));
-    out.insert(out.end(), seg.begin(), seg.end());
-  }
-  out.resize(std::size_t(len));
-  return out;
-}
-
-int vocabOf(const EngineConfig& cfg) { return LLMEngine(cfg).model_config().vocab_size; }
-
-// A continuation with the tokens at first, first + stride, ... changed (drafts that go wrong
-// there); stride 0 changes nothing.
-std::vector<int> withWrongTokens(std::vector<int> ids, std::size_t first, std::size_t stride, int vocab) {
-  for (std::size_t i = first; stride > 0 && i < ids.size(); i += stride) ids[i] = (ids[i] + 1) % vocab;
-  return ids;
-}
-
-void compareOutputs(const Result& plain, const Result& spec) {
-  QCOMPARE(spec.done.size(), plain.done.size());
-  for (const auto& [id, out] : plain.done) {
-    QVERIFY2(spec.done.count(id), id.c_str());
-    const CompletionOutput& a = out.outputs.at(0);
-    QCOMPARE(spec.done.at(id).outputs.size(), out.outputs.size());
-    for (std::size_t i = 0; i < out.outputs.size(); ++i) {
-      const CompletionOutput& x = out.outputs[i];
-      const CompletionOutput& y = spec.done.at(id).outputs[i];
-      if (x.token_ids != y.token_ids) {
-        std::size_t k = 0;
-        while (k < x.token_ids.size() && k < y.token_ids.size() && x.token_ids[k] == y.token_ids[k]) ++k;
-        QFAIL(qPrintable(QString("%1#%2: outputs differ at token %3 of %4/%5")
-                             .arg(QString::fromStdString(id))
-                             .arg(i)
-                             .arg(k)
-                             .arg(x.token_ids.size())
-                             .arg(y.token_ids.size())));
-      }
-      QCOMPARE(y.text, x.text);
-      QVERIFY(y.finish_reason == x.finish_reason);
-    }
-    (void)a;
-  }
-}
-
-}  // namespace
+using namespace spectest;
 
 class TestSpecDecode : public QObject {
   Q_OBJECT
@@ -708,161 +616,6 @@ class TestSpecDecode : public QObject {
     compareOutputs(plain, spec);
     QVERIFY(spec.stats.spec_num_draft_tokens > 0);
     QVERIFY(spec.stats.spec_num_accepted_tokens * 10 >= spec.stats.spec_num_draft_tokens * 9);
-  }
-
-  // Hybrid models: each turn's end leaves a state checkpoint at its last block boundary, and the
-  // next turn resumes there, with drafts as without: boundaries that fall among a step's drafts
-  // are checkpointed in a slot of their own and kept once verification accepts them. Block size 4
-  // puts a boundary among most steps' drafts; an oracle with some tokens wrong rejects some.
-  void hybridTurnsResume_data() {
-    QTest::addColumn<QString>("spec");
-    QTest::addColumn<int>("stride");
-    const QString oracle = "{\"method\": \"oracle\", \"num_speculative_tokens\": 5}";
-    QTest::newRow("every 7th wrong") << oracle << 7;
-    QTest::newRow("every 3rd wrong") << oracle << 3;
-    QTest::newRow("none wrong") << oracle << 0;
-  }
-  void hybridTurnsResume() {
-    QFETCH(QString, spec);
-    QFETCH(int, stride);
-    const QString path = archtest::archPath("qwen35-tiny.gguf");
-    REQUIRE_MODEL_FILE(path);
-    EngineConfig cfg = testutil::storiesConfig();
-    cfg.model = path.toStdString();
-    cfg.max_model_len = 400;
-    cfg.block_size = 4;
-    const int vocab = vocabOf(cfg);
-    SamplingParams p = testutil::greedy(37);
-    p.ignore_eos = true;
-    std::vector<int> prompt = repetitivePrompt(vocab, 61, 11);
-    // Plain: three turns, each re-sending the last and its answer.
-    std::vector<std::vector<int>> answers;
-    std::vector<int> cached;
-    {
-      LLMEngine engine(cfg);
-      std::vector<int> ids = prompt;
-      for (int turn = 0; turn < 3; ++turn) {
-        engine.add_request("t", ids, p);
-        const RequestOutput o = testutil::runToCompletion(engine).at("t");
-        answers.push_back(o.outputs[0].token_ids);
-        cached.push_back(o.metrics.num_cached_tokens);
-        ids.insert(ids.end(), answers.back().begin(), answers.back().end());
-        ids.insert(ids.end(), prompt.begin(), prompt.begin() + 9);
-      }
-    }
-    LLMEngine engine(withSpec(cfg, spec.toStdString()));
-    std::vector<int> ids = prompt;
-    for (int turn = 0; turn < 3; ++turn) {
-      RequestOptions o;
-      o.oracle_token_ids = withWrongTokens(answers[std::size_t(turn)], 2, std::size_t(stride), vocab);
-      engine.add_request("t", ids, p, o);
-      const RequestOutput out = testutil::runToCompletion(engine).at("t");
-      QCOMPARE(out.outputs[0].token_ids, answers[std::size_t(turn)]);
-      // At least where plain decoding resumes (a turn that ends on an accepted draft has
-      // computed its last token too, and may resume one boundary further).
-      QVERIFY2(out.metrics.num_cached_tokens >= cached[std::size_t(turn)],
-               qPrintable(QString("turn %1 resumed at %2, without drafts at %3")
-                              .arg(turn)
-                              .arg(out.metrics.num_cached_tokens)
-                              .arg(cached[std::size_t(turn)])));
-      if (turn > 0)
-        QVERIFY(cached[std::size_t(turn)] > int(prompt.size()));  // the plain run resumed past turn 0's prompt
-      ids.insert(ids.end(), answers[std::size_t(turn)].begin(), answers[std::size_t(turn)].end());
-      ids.insert(ids.end(), prompt.begin(), prompt.begin() + 9);
-    }
-    const EngineStats st = engine.stats();
-    QVERIFY(st.spec_num_accepted_tokens > 0);
-    if (stride > 0) {
-      QVERIFY(st.spec_num_accepted_tokens < st.spec_num_draft_tokens);
-      QVERIFY(st.spec_num_recomputed_tokens > 0);
-    } else {
-      QCOMPARE(st.spec_num_accepted_tokens, st.spec_num_draft_tokens);
-    }
-  }
-
-  // Hybrid models: n = 3 completions (each its own state and rollback slot, forked from the
-  // prompt's), one request aborted mid-flight with its drafts in the cache; the others equal
-  // their plain runs, and once all are done no state slot is held (nothing leaked by rollbacks,
-  // speculative checkpoints or the abort).
-  void hybridForksAndAbort() {
-    const QString path = archtest::archPath("qwen35-tiny.gguf");
-    REQUIRE_MODEL_FILE(path);
-    EngineConfig cfg = testutil::storiesConfig();
-    cfg.model = path.toStdString();
-    cfg.max_model_len = 256;
-    cfg.block_size = 4;
-    const int vocab = vocabOf(cfg);
-    SamplingParams greedy3 = testutil::greedy(30);
-    greedy3.ignore_eos = true;
-    greedy3.n = 3;
-    SamplingParams seeded = testutil::greedy(30);
-    seeded.ignore_eos = true;
-    seeded.temperature = 0.9f;
-    seeded.seed = 9;
-    std::vector<Req> reqs = {{"n3", repetitivePrompt(vocab, 23, 4), {}, greedy3},
-                             {"seeded", repetitivePrompt(vocab, 30, 5), {}, seeded, 1}};
-    const Result plain = run(cfg, reqs);
-    for (Req& q : reqs) {
-      q.options.oracle_token_ids = withWrongTokens(plain.done.at(q.id).outputs[0].token_ids, 3, 4, vocab);
-    }
-    LLMEngine engine(withSpec(cfg, "{\"method\": \"oracle\", \"num_speculative_tokens\": 3}"));
-    Req doomed{"doomed", repetitivePrompt(vocab, 40, 6), {}, seeded};
-    doomed.options.oracle_token_ids = repetitivePrompt(vocab, 30, 7);
-    const auto done = testutil::runToCompletion(engine, [&](int step) {
-      for (const Req& q : reqs)
-        if (q.add_at_step == step) engine.add_request(q.id, q.ids, q.params, q.options);
-      if (step == 0) engine.add_request(doomed.id, doomed.ids, doomed.params, doomed.options);
-      if (step == 9) QVERIFY(engine.abort_request("doomed"));
-    });
-    for (const Req& q : reqs) {
-      const RequestOutput& got = done.at(q.id);
-      QCOMPARE(got.outputs.size(), plain.done.at(q.id).outputs.size());
-      for (std::size_t i = 0; i < got.outputs.size(); ++i)
-        QCOMPARE(got.outputs[i].token_ids, plain.done.at(q.id).outputs[i].token_ids);
-    }
-    const EngineStats st = engine.stats();
-    QVERIFY(st.spec_num_recomputed_tokens > 0);
-    QCOMPARE(st.num_state_slots_held, 0);
-    QCOMPARE(st.num_running + st.num_waiting, 0);
-  }
-
-  // Hybrid models under pressure: four requests joining mid-flight, chunked prefill, a KV cache
-  // that forces preemption and so few state slots that some steps find none for the state drafts
-  // roll back to (they run without drafts). Each output equals its plain run.
-  void hybridBatchedUnderPressure() {
-    const QString path = archtest::archPath("qwen35-tiny.gguf");
-    REQUIRE_MODEL_FILE(path);
-    EngineConfig cfg = testutil::storiesConfig();
-    cfg.model = path.toStdString();
-    cfg.max_model_len = 256;
-    cfg.block_size = 8;
-    cfg.num_blocks = 40;
-    cfg.max_num_seqs = 4;
-    cfg.num_state_slots = 9;
-    cfg.max_num_batched_tokens = 24;
-    cfg.long_prefill_token_threshold = 7;
-    const int vocab = vocabOf(cfg);
-    std::vector<Req> reqs;
-    for (int i = 0; i < 4; ++i) {
-      SamplingParams p = testutil::greedy(50 + 7 * i);
-      p.ignore_eos = true;
-      if (i == 2) {
-        p.temperature = 0.8f;
-        p.seed = 31;
-      }
-      reqs.push_back({"h" + std::to_string(i), repetitivePrompt(vocab, 40 + 11 * i, 20 + uint32_t(i)), {}, p, 2 * i});
-    }
-    const Result plain = run(cfg, reqs);
-    std::vector<Req> oracle = reqs;
-    for (Req& q : oracle) {
-      q.options.oracle_token_ids = withWrongTokens(plain.done.at(q.id).outputs[0].token_ids, 4, 6, vocab);
-    }
-    const Result spec = run(withSpec(cfg, "{\"method\": \"oracle\", \"num_speculative_tokens\": 4}"), oracle);
-    compareOutputs(plain, spec);
-    QVERIFY2(spec.stats.num_preemptions > 0, "the small cache should have forced preemption");
-    QVERIFY(spec.stats.spec_num_recomputed_tokens > 0);
-    const Result ngram = run(withSpec(cfg, kNgram), reqs);
-    compareOutputs(plain, ngram);
   }
 };
 
