@@ -18,6 +18,8 @@
 #include "cli/sampling_options.h"
 #include "cli/timings.h"
 #include "engine/llm_engine.h"
+#include "engine/multimodal/image_decode.h"
+#include "engine/multimodal/mm_prompt.h"
 #include "engine/text/chat_template.h"
 
 namespace pagedchat::cli {
@@ -45,9 +47,11 @@ bool is_blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == s
 // Returns the reply text (what was shown, when stopped); `last` gets its final output (metrics,
 // cached tokens) and `stopped` whether Ctrl+C ended it.
 std::string stream_reply(LLMEngine& engine, InterruptWatch& interrupts, const std::string& id, const ChatPrompt& prompt,
-                         const SamplingParams& params, bool tint_drafts, RequestOutput& last, bool& stopped) {
+                         const std::vector<MultiModalPlaceholder>& images, const SamplingParams& params,
+                         bool tint_drafts, RequestOutput& last, bool& stopped) {
   RequestOptions options;
   options.stable_prefix_tokens = prompt.stable_prefix_tokens;
+  options.images = images;
   engine.add_request(id, prompt.token_ids, params, options);
   interrupts.begin_reply(engine, id);
   std::string reply;
@@ -133,6 +137,9 @@ int run_chat(ChatOptions& opt) {
   const int max_model_len = engine.engine_config().max_model_len;
   const bool interactive = isatty(STDIN_FILENO) != 0;
   std::vector<ChatMessage> history;  // user/assistant turns, oldest first; the system message apart
+  using Images = std::vector<std::shared_ptr<const RgbImage>>;
+  std::vector<Images> history_images;  // per message of `history`: the images its text holds markers for
+  Images pending;                      // /image: attached to the next message
   std::string line;
   for (int turn = 1;; ++turn) {
     if (interactive) std::cerr << "> " << std::flush;
@@ -144,26 +151,76 @@ int run_chat(ChatOptions& opt) {
     if (command == "/exit") break;
     if (command == "/reset") {
       history.clear();
+      history_images.clear();
+      pending.clear();
       std::cerr << "[conversation reset]\n";
+      continue;
+    }
+    if (command.rfind("/image ", 0) == 0) {
+      const std::string path = command.substr(command.find_first_not_of(" \t", 7));
+      if (!engine.vision_encoder()) {
+        std::cerr << "pagedchat-cli: this model reads no images: give its image projector with --mmproj\n";
+        continue;
+      }
+      try {
+        pending.push_back(std::make_shared<const RgbImage>(decode_image_file(path)));
+        std::cerr << "[image " << pending.back()->width << "x" << pending.back()->height
+                  << " attached to the next message]\n";
+      } catch (const ImageError& e) {
+        std::cerr << "pagedchat-cli: " << e.what() << "\n";
+      }
       continue;
     }
     if (is_blank(line)) continue;
 
     // This turn's messages: the user's, then (with tools) each call and its result, then the
     // answer; the model is asked again after each round of calls, --max-tool-steps at most.
-    std::vector<ChatMessage> turn_messages{{"user", line}};
+    // Images go before the text, one marker each (mm_prompt.h).
+    std::string content = strip_image_markers(line);
+    for (std::size_t k = 0; k < pending.size(); ++k) content.insert(0, kImageMarker);
+    std::vector<ChatMessage> turn_messages{{"user", content}};
+    std::vector<Images> turn_images{pending};
+    pending.clear();
     for (int step = 0;; ++step) {
       std::vector<ChatMessage> messages;
       if (!opt.system.empty()) messages.push_back({"system", opt.system});
       messages.insert(messages.end(), history.begin(), history.end());
       messages.insert(messages.end(), turn_messages.begin(), turn_messages.end());
+      std::vector<Images> message_images(opt.system.empty() ? 0 : 1);
+      message_images.insert(message_images.end(), history_images.begin(), history_images.end());
+      message_images.insert(message_images.end(), turn_images.begin(), turn_images.end());
+      message_images.resize(messages.size());
       ChatPrompt prompt;
+      std::vector<MultiModalPlaceholder> placed;
       try {
         prompt = fit_chat(tokenizer, tmpl, messages, encode, max_model_len, opt.sampling.max_tokens);
+        Images kept;  // the images of the messages fit_chat kept, in order
+        for (std::size_t m = 0; m < messages.size(); ++m) {
+          const int mi = static_cast<int>(m);
+          if (mi >= prompt.first_dropped_message && mi < prompt.first_dropped_message + prompt.num_dropped_messages)
+            continue;
+          kept.insert(kept.end(), message_images[m].begin(), message_images[m].end());
+        }
+        if (!kept.empty()) {
+          ImagePrompt ip = encode_image_prompt(tokenizer, *engine.vision_encoder(), prompt.rendered, kept,
+                                               encode.bos_id, image_placeholder_id(tokenizer));
+          const int n = static_cast<int>(ip.token_ids.size());
+          if (n >= max_model_len)
+            throw ChatTooLongError("the conversation with its images needs " + std::to_string(n) +
+                                       " prompt tokens; max_model_len is " + std::to_string(max_model_len),
+                                   n, max_model_len);
+          prompt.token_ids = std::move(ip.token_ids);
+          prompt.max_tokens = std::min(prompt.max_tokens, max_model_len - n);
+          prompt.stable_prefix_tokens = 0;
+          placed = std::move(ip.images);
+        }
       } catch (const ChatTooLongError& e) {
         std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
         break;
       } catch (const ChatTemplateError& e) {
+        std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
+        break;
+      } catch (const std::invalid_argument& e) {  // the template left out an image's place
         std::cerr << "pagedchat-cli: " << e.what() << "; message skipped\n";
         break;
       }
@@ -174,6 +231,7 @@ int run_chat(ChatOptions& opt) {
       if (prompt.num_dropped_messages > 0) {
         const int from_history = std::min<int>(prompt.num_dropped_messages, static_cast<int>(history.size()));
         history.erase(history.begin(), history.begin() + from_history);
+        history_images.erase(history_images.begin(), history_images.begin() + from_history);
         std::cerr << "[dropped the " << prompt.num_dropped_messages << " oldest messages to fit max_model_len "
                   << max_model_len << "]\n";
       }
@@ -185,7 +243,7 @@ int run_chat(ChatOptions& opt) {
       bool stopped = false;
       const std::string reply = stream_reply(engine, interrupts,
                                              "chat-" + std::to_string(turn) + "-" + std::to_string(step), prompt,
-                                             params, opt.tint_drafts, final_output, stopped);
+                                             placed, params, opt.tint_drafts, final_output, stopped);
       if (stopped) std::cerr << "[stopped: Ctrl+C again at the prompt exits]\n";
       if (opt.verbose)
         std::cerr << "[cached " << final_output.num_cached_tokens << "/" << prompt.token_ids.size()
@@ -220,7 +278,11 @@ int run_chat(ChatOptions& opt) {
         turn_messages.push_back(
             {"tool", tools->run(c), nlohmann::ordered_json{{"tool_call_id", c.id}, {"name", c.name}}.dump()});
     }
-    if (turn_messages.size() > 1) history.insert(history.end(), turn_messages.begin(), turn_messages.end());
+    if (turn_messages.size() > 1) {
+      history.insert(history.end(), turn_messages.begin(), turn_messages.end());
+      turn_images.resize(turn_messages.size());
+      history_images.insert(history_images.end(), turn_images.begin(), turn_images.end());
+    }
   }
   return 0;
 }
@@ -233,8 +295,9 @@ Command add_chat_command(CLI::App& app) {
   SamplingParams& s = opt->sampling;
   CLI::App* cmd = app.add_subcommand(
       "chat",
-      "Chat on stdin/stdout: one user message per line; /reset clears the history, /exit (or EOF) ends; Ctrl+C "
-      "stops a reply (the conversation goes on), at the prompt it exits");
+      "Chat on stdin/stdout: one user message per line; /image FILE attaches a picture (PNG, JPEG, WebP; needs "
+      "--mmproj) to the next message, /reset clears the history, /exit (or EOF) ends; Ctrl+C stops a reply (the "
+      "conversation goes on), at the prompt it exits");
   cmd->add_option("--model", opt->engine.model, kModelHelp)->required();
   cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
   cmd->add_option("--system", opt->system, "system message placed before the conversation");

@@ -7,6 +7,9 @@ namespace pagedchat::cli {
 
 void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag, bool oracle_allowed) {
   cmd->add_option("--max-model-len", e.max_model_len, "context length in tokens (default: the model's)");
+  cmd->add_option("--mmproj", e.mmproj,
+                  "the model's image projector (an mmproj-*.gguf beside it; Gemma 3): prompts may then hold images")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--kv-cache-bytes", e.kv_cache_bytes, "KV-cache memory in bytes (default: automatic)");
   cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
   cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");

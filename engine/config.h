@@ -323,8 +323,11 @@ enum class SchedulingPolicy { kFcfs, kPriority };
 
 /// Engine settings (vLLM's EngineArgs, trimmed to what this engine uses).
 struct EngineConfig {
-  std::string model;               ///< a GGUF file, a Hugging Face folder, or a llama2.c .bin (model_loader.h)
-  std::string tokenizer{};         ///< optional explicit sentencepiece .model
+  std::string model;        ///< a GGUF file, a Hugging Face folder, or a llama2.c .bin (model_loader.h)
+  std::string tokenizer{};  ///< optional explicit sentencepiece .model
+  /// The image projector to load beside the model (llama.cpp's `mmproj-*.gguf`;
+  /// engine/vision/vision_encoder.h): requests may then carry images. Empty: text only.
+  std::string mmproj{};
   int block_size = 16;             ///< tokens per KV-cache block
   std::size_t kv_cache_bytes = 0;  ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences
   int num_blocks = 0;              ///< explicit KV block count; overrides kv_cache_bytes when > 0

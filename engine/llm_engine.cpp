@@ -222,6 +222,7 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   if ((sized || !on_device) && num_blocks < blocks_per_seq)
     throw too_small(num_blocks, "raise kv_cache_bytes or lower max_model_len");
   m.runner = std::make_unique<ModelRunner>(m.model, std::move(backend), m.config.dtype);
+  if (!m.config.mmproj.empty()) m.load_vision();
   if (m.config.host_memory_budget > 0 && !on_device)
     num_blocks = fit_host_memory_budget(m.config, m.runner->model().packed_bytes(), num_blocks, blocks_per_seq,
                                         block_bytes, sized, m.warnings);
@@ -421,6 +422,7 @@ void LLMEngine::Impl::add(const std::string& id, std::string prompt, std::vector
   seq->cache_salt = options.cache_salt;
   seq->share_key = options.fair_share_key.empty() ? id : options.fair_share_key;
   seq->stable_prefix_tokens = std::clamp(options.stable_prefix_tokens, 0, seq->num_prompt_tokens());
+  if (!options.images.empty()) take_images(*seq, options.images);
   seq->group = g.get();
   if (grammar) seq->matcher = make_matcher(grammar);
   scheduler->add_request(seq.get());
@@ -541,6 +543,7 @@ void LLMEngine::Impl::fork(RequestGroup& g) {
     child->group = &g;
     child->priority = parent.priority;
     child->cache_salt = parent.cache_salt;
+    child->mm_inputs = parent.mm_inputs;  // a preempted child recomputes its prompt, images too
     child->share_key = parent.share_key;
     child->num_computed_tokens = parent.num_computed_tokens;
     child->num_spec_budget = parent.num_spec_budget;
@@ -599,6 +602,7 @@ std::vector<RequestOutput> LLMEngine::step() {
     decode_only = decode_only && prompt_left == 0;
   }
   for (Request* r : so.preempted) ++r->group->metrics.num_preemptions;
+  if (m.vision) m.encode_scheduled_images(so);
   if (m.on_scheduled) m.on_scheduled();
   if (!m.runner->execute(so, *m.kv, m.logits, [&m, &so] { return m.step_abandoned(so); })) {
     // Every request of the step was asked to stop while it ran: none of its tokens counts. The
@@ -694,6 +698,7 @@ const Tokenizer& LLMEngine::tokenizer() const {
   return *impl_->tokenizer;
 }
 const std::string& LLMEngine::chat_template() const { return impl_->chat_template; }
+const VisionEncoder* LLMEngine::vision_encoder() const { return impl_->vision.get(); }
 const SamplingDefaults& LLMEngine::sampling_defaults() const { return impl_->sampling_defaults; }
 bool LLMEngine::has_tokenizer() const { return impl_->tokenizer != nullptr; }
 const std::vector<std::string>& LLMEngine::last_scheduled_request_ids() const { return impl_->last_scheduled; }

@@ -12,6 +12,7 @@
 #include "engine/config.h"
 #include "engine/core/request_status.h"
 #include "engine/model/weight_dtype.h"
+#include "engine/multimodal/mm_input.h"
 #include "engine/outputs.h"
 #include "engine/sample/sampling_defaults.h"
 #include "engine/sample/sampling_params.h"
@@ -19,6 +20,8 @@
 #include "kernels/ops.h"
 
 namespace pagedchat {
+
+class VisionEncoder;
 
 /// The checks LLMEngine::add_request makes of a request before queueing it, other than a
 /// duplicate id: valid params (SamplingParams::validate, validate_for_vocab), a non-empty id and
@@ -73,6 +76,10 @@ struct RequestOptions {
   /// speculative_methods(); kNone: none, as speculative = false). Unset, or one the engine has
   /// not loaded: the engine's default (speculative_methods().front()).
   std::optional<SpeculativeConfig::Method> speculative_method{};
+  /// The prompt's images (engine/multimodal/mm_prompt.h's encode_image_prompt lays them out):
+  /// in position order, inside the prompt, not overlapping, each as long as the engine's vision
+  /// encoder makes it. Needs an engine loaded with EngineConfig::mmproj.
+  std::vector<MultiModalPlaceholder> images{};
 };
 
 /// Counters for a status line / engine view.
@@ -189,6 +196,8 @@ class LLMEngine {
   const EngineConfig& engine_config() const;
   /// The tokenizer; throws std::logic_error for a model loaded without one (random:).
   const Tokenizer& tokenizer() const;
+  /// The image encoder loaded from EngineConfig::mmproj, or null (the engine reads no images).
+  const VisionEncoder* vision_encoder() const;
   bool has_tokenizer() const;
   /// The chat template text the model files carry (Jinja), or "" when none.
   const std::string& chat_template() const;

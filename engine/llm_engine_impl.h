@@ -19,6 +19,7 @@
 #include "engine/core/scheduler.h"
 #include "engine/llm_engine.h"
 #include "engine/model/model_runner.h"
+#include "engine/multimodal/encoder_cache.h"
 #include "engine/output_processor.h"
 #include "engine/sample/sampler.h"
 #include "engine/spec_decode/batch_draft_budget.h"
@@ -41,6 +42,8 @@ struct LLMEngine::Impl {
   Sampler sampler;
   std::unique_ptr<DraftModelProposer> drafter;           ///< speculative method draft_model
   std::unique_ptr<MtpProposer> mtp;                      ///< speculative method mtp
+  std::unique_ptr<VisionEncoder> vision;                 ///< EngineConfig::mmproj (null: text only)
+  EncoderCache encoder_cache;                            ///< image embeddings by image identity
   LLMEngine::DraftObserver draft_observer;               ///< set_draft_observer()
   std::vector<std::pair<Request*, int>> to_propose;      ///< one step's requests and their draft budgets
   std::vector<std::pair<Request*, int>> to_propose_mtp;  ///< the same for the MTP proposer
@@ -72,6 +75,12 @@ struct LLMEngine::Impl {
   std::shared_ptr<const structured::Grammar> grammar_for(const StructuredOutputsParams& so);
   std::unique_ptr<structured::GrammarMatcher> make_matcher(const std::shared_ptr<const structured::Grammar>& g);
   void fork(RequestGroup& g);
+  /// Opens config.mmproj and checks it against the model and the backend (std::runtime_error).
+  void load_vision();
+  /// Encodes (or finds in the encoder cache) the images whose positions `so` computes.
+  void encode_scheduled_images(const SchedulerOutput& so);
+  /// Checks and takes RequestOptions::images for `seq` (std::invalid_argument naming the problem).
+  void take_images(Request& seq, const std::vector<MultiModalPlaceholder>& images);
   /// abort_request(): false when `id` is unknown or finished.
   bool abort(const std::string& id);
   /// Aborts what request_abort() asked for since the last call.

@@ -33,6 +33,12 @@ struct AttentionMetadata {
   int num_tokens = 0;
   int max_query_len = 0;
   int max_seq_len = 0;
+  /// [num_tokens] or null: per query token the end (exclusive) of the key positions it sees,
+  /// when that lies past the token itself — Gemma 3's image tokens attend to every token of their
+  /// image (bidirectionally) as well as causally before it; a sliding window still bounds the keys
+  /// before the query. An entry <= the token's position + 1 means causal. Never past the request's
+  /// seq_len (those keys are in the cache by the time the step attends). OpFeature::kKeyEnds.
+  const int* key_ends = nullptr;
 };
 
 /// The rotary embedding of a model (RoFormer, Su et al. 2021; vLLM's RotaryEmbedding): the first
@@ -97,6 +103,7 @@ enum class OpFeature {
   kAttentionSinks,    ///< AttentionSpec::sinks (gpt-oss)
   kSwigluOai,         ///< swiglu_oai_stacked (gpt-oss's clamped SwiGLU)
   kMixedHeadSizes,    ///< AttentionSpec / QkvSpec kv_row_width wider than the layer's K/V (Gemma 4)
+  kKeyEnds,           ///< AttentionMetadata::key_ends (bidirectional attention among image tokens)
 };
 /// Human words for a feature, for messages: "sliding-window attention", "partial rotary embedding".
 const char* op_feature_name(OpFeature feature);

@@ -384,6 +384,8 @@ const char* op_feature_name(OpFeature feature) {
       return "the clamped SwiGLU of gpt-oss";
     case OpFeature::kMixedHeadSizes:
       return "layers with different head sizes in one KV cache";
+    case OpFeature::kKeyEnds:
+      return "bidirectional attention among an image's tokens";
   }
   return "?";
 }

@@ -13,6 +13,8 @@ PACKAGES=(
   libmicrohttpd-dev curl
   # model downloads from the Hugging Face hub (engine/loader/hub): libcurl (OpenSSL), SHA-256 from libcrypto
   libcurl4-openssl-dev libssl-dev
+  # images (engine/multimodal): PNG, JPEG and WebP decoding
+  libpng-dev libturbojpeg0-dev libwebp-dev
   # GGUF vocabularies -> sentencepiece ModelProto (protoc; static libprotobuf-lite, see engine/CMakeLists.txt)
   protobuf-compiler libprotobuf-dev
   # app: Qt 6 (Quick, Controls, SQL with the SQLite driver, Test, Linguist tools)

@@ -21,6 +21,13 @@ uint64_t BlockKey::hash() const {
     h ^= c;
     h *= kPrime;
   }
+  if (!mm_key.empty()) {  // text-only blocks keep the hashes they always had
+    mix(mm_key.size());
+    for (unsigned char c : mm_key) {
+      h ^= c;
+      h *= kPrime;
+    }
+  }
   // splitmix64 finaliser: spreads the low-entropy FNV state over all bits.
   h ^= h >> 30;
   h *= 0xbf58476d1ce4e5b9ull;

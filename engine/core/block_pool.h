@@ -22,11 +22,13 @@
 
 namespace pagedchat {
 
-/// What identifies the contents of one full block: its parent's hash, its token ids and a salt.
+/// What identifies the contents of one full block: its parent's hash, its token ids, a salt, and
+/// the images whose positions it holds (their identities and offsets: vLLM's extra keys).
 struct BlockKey {
   uint64_t parent_hash = 0;
   std::vector<int> token_ids;
   std::string salt;
+  std::string mm_key;
   bool operator==(const BlockKey&) const = default;
   /// 64-bit hash of the key (FNV-1a over the parent hash, the ids and the salt, then a final mix).
   uint64_t hash() const;

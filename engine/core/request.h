@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/core/request_status.h"
+#include "engine/multimodal/mm_input.h"
 #include "engine/outputs.h"
 #include "engine/sample/sampling_params.h"
 #include "engine/sample/stop_automaton.h"
@@ -40,6 +41,9 @@ struct Request {
   std::string cache_salt;        ///< isolates this request's prefix-cache entries
   std::string share_key;         ///< RequestOptions::fair_share_key, else the group's id
   int stable_prefix_tokens = 0;  ///< RequestOptions::stable_prefix_tokens (<= the prompt's length)
+  /// The prompt's images in position order, not overlapping (RequestOptions::images); their
+  /// identities join the prefix-cache keys of the blocks they lie in.
+  std::vector<MultiModalPlaceholder> mm_inputs;
   RequestGroup* group = nullptr;
   int index = 0;  ///< completion index within the group
 

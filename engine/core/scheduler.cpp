@@ -49,9 +49,17 @@ void Scheduler::preempt(Request* request) {
   insert_waiting(request);
 }
 
-int Scheduler::cap(const Request* /*request*/, int num_new, int budget) const {
-  if (config_.long_prefill_token_threshold > 0) num_new = std::min(num_new, config_.long_prefill_token_threshold);
-  return std::min(num_new, budget);
+int Scheduler::cap(const Request* r, int start, int num_new, int budget) const {
+  int n = num_new;
+  if (config_.long_prefill_token_threshold > 0) n = std::min(n, config_.long_prefill_token_threshold);
+  n = std::min(n, budget);
+  for (const MultiModalPlaceholder& m : r->mm_inputs) {
+    if (!m.bidirectional || m.end() <= start || m.offset >= start + n || m.end() <= start + n) continue;
+    // The step would end inside this image: stop before it, or take all of it.
+    if (m.offset > start) return m.offset - start;
+    return m.end() - start <= std::min(num_new, budget) ? m.end() - start : 0;
+  }
+  return n;
 }
 
 SchedulerOutput Scheduler::schedule() {
@@ -66,7 +74,11 @@ SchedulerOutput Scheduler::schedule() {
     // accepted drafts, recomputed after a rollback.)
     const int num_known = req->num_tokens() - req->num_computed_tokens;
     const int num_drafts = int(req->spec_token_ids.size());
-    int num_new = cap(req, num_known + num_drafts, budget);
+    int num_new = cap(req, req->num_computed_tokens, num_known + num_drafts, budget);
+    if (num_new == 0) {  // an image that needs more of the budget than this step has left
+      ++i;
+      continue;
+    }
     int num_spec = std::max(0, num_new - num_known);
     bool scheduled = true;
     while (!kv_.allocate_slots(*req, num_new)) {
@@ -133,8 +145,8 @@ SchedulerOutput Scheduler::schedule() {
     KVCacheCoordinator::ComputedBlocks computed;
     if (req->block_ids.empty()) computed = kv_.get_computed_blocks(*req);
     const int start = req->block_ids.empty() ? computed.num_tokens : req->num_computed_tokens;
-    const int num_new = cap(req, req->num_tokens() - start, budget);
-    if (!kv_.allocate_slots(*req, num_new, &computed)) break;
+    const int num_new = cap(req, start, req->num_tokens() - start, budget);
+    if (num_new == 0 || !kv_.allocate_slots(*req, num_new, &computed)) break;
     waiting_.erase(pick);
     ++running_per_key[req->share_key];
     req->status = RequestStatus::kRunning;

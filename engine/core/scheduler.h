@@ -86,7 +86,11 @@ class Scheduler {
   void preempt(Request* request);
   void insert_waiting(Request* request);
   bool before(const Request* a, const Request* b) const;  // runs first
-  int cap(const Request* r, int num_new, int budget) const;
+  /// The tokens r computes this step from position `start`: num_new cut by the long-prefill
+  /// threshold and the budget, and never ending inside a bidirectional image that is not yet
+  /// computed (the cut moves to the image's start, or, when the image starts at `start`, takes it
+  /// whole within the budget, past the threshold). 0: r waits for a step with more budget.
+  int cap(const Request* r, int start, int num_new, int budget) const;
 
   SchedulerConfig config_;
   KVCacheCoordinator& kv_;

@@ -13,6 +13,9 @@ BlockKey block_key(const Request& r, int i, int bs) {
   key.parent_hash = i == 0 ? 0 : r.block_hashes.at(std::size_t(i) - 1);
   key.token_ids.assign(r.token_ids.begin() + std::ptrdiff_t(i) * bs, r.token_ids.begin() + std::ptrdiff_t(i + 1) * bs);
   if (i == 0) key.salt = r.cache_salt;  // the chain carries it to every later block
+  for (const MultiModalPlaceholder& m : r.mm_inputs)
+    if (m.offset < (i + 1) * bs && m.end() > i * bs)
+      key.mm_key += m.identity + "@" + std::to_string(m.offset - i * bs) + ";";
   return key;
 }
 

@@ -401,6 +401,10 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
     meta.max_query_len = std::max(meta.max_query_len, b.query_start_loc[r + 1] - b.query_start_loc[r]);
     meta.max_seq_len = std::max(meta.max_seq_len, b.seq_lens[r]);
   }
+  if (!b.key_ends.empty()) {
+    if (int(b.key_ends.size()) != T) throw std::invalid_argument("the batch's key_ends do not match its tokens");
+    meta.key_ends = upload(key_ends_, b.key_ends);
+  }
   std::vector<kernels::AttentionMetadata> group_meta(std::size_t(groups), meta);
   std::vector<const int64_t*> group_slots(static_cast<std::size_t>(groups));
   if (group_slots_.size() < std::size_t(groups)) {
@@ -438,6 +442,10 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
 
   ops_.embedding(x, embedding_, embedding_dtype_, ids, T, dim);
   if (c.embedding_scale != 1.0f) ops_.scale(x, c.embedding_scale, std::int64_t(T) * dim);
+  for (const ForwardBatch::EmbedRow& e : b.input_embeds) {
+    if (e.token < 0 || e.token >= T || !e.row) throw std::invalid_argument("an input embedding outside the batch");
+    ops_.copy_to_backend(x + std::int64_t(e.token) * dim, e.row, std::size_t(dim) * sizeof(float));
+  }
   if (eh_embed_) {
     // An MTP head: x = E·(rms_norm(x)·enorm) + Hm·(rms_norm(h)·hnorm).
     if (b.input_hidden.size() != std::size_t(T) * dim)

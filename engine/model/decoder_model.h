@@ -198,7 +198,8 @@ class DecoderModel {
   std::unique_ptr<kernels::Buffer> x_, xb_, sel_, logits_, ffn_, per_layer_, per_layer_rows_, per_layer_gate_;
   std::unique_ptr<kernels::Buffer> expert_in_, router_in_, expert_out_;  // dense_and_experts
   layers::Workspace ws_;  // the attention blocks', MLPs' and experts' intermediates
-  std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_;
+  std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_,
+      key_ends_;
   std::vector<std::unique_ptr<kernels::Buffer>> group_slots_, group_tables_;  // KV-cache groups 1..
   std::vector<kernels::DeltaNetSequence> delta_seqs_;                         // per request, rebuilt per layer
 };

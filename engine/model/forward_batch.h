@@ -38,6 +38,18 @@ struct ForwardBatch {
   /// An MTP head's second input (DecoderModel built with an MtpInput): [T, hidden_size] float32,
   /// per token the hidden state it is paired with (host memory); empty for other models.
   std::vector<float> input_hidden;
+  /// Tokens whose input is an embedding given here instead of their id's row of the embedding
+  /// table (an image's encoder output, engine/vision/): token index and a host pointer to
+  /// hidden_size floats, used as is (no embedding scale). Empty for text.
+  struct EmbedRow {
+    int token = 0;
+    const float* row = nullptr;
+  };
+  std::vector<EmbedRow> input_embeds;
+  /// [T] or empty: per token the end (exclusive) of the key positions it attends to
+  /// (kernels::AttentionMetadata::key_ends): its position + 1 (causal), or the end of its image
+  /// for a model whose image tokens attend both ways (Gemma 3).
+  std::vector<int> key_ends;
 
   // Recurrent (Gated DeltaNet) layers: empty for models without them.
   /// A checkpoint of a request's recurrent state after `after` of its tokens in this step (1 ..

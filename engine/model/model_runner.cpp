@@ -1,6 +1,9 @@
 #include "engine/model/model_runner.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include "engine/vision/vision_encoder.h"
 
 namespace pagedchat {
 
@@ -74,6 +77,9 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
   b.state_slots.clear();
   b.state_saves.clear();
   b.state_copies = out.state_copies;
+  b.input_embeds.clear();
+  b.key_ends.clear();
+  bool key_ends = false;  // some image of the step attends both ways: every token gets its key end
   b.extra_groups.resize(std::size_t(groups - 1));
   auto tables = [&](int g) -> std::pair<std::vector<int64_t>&, std::vector<int>&> {
     if (g == 0) return {b.slot_mapping, b.block_tables};
@@ -93,6 +99,25 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
     const Request& req = *s.request;
     const int start = req.num_computed_tokens, end = start + s.num_new_tokens;
     const int known = req.num_tokens();  // positions past it hold draft tokens (speculative decoding)
+    const int first_token = int(b.input_ids.size());
+    for (const MultiModalPlaceholder& m : req.mm_inputs) {
+      // Image positions this step computes read the image's embeddings (the engine encoded them).
+      const int lo = std::max(start, m.offset), hi = std::min(end, m.end());
+      if (lo >= hi) continue;
+      if (!m.embeddings) throw std::logic_error("an image's positions are scheduled before it was encoded");
+      for (int pos = lo; pos < hi; ++pos)
+        b.input_embeds.push_back(
+            {first_token + pos - start,
+             m.embeddings->data.data() + std::size_t(pos - m.offset) * std::size_t(m.embeddings->width)});
+      if (m.bidirectional) {
+        if (!key_ends) {  // causal for every token so far
+          key_ends = true;
+          b.key_ends.resize(std::size_t(first_token));
+          for (int t = 0; t < first_token; ++t) b.key_ends[std::size_t(t)] = b.positions[std::size_t(t)] + 1;
+        }
+        if (m.end() > end) throw std::logic_error("a bidirectional image is split across steps");
+      }
+    }
     for (int pos = start; pos < end; ++pos) {
       if (capture_hidden_) b.hidden_indices.push_back(int(b.input_ids.size()));
       b.input_ids.push_back(pos < known ? req.token_ids[std::size_t(pos)]
@@ -104,6 +129,14 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
       for (int pos = start; pos < end; ++pos) slots.push_back(kv.slot(req, pos, g));
       const std::vector<int>& ids = req.block_ids[std::size_t(g)];
       std::copy(ids.begin(), ids.end(), table.begin() + std::ptrdiff_t(r) * max_blocks);
+    }
+    if (key_ends) {
+      b.key_ends.resize(b.input_ids.size());
+      for (int pos = start; pos < end; ++pos) b.key_ends[std::size_t(first_token + pos - start)] = pos + 1;
+      for (const MultiModalPlaceholder& m : req.mm_inputs)
+        if (m.bidirectional)
+          for (int pos = std::max(start, m.offset); pos < std::min(end, m.end()); ++pos)
+            b.key_ends[std::size_t(first_token + pos - start)] = m.end();
     }
     b.query_start_loc.push_back(int(b.input_ids.size()));
     b.seq_lens.push_back(end);

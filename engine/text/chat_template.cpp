@@ -517,6 +517,7 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
     size_t lo = 1, hi = cuts.size() - 1;
     std::optional<std::vector<int>> hi_ids;
     std::string hi_warning;
+    TemplatedText hi_rendered;
     bool hi_opens = false;
     while (lo < hi) {
       const size_t mid = (lo + hi) / 2;
@@ -525,6 +526,7 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
         hi = mid;
         hi_ids = std::move(m);
         hi_warning = warning;
+        hi_rendered = rendered;
         hi_opens = prompt_opens_reasoning(rendered);
       } else {
         lo = mid + 1;
@@ -533,6 +535,7 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
     if (hi_ids) {
       ids = std::move(*hi_ids);
       first_warning = hi_warning;
+      rendered = std::move(hi_rendered);
       opens = hi_opens;
     } else {
       ids = encode_from(cuts[hi]);
@@ -553,6 +556,7 @@ ChatPrompt fit_chat(const Tokenizer& tokenizer, const ChatTemplate& tmpl, const 
   out.first_dropped_message = static_cast<int>(first);
   out.warning = std::move(first_warning);
   out.opens_reasoning = opens;
+  out.rendered = std::move(rendered);
   if (options.find_stable_prefix) {
     std::vector<ChatMessage> kept(messages.begin(), messages.begin() + static_cast<long>(first));
     kept.insert(kept.end(), messages.begin() + static_cast<long>(cuts[chosen]), messages.end());

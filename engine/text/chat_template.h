@@ -249,6 +249,9 @@ struct ChatPrompt {
   bool opens_reasoning = false;  ///< the prompt ends in an open <think> (prompt_opens_reasoning)
   /// With ChatEncodeOptions::find_stable_prefix: chat_stable_prefix of the kept messages (else 0).
   int stable_prefix_tokens = 0;
+  /// The rendered text of the kept messages (what token_ids encode): prompts with images are
+  /// tokenized again from it (engine/multimodal/mm_prompt.h).
+  TemplatedText rendered;
 };
 
 /// How many leading ids of `prompt_ids` (what encode_chat gives for `messages` with a generation

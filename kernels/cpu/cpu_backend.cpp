@@ -320,7 +320,7 @@ class CpuBackend final : public kernels::Backend {
     };
     std::stable_sort(order_.begin(), order_.end(), [&](int x, int y) { return work(x) > work(y); });
     const std::size_t scratch = std::size_t(kAttentionQueryBlock) *
-                                ((attention_span(max_ctx, a.window) + 15) / 16 * 16);
+                                ((attention_span(max_ctx, a.window, meta.key_ends != nullptr) + 15) / 16 * 16);
     for (auto& s : attention_scratch_)
       if (s.size() < scratch) s.resize(scratch);
     // With requests enough for every thread, a thread takes all heads of a request: its K/V rows

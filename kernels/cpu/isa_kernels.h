@@ -76,9 +76,11 @@ struct AttentionArgs {
 constexpr int kAttentionQueryBlock = 4;
 
 /// Scores one block of queries keeps for a request whose context is seq_len long: all of it, or
-/// with a sliding window the window plus the block's other queries.
-inline int attention_span(int seq_len, int window) {
-  return window > 0 && window + kAttentionQueryBlock - 1 < seq_len ? window + kAttentionQueryBlock - 1 : seq_len;
+/// with a sliding window the window plus the block's other queries (with AttentionMetadata::
+/// key_ends the window does not bound it: a query may see keys past itself).
+inline int attention_span(int seq_len, int window, bool key_ends = false) {
+  return !key_ends && window > 0 && window + kAttentionQueryBlock - 1 < seq_len ? window + kAttentionQueryBlock - 1
+                                                                                : seq_len;
 }
 
 struct IsaKernels {

@@ -336,6 +336,7 @@ class CudaBackend final : public kernels::Backend {
       case kernels::OpFeature::kAttentionSinks:
       case kernels::OpFeature::kSwigluOai:
       case kernels::OpFeature::kMixedHeadSizes:
+      case kernels::OpFeature::kKeyEnds:
         return false;
     }
     return false;

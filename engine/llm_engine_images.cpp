@@ -1,0 +1,68 @@
+// LLMEngine's images: the vision encoder beside the model, the checks of a request's image
+// placeholders, and encoding the images a step reaches (through the encoder cache).
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/llm_engine_impl.h"
+
+namespace pagedchat {
+
+void LLMEngine::Impl::load_vision() {
+  vision = VisionEncoder::open(config.mmproj, config.num_threads);
+  const ModelConfig& mc = model.config;
+  const std::string& type = vision->config().projector_type;
+  if (type == "gemma3" && mc.architecture != "gemma3")
+    throw std::runtime_error(config.mmproj + ": a Gemma 3 image projector, but the model is '" + mc.architecture +
+                             "' (load the mmproj made for this model)");
+  vision->check_text_model(mc.hidden_size, "'" + config.model + "'");
+  if (vision->config().bidirectional && !runner->backend().supports(kernels::OpFeature::kKeyEnds))
+    throw std::runtime_error(std::string("images for this model need ") +
+                             kernels::op_feature_name(kernels::OpFeature::kKeyEnds) + ", which the " +
+                             runner->backend().name() + " backend lacks (run on the CPU for images)");
+  if (vision->config().tokens_per_image() > config.max_num_batched_tokens)
+    throw std::runtime_error("an image takes " + std::to_string(vision->config().tokens_per_image()) +
+                             " positions, more than max_num_batched_tokens " +
+                             std::to_string(config.max_num_batched_tokens) + " (one step must hold a whole image)");
+}
+
+void LLMEngine::Impl::take_images(Request& seq, const std::vector<MultiModalPlaceholder>& images) {
+  const std::string who = "request '" + seq.request_id + "': ";
+  if (!vision) throw std::invalid_argument(who + "this model reads no images (no image projector is loaded)");
+  int prev_end = 0;
+  for (std::size_t k = 0; k < images.size(); ++k) {
+    MultiModalPlaceholder m = images[k];
+    const std::string which = who + "image " + std::to_string(k + 1) + " ";
+    if (!m.image || m.image->empty()) throw std::invalid_argument(which + "has no pixels");
+    if (m.offset < prev_end || m.length <= 0 || m.end() > seq.num_prompt_tokens())
+      throw std::invalid_argument(which + "lies outside the prompt or overlaps the one before it");
+    const int want = vision->config().tokens_per_image();
+    if (m.length != want)
+      throw std::invalid_argument(which + "takes " + std::to_string(m.length) + " positions; this encoder makes " +
+                                  std::to_string(want));
+    if (m.identity.empty()) m.identity = image_identity(*m.image);
+    m.bidirectional = vision->config().bidirectional;
+    m.embeddings = nullptr;
+    prev_end = m.end();
+    seq.mm_inputs.push_back(std::move(m));
+  }
+}
+
+void LLMEngine::Impl::encode_scheduled_images(const SchedulerOutput& so) {
+  for (const ScheduledRequest& s : so.scheduled) {
+    Request& r = *s.request;
+    const int start = r.num_computed_tokens, end = start + s.num_new_tokens;
+    for (MultiModalPlaceholder& m : r.mm_inputs) {
+      if (m.embeddings || m.end() <= start || m.offset >= end) continue;
+      m.embeddings = encoder_cache.find(m.identity);
+      if (m.embeddings) continue;
+      auto e = std::make_shared<ImageEmbeddings>(vision->encode(*m.image));
+      if (e->num_tokens != m.length || e->width != model.config.hidden_size)
+        throw std::logic_error("the vision encoder made " + std::to_string(e->num_tokens) + " embeddings of width " +
+                               std::to_string(e->width) + " for a placeholder of " + std::to_string(m.length));
+      m.embeddings = e;
+      encoder_cache.insert(m.identity, std::move(e));
+    }
+  }
+}
+
+}  // namespace pagedchat

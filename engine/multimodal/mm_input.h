@@ -1,0 +1,29 @@
+// MultiModalPlaceholder: where an image sits in a request's prompt (vLLM's PlaceholderRange with
+// its MultiModalKwargs item): the positions its encoder output fills, the pixels, and the
+// identity prefix caching and the encoder cache key on.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/multimodal/image.h"
+
+namespace pagedchat {
+
+struct ImageEmbeddings;
+
+struct MultiModalPlaceholder {
+  int offset = 0;        ///< first prompt position of the image's embeddings
+  int length = 0;        ///< positions it takes (the encoder's tokens for it)
+  std::string identity;  ///< image_identity(*image)
+  std::shared_ptr<const RgbImage> image;
+  /// The text model attends among this image's positions in both directions (Gemma 3), so the
+  /// scheduler never splits its uncached part across steps.
+  bool bidirectional = false;
+  /// The encoder output ([length, hidden_size]), set by the engine when a step first needs it
+  /// (from its encoder cache when another request already encoded the same picture).
+  std::shared_ptr<const ImageEmbeddings> embeddings;
+  int end() const { return offset + length; }
+};
+
+}  // namespace pagedchat

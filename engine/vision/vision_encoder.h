@@ -1,0 +1,107 @@
+// VisionEncoder: the image half of a vision-language model, read from the projector file users
+// download beside the model (llama.cpp's `mmproj-*.gguf`, its "clip" format: `clip.*` /
+// `clip.vision.*` keys, `v.*` encoder tensors, `mm.*` projector tensors), run on the CPU.
+//
+// Supported projector types (clip.projector_type):
+//   gemma3 — Gemma 3's SigLIP ViT: patches of patch_size² pixels (a strided convolution, with
+//     bias) plus learned position embeddings; per block x += attn(LN1(x)), x += FFN(LN2(x)) with
+//     LayerNorm (weight and bias, eps clip.vision.attention.layer_norm_epsilon), multi-head
+//     attention without mask, scale 1/sqrt(head_dim), q/k/v/out biases, FFN down(act(up(h)))
+//     with biases; a final LayerNorm (v.post_ln); then the projector: average pooling of the
+//     patch grid by merge x merge (clip.vision.projector.scale_factor, 4 when absent), RMSNorm with
+//     mm.soft_emb_norm (eps as above), and mm.input_projection ([vision, text] in the file): one
+//     embedding per pooled cell, row-major (y outer). Images are resized to image_size² with
+//     Pillow's bilinear rule, scaled to [0, 1] and normalised with image_mean / image_std.
+//     In the prompt an image is "<start_of_image>" + its embeddings + "<end_of_image>", and the
+//     text model attends among an image's tokens in both directions (Gemma 3's bidirectional image
+//     mask). Sources: transformers modeling_siglip.py, modeling_gemma3.py
+//     (Gemma3MultiModalProjector), image_processing_siglip.py; the GGUF names and the pooling
+//     layout as ik_llama.cpp's examples/mtmd/clip.cpp reads and builds them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/multimodal/image.h"
+
+namespace pagedchat {
+
+namespace kernels {
+class Backend;
+class PackedWeights;
+}  // namespace kernels
+class GgufFile;
+
+/// A projector file's hyperparameters (what VisionEncoder::open read and checked).
+struct VisionConfig {
+  std::string projector_type;  ///< clip.projector_type, e.g. "gemma3"
+  int image_size = 0;          ///< the encoder's input side, pixels
+  int patch_size = 0;
+  int hidden_size = 0;  ///< clip.vision.embedding_length
+  int intermediate_size = 0;
+  int num_layers = 0;
+  int num_heads = 0;
+  float eps = 1e-6f;
+  /// The encoder FFN's activation (clip.use_gelu: GELU-tanh; clip.use_silu: SiLU; neither: the
+  /// "quick" GELU x·sigmoid(1.702 x), as llama.cpp's clip reads the keys).
+  enum class Activation { kGeluTanh, kSilu, kGeluQuick };
+  Activation activation = Activation::kGeluTanh;
+  std::array<float, 3> image_mean{0.5f, 0.5f, 0.5f}, image_std{0.5f, 0.5f, 0.5f};
+  int merge = 1;               ///< pooling kernel per side (gemma3)
+  int text_hidden_size = 0;    ///< the embeddings' width: the text model's hidden_size
+  std::string image_begin;     ///< text before an image's embeddings in the prompt
+  std::string image_end;       ///< text after them
+  bool bidirectional = false;  ///< the text model attends among an image's tokens both ways
+
+  int patches_per_side() const { return image_size / patch_size; }
+  /// Embeddings one image becomes (every image the same for gemma3).
+  int tokens_per_image() const { return (patches_per_side() / merge) * (patches_per_side() / merge); }
+};
+
+/// An image's encoder output: num_tokens rows of `width` floats, each the input embedding of one
+/// prompt position (replacing a token embedding).
+struct ImageEmbeddings {
+  int num_tokens = 0, width = 0;
+  std::vector<float> data;  ///< [num_tokens, width]
+};
+
+class VisionEncoder {
+ public:
+  /// Reads and checks `path` (an mmproj GGUF). Throws std::runtime_error naming the file and the
+  /// problem: not a projector file, no vision encoder, an unsupported projector type (named),
+  /// missing or misshaped tensors (named with both shapes), hyperparameters out of range.
+  /// `num_threads`: the encoder's CPU threads (0 = all).
+  static std::unique_ptr<VisionEncoder> open(const std::string& path, int num_threads = 0);
+  ~VisionEncoder();
+
+  const VisionConfig& config() const { return config_; }
+  const std::string& path() const { return path_; }
+  /// Throws std::runtime_error unless the projector's output width is `text_hidden_size` (the text
+  /// model's hidden size), naming both (an mmproj for another model).
+  void check_text_model(int text_hidden_size, const std::string& text_model_name) const;
+
+  /// The normalised pixels the encoder reads: [image_size, image_size, 3] float32, row-major,
+  /// interleaved RGB ((resized / 255 - mean) / std).
+  std::vector<float> preprocess(const RgbImage& image) const;
+  /// Encodes preprocessed pixels (as preprocess() returns them). Throws std::invalid_argument for
+  /// a wrong size.
+  ImageEmbeddings encode_preprocessed(const std::vector<float>& pixels);
+  /// preprocess() then encode_preprocessed().
+  ImageEmbeddings encode(const RgbImage& image) { return encode_preprocessed(preprocess(image)); }
+  /// Bytes of weights the encoder holds.
+  std::size_t weight_bytes() const;
+
+ private:
+  VisionEncoder() = default;
+  struct Layer;
+  struct Weights;
+  std::string path_;
+  VisionConfig config_;
+  std::unique_ptr<kernels::Backend> backend_;
+  std::unique_ptr<Weights> w_;
+};
+
+}  // namespace pagedchat

@@ -1,0 +1,331 @@
+// Images through Gemma 3's vision tower, against outside references (tests/data/vision/README.md):
+// transformers' preprocessing written out with Pillow, ik_llama.cpp's clip encoder and its mtmd
+// prompt layout and greedy decoding (gemma3-tiny + a random-weight projector made with its
+// gguf-py). Also the engine's own rules: images never share prefix-cache blocks with other
+// images, a bidirectional image is never split across steps, bad files are refused by name.
+#include <QTest>
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/llm_engine.h"
+#include "engine/multimodal/image_decode.h"
+#include "engine/multimodal/mm_prompt.h"
+#include "engine/text/tokenizer.h"
+#include "engine/vision/vision_encoder.h"
+#include "engine_test_utils.h"
+
+using namespace pagedchat;
+
+namespace {
+
+const QString kDir = QStringLiteral(VISION_DIR);
+std::string dataFile(const char* name) { return (kDir + "/" + name).toStdString(); }
+std::string textModel() { return testpaths::modelFile("arch/gemma3-tiny.gguf").toStdString(); }
+
+struct Golden {
+  nlohmann::json j;
+  std::vector<float> f32;
+  std::vector<float> block(const nlohmann::json& at) const {
+    const std::size_t off = at["offset"], n = at["count"];
+    return {f32.begin() + std::ptrdiff_t(off), f32.begin() + std::ptrdiff_t(off + n)};
+  }
+  const nlohmann::json& image(const std::string& name) const {
+    for (const auto& im : j["images"])
+      if (im["image"] == name) return im;
+    throw std::runtime_error("no golden image " + name);
+  }
+};
+
+const Golden& golden() {
+  static const Golden loaded = [] {
+    Golden g;
+    std::ifstream js(dataFile("golden.json"));
+    g.j = nlohmann::json::parse(js);
+    std::ifstream bin(dataFile("golden.f32"), std::ios::binary);
+    g.f32.resize(std::size_t(g.j["golden_f32"]["n_floats"]));
+    bin.read(reinterpret_cast<char*>(g.f32.data()), std::streamsize(g.f32.size() * sizeof(float)));
+    return g;
+  }();
+  return loaded;
+}
+
+double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, double(std::fabs(a[i] - b[i])));
+  return m;
+}
+
+// The 8-bit picture ik_llama.cpp encoded: its preprocessed floats are (u8 / 255 - 0.5) / 0.5.
+std::shared_ptr<const RgbImage> ikPixels(const std::string& name) {
+  const nlohmann::json& im = golden().image(name);
+  const std::vector<float> f = golden().block(im["ik_preproc"]["floats"]);
+  auto img = std::make_shared<RgbImage>();
+  img->width = im["ik_preproc"]["nx"];
+  img->height = im["ik_preproc"]["ny"];
+  for (float v : f) img->pixels.push_back(uint8_t(std::lround((v * 0.5f + 0.5f) * 255.0f)));
+  return img;
+}
+
+EngineConfig visionConfig() {
+  EngineConfig c;
+  c.model = textModel();
+  c.mmproj = dataFile("gemma3-tiny-mmproj.gguf");
+  c.num_threads = 2;
+  c.max_model_len = 512;
+  c.kv_cache_dtype = KvCacheDType::kFloat16;  // as the reference's cache
+  return c;
+}
+
+// The prompt of a golden case as the engine lays it out: the text with kImageMarker where mtmd's
+// marker was, tokenized as mtmd does (parse special, BOS first).
+ImagePrompt promptOf(const LLMEngine& engine, const nlohmann::json& p,
+                     const std::vector<std::shared_ptr<const RgbImage>>& images) {
+  std::string text = p["prompt"];
+  const std::string marker = golden().j["mtmd_default_marker"];
+  for (std::size_t at; (at = text.find(marker)) != std::string::npos;) text.replace(at, marker.size(), kImageMarker);
+  TemplatedText t;
+  t.append(text, false);
+  return encode_image_prompt(engine.tokenizer(), *engine.vision_encoder(), t, images, engine.tokenizer().bos_id(),
+                             image_placeholder_id(engine.tokenizer()));
+}
+
+std::vector<std::shared_ptr<const RgbImage>> ikImages(const nlohmann::json& p) {
+  std::vector<std::shared_ptr<const RgbImage>> v;
+  for (const auto& name : p["images"]) v.push_back(ikPixels(name));
+  return v;
+}
+
+std::vector<int> greedyIds(LLMEngine& engine, const std::string& id, const ImagePrompt& prompt, int n,
+                           int* cached = nullptr) {
+  RequestOptions o;
+  o.images = prompt.images;
+  engine.add_request(id, prompt.token_ids, testutil::greedy(n), o);
+  auto done = testutil::runToCompletion(engine);
+  if (cached) *cached = done.at(id).num_cached_tokens;
+  return done.at(id).outputs.at(0).token_ids;
+}
+
+}  // namespace
+
+class TestVision : public QObject {
+  Q_OBJECT
+ private slots:
+  // Our decoding + Pillow-rule resize + normalisation against transformers' preprocessing done
+  // with Pillow itself (decoded bytes' SHA-256 and the normalised floats).
+  void preprocessingMatchesTransformers() {
+    auto enc = VisionEncoder::open(dataFile("gemma3-tiny-mmproj.gguf"), 2);
+    for (const auto& im : golden().j["images"]) {
+      const std::string name = im["image"];
+      const RgbImage img = decode_image_file(dataFile(name.c_str()));
+      QCOMPARE(QString::fromStdString(image_identity(img)).size(), 64);
+      const std::vector<float> want = golden().block(im["hf_preproc"]["floats"]);
+      const double d = maxAbsDiff(enc->preprocess(img), want);
+      qInfo("%s: %dx%d, preprocessing max |diff| %.3g", name.c_str(), img.width, img.height, d);
+      QVERIFY2(d <= 1e-6, name.c_str());
+    }
+  }
+
+  // The encoder (SigLIP ViT, pooling, soft-embedding norm, projection) against ik_llama.cpp's clip
+  // fed the same normalised pixels. ik rounds the pixels to F16 in its patch convolution
+  // (README: 6.7e-4 on the embeddings), hence the tolerance.
+  void embeddingsMatchReference() {
+    auto enc = VisionEncoder::open(dataFile("gemma3-tiny-mmproj.gguf"), 2);
+    QCOMPARE(enc->config().tokens_per_image(), 16);
+    QCOMPARE(enc->config().text_hidden_size, 64);
+    for (const auto& im : golden().j["images"]) {
+      if (!im.contains("hf_embd")) continue;
+      const ImageEmbeddings e = enc->encode_preprocessed(golden().block(im["hf_preproc"]["floats"]));
+      const std::vector<float> want = golden().block(im["hf_embd"]["floats"]);
+      double scale = 0;
+      for (float v : want) scale = std::max(scale, double(std::fabs(v)));
+      const double d = maxAbsDiff(e.data, want);
+      qInfo("%s: embeddings max |diff| %.3g (max |value| %.3g)", std::string(im["image"]).c_str(), d, scale);
+      QVERIFY(scale > 0.1);
+      QVERIFY2(d <= 3e-3, std::string(im["image"]).c_str());
+    }
+  }
+
+  // Token ids and image positions as mtmd lays the golden prompts out; then greedy decoding
+  // through the whole engine (encoder cache, scheduler, bidirectional image attention) equals
+  // ik_llama.cpp's ids up to the first near-tie.
+  void promptsAndGreedyMatchReference() {
+    LLMEngine engine(visionConfig());
+    int n = 0;
+    for (const auto& p : golden().j["prompts"]) {
+      const ImagePrompt prompt = promptOf(engine, p, ikImages(p));
+      std::vector<int> want;
+      std::vector<int> offsets;
+      for (const auto& c : p["chunks"]) {
+        if (c["type"] == "text") {
+          for (int id : c["ids"]) want.push_back(id);
+        } else {
+          offsets.push_back(int(want.size()));
+          want.insert(want.end(), std::size_t(c["n_tokens"]), prompt.token_ids.at(want.size()));
+        }
+      }
+      QCOMPARE(prompt.token_ids, want);
+      QCOMPARE(int(prompt.images.size()), int(offsets.size()));
+      for (std::size_t k = 0; k < offsets.size(); ++k) QCOMPARE(prompt.images[k].offset, offsets[k]);
+      const std::vector<int> ids = greedyIds(engine, "p" + std::to_string(n++), prompt, 16);
+      int checked = 0;
+      for (std::size_t s = 0; s < p["steps"].size(); ++s) {
+        const auto& top = p["steps"][s]["top10"];
+        if (double(top[0][1]) - double(top[1][1]) < 1e-3) break;  // a near-tie: either is right
+        QCOMPARE(ids.at(s), int(p["steps"][s]["id"]));
+        ++checked;
+      }
+      qInfo("%s: %d greedy steps checked", std::string(p["name"]).c_str(), checked);
+      QVERIFY(checked >= 6);
+    }
+  }
+
+  // Attention among an image's tokens runs both ways: the first token of P1 is the non-causal
+  // reference's, which the causal decoding of the same prompt does not give.
+  void imageTokensAttendBothWays() {
+    const nlohmann::json& p = golden().j["prompts"][0];
+    const int noncausal = p["steps"][0]["id"], causal = p["causal_image_first_step"]["id"];
+    QVERIFY(noncausal != causal);
+    LLMEngine engine(visionConfig());
+    QCOMPARE(greedyIds(engine, "a", promptOf(engine, p, ikImages(p)), 1).at(0), noncausal);
+  }
+
+  // Chunked prefill never splits an image (its uncached part runs in one step) and gives the
+  // unchunked run's tokens; the same image hits the prefix cache, another image does not.
+  void chunkingAndPrefixCache() {
+    const nlohmann::json& p = golden().j["prompts"][2];  // two images
+    std::vector<int> whole;
+    {
+      LLMEngine engine(visionConfig());
+      whole = greedyIds(engine, "w", promptOf(engine, p, ikImages(p)), 8);
+    }
+    EngineConfig c = visionConfig();
+    c.max_num_batched_tokens = 24;  // an image (16) fits, two pieces of text around it do not
+    c.long_prefill_token_threshold = 7;
+    c.block_size = 16;
+    LLMEngine engine(c);
+    const ImagePrompt prompt = promptOf(engine, p, ikImages(p));
+    QCOMPARE(greedyIds(engine, "c", prompt, 8), whole);
+    // The same prompt again: every full block is cached, images included.
+    int cached = 0;
+    QCOMPARE(greedyIds(engine, "again", prompt, 8, &cached), whole);
+    QVERIFY(cached >= int(prompt.token_ids.size()) / 16 * 16 - 16);
+    // The same text with the second image swapped: no block past that image's start is shared.
+    std::vector<std::shared_ptr<const RgbImage>> other = ikImages(p);
+    auto flipped = std::make_shared<RgbImage>(*other[1]);
+    for (auto& v : flipped->pixels) v = uint8_t(255 - v);
+    other[1] = flipped;
+    const ImagePrompt swapped = promptOf(engine, p, other);
+    QCOMPARE(swapped.token_ids, prompt.token_ids);  // the same ids: only the image differs
+    greedyIds(engine, "swapped", swapped, 1, &cached);
+    QVERIFY2(cached <= swapped.images[1].offset, std::to_string(cached).c_str());
+    QVERIFY(cached >= 16);
+  }
+
+  // Bad input: refused by name, nothing crashes, the engine keeps serving text.
+  void badInput() {
+    // A projector for another model (gemma3 projector, qwen3 text model).
+    {
+      EngineConfig c = visionConfig();
+      c.model = testpaths::modelFile("arch/qwen3-tiny.gguf").toStdString();
+      try {
+        LLMEngine e(c);
+        QFAIL("a gemma3 projector loaded beside qwen3");
+      } catch (const std::exception& e) {
+        QVERIFY2(std::string(e.what()).find("Gemma 3 image projector") != std::string::npos, e.what());
+      }
+    }
+    // The model file given as the projector; a truncated projector.
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    {
+      try {
+        VisionEncoder::open(textModel());
+        QFAIL("the text model opened as a projector");
+      } catch (const std::runtime_error& e) {
+        QVERIFY2(std::string(e.what()).find("not an image projector") != std::string::npos, e.what());
+      }
+      QFile in(QString::fromStdString(dataFile("gemma3-tiny-mmproj.gguf")));
+      QVERIFY(in.open(QIODevice::ReadOnly));
+      const QByteArray all = in.readAll();
+      for (int cut : {16, 200, int(all.size()) / 2, int(all.size()) - 8}) {
+        const QString path = dir.filePath("cut.gguf");
+        QFile out(path);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(all.left(cut));
+        out.close();
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, VisionEncoder::open(path.toStdString()));
+      }
+    }
+    // Images: truncated, not an image, a decompression bomb (a tiny PNG declaring 20000 x 20000).
+    {
+      QFile in(QString::fromStdString(dataFile("square.png")));
+      QVERIFY(in.open(QIODevice::ReadOnly));
+      const QByteArray png = in.readAll();
+      const std::vector<uint8_t> bytes(png.begin(), png.end());
+      QVERIFY_THROWS_EXCEPTION(ImageError, decode_image({bytes.data(), bytes.size() - 20}));
+      QVERIFY_THROWS_EXCEPTION(ImageError, decode_image({bytes.data() + 1, bytes.size() - 1}));
+      std::vector<uint8_t> bomb = bytes;  // IHDR width and height at bytes 16..23, its CRC at 29..32
+      for (int i : {16, 20}) {
+        bomb[std::size_t(i)] = 0;
+        bomb[std::size_t(i) + 1] = 0;
+        bomb[std::size_t(i) + 2] = 0x4e;
+        bomb[std::size_t(i) + 3] = 0x20;
+      }
+      uint32_t crc = 0xffffffffu;  // CRC-32 (PNG's) of the chunk type and data, bytes 12..28
+      for (int i = 12; i < 29; ++i) {
+        crc ^= bomb[std::size_t(i)];
+        for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+      }
+      crc = ~crc;
+      for (int k = 0; k < 4; ++k) bomb[std::size_t(29 + k)] = uint8_t(crc >> (24 - 8 * k));
+      try {
+        decode_image(bomb);
+        QFAIL("a 20000x20000 PNG decoded");
+      } catch (const ImageError& e) {
+        QVERIFY2(std::string(e.what()).find("20000x20000") != std::string::npos, e.what());
+      }
+      ImageLimits small;
+      small.max_side = 16;
+      try {
+        decode_image(bytes, small);
+        QFAIL("a 32x32 PNG passed a 16-pixel limit");
+      } catch (const ImageError& e) {
+        QVERIFY2(std::string(e.what()).find("32x32") != std::string::npos, e.what());
+      }
+    }
+    // Requests: images without a projector; a placeholder of the wrong length; markers and
+    // images that do not pair up. The engine then still answers a text request.
+    LLMEngine engine(visionConfig());
+    const nlohmann::json& p = golden().j["prompts"][0];
+    ImagePrompt prompt = promptOf(engine, p, ikImages(p));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, promptOf(engine, p, {}));
+    ImagePrompt bad = prompt;
+    bad.images[0].length = 15;
+    RequestOptions o;
+    o.images = bad.images;
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, engine.add_request("bad", bad.token_ids, testutil::greedy(2), o));
+    {
+      EngineConfig c = visionConfig();
+      c.mmproj.clear();
+      LLMEngine text(c);
+      o.images = prompt.images;
+      try {
+        text.add_request("img", prompt.token_ids, testutil::greedy(2), o);
+        QFAIL("an image went to an engine without a projector");
+      } catch (const std::invalid_argument& e) {
+        QVERIFY2(std::string(e.what()).find("reads no images") != std::string::npos, e.what());
+      }
+    }
+    engine.add_request("text", std::vector<int>{1, 450, 4996}, testutil::greedy(3));
+    QCOMPARE(int(testutil::runToCompletion(engine).at("text").outputs.at(0).token_ids.size()), 3);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestVision)
+#include "test_vision.moc"
