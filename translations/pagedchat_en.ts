@@ -280,6 +280,46 @@
         <source>Shift+Enter: new line</source>
         <translation>Shift+Enter: new line</translation>
     </message>
+    <message>
+        <source>The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel).</source>
+        <translation>The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel).</translation>
+    </message>
+    <message>
+        <source>Attach images</source>
+        <translation>Attach images</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.webp)</source>
+        <translation>Images (*.png *.jpg *.jpeg *.webp)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>All files (*)</translation>
+    </message>
+    <message>
+        <source>Attached image, %1 by %2 pixels</source>
+        <translation>Attached image, %1 by %2 pixels</translation>
+    </message>
+    <message>
+        <source>Remove image %1</source>
+        <translation>Remove image %1</translation>
+    </message>
+    <message>
+        <source>Remove this image</source>
+        <translation>Remove this image</translation>
+    </message>
+    <message>
+        <source>This model cannot read images: remove them to send.</source>
+        <translation>This model cannot read images: remove them to send.</translation>
+    </message>
+    <message>
+        <source>Attach an image in pane %1</source>
+        <translation>Attach an image in pane %1</translation>
+    </message>
+    <message>
+        <source>Attach an image (PNG, JPEG or WebP)</source>
+        <translation>Attach an image (PNG, JPEG or WebP)</translation>
+    </message>
 </context>
 <context>
     <name>ChatPane</name>
@@ -344,6 +384,10 @@
     <message>
         <source>Tool call:</source>
         <translation>Tool call:</translation>
+    </message>
+    <message>
+        <source>[image: %1 x %2, %3]</source>
+        <translation>[image: %1 x %2, %3]</translation>
     </message>
 </context>
 <context>
@@ -1075,6 +1119,14 @@
         <source>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</source>
         <translation>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</translation>
     </message>
+    <message>
+        <source>The image projector beside the model was not loaded, so it reads no images: %1</source>
+        <translation>The image projector beside the model was not loaded, so it reads no images: %1</translation>
+    </message>
+    <message>
+        <source>This model cannot read images: open it with its image projector (an mmproj file beside it).</source>
+        <translation>This model cannot read images: open it with its image projector (an mmproj file beside it).</translation>
+    </message>
 </context>
 <context>
     <name>ErrorBanner</name>
@@ -1432,6 +1484,10 @@
     <message>
         <source>Done</source>
         <translation>Done</translation>
+    </message>
+    <message>
+        <source>Image, %1 by %2 pixels</source>
+        <translation>Image, %1 by %2 pixels</translation>
     </message>
 </context>
 <context>
@@ -2164,6 +2220,37 @@
     <message>
         <source>The tool results were not saved: %1</source>
         <translation>The tool results were not saved: %1</translation>
+    </message>
+    <message>
+        <source>The image %1 cannot be opened: %2</source>
+        <translation>The image %1 cannot be opened: %2</translation>
+    </message>
+    <message>
+        <source>The image %1 is larger than 64 MiB.</source>
+        <translation>The image %1 is larger than 64 MiB.</translation>
+    </message>
+    <message>
+        <source>This model cannot read images: open it with its image projector (an mmproj file in the model&apos;s folder).</source>
+        <translation>This model cannot read images: open it with its image projector (an mmproj file in the model&apos;s folder).</translation>
+    </message>
+    <message numerus="yes">
+        <source>At most %n images go with one message.</source>
+        <translation>
+            <numerusform>At most %n image goes with one message.</numerusform>
+            <numerusform>At most %n images go with one message.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The image cannot be used: %1</source>
+        <translation>The image cannot be used: %1</translation>
+    </message>
+    <message>
+        <source>This model cannot read images. Remove them, or open the model with its image projector (an mmproj file in the model&apos;s folder).</source>
+        <translation>This model cannot read images. Remove them, or open the model with its image projector (an mmproj file in the model&apos;s folder).</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>Image</translation>
     </message>
 </context>
 <context>

@@ -279,6 +279,46 @@
         <source>Shift+Enter: new line</source>
         <translation>Shift+Enter: 줄 바꿈</translation>
     </message>
+    <message>
+        <source>The file dialog could not be opened (a Qt Quick Dialogs module is missing; on Debian install qml6-module-qt-labs-folderlistmodel).</source>
+        <translation>파일 대화 상자를 열 수 없습니다(Qt Quick Dialogs 모듈이 없습니다. Debian에서는 qml6-module-qt-labs-folderlistmodel을 설치하세요).</translation>
+    </message>
+    <message>
+        <source>Attach images</source>
+        <translation>이미지 첨부</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.webp)</source>
+        <translation>이미지 (*.png *.jpg *.jpeg *.webp)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>모든 파일 (*)</translation>
+    </message>
+    <message>
+        <source>Attached image, %1 by %2 pixels</source>
+        <translation>첨부한 이미지, %1×%2 픽셀</translation>
+    </message>
+    <message>
+        <source>Remove image %1</source>
+        <translation>이미지 %1 빼기</translation>
+    </message>
+    <message>
+        <source>Remove this image</source>
+        <translation>이 이미지 빼기</translation>
+    </message>
+    <message>
+        <source>This model cannot read images: remove them to send.</source>
+        <translation>이 모델은 이미지를 읽지 못합니다. 보내려면 이미지를 빼세요.</translation>
+    </message>
+    <message>
+        <source>Attach an image in pane %1</source>
+        <translation>창 %1에 이미지 첨부</translation>
+    </message>
+    <message>
+        <source>Attach an image (PNG, JPEG or WebP)</source>
+        <translation>이미지 첨부 (PNG, JPEG, WebP)</translation>
+    </message>
 </context>
 <context>
     <name>ChatPane</name>
@@ -342,6 +382,10 @@
     <message>
         <source>Tool call:</source>
         <translation>도구 호출:</translation>
+    </message>
+    <message>
+        <source>[image: %1 x %2, %3]</source>
+        <translation>[이미지: %1 x %2, %3]</translation>
     </message>
 </context>
 <context>
@@ -1070,6 +1114,14 @@
         <source>the conversation is %1 tokens long and the model&apos;s context holds %2 with room for the reply. Start a new chat, or let older turns go (Settings, Engine: when a conversation outgrows the context).</source>
         <translation>대화가 %1 토큰으로, 답변 공간을 포함한 모델의 컨텍스트(%2)에 들어가지 않습니다. 새 대화를 시작하거나, 이전 대화를 빼도록 설정하세요(설정, 엔진: 대화가 컨텍스트보다 길어지면).</translation>
     </message>
+    <message>
+        <source>The image projector beside the model was not loaded, so it reads no images: %1</source>
+        <translation>모델 옆의 이미지 프로젝터를 불러오지 못해 이 모델은 이미지를 읽지 않습니다: %1</translation>
+    </message>
+    <message>
+        <source>This model cannot read images: open it with its image projector (an mmproj file beside it).</source>
+        <translation>이 모델은 이미지를 읽지 못합니다. 이미지 프로젝터(모델 옆의 mmproj 파일)와 함께 여세요.</translation>
+    </message>
 </context>
 <context>
     <name>ErrorBanner</name>
@@ -1426,6 +1478,10 @@
     <message>
         <source>Done</source>
         <translation>완료</translation>
+    </message>
+    <message>
+        <source>Image, %1 by %2 pixels</source>
+        <translation>이미지, %1×%2 픽셀</translation>
     </message>
 </context>
 <context>
@@ -2157,6 +2213,36 @@
     <message>
         <source>The tool results were not saved: %1</source>
         <translation>도구 결과를 저장하지 못했습니다: %1</translation>
+    </message>
+    <message>
+        <source>The image %1 cannot be opened: %2</source>
+        <translation>이미지 %1을(를) 열 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>The image %1 is larger than 64 MiB.</source>
+        <translation>이미지 %1이(가) 64 MiB보다 큽니다.</translation>
+    </message>
+    <message>
+        <source>This model cannot read images: open it with its image projector (an mmproj file in the model&apos;s folder).</source>
+        <translation>이 모델은 이미지를 읽지 못합니다. 이미지 프로젝터(모델 폴더의 mmproj 파일)와 함께 여세요.</translation>
+    </message>
+    <message numerus="yes">
+        <source>At most %n images go with one message.</source>
+        <translation>
+            <numerusform>메시지 하나에는 이미지를 %n개까지 보낼 수 있습니다.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The image cannot be used: %1</source>
+        <translation>이 이미지는 쓸 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>This model cannot read images. Remove them, or open the model with its image projector (an mmproj file in the model&apos;s folder).</source>
+        <translation>이 모델은 이미지를 읽지 못합니다. 이미지를 빼거나, 이미지 프로젝터(모델 폴더의 mmproj 파일)와 함께 모델을 여세요.</translation>
+    </message>
+    <message>
+        <source>Image</source>
+        <translation>이미지</translation>
     </message>
 </context>
 <context>

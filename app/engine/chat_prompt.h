@@ -21,8 +21,13 @@ struct PromptMessage {
   int firstRow = -1, lastRow = -1;
   /// MessageRecord::fields: a reply's tool calls, a tool result's call id ("" = none).
   QString fields{};
-  /// Role, text and fields: the rows are where it came from, not what it is.
-  bool operator==(const PromptMessage& o) const { return role == o.role && text == o.text && fields == o.fields; }
+  /// The pictures the text holds a marker for (pagedchat::kImageMarker, U+FFFC, one each, in
+  /// order): each joined message's pictures go before its text.
+  QList<ImageAttachment> images{};
+  /// Role, text, fields and pictures: the rows are where it came from, not what it is.
+  bool operator==(const PromptMessage& o) const {
+    return role == o.role && text == o.text && fields == o.fields && images == o.images;
+  }
 };
 Q_DECLARE_METATYPE(PromptMessage)
 
@@ -35,8 +40,10 @@ Q_DECLARE_METATYPE(PromptMessage)
 /// assistant message (a reply stopped at once) is kept: it still separates two user turns. A
 /// message with fields (a reply that called tools) and a tool result are never joined: each
 /// result answers one call, and the call goes with the text before it.
+/// Each message's pictures (MessageRecord::attachments, `userImages` for the new one) become
+/// markers at the start of its text; markers typed in the text are removed.
 QList<PromptMessage> buildChatMessages(const QString& systemPrompt, const QList<MessageRecord>& history,
-                                       const QString& userMessage);
+                                       const QString& userMessage, const QList<ImageAttachment>& userImages = {});
 
 /// The messages of a continuation: as buildChatMessages() without a new user message, `history`
 /// ending with the assistant reply to continue (sent with LocalChatBackend::submit(..., continueLast)).

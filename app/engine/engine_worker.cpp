@@ -1,5 +1,9 @@
 #include "app/engine/engine_worker.h"
 
+#include "engine/multimodal/image_decode.h"
+#include "engine/multimodal/mm_prompt.h"
+
+#include <QDir>
 #include <QElapsedTimer>
 
 #include <QFileInfo>
@@ -104,9 +108,32 @@ void EngineWorker::abortAll() {
   emit stepFinished(deltas, stats);
 }
 
+namespace {
+
+/// The image projector downloaded beside a GGUF model: an `mmproj*.gguf` in its folder (the name
+/// llama.cpp's converters and the hub's repositories give it); with several, the one whose name
+/// holds the model's stem, then by name. "" for none (or a model that is not one GGUF file).
+QString findImageProjector(const QString& modelPath) {
+  const QFileInfo model(modelPath);
+  if (!model.isFile() || model.suffix().compare(QLatin1String("gguf"), Qt::CaseInsensitive) != 0) return {};
+  const QStringList found = model.dir().entryList({QStringLiteral("mmproj*.gguf"), QStringLiteral("*mmproj*.gguf")},
+                                                  QDir::Files | QDir::Readable, QDir::Name);
+  QString best;
+  const QString stem = model.completeBaseName().section(QLatin1Char('-'), 0, 1).toLower();
+  for (const QString& name : found) {
+    if (name == model.fileName()) continue;
+    if (best.isEmpty() || (!best.toLower().contains(stem) && name.toLower().contains(stem))) best = name;
+  }
+  return best.isEmpty() ? QString() : model.dir().filePath(best);
+}
+
+}  // namespace
+
 void EngineWorker::load(int generation) {
   std::string templateWarning;
   pagedchat::EngineConfig config = config_;
+  const bool foundProjector = config.mmproj.empty();
+  if (foundProjector) config.mmproj = findImageProjector(QString::fromStdString(config.model)).toStdString();
   // Progress comes from inside the loader on this thread: throttled, then queued to the GUI.
   // The engine keeps a copy of its config (with this callback): the state is shared, not borrowed.
   struct ProgressState {
@@ -132,7 +159,17 @@ void EngineWorker::load(int generation) {
   try {
     const std::string overrideName = chatTemplateOverride_.toStdString();
     pagedchat::resolve_chat_template(overrideName, "");  // an unknown name fails before the load
-    auto engine = std::make_unique<pagedchat::LLMEngine>(config);
+    std::unique_ptr<pagedchat::LLMEngine> engine;
+    try {
+      engine = std::make_unique<pagedchat::LLMEngine>(config);
+    } catch (const std::exception& e) {
+      // A projector found beside the model that does not fit it: the model loads without images.
+      if (!foundProjector || config.mmproj.empty()) throw;
+      const QString why = QString::fromStdString(e.what());
+      config.mmproj.clear();
+      engine = std::make_unique<pagedchat::LLMEngine>(config);
+      emit engineWarning(tr("The image projector beside the model was not loaded, so it reads no images: %1").arg(why));
+    }
     {
       const QMutexLocker lock(&engineMutex_);
       engine_ = std::move(engine);
@@ -170,6 +207,7 @@ void EngineWorker::load(int generation) {
   // Facts, not sentences: the GUI words them in the language of the moment (LocalChatBackend::modelDetails).
   const QVariantMap details{
       {QStringLiteral("draftMethods"), draftMethods},
+      {QStringLiteral("readsImages"), engine_->vision_encoder() != nullptr},
       {QStringLiteral("architecture"), QString::fromStdString(mc.architecture)},
       {QStringLiteral("layers"), mc.n_layers},
       {QStringLiteral("dim"), mc.hidden_size},
@@ -257,6 +295,38 @@ void EngineWorker::scheduleStep() {
   QMetaObject::invokeMethod(this, &EngineWorker::runStep, Qt::QueuedConnection);
 }
 
+std::vector<pagedchat::MultiModalPlaceholder> EngineWorker::placeImages(const QList<PromptMessage>& messages,
+                                                                        pagedchat::ChatPrompt& prompt,
+                                                                        const pagedchat::ChatEncodeOptions& encode) {
+  // The pictures of the messages fit_chat kept, in order (each message's markers lead its text).
+  std::vector<std::shared_ptr<const pagedchat::RgbImage>> kept;
+  for (int m = 0; m < messages.size(); ++m) {
+    if (m >= prompt.first_dropped_message && m < prompt.first_dropped_message + prompt.num_dropped_messages) continue;
+    for (const ImageAttachment& a : messages[m].images) {
+      if (!engine_->vision_encoder())
+        throw std::invalid_argument(
+            tr("This model cannot read images: open it with its image projector (an mmproj file beside it).")
+                .toStdString());
+      const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(a.bytes.constData()),
+                                           static_cast<std::size_t>(a.bytes.size()));
+      kept.push_back(std::make_shared<const pagedchat::RgbImage>(pagedchat::decode_image(bytes)));
+    }
+  }
+  if (kept.empty()) return {};
+  pagedchat::ImagePrompt placed = pagedchat::encode_image_prompt(engine_->tokenizer(), *engine_->vision_encoder(),
+                                                                 prompt.rendered, kept, encode.bos_id,
+                                                                 pagedchat::image_placeholder_id(engine_->tokenizer()));
+  const int n = static_cast<int>(placed.token_ids.size()), max_len = engine_->engine_config().max_model_len;
+  if (n >= max_len)
+    throw pagedchat::ChatTooLongError("the conversation with its images needs " + std::to_string(n) +
+                                          " prompt tokens; max_model_len is " + std::to_string(max_len),
+                                      n, max_len, /*conversation=*/true);
+  prompt.token_ids = std::move(placed.token_ids);
+  prompt.max_tokens = std::min(prompt.max_tokens, max_len - n);
+  prompt.stable_prefix_tokens = 0;
+  return std::move(placed.images);
+}
+
 void EngineWorker::drainCommands() {
   server_->runQueued();  // the server's requests join the same step as the panes'
   const QList<Command> commands = std::exchange(pending_, {});
@@ -286,9 +356,10 @@ void EngineWorker::drainCommands() {
       }
       // A hybrid model's next turn resumes from the state checkpoint of what it repeats.
       encode.find_stable_prefix = engine_->model_config().num_recurrent_layers() > 0;
-      const pagedchat::ChatPrompt prompt = pagedchat::fit_chat(
-          engine_->tokenizer(), *chatTemplate_, toChatMessages(c.messages), encode,
-          engine_->engine_config().max_model_len, c.params.max_tokens);
+      pagedchat::ChatPrompt prompt = pagedchat::fit_chat(engine_->tokenizer(), *chatTemplate_,
+                                                         toChatMessages(c.messages), encode,
+                                                         engine_->engine_config().max_model_len, c.params.max_tokens);
+      const std::vector<pagedchat::MultiModalPlaceholder> images = placeImages(c.messages, prompt, encode);
       if (prompt.num_dropped_messages > 0)
         emit contextTrimmed(c.requestId, prompt.first_dropped_message, prompt.num_dropped_messages);
       if (!prompt.warning.empty() && prompt.warning != lastTemplateWarning_) {
@@ -323,6 +394,7 @@ void EngineWorker::drainCommands() {
                                    stops.stop_token_ids.end());
       pagedchat::RequestOptions options;
       options.stable_prefix_tokens = prompt.stable_prefix_tokens;
+      options.images = images;
       // The pane's proposer (PaneSettings::drafts): "auto" is the engine's default (the model's
       // MTP layers when it loaded them, else n-gram); one the engine lacks falls back to it.
       using Method = pagedchat::SpeculativeConfig::Method;

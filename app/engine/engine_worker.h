@@ -18,6 +18,7 @@
 #include "app/engine/request_delta.h"
 #include "app/engine/tool_reply.h"
 #include "engine/config.h"
+#include "engine/multimodal/mm_input.h"
 #include "engine/sample/sampling_params.h"
 
 namespace pagedchat {
@@ -185,6 +186,13 @@ class EngineWorker : public QObject {
   QList<RequestDelta> promptProgress() const;
   EngineStepStats stepStats(double stepMs) const;
   void drainCommands();
+  /// The pictures of the messages `prompt` kept, placed in it (its ids re-tokenized with each
+  /// picture's positions): the request's RequestOptions::images. Throws std::invalid_argument
+  /// when the model reads no images, pagedchat::ImageError for a picture that does not decode,
+  /// ChatTooLongError when the pictures take the context.
+  std::vector<pagedchat::MultiModalPlaceholder> placeImages(const QList<PromptMessage>& messages,
+                                                            pagedchat::ChatPrompt& prompt,
+                                                            const pagedchat::ChatEncodeOptions& encode);
   void failAllActive(const QString& message);
   /// Aborts every active request and emits their final "abort" deltas in one stepFinished();
   /// the server's requests end "abort" too (the model is going).

@@ -39,6 +39,8 @@ class LocalChatBackend : public ChatBackend {
   /// "mtp", "draft_model"; empty without a model or speculation): a pane's choice of another
   /// falls back to the engine's default.
   Q_PROPERTY(QStringList draftMethods READ draftMethods NOTIFY modelDetailsChanged)
+  /// The loaded model reads images (an image projector was loaded beside it: an mmproj file).
+  Q_PROPERTY(bool readsImages READ readsImages NOTIFY modelDetailsChanged)
   /// The model loaded, being loaded, or that failed to load ("" after unloadModel()).
   Q_PROPERTY(QString modelPath READ modelPath NOTIFY stateChanged)
   /// KV-cache blocks of the loaded model (0 when none).
@@ -110,6 +112,7 @@ class LocalChatBackend : public ChatBackend {
   /// Worded now (a language switch re-reads it: QQmlEngine::retranslate).
   QString modelDetails() const { return modelDetailsText(modelDetails_); }
   QStringList draftMethods() const { return modelDetails_.value(QStringLiteral("draftMethods")).toStringList(); }
+  bool readsImages() const { return modelDetails_.value(QStringLiteral("readsImages")).toBool(); }
   /// "llama: 5 layers, dim 64, vocab 512, weights f32 x 12, 83 KV blocks, chat template none"
   /// from EngineWorker::modelLoaded's facts, in the current language; "" for {}.
   static QString modelDetailsText(const QVariantMap& details);

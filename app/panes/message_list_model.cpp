@@ -63,6 +63,15 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
       }
       return calls;
     }
+    case AttachmentsRole: {
+      QVariantList out;
+      for (const ImageAttachment& a : row.record.attachments)
+        out.append(QVariantMap{{QStringLiteral("bytes"), a.bytes},
+                               {QStringLiteral("mime"), a.mime},
+                               {QStringLiteral("width"), a.width},
+                               {QStringLiteral("height"), a.height}});
+      return out;
+    }
     case MarkedReasoningRole:
     case MarkedAnswerRole: {
       if (row.record.role != MessageRole::kAssistant || row.draftSpans.isEmpty()) return QString();
@@ -94,7 +103,8 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
           {ToolCallsRole, "toolCalls"},
           {ToolNameRole, "toolName"},
           {MarkedReasoningRole, "markedReasoning"},
-          {MarkedAnswerRole, "markedAnswer"}};
+          {MarkedAnswerRole, "markedAnswer"},
+          {AttachmentsRole, "attachments"}};
 }
 
 void MessageListModel::setMessages(const QList<MessageRecord>& messages) {

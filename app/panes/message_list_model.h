@@ -40,7 +40,8 @@ class MessageListModel : public QAbstractListModel {
     /// An assistant reply's reasoning and answer with its accepted draft text marked
     /// (draftmarks::insert(): for display, never stored); "" when nothing is marked.
     MarkedReasoningRole,
-    MarkedAnswerRole
+    MarkedAnswerRole,
+    AttachmentsRole  ///< the message's pictures: a list of {bytes, mime, width, height}
   };
   Q_ENUM(Roles)
 

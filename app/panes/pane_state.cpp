@@ -1,5 +1,10 @@
 #include "app/panes/pane_state.h"
 
+#include <QFile>
+#include <QUrl>
+
+#include "engine/multimodal/image_decode.h"
+
 #include <QTextBoundaryFinder>
 
 #include <algorithm>
@@ -82,6 +87,68 @@ bool PaneState::send() {
   return true;
 }
 
+QVariantList PaneState::pendingImages() const {
+  QVariantList out;
+  for (const ImageAttachment& a : pendingImages_)
+    out.append(QVariantMap{{QStringLiteral("bytes"), a.bytes},
+                           {QStringLiteral("mime"), a.mime},
+                           {QStringLiteral("width"), a.width},
+                           {QStringLiteral("height"), a.height}});
+  return out;
+}
+
+bool PaneState::imagesAccepted() const { return isRemote() || (local_ != nullptr && local_->readsImages()); }
+
+bool PaneState::attachImageFile(const QUrl& url) {
+  QFile f(url.isLocalFile() ? url.toLocalFile() : url.toString());
+  if (!f.open(QIODevice::ReadOnly)) {
+    setErrorText(tr("The image %1 cannot be opened: %2").arg(f.fileName(), f.errorString()));
+    return false;
+  }
+  if (f.size() > qint64(pagedchat::ImageLimits{}.max_file_bytes)) {
+    setErrorText(tr("The image %1 is larger than 64 MiB.").arg(f.fileName()));
+    return false;
+  }
+  return attachImageData(f.readAll());
+}
+
+bool PaneState::attachImageData(const QByteArray& bytes) {
+  if (!imagesAccepted()) {
+    setErrorText(
+        tr("This model cannot read images: open it with its image projector (an mmproj file in the "
+           "model's folder)."));
+    return false;
+  }
+  if (pendingImages_.size() >= kMaxPendingImages) {
+    setErrorText(tr("At most %n images go with one message.", nullptr, kMaxPendingImages));
+    return false;
+  }
+  const std::span<const uint8_t> data(reinterpret_cast<const uint8_t*>(bytes.constData()),
+                                      static_cast<std::size_t>(bytes.size()));
+  ImageAttachment a;
+  try {
+    const pagedchat::RgbImage img = pagedchat::decode_image(data);
+    a.width = img.width;
+    a.height = img.height;
+  } catch (const pagedchat::ImageError& e) {
+    setErrorText(tr("The image cannot be used: %1").arg(QString::fromStdString(e.what())));
+    return false;
+  }
+  const std::string format = pagedchat::sniff_image_format(data);
+  a.mime = QStringLiteral("image/") + QString::fromStdString(format);
+  a.bytes = bytes;
+  pendingImages_.append(a);
+  setErrorText(QString());
+  emit pendingImagesChanged();
+  return true;
+}
+
+void PaneState::removePendingImage(int index) {
+  if (index < 0 || index >= pendingImages_.size()) return;
+  pendingImages_.removeAt(index);
+  emit pendingImagesChanged();
+}
+
 bool PaneState::checkModel() {
   if (remote_) return true;                                    // the endpoint says what is wrong, if anything
   if (local_->isLoaded() || local_->isLoading()) return true;  // while one loads, requests wait for it
@@ -93,15 +160,21 @@ bool PaneState::checkModel() {
 
 bool PaneState::sendText(const QString& draft) {
   const QString text = draft.trimmed();
-  if (text.isEmpty() || isBusy()) return false;
+  if ((text.isEmpty() && pendingImages_.isEmpty()) || isBusy()) return false;
   emit flushRepliesWanted();
   if (!checkModel()) return false;
+  if (!pendingImages_.isEmpty() && !imagesAccepted()) {
+    setErrorText(
+        tr("This model cannot read images. Remove them, or open the model with its image projector "
+           "(an mmproj file in the model's folder)."));
+    return false;
+  }
   const QList<MessageRecord> history = rows(0, messages_->rowCount());
   bool createdConversation = false;
   QString titleBefore;
   try {
     if (conversationId_ == 0) {
-      title_ = titleFor(text);
+      title_ = titleFor(text.isEmpty() ? tr("Image") : text);
       conversationId_ = store_->createConversation(title_);
       createdConversation = true;
       emit conversationChanged();
@@ -117,7 +190,9 @@ bool PaneState::sendText(const QString& draft) {
     return false;
   }
   const qint64 parent = history.isEmpty() ? 0 : history.constLast().id;
-  return startReply(history, text, parent, 0, draft, createdConversation, titleBefore);
+  const QList<ImageAttachment> images = std::exchange(pendingImages_, {});
+  if (!images.isEmpty()) emit pendingImagesChanged();
+  return startReply(history, text, parent, 0, draft, createdConversation, titleBefore, images);
 }
 
 QList<MessageRecord> PaneState::rows(int from, int to) const {
@@ -128,13 +203,14 @@ QList<MessageRecord> PaneState::rows(int from, int to) const {
 
 bool PaneState::startReply(const QList<MessageRecord>& history, const QString& userText, qint64 userParentId,
                            qint64 existingUserId, const QString& draft, bool createdConversation,
-                           const QString& titleBefore) {
+                           const QString& titleBefore, const QList<ImageAttachment>& images) {
   // The user's message (and an empty reply) are committed before the request is submitted; if the
   // engine refuses it, onRequestRejected() takes them out again.
   PendingTurn turn;
   turn.active = true;
   turn.draft = draft;
   turn.text = userText;
+  if (existingUserId == 0) turn.images = images;
   turn.createdConversation = createdConversation;
   turn.titleBefore = titleBefore;
   MessageRecord reply;
@@ -151,8 +227,10 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
       user.parentId = userParentId;
       user.role = MessageRole::kUser;
       user.text = userText;
+      user.attachments = images;
       user.createdAt = reply.createdAt;
-      userId = turn.userId = store_->addMessage(conversationId_, user.role, userText, std::nullopt, userParentId);
+      userId = turn.userId = store_->addMessage(conversationId_, user.role, userText, std::nullopt, userParentId,
+                                                QString(), QString(), images);
       user.id = userId;
       turn.userRow = messages_->append(user);
       refreshSiblings(turn.userRow);
@@ -170,6 +248,10 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
     }
     reloadBranch();
     reportNotSent(e, draft);
+    if (!turn.images.isEmpty()) {  // the pictures go back with the text
+      pendingImages_ = turn.images + pendingImages_;
+      emit pendingImagesChanged();
+    }
     emit conversationsModified();
     return false;
   }
@@ -184,7 +266,7 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
   if (userText.isNull()) {
     lastRequest_ = buildConversationMessages(systemPrompt(), history);
   } else {
-    lastRequest_ = buildChatMessages(systemPrompt(), history, userText);
+    lastRequest_ = buildChatMessages(systemPrompt(), history, userText, images);
     toolSteps_ = 0;  // a new question: its own tool calls
   }
   setUnseen(-1, -1, 0);  // the engine says again what this request leaves out
@@ -393,6 +475,10 @@ void PaneState::onRequestRejected(const QString& requestId, const QString& messa
     // Best effort: the conversation then stays in the list, empty, under the new title.
   }
   reloadBranch();
+  if (!turn.images.isEmpty()) {  // the pictures go back with the text
+    pendingImages_ = turn.images + pendingImages_;
+    emit pendingImagesChanged();
+  }
   if (turn.draft.isNull()) {
     setErrorText(tr("No new answer: %1").arg(message));
   } else {

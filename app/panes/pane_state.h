@@ -52,6 +52,11 @@ class PaneState : public QObject {
   Q_PROPERTY(int unseenLastRow READ unseenLastRow NOTIFY unseenChanged)
   Q_PROPERTY(int unseenMessages READ unseenMessages NOTIFY unseenChanged)
   Q_PROPERTY(QString errorText READ errorText NOTIFY errorTextChanged)
+  /// Pictures attached to the next message: a list of {bytes, mime, width, height}.
+  Q_PROPERTY(QVariantList pendingImages READ pendingImages NOTIFY pendingImagesChanged)
+  /// The pane's model can be sent pictures: a local model loaded with its image projector, or a
+  /// remote endpoint (which answers for itself).
+  Q_PROPERTY(bool imagesAccepted READ imagesAccepted NOTIFY contextChanged)
   Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY samplingChanged)
   Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY samplingChanged)
   Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY samplingChanged)
@@ -108,6 +113,18 @@ class PaneState : public QObject {
   /// "send to all panes" does for the other panes). Same rules and result as send(); a refused
   /// request puts `text` into the input box.
   Q_INVOKABLE bool sendText(const QString& text);
+  /// Attaches the picture at `url` (a local file: PNG, JPEG or WebP) to the next message; false,
+  /// with errorText saying why, for a file that cannot be read or decoded, a model that reads no
+  /// images, or more than kMaxPendingImages.
+  Q_INVOKABLE bool attachImageFile(const QUrl& url);
+  /// The same for a picture's encoded bytes (a paste).
+  Q_INVOKABLE bool attachImageData(const QByteArray& bytes);
+  Q_INVOKABLE void removePendingImage(int index);
+  /// Shows `text` as the pane's error (what the QML cannot do itself: a file dialog that failed).
+  Q_INVOKABLE void showError(const QString& text) { setErrorText(text); }
+  static constexpr int kMaxPendingImages = 8;
+  QVariantList pendingImages() const;
+  bool imagesAccepted() const;
   /// `text` went out after all (a "send to all" that works now): takes out of the input box the
   /// copy a refused try put back there (at its top), so that Enter does not send it again.
   void dropGivenBackDraft(const QString& text);
@@ -233,6 +250,7 @@ class PaneState : public QObject {
   Q_INVOKABLE void denyToolCall(int index);
 
  signals:
+  void pendingImagesChanged();
   void conversationChanged();
   void titleChanged();
   void inputTextChanged();
@@ -279,8 +297,10 @@ class PaneState : public QObject {
   /// `history` + the question. `draft` goes back to the input box if the engine refuses. A null
   /// `userText` (tool results answered) submits `history` as it is, the answer below
   /// `existingUserId` (the last result).
+  /// `images`: the question's pictures (stored with a new question; sent either way).
   bool startReply(const QList<MessageRecord>& history, const QString& userText, qint64 userParentId,
-                  qint64 existingUserId, const QString& draft, bool createdConversation, const QString& titleBefore);
+                  qint64 existingUserId, const QString& draft, bool createdConversation, const QString& titleBefore,
+                  const QList<ImageAttachment>& images = {});
   /// Re-reads the shown branch from the store.
   void reloadBranch();
   /// Asks the engine to count the shown conversation's tokens (contextUsed() before a request).
@@ -367,8 +387,9 @@ class PaneState : public QObject {
   /// send() changed in the store is undone if the engine refuses the request.
   struct PendingTurn {
     bool active = false;
-    QString draft;  ///< the input box as sent, given back on rejection
-    QString text;   ///< the user's message
+    QString draft;                  ///< the input box as sent, given back on rejection
+    QString text;                   ///< the user's message
+    QList<ImageAttachment> images;  ///< its new pictures, given back to pendingImages_ on rejection
     int userRow = -1;
     qint64 userId = 0, replyId = 0;                       ///< store ids, written before the request is submitted
     bool createdConversation = false;                     ///< send() created conversationId_
@@ -385,6 +406,7 @@ class PaneState : public QObject {
   bool replyDirty_ = false;  ///< text not yet written to the store
   QTimer saveTimer_;
   QList<PromptMessage> lastRequest_;
+  QList<ImageAttachment> pendingImages_;  ///< attached to the next message
   ToolHost* tools_ = nullptr;
   QMetaObject::Connection toolsConnection_, toolsChangedConnection_;
   QList<ToolCallState> toolCalls_;  ///< open calls: empty unless the pane waits for tools

@@ -15,6 +15,7 @@ void PaneState::connectBackend() {
 void PaneState::connectLocal() {
   for (const QMetaObject::Connection& c : std::as_const(localConnections_)) disconnect(c);
   localConnections_ = {connect(local_, &LocalChatBackend::stateChanged, this, &PaneState::contextChanged),
+                       connect(local_, &LocalChatBackend::modelDetailsChanged, this, &PaneState::contextChanged),
                        connect(local_, &LocalChatBackend::tokenCountReady, this,
                                [this](int ticket, int count) {
                                  if (ticket != countTicket_) return;

@@ -53,7 +53,8 @@ bool PaneState::regenerate() {
   messages_->removeFrom(last);  // the old answer stays in the store, a sibling of the new one
   if (afterTools)               // the same results read again: the conversation up to them, as it is
     return startReply(rows(0, last), QString(), 0, question.id, QString(), false, QString());
-  return startReply(rows(0, last - 1), question.text, question.parentId, question.id, QString(), false, QString());
+  return startReply(rows(0, last - 1), question.text, question.parentId, question.id, QString(), false, QString(),
+                    question.attachments);
 }
 
 bool PaneState::editMessage(int row, const QString& text) {
@@ -64,7 +65,7 @@ bool PaneState::editMessage(int row, const QString& text) {
   if (!checkModel()) return false;
   rememberShownLeaf(row);
   messages_->removeFrom(row);  // the old question and what follows stay as a sibling branch
-  return startReply(rows(0, row), trimmed, old.parentId, 0, text, false, QString());
+  return startReply(rows(0, row), trimmed, old.parentId, 0, text, false, QString(), old.attachments);
 }
 
 void PaneState::rememberShownLeaf(int row) {

@@ -5,6 +5,9 @@
 // transaction, so all writes are durable when the method returns. Every failing statement
 // throws StoreError carrying SQLite's message and the database path.
 #include "app/store/chat_store.h"
+
+#include <QHash>
+#include <QStringList>
 #include "app/store/chat_store_sql.h"
 #include "app/store/finish_reason_text.h"
 #include "app/store/store_health.h"
@@ -141,7 +144,7 @@ int ChatStore::purgeDeletedConversations(const QDateTime& cutoff) {
 
 qint64 ChatStore::addMessage(qint64 conversationId, MessageRole role, const QString& text,
                              std::optional<pagedchat::FinishReason> finishReason, qint64 parentId,
-                             const QString& backend, const QString& fields) {
+                             const QString& backend, const QString& fields, const QList<ImageAttachment>& attachments) {
   const QSqlDatabase db = openConnection(m_connectionName, m_path);
   const QString now = nextTimestamp();
   WriteTransaction tx(db, m_path);
@@ -163,6 +166,13 @@ qint64 ChatStore::addMessage(qint64 conversationId, MessageRole role, const QStr
                       textValue(finishReasonText(finishReason)), now, textValue(backend), textValue(fields)});
   const qint64 id = q.lastInsertId().toLongLong();
   q.finish();
+  for (int i = 0; i < attachments.size(); ++i) {
+    const ImageAttachment& a = attachments[i];
+    exec(
+        db, m_path,
+        QStringLiteral("INSERT INTO attachments(message_id, idx, mime, bytes, width, height) VALUES(?, ?, ?, ?, ?, ?)"),
+        {id, i, a.mime, a.bytes, a.width, a.height});
+  }
   exec(db, m_path, QStringLiteral("UPDATE conversations SET updated_at = ?, current_leaf_id = ? WHERE id = ?"),
        {now, id, conversationId});
   tx.commit();
@@ -244,6 +254,26 @@ QList<MessageRecord> ChatStore::readMessages(const QString& sql, const QVariantL
       r.siblingCount = q.value(10).toInt();
     }
     out.append(r);
+  }
+  q.finish();
+  if (out.isEmpty()) return out;
+  // Their pictures (schema 5), one query for the lot.
+  QHash<qint64, int> row;
+  QStringList ids;
+  for (int i = 0; i < out.size(); ++i) {
+    row.insert(out[i].id, i);
+    ids << QString::number(out[i].id);
+  }
+  const QString asql = QStringLiteral(
+                           "SELECT message_id, mime, bytes, width, height FROM attachments"
+                           " WHERE message_id IN (%1) ORDER BY message_id, idx")
+                           .arg(ids.join(QLatin1Char(',')));
+  QSqlQuery a = exec(db, m_path, asql);
+  while (nextRow(a, m_path, asql)) {
+    const auto it = row.constFind(a.value(0).toLongLong());
+    if (it == row.constEnd()) continue;
+    out[*it].attachments.append(
+        {a.value(1).toString(), a.value(2).toByteArray(), a.value(3).toInt(), a.value(4).toInt()});
   }
   return out;
 }

@@ -37,6 +37,15 @@ struct ConversationRecord {
   QDateTime deletedAt;       ///< UTC; set while the conversation is soft-deleted (undo possible)
 };
 
+/// A picture attached to a message (schema 5): the file's bytes as they came (PNG, JPEG or WebP),
+/// its MIME type and its size in pixels.
+struct ImageAttachment {
+  QString mime;
+  QByteArray bytes;
+  int width = 0, height = 0;
+  bool operator==(const ImageAttachment&) const = default;
+};
+
 /// One message row (role: who wrote it). Messages form a tree per
 /// conversation: parentId is the message this one answers or follows (0 = a first message).
 struct MessageRecord {
@@ -55,6 +64,8 @@ struct MessageRecord {
   /// reply's {"tool_calls": [{"id", "type": "function", "function": {"name", "arguments"}}]}, a
   /// tool result's {"tool_call_id", "name"} (schema 4). The chat template reads them.
   QString fields{};
+  /// The pictures sent with the message, in order (user messages; schema 5).
+  QList<ImageAttachment> attachments{};
   int siblingIndex = 0;  ///< position among the messages with the same parent (oldest = 0); branch() only
   int siblingCount = 1;  ///< how many messages share the parent (1 = no alternatives); branch() only
 };
@@ -125,7 +136,7 @@ class ChatStore : public QObject {
   Q_OBJECT
  public:
   /// The schema version this build writes (PRAGMA user_version).
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
   /// How long a statement waits for another connection's lock before failing (kBusy).
   static constexpr int kBusyTimeoutMs = 2000;
   /// JSON export format name and version (the "format" / "version" fields).
@@ -195,11 +206,12 @@ class ChatStore : public QObject {
   static constexpr qint64 kAppendToBranch = -1;
   /// Inserts and commits a message under `parentId` (0 = a root message; kAppendToBranch = after
   /// the conversation's current leaf) and makes it the conversation's current leaf; returns its id.
-  /// `backend`: who answers (MessageRecord::backend); `fields`: MessageRecord::fields.
+  /// `backend`: who answers (MessageRecord::backend); `fields`: MessageRecord::fields;
+  /// `attachments`: its pictures (MessageRecord::attachments), stored in the same transaction.
   qint64 addMessage(qint64 conversationId, MessageRole role, const QString& text,
                     std::optional<pagedchat::FinishReason> finishReason = std::nullopt,
                     qint64 parentId = kAppendToBranch, const QString& backend = QString(),
-                    const QString& fields = QString());
+                    const QString& fields = QString(), const QList<ImageAttachment>& attachments = {});
   /// Replaces the text (and finish reason) of a message; committed on return.
   void updateMessage(qint64 messageId, const QString& text,
                      std::optional<pagedchat::FinishReason> finishReason = std::nullopt);

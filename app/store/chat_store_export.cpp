@@ -9,6 +9,8 @@
 #include <QStringDecoder>
 
 #include "app/store/chat_store.h"
+
+#include <cmath>
 #include "app/store/chat_store_sql.h"
 #include "app/store/finish_reason_text.h"
 
@@ -113,6 +115,8 @@ QString ChatStore::exportMarkdown(qint64 conversationId) const {
       text.remove(0, start);
     }
     md += QStringLiteral("\n## %1\n\n%2\n").arg(heading, text);
+    for (const ImageAttachment& a : m.attachments)
+      md += QStringLiteral("\n*%1*\n").arg(tr("[image: %1 x %2, %3]").arg(a.width).arg(a.height).arg(a.mime));
     // A reply's tool calls: the tool's name, its arguments in a fenced block (one longer than any
     // run of backticks in them).
     const QJsonArray calls =
@@ -149,6 +153,15 @@ QByteArray ChatStore::exportJson(qint64 conversationId) const {
     o.insert(QStringLiteral("finishReason"), finishReasonText(m.finishReason));
     if (!m.backend.isEmpty()) o.insert(QStringLiteral("backend"), m.backend);
     if (!m.fields.isEmpty()) o.insert(QStringLiteral("fields"), QJsonDocument::fromJson(m.fields.toUtf8()).object());
+    if (!m.attachments.isEmpty()) {
+      QJsonArray list;
+      for (const ImageAttachment& a : m.attachments)
+        list.append(QJsonObject{{QStringLiteral("mime"), a.mime},
+                                {QStringLiteral("width"), a.width},
+                                {QStringLiteral("height"), a.height},
+                                {QStringLiteral("data"), QString::fromLatin1(a.bytes.toBase64())}});
+      o.insert(QStringLiteral("attachments"), list);
+    }
     o.insert(QStringLiteral("createdAt"), stamp(m.createdAt));
     messages.append(o);
   }
@@ -211,6 +224,7 @@ qint64 ChatStore::importJson(const QByteArray& json) {
     QString text, backend, fields;
     std::optional<pagedchat::FinishReason> finishReason;
     QDateTime createdAt;
+    QList<ImageAttachment> attachments;
   };
   QList<Row> rows;
   QSet<qint64> seen;
@@ -258,6 +272,35 @@ qint64 ChatStore::importJson(const QByteArray& json) {
       if (!fields.toObject().isEmpty())
         r.fields = QString::fromUtf8(QJsonDocument(fields.toObject()).toJson(QJsonDocument::Compact));
     }
+    const QJsonValue attachments = o.value(QStringLiteral("attachments"));
+    if (!attachments.isUndefined() && !attachments.isNull()) {
+      if (!attachments.isArray())
+        badImport(QStringLiteral("%1: \"attachments\" must be a list, not %2").arg(where, typeName(attachments)));
+      const QJsonArray pictures = attachments.toArray();
+      for (qsizetype k = 0; k < pictures.size(); ++k) {
+        const QString at = QStringLiteral("%1, attachment %2").arg(where).arg(k + 1);
+        if (!pictures.at(k).isObject()) badImport(QStringLiteral("%1 is not an object").arg(at));
+        const QJsonObject a = pictures.at(k).toObject();
+        ImageAttachment img;
+        img.mime = requireString(a, QStringLiteral("mime"), at);
+        if (img.mime != QLatin1String("image/png") && img.mime != QLatin1String("image/jpeg") &&
+            img.mime != QLatin1String("image/webp"))
+          badImport(QStringLiteral("%1: \"mime\" \"%2\" is not image/png, image/jpeg or image/webp")
+                        .arg(at, img.mime.left(40)));
+        for (const char* key : {"width", "height"}) {
+          const QJsonValue v = a.value(QLatin1String(key));
+          if (!v.isDouble() || v.toDouble() < 1 || v.toDouble() > 65535 || v.toDouble() != std::floor(v.toDouble()))
+            badImport(QStringLiteral("%1: \"%2\" must be a whole number of pixels").arg(at, QLatin1String(key)));
+          (key[0] == 'w' ? img.width : img.height) = v.toInt();
+        }
+        const auto decoded = QByteArray::fromBase64Encoding(requireString(a, QStringLiteral("data"), at).toLatin1(),
+                                                            QByteArray::AbortOnBase64DecodingErrors);
+        if (!decoded || decoded.decoded.isEmpty())
+          badImport(QStringLiteral("%1: \"data\" is not base64 image data").arg(at));
+        img.bytes = decoded.decoded;
+        r.attachments.append(img);
+      }
+    }
     r.createdAt = optionalStamp(o, QStringLiteral("createdAt"), where, nowUtc);
     seen.insert(r.fileId);
     rows.append(r);
@@ -294,7 +337,15 @@ qint64 ChatStore::importJson(const QByteArray& json) {
     insert.addBindValue(textValue(r.backend));
     insert.addBindValue(textValue(r.fields));
     if (!insert.exec()) failQuery(m_path, sql, insert.lastError());
-    newIds.insert(r.fileId, insert.lastInsertId().toLongLong());
+    const qint64 id = insert.lastInsertId().toLongLong();
+    newIds.insert(r.fileId, id);
+    for (int k = 0; k < r.attachments.size(); ++k) {
+      const ImageAttachment& a = r.attachments[k];
+      exec(db, m_path,
+           QStringLiteral(
+               "INSERT INTO attachments(message_id, idx, mime, bytes, width, height) VALUES(?, ?, ?, ?, ?, ?)"),
+           {id, k, a.mime, a.bytes, a.width, a.height});
+    }
   }
   insert.finish();
   // No leaf given: the newest message (the whole conversation, when it is a list).

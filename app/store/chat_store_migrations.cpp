@@ -12,6 +12,8 @@
 //   4  messages.role may be 'tool' (a tool's result); messages.fields: a message's further OpenAI
 //      fields as JSON text (a reply's tool_calls, a result's tool_call_id and name). The table is
 //      rebuilt (a CHECK constraint cannot change in place), ids kept.
+//   5  attachments(message_id, idx, mime, bytes, width, height): the pictures sent with a message
+//      (removed with it: ON DELETE CASCADE).
 //
 // An existing database older than kSchemaVersion is copied to
 // "<file>.v<old>-backup-<UTC timestamp>" before anything in it changes (a rollback-journal file
@@ -146,6 +148,14 @@ void migrateTo4(const QSqlDatabase& db, const QString& path) {
   createSearchIndex(db, path);
 }
 
+void migrateTo5(const QSqlDatabase& db, const QString& path) {
+  exec(db, path,
+       QStringLiteral("CREATE TABLE IF NOT EXISTS attachments ("
+                      " message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,"
+                      " idx INTEGER NOT NULL, mime TEXT NOT NULL, bytes BLOB NOT NULL,"
+                      " width INTEGER NOT NULL, height INTEGER NOT NULL, PRIMARY KEY (message_id, idx))"));
+}
+
 }  // namespace
 
 void ChatStore::migrate() {
@@ -209,6 +219,9 @@ void ChatStore::migrate() {
         break;
       case 3:
         migrateTo4(db, m_path);
+        break;
+      case 4:
+        migrateTo5(db, m_path);
         break;
       default:
         fail(m_path, QStringLiteral("no migration from schema version %1").arg(version), QString());

@@ -1,6 +1,6 @@
 // The vision encoder's loader and forward (see vision_encoder.h for the model and its sources).
-// Matrices go through the CPU backend's packed linear() and matmul(); norms, GELU, softmax and
-// pooling are short loops here (a few percent of the work).
+// Matrices go through the CPU backend's packed linear(), attention through its paged attention
+// (all keys visible: AttentionMetadata::key_ends); norms, GELU and pooling are short loops here.
 #include "engine/vision/vision_encoder.h"
 
 #include <algorithm>
@@ -315,37 +315,38 @@ ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px)
   add_bias(x.data(), w.patch_b, N);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += w.pos[i];
 
-  std::vector<float> qh(std::size_t(N) * std::size_t(hd)), kh(qh.size()), vt(qh.size()), oh(qh.size());
-  std::vector<float> scores(std::size_t(N) * std::size_t(N)), ff(std::size_t(N) * std::size_t(c.intermediate_size));
-  const float scale = 1.0f / std::sqrt(float(hd));
+  // Attention without a mask through the backend's paged attention: the image's K and V as one
+  // block of N rows, every query seeing all N keys (AttentionMetadata::key_ends).
+  std::vector<float> q(x.size()), k(x.size()), v(x.size()), ff(std::size_t(N) * std::size_t(c.intermediate_size));
+  const int query_start[2] = {0, N}, seq_len = N, table = 0;
+  const std::vector<int> key_ends(std::size_t(N), N);
+  kernels::AttentionMetadata meta;
+  meta.query_start_loc = query_start;
+  meta.seq_lens = &seq_len;
+  meta.block_tables = &table;
+  meta.max_blocks_per_seq = 1;
+  meta.num_requests = 1;
+  meta.block_size = N;
+  meta.num_tokens = N;
+  meta.max_query_len = N;
+  meta.max_seq_len = N;
+  meta.key_ends = key_ends.data();
+  kernels::AttentionSpec spec;
+  spec.n_heads = spec.n_kv_heads = heads;
+  spec.head_dim = hd;
+  spec.scale = 1.0f / std::sqrt(float(hd));
   for (const Layer& L : w.layers) {
     h = x;
     layer_norm(h.data(), L.ln1_w.data(), L.ln1_b.data(), N, H, c.eps);
     b.linear(qkv.data(), h.data(), *L.qkv, N);
     add_bias(qkv.data(), L.qkv_b, N);
-    for (int hh = 0; hh < heads; ++hh) {
-      for (int t = 0; t < N; ++t)
-        for (int d = 0; d < hd; ++d) {
-          const float* r = qkv.data() + std::size_t(t) * std::size_t(3 * H) + std::size_t(hh * hd + d);
-          qh[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = r[0];
-          kh[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = r[H];
-          vt[std::size_t(d) * std::size_t(N) + std::size_t(t)] = r[2 * H];
-        }
-      b.matmul(scores.data(), qh.data(), kh.data(), N, N, hd);
-      for (int t = 0; t < N; ++t) {
-        float* s = scores.data() + std::size_t(t) * std::size_t(N);
-        float m = -INFINITY;
-        for (int j = 0; j < N; ++j) m = std::max(m, s[j] * scale);
-        double sum = 0;
-        for (int j = 0; j < N; ++j) sum += (s[j] = std::exp(s[j] * scale - m));
-        const float inv = float(1.0 / sum);
-        for (int j = 0; j < N; ++j) s[j] *= inv;
-      }
-      b.matmul(oh.data(), scores.data(), vt.data(), N, hd, N);
-      for (int t = 0; t < N; ++t)
-        std::copy_n(oh.data() + std::size_t(t) * std::size_t(hd), hd,
-                    att.data() + std::size_t(t) * std::size_t(H) + std::size_t(hh * hd));
+    for (int t = 0; t < N; ++t) {
+      const float* r = qkv.data() + std::size_t(t) * std::size_t(3 * H);
+      std::copy_n(r, H, q.data() + std::size_t(t) * std::size_t(H));
+      std::copy_n(r + H, H, k.data() + std::size_t(t) * std::size_t(H));
+      std::copy_n(r + 2 * H, H, v.data() + std::size_t(t) * std::size_t(H));
     }
+    b.paged_attention(att.data(), q.data(), k.data(), v.data(), kernels::KvDType::kFloat32, meta, spec);
     b.linear(h.data(), att.data(), *L.out, N);
     add_bias(h.data(), L.out_b, N);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += h[i];
@@ -353,10 +354,10 @@ ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px)
     layer_norm(h.data(), L.ln2_w.data(), L.ln2_b.data(), N, H, c.eps);
     b.linear(ff.data(), h.data(), *L.up, N);
     add_bias(ff.data(), L.up_b, N);
-    for (float& v : ff)
-      v = c.activation == VisionConfig::Activation::kGeluTanh ? gelu_tanh(v)
-          : c.activation == VisionConfig::Activation::kSilu   ? v / (1.0f + std::exp(-v))
-                                                              : v / (1.0f + std::exp(-1.702f * v));
+    for (float& a : ff)
+      a = c.activation == VisionConfig::Activation::kGeluTanh ? gelu_tanh(a)
+          : c.activation == VisionConfig::Activation::kSilu   ? a / (1.0f + std::exp(-a))
+                                                              : a / (1.0f + std::exp(-1.702f * a));
     b.linear(h.data(), ff.data(), *L.down, N);
     add_bias(h.data(), L.down_b, N);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += h[i];

@@ -8,6 +8,8 @@
 //   node openai_client.mjs tools BASE_URL MODEL   (tools with tool_choice auto; the reply forced into
 //   the template's <tool_call> form by guided_regex; non-streamed, streamed, the client's stream helper;
 //   tool_choice "required" and a named function, arguments validated with ajv; reasoning_content)
+//   node openai_client.mjs images BASE_URL MODEL IMAGE OTHER_IMAGE   (image_url data: URLs: non-streamed and
+//   streamed, the same image again, another image, two images; bad URLs, base64 and images refused)
 //   node openai_client.mjs concurrent BASE_URL MODEL N   (N greedy requests at once, every other
 //   one streamed; each asks for 20 + (7 i mod 90) tokens with ignore_eos)
 import OpenAI from "openai";
@@ -241,6 +243,42 @@ if (mode === "completions") {
       ...req.messages, m, { role: "tool", tool_call_id: m.tool_calls[0].id, content: "Sunny, 21 C" }] });
     out.next_finish = next.choices[0].finish_reason;
   }
+} else if (mode === "images") {
+  const fs = await import("node:fs");
+  const dataUrl = (path, type) => `data:${type};base64,${fs.readFileSync(path).toString("base64")}`;
+  const [image, other] = process.argv.slice(5);
+  const ask = (parts) => ({ model, max_tokens: 8, temperature: 0, messages: [{ role: "user", content: parts }] });
+  const withImage = (url) => ask([{ type: "image_url", image_url: { url } }, { type: "text", text: "What is it?" }]);
+  const first = await client.chat.completions.create(withImage(dataUrl(image, "image/png")));
+  out.content = first.choices[0].message.content;
+  out.prompt_tokens = first.usage.prompt_tokens;
+  const textOnly = await client.chat.completions.create(ask([{ type: "text", text: "What is it?" }]));
+  out.text_prompt_tokens = textOnly.usage.prompt_tokens;
+  const s = await collectStream(
+      await client.chat.completions.create({ ...withImage(dataUrl(image, "image/png")), stream: true,
+                                             stream_options: { include_usage: true } }),
+      (c) => c.delta?.content);
+  out.stream_content = s.text;
+  out.stream_cached = s.usage?.prompt_tokens_details?.cached_tokens ?? -1;
+  const again = await client.chat.completions.create(withImage(dataUrl(image, "image/png")));
+  out.again_content = again.choices[0].message.content;
+  out.again_cached = again.usage.prompt_tokens_details?.cached_tokens ?? -1;
+  const swapped = await client.chat.completions.create(withImage(dataUrl(other, "image/png")));
+  out.other_prompt_tokens = swapped.usage.prompt_tokens;
+  out.other_cached = swapped.usage.prompt_tokens_details?.cached_tokens ?? -1;
+  const two = await client.chat.completions.create(ask([
+    { type: "text", text: "Compare" }, { type: "image_url", image_url: { url: dataUrl(image, "image/png") } },
+    { type: "image_url", image_url: { url: dataUrl(other, "image/png") } }]));
+  out.two_prompt_tokens = two.usage.prompt_tokens;
+  out.remote = await error(() => client.chat.completions.create(withImage("https://example.com/cat.png")));
+  out.bad_base64 = await error(() => client.chat.completions.create(withImage("data:image/png;base64,@@@@")));
+  out.not_image = await error(() => client.chat.completions.create(
+      withImage(`data:image/png;base64,${Buffer.from("hello, not a picture").toString("base64")}`)));
+  const png = fs.readFileSync(image);
+  out.truncated = await error(() => client.chat.completions.create(
+      withImage(`data:image/png;base64,${png.subarray(0, png.length - 30).toString("base64")}`)));
+  out.after = (await client.chat.completions.create(ask([{ type: "text", text: "Still there?" }]))).choices[0]
+      .finish_reason;
 } else if (mode === "concurrent") {
   const n = Number(apiKey);
   const one = async (i) => {

@@ -112,7 +112,25 @@ QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pa
     // The message's further fields (tool_calls, tool_call_id) as OpenAI's messages carry them.
     QJsonObject o = QJsonDocument::fromJson(m.fields.toUtf8()).object();
     o.insert(QStringLiteral("role"), messageRoleText(m.role));
-    o.insert(QStringLiteral("content"), m.text);
+    if (m.images.isEmpty()) {
+      o.insert(QStringLiteral("content"), m.text);
+    } else {
+      // Content parts: each picture (a marker in the text) as an image_url data: URL where it stands.
+      QJsonArray parts;
+      const QStringList pieces = m.text.split(QChar(0xFFFC));
+      for (qsizetype k = 0; k < pieces.size(); ++k) {
+        if (!pieces[k].isEmpty())
+          parts.append(
+              QJsonObject{{QStringLiteral("type"), QStringLiteral("text")}, {QStringLiteral("text"), pieces[k]}});
+        if (k + 1 < pieces.size() && k < m.images.size()) {
+          const ImageAttachment& a = m.images[k];
+          const QString url = QStringLiteral("data:%1;base64,%2").arg(a.mime, QString::fromLatin1(a.bytes.toBase64()));
+          parts.append(QJsonObject{{QStringLiteral("type"), QStringLiteral("image_url")},
+                                   {QStringLiteral("image_url"), QJsonObject{{QStringLiteral("url"), url}}}});
+        }
+      }
+      o.insert(QStringLiteral("content"), parts);
+    }
     chat.append(o);
   }
   QJsonObject body{{QStringLiteral("messages"), chat},

@@ -30,6 +30,10 @@ Item {
     /// A reply's tool calls ({id, name, arguments}), and a tool result's tool (MessageListModel).
     required property var toolCalls
     required property string toolName
+    /// The message's pictures (MessageListModel's attachments role): {bytes, mime, width, height}.
+    required property var attachments
+    readonly property real imagesWidth: bubble.attachments.length > 0
+                                        ? Math.min(bubble.maxTextWidth, bubble.attachments.length * 166 - 6) : 0
 
     // Set by MessageList's delegate (the defaults: a bubble outside a MessageList).
     /// The pane's PaneState (C++): the message actions call it.
@@ -94,7 +98,8 @@ Item {
     readonly property real textWidth: Math.min(
         maxTextWidth,
         bubble.measured && !(bubble.hasReasoning && reasoningSection.expanded)
-            ? Math.ceil(Math.max(measure.implicitWidth, noteLabel.visible ? noteLabel.implicitWidth : 0,
+            ? Math.ceil(Math.max(measure.implicitWidth, bubble.imagesWidth,
+                                 noteLabel.visible ? noteLabel.implicitWidth : 0,
                                  roleLabel.visible ? roleLabel.implicitWidth : 0,
                                  bubble.hasReasoning ? reasoningSection.implicitWidth : 0)) + 1
             : bubble.maxTextWidth)
@@ -145,6 +150,24 @@ Item {
                 font.bold: true
                 color: Theme.mutedTextColor
                 Accessible.ignored: true  // the text's accessible name says it
+            }
+            Flow {
+                objectName: "messageImages"
+                visible: bubble.attachments.length > 0
+                Layout.fillWidth: true
+                spacing: 6
+                Repeater {
+                    model: bubble.attachments
+                    AttachmentImage {
+                        required property var modelData
+                        bytes: modelData.bytes
+                        maxSide: 160
+                        width: implicitWidth
+                        height: implicitHeight
+                        Accessible.role: Accessible.Graphic
+                        Accessible.name: qsTr("Image, %1 by %2 pixels").arg(modelData.width).arg(modelData.height)
+                    }
+                }
             }
             ReasoningSection {
                 id: reasoningSection

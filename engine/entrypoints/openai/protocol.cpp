@@ -7,6 +7,7 @@
 
 #include "engine/entrypoints/openai/chat_reply.h"
 #include "engine/loader/load_util.h"
+#include "engine/multimodal/mm_prompt.h"
 #include "engine/sample/structured/json_schema_grammar.h"
 #include "engine/text/chat_template.h"
 
@@ -37,6 +38,58 @@ using json = nlohmann::json;
 
 [[noreturn]] void bad(const std::string& param, const std::string& what) {
   throw ApiError(400, "'" + param + "' " + what, param);
+}
+
+/// The bytes of an image_url part's URL: a data: URL with base64 data (RFC 2397; RFC 4648's
+/// alphabet, padding optional, no whitespace). Remote URLs are not fetched.
+std::vector<uint8_t> image_from_url(const std::string& url, const std::string& param) {
+  if (url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0)
+    bad(param,
+        "is a remote URL: this server fetches no media; send the image as a data: URL "
+        "(data:image/png;base64,...)");
+  const std::size_t comma = url.find(',');
+  if (url.rfind("data:", 0) != 0 || comma == std::string::npos)
+    bad(param, "must be a data: URL (data:image/png;base64,...)");
+  const std::string head = url.substr(5, comma - 5);
+  if (head.size() < 7 || head.compare(head.size() - 7, 7, ";base64") != 0)
+    bad(param, "must hold base64 data (data:image/...;base64,...)");
+  const std::size_t n = url.size() - comma - 1;
+  if (n > (std::size_t(96) << 20)) bad(param, "holds more than 96 MiB of base64 data");
+  std::vector<uint8_t> out;
+  out.reserve(n / 4 * 3 + 3);
+  uint32_t acc = 0;
+  int bits = 0;
+  std::size_t i = comma + 1, pad = 0;
+  for (; i < url.size(); ++i) {
+    const char c = url[i];
+    int v;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+' || c == '-')
+      v = 62;
+    else if (c == '/' || c == '_')
+      v = 63;
+    else if (c == '=') {
+      pad = url.size() - i;
+      break;
+    } else
+      bad(param, "holds a character that is not base64 at byte " + std::to_string(i));
+    acc = (acc << 6) | uint32_t(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(uint8_t(acc >> bits));
+    }
+  }
+  for (; i < url.size(); ++i)
+    if (url[i] != '=') bad(param, "holds data after its base64 padding");
+  if (pad > 2 || bits >= 6) bad(param, "is not whole base64 (its length is wrong)");
+  if (out.empty()) bad(param, "holds no data");
+  return out;
 }
 
 const char* type_name(const json& v) {
@@ -450,19 +503,34 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
         }
     const json* content = field(m, "content");
     if (content && content->is_array()) {
-      // Content parts: text only ("image_url", "input_audio" need a model this engine does not run).
+      // Content parts: text, and images as data: URLs (each becomes kImageMarker where it stands;
+      // the text parts are joined by newlines).
       std::string text;
+      bool last_text = false;
       for (std::size_t k = 0; k < content->size(); ++k) {
         const json& part = (*content)[k];
         const std::string pname = name + ".content[" + std::to_string(k) + "]";
         const json* type = part.is_object() ? field(part, "type") : nullptr;
         if (!type || !type->is_string()) bad(pname, "must be an object with a 'type'");
-        if (type->get<std::string>() != "text")
-          bad(pname + ".type", "'" + type->get<std::string>() + "' is not supported (text only)");
-        const json* t = field(part, "text");
-        if (!t) bad(pname + ".text", "is required");
-        if (!text.empty()) text += "\n";
-        text += string(*t, pname + ".text");
+        const std::string t = type->get<std::string>();
+        if (t == "image_url") {
+          const json* iu = field(part, "image_url");
+          const json* url = iu && iu->is_object() ? field(*iu, "url") : iu;
+          if (!url || !url->is_string()) bad(pname + ".image_url", "must be {\"url\": \"data:image/...;base64,...\"}");
+          if (int(r.images.size()) >= limits.max_images)
+            bad(pname, "more than " + std::to_string(limits.max_images) + " images in one request");
+          r.images.push_back(image_from_url(url->get<std::string>(), pname + ".image_url.url"));
+          r.image_params.push_back(pname + ".image_url");
+          text += kImageMarker;
+          last_text = false;
+          continue;
+        }
+        if (t != "text") bad(pname + ".type", "'" + t + "' is not supported (\"text\" and \"image_url\" are)");
+        const json* tx = field(part, "text");
+        if (!tx) bad(pname + ".text", "is required");
+        if (last_text) text += "\n";
+        text += strip_image_markers(string(*tx, pname + ".text"));
+        last_text = true;
       }
       out["content"] = text;
     } else if (content && !content->is_string()) {
@@ -477,6 +545,7 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
       if (role->get<std::string>() != "assistant" && !hasCalls) bad(name + ".content", "is required");
       out["content"] = "";
     }
+    if (content && content->is_string()) out["content"] = strip_image_markers(content->get<std::string>());
     r.messages.push_back(std::move(out));
   }
   if (const json* v = field(body, "tools"); v && !v->is_array())

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -46,6 +47,7 @@ struct RequestLimits {
   int max_stop_string_bytes = 1024;  ///< bytes in one stop string
   int max_stop_token_ids = 1024;     ///< entries in `stop_token_ids`
   int max_sequences = 1024;          ///< prompts × n in one /v1/completions call (n alone for chat)
+  int max_images = 16;               ///< "image_url" parts in one chat call
 };
 
 /// The deepest nesting of arrays and objects in a JSON text (strings and escapes skipped), counted
@@ -80,7 +82,11 @@ struct CompletionRequest {
 /// POST /v1/chat/completions.
 struct ChatCompletionRequest {
   std::string model;
-  nlohmann::ordered_json messages;  ///< content parts of type "text" joined into one string
+  nlohmann::ordered_json messages;  ///< content parts joined into one string (images: kImageMarker)
+  /// The bytes of each "image_url" part's data: URL, in the order of their markers in `messages`
+  /// (engine/multimodal/mm_prompt.h), and each part's name for errors ("messages[1].content[0]").
+  std::vector<std::vector<uint8_t>> images;
+  std::vector<std::string> image_params;
   SamplingRequest sampling;
   bool stream = false;
   bool include_usage = false;

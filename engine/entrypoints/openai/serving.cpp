@@ -1,5 +1,9 @@
 #include "engine/entrypoints/openai/serving.h"
 
+#include "engine/multimodal/image_decode.h"
+#include "engine/multimodal/mm_prompt.h"
+#include "engine/vision/vision_encoder.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -341,6 +345,42 @@ Generation OpenAIServing::start_completion(const CompletionRequest& r) {
   return g;
 }
 
+std::vector<MultiModalPlaceholder> OpenAIServing::place_images(const ChatCompletionRequest& r,
+                                                               const TemplatedText& prompt,
+                                                               const ChatEncodeOptions& enc,
+                                                               std::vector<int>& ids) const {
+  const LLMEngine& engine = llm_.engine();
+  const VisionEncoder* vision = engine.vision_encoder();
+  if (!vision)
+    throw ApiError(400, "this model reads no images: the server was started without its image projector (--mmproj)",
+                   r.image_params.front());
+  std::vector<std::shared_ptr<const RgbImage>> pictures;
+  for (std::size_t k = 0; k < r.images.size(); ++k) {
+    try {
+      pictures.push_back(std::make_shared<const RgbImage>(decode_image(r.images[k])));
+    } catch (const ImageError& e) {
+      throw ApiError(400, "'" + r.image_params[k] + "': " + e.what(), r.image_params[k]);
+    }
+  }
+  ImagePrompt placed;
+  try {
+    placed = encode_image_prompt(engine.tokenizer(), *vision, prompt, pictures, enc.bos_id,
+                                 image_placeholder_id(engine.tokenizer()));
+  } catch (const std::invalid_argument& e) {  // the template left out a message's image
+    throw ApiError(400, std::string("the chat template did not place every image: ") + e.what(), "messages");
+  }
+  const int max_len = engine.engine_config().max_model_len;
+  if (static_cast<int>(placed.token_ids.size()) > max_len)
+    throw ApiError(400,
+                   "This model's maximum context length is " + std::to_string(max_len) +
+                       " tokens. However, your messages with their images take " +
+                       std::to_string(placed.token_ids.size()) +
+                       " input tokens. Please reduce the length of the input.",
+                   "messages");
+  ids = std::move(placed.token_ids);
+  return std::move(placed.images);
+}
+
 Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
   Generation g = new_generation(Generation::Kind::kChat, r.model, r.sampling, r.stream, r.include_usage);
   const LLMEngine& engine = llm_.engine();
@@ -403,6 +443,7 @@ Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
     throw ApiError(400, e.what(), param);
   }
   std::vector<int> ids;
+  RequestOptions options;
   try {
     ids = encode_bounded(prompt, &enc, "messages");
   } catch (const ApiError&) {
@@ -410,17 +451,17 @@ Generation OpenAIServing::start_chat(const ChatCompletionRequest& r) {
   } catch (const std::exception& e) {
     throw ApiError(400, e.what(), "messages");
   }
+  if (!r.images.empty()) options.images = place_images(r, prompt, enc, ids);
   if (!warning.empty() && log_) log_(warning);
   g.reply.reasoning_opened = g.reply.reasoning && prompt_opens_reasoning(prompt);
   SamplingParams p = sampling_for(r.sampling, static_cast<int>(ids.size()), "messages");
   p.stop.insert(p.stop.end(), stops.stop.begin(), stops.stop.end());
   p.stop_token_ids.insert(p.stop_token_ids.end(), stops.stop_token_ids.begin(), stops.stop_token_ids.end());
   if (r.logprobs) p.logprobs = r.top_logprobs;
-  RequestOptions options;
   // A hybrid model's next turn resumes from the state checkpoint of what it repeats: as
   // chat_stable_prefix finds it, what these messages + a reply + a user message rendered without
   // a generation prompt share with this prompt.
-  if (engine.model_config().num_recurrent_layers() > 0 && add_generation_prompt) {
+  if (engine.model_config().num_recurrent_layers() > 0 && add_generation_prompt && r.images.empty()) {
     ChatRenderOptions plain = render_options;
     plain.add_generation_prompt = false;
     nlohmann::ordered_json next = r.messages;

@@ -112,6 +112,11 @@ class OpenAIServing {
   /// Token ids of `text` (a completion prompt, or a rendered chat), refusing one that cannot fit
   /// the context before all of it is tokenized: a prefix of max_model_len × 16 bytes is
   /// tokenized first, and when it alone is more than the context holds the request is a 400.
+  /// The images of a chat call placed in its prompt: `ids` becomes the prompt's ids with each
+  /// image's positions (ApiError 400 for a model without a projector, a bad image naming its
+  /// part, a prompt past max_model_len).
+  std::vector<MultiModalPlaceholder> place_images(const ChatCompletionRequest& r, const TemplatedText& prompt,
+                                                  const ChatEncodeOptions& enc, std::vector<int>& ids) const;
   std::vector<int> encode_bounded(const TemplatedText& text, const ChatEncodeOptions* chat, const char* param) const;
   /// A Generation's identity (id, time, model, n); ApiError 404 for another model's name.
   Generation new_generation(Generation::Kind kind, const std::string& model, const SamplingRequest& s, bool stream,

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "clip.h"
 #include "clip-impl.h"
+#include "clip.h"
 #include "llama.h"
 #include "mtmd-helper.h"
 #include "mtmd.h"
@@ -41,7 +41,8 @@ struct Sha256 {
         0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
     uint32_t w[64];
-    for (int i = 0; i < 16; ++i) w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 | p[4 * i + 3];
+    for (int i = 0; i < 16; ++i)
+      w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 | p[4 * i + 3];
     for (int i = 16; i < 64; ++i) {
       uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
       uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -51,9 +52,23 @@ struct Sha256 {
     for (int i = 0; i < 64; ++i) {
       uint32_t t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
       uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-      hh = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2;
     }
-    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += hh;
   }
   std::string digest(const uint8_t* data, size_t n) {
     std::vector<uint8_t> m(data, data + n);
@@ -181,8 +196,9 @@ bool run_prompt(Env& e, const std::string& text, const std::vector<std::string>&
       llama_pos np = mtmd_input_chunk_get_n_pos(c);
       for (int k = 0; k < nt; ++k) pos.push_back(n_past + k);
       n_past += np;
-      jc = {{"type", "image"}, {"image", mtmd_input_chunk_get_id(c)}, {"n_tokens", nt}, {"n_pos", np},
-            {"nx", mtmd_image_tokens_get_nx(it)}, {"ny", mtmd_image_tokens_get_ny(it)}, {"positions", pos}};
+      jc = {{"type", "image"}, {"image", mtmd_input_chunk_get_id(c)}, {"n_tokens", nt},
+            {"n_pos", np},     {"nx", mtmd_image_tokens_get_nx(it)},  {"ny", mtmd_image_tokens_get_ny(it)},
+            {"positions", pos}};
     }
     r.chunks.push_back(jc);
   }
@@ -284,7 +300,8 @@ int main(int argc, char** argv) {
   if (!mctx) return 1;
 
   // a second clip context for the clip_* calls (mtmd's own is private); same parameters as mtmd uses
-  clip_context_params ccp{/*use_gpu*/ false, GGML_LOG_LEVEL_ERROR, CLIP_FLASH_ATTN_TYPE_DISABLED, -1, -1, GGML_TYPE_F32};
+  clip_context_params ccp{/*use_gpu*/ false, GGML_LOG_LEVEL_ERROR, CLIP_FLASH_ATTN_TYPE_DISABLED, -1, -1,
+                          GGML_TYPE_F32};
   clip_ctx* clip = clip_init(mmproj_path.c_str(), ccp).ctx_v;
   if (!clip) return 1;
   const int n_mm = clip_n_mmproj_embd(clip);
@@ -292,7 +309,9 @@ int main(int argc, char** argv) {
   Env e{model, mctx, dir, llama_n_vocab(model), llama_model_n_embd(model), true};
   Blob blob;
   json out;
-  out["reference"] = "ik_llama.cpp 8337e4cd3861406fc04e0854b1409cd1b027fbc9 (CPU build), libmtmd + libllama, tests/data/vision/ik_vision.cpp";
+  out["reference"] =
+      "ik_llama.cpp 8337e4cd3861406fc04e0854b1409cd1b027fbc9 (CPU build), libmtmd + libllama, "
+      "tests/data/vision/ik_vision.cpp";
   out["text_model"] = "gemma3-tiny.gguf";
   out["text_model_sha256"] = file_sha(text_path);
   out["mmproj"] = "gemma3-tiny-mmproj.gguf";
@@ -331,41 +350,42 @@ int main(int argc, char** argv) {
       ji["ik_decode_error"] = "mtmd_helper_bitmap_init_from_file returned null (stb_image cannot decode this format)";
       std::fprintf(stderr, "%s: ik cannot decode\n", name.c_str());
     } else {
-    const int nx = int(mtmd_bitmap_get_nx(bm)), ny = int(mtmd_bitmap_get_ny(bm));
-    const unsigned char* px = mtmd_bitmap_get_data(bm);
-    ji["decoded"] = {{"nx", nx}, {"ny", ny}, {"rgb_sha256", sha256(px, size_t(nx) * ny * 3)}};
-    if (!dump_dir.empty()) {
-      FILE* f = std::fopen((dump_dir + "/" + name + ".ik.rgb").c_str(), "wb");
-      std::fwrite(px, 1, size_t(nx) * ny * 3, f);
-      std::fclose(f);
-    }
-    // ik preprocessing
-    u8 = clip_image_u8_init();
-    clip_build_img_from_pixels(px, nx, ny, u8);
-    batch = clip_image_f32_batch_init();
-    if (!clip_image_preprocess(clip, u8, batch)) return 1;
-    if (clip_image_f32_batch_n_images(batch) != 1) return 1;
-    f32 = clip_image_f32_get_img(batch, 0);
-    const int n_tok = clip_n_output_tokens(clip, f32);
-    emb.assign(size_t(n_tok) * n_mm, 0.f);
-    if (!clip_image_encode(clip, N_CLIP_THREADS, f32, emb.data())) return 1;
-    ji["ik_preproc"] = {{"nx", f32->nx}, {"ny", f32->ny}, {"floats", blob.add(f32->buf.data(), f32->buf.size())}};
-    ji["ik_embd"] = {{"n_tokens", n_tok}, {"n_embd", n_mm}, {"floats", blob.add(emb.data(), emb.size())}};
-    // the same through mtmd (tokenize + mtmd_encode_chunk + mtmd_get_output_embd): must be identical
-    {
-      mtmd_input_text in{mtmd_default_marker(), false, true};
-      mtmd_input_chunks* ch = mtmd_input_chunks_init();
-      const mtmd_bitmap* b1[1] = {bm};
-      if (mtmd_tokenize(mctx, ch, &in, b1, 1) != 0) return 1;
-      for (size_t c = 0; c < mtmd_input_chunks_size(ch); ++c) {
-        const mtmd_input_chunk* k = mtmd_input_chunks_get(ch, c);
-        if (mtmd_input_chunk_get_type(k) != MTMD_INPUT_CHUNK_TYPE_IMAGE) continue;
-        if (mtmd_encode_chunk(mctx, k) != 0) return 1;
-        ji["mtmd_encode_max_abs_diff_vs_clip_image_encode"] = max_abs_diff(mtmd_get_output_embd(mctx), emb.data(), emb.size());
+      const int nx = int(mtmd_bitmap_get_nx(bm)), ny = int(mtmd_bitmap_get_ny(bm));
+      const unsigned char* px = mtmd_bitmap_get_data(bm);
+      ji["decoded"] = {{"nx", nx}, {"ny", ny}, {"rgb_sha256", sha256(px, size_t(nx) * ny * 3)}};
+      if (!dump_dir.empty()) {
+        FILE* f = std::fopen((dump_dir + "/" + name + ".ik.rgb").c_str(), "wb");
+        std::fwrite(px, 1, size_t(nx) * ny * 3, f);
+        std::fclose(f);
       }
-      mtmd_input_chunks_free(ch);
-    }
-    std::fprintf(stderr, "%s: %dx%d -> %d tokens\n", name.c_str(), nx, ny, n_tok);
+      // ik preprocessing
+      u8 = clip_image_u8_init();
+      clip_build_img_from_pixels(px, nx, ny, u8);
+      batch = clip_image_f32_batch_init();
+      if (!clip_image_preprocess(clip, u8, batch)) return 1;
+      if (clip_image_f32_batch_n_images(batch) != 1) return 1;
+      f32 = clip_image_f32_get_img(batch, 0);
+      const int n_tok = clip_n_output_tokens(clip, f32);
+      emb.assign(size_t(n_tok) * n_mm, 0.f);
+      if (!clip_image_encode(clip, N_CLIP_THREADS, f32, emb.data())) return 1;
+      ji["ik_preproc"] = {{"nx", f32->nx}, {"ny", f32->ny}, {"floats", blob.add(f32->buf.data(), f32->buf.size())}};
+      ji["ik_embd"] = {{"n_tokens", n_tok}, {"n_embd", n_mm}, {"floats", blob.add(emb.data(), emb.size())}};
+      // the same through mtmd (tokenize + mtmd_encode_chunk + mtmd_get_output_embd): must be identical
+      {
+        mtmd_input_text in{mtmd_default_marker(), false, true};
+        mtmd_input_chunks* ch = mtmd_input_chunks_init();
+        const mtmd_bitmap* b1[1] = {bm};
+        if (mtmd_tokenize(mctx, ch, &in, b1, 1) != 0) return 1;
+        for (size_t c = 0; c < mtmd_input_chunks_size(ch); ++c) {
+          const mtmd_input_chunk* k = mtmd_input_chunks_get(ch, c);
+          if (mtmd_input_chunk_get_type(k) != MTMD_INPUT_CHUNK_TYPE_IMAGE) continue;
+          if (mtmd_encode_chunk(mctx, k) != 0) return 1;
+          ji["mtmd_encode_max_abs_diff_vs_clip_image_encode"] = max_abs_diff(mtmd_get_output_embd(mctx), emb.data(),
+                                                                             emb.size());
+        }
+        mtmd_input_chunks_free(ch);
+      }
+      std::fprintf(stderr, "%s: %dx%d -> %d tokens\n", name.c_str(), nx, ny, n_tok);
     }
     // transformers-style preprocessing (from make_gemma3_mmproj.py) through ik's encoder
     json hm = hfmeta[ii];
@@ -377,9 +397,13 @@ int main(int argc, char** argv) {
     hfimg->buf.assign(hf.begin() + long(off), hf.begin() + long(off + size_t(hfimg->nx) * hfimg->ny * 3));
     std::vector<float> emb_hf(size_t(clip_n_output_tokens(clip, hfimg)) * n_mm);
     if (!clip_image_encode(clip, N_CLIP_THREADS, hfimg, emb_hf.data())) return 1;
-    ji["hf_preproc"] = {{"pil_mode", hm["pil_mode"]}, {"pil_rgb_sha256", hm["pil_rgb_sha256"]}, {"nx", hfimg->nx},
-                        {"ny", hfimg->ny}, {"floats", blob.add(hfimg->buf.data(), hfimg->buf.size())}};
-    ji["hf_embd"] = {{"n_tokens", int(emb_hf.size() / n_mm)}, {"n_embd", n_mm}, {"floats", blob.add(emb_hf.data(), emb_hf.size())}};
+    ji["hf_preproc"] = {{"pil_mode", hm["pil_mode"]},
+                        {"pil_rgb_sha256", hm["pil_rgb_sha256"]},
+                        {"nx", hfimg->nx},
+                        {"ny", hfimg->ny},
+                        {"floats", blob.add(hfimg->buf.data(), hfimg->buf.size())}};
+    ji["hf_embd"] = {
+        {"n_tokens", int(emb_hf.size() / n_mm)}, {"n_embd", n_mm}, {"floats", blob.add(emb_hf.data(), emb_hf.size())}};
     if (f32 && hfimg->buf.size() == f32->buf.size()) {
       ji["preproc_max_abs_diff_ik_vs_hf"] = max_abs_diff(hfimg->buf.data(), f32->buf.data(), f32->buf.size());
       ji["embd_max_abs_diff_ik_vs_hf"] = max_abs_diff(emb_hf.data(), emb.data(), std::min(emb.size(), emb_hf.size()));
@@ -415,8 +439,13 @@ int main(int argc, char** argv) {
     }
     PromptResult rh;  // the hand-decoded non-causal path must give the same first logits
     if (!run_prompt(e, text, p.imgs, 1, 1, true, rh)) return 1;
-    json j = {{"name", p.name}, {"prompt", text}, {"images", p.imgs}, {"chunks", r.chunks},
-              {"n_past_after_prompt", r.n_past_after_prompt}, {"generated_ids", r.gen}, {"steps", r.steps},
+    json j = {{"name", p.name},
+              {"prompt", text},
+              {"images", p.imgs},
+              {"chunks", r.chunks},
+              {"n_past_after_prompt", r.n_past_after_prompt},
+              {"generated_ids", r.gen},
+              {"steps", r.steps},
               {"first_logits", blob.add(r.first_logits.data(), r.first_logits.size())},
               {"check_hand_noncausal_first_logits_max_abs_diff",
                max_abs_diff(rh.first_logits.data(), r.first_logits.data(), r.first_logits.size())}};
@@ -426,7 +455,8 @@ int main(int argc, char** argv) {
       j["causal_image_first_step"] = {
           {"id", rc.gen[0]},
           {"top10", rc.steps[0]["top10"]},
-          {"first_logits_max_abs_diff_vs_noncausal", max_abs_diff(rc.first_logits.data(), r.first_logits.data(), r.first_logits.size())}};
+          {"first_logits_max_abs_diff_vs_noncausal",
+           max_abs_diff(rc.first_logits.data(), r.first_logits.data(), r.first_logits.size())}};
       // flash attention off (ik's non-flash non-causal mask path), for information only
       PromptResult rn;
       if (!run_prompt(e, text, p.imgs, 0, 1, false, rn)) return 1;
@@ -434,30 +464,40 @@ int main(int argc, char** argv) {
           {"id", rn.gen[0]},
           {"top10", rn.steps[0]["top10"]},
           {"n_nonfinite_first_logits", n_nonfinite(rn.first_logits)},
-          {"first_logits_max_abs_diff_vs_golden", max_abs_diff(rn.first_logits.data(), r.first_logits.data(), r.first_logits.size())}};
+          {"first_logits_max_abs_diff_vs_golden",
+           max_abs_diff(rn.first_logits.data(), r.first_logits.data(), r.first_logits.size())}};
       PromptResult rnc;
       if (!run_prompt(e, text, p.imgs, 2, 1, false, rnc)) return 1;
       j["flash_attn_off_causal_image_first_step"] = {
           {"id", rnc.gen[0]},
           {"top10", rnc.steps[0]["top10"]},
           {"n_nonfinite_first_logits", n_nonfinite(rnc.first_logits)},
-          {"first_logits_max_abs_diff_vs_fa_on_causal", max_abs_diff(rnc.first_logits.data(), rc.first_logits.data(), rc.first_logits.size())}};
+          {"first_logits_max_abs_diff_vs_fa_on_causal",
+           max_abs_diff(rnc.first_logits.data(), rc.first_logits.data(), rc.first_logits.size())}};
     }
     jp.push_back(j);
     std::fprintf(stderr, "%s: n_past %d, first id %d\n", p.name, r.n_past_after_prompt, r.gen[0]);
   }
-  out["settings"] = "text context: n_ctx 512, n_batch = n_ubatch = 512, n_threads 1, flash_attn ON, K/V cache F16, ik defaults otherwise; "
-                    "mtmd and clip_image_encode: use_gpu false, n_threads 4 (clip flash attention always off in mtmd, kq_type F32); "
-                    "mtmd_tokenize add_special true, parse_special true; mtmd_helper_eval_chunks(n_past 0, seq 0, n_batch 512, logits_last true); "
-                    "greedy argmax (lowest id on ties), top10 logits to 7 significant digits";
+  out["settings"] =
+      "text context: n_ctx 512, n_batch = n_ubatch = 512, n_threads 1, flash_attn ON, K/V cache F16, ik defaults "
+      "otherwise; "
+      "mtmd and clip_image_encode: use_gpu false, n_threads 4 (clip flash attention always off in mtmd, kq_type F32); "
+      "mtmd_tokenize add_special true, parse_special true; mtmd_helper_eval_chunks(n_past 0, seq 0, n_batch 512, "
+      "logits_last true); "
+      "greedy argmax (lowest id on ties), top10 logits to 7 significant digits";
   out["prompts"] = jp;
   out["commands"] = {
       {"mmproj_and_images", "PYTHONPATH=$IK/src/gguf-py /usr/bin/python3 make_gemma3_mmproj.py . $SCRATCH"},
-      {"build", "g++ -O2 -std=c++17 ik_vision.cpp -I$IK/src/include -I$IK/src/ggml/include -I$IK/src/examples/mtmd "
-               "-I$IK/src/vendor -L$IK/build/src -L$IK/build/ggml/src -L$IK/build/examples/mtmd -lmtmd -lllama -lggml "
-               "-Wl,-rpath,$IK/build/src:$IK/build/ggml/src:$IK/build/examples/mtmd -o $SCRATCH/ik_vision"},
-      {"run", "$SCRATCH/ik_vision $SHARED/models/arch/gemma3-tiny.gguf gemma3-tiny-mmproj.gguf . $SCRATCH golden.json golden.f32"}};
-  out["golden_f32"] = {{"file", "golden.f32"}, {"n_floats", blob.data.size()}, {"format", "little-endian float32; blocks at offset/count (in floats) given per field"}};
+      {"build",
+       "g++ -O2 -std=c++17 ik_vision.cpp -I$IK/src/include -I$IK/src/ggml/include -I$IK/src/examples/mtmd "
+       "-I$IK/src/vendor -L$IK/build/src -L$IK/build/ggml/src -L$IK/build/examples/mtmd -lmtmd -lllama -lggml "
+       "-Wl,-rpath,$IK/build/src:$IK/build/ggml/src:$IK/build/examples/mtmd -o $SCRATCH/ik_vision"},
+      {"run",
+       "$SCRATCH/ik_vision $SHARED/models/arch/gemma3-tiny.gguf gemma3-tiny-mmproj.gguf . $SCRATCH golden.json "
+       "golden.f32"}};
+  out["golden_f32"] = {{"file", "golden.f32"},
+                       {"n_floats", blob.data.size()},
+                       {"format", "little-endian float32; blocks at offset/count (in floats) given per field"}};
 
   FILE* bf = std::fopen(argv[6], "wb");
   std::fwrite(blob.data.data(), sizeof(float), blob.data.size(), bf);

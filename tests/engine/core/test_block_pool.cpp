@@ -11,7 +11,7 @@ using namespace pagedchat;
 
 namespace {
 BlockKey key(uint64_t parent, std::vector<int> ids, std::string salt = {}) {
-  return BlockKey{parent, std::move(ids), std::move(salt)};
+  return BlockKey{parent, std::move(ids), std::move(salt), {}};
 }
 
 Request makeRequest(const std::vector<int>& ids, int max_tokens = 4, std::string id = "r", uint64_t arrival = 0) {

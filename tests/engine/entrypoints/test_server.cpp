@@ -438,6 +438,57 @@ class TestServer : public QObject {
   // content; the conversation goes on with the tool's result. tool_choice "required" and a named
   // function make calls by constrained decoding whose arguments ajv validates; a leading <think>
   // block comes back as reasoning_content.
+  // Images as OpenAI image_url parts (data: URLs) through the official client, on Gemma 3 with its
+  // projector (tests/data/vision): streamed equals non-streamed, a picture sent again comes from
+  // the prefix cache and another picture does not, bad URLs and files are 400s naming the part.
+  void imagesThroughTheClient() {
+    if (!jsref::missing().isEmpty()) QFAIL(qPrintable(jsref::missing()));
+    const QString gguf = testpaths::modelFile("arch/gemma3-tiny.gguf"), dir = QStringLiteral(VISION_DIR);
+    REQUIRE_MODEL_FILE(gguf);
+    Server s({"--model", gguf, "--mmproj", dir + "/gemma3-tiny-mmproj.gguf", "--served-model-name", "gemma3-tiny",
+              "--chat-template", "gemma", "--max-model-len", "512"});
+    QVERIFY2(s.waitReady(), s.stderrText().constData());
+    QString error;
+    const QJsonObject o = runClient({"images", s.v1(), "gemma3-tiny", dir + "/square.png", dir + "/gray.png"}, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QByteArray all = QJsonDocument(o).toJson();
+    QVERIFY2(!o["content"].toString().isEmpty(), all.constData());
+    QCOMPARE(o["stream_content"].toString(), o["content"].toString());
+    QCOMPARE(o["again_content"].toString(), o["content"].toString());
+    // 16 positions per image (the projector's pooled grid) plus its begin and end text.
+    QVERIFY2(o["prompt_tokens"].toInt() >= o["text_prompt_tokens"].toInt() + 18, all.constData());
+    QVERIFY2(o["two_prompt_tokens"].toInt() >= o["text_prompt_tokens"].toInt() + 36, all.constData());
+    QVERIFY2(o["again_cached"].toInt() >= 16, all.constData());
+    QCOMPARE(o["other_prompt_tokens"].toInt(), o["prompt_tokens"].toInt());
+    QVERIFY2(o["other_cached"].toInt() < o["again_cached"].toInt(), all.constData());
+    for (const char* bad : {"remote", "bad_base64", "not_image", "truncated"}) {
+      const QJsonObject e = o[bad].toObject();
+      QVERIFY2(e["status"].toInt() == 400, (QByteArray(bad) + ": " + all).constData());
+      QVERIFY2(e["param"].toString().contains("image_url"), (QByteArray(bad) + ": " + all).constData());
+    }
+    QVERIFY2(!o["after"].toString().isEmpty(), all.constData());
+    // A server without the projector refuses images by saying so.
+    Server text({"--model", gguf, "--served-model-name", "gemma3-tiny", "--chat-template", "gemma"});
+    QVERIFY2(text.waitReady(), text.stderrText().constData());
+    QFile png(dir + "/square.png");
+    QVERIFY(png.open(QIODevice::ReadOnly));
+    const QByteArray body =
+        QJsonDocument(
+            QJsonObject{
+                {"model", "gemma3-tiny"},
+                {"messages",
+                 QJsonArray{QJsonObject{
+                     {"role", "user"},
+                     {"content", QJsonArray{QJsonObject{
+                                     {"type", "image_url"},
+                                     {"image_url", QJsonObject{{"url", "data:image/png;base64," +
+                                                                           QString(png.readAll().toBase64())}}}}}}}}}})
+            .toJson();
+    const Http r = curl("POST", text.v1() + "/chat/completions", body);
+    QCOMPARE(r.status, 400);
+    QVERIFY2(r.body.contains("--mmproj"), r.body.constData());
+  }
+
   void toolCallsThroughTheClient() {
     if (!jsref::missing().isEmpty()) QFAIL(qPrintable(jsref::missing()));
     const QString gguf = testpaths::modelFile("arch/qwen3-tiny.gguf");

@@ -33,6 +33,7 @@ Item {
             isLast: true
             toolCalls: []
             toolName: ""
+            attachments: []
         }
     }
 

@@ -31,6 +31,7 @@ Item {
             isLast: false
             toolCalls: []
             toolName: ""
+            attachments: []
         }
     }
 

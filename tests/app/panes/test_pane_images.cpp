@@ -1,0 +1,156 @@
+// Pictures in a local pane, end to end without the window: gemma3-tiny with its projector found
+// beside it (an mmproj*.gguf in the model's folder), a picture attached from a file, sent with a
+// question, stored in SQLite with the message, read back on reopening and sent again by
+// Regenerate (greedy: the same answer, which a question without the picture does not get), kept
+// through JSON export and import. A model without a projector, and a file that is no picture,
+// are refused with a message and nothing is attached.
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+#include "app/engine/local_chat_backend.h"
+#include "app/panes/message_list_model.h"
+#include "app/panes/pane_state.h"
+#include "app/store/chat_store.h"
+#include "app_test_util.h"
+
+namespace {
+
+const QString kVision = QStringLiteral(VISION_DIR);
+
+QByteArray readFile(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/// gemma3-tiny and its projector copied into `dir` (the projector under the name a hub
+/// repository gives it), as a user's download folder holds them.
+QString modelWithProjector(const QTemporaryDir& dir) {
+  const QString model = dir.filePath(QStringLiteral("gemma3-tiny.gguf"));
+  QFile::copy(testpaths::modelFile(QStringLiteral("arch/gemma3-tiny.gguf")), model);
+  QFile::copy(kVision + QStringLiteral("/gemma3-tiny-mmproj.gguf"), dir.filePath(QStringLiteral("mmproj-F16.gguf")));
+  return model;
+}
+
+pagedchat::EngineConfig configFor(const QString& model) {
+  pagedchat::EngineConfig c;
+  c.model = model.toStdString();
+  c.num_threads = 2;
+  c.max_model_len = 512;
+  return c;
+}
+
+QString lastReply(PaneState& pane) {
+  auto* m = static_cast<MessageListModel*>(pane.messageModel());
+  return m->rowCount() > 0 ? m->at(m->rowCount() - 1).text : QString();
+}
+
+}  // namespace
+
+class TestPaneImages : public QObject {
+  Q_OBJECT
+ private slots:
+  void imageGoesWithTheMessage() {
+    REQUIRE_MODEL_FILE(testpaths::modelFile(QStringLiteral("arch/gemma3-tiny.gguf")));
+    QTemporaryDir models, data;
+    QVERIFY(models.isValid() && data.isValid());
+    ChatStore store(data.path());
+    LocalChatBackend engine(configFor(modelWithProjector(models)), nullptr, QStringLiteral("gemma"));
+    QVERIFY(apptest::startEngine(engine));
+    QVERIFY2(engine.readsImages(), "the projector beside the model was not loaded");
+    PaneState pane(&store, &engine);
+    pane.settings()->setTemperature(0.0);
+    pane.settings()->setMaxTokens(8);
+    QVERIFY(pane.imagesAccepted());
+
+    // Attach, remove, attach again: the pending list follows.
+    const QString square = kVision + QStringLiteral("/square.png");
+    QVERIFY2(pane.attachImageFile(QUrl::fromLocalFile(square)), qPrintable(pane.errorText()));
+    QVERIFY(pane.attachImageFile(QUrl::fromLocalFile(kVision + QStringLiteral("/tall.jpg"))));
+    QCOMPARE(pane.pendingImages().size(), 2);
+    pane.removePendingImage(1);
+    QCOMPARE(pane.pendingImages().size(), 1);
+    QCOMPARE(pane.pendingImages()[0].toMap()[QStringLiteral("width")].toInt(), 32);
+
+    pane.setInputText(QStringLiteral("What is it?"));
+    QVERIFY(pane.send());
+    QVERIFY(pane.pendingImages().isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(!pane.isBusy(), 60000);
+    QVERIFY2(pane.errorText().isEmpty(), qPrintable(pane.errorText()));
+    const QString answer = lastReply(pane);
+    QVERIFY(!answer.isEmpty());
+
+    // Stored with the message, and read back.
+    const qint64 conversation = pane.conversationId();
+    const QList<MessageRecord> stored = store.branch(conversation);
+    QCOMPARE(stored.size(), 2);
+    QCOMPARE(stored[0].attachments.size(), 1);
+    QCOMPARE(stored[0].attachments[0].bytes, readFile(square));
+    QCOMPARE(stored[0].attachments[0].mime, QStringLiteral("image/png"));
+    QCOMPARE(stored[0].text, QStringLiteral("What is it?"));  // no marker in the stored text
+
+    // Reopened in another pane and regenerated: the picture goes again, the answer is the same.
+    PaneState again(&store, &engine);
+    again.settings()->setTemperature(0.0);
+    again.settings()->setMaxTokens(8);
+    again.openConversation(conversation, QStringLiteral("What is it?"));
+    QVERIFY(again.regenerate());
+    QTRY_VERIFY_WITH_TIMEOUT(!again.isBusy(), 60000);
+    QCOMPARE(lastReply(again), answer);
+
+    // The same question without the picture is another prompt: another answer.
+    PaneState textOnly(&store, &engine);
+    textOnly.settings()->setTemperature(0.0);
+    textOnly.settings()->setMaxTokens(8);
+    textOnly.setInputText(QStringLiteral("What is it?"));
+    QVERIFY(textOnly.send());
+    QTRY_VERIFY_WITH_TIMEOUT(!textOnly.isBusy(), 60000);
+    QVERIFY2(lastReply(textOnly) != answer, qPrintable(answer));
+
+    // JSON export and import keep the picture.
+    const qint64 imported = store.importJson(store.exportJson(conversation));
+    const QList<MessageRecord> copy = store.branch(imported);
+    QCOMPARE(copy.size(), store.branch(conversation).size());
+    QCOMPARE(copy[0].attachments, stored[0].attachments);
+    QVERIFY(store.exportMarkdown(conversation).contains(QStringLiteral("32 x 32")));
+
+    // Not a picture: refused, nothing attached.
+    QVERIFY(!pane.attachImageData(QByteArray("not a picture at all")));
+    QVERIFY(!pane.errorText().isEmpty());
+    QVERIFY(pane.pendingImages().isEmpty());
+  }
+
+  void textModelRefusesImages() {
+    REQUIRE_MODEL_FILE(testpaths::stories260K());
+    QTemporaryDir data;
+    ChatStore store(data.path());
+    LocalChatBackend engine(apptest::storiesConfig());
+    QVERIFY(apptest::startEngine(engine));
+    QVERIFY(!engine.readsImages());
+    PaneState pane(&store, &engine);
+    QVERIFY(!pane.imagesAccepted());
+    QVERIFY(!pane.attachImageFile(QUrl::fromLocalFile(kVision + QStringLiteral("/square.png"))));
+    QVERIFY2(pane.errorText().contains(QStringLiteral("cannot read images")), qPrintable(pane.errorText()));
+    QVERIFY(pane.pendingImages().isEmpty());
+  }
+
+  // Import refuses a damaged attachment by saying which.
+  void importChecksAttachments() {
+    QTemporaryDir data;
+    ChatStore store(data.path());
+    const QByteArray json = R"({"format": "pagedchat-conversation", "version": 1, "title": "t", "messages": [
+      {"id": 1, "role": "user", "text": "hi", "attachments": [{"mime": "image/gif", "width": 1, "height": 1,
+       "data": "AAAA"}]}]})";
+    try {
+      store.importJson(json);
+      QFAIL("a GIF attachment was imported");
+    } catch (const StoreError& e) {
+      QVERIFY2(QString::fromStdString(e.what()).contains(QStringLiteral("attachment 1")), e.what());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestPaneImages)
+#include "test_pane_images.moc"
