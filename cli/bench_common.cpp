@@ -146,7 +146,8 @@ Command add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "bench",
       "Benchmarks: throughput, latency, multi-turn chat, llama.cpp's workloads (model load excluded), tokenizer speed, "
-      "memory bandwidth, KL divergence against a base model, structured outputs' token masks; soak test");
+      "memory bandwidth, KL divergence against a base model, structured outputs' token masks, image encoding; soak "
+      "test");
   cmd->require_subcommand(1);
   auto throughput = bench::add_throughput_command(*cmd);
   auto latency = bench::add_latency_command(*cmd);
@@ -157,7 +158,8 @@ Command add_bench_command(CLI::App& app) {
   auto kl = bench::add_kl_bench_command(*cmd);
   auto soak = bench::add_soak_command(*cmd);
   auto structured = bench::add_structured_bench_command(*cmd);
-  return [cmd, throughput, latency, chat, llama, tokenize, memory, kl, soak, structured]() {
+  auto vision = bench::add_vision_bench_command(*cmd);
+  return [cmd, throughput, latency, chat, llama, tokenize, memory, kl, soak, structured, vision]() {
     if (cmd->got_subcommand("throughput")) return throughput();
     if (cmd->got_subcommand("latency")) return latency();
     if (cmd->got_subcommand("chat")) return chat();
@@ -167,6 +169,7 @@ Command add_bench_command(CLI::App& app) {
     if (cmd->got_subcommand("kl")) return kl();
     if (cmd->got_subcommand("soak")) return soak();
     if (cmd->got_subcommand("structured")) return structured();
+    if (cmd->got_subcommand("vision")) return vision();
     return 2;
   };
 }

@@ -114,6 +114,8 @@ class ReadBuffer {
 double read_pass_gbs(const ReadBuffer& buf, int threads, uint64_t* sum = nullptr);
 /// `memory`: memory read bandwidth with N threads (the single-stream decode roofline).
 Command add_memory_bench_command(CLI::App& bench);
+/// `bench vision`: an image projector's encode time for one picture (cli/bench_vision.cpp).
+Command add_vision_bench_command(CLI::App& bench);
 /// `kl`: KL divergence of a model's next-token distributions from a base model's on a text.
 Command add_kl_bench_command(CLI::App& bench);
 /// `soak`: sessions generating for a bounded time with random stops and edits: block leak, memory

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -21,6 +22,7 @@
 #include "engine/multimodal/image_decode.h"
 #include "engine/multimodal/mm_prompt.h"
 #include "engine/text/chat_template.h"
+#include "engine/vision/vision_encoder.h"
 
 namespace pagedchat::cli {
 
@@ -152,20 +154,27 @@ int run_chat(ChatOptions& opt) {
     if (command == "/reset") {
       history.clear();
       history_images.clear();
+      std::cerr << (pending.empty() ? "[conversation reset]\n" : "[conversation reset; the attached images dropped]\n");
       pending.clear();
-      std::cerr << "[conversation reset]\n";
       continue;
     }
-    if (command.rfind("/image ", 0) == 0) {
-      const std::string path = command.substr(command.find_first_not_of(" \t", 7));
+    if (command == "/image" || command.rfind("/image ", 0) == 0) {
+      std::string path = command.size() > 6 ? command.substr(command.find_first_not_of(" \t", 6)) : std::string();
+      if (path.size() >= 2 && (path.front() == '"' || path.front() == '\'') && path.back() == path.front())
+        path = path.substr(1, path.size() - 2);  // a quoted path (spaces in it)
+      if (path.rfind("~/", 0) == 0 && std::getenv("HOME")) path = std::string(std::getenv("HOME")) + path.substr(1);
+      if (path.empty()) {
+        std::cerr << "usage: /image FILE (a PNG, JPEG or WebP picture for the next message)\n";
+        continue;
+      }
       if (!engine.vision_encoder()) {
         std::cerr << "pagedchat-cli: this model reads no images: give its image projector with --mmproj\n";
         continue;
       }
       try {
-        pending.push_back(std::make_shared<const RgbImage>(decode_image_file(path)));
-        std::cerr << "[image " << pending.back()->width << "x" << pending.back()->height
-                  << " attached to the next message]\n";
+        const RgbImage picture = decode_image_file(path);
+        pending.push_back(std::make_shared<const RgbImage>(engine.vision_encoder()->fit(picture)));
+        std::cerr << "[image " << picture.width << "x" << picture.height << " attached to the next message]\n";
       } catch (const ImageError& e) {
         std::cerr << "pagedchat-cli: " << e.what() << "\n";
       }

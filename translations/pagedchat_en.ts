@@ -1123,9 +1123,12 @@
         <source>The image projector beside the model was not loaded, so it reads no images: %1</source>
         <translation>The image projector beside the model was not loaded, so it reads no images: %1</translation>
     </message>
-    <message>
-        <source>This model cannot read images: open it with its image projector (an mmproj file beside it).</source>
-        <translation>This model cannot read images: open it with its image projector (an mmproj file beside it).</translation>
+    <message numerus="yes">
+        <source>This model reads no images: the conversation&apos;s %n picture(s) were left out of what it read.</source>
+        <translation>
+            <numerusform>This model reads no images: the conversation&apos;s %n picture was left out of what it read.</numerusform>
+            <numerusform>This model reads no images: the conversation&apos;s %n pictures were left out of what it read.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

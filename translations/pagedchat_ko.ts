@@ -1118,9 +1118,11 @@
         <source>The image projector beside the model was not loaded, so it reads no images: %1</source>
         <translation>모델 옆의 이미지 프로젝터를 불러오지 못해 이 모델은 이미지를 읽지 않습니다: %1</translation>
     </message>
-    <message>
-        <source>This model cannot read images: open it with its image projector (an mmproj file beside it).</source>
-        <translation>이 모델은 이미지를 읽지 못합니다. 이미지 프로젝터(모델 옆의 mmproj 파일)와 함께 여세요.</translation>
+    <message numerus="yes">
+        <source>This model reads no images: the conversation&apos;s %n picture(s) were left out of what it read.</source>
+        <translation>
+            <numerusform>이 모델은 이미지를 읽지 않아 대화의 그림 %n개를 빼고 읽었습니다.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

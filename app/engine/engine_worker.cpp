@@ -2,6 +2,7 @@
 
 #include "engine/multimodal/image_decode.h"
 #include "engine/multimodal/mm_prompt.h"
+#include "engine/vision/vision_encoder.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -262,9 +263,26 @@ void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages,
     try {
       pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
       encode.continue_final_message = continueLast;
-      count = static_cast<int>(pagedchat::fit_chat(engine_->tokenizer(), *chatTemplate_, chat, encode,
-                                                   engine_->engine_config().max_model_len, std::max(1, maxTokens))
-                                   .token_ids.size());
+      const pagedchat::ChatPrompt fitted = pagedchat::fit_chat(engine_->tokenizer(), *chatTemplate_, chat, encode,
+                                                               engine_->engine_config().max_model_len,
+                                                               std::max(1, maxTokens));
+      count = static_cast<int>(fitted.token_ids.size());
+      // Pictures count as the positions they take (a stand-in picture: only their number matters).
+      int pictures = 0;
+      for (int m = 0; m < messages.size(); ++m)
+        if (m < fitted.first_dropped_message || m >= fitted.first_dropped_message + fitted.num_dropped_messages)
+          pictures += static_cast<int>(messages[m].images.size());
+      if (pictures > 0 && engine_->vision_encoder()) {
+        const pagedchat::VisionConfig& vc = engine_->vision_encoder()->config();
+        auto standIn = std::make_shared<const pagedchat::RgbImage>(
+            pagedchat::RgbImage{vc.image_size, vc.image_size,
+                                std::vector<uint8_t>(static_cast<std::size_t>(vc.image_size) * vc.image_size * 3)});
+        count = static_cast<int>(
+            pagedchat::encode_image_prompt(engine_->tokenizer(), *engine_->vision_encoder(), fitted.rendered,
+                                           std::vector<std::shared_ptr<const pagedchat::RgbImage>>(pictures, standIn),
+                                           encode.bos_id, pagedchat::image_placeholder_id(engine_->tokenizer()))
+                .token_ids.size());
+      }
     } catch (const pagedchat::ChatTooLongError&) {
       pagedchat::ChatEncodeOptions encode = chatEncodeOptions();
       encode.continue_final_message = continueLast;
@@ -300,16 +318,28 @@ std::vector<pagedchat::MultiModalPlaceholder> EngineWorker::placeImages(const QL
                                                                         const pagedchat::ChatEncodeOptions& encode) {
   // The pictures of the messages fit_chat kept, in order (each message's markers lead its text).
   std::vector<std::shared_ptr<const pagedchat::RgbImage>> kept;
+  int pictures = 0;
+  for (int m = 0; m < messages.size(); ++m)
+    if (m < prompt.first_dropped_message || m >= prompt.first_dropped_message + prompt.num_dropped_messages)
+      pictures += static_cast<int>(messages[m].images.size());
+  if (pictures > 0 && !engine_->vision_encoder()) {
+    // A model that reads no images (a conversation with pictures continued on a text model): the
+    // pictures are left out, and the window says so.
+    prompt.token_ids = pagedchat::encode_rendered_prompt(engine_->tokenizer(),
+                                                         pagedchat::strip_image_markers(prompt.rendered), encode);
+    prompt.max_tokens = std::min(prompt.max_tokens,
+                                 engine_->engine_config().max_model_len - static_cast<int>(prompt.token_ids.size()));
+    emit engineWarning(tr("This model reads no images: the conversation's %n picture(s) were left out of what it read.",
+                          nullptr, pictures));
+    return {};
+  }
   for (int m = 0; m < messages.size(); ++m) {
     if (m >= prompt.first_dropped_message && m < prompt.first_dropped_message + prompt.num_dropped_messages) continue;
     for (const ImageAttachment& a : messages[m].images) {
-      if (!engine_->vision_encoder())
-        throw std::invalid_argument(
-            tr("This model cannot read images: open it with its image projector (an mmproj file beside it).")
-                .toStdString());
       const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(a.bytes.constData()),
                                            static_cast<std::size_t>(a.bytes.size()));
-      kept.push_back(std::make_shared<const pagedchat::RgbImage>(pagedchat::decode_image(bytes)));
+      kept.push_back(
+          std::make_shared<const pagedchat::RgbImage>(engine_->vision_encoder()->fit(pagedchat::decode_image(bytes))));
     }
   }
   if (kept.empty()) return {};

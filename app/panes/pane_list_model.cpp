@@ -79,16 +79,18 @@ void PaneListModel::setCurrentIndex(int index) {
   emit currentIndexChanged();
 }
 
-int PaneListModel::sendToAll(const QString& text) {
-  if (text.trimmed().isEmpty()) return 0;
+int PaneListModel::sendToAll(const QString& text, PaneState* from) {
+  const QList<ImageAttachment> images = from ? from->pendingImageList() : QList<ImageAttachment>();
+  if (text.trimmed().isEmpty() && images.isEmpty()) return 0;
   QList<int> sent;
   // A copy: a pane's send may emit signals that reach QML, which must not change the list meanwhile.
   const QList<PaneState*> sessions = panes_;
   for (qsizetype i = 0; i < sessions.size(); ++i)
-    if (!sessions[i]->isBusy() && sessions[i]->sendText(text)) {
+    if (!sessions[i]->isBusy() && sessions[i]->sendText(text, images)) {
       sessions[i]->dropGivenBackDraft(text);  // a refused earlier try's copy: sent now
       sent.append(static_cast<int>(i));
     }
+  if (from && !sent.isEmpty()) from->clearPendingImages();
   if (!sent.isEmpty()) emit sentToAll(text, sent);
   return static_cast<int>(sent.size());
 }

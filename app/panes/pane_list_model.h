@@ -45,7 +45,9 @@ class PaneListModel : public QAbstractListModel {
   Q_INVOKABLE PaneState* paneAt(int index) const;
   /// Sends `text` to every pane (each creates its own conversation if it has none); they all
   /// stream at once. Panes already generating are skipped. Returns how many panes sent it.
-  Q_INVOKABLE int sendToAll(const QString& text);
+  /// `from`: the pane it was typed in: its pictures waiting to be sent go to every pane (a pane
+  /// whose model reads no images refuses the message and says so).
+  Q_INVOKABLE int sendToAll(const QString& text, PaneState* from = nullptr);
   /// Stops every pane's generation.
   Q_INVOKABLE void stopAll();
   /// Pane showing conversation `id`, or -1.

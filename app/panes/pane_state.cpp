@@ -159,11 +159,23 @@ bool PaneState::checkModel() {
 }
 
 bool PaneState::sendText(const QString& draft) {
+  if (!sendText(draft, pendingImages_)) return false;
+  clearPendingImages();
+  return true;
+}
+
+void PaneState::clearPendingImages() {
+  if (pendingImages_.isEmpty()) return;
+  pendingImages_.clear();
+  emit pendingImagesChanged();
+}
+
+bool PaneState::sendText(const QString& draft, const QList<ImageAttachment>& images) {
   const QString text = draft.trimmed();
-  if ((text.isEmpty() && pendingImages_.isEmpty()) || isBusy()) return false;
+  if ((text.isEmpty() && images.isEmpty()) || isBusy()) return false;
   emit flushRepliesWanted();
   if (!checkModel()) return false;
-  if (!pendingImages_.isEmpty() && !imagesAccepted()) {
+  if (!images.isEmpty() && !imagesAccepted()) {
     setErrorText(
         tr("This model cannot read images. Remove them, or open the model with its image projector "
            "(an mmproj file in the model's folder)."));
@@ -190,8 +202,6 @@ bool PaneState::sendText(const QString& draft) {
     return false;
   }
   const qint64 parent = history.isEmpty() ? 0 : history.constLast().id;
-  const QList<ImageAttachment> images = std::exchange(pendingImages_, {});
-  if (!images.isEmpty()) emit pendingImagesChanged();
   return startReply(history, text, parent, 0, draft, createdConversation, titleBefore, images);
 }
 
@@ -247,11 +257,7 @@ bool PaneState::startReply(const QList<MessageRecord>& history, const QString& u
       }
     }
     reloadBranch();
-    reportNotSent(e, draft);
-    if (!turn.images.isEmpty()) {  // the pictures go back with the text
-      pendingImages_ = turn.images + pendingImages_;
-      emit pendingImagesChanged();
-    }
+    reportNotSent(e, draft);  // (the pictures are still the sender's: sendText() keeps them)
     emit conversationsModified();
     return false;
   }

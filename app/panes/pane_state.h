@@ -113,6 +113,11 @@ class PaneState : public QObject {
   /// "send to all panes" does for the other panes). Same rules and result as send(); a refused
   /// request puts `text` into the input box.
   Q_INVOKABLE bool sendText(const QString& text);
+  /// sendText() with `images` as the message's pictures (send to all panes: the typing pane's),
+  /// leaving this pane's own pending pictures alone.
+  bool sendText(const QString& text, const QList<ImageAttachment>& images);
+  QList<ImageAttachment> pendingImageList() const { return pendingImages_; }
+  void clearPendingImages();
   /// Attaches the picture at `url` (a local file: PNG, JPEG or WebP) to the next message; false,
   /// with errorText saying why, for a file that cannot be read or decoded, a model that reads no
   /// images, or more than kMaxPendingImages.

@@ -9,6 +9,7 @@
 #include <QStringDecoder>
 
 #include "app/store/chat_store.h"
+#include "engine/multimodal/image_decode.h"
 
 #include <cmath>
 #include "app/store/chat_store_sql.h"
@@ -287,17 +288,28 @@ qint64 ChatStore::importJson(const QByteArray& json) {
             img.mime != QLatin1String("image/webp"))
           badImport(QStringLiteral("%1: \"mime\" \"%2\" is not image/png, image/jpeg or image/webp")
                         .arg(at, img.mime.left(40)));
-        for (const char* key : {"width", "height"}) {
-          const QJsonValue v = a.value(QLatin1String(key));
-          if (!v.isDouble() || v.toDouble() < 1 || v.toDouble() > 65535 || v.toDouble() != std::floor(v.toDouble()))
-            badImport(QStringLiteral("%1: \"%2\" must be a whole number of pixels").arg(at, QLatin1String(key)));
-          (key[0] == 'w' ? img.width : img.height) = v.toInt();
-        }
         const auto decoded = QByteArray::fromBase64Encoding(requireString(a, QStringLiteral("data"), at).toLatin1(),
                                                             QByteArray::AbortOnBase64DecodingErrors);
         if (!decoded || decoded.decoded.isEmpty())
           badImport(QStringLiteral("%1: \"data\" is not base64 image data").arg(at));
         img.bytes = decoded.decoded;
+        // The picture itself: it must decode, and be the size the file says.
+        try {
+          const pagedchat::RgbImage picture = pagedchat::decode_image(
+              {reinterpret_cast<const uint8_t*>(img.bytes.constData()), static_cast<std::size_t>(img.bytes.size())});
+          img.width = picture.width;
+          img.height = picture.height;
+        } catch (const pagedchat::ImageError& e) {
+          badImport(QStringLiteral("%1: the picture cannot be read: %2").arg(at, QString::fromStdString(e.what())));
+        }
+        for (const char* key : {"width", "height"}) {
+          const QJsonValue v = a.value(QLatin1String(key));
+          const int actual = key[0] == 'w' ? img.width : img.height;
+          if (!v.isDouble() || v.toDouble() != actual)
+            badImport(QStringLiteral("%1: \"%2\" must be the picture's %2 in pixels (%3)")
+                          .arg(at, QLatin1String(key))
+                          .arg(actual));
+        }
         r.attachments.append(img);
       }
     }

@@ -36,6 +36,18 @@ std::string strip_image_markers(std::string_view text) {
   return out;
 }
 
+TemplatedText strip_image_markers(const TemplatedText& prompt) {
+  TemplatedText out;
+  std::size_t from = 0;
+  for (std::size_t at = prompt.text.find(kImageMarker);; at = prompt.text.find(kImageMarker, from)) {
+    const std::size_t end = at == std::string::npos ? prompt.text.size() : at;
+    if (end > from) out.append(slice(prompt, from, end));
+    if (at == std::string::npos) break;
+    from = at + kImageMarker.size();
+  }
+  return out;
+}
+
 int image_placeholder_id(const Tokenizer& tokenizer) {
   for (const char* piece : {"<image_soft_token>", "<|image_pad|>", "<image>"})
     if (const std::optional<int> id = tokenizer.piece_to_id(piece)) return *id;
@@ -79,8 +91,11 @@ ImagePrompt encode_image_prompt(const Tokenizer& tokenizer, const VisionEncoder&
     MultiModalPlaceholder m;
     m.offset = int(out.token_ids.size());
     m.length = vc.tokens_per_image();
-    m.image = images[k];
-    m.identity = image_identity(*images[k]);
+    // The picture at the encoder's size: a large photo's pixels are not kept with the request.
+    const RgbImage& given = *images[k];
+    const bool sized = given.width == vc.image_size && given.height == vc.image_size;
+    m.image = sized ? images[k] : std::make_shared<const RgbImage>(encoder.fit(given));
+    m.identity = image_identity(*m.image);
     m.bidirectional = vc.bidirectional;
     out.token_ids.insert(out.token_ids.end(), std::size_t(m.length), placeholder_id);
     out.images.push_back(std::move(m));

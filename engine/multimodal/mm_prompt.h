@@ -22,6 +22,9 @@ inline constexpr std::string_view kImageMarker = "\xEF\xBF\xBC";
 
 /// `text` without kImageMarker characters.
 std::string strip_image_markers(std::string_view text);
+/// A rendered prompt without its kImageMarker characters (its data ranges kept on the rest): a
+/// conversation's pictures left out for a model that reads none.
+TemplatedText strip_image_markers(const TemplatedText& prompt);
 
 /// A tokenized prompt with its images.
 struct ImagePrompt {

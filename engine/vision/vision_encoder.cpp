@@ -1,11 +1,12 @@
 // The vision encoder's loader and forward (see vision_encoder.h for the model and its sources).
-// Matrices go through the CPU backend's packed linear(), attention through its paged attention
-// (all keys visible: AttentionMetadata::key_ends); norms, GELU and pooling are short loops here.
+// Matrices go through the CPU backend's packed linear() and matmul() (attention's Q·Kᵀ and P·V
+// per head: GEMMs); softmax, norms, GELU and pooling are short loops here.
 #include "engine/vision/vision_encoder.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "engine/loader/gguf/dequant.h"
 #include "engine/loader/gguf/gguf_reader.h"
@@ -111,6 +112,18 @@ void add_bias(float* x, const std::vector<float>& b, int T) {
     for (std::size_t i = 0; i < n; ++i) x[std::size_t(t) * n + i] += b[i];
 }
 
+/// fn(begin, end) over [0, n) split into `threads` contiguous parts, run on that many threads.
+template <typename Fn>
+void parallel_rows(int n, int threads, Fn fn) {
+  threads = std::max(1, std::min(threads, n));
+  if (threads == 1) return fn(0, n);
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads; ++i)
+    pool.emplace_back(fn, int(int64_t(n) * i / threads), int(int64_t(n) * (i + 1) / threads));
+  fn(0, int(int64_t(n) / threads));
+  for (std::thread& t : pool) t.join();
+}
+
 float gelu_tanh(float x) {
   const float c = 0.7978845608028654f;  // sqrt(2 / pi)
   return 0.5f * x * (1.0f + std::tanh(c * (x + 0.044715f * x * x * x)));
@@ -190,6 +203,7 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
   bo.device = "cpu";
   bo.num_threads = num_threads;
   enc->backend_ = kernels::make_backend(bo);
+  enc->threads_ = enc->backend_->num_threads();
   kernels::Backend& b = *enc->backend_;
   enc->w_ = std::make_unique<Weights>();
   Weights& w = *enc->w_;
@@ -278,9 +292,13 @@ void VisionEncoder::check_text_model(int text_hidden_size, const std::string& te
 
 std::size_t VisionEncoder::weight_bytes() const { return w_ ? w_->bytes : 0; }
 
-std::vector<float> VisionEncoder::preprocess(const RgbImage& image) const {
+RgbImage VisionEncoder::fit(const RgbImage& image) const {
   const int S = config_.image_size;
-  const RgbImage sized = image.width == S && image.height == S ? image : resize_bilinear(image, S, S);
+  return image.width == S && image.height == S ? image : resize_bilinear(image, S, S);
+}
+
+std::vector<float> VisionEncoder::preprocess(const RgbImage& image) const {
+  const RgbImage sized = fit(image);
   std::vector<float> out(sized.pixels.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::size_t ch = i % 3;
@@ -315,49 +333,68 @@ ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px)
   add_bias(x.data(), w.patch_b, N);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += w.pos[i];
 
-  // Attention without a mask through the backend's paged attention: the image's K and V as one
-  // block of N rows, every query seeing all N keys (AttentionMetadata::key_ends).
-  std::vector<float> q(x.size()), k(x.size()), v(x.size()), ff(std::size_t(N) * std::size_t(c.intermediate_size));
-  const int query_start[2] = {0, N}, seq_len = N, table = 0;
-  const std::vector<int> key_ends(std::size_t(N), N);
-  kernels::AttentionMetadata meta;
-  meta.query_start_loc = query_start;
-  meta.seq_lens = &seq_len;
-  meta.block_tables = &table;
-  meta.max_blocks_per_seq = 1;
-  meta.num_requests = 1;
-  meta.block_size = N;
-  meta.num_tokens = N;
-  meta.max_query_len = N;
-  meta.max_seq_len = N;
-  meta.key_ends = key_ends.data();
-  kernels::AttentionSpec spec;
-  spec.n_heads = spec.n_kv_heads = heads;
-  spec.head_dim = hd;
-  spec.scale = 1.0f / std::sqrt(float(hd));
+  // Attention without a mask, a head at a time: scores = Q·Kᵀ and out = P·V as GEMMs (the
+  // backend's matmul()), the softmax of each row between them.
+  std::vector<float> qh(std::size_t(N) * std::size_t(hd)), kh(qh.size()), vt(qh.size()), oh(qh.size());
+  std::vector<float> scores(std::size_t(N) * std::size_t(N)), ff(std::size_t(N) * std::size_t(c.intermediate_size));
+  const float scale = 1.0f / std::sqrt(float(hd));
   for (const Layer& L : w.layers) {
     h = x;
-    layer_norm(h.data(), L.ln1_w.data(), L.ln1_b.data(), N, H, c.eps);
+    parallel_rows(N, threads_, [&](int t0, int t1) {
+      layer_norm(h.data() + std::size_t(t0) * std::size_t(H), L.ln1_w.data(), L.ln1_b.data(), t1 - t0, H, c.eps);
+    });
     b.linear(qkv.data(), h.data(), *L.qkv, N);
     add_bias(qkv.data(), L.qkv_b, N);
-    for (int t = 0; t < N; ++t) {
-      const float* r = qkv.data() + std::size_t(t) * std::size_t(3 * H);
-      std::copy_n(r, H, q.data() + std::size_t(t) * std::size_t(H));
-      std::copy_n(r + H, H, k.data() + std::size_t(t) * std::size_t(H));
-      std::copy_n(r + 2 * H, H, v.data() + std::size_t(t) * std::size_t(H));
+    for (int hh = 0; hh < heads; ++hh) {
+      parallel_rows(N, threads_, [&](int t0, int t1) {
+        for (int t = t0; t < t1; ++t) {
+          const float* r = qkv.data() + std::size_t(t) * std::size_t(3 * H) + std::size_t(hh * hd);
+          for (int d = 0; d < hd; ++d) {
+            qh[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = r[d] * scale;
+            kh[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = r[H + d];
+          }
+        }
+      });
+      parallel_rows(hd, threads_, [&](int d0, int d1) {
+        for (int d = d0; d < d1; ++d)
+          for (int t = 0; t < N; ++t)
+            vt[std::size_t(d) * std::size_t(N) + std::size_t(t)] =
+                qkv[std::size_t(t) * std::size_t(3 * H) + std::size_t(2 * H + hh * hd + d)];
+      });
+      b.matmul(scores.data(), qh.data(), kh.data(), N, N, hd);
+      parallel_rows(N, threads_, [&](int t0, int t1) {
+        for (int t = t0; t < t1; ++t) {
+          float* sr = scores.data() + std::size_t(t) * std::size_t(N);
+          float m = sr[0];
+          for (int j = 1; j < N; ++j) m = std::max(m, sr[j]);
+          float sum = 0.0f;
+          for (int j = 0; j < N; ++j) sum += (sr[j] = std::exp(sr[j] - m));
+          const float inv = 1.0f / sum;
+          for (int j = 0; j < N; ++j) sr[j] *= inv;
+        }
+      });
+      b.matmul(oh.data(), scores.data(), vt.data(), N, hd, N);
+      for (int t = 0; t < N; ++t)
+        std::copy_n(oh.data() + std::size_t(t) * std::size_t(hd), hd,
+                    att.data() + std::size_t(t) * std::size_t(H) + std::size_t(hh * hd));
     }
-    b.paged_attention(att.data(), q.data(), k.data(), v.data(), kernels::KvDType::kFloat32, meta, spec);
     b.linear(h.data(), att.data(), *L.out, N);
     add_bias(h.data(), L.out_b, N);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += h[i];
     h = x;
-    layer_norm(h.data(), L.ln2_w.data(), L.ln2_b.data(), N, H, c.eps);
+    parallel_rows(N, threads_, [&](int t0, int t1) {
+      layer_norm(h.data() + std::size_t(t0) * std::size_t(H), L.ln2_w.data(), L.ln2_b.data(), t1 - t0, H, c.eps);
+    });
     b.linear(ff.data(), h.data(), *L.up, N);
     add_bias(ff.data(), L.up_b, N);
-    for (float& a : ff)
-      a = c.activation == VisionConfig::Activation::kGeluTanh ? gelu_tanh(a)
-          : c.activation == VisionConfig::Activation::kSilu   ? a / (1.0f + std::exp(-a))
-                                                              : a / (1.0f + std::exp(-1.702f * a));
+    parallel_rows(N, threads_, [&](int t0, int t1) {
+      const auto act = c.activation;
+      for (float* a = ff.data() + std::size_t(t0) * std::size_t(c.intermediate_size);
+           a < ff.data() + std::size_t(t1) * std::size_t(c.intermediate_size); ++a)
+        *a = act == VisionConfig::Activation::kGeluTanh ? gelu_tanh(*a)
+             : act == VisionConfig::Activation::kSilu   ? *a / (1.0f + std::exp(-*a))
+                                                        : *a / (1.0f + std::exp(-1.702f * *a));
+    });
     b.linear(h.data(), ff.data(), *L.down, N);
     add_bias(h.data(), L.down_b, N);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += h[i];

@@ -83,6 +83,9 @@ class VisionEncoder {
   /// model's hidden size), naming both (an mmproj for another model).
   void check_text_model(int text_hidden_size, const std::string& text_model_name) const;
 
+  /// `image` at the encoder's input size (image_size², Pillow's bilinear rule; itself when it is
+  /// that size): what a request keeps of a picture, so a large photo's pixels are let go at once.
+  RgbImage fit(const RgbImage& image) const;
   /// The normalised pixels the encoder reads: [image_size, image_size, 3] float32, row-major,
   /// interleaved RGB ((resized / 255 - mean) / std).
   std::vector<float> preprocess(const RgbImage& image) const;
@@ -101,6 +104,7 @@ class VisionEncoder {
   std::string path_;
   VisionConfig config_;
   std::unique_ptr<kernels::Backend> backend_;
+  int threads_ = 1;  ///< the backend's threads: the encoder's own loops split rows over as many
   std::unique_ptr<Weights> w_;
 };
 

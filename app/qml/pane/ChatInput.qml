@@ -55,8 +55,8 @@ ColumnLayout {
     function send() {
         if (!input.canSend)
             return
-        if (input.sendsToAll && !input.hasImages) {
-            if (input.panes.sendToAll(input.paneState.inputText) > 0)
+        if (input.sendsToAll) {
+            if (input.panes.sendToAll(input.paneState.inputText, input.paneState) > 0)
                 input.paneState.inputText = ""
         } else {
             input.paneState.send()

@@ -73,10 +73,11 @@ std::vector<uint8_t> image_from_url(const std::string& url, const std::string& p
       v = 62;
     else if (c == '/' || c == '_')
       v = 63;
-    else if (c == '=') {
-      pad = url.size() - i;
+    else if (c == '=')
       break;
-    } else
+    else if (c == '\n' || c == '\r' || c == ' ' || c == '\t')
+      continue;  // line breaks of MIME-style base64
+    else
       bad(param, "holds a character that is not base64 at byte " + std::to_string(i));
     acc = (acc << 6) | uint32_t(v);
     bits += 6;
@@ -85,8 +86,12 @@ std::vector<uint8_t> image_from_url(const std::string& url, const std::string& p
       out.push_back(uint8_t(acc >> bits));
     }
   }
-  for (; i < url.size(); ++i)
-    if (url[i] != '=') bad(param, "holds data after its base64 padding");
+  for (; i < url.size(); ++i) {
+    if (url[i] == '=')
+      ++pad;
+    else if (url[i] != '\n' && url[i] != '\r' && url[i] != ' ' && url[i] != '\t')
+      bad(param, "holds data after its base64 padding");
+  }
   if (pad > 2 || bits >= 6) bad(param, "is not whole base64 (its length is wrong)");
   if (out.empty()) bad(param, "holds no data");
   return out;
@@ -518,7 +523,8 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
           const json* url = iu && iu->is_object() ? field(*iu, "url") : iu;
           if (!url || !url->is_string()) bad(pname + ".image_url", "must be {\"url\": \"data:image/...;base64,...\"}");
           if (int(r.images.size()) >= limits.max_images)
-            bad(pname, "more than " + std::to_string(limits.max_images) + " images in one request");
+            bad(pname,
+                "is one image too many: a request takes at most " + std::to_string(limits.max_images) + " images");
           r.images.push_back(image_from_url(url->get<std::string>(), pname + ".image_url.url"));
           r.image_params.push_back(pname + ".image_url");
           text += kImageMarker;

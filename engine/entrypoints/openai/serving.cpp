@@ -357,7 +357,8 @@ std::vector<MultiModalPlaceholder> OpenAIServing::place_images(const ChatComplet
   std::vector<std::shared_ptr<const RgbImage>> pictures;
   for (std::size_t k = 0; k < r.images.size(); ++k) {
     try {
-      pictures.push_back(std::make_shared<const RgbImage>(decode_image(r.images[k])));
+      // Fitted to the encoder's size at once: only one full-size picture is held at a time.
+      pictures.push_back(std::make_shared<const RgbImage>(vision->fit(decode_image(r.images[k]))));
     } catch (const ImageError& e) {
       throw ApiError(400, "'" + r.image_params[k] + "': " + e.what(), r.image_params[k]);
     }

@@ -5,6 +5,9 @@
 // through JSON export and import. A model without a projector, and a file that is no picture,
 // are refused with a message and nothing is attached.
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -12,6 +15,7 @@
 
 #include "app/engine/local_chat_backend.h"
 #include "app/panes/message_list_model.h"
+#include "app/panes/pane_list_model.h"
 #include "app/panes/pane_state.h"
 #include "app/store/chat_store.h"
 #include "app_test_util.h"
@@ -116,10 +120,69 @@ class TestPaneImages : public QObject {
     QCOMPARE(copy[0].attachments, stored[0].attachments);
     QVERIFY(store.exportMarkdown(conversation).contains(QStringLiteral("32 x 32")));
 
+    // Send to all panes: the typing pane's picture goes to every pane.
+    {
+      PaneListModel panes(&store, &engine);
+      PaneState* first = panes.paneAt(0);
+      PaneState* second = panes.addPane();
+      QVERIFY(first && second);
+      for (PaneState* p : {first, second}) {
+        p->settings()->setTemperature(0.0);
+        p->settings()->setMaxTokens(4);
+      }
+      QVERIFY(first->attachImageFile(QUrl::fromLocalFile(square)));
+      QCOMPARE(panes.sendToAll(QStringLiteral("Both?"), first), 2);
+      QVERIFY(first->pendingImages().isEmpty());
+      QTRY_VERIFY_WITH_TIMEOUT(!first->isBusy() && !second->isBusy(), 60000);
+      for (PaneState* p : {first, second}) {
+        const QList<MessageRecord> rows = store.branch(p->conversationId());
+        QVERIFY(!rows.isEmpty());
+        QCOMPARE(rows[0].attachments.size(), 1);
+        QCOMPARE(rows[0].attachments[0].bytes, readFile(square));
+      }
+    }
+
     // Not a picture: refused, nothing attached.
     QVERIFY(!pane.attachImageData(QByteArray("not a picture at all")));
     QVERIFY(!pane.errorText().isEmpty());
     QVERIFY(pane.pendingImages().isEmpty());
+  }
+
+  // A conversation with pictures goes on with a text model: the pictures are left out of what it
+  // reads (and the window says so) rather than every message being refused.
+  void textModelContinuesImageConversation() {
+    REQUIRE_MODEL_FILE(testpaths::modelFile(QStringLiteral("arch/gemma3-tiny.gguf")));
+    QTemporaryDir models, data;
+    ChatStore store(data.path());
+    qint64 conversation = 0;
+    {
+      LocalChatBackend vision(configFor(modelWithProjector(models)), nullptr, QStringLiteral("gemma"));
+      QVERIFY(apptest::startEngine(vision));
+      PaneState pane(&store, &vision);
+      pane.settings()->setMaxTokens(4);
+      QVERIFY(pane.attachImageFile(QUrl::fromLocalFile(kVision + QStringLiteral("/square.png"))));
+      pane.setInputText(QStringLiteral("Look"));
+      QVERIFY(pane.send());
+      QTRY_VERIFY_WITH_TIMEOUT(!pane.isBusy(), 60000);
+      conversation = pane.conversationId();
+    }
+    // The same model without its projector (a folder without the mmproj).
+    QTemporaryDir bare;
+    const QString model = bare.filePath(QStringLiteral("gemma3-tiny.gguf"));
+    QVERIFY(QFile::copy(testpaths::modelFile(QStringLiteral("arch/gemma3-tiny.gguf")), model));
+    LocalChatBackend text(configFor(model), nullptr, QStringLiteral("gemma"));
+    QSignalSpy warnings(&text, &LocalChatBackend::engineWarning);
+    QVERIFY(apptest::startEngine(text));
+    QVERIFY(!text.readsImages());
+    PaneState pane(&store, &text);
+    pane.settings()->setMaxTokens(4);
+    pane.openConversation(conversation, QStringLiteral("Look"));
+    pane.setInputText(QStringLiteral("And now?"));
+    QVERIFY(pane.send());
+    QTRY_VERIFY_WITH_TIMEOUT(!pane.isBusy(), 60000);
+    QVERIFY2(pane.errorText().isEmpty(), qPrintable(pane.errorText()));
+    QTRY_VERIFY_WITH_TIMEOUT(!warnings.isEmpty(), 10000);
+    QVERIFY(warnings.constLast().at(0).toString().contains(QStringLiteral("left out")));
   }
 
   void textModelRefusesImages() {
@@ -148,6 +211,32 @@ class TestPaneImages : public QObject {
       QFAIL("a GIF attachment was imported");
     } catch (const StoreError& e) {
       QVERIFY2(QString::fromStdString(e.what()).contains(QStringLiteral("attachment 1")), e.what());
+    }
+    // Base64 of something that is not a picture; a picture whose stated size is not its own.
+    const QByteArray png = readFile(kVision + QStringLiteral("/square.png")).toBase64();
+    for (const auto& [payload, size, what] :
+         {std::tuple{QByteArray("aGVsbG8gbm90IGFuIGltYWdl"), 32, "cannot be read"},
+          std::tuple{png, 10, "\"width\" must be the picture's width in pixels (32)"}}) {
+      const QJsonObject attachment{{QStringLiteral("mime"), QStringLiteral("image/png")},
+                                   {QStringLiteral("width"), size},
+                                   {QStringLiteral("height"), 32},
+                                   {QStringLiteral("data"), QString::fromLatin1(payload)}};
+      const QJsonObject message{{QStringLiteral("id"), 1},
+                                {QStringLiteral("role"), QStringLiteral("user")},
+                                {QStringLiteral("text"), QStringLiteral("hi")},
+                                {QStringLiteral("attachments"), QJsonArray{attachment}}};
+      const QByteArray bad = QJsonDocument(
+                                 QJsonObject{{QStringLiteral("format"), QStringLiteral("pagedchat-conversation")},
+                                             {QStringLiteral("version"), 1},
+                                             {QStringLiteral("title"), QStringLiteral("t")},
+                                             {QStringLiteral("messages"), QJsonArray{message}}})
+                                 .toJson();
+      try {
+        store.importJson(bad);
+        QFAIL(what);
+      } catch (const StoreError& e) {
+        QVERIFY2(QString::fromStdString(e.what()).contains(QLatin1String(what)), e.what());
+      }
     }
   }
 };
