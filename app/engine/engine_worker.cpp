@@ -128,6 +128,23 @@ QString findImageProjector(const QString& modelPath) {
   return best.isEmpty() ? QString() : model.dir().filePath(best);
 }
 
+/// The messages fit_chat kept, in order: their pictures, in this order, are the prompt's markers
+/// (each message's lead its text).
+QList<const PromptMessage*> keptMessages(const QList<PromptMessage>& messages, const pagedchat::ChatPrompt& prompt) {
+  QList<const PromptMessage*> kept;
+  for (int m = 0; m < messages.size(); ++m)
+    if (m < prompt.first_dropped_message || m >= prompt.first_dropped_message + prompt.num_dropped_messages)
+      kept.append(&messages[m]);
+  return kept;
+}
+
+/// How many pictures `messages` hold; without those of tool results when `toolResults` is false.
+int pictureCount(const QList<const PromptMessage*>& messages, bool toolResults = true) {
+  int n = 0;
+  for (const PromptMessage* m : messages)
+    if (toolResults || m->role != MessageRole::kTool) n += static_cast<int>(m->images.size());
+  return n;
+}
 }  // namespace
 
 void EngineWorker::load(int generation) {
@@ -268,10 +285,7 @@ void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages,
                                                                std::max(1, maxTokens));
       count = static_cast<int>(fitted.token_ids.size());
       // Pictures count as the positions they take (a stand-in picture: only their number matters).
-      int pictures = 0;
-      for (int m = 0; m < messages.size(); ++m)
-        if (m < fitted.first_dropped_message || m >= fitted.first_dropped_message + fitted.num_dropped_messages)
-          pictures += static_cast<int>(messages[m].images.size());
+      const int pictures = pictureCount(keptMessages(messages, fitted));
       if (pictures > 0 && engine_->vision_encoder()) {
         const pagedchat::VisionConfig& vc = engine_->vision_encoder()->config();
         auto standIn = std::make_shared<const pagedchat::RgbImage>(
@@ -316,32 +330,30 @@ void EngineWorker::scheduleStep() {
 std::vector<pagedchat::MultiModalPlaceholder> EngineWorker::placeImages(const QList<PromptMessage>& messages,
                                                                         pagedchat::ChatPrompt& prompt,
                                                                         const pagedchat::ChatEncodeOptions& encode) {
-  // The pictures of the messages fit_chat kept, in order (each message's markers lead its text).
-  std::vector<std::shared_ptr<const pagedchat::RgbImage>> kept;
-  int pictures = 0;
-  for (int m = 0; m < messages.size(); ++m)
-    if (m < prompt.first_dropped_message || m >= prompt.first_dropped_message + prompt.num_dropped_messages)
-      pictures += static_cast<int>(messages[m].images.size());
+  const QList<const PromptMessage*> keptMessagesList = keptMessages(messages, prompt);
+  const int pictures = pictureCount(keptMessagesList);
   if (pictures > 0 && !engine_->vision_encoder()) {
     // A model that reads no images (a conversation with pictures continued on a text model): the
-    // pictures are left out, and the window says so.
+    // pictures are left out, and the window says so. (A tool result names its pictures in its
+    // text: those go without a word.)
     prompt.token_ids = pagedchat::encode_rendered_prompt(engine_->tokenizer(),
                                                          pagedchat::strip_image_markers(prompt.rendered), encode);
     prompt.max_tokens = std::min(prompt.max_tokens,
                                  engine_->engine_config().max_model_len - static_cast<int>(prompt.token_ids.size()));
-    emit engineWarning(tr("This model reads no images: the conversation's %n picture(s) were left out of what it read.",
-                          nullptr, pictures));
+    if (const int userPictures = pictureCount(keptMessagesList, false); userPictures > 0)
+      emit engineWarning(
+          tr("This model reads no images: the conversation's %n picture(s) were left out of what it read.", nullptr,
+             userPictures));
     return {};
   }
-  for (int m = 0; m < messages.size(); ++m) {
-    if (m >= prompt.first_dropped_message && m < prompt.first_dropped_message + prompt.num_dropped_messages) continue;
-    for (const ImageAttachment& a : messages[m].images) {
+  std::vector<std::shared_ptr<const pagedchat::RgbImage>> kept;
+  for (const PromptMessage* m : keptMessagesList)
+    for (const ImageAttachment& a : m->images) {
       const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(a.bytes.constData()),
                                            static_cast<std::size_t>(a.bytes.size()));
       kept.push_back(
           std::make_shared<const pagedchat::RgbImage>(engine_->vision_encoder()->fit(pagedchat::decode_image(bytes))));
     }
-  }
   if (kept.empty()) return {};
   pagedchat::ImagePrompt placed = pagedchat::encode_image_prompt(engine_->tokenizer(), *engine_->vision_encoder(),
                                                                  prompt.rendered, kept, encode.bos_id,

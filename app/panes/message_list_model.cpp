@@ -65,11 +65,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     }
     case AttachmentsRole: {
       QVariantList out;
-      for (const ImageAttachment& a : row.record.attachments)
-        out.append(QVariantMap{{QStringLiteral("bytes"), a.bytes},
-                               {QStringLiteral("mime"), a.mime},
-                               {QStringLiteral("width"), a.width},
-                               {QStringLiteral("height"), a.height}});
+      for (const ImageAttachment& a : row.record.attachments) out.append(imageAttachmentMap(a));
       return out;
     }
     case MarkedReasoningRole:

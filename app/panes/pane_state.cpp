@@ -89,11 +89,7 @@ bool PaneState::send() {
 
 QVariantList PaneState::pendingImages() const {
   QVariantList out;
-  for (const ImageAttachment& a : pendingImages_)
-    out.append(QVariantMap{{QStringLiteral("bytes"), a.bytes},
-                           {QStringLiteral("mime"), a.mime},
-                           {QStringLiteral("width"), a.width},
-                           {QStringLiteral("height"), a.height}});
+  for (const ImageAttachment& a : pendingImages_) out.append(imageAttachmentMap(a));
   return out;
 }
 
@@ -123,21 +119,13 @@ bool PaneState::attachImageData(const QByteArray& bytes) {
     setErrorText(tr("At most %n images go with one message.", nullptr, kMaxPendingImages));
     return false;
   }
-  const std::span<const uint8_t> data(reinterpret_cast<const uint8_t*>(bytes.constData()),
-                                      static_cast<std::size_t>(bytes.size()));
-  ImageAttachment a;
-  try {
-    const pagedchat::RgbImage img = pagedchat::decode_image(data);
-    a.width = img.width;
-    a.height = img.height;
-  } catch (const pagedchat::ImageError& e) {
-    setErrorText(tr("The image cannot be used: %1").arg(QString::fromStdString(e.what())));
+  QString why;
+  const std::optional<ImageAttachment> a = readImageAttachment(bytes, &why);
+  if (!a) {
+    setErrorText(tr("The image cannot be used: %1").arg(why));
     return false;
   }
-  const std::string format = pagedchat::sniff_image_format(data);
-  a.mime = QStringLiteral("image/") + QString::fromStdString(format);
-  a.bytes = bytes;
-  pendingImages_.append(a);
+  pendingImages_.append(*a);
   setErrorText(QString());
   emit pendingImagesChanged();
   return true;

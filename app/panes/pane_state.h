@@ -339,14 +339,16 @@ class PaneState : public QObject {
     int ticket = 0;  ///< ToolHost's, while it runs
     bool running = false;
     bool answered = false;
-    QString result;  ///< what the model gets, once answered
+    QString result;                 ///< what the model gets, once answered
+    QList<ImageAttachment> images;  ///< the result's pictures (stored with it, shown, read by a model that can)
   };
   /// The reply `replyId` (at `row`) ended with `calls` (an OpenAI tool_calls array's text).
   void startToolCalls(qint64 replyId, int row, const QString& calls);
   void runToolCall(int index);
-  void onToolCallFinished(int ticket, const QString& text, bool isError);
-  /// Keeps `text` as the result of call `index`; once all are answered, finishToolCalls().
-  void answerToolCall(int index, const QString& text);
+  void onToolCallFinished(int ticket, const QString& text, bool isError, const QList<ImageAttachment>& images);
+  /// Keeps `text` (and `images`) as the result of call `index`; once all are answered,
+  /// finishToolCalls().
+  void answerToolCall(int index, const QString& text, const QList<ImageAttachment>& images = {});
   /// Stores the results (one `tool` message each, in the calls' order) and, unless the calls
   /// were stopped, sends the conversation with them back to the model: a new reply below them.
   void finishToolCalls();

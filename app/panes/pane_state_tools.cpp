@@ -143,19 +143,21 @@ void PaneState::runToolCall(int index) {
   emit toolCallsChanged();
 }
 
-void PaneState::onToolCallFinished(int ticket, const QString& text, bool isError) {
+void PaneState::onToolCallFinished(int ticket, const QString& text, bool isError,
+                                   const QList<ImageAttachment>& images) {
   for (int i = 0; i < toolCalls_.size(); ++i) {
     if (!toolCalls_.at(i).running || toolCalls_.at(i).ticket != ticket) continue;
-    answerToolCall(i, isError && text.isEmpty() ? QStringLiteral("The tool failed.") : text);
+    answerToolCall(i, isError && text.isEmpty() ? QStringLiteral("The tool failed.") : text, images);
     return;
   }
 }
 
-void PaneState::answerToolCall(int index, const QString& text) {
+void PaneState::answerToolCall(int index, const QString& text, const QList<ImageAttachment>& images) {
   ToolCallState& c = toolCalls_[index];
   c.running = false;
   c.answered = true;
   c.result = text;
+  c.images = images;
   emit toolCallsChanged();
   for (const ToolCallState& other : std::as_const(toolCalls_))
     if (!other.answered) return;
@@ -186,13 +188,14 @@ void PaneState::finishToolCalls() {
       result.conversationId = conversationId_;
       result.role = MessageRole::kTool;
       result.text = c.result;
+      result.attachments = c.images;
       result.createdAt = QDateTime::currentDateTimeUtc();
       result.parentId = messages_->rowCount() > 0 ? messages_->at(messages_->rowCount() - 1).id : 0;
       result.fields = QString::fromUtf8(
           QJsonDocument(QJsonObject{{QStringLiteral("tool_call_id"), c.id}, {QStringLiteral("name"), c.name}})
               .toJson(QJsonDocument::Compact));
       result.id = store_->addMessage(conversationId_, result.role, result.text, std::nullopt, result.parentId,
-                                     QString(), result.fields);
+                                     QString(), result.fields, result.attachments);
       messages_->append(result);
     }
   } catch (const StoreError& e) {

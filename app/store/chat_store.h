@@ -21,6 +21,7 @@
 #include <string>
 #include <utility>
 
+#include "app/store/image_attachment.h"
 #include "app/store/message_role.h"
 #include "engine/finish_reason.h"
 
@@ -35,15 +36,6 @@ struct ConversationRecord {
   bool pinned = false;       ///< pinned conversations come first in the list
   qint64 currentLeafId = 0;  ///< last message of the branch shown (0 = none / empty)
   QDateTime deletedAt;       ///< UTC; set while the conversation is soft-deleted (undo possible)
-};
-
-/// A picture attached to a message (schema 5): the file's bytes as they came (PNG, JPEG or WebP),
-/// its MIME type and its size in pixels.
-struct ImageAttachment {
-  QString mime;
-  QByteArray bytes;
-  int width = 0, height = 0;
-  bool operator==(const ImageAttachment&) const = default;
 };
 
 /// One message row (role: who wrote it). Messages form a tree per

@@ -241,18 +241,42 @@ QString ToolHost::whyNotRunnable(const QString& function, const QString& argumen
   return {};
 }
 
+QList<ImageAttachment> ToolHost::resultImages(const pagedchat::mcp::ToolResult& result, QString& text) {
+  QList<ImageAttachment> images;
+  for (const nlohmann::json& block : result.content) {
+    if (!block.is_object() || block.value("type", "") != "image" || !block.contains("data") ||
+        !block["data"].is_string())
+      continue;
+    QString why;
+    const std::string& data = block["data"].get_ref<const std::string&>();
+    const auto bytes = QByteArray::fromBase64Encoding(QByteArray::fromStdString(data),
+                                                      QByteArray::AbortOnBase64DecodingErrors);
+    std::optional<ImageAttachment> image;
+    if (!bytes || bytes.decoded.isEmpty())
+      why = QStringLiteral("its data is not base64");
+    else if (images.size() >= ToolHost::kMaxResultImages)
+      why = QStringLiteral("a result shows at most %1 pictures").arg(ToolHost::kMaxResultImages);
+    else
+      image = readImageAttachment(bytes.decoded, &why);
+    if (image)
+      images.append(*image);
+    else
+      text += QStringLiteral("\n[a picture of the result is not shown: %1]").arg(why);
+  }
+  return images;
+}
 int ToolHost::callTool(const QString& function, const QString& arguments) {
   const int ticket = nextTicket_++;
   auto flag = std::make_shared<std::atomic_bool>(false);
   cancelled_.insert(ticket, flag);
   QPointer<ToolHost> self(this);
-  auto finished = [self, ticket](const QString& text, bool isError) {
+  auto finished = [self, ticket](const QString& text, bool isError, const QList<ImageAttachment>& images = {}) {
     QMetaObject::invokeMethod(
         self,
-        [self, ticket, text, isError] {
+        [self, ticket, text, isError, images] {
           if (!self) return;
           self->cancelled_.remove(ticket);
-          emit self->callFinished(ticket, text, isError);
+          emit self->callFinished(ticket, text, isError, images);
         },
         Qt::QueuedConnection);
   };
@@ -279,7 +303,9 @@ int ToolHost::callTool(const QString& function, const QString& arguments) {
         try {  // (the arguments are an object: whyNotRunnable())
           const pagedchat::mcp::ToolResult result = runner->client->call_tool(tool, args,
                                                                               [flag] { return flag->load(); });
-          finished(QString::fromStdString(result.text()), result.is_error);
+          QString text = QString::fromStdString(result.text());
+          const QList<ImageAttachment> images = resultImages(result, text);
+          finished(text, result.is_error, images);
         } catch (const std::exception& e) {
           finished(QString::fromStdString(e.what()), true);
         }

@@ -11,6 +11,8 @@
 #include <QVariantList>
 #include <QVariantMap>
 
+#include "app/store/image_attachment.h"
+
 #include <atomic>
 #include <memory>
 #include <vector>
@@ -21,6 +23,7 @@ class QSettings;
 namespace pagedchat::mcp {
 struct ServerConfig;
 struct Tool;
+struct ToolResult;
 struct ToolRoute;
 }  // namespace pagedchat::mcp
 
@@ -109,6 +112,12 @@ class ToolHost : public QObject {
   /// ticket, and callFinished(ticket, ...) follows (also for an unknown function or arguments
   /// that are no object: the model is told why).
   int callTool(const QString& function, const QString& arguments);
+  /// The most pictures one tool result brings (the rest are named in its text only).
+  static constexpr int kMaxResultImages = 8;
+  /// The pictures of a tool result: its "image" blocks (base64 data, decoded to check them, PNG,
+  /// JPEG or WebP), at most kMaxResultImages. One that cannot be used is named in `text` (the
+  /// result's text, which names every picture) with the reason.
+  static QList<ImageAttachment> resultImages(const pagedchat::mcp::ToolResult& result, QString& text);
   /// Stops a call in progress (the server is sent notifications/cancelled); its callFinished()
   /// says it was stopped.
   void cancelCall(int ticket);
@@ -124,8 +133,9 @@ class ToolHost : public QObject {
   void maxToolStepsChanged();
   void alwaysAllowedChanged();
   /// The result of callTool(`ticket`): the text the model gets; `isError` when the tool failed
-  /// or could not run.
-  void callFinished(int ticket, const QString& text, bool isError);
+  /// or could not run; the pictures the tool returned (its "image" blocks that decode; at most
+  /// kMaxResultImages), which the text names.
+  void callFinished(int ticket, const QString& text, bool isError, const QList<ImageAttachment>& images);
 
  private:
   struct Runner;  // one server: its thread and client

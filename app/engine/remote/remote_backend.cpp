@@ -112,8 +112,9 @@ QString RemoteChatBackend::submit(const QList<PromptMessage>& messages, const pa
     // The message's further fields (tool_calls, tool_call_id) as OpenAI's messages carry them.
     QJsonObject o = QJsonDocument::fromJson(m.fields.toUtf8()).object();
     o.insert(QStringLiteral("role"), messageRoleText(m.role));
-    if (m.images.isEmpty()) {
-      o.insert(QStringLiteral("content"), m.text);
+    if (m.images.isEmpty() || m.role == MessageRole::kTool) {
+      // (OpenAI's tool messages take text only: a tool result's pictures stay named in its text.)
+      o.insert(QStringLiteral("content"), QString(m.text).remove(QChar(0xFFFC)));
     } else {
       // Content parts: each picture (a marker in the text) as an image_url data: URL where it stands.
       QJsonArray parts;

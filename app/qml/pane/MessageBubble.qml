@@ -160,6 +160,7 @@ Item {
                     model: bubble.attachments
                     AttachmentImage {
                         required property var modelData
+                        objectName: "attachmentImage"
                         bytes: modelData.bytes
                         maxSide: 160
                         width: implicitWidth

@@ -119,6 +119,19 @@ class TestToolsGui : public QObject {
     QVERIFY(!findVisibleItem(root, QStringLiteral("allowToolCall")));
     QVERIFY(apptest::saveScreenshot(window, QStringLiteral("tools-answered.png")));
 
+    // A tool that returns a picture: the result shows it as a picture (a thumbnail beside its text).
+    model.calls = {{"get-tiny-image", "{}"}};
+    QVERIFY(pane->sendText(QStringLiteral("Show me a picture")));
+    QTRY_VERIFY_WITH_TIMEOUT(findVisibleItem(root, QStringLiteral("allowToolCall")), kTimeoutMs);
+    QVERIFY(apptest::click(window, findVisibleItem(root, QStringLiteral("allowToolCall"))));
+    QTRY_VERIFY_WITH_TIMEOUT(!pane->isBusy(), kTimeoutMs);
+    QTRY_VERIFY(showsText(root, QStringLiteral("Tool result: get-tiny-image")));
+    QTRY_VERIFY(findVisibleItem(root, QStringLiteral("messageImages")));
+    QQuickItem* thumbnail = findVisibleItem(root, QStringLiteral("attachmentImage"));
+    QVERIFY(thumbnail);
+    QTRY_VERIFY(thumbnail->width() > 0 && thumbnail->height() > 0);
+    QVERIFY(apptest::saveScreenshot(window, QStringLiteral("tools-picture.png")));
+
     // The pane's settings have the switch, naming how many tools there are.
     QVERIFY(QMetaObject::invokeMethod(findItem(root, QStringLiteral("chatPane0")), "openSettings"));
     QTRY_VERIFY(findVisibleItem(root, QStringLiteral("setting_tools")));

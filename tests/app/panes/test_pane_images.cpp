@@ -148,6 +148,71 @@ class TestPaneImages : public QObject {
     QVERIFY(pane.pendingImages().isEmpty());
   }
 
+  // A tool result's pictures (an MCP tool's "image" blocks, stored with the tool message) are read
+  // by a model that reads images, where they stand in the conversation: the answer to the result
+  // differs from the answer to the same result without its picture; on a text model they are left
+  // out without a warning (the result's text names them).
+  void toolResultPicturesReachTheModel() {
+    REQUIRE_MODEL_FILE(testpaths::modelFile(QStringLiteral("arch/gemma3-tiny.gguf")));
+    // A real template that renders tool results (Gemma 3's own takes only user and model turns).
+    const QString kToolTemplate = testpaths::modelFile(QStringLiteral("chat-templates/Qwen-Qwen2.5-7B-Instruct.jinja"));
+    REQUIRE_MODEL_FILE(kToolTemplate);
+    QTemporaryDir models, data;
+    ChatStore store(data.path());
+    const std::optional<ImageAttachment> picture = readImageAttachment(readFile(kVision + QStringLiteral("/wide.png")));
+    QVERIFY(picture);
+    QCOMPARE(picture->width, 45);
+    // user -> a reply that called the tool -> its result -> an answer (regenerated below).
+    auto conversationWith = [&](const QList<ImageAttachment>& pictures) {
+      const qint64 c = store.createConversation(QStringLiteral("tool picture"));
+      const qint64 user = store.addMessage(c, MessageRole::kUser, QStringLiteral("Show me the picture."));
+      const QJsonObject call{{"id", "call_0"},
+                             {"type", "function"},
+                             {"function", QJsonObject{{"name", "get-tiny-image"}, {"arguments", "{}"}}}};
+      const qint64 reply = store.addMessage(
+          c, MessageRole::kAssistant, QString(), pagedchat::FinishReason::kStop, user, QString(),
+          QString::fromUtf8(
+              QJsonDocument(QJsonObject{{"tool_calls", QJsonArray{call}}}).toJson(QJsonDocument::Compact)));
+      const qint64 result = store.addMessage(
+          c, MessageRole::kTool, QStringLiteral("[image: image/png, 191 bytes]"), std::nullopt, reply, QString(),
+          QStringLiteral("{\"tool_call_id\":\"call_0\",\"name\":\"get-tiny-image\"}"), pictures);
+      store.addMessage(c, MessageRole::kAssistant, QStringLiteral("?"), pagedchat::FinishReason::kStop, result);
+      return c;
+    };
+    const qint64 withPicture = conversationWith({*picture}), without = conversationWith({});
+    QCOMPARE(store.branch(withPicture)[2].attachments, QList<ImageAttachment>{*picture});
+
+    auto answerTo = [&](LocalChatBackend& engine, qint64 conversation) {
+      PaneState pane(&store, &engine);
+      pane.settings()->setTemperature(0.0);
+      pane.settings()->setMaxTokens(8);
+      pane.openConversation(conversation, QString());
+      if (!pane.regenerate()) return QStringLiteral("(not regenerated: %1)").arg(pane.errorText());
+      if (!QTest::qWaitFor([&] { return !pane.isBusy(); }, 60000)) return QStringLiteral("(timed out)");
+      return pane.errorText().isEmpty() ? lastReply(pane) : QStringLiteral("(error: %1)").arg(pane.errorText());
+    };
+    {
+      LocalChatBackend vision(configFor(modelWithProjector(models)), nullptr, kToolTemplate);
+      QVERIFY(apptest::startEngine(vision));
+      QVERIFY(vision.readsImages());
+      const QString seen = answerTo(vision, withPicture), unseen = answerTo(vision, without);
+      QVERIFY2(!seen.startsWith('(') && !unseen.startsWith('('), qPrintable(seen + " / " + unseen));
+      QVERIFY2(seen != unseen, qPrintable(seen));
+      QCOMPARE(answerTo(vision, withPicture), seen);  // greedy: the picture read the same way again
+    }
+    QTemporaryDir bare;
+    const QString model = bare.filePath(QStringLiteral("gemma3-tiny.gguf"));
+    QVERIFY(QFile::copy(testpaths::modelFile(QStringLiteral("arch/gemma3-tiny.gguf")), model));
+    LocalChatBackend text(configFor(model), nullptr, kToolTemplate);
+    QSignalSpy warnings(&text, &LocalChatBackend::engineWarning);
+    QVERIFY(apptest::startEngine(text));
+    QVERIFY(!text.readsImages());
+    // The text model reads the result's text alone: as if the picture were not there.
+    QCOMPARE(answerTo(text, withPicture), answerTo(text, without));
+    for (const QList<QVariant>& w : std::as_const(warnings))
+      QVERIFY2(!w.at(0).toString().contains(QStringLiteral("left out")), qPrintable(w.at(0).toString()));
+  }
+
   // A conversation with pictures goes on with a text model: the pictures are left out of what it
   // reads (and the window says so) rather than every message being refused.
   void textModelContinuesImageConversation() {

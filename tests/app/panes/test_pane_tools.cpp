@@ -26,6 +26,7 @@
 #include "app/panes/pane_state.h"
 #include "app/tools/tool_host.h"
 #include "app_test_util.h"
+#include "engine/entrypoints/mcp/mcp_client.h"
 #include "tool_test_util.h"
 
 using apptest::everything;
@@ -203,6 +204,93 @@ class TestPaneTools : public QObject {
     QVERIFY(s->sendText(QStringLiteral("Plain")));
     QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
     QVERIFY(!model.bodies.constLast().contains("tools"));
+  }
+
+  // A tool that returns a picture (server-everything's get-tiny-image: text, an image block, text):
+  // the result keeps its text (the picture named in it) and the picture itself, shown with the
+  // result, stored with it, exported; a remote model gets the text (OpenAI's tool messages take
+  // text only).
+  void resultPicturesShownAndStored() {
+    QTemporaryDir dir;
+    MemoryApiKeyStore keys;
+    AppController app(apptest::optionsFor(dir.path()), nullptr, nullptr, &keys);
+    app.start();
+    ToolHost* tools = app.tools();
+    QCOMPARE(tools->applyServersConfig(everythingConfig()), QString());
+    QTRY_VERIFY_WITH_TIMEOUT(tools->hasTool("get-tiny-image"), kTimeoutMs);
+    FakeModel model;
+    QVERIFY(model.listen());
+    PaneState* s = app.panes()->paneAt(0);
+    QCOMPARE(app.endpoints()->useRemote(0, model.url(), "m", {}, true), QString());
+    model.calls = {{"get-tiny-image", "{}"}};
+    QVERIFY(s->sendText(QStringLiteral("Show me a picture")));
+    QTRY_COMPARE_WITH_TIMEOUT(stateOf(s, 0), QStringLiteral("asking"), kTimeoutMs);
+    s->allowToolCall(0);
+    QTRY_VERIFY_WITH_TIMEOUT(!s->isBusy(), kTimeoutMs);
+    QCOMPARE(rolesOf(s), (QStringList{"user", "assistant", "tool", "assistant"}));
+    const MessageRecord result = s->messages()->at(2);
+    QVERIFY2(result.text.contains(QStringLiteral("[image: image/png")), qPrintable(result.text));
+    QVERIFY(!result.text.contains(QChar(0xFFFC)));
+    QCOMPARE(result.attachments.size(), 1);
+    const ImageAttachment& picture = result.attachments.first();
+    QCOMPARE(picture.mime, QStringLiteral("image/png"));
+    QVERIFY(picture.width > 0 && picture.height > 0);
+    // The same picture a user would attach: it decodes to the size stored.
+    const std::optional<ImageAttachment> again = readImageAttachment(picture.bytes);
+    QVERIFY(again);
+    QCOMPARE(*again, picture);
+    // Shown with the result (the bubble's thumbnails read this role).
+    const QVariantList shown = s->messages()->data(s->messages()->index(2), MessageListModel::AttachmentsRole).toList();
+    QCOMPARE(shown.size(), 1);
+    QCOMPARE(shown.first().toMap().value("width").toInt(), picture.width);
+    // Stored and exported with the tool message.
+    const QList<MessageRecord> stored = app.store()->branch(s->conversationId());
+    QCOMPARE(stored.size(), 4);
+    QCOMPARE(stored[2].attachments, result.attachments);
+    const QJsonArray exported =
+        QJsonDocument::fromJson(app.store()->exportJson(s->conversationId())).object().value("messages").toArray();
+    bool exportedPicture = false;
+    for (const QJsonValue& m : exported)
+      exportedPicture = exportedPicture || (m.toObject().value("role").toString() == "tool" &&
+                                            m.toObject().value("attachments").toArray().size() == 1);
+    QVERIFY(exportedPicture);
+    // The remote model got the result's text, not a picture part.
+    const QJsonObject sent = model.bodies.last().value("messages").toArray()[2].toObject();
+    QCOMPARE(sent.value("role").toString(), QStringLiteral("tool"));
+    QVERIFY(sent.value("content").isString());
+    QVERIFY(sent.value("content").toString().contains(QStringLiteral("[image: image/png")));
+    QVERIFY(!sent.value("content").toString().contains(QChar(0xFFFC)));
+  }
+
+  // What a result's image blocks become: pictures that decode, at most kMaxResultImages; the
+  // others named in the text with the reason, never a crash.
+  void resultImagesChecked() {
+    QFile f(QStringLiteral(VISION_DIR) + QStringLiteral("/square.png"));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const std::string png = f.readAll().toBase64().toStdString();
+    pagedchat::mcp::ToolResult r;
+    r.content = nlohmann::json::array({{{"type", "text"}, {"text", "here"}},
+                                       {{"type", "image"}, {"mimeType", "image/png"}, {"data", png}},
+                                       {{"type", "image"}, {"mimeType", "image/png"}, {"data", "not base64 !"}},
+                                       {{"type", "image"}, {"mimeType", "image/png"}, {"data", "aGVsbG8="}},
+                                       {{"type", "image"}, {"mimeType", "image/png"}, {"data", 42}},
+                                       {{"type", "audio"}, {"mimeType", "audio/wav"}, {"data", png}}});
+    QString text = QString::fromStdString(r.text());
+    QList<ImageAttachment> images = ToolHost::resultImages(r, text);
+    QCOMPARE(images.size(), 1);
+    QCOMPARE(images.first().width, 32);
+    QCOMPARE(images.first().mime, QStringLiteral("image/png"));
+    QVERIFY2(text.contains(QStringLiteral("not base64")), qPrintable(text));
+    QCOMPARE(text.count(QStringLiteral("is not shown")), 2);  // "hello" is no picture either
+    QVERIFY(text.startsWith(QStringLiteral("here\n[image: image/png")));
+    // More pictures than a result shows: the first kMaxResultImages, the rest named.
+    r.content = nlohmann::json::array();
+    for (int i = 0; i < ToolHost::kMaxResultImages + 2; ++i)
+      r.content.push_back({{"type", "image"}, {"mimeType", "image/png"}, {"data", png}});
+    text.clear();
+    images = ToolHost::resultImages(r, text);
+    QCOMPARE(images.size(), ToolHost::kMaxResultImages);
+    QCOMPARE(text.count(QStringLiteral("at most")), 2);
   }
 
   void secretsInTheKeychain() {
