@@ -52,8 +52,9 @@ int run_vision_bench(const VisionBenchOptions& o) {
                         {"best_ms", best}};
     std::printf("%s\n", j.dump().c_str());
   } else {
+    const auto [fw, fh] = encoder->fit_size(image.width, image.height);
     std::printf("vision encoder %s: %dx%d image -> %dx%d, %d layers of %d, %d embeddings\n", c.projector_type.c_str(),
-                image.width, image.height, c.image_size, c.image_size, c.num_layers, c.hidden_size, tokens);
+                image.width, image.height, fw, fh, c.num_layers, c.hidden_size, tokens);
     std::printf("encode: median %.1f ms, best %.1f ms (%d runs)\n", median, best, o.runs);
   }
   return 0;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -242,6 +243,15 @@ struct ModelConfig {
   bool attn_output_gate = false;
   /// A weightless RMSNorm over each V head before the cache (Gemma 4: v = v / rms(v), eps norm_eps).
   bool v_norm = false;
+  /// Interleaved multi-section RoPE (Qwen3-VL's M-RoPE; transformers apply_interleaved_mrope):
+  /// rotated pair i takes its position from the image grid's height (h) when i % 3 == 1 and
+  /// i < 3 * mrope_sections[1], its width (w) when i % 3 == 2 and i < 3 * mrope_sections[2], else
+  /// the temporal position (t). Text positions are (p, p, p): plain RoPE. All 0: no M-RoPE.
+  std::array<int, 3> mrope_sections{};
+  /// Deepstack (Qwen3-VL): an image token's input row carries hidden_size * (1 + deepstack_layers)
+  /// floats; feature k (after the embedding) is added to that token's residual stream after
+  /// layer k. 0 = none.
+  int deepstack_layers = 0;
   /// Per-layer embeddings (Gemma 4 E2B / E4B embedding_length_per_layer_input; 0 = none): each
   /// token gets per_layer_input_size values per layer from ModelWeights::per_layer_token_embd and
   /// a projection of its scaled embedding, which each layer mixes in after its MLP
@@ -328,6 +338,9 @@ struct EngineConfig {
   /// The image projector to load beside the model (llama.cpp's `mmproj-*.gguf`;
   /// engine/vision/vision_encoder.h): requests may then carry images. Empty: text only.
   std::string mmproj{};
+  /// Tokens an image may become for encoders that keep its aspect (Qwen3-VL; VisionOptions): 0 =
+  /// the projector file's limits, else 64 and 4096.
+  int image_min_tokens = 0, image_max_tokens = 0;
   int block_size = 16;             ///< tokens per KV-cache block
   std::size_t kv_cache_bytes = 0;  ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences
   int num_blocks = 0;              ///< explicit KV block count; overrides kv_cache_bytes when > 0

@@ -8,18 +8,31 @@
 namespace pagedchat {
 
 void LLMEngine::Impl::load_vision() {
-  vision = VisionEncoder::open(config.mmproj, config.num_threads);
+  VisionOptions options;
+  options.min_tokens = config.image_min_tokens;
+  options.max_tokens = config.image_max_tokens;
+  vision = VisionEncoder::open(config.mmproj, config.num_threads, options);
   const ModelConfig& mc = model.config;
   const std::string& type = vision->config().projector_type;
-  if (type == "gemma3" && mc.architecture != "gemma3")
-    throw std::runtime_error(config.mmproj + ": a Gemma 3 image projector, but the model is '" + mc.architecture +
+  const char* family = type == "gemma3" ? "gemma3" : type == "qwen3vl_merger" ? "qwen3vl" : "";
+  if (mc.architecture != family)
+    throw std::runtime_error(config.mmproj + ": a " + (type == "gemma3" ? "Gemma 3" : "Qwen3-VL") +
+                             " image projector, but the model is '" + mc.architecture +
                              "' (load the mmproj made for this model)");
   vision->check_text_model(mc.hidden_size, "'" + config.model + "'");
-  if (vision->config().bidirectional && !runner->backend().supports(kernels::OpFeature::kKeyEnds))
-    throw std::runtime_error(std::string("images for this model need ") +
-                             kernels::op_feature_name(kernels::OpFeature::kKeyEnds) + ", which the " +
-                             runner->backend().name() + " backend lacks (run on the CPU for images)");
-  if (vision->config().tokens_per_image() > config.max_num_batched_tokens)
+  if (vision->config().deepstack != mc.deepstack_layers)
+    throw std::runtime_error(config.mmproj + ": the projector makes " + std::to_string(vision->config().deepstack) +
+                             " deepstack features, the model takes " + std::to_string(mc.deepstack_layers) +
+                             " (is it the mmproj of another model?)");
+  for (const kernels::OpFeature need : {kernels::OpFeature::kKeyEnds, kernels::OpFeature::kMRope}) {
+    const bool needed = need == kernels::OpFeature::kKeyEnds ? vision->config().bidirectional
+                                                             : mc.mrope_sections[0] > 0;
+    if (needed && !runner->backend().supports(need))
+      throw std::runtime_error(std::string("images for this model need ") + kernels::op_feature_name(need) +
+                               ", which the " + runner->backend().name() +
+                               " backend lacks (run on the CPU for images)");
+  }
+  if (vision->config().bidirectional && vision->config().tokens_per_image() > config.max_num_batched_tokens)
     throw std::runtime_error("an image takes " + std::to_string(vision->config().tokens_per_image()) +
                              " positions, more than max_num_batched_tokens " +
                              std::to_string(config.max_num_batched_tokens) + " (one step must hold a whole image)");
@@ -35,10 +48,15 @@ void LLMEngine::Impl::take_images(Request& seq, const std::vector<MultiModalPlac
     if (!m.image || m.image->empty()) throw std::invalid_argument(which + "has no pixels");
     if (m.offset < prev_end || m.length <= 0 || m.end() > seq.num_prompt_tokens())
       throw std::invalid_argument(which + "lies outside the prompt or overlaps the one before it");
-    const int want = vision->config().tokens_per_image();
-    if (m.length != want)
+    ImageGrid grid;
+    try {
+      grid = vision->grid(*m.image);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(which + e.what());
+    }
+    if (m.length != grid.tokens || m.grid_w != grid.grid_w || m.grid_h != grid.grid_h)
       throw std::invalid_argument(which + "takes " + std::to_string(m.length) + " positions; this encoder makes " +
-                                  std::to_string(want));
+                                  std::to_string(grid.tokens) + " for it");
     if (m.identity.empty()) m.identity = image_identity(*m.image);
     m.bidirectional = vision->config().bidirectional;
     m.embeddings = nullptr;
@@ -56,7 +74,7 @@ void LLMEngine::Impl::encode_scheduled_images(const SchedulerOutput& so) {
       m.embeddings = encoder_cache.find(m.identity);
       if (m.embeddings) continue;
       auto e = std::make_shared<ImageEmbeddings>(vision->encode(*m.image));
-      if (e->num_tokens != m.length || e->width != model.config.hidden_size)
+      if (e->num_tokens != m.length || e->width != vision->config().output_width())
         throw std::logic_error("the vision encoder made " + std::to_string(e->num_tokens) + " embeddings of width " +
                                std::to_string(e->width) + " for a placeholder of " + std::to_string(m.length));
       m.embeddings = e;

@@ -5,6 +5,7 @@
 // Formulas follow llama2.c's run.c (karpathy/llama2.c) and vLLM's csrc/ kernels.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -59,6 +60,12 @@ struct RopeSpec {
   const double* inv_freq = nullptr;  ///< [rotary_dims() / 2] radians per position, or null (NoPE)
   int rotary_dim = 0;                ///< even, <= head_dim; 0 = head_dim (the whole head rotates)
   int rotary_dims() const { return rotary_dim > 0 ? rotary_dim : head_dim; }
+  /// Interleaved M-RoPE (Qwen3-VL; transformers apply_interleaved_mrope): [T, 3] positions (t, h,
+  /// w) per token, used instead of the op's positions. Rotated pair i takes h when i % 3 == 1 and
+  /// i < 3 * mrope_sections[1], w when i % 3 == 2 and i < 3 * mrope_sections[2], else t. Null:
+  /// every pair takes the token's position. OpFeature::kMRope.
+  const int* mrope_positions = nullptr;
+  std::array<int, 3> mrope_sections{};
 };
 
 /// The default inverse frequencies theta^(-2i / head_dim), i < head_dim / 2, in float64 (as
@@ -104,6 +111,7 @@ enum class OpFeature {
   kSwigluOai,         ///< swiglu_oai_stacked (gpt-oss's clamped SwiGLU)
   kMixedHeadSizes,    ///< AttentionSpec / QkvSpec kv_row_width wider than the layer's K/V (Gemma 4)
   kKeyEnds,           ///< AttentionMetadata::key_ends (bidirectional attention among image tokens)
+  kMRope,             ///< RopeSpec::mrope_positions (Qwen3-VL's image positions)
 };
 /// Human words for a feature, for messages: "sliding-window attention", "partial rotary embedding".
 const char* op_feature_name(OpFeature feature);

@@ -386,6 +386,8 @@ const char* op_feature_name(OpFeature feature) {
       return "layers with different head sizes in one KV cache";
     case OpFeature::kKeyEnds:
       return "bidirectional attention among an image's tokens";
+    case OpFeature::kMRope:
+      return "multi-section rotary positions of image tokens (M-RoPE)";
   }
   return "?";
 }

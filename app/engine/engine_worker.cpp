@@ -284,18 +284,20 @@ void EngineWorker::countTokens(int ticket, const QList<PromptMessage>& messages,
                                                                engine_->engine_config().max_model_len,
                                                                std::max(1, maxTokens));
       count = static_cast<int>(fitted.token_ids.size());
-      // Pictures count as the positions they take (a stand-in picture: only their number matters).
-      const int pictures = pictureCount(keptMessages(messages, fitted));
-      if (pictures > 0 && engine_->vision_encoder()) {
-        const pagedchat::VisionConfig& vc = engine_->vision_encoder()->config();
-        auto standIn = std::make_shared<const pagedchat::RgbImage>(
-            pagedchat::RgbImage{vc.image_size, vc.image_size,
-                                std::vector<uint8_t>(static_cast<std::size_t>(vc.image_size) * vc.image_size * 3)});
-        count = static_cast<int>(
-            pagedchat::encode_image_prompt(engine_->tokenizer(), *engine_->vision_encoder(), fitted.rendered,
-                                           std::vector<std::shared_ptr<const pagedchat::RgbImage>>(pictures, standIn),
-                                           encode.bos_id, pagedchat::image_placeholder_id(engine_->tokenizer()))
-                .token_ids.size());
+      // Pictures count as the positions they take (stand-in pictures of their fitted sizes).
+      if (engine_->vision_encoder() && pictureCount(keptMessages(messages, fitted)) > 0) {
+        const pagedchat::VisionEncoder& enc = *engine_->vision_encoder();
+        std::vector<std::shared_ptr<const pagedchat::RgbImage>> standIns;
+        for (const PromptMessage* m : keptMessages(messages, fitted))
+          for (const ImageAttachment& a : m->images) {
+            const auto [w, h] = enc.fit_size(a.width, a.height);
+            standIns.push_back(std::make_shared<const pagedchat::RgbImage>(pagedchat::RgbImage{
+                w, h, std::vector<uint8_t>(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 3)}));
+          }
+        count = static_cast<int>(pagedchat::encode_image_prompt(engine_->tokenizer(), enc, fitted.rendered, standIns,
+                                                                encode.bos_id,
+                                                                pagedchat::image_placeholder_id(engine_->tokenizer()))
+                                     .token_ids.size());
       }
     } catch (const pagedchat::ChatTooLongError&) {
       pagedchat::ChatEncodeOptions encode = chatEncodeOptions();

@@ -221,6 +221,7 @@ DecoderModel::DecoderModel(const ModelConfig& config, const ModelWeights& weight
     ao.v_norm = config.v_norm;
     ao.kv_row_width = kv_heads * hd != kv_row ? kv_row : 0;
     ao.shared_kv = p.spec.shares_kv();
+    ao.mrope_sections = config.mrope_sections;
     if (p.spec.is_recurrent())
       p.delta_net = std::make_unique<layers::GatedDeltaNet>(packer, lw.linear_attn, dim, config.linear_attn,
                                                             config.norm_eps, at);
@@ -384,6 +385,12 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   float* ffn = workspace<float>(ffn_, std::size_t(T) * dim);
   const int* ids = upload(ids_, b.input_ids);
   const int* positions = upload(positions_, b.positions);
+  const int* mrope_positions = nullptr;
+  if (!b.mrope_positions.empty()) {
+    if (b.mrope_positions.size() != std::size_t(T) * 3 || c.mrope_sections[0] == 0)
+      throw std::invalid_argument("the batch's M-RoPE positions do not match its tokens or the model");
+    mrope_positions = upload(mrope_positions_, b.mrope_positions);
+  }
 
   // Attention metadata per KV-cache group: the same requests and lengths, each group's own
   // block tables and slots (engine/core/kv_cache_coordinator.h).
@@ -474,6 +481,28 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
     ops_.add(per_layer, rows, n);
     ops_.scale(per_layer, 1.0f / std::sqrt(2.0f), n);
   }
+  // Deepstack (Qwen3-VL): an image token's input row holds, after its embedding, one feature per
+  // deepstack layer; feature l is added to the token's residual stream after layer l
+  // (transformers Qwen3VLTextModel._deepstack_process). Gathered here, [layer][image row][dim].
+  const int deepstack = b.input_embeds.empty() ? 0 : std::min(c.deepstack_layers, c.n_layers);
+  float* deepstack_rows = nullptr;
+  if (deepstack > 0) {
+    const std::size_t E = b.input_embeds.size();
+    deepstack_host_.resize(std::size_t(deepstack) * E * std::size_t(dim));
+    for (int l = 0; l < deepstack; ++l)
+      for (std::size_t i = 0; i < E; ++i)
+        std::copy_n(b.input_embeds[i].row + std::size_t(l + 1) * std::size_t(dim), dim,
+                    deepstack_host_.begin() + std::ptrdiff_t((std::size_t(l) * E + i) * std::size_t(dim)));
+    deepstack_rows = workspace<float>(deepstack_, deepstack_host_.size());
+    ops_.copy_to_backend(deepstack_rows, deepstack_host_.data(), deepstack_host_.size() * sizeof(float));
+  }
+  auto add_deepstack = [&](int l) {
+    if (l >= deepstack) return;
+    const std::size_t E = b.input_embeds.size();
+    for (std::size_t i = 0; i < E; ++i)
+      ops_.add(x + std::int64_t(b.input_embeds[i].token) * dim,
+               deepstack_rows + (std::size_t(l) * E + i) * std::size_t(dim), dim);
+  };
   // Pre-norm-only models (Llama and most) fuse each residual add with the next RMSNorm, exactly
   // as before the other placements existed.
   const bool fused = c.pre_norm && !c.post_norm;
@@ -506,7 +535,7 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
       pl.delta_net->forward(ops_, ws_, xb, h, delta_seqs_.data(), b.num_requests(), T);
     } else {
       const layers::KvCacheLayer kv{cache.key(l), cache.value(l), cache.dtype, group_slots[g], &group_meta[g]};
-      pl.attention->forward(ops_, ws_, xb, h, positions, kv, T);
+      pl.attention->forward(ops_, ws_, xb, h, positions, kv, T, mrope_positions);
     }
     if (abandon && abandon()) return false;
     if (!pl.spec.ffn) {  // attention only (an MTP block without a feed-forward)
@@ -520,10 +549,15 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
       // A dense MLP may write its output over its input; the experts read it to the end.
       float* y = pl.spec.moe ? ffn : xb;
       feed_forward(pl, y, xb, T);
-      if (l + 1 < c.n_layers)
-        ops_.fused_add_rms_norm(xb, x, y, layers_[l + 1].attn_norm, T, dim, c.norm_eps);
-      else
+      if (l < deepstack) {
         ops_.add(x, y, std::int64_t(T) * dim);
+        add_deepstack(l);
+        if (l + 1 < c.n_layers) ops_.rms_norm(xb, x, layers_[l + 1].attn_norm, T, dim, c.norm_eps);
+      } else if (l + 1 < c.n_layers) {
+        ops_.fused_add_rms_norm(xb, x, y, layers_[l + 1].attn_norm, T, dim, c.norm_eps);
+      } else {
+        ops_.add(x, y, std::int64_t(T) * dim);
+      }
       if (abandon && abandon()) return false;
       continue;
     }
@@ -552,6 +586,7 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
       ops_.add(x, ffn, std::int64_t(T) * dim);
     }
     if (pl.output_scale != 1.0f) ops_.scale(x, pl.output_scale, std::int64_t(T) * dim);
+    add_deepstack(l);
     if (abandon && abandon()) return false;
   }
 

@@ -79,6 +79,12 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
   b.state_copies = out.state_copies;
   b.input_embeds.clear();
   b.key_ends.clear();
+  b.mrope_positions.clear();
+  // M-RoPE (Qwen3-VL): positions (t, h, w) for every token of a step where some request has an
+  // image; without images they would all be (p, p, p), which plain RoPE computes.
+  bool mrope = false;
+  if (model_.config().mrope_sections[0] > 0)
+    for (const auto& s : out.scheduled) mrope = mrope || !s.request->mm_inputs.empty();
   bool key_ends = false;  // some image of the step attends both ways: every token gets its key end
   b.extra_groups.resize(std::size_t(groups - 1));
   auto tables = [&](int g) -> std::pair<std::vector<int64_t>&, std::vector<int>&> {
@@ -116,6 +122,26 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
           for (int t = 0; t < first_token; ++t) b.key_ends[std::size_t(t)] = b.positions[std::size_t(t)] + 1;
         }
         if (m.end() > end) throw std::logic_error("a bidirectional image is split across steps");
+      }
+    }
+    if (mrope) {
+      // Images before `pos` shift its rotary position back by what they take beyond their span.
+      int shift = 0;
+      std::size_t next = 0;  // the first image not yet passed
+      for (int pos = start; pos < end; ++pos) {
+        while (next < req.mm_inputs.size() && req.mm_inputs[next].end() <= pos) {
+          shift += req.mm_inputs[next].length - req.mm_inputs[next].rope_span();
+          ++next;
+        }
+        int t = pos - shift, h = t, w = t;
+        if (next < req.mm_inputs.size() && req.mm_inputs[next].offset <= pos && req.mm_inputs[next].grid_w > 0) {
+          const MultiModalPlaceholder& m = req.mm_inputs[next];
+          const int k = pos - m.offset;
+          t = m.offset - shift;
+          h = t + k / m.grid_w;
+          w = t + k % m.grid_w;
+        }
+        b.mrope_positions.insert(b.mrope_positions.end(), {t, h, w});
       }
     }
     for (int pos = start; pos < end; ++pos) {

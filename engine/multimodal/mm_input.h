@@ -3,6 +3,7 @@
 // identity prefix caching and the encoder cache key on.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -20,10 +21,17 @@ struct MultiModalPlaceholder {
   /// The text model attends among this image's positions in both directions (Gemma 3), so the
   /// scheduler never splits its uncached part across steps.
   bool bidirectional = false;
+  /// M-RoPE models (Qwen3-VL): the image's token grid, row-major (grid_w * grid_h == length); its
+  /// token (y, x) takes positions (t, t + y, t + x) where t is the image's first position, and the
+  /// text after it continues at t + max(grid_w, grid_h) (transformers get_rope_index). 0: one
+  /// position per token.
+  int grid_w = 0, grid_h = 0;
   /// The encoder output ([length, hidden_size]), set by the engine when a step first needs it
   /// (from its encoder cache when another request already encoded the same picture).
   std::shared_ptr<const ImageEmbeddings> embeddings;
   int end() const { return offset + length; }
+  /// Rotary positions the image takes: max(grid_w, grid_h) with a grid, else its length.
+  int rope_span() const { return grid_w > 0 ? std::max(grid_w, grid_h) : length; }
 };
 
 }  // namespace pagedchat

@@ -90,11 +90,15 @@ ImagePrompt encode_image_prompt(const Tokenizer& tokenizer, const VisionEncoder&
     add_template_text(vc.image_begin);
     MultiModalPlaceholder m;
     m.offset = int(out.token_ids.size());
-    m.length = vc.tokens_per_image();
     // The picture at the encoder's size: a large photo's pixels are not kept with the request.
     const RgbImage& given = *images[k];
-    const bool sized = given.width == vc.image_size && given.height == vc.image_size;
+    const std::pair<int, int> size = encoder.fit_size(given.width, given.height);
+    const bool sized = given.width == size.first && given.height == size.second;
     m.image = sized ? images[k] : std::make_shared<const RgbImage>(encoder.fit(given));
+    const ImageGrid grid = encoder.grid(*m.image);
+    m.length = grid.tokens;
+    m.grid_w = grid.grid_w;
+    m.grid_h = grid.grid_h;
     m.identity = image_identity(*m.image);
     m.bidirectional = vc.bidirectional;
     out.token_ids.insert(out.token_ids.end(), std::size_t(m.length), placeholder_id);

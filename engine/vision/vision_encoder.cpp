@@ -10,128 +10,25 @@
 
 #include "engine/loader/gguf/dequant.h"
 #include "engine/loader/gguf/gguf_reader.h"
+#include "engine/vision/vision_weights.h"
+#include "engine/vision/vit_ops.h"
 #include "kernels/backend_factory.h"
 #include "kernels/ops.h"
 
 namespace pagedchat {
 
-struct VisionEncoder::Layer {
-  std::vector<float> ln1_w, ln1_b, ln2_w, ln2_b;
-  std::unique_ptr<kernels::PackedWeights> qkv, out, up, down;
-  std::vector<float> qkv_b, out_b, up_b, down_b;
-};
-
-struct VisionEncoder::Weights {
-  std::unique_ptr<kernels::PackedWeights> patch;  // [hidden, 3 * p * p], columns (c, ky, kx)
-  std::vector<float> patch_b, pos;                // [hidden], [patches, hidden]
-  std::vector<Layer> layers;
-  std::vector<float> post_ln_w, post_ln_b;
-  std::vector<float> soft_norm;                  // [hidden]
-  std::unique_ptr<kernels::PackedWeights> proj;  // [text_hidden, hidden]
-  std::size_t bytes = 0;
-};
-
 VisionEncoder::~VisionEncoder() = default;
 
-namespace {
+using vit::add_bias;
+using vit::fail;
+using vit::gelu_tanh;
+using vit::layer_norm;
+using vit::parallel_rows;
+using vit::shape_str;
+using vit::TensorSource;
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) {
-  throw std::runtime_error(path + ": " + what);
-}
-
-std::string shape_str(const std::vector<uint64_t>& ne) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
-  return s + "]";
-}
-
-/// Reads the mmproj's tensors by name with their expected ggml shapes (ne order).
-class TensorSource {
- public:
-  TensorSource(const GgufFile& f, const std::string& path) : f_(f), path_(path) {}
-
-  const GgufTensorInfo& info(const std::string& name, std::vector<uint64_t> ne) const {
-    const GgufTensorInfo* t = f_.find_tensor(name);
-    if (!t) fail(path_, "tensor '" + name + "' is missing");
-    std::vector<uint64_t> have = t->ne;
-    while (have.size() > ne.size() && have.back() == 1) have.pop_back();
-    if (have != ne) fail(path_, "tensor '" + name + "' has shape " + shape_str(t->ne) + ", expected " + shape_str(ne));
-    if (!can_dequantize(t->type))
-      fail(path_,
-           "tensor '" + name + "' has type " + ggml_type_name(uint32_t(t->type)) + ", which this engine cannot read");
-    return *t;
-  }
-  bool has(const std::string& name) const { return f_.find_tensor(name) != nullptr; }
-
-  std::vector<float> floats(const std::string& name, std::vector<uint64_t> ne) const {
-    const GgufTensorInfo& t = info(name, std::move(ne));
-    std::vector<float> out(t.n_elements);
-    dequantize(t.type, f_.tensor_data(t), out.data(), t.n_elements);
-    for (float v : out)
-      if (!std::isfinite(v)) fail(path_, "tensor '" + name + "' holds a value that is not finite");
-    return out;
-  }
-
-  /// A [rows, k] matrix (ggml ne {k, rows}) packed for linear() in its file's type.
-  std::unique_ptr<kernels::PackedWeights> matrix(kernels::Backend& b, const std::string& name, int rows, int k,
-                                                 std::size_t& bytes) const {
-    const GgufTensorInfo& t = info(name, {uint64_t(k), uint64_t(rows)});
-    const std::optional<kernels::DType> dt = dtype_of(t.type);
-    if (!dt) fail(path_, "tensor '" + name + "' has a type the kernels cannot compute with");
-    kernels::WeightPart part{f_.tensor_data(t), rows, *dt, *dt};
-    try {
-      auto w = b.pack_weights(std::span<const kernels::WeightPart>(&part, 1), k);
-      bytes += w->bytes;
-      return w;
-    } catch (const std::invalid_argument& e) {
-      fail(path_, "tensor '" + name + "': " + e.what());
-    }
-  }
-
- private:
-  const GgufFile& f_;
-  const std::string& path_;
-};
-
-void layer_norm(float* x, const float* w, const float* b, int T, int n, float eps) {
-  for (int t = 0; t < T; ++t) {
-    float* r = x + std::size_t(t) * std::size_t(n);
-    double mean = 0;
-    for (int i = 0; i < n; ++i) mean += r[i];
-    mean /= n;
-    double var = 0;
-    for (int i = 0; i < n; ++i) var += (r[i] - mean) * (r[i] - mean);
-    const float inv = float(1.0 / std::sqrt(var / n + eps));
-    for (int i = 0; i < n; ++i) r[i] = (r[i] - float(mean)) * inv * w[i] + b[i];
-  }
-}
-
-void add_bias(float* x, const std::vector<float>& b, int T) {
-  const std::size_t n = b.size();
-  for (int t = 0; t < T; ++t)
-    for (std::size_t i = 0; i < n; ++i) x[std::size_t(t) * n + i] += b[i];
-}
-
-/// fn(begin, end) over [0, n) split into `threads` contiguous parts, run on that many threads.
-template <typename Fn>
-void parallel_rows(int n, int threads, Fn fn) {
-  threads = std::max(1, std::min(threads, n));
-  if (threads == 1) return fn(0, n);
-  std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i)
-    pool.emplace_back(fn, int(int64_t(n) * i / threads), int(int64_t(n) * (i + 1) / threads));
-  fn(0, int(int64_t(n) / threads));
-  for (std::thread& t : pool) t.join();
-}
-
-float gelu_tanh(float x) {
-  const float c = 0.7978845608028654f;  // sqrt(2 / pi)
-  return 0.5f * x * (1.0f + std::tanh(c * (x + 0.044715f * x * x * x)));
-}
-
-}  // namespace
-
-std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int num_threads) {
+std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int num_threads,
+                                                   const VisionOptions& options) {
   GgufFile f = [&] {
     try {
       return GgufFile::open(path);
@@ -150,9 +47,9 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
     fail(path, "the projector file has no vision encoder (clip.has_vision_encoder is not true)");
   c.projector_type =
       f.get_string("clip.vision.projector_type").value_or(f.get_string("clip.projector_type").value_or(""));
-  if (c.projector_type != "gemma3")
-    fail(path,
-         "projector type '" + c.projector_type + "' is not supported (supported: gemma3 — Gemma 3's vision tower)");
+  if (c.projector_type != "gemma3" && c.projector_type != "qwen3vl_merger")
+    fail(path, "projector type '" + c.projector_type +
+                   "' is not supported (supported: gemma3 — Gemma 3's vision tower; qwen3vl_merger — Qwen3-VL's)");
   auto get = [&](const std::string& key, int64_t lo, int64_t hi) -> int {
     const std::optional<int64_t> v = f.get_int(key);
     if (!v) fail(path, "key '" + key + "' is missing");
@@ -190,6 +87,16 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
   c.activation = f.get_bool("clip.use_gelu").value_or(false)   ? VisionConfig::Activation::kGeluTanh
                  : f.get_bool("clip.use_silu").value_or(false) ? VisionConfig::Activation::kSilu
                                                                : VisionConfig::Activation::kGeluQuick;
+  kernels::BackendOptions bo;
+  bo.device = "cpu";
+  bo.num_threads = num_threads;
+  enc->backend_ = kernels::make_backend(bo);
+  enc->threads_ = enc->backend_->num_threads();
+  enc->w_ = std::make_unique<Weights>();
+  if (c.projector_type == "qwen3vl_merger") {
+    enc->open_qwen3vl(f, options);
+    return enc;
+  }
   c.merge = f.find("clip.vision.projector.scale_factor") ? get("clip.vision.projector.scale_factor", 1, 64) : 4;
   if (c.patches_per_side() % c.merge != 0)
     fail(path,
@@ -199,13 +106,7 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
   c.bidirectional = true;
 
   // Weights.
-  kernels::BackendOptions bo;
-  bo.device = "cpu";
-  bo.num_threads = num_threads;
-  enc->backend_ = kernels::make_backend(bo);
-  enc->threads_ = enc->backend_->num_threads();
   kernels::Backend& b = *enc->backend_;
-  enc->w_ = std::make_unique<Weights>();
   Weights& w = *enc->w_;
   TensorSource src(f, path);
   const uint64_t H = uint64_t(c.hidden_size), F = uint64_t(c.intermediate_size), P = uint64_t(c.patch_size);
@@ -293,8 +194,14 @@ void VisionEncoder::check_text_model(int text_hidden_size, const std::string& te
 std::size_t VisionEncoder::weight_bytes() const { return w_ ? w_->bytes : 0; }
 
 RgbImage VisionEncoder::fit(const RgbImage& image) const {
-  const int S = config_.image_size;
-  return image.width == S && image.height == S ? image : resize_bilinear(image, S, S);
+  const auto [w, h] = fit_size(image.width, image.height);
+  if (image.width == w && image.height == h) return image;
+  return config_.dynamic_size ? resize_bicubic(image, w, h) : resize_bilinear(image, w, h);
+}
+
+ImageEmbeddings VisionEncoder::encode(const RgbImage& image) {
+  const RgbImage sized = fit(image);
+  return encode_preprocessed(preprocess(sized), sized.width, sized.height);
 }
 
 std::vector<float> VisionEncoder::preprocess(const RgbImage& image) const {
@@ -307,10 +214,15 @@ std::vector<float> VisionEncoder::preprocess(const RgbImage& image) const {
   return out;
 }
 
-ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px) {
+ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px, int width, int height) {
+  if (config_.dynamic_size) return encode_qwen3vl(px, width, height);
   const VisionConfig& c = config_;
+  if (width != c.image_size || height != c.image_size)
+    throw std::invalid_argument("encode_preprocessed: this encoder takes " + std::to_string(c.image_size) + "x" +
+                                std::to_string(c.image_size) + " images, not " + std::to_string(width) + "x" +
+                                std::to_string(height));
   const int S = c.image_size, p = c.patch_size, side = c.patches_per_side(), N = side * side;
-  const int H = c.hidden_size, heads = c.num_heads, hd = H / heads;
+  const int H = c.hidden_size, heads = c.num_heads;
   if (px.size() != std::size_t(S) * std::size_t(S) * 3)
     throw std::invalid_argument("encode_preprocessed: expected " + std::to_string(S) + "x" + std::to_string(S) +
                                 "x3 floats, got " + std::to_string(px.size()));
@@ -333,11 +245,8 @@ ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px)
   add_bias(x.data(), w.patch_b, N);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] += w.pos[i];
 
-  // Attention without a mask, a head at a time: scores = Q·Kᵀ and out = P·V as GEMMs (the
-  // backend's matmul()), the softmax of each row between them.
-  std::vector<float> qh(std::size_t(N) * std::size_t(hd)), kh(qh.size()), vt(qh.size()), oh(qh.size());
-  std::vector<float> scores(std::size_t(N) * std::size_t(N)), ff(std::size_t(N) * std::size_t(c.intermediate_size));
-  const float scale = 1.0f / std::sqrt(float(hd));
+  std::vector<float> ff(std::size_t(N) * std::size_t(c.intermediate_size));
+  vit::Attention attention;
   for (const Layer& L : w.layers) {
     h = x;
     parallel_rows(N, threads_, [&](int t0, int t1) {
@@ -345,39 +254,7 @@ ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px)
     });
     b.linear(qkv.data(), h.data(), *L.qkv, N);
     add_bias(qkv.data(), L.qkv_b, N);
-    for (int hh = 0; hh < heads; ++hh) {
-      parallel_rows(N, threads_, [&](int t0, int t1) {
-        for (int t = t0; t < t1; ++t) {
-          const float* r = qkv.data() + std::size_t(t) * std::size_t(3 * H) + std::size_t(hh * hd);
-          for (int d = 0; d < hd; ++d) {
-            qh[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = r[d] * scale;
-            kh[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = r[H + d];
-          }
-        }
-      });
-      parallel_rows(hd, threads_, [&](int d0, int d1) {
-        for (int d = d0; d < d1; ++d)
-          for (int t = 0; t < N; ++t)
-            vt[std::size_t(d) * std::size_t(N) + std::size_t(t)] =
-                qkv[std::size_t(t) * std::size_t(3 * H) + std::size_t(2 * H + hh * hd + d)];
-      });
-      b.matmul(scores.data(), qh.data(), kh.data(), N, N, hd);
-      parallel_rows(N, threads_, [&](int t0, int t1) {
-        for (int t = t0; t < t1; ++t) {
-          float* sr = scores.data() + std::size_t(t) * std::size_t(N);
-          float m = sr[0];
-          for (int j = 1; j < N; ++j) m = std::max(m, sr[j]);
-          float sum = 0.0f;
-          for (int j = 0; j < N; ++j) sum += (sr[j] = std::exp(sr[j] - m));
-          const float inv = 1.0f / sum;
-          for (int j = 0; j < N; ++j) sr[j] *= inv;
-        }
-      });
-      b.matmul(oh.data(), scores.data(), vt.data(), N, hd, N);
-      for (int t = 0; t < N; ++t)
-        std::copy_n(oh.data() + std::size_t(t) * std::size_t(hd), hd,
-                    att.data() + std::size_t(t) * std::size_t(H) + std::size_t(hh * hd));
-    }
+    attention.run(b, threads_, qkv.data(), att.data(), N, H, heads);
     b.linear(h.data(), att.data(), *L.out, N);
     add_bias(h.data(), L.out_b, N);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += h[i];
@@ -387,14 +264,7 @@ ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px)
     });
     b.linear(ff.data(), h.data(), *L.up, N);
     add_bias(ff.data(), L.up_b, N);
-    parallel_rows(N, threads_, [&](int t0, int t1) {
-      const auto act = c.activation;
-      for (float* a = ff.data() + std::size_t(t0) * std::size_t(c.intermediate_size);
-           a < ff.data() + std::size_t(t1) * std::size_t(c.intermediate_size); ++a)
-        *a = act == VisionConfig::Activation::kGeluTanh ? gelu_tanh(*a)
-             : act == VisionConfig::Activation::kSilu   ? *a / (1.0f + std::exp(-*a))
-                                                        : *a / (1.0f + std::exp(-1.702f * *a));
-    });
+    vit::activate(ff.data(), std::size_t(N) * std::size_t(c.intermediate_size), c.activation, threads_);
     b.linear(h.data(), ff.data(), *L.down, N);
     add_bias(h.data(), L.down_b, N);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += h[i];

@@ -17,12 +17,19 @@
 //     mask). Sources: transformers modeling_siglip.py, modeling_gemma3.py
 //     (Gemma3MultiModalProjector), image_processing_siglip.py; the GGUF names and the pooling
 //     layout as ik_llama.cpp's examples/mtmd/clip.cpp reads and builds them.
+//   qwen3vl_merger — Qwen3-VL's ViT (engine/vision/qwen3vl_encoder.cpp): any image size (smart
+//     resize to multiples of patch * merge within min/max pixels, Pillow's bicubic rule), patches
+//     in 2 x 2 merge-block order, learned position embeddings interpolated bilinearly to the
+//     grid, 2-D RoPE, blocks with a fused qkv, deepstack mergers on some blocks, the final merger;
+//     its embeddings are [main | deepstack features] for Qwen3-VL's text model, which places them
+//     with M-RoPE positions between <|vision_start|> and <|vision_end|>.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/multimodal/image.h"
@@ -47,7 +54,7 @@ struct VisionConfig {
   float eps = 1e-6f;
   /// The encoder FFN's activation (clip.use_gelu: GELU-tanh; clip.use_silu: SiLU; neither: the
   /// "quick" GELU x·sigmoid(1.702 x), as llama.cpp's clip reads the keys).
-  enum class Activation { kGeluTanh, kSilu, kGeluQuick };
+  enum class Activation { kGeluTanh, kSilu, kGeluQuick, kGeluErf };
   Activation activation = Activation::kGeluTanh;
   std::array<float, 3> image_mean{0.5f, 0.5f, 0.5f}, image_std{0.5f, 0.5f, 0.5f};
   int merge = 1;               ///< pooling kernel per side (gemma3)
@@ -55,10 +62,31 @@ struct VisionConfig {
   std::string image_begin;     ///< text before an image's embeddings in the prompt
   std::string image_end;       ///< text after them
   bool bidirectional = false;  ///< the text model attends among an image's tokens both ways
+  /// Images keep their aspect (qwen3vl): fitted to multiples of patch_size * merge with at least
+  /// min_pixels and at most max_pixels; image_size is then the learned position grid's side in
+  /// pixels. False: every image is image_size² (gemma3).
+  bool dynamic_size = false;
+  int64_t min_pixels = 0, max_pixels = 0;
+  int deepstack = 0;  ///< deepstack features after the main embedding (qwen3vl)
 
   int patches_per_side() const { return image_size / patch_size; }
-  /// Embeddings one image becomes (every image the same for gemma3).
+  /// Embeddings a fixed-size image becomes (gemma3).
   int tokens_per_image() const { return (patches_per_side() / merge) * (patches_per_side() / merge); }
+  /// Floats per embedding row: the text model's hidden size, times 1 + deepstack.
+  int output_width() const { return text_hidden_size * (1 + deepstack); }
+};
+
+/// Where the encoder's output of one (fitted) image goes: its token count, and for dynamic-size
+/// encoders the token grid (grid_w * grid_h == tokens, row-major; 0 for fixed-size encoders).
+struct ImageGrid {
+  int tokens = 0, grid_w = 0, grid_h = 0;
+};
+
+/// Choices about images made when the projector is opened (ik_llama.cpp's --image-min-tokens /
+/// --image-max-tokens, vLLM's min_pixels / max_pixels): the tokens an image may become, for
+/// dynamic-size encoders; 0 = the file's keys, else the defaults (64 and 4096 tokens).
+struct VisionOptions {
+  int min_tokens = 0, max_tokens = 0;
 };
 
 /// An image's encoder output: num_tokens rows of `width` floats, each the input embedding of one
@@ -74,7 +102,8 @@ class VisionEncoder {
   /// problem: not a projector file, no vision encoder, an unsupported projector type (named),
   /// missing or misshaped tensors (named with both shapes), hyperparameters out of range.
   /// `num_threads`: the encoder's CPU threads (0 = all).
-  static std::unique_ptr<VisionEncoder> open(const std::string& path, int num_threads = 0);
+  static std::unique_ptr<VisionEncoder> open(const std::string& path, int num_threads = 0,
+                                             const VisionOptions& options = {});
   ~VisionEncoder();
 
   const VisionConfig& config() const { return config_; }
@@ -83,17 +112,28 @@ class VisionEncoder {
   /// model's hidden size), naming both (an mmproj for another model).
   void check_text_model(int text_hidden_size, const std::string& text_model_name) const;
 
-  /// `image` at the encoder's input size (image_size², Pillow's bilinear rule; itself when it is
-  /// that size): what a request keeps of a picture, so a large photo's pixels are let go at once.
+  /// `image` at the encoder's input size (gemma3: image_size², Pillow's bilinear rule; qwen3vl:
+  /// fit_size(), Pillow's bicubic rule; itself when it is that size): what a request keeps of a
+  /// picture, so a large photo's pixels are let go at once.
   RgbImage fit(const RgbImage& image) const;
-  /// The normalised pixels the encoder reads: [image_size, image_size, 3] float32, row-major,
-  /// interleaved RGB ((resized / 255 - mean) / std).
+  /// The size fit() gives a width x height image. qwen3vl: transformers' smart_resize with factor
+  /// patch_size * merge: each side rounded to a multiple of it (Python's round, half to even; at
+  /// least one factor), then scaled down (floor) to max_pixels or up (ceil) to min_pixels keeping
+  /// the aspect.
+  std::pair<int, int> fit_size(int width, int height) const;
+  /// The tokens and grid of a fitted image (one of fit()'s sizes; std::invalid_argument otherwise).
+  ImageGrid grid(const RgbImage& fitted) const;
+  /// The normalised pixels the encoder reads: [height, width, 3] float32 of the fitted image,
+  /// row-major, interleaved RGB ((resized / 255 - mean) / std).
   std::vector<float> preprocess(const RgbImage& image) const;
-  /// Encodes preprocessed pixels (as preprocess() returns them). Throws std::invalid_argument for
-  /// a wrong size.
-  ImageEmbeddings encode_preprocessed(const std::vector<float>& pixels);
-  /// preprocess() then encode_preprocessed().
-  ImageEmbeddings encode(const RgbImage& image) { return encode_preprocessed(preprocess(image)); }
+  /// Encodes preprocessed pixels (as preprocess() returns them) of a width x height image (gemma3:
+  /// image_size²). Throws std::invalid_argument for a size the encoder does not take.
+  ImageEmbeddings encode_preprocessed(const std::vector<float>& pixels, int width, int height);
+  ImageEmbeddings encode_preprocessed(const std::vector<float>& pixels) {
+    return encode_preprocessed(pixels, config_.image_size, config_.image_size);
+  }
+  /// fit(), preprocess() and encode_preprocessed(): output_width() floats per token.
+  ImageEmbeddings encode(const RgbImage& image);
   /// Bytes of weights the encoder holds.
   std::size_t weight_bytes() const;
 
@@ -101,6 +141,9 @@ class VisionEncoder {
   VisionEncoder() = default;
   struct Layer;
   struct Weights;
+  struct Merger;
+  void open_qwen3vl(const GgufFile& f, const VisionOptions& options);
+  ImageEmbeddings encode_qwen3vl(const std::vector<float>& pixels, int width, int height);
   std::string path_;
   VisionConfig config_;
   std::unique_ptr<kernels::Backend> backend_;

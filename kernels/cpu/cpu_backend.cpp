@@ -228,11 +228,11 @@ class CpuBackend final : public kernels::Backend {
     const RopeTable::Rows* tab = rope_.prepare(positions, T, rope);
     if (!tab) return;  // NoPE
     for (int t = 0; t < T; ++t) {
-      RopeTable::rotate(tab, q + int64_t(t) * n_heads * hd, q + int64_t(t) * n_heads * hd, n_heads, hd, positions[t],
-                        rope.neox);
+      RopeTable::rotate_token(tab, q + int64_t(t) * n_heads * hd, q + int64_t(t) * n_heads * hd, n_heads, hd, positions,
+                              t, rope);
       if (n_kv_heads > 0)  // 0: q only (a layer reading another layer's K/V), k may be null
-        RopeTable::rotate(tab, k + int64_t(t) * n_kv_heads * hd, k + int64_t(t) * n_kv_heads * hd, n_kv_heads, hd,
-                          positions[t], rope.neox);
+        RopeTable::rotate_token(tab, k + int64_t(t) * n_kv_heads * hd, k + int64_t(t) * n_kv_heads * hd, n_kv_heads, hd,
+                                positions, t, rope);
     }
   }
 
@@ -271,17 +271,17 @@ class CpuBackend final : public kernels::Backend {
       if (s.q_norm) norm_heads(row, s.q_norm, s.n_heads, hd, s.norm_eps);
       if (s.k_norm) norm_heads(row + qw, s.k_norm, s.n_kv_heads, hd, s.norm_eps);
       if (s.v_norm) norm_heads(row + qw + kvw, nullptr, s.n_kv_heads, hd, s.norm_eps);
-      RopeTable::rotate(tab, q + int64_t(t) * qw, row, s.n_heads, hd, positions[t], s.rope.neox);
+      RopeTable::rotate_token(tab, q + int64_t(t) * qw, row, s.n_heads, hd, positions, t, s.rope);
       const int64_t slot = slot_mapping[t];
       if (slot < 0) return;
       char* kdst = static_cast<char*>(key_cache) + slot * rb;
       char* vdst = static_cast<char*>(value_cache) + slot * rb;
       if (type == kernels::KvDType::kFloat32) {
-        RopeTable::rotate(tab, reinterpret_cast<float*>(kdst), row + qw, s.n_kv_heads, hd, positions[t], s.rope.neox);
+        RopeTable::rotate_token(tab, reinterpret_cast<float*>(kdst), row + qw, s.n_kv_heads, hd, positions, t, s.rope);
       } else {
         thread_local std::vector<float> krow;
         if (krow.size() < std::size_t(kvw)) krow.resize(kvw);
-        RopeTable::rotate(tab, krow.data(), row + qw, s.n_kv_heads, hd, positions[t], s.rope.neox);
+        RopeTable::rotate_token(tab, krow.data(), row + qw, s.n_kv_heads, hd, positions, t, s.rope);
         kernels::store_kv(kdst, krow.data(), kvw, type);
       }
       kernels::store_kv(vdst, row + qw + kvw, kvw, type);

@@ -34,7 +34,10 @@ const RopeTable::Rows* RopeTable::prepare(const int* positions, int T, const ker
   }
   t->used = calls_;
   int need = t->rows;
-  for (int i = 0; i < T; ++i) need = positions[i] + 1 > need ? positions[i] + 1 : need;
+  // (M-RoPE: rows for every one of the tokens' three positions.)
+  const int* pos = rope.mrope_positions ? rope.mrope_positions : positions;
+  const int n = rope.mrope_positions ? 3 * T : T;
+  for (int i = 0; i < n; ++i) need = pos[i] + 1 > need ? pos[i] + 1 : need;
   if (need > t->rows) grow(*t, need);
   return t;
 }
@@ -68,6 +71,32 @@ void RopeTable::rotate(const Rows* table, float* dst, const float* src, int head
       int i0, i1;
       kernels::rope_pair(i, rd, neox, &i0, &i1);
       kernels::rope_rotate(x[i0], x[i1], c[i], s[i], &y[i0], &y[i1]);
+    }
+    if (rd < head_dim && dst != src) std::memcpy(y + rd, x + rd, sizeof(float) * std::size_t(head_dim - rd));
+  }
+}
+
+void RopeTable::rotate_mrope(const Rows* table, float* dst, const float* src, int heads, int head_dim, const int* pos3,
+                             const std::array<int, 3>& sections, bool neox) {
+  if (!table) {
+    if (dst != src) std::memcpy(dst, src, sizeof(float) * std::size_t(heads) * std::size_t(head_dim));
+    return;
+  }
+  const int rd = table->rotary_dim, half = rd / 2;
+  const float* row[3];
+  const float* srow[3];
+  for (int c = 0; c < 3; ++c) {
+    row[c] = table->cos.data() + std::size_t(pos3[c]) * half;
+    srow[c] = table->sin.data() + std::size_t(pos3[c]) * half;
+  }
+  for (int h = 0; h < heads; ++h) {
+    const float* x = src + int64_t(h) * head_dim;
+    float* y = dst + int64_t(h) * head_dim;
+    for (int i = 0; i < half; ++i) {
+      const int c = (i % 3 == 1 && i < 3 * sections[1]) ? 1 : (i % 3 == 2 && i < 3 * sections[2]) ? 2 : 0;
+      int i0, i1;
+      kernels::rope_pair(i, rd, neox, &i0, &i1);
+      kernels::rope_rotate(x[i0], x[i1], row[c][i], srow[c][i], &y[i0], &y[i1]);
     }
     if (rd < head_dim && dst != src) std::memcpy(y + rd, x + rd, sizeof(float) * std::size_t(head_dim - rd));
   }

@@ -6,6 +6,7 @@
 // so alternating layers reuse their tables instead of rebuilding them.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -33,6 +34,19 @@ class RopeTable {
   /// table->rotary_dim elements of each head in interleaved pairs (2i, 2i+1), or the halves
   /// (i, i + rotary_dim/2) when neox; the rest copied. A null table copies. dst may equal src.
   static void rotate(const Rows* table, float* dst, const float* src, int heads, int head_dim, int pos, bool neox);
+  /// As rotate(), with interleaved M-RoPE positions: pair i is rotated by the row of pos3[1] (h)
+  /// when i % 3 == 1 and i < 3 * sections[1], of pos3[2] (w) when i % 3 == 2 and i < 3 *
+  /// sections[2], else of pos3[0] (t) (kernels::RopeSpec::mrope_positions).
+  static void rotate_mrope(const Rows* table, float* dst, const float* src, int heads, int head_dim, const int* pos3,
+                           const std::array<int, 3>& sections, bool neox);
+  /// rotate() or rotate_mrope() for token t of an op's `positions` / `rope`.
+  static void rotate_token(const Rows* table, float* dst, const float* src, int heads, int head_dim,
+                           const int* positions, int t, const kernels::RopeSpec& rope) {
+    if (rope.mrope_positions)
+      rotate_mrope(table, dst, src, heads, head_dim, rope.mrope_positions + 3 * t, rope.mrope_sections, rope.neox);
+    else
+      rotate(table, dst, src, heads, head_dim, positions[t], rope.neox);
+  }
 
  private:
   static constexpr int kMaxTables = 8;

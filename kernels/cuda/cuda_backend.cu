@@ -337,6 +337,7 @@ class CudaBackend final : public kernels::Backend {
       case kernels::OpFeature::kSwigluOai:
       case kernels::OpFeature::kMixedHeadSizes:
       case kernels::OpFeature::kKeyEnds:
+      case kernels::OpFeature::kMRope:
         return false;
     }
     return false;

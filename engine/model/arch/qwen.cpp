@@ -83,6 +83,44 @@ const ModelFamily kQwen3Family = [] {
 
 namespace {
 
+// Qwen3-VL's text model (transformers modeling_qwen3_vl.py Qwen3VLTextModel; llama.cpp's GGUF keys
+// rope.dimension_sections and n_deepstack_layers as ik_llama.cpp's LLM_ARCH_QWEN3VL reads them):
+// Qwen3's layers, M-RoPE over the sections' pairs, deepstack features added after the first
+// n_deepstack_layers layers.
+void qwen3vl_hparams(const GgufKeys& k, ModelConfig& c) {
+  const std::optional<std::vector<int64_t>> sections = k.get_per_layer("rope.dimension_sections", 4);
+  if (!sections)
+    k.fail("a qwen3vl model needs " + k.prefix + "rope.dimension_sections (the M-RoPE layout of its image positions)");
+  int64_t sum = 0;
+  for (std::size_t i = 0; i < sections->size(); ++i) {
+    const int64_t s = (*sections)[i];
+    if (s < 0 || s > load::kMaxDim) k.fail(k.prefix + "rope.dimension_sections holds " + std::to_string(s));
+    if (i < 3) c.mrope_sections[i] = int(s);
+    sum += s;
+  }
+  if (sum * 2 > c.rotary_dims() || c.mrope_sections[0] < 1)
+    k.fail(k.prefix + "rope.dimension_sections add up to " + std::to_string(sum) + " pairs; the head rotates " +
+           std::to_string(c.rotary_dims() / 2) + " (and the first section may not be empty)");
+  const int64_t deepstack = k.get_int("n_deepstack_layers").value_or(0);
+  if (deepstack < 0 || deepstack > c.n_layers)
+    k.fail(k.prefix + "n_deepstack_layers is " + std::to_string(deepstack) + ", outside [0, block_count " +
+           std::to_string(c.n_layers) + "]");
+  c.deepstack_layers = int(deepstack);
+}
+
+}  // namespace
+
+const ModelFamily kQwen3VlFamily = [] {
+  ModelFamily f;
+  f.gguf_name = "qwen3vl";
+  f.description = "Qwen3-VL";
+  f.qk_norm = true;
+  f.gguf_hparams = qwen3vl_hparams;
+  return f;
+}();
+
+namespace {
+
 void qwen3moe_hparams(const GgufKeys& k, ModelConfig& c) {
   gguf_expert_hparams(k, c);
   c.intermediate_size = 0;  // no dense MLP

@@ -34,6 +34,7 @@ std::string supported_hf_architectures();
 extern const ModelFamily kLlamaFamily;
 extern const ModelFamily kQwen2Family;
 extern const ModelFamily kQwen3Family;
+extern const ModelFamily kQwen3VlFamily;
 extern const ModelFamily kQwen3MoeFamily;
 extern const ModelFamily kGemma3Family;
 extern const ModelFamily kPhi3Family;

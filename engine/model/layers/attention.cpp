@@ -55,7 +55,7 @@ Attention::Attention(WeightPacker& packer, const LayerWeights& w, const Attentio
 }
 
 void Attention::forward(kernels::Backend& ops, Workspace& ws, float* out, const float* h, const int* positions,
-                        const KvCacheLayer& cache, int T) {
+                        const KvCacheLayer& cache, int T, const int* mrope_positions) {
   const int hd = opt_.head_dim, q_width = opt_.n_heads * hd, kv_width = opt_.n_kv_heads * hd;
   float* qkv = ws.qkv.get<float>(ops, std::size_t(T) * (q_width + 2 * kv_width));
   float* q = ws.q.get<float>(ops, std::size_t(T) * q_width);
@@ -65,6 +65,10 @@ void Attention::forward(kernels::Backend& ops, Workspace& ws, float* out, const 
   rope.rotary_dim = opt_.rotary_dim;
   rope.neox = opt_.neox;
   rope.inv_freq = opt_.inv_freq;
+  if (mrope_positions && opt_.inv_freq) {
+    rope.mrope_positions = mrope_positions;
+    rope.mrope_sections = opt_.mrope_sections;
+  }
   if (opt_.shared_kv) {
     // Only q: its bias, norm and RoPE as qkv_rope_and_cache would apply them (the same kernels).
     ops.linear(q, h, *qkv_, T);

@@ -17,6 +17,7 @@
 // modeling_llama.py (LlamaAttention), modeling_qwen3.py, modeling_gemma3.py.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -49,6 +50,9 @@ struct AttentionOptions {
   /// The layer reads K/V another layer wrote (LayerSpec::kv_source_layer): only q is projected
   /// (w.k_proj / v_proj and k_norm are not used), nothing is written to the cache.
   bool shared_kv = false;
+  /// Interleaved M-RoPE sections (ModelConfig::mrope_sections): used when forward() is given
+  /// M-RoPE positions.
+  std::array<int, 3> mrope_sections{};
 };
 
 /// A paged KV cache layer as the block reads and writes it.
@@ -69,8 +73,10 @@ class Attention {
   /// out [T, hidden] = the block's output for h [T, hidden] (out may alias h); writes the T
   /// tokens' K and V into `cache` at their slots first, so a token attends to itself and to the
   /// earlier tokens of its request. Intermediates live in `ws`.
+  /// `mrope_positions`: null, or [T, 3] (t, h, w) positions that RoPE uses instead of
+  /// `positions` (ForwardBatch::mrope_positions, in backend memory).
   void forward(kernels::Backend& ops, Workspace& ws, float* out, const float* h, const int* positions,
-               const KvCacheLayer& cache, int T);
+               const KvCacheLayer& cache, int T, const int* mrope_positions = nullptr);
   std::size_t packed_bytes() const { return qkv_->bytes + o_proj_->bytes + (gate_ ? gate_->bytes : 0); }
 
  private:

@@ -1,0 +1,276 @@
+// Qwen3-VL images against outside references (tests/data/vision/qwen3vl, README there): a tiny
+// random-weight qwen3vl_merger projector, the text model derived from shared qwen3-tiny.gguf by
+// the README's recipe (arch qwen3vl, rope.dimension_sections [6, 5, 5, 0], 2 deepstack layers).
+// - preprocessing (transformers' smart_resize + Pillow's bicubic) and the encoder's embeddings
+//   (main + deepstack) against the float64 numpy forward of transformers' semantics;
+// - the text model without images against the same weights as qwen3 (M-RoPE with text positions
+//   is plain RoPE);
+// - prompts with images through the whole engine (encoder, M-RoPE positions, deepstack features,
+//   the text after an image at st + max(grid)) against ik_llama.cpp's qwen3vl forward fed those
+//   embeddings and positions: the token layout, the last prompt logits, greedy ids to the first
+//   near-tie; chunked prefill and prefix caching give the same ids.
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "engine/llm_engine.h"
+#include "engine/loader/gguf/gguf_file_writer.h"
+#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/multimodal/image_decode.h"
+#include "engine/multimodal/mm_prompt.h"
+#include "engine/text/tokenizer.h"
+#include "engine/vision/vision_encoder.h"
+#include "engine_test_utils.h"
+
+using namespace pagedchat;
+
+namespace {
+
+const QString kDir = QStringLiteral(QWEN3VL_DIR);
+std::string dataFile(const std::string& name) { return (kDir + "/").toStdString() + name; }
+
+struct Golden {
+  nlohmann::json j;
+  std::vector<float> f32;
+  std::vector<float> block(const nlohmann::json& at) const {
+    const std::size_t off = at["offset"], n = at["count"];
+    return {f32.begin() + std::ptrdiff_t(off), f32.begin() + std::ptrdiff_t(off + n)};
+  }
+};
+
+Golden load(const std::string& name) {
+  Golden g;
+  std::ifstream js(dataFile(name + ".json"));
+  g.j = nlohmann::json::parse(js);
+  std::ifstream bin(dataFile(name + ".f32"), std::ios::binary | std::ios::ate);
+  g.f32.resize(std::size_t(bin.tellg()) / sizeof(float));
+  bin.seekg(0);
+  bin.read(reinterpret_cast<char*>(g.f32.data()), std::streamsize(g.f32.size() * sizeof(float)));
+  return g;
+}
+
+const Golden& encoderGolden() {
+  static const Golden g = load("golden_hf");
+  return g;
+}
+const Golden& llmGolden() {
+  static const Golden g = load("golden_hf_llm");
+  return g;
+}
+
+double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, double(std::fabs(a[i] - b[i])));
+  return m;
+}
+
+/// The README's recipe: qwen3-tiny.gguf with its architecture renamed qwen3vl and the M-RoPE
+/// sections and deepstack count added.
+void writeTextModel(const std::string& dst) {
+  GgufFile f = GgufFile::open(testpaths::modelFile("arch/qwen3-tiny.gguf").toStdString());
+  GgufMetaWriter meta;
+  for (const auto& [k, v] : f.metadata()) {
+    if (k == "general.alignment") continue;
+    if (k == "general.architecture")
+      meta.kv_str(k, "qwen3vl");
+    else if (k.rfind("qwen3.", 0) == 0)
+      meta.kv_value("qwen3vl." + k.substr(6), v);
+    else
+      meta.kv_value(k, v);
+  }
+  meta.kv_i32s("qwen3vl.rope.dimension_sections", {6, 5, 5, 0});
+  meta.kv_u32("qwen3vl.n_deepstack_layers", 2);
+  std::vector<GgufTensorOut> out;
+  for (const GgufTensorInfo& t : f.tensors()) out.push_back(gguf_tensor_copy(f, t));
+  write_gguf_file(dst, meta, out);
+}
+
+const std::string& textModel() {
+  static QTemporaryDir dir;
+  static const std::string path = [] {
+    const std::string p = dir.filePath("qwen3vl-tiny.gguf").toStdString();
+    writeTextModel(p);
+    return p;
+  }();
+  return path;
+}
+
+EngineConfig visionConfig() {
+  EngineConfig c;
+  c.model = textModel();
+  c.mmproj = dataFile("qwen3vl-tiny-mmproj.gguf");
+  c.image_min_tokens = 8;  // the golden's limits (README: 512 and 4096 pixels)
+  c.image_max_tokens = 64;
+  c.num_threads = 2;
+  c.max_model_len = 512;
+  c.kv_cache_dtype = KvCacheDType::kFloat16;  // as the reference's cache
+  return c;
+}
+
+std::vector<std::shared_ptr<const RgbImage>> imagesOf(const nlohmann::json& p) {
+  std::vector<std::shared_ptr<const RgbImage>> v;
+  for (const auto& name : p["images"])
+    v.push_back(std::make_shared<const RgbImage>(decode_image_file(dataFile(name.get<std::string>()))));
+  return v;
+}
+
+ImagePrompt promptOf(const LLMEngine& engine, const nlohmann::json& p) {
+  std::string text = p["prompt"];
+  const std::string marker = "<__media__>";
+  for (std::size_t at; (at = text.find(marker)) != std::string::npos;) text.replace(at, marker.size(), kImageMarker);
+  TemplatedText t;
+  t.append(text, false);
+  return encode_image_prompt(engine.tokenizer(), *engine.vision_encoder(), t, imagesOf(p), -1,
+                             image_placeholder_id(engine.tokenizer()));
+}
+
+std::vector<int> greedyIds(LLMEngine& engine, const std::string& id, const ImagePrompt& prompt, int n,
+                           int* cached = nullptr) {
+  RequestOptions o;
+  o.images = prompt.images;
+  engine.add_request(id, prompt.token_ids, testutil::greedy(n), o);
+  auto done = testutil::runToCompletion(engine);
+  if (cached) *cached = done.at(id).num_cached_tokens;
+  return done.at(id).outputs.at(0).token_ids;
+}
+
+}  // namespace
+
+class TestVisionQwen3Vl : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { REQUIRE_MODEL_FILE(testpaths::modelFile("arch/qwen3-tiny.gguf")); }
+
+  // Smart resize, Pillow's bicubic and the normalisation give transformers' floats; the encoder
+  // gives the numpy forward's embeddings (main and both deepstack features) on every image.
+  void encoderMatchesTransformers() {
+    VisionOptions o;
+    o.min_tokens = 8;
+    o.max_tokens = 64;
+    auto enc = VisionEncoder::open(dataFile("qwen3vl-tiny-mmproj.gguf"), 2, o);
+    QCOMPARE(enc->config().deepstack, 2);
+    QCOMPARE(enc->config().output_width(), 192);
+    const Golden& g = encoderGolden();
+    for (const auto& im : g.j["images"]) {
+      const std::string name = im["image"];
+      const RgbImage fitted = enc->fit(decode_image_file(dataFile(name)));
+      QCOMPARE(fitted.width, int(im["hf_preproc"]["nx"]));
+      QCOMPARE(fitted.height, int(im["hf_preproc"]["ny"]));
+      const ImageGrid grid = enc->grid(fitted);
+      QCOMPARE(grid.grid_w, int(im["grid"]["tokens_x"]));
+      QCOMPARE(grid.grid_h, int(im["grid"]["tokens_y"]));
+      const std::vector<float> px = enc->preprocess(fitted);
+      const double dp = maxAbsDiff(px, g.block(im["hf_preproc"]["floats"]));
+      QVERIFY2(dp <= 1e-6, (name + ": preprocessing differs by " + std::to_string(dp)).c_str());
+      const ImageEmbeddings e = enc->encode_preprocessed(px, fitted.width, fitted.height);
+      QCOMPARE(e.num_tokens, int(im["hf_embd"]["n_tokens"]));
+      QCOMPARE(e.width, int(im["hf_embd"]["n_embd"]));
+      const double d = maxAbsDiff(e.data, g.block(im["hf_embd"]["floats"]));
+      qInfo("%s: %dx%d, %d tokens, embeddings within %.2e", name.c_str(), fitted.width, fitted.height, e.num_tokens, d);
+      QVERIFY2(d <= 2e-4, (name + ": embeddings differ by " + std::to_string(d)).c_str());
+    }
+    // Sizes it does not take, and images it refuses.
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, enc->encode_preprocessed(std::vector<float>(30 * 20 * 3), 30, 20));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, enc->fit_size(1000, 4));  // sides 250 times apart
+  }
+
+  // Without images the qwen3vl model is qwen3 (text positions (p, p, p) are plain RoPE).
+  void textOnlyIsQwen3() {
+    EngineConfig a = visionConfig();
+    a.mmproj.clear();
+    EngineConfig b = a;
+    b.model = testpaths::modelFile("arch/qwen3-tiny.gguf").toStdString();
+    LLMEngine vl(a), plain(b);
+    const std::vector<int> prompt{74785, 220, 304, 825, 1555, 13, 3838, 374};
+    vl.add_request("t", prompt, testutil::greedy(12));
+    plain.add_request("t", prompt, testutil::greedy(12));
+    QCOMPARE(testutil::runToCompletion(vl).at("t").outputs.at(0).token_ids,
+             testutil::runToCompletion(plain).at("t").outputs.at(0).token_ids);
+  }
+
+  // The engine on the golden prompts: mtmd's token layout, and greedy ids as ik_llama.cpp's
+  // qwen3vl forward gives them from the same embeddings and transformers' positions.
+  void promptsAndGreedyMatchReference() {
+    LLMEngine engine(visionConfig());
+    int n = 0;
+    for (const auto& p : llmGolden().j["prompts"]) {
+      const ImagePrompt prompt = promptOf(engine, p);
+      std::vector<int> want;
+      std::vector<int> offsets;
+      std::size_t k = 0;
+      for (const auto& c : p["chunks"]) {
+        if (c["type"] == "text") {
+          for (int id : c["ids"]) want.push_back(id);
+        } else {
+          offsets.push_back(int(want.size()));
+          want.insert(want.end(), std::size_t(c["n_tokens"]), int(p["hf_image_pad_token"]));
+          QCOMPARE(prompt.images.at(k).grid_w, int(c["nx"]));
+          QCOMPARE(prompt.images.at(k).grid_h, int(c["ny"]));
+          QCOMPARE(int(c["st"]) + prompt.images.at(k).rope_span(), int(c["next_pos"]));
+          ++k;
+        }
+      }
+      QCOMPARE(prompt.token_ids, want);
+      QCOMPARE(int(prompt.images.size()), int(offsets.size()));
+      for (std::size_t i = 0; i < offsets.size(); ++i) QCOMPARE(prompt.images[i].offset, offsets[i]);
+      const std::vector<int> ids = greedyIds(engine, "p" + std::to_string(n++), prompt, 16);
+      int checked = 0;
+      for (std::size_t s = 0; s < p["steps"].size(); ++s) {
+        const auto& top = p["steps"][s]["top10"];
+        if (double(top[0][1]) - double(top[1][1]) < 1e-3) break;  // a near-tie: either is right
+        QCOMPARE(ids.at(s), int(p["steps"][s]["id"]));
+        ++checked;
+      }
+      qInfo("%s: %d greedy steps checked", std::string(p["name"]).c_str(), checked);
+      QVERIFY(checked >= 6);
+    }
+  }
+
+  // Chunked prefill (steps ending inside the images) and a prefix-cache hit on the same prompt
+  // give the ids of the whole prompt in one step.
+  void chunkingAndPrefixCache() {
+    const nlohmann::json& p = llmGolden().j["prompts"][2];  // two images
+    std::vector<int> whole;
+    {
+      LLMEngine engine(visionConfig());
+      whole = greedyIds(engine, "w", promptOf(engine, p), 8);
+    }
+    EngineConfig c = visionConfig();
+    c.max_num_batched_tokens = 8;        // the prefill in pieces that end inside the images (causal:
+    c.long_prefill_token_threshold = 5;  // Qwen's image tokens may be split)
+    c.block_size = 4;
+    LLMEngine engine(c);
+    const ImagePrompt prompt = promptOf(engine, p);
+    QCOMPARE(greedyIds(engine, "c", prompt, 8), whole);
+    int cached = 0;
+    QCOMPARE(greedyIds(engine, "again", prompt, 8, &cached), whole);
+    QVERIFY(cached > 0);
+  }
+
+  void badInput() {
+    // A Qwen3-VL projector beside another model, or with a deepstack count the model lacks.
+    EngineConfig c = visionConfig();
+    c.model = testpaths::modelFile("arch/qwen3-tiny.gguf").toStdString();
+    try {
+      LLMEngine e(c);
+      QFAIL("a Qwen3-VL projector beside a qwen3 model was taken");
+    } catch (const std::exception& e) {
+      QVERIFY2(std::string(e.what()).find("Qwen3-VL") != std::string::npos, e.what());
+    }
+    // A placeholder whose grid is not the image's.
+    LLMEngine engine(visionConfig());
+    ImagePrompt prompt = promptOf(engine, llmGolden().j["prompts"][0]);
+    prompt.images[0].grid_w += 1;
+    RequestOptions o;
+    o.images = prompt.images;
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             engine.add_request("bad", prompt.token_ids, testutil::greedy(2), o));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestVisionQwen3Vl)
+#include "test_vision_qwen3vl.moc"
