@@ -104,9 +104,9 @@ struct Blob {
 };
 
 const int N_CLIP_THREADS = 4;
-const int IMG_MIN_TOKENS = 8;    // = ik's built-in default for Qwen-VL (set_limit_image_tokens(8, 4096))
-const int IMG_MAX_TOKENS = 64;   // custom (ik default 4096): max_pixels = 64 * (4*2)^2 = 4096
-const int LOGIT_STRIDE = 16;     // first-step logits stored for ids 0, 16, 32, ...
+const int IMG_MIN_TOKENS = 8;   // = ik's built-in default for Qwen-VL (set_limit_image_tokens(8, 4096))
+const int IMG_MAX_TOKENS = 64;  // custom (ik default 4096): max_pixels = 64 * (4*2)^2 = 4096
+const int LOGIT_STRIDE = 16;    // first-step logits stored for ids 0, 16, 32, ...
 const int N_STEPS = 16;
 
 const char* IMAGES[] = {"grid.png", "wide.png", "tall.jpg", "small.png", "big.png", "rgba.png"};
@@ -285,8 +285,13 @@ bool run_prompt(Env& e, const std::string& text, const std::vector<std::string>&
         pw.push_back(n_past + k % nx);
         pe.push_back(0);
       }
-      jc = {{"type", "image"}, {"image", mtmd_input_chunk_get_id(c)}, {"n_tokens", nt}, {"n_pos", np},
-            {"nx", nx}, {"ny", ny}, {"positions", {{"t", pt}, {"h", ph}, {"w", pw}, {"e", pe}}}};
+      jc = {{"type", "image"},
+            {"image", mtmd_input_chunk_get_id(c)},
+            {"n_tokens", nt},
+            {"n_pos", np},
+            {"nx", nx},
+            {"ny", ny},
+            {"positions", {{"t", pt}, {"h", ph}, {"w", pw}, {"e", pe}}}};
       n_past += np;
     }
     r.chunks.push_back(jc);
@@ -412,8 +417,8 @@ int main(int argc, char** argv) {
   if (!mctx) return 1;
 
   // a second clip context for the clip_* calls (mtmd's own is private); same parameters as mtmd uses
-  clip_context_params ccp{/*use_gpu*/ false, GGML_LOG_LEVEL_ERROR, CLIP_FLASH_ATTN_TYPE_DISABLED, IMG_MIN_TOKENS,
-                          IMG_MAX_TOKENS, GGML_TYPE_F32};
+  clip_context_params ccp{/*use_gpu*/ false, GGML_LOG_LEVEL_ERROR, CLIP_FLASH_ATTN_TYPE_DISABLED,
+                          IMG_MIN_TOKENS,    IMG_MAX_TOKENS,       GGML_TYPE_F32};
   clip_ctx* clip = clip_init(mmproj_path.c_str(), ccp).ctx_v;
   if (!clip) return 1;
   const int n_mm = clip_n_mmproj_embd(clip);
@@ -478,8 +483,10 @@ int main(int argc, char** argv) {
     std::vector<float> emb(size_t(n_tok) * n_mm);
     if (!clip_image_encode(clip, N_CLIP_THREADS, f32, emb.data())) return 1;
     ji["ik_preproc"] = {{"nx", f32->nx}, {"ny", f32->ny}, {"floats", blob.add(f32->buf.data(), f32->buf.size())}};
-    ji["grid"] = {{"patches_x", f32->nx / 4}, {"patches_y", f32->ny / 4},
-                  {"tokens_x", clip_n_output_tokens_x(clip, f32)}, {"tokens_y", clip_n_output_tokens_y(clip, f32)}};
+    ji["grid"] = {{"patches_x", f32->nx / 4},
+                  {"patches_y", f32->ny / 4},
+                  {"tokens_x", clip_n_output_tokens_x(clip, f32)},
+                  {"tokens_y", clip_n_output_tokens_y(clip, f32)}};
     ji["ik_embd"] = {{"n_tokens", n_tok}, {"n_embd", n_mm}, {"floats", blob.add(emb.data(), emb.size())}};
     // thread dependence of clip_image_encode
     json thr = json::object();
@@ -500,11 +507,12 @@ int main(int argc, char** argv) {
         if (mtmd_input_chunk_get_type(k) != MTMD_INPUT_CHUNK_TYPE_IMAGE) continue;
         if (mtmd_encode_chunk(mctx, k) != 0) return 1;
         const mtmd_image_tokens* it = mtmd_input_chunk_get_tokens_image(k);
-        ji["mtmd_image_tokens"] = {{"nx", mtmd_image_tokens_get_nx(it)}, {"ny", mtmd_image_tokens_get_ny(it)},
+        ji["mtmd_image_tokens"] = {{"nx", mtmd_image_tokens_get_nx(it)},
+                                   {"ny", mtmd_image_tokens_get_ny(it)},
                                    {"n_tokens", mtmd_input_chunk_get_n_tokens(k)},
                                    {"n_pos", mtmd_input_chunk_get_n_pos(k)}};
-        ji["mtmd_encode_max_abs_diff_vs_clip_image_encode"] =
-            max_abs_diff(mtmd_get_output_embd(mctx), emb.data(), emb.size());
+        ji["mtmd_encode_max_abs_diff_vs_clip_image_encode"] = max_abs_diff(mtmd_get_output_embd(mctx), emb.data(),
+                                                                           emb.size());
       }
       mtmd_input_chunks_free(ch);
     }
@@ -519,10 +527,13 @@ int main(int argc, char** argv) {
       hfimg->buf.assign(hf.begin() + long(off), hf.begin() + long(off + size_t(hfimg->nx) * hfimg->ny * 3));
       std::vector<float> emb_hf(size_t(clip_n_output_tokens(clip, hfimg)) * n_mm);
       if (!clip_image_encode(clip, N_CLIP_THREADS, hfimg, emb_hf.data())) return 1;
-      ji["hf_preproc"] = {{"pil_mode", hm["pil_mode"]}, {"pil_rgb_sha256", hm["pil_rgb_sha256"]},
-                          {"nx", hfimg->nx}, {"ny", hfimg->ny},
+      ji["hf_preproc"] = {{"pil_mode", hm["pil_mode"]},
+                          {"pil_rgb_sha256", hm["pil_rgb_sha256"]},
+                          {"nx", hfimg->nx},
+                          {"ny", hfimg->ny},
                           {"floats", blob.add(hfimg->buf.data(), hfimg->buf.size())}};
-      ji["hf_embd"] = {{"n_tokens", int(emb_hf.size() / n_mm)}, {"n_embd", n_mm},
+      ji["hf_embd"] = {{"n_tokens", int(emb_hf.size() / n_mm)},
+                       {"n_embd", n_mm},
                        {"floats", blob.add(emb_hf.data(), emb_hf.size())}};
       if (hfimg->nx == f32->nx && hfimg->ny == f32->ny) {
         ji["preproc_max_abs_diff_ik_vs_hf"] = max_abs_diff(hfimg->buf.data(), f32->buf.data(), f32->buf.size());
@@ -569,12 +580,15 @@ int main(int argc, char** argv) {
                   {"first_logits_sampled", blob.add(smp.data(), smp.size())},
                   {"n_nonfinite_first_logits", n_nonfinite(r.first_logits)}};
     };
-    json j = {{"name", p.name},   {"prompt", text}, {"images", p.imgs}, {"chunks", ra.chunks},
+    json j = {{"name", p.name},
+              {"prompt", text},
+              {"images", p.imgs},
+              {"chunks", ra.chunks},
               {"n_past_after_prompt", ra.n_past_after_prompt}};
     j["a_image_one_batch"] = golden(ra);
     j["b_image_token_per_batch"] = golden(rb);
-    j["a_vs_b"] = {{"first_logits_max_abs_diff", max_abs_diff(ra.first_logits.data(), rb.first_logits.data(),
-                                                               ra.first_logits.size())},
+    j["a_vs_b"] = {{"first_logits_max_abs_diff",
+                    max_abs_diff(ra.first_logits.data(), rb.first_logits.data(), ra.first_logits.size())},
                    {"same_generated_ids", ra.gen == rb.gen},
                    {"n_past_b", rb.n_past_after_prompt}};
     // checks: our own image batches (our position rule) == the helper's
@@ -582,29 +596,28 @@ int main(int argc, char** argv) {
     if (!run_prompt(e, text, p.imgs, HAND_BATCHED, 1, true, ha) ||
         !run_prompt(e, text, p.imgs, HAND_PER_TOKEN, 1, true, hb))
       return 1;
-    j["check_hand_a_first_logits_max_abs_diff"] =
-        max_abs_diff(ha.first_logits.data(), ra.first_logits.data(), ra.first_logits.size());
-    j["check_hand_b_first_logits_max_abs_diff"] =
-        max_abs_diff(hb.first_logits.data(), rb.first_logits.data(), rb.first_logits.size());
+    j["check_hand_a_first_logits_max_abs_diff"] = max_abs_diff(ha.first_logits.data(), ra.first_logits.data(),
+                                                               ra.first_logits.size());
+    j["check_hand_b_first_logits_max_abs_diff"] = max_abs_diff(hb.first_logits.data(), rb.first_logits.data(),
+                                                               rb.first_logits.size());
     PromptResult wa;  // (a) with the warm-up token too: must equal (a)
     if (!run_prompt(e, text, p.imgs, HELPER_BATCHED, N_STEPS, true, wa, false, 0.f, true)) return 1;
-    j["check_warmup_a_first_logits_max_abs_diff"] =
-        max_abs_diff(wa.first_logits.data(), ra.first_logits.data(), ra.first_logits.size());
+    j["check_warmup_a_first_logits_max_abs_diff"] = max_abs_diff(wa.first_logits.data(), ra.first_logits.data(),
+                                                                 ra.first_logits.size());
     j["check_warmup_a_same_generated_ids"] = wa.gen == ra.gen;
     // flash attention off
     PromptResult fa, fb;
     if (!run_prompt(e, text, p.imgs, HELPER_BATCHED, N_STEPS, false, fa) ||
         !run_prompt(e, text, p.imgs, HELPER_PER_TOKEN, N_STEPS, false, fb))
       return 1;
-    j["flash_attn_off"] = {
-        {"a_n_nonfinite_first_logits", n_nonfinite(fa.first_logits)},
-        {"b_n_nonfinite_first_logits", n_nonfinite(fb.first_logits)},
-        {"a_first_logits_max_abs_diff_vs_fa_on",
-         max_abs_diff(fa.first_logits.data(), ra.first_logits.data(), ra.first_logits.size())},
-        {"b_first_logits_max_abs_diff_vs_fa_on",
-         max_abs_diff(fb.first_logits.data(), rb.first_logits.data(), rb.first_logits.size())},
-        {"a_same_generated_ids", fa.gen == ra.gen},
-        {"b_same_generated_ids", fb.gen == rb.gen}};
+    j["flash_attn_off"] = {{"a_n_nonfinite_first_logits", n_nonfinite(fa.first_logits)},
+                           {"b_n_nonfinite_first_logits", n_nonfinite(fb.first_logits)},
+                           {"a_first_logits_max_abs_diff_vs_fa_on",
+                            max_abs_diff(fa.first_logits.data(), ra.first_logits.data(), ra.first_logits.size())},
+                           {"b_first_logits_max_abs_diff_vs_fa_on",
+                            max_abs_diff(fb.first_logits.data(), rb.first_logits.data(), rb.first_logits.size())},
+                           {"a_same_generated_ids", fa.gen == ra.gen},
+                           {"b_same_generated_ids", fb.gen == rb.gen}};
     // causality: perturb the LAST image token's embedding of the first image; KV state after that image
     {
       json cz;
@@ -631,15 +644,17 @@ int main(int argc, char** argv) {
       "one token per llama_decode; logits to 7 significant digits in JSON";
   out["first_logits_sample_stride"] = LOGIT_STRIDE;
   out["commands"] = {
-      {"text_model", "PYTHONPATH=$IK/src/gguf-py /usr/bin/python3 make_qwen3vl_text.py "
-                     "$SHARED/models/arch/qwen3-tiny.gguf $SCRATCH/qwen3vl-tiny.gguf"},
+      {"text_model",
+       "PYTHONPATH=$IK/src/gguf-py /usr/bin/python3 make_qwen3vl_text.py "
+       "$SHARED/models/arch/qwen3-tiny.gguf $SCRATCH/qwen3vl-tiny.gguf"},
       {"mmproj_and_images", "PYTHONPATH=$IK/src/gguf-py /usr/bin/python3 make_qwen3vl_mmproj.py . $SCRATCH"},
       {"build",
        "g++ -O2 -std=c++17 ik_qwen3vl.cpp -I$IK/src/include -I$IK/src/ggml/include -I$IK/src/examples/mtmd "
        "-I$IK/src/vendor -L$IK/build/src -L$IK/build/ggml/src -L$IK/build/examples/mtmd -lmtmd -lllama -lggml "
        "-Wl,-rpath,$IK/build/src:$IK/build/ggml/src:$IK/build/examples/mtmd -o $SCRATCH/ik_qwen3vl"},
-      {"run", "$SCRATCH/ik_qwen3vl $SCRATCH/qwen3vl-tiny.gguf qwen3vl-tiny-mmproj.gguf . $SCRATCH golden.json "
-              "golden.f32"},
+      {"run",
+       "$SCRATCH/ik_qwen3vl $SCRATCH/qwen3vl-tiny.gguf qwen3vl-tiny-mmproj.gguf . $SCRATCH golden.json "
+       "golden.f32"},
       {"check", "PYTHONPATH=$IK/src/gguf-py /usr/bin/python3 check_encoder_numpy.py"}};
   out["golden_f32"] = {{"file", "golden.f32"},
                        {"n_floats", blob.data.size()},

@@ -18,9 +18,11 @@
 //
 // Build: as ik_qwen3vl.cpp (README.md), e.g.
 //   g++ -O2 -std=c++17 ik_qwen3vl_hf.cpp -I$IK/src/include -I$IK/src/ggml/include -I$IK/src/vendor
-//       -L$IK/build/src -L$IK/build/ggml/src -lllama -lggml -Wl,-rpath,$IK/build/src:$IK/build/ggml/src -o ik_qwen3vl_hf
+//       -L$IK/build/src -L$IK/build/ggml/src -lllama -lggml -Wl,-rpath,$IK/build/src:$IK/build/ggml/src -o
+//       ik_qwen3vl_hf
 // Run (in this folder):
-//   ./ik_qwen3vl_hf qwen3vl-tiny.gguf golden_hf.json golden_hf.f32 golden.json golden.f32 golden_hf_llm.json golden_hf_llm.f32
+//   ./ik_qwen3vl_hf qwen3vl-tiny.gguf golden_hf.json golden_hf.f32 golden.json golden.f32 golden_hf_llm.json
+//   golden_hf_llm.f32
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -39,8 +41,8 @@ using json = nlohmann::ordered_json;
 namespace {
 
 const int N_STEPS = 16;
-const int LOGIT_STRIDE = 2;        // last-prompt logits stored for ids 0, 2, 4, ... (f32 file < 1 MB)
-const int OLD_LOGIT_STRIDE = 16;   // golden.json's first_logits_sampled
+const int LOGIT_STRIDE = 2;       // last-prompt logits stored for ids 0, 2, 4, ... (f32 file < 1 MB)
+const int OLD_LOGIT_STRIDE = 16;  // golden.json's first_logits_sampled
 const char* MARKER = "<__media__>";
 
 struct Prompt {
@@ -54,8 +56,8 @@ const Prompt PROMPTS[] = {
 };
 
 struct Img {
-  int nx, ny;                // merged token grid
-  std::vector<float> embd;   // nx*ny*192
+  int nx, ny;               // merged token grid
+  std::vector<float> embd;  // nx*ny*192
 };
 
 std::vector<float> read_f32(const std::string& path) {
@@ -179,8 +181,8 @@ int decode_image(llama_context* ctx, const Img& im, int n_embd, int k0, int n, l
 }
 
 struct Opts {
-  bool hf_pos_rule = true;   // text after image at st + max(nx, ny); false: st + 1 (ik)
-  bool per_token = true;     // image tokens one per llama_decode; false: whole image in one batch
+  bool hf_pos_rule = true;  // text after image at st + max(nx, ny); false: st + 1 (ik)
+  bool per_token = true;    // image tokens one per llama_decode; false: whole image in one batch
   bool flash_attn = true;
 };
 
@@ -241,7 +243,9 @@ bool run(llama_model* model, const Prompt& P, const std::map<std::string, Img>& 
         pt.push_back(p + llama_pos(k));
         pe.push_back(0);
       }
-      jc = {{"type", "text"}, {"ids", ids}, {"pieces", pieces},
+      jc = {{"type", "text"},
+            {"ids", ids},
+            {"pieces", pieces},
             {"positions", {{"t", pt}, {"h", pt}, {"w", pt}, {"e", pe}}}};
       if (decode_text(ctx, ch[i].ids, p, last) != 0) return false;
       p += llama_pos(ch[i].ids.size());
@@ -257,8 +261,10 @@ bool run(llama_model* model, const Prompt& P, const std::map<std::string, Img>& 
         pe.push_back(0);
       }
       const llama_pos adv = o.hf_pos_rule ? std::max(im.nx, im.ny) : 1;
-      jc = {{"type", "image"}, {"image", ch[i].img}, {"n_tokens", nt}, {"nx", im.nx}, {"ny", im.ny},
-            {"st", p}, {"next_pos", p + adv}, {"positions", {{"t", pt}, {"h", ph}, {"w", pw}, {"e", pe}}}};
+      jc = {{"type", "image"},     {"image", ch[i].img},
+            {"n_tokens", nt},      {"nx", im.nx},
+            {"ny", im.ny},         {"st", p},
+            {"next_pos", p + adv}, {"positions", {{"t", pt}, {"h", ph}, {"w", pw}, {"e", pe}}}};
       if (o.per_token) {
         for (int k = 0; k < nt; ++k)
           if (decode_image(ctx, im, n_embd, k, 1, p, last && k + 1 == nt) != 0) return false;
@@ -319,8 +325,9 @@ json steps_top10_diff(const json& a, const json& b) {
 
 int main(int argc, char** argv) {
   if (argc < 8) {
-    std::fprintf(stderr,
-                 "usage: ik_qwen3vl_hf TEXT.gguf golden_hf.json golden_hf.f32 golden.json golden.f32 OUT.json OUT.f32\n");
+    std::fprintf(
+        stderr,
+        "usage: ik_qwen3vl_hf TEXT.gguf golden_hf.json golden_hf.f32 golden.json golden.f32 OUT.json OUT.f32\n");
     return 2;
   }
   json ghf, gik;
@@ -396,8 +403,8 @@ int main(int argc, char** argv) {
     const json& ob = old["b_image_token_per_batch"];
     const std::vector<float> ob_s = slice(bik, ob["first_logits_sampled"]);
     json chk;
-    chk["b_repro_vs_golden_b_first_logits_sampled_max_abs_diff"] =
-        max_abs_diff(stride_sample(b.last_logits, OLD_LOGIT_STRIDE), ob_s);
+    chk["b_repro_vs_golden_b_first_logits_sampled_max_abs_diff"] = max_abs_diff(
+        stride_sample(b.last_logits, OLD_LOGIT_STRIDE), ob_s);
     chk["b_repro_same_generated_ids_as_golden_b"] = json(b.gen) == ob["generated_ids"];
     chk["b_repro_same_chunk_text_ids_as_golden"] = [&] {
       size_t k = 0;
@@ -409,8 +416,8 @@ int main(int argc, char** argv) {
         }
       return true;
     }();
-    chk["c_vs_golden_b_last_prompt_logits_sampled16_max_abs_diff"] =
-        max_abs_diff(stride_sample(c.last_logits, OLD_LOGIT_STRIDE), ob_s);
+    chk["c_vs_golden_b_last_prompt_logits_sampled16_max_abs_diff"] = max_abs_diff(
+        stride_sample(c.last_logits, OLD_LOGIT_STRIDE), ob_s);
     chk["c_same_generated_ids_as_golden_b"] = json(c.gen) == ob["generated_ids"];
     chk["c_vs_c_ik_pos_rule_last_logits_max_abs_diff"] = max_abs_diff(c.last_logits, c_ik.last_logits);
     chk["c_ik_pos_rule_same_generated_ids"] = c.gen == c_ik.gen;
