@@ -177,6 +177,8 @@ int run_chat(ChatOptions& opt) {
         std::cerr << "[image " << picture.width << "x" << picture.height << " attached to the next message]\n";
       } catch (const ImageError& e) {
         std::cerr << "pagedchat-cli: " << e.what() << "\n";
+      } catch (const std::invalid_argument& e) {  // a size the encoder does not take
+        std::cerr << "pagedchat-cli: " << path << ": " << e.what() << "\n";
       }
       continue;
     }

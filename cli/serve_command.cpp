@@ -150,6 +150,9 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--max-sequences-per-request", opt->server.limits.max_sequences,
                   "most prompts times n in one request (default 1024)")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--allowed-media-domains", opt->server.limits.allowed_media_domains,
+                  "hosts whose http(s) image URLs the server fetches (exact names, e.g. upload.wikimedia.org; "
+                  "default: none, only data: URLs)");
   cmd->add_flag("--trust-request-chat-template", opt->trust_request_chat_template,
                 "render a request's own 'chat_template' (in the template sandbox); default: refuse it");
   add_engine_options(cmd, opt->engine);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/entrypoints/openai/chat_reply.h"
+#include "engine/entrypoints/openai/media_fetch.h"
 #include "engine/loader/load_util.h"
 #include "engine/multimodal/mm_prompt.h"
 #include "engine/sample/structured/json_schema_grammar.h"
@@ -45,8 +46,8 @@ using json = nlohmann::json;
 std::vector<uint8_t> image_from_url(const std::string& url, const std::string& param) {
   if (url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0)
     bad(param,
-        "is a remote URL: this server fetches no media; send the image as a data: URL "
-        "(data:image/png;base64,...)");
+        "is a remote URL: this server fetches no media (start it with --allowed-media-domains HOST to fetch "
+        "from HOST); send the image as a data: URL (data:image/png;base64,...)");
   const std::size_t comma = url.find(',');
   if (url.rfind("data:", 0) != 0 || comma == std::string::npos)
     bad(param, "must be a data: URL (data:image/png;base64,...)");
@@ -525,7 +526,25 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
           if (int(r.images.size()) >= limits.max_images)
             bad(pname,
                 "is one image too many: a request takes at most " + std::to_string(limits.max_images) + " images");
-          r.images.push_back(image_from_url(url->get<std::string>(), pname + ".image_url.url"));
+          const std::string& u = url->get<std::string>();
+          const bool remote = u.rfind("http://", 0) == 0 || u.rfind("https://", 0) == 0;
+          if (remote && !limits.allowed_media_domains.empty()) {
+            std::string host;
+            try {
+              host = media_url_host(u);
+            } catch (const MediaFetchError& e) {
+              bad(pname + ".image_url.url", std::string("is not a URL this server fetches: ") + e.what());
+            }
+            if (!media_url_allowed(u, limits.allowed_media_domains))
+              bad(pname + ".image_url.url", "is on host '" + host.substr(0, 200) +
+                                                "', which is not among the hosts this server fetches images from "
+                                                "(--allowed-media-domains)");
+            r.images.emplace_back();
+            r.image_urls.push_back(u);
+          } else {
+            r.images.push_back(image_from_url(u, pname + ".image_url.url"));
+            r.image_urls.emplace_back();
+          }
           r.image_params.push_back(pname + ".image_url");
           text += kImageMarker;
           last_text = false;

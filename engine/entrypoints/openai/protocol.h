@@ -48,6 +48,9 @@ struct RequestLimits {
   int max_stop_token_ids = 1024;     ///< entries in `stop_token_ids`
   int max_sequences = 1024;          ///< prompts × n in one /v1/completions call (n alone for chat)
   int max_images = 16;               ///< "image_url" parts in one chat call
+  /// Hosts whose http(s) image URLs are fetched (--allowed-media-domains; exact host names);
+  /// empty: only data: URLs.
+  std::vector<std::string> allowed_media_domains;
 };
 
 /// The deepest nesting of arrays and objects in a JSON text (strings and escapes skipped), counted
@@ -87,6 +90,9 @@ struct ChatCompletionRequest {
   /// (engine/multimodal/mm_prompt.h), and each part's name for errors ("messages[1].content[0]").
   std::vector<std::vector<uint8_t>> images;
   std::vector<std::string> image_params;
+  /// Per image: its http(s) URL when it is to be fetched (a host RequestLimits allows; `images`
+  /// then holds nothing for it until OpenAIServing fetches it), else "".
+  std::vector<std::string> image_urls;
   SamplingRequest sampling;
   bool stream = false;
   bool include_usage = false;

@@ -1,5 +1,6 @@
 #include "engine/entrypoints/openai/serving.h"
 
+#include "engine/entrypoints/openai/media_fetch.h"
 #include "engine/multimodal/image_decode.h"
 #include "engine/multimodal/mm_prompt.h"
 #include "engine/vision/vision_encoder.h"
@@ -358,8 +359,20 @@ std::vector<MultiModalPlaceholder> OpenAIServing::place_images(const ChatComplet
   for (std::size_t k = 0; k < r.images.size(); ++k) {
     try {
       // Fitted to the encoder's size at once: only one full-size picture is held at a time.
+      if (k < r.image_urls.size() && !r.image_urls[k].empty()) {
+        std::vector<uint8_t> fetched;
+        try {
+          fetched = fetch_media(r.image_urls[k]);
+        } catch (const MediaFetchError& e) {
+          throw ApiError(400, "'" + r.image_params[k] + "': " + e.what(), r.image_params[k]);
+        }
+        pictures.push_back(std::make_shared<const RgbImage>(vision->fit(decode_image(fetched))));
+        continue;
+      }
       pictures.push_back(std::make_shared<const RgbImage>(vision->fit(decode_image(r.images[k]))));
     } catch (const ImageError& e) {
+      throw ApiError(400, "'" + r.image_params[k] + "': " + e.what(), r.image_params[k]);
+    } catch (const std::invalid_argument& e) {  // a size the encoder does not take
       throw ApiError(400, "'" + r.image_params[k] + "': " + e.what(), r.image_params[k]);
     }
   }
