@@ -1,5 +1,6 @@
 #include "app/store/image_attachment.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -16,6 +17,12 @@ std::optional<ImageAttachment> readImageAttachment(const QByteArray& bytes, QStr
     a.height = img.height;
   } catch (const pagedchat::ImageError& e) {
     if (why) *why = QString::fromStdString(e.what());
+    return std::nullopt;
+  }
+  // A strip (sides more than 200 times apart) no vision model reads: transformers' Qwen-VL
+  // processors refuse it, and it is no picture a thumbnail could show.
+  if (std::max(a.width, a.height) > 200 * std::min(a.width, a.height)) {
+    if (why) *why = QStringLiteral("a %1x%2 picture's sides differ by more than 200 times").arg(a.width).arg(a.height);
     return std::nullopt;
   }
   a.mime = QStringLiteral("image/") + QString::fromStdString(pagedchat::sniff_image_format(data));

@@ -20,7 +20,8 @@ struct ImageAttachment {
 
 /// The picture in `bytes` (PNG, JPEG or WebP, sniffed from its first bytes), decoded once to check
 /// it and to learn its size (engine/multimodal/image_decode.h: its limits on size and pixels).
-/// Nothing when it cannot be used; `why` then gets the decoder's reason (English).
+/// Nothing when it cannot be used (it does not decode, or its sides differ by more than 200
+/// times: a strip no vision model reads); `why` then gets the reason (English).
 std::optional<ImageAttachment> readImageAttachment(const QByteArray& bytes, QString* why = nullptr);
 
 /// What QML's attachment views read: {bytes, mime, width, height}.

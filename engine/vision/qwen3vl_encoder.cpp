@@ -71,9 +71,14 @@ void VisionEncoder::open_qwen3vl(const GgufFile& f, const VisionOptions& options
   };
   c.min_pixels = limit(options.min_tokens, "clip.vision.image_min_pixels", kDefaultMinTokens);
   c.max_pixels = limit(options.max_tokens, "clip.vision.image_max_pixels", kDefaultMaxTokens);
-  if (c.min_pixels > c.max_pixels)
+  if (c.min_pixels > c.max_pixels) {
+    if (options.min_tokens > 0 || options.max_tokens > 0)
+      throw std::invalid_argument("the fewest tokens an image becomes (--image-min-tokens, " +
+                                  std::to_string(c.min_pixels / (factor * factor)) + ") is above the most (" +
+                                  "--image-max-tokens, " + std::to_string(c.max_pixels / (factor * factor)) + ")");
     fail(path, "the smallest image (" + std::to_string(c.min_pixels) + " pixels) is larger than the largest (" +
                    std::to_string(c.max_pixels) + ")");
+  }
   c.activation = f.get_bool("clip.use_gelu").value_or(false)   ? VisionConfig::Activation::kGeluTanh
                  : f.get_bool("clip.use_silu").value_or(false) ? VisionConfig::Activation::kSilu
                                                                : VisionConfig::Activation::kGeluQuick;
@@ -174,18 +179,33 @@ std::pair<int, int> VisionEncoder::fit_size(int width, int height) const {
     const double beta = std::sqrt(double(c.min_pixels) / (double(height) * width));
     h = std::ceil(height * beta / f) * f;
     w = std::ceil(width * beta / f) * f;
+    // Rounding up can pass max_pixels when the two limits are close (transformers then exceeds
+    // it): scaled down again, so an image never takes more than the largest.
+    if (h * w > double(c.max_pixels)) {
+      const double down = std::sqrt(h * w / double(c.max_pixels));
+      h = std::max(f, std::floor(h / down / f) * f);
+      w = std::max(f, std::floor(w / down / f) * f);
+    }
   }
   return {int(w), int(h)};
 }
 
 ImageGrid VisionEncoder::grid(const RgbImage& fitted) const {
   const VisionConfig& c = config_;
-  const auto [w, h] = fit_size(fitted.width, fitted.height);
-  if (w != fitted.width || h != fitted.height)
-    throw std::invalid_argument("an image of " + std::to_string(fitted.width) + "x" + std::to_string(fitted.height) +
-                                " pixels is not at the encoder's size (fit() it first)");
-  if (!c.dynamic_size) return {c.tokens_per_image(), 0, 0};
+  const int w = fitted.width, h = fitted.height;
+  if (!c.dynamic_size) {
+    if (w != c.image_size || h != c.image_size)
+      throw std::invalid_argument("an image of " + std::to_string(w) + "x" + std::to_string(h) +
+                                  " pixels is not at the encoder's size (fit() it first)");
+    return {c.tokens_per_image(), 0, 0};
+  }
+  // Any size fit() can give: whole merged patches, no more than max_pixels unless a side is one
+  // merged patch (a narrow picture cannot shrink further: transformers' rule keeps it so).
   const int f = c.patch_size * c.merge;
+  if (w < f || h < f || w % f != 0 || h % f != 0 || (int64_t(w) * h > c.max_pixels && std::min(w, h) > f) ||
+      std::max(w, h) > 256 * std::min(w, h))
+    throw std::invalid_argument("an image of " + std::to_string(w) + "x" + std::to_string(h) +
+                                " pixels is not at a size the encoder takes (fit() it first)");
   return {(w / f) * (h / f), w / f, h / f};
 }
 

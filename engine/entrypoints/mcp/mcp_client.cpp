@@ -1,5 +1,7 @@
 #include "engine/entrypoints/mcp/mcp_client.h"
 
+#include <cctype>
+
 #include <signal.h>
 
 #include <mutex>
@@ -31,9 +33,14 @@ std::string ToolResult::text() const {
     if (type == "text" && block.contains("text") && block["text"].is_string()) {
       add(block["text"].get<std::string>());
     } else if (type == "image" || type == "audio") {
-      const std::size_t bytes = block.contains("data") && block["data"].is_string()
-                                    ? block["data"].get_ref<const std::string&>().size() * 3 / 4
-                                    : 0;
+      // The decoded size of the base64 data (padding and line breaks not counted).
+      std::size_t bytes = 0;
+      if (block.contains("data") && block["data"].is_string()) {
+        std::size_t chars = 0;
+        for (const char ch : block["data"].get_ref<const std::string&>())
+          chars += std::isalnum(static_cast<unsigned char>(ch)) || ch == '+' || ch == '/' || ch == '-' || ch == '_';
+        bytes = chars * 3 / 4;
+      }
       add("[" + type + ": " + block.value("mimeType", "?") + ", " + std::to_string(bytes) + " bytes]");
     } else if (type == "resource_link") {
       add("[resource: " + block.value("uri", "") + "]");

@@ -3,9 +3,11 @@
 // (an OpenAI-compatible endpoint on loopback that streams tool_calls, as vLLM or PagedChat's server
 // do), the call asked about, allowed, denied, always allowed or stopped, its result stored as a
 // `tool` message and sent back, and the step limit.
+#include <QBuffer>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -283,6 +285,17 @@ class TestPaneTools : public QObject {
     QVERIFY2(text.contains(QStringLiteral("not base64")), qPrintable(text));
     QCOMPARE(text.count(QStringLiteral("is not shown")), 2);  // "hello" is no picture either
     QVERIFY(text.startsWith(QStringLiteral("here\n[image: image/png")));
+    // A strip (sides 300 times apart): no picture for a model, named with the reason.
+    QImage strip(1, 300, QImage::Format_RGB32);
+    strip.fill(Qt::red);
+    QByteArray stripPng;
+    QBuffer buffer(&stripPng);
+    QVERIFY(buffer.open(QIODevice::WriteOnly) && strip.save(&buffer, "PNG"));
+    r.content = nlohmann::json::array(
+        {{{"type", "image"}, {"mimeType", "image/png"}, {"data", stripPng.toBase64().toStdString()}}});
+    text.clear();
+    QVERIFY(ToolHost::resultImages(r, text).isEmpty());
+    QVERIFY2(text.contains(QStringLiteral("200 times")), qPrintable(text));
     // More pictures than a result shows: the first kMaxResultImages, the rest named.
     r.content = nlohmann::json::array();
     for (int i = 0; i < ToolHost::kMaxResultImages + 2; ++i)

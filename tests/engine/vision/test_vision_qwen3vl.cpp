@@ -178,6 +178,50 @@ class TestVisionQwen3Vl : public QObject {
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, enc->fit_size(1000, 4));  // sides 250 times apart
   }
 
+  // Whatever the limits (equal ones included) and the picture's size, a fitted picture is one the
+  // encoder takes, within the largest size; sides 200 times apart are refused by name.
+  void fitSizesAreTaken() {
+    for (const auto& [lo, hi] : std::vector<std::pair<int, int>>{{8, 64}, {64, 64}, {1, 1}, {64, 100}, {8, 9}}) {
+      VisionOptions o;
+      o.min_tokens = lo;
+      o.max_tokens = hi;
+      auto enc = VisionEncoder::open(dataFile("qwen3vl-tiny-mmproj.gguf"), 1, o);
+      for (int w : {1, 3, 7, 8, 13, 24, 56, 80, 99, 200, 640, 1000})
+        for (int h : {1, 5, 8, 16, 48, 56, 77, 300, 480, 1000}) {
+          if (std::max(w, h) > 200 * std::min(w, h)) continue;
+          const auto [fw, fh] = enc->fit_size(w, h);
+          RgbImage fitted{fw, fh, std::vector<uint8_t>(std::size_t(fw) * std::size_t(fh) * 3)};
+          const std::string what = std::to_string(w) + "x" + std::to_string(h) + " with " + std::to_string(lo) + ".." +
+                                   std::to_string(hi) + " -> " + std::to_string(fw) + "x" + std::to_string(fh);
+          ImageGrid g;
+          try {
+            g = enc->grid(fitted);
+          } catch (const std::exception& e) {
+            QFAIL((what + ": " + e.what()).c_str());
+          }
+          // At most the largest, unless a side is one merged patch (a narrow picture).
+          QVERIFY2(g.tokens >= 1 && (g.tokens <= hi || std::min(g.grid_w, g.grid_h) == 1), what.c_str());
+          // Fitting a fitted picture again gives one the encoder takes too.
+          const auto [rw, rh] = enc->fit_size(fw, fh);
+          RgbImage refit{rw, rh, std::vector<uint8_t>(std::size_t(rw) * std::size_t(rh) * 3)};
+          try {
+            enc->grid(refit);
+          } catch (const std::exception& e) {
+            QFAIL((what + " refitted: " + e.what()).c_str());
+          }
+        }
+    }
+    VisionOptions wrong;
+    wrong.min_tokens = 100;
+    wrong.max_tokens = 10;
+    try {
+      VisionEncoder::open(dataFile("qwen3vl-tiny-mmproj.gguf"), 1, wrong);
+      QFAIL("min above max was taken");
+    } catch (const std::exception& e) {
+      QVERIFY2(std::string(e.what()).find("--image-min-tokens") != std::string::npos, e.what());
+    }
+  }
+
   // Without images the qwen3vl model is qwen3 (text positions (p, p, p) are plain RoPE).
   void textOnlyIsQwen3() {
     EngineConfig a = visionConfig();
