@@ -349,7 +349,7 @@ ImageEmbeddings VisionEncoder::encode_qwen3vl(const std::vector<float>& px, int 
     });
     b.linear(ff.data(), h.data(), *L.up, N);
     vit::add_bias(ff.data(), L.up_b, N);
-    vit::activate(ff.data(), ff.size(), c.activation, threads_);
+    vit::activate_rows(b, ff.data(), N, c.intermediate_size, c.activation, threads_);
     b.linear(h.data(), ff.data(), *L.down, N);
     vit::add_bias(h.data(), L.down_b, N);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += h[i];

@@ -264,7 +264,7 @@ ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px,
     });
     b.linear(ff.data(), h.data(), *L.up, N);
     add_bias(ff.data(), L.up_b, N);
-    vit::activate(ff.data(), std::size_t(N) * std::size_t(c.intermediate_size), c.activation, threads_);
+    vit::activate_rows(b, ff.data(), N, c.intermediate_size, c.activation, threads_);
     b.linear(h.data(), ff.data(), *L.down, N);
     add_bias(h.data(), L.down_b, N);
     for (std::size_t i = 0; i < x.size(); ++i) x[i] += h[i];

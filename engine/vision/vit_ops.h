@@ -125,6 +125,17 @@ inline float gelu_tanh(float x) {
 inline float gelu_erf(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f)); }
 
 /// x[0, n) = act(x) in place, split over `threads`.
+inline void activate(float* x, std::size_t n, VisionConfig::Activation act, int threads);
+
+/// The FFN's activation over T rows of n floats: GELU-tanh through the backend's vectorized
+/// kernel (gelu_tanh_mul by a row of ones), the others as activate().
+inline void activate_rows(kernels::Backend& b, float* x, int T, int n, VisionConfig::Activation act, int threads) {
+  if (act != VisionConfig::Activation::kGeluTanh) return activate(x, std::size_t(T) * std::size_t(n), act, threads);
+  thread_local std::vector<float> ones;
+  ones.assign(std::size_t(n), 1.0f);
+  b.gelu_tanh_mul(x, ones.data(), 0, T, n);
+}
+
 inline void activate(float* x, std::size_t n, VisionConfig::Activation act, int threads) {
   const int chunks = int(std::min<std::size_t>(n, 1u << 20));
   parallel_rows(chunks, threads, [&](int c0, int c1) {
