@@ -212,8 +212,14 @@ ImageGrid VisionEncoder::grid(const RgbImage& fitted) const {
 ImageEmbeddings VisionEncoder::encode_qwen3vl(const std::vector<float>& px, int width, int height) {
   const VisionConfig& c = config_;
   const int p = c.patch_size, m = c.merge, f = p * m;
-  if (width < f || height < f || width % f != 0 || height % f != 0 || int64_t(width) * height > c.max_pixels * 4 ||
-      px.size() != std::size_t(width) * std::size_t(height) * 3)
+  // The sizes grid() takes (any size fit() gives), and the pixels of one.
+  bool taken = true;
+  try {
+    grid(RgbImage{width, height, {}});
+  } catch (const std::invalid_argument&) {
+    taken = false;
+  }
+  if (!taken || px.size() != std::size_t(width) * std::size_t(height) * 3)
     throw std::invalid_argument("encode_preprocessed: " + std::to_string(width) + "x" + std::to_string(height) +
                                 " is not a size this encoder takes (multiples of " + std::to_string(f) + ") or " +
                                 std::to_string(px.size()) + " floats are not its pixels");

@@ -200,12 +200,23 @@ RgbImage VisionEncoder::fit(const RgbImage& image) const {
 }
 
 ImageEmbeddings VisionEncoder::encode(const RgbImage& image) {
-  const RgbImage sized = fit(image);
-  return encode_preprocessed(preprocess(sized), sized.width, sized.height);
+  // A picture at a size the encoder takes (a request's, fitted when it was placed) is encoded as
+  // it is: fitting it again need not give the same size (fit() rounds), and its placeholder
+  // counted the tokens of this one.
+  bool taken = true;
+  try {
+    grid(image);
+  } catch (const std::invalid_argument&) {
+    taken = false;
+  }
+  const RgbImage sized = taken ? image : fit(image);
+  const std::vector<float> px = normalized(sized);
+  return encode_preprocessed(px, sized.width, sized.height);
 }
 
-std::vector<float> VisionEncoder::preprocess(const RgbImage& image) const {
-  const RgbImage sized = fit(image);
+std::vector<float> VisionEncoder::preprocess(const RgbImage& image) const { return normalized(fit(image)); }
+
+std::vector<float> VisionEncoder::normalized(const RgbImage& sized) const {
   std::vector<float> out(sized.pixels.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::size_t ch = i % 3;

@@ -132,7 +132,8 @@ class VisionEncoder {
   ImageEmbeddings encode_preprocessed(const std::vector<float>& pixels) {
     return encode_preprocessed(pixels, config_.image_size, config_.image_size);
   }
-  /// fit(), preprocess() and encode_preprocessed(): output_width() floats per token.
+  /// fit() (unless grid() takes the picture as it is), normalisation and encode_preprocessed():
+  /// output_width() floats per token.
   ImageEmbeddings encode(const RgbImage& image);
   /// Bytes of weights the encoder holds.
   std::size_t weight_bytes() const;
@@ -143,6 +144,8 @@ class VisionEncoder {
   struct Weights;
   struct Merger;
   void open_qwen3vl(const GgufFile& f, const VisionOptions& options);
+  /// (pixels / 255 - mean) / std of an image as it is.
+  std::vector<float> normalized(const RgbImage& sized) const;
   ImageEmbeddings encode_qwen3vl(const std::vector<float>& pixels, int width, int height);
   std::string path_;
   VisionConfig config_;

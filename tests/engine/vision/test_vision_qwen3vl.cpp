@@ -201,6 +201,11 @@ class TestVisionQwen3Vl : public QObject {
           }
           // At most the largest, unless a side is one merged patch (a narrow picture).
           QVERIFY2(g.tokens >= 1 && (g.tokens <= hi || std::min(g.grid_w, g.grid_h) == 1), what.c_str());
+          // The encoder encodes what it takes (one size per limits, kept small).
+          if (w == 3 && h == 300) {
+            const ImageEmbeddings e = enc->encode(fitted);
+            QCOMPARE(e.num_tokens, g.tokens);
+          }
           // Fitting a fitted picture again gives one the encoder takes too.
           const auto [rw, rh] = enc->fit_size(fw, fh);
           RgbImage refit{rw, rh, std::vector<uint8_t>(std::size_t(rw) * std::size_t(rh) * 3)};
