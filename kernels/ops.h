@@ -104,7 +104,7 @@ enum class OpFeature {
   kPartialRotary,     ///< RopeSpec::rotary_dim < head_dim
   kNoRope,            ///< RopeSpec::inv_freq == nullptr
   kGeluTanh,          ///< gelu_tanh_and_mul_stacked
-  kScale,             ///< scale() and softcap()
+  kScale,             ///< scale(), softcap() and softmax_rows()
   kMixtureOfExperts,  ///< scatter_add_rows
   kGatedDeltaNet,     ///< gated_delta_net and sigmoid_mul (Qwen3.5's linear attention and attention output gate)
   kAttentionSinks,    ///< AttentionSpec::sinks (gpt-oss)
@@ -364,6 +364,9 @@ class Backend {
   virtual void scale(float* x, float s, int64_t n);
   /// x[n] = cap * tanh(x / cap), cap > 0 (Gemma 2's final_logit_softcapping).
   virtual void softcap(float* x, float cap, int64_t n);
+  /// Each of T rows of n floats (contiguous) replaced in place by its softmax: exp(x - max) / sum
+  /// (float32, exp to ~1 ulp; the unmasked attention of the vision encoders).
+  virtual void softmax_rows(float* x, int T, int n);
   /// The combine step of a mixture of experts: x[rows[s], :] += weights[s] * y[s, :] for s < S, in
   /// increasing s; x is [*, dim], y [S, dim], rows (< x's rows) may repeat: a destination row gets
   /// its contributions in the order of s, so the result is deterministic and a row's value

@@ -328,6 +328,17 @@ void Backend::softcap(float* x, float cap, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = cap * std::tanh(x[i] / cap);
 }
 
+void Backend::softmax_rows(float* x, int T, int n) {
+  for (int t = 0; t < T; ++t) {
+    float* r = x + int64_t(t) * n;
+    float m = -INFINITY;
+    for (int i = 0; i < n; ++i) m = std::max(m, r[i]);
+    double sum = 0.0;  // a long row's float sum would drift by ~sqrt(n) ulp
+    for (int i = 0; i < n; ++i) sum += (r[i] = std::exp(r[i] - m));
+    for (int i = 0; i < n; ++i) r[i] = float(r[i] / sum);
+  }
+}
+
 void Backend::scatter_add_rows(float* x, const float* y, const int* rows, const float* weights, int S, int dim) {
   for (int s = 0; s < S; ++s) {
     float* dst = x + int64_t(rows[s]) * dim;

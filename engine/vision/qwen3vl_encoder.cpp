@@ -79,9 +79,6 @@ void VisionEncoder::open_qwen3vl(const GgufFile& f, const VisionOptions& options
     fail(path, "the smallest image (" + std::to_string(c.min_pixels) + " pixels) is larger than the largest (" +
                    std::to_string(c.max_pixels) + ")");
   }
-  c.activation = f.get_bool("clip.use_gelu").value_or(false)   ? VisionConfig::Activation::kGeluTanh
-                 : f.get_bool("clip.use_silu").value_or(false) ? VisionConfig::Activation::kSilu
-                                                               : VisionConfig::Activation::kGeluQuick;
   c.image_begin = "<|vision_start|>";
   c.image_end = "<|vision_end|>";
   c.bidirectional = false;
@@ -213,13 +210,7 @@ ImageEmbeddings VisionEncoder::encode_qwen3vl(const std::vector<float>& px, int 
   const VisionConfig& c = config_;
   const int p = c.patch_size, m = c.merge, f = p * m;
   // The sizes grid() takes (any size fit() gives), and the pixels of one.
-  bool taken = true;
-  try {
-    grid(RgbImage{width, height, {}});
-  } catch (const std::invalid_argument&) {
-    taken = false;
-  }
-  if (!taken || px.size() != std::size_t(width) * std::size_t(height) * 3)
+  if (!takes_size(width, height) || px.size() != std::size_t(width) * std::size_t(height) * 3)
     throw std::invalid_argument("encode_preprocessed: " + std::to_string(width) + "x" + std::to_string(height) +
                                 " is not a size this encoder takes (multiples of " + std::to_string(f) + ") or " +
                                 std::to_string(px.size()) + " floats are not its pixels");

@@ -203,15 +203,18 @@ ImageEmbeddings VisionEncoder::encode(const RgbImage& image) {
   // A picture at a size the encoder takes (a request's, fitted when it was placed) is encoded as
   // it is: fitting it again need not give the same size (fit() rounds), and its placeholder
   // counted the tokens of this one.
-  bool taken = true;
-  try {
-    grid(image);
-  } catch (const std::invalid_argument&) {
-    taken = false;
-  }
-  const RgbImage sized = taken ? image : fit(image);
+  const RgbImage sized = takes_size(image.width, image.height) ? image : fit(image);
   const std::vector<float> px = normalized(sized);
   return encode_preprocessed(px, sized.width, sized.height);
+}
+
+bool VisionEncoder::takes_size(int width, int height) const {
+  try {
+    grid(RgbImage{width, height, {}});
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
 }
 
 std::vector<float> VisionEncoder::preprocess(const RgbImage& image) const { return normalized(fit(image)); }

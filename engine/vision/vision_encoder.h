@@ -146,6 +146,8 @@ class VisionEncoder {
   void open_qwen3vl(const GgufFile& f, const VisionOptions& options);
   /// (pixels / 255 - mean) / std of an image as it is.
   std::vector<float> normalized(const RgbImage& sized) const;
+  /// Whether grid() takes a picture of width x height pixels as it is.
+  bool takes_size(int width, int height) const;
   ImageEmbeddings encode_qwen3vl(const std::vector<float>& pixels, int width, int height);
   std::string path_;
   VisionConfig config_;

@@ -152,7 +152,7 @@ inline void activate(float* x, std::size_t n, VisionConfig::Activation act, int 
 
 /// Multi-head attention without a mask over one image's N patches, a head at a time: scores =
 /// Q·Kᵀ / sqrt(head_dim) and out = P·V as GEMMs (the backend's matmul()), each row's softmax
-/// between them. qkv: [N, 3H] rows (q | k | v, head h = dims h·hd .. h·hd + hd - 1); att: [N, H].
+/// (softmax_rows()) between them. qkv: [N, 3H] rows (q | k | v, head h = dims h·hd .. h·hd + hd - 1); att: [N, H].
 /// Keeps its scratch between calls.
 class Attention {
  public:
@@ -185,17 +185,7 @@ class Attention {
       for (int r0 = 0; r0 < N; r0 += rows) {
         const int R = std::min(rows, N - r0);
         b.matmul(scores_.data(), qh_.data() + std::size_t(r0) * std::size_t(hd), kh_.data(), R, N, hd);
-        parallel_rows(R, threads, [&](int t0, int t1) {
-          for (int t = t0; t < t1; ++t) {
-            float* sr = scores_.data() + std::size_t(t) * std::size_t(N);
-            float m = sr[0];
-            for (int j = 1; j < N; ++j) m = std::max(m, sr[j]);
-            float sum = 0.0f;
-            for (int j = 0; j < N; ++j) sum += (sr[j] = std::exp(sr[j] - m));
-            const float inv = 1.0f / sum;
-            for (int j = 0; j < N; ++j) sr[j] *= inv;
-          }
-        });
+        b.softmax_rows(scores_.data(), R, N);
         b.matmul(oh_.data() + std::size_t(r0) * std::size_t(hd), scores_.data(), vt_.data(), R, hd, N);
       }
       for (int t = 0; t < N; ++t)

@@ -369,6 +369,10 @@ class CpuBackend final : public kernels::Backend {
     elements(n, [&](int64_t b, int64_t e) { k_.softcap(x + b, cap, e - b); });
   }
 
+  void softmax_rows(float* x, int T, int n) override {
+    rows(T, n, [&](int t) { k_.softmax(x + int64_t(t) * n, n); });
+  }
+
   // Threads split the columns: each takes a 16-aligned column range of every row and adds the
   // contributions in s order, so a destination row repeated in `rows` is summed in the same order
   // whatever the split (deterministic; no two threads write one element).

@@ -120,6 +120,8 @@ struct IsaKernels {
   void (*scale)(float* x, float s, int64_t n) = nullptr;
   void (*softcap)(float* x, float cap, int64_t n) = nullptr;
   void (*axpy)(float* x, float w, const float* y, int64_t n) = nullptr;
+  /// x[0, n) = softmax(x) in place (attention_impl.inc's attention_softmax, no sink).
+  void (*softmax)(float* x, int n) = nullptr;
   /// One token of the gated delta rule for one value head (rowwise_impl.inc's delta_rule_step_entry);
   /// `clamp` false skips the +-1e6 clamp of the state where the caller has shown it cannot act.
   void (*delta_rule_step)(float* S, const float* k, const float* q, const float* v, float decay, float beta,

@@ -309,6 +309,7 @@ class CudaBackend final : public kernels::Backend {
   }
   // No CUDA kernels yet (supports() says so); the defaults would touch device memory from the host.
   void softcap(float*, float, int64_t) override { unsupported(kernels::OpFeature::kScale, "softcap"); }
+  void softmax_rows(float*, int, int) override { unsupported(kernels::OpFeature::kScale, "softmax_rows"); }
   void gelu_tanh_and_mul_stacked(float*, const float*, int, int) override {
     unsupported(kernels::OpFeature::kGeluTanh, "gelu_tanh_and_mul_stacked");
   }

@@ -558,6 +558,42 @@ class TestKernelFeatures : public QObject {
     }
   }
 
+  // Each row's softmax (the vision encoders' attention): a float64 reference within 2e-6
+  // relative to the weight plus 1e-6 (x - max rounds to float first: a weight e^-17 carries
+  // ~2e-6 relative error, e^-64 ~4e-6) on every instruction set and the host-loop default; rows
+  // of any width (a tail, one column), large and -inf scores; a row alone gives its bits among
+  // others.
+  void softmaxRows() {
+    for (const auto& [T, n] : std::vector<std::pair<int, int>>{{1, 1}, {3, 17}, {64, 1000}, {5, 4099}}) {
+      auto x0 = randn(std::size_t(T) * std::size_t(n), rng_, 8.0f);
+      x0[0] = n > 1 ? -INFINITY : x0[0];
+      if (n > 2) x0[std::size_t(n) - 1] = 80.0f;  // exp overflows without the max taken out
+      std::vector<double> ref(x0.size());
+      for (int t = 0; t < T; ++t) {
+        const float* r = x0.data() + std::size_t(t) * std::size_t(n);
+        double m = -INFINITY, sum = 0;
+        for (int i = 0; i < n; ++i) m = std::max(m, double(r[i]));
+        for (int i = 0; i < n; ++i) sum += std::exp(double(r[i]) - m);
+        for (int i = 0; i < n; ++i)
+          ref[std::size_t(t) * std::size_t(n) + std::size_t(i)] = std::exp(double(r[i]) - m) / sum;
+      }
+      const QString what = QString("%1 rows of %2").arg(T).arg(n);
+      for (cpu::Isa isa : supportedIsas()) {
+        auto be = cpu::make_cpu_backend(3, isa);
+        auto x = x0;
+        be->softmax_rows(x.data(), T, n);
+        QVERIFY2(worst(x, ref, 1e-6) < 2e-6, qPrintable(what + " " + cpu::isa_name(isa)));
+        auto last = std::vector<float>(x0.end() - n, x0.end());
+        be->softmax_rows(last.data(), 1, n);
+        QVERIFY2(sameBits(last, std::vector<float>(x.end() - n, x.end())), qPrintable(what + " alone"));
+      }
+      Defaults d;
+      auto x = x0;
+      d.softmax_rows(x.data(), T, n);
+      QVERIFY2(worst(x, ref, 1e-6) < 2e-6, qPrintable(what + " default"));
+    }
+  }
+
   // x[rows[s]] += w[s] * y[s] with repeated rows: float64 reference; bitwise the same for any
   // thread count and instruction set; a row's result depends only on its own entries.
   void scatterAddRows_data() {

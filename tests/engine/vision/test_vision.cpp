@@ -18,8 +18,10 @@
 #include "engine/text/tokenizer.h"
 #include "engine/vision/vision_encoder.h"
 #include "engine_test_utils.h"
+#include "vision_test_util.h"
 
 using namespace pagedchat;
+using namespace visiontest;
 
 namespace {
 
@@ -27,38 +29,9 @@ const QString kDir = QStringLiteral(VISION_DIR);
 std::string dataFile(const char* name) { return (kDir + "/" + name).toStdString(); }
 std::string textModel() { return testpaths::modelFile("arch/gemma3-tiny.gguf").toStdString(); }
 
-struct Golden {
-  nlohmann::json j;
-  std::vector<float> f32;
-  std::vector<float> block(const nlohmann::json& at) const {
-    const std::size_t off = at["offset"], n = at["count"];
-    return {f32.begin() + std::ptrdiff_t(off), f32.begin() + std::ptrdiff_t(off + n)};
-  }
-  const nlohmann::json& image(const std::string& name) const {
-    for (const auto& im : j["images"])
-      if (im["image"] == name) return im;
-    throw std::runtime_error("no golden image " + name);
-  }
-};
-
 const Golden& golden() {
-  static const Golden loaded = [] {
-    Golden g;
-    std::ifstream js(dataFile("golden.json"));
-    g.j = nlohmann::json::parse(js);
-    std::ifstream bin(dataFile("golden.f32"), std::ios::binary);
-    g.f32.resize(std::size_t(g.j["golden_f32"]["n_floats"]));
-    bin.read(reinterpret_cast<char*>(g.f32.data()), std::streamsize(g.f32.size() * sizeof(float)));
-    return g;
-  }();
+  static const Golden loaded = loadGolden(dataFile("golden"));
   return loaded;
-}
-
-double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, double(std::fabs(a[i] - b[i])));
-  return m;
 }
 
 // The 8-bit picture ik_llama.cpp encoded: its preprocessed floats are (u8 / 255 - 0.5) / 0.5.
@@ -99,16 +72,6 @@ std::vector<std::shared_ptr<const RgbImage>> ikImages(const nlohmann::json& p) {
   std::vector<std::shared_ptr<const RgbImage>> v;
   for (const auto& name : p["images"]) v.push_back(ikPixels(name));
   return v;
-}
-
-std::vector<int> greedyIds(LLMEngine& engine, const std::string& id, const ImagePrompt& prompt, int n,
-                           int* cached = nullptr) {
-  RequestOptions o;
-  o.images = prompt.images;
-  engine.add_request(id, prompt.token_ids, testutil::greedy(n), o);
-  auto done = testutil::runToCompletion(engine);
-  if (cached) *cached = done.at(id).num_cached_tokens;
-  return done.at(id).outputs.at(0).token_ids;
 }
 
 }  // namespace
@@ -173,15 +136,10 @@ class TestVision : public QObject {
       QCOMPARE(int(prompt.images.size()), int(offsets.size()));
       for (std::size_t k = 0; k < offsets.size(); ++k) QCOMPARE(prompt.images[k].offset, offsets[k]);
       const std::vector<int> ids = greedyIds(engine, "p" + std::to_string(n++), prompt, 16);
-      int checked = 0;
-      for (std::size_t s = 0; s < p["steps"].size(); ++s) {
-        const auto& top = p["steps"][s]["top10"];
-        if (double(top[0][1]) - double(top[1][1]) < 1e-3) break;  // a near-tie: either is right
-        QCOMPARE(ids.at(s), int(p["steps"][s]["id"]));
-        ++checked;
-      }
-      qInfo("%s: %d greedy steps checked", std::string(p["name"]).c_str(), checked);
-      QVERIFY(checked >= 6);
+      const NearTieCheck c = compareToNearTie(ids, p["steps"]);
+      QVERIFY2(c.mismatch < 0, c.why().c_str());
+      qInfo("%s: %d greedy steps checked", std::string(p["name"]).c_str(), c.checked);
+      QVERIFY(c.checked >= 6);
     }
   }
 

@@ -24,48 +24,23 @@
 #include "engine/text/tokenizer.h"
 #include "engine/vision/vision_encoder.h"
 #include "engine_test_utils.h"
+#include "vision_test_util.h"
 
 using namespace pagedchat;
+using namespace visiontest;
 
 namespace {
 
 const QString kDir = QStringLiteral(QWEN3VL_DIR);
 std::string dataFile(const std::string& name) { return (kDir + "/").toStdString() + name; }
 
-struct Golden {
-  nlohmann::json j;
-  std::vector<float> f32;
-  std::vector<float> block(const nlohmann::json& at) const {
-    const std::size_t off = at["offset"], n = at["count"];
-    return {f32.begin() + std::ptrdiff_t(off), f32.begin() + std::ptrdiff_t(off + n)};
-  }
-};
-
-Golden load(const std::string& name) {
-  Golden g;
-  std::ifstream js(dataFile(name + ".json"));
-  g.j = nlohmann::json::parse(js);
-  std::ifstream bin(dataFile(name + ".f32"), std::ios::binary | std::ios::ate);
-  g.f32.resize(std::size_t(bin.tellg()) / sizeof(float));
-  bin.seekg(0);
-  bin.read(reinterpret_cast<char*>(g.f32.data()), std::streamsize(g.f32.size() * sizeof(float)));
-  return g;
-}
-
 const Golden& encoderGolden() {
-  static const Golden g = load("golden_hf");
+  static const Golden g = loadGolden(dataFile("golden_hf"));
   return g;
 }
 const Golden& llmGolden() {
-  static const Golden g = load("golden_hf_llm");
+  static const Golden g = loadGolden(dataFile("golden_hf_llm"));
   return g;
-}
-
-double maxAbsDiff(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return INFINITY;
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, double(std::fabs(a[i] - b[i])));
-  return m;
 }
 
 /// The README's recipe: qwen3-tiny.gguf with its architecture renamed qwen3vl and the M-RoPE
@@ -126,16 +101,6 @@ ImagePrompt promptOf(const LLMEngine& engine, const nlohmann::json& p) {
   t.append(text, false);
   return encode_image_prompt(engine.tokenizer(), *engine.vision_encoder(), t, imagesOf(p), -1,
                              image_placeholder_id(engine.tokenizer()));
-}
-
-std::vector<int> greedyIds(LLMEngine& engine, const std::string& id, const ImagePrompt& prompt, int n,
-                           int* cached = nullptr) {
-  RequestOptions o;
-  o.images = prompt.images;
-  engine.add_request(id, prompt.token_ids, testutil::greedy(n), o);
-  auto done = testutil::runToCompletion(engine);
-  if (cached) *cached = done.at(id).num_cached_tokens;
-  return done.at(id).outputs.at(0).token_ids;
 }
 
 }  // namespace
@@ -267,15 +232,10 @@ class TestVisionQwen3Vl : public QObject {
       QCOMPARE(int(prompt.images.size()), int(offsets.size()));
       for (std::size_t i = 0; i < offsets.size(); ++i) QCOMPARE(prompt.images[i].offset, offsets[i]);
       const std::vector<int> ids = greedyIds(engine, "p" + std::to_string(n++), prompt, 16);
-      int checked = 0;
-      for (std::size_t s = 0; s < p["steps"].size(); ++s) {
-        const auto& top = p["steps"][s]["top10"];
-        if (double(top[0][1]) - double(top[1][1]) < 1e-3) break;  // a near-tie: either is right
-        QCOMPARE(ids.at(s), int(p["steps"][s]["id"]));
-        ++checked;
-      }
-      qInfo("%s: %d greedy steps checked", std::string(p["name"]).c_str(), checked);
-      QVERIFY(checked >= 6);
+      const NearTieCheck c = compareToNearTie(ids, p["steps"]);
+      QVERIFY2(c.mismatch < 0, c.why().c_str());
+      qInfo("%s: %d greedy steps checked", std::string(p["name"]).c_str(), c.checked);
+      QVERIFY(c.checked >= 6);
     }
   }
 
