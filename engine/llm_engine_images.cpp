@@ -14,11 +14,14 @@ void LLMEngine::Impl::load_vision() {
   vision = VisionEncoder::open(config.mmproj, config.num_threads, options);
   const ModelConfig& mc = model.config;
   const std::string& type = vision->config().projector_type;
-  const char* family = type == "gemma3" ? "gemma3" : type == "qwen3vl_merger" ? "qwen3vl" : "";
-  if (mc.architecture != family)
-    throw std::runtime_error(config.mmproj + ": a " + (type == "gemma3" ? "Gemma 3" : "Qwen3-VL") +
-                             " image projector, but the model is '" + mc.architecture +
-                             "' (load the mmproj made for this model)");
+  // Gemma 3's projector goes with gemma3 models; Qwen's merger (Qwen3-VL, Qwen3.5/3.6) with a
+  // model that places image tokens by M-RoPE (qwen3vl, qwen35, qwen35moe).
+  const bool fits = type == "gemma3" ? mc.architecture == "gemma3" : mc.mrope_sections[0] > 0;
+  if (!fits)
+    throw std::runtime_error(
+        config.mmproj + ": a " + (type == "gemma3" ? "Gemma 3 image projector" : "Qwen3-VL / Qwen3.5 image projector") +
+        ", but the model is '" + mc.architecture + "'" +
+        (type == "gemma3" ? "" : ", which has no M-RoPE image positions") + " (load the mmproj made for this model)");
   vision->check_text_model(mc.hidden_size, "'" + config.model + "'");
   if (vision->config().deepstack != mc.deepstack_layers)
     throw std::runtime_error(config.mmproj + ": the projector makes " + std::to_string(vision->config().deepstack) +

@@ -126,11 +126,11 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
   if (gguf_vocab_size(vocab) != std::size_t(c.vocab_size))
     refuse("the tokenizer has " + std::to_string(gguf_vocab_size(vocab)) + " pieces, the model a vocabulary of " +
            std::to_string(c.vocab_size));
-  if (c.mrope_sections[0] > 0 || c.deepstack_layers > 0)
-    refuse("converting " + c.architecture + " models (M-RoPE, deepstack) is not supported yet; use the file as it is");
   if (c.num_recurrent_layers() > 0 || c.attn_output_gate || c.nextn_predict_layers > 0)
     refuse("converting " + c.architecture +
            " models (Gated DeltaNet layers, gated attention, MTP blocks) is not supported yet; use the file as it is");
+  if (c.mrope_sections[0] > 0 || c.deepstack_layers > 0)
+    refuse("converting " + c.architecture + " models (M-RoPE, deepstack) is not supported yet; use the file as it is");
   const ModelWeights& w = model.weights;
   if (!w.token_embedding || !w.final_norm || !w.lm_head || int(w.layers.size()) != c.n_layers)
     refuse("the model has no weights");

@@ -30,12 +30,15 @@ void qwen35_common_hparams(const GgufKeys& k, ModelConfig& c) {
     k.fail("a " + std::string(k.prefix, 0, k.prefix.size() - 1) + " model needs " + k.prefix +
            "rope.dimension_sections (the multi-section RoPE layout)");
   int64_t sum = 0;
-  for (int64_t s : *sections) {
+  for (std::size_t i = 0; i < sections->size(); ++i) {
+    const int64_t s = (*sections)[i];
     if (s < 0 || s > load::kMaxDim) k.fail(k.prefix + "rope.dimension_sections holds " + std::to_string(s));
     sum += s;
+    if (i < 3) c.mrope_sections[i] = int(s);
   }
-  // The sections split the rotated pairs (rotary_dims / 2); text positions put the same position
-  // in every section, so only their total matters here.
+  // The sections split the rotated pairs (rotary_dims / 2): text positions put the same position
+  // in every section (plain RoPE); an image's tokens get (t, h, w) as Qwen3-VL's (the model runner
+  // fills them only in steps with images).
   if (sum * 2 > c.rotary_dims())
     k.fail(k.prefix + "rope.dimension_sections add up to " + std::to_string(sum) + " pairs, more than the " +
            std::to_string(c.rotary_dims() / 2) + " pairs rope.dimension_count " + std::to_string(c.rotary_dims()) +
