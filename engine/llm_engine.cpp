@@ -602,9 +602,11 @@ std::vector<RequestOutput> LLMEngine::step() {
     decode_only = decode_only && prompt_left == 0;
   }
   for (Request* r : so.preempted) ++r->group->metrics.num_preemptions;
-  if (m.vision) m.encode_scheduled_images(so);
   if (m.on_scheduled) m.on_scheduled();
-  if (!m.runner->execute(so, *m.kv, m.logits, [&m, &so] { return m.step_abandoned(so); })) {
+  const auto abandoned = [&m, &so] { return m.step_abandoned(so); };
+  // (Images first: a step's image tokens read their embeddings; a stop during the encoding ends
+  // the step as one during the forward does.)
+  if ((m.vision && !m.encode_scheduled_images(so)) || !m.runner->execute(so, *m.kv, m.logits, abandoned)) {
     // Every request of the step was asked to stop while it ran: none of its tokens counts. The
     // K/V rows it wrote are in blocks registered for tokens not computed, which free()
     // unregisters; sharers (admitted after their owner) go first, so each block is unregistered

@@ -95,6 +95,10 @@ struct EngineStats {
   /// Steps stopped inside their forward because every request of theirs was aborted
   /// (request_abort); not in num_steps.
   long long num_abandoned_steps = 0;
+  /// Images the vision encoder encoded since start, and images a step found in the encoder cache
+  /// (a picture sent again, or by another pane); a stopped encoding counts in neither.
+  long long num_encoded_images = 0;
+  long long num_encoder_cache_hits = 0;
   long long prefix_cache_queries = 0;  ///< prompt tokens looked up in the prefix cache
   long long prefix_cache_hits = 0;     ///< of those, tokens found cached
   int num_cached_blocks = 0;           ///< blocks registered in the prefix cache
@@ -221,9 +225,9 @@ class LLMEngine {
   std::string weight_types() const;
   /// Ids of the requests scheduled in the most recent step (for tests and the engine view).
   const std::vector<std::string>& last_scheduled_request_ids() const;
-  /// Called by step() once it has scheduled requests, before their forward (on the thread
-  /// calling step()): stats() then counts them running, so a caller publishing stats here shows
-  /// a long prefill step while it runs, not only after. Empty: none.
+  /// Called by step() once it has scheduled requests, before their images are encoded and their
+  /// forward (on the thread calling step()): stats() then counts them running, so a caller
+  /// publishing stats here shows a long prefill step while it runs, not only after. Empty: none.
   void set_on_scheduled(std::function<void()> callback);
   /// Called by step() with each request's drafts as its proposer made them (before the batch's
   /// cut: SpeculativeConfig::fit_to_batch), the request's id and its token count then (the drafts

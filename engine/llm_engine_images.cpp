@@ -68,22 +68,33 @@ void LLMEngine::Impl::take_images(Request& seq, const std::vector<MultiModalPlac
   }
 }
 
-void LLMEngine::Impl::encode_scheduled_images(const SchedulerOutput& so) {
+bool LLMEngine::Impl::encode_scheduled_images(const SchedulerOutput& so) {
+  const VisionStopCheck stop = [this, &so] { return step_abandoned(so); };
   for (const ScheduledRequest& s : so.scheduled) {
     Request& r = *s.request;
     const int start = r.num_computed_tokens, end = start + s.num_new_tokens;
     for (MultiModalPlaceholder& m : r.mm_inputs) {
       if (m.embeddings || m.end() <= start || m.offset >= end) continue;
       m.embeddings = encoder_cache.find(m.identity);
-      if (m.embeddings) continue;
-      auto e = std::make_shared<ImageEmbeddings>(vision->encode(*m.image));
+      if (m.embeddings) {
+        ++stats.num_encoder_cache_hits;
+        continue;
+      }
+      std::shared_ptr<ImageEmbeddings> e;
+      try {
+        e = std::make_shared<ImageEmbeddings>(vision->encode(*m.image, stop));
+      } catch (const VisionEncodeStopped&) {
+        return false;
+      }
       if (e->num_tokens != m.length || e->width != vision->config().output_width())
         throw std::logic_error("the vision encoder made " + std::to_string(e->num_tokens) + " embeddings of width " +
                                std::to_string(e->width) + " for a placeholder of " + std::to_string(m.length));
       m.embeddings = e;
       encoder_cache.insert(m.identity, std::move(e));
+      ++stats.num_encoded_images;
     }
   }
+  return true;
 }
 
 }  // namespace pagedchat

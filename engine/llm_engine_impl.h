@@ -77,8 +77,10 @@ struct LLMEngine::Impl {
   void fork(RequestGroup& g);
   /// Opens config.mmproj and checks it against the model and the backend (std::runtime_error).
   void load_vision();
-  /// Encodes (or finds in the encoder cache) the images whose positions `so` computes.
-  void encode_scheduled_images(const SchedulerOutput& so);
+  /// Encodes (or finds in the encoder cache) the images whose positions `so` computes. False when
+  /// every request of the step was asked to stop meanwhile (step_abandoned(), asked between the
+  /// encoder's layers): what was encoded before stays in the cache, the rest is not encoded.
+  bool encode_scheduled_images(const SchedulerOutput& so);
   /// Checks and takes RequestOptions::images for `seq` (std::invalid_argument naming the problem).
   void take_images(Request& seq, const std::vector<MultiModalPlaceholder>& images);
   /// abort_request(): false when `id` is unknown or finished.

@@ -206,7 +206,8 @@ ImageGrid VisionEncoder::grid(const RgbImage& fitted) const {
   return {(w / f) * (h / f), w / f, h / f};
 }
 
-ImageEmbeddings VisionEncoder::encode_qwen3vl(const std::vector<float>& px, int width, int height) {
+ImageEmbeddings VisionEncoder::encode_qwen3vl(const std::vector<float>& px, int width, int height,
+                                              const VisionStopCheck& stop) {
   const VisionConfig& c = config_;
   const int p = c.patch_size, m = c.merge, f = p * m;
   // The sizes grid() takes (any size fit() gives), and the pixels of one.
@@ -322,6 +323,7 @@ ImageEmbeddings VisionEncoder::encode_qwen3vl(const std::vector<float>& px, int 
   vit::Attention attention;
   std::size_t next_deepstack = 0;
   for (int l = 0; l < int(w.layers.size()); ++l) {
+    if (stop && stop()) throw VisionEncodeStopped();
     const Layer& L = w.layers[std::size_t(l)];
     h = x;
     vit::parallel_rows(N, threads_, [&](int t0, int t1) {

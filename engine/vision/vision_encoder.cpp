@@ -199,13 +199,13 @@ RgbImage VisionEncoder::fit(const RgbImage& image) const {
   return config_.dynamic_size ? resize_bicubic(image, w, h) : resize_bilinear(image, w, h);
 }
 
-ImageEmbeddings VisionEncoder::encode(const RgbImage& image) {
+ImageEmbeddings VisionEncoder::encode(const RgbImage& image, const VisionStopCheck& stop) {
   // A picture at a size the encoder takes (a request's, fitted when it was placed) is encoded as
   // it is: fitting it again need not give the same size (fit() rounds), and its placeholder
   // counted the tokens of this one.
   const RgbImage sized = takes_size(image.width, image.height) ? image : fit(image);
   const std::vector<float> px = normalized(sized);
-  return encode_preprocessed(px, sized.width, sized.height);
+  return encode_preprocessed(px, sized.width, sized.height, stop);
 }
 
 bool VisionEncoder::takes_size(int width, int height) const {
@@ -228,8 +228,9 @@ std::vector<float> VisionEncoder::normalized(const RgbImage& sized) const {
   return out;
 }
 
-ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px, int width, int height) {
-  if (config_.dynamic_size) return encode_qwen3vl(px, width, height);
+ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px, int width, int height,
+                                                   const VisionStopCheck& stop) {
+  if (config_.dynamic_size) return encode_qwen3vl(px, width, height, stop);
   const VisionConfig& c = config_;
   if (width != c.image_size || height != c.image_size)
     throw std::invalid_argument("encode_preprocessed: this encoder takes " + std::to_string(c.image_size) + "x" +
@@ -262,6 +263,7 @@ ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px,
   std::vector<float> ff(std::size_t(N) * std::size_t(c.intermediate_size));
   vit::Attention attention;
   for (const Layer& L : w.layers) {
+    if (stop && stop()) throw VisionEncodeStopped();
     h = x;
     parallel_rows(N, threads_, [&](int t0, int t1) {
       layer_norm(h.data() + std::size_t(t0) * std::size_t(H), L.ln1_w.data(), L.ln1_b.data(), t1 - t0, H, c.eps);

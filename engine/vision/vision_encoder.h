@@ -27,7 +27,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,6 +98,14 @@ struct ImageEmbeddings {
   std::vector<float> data;  ///< [num_tokens, width]
 };
 
+/// Thrown by VisionEncoder::encode when its stop check says so (between the encoder's layers).
+struct VisionEncodeStopped : std::runtime_error {
+  VisionEncodeStopped() : std::runtime_error("image encoding stopped") {}
+};
+
+/// Asked before each encoder layer: true stops the encode (VisionEncodeStopped). Empty: never.
+using VisionStopCheck = std::function<bool()>;
+
 class VisionEncoder {
  public:
   /// Reads and checks `path` (an mmproj GGUF). Throws std::runtime_error naming the file and the
@@ -127,14 +137,16 @@ class VisionEncoder {
   /// row-major, interleaved RGB ((resized / 255 - mean) / std).
   std::vector<float> preprocess(const RgbImage& image) const;
   /// Encodes preprocessed pixels (as preprocess() returns them) of a width x height image (gemma3:
-  /// image_size²). Throws std::invalid_argument for a size the encoder does not take.
-  ImageEmbeddings encode_preprocessed(const std::vector<float>& pixels, int width, int height);
+  /// image_size²). Throws std::invalid_argument for a size the encoder does not take, and
+  /// VisionEncodeStopped when `stop` answers true before a layer.
+  ImageEmbeddings encode_preprocessed(const std::vector<float>& pixels, int width, int height,
+                                      const VisionStopCheck& stop = {});
   ImageEmbeddings encode_preprocessed(const std::vector<float>& pixels) {
     return encode_preprocessed(pixels, config_.image_size, config_.image_size);
   }
   /// fit() (unless grid() takes the picture as it is), normalisation and encode_preprocessed():
-  /// output_width() floats per token.
-  ImageEmbeddings encode(const RgbImage& image);
+  /// output_width() floats per token; `stop` as encode_preprocessed's.
+  ImageEmbeddings encode(const RgbImage& image, const VisionStopCheck& stop = {});
   /// Bytes of weights the encoder holds.
   std::size_t weight_bytes() const;
 
@@ -148,7 +160,7 @@ class VisionEncoder {
   std::vector<float> normalized(const RgbImage& sized) const;
   /// Whether grid() takes a picture of width x height pixels as it is.
   bool takes_size(int width, int height) const;
-  ImageEmbeddings encode_qwen3vl(const std::vector<float>& pixels, int width, int height);
+  ImageEmbeddings encode_qwen3vl(const std::vector<float>& pixels, int width, int height, const VisionStopCheck& stop);
   std::string path_;
   VisionConfig config_;
   std::unique_ptr<kernels::Backend> backend_;

@@ -137,6 +137,11 @@ std::string ServerMetrics::render(const EngineStats& s) const {
          to_string(s.prefix_cache_queries));
   sample("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.",
          to_string(s.prefix_cache_hits));
+  sample("pagedchat:encoded_images_total", "counter", "Images the vision encoder encoded (encoder cache misses).",
+         to_string(s.num_encoded_images));
+  sample("pagedchat:encoder_cache_hits_total", "counter",
+         "Images found in the encoder cache (a picture sent again or by another request).",
+         to_string(s.num_encoder_cache_hits));
   sample("vllm:num_preemptions_total", "counter", "Cumulative number of preemption from the engine.",
          to_string(s.num_preemptions));
   sample("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", to_string(s.num_prompt_tokens));

@@ -9,6 +9,7 @@
 //   layout, the first step's logit differences, greedy ids to the first near-tie;
 // - chunked prefill ending inside the images, and a later request resuming from a recurrent
 //   state checkpoint past the images, give the ids and logprobs of the whole prompt, bit for bit;
+// - a stop while the step's picture is encoded ends the step there;
 // - a Qwen3-VL projector (deepstack features) beside this model is refused by name.
 #include <QTest>
 
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "engine/entrypoints/openai/metrics.h"
 #include "engine/llm_engine.h"
 #include "engine/multimodal/image_decode.h"
 #include "engine/multimodal/mm_prompt.h"
@@ -221,6 +223,40 @@ class TestVisionQwen35 : public QObject {
           last_image_end);
     QVERIFY(cached >= last_image_end);
     QVERIFY(engine.stats().num_state_checkpoints > 0);
+  }
+
+  // A stop asked once a step with a picture is scheduled ends the step inside the encoding (the
+  // encoder asks between its layers): the request ends aborted, no token counts, and the same
+  // prompt afterwards encodes the picture and gives the reference's ids.
+  void stopWhileEncoding() {
+    EngineConfig config = visionConfig();
+    config.enable_prefix_caching = false;  // every run reaches the picture's positions
+    LLMEngine engine(config);
+    const nlohmann::json& p = llmGolden().j["prompts"][0];
+    const ImagePrompt prompt = promptOf(engine, p);
+    bool asked = false;
+    engine.set_on_scheduled([&] {
+      if (!asked) engine.request_abort("stopped");
+      asked = true;
+    });
+    RequestOptions o;
+    o.images = prompt.images;
+    engine.add_request("stopped", prompt.token_ids, greedyLogprobs(4), o);
+    const RequestOutput out = testutil::runToCompletion(engine).at("stopped");
+    QCOMPARE(out.outputs.at(0).finish_reason, std::optional<FinishReason>(FinishReason::kAbort));
+    QVERIFY(out.outputs.at(0).token_ids.empty());
+    QCOMPARE(engine.stats().num_abandoned_steps, 1LL);
+    QCOMPARE(engine.stats().num_encoded_images, 0LL);  // stopped before its end, not cached
+    const NearTieCheck c = compareToNearTie(run(engine, "again", prompt, 16).token_ids, p["steps"]);
+    QVERIFY2(c.mismatch < 0, c.why().c_str());
+    QVERIFY(c.checked >= 6);
+    QCOMPARE(engine.stats().num_encoded_images, 1LL);
+    run(engine, "cached", prompt, 1);
+    QCOMPARE(engine.stats().num_encoded_images, 1LL);
+    QCOMPARE(engine.stats().num_encoder_cache_hits, 1LL);
+    const std::string m = openai::ServerMetrics("q").render(engine.stats());
+    QVERIFY2(m.find("pagedchat:encoded_images_total{model_name=\"q\"} 1\n") != std::string::npos, m.c_str());
+    QVERIFY2(m.find("pagedchat:encoder_cache_hits_total{model_name=\"q\"} 1\n") != std::string::npos, m.c_str());
   }
 
   void badInput() {
