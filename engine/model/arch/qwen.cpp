@@ -90,7 +90,8 @@ namespace {
 void qwen3vl_hparams(const GgufKeys& k, ModelConfig& c) {
   const std::optional<std::vector<int64_t>> sections = k.get_per_layer("rope.dimension_sections", 4);
   if (!sections)
-    k.fail("a qwen3vl model needs " + k.prefix + "rope.dimension_sections (the M-RoPE layout of its image positions)");
+    k.fail("a " + k.prefix.substr(0, k.prefix.size() - 1) + " model needs " + k.prefix +
+           "rope.dimension_sections (the M-RoPE layout of its image positions)");
   int64_t sum = 0;
   for (std::size_t i = 0; i < sections->size(); ++i) {
     const int64_t s = (*sections)[i];
@@ -200,6 +201,22 @@ const ModelFamily kQwen3MoeFamily = [] {
   f.hf_own_keys = {"num_experts", "num_local_experts"};
   f.hf_hparams = qwen3moe_hf_hparams;
   f.hf_write_config = qwen3moe_hf_write;
+  return f;
+}();
+
+// Qwen3-VL-MoE's text model (GGUF "qwen3vlmoe": Qwen3-VL-30B-A3B, 235B-A22B; transformers
+// modeling_qwen3_vl_moe.py; ik_llama.cpp LLM_ARCH_QWEN3VLMOE): Qwen3-MoE's layers with Qwen3-VL's
+// M-RoPE sections and deepstack features.
+const ModelFamily kQwen3VlMoeFamily = [] {
+  ModelFamily f;
+  f.gguf_name = "qwen3vlmoe";
+  f.description = "Qwen3-VL-MoE";
+  f.qk_norm = true;
+  f.moe = true;
+  f.gguf_hparams = [](const GgufKeys& k, ModelConfig& c) {
+    qwen3moe_hparams(k, c);
+    qwen3vl_hparams(k, c);
+  };
   return f;
 }();
 

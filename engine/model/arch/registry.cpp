@@ -42,9 +42,9 @@ int gguf_sliding_window(const GgufKeys& k) {
 
 const std::vector<const ModelFamily*>& model_families() {
   static const std::vector<const ModelFamily*> all = {
-      &kLlamaFamily,     &kQwen2Family,  &kQwen3Family,   &kQwen3VlFamily, &kQwen3MoeFamily,
-      &kGemma3Family,    &kPhi3Family,   &kSmolLM3Family, &kExaone4Family, &kQwen35Family,
-      &kQwen35MoeFamily, &kGptOssFamily, &kGemma4Family};
+      &kLlamaFamily,      &kQwen2Family,     &kQwen3Family,  &kQwen3VlFamily, &kQwen3MoeFamily,
+      &kQwen3VlMoeFamily, &kGemma3Family,    &kPhi3Family,   &kSmolLM3Family, &kExaone4Family,
+      &kQwen35Family,     &kQwen35MoeFamily, &kGptOssFamily, &kGemma4Family};
   return all;
 }
 

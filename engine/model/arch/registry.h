@@ -36,6 +36,7 @@ extern const ModelFamily kQwen2Family;
 extern const ModelFamily kQwen3Family;
 extern const ModelFamily kQwen3VlFamily;
 extern const ModelFamily kQwen3MoeFamily;
+extern const ModelFamily kQwen3VlMoeFamily;
 extern const ModelFamily kGemma3Family;
 extern const ModelFamily kPhi3Family;
 extern const ModelFamily kSmolLM3Family;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,7 +15,12 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/llm_engine.h"
+#include "engine/loader/gguf/gguf_file_writer.h"
+#include "engine/loader/gguf/gguf_reader.h"
+#include "engine/multimodal/image_decode.h"
 #include "engine/multimodal/mm_prompt.h"
+#include "engine/text/tokenizer.h"
+#include "engine/vision/vision_encoder.h"
 #include "engine_test_utils.h"
 
 namespace visiontest {
@@ -93,6 +100,95 @@ inline NearTieCheck compareToNearTie(const std::vector<int>& ids, const nlohmann
     ++c.checked;
   }
   return c;
+}
+
+/// The recipe of tests/data/vision/qwen3vl(moe)/README.md: the GGUF at `src` with its
+/// architecture `from` renamed `to` (and every `from.*` key `to.*`, same type, value and order),
+/// `to.rope.dimension_sections` (INT32s) and `to.n_deepstack_layers` appended; tensors copied.
+inline void deriveVlTextModel(const std::string& src, const std::string& from, const std::string& to,
+                              const std::vector<int32_t>& sections, uint32_t deepstack, const std::string& dst) {
+  pagedchat::GgufFile f = pagedchat::GgufFile::open(src);
+  pagedchat::GgufMetaWriter meta;
+  for (const auto& [k, v] : f.metadata()) {
+    if (k == "general.alignment") continue;
+    if (k == "general.architecture")
+      meta.kv_str(k, to);
+    else if (k.rfind(from + ".", 0) == 0)
+      meta.kv_value(to + "." + k.substr(from.size() + 1), v);
+    else
+      meta.kv_value(k, v);
+  }
+  meta.kv_i32s(to + ".rope.dimension_sections", sections);
+  meta.kv_u32(to + ".n_deepstack_layers", deepstack);
+  std::vector<pagedchat::GgufTensorOut> out;
+  for (const pagedchat::GgufTensorInfo& t : f.tensors()) out.push_back(pagedchat::gguf_tensor_copy(f, t));
+  pagedchat::write_gguf_file(dst, meta, out);
+}
+
+/// A golden prompt ({"prompt" with mtmd's "<__media__>" markers, "images": file names in
+/// `imageDir`}) laid out for a Qwen encoder: the text tokenized without BOS, each image between
+/// <|vision_start|> and <|vision_end|> as the engine places it.
+inline pagedchat::ImagePrompt qwenImagePrompt(const pagedchat::LLMEngine& engine, const nlohmann::json& p,
+                                              const std::string& imageDir) {
+  std::string text = p["prompt"];
+  const std::string marker = "<__media__>";
+  for (std::size_t at; (at = text.find(marker)) != std::string::npos;)
+    text.replace(at, marker.size(), pagedchat::kImageMarker);
+  pagedchat::TemplatedText t;
+  t.append(text, false);
+  std::vector<std::shared_ptr<const pagedchat::RgbImage>> images;
+  for (const auto& name : p["images"])
+    images.push_back(std::make_shared<const pagedchat::RgbImage>(
+        pagedchat::decode_image_file(imageDir + "/" + name.get<std::string>())));
+  return pagedchat::encode_image_prompt(engine.tokenizer(), *engine.vision_encoder(), t, images, -1,
+                                        pagedchat::image_placeholder_id(engine.tokenizer()));
+}
+
+/// Whether `prompt` is the golden prompt's layout (its "chunks": text ids, and images of n_tokens
+/// pad tokens with their grid nx x ny, the text after each at "next_pos" = st + max(grid)); else
+/// false with the first difference in *why.
+inline bool sameQwenLayout(const pagedchat::ImagePrompt& prompt, const nlohmann::json& p, std::string* why) {
+  std::vector<int> want;
+  std::size_t k = 0;
+  for (const auto& c : p["chunks"]) {
+    if (c["type"] == "text") {
+      for (int id : c["ids"]) want.push_back(id);
+      continue;
+    }
+    const std::string which = "image " + std::to_string(k + 1) + ": ";
+    if (k >= prompt.images.size()) return *why = which + "missing", false;
+    const pagedchat::MultiModalPlaceholder& m = prompt.images[k++];
+    if (m.offset != int(want.size())) return *why = which + "offset " + std::to_string(m.offset), false;
+    if (m.grid_w != int(c["nx"]) || m.grid_h != int(c["ny"])) return *why = which + "grid differs", false;
+    if (int(c["st"]) + m.rope_span() != int(c["next_pos"]))
+      return *why = which + "the text after it is misplaced", false;
+    want.insert(want.end(), std::size_t(c["n_tokens"]), int(p["hf_image_pad_token"]));
+  }
+  if (k != prompt.images.size()) return *why = "more images than the golden's", false;
+  if (prompt.token_ids != want) return *why = "token ids differ", false;
+  return true;
+}
+
+/// The largest difference between the first generated token's logprob differences from the
+/// golden's top token (logprobs differ from logits by one constant) and the golden's logit
+/// differences ("last_prompt_logits_top32": [[id, logit], ...]), over the ids among `first`
+/// (the output's logprobs of step 0); *compared counts them, and -1 is returned when the
+/// golden's top token is not among them.
+inline double firstStepLogitError(const std::map<int, pagedchat::Logprob>& first, const nlohmann::json& p,
+                                  int* compared) {
+  const auto& top = p["last_prompt_logits_top32"];
+  const int top_id = top[0][0];
+  *compared = 0;
+  if (!first.count(top_id)) return -1;
+  double worst = 0;
+  for (const auto& e : top) {
+    const auto it = first.find(int(e[0]));
+    if (it == first.end()) continue;
+    const double ours = double(it->second.logprob) - double(first.at(top_id).logprob);
+    worst = std::max(worst, std::fabs(ours - (double(e[1]) - double(top[0][1]))));
+    ++*compared;
+  }
+  return worst;
 }
 
 }  // namespace visiontest
