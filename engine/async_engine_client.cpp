@@ -89,15 +89,21 @@ bool AsyncEngineClient::abort(const std::string& request_id) {
     if (!streams_.count(request_id)) return false;
     commands_.push_back({Command::kAbort, request_id, {}, {}, {}});
   }
+  interrupt(request_id);
   wake();
   return true;
 }
 
 void AsyncEngineClient::abort_all() {
+  std::vector<std::string> ids;
   {
     std::lock_guard lk(mu_);
-    for (const auto& [id, entry] : streams_) commands_.push_back({Command::kAbort, id, {}, {}, {}});
+    for (const auto& [id, entry] : streams_) {
+      commands_.push_back({Command::kAbort, id, {}, {}, {}});
+      ids.push_back(id);
+    }
   }
+  for (const std::string& id : ids) interrupt(id);
   wake();
 }
 

@@ -64,7 +64,9 @@ class AsyncEngineClient {
                                              SamplingParams params, const RequestOptions& options = {},
                                              std::shared_ptr<RequestStream> stream = nullptr);
   /// Aborts a request (its stream gets the finished "abort" output at the next step) and frees its
-  /// blocks. False when the id is unknown or already finished. Thread-safe.
+  /// blocks; a step running now stops inside its forward or image encoding once every request it
+  /// computes was asked to stop (LLMEngine::request_abort). False when the id is unknown or
+  /// already finished. Thread-safe.
   bool abort(const std::string& request_id);
   /// Aborts every unfinished request. Thread-safe.
   void abort_all();
@@ -99,6 +101,9 @@ class AsyncEngineClient {
   virtual void wake() = 0;
   /// The engine add_request() checks against; nullptr = none loaded (requests refused).
   virtual const LLMEngine* loaded_engine() const = 0;
+  /// Passes `request_id` to the loaded engine's request_abort() (thread-safe there), so that a
+  /// step running now can stop early; called without the lock held. Nothing when none is loaded.
+  virtual void interrupt(const std::string& request_id) = 0;
 
   // The loop's side, on its thread.
   /// Applies `commands` to `engine`; an add the engine refuses after all ends its stream.

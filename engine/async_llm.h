@@ -26,6 +26,7 @@ class AsyncLLM : public AsyncEngineClient {
  protected:
   void wake() override { cv_.notify_all(); }
   const LLMEngine* loaded_engine() const override { return engine_.get(); }
+  void interrupt(const std::string& request_id) override { engine_->request_abort(request_id); }
 
  private:
   void loop();

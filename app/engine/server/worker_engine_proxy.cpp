@@ -16,6 +16,13 @@ const pagedchat::LLMEngine* WorkerEngineProxy::loaded_engine() const {
   return engine_;
 }
 
+// Under the lock: the worker swaps the engine (setEngine) under it too, so the engine asked here
+// is not freed meanwhile. request_abort only takes the engine's own abort lock.
+void WorkerEngineProxy::interrupt(const std::string& request_id) {
+  std::lock_guard lk(mu_);
+  if (engine_) engine_->request_abort(request_id);
+}
+
 void WorkerEngineProxy::wake() { QMetaObject::invokeMethod(worker_, onWake_, Qt::QueuedConnection); }
 
 void WorkerEngineProxy::setEngine(pagedchat::LLMEngine* engine, const std::string& reason) {

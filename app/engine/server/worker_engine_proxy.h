@@ -37,6 +37,7 @@ class WorkerEngineProxy : public pagedchat::AsyncEngineClient {
  protected:
   void wake() override;
   const pagedchat::LLMEngine* loaded_engine() const override;
+  void interrupt(const std::string& request_id) override;
 
  private:
   QObject* worker_;

@@ -9,7 +9,8 @@
 //   layout, the first step's logit differences, greedy ids to the first near-tie;
 // - chunked prefill ending inside the images, and a later request resuming from a recurrent
 //   state checkpoint past the images, give the ids and logprobs of the whole prompt, bit for bit;
-// - a stop while the step's picture is encoded ends the step there;
+// - a stop while the step's picture is encoded ends the step there, also through AsyncLLM (the
+//   server's path);
 // - a Qwen3-VL projector (deepstack features) beside this model is refused by name.
 #include <QTest>
 
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "engine/async_llm.h"
 #include "engine/entrypoints/openai/metrics.h"
 #include "engine/llm_engine.h"
 #include "engine/multimodal/image_decode.h"
@@ -59,16 +61,7 @@ EngineConfig visionConfig() {
 }
 
 ImagePrompt promptOf(const LLMEngine& engine, const nlohmann::json& p) {
-  std::string text = p["prompt"];
-  const std::string marker = "<__media__>";
-  for (std::size_t at; (at = text.find(marker)) != std::string::npos;) text.replace(at, marker.size(), kImageMarker);
-  TemplatedText t;
-  t.append(text, false);
-  std::vector<std::shared_ptr<const RgbImage>> images;
-  for (const auto& name : p["images"])
-    images.push_back(std::make_shared<const RgbImage>(decode_image_file(imageFile(name.get<std::string>()))));
-  return encode_image_prompt(engine.tokenizer(), *engine.vision_encoder(), t, images, -1,
-                             image_placeholder_id(engine.tokenizer()));
+  return qwenImagePrompt(engine, p, (kDir + "/../qwen3vl").toStdString());
 }
 
 SamplingParams greedyLogprobs(int n) {
@@ -144,43 +137,16 @@ class TestVisionQwen35 : public QObject {
     for (const auto& p : llmGolden().j["prompts"]) {
       const std::string name = p["name"];
       const ImagePrompt prompt = promptOf(engine, p);
-      std::vector<int> want;
-      std::vector<int> offsets;
-      std::size_t k = 0;
-      for (const auto& c : p["chunks"]) {
-        if (c["type"] == "text") {
-          for (int id : c["ids"]) want.push_back(id);
-        } else {
-          offsets.push_back(int(want.size()));
-          want.insert(want.end(), std::size_t(c["n_tokens"]), int(p["hf_image_pad_token"]));
-          QCOMPARE(prompt.images.at(k).grid_w, int(c["nx"]));
-          QCOMPARE(prompt.images.at(k).grid_h, int(c["ny"]));
-          QCOMPARE(int(c["st"]) + prompt.images.at(k).rope_span(), int(c["next_pos"]));
-          ++k;
-        }
-      }
-      QCOMPARE(prompt.token_ids, want);
-      QCOMPARE(int(prompt.images.size()), int(offsets.size()));
-      for (std::size_t i = 0; i < offsets.size(); ++i) QCOMPARE(prompt.images[i].offset, offsets[i]);
+      std::string why;
+      QVERIFY2(sameQwenLayout(prompt, p, &why), (name + ": " + why).c_str());
 
       const CompletionOutput out = run(engine, "p" + std::to_string(n++), prompt, 16);
       // Logit differences of the golden's top 32 that are among our 20 most likely.
-      const auto& first = out.logprobs->at(0);
-      const auto& top = p["last_prompt_logits_top32"];
-      const int top_id = top[0][0];
-      QVERIFY2(first.count(top_id), (name + ": the reference's most likely token is not among ours").c_str());
-      double worst = 0;
       int compared = 0;
-      for (const auto& e : top) {
-        const auto it = first.find(int(e[0]));
-        if (it == first.end()) continue;
-        const double ours = double(it->second.logprob) - double(first.at(top_id).logprob);
-        const double ref = double(e[1]) - double(top[0][1]);
-        worst = std::max(worst, std::fabs(ours - ref));
-        ++compared;
-      }
+      const double worst = firstStepLogitError(out.logprobs->at(0), p, &compared);
       const NearTieCheck c = compareToNearTie(out.token_ids, p["steps"]);
       qInfo("%s: %d logit differences within %.2e; %d greedy steps checked", name.c_str(), compared, worst, c.checked);
+      QVERIFY2(worst >= 0, (name + ": the reference's most likely token is not among ours").c_str());
       QVERIFY(compared >= 10);
       // Float activations against ik's int8-rounded ones before its Q8_0 matmuls differ by up to
       // ~5e-3 (shared/models/arch/README.md; measured here 0.4e-3 to 2.5e-3); giving the image
@@ -257,6 +223,38 @@ class TestVisionQwen35 : public QObject {
     const std::string m = openai::ServerMetrics("q").render(engine.stats());
     QVERIFY2(m.find("pagedchat:encoded_images_total{model_name=\"q\"} 1\n") != std::string::npos, m.c_str());
     QVERIFY2(m.find("pagedchat:encoder_cache_hits_total{model_name=\"q\"} 1\n") != std::string::npos, m.c_str());
+  }
+
+  // The server's path (AsyncLLM, as `serve` and the app's server use it): a client gone while
+  // its picture is encoded stops the encoding too (AsyncEngineClient::abort asks the running step
+  // through LLMEngine::request_abort, not only between steps).
+  void clientAbortStopsEncoding() {
+    EngineConfig config = visionConfig();
+    config.image_max_tokens = 4096;  // the 512x384 photo below: 3072 tokens, 12288 patches
+    config.max_model_len = 4096;
+    config.enable_prefix_caching = false;
+    AsyncLLM llm(config);
+    RgbImage photo{512, 384, {}};
+    photo.pixels.resize(std::size_t(512) * 384 * 3);
+    for (std::size_t i = 0; i < photo.pixels.size(); ++i) photo.pixels[i] = uint8_t((i * 2654435761u) >> 24);
+    TemplatedText t;
+    t.append("Describe " + std::string(kImageMarker) + " now.", false);
+    const ImagePrompt big = encode_image_prompt(llm.engine().tokenizer(), *llm.engine().vision_encoder(), t,
+                                                {std::make_shared<const RgbImage>(photo)}, -1,
+                                                image_placeholder_id(llm.engine().tokenizer()));
+    QCOMPARE(big.images.at(0).length, 3072);
+    RequestOptions o;
+    o.images = big.images;
+    auto stream = llm.add_request("gone", big.token_ids, greedyLogprobs(4), o);
+    // Running: the step is scheduled and (on_scheduled comes first) encoding the picture.
+    QTRY_VERIFY_WITH_TIMEOUT(llm.stats().num_running == 1, 60000);
+    QVERIFY(llm.abort("gone"));
+    std::optional<RequestOutput> out;
+    for (int i = 0; i < 600 && !(out && out->finished); ++i) out = stream->next(std::chrono::milliseconds(100));
+    QVERIFY(out && out->finished);
+    QCOMPARE(out->outputs.at(0).finish_reason, std::optional<FinishReason>(FinishReason::kAbort));
+    QTRY_COMPARE_WITH_TIMEOUT(llm.stats().num_abandoned_steps, 1LL, 10000);
+    QCOMPARE(llm.stats().num_encoded_images, 0LL);  // stopped inside the encoding
   }
 
   void badInput() {
