@@ -7,15 +7,16 @@ namespace pagedchat::cli {
 
 void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag, bool oracle_allowed) {
   cmd->add_option("--max-model-len", e.max_model_len, "context length in tokens (default: the model's)");
-  cmd->add_option("--mmproj", e.mmproj,
-                  "the model's image projector (an mmproj-*.gguf beside it; Gemma 3, Qwen3-VL): prompts may then hold "
-                  "images")
+  cmd->add_option(
+         "--mmproj", e.mmproj,
+         "the model's image projector (an mmproj-*.gguf beside it; Gemma 3, Qwen3-VL, Qwen3.5 / 3.6): prompts may "
+         "then hold images")
       ->check(CLI::ExistingFile);
   cmd->add_option("--image-min-tokens", e.image_min_tokens,
-                  "Qwen3-VL: the fewest tokens an image becomes (smaller ones are scaled up; default 64)")
+                  "Qwen3-VL, Qwen3.5: the fewest tokens an image becomes (smaller ones are scaled up; default 64)")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--image-max-tokens", e.image_max_tokens,
-                  "Qwen3-VL: the most tokens an image becomes (larger ones are scaled down; default 4096)")
+                  "Qwen3-VL, Qwen3.5: the most tokens an image becomes (larger ones are scaled down; default 4096)")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--kv-cache-bytes", e.kv_cache_bytes, "KV-cache memory in bytes (default: automatic)");
   cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");

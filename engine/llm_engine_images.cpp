@@ -24,9 +24,10 @@ void LLMEngine::Impl::load_vision() {
         (type == "gemma3" ? "" : ", which has no M-RoPE image positions") + " (load the mmproj made for this model)");
   vision->check_text_model(mc.hidden_size, "'" + config.model + "'");
   if (vision->config().deepstack != mc.deepstack_layers)
-    throw std::runtime_error(config.mmproj + ": the projector makes " + std::to_string(vision->config().deepstack) +
-                             " deepstack features, the model takes " + std::to_string(mc.deepstack_layers) +
-                             " (is it the mmproj of another model?)");
+    throw std::runtime_error(
+        config.mmproj + ": the projector makes " + std::to_string(vision->config().deepstack) +
+        " deepstack features, the model '" + mc.architecture + "' takes " + std::to_string(mc.deepstack_layers) +
+        " (Qwen3-VL's projectors make them, Qwen3.5 / 3.6's do not: is it the mmproj of another model?)");
   for (const kernels::OpFeature need : {kernels::OpFeature::kKeyEnds, kernels::OpFeature::kMRope}) {
     const bool needed = need == kernels::OpFeature::kKeyEnds ? vision->config().bidirectional
                                                              : mc.mrope_sections[0] > 0;

@@ -110,6 +110,7 @@ class TestGuiPanes : public QObject {
   void otherLocalModelThroughSettings();
   void reasoningSetting();
   void koreanInputMethodEnter();
+  void pastedPictureForATextModel();
   void renderingBenchmark();
   void cleanupTestCase();
 };
@@ -328,6 +329,36 @@ void TestGuiPanes::koreanInputMethodEnter() {
   compose(QStringLiteral("새 제"), QStringLiteral("목"));
   QTest::keyClick(window, Qt::Key_Return);
   QTRY_COMPARE(controller.store()->conversation(pane->conversationId()).title, QStringLiteral("새 제목"));
+}
+
+// A picture pasted (Ctrl+V) into a text model's pane is not attached, and the pane says why
+// until the text changes; a text paste still pastes.
+void TestGuiPanes::pastedPictureForATextModel() {
+  QTemporaryDir dir;
+  AppController controller(optionsFor(dir.path()));
+  controller.start();
+  QQmlApplicationEngine engine;
+  QQuickWindow* window = loadMainWindow(engine, &controller);
+  QVERIFY(shownAndActive(window));
+  QTRY_VERIFY_WITH_TIMEOUT(controller.engine()->isReady(), 60000);
+  PaneState* pane = controller.panes()->paneAt(0);
+  QVERIFY(!pane->imagesAccepted());
+  QQuickItem* input = findItem(window->contentItem(), QStringLiteral("inputArea"));
+  QQuickItem* note = findItem(window->contentItem(), QStringLiteral("imagePasteRefusedNote"));
+  QVERIFY(input && note);
+  input->forceActiveFocus();
+  QTRY_VERIFY(input->hasActiveFocus());
+  QVERIFY(!note->isVisible());
+  QImage picture(8, 8, QImage::Format_RGB32);
+  picture.fill(Qt::red);
+  QGuiApplication::clipboard()->setImage(picture);
+  QTest::keyClick(window, Qt::Key_V, Qt::ControlModifier);
+  QTRY_VERIFY(note->isVisible());
+  QCOMPARE(pane->pendingImages().size(), 0);
+  QGuiApplication::clipboard()->setText(QStringLiteral("words"));
+  QTest::keyClick(window, Qt::Key_V, Qt::ControlModifier);
+  QTRY_COMPARE(pane->inputText(), QStringLiteral("words"));
+  QVERIFY(!note->isVisible());
 }
 
 void TestGuiPanes::settingsDialogFitsLargeKorean() {
