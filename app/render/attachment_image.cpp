@@ -1,5 +1,7 @@
 #include "app/render/attachment_image.h"
 
+#include <QBuffer>
+#include <QImageReader>
 #include <QPainter>
 
 AttachmentImage::AttachmentImage(QQuickItem* parent) : QQuickPaintedItem(parent) {}
@@ -7,7 +9,11 @@ AttachmentImage::AttachmentImage(QQuickItem* parent) : QQuickPaintedItem(parent)
 void AttachmentImage::setBytes(const QByteArray& bytes) {
   if (bytes == bytes_) return;
   bytes_ = bytes;
-  image_ = QImage::fromData(bytes_);
+  // Upright by the file's EXIF orientation, as the engine reads it (engine/multimodal/exif_orientation.h).
+  QBuffer buffer(&bytes_);
+  QImageReader reader(&buffer);
+  reader.setAutoTransform(true);
+  image_ = reader.read();
   if (!image_.isNull() && (image_.width() > 2 * maxSide_ || image_.height() > 2 * maxSide_))
     image_ = image_.scaled(2 * maxSide_, 2 * maxSide_, Qt::KeepAspectRatio, Qt::SmoothTransformation);
   updateImplicitSize();

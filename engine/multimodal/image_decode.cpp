@@ -11,6 +11,8 @@
 #include <fstream>
 #include <memory>
 
+#include "engine/multimodal/exif_orientation.h"
+
 namespace pagedchat {
 
 namespace {
@@ -96,10 +98,17 @@ RgbImage decode_image(std::span<const uint8_t> bytes, const ImageLimits& limits)
     throw ImageError("the image file has " + std::to_string(bytes.size()) + " bytes, more than the limit of " +
                      std::to_string(limits.max_file_bytes));
   const std::string format = sniff_image_format(bytes);
-  if (format == "png") return decode_png(bytes, limits);
-  if (format == "jpeg") return decode_jpeg(bytes, limits);
-  if (format == "webp") return decode_webp(bytes, limits);
-  throw ImageError(bytes.empty() ? "the image is empty" : "not a PNG, JPEG or WebP image");
+  RgbImage image;
+  if (format == "png")
+    image = decode_png(bytes, limits);
+  else if (format == "jpeg")
+    image = decode_jpeg(bytes, limits);
+  else if (format == "webp")
+    image = decode_webp(bytes, limits);
+  else
+    throw ImageError(bytes.empty() ? "the image is empty" : "not a PNG, JPEG or WebP image");
+  // Upright, as transformers' load_image (exif_transpose) gives it to the image processors.
+  return apply_exif_orientation(std::move(image), exif_orientation(bytes, format));
 }
 
 RgbImage decode_image_file(const std::string& path, const ImageLimits& limits) {

@@ -34,7 +34,8 @@ std::string sniff_image_format(std::span<const uint8_t> bytes);
 /// RGB. An alpha channel is dropped (the colour values are kept as they are, as Pillow's
 /// convert("RGB") does); grey is replicated into R, G and B. Throws ImageError naming the format
 /// and the problem: an unknown format, a truncated or corrupt file, an animated WebP, a CMYK JPEG,
-/// or a size past `limits`.
+/// or a size past `limits`. A file's EXIF orientation is applied (engine/multimodal/
+/// exif_orientation.h): the picture comes out upright, as a photo viewer shows it.
 RgbImage decode_image(std::span<const uint8_t> bytes, const ImageLimits& limits = {});
 
 /// Reads the file at `path` (at most limits.max_file_bytes) and decodes it; ImageError names the

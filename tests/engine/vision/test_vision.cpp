@@ -186,6 +186,55 @@ class TestVision : public QObject {
   }
 
   // Bad input: refused by name, nothing crashes, the engine keeps serving text.
+  // Pictures come out upright by their EXIF orientation, as transformers' load_image reads them
+  // (Pillow's exif_transpose; tests/data/vision/exif): all eight values in JPEG, and the PNG eXIf
+  // and WebP EXIF chunks. Corrupted or cut EXIF data never reads past the file.
+  void exifOrientation() {
+    const std::string dir = dataFile("exif");
+    std::ifstream js(dir + "/golden.json");
+    const nlohmann::json g = nlohmann::json::parse(js);
+    std::ifstream bin(dir + "/golden.rgb", std::ios::binary);
+    const std::vector<uint8_t> rgb((std::istreambuf_iterator<char>(bin)), std::istreambuf_iterator<char>());
+    QCOMPARE(int(g["images"].size()), 10);
+    for (const auto& e : g["images"]) {
+      const std::string name = e["file"];
+      const RgbImage img = decode_image_file(dir + "/" + name);
+      QCOMPARE(img.width, int(e["width"]));
+      QCOMPARE(img.height, int(e["height"]));
+      const std::size_t off = e["offset"];
+      int worst = 0;
+      for (std::size_t i = 0; i < img.pixels.size(); ++i)
+        worst = std::max(worst, std::abs(int(img.pixels[i]) - int(rgb.at(off + i))));
+      // Lossless files equal Pillow's pixels; JPEG decoders may differ by a few levels (the
+      // quadrants are 255 apart, so a wrong turn is far off).
+      const bool lossless = name.ends_with(".png") || name.ends_with(".webp");
+      QVERIFY2(worst <= (lossless ? 0 : 8), (name + ": differs by " + std::to_string(worst)).c_str());
+    }
+    // Every prefix and every single-byte change of a file with EXIF: a picture or ImageError.
+    std::ifstream in(dir + "/orient6.jpg", std::ios::binary);
+    const std::vector<uint8_t> jpg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    int decoded = 0;
+    for (std::size_t n = 0; n <= jpg.size(); ++n) {
+      try {
+        decode_image(std::span<const uint8_t>(jpg.data(), n));
+        ++decoded;
+      } catch (const ImageError&) {
+      }
+    }
+    for (std::size_t i = 2; i < 120 && i < jpg.size(); ++i)
+      for (uint8_t v : {uint8_t(0x00), uint8_t(0xFF), uint8_t(jpg[i] ^ 0x5A)}) {
+        std::vector<uint8_t> bad = jpg;
+        bad[i] = v;
+        try {
+          const RgbImage img = decode_image(bad);
+          QVERIFY(img.width * img.height == 48 * 32);
+          ++decoded;
+        } catch (const ImageError&) {
+        }
+      }
+    QVERIFY(decoded > 0);
+  }
+
   void badInput() {
     // A projector for another model (gemma3 projector, qwen3 text model).
     {
