@@ -320,10 +320,6 @@
         <source>Attach an image (PNG, JPEG or WebP)</source>
         <translation>Attach an image (PNG, JPEG or WebP)</translation>
     </message>
-    <message>
-        <source>This model cannot read images (no image projector is loaded with it): the picture was not attached.</source>
-        <translation>This model cannot read images (no image projector is loaded with it): the picture was not attached.</translation>
-    </message>
 </context>
 <context>
     <name>ChatPane</name>

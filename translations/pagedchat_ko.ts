@@ -319,10 +319,6 @@
         <source>Attach an image (PNG, JPEG or WebP)</source>
         <translation>이미지 첨부 (PNG, JPEG, WebP)</translation>
     </message>
-    <message>
-        <source>This model cannot read images (no image projector is loaded with it): the picture was not attached.</source>
-        <translation>이 모델은 이미지를 읽을 수 없습니다(이미지 프로젝터가 함께 로드되지 않았습니다). 그림을 첨부하지 않았습니다.</translation>
-    </message>
 </context>
 <context>
     <name>ChatPane</name>

@@ -1,19 +1,27 @@
 #include "app/render/attachment_image.h"
 
-#include <QBuffer>
-#include <QImageReader>
 #include <QPainter>
+
+#include <cstring>
+#include <span>
+
+#include "engine/multimodal/image_decode.h"
 
 AttachmentImage::AttachmentImage(QQuickItem* parent) : QQuickPaintedItem(parent) {}
 
 void AttachmentImage::setBytes(const QByteArray& bytes) {
   if (bytes == bytes_) return;
   bytes_ = bytes;
-  // Upright by the file's EXIF orientation, as the engine reads it (engine/multimodal/exif_orientation.h).
-  QBuffer buffer(&bytes_);
-  QImageReader reader(&buffer);
-  reader.setAutoTransform(true);
-  image_ = reader.read();
+  image_ = QImage();
+  try {
+    const pagedchat::RgbImage rgb = pagedchat::decode_image(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes_.constData()), std::size_t(bytes_.size())));
+    image_ = QImage(rgb.width, rgb.height, QImage::Format_RGB888);
+    for (int y = 0; y < rgb.height; ++y)
+      std::memcpy(image_.scanLine(y), rgb.pixels.data() + std::size_t(y) * std::size_t(rgb.width) * 3,
+                  std::size_t(rgb.width) * 3);
+  } catch (const pagedchat::ImageError&) {
+  }
   if (!image_.isNull() && (image_.width() > 2 * maxSide_ || image_.height() > 2 * maxSide_))
     image_ = image_.scaled(2 * maxSide_, 2 * maxSide_, Qt::KeepAspectRatio, Qt::SmoothTransformation);
   updateImplicitSize();

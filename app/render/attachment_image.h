@@ -7,9 +7,11 @@
 #include <QImage>
 #include <QQuickPaintedItem>
 
-/// Paints `bytes` (PNG, JPEG or WebP, decoded with Qt's image plugins) scaled to fit the item,
-/// aspect kept, centred. implicitWidth / implicitHeight: the picture scaled to fit `maxSide`.
-/// Nothing is drawn for bytes Qt cannot decode (valid() false).
+/// Paints `bytes` (PNG, JPEG or WebP) scaled to fit the item, aspect kept, centred, decoded as the
+/// engine decodes them (engine/multimodal/image_decode.h: the same formats and limits, upright by
+/// the EXIF orientation, alpha dropped), so the thumbnail is the picture the model reads.
+/// implicitWidth / implicitHeight: the picture scaled to fit `maxSide`. Nothing is drawn for bytes
+/// the engine refuses (valid() false).
 class AttachmentImage : public QQuickPaintedItem {
   Q_OBJECT
   QML_ELEMENT

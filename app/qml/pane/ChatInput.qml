@@ -32,8 +32,6 @@ ColumnLayout {
     readonly property string attachGlyph: "\uD83D\uDCCE"
     /// Pictures wait for the next message.
     readonly property bool hasImages: paneState !== null && paneState.pendingImages.length > 0
-    /// A picture was pasted for a model that reads none (shown until the text changes).
-    property bool pasteRefused: false
 
     /// The QML module QtQuick.Dialogs' own FileDialog imports (ConversationList.qml explains).
     property int fileDialogModuleFound: -1
@@ -129,15 +127,6 @@ ColumnLayout {
         font.pixelSize: Theme.smallFontSize
         wrapMode: Text.Wrap
     }
-    Label {
-        objectName: "imagePasteRefusedNote"
-        Layout.fillWidth: true
-        visible: input.pasteRefused
-        text: qsTr("This model cannot read images (no image projector is loaded with it): the picture was not attached.")
-        color: Theme.errorColor
-        font.pixelSize: Theme.smallFontSize
-        wrapMode: Text.Wrap
-    }
 
     Rectangle {
         Layout.fillWidth: true
@@ -193,11 +182,7 @@ ColumnLayout {
                     id: textArea
                     objectName: "inputArea"
                     text: input.paneState ? input.paneState.inputText : ""
-                    onTextChanged: {
-                        input.pasteRefused = false
-                        if (input.paneState)
-                            input.paneState.inputText = text
-                    }
+                    onTextChanged: if (input.paneState) input.paneState.inputText = text
                     // The short form in a narrow pane, rather than a cut one.
                     // (None at all where even the short form would be cut: a very narrow pane.)
                     placeholderText: placeholderMetrics.advanceWidth(qsTr("Type a message…"))
@@ -230,12 +215,12 @@ ColumnLayout {
                             input.paneState.attachImageData(ClipboardImage.imageData())
                             return
                         }
-                        // A picture alone on the clipboard, for a model that reads none: say so
-                        // (the paste would otherwise do nothing).
+                        // A picture alone on the clipboard, for a model that reads none: the pane says
+                        // why it is not attached (the paste would otherwise do nothing).
                         if (event.matches(StandardKey.Paste) && input.paneState !== null  // qmllint disable unqualified
                                 && !input.paneState.imagesAccepted && ClipboardImage.hasImage() && !textArea.canPaste) {
                             event.accepted = true
-                            input.pasteRefused = true
+                            input.paneState.attachImageData(ClipboardImage.imageData())
                             return
                         }
                         if (event.key !== Qt.Key_Return && event.key !== Qt.Key_Enter)
