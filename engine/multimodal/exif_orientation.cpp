@@ -25,9 +25,11 @@ int tiff_orientation(std::span<const uint8_t> t) {
     const std::size_t e = std::size_t(ifd) + 2 + std::size_t(i) * 12;
     if (e + 12 > t.size()) return 1;
     if (u16(e) != 0x0112) continue;
-    // SHORT (type 3), count 1: the value sits in the first two bytes of the value field.
-    if (u16(e + 2) != 3 || u32(e + 4) != 1) return 1;
-    const uint32_t v = u16(e + 8);
+    // One SHORT (type 3; the value in the field's first two bytes), or one LONG (type 4) as some
+    // writers store it and Pillow reads it.
+    const uint32_t type = u16(e + 2);
+    if ((type != 3 && type != 4) || u32(e + 4) != 1) return 1;
+    const uint32_t v = type == 3 ? u16(e + 8) : u32(e + 8);
     return v >= 1 && v <= 8 ? int(v) : 1;
   }
   return 1;
@@ -56,7 +58,8 @@ int jpeg_orientation(std::span<const uint8_t> b) {
 }
 
 int png_orientation(std::span<const uint8_t> b) {
-  // Chunks after the 8-byte signature: length (big-endian), type, data, CRC; eXIf holds TIFF.
+  // Chunks after the 8-byte signature: length (big-endian), type, data, CRC; eXIf holds TIFF
+  // (before or after the image data: the PNG 1.5 extension allows both, and Pillow reads both).
   std::size_t at = 8;
   while (at + 12 <= b.size()) {
     const std::size_t len = std::size_t(b[at]) << 24 | std::size_t(b[at + 1]) << 16 | std::size_t(b[at + 2]) << 8 |
@@ -64,15 +67,18 @@ int png_orientation(std::span<const uint8_t> b) {
     if (len > b.size() - at - 12) return 1;
     const std::span<const uint8_t> type = b.subspan(at + 4, 4);
     if (std::memcmp(type.data(), "eXIf", 4) == 0) return tiff_orientation(b.subspan(at + 8, len));
-    if (std::memcmp(type.data(), "IDAT", 4) == 0 || std::memcmp(type.data(), "IEND", 4) == 0) return 1;
+    if (std::memcmp(type.data(), "IEND", 4) == 0) return 1;
     at += 12 + len;
   }
   return 1;
 }
 
 int webp_orientation(std::span<const uint8_t> b) {
-  // RIFF chunks after "RIFF" size "WEBP": fourcc, size (little-endian), data padded to even.
+  // RIFF chunks after "RIFF" size "WEBP": fourcc, size (little-endian), data padded to even. The
+  // EXIF chunk counts only in the extended format, whose first chunk VP8X flags it (bit 3), as
+  // libwebp's demuxer (and so Pillow) reads it.
   std::size_t at = 12;
+  if (b.size() < at + 9 || std::memcmp(b.data() + at, "VP8X", 4) != 0 || !(b[at + 8] & 0x08)) return 1;
   while (at + 8 <= b.size()) {
     const std::size_t len = std::size_t(b[at + 4]) | std::size_t(b[at + 5]) << 8 | std::size_t(b[at + 6]) << 16 |
                             std::size_t(b[at + 7]) << 24;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/llm_engine.h"
+#include "engine/multimodal/exif_orientation.h"
 #include "engine/multimodal/image_decode.h"
 #include "engine/multimodal/mm_prompt.h"
 #include "engine/text/tokenizer.h"
@@ -233,6 +234,74 @@ class TestVision : public QObject {
         }
       }
     QVERIFY(decoded > 0);
+  }
+
+  // The tag as files carry it, on hand-made bytes: either byte order, SHORT or LONG, PNG eXIf
+  // before or after the image data, WebP EXIF only when VP8X flags it; anything else reads as 1.
+  void exifOrientationTag() {
+    using Bytes = std::vector<uint8_t>;
+    // A TIFF blob whose IFD0 holds `entries` copies of (tag 0x0112, type, count 1, value).
+    const auto tiff = [](bool little, int type, uint32_t value, uint32_t entries = 1, uint32_t ifd = 8) {
+      Bytes t = little ? Bytes{'I', 'I', 42, 0} : Bytes{'M', 'M', 0, 42};
+      const auto put = [&](uint32_t v, int n) {
+        for (int i = 0; i < n; ++i) t.push_back(uint8_t(little ? v >> (8 * i) : v >> (8 * (n - 1 - i))));
+      };
+      put(ifd, 4);
+      put(entries, 2);
+      put(0x0112, 2);
+      put(uint32_t(type), 2);
+      put(1, 4);
+      if (type == 3) {
+        put(value, 2);
+        put(0, 2);
+      } else {
+        put(value, 4);
+      }
+      put(0, 4);
+      return t;
+    };
+    const auto jpeg = [](const Bytes& t) {
+      Bytes b{0xFF, 0xD8, 0xFF, 0xE1, uint8_t((t.size() + 8) >> 8), uint8_t(t.size() + 8), 'E', 'x', 'i', 'f', 0, 0};
+      b.insert(b.end(), t.begin(), t.end());
+      b.insert(b.end(), {0xFF, 0xDA, 0, 2});
+      return b;
+    };
+    QCOMPARE(exif_orientation(jpeg(tiff(true, 3, 6)), "jpeg"), 6);
+    QCOMPARE(exif_orientation(jpeg(tiff(false, 3, 8)), "jpeg"), 8);
+    QCOMPARE(exif_orientation(jpeg(tiff(true, 4, 5)), "jpeg"), 5);
+    QCOMPARE(exif_orientation(jpeg(tiff(false, 4, 3)), "jpeg"), 3);
+    QCOMPARE(exif_orientation(jpeg(tiff(true, 3, 9)), "jpeg"), 1);           // out of range
+    QCOMPARE(exif_orientation(jpeg(tiff(true, 2, 6)), "jpeg"), 1);           // ASCII
+    QCOMPARE(exif_orientation(jpeg(tiff(true, 3, 6, 60000)), "jpeg"), 6);    // entries past the end: the first is read
+    QCOMPARE(exif_orientation(jpeg(tiff(true, 3, 6, 1, 4000)), "jpeg"), 1);  // IFD past the end
+    const auto chunk = [](const char* type, const Bytes& data) {
+      Bytes c{uint8_t(data.size() >> 24), uint8_t(data.size() >> 16), uint8_t(data.size() >> 8), uint8_t(data.size())};
+      c.insert(c.end(), type, type + 4);
+      c.insert(c.end(), data.begin(), data.end());
+      c.insert(c.end(), {0, 0, 0, 0});  // CRC (not checked here)
+      return c;
+    };
+    for (const bool after : {false, true}) {
+      Bytes png{0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+      const Bytes ihdr = chunk("IHDR", Bytes(13, 0)), idat = chunk("IDAT", Bytes(5, 0)),
+                  exif = chunk("eXIf", tiff(false, 3, 6)), iend = chunk("IEND", {});
+      for (const Bytes* c : after ? std::vector<const Bytes*>{&ihdr, &idat, &exif, &iend}
+                                  : std::vector<const Bytes*>{&ihdr, &exif, &idat, &iend})
+        png.insert(png.end(), c->begin(), c->end());
+      QCOMPARE(exif_orientation(png, "png"), 6);
+    }
+    const auto riff = [](uint8_t vp8x_flags) {
+      Bytes w{'R', 'I', 'F', 'F', 0, 0, 0, 0, 'W', 'E', 'B', 'P', 'V', 'P', '8', 'X', 10, 0, 0, 0, vp8x_flags};
+      w.insert(w.end(), 9, 0);
+      Bytes data{'E', 'x', 'i', 'f', 0, 0};  // the header some writers keep (read either way)
+      const Bytes tf = Bytes{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0};
+      data.insert(data.end(), tf.begin(), tf.end());
+      w.insert(w.end(), {'E', 'X', 'I', 'F', uint8_t(data.size()), 0, 0, 0});
+      w.insert(w.end(), data.begin(), data.end());
+      return w;
+    };
+    QCOMPARE(exif_orientation(riff(0x08), "webp"), 8);
+    QCOMPARE(exif_orientation(riff(0x00), "webp"), 1);  // not flagged: libwebp (and Pillow) ignore it
   }
 
   void badInput() {
