@@ -136,15 +136,12 @@ class TestVisionQwen35 : public QObject {
     int n = 0;
     for (const auto& p : llmGolden().j["prompts"]) {
       const std::string name = p["name"];
-      const ImagePrompt prompt = promptOf(engine, p);
-      std::string why;
-      QVERIFY2(sameQwenLayout(prompt, p, &why), (name + ": " + why).c_str());
-
-      const CompletionOutput out = run(engine, "p" + std::to_string(n++), prompt, 16);
       // Logit differences of the golden's top 32 that are among our 20 most likely.
-      int compared = 0;
-      const double worst = firstStepLogitError(out.logprobs->at(0), p, &compared);
-      const NearTieCheck c = compareToNearTie(out.token_ids, p["steps"]);
+      const GoldenPromptRun r = runGoldenPrompt(engine, promptOf(engine, p), p, "p" + std::to_string(n++));
+      QVERIFY2(r.layout_error.empty(), (name + ": " + r.layout_error).c_str());
+      const double worst = r.logit_error;
+      const int compared = r.compared;
+      const NearTieCheck& c = r.near;
       qInfo("%s: %d logit differences within %.2e; %d greedy steps checked", name.c_str(), compared, worst, c.checked);
       QVERIFY2(worst >= 0, (name + ": the reference's most likely token is not among ours").c_str());
       QVERIFY(compared >= 10);

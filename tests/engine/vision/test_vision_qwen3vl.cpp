@@ -84,6 +84,13 @@ EngineConfig visionConfig() {
   return c;
 }
 
+// 12 greedy ids of a fixed text prompt on the engine `c` makes.
+std::vector<int> textGreedyIds(const EngineConfig& c) {
+  LLMEngine engine(c);
+  engine.add_request("t", std::vector<int>{74785, 220, 304, 825, 1555, 13, 3838, 374}, testutil::greedy(12));
+  return testutil::runToCompletion(engine).at("t").outputs.at(0).token_ids;
+}
+
 ImagePrompt promptOf(const LLMEngine& engine, const nlohmann::json& p) {
   return qwenImagePrompt(engine, p, kDir.toStdString());
 }
@@ -183,12 +190,7 @@ class TestVisionQwen3Vl : public QObject {
     a.mmproj.clear();
     EngineConfig b = a;
     b.model = testpaths::modelFile("arch/qwen3-tiny.gguf").toStdString();
-    LLMEngine vl(a), plain(b);
-    const std::vector<int> prompt{74785, 220, 304, 825, 1555, 13, 3838, 374};
-    vl.add_request("t", prompt, testutil::greedy(12));
-    plain.add_request("t", prompt, testutil::greedy(12));
-    QCOMPARE(testutil::runToCompletion(vl).at("t").outputs.at(0).token_ids,
-             testutil::runToCompletion(plain).at("t").outputs.at(0).token_ids);
+    QCOMPARE(textGreedyIds(a), textGreedyIds(b));
   }
 
   // The engine on the golden prompts: mtmd's token layout, and greedy ids as ik_llama.cpp's
@@ -220,12 +222,7 @@ class TestVisionQwen3Vl : public QObject {
     a.mmproj.clear();
     EngineConfig b = a;
     b.model = testpaths::modelFile("arch/qwen3moe-tiny.gguf").toStdString();
-    LLMEngine vl(a), plain(b);
-    const std::vector<int> prompt{74785, 220, 304, 825, 1555, 13, 3838, 374};
-    vl.add_request("t", prompt, testutil::greedy(12));
-    plain.add_request("t", prompt, testutil::greedy(12));
-    QCOMPARE(testutil::runToCompletion(vl).at("t").outputs.at(0).token_ids,
-             testutil::runToCompletion(plain).at("t").outputs.at(0).token_ids);
+    QCOMPARE(textGreedyIds(a), textGreedyIds(b));
   }
 
   void moePromptsMatchReference() {
@@ -236,20 +233,11 @@ class TestVisionQwen3Vl : public QObject {
     int n = 0;
     for (const auto& p : moeGolden().j["prompts"]) {
       const std::string name = p["name"];
-      const ImagePrompt prompt = promptOf(engine, p);
-      std::string why;
-      QVERIFY2(sameQwenLayout(prompt, p, &why), (name + ": " + why).c_str());
-      SamplingParams sp = testutil::greedy(16);
-      sp.ignore_eos = true;
-      sp.logprobs = 20;
-      RequestOptions o;
-      o.images = prompt.images;
-      const std::string id = "m" + std::to_string(n++);
-      engine.add_request(id, prompt.token_ids, sp, o);
-      const CompletionOutput out = testutil::runToCompletion(engine).at(id).outputs.at(0);
-      int compared = 0;
-      const double worst = firstStepLogitError(out.logprobs->at(0), p, &compared);
-      const NearTieCheck c = compareToNearTie(out.token_ids, p["steps"]);
+      const GoldenPromptRun r = runGoldenPrompt(engine, promptOf(engine, p), p, "m" + std::to_string(n++));
+      QVERIFY2(r.layout_error.empty(), (name + ": " + r.layout_error).c_str());
+      const double worst = r.logit_error;
+      const int compared = r.compared;
+      const NearTieCheck& c = r.near;
       qInfo("%s: %d logit differences within %.2e; %d greedy steps checked", name.c_str(), compared, worst, c.checked);
       QVERIFY2(worst >= 0, (name + ": the reference's most likely token is not among ours").c_str());
       QVERIFY(compared >= 10);

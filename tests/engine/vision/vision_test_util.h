@@ -191,4 +191,31 @@ inline double firstStepLogitError(const std::map<int, pagedchat::Logprob>& first
   return worst;
 }
 
+/// One golden prompt through the engine, and how it compares (the caller asserts).
+struct GoldenPromptRun {
+  std::string layout_error;  ///< sameQwenLayout's difference, or empty
+  double logit_error = -1;   ///< firstStepLogitError (-1: the golden's top token is not among ours)
+  int compared = 0;          ///< logit differences compared
+  NearTieCheck near;         ///< the greedy ids against the golden's steps
+};
+
+/// Checks `prompt`'s layout against the golden prompt `p`, then runs it alone on `engine` as
+/// request `id` (16 greedy tokens, EOS ignored, 20 logprobs a token) and compares the first
+/// step's logit differences and the ids with the golden's.
+inline GoldenPromptRun runGoldenPrompt(pagedchat::LLMEngine& engine, const pagedchat::ImagePrompt& prompt,
+                                       const nlohmann::json& p, const std::string& id) {
+  GoldenPromptRun r;
+  sameQwenLayout(prompt, p, &r.layout_error);
+  pagedchat::SamplingParams sp = testutil::greedy(16);
+  sp.ignore_eos = true;
+  sp.logprobs = 20;
+  pagedchat::RequestOptions o;
+  o.images = prompt.images;
+  engine.add_request(id, prompt.token_ids, sp, o);
+  const pagedchat::CompletionOutput out = testutil::runToCompletion(engine).at(id).outputs.at(0);
+  r.logit_error = firstStepLogitError(out.logprobs->at(0), p, &r.compared);
+  r.near = compareToNearTie(out.token_ids, p["steps"]);
+  return r;
+}
+
 }  // namespace visiontest
