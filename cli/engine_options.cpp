@@ -9,15 +9,24 @@ void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag
   cmd->add_option("--max-model-len", e.max_model_len, "context length in tokens (default: the model's)");
   cmd->add_option(
          "--mmproj", e.mmproj,
-         "the model's image projector (an mmproj-*.gguf beside it; Gemma 3, Qwen3-VL, Qwen3.5 / 3.6): prompts may "
-         "then hold images")
+         "the model's image projector (an mmproj-*.gguf beside it; Gemma 3, Gemma 4, Qwen3-VL, Qwen3.5 / 3.6): "
+         "prompts may then hold images")
       ->check(CLI::ExistingFile);
   cmd->add_option("--image-min-tokens", e.image_min_tokens,
                   "Qwen3-VL, Qwen3.5: the fewest tokens an image becomes (smaller ones are scaled up; default 64)")
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--image-max-tokens", e.image_max_tokens,
-                  "Qwen3-VL, Qwen3.5: the most tokens an image becomes (larger ones are scaled down; default 4096)")
+                  "the most tokens an image becomes (Qwen3-VL, Qwen3.5: larger ones are scaled down, default 4096; "
+                  "Gemma 4: every image is scaled to fill it, default 280)")
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option_function<std::string>(
+         "--image-attention",
+         [&e](const std::string& v) {
+           e.image_bidirectional = v == "auto" ? std::nullopt : std::optional<bool>(v == "bidirectional");
+         },
+         "Gemma 4: whether an image's tokens attend to each other both ways (26B-A4B, 31B) or causally (E2B, "
+         "E4B); auto (default) tells them apart by the per-layer embeddings E2B and E4B have")
+      ->check(CLI::IsMember({"auto", "causal", "bidirectional"}));
   cmd->add_option("--kv-cache-bytes", e.kv_cache_bytes, "KV-cache memory in bytes (default: automatic)");
   cmd->add_option("--block-size", e.block_size, "tokens per KV-cache block (default 16)");
   cmd->add_option("--max-num-seqs", e.max_num_seqs, "most requests running at once (default 64)");

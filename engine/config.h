@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -257,6 +258,13 @@ struct ModelConfig {
   /// a projection of its scaled embedding, which each layer mixes in after its MLP
   /// (engine/model/decoder_model.h).
   int per_layer_input_size = 0;
+  /// The token whose per-layer embedding (per_layer_input_size) a position fed an embedding (an
+  /// image's) takes: transformers' Gemma4Model looks the row up at text_config.pad_token_id for
+  /// multimodal positions (0 in Gemma 4's vocabulary; GGUF: tokenizer.ggml.padding_token_id).
+  int per_layer_embed_pad_id = 0;
+  /// Whether an image's tokens attend to each other both ways (Gemma 3; transformers Gemma 4's
+  /// use_bidirectional_attention "vision"). Unset: the projector's rule.
+  std::optional<bool> bidirectional_images;
   /// Gated DeltaNet layers' shape (LayerSpec::mixer); disabled when no layer is recurrent.
   LinearAttentionConfig linear_attn;
   /// Multi-token-prediction blocks after the main stack (GGUF nextn_predict_layers): loaded and
@@ -338,9 +346,12 @@ struct EngineConfig {
   /// The image projector to load beside the model (llama.cpp's `mmproj-*.gguf`;
   /// engine/vision/vision_encoder.h): requests may then carry images. Empty: text only.
   std::string mmproj{};
-  /// Tokens an image may become for encoders that keep its aspect (Qwen3-VL; VisionOptions): 0 =
-  /// the projector file's limits, else 64 and 4096.
+  /// Tokens an image may become for encoders that keep its aspect (Qwen3-VL, Gemma 4;
+  /// VisionOptions): 0 = the projector file's limits, else the type's defaults.
   int image_min_tokens = 0, image_max_tokens = 0;
+  /// Whether a Gemma 4 model's image tokens attend to each other both ways; unset: the model's
+  /// rule (ModelConfig::bidirectional_images — a GGUF file does not say, see gemma4.cpp).
+  std::optional<bool> image_bidirectional{};
   int block_size = 16;             ///< tokens per KV-cache block
   std::size_t kv_cache_bytes = 0;  ///< KV-cache memory (all layers, K and V); 0 = room for 8 full-length sequences
   int num_blocks = 0;              ///< explicit KV block count; overrides kv_cache_bytes when > 0

@@ -11,17 +11,23 @@ void LLMEngine::Impl::load_vision() {
   VisionOptions options;
   options.min_tokens = config.image_min_tokens;
   options.max_tokens = config.image_max_tokens;
-  vision = VisionEncoder::open(config.mmproj, config.num_threads, options);
   const ModelConfig& mc = model.config;
+  options.bidirectional = config.image_bidirectional ? config.image_bidirectional : mc.bidirectional_images;
+  vision = VisionEncoder::open(config.mmproj, config.num_threads, options);
   const std::string& type = vision->config().projector_type;
-  // Gemma 3's projector goes with gemma3 models; Qwen's merger (Qwen3-VL, Qwen3.5/3.6) with a
-  // model that places image tokens by M-RoPE (qwen3vl, qwen35, qwen35moe).
-  const bool fits = type == "gemma3" ? mc.architecture == "gemma3" : mc.mrope_sections[0] > 0;
+  // Gemma 3's and Gemma 4's projectors go with their own family; Qwen's merger (Qwen3-VL,
+  // Qwen3.5/3.6) with a model that places image tokens by M-RoPE (qwen3vl, qwen35, qwen35moe).
+  const bool gemma = type == "gemma3" || type == "gemma4v";
+  const std::string family = type == "gemma3" ? "gemma3" : "gemma4";
+  const bool fits = gemma ? mc.architecture == family : mc.mrope_sections[0] > 0;
   if (!fits)
-    throw std::runtime_error(
-        config.mmproj + ": a " + (type == "gemma3" ? "Gemma 3 image projector" : "Qwen3-VL / Qwen3.5 image projector") +
-        ", but the model is '" + mc.architecture + "'" +
-        (type == "gemma3" ? "" : ", which has no M-RoPE image positions") + " (load the mmproj made for this model)");
+    throw std::runtime_error(config.mmproj + ": a " +
+                             (type == "gemma3"    ? "Gemma 3 image projector"
+                              : type == "gemma4v" ? "Gemma 4 image projector"
+                                                  : "Qwen3-VL / Qwen3.5 image projector") +
+                             ", but the model is '" + mc.architecture + "'" +
+                             (gemma ? "" : ", which has no M-RoPE image positions") +
+                             " (load the mmproj made for this model)");
   vision->check_text_model(mc.hidden_size, "'" + config.model + "'");
   if (vision->config().deepstack != mc.deepstack_layers)
     throw std::runtime_error(
@@ -36,8 +42,8 @@ void LLMEngine::Impl::load_vision() {
                                ", which the " + runner->backend().name() +
                                " backend lacks (run on the CPU for images)");
   }
-  if (vision->config().bidirectional && vision->config().tokens_per_image() > config.max_num_batched_tokens)
-    throw std::runtime_error("an image takes " + std::to_string(vision->config().tokens_per_image()) +
+  if (vision->config().bidirectional && vision->config().max_tokens_per_image() > config.max_num_batched_tokens)
+    throw std::runtime_error("an image takes up to " + std::to_string(vision->config().max_tokens_per_image()) +
                              " positions, more than max_num_batched_tokens " +
                              std::to_string(config.max_num_batched_tokens) + " (one step must hold a whole image)");
 }
@@ -63,6 +69,7 @@ void LLMEngine::Impl::take_images(Request& seq, const std::vector<MultiModalPlac
                                   std::to_string(grid.tokens) + " for it");
     if (m.identity.empty()) m.identity = image_identity(*m.image);
     m.bidirectional = vision->config().bidirectional;
+    m.window_spans_image = vision->config().window_spans_image;
     m.embeddings = nullptr;
     prev_end = m.end();
     seq.mm_inputs.push_back(std::move(m));

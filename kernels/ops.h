@@ -40,6 +40,11 @@ struct AttentionMetadata {
   /// before the query. An entry <= the token's position + 1 means causal. Never past the request's
   /// seq_len (those keys are in the cache by the time the step attends). OpFeature::kKeyEnds.
   const int* key_ends = nullptr;
+  /// [num_tokens] or null (read only with key_ends): per query token the first key position it
+  /// sees when that lies before its sliding window — transformers' Gemma 4 mask ORs the image
+  /// block with the window, so an image token sees its whole image on sliding-window layers too.
+  /// An entry at or past the window's first key changes nothing.
+  const int* key_begins = nullptr;
 };
 
 /// The rotary embedding of a model (RoFormer, Su et al. 2021; vLLM's RotaryEmbedding): the first

@@ -123,6 +123,9 @@ void check_weights(const ModelConfig& c, const ModelWeights& w) {
     fail("per-layer embedding table, projection or norm missing");
   if (c.per_layer_input_size == 0 && (w.per_layer_token_embedding || w.per_layer_model_proj))
     fail("per-layer embeddings given but the config has none");
+  if (c.per_layer_input_size > 0 && (c.per_layer_embed_pad_id < 0 || c.per_layer_embed_pad_id >= c.vocab_size))
+    fail("the padding token " + std::to_string(c.per_layer_embed_pad_id) + " (the per-layer row of image positions) " +
+         "is outside the vocabulary of " + std::to_string(c.vocab_size));
   if (c.moe.enabled() && (c.moe.num_experts_per_tok < 1 || c.moe.num_experts_per_tok > c.moe.num_experts))
     fail("top-k of " + std::to_string(c.moe.num_experts_per_tok) + " experts out of " +
          std::to_string(c.moe.num_experts));
@@ -411,6 +414,11 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   if (!b.key_ends.empty()) {
     if (int(b.key_ends.size()) != T) throw std::invalid_argument("the batch's key_ends do not match its tokens");
     meta.key_ends = upload(key_ends_, b.key_ends);
+    if (!b.key_begins.empty()) {
+      if (b.key_begins.size() != b.key_ends.size())
+        throw std::invalid_argument("the batch's key_begins do not match its tokens");
+      meta.key_begins = upload(key_begins_, b.key_begins);
+    }
   }
   std::vector<kernels::AttentionMetadata> group_meta(std::size_t(groups), meta);
   std::vector<const int64_t*> group_slots(static_cast<std::size_t>(groups));
@@ -466,7 +474,9 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
   }
   // Per-layer inputs [T, n_layers * P] (Gemma 4): (rms_norm(x·Wproj per layer, eps * hidden)·norm
   // + table[id] * sqrt(P)) / sqrt(2). The eps scaling is transformers' hidden_size^-0.5 on the
-  // projection folded into the norm (ik_llama.cpp's build_gemma4 does the same).
+  // projection folded into the norm (ik_llama.cpp's build_gemma4 does the same). A position fed
+  // an embedding (an image's) takes the row of per_layer_embed_pad_id, as transformers'
+  // Gemma4Model does (ik_llama.cpp instead adds row 0 unscaled).
   const int pl_width = c.n_layers * c.per_layer_input_size;
   float* per_layer = nullptr;
   if (pl_width > 0) {
@@ -476,7 +486,14 @@ bool DecoderModel::forward(const ForwardBatch& b, KVCache& cache, std::vector<fl
     ops_.linear(per_layer, x, *per_layer_model_proj_, T);
     ops_.rms_norm_heads(per_layer, pl_width, per_layer_proj_norm_, T, c.n_layers, c.per_layer_input_size,
                         c.norm_eps * float(dim));
-    ops_.embedding(rows, per_layer_embedding_, per_layer_embedding_dtype_, ids, T, pl_width);
+    const int* row_ids = ids;
+    if (!b.input_embeds.empty()) {
+      per_layer_ids_host_ = b.input_ids;
+      for (const ForwardBatch::EmbedRow& e : b.input_embeds)
+        per_layer_ids_host_[std::size_t(e.token)] = c.per_layer_embed_pad_id;
+      row_ids = upload(per_layer_ids_, per_layer_ids_host_);
+    }
+    ops_.embedding(rows, per_layer_embedding_, per_layer_embedding_dtype_, row_ids, T, pl_width);
     ops_.scale(rows, std::sqrt(float(c.per_layer_input_size)), n);
     ops_.add(per_layer, rows, n);
     ops_.scale(per_layer, 1.0f / std::sqrt(2.0f), n);

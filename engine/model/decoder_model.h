@@ -199,8 +199,9 @@ class DecoderModel {
   std::unique_ptr<kernels::Buffer> expert_in_, router_in_, expert_out_;  // dense_and_experts
   layers::Workspace ws_;  // the attention blocks', MLPs' and experts' intermediates
   std::unique_ptr<kernels::Buffer> ids_, positions_, slots_, query_start_, seq_lens_, block_tables_, logit_rows_,
-      key_ends_, mrope_positions_, deepstack_;
-  std::vector<float> deepstack_host_;  // the step's deepstack features, gathered (forward())
+      key_ends_, key_begins_, mrope_positions_, deepstack_, per_layer_ids_;
+  std::vector<float> deepstack_host_;    // the step's deepstack features, gathered (forward())
+  std::vector<int> per_layer_ids_host_;  // the step's ids with embedding inputs' replaced (per-layer rows)
   std::vector<std::unique_ptr<kernels::Buffer>> group_slots_, group_tables_;  // KV-cache groups 1..
   std::vector<kernels::DeltaNetSequence> delta_seqs_;                         // per request, rebuilt per layer
 };

@@ -50,6 +50,10 @@ struct ForwardBatch {
   /// (kernels::AttentionMetadata::key_ends): its position + 1 (causal), or the end of its image
   /// for a model whose image tokens attend both ways (Gemma 3).
   std::vector<int> key_ends;
+  /// [T] or empty (only with key_ends): per token the first key position it sees on
+  /// sliding-window layers when before its window (kernels::AttentionMetadata::key_begins: an
+  /// image token of Gemma 4 sees its whole image); its position otherwise.
+  std::vector<int> key_begins;
   /// [T * 3] or empty: per token its (t, h, w) M-RoPE positions (ModelConfig::mrope_sections;
   /// Qwen3-VL's image tokens take their place in the image's grid, and the text after an image
   /// continues at the image's start + max(grid width, grid height)). Empty: RoPE uses positions.

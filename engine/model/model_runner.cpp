@@ -79,6 +79,7 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
   b.state_copies = out.state_copies;
   b.input_embeds.clear();
   b.key_ends.clear();
+  b.key_begins.clear();
   b.mrope_positions.clear();
   // M-RoPE (Qwen3-VL): positions (t, h, w) for every token of a step where some request has an
   // image; without images they would all be (p, p, p), which plain RoPE computes.
@@ -119,7 +120,11 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
         if (!key_ends) {  // causal for every token so far
           key_ends = true;
           b.key_ends.resize(std::size_t(first_token));
-          for (int t = 0; t < first_token; ++t) b.key_ends[std::size_t(t)] = b.positions[std::size_t(t)] + 1;
+          b.key_begins.resize(std::size_t(first_token));
+          for (int t = 0; t < first_token; ++t) {
+            b.key_ends[std::size_t(t)] = b.positions[std::size_t(t)] + 1;
+            b.key_begins[std::size_t(t)] = b.positions[std::size_t(t)];
+          }
         }
         if (m.end() > end) throw std::logic_error("a bidirectional image is split across steps");
       }
@@ -158,11 +163,17 @@ void ModelRunner::build_batch(const SchedulerOutput& out, const KVCacheCoordinat
     }
     if (key_ends) {
       b.key_ends.resize(b.input_ids.size());
-      for (int pos = start; pos < end; ++pos) b.key_ends[std::size_t(first_token + pos - start)] = pos + 1;
+      b.key_begins.resize(b.input_ids.size());
+      for (int pos = start; pos < end; ++pos) {
+        b.key_ends[std::size_t(first_token + pos - start)] = pos + 1;
+        b.key_begins[std::size_t(first_token + pos - start)] = pos;
+      }
       for (const MultiModalPlaceholder& m : req.mm_inputs)
         if (m.bidirectional)
-          for (int pos = std::max(start, m.offset); pos < std::min(end, m.end()); ++pos)
+          for (int pos = std::max(start, m.offset); pos < std::min(end, m.end()); ++pos) {
             b.key_ends[std::size_t(first_token + pos - start)] = m.end();
+            if (m.window_spans_image) b.key_begins[std::size_t(first_token + pos - start)] = m.offset;
+          }
     }
     b.query_start_loc.push_back(int(b.input_ids.size()));
     b.seq_lens.push_back(end);

@@ -21,6 +21,10 @@ struct MultiModalPlaceholder {
   /// The text model attends among this image's positions in both directions (Gemma 3), so the
   /// scheduler never splits its uncached part across steps.
   bool bidirectional = false;
+  /// With bidirectional: on sliding-window layers its tokens see the whole image too, however far
+  /// back it starts (transformers ORs Gemma 4's image mask with the window). False: the window
+  /// bounds the keys before a token (ik_llama.cpp's Gemma 3 rule).
+  bool window_spans_image = false;
   /// M-RoPE models (Qwen3-VL): the image's token grid, row-major (grid_w * grid_h == length); its
   /// token (y, x) takes positions (t, t + y, t + x) where t is the image's first position, and the
   /// text after it continues at t + max(grid_w, grid_h) (transformers get_rope_index). 0: one

@@ -49,7 +49,7 @@ TemplatedText strip_image_markers(const TemplatedText& prompt) {
 }
 
 int image_placeholder_id(const Tokenizer& tokenizer) {
-  for (const char* piece : {"<image_soft_token>", "<|image_pad|>", "<image>"})
+  for (const char* piece : {"<image_soft_token>", "<|image_pad|>", "<|image|>", "<image>"})
     if (const std::optional<int> id = tokenizer.piece_to_id(piece)) return *id;
   return 0;
 }
@@ -101,6 +101,7 @@ ImagePrompt encode_image_prompt(const Tokenizer& tokenizer, const VisionEncoder&
     m.grid_h = grid.grid_h;
     m.identity = image_identity(*m.image);
     m.bidirectional = vc.bidirectional;
+    m.window_spans_image = vc.window_spans_image;
     out.token_ids.insert(out.token_ids.end(), std::size_t(m.length), placeholder_id);
     out.images.push_back(std::move(m));
     add_template_text(vc.image_end);

@@ -158,6 +158,7 @@ void VisionEncoder::open_qwen3vl(const GgufFile& f, const VisionOptions& options
 std::pair<int, int> VisionEncoder::fit_size(int width, int height) const {
   const VisionConfig& c = config_;
   if (!c.dynamic_size) return {c.image_size, c.image_size};
+  if (c.size_rule == VisionConfig::SizeRule::kPatchBudget) return fit_size_gemma4v(width, height);
   if (width < 1 || height < 1)
     throw std::invalid_argument("an image of " + std::to_string(width) + "x" + std::to_string(height) +
                                 " pixels has no size");
@@ -196,6 +197,7 @@ ImageGrid VisionEncoder::grid(const RgbImage& fitted) const {
                                   " pixels is not at the encoder's size (fit() it first)");
     return {c.tokens_per_image(), 0, 0};
   }
+  if (c.size_rule == VisionConfig::SizeRule::kPatchBudget) return grid_gemma4v(w, h);
   // Any size fit() can give: whole merged patches, no more than max_pixels unless a side is one
   // merged patch (a narrow picture cannot shrink further: transformers' rule keeps it so).
   const int f = c.patch_size * c.merge;

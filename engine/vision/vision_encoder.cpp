@@ -47,9 +47,10 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
     fail(path, "the projector file has no vision encoder (clip.has_vision_encoder is not true)");
   c.projector_type =
       f.get_string("clip.vision.projector_type").value_or(f.get_string("clip.projector_type").value_or(""));
-  if (c.projector_type != "gemma3" && c.projector_type != "qwen3vl_merger")
+  if (c.projector_type != "gemma3" && c.projector_type != "qwen3vl_merger" && c.projector_type != "gemma4v")
     fail(path, "projector type '" + c.projector_type +
-                   "' is not supported (supported: gemma3 — Gemma 3's vision tower; qwen3vl_merger — Qwen3-VL's)");
+                   "' is not supported (supported: gemma3 — Gemma 3's vision tower; qwen3vl_merger — Qwen3-VL's "
+                   "and Qwen3.5's; gemma4v — Gemma 4's)");
   auto get = [&](const std::string& key, int64_t lo, int64_t hi) -> int {
     const std::optional<int64_t> v = f.get_int(key);
     if (!v) fail(path, "key '" + key + "' is missing");
@@ -95,6 +96,11 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
   enc->w_ = std::make_unique<Weights>();
   if (c.projector_type == "qwen3vl_merger") {
     enc->open_qwen3vl(f, options);
+    return enc;
+  }
+  if (c.projector_type == "gemma4v") {
+    enc->open_gemma4v(f, options);
+    if (options.bidirectional) c.bidirectional = *options.bidirectional;
     return enc;
   }
   c.merge = f.find("clip.vision.projector.scale_factor") ? get("clip.vision.projector.scale_factor", 1, 64) : 4;
@@ -230,6 +236,7 @@ std::vector<float> VisionEncoder::normalized(const RgbImage& sized) const {
 
 ImageEmbeddings VisionEncoder::encode_preprocessed(const std::vector<float>& px, int width, int height,
                                                    const VisionStopCheck& stop) {
+  if (g4_) return encode_gemma4v(px, width, height, stop);
   if (config_.dynamic_size) return encode_qwen3vl(px, width, height, stop);
   const VisionConfig& c = config_;
   if (width != c.image_size || height != c.image_size)

@@ -23,12 +23,17 @@
 //     grid, 2-D RoPE, blocks with a fused qkv, deepstack mergers on some blocks, the final merger;
 //     its embeddings are [main | deepstack features] for Qwen3-VL's text model, which places them
 //     with M-RoPE positions between <|vision_start|> and <|vision_end|>.
+//   gemma4v — Gemma 4's ViT (engine/vision/gemma4v_encoder.cpp): any aspect (resized to the most
+//     patches within a token budget, sides multiples of patch * pooling kernel), learned x and y
+//     position tables, RMS-normed blocks with q/k/v norms and 2-D RoPE, average pooling to one
+//     token per kernel² patches; between "<|image>" and "<image|>" in the prompt.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -64,16 +69,27 @@ struct VisionConfig {
   std::string image_begin;     ///< text before an image's embeddings in the prompt
   std::string image_end;       ///< text after them
   bool bidirectional = false;  ///< the text model attends among an image's tokens both ways
-  /// Images keep their aspect (qwen3vl): fitted to multiples of patch_size * merge with at least
-  /// min_pixels and at most max_pixels; image_size is then the learned position grid's side in
-  /// pixels. False: every image is image_size² (gemma3).
+  /// With bidirectional: an image token sees its whole image on sliding-window layers too
+  /// (MultiModalPlaceholder::window_spans_image; gemma4v).
+  bool window_spans_image = false;
+  /// Images keep their aspect (qwen3vl, gemma4v): fitted to multiples of patch_size * merge with
+  /// at least min_pixels and at most max_pixels; image_size is then the learned position grid's
+  /// side in pixels (qwen3vl). False: every image is image_size² (gemma3).
   bool dynamic_size = false;
   int64_t min_pixels = 0, max_pixels = 0;
+  /// How a dynamic-size encoder fits an image (fit_size()): Qwen's smart resize between
+  /// min_pixels and max_pixels, or Gemma 4's largest size within max_pixels (no minimum).
+  enum class SizeRule { kSmartResize, kPatchBudget };
+  SizeRule size_rule = SizeRule::kSmartResize;
   int deepstack = 0;  ///< deepstack features after the main embedding (qwen3vl)
 
   int patches_per_side() const { return image_size / patch_size; }
   /// Embeddings a fixed-size image becomes (gemma3).
   int tokens_per_image() const { return (patches_per_side() / merge) * (patches_per_side() / merge); }
+  /// The most embeddings an image becomes.
+  int64_t max_tokens_per_image() const {
+    return dynamic_size ? max_pixels / (int64_t(patch_size) * merge * patch_size * merge) : tokens_per_image();
+  }
   /// Floats per embedding row: the text model's hidden size, times 1 + deepstack.
   int output_width() const { return text_hidden_size * (1 + deepstack); }
 };
@@ -86,9 +102,13 @@ struct ImageGrid {
 
 /// Choices about images made when the projector is opened (ik_llama.cpp's --image-min-tokens /
 /// --image-max-tokens, vLLM's min_pixels / max_pixels): the tokens an image may become, for
-/// dynamic-size encoders; 0 = the file's keys, else the defaults (64 and 4096 tokens).
+/// dynamic-size encoders; 0 = the file's keys, else the defaults (qwen3vl: 64 and 4096 tokens;
+/// gemma4v: at most 280, transformers' max_soft_tokens, and no minimum — min_tokens is not used).
 struct VisionOptions {
   int min_tokens = 0, max_tokens = 0;
+  /// Whether the text model attends among an image's tokens both ways (ModelConfig::
+  /// bidirectional_images); unset: the projector type's rule (gemma3 and gemma4v: yes).
+  std::optional<bool> bidirectional;
 };
 
 /// An image's encoder output: num_tokens rows of `width` floats, each the input embedding of one
@@ -129,7 +149,10 @@ class VisionEncoder {
   /// The size fit() gives a width x height image. qwen3vl: transformers' smart_resize with factor
   /// patch_size * merge: each side rounded to a multiple of it (Python's round, half to even; at
   /// least one factor), then scaled down (floor) to max_pixels or up (ceil) to min_pixels keeping
-  /// the aspect.
+  /// the aspect. gemma4v: transformers' get_aspect_ratio_preserving_size: both sides scaled by
+  /// sqrt(max_pixels / (width * height)), each floored to a multiple of patch_size * merge (a side
+  /// that floors to 0 becomes one multiple, the other floor(long / short) of them, capped).
+  /// std::invalid_argument for an image without pixels or with sides more than 200 times apart.
   std::pair<int, int> fit_size(int width, int height) const;
   /// The tokens and grid of a fitted image (one of fit()'s sizes; std::invalid_argument otherwise).
   ImageGrid grid(const RgbImage& fitted) const;
@@ -155,7 +178,13 @@ class VisionEncoder {
   struct Layer;
   struct Weights;
   struct Merger;
+  struct Gemma4Layer;
+  struct Gemma4Weights;
   void open_qwen3vl(const GgufFile& f, const VisionOptions& options);
+  void open_gemma4v(const GgufFile& f, const VisionOptions& options);
+  ImageEmbeddings encode_gemma4v(const std::vector<float>& pixels, int width, int height, const VisionStopCheck& stop);
+  std::pair<int, int> fit_size_gemma4v(int width, int height) const;
+  ImageGrid grid_gemma4v(int width, int height) const;
   /// (pixels / 255 - mean) / std of an image as it is.
   std::vector<float> normalized(const RgbImage& sized) const;
   /// Whether grid() takes a picture of width x height pixels as it is.
@@ -166,6 +195,7 @@ class VisionEncoder {
   std::unique_ptr<kernels::Backend> backend_;
   int threads_ = 1;  ///< the backend's threads: the encoder's own loops split rows over as many
   std::unique_ptr<Weights> w_;
+  std::unique_ptr<Gemma4Weights> g4_;
 };
 
 }  // namespace pagedchat

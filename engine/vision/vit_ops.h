@@ -151,12 +151,17 @@ inline void activate(float* x, std::size_t n, VisionConfig::Activation act, int 
 }
 
 /// Multi-head attention without a mask over one image's N patches, a head at a time: scores =
-/// Q·Kᵀ / sqrt(head_dim) and out = P·V as GEMMs (the backend's matmul()), each row's softmax
-/// (softmax_rows()) between them. qkv: [N, 3H] rows (q | k | v, head h = dims h·hd .. h·hd + hd - 1); att: [N, H].
-/// Keeps its scratch between calls.
+/// Q·Kᵀ · scale (default 1 / sqrt(head_dim)) and out = P·V as GEMMs (the backend's matmul()), each
+/// row's softmax (softmax_rows()) between them. q, k, v: N rows of H floats each, `stride` floats
+/// apart (head h = dims h·hd .. h·hd + hd - 1); att: [N, H]. Keeps its scratch between calls.
 class Attention {
  public:
+  /// qkv: [N, 3H] rows (q | k | v).
   void run(kernels::Backend& b, int threads, const float* qkv, float* att, int N, int H, int heads) {
+    run(b, threads, qkv, qkv + H, qkv + 2 * H, 3 * H, att, N, H, heads, 1.0f / std::sqrt(float(H / heads)));
+  }
+  void run(kernels::Backend& b, int threads, const float* q, const float* k, const float* v, int stride, float* att,
+           int N, int H, int heads, float scale) {
     const int hd = H / heads;
     qh_.resize(std::size_t(N) * std::size_t(hd));
     kh_.resize(qh_.size());
@@ -164,14 +169,13 @@ class Attention {
     oh_.resize(qh_.size());
     const int rows = int(std::clamp<int64_t>((int64_t(1) << 24) / N, 1, N));
     scores_.resize(std::size_t(rows) * std::size_t(N));
-    const float scale = 1.0f / std::sqrt(float(hd));
     for (int hh = 0; hh < heads; ++hh) {
       parallel_rows(N, threads, [&](int t0, int t1) {
         for (int t = t0; t < t1; ++t) {
-          const float* r = qkv + std::size_t(t) * std::size_t(3 * H) + std::size_t(hh * hd);
+          const std::size_t at = std::size_t(t) * std::size_t(stride) + std::size_t(hh * hd);
           for (int d = 0; d < hd; ++d) {
-            qh_[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = r[d] * scale;
-            kh_[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = r[H + d];
+            qh_[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = q[at + std::size_t(d)] * scale;
+            kh_[std::size_t(t) * std::size_t(hd) + std::size_t(d)] = k[at + std::size_t(d)];
           }
         }
       });
@@ -179,7 +183,7 @@ class Attention {
         for (int d = d0; d < d1; ++d)
           for (int t = 0; t < N; ++t)
             vt_[std::size_t(d) * std::size_t(N) + std::size_t(t)] =
-                qkv[std::size_t(t) * std::size_t(3 * H) + std::size_t(2 * H + hh * hd + d)];
+                v[std::size_t(t) * std::size_t(stride) + std::size_t(hh * hd + d)];
       });
       // Queries in blocks, so the scores of a large image (16k patches) stay ~64 MiB.
       for (int r0 = 0; r0 < N; r0 += rows) {

@@ -28,6 +28,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/load_util.h"
 #include "engine/model/arch/registry.h"
 
@@ -150,6 +151,14 @@ void gemma4_hparams(const GgufKeys& k, ModelConfig& c) {
     for (LayerSpec& s : c.layer_specs) s.moe = true;
   }
   set_gemma4_model(c, cap, int(per_layer));
+  // Image positions take the padding token's per-layer row (transformers' pad_token_id, 0 in Gemma
+  // 4's vocabulary). Whether an image's tokens attend both ways is not in the file: transformers
+  // gives "Larger Gemma 4 models" (26B-A4B, 31B: use_bidirectional_attention "vision") Gemma 3's
+  // bidirectional image mask and the smaller ones (E2B, E4B: the models with per-layer
+  // embeddings) a causal one, so that is the rule here. ik_llama.cpp's mtmd decodes every Gemma 4
+  // image non-causally.
+  c.per_layer_embed_pad_id = int(k.file.get_int("tokenizer.ggml.padding_token_id").value_or(0));
+  c.bidirectional_images = per_layer == 0;
 }
 
 // Gemma4TextConfig's defaults (transformers configuration_gemma4.py) for keys a config.json may
@@ -297,6 +306,8 @@ void gemma4_hf_hparams(const HfKeys& k, ModelConfig& c) {
     for (LayerSpec& s : c.layer_specs) s.moe = true;
   }
   set_gemma4_model(c, cap, per_layer);
+  c.per_layer_embed_pad_id = int(k.get_int("pad_token_id", 0, load::kMaxVocab).value_or(0));
+  c.bidirectional_images = k.has("use_bidirectional_attention") && k.values["use_bidirectional_attention"] == "vision";
 }
 
 }  // namespace
