@@ -19,12 +19,13 @@ struct VisionBenchOptions {
   std::string mmproj, image;
   int threads = 0;
   int runs = 3;
+  VisionOptions vision;
   bool json = false;
 };
 
 int run_vision_bench(const VisionBenchOptions& o) {
   const RgbImage image = decode_image_file(o.image);
-  auto encoder = VisionEncoder::open(o.mmproj, o.threads);
+  auto encoder = VisionEncoder::open(o.mmproj, o.threads, o.vision);
   const VisionConfig& c = encoder->config();
   using Clock = std::chrono::steady_clock;
   std::vector<double> ms;
@@ -68,6 +69,12 @@ Command add_vision_bench_command(CLI::App& bench) {
   cmd->add_option("--mmproj", o->mmproj, "the image projector (mmproj GGUF)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--image", o->image, "a PNG, JPEG or WebP picture")->required()->check(CLI::ExistingFile);
   cmd->add_option("--threads", o->threads, "CPU threads (default 0: all cores)");
+  cmd->add_option("--image-min-tokens", o->vision.min_tokens,
+                  "the fewest tokens the picture becomes (Qwen3-VL, Qwen3.5; as chat's option)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--image-max-tokens", o->vision.max_tokens,
+                  "the most tokens the picture becomes (as chat's option; Gemma 4: its token budget)")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--runs", o->runs, "timed encodings after one warm-up (default 3)")->check(CLI::Range(1, 100));
   cmd->add_flag("--json", o->json, "one JSON object instead of text");
   return [o]() { return run_vision_bench(*o); };

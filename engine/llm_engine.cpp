@@ -58,6 +58,14 @@ void check_config(const EngineConfig& c) {
   if (!(c.gpu_memory_utilization > 0.0 && c.gpu_memory_utilization <= 1.0))
     fail("gpu_memory_utilization must be in (0, 1], got " + std::to_string(c.gpu_memory_utilization));
   c.speculative_config.validate();  // its errors name --speculative-config
+  if (c.image_min_tokens < 0 || c.image_max_tokens < 0) fail("image_min_tokens and image_max_tokens must be >= 0");
+  if (c.image_min_tokens > 0 && c.image_max_tokens > 0 && c.image_min_tokens > c.image_max_tokens)
+    fail("the fewest tokens an image becomes (--image-min-tokens, " + std::to_string(c.image_min_tokens) +
+         ") is above the most (--image-max-tokens, " + std::to_string(c.image_max_tokens) + ")");
+  if (c.mmproj.empty() && (c.image_min_tokens > 0 || c.image_max_tokens > 0 || c.image_bidirectional))
+    fail(
+        "--image-min-tokens, --image-max-tokens and --image-attention are about images: they need --mmproj "
+        "(the model's image projector)");
 }
 
 // A warning of the load: to EngineConfig::on_warning, or to stderr without one.

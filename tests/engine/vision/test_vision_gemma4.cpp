@@ -16,6 +16,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "engine/llm_engine.h"
 #include "engine/multimodal/image_decode.h"
@@ -256,6 +257,20 @@ class TestVisionGemma4 : public QObject {
       QFAIL("a gemma4v projector beside a gemma3 model loaded");
     } catch (const std::exception& e) {
       QVERIFY2(std::string(e.what()).find("Gemma 4 image projector") != std::string::npos, e.what());
+    }
+    // Image options without a projector, or a minimum above the maximum: refused before loading.
+    for (auto [min_tokens, max_tokens, mmproj] : {std::tuple{0, 70, false}, std::tuple{300, 70, true}}) {
+      EngineConfig e = visionConfig();
+      e.image_min_tokens = min_tokens;
+      e.image_max_tokens = max_tokens;
+      if (!mmproj) e.mmproj.clear();
+      try {
+        LLMEngine engine(e);
+        QFAIL("an image option without sense was accepted");
+      } catch (const std::invalid_argument& ex) {
+        QVERIFY2(std::string(ex.what()).find(mmproj ? "--image-min-tokens" : "--mmproj") != std::string::npos,
+                 ex.what());
+      }
     }
     const QString cut = QDir::temp().filePath("pagedchat-gemma4v-cut.gguf");
     {
