@@ -188,6 +188,7 @@ class TestVisionQwen3Vl : public QObject {
   void textOnlyIsQwen3() {
     EngineConfig a = visionConfig();
     a.mmproj.clear();
+    a.image_min_tokens = a.image_max_tokens = 0;  // image options need a projector
     EngineConfig b = a;
     b.model = testpaths::modelFile("arch/qwen3-tiny.gguf").toStdString();
     QCOMPARE(textGreedyIds(a), textGreedyIds(b));
@@ -220,6 +221,7 @@ class TestVisionQwen3Vl : public QObject {
     EngineConfig a = visionConfig();
     a.model = moeTextModel();
     a.mmproj.clear();
+    a.image_min_tokens = a.image_max_tokens = 0;  // image options need a projector
     EngineConfig b = a;
     b.model = testpaths::modelFile("arch/qwen3moe-tiny.gguf").toStdString();
     QCOMPARE(textGreedyIds(a), textGreedyIds(b));
