@@ -173,9 +173,6 @@ std::pair<int, int> VisionEncoder::fit_size_gemma4v(int width, int height) const
   if (width < 1 || height < 1)
     throw std::invalid_argument("an image of " + std::to_string(width) + "x" + std::to_string(height) +
                                 " pixels has no size");
-  if (double(std::max(width, height)) / std::min(width, height) > 200)
-    throw std::invalid_argument("an image of " + std::to_string(width) + "x" + std::to_string(height) +
-                                " pixels is too narrow: its sides differ by more than 200 times");
   // transformers get_aspect_ratio_preserving_size, in the same float64 steps.
   const int side = c.patch_size * c.merge;
   const double factor = std::sqrt(double(c.max_pixels) / (double(height) * double(width)));
@@ -193,6 +190,12 @@ std::pair<int, int> VisionEncoder::fit_size_gemma4v(int width, int height) const
     w = side;
     h = int(std::min<int64_t>(int64_t(height / width) * side, max_side));
   }
+  // The learned position tables bound the patches a side (10240 in Gemma 4's projectors).
+  if (std::max(w, h) / c.patch_size > g4_->pos_size)
+    throw std::invalid_argument("an image of " + std::to_string(width) + "x" + std::to_string(height) +
+                                " pixels would take " + std::to_string(std::max(w, h) / c.patch_size) +
+                                " patches a side at this token budget, more than the projector's " +
+                                std::to_string(g4_->pos_size) + " positions (it is too narrow)");
   return {w, h};
 }
 

@@ -240,7 +240,21 @@ class TestVisionGemma4 : public QObject {
     QVERIFY(same.first % 12 == 0 && same.second % 12 == 0);
     QVERIFY(int64_t(same.first) * same.second <= int64_t(70) * 144);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, enc->fit_size(0, 10));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, enc->fit_size(1000, 2));             // sides 500 times apart
+    // A strip 500 times wider than high: one cell high, the budget's longest side wide (transformers).
+    QCOMPARE(enc->fit_size(1000, 2), std::make_pair(840, 12));
+    {
+      // At 280 tokens that side is 840 patches, past this projector's 512 positions: refused by
+      // fit_size, naming the picture's own size.
+      VisionOptions o280;
+      o280.max_tokens = 280;
+      auto wide = VisionEncoder::open(projector(), 1, o280);
+      try {
+        wide->fit_size(2000, 2);
+        QFAIL("a strip past the position tables was fitted");
+      } catch (const std::invalid_argument& e) {
+        QVERIFY2(std::string(e.what()).find("2000x2") != std::string::npos, e.what());
+      }
+    }
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, enc->grid(RgbImage{50, 48, {}}));    // not whole cells
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, enc->grid(RgbImage{120, 120, {}}));  // 100 tokens > 70
   }
