@@ -59,6 +59,12 @@ KVCacheCoordinator::ComputedBlocks KVCacheCoordinator::get_computed_blocks(Reque
       while (candidate > 0 &&
              !states_->contains(block_key(r, candidate - 1, block_size_), block_hash(r, candidate - 1, block_size_)))
         --candidate;
+    // An image whose tokens see their whole image on sliding-window layers (Gemma 4) is computed
+    // in one piece: a hit never ends inside it (the blocks of its start may lie before the ones a
+    // sliding group's hit keeps). Later images first, so a cut moves past earlier ones too.
+    for (auto m = r.mm_inputs.rbegin(); m != r.mm_inputs.rend(); ++m)
+      if (m->window_spans_image && m->offset < candidate * block_size_ && candidate * block_size_ < m->end())
+        candidate = m->offset / block_size_;
     if (candidate >= length) break;
     length = candidate;
   }

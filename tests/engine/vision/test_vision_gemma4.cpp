@@ -229,6 +229,33 @@ class TestVisionGemma4 : public QObject {
     }
   }
 
+  // A prompt run again hits the prefix cache up to a block inside its image; an image that sees
+  // itself past the sliding window is then computed whole again (the blocks of its start are not
+  // in a sliding group's hit), giving the first run's logprobs bit for bit.
+  void bidirectionalImageAfterPrefixHit() {
+    EngineConfig c = visionConfig();
+    c.image_bidirectional = true;
+    c.block_size = 16;  // P1's image (8..70) ends inside block 4; the hit of a rerun is 4 blocks
+    LLMEngine engine(c);
+    const ImagePrompt prompt = promptOf(engine, llmGolden().j["prompts"][0]);
+    SamplingParams sp = testutil::greedy(4);
+    sp.ignore_eos = true;
+    sp.logprobs = 5;
+    RequestOptions o;
+    o.images = prompt.images;
+    engine.add_request("first", prompt.token_ids, sp, o);
+    const RequestOutput first = testutil::runToCompletion(engine).at("first");
+    engine.add_request("again", prompt.token_ids, sp, o);
+    const RequestOutput again = testutil::runToCompletion(engine).at("again");
+    qInfo("rerun: %d of %d prompt tokens from the cache", again.metrics.num_cached_tokens,
+          int(prompt.token_ids.size()));
+    QCOMPARE(again.outputs[0].token_ids, first.outputs[0].token_ids);
+    for (std::size_t i = 0; i < first.outputs[0].logprobs->size(); ++i)
+      for (const auto& [id, lp] : first.outputs[0].logprobs->at(i))
+        QCOMPARE(again.outputs[0].logprobs->at(i).at(id).logprob, lp.logprob);
+    QVERIFY(again.metrics.num_cached_tokens <= prompt.images[0].offset);
+  }
+
   // Sizes transformers' rule gives and refuses, and the grid's checks.
   void sizeRule() {
     VisionOptions o;
