@@ -230,18 +230,8 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   if ((sized || !on_device) && num_blocks < blocks_per_seq)
     throw too_small(num_blocks, "raise kv_cache_bytes or lower max_model_len");
   m.runner = std::make_unique<ModelRunner>(m.model, std::move(backend), m.config.dtype);
-  if (!m.config.mmproj.empty()) {
-    m.load_vision();
-    // Gemma 4 was trained with five token budgets (transformers' _SUPPORTED_SOFT_TOKENS).
-    const int budget = m.config.image_max_tokens;
-    if (m.vision->config().projector_type == "gemma4v" && budget > 0 && budget != 70 && budget != 140 &&
-        budget != 280 && budget != 560 && budget != 1120) {
-      m.warnings.push_back("--image-max-tokens " + std::to_string(budget) +
-                           ": Gemma 4 was trained with 70, 140, 280, 560 or 1120 tokens an image; others may "
-                           "read pictures worse");
-      warn(m.config, m.warnings.back());
-    }
-  }
+  if (!m.config.mmproj.empty())
+    if (std::string w = m.load_vision(); !w.empty()) warn(m.config, m.warnings.emplace_back(std::move(w)));
   if (m.config.host_memory_budget > 0 && !on_device)
     num_blocks = fit_host_memory_budget(m.config, m.runner->model().packed_bytes(), num_blocks, blocks_per_seq,
                                         block_bytes, sized, m.warnings);

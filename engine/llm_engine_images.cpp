@@ -7,7 +7,7 @@
 
 namespace pagedchat {
 
-void LLMEngine::Impl::load_vision() {
+std::string LLMEngine::Impl::load_vision() {
   VisionOptions options;
   options.min_tokens = config.image_min_tokens;
   options.max_tokens = config.image_max_tokens;
@@ -46,6 +46,13 @@ void LLMEngine::Impl::load_vision() {
     throw std::runtime_error("an image takes up to " + std::to_string(vision->config().max_tokens_per_image()) +
                              " positions, more than max_num_batched_tokens " +
                              std::to_string(config.max_num_batched_tokens) + " (one step must hold a whole image)");
+  // Gemma 4 was trained with five token budgets (transformers' _SUPPORTED_SOFT_TOKENS).
+  const int budget = config.image_max_tokens;
+  if (type == "gemma4v" && budget > 0 && budget != 70 && budget != 140 && budget != 280 && budget != 560 &&
+      budget != 1120)
+    return "--image-max-tokens " + std::to_string(budget) +
+           ": Gemma 4 was trained with 70, 140, 280, 560 or 1120 tokens an image; others may read pictures worse";
+  return {};
 }
 
 void LLMEngine::Impl::take_images(Request& seq, const std::vector<MultiModalPlaceholder>& images) {
