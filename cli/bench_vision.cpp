@@ -66,7 +66,10 @@ Command add_vision_bench_command(CLI::App& bench) {
   auto o = std::make_shared<VisionBenchOptions>();
   CLI::App* cmd = bench.add_subcommand(
       "vision", "Time an image projector's encoder (mmproj GGUF) on one picture: decode, preprocess, vision tower");
-  cmd->add_option("--mmproj", o->mmproj, "the image projector (mmproj GGUF)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--mmproj", o->mmproj,
+                  "the image projector (mmproj GGUF, or a Hugging Face folder with a vision tower)")
+      ->required()
+      ->check(CLI::ExistingPath);
   cmd->add_option("--image", o->image, "a PNG, JPEG or WebP picture")->required()->check(CLI::ExistingFile);
   cmd->add_option("--threads", o->threads, "CPU threads (default 0: all cores)");
   cmd->add_option("--image-min-tokens", o->vision.min_tokens,

@@ -10,8 +10,9 @@ void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag
   cmd->add_option(
          "--mmproj", e.mmproj,
          "the model's image projector (an mmproj-*.gguf beside it; Gemma 3, Gemma 4, Qwen3-VL, Qwen3.5 / 3.6): "
-         "prompts may then hold images")
-      ->check(CLI::ExistingFile);
+         "prompts may then hold images. A Hugging Face folder (Gemma3ForConditionalGeneration, "
+         "Gemma4ForConditionalGeneration) brings its own vision tower")
+      ->check(CLI::ExistingPath);
   cmd->add_option("--image-min-tokens", e.image_min_tokens,
                   "Qwen3-VL, Qwen3.5: the fewest tokens an image becomes (smaller ones are scaled up; default 64)")
       ->check(CLI::Range(1, 1 << 20));

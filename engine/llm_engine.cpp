@@ -8,10 +8,12 @@
 #include "engine/core/host_memory.h"
 #include "engine/core/kv_cache_groups.h"
 #include "engine/llm_engine_impl.h"
+#include "engine/loader/hf/hf_loader.h"
 #include "engine/loader/model_loader.h"
 #include "engine/model/backend_check.h"
 #include "engine/sample/structured/json_schema_grammar.h"
 #include "engine/spec_decode/draft_budget.h"
+#include "engine/vision/hf_vision.h"
 #include "kernels/backend_factory.h"
 
 namespace pagedchat {
@@ -62,10 +64,11 @@ void check_config(const EngineConfig& c) {
   if (c.image_min_tokens > 0 && c.image_max_tokens > 0 && c.image_min_tokens > c.image_max_tokens)
     fail("the fewest tokens an image becomes (--image-min-tokens, " + std::to_string(c.image_min_tokens) +
          ") is above the most (--image-max-tokens, " + std::to_string(c.image_max_tokens) + ")");
-  if (c.mmproj.empty() && (c.image_min_tokens > 0 || c.image_max_tokens > 0 || c.image_bidirectional))
+  if (c.mmproj.empty() && (c.image_min_tokens > 0 || c.image_max_tokens > 0 || c.image_bidirectional) &&
+      !hf_folder_has_vision(hf_folder_of(c.model)))
     fail(
         "--image-min-tokens, --image-max-tokens and --image-attention are about images: they need --mmproj "
-        "(the model's image projector)");
+        "(the model's image projector) or a Hugging Face folder with its vision tower");
 }
 
 // A warning of the load: to EngineConfig::on_warning, or to stderr without one.
@@ -230,8 +233,8 @@ LLMEngine::LLMEngine(const EngineConfig& config) : impl_(std::make_unique<Impl>(
   if ((sized || !on_device) && num_blocks < blocks_per_seq)
     throw too_small(num_blocks, "raise kv_cache_bytes or lower max_model_len");
   m.runner = std::make_unique<ModelRunner>(m.model, std::move(backend), m.config.dtype);
-  if (!m.config.mmproj.empty())
-    if (std::string w = m.load_vision(); !w.empty()) warn(m.config, m.warnings.emplace_back(std::move(w)));
+  if (std::string w = m.load_vision(bundle.format == "huggingface" ? model_path : ""); !w.empty())
+    warn(m.config, m.warnings.emplace_back(std::move(w)));
   if (m.config.host_memory_budget > 0 && !on_device)
     num_blocks = fit_host_memory_budget(m.config, m.runner->model().packed_bytes(), num_blocks, blocks_per_seq,
                                         block_bytes, sized, m.warnings);

@@ -4,10 +4,26 @@
 #include <stdexcept>
 
 #include "engine/llm_engine_impl.h"
+#include "engine/vision/hf_vision.h"
 
 namespace pagedchat {
 
-std::string LLMEngine::Impl::load_vision() {
+std::string LLMEngine::Impl::load_vision(const std::string& hf_folder) {
+  if (!config.mmproj.empty()) return open_vision();
+  // A Hugging Face folder with a vision tower reads images without an mmproj beside it; a tower
+  // that cannot be read leaves the text model as it was (a warning says why).
+  if (hf_folder.empty() || !hf_folder_has_vision(hf_folder)) return {};
+  config.mmproj = hf_folder;
+  try {
+    return open_vision();
+  } catch (const std::exception& e) {
+    vision.reset();
+    config.mmproj.clear();
+    return std::string("the folder's vision tower was not loaded, so the model reads no images: ") + e.what();
+  }
+}
+
+std::string LLMEngine::Impl::open_vision() {
   VisionOptions options;
   options.min_tokens = config.image_min_tokens;
   options.max_tokens = config.image_max_tokens;

@@ -75,9 +75,13 @@ struct LLMEngine::Impl {
   std::shared_ptr<const structured::Grammar> grammar_for(const StructuredOutputsParams& so);
   std::unique_ptr<structured::GrammarMatcher> make_matcher(const std::shared_ptr<const structured::Grammar>& g);
   void fork(RequestGroup& g);
-  /// Opens config.mmproj and checks it against the model and the backend (std::runtime_error);
-  /// returns a warning about the settings, or "".
-  std::string load_vision();
+  /// Opens config.mmproj — or, without one, the vision tower of `hf_folder` (the model's Hugging
+  /// Face folder, "" for other formats) when its config.json has one (config.mmproj is then set to
+  /// the folder) — and checks it against the model and the backend (std::runtime_error); returns
+  /// a warning about the settings, or "". Nothing to open: no encoder, "".
+  std::string load_vision(const std::string& hf_folder);
+  /// Opens config.mmproj and checks it (load_vision's work once the projector is chosen).
+  std::string open_vision();
   /// Encodes (or finds in the encoder cache) the images whose positions `so` computes. False when
   /// every request of the step was asked to stop meanwhile (step_abandoned(), asked between the
   /// encoder's layers): what was encoded before stays in the cache, the rest is not encoded.

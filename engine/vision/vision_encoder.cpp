@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 
 #include "engine/loader/gguf/dequant.h"
 #include "engine/loader/gguf/gguf_reader.h"
+#include "engine/vision/hf_vision.h"
 #include "engine/vision/vision_weights.h"
 #include "engine/vision/vit_ops.h"
 #include "kernels/backend_factory.h"
@@ -29,9 +31,15 @@ using vit::TensorSource;
 
 std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int num_threads,
                                                    const VisionOptions& options) {
+  // A Hugging Face folder's vision tower is converted to the clip form in memory (hf_vision.h);
+  // the bytes live until the weights are packed (every encoder copies what it keeps).
+  std::vector<uint8_t> converted;
+  std::error_code ec;
+  const bool folder = std::filesystem::is_directory(path, ec);
+  if (folder) converted = hf_vision_projector(path);
   GgufFile f = [&] {
     try {
-      return GgufFile::open(path);
+      return folder ? GgufFile::parse(converted.data(), converted.size(), path) : GgufFile::open(path);
     } catch (const std::exception& e) {
       fail(path, std::string("cannot read the projector file: ") + e.what());
     }

@@ -128,7 +128,8 @@ using VisionStopCheck = std::function<bool()>;
 
 class VisionEncoder {
  public:
-  /// Reads and checks `path` (an mmproj GGUF). Throws std::runtime_error naming the file and the
+  /// Reads and checks `path`: an mmproj GGUF, or a Hugging Face folder whose config.json has a
+  /// vision_config (hf_vision.h converts its vision tower in memory). Throws std::runtime_error naming the file and the
   /// problem: not a projector file, no vision encoder, an unsupported projector type (named),
   /// missing or misshaped tensors (named with both shapes), hyperparameters out of range.
   /// `num_threads`: the encoder's CPU threads (0 = all).

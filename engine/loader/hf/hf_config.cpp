@@ -241,6 +241,10 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
     j = top["text_config"];
     for (const char* k : {"bos_token_id", "eos_token_id", "pad_token_id"})
       if (top.contains(k)) j[k] = top[k];
+    // The top level's tie_word_embeddings where text_config has none; the vision tower's keys for
+    // what the text model takes from it (Qwen3-VL's deepstack features).
+    for (const char* k : {"tie_word_embeddings", "vision_config"})
+      if (top.contains(k) && !j.contains(k)) j[k] = top[k];
     out.multimodal = true;
   }
   adopt_rope_parameters(j, name);

@@ -22,8 +22,10 @@ struct HfModelConfig {
   /// Added to every RMSNorm weight at load: Gemma's checkpoints store w for a norm that multiplies
   /// by (1 + w) (Gemma3RMSNorm), which the engine (and GGUF) holds as the multiplier itself. 0 else.
   float norm_weight_offset = 0.0f;
-  /// Gemma3ForConditionalGeneration: the text model (config.json's text_config) is loaded from the
-  /// language_model tensors; the vision tower and the multimodal projector are skipped.
+  /// A ...ForConditionalGeneration class (Gemma 3, Gemma 4, Qwen3-VL): the text model
+  /// (config.json's text_config, with the top level's special token ids, tie_word_embeddings
+  /// where text_config has none, and vision_config beside it) is loaded from the language_model
+  /// tensors; the image side is skipped (engine/vision/hf_vision.h reads it).
   bool multimodal = false;
 };
 
@@ -52,7 +54,10 @@ struct HfModelConfig {
 ///     sqrt(1 + ln(s) / ln(original)) with s = max_position_embeddings / original when s > 1) squared
 ///     as rope_attn_factor; a sliding_window below max_position_embeddings on every layer;
 ///   SmolLM3ForCausalLM ("smollm3"): RoPE on layer l iff no_rope_layers[l] is 1 (else every
-///     no_rope_layer_interval-th layer, 4, has none).
+///     no_rope_layer_interval-th layer, 4, has none);
+///   Qwen3VLForConditionalGeneration's text_config ("qwen3vl"): Qwen3's keys, M-RoPE sections from
+///     rope_scaling (or rope_parameters) mrope_section ([24, 20, 20]), one deepstack layer per
+///     vision_config.deepstack_visual_indexes entry.
 /// transformers 5's rope_parameters ({rope_theta, rope_type, ...}, per layer type for Gemma 3) is
 /// read as rope_theta / rope_scaling / rope_local_base_freq where those are absent.
 /// Anything else (other MoE and vision classes too) is refused naming it. Required keys:

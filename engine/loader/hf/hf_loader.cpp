@@ -356,13 +356,14 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
   for (const auto& [name, t] : st.tensors()) {
     if (used.count(name) || !is_float(t.dtype)) continue;
     if (name.ends_with(".rotary_emb.inv_freq")) continue;
-    // Gemma3ForConditionalGeneration: the image side is not run (text only).
-    // Gemma4ForConditionalGeneration: its vision and audio towers and their embedders too.
+    // The image side (engine/vision/hf_vision.h reads it): Gemma3ForConditionalGeneration's
+    // tower and projector, Gemma4ForConditionalGeneration's tower, embedder (and audio tower, not
+    // run), Qwen3VLForConditionalGeneration's visual.
     if (cfg.multimodal &&
         (name.starts_with("vision_tower.") || name.starts_with("multi_modal_projector.") ||
          name.starts_with("model.vision_tower.") || name.starts_with("model.multi_modal_projector.") ||
          name.starts_with("model.embed_vision.") || name.starts_with("model.audio_tower.") ||
-         name.starts_with("model.embed_audio.")))
+         name.starts_with("model.embed_audio.") || name.starts_with("model.visual.") || name.starts_with("visual.")))
       continue;
     const bool bias = name.ends_with(".bias");
     throw std::runtime_error("tensor '" + name + "' in '" + t.file + "' is not part of a " + cfg.architecture +

@@ -31,9 +31,11 @@ std::string hf_folder_of(const std::string& path);
 /// and mlp.gate_up_proj [gate | up] become views of their parts; a mixture-of-experts layer has
 /// the router mlp.gate.weight [num_experts, hidden] (its rows must be num_experts: refused by
 /// name otherwise) and mlp.experts.E.{gate,up,down}_proj.weight. cfg.norm_weight_offset is added
-/// to every norm weight (Gemma's 1 + w). A Gemma3ForConditionalGeneration folder (cfg.multimodal)
-/// holds the text model under language_model.model.* (or model.language_model.*); its
-/// vision_tower.* and multi_modal_projector.* tensors are skipped. F32 tensors aligned to 4 bytes
+/// to every norm weight (Gemma's 1 + w). A ...ForConditionalGeneration folder (cfg.multimodal:
+/// Gemma 3, Gemma 4, Qwen3-VL) holds the text model under language_model.model.* (or
+/// model.language_model.*); its image side (vision_tower.*, multi_modal_projector.*,
+/// embed_vision.*, visual.*, with or without "model."; Gemma 4's audio tower) is skipped here and
+/// read by engine/vision/hf_vision.h. F32 tensors aligned to 4 bytes
 /// are used in the mapping; F16/BF16 matrices stay in their type, in place; vectors of another
 /// type (and norms with an offset) are converted to owned float32 buffers. Throws
 /// std::runtime_error naming the tensor and its file for a missing tensor (lm_head of an untied

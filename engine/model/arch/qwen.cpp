@@ -109,14 +109,65 @@ void qwen3vl_hparams(const GgufKeys& k, ModelConfig& c) {
   c.deepstack_layers = int(deepstack);
 }
 
+// Qwen3VLForConditionalGeneration's text_config (transformers configuration_qwen3_vl.py
+// Qwen3VLTextConfig, modeling_qwen3_vl.py Qwen3VLTextRotaryEmbedding): Qwen3's keys; M-RoPE
+// pairs per component in rope_scaling.mrope_section (rope_parameters in newer configs; [24, 20, 20]
+// when absent), always interleaved (apply_interleaved_mrope — mrope_interleaved is not read); one
+// deepstack feature per entry of the vision tower's deepstack_visual_indexes (parse_hf_config
+// keeps vision_config beside the text keys).
+void qwen3vl_hf_hparams(const HfKeys& k, ModelConfig& c) {
+  std::vector<int64_t> sections = {24, 20, 20};
+  for (const char* key : {"rope_scaling", "rope_parameters"}) {
+    if (!k.has(key)) continue;
+    const nlohmann::json& r = k.values[key];
+    if (!r.is_object()) k.fail(std::string("'") + key + "' is " + load::brief(r) + ", not an object");
+    for (const char* t : {"rope_type", "type"})
+      if (r.contains(t) && r[t] != "default" && r[t] != "mrope")
+        k.fail(std::string("'") + key + "' rope_type " + load::brief(r[t]) +
+               " is not supported for Qwen3-VL (its M-RoPE is \"default\")");
+    if (!r.contains("mrope_section")) continue;
+    const nlohmann::json& ms = r["mrope_section"];
+    if (!ms.is_array() || ms.size() != 3)
+      k.fail(std::string("'") + key + ".mrope_section' is " + load::brief(ms) + ", not 3 integers");
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (!ms[i].is_number_integer() || ms[i].get<int64_t>() < 0 || ms[i].get<int64_t>() > load::kMaxDim)
+        k.fail(std::string("'") + key + ".mrope_section' holds " + load::brief(ms[i]));
+      sections[i] = ms[i].get<int64_t>();
+    }
+    break;
+  }
+  if ((sections[0] + sections[1] + sections[2]) * 2 > c.rotary_dims() || sections[0] < 1)
+    k.fail("mrope_section adds up to " + std::to_string(sections[0] + sections[1] + sections[2]) +
+           " pairs; the head rotates " + std::to_string(c.rotary_dims() / 2) + " (and the first may not be 0)");
+  for (int i = 0; i < 3; ++i) c.mrope_sections[std::size_t(i)] = int(sections[std::size_t(i)]);
+  c.deepstack_layers = 0;
+  if (k.has("vision_config") && k.values["vision_config"].is_object()) {
+    const nlohmann::json& vc = k.values["vision_config"];
+    if (vc.contains("deepstack_visual_indexes")) {
+      const nlohmann::json& d = vc["deepstack_visual_indexes"];
+      if (!d.is_array() || d.size() > std::size_t(c.n_layers))
+        k.fail("vision_config.deepstack_visual_indexes is " + load::brief(d) +
+               ": at most one feature per text layer (" + std::to_string(c.n_layers) + ")");
+      c.deepstack_layers = int(d.size());
+    } else {
+      c.deepstack_layers = 3;  // Qwen3VLVisionConfig's default [8, 16, 24]
+    }
+  }
+}
+
 }  // namespace
 
 const ModelFamily kQwen3VlFamily = [] {
   ModelFamily f;
   f.gguf_name = "qwen3vl";
+  // No text-only class: the text model of the multimodal one (the writer refuses qwen3vl).
+  f.hf_classes = {{"Qwen3VLForConditionalGeneration", "qwen3_vl", true, true}};
   f.description = "Qwen3-VL";
   f.qk_norm = true;
   f.gguf_hparams = qwen3vl_hparams;
+  f.hf_head_dim = 128;  // Qwen3VLTextConfig's default head_dim
+  f.hf_own_keys = {"rope_scaling"};
+  f.hf_hparams = qwen3vl_hf_hparams;
   return f;
 }();
 
