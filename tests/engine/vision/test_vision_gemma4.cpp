@@ -60,20 +60,10 @@ EngineConfig visionConfig() {
   return c;
 }
 
-// A golden prompt as the engine lays it out: mtmd's "<__media__>" markers as kImageMarker, BOS
-// first, each image between "<|image>" and "<image|>" (text pieces in this vocabulary).
+// A golden prompt as the engine lays it out: BOS first, each image between "<|image>" and
+// "<image|>" (text pieces in this vocabulary); the pictures are qwen3vl's test images.
 ImagePrompt promptOf(const LLMEngine& engine, const nlohmann::json& p) {
-  std::string text = p["prompt"];
-  const std::string marker = "<__media__>";
-  for (std::size_t at; (at = text.find(marker)) != std::string::npos;) text.replace(at, marker.size(), kImageMarker);
-  TemplatedText t;
-  t.append(text, false);
-  std::vector<std::shared_ptr<const RgbImage>> images;
-  for (const auto& name : p["images"])
-    images.push_back(
-        std::make_shared<const RgbImage>(decode_image_file(dataFile("../qwen3vl/" + name.get<std::string>()))));
-  return encode_image_prompt(engine.tokenizer(), *engine.vision_encoder(), t, images, engine.tokenizer().bos_id(),
-                             image_placeholder_id(engine.tokenizer()));
+  return goldenImagePrompt(engine, p, dataFile("../qwen3vl"), engine.tokenizer().bos_id());
 }
 
 // Whether `prompt` is the golden's layout: text ids, and each image's offset, token count and grid.
@@ -95,24 +85,6 @@ std::string layoutError(const ImagePrompt& prompt, const nlohmann::json& p) {
   if (k != prompt.images.size()) return "more images than the golden's";
   if (prompt.token_ids != want) return "token ids differ";
   return {};
-}
-
-// The golden prompt `p` alone on `engine` (16 greedy tokens, 20 logprobs each) against the
-// reference run `ref` ({"last_prompt_logits_top32", "steps"}): the first step's logit differences
-// from the top one and the ids to the first near-tie.
-GoldenPromptRun runAgainst(LLMEngine& engine, const ImagePrompt& prompt, const nlohmann::json& ref,
-                           const std::string& id, double near_tie = 1e-3) {
-  GoldenPromptRun r;
-  SamplingParams sp = testutil::greedy(16);
-  sp.ignore_eos = true;
-  sp.logprobs = 20;
-  RequestOptions o;
-  o.images = prompt.images;
-  engine.add_request(id, prompt.token_ids, sp, o);
-  const CompletionOutput out = testutil::runToCompletion(engine).at(id).outputs.at(0);
-  r.logit_error = firstStepLogitError(out.logprobs->at(0), ref, &r.compared);
-  r.near = compareToNearTie(out.token_ids, ref["steps"], near_tie);
-  return r;
 }
 
 std::vector<unsigned char> goldenBytes(const nlohmann::json& at) {
@@ -183,7 +155,7 @@ class TestVisionGemma4 : public QObject {
       const ImagePrompt prompt = promptOf(engine, p);
       const std::string layout = layoutError(prompt, p);
       QVERIFY2(layout.empty(), (name + ": " + layout).c_str());
-      const GoldenPromptRun r = runAgainst(engine, prompt, p["hf_e2b"], "p" + std::to_string(n++));
+      const GoldenPromptRun r = runAgainstReference(engine, prompt, p["hf_e2b"], "p" + std::to_string(n++));
       qInfo("%s: %d logit differences within %.2e; %d greedy steps checked", name.c_str(), r.compared, r.logit_error,
             r.near.checked);
       QVERIFY2(r.logit_error >= 0, (name + ": the reference's most likely token is not among ours").c_str());
@@ -212,8 +184,8 @@ class TestVisionGemma4 : public QObject {
       QCOMPARE(std::string(numpy[i]["name"]), name);
       // Later steps of the numpy forward and of ik's kernels differ by up to 5e-3 (README), so
       // the ids are compared up to the first step whose top two are closer than 3e-3.
-      const GoldenPromptRun r = runAgainst(engine, promptOf(engine, prompts[i]), numpy[i]["hf_vision"],
-                                           "b" + std::to_string(i), 3e-3);
+      const GoldenPromptRun r = runAgainstReference(engine, promptOf(engine, prompts[i]), numpy[i]["hf_vision"],
+                                                    "b" + std::to_string(i), 3e-3);
       qInfo("%s: %d logit differences within %.2e; %d greedy steps checked", name.c_str(), r.compared, r.logit_error,
             r.near.checked);
       QVERIFY2(r.logit_error >= 0, (name + ": the reference's most likely token is not among ours").c_str());

@@ -126,10 +126,10 @@ inline void deriveVlTextModel(const std::string& src, const std::string& from, c
 }
 
 /// A golden prompt ({"prompt" with mtmd's "<__media__>" markers, "images": file names in
-/// `imageDir`}) laid out for a Qwen encoder: the text tokenized without BOS, each image between
-/// <|vision_start|> and <|vision_end|> as the engine places it.
-inline pagedchat::ImagePrompt qwenImagePrompt(const pagedchat::LLMEngine& engine, const nlohmann::json& p,
-                                              const std::string& imageDir) {
+/// `imageDir`}) as the engine lays it out: each image between the encoder's begin and end text,
+/// the text tokenized with `bos` first (-1: none).
+inline pagedchat::ImagePrompt goldenImagePrompt(const pagedchat::LLMEngine& engine, const nlohmann::json& p,
+                                                const std::string& imageDir, int bos) {
   std::string text = p["prompt"];
   const std::string marker = "<__media__>";
   for (std::size_t at; (at = text.find(marker)) != std::string::npos;)
@@ -140,8 +140,15 @@ inline pagedchat::ImagePrompt qwenImagePrompt(const pagedchat::LLMEngine& engine
   for (const auto& name : p["images"])
     images.push_back(std::make_shared<const pagedchat::RgbImage>(
         pagedchat::decode_image_file(imageDir + "/" + name.get<std::string>())));
-  return pagedchat::encode_image_prompt(engine.tokenizer(), *engine.vision_encoder(), t, images, -1,
+  return pagedchat::encode_image_prompt(engine.tokenizer(), *engine.vision_encoder(), t, images, bos,
                                         pagedchat::image_placeholder_id(engine.tokenizer()));
+}
+
+/// goldenImagePrompt for a Qwen encoder: no BOS, each image between <|vision_start|> and
+/// <|vision_end|>.
+inline pagedchat::ImagePrompt qwenImagePrompt(const pagedchat::LLMEngine& engine, const nlohmann::json& p,
+                                              const std::string& imageDir) {
+  return goldenImagePrompt(engine, p, imageDir, -1);
 }
 
 /// Whether `prompt` is the golden prompt's layout (its "chunks": text ids, and images of n_tokens
@@ -199,13 +206,12 @@ struct GoldenPromptRun {
   NearTieCheck near;         ///< the greedy ids against the golden's steps
 };
 
-/// Checks `prompt`'s layout against the golden prompt `p`, then runs it alone on `engine` as
-/// request `id` (16 greedy tokens, EOS ignored, 20 logprobs a token) and compares the first
-/// step's logit differences and the ids with the golden's.
-inline GoldenPromptRun runGoldenPrompt(pagedchat::LLMEngine& engine, const pagedchat::ImagePrompt& prompt,
-                                       const nlohmann::json& p, const std::string& id) {
+/// Runs `prompt` alone on `engine` as request `id` (16 greedy tokens, EOS ignored, 20 logprobs a
+/// token) and compares the first step's logit differences and the ids with the reference run
+/// `ref` ({"last_prompt_logits_top32", "steps"}), near-ties below `near_tie`.
+inline GoldenPromptRun runAgainstReference(pagedchat::LLMEngine& engine, const pagedchat::ImagePrompt& prompt,
+                                           const nlohmann::json& ref, const std::string& id, double near_tie = 1e-3) {
   GoldenPromptRun r;
-  sameQwenLayout(prompt, p, &r.layout_error);
   pagedchat::SamplingParams sp = testutil::greedy(16);
   sp.ignore_eos = true;
   sp.logprobs = 20;
@@ -213,8 +219,19 @@ inline GoldenPromptRun runGoldenPrompt(pagedchat::LLMEngine& engine, const paged
   o.images = prompt.images;
   engine.add_request(id, prompt.token_ids, sp, o);
   const pagedchat::CompletionOutput out = testutil::runToCompletion(engine).at(id).outputs.at(0);
-  r.logit_error = firstStepLogitError(out.logprobs->at(0), p, &r.compared);
-  r.near = compareToNearTie(out.token_ids, p["steps"]);
+  r.logit_error = firstStepLogitError(out.logprobs->at(0), ref, &r.compared);
+  r.near = compareToNearTie(out.token_ids, ref["steps"], near_tie);
+  return r;
+}
+
+/// Checks `prompt`'s layout against the golden Qwen prompt `p` (sameQwenLayout), then runs it
+/// against `p` itself as the reference (runAgainstReference).
+inline GoldenPromptRun runGoldenPrompt(pagedchat::LLMEngine& engine, const pagedchat::ImagePrompt& prompt,
+                                       const nlohmann::json& p, const std::string& id) {
+  std::string layout;
+  sameQwenLayout(prompt, p, &layout);
+  GoldenPromptRun r = runAgainstReference(engine, prompt, p, id);
+  r.layout_error = layout;
   return r;
 }
 
