@@ -168,7 +168,8 @@ int run_chat(ChatOptions& opt) {
         continue;
       }
       if (!engine.vision_encoder()) {
-        std::cerr << "pagedchat-cli: this model reads no images: give its image projector with --mmproj\n";
+        std::cerr << "pagedchat-cli: this model reads no images: give its image projector with --mmproj (a "
+                     "Hugging Face folder with a vision tower brings its own)\n";
         continue;
       }
       try {
@@ -183,6 +184,18 @@ int run_chat(ChatOptions& opt) {
       continue;
     }
     if (is_blank(line)) continue;
+    // Another "/word" is a mistyped command, not a message ("/imgae x.png"); "//" sends a message
+    // that begins with "/".
+    if (command.size() > 1 && command[0] == '/' && command[1] != '/') {
+      const std::string word = command.substr(0, command.find_first_of(" \t"));
+      if (word.size() > 1 &&
+          word.find_first_not_of("/abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", 1) == std::string::npos) {
+        std::cerr << "pagedchat-cli: unknown command " << word
+                  << " (commands: /image FILE, /reset, /exit; start a message with // to send one beginning with /)\n";
+        continue;
+      }
+    }
+    if (command.rfind("//", 0) == 0) line = line.substr(first + 1);
 
     // This turn's messages: the user's, then (with tools) each call and its result, then the
     // answer; the model is asked again after each round of calls, --max-tool-steps at most.
@@ -307,8 +320,9 @@ Command add_chat_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "chat",
       "Chat on stdin/stdout: one user message per line; /image FILE attaches a picture (PNG, JPEG, WebP; needs "
-      "--mmproj) to the next message, /reset clears the history, /exit (or EOF) ends; Ctrl+C stops a reply (the "
-      "conversation goes on), at the prompt it exits");
+      "--mmproj or a Hugging Face folder with a vision tower) to the next message, /reset clears the history, /exit "
+      "(or EOF) ends, another /word is refused as a mistyped command (// sends a message beginning with /); Ctrl+C "
+      "stops a reply (the conversation goes on), at the prompt it exits");
   cmd->add_option("--model", opt->engine.model, kModelHelp)->required();
   cmd->add_option("--tokenizer", opt->engine.tokenizer, "sentencepiece tokenizer (.model)");
   cmd->add_option("--system", opt->system, "system message placed before the conversation");

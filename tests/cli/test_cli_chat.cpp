@@ -86,6 +86,15 @@ class TestCliChat : public QObject {
     QCOMPARE(cachedCounts(r.err).size(), 2);
   }
 
+  // A mistyped command is said to be one and not sent; "//" sends a message beginning with "/".
+  void unknownCommands() {
+    const Run r = cli(chatArgs(), "/imgae picture.png\n/Reset\n//Once upon a time\n");
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("unknown command /imgae") && r.err.contains("unknown command /Reset"), r.err.constData());
+    QCOMPARE(cachedCounts(r.err).size(), 1);  // one message went to the model
+    QCOMPARE(r.out, generated("/Once upon a time") + "\n");
+  }
+
   void dropsOldestTurnsToFit() {
     QStringList args = chatArgs(16);
     args << "--max-model-len"
