@@ -76,6 +76,12 @@ class ProjectorBuilder {
     return *t;
   }
 
+  /// Marks the first of `names` the folder has as read but not used (what transformers' class
+  /// leaves unused by its config: Gemma 4's clamp scalars without use_clipped_linears).
+  void ignore(const std::vector<std::string>& names) {
+    if (const StTensor* t = find(names)) used_.insert(t->name);
+  }
+
   /// Adds `t` as GGUF tensor `name` with its bytes as they are: ggml's ne is the shape reversed.
   void copy(const StTensor& t, const std::string& name) {
     std::vector<uint64_t> ne(t.shape.rbegin(), t.shape.rend());
@@ -162,6 +168,11 @@ double num_key(const json& o, const char* key, double def, const std::string& wh
   if (!o[key].is_number() || !std::isfinite(o[key].get<double>()))
     throw std::runtime_error(where + ": " + key + " must be a number");
   return o[key].get<double>();
+}
+bool bool_key(const json& o, const char* key, bool def, const std::string& where) {
+  if (!o.contains(key) || o[key].is_null()) return def;
+  if (!o[key].is_boolean()) throw std::runtime_error(where + ": " + key + " must be true or false");
+  return o[key].get<bool>();
 }
 std::string str_key(const json& o, const char* key, const std::string& def) {
   return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : def;
@@ -342,13 +353,20 @@ void convert_gemma4(ProjectorBuilder& b, const json& vc, int text_hidden, const 
   }
   b.copy(b.get(named(tower, "patch_embedder.position_embedding_table"), {2, uint64_t(positions), H}),
          "v.position_embd.weight");
-  // A clippable linear: its weight, optional bias, and the clamp scalars the checkpoint has.
-  auto linear = [&](const std::string& hf, const std::string& gg, uint64_t rows, uint64_t cols) {
+  // Gemma4ClippableLinear: its weight, the attention projections' biases with attention_bias, and
+  // with use_clipped_linears the clamp bounds the checkpoint has (a missing one stays unbounded,
+  // as the class's buffers start at +-inf); without it transformers reads none of them.
+  const bool clipped = bool_key(vc, "use_clipped_linears", false, where);
+  const bool attention_bias = bool_key(vc, "attention_bias", false, where);
+  auto linear = [&](const std::string& hf, const std::string& gg, uint64_t rows, uint64_t cols, bool bias) {
     b.copy(b.get(named(tower, hf + ".linear.weight"), {rows, cols}), gg + ".weight");
-    if (b.find(named(tower, hf + ".linear.bias")))
-      b.copy(b.get(named(tower, hf + ".linear.bias"), {rows}), gg + ".bias");
-    for (const char* s : {"input_min", "input_max", "output_min", "output_max"})
-      if (b.find(named(tower, hf + "." + s))) b.copy(b.get(named(tower, hf + "." + s), {1}), gg + "." + s);
+    if (bias) b.copy(b.get(named(tower, hf + ".linear.bias"), {rows}), gg + ".bias");
+    for (const char* s : {"input_min", "input_max", "output_min", "output_max"}) {
+      if (!clipped)
+        b.ignore(named(tower, hf + "." + s));
+      else if (b.find(named(tower, hf + "." + s)))
+        b.copy(b.get(named(tower, hf + "." + s), {1}), gg + "." + s);
+    }
   };
   for (int l = 0; l < layers; ++l) {
     const std::string hf = "encoder.layers." + std::to_string(l) + ".", gg = "v.blk." + std::to_string(l) + ".";
@@ -361,17 +379,21 @@ void convert_gemma4(ProjectorBuilder& b, const json& vc, int text_hidden, const 
     norm("post_feedforward_layernorm", "ffn_post_norm", H);
     norm("self_attn.q_norm", "attn_q_norm", D);
     norm("self_attn.k_norm", "attn_k_norm", D);
-    linear(hf + "self_attn.q_proj", gg + "attn_q", H, H);
-    linear(hf + "self_attn.k_proj", gg + "attn_k", H, H);
-    linear(hf + "self_attn.v_proj", gg + "attn_v", H, H);
-    linear(hf + "self_attn.o_proj", gg + "attn_out", H, H);
-    linear(hf + "mlp.gate_proj", gg + "ffn_gate", F, H);
-    linear(hf + "mlp.up_proj", gg + "ffn_up", F, H);
-    linear(hf + "mlp.down_proj", gg + "ffn_down", H, F);
+    linear(hf + "self_attn.q_proj", gg + "attn_q", H, H, attention_bias);
+    linear(hf + "self_attn.k_proj", gg + "attn_k", H, H, attention_bias);
+    linear(hf + "self_attn.v_proj", gg + "attn_v", H, H, attention_bias);
+    linear(hf + "self_attn.o_proj", gg + "attn_out", H, H, attention_bias);
+    linear(hf + "mlp.gate_proj", gg + "ffn_gate", F, H, false);
+    linear(hf + "mlp.up_proj", gg + "ffn_up", F, H, false);
+    linear(hf + "mlp.down_proj", gg + "ffn_down", H, F, false);
   }
-  if (b.find(named(tower, "std_bias")) || b.find(named(tower, "std_scale"))) {
+  // standardize: the pooled tokens get (x - std_bias) * std_scale (else transformers has neither).
+  if (bool_key(vc, "standardize", false, where)) {
     b.copy(b.get(named(tower, "std_bias"), {H}), "v.std_bias");
     b.copy(b.get(named(tower, "std_scale"), {H}), "v.std_scale");
+  } else {
+    b.ignore(named(tower, "std_bias"));
+    b.ignore(named(tower, "std_scale"));
   }
   // [text, vision] in transformers = ggml ne {vision, text}.
   b.copy(b.get(named(embed, "embedding_projection.weight"), {uint64_t(text_hidden), H}), "mm.input_projection.weight");

@@ -180,6 +180,24 @@ class TestVisionHf : public QObject {
       }
     }
     QCOMPARE(checked, 8);
+    // The config says which of the tensors transformers reads: without use_clipped_linears no
+    // clamp, without standardize no std bias / scale; standardize with them missing is refused.
+    json plain = gemma4Config();
+    plain["vision_config"]["use_clipped_linears"] = false;
+    plain["vision_config"]["standardize"] = false;
+    const QString pdir = tmp_.filePath("g4-plain");
+    writeFolder(pdir, plain, gemma4Tower());
+    const std::vector<uint8_t> bytes = hf_vision_projector(pdir.toStdString());
+    const GgufFile f = GgufFile::parse(bytes.data(), bytes.size(), "converted");
+    QVERIFY(!f.find_tensor("v.std_bias") && !f.find_tensor("v.blk.0.attn_q.input_min"));
+    QVERIFY(f.find_tensor("v.blk.1.ffn_down.weight"));
+    std::vector<HfTensor> no_std = gemma4Tower();
+    no_std.erase(
+        std::remove_if(no_std.begin(), no_std.end(), [](const HfTensor& t) { return t.name.ends_with("std_scale"); }),
+        no_std.end());
+    const QString sdir = tmp_.filePath("g4-no-std");
+    writeFolder(sdir, gemma4Config(), no_std);
+    expectError([&] { hf_vision_projector(sdir.toStdString()); }, {"model.vision_tower.std_scale", "missing"});
   }
 
   // A whole Gemma3ForConditionalGeneration folder (the text model under model.language_model.,
