@@ -2255,6 +2255,10 @@
         <source>Image</source>
         <translation>Image</translation>
     </message>
+    <message>
+        <source>The image %1 cannot be used: %2</source>
+        <translation>The image %1 cannot be used: %2</translation>
+    </message>
 </context>
 <context>
     <name>ReasoningSection</name>

@@ -2246,6 +2246,10 @@
         <source>Image</source>
         <translation>이미지</translation>
     </message>
+    <message>
+        <source>The image %1 cannot be used: %2</source>
+        <translation>이미지 %1은(는) 쓸 수 없습니다: %2</translation>
+    </message>
 </context>
 <context>
     <name>ReasoningSection</name>

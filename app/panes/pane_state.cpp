@@ -1,6 +1,7 @@
 #include "app/panes/pane_state.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QUrl>
 
 #include "engine/multimodal/image_decode.h"
@@ -105,10 +106,12 @@ bool PaneState::attachImageFile(const QUrl& url) {
     setErrorText(tr("The image %1 is larger than 64 MiB.").arg(f.fileName()));
     return false;
   }
-  return attachImageData(f.readAll());
+  return attachImage(f.readAll(), QFileInfo(f.fileName()).fileName());
 }
 
-bool PaneState::attachImageData(const QByteArray& bytes) {
+bool PaneState::attachImageData(const QByteArray& bytes) { return attachImage(bytes, QString()); }
+
+bool PaneState::attachImage(const QByteArray& bytes, const QString& name) {
   if (!imagesAccepted()) {
     setErrorText(
         tr("This model cannot read images: open it with its image projector (an mmproj file in the "
@@ -122,7 +125,8 @@ bool PaneState::attachImageData(const QByteArray& bytes) {
   QString why;
   const std::optional<ImageAttachment> a = readImageAttachment(bytes, &why);
   if (!a) {
-    setErrorText(tr("The image cannot be used: %1").arg(why));
+    setErrorText(name.isEmpty() ? tr("The image cannot be used: %1").arg(why)
+                                : tr("The image %1 cannot be used: %2").arg(name, why));
     return false;
   }
   pendingImages_.append(*a);

@@ -285,6 +285,8 @@ class PaneState : public QObject {
   void toolsOfferedChanged();
 
  private:
+  /// attachImageData's work; `name` (a file's name, or empty for a paste) goes into the error.
+  bool attachImage(const QByteArray& bytes, const QString& name);
   /// Routes backend_'s deltas and rejections to this pane (and no other backend's).
   void connectBackend();
   /// Follows local_'s state (its model loaded, its token counts).

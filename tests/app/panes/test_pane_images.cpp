@@ -142,9 +142,17 @@ class TestPaneImages : public QObject {
       }
     }
 
-    // Not a picture: refused, nothing attached.
+    // Not a picture: refused, nothing attached; a file is named in the error.
     QVERIFY(!pane.attachImageData(QByteArray("not a picture at all")));
     QVERIFY(!pane.errorText().isEmpty());
+    QVERIFY(pane.pendingImages().isEmpty());
+    QTemporaryDir dir;
+    const QString notPicture = dir.filePath(QStringLiteral("holiday.png"));
+    QFile bad(notPicture);
+    QVERIFY(bad.open(QIODevice::WriteOnly) && bad.write("\x89PNG but not really") > 0);
+    bad.close();
+    QVERIFY(!pane.attachImageFile(QUrl::fromLocalFile(notPicture)));
+    QVERIFY2(pane.errorText().contains(QStringLiteral("holiday.png")), qPrintable(pane.errorText()));
     QVERIFY(pane.pendingImages().isEmpty());
   }
 
