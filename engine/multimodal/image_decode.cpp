@@ -7,6 +7,7 @@
 #include <turbojpeg.h>
 #include <webp/decode.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -62,9 +63,30 @@ RgbImage decode_jpeg(std::span<const uint8_t> bytes, const ImageLimits& limits) 
       0)
     throw ImageError(std::string("the JPEG image cannot be read: ") + tjGetErrorStr2(tj));
   check_size("JPEG", w, h, limits);
-  if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK)
-    throw ImageError("CMYK JPEG images are not supported (convert it to RGB)");
   RgbImage out{w, h, std::vector<uint8_t>(std::size_t(w) * std::size_t(h) * 3)};
+  if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) {
+    // CMYK (print workflows): decoded to its four inks, taken as stored inverted (Photoshop's
+    // convention, which Pillow assumes for every CMYK JPEG: rawmode "CMYK;I", Adobe marker or
+    // not), then Pillow's CMYK -> RGB rule (Convert.c cmyk2rgb): each channel
+    // (255 - k) - ink * (255 - k) / 255, rounded as its MULDIV255.
+    std::vector<uint8_t> cmyk(std::size_t(w) * std::size_t(h) * 4);
+    if (tjDecompress2(tj, bytes.data(), static_cast<unsigned long>(bytes.size()), cmyk.data(), w, 0, h, TJPF_CMYK,
+                      TJFLAG_ACCURATEDCT) != 0)
+      throw ImageError(std::string("the JPEG image is corrupt or truncated: ") + tjGetErrorStr2(tj));
+    auto muldiv255 = [](int a, int b) {
+      const int t = a * b + 128;
+      return ((t >> 8) + t) >> 8;
+    };
+    for (std::size_t i = 0, n = std::size_t(w) * std::size_t(h); i < n; ++i) {
+      const uint8_t* p = &cmyk[i * 4];
+      const int nk = p[3];  // 255 - k, k stored inverted
+      for (int c = 0; c < 3; ++c) {
+        const int ink = 255 - p[c];
+        out.pixels[i * 3 + std::size_t(c)] = uint8_t(std::clamp(nk - muldiv255(ink, nk), 0, 255));
+      }
+    }
+    return out;
+  }
   if (tjDecompress2(tj, bytes.data(), static_cast<unsigned long>(bytes.size()), out.pixels.data(), w, 0, h, TJPF_RGB,
                     TJFLAG_ACCURATEDCT) != 0)
     throw ImageError(std::string("the JPEG image is corrupt or truncated: ") + tjGetErrorStr2(tj));

@@ -30,11 +30,12 @@ struct ImageLimits {
 std::string sniff_image_format(std::span<const uint8_t> bytes);
 
 /// Decodes a PNG (any bit depth, palette, grey, alpha, interlaced; 16-bit reduced to 8), a JPEG
-/// (baseline or progressive; greyscale, YCbCr) or a WebP (lossy or lossless, still) into 8-bit
-/// RGB. An alpha channel is dropped (the colour values are kept as they are, as Pillow's
-/// convert("RGB") does); grey is replicated into R, G and B. Throws ImageError naming the format
-/// and the problem: an unknown format, a truncated or corrupt file, an animated WebP, a CMYK JPEG,
-/// or a size past `limits`. A file's EXIF orientation is applied (engine/multimodal/
+/// (baseline or progressive; greyscale, YCbCr; CMYK / YCCK converted by Pillow's rule, inks
+/// taken as stored inverted, as Pillow takes them) or a WebP (lossy or lossless, still) into 8-bit RGB. An
+/// alpha channel is dropped (the colour values are kept as they are, as Pillow's convert("RGB")
+/// does); grey is replicated into R, G and B. Throws ImageError naming the format and the
+/// problem: an unknown format, a truncated or corrupt file, an animated WebP, or a size past
+/// `limits`. A file's EXIF orientation is applied (engine/multimodal/
 /// exif_orientation.h): the picture comes out upright, as a photo viewer shows it.
 RgbImage decode_image(std::span<const uint8_t> bytes, const ImageLimits& limits = {});
 

@@ -190,6 +190,33 @@ class TestVision : public QObject {
   // Pictures come out upright by their EXIF orientation, as transformers' load_image reads them
   // (Pillow's exif_transpose; tests/data/vision/exif): all eight values in JPEG, and the PNG eXIf
   // and WebP EXIF chunks. Corrupted or cut EXIF data never reads past the file.
+  // CMYK JPEGs (tests/data/vision/cmyk): Pillow's RGB reading of a file with the Adobe marker and
+  // of one without it (Pillow takes the inks as stored inverted either way; the same JPEG decoder:
+  // equal, or a level off where IDCTs round apart).
+  void cmykJpeg() {
+    const std::string dir = dataFile("cmyk");
+    std::ifstream js(dir + "/golden.json");
+    const nlohmann::json g = nlohmann::json::parse(js);
+    std::ifstream bin(dir + "/golden.rgb", std::ios::binary);
+    const std::vector<uint8_t> rgb((std::istreambuf_iterator<char>(bin)), std::istreambuf_iterator<char>());
+    QCOMPARE(int(g["images"].size()), 2);
+    std::vector<std::vector<uint8_t>> decoded;
+    for (const auto& e : g["images"]) {
+      const std::string name = e["file"];
+      const RgbImage img = decode_image_file(dir + "/" + name);
+      QCOMPARE(img.width, int(e["width"]));
+      QCOMPARE(img.height, int(e["height"]));
+      const std::size_t off = e["offset"];
+      int worst = 0;
+      for (std::size_t i = 0; i < img.pixels.size(); ++i)
+        worst = std::max(worst, std::abs(int(img.pixels[i]) - int(rgb.at(off + i))));
+      qInfo("%s: within %d of Pillow", name.c_str(), worst);
+      QVERIFY2(worst <= 1, (name + ": differs by " + std::to_string(worst)).c_str());
+      decoded.push_back(img.pixels);
+    }
+    QVERIFY(decoded[0] == decoded[1]);
+  }
+
   void exifOrientation() {
     const std::string dir = dataFile("exif");
     std::ifstream js(dir + "/golden.json");
