@@ -1,5 +1,6 @@
 #include "engine/entrypoints/openai/protocol.h"
 
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -54,6 +55,13 @@ std::vector<uint8_t> image_from_url(const std::string& url, const std::string& p
   const std::string head = url.substr(5, comma - 5);
   if (head.size() < 7 || head.compare(head.size() - 7, 7, ";base64") != 0)
     bad(param, "must hold base64 data (data:image/...;base64,...)");
+  // The media type must be an image's (as vLLM's and OpenAI's checks want); which image format the
+  // bytes hold is read from the bytes themselves.
+  std::string type = head.substr(0, head.find(';'));
+  for (char& c : type) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (type.rfind("image/", 0) != 0 || type.size() == 6)
+    bad(param, "has media type '" + head.substr(0, head.find(';')) +
+                   "', not an image's (data:image/png;base64,... or image/jpeg, image/webp)");
   const std::size_t n = url.size() - comma - 1;
   if (n > (std::size_t(96) << 20)) bad(param, "holds more than 96 MiB of base64 data");
   std::vector<uint8_t> out;

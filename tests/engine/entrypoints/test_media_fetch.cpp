@@ -192,6 +192,20 @@ class TestMediaFetch : public QObject {
                                                                   limits);
     QCOMPARE(d.image_urls.at(0), std::string());
     QVERIFY(!d.images.at(0).empty());
+    // Its media type must be an image's (any case); the bytes say which format.
+    QVERIFY(!parse_chat_completion_request(chatWithImage("data:IMAGE/JPEG;base64,iVBORw0KGgo="), limits)
+                 .images.at(0)
+                 .empty());
+    for (const char* url :
+         {"data:text/plain;base64,iVBORw0KGgo=", "data:;base64,iVBORw0KGgo=", "data:image/;base64,iVBORw0KGgo="}) {
+      try {
+        parse_chat_completion_request(chatWithImage(url), limits);
+        QFAIL(url);
+      } catch (const ApiError& e) {
+        QCOMPARE(e.status(), 400);
+        QVERIFY2(std::string(e.what()).find("media type") != std::string::npos, e.what());
+      }
+    }
   }
 };
 
