@@ -16,7 +16,7 @@ std::string LLMEngine::Impl::load_vision(const std::string& hf_folder) {
   config.mmproj = hf_folder;
   try {
     return open_vision();
-  } catch (const std::exception& e) {
+  } catch (const std::runtime_error& e) {  // the tower; a bad image option (invalid_argument) is the user's
     vision.reset();
     config.mmproj.clear();
     return std::string("the folder's vision tower was not loaded, so the model reads no images: ") + e.what();

@@ -96,6 +96,8 @@ void VisionEncoder::open_gemma4v(const GgufFile& f, const VisionOptions& options
     const std::optional<kernels::DType> dt = dtype_of(t.type);
     if (!dt || (*dt != kernels::DType::kF32 && *dt != kernels::DType::kF16 && *dt != kernels::DType::kBF16))
       fail(path, "tensor 'v.patch_embd.weight' must be F32, F16 or BF16");
+    if (!vit::finite_floats(t.type, f.tensor_data(t), t.n_elements))
+      fail(path, "tensor 'v.patch_embd.weight' holds a value that is not finite");
     kernels::WeightPart part{f.tensor_data(t), c.hidden_size, *dt, *dt};
     w.patch = b.pack_weights(std::span<const kernels::WeightPart>(&part, 1), 3 * p * p);
     bytes += w.patch->bytes;

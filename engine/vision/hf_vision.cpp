@@ -18,6 +18,7 @@
 #include "engine/loader/gguf/gguf_file_writer.h"
 #include "engine/loader/hf/hf_config.h"
 #include "engine/loader/hf/safetensors.h"
+#include "engine/vision/vit_ops.h"
 
 namespace pagedchat {
 
@@ -33,16 +34,26 @@ std::string shape_text(const std::vector<uint64_t>& s) {
   return t + (s.size() == 1 ? ",)" : ")");
 }
 
-/// The classes whose image side this file converts.
-bool vision_class(const json& config, std::string* name = nullptr) {
-  if (!config.is_object() || !config.contains("architectures") || !config["architectures"].is_array() ||
-      config["architectures"].empty() || !config["architectures"][0].is_string())
-    return false;
-  const std::string a = config["architectures"][0].get<std::string>();
+/// The class whose image side this file converts, from config.json's "architectures" (else its
+/// model_type), when it has a vision_config that is not null (an object, or something the
+/// converter refuses by name); "" for none. `name` gets the class named, supported or not.
+std::string vision_class(const json& config, std::string* name = nullptr) {
+  if (!config.is_object()) return {};
+  std::string a;
+  if (config.contains("architectures") && config["architectures"].is_array() && !config["architectures"].empty() &&
+      config["architectures"][0].is_string()) {
+    a = config["architectures"][0].get<std::string>();
+  } else if (config.contains("model_type") && config["model_type"].is_string()) {
+    const std::string t = config["model_type"].get<std::string>();
+    a = t == "gemma3"     ? "Gemma3ForConditionalGeneration"
+        : t == "gemma4"   ? "Gemma4ForConditionalGeneration"
+        : t == "qwen3_vl" ? "Qwen3VLForConditionalGeneration"
+                          : t;
+  }
   if (name) *name = a;
-  return (a == "Gemma3ForConditionalGeneration" || a == "Gemma4ForConditionalGeneration" ||
-          a == "Qwen3VLForConditionalGeneration") &&
-         config.contains("vision_config") && config["vision_config"].is_object();
+  const bool known = a == "Gemma3ForConditionalGeneration" || a == "Gemma4ForConditionalGeneration" ||
+                     a == "Qwen3VLForConditionalGeneration";
+  return known && config.contains("vision_config") && !config["vision_config"].is_null() ? a : std::string();
 }
 
 /// The GGUF being built: metadata, then tensors with their ggml shape and bytes.
@@ -72,6 +83,8 @@ class ProjectorBuilder {
     if (t->dtype != StDtype::kF32 && t->dtype != StDtype::kF16 && t->dtype != StDtype::kBF16)
       fail_tensor(*t,
                   std::string("has dtype ") + dtype_name(t->dtype) + " (the vision tower must be F32, F16 or BF16)");
+    if (!vit::finite_floats(type_of(t->dtype), t->data, t->num_elements))
+      fail_tensor(*t, "holds a value that is not finite");
     used_.insert(t->name);
     return *t;
   }
@@ -174,8 +187,10 @@ bool bool_key(const json& o, const char* key, bool def, const std::string& where
   if (!o[key].is_boolean()) throw std::runtime_error(where + ": " + key + " must be true or false");
   return o[key].get<bool>();
 }
-std::string str_key(const json& o, const char* key, const std::string& def) {
-  return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : def;
+std::string str_key(const json& o, const char* key, const std::string& def, const std::string& where) {
+  if (!o.contains(key) || o[key].is_null()) return def;
+  if (!o[key].is_string()) throw std::runtime_error(where + ": " + key + " must be a string");
+  return o[key].get<std::string>();
 }
 
 /// Common clip keys.
@@ -224,8 +239,8 @@ void write_normalisation(ProjectorBuilder& b, const std::string& dir) {
       if (!v.is_array() || v.size() != 3)
         throw std::runtime_error("'" + pre.string() + "': " + key + " must be a list of 3 numbers");
       for (std::size_t i = 0; i < 3; ++i) {
-        if (!v[i].is_number() || !(v[i].get<double>() == v[i].get<double>()))
-          throw std::runtime_error("'" + pre.string() + "': " + key + " must hold numbers");
+        if (!v[i].is_number() || !std::isfinite(v[i].get<float>()))
+          throw std::runtime_error("'" + pre.string() + "': " + key + " must hold finite numbers");
         (*dst)[i] = v[i].get<float>();
       }
     }
@@ -247,11 +262,11 @@ void convert_gemma3(ProjectorBuilder& b, const json& top, const json& vc, int te
   const int image = int_key(vc, "image_size", 224, 1, 8192, where);
   const int patch = int_key(vc, "patch_size", 16, 1, 1024, where);
   const double eps = num_key(vc, "layer_norm_eps", 1e-6, where);
-  const std::string act = str_key(vc, "hidden_act", "gelu_pytorch_tanh");
+  const std::string act = str_key(vc, "hidden_act", "gelu_pytorch_tanh", where);
   if (channels != 3) b.fail(where + ": num_channels " + std::to_string(channels) + " (RGB images need 3)");
   if (act != "gelu_pytorch_tanh")
     b.fail(where + ": hidden_act '" + act + "' is not supported (SigLIP's gelu_pytorch_tanh is)");
-  if (vc.value("vision_use_head", false) == true)
+  if (bool_key(vc, "vision_use_head", false, where))
     b.fail(where + ": vision_use_head true (Gemma 3 reads the patch features, not a pooled head)");
   if (image % patch != 0)
     b.fail(where + ": image_size " + std::to_string(image) + " is not a multiple of patch_size " +
@@ -318,7 +333,7 @@ void convert_gemma4(ProjectorBuilder& b, const json& vc, int text_hidden, const 
   const int pool = int_key(vc, "pooling_kernel_size", 3, 1, 16, where);
   const int positions = int_key(vc, "position_embedding_size", 10240, 1, 1 << 20, where);
   const double eps = num_key(vc, "rms_norm_eps", 1e-6, where);
-  const std::string act = str_key(vc, "hidden_activation", "gelu_pytorch_tanh");
+  const std::string act = str_key(vc, "hidden_activation", "gelu_pytorch_tanh", where);
   if (act != "gelu_pytorch_tanh")
     b.fail(where + ": hidden_activation '" + act + "' is not supported (Gemma 4's gelu_pytorch_tanh is)");
   if (kv_heads != heads || head_dim * heads != hidden)
@@ -416,7 +431,7 @@ void convert_qwen3vl(ProjectorBuilder& b, const json& vc, int text_hidden, const
   const int frames = int_key(vc, "temporal_patch_size", 2, 1, 16, where);
   const int out = int_key(vc, "out_hidden_size", 3584, 1, 1 << 17, where);
   const int positions = int_key(vc, "num_position_embeddings", 2304, 1, 1 << 20, where);
-  const std::string act = str_key(vc, "hidden_act", "gelu_pytorch_tanh");
+  const std::string act = str_key(vc, "hidden_act", "gelu_pytorch_tanh", where);
   std::vector<int> deep = {8, 16, 24};
   if (vc.contains("deepstack_visual_indexes")) {
     deep.clear();
@@ -438,9 +453,9 @@ void convert_qwen3vl(ProjectorBuilder& b, const json& vc, int text_hidden, const
   if (out != text_hidden)
     b.fail(where + ": out_hidden_size " + std::to_string(out) + " is not the text model's hidden_size " +
            std::to_string(text_hidden));
-  if (hidden % heads != 0)
-    b.fail(where + ": hidden_size " + std::to_string(hidden) + " is not a multiple of num_heads " +
-           std::to_string(heads));
+  if (hidden % heads != 0 || (hidden / heads) % 4 != 0)
+    b.fail(where + ": hidden_size " + std::to_string(hidden) + " over num_heads " + std::to_string(heads) +
+           " is not a head size that is a multiple of 4 (the 2-D RoPE turns pairs per axis)");
   const int side = int(std::lround(std::sqrt(double(positions))));
   if (side * side != positions)
     b.fail(where + ": num_position_embeddings " + std::to_string(positions) + " is not a square grid");
@@ -509,6 +524,9 @@ json read_config(const std::string& path) {
   }
 }
 
+std::vector<uint8_t> convert(const std::string& dir, const std::string& cfg_name, const json& top, const json& vc,
+                             const std::string& cls);
+
 }  // namespace hf_vision_impl
 
 using namespace hf_vision_impl;
@@ -518,7 +536,7 @@ bool hf_folder_has_vision(const std::string& dir) {
   const fs::path config = fs::path(dir) / "config.json";
   if (dir.empty() || !fs::is_regular_file(config, ec)) return false;
   try {
-    return vision_class(json::parse(read_text_file(config.string())));
+    return !vision_class(json::parse(read_text_file(config.string()))).empty();
   } catch (const std::exception&) {
     return false;
   }
@@ -531,7 +549,7 @@ std::vector<uint8_t> hf_vision_projector(const std::string& dir) {
     throw std::runtime_error("'" + dir + "' has no config.json: a Hugging Face folder needs one beside its weights");
   const json top = read_config(cfg_name);
   std::string cls;
-  if (!vision_class(top, &cls))
+  if (vision_class(top, &cls).empty())
     throw std::runtime_error(
         "'" + cfg_name + "' describes no image side this engine runs" +
         (cls.empty() ? std::string() : " (" + cls + ")") +
@@ -539,6 +557,18 @@ std::vector<uint8_t> hf_vision_projector(const std::string& dir) {
         "Qwen3VLForConditionalGeneration folders with a vision_config do; others need their mmproj "
         "GGUF");
   const json& vc = top["vision_config"];
+  if (!vc.is_object()) throw std::runtime_error("'" + cfg_name + "': vision_config is not an object");
+  try {
+    return convert(dir, cfg_name, top, vc, cls);
+  } catch (const json::exception& e) {
+    throw std::runtime_error("'" + cfg_name + "': " + e.what());
+  }
+}
+
+namespace hf_vision_impl {
+
+std::vector<uint8_t> convert(const std::string& dir, const std::string& cfg_name, const json& top, const json& vc,
+                             const std::string& cls) {
   const json text = top.contains("text_config") && top["text_config"].is_object() ? top["text_config"] : json::object();
   // The text model's width: what the projector must make (Gemma3TextConfig's default 2304).
   const int text_hidden = int_key(text, "hidden_size", 2304, 1, 1 << 17, cfg_name + " text_config");
@@ -552,5 +582,7 @@ std::vector<uint8_t> hf_vision_projector(const std::string& dir) {
     convert_qwen3vl(b, vc, text_hidden, dir, cfg_name);
   return b.bytes();
 }
+
+}  // namespace hf_vision_impl
 
 }  // namespace pagedchat

@@ -162,12 +162,16 @@ std::pair<int, int> VisionEncoder::fit_size(int width, int height) const {
   if (width < 1 || height < 1)
     throw std::invalid_argument("an image of " + std::to_string(width) + "x" + std::to_string(height) +
                                 " pixels has no size");
-  if (double(std::max(width, height)) / std::min(width, height) > 200)
+  // transformers' limit on a picture's sides. A picture fitted already (sides whole merged patches,
+  // as grid() takes them) is not checked again: rounding can take a 199:1 picture past 200:1.
+  const int fi = c.patch_size * c.merge;
+  const bool on_grid = width % fi == 0 && height % fi == 0 && std::max(width, height) <= 256 * std::min(width, height);
+  if (double(std::max(width, height)) / std::min(width, height) > 200 && !on_grid)
     throw std::invalid_argument("an image of " + std::to_string(width) + "x" + std::to_string(height) +
                                 " pixels is too narrow: its sides differ by more than 200 times");
   // transformers smart_resize: Python's round is half to even, as nearbyint under the default
   // rounding mode.
-  const double f = double(c.patch_size) * c.merge;
+  const double f = fi;
   double h = std::nearbyint(height / f) * f, w = std::nearbyint(width / f) * f;
   if (h * w > double(c.max_pixels)) {
     const double beta = std::sqrt(double(height) * width / double(c.max_pixels));

@@ -90,7 +90,10 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
     for (int i = 0; i < 3; ++i) dst[std::size_t(i)] = float(v->floats[std::size_t(i)]);
   }
   for (float s : c.image_std)
-    if (!(s > 0)) fail(path, "image_std holds a value that is not positive");
+    if (!(s > 0) || !std::isfinite(s) || !std::isfinite(1.0f / s))
+      fail(path, "image_std holds a value that is not a positive finite number");
+  for (float m : c.image_mean)
+    if (!std::isfinite(m)) fail(path, "image_mean holds a value that is not finite");
   // The FFN's activation as llama.cpp's clip reads it: GELU (tanh) with clip.use_gelu, SiLU with
   // clip.use_silu, else the "quick" GELU x * sigmoid(1.702 x).
   c.activation = f.get_bool("clip.use_gelu").value_or(false)   ? VisionConfig::Activation::kGeluTanh
@@ -131,6 +134,8 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
     const std::optional<kernels::DType> dt = dtype_of(t.type);
     if (!dt || (*dt != kernels::DType::kF32 && *dt != kernels::DType::kF16 && *dt != kernels::DType::kBF16))
       fail(path, "tensor 'v.patch_embd.weight' must be F32, F16 or BF16");
+    if (!vit::finite_floats(t.type, f.tensor_data(t), t.n_elements))
+      fail(path, "tensor 'v.patch_embd.weight' holds a value that is not finite");
     kernels::WeightPart part{f.tensor_data(t), c.hidden_size, *dt, *dt};
     w.patch = b.pack_weights(std::span<const kernels::WeightPart>(&part, 1), int(3 * P * P));
     w.bytes += w.patch->bytes;
@@ -151,6 +156,8 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
       const GgufTensorInfo& t = src.info(p + n + ".weight", {H, H});
       const std::optional<kernels::DType> dt = dtype_of(t.type);
       if (!dt) fail(path, "tensor '" + p + n + ".weight' has a type the kernels cannot compute with");
+      if (!vit::finite_floats(t.type, f.tensor_data(t), t.n_elements))
+        fail(path, "tensor '" + p + n + ".weight' holds a value that is not finite");
       parts.push_back({f.tensor_data(t), c.hidden_size, *dt, *dt});
       const std::vector<float> bias = src.floats(p + n + ".bias", {H});
       L.qkv_b.insert(L.qkv_b.end(), bias.begin(), bias.end());

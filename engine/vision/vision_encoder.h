@@ -153,7 +153,8 @@ class VisionEncoder {
   /// the aspect. gemma4v: transformers' get_aspect_ratio_preserving_size: both sides scaled by
   /// sqrt(max_pixels / (width * height)), each floored to a multiple of patch_size * merge (a side
   /// that floors to 0 becomes one multiple, the other floor(long / short) of them, capped).
-  /// std::invalid_argument for an image without pixels or with sides more than 200 times apart.
+  /// std::invalid_argument for an image without pixels or (qwen3vl) with sides more than 200 times
+  /// apart, unless it is a size fit() gives already (rounding may have taken it past 200).
   std::pair<int, int> fit_size(int width, int height) const;
   /// The tokens and grid of a fitted image (one of fit()'s sizes; std::invalid_argument otherwise).
   ImageGrid grid(const RgbImage& fitted) const;
@@ -168,8 +169,9 @@ class VisionEncoder {
   ImageEmbeddings encode_preprocessed(const std::vector<float>& pixels) {
     return encode_preprocessed(pixels, config_.image_size, config_.image_size);
   }
-  /// fit() (unless grid() takes the picture as it is), normalisation and encode_preprocessed():
-  /// output_width() floats per token; `stop` as encode_preprocessed's.
+  /// fit() (unless grid() takes the picture as it is: a fitted one — so give a picture of unknown
+  /// size fit() first), normalisation and encode_preprocessed(): output_width() floats per token;
+  /// `stop` as encode_preprocessed's.
   ImageEmbeddings encode(const RgbImage& image, const VisionStopCheck& stop = {});
   /// Bytes of weights the encoder holds.
   std::size_t weight_bytes() const;

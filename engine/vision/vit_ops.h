@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -29,6 +30,26 @@ inline std::string shape_str(const std::vector<uint64_t>& ne) {
   std::string s = "[";
   for (std::size_t i = 0; i < ne.size(); ++i) s += (i ? ", " : "") + std::to_string(ne[i]);
   return s + "]";
+}
+
+/// Whether n values of an F32, F16 or BF16 tensor at `data` are all finite (true for other types:
+/// their scales are not looked at).
+inline bool finite_floats(GgmlType type, const uint8_t* data, uint64_t n) {
+  if (type == GgmlType::F32) {
+    for (uint64_t i = 0; i < n; ++i) {
+      uint32_t v;
+      std::memcpy(&v, data + i * 4, 4);
+      if ((v & 0x7F800000u) == 0x7F800000u) return false;
+    }
+  } else if (type == GgmlType::F16 || type == GgmlType::BF16) {
+    const uint16_t mask = type == GgmlType::F16 ? 0x7C00 : 0x7F80;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint16_t v;
+      std::memcpy(&v, data + i * 2, 2);
+      if ((v & mask) == mask) return false;
+    }
+  }
+  return true;
 }
 
 /// Reads a projector file's tensors by name with their expected ggml shapes (ne order); every
@@ -60,12 +81,15 @@ class TensorSource {
     return out;
   }
 
-  /// A [rows, k] matrix (ggml ne {k, rows}) packed for linear() in its file's type.
+  /// A [rows, k] matrix (ggml ne {k, rows}) packed for linear() in its file's type; F32, F16 and
+  /// BF16 values are checked finite (a NaN would reach the sampler through every image).
   std::unique_ptr<kernels::PackedWeights> matrix(kernels::Backend& b, const std::string& name, int rows, int k,
                                                  std::size_t& bytes) const {
     const GgufTensorInfo& t = info(name, {uint64_t(k), uint64_t(rows)});
     const std::optional<kernels::DType> dt = dtype_of(t.type);
     if (!dt) fail(path_, "tensor '" + name + "' has a type the kernels cannot compute with");
+    if (!finite_floats(t.type, f_.tensor_data(t), t.n_elements))
+      fail(path_, "tensor '" + name + "' holds a value that is not finite");
     kernels::WeightPart part{f_.tensor_data(t), rows, *dt, *dt};
     try {
       auto w = b.pack_weights(std::span<const kernels::WeightPart>(&part, 1), k);

@@ -144,10 +144,11 @@ void qwen3vl_hf_hparams(const HfKeys& k, ModelConfig& c) {
   if (k.has("vision_config") && k.values["vision_config"].is_object()) {
     const nlohmann::json& vc = k.values["vision_config"];
     if (vc.contains("deepstack_visual_indexes")) {
+      // One feature per entry; transformers adds feature k after text layer k, and drops those
+      // past the last layer.
       const nlohmann::json& d = vc["deepstack_visual_indexes"];
-      if (!d.is_array() || d.size() > std::size_t(c.n_layers))
-        k.fail("vision_config.deepstack_visual_indexes is " + load::brief(d) +
-               ": at most one feature per text layer (" + std::to_string(c.n_layers) + ")");
+      if (!d.is_array() || d.size() > 1024)
+        k.fail("vision_config.deepstack_visual_indexes is " + load::brief(d) + ", not a list of vision block numbers");
       c.deepstack_layers = int(d.size());
     } else {
       c.deepstack_layers = 3;  // Qwen3VLVisionConfig's default [8, 16, 24]

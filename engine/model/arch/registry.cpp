@@ -79,8 +79,7 @@ std::string supported_gguf_architectures() {
 std::string supported_hf_architectures() {
   std::string s;
   for (const ModelFamily* f : model_families())
-    for (const HfClass& k : f->hf_classes)
-      s += (s.empty() ? "" : ", ") + std::string(k.name) + (k.text_config ? " (text only)" : "");
+    for (const HfClass& k : f->hf_classes) s += (s.empty() ? "" : ", ") + std::string(k.name);
   return s;
 }
 

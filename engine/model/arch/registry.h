@@ -26,8 +26,8 @@ std::pair<const ModelFamily*, const HfClass*> find_hf_class(std::string_view nam
 std::pair<const ModelFamily*, const HfClass*> find_hf_class_by_model_type(std::string_view model_type);
 /// "llama, qwen2, ..." — the GGUF names, for error messages.
 std::string supported_gguf_architectures();
-/// "LlamaForCausalLM, MistralForCausalLM, ..." — the transformers classes (a text_config class
-/// marked "(text only)"), for error messages.
+/// "LlamaForCausalLM, MistralForCausalLM, ..." — the transformers classes, for error messages
+/// (the ...ForConditionalGeneration ones read pictures too: engine/vision/hf_vision.h).
 std::string supported_hf_architectures();
 
 // The families (each defined in its own file).

@@ -331,6 +331,11 @@ class TestVisionHf : public QObject {
     writeConditionalFolder(text, bad, config, qwen3vlTower());
     c.model = bad.toStdString();
     expectError([&] { LLMEngine e(c); }, {"mrope_section", "30 pairs"});
+    // A bad image option is the user's: refused as with an mmproj file, not taken for a broken tower.
+    c.model = dir.toStdString();
+    c.image_min_tokens = 0;
+    c.image_max_tokens = 4;  // below the default minimum of 64
+    expectError([&] { LLMEngine e(c); }, {"--image-min-tokens", "--image-max-tokens"});
   }
 
   // What the converter refuses, by name; and the engine keeps the text model when the folder's
@@ -387,6 +392,39 @@ class TestVisionHf : public QObject {
       c["vision_config"]["rope_parameters"]["rope_theta"] = 10000.0;
       const std::string theta = variant("g4-theta", c, gemma4Tower());
       expectError([&] { hf_vision_projector(theta); }, {"rope_theta"});
+    }
+    {
+      // Keys of the wrong type are named, not read as their defaults or thrown as JSON errors.
+      json c = gemma3Config();
+      c["vision_config"]["vision_use_head"] = "true";
+      expectError([&] { hf_vision_projector(variant("head-str", c, g3)); }, {"vision_use_head", "true or false"});
+      c = gemma3Config();
+      c["vision_config"]["hidden_act"] = 5;
+      expectError([&] { hf_vision_projector(variant("act-num", c, g3)); }, {"hidden_act", "string"});
+      c = gemma3Config();
+      c["vision_config"] = "x";
+      const std::string odd = variant("vc-str", c, g3);
+      QVERIFY(hf_folder_has_vision(odd));  // said when loading, not skipped
+      expectError([&] { hf_vision_projector(odd); }, {"vision_config is not an object"});
+      // Without "architectures" the model_type names the class.
+      c = gemma3Config();
+      c.erase("architectures");
+      QVERIFY(hf_folder_has_vision(variant("model-type", c, g3)));
+    }
+    {
+      // Non-finite values: a weight, and a normalisation that would make every pixel one.
+      std::vector<HfTensor> ts = g3;
+      for (HfTensor& t : ts)
+        if (t.name.ends_with("layers.0.self_attn.k_proj.weight")) {
+          const uint16_t nan = 0x7E00;  // F16
+          std::memcpy(t.bytes.data() + 6, &nan, 2);
+        }
+      expectError([&] { hf_vision_projector(variant("nan", gemma3Config(), ts)); },
+                  {"layers.0.self_attn.k_proj.weight", "not finite"});
+      const std::string dir = variant("inf-mean", gemma3Config(), g3);
+      writeJson(QString::fromStdString(dir) + "/preprocessor_config.json",
+                json::parse(R"({"image_mean": [1e300, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]})"));
+      expectError([&] { hf_vision_projector(dir); }, {"preprocessor_config.json", "image_mean", "finite"});
     }
     {
       json c = gemma3Config();

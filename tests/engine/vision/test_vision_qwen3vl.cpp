@@ -173,6 +173,16 @@ class TestVisionQwen3Vl : public QObject {
           }
         }
     }
+    // A 199:1 picture (transformers takes it) fits to 1992x8, 249:1 after rounding: taken again as it
+    // is (a request's picture is fitted once more when its prompt is laid out).
+    {
+      auto enc = VisionEncoder::open(dataFile("qwen3vl-tiny-mmproj.gguf"), 1);
+      const auto [fw, fh] = enc->fit_size(1990, 10);
+      QCOMPARE(fw, 1992);
+      QCOMPARE(fh, 8);
+      QCOMPARE(enc->fit_size(fw, fh), std::make_pair(fw, fh));
+      QVERIFY_THROWS_EXCEPTION(std::invalid_argument, enc->fit_size(2010, 10));
+    }
     VisionOptions wrong;
     wrong.min_tokens = 100;
     wrong.max_tokens = 10;
