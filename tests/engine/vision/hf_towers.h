@@ -7,7 +7,7 @@
 
 #include <cstring>
 #include <map>
-#include <regex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,6 +34,21 @@ struct HfTensor {
   std::vector<uint64_t> shape;
   std::vector<uint8_t> bytes;
 };
+
+/// "<prefix><index>.<name>.<suffix>" (v.blk.3.attn_q.weight) split into its parts; "<prefix><index>.<suffix>"
+/// (mm.0.weight) gives an empty name. Nothing for another prefix or a missing index.
+struct NumberedName {
+  std::string index, name, suffix;
+};
+inline std::optional<NumberedName> splitNumbered(const std::string& full, const std::string& prefix) {
+  if (full.rfind(prefix, 0) != 0) return std::nullopt;
+  const std::size_t dot = full.find('.', prefix.size()), last = full.rfind('.');
+  if (dot == std::string::npos || dot == prefix.size()) return std::nullopt;
+  NumberedName n{full.substr(prefix.size(), dot - prefix.size()), "", full.substr(last + 1)};
+  if (n.index.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  if (last > dot) n.name = full.substr(dot + 1, last - dot - 1);
+  return n;
+}
 
 inline StDtype stDtypeOf(const GgufTensorInfo& t) {
   if (t.type == GgmlType::F16) return StDtype::kF16;
@@ -91,13 +106,10 @@ inline std::vector<HfTensor> gemma3Tower(const std::string& prefix) {
       {"ln1", "layer_norm1"},         {"ln2", "layer_norm2"},         {"attn_q", "self_attn.q_proj"},
       {"attn_k", "self_attn.k_proj"}, {"attn_v", "self_attn.v_proj"}, {"attn_out", "self_attn.out_proj"},
       {"ffn_up", "mlp.fc1"},          {"ffn_down", "mlp.fc2"}};
-  static const std::regex block(R"(v\.blk\.(\d+)\.(\w+)\.(weight|bias))");
   std::vector<HfTensor> out;
   for (const GgufTensorInfo& t : f.tensors()) {
-    std::smatch m;
-    if (std::regex_match(t.name, m, block)) {
-      out.push_back(
-          asIs(f, t, tower + "encoder.layers." + std::string(m[1]) + "." + kBlock.at(m[2]) + "." + std::string(m[3])));
+    if (const auto m = splitNumbered(t.name, "v.blk.")) {
+      out.push_back(asIs(f, t, tower + "encoder.layers." + m->index + "." + kBlock.at(m->name) + "." + m->suffix));
     } else if (t.name == "v.patch_embd.weight" || t.name == "v.patch_embd.bias") {
       out.push_back(asIs(f, t, tower + "embeddings.patch_embedding." + t.name.substr(13)));
     } else if (t.name == "v.position_embd.weight") {
@@ -144,18 +156,16 @@ inline std::vector<HfTensor> gemma4Tower() {
       {"attn_q", "self_attn.q_proj"},   {"attn_k", "self_attn.k_proj"}, {"attn_v", "self_attn.v_proj"},
       {"attn_out", "self_attn.o_proj"}, {"ffn_gate", "mlp.gate_proj"},  {"ffn_up", "mlp.up_proj"},
       {"ffn_down", "mlp.down_proj"}};
-  static const std::regex block(R"(v\.blk\.(\d+)\.(\w+)\.(\w+))");
   std::vector<HfTensor> out;
   for (const GgufTensorInfo& t : f.tensors()) {
-    std::smatch m;
-    if (std::regex_match(t.name, m, block)) {
-      const std::string layer = tower + "encoder.layers." + std::string(m[1]) + ".";
-      if (kNorm.count(m[2])) {
-        out.push_back(asIs(f, t, layer + kNorm.at(m[2]) + ".weight"));
-      } else if (m[3] == "weight") {
-        out.push_back(asIs(f, t, layer + kLinear.at(m[2]) + ".linear.weight"));
+    if (const auto m = splitNumbered(t.name, "v.blk.")) {
+      const std::string layer = tower + "encoder.layers." + m->index + ".";
+      if (kNorm.count(m->name)) {
+        out.push_back(asIs(f, t, layer + kNorm.at(m->name) + ".weight"));
+      } else if (m->suffix == "weight") {
+        out.push_back(asIs(f, t, layer + kLinear.at(m->name) + ".linear.weight"));
       } else {
-        HfTensor s = asIs(f, t, layer + kLinear.at(m[2]) + "." + std::string(m[3]));
+        HfTensor s = asIs(f, t, layer + kLinear.at(m->name) + "." + m->suffix);
         s.shape.clear();  // a 0-d tensor in the checkpoint
         out.push_back(std::move(s));
       }
@@ -211,8 +221,6 @@ inline std::vector<HfTensor> qwen3vlTower() {
                                                             {"ffn_down", "mlp.linear_fc2"}};
   static const std::map<std::string, std::string> kMerger = {
       {"norm", "norm"}, {"fc1", "linear_fc1"}, {"fc2", "linear_fc2"}, {"0", "linear_fc1"}, {"2", "linear_fc2"}};
-  static const std::regex block(R"(v\.blk\.(\d+)\.(\w+)\.(weight|bias))"),
-      deep(R"(v\.deepstack\.(\d+)\.(\w+)\.(weight|bias))"), mm(R"(mm\.(\d)\.(weight|bias))");
   std::vector<HfTensor> out;
   const GgufTensorInfo *k0 = f.find_tensor("v.patch_embd.weight"), *k1 = f.find_tensor("v.patch_embd.weight.1");
   if (!k0 || !k1 || k0->type != k1->type) throw std::runtime_error("the Qwen3-VL test projector lacks its two kernels");
@@ -227,18 +235,15 @@ inline std::vector<HfTensor> qwen3vlTower() {
     out.push_back(std::move(t));
   }
   for (const GgufTensorInfo& t : f.tensors()) {
-    std::smatch m;
     if (t.name == "v.patch_embd.weight" || t.name == "v.patch_embd.weight.1") continue;
-    if (std::regex_match(t.name, m, block)) {
-      out.push_back(
-          asIs(f, t, tower + "blocks." + std::string(m[1]) + "." + kBlock.at(m[2]) + "." + std::string(m[3])));
-    } else if (std::regex_match(t.name, m, deep)) {
+    if (const auto m = splitNumbered(t.name, "v.blk.")) {
+      out.push_back(asIs(f, t, tower + "blocks." + m->index + "." + kBlock.at(m->name) + "." + m->suffix));
+    } else if (const auto d = splitNumbered(t.name, "v.deepstack.")) {
       // deepstack_visual_indexes [0, 1]: entry K is block K.
-      out.push_back(asIs(
-          f, t,
-          tower + "deepstack_merger_list." + std::string(m[1]) + "." + kMerger.at(m[2]) + "." + std::string(m[3])));
-    } else if (std::regex_match(t.name, m, mm)) {
-      out.push_back(asIs(f, t, tower + "merger." + kMerger.at(m[1]) + "." + std::string(m[2])));
+      out.push_back(
+          asIs(f, t, tower + "deepstack_merger_list." + d->index + "." + kMerger.at(d->name) + "." + d->suffix));
+    } else if (const auto p = splitNumbered(t.name, "mm."); p && p->name.empty()) {
+      out.push_back(asIs(f, t, tower + "merger." + kMerger.at(p->index) + "." + p->suffix));
     } else if (t.name == "v.post_ln.weight" || t.name == "v.post_ln.bias") {
       out.push_back(asIs(f, t, tower + "merger.norm." + t.name.substr(10)));
     } else if (t.name == "v.patch_embd.bias") {

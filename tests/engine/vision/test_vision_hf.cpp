@@ -19,7 +19,6 @@
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "engine/llm_engine.h"
 #include "engine/loader/gguf/dequant.h"
