@@ -22,7 +22,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -87,14 +86,14 @@ void writeFolderWeights(const GgufFile& f, const std::string& dir, const std::st
   std::vector<std::vector<float>> data;
   std::vector<StTensorOut> out;
   data.reserve(f.tensors().size() + extra.size());
-  static const std::regex layer(R"(blk\.(\d+)\.(.+))");
   for (const GgufTensorInfo& t : f.tensors()) {
     std::string name;
-    std::smatch m;
-    if (std::regex_match(t.name, m, layer)) {
-      const auto it = kLayerNames.find(m[2]);
+    // "blk.<layer>.<rest>"
+    const std::size_t dot = t.name.rfind("blk.", 0) == 0 ? t.name.find('.', 4) : std::string::npos;
+    if (dot != std::string::npos && dot > 4 && t.name.find_first_not_of("0123456789", 4) == dot) {
+      const auto it = kLayerNames.find(t.name.substr(dot + 1));
       QVERIFY2(it != kLayerNames.end(), t.name.c_str());
-      name = prefix + "layers." + std::string(m[1]) + "." + it->second;
+      name = prefix + "layers." + t.name.substr(4, dot - 4) + "." + it->second;
     } else if (t.name == "rope_freqs.weight") {
       continue;
     } else {
