@@ -226,6 +226,8 @@ void write_normalisation(ProjectorBuilder& b, const std::string& dir) {
   std::vector<float> mean{0.5f, 0.5f, 0.5f}, stdv{0.5f, 0.5f, 0.5f};
   const fs::path pre = fs::path(dir) / "preprocessor_config.json";
   std::error_code ec;
+  if (fs::exists(pre, ec) && !fs::is_regular_file(pre, ec))
+    throw std::runtime_error("'" + pre.string() + "' is not a file");
   if (fs::is_regular_file(pre, ec)) {
     json p;
     try {
@@ -233,8 +235,9 @@ void write_normalisation(ProjectorBuilder& b, const std::string& dir) {
     } catch (const json::exception& e) {
       throw std::runtime_error("'" + pre.string() + "' is not valid JSON: " + e.what());
     }
+    if (!p.is_object()) throw std::runtime_error("'" + pre.string() + "' is not a JSON object");
     for (auto [key, dst] : {std::pair<const char*, std::vector<float>*>{"image_mean", &mean}, {"image_std", &stdv}}) {
-      if (!p.is_object() || !p.contains(key)) continue;
+      if (!p.contains(key)) continue;
       const json& v = p[key];
       if (!v.is_array() || v.size() != 3)
         throw std::runtime_error("'" + pre.string() + "': " + key + " must be a list of 3 numbers");
@@ -242,6 +245,11 @@ void write_normalisation(ProjectorBuilder& b, const std::string& dir) {
         if (!v[i].is_number() || !std::isfinite(v[i].get<float>()))
           throw std::runtime_error("'" + pre.string() + "': " + key + " must hold finite numbers");
         (*dst)[i] = v[i].get<float>();
+        const bool is_mean = dst == &mean;
+        const float x = (*dst)[i];
+        if (is_mean ? !(x >= -1e3f && x <= 1e3f) : !(x >= 1e-3f && x <= 1e3f))
+          throw std::runtime_error("'" + pre.string() + "': " + key + " holds " + std::to_string(x) +
+                                   (is_mean ? ", outside [-1000, 1000]" : ", outside [0.001, 1000]"));
       }
     }
   }
@@ -432,18 +440,17 @@ void convert_qwen3vl(ProjectorBuilder& b, const json& vc, int text_hidden, const
   const int out = int_key(vc, "out_hidden_size", 3584, 1, 1 << 17, where);
   const int positions = int_key(vc, "num_position_embeddings", 2304, 1, 1 << 20, where);
   const std::string act = str_key(vc, "hidden_act", "gelu_pytorch_tanh", where);
-  std::vector<int> deep = {8, 16, 24};
-  if (vc.contains("deepstack_visual_indexes")) {
-    deep.clear();
-    const json& d = vc["deepstack_visual_indexes"];
-    if (!d.is_array()) b.fail(where + ": deepstack_visual_indexes must be a list of block numbers");
-    for (const json& v : d) {
-      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= depth ||
-          (!deep.empty() && v.get<int64_t>() <= deep.back()))
-        b.fail(where + ": deepstack_visual_indexes must name blocks 0.." + std::to_string(depth - 1) +
-               " in increasing order");
-      deep.push_back(int(v.get<int64_t>()));
-    }
+  // Qwen3VLVisionConfig's default [8, 16, 24] when absent; every entry a block of this tower.
+  const json deep_json = vc.contains("deepstack_visual_indexes") ? vc["deepstack_visual_indexes"] : json{8, 16, 24};
+  if (!deep_json.is_array()) b.fail(where + ": deepstack_visual_indexes must be a list of block numbers");
+  std::vector<int> deep;
+  for (const json& v : deep_json) {
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= depth ||
+        (!deep.empty() && v.get<int64_t>() <= deep.back()))
+      b.fail(where + ": deepstack_visual_indexes " + deep_json.dump() + " must name blocks 0.." +
+             std::to_string(depth - 1) + " in increasing order" +
+             (vc.contains("deepstack_visual_indexes") ? "" : " (absent: transformers' default)"));
+    deep.push_back(int(v.get<int64_t>()));
   }
   if (channels != 3) b.fail(where + ": in_channels " + std::to_string(channels) + " (RGB images need 3)");
   if (frames != 2)

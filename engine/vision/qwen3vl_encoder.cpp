@@ -162,11 +162,16 @@ std::pair<int, int> VisionEncoder::fit_size(int width, int height) const {
   if (width < 1 || height < 1)
     throw std::invalid_argument("an image of " + std::to_string(width) + "x" + std::to_string(height) +
                                 " pixels has no size");
-  // transformers' limit on a picture's sides. A picture fitted already (sides whole merged patches,
-  // as grid() takes them) is not checked again: rounding can take a 199:1 picture past 200:1.
+  // A size this rule gives is its own fit (fit() of a fitted picture changes nothing, as a request's
+  // picture is fitted once more when its prompt is laid out): whole merged patches, within the
+  // limits — above max_pixels only when a side is one merged patch and cannot shrink. Rounding can
+  // take a 199:1 picture past 200:1, so such a size skips transformers' limit on the sides.
   const int fi = c.patch_size * c.merge;
-  const bool on_grid = width % fi == 0 && height % fi == 0 && std::max(width, height) <= 256 * std::min(width, height);
-  if (double(std::max(width, height)) / std::min(width, height) > 200 && !on_grid)
+  const int64_t px = int64_t(width) * height;
+  if (width % fi == 0 && height % fi == 0 && std::max(width, height) <= 256 * std::min(width, height) &&
+      px >= c.min_pixels && (px <= c.max_pixels || std::min(width, height) == fi))
+    return {width, height};
+  if (double(std::max(width, height)) / std::min(width, height) > 200)
     throw std::invalid_argument("an image of " + std::to_string(width) + "x" + std::to_string(height) +
                                 " pixels is too narrow: its sides differ by more than 200 times");
   // transformers smart_resize: Python's round is half to even, as nearbyint under the default

@@ -89,11 +89,12 @@ std::unique_ptr<VisionEncoder> VisionEncoder::open(const std::string& path, int 
     auto& dst = std::string(key).ends_with("mean") ? c.image_mean : c.image_std;
     for (int i = 0; i < 3; ++i) dst[std::size_t(i)] = float(v->floats[std::size_t(i)]);
   }
+  // Pixels are scaled to [0, 1], then (x - mean) / std: real processors use means in [0, 1] and
+  // spreads near 0.2-1. Far outside these, the normalised pixels overflow the encoder.
   for (float s : c.image_std)
-    if (!(s > 0) || !std::isfinite(s) || !std::isfinite(1.0f / s))
-      fail(path, "image_std holds a value that is not a positive finite number");
+    if (!(s >= 1e-3f && s <= 1e3f)) fail(path, "image_std holds a value outside [0.001, 1000]");
   for (float m : c.image_mean)
-    if (!std::isfinite(m)) fail(path, "image_mean holds a value that is not finite");
+    if (!(m >= -1e3f && m <= 1e3f)) fail(path, "image_mean holds a value outside [-1000, 1000]");
   // The FFN's activation as llama.cpp's clip reads it: GELU (tanh) with clip.use_gelu, SiLU with
   // clip.use_silu, else the "quick" GELU x * sigmoid(1.702 x).
   c.activation = f.get_bool("clip.use_gelu").value_or(false)   ? VisionConfig::Activation::kGeluTanh
@@ -226,7 +227,13 @@ ImageEmbeddings VisionEncoder::encode(const RgbImage& image, const VisionStopChe
   // counted the tokens of this one.
   const RgbImage sized = takes_size(image.width, image.height) ? image : fit(image);
   const std::vector<float> px = normalized(sized);
-  return encode_preprocessed(px, sized.width, sized.height, stop);
+  ImageEmbeddings e = encode_preprocessed(px, sized.width, sized.height, stop);
+  for (float v : e.data)
+    if (!std::isfinite(v))
+      throw std::runtime_error(path_ +
+                               ": the image encoder's output is not finite (its weights overflow on this "
+                               "picture: a broken projector)");
+  return e;
 }
 
 bool VisionEncoder::takes_size(int width, int height) const {

@@ -153,8 +153,10 @@ class VisionEncoder {
   /// the aspect. gemma4v: transformers' get_aspect_ratio_preserving_size: both sides scaled by
   /// sqrt(max_pixels / (width * height)), each floored to a multiple of patch_size * merge (a side
   /// that floors to 0 becomes one multiple, the other floor(long / short) of them, capped).
+  /// qwen3vl: a size the rule gives (whole merged patches within the limits, or past max_pixels with
+  /// a side of one merged patch) is returned as it is, so fitting a fitted picture changes nothing.
   /// std::invalid_argument for an image without pixels or (qwen3vl) with sides more than 200 times
-  /// apart, unless it is a size fit() gives already (rounding may have taken it past 200).
+  /// apart, unless it is such a size already (rounding may have taken it past 200).
   std::pair<int, int> fit_size(int width, int height) const;
   /// The tokens and grid of a fitted image (one of fit()'s sizes; std::invalid_argument otherwise).
   ImageGrid grid(const RgbImage& fitted) const;

@@ -59,9 +59,13 @@ std::vector<uint8_t> image_from_url(const std::string& url, const std::string& p
   // bytes hold is read from the bytes themselves.
   std::string type = head.substr(0, head.find(';'));
   for (char& c : type) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (type.rfind("image/", 0) != 0 || type.size() == 6)
-    bad(param, "has media type '" + head.substr(0, head.find(';')) +
-                   "', not an image's (data:image/png;base64,... or image/jpeg, image/webp)");
+  if (type.rfind("image/", 0) != 0 || type.size() == 6) {
+    std::string shown = head.substr(0, std::min<std::size_t>(head.find(';'), 40));  // echoed, kept short
+    for (char& c : shown)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+    bad(param, "has media type '" + shown + (head.find(';') > 40 ? "...'" : "'") +
+                   ", not an image's (data:image/png;base64,... or image/jpeg, image/webp)");
+  }
   const std::size_t n = url.size() - comma - 1;
   if (n > (std::size_t(96) << 20)) bad(param, "holds more than 96 MiB of base64 data");
   std::vector<uint8_t> out;

@@ -206,6 +206,14 @@ class TestMediaFetch : public QObject {
         QVERIFY2(std::string(e.what()).find("media type") != std::string::npos, e.what());
       }
     }
+    // A long or odd media type is echoed short and printable.
+    try {
+      parse_chat_completion_request(
+          chatWithImage("data:" + std::string(100000, 'x') + std::string("\0a", 2) + ";base64,iVBORw0KGgo="), limits);
+      QFAIL("a 100 kB media type was taken");
+    } catch (const ApiError& e) {
+      QVERIFY2(std::string(e.what()).size() < 400, e.what());
+    }
   }
 };
 

@@ -274,6 +274,12 @@ class TestVisionHf : public QObject {
       ++checked;
     }
     QVERIFY(checked >= 5);
+    // Absent, deepstack_visual_indexes is transformers' [8, 16, 24]: blocks this 3-block tower lacks.
+    json absent = qwen3vlConfig();
+    absent["vision_config"].erase("deepstack_visual_indexes");
+    const QString adir = tmp_.filePath("q3vl-deep-absent");
+    writeFolder(adir, absent, qwen3vlTower());
+    expectError([&] { hf_vision_projector(adir.toStdString()); }, {"deepstack_visual_indexes [8,16,24]", "0..2"});
     // deepstack_visual_indexes names vision blocks: entry K's merger follows block indexes[K].
     json other = qwen3vlConfig();
     other["vision_config"]["deepstack_visual_indexes"] = {0, 2};
@@ -424,6 +430,12 @@ class TestVisionHf : public QObject {
       writeJson(QString::fromStdString(dir) + "/preprocessor_config.json",
                 json::parse(R"({"image_mean": [1e300, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]})"));
       expectError([&] { hf_vision_projector(dir); }, {"preprocessor_config.json", "image_mean", "finite"});
+      // Finite, but the normalised pixels would overflow the encoder.
+      writeJson(QString::fromStdString(dir) + "/preprocessor_config.json",
+                json::parse(R"({"image_mean": [3e38, 0.5, 0.5], "image_std": [0.5, 0.5, 0.5]})"));
+      expectError([&] { hf_vision_projector(dir); }, {"preprocessor_config.json", "image_mean", "outside"});
+      writeJson(QString::fromStdString(dir) + "/preprocessor_config.json", json::parse("[1, 2, 3]"));
+      expectError([&] { hf_vision_projector(dir); }, {"preprocessor_config.json", "not a JSON object"});
     }
     {
       json c = gemma3Config();

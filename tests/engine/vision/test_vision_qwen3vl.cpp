@@ -182,6 +182,15 @@ class TestVisionQwen3Vl : public QObject {
       QCOMPARE(fh, 8);
       QCOMPARE(enc->fit_size(fw, fh), std::make_pair(fw, fh));
       QVERIFY_THROWS_EXCEPTION(std::invalid_argument, enc->fit_size(2010, 10));
+      // Past max_pixels with a side of one merged patch (transformers' rule cannot shrink it): the
+      // fitted size is its own fit too, so a request's tokens are transformers' one smart_resize.
+      VisionOptions small;
+      small.max_tokens = 64;
+      auto narrow = VisionEncoder::open(dataFile("qwen3vl-tiny-mmproj.gguf"), 1, small);
+      const auto [nw, nh] = narrow->fit_size(1990, 10);
+      QCOMPARE(nh, 8);
+      QVERIFY(int64_t(nw) * nh > 64 * 64);
+      QCOMPARE(narrow->fit_size(nw, nh), std::make_pair(nw, nh));
     }
     VisionOptions wrong;
     wrong.min_tokens = 100;
