@@ -505,7 +505,10 @@ EngineStepStats EngineWorker::stepStats(double stepMs) const {
 }
 
 void EngineWorker::failAllActive(const QString& message) {
-  for (const QString& id : std::as_const(active_)) emit requestRejected(id, message);
+  for (const QString& id : std::as_const(active_)) {
+    if (engine_) engine_->abort_request(id.toStdString());  // else the failed step would run again
+    emit requestRejected(id, message);
+  }
   active_.clear();
   reasoningOpened_.clear();
   toolReplies_.clear();
@@ -524,8 +527,15 @@ void EngineWorker::runStep() {
   try {
     outputs = engine_->step();
   } catch (const std::exception& e) {
+    // Every request of the failed step is aborted (the panes' and the server's), its abort outputs
+    // drained, and the status shown again: nothing is left running that would fail the next step.
     failAllActive(tr("Engine error: %1").arg(QString::fromStdString(e.what())));
     server_->failAll(std::string("the engine step failed: ") + e.what());
+    try {
+      engine_->step();
+    } catch (const std::exception&) {
+    }
+    emit stepFinished({}, stepStats(timer.nsecsElapsed() / 1e6));
     return;
   }
   server_->deliverStep(outputs);  // the server's outputs to its streams

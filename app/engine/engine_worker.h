@@ -193,6 +193,7 @@ class EngineWorker : public QObject {
   std::vector<pagedchat::MultiModalPlaceholder> placeImages(const QList<PromptMessage>& messages,
                                                             pagedchat::ChatPrompt& prompt,
                                                             const pagedchat::ChatEncodeOptions& encode);
+  /// Rejects every active request with `message` and aborts it in the engine (a failed step).
   void failAllActive(const QString& message);
   /// Aborts every active request and emits their final "abort" deltas in one stepFinished();
   /// the server's requests end "abort" too (the model is going).

@@ -1,6 +1,7 @@
 // EngineWorker: two requests submitted from the GUI thread run in the same engine steps, stream
 // deltas through one signal per step, finish, and their concatenated deltas equal solo runs; a
 // conversation's second turn is rendered on the worker and finds its first turn in the prefix cache.
+#include <QFile>
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -8,6 +9,8 @@
 #include <QThread>
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 
 #include "app/engine/engine_worker.h"
 #include "app/engine/local_chat_backend.h"
@@ -66,6 +69,7 @@ class TestEngineWorker : public QObject {
   void cancelReportsAbort();
   void speculativePerRequest();
   void loadErrorIsReported();
+  void failedStepLeavesNothingRunning();
   void chatTemplateWarnings();
 };
 
@@ -278,6 +282,48 @@ void TestEngineWorker::cancelReportsAbort() {
   for (const RequestDelta& d : std::as_const(received)) tokens += d.newTokens;
   QCOMPARE(received.constLast().finishReason, std::optional(FinishReason::kAbort));
   QVERIFY(tokens < 400);
+}
+
+// A step that throws (here: stories260K with NaN token embeddings, so the sampler finds every
+// logit NaN) rejects its requests, aborts them in the engine and shows the status again: nothing
+// stays "running" (the status bar showed "1 running" for good), and so after the next one too.
+void TestEngineWorker::failedStepLeavesNothingRunning() {
+  REQUIRE_MODEL_FILE(testpaths::stories260K());
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  for (const char* name : {"stories260K.bin", "tok512.model"})
+    QVERIFY(QFile::copy(testpaths::stories260K() + "/" + name, dir.filePath(QString::fromLatin1(name))));
+  {
+    QFile bin(dir.filePath(QStringLiteral("stories260K.bin")));
+    QVERIFY(bin.open(QIODevice::ReadWrite));
+    QByteArray nan(4 * 512 * 64, '\0');  // the 512 x 64 embedding table after the 7-int header
+    const float q = std::numeric_limits<float>::quiet_NaN();
+    for (int i = 0; i < 512 * 64; ++i) std::memcpy(nan.data() + 4 * i, &q, 4);
+    QVERIFY(bin.seek(28) && bin.write(nan) == nan.size());
+  }
+  pagedchat::EngineConfig config;
+  config.model = dir.path().toStdString();
+  WorkerThread w(config);
+  QSignalSpy loaded(w.worker, &EngineWorker::modelLoaded);
+  QSignalSpy rejected(w.worker, &EngineWorker::requestRejected);
+  QList<EngineStepStats> stats;
+  connect(
+      w.worker, &EngineWorker::stepFinished, this,
+      [&stats](const QList<RequestDelta>&, const EngineStepStats& s) { stats += s; }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(w.worker, "loadModel", Qt::QueuedConnection);
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+  w.submit(QStringLiteral("a"), QStringLiteral("Once upon a time"), greedy(8));
+  QTRY_COMPARE_WITH_TIMEOUT(rejected.count(), 1, 30000);
+  QCOMPARE(rejected.at(0).at(0).toString(), QStringLiteral("a"));
+  QVERIFY2(rejected.at(0).at(1).toString().contains(QStringLiteral("Engine error")),
+           qPrintable(rejected.at(0).at(1).toString()));
+  QTRY_VERIFY_WITH_TIMEOUT(!stats.isEmpty(), 10000);
+  QCOMPARE(stats.constLast().numRunning, 0);
+  QCOMPARE(stats.constLast().numWaiting, 0);
+  w.submit(QStringLiteral("b"), QStringLiteral("One day"), greedy(8));
+  QTRY_COMPARE_WITH_TIMEOUT(rejected.count(), 2, 30000);
+  QCOMPARE(rejected.at(1).at(0).toString(), QStringLiteral("b"));
+  QTRY_COMPARE_WITH_TIMEOUT(stats.constLast().numRunning, 0, 10000);
 }
 
 void TestEngineWorker::loadErrorIsReported() {
