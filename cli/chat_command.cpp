@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,11 @@ struct ChatOptions {
   ChatToolOptions tools;
 };
 
+/// An engine step failed while a reply ran (the message is skipped; the chat goes on).
+struct StepFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 bool is_blank(const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; }
 
 // Runs one request to completion, streaming its text to stdout (Ctrl+C stops it: `interrupts`).
@@ -57,15 +63,29 @@ std::string stream_reply(LLMEngine& engine, InterruptWatch& interrupts, const st
   engine.add_request(id, prompt.token_ids, params, options);
   interrupts.begin_reply(engine, id);
   std::string reply;
-  while (engine.has_unfinished_requests())
-    for (RequestOutput& out : engine.step()) {
-      for (const CompletionOutput& c : out.outputs) {
-        write_text(std::cout, c, tint_drafts);
-        reply += c.text;
+  try {
+    while (engine.has_unfinished_requests())
+      for (RequestOutput& out : engine.step()) {
+        for (const CompletionOutput& c : out.outputs) {
+          write_text(std::cout, c, tint_drafts);
+          reply += c.text;
+        }
+        std::cout.flush();
+        last = std::move(out);
       }
-      std::cout.flush();
-      last = std::move(out);
+  } catch (const std::exception& e) {
+    // A step that throws (a broken model's NaN logits): the request is aborted and its abort
+    // output drained, so the engine is clean for the next message.
+    engine.abort_request(id);
+    try {
+      engine.step();
+    } catch (const std::exception&) {
     }
+    interrupts.end_reply();
+    std::cout << "\n";
+    std::cout.flush();
+    throw StepFailed(e.what());
+  }
   stopped = interrupts.end_reply();
   std::cout << "\n";
   std::cout.flush();
@@ -265,9 +285,15 @@ int run_chat(ChatOptions& opt) {
       if (forced) params.structured_outputs = StructuredOutputsParams{tools->forced_schema(), {}, {}, false};
       RequestOutput final_output;
       bool stopped = false;
-      const std::string reply = stream_reply(engine, interrupts,
-                                             "chat-" + std::to_string(turn) + "-" + std::to_string(step), prompt,
-                                             placed, params, opt.tint_drafts, final_output, stopped);
+      std::string reply;
+      try {
+        reply = stream_reply(engine, interrupts, "chat-" + std::to_string(turn) + "-" + std::to_string(step), prompt,
+                             placed, params, opt.tint_drafts, final_output, stopped);
+      } catch (const StepFailed& e) {
+        std::cerr << "pagedchat-cli: the engine step failed: " << e.what() << "; message skipped\n";
+        turn_messages.resize(1);  // nothing of this turn goes into the history
+        break;
+      }
       if (stopped) std::cerr << "[stopped: Ctrl+C again at the prompt exits]\n";
       if (opt.verbose)
         std::cerr << "[cached " << final_output.num_cached_tokens << "/" << prompt.token_ids.size()

@@ -2,13 +2,17 @@
 // conversation re-sent each turn (the second turn's prompt found in the prefix cache), /reset and
 // /exit, old turns dropped to fit a small context, errors on stderr; Ctrl+C stops a reply and the
 // chat goes on, at the prompt it exits; --timings and --version.
-#include <QTest>
-
+#include <QFile>
 #include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
 
 #include <signal.h>
+
+#include <cstring>
+#include <limits>
 
 #include "test_paths.h"
 
@@ -93,6 +97,26 @@ class TestCliChat : public QObject {
     QVERIFY2(r.err.contains("unknown command /imgae") && r.err.contains("unknown command /Reset"), r.err.constData());
     QCOMPARE(cachedCounts(r.err).size(), 1);  // one message went to the model
     QCOMPARE(r.out, generated("/Once upon a time") + "\n");
+  }
+
+  // A step that throws (stories260K with NaN token embeddings: every logit NaN) skips the message
+  // and the chat goes on; the next message is tried on a clean engine.
+  void failedStepSkipsTheMessage() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    for (const char* name : {"stories260K.bin", "tok512.model"})
+      QVERIFY(QFile::copy(testpaths::stories260K() + "/" + name, dir.filePath(QString::fromLatin1(name))));
+    QFile bin(dir.filePath(QStringLiteral("stories260K.bin")));
+    QVERIFY(bin.open(QIODevice::ReadWrite));
+    QByteArray nan(4 * 512 * 64, '\0');  // the 512 x 64 embedding table after the 7-int header
+    const float q = std::numeric_limits<float>::quiet_NaN();
+    for (int i = 0; i < 512 * 64; ++i) std::memcpy(nan.data() + 4 * i, &q, 4);
+    QVERIFY(bin.seek(28) && bin.write(nan) == nan.size());
+    bin.close();
+    const Run r = cli({"chat", "--model", dir.path()}, "Once upon a time\nOne day\n");
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.err.count("engine step failed"), 2);
+    QCOMPARE(r.err.count("message skipped"), 2);
   }
 
   void dropsOldestTurnsToFit() {
