@@ -95,11 +95,12 @@ class ProjectorBuilder {
     if (const StTensor* t = find(names)) used_.insert(t->name);
   }
 
-  /// Adds `t` as GGUF tensor `name` with its bytes as they are: ggml's ne is the shape reversed.
+  /// Adds `t` as GGUF tensor `name` with its bytes as they are (read from the mapping when the
+  /// image is built: the tower is copied once): ggml's ne is the shape reversed.
   void copy(const StTensor& t, const std::string& name) {
     std::vector<uint64_t> ne(t.shape.rbegin(), t.shape.rend());
     if (ne.empty()) ne = {1};
-    add(name, std::move(ne), type_of(t.dtype), std::vector<uint8_t>(t.data, t.data + t.nbytes));
+    tensors_.push_back({name, std::move(ne), type_of(t.dtype), {}, t.data, t.nbytes});
   }
   /// Adds `values` as the F32 GGUF tensor `name` of ggml shape `ne`.
   void add_f32(const std::string& name, std::vector<uint64_t> ne, const std::vector<float>& values) {
@@ -108,7 +109,9 @@ class ProjectorBuilder {
     add(name, std::move(ne), GgmlType::F32, std::move(bytes));
   }
   void add(const std::string& name, std::vector<uint64_t> ne, GgmlType type, std::vector<uint8_t> bytes) {
-    tensors_.push_back({name, std::move(ne), type, std::move(bytes)});
+    const std::size_t n = bytes.size();
+    tensors_.push_back({name, std::move(ne), type, std::move(bytes), nullptr, n});
+    tensors_.back().data = tensors_.back().owned.data();
   }
   static GgmlType type_of(StDtype d) {
     return d == StDtype::kF16 ? GgmlType::F16 : d == StDtype::kBF16 ? GgmlType::BF16 : GgmlType::F32;
@@ -145,13 +148,13 @@ class ProjectorBuilder {
       put32(uint32_t(t.type));
       put64(offset);
       offsets.push_back(offset);
-      offset = (offset + t.bytes.size() + kAlign - 1) / kAlign * kAlign;
+      offset = (offset + t.size + kAlign - 1) / kAlign * kAlign;
     }
     head.resize((head.size() + kAlign - 1) / kAlign * kAlign, '\0');
     std::vector<uint8_t> out(head.size() + offset, 0);
     std::memcpy(out.data(), head.data(), head.size());
     for (std::size_t i = 0; i < tensors_.size(); ++i)
-      std::memcpy(out.data() + head.size() + offsets[i], tensors_[i].bytes.data(), tensors_[i].bytes.size());
+      std::memcpy(out.data() + head.size() + offsets[i], tensors_[i].data, tensors_[i].size);
     return out;
   }
 
@@ -160,7 +163,9 @@ class ProjectorBuilder {
     std::string name;
     std::vector<uint64_t> ne;
     GgmlType type;
-    std::vector<uint8_t> bytes;
+    std::vector<uint8_t> owned;     ///< bytes made here (reordered, converted); empty for a copy
+    const uint8_t* data = nullptr;  ///< owned.data(), or the tensor in st_'s mapping
+    std::size_t size = 0;
   };
   std::string dir_;
   SafetensorsSet st_;
