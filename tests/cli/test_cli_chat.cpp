@@ -104,15 +104,7 @@ class TestCliChat : public QObject {
   void failedStepSkipsTheMessage() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    for (const char* name : {"stories260K.bin", "tok512.model"})
-      QVERIFY(QFile::copy(testpaths::stories260K() + "/" + name, dir.filePath(QString::fromLatin1(name))));
-    QFile bin(dir.filePath(QStringLiteral("stories260K.bin")));
-    QVERIFY(bin.open(QIODevice::ReadWrite));
-    QByteArray nan(4 * 512 * 64, '\0');  // the 512 x 64 embedding table after the 7-int header
-    const float q = std::numeric_limits<float>::quiet_NaN();
-    for (int i = 0; i < 512 * 64; ++i) std::memcpy(nan.data() + 4 * i, &q, 4);
-    QVERIFY(bin.seek(28) && bin.write(nan) == nan.size());
-    bin.close();
+    QVERIFY(testpaths::writeNanStories260K(dir.path()));
     const Run r = cli({"chat", "--model", dir.path()}, "Once upon a time\nOne day\n");
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(r.err.count("engine step failed"), 2);
