@@ -117,15 +117,18 @@ struct LayerSpec {
 /// modeling_qwen3_next.py Qwen3NextGatedDeltaNet; GGUF ssm.* keys as llama.cpp names them). The
 /// input projection gives q, k (num_k_heads heads of head_k_dim) and v (num_v_heads heads of
 /// head_v_dim), which pass a causal depthwise conv1d of conv_kernel taps; each value head j
-/// reads key head j % num_k_heads (the GGUF order). Per sequence and layer the state is the
+/// reads key head j % num_k_heads (GGUF files: the converter tiles the value heads), or j /
+/// (num_v_heads / num_k_heads) with v_heads_grouped (Hugging Face checkpoints, which group them
+/// by key head; the loader keeps their order). Per sequence and layer the state is the
 /// conv's last conv_kernel - 1 inputs and, per value head, a [head_v_dim, head_k_dim] float32
 /// matrix.
 struct LinearAttentionConfig {
-  int conv_kernel = 0;  ///< ssm.conv_kernel
-  int num_k_heads = 0;  ///< ssm.group_count
-  int num_v_heads = 0;  ///< ssm.time_step_rank
-  int head_k_dim = 0;   ///< ssm.state_size
-  int head_v_dim = 0;   ///< ssm.inner_size / num_v_heads
+  int conv_kernel = 0;           ///< ssm.conv_kernel
+  int num_k_heads = 0;           ///< ssm.group_count
+  int num_v_heads = 0;           ///< ssm.time_step_rank
+  int head_k_dim = 0;            ///< ssm.state_size
+  int head_v_dim = 0;            ///< ssm.inner_size / num_v_heads
+  bool v_heads_grouped = false;  ///< value heads grouped by key head (Hugging Face order)
   bool enabled() const { return num_v_heads > 0; }
   int key_dim() const { return num_k_heads * head_k_dim; }
   int value_dim() const { return num_v_heads * head_v_dim; }

@@ -147,6 +147,10 @@ struct QkvSpec {
 /// ModelConfig::linear_attn). C = conv_dim = 2 * num_k_heads * head_k_dim + num_v_heads * head_v_dim.
 struct GatedDeltaNetSpec {
   int num_k_heads = 0, num_v_heads = 0, head_k_dim = 0, head_v_dim = 0, conv_kernel = 0;
+  /// Which key head value head j reads: false, j % num_k_heads (the value heads tiled over the
+  /// key heads: GGUF files, whose converter reorders them); true, j / (num_v_heads / num_k_heads)
+  /// (grouped: each key head serves consecutive value heads, as Hugging Face checkpoints store them).
+  bool v_heads_grouped = false;
   float norm_eps = 1e-6f;          ///< floor of the q/k L2 norms and eps of the output RMSNorm
   const float* conv1d = nullptr;   ///< [C, conv_kernel] taps per channel, oldest input first
   const float* dt_bias = nullptr;  ///< [num_v_heads]
@@ -154,6 +158,8 @@ struct GatedDeltaNetSpec {
   const float* norm = nullptr;     ///< [head_v_dim] weight of the per-head output RMSNorm
   int conv_dim() const { return 2 * num_k_heads * head_k_dim + num_v_heads * head_v_dim; }
   int value_dim() const { return num_v_heads * head_v_dim; }
+  /// The key head value head j reads (v_heads_grouped).
+  int key_head(int j) const { return v_heads_grouped ? j / (num_v_heads / num_k_heads) : j % num_k_heads; }
   /// Row width of the projection gated_delta_net reads: [qkv C | z value_dim | b num_v_heads | a num_v_heads].
   int proj_width() const { return conv_dim() + value_dim() + 2 * num_v_heads; }
   /// Floats of one sequence's state for one layer: the conv's last conv_kernel - 1 inputs
@@ -384,7 +390,7 @@ class Backend {
   /// ik_llama.cpp's delta_net). proj [T, spec.proj_width()] holds each token's input projections
   /// [qkv | z | b | a]; out [T, value_dim] receives, per token and value head j:
   ///   x = silu(causal depthwise conv1d over the conv state and qkv)   (its state updated)
-  ///   q, k = x's key head j % num_k_heads, each / max(||.||, norm_eps); v = x's value head j
+  ///   q, k = x's key head spec.key_head(j), each / max(||.||, norm_eps); v = x's value head j
   ///   g = a_j * softplus(a_in_j + dt_bias_j); beta = sigmoid(b_j)
   ///   S = exp(g) S;  S += beta (v - S k) k^T;  o = S q / sqrt(head_k_dim)
   ///   out = rms_norm(o) * norm * silu(z_j)

@@ -2,7 +2,7 @@
 // Networks: Improving Mamba2 with Delta Rule" (2024), eq. for S_t; transformers
 // modeling_qwen3_next.py (torch_causal_conv1d_update, torch_recurrent_gated_delta_rule, the
 // gated RMSNorm) for the order of operations; ik_llama.cpp's delta_net graph for the GGUF
-// conventions (value head j reads key head j % num_k_heads; q/k L2 norm x / max(||x||, eps);
+// conventions (value head j reads key head j % num_k_heads unless v_heads_grouped; q/k L2 norm x / max(||x||, eps);
 // the state clamped to +-1e6 as its kernel does). Written here, not copied.
 #include "kernels/cpu/delta_net.h"
 
@@ -103,7 +103,7 @@ void gated_delta_net(ThreadPool& pool, const IsaKernels& isa, float* out, const 
     std::vector<float> o(static_cast<std::size_t>(dv), 0.0f), gates;
     for (int64_t item = b; item < e; ++item) {
       const kernels::DeltaNetSequence& sq = seqs[item / nv];
-      const int j = int(item % nv), kh = j % nk;
+      const int j = int(item % nv), kh = spec.key_head(j);
       float* S = sq.state + conv_floats + int64_t(j) * dv * dk;  // [dv][dk]
       const float a = spec.a[j], dt_bias = spec.dt_bias[j];
       gates.resize(2 * std::size_t(sq.len));  // per token: decay, beta

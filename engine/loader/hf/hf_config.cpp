@@ -214,12 +214,6 @@ HfModelConfig parse_hf_config(const std::string& json_text, const std::string& n
       if (fam) break;
       seen += (seen.empty() ? "" : ", ") + s;
     }
-    // Families whose GGUF form runs but whose Hugging Face folder does not yet: say where to go.
-    auto starts = [&](const char* prefix) { return seen.rfind(prefix, 0) == 0; };
-    if (!fam && (starts("Qwen3_5") || starts("Qwen3_6")))
-      fail_in(name, "architecture " + seen + " (Qwen3.5 / 3.6)" +
-                        " runs from its GGUF file, not yet from a Hugging Face folder: open the "
-                        "model's .gguf (llama.cpp's convert_hf_to_gguf.py writes one)");
     if (!fam)
       fail_in(name, "architecture " + (seen.empty() ? std::string("[]") : seen) +
                         " is not supported (supported: " + supported_hf_architectures() + ")");

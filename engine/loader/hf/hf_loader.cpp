@@ -204,6 +204,31 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
   const bool fused_qkv = fam && fam->fused_qkv, fused_gate_up = fam && fam->fused_gate_up;
 
   const uint64_t dim = c.hidden_size, hidden = c.intermediate_size, vocab = c.vocab_size;
+  // Qwen3.5's Gated DeltaNet (modeling_qwen3_5.py Qwen3_5GatedDeltaNet), its value heads in the
+  // checkpoint's grouped order (the config sets LinearAttentionConfig::v_heads_grouped): in_proj_qkv
+  // [q | k | v], in_proj_z, in_proj_b, in_proj_a, conv1d [channels, 1, taps], dt_bias, A_log (the
+  // decay rate is -exp(A_log)), the gated RMSNorm's weight (a plain multiplier), out_proj.
+  auto load_gated_delta_net = [&](const std::string& x, GatedDeltaNetWeights& g) {
+    const LinearAttentionConfig& la = c.linear_attn;
+    const uint64_t conv = uint64_t(la.conv_dim()), value = uint64_t(la.value_dim()), nv = uint64_t(la.num_v_heads);
+    g.in_proj_qkv = matrix(x + "in_proj_qkv.weight", {conv, dim});
+    g.in_proj_z = matrix(x + "in_proj_z.weight", {value, dim});
+    g.in_proj_b = matrix(x + "in_proj_b.weight", {nv, dim});
+    g.in_proj_a = matrix(x + "in_proj_a.weight", {nv, dim});
+    g.conv1d = take(x + "conv1d.weight", {conv, 1, uint64_t(la.conv_kernel)});
+    g.dt_bias = take(x + "dt_bias", {nv});
+    const float* a_log = take(x + "A_log", {nv});
+    float* a = m.allocate(nv);
+    for (uint64_t i = 0; i < nv; ++i) {
+      a[i] = -std::exp(a_log[i]);
+      if (!std::isfinite(a[i]))
+        throw std::runtime_error("tensor '" + x + "A_log' holds " + std::to_string(a_log[i]) + " at " +
+                                 std::to_string(i) + ": the decay rate -exp(A_log) is not a finite number");
+    }
+    g.a = a;
+    g.norm = take(x + "norm.weight", {uint64_t(la.head_v_dim)});
+    g.out_proj = matrix(x + "out_proj.weight", {dim, value});
+  };
   const uint64_t q = uint64_t(c.n_heads) * c.head_dim, kv = uint64_t(c.n_kv_heads) * c.head_dim;
   ModelWeights& w = m.weights;
   w.token_embedding = matrix(prefix + "embed_tokens.weight", {vocab, dim});
@@ -216,7 +241,9 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     const uint64_t lhd = c.layer_head_dim(l), lq = uint64_t(c.n_heads) * lhd, lkv = uint64_t(c.layer_kv_heads(l)) * lhd,
                    lhidden = c.layer_intermediate_size(l);
     if (c.pre_norm) lw.attn_norm = norm(p + "input_layernorm.weight", dim);
-    if (fused_qkv) {
+    if (spec.mixer == LayerMixer::kGatedDeltaNet) {
+      load_gated_delta_net(p + "linear_attn.", lw.linear_attn);
+    } else if (fused_qkv) {
       // Phi-3's qkv_proj: the q rows, then k, then v.
       const WeightTensor qkv = matrix(p + "self_attn.qkv_proj.weight", {q + 2 * kv, dim});
       lw.q_proj = qkv;
@@ -229,22 +256,25 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
       for (const char* unused : {"self_attn.k_proj.weight", "self_attn.v_proj.weight", "self_attn.k_norm.weight"})
         if (st.find(p + unused)) used.insert(p + unused);
     } else {
-      lw.q_proj = matrix(p + "self_attn.q_proj.weight", {lq, dim});
+      // Qwen3.5's gated attention: per head, its query rows then its output gate's.
+      lw.q_proj = matrix(p + "self_attn.q_proj.weight", {c.attn_output_gate ? 2 * lq : lq, dim});
       lw.k_proj = matrix(p + "self_attn.k_proj.weight", {lkv, dim});
       // Gemma 4's global layers with attention_k_eq_v have no v_proj: V is the K projection.
       lw.v_proj = spec.k_eq_v ? lw.k_proj : matrix(p + "self_attn.v_proj.weight", {lkv, dim});
     }
-    lw.o_proj = matrix(p + "self_attn.o_proj.weight", {dim, lq});
-    if (c.attention_qkv_bias) {
-      lw.bq = take(p + "self_attn.q_proj.bias", {lq});
-      lw.bk = take(p + "self_attn.k_proj.bias", {lkv});
-      lw.bv = take(p + "self_attn.v_proj.bias", {lkv});
-    }
-    if (c.attention_out_bias) lw.bo = take(p + "self_attn.o_proj.bias", {dim});
-    if (c.attention_sinks) lw.sinks = take(p + "self_attn.sinks", {uint64_t(c.n_heads)});  // gpt-oss
-    if (c.qk_norm) {
-      lw.q_norm = norm(p + "self_attn.q_norm.weight", lhd);
-      if (!spec.shares_kv()) lw.k_norm = norm(p + "self_attn.k_norm.weight", lhd);
+    if (spec.mixer != LayerMixer::kGatedDeltaNet) {
+      lw.o_proj = matrix(p + "self_attn.o_proj.weight", {dim, lq});
+      if (c.attention_qkv_bias) {
+        lw.bq = take(p + "self_attn.q_proj.bias", {lq});
+        lw.bk = take(p + "self_attn.k_proj.bias", {lkv});
+        lw.bv = take(p + "self_attn.v_proj.bias", {lkv});
+      }
+      if (c.attention_out_bias) lw.bo = take(p + "self_attn.o_proj.bias", {dim});
+      if (c.attention_sinks) lw.sinks = take(p + "self_attn.sinks", {uint64_t(c.n_heads)});  // gpt-oss
+      if (c.qk_norm) {
+        lw.q_norm = norm(p + "self_attn.q_norm.weight", lhd);
+        if (!spec.shares_kv()) lw.k_norm = norm(p + "self_attn.k_norm.weight", lhd);
+      }
     }
     if (fam && fam->layer_output_scale != TensorRule::kNever) {
       // Gemma 4's layer_scalar (a [1] buffer without ".weight"): the residual stream times it.
@@ -300,7 +330,9 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
     } else if (spec.moe && c.moe.biases) {
       load_gpt_oss_experts(st, used, m, p, c, lw.moe, take, matrix);
     } else if (spec.moe) {
-      // Qwen3-MoE: router mlp.gate [experts, hidden], expert e's mlp.experts.e.{gate,up,down}_proj.
+      // Qwen3-MoE and Qwen3.5-MoE: router mlp.gate [experts, hidden], expert e's
+      // mlp.experts.e.{gate,up,down}_proj, or (transformers 5) mlp.experts.gate_up_proj [E, 2I, H]
+      // (each expert's gate rows, then its up rows) and mlp.experts.down_proj [E, H, I].
       const uint64_t E = c.moe.num_experts, ef = c.moe.expert_intermediate_size;
       const std::string router = p + "mlp.gate.weight";
       if (const StTensor* r = st.find(router); r && r->shape.size() == 2 && r->shape[1] == dim && r->shape[0] != E)
@@ -308,11 +340,31 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
                                  std::to_string(r->shape[0]) + " experts, but '" + config_name + "' says " +
                                  std::to_string(E) + " (num_experts): the expert count does not match the router");
       lw.moe.router = matrix(router, {E, dim});
-      for (uint64_t e = 0; e < E; ++e) {
-        const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
-        lw.moe.gate.push_back(matrix(x + "gate_proj.weight", {ef, dim}));
-        lw.moe.up.push_back(matrix(x + "up_proj.weight", {ef, dim}));
-        lw.moe.down.push_back(matrix(x + "down_proj.weight", {dim, ef}));
+      const std::string fused = p + "mlp.experts.gate_up_proj", fused_w = fused + ".weight";
+      if (st.find(fused) || st.find(fused_w)) {
+        const std::string down = p + "mlp.experts.down_proj" + (st.find(fused) ? "" : ".weight");
+        const WeightTensor gu = matrix(st.find(fused) ? fused : fused_w, {E, 2 * ef, dim});
+        const WeightTensor dn = matrix(down, {E, dim, ef});
+        for (uint64_t e = 0; e < E; ++e) {
+          lw.moe.gate.push_back(rows_of(gu, dim, e * 2 * ef));
+          lw.moe.up.push_back(rows_of(gu, dim, e * 2 * ef + ef));
+          lw.moe.down.push_back(rows_of(dn, ef, e * dim));
+        }
+      } else {
+        for (uint64_t e = 0; e < E; ++e) {
+          const std::string x = p + "mlp.experts." + std::to_string(e) + ".";
+          lw.moe.gate.push_back(matrix(x + "gate_proj.weight", {ef, dim}));
+          lw.moe.up.push_back(matrix(x + "up_proj.weight", {ef, dim}));
+          lw.moe.down.push_back(matrix(x + "down_proj.weight", {dim, ef}));
+        }
+      }
+      if (const uint64_t sf = uint64_t(c.moe.shared_expert_intermediate_size); sf > 0) {
+        // Qwen3.5-MoE's shared expert, gated per token by sigmoid(shared_expert_gate · x).
+        const std::string x = p + "mlp.shared_expert.";
+        lw.moe.shared_gate = matrix(x + "gate_proj.weight", {sf, dim});
+        lw.moe.shared_up = matrix(x + "up_proj.weight", {sf, dim});
+        lw.moe.shared_down = matrix(x + "down_proj.weight", {dim, sf});
+        if (c.moe.shared_expert_gated) lw.moe.shared_gate_inp = take(p + "mlp.shared_expert_gate.weight", {1, dim});
       }
       if (const std::string more = p + "mlp.experts." + std::to_string(E) + ".gate_proj.weight"; st.find(more))
         throw std::runtime_error("tensor '" + more + "' is an expert beyond the " + std::to_string(E) + " that '" +
@@ -356,6 +408,8 @@ LoadedModel load_hf_weights(const std::string& dir, const HfModelConfig& cfg) {
   for (const auto& [name, t] : st.tensors()) {
     if (used.count(name) || !is_float(t.dtype)) continue;
     if (name.ends_with(".rotary_emb.inv_freq")) continue;
+    // Qwen3.5's multi-token-prediction block: not loaded from a folder (transformers skips it too).
+    if (fam && fam->mtp && name.starts_with("mtp.")) continue;
     // The image side (engine/vision/hf_vision.h reads it): Gemma3ForConditionalGeneration's
     // tower and projector, Gemma4ForConditionalGeneration's tower, embedder (and audio tower, not
     // run), Qwen3VLForConditionalGeneration's visual.

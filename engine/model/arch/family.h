@@ -8,6 +8,7 @@
 // resulting ModelConfig. Adding a family: docs/architecture.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -153,6 +154,12 @@ void gguf_expert_hparams(const GgufKeys& keys, ModelConfig& c);
 /// "full_attention" false); nullopt when absent. A list of another length or another kind of
 /// layer is refused by name. Defined in engine/loader/hf/hf_config.cpp (Gemma 3, Gemma 4, gpt-oss).
 std::optional<std::vector<bool>> hf_sliding_layers(const HfKeys& keys, int n_layers);
+
+/// M-RoPE pairs per component (text, height, width) from config.json's rope_scaling or
+/// rope_parameters .mrope_section (a fourth entry must be 0), else `sections`, into
+/// c.mrope_sections; refuses a RoPE type other than default / mrope and sections that rotate more
+/// pairs than c.rotary_dims() / 2. Defined in engine/model/arch/qwen.cpp (Qwen3-VL, Qwen3.5).
+void hf_mrope_sections(const HfKeys& keys, ModelConfig& c, std::array<int64_t, 3> sections);
 
 // Helpers of the hf_write_config hooks (engine/loader/hf/hf_writer.cpp).
 /// The shortest decimal that reads back as `f`, as a double (1e-5f is written 1e-05, not

@@ -7,6 +7,7 @@
 // (Qwen3MoeSparseMoeBlock); ik_llama.cpp src/llama-hparams.cpp (LLM_ARCH_QWEN3MOE) and
 // src/graphs/build_qwen3moe.cpp. config.json: transformers configuration_qwen2.py,
 // configuration_qwen3.py, configuration_qwen3_moe.py.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -81,6 +82,36 @@ const ModelFamily kQwen3Family = [] {
   return f;
 }();
 
+void hf_mrope_sections(const HfKeys& k, ModelConfig& c, std::array<int64_t, 3> sections) {
+  for (const char* key : {"rope_scaling", "rope_parameters"}) {
+    if (!k.has(key)) continue;
+    const nlohmann::json& r = k.values[key];
+    if (!r.is_object()) k.fail(std::string("'") + key + "' is " + load::brief(r) + ", not an object");
+    for (const char* t : {"rope_type", "type"})
+      if (r.contains(t) && r[t] != "default" && r[t] != "mrope")
+        k.fail(std::string("'") + key + "' rope_type " + load::brief(r[t]) + " is not supported for " +
+               std::string(k.architecture) + " (its M-RoPE is \"default\")");
+    if (!r.contains("mrope_section")) continue;
+    const nlohmann::json& ms = r["mrope_section"];
+    if (!ms.is_array() || ms.size() < 3 || ms.size() > 4)
+      k.fail(std::string("'") + key + ".mrope_section' is " + load::brief(ms) + ", not 3 integers");
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+      if (!ms[i].is_number_integer() || ms[i].get<int64_t>() < 0 || ms[i].get<int64_t>() > load::kMaxDim)
+        k.fail(std::string("'") + key + ".mrope_section' holds " + load::brief(ms[i]));
+      if (i < 3)
+        sections[i] = ms[i].get<int64_t>();
+      else if (ms[i].get<int64_t>() != 0)
+        k.fail(std::string("'") + key + ".mrope_section' has a fourth section " + load::brief(ms[i]) +
+               " (text, height and width take three)");
+    }
+    break;
+  }
+  if ((sections[0] + sections[1] + sections[2]) * 2 > c.rotary_dims() || sections[0] < 1)
+    k.fail("mrope_section adds up to " + std::to_string(sections[0] + sections[1] + sections[2]) +
+           " pairs; the head rotates " + std::to_string(c.rotary_dims() / 2) + " (and the first may not be 0)");
+  for (int i = 0; i < 3; ++i) c.mrope_sections[std::size_t(i)] = int(sections[std::size_t(i)]);
+}
+
 namespace {
 
 // Qwen3-VL's text model (transformers modeling_qwen3_vl.py Qwen3VLTextModel; llama.cpp's GGUF keys
@@ -116,30 +147,7 @@ void qwen3vl_hparams(const GgufKeys& k, ModelConfig& c) {
 // deepstack feature per entry of the vision tower's deepstack_visual_indexes (parse_hf_config
 // keeps vision_config beside the text keys).
 void qwen3vl_hf_hparams(const HfKeys& k, ModelConfig& c) {
-  std::vector<int64_t> sections = {24, 20, 20};
-  for (const char* key : {"rope_scaling", "rope_parameters"}) {
-    if (!k.has(key)) continue;
-    const nlohmann::json& r = k.values[key];
-    if (!r.is_object()) k.fail(std::string("'") + key + "' is " + load::brief(r) + ", not an object");
-    for (const char* t : {"rope_type", "type"})
-      if (r.contains(t) && r[t] != "default" && r[t] != "mrope")
-        k.fail(std::string("'") + key + "' rope_type " + load::brief(r[t]) +
-               " is not supported for Qwen3-VL (its M-RoPE is \"default\")");
-    if (!r.contains("mrope_section")) continue;
-    const nlohmann::json& ms = r["mrope_section"];
-    if (!ms.is_array() || ms.size() != 3)
-      k.fail(std::string("'") + key + ".mrope_section' is " + load::brief(ms) + ", not 3 integers");
-    for (std::size_t i = 0; i < 3; ++i) {
-      if (!ms[i].is_number_integer() || ms[i].get<int64_t>() < 0 || ms[i].get<int64_t>() > load::kMaxDim)
-        k.fail(std::string("'") + key + ".mrope_section' holds " + load::brief(ms[i]));
-      sections[i] = ms[i].get<int64_t>();
-    }
-    break;
-  }
-  if ((sections[0] + sections[1] + sections[2]) * 2 > c.rotary_dims() || sections[0] < 1)
-    k.fail("mrope_section adds up to " + std::to_string(sections[0] + sections[1] + sections[2]) +
-           " pairs; the head rotates " + std::to_string(c.rotary_dims() / 2) + " (and the first may not be 0)");
-  for (int i = 0; i < 3; ++i) c.mrope_sections[std::size_t(i)] = int(sections[std::size_t(i)]);
+  hf_mrope_sections(k, c, {24, 20, 20});
   c.deepstack_layers = 0;
   if (k.has("vision_config") && k.values["vision_config"].is_object()) {
     const nlohmann::json& vc = k.values["vision_config"];

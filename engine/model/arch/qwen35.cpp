@@ -14,7 +14,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/loader/load_util.h"
 #include "engine/model/arch/registry.h"
@@ -98,11 +101,109 @@ void qwen35moe_hparams(const GgufKeys& k, ModelConfig& c) {
   for (LayerSpec& s : c.layer_specs) s.moe = true;
 }
 
+// Qwen3_5ForCausalLM and the text_config of Qwen3_5ForConditionalGeneration (transformers
+// configuration_qwen3_5.py Qwen3_5TextConfig, modeling_qwen3_5.py): the leading
+// partial_rotary_factor (0.25) of each attention head rotates, M-RoPE sections from
+// rope_parameters.mrope_section ([11, 11, 10]; text positions make it plain RoPE), the Gated
+// DeltaNet shape from the linear_* keys with the value heads in the checkpoint's grouped order
+// (LinearAttentionConfig::v_heads_grouped: nothing is reordered at load), layer_types (else every
+// full_attention_interval-th layer, 4, is full attention). The mtp.* block is not loaded from a
+// folder (transformers ignores it too): its GGUF file keeps it for speculative decoding.
+void qwen35_hf_hparams(const HfKeys& k, ModelConfig& c) {
+  const double prf = k.get_number("partial_rotary_factor").value_or(0.25);
+  const int rot = int(double(c.head_dim) * prf);
+  if (!(prf > 0 && prf <= 1) || rot < 2 || rot % 2 != 0)
+    k.fail("'partial_rotary_factor' " + std::to_string(prf) + " rotates " + std::to_string(rot) + " of head_dim " +
+           std::to_string(c.head_dim) + " dims (must be an even number, at least 2)");
+  if (rot != c.head_dim) c.rotary_dim = rot;
+  hf_mrope_sections(k, c, {11, 11, 10});
+  c.attn_output_gate = true;
+  c.qk_norm = true;
+
+  LinearAttentionConfig& la = c.linear_attn;
+  auto need = [&](const char* key, int64_t hi) {
+    const std::optional<int64_t> v = k.get_int(key, 1, hi);
+    if (!v) k.fail(std::string("a hybrid Gated DeltaNet model needs '") + key + "'");
+    return int(*v);
+  };
+  la.conv_kernel = need("linear_conv_kernel_dim", 64);
+  la.head_k_dim = need("linear_key_head_dim", 4096);
+  la.head_v_dim = need("linear_value_head_dim", 4096);
+  la.num_k_heads = need("linear_num_key_heads", load::kMaxHeads);
+  la.num_v_heads = need("linear_num_value_heads", load::kMaxHeads);
+  la.v_heads_grouped = true;
+  if (la.num_v_heads % la.num_k_heads != 0)
+    k.fail("'linear_num_value_heads' " + std::to_string(la.num_v_heads) + " is not a multiple of " +
+           "'linear_num_key_heads' " + std::to_string(la.num_k_heads));
+
+  c.expand_layer_specs();
+  if (k.has("layer_types")) {
+    const nlohmann::json& lt = k.values["layer_types"];
+    if (!lt.is_array() || lt.size() != std::size_t(c.n_layers))
+      k.fail("'layer_types' is " + load::brief(lt) + ", not a list of num_hidden_layers " + std::to_string(c.n_layers) +
+             " entries");
+    for (int l = 0; l < c.n_layers; ++l) {
+      const nlohmann::json& t = lt[std::size_t(l)];
+      const std::string kind = t.is_string() ? t.get<std::string>() : "";
+      if (kind != "linear_attention" && kind != "full_attention")
+        k.fail("'layer_types' [" + std::to_string(l) + "] is " + load::brief(t) +
+               ": a Qwen3.5 layer is \"linear_attention\" or \"full_attention\"");
+      c.layer_specs[std::size_t(l)].mixer = kind == "linear_attention" ? LayerMixer::kGatedDeltaNet
+                                                                       : LayerMixer::kAttention;
+    }
+  } else {
+    const int64_t interval = k.get_int("full_attention_interval", 1, load::kMaxLayers).value_or(4);
+    for (int l = 0; l < c.n_layers; ++l)
+      c.layer_specs[std::size_t(l)].mixer = (l + 1) % interval != 0 ? LayerMixer::kGatedDeltaNet
+                                                                    : LayerMixer::kAttention;
+  }
+  c.nextn_predict_layers = 0;
+}
+
+// Qwen3_5MoeForCausalLM / Qwen3_5MoeForConditionalGeneration (configuration_qwen3_5_moe.py;
+// modeling_qwen3_5_moe.py Qwen3_5MoeSparseMoeBlock): every layer's FFN is num_experts experts of
+// moe_intermediate_size, softmax over all, top num_experts_per_tok renormalised (the router always
+// renormalises), plus a shared expert of shared_expert_intermediate_size behind
+// sigmoid(shared_expert_gate).
+void qwen35moe_hf_hparams(const HfKeys& k, ModelConfig& c) {
+  qwen35_hf_hparams(k, c);
+  MoeConfig& m = c.moe;
+  const std::optional<int64_t> n = k.get_int("num_experts", 1, 4096), top_k = k.get_int("num_experts_per_tok", 1, 4096),
+                               width = k.get_int("moe_intermediate_size", 1, 4 * load::kMaxDim),
+                               shared = k.get_int("shared_expert_intermediate_size", 1, 4 * load::kMaxDim);
+  if (!n || !top_k || !width || !shared)
+    k.fail(
+        "a Qwen3.5-MoE model needs 'num_experts', 'num_experts_per_tok', 'moe_intermediate_size' and "
+        "'shared_expert_intermediate_size'");
+  if (*top_k > *n)
+    k.fail("'num_experts_per_tok' " + std::to_string(*top_k) + " is above the expert count (num_experts " +
+           std::to_string(*n) + "): top-k cannot choose more experts than there are");
+  m.num_experts = int(*n);
+  m.num_experts_per_tok = int(*top_k);
+  m.expert_intermediate_size = int(*width);
+  m.softmax_before_topk = true;
+  m.norm_topk_prob = true;
+  m.shared_expert_intermediate_size = int(*shared);
+  m.shared_expert_gated = true;
+  c.intermediate_size = 0;
+  for (LayerSpec& s : c.layer_specs) s.moe = true;
+}
+
+// Qwen3_5TextConfig's defaults for the keys a config.json may leave out.
+constexpr std::string_view kQwen35HfDefaults =
+    R"({"linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+        "linear_num_key_heads": 16, "linear_num_value_heads": 32})";
+constexpr std::string_view kQwen35MoeHfDefaults =
+    R"({"linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+        "linear_num_key_heads": 16, "linear_num_value_heads": 32, "moe_intermediate_size": 512,
+        "shared_expert_intermediate_size": 512, "num_experts_per_tok": 8, "num_experts": 256})";
+
 }  // namespace
 
 const ModelFamily kQwen35Family = [] {
   ModelFamily f;
   f.gguf_name = "qwen35";
+  f.hf_classes = {{"Qwen3_5ForCausalLM", "qwen3_5_text"}, {"Qwen3_5ForConditionalGeneration", "qwen3_5", true}};
   f.description = "Qwen3.5";
   f.qk_norm = true;
   f.ffn_norm_name = "post_attention_norm";
@@ -110,12 +211,19 @@ const ModelFamily kQwen35Family = [] {
   f.linear_attention = true;
   f.mtp = true;
   f.gguf_hparams = qwen35_common_hparams;
+  f.hf_defaults = kQwen35HfDefaults;
+  f.hf_head_dim = 256;  // Qwen3_5TextConfig's default head_dim
+  f.hf_own_keys = {"rope_scaling", "partial_rotary_factor", "layer_types"};
+  f.hf_norm_weight_offset = 1.0f;  // Qwen3_5RMSNorm multiplies by 1 + w (not the DeltaNet's gated norm)
+  f.hf_hparams = qwen35_hf_hparams;
   return f;
 }();
 
 const ModelFamily kQwen35MoeFamily = [] {
   ModelFamily f;
   f.gguf_name = "qwen35moe";
+  f.hf_classes = {{"Qwen3_5MoeForCausalLM", "qwen3_5_moe_text"},
+                  {"Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe", true}};
   f.description = "Qwen3.5-MoE";
   f.qk_norm = true;
   f.moe = true;
@@ -124,6 +232,11 @@ const ModelFamily kQwen35MoeFamily = [] {
   f.linear_attention = true;
   f.mtp = true;
   f.gguf_hparams = qwen35moe_hparams;
+  f.hf_defaults = kQwen35MoeHfDefaults;
+  f.hf_head_dim = 256;
+  f.hf_own_keys = {"rope_scaling", "partial_rotary_factor", "layer_types", "num_experts"};
+  f.hf_norm_weight_offset = 1.0f;
+  f.hf_hparams = qwen35moe_hf_hparams;
   return f;
 }();
 

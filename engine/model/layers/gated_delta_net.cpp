@@ -9,6 +9,7 @@ GatedDeltaNet::GatedDeltaNet(WeightPacker& packer, const GatedDeltaNetWeights& w
   spec_.head_k_dim = la.head_k_dim;
   spec_.head_v_dim = la.head_v_dim;
   spec_.conv_kernel = la.conv_kernel;
+  spec_.v_heads_grouped = la.v_heads_grouped;
   spec_.norm_eps = norm_eps;
   in_proj_ = packer.pack({{w.in_proj_qkv, la.conv_dim(), "attn_qkv"},
                           {w.in_proj_z, la.value_dim(), "attn_gate"},

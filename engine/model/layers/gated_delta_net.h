@@ -4,7 +4,8 @@
 //   [qkv | z | b | a] = h · [W_qkv; W_z; W_b; W_a]^T     one stacked linear
 //   per sequence, in token order (Backend::gated_delta_net):
 //     x = silu(causal conv1d(qkv))                       conv_kernel taps, state: last inputs
-//     q, k L2-normalised per key head; value head j reads key head j % num_k_heads
+//     q, k L2-normalised per key head; value head j reads key head j % num_k_heads (GGUF order)
+//     or j / (num_v_heads / num_k_heads) (Hugging Face order, LinearAttentionConfig::v_heads_grouped)
 //     g = A_j softplus(a_j + dt_bias_j);  beta = sigmoid(b_j)
 //     S_j = exp(g) S_j + beta (v_j - exp(g) S_j k) k^T;  o_j = S_j q / sqrt(head_k_dim)
 //     o_j = rms_norm(o_j) · norm · silu(z_j)

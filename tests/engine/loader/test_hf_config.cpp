@@ -128,11 +128,19 @@ class TestHfConfig : public QObject {
     QCOMPARE(parse(j).architecture, std::string("MistralForCausalLM"));
     j["architectures"] = {"Qwen2MoeForCausalLM"};
     HF_EXPECT_ERROR(parse(j), "Qwen2MoeForCausalLM", "Qwen3ForCausalLM");
-    // Qwen3.5 / 3.6 folders: the error sends the user to the GGUF file, which runs.
-    for (const char* name : {"Qwen3_5ForCausalLM", "Qwen3_5MoeForConditionalGeneration"}) {
-      j["architectures"] = {name};
-      HF_EXPECT_ERROR(parse(j), name, "GGUF", ".gguf");
-    }
+    // Qwen3.5: Qwen3_5TextConfig's defaults fill what the file leaves out (test_hf_qwen35 runs
+    // whole folders); the multimodal class needs its text_config.
+    j["architectures"] = {"Qwen3_5ForCausalLM"};
+    const ModelConfig q35 = parse(j).config;
+    QCOMPARE(q35.architecture, std::string("qwen35"));
+    QCOMPARE(q35.head_dim, 256);
+    QCOMPARE(q35.rotary_dims(), 64);
+    QCOMPARE(q35.linear_attn.num_k_heads, 16);
+    QCOMPARE(q35.linear_attn.num_v_heads, 32);
+    QVERIFY(q35.linear_attn.v_heads_grouped);
+    QCOMPARE(q35.num_recurrent_layers(), q35.n_layers - q35.n_layers / 4);
+    j["architectures"] = {"Qwen3_5MoeForConditionalGeneration"};
+    HF_EXPECT_ERROR(parse(j), "Qwen3_5MoeForConditionalGeneration", "text_config");
     j["architectures"] = {"Qwen2ForCausalLM"};
     QCOMPARE(parse(j).config.architecture, std::string("qwen2"));
     QVERIFY(parse(j).config.attention_qkv_bias);  // Qwen2Attention: q/k/v biases always

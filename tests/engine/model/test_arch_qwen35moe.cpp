@@ -15,86 +15,17 @@
 #include <QTemporaryDir>
 #include <cmath>
 #include <cstdlib>
-#include <random>
 
 #include <nlohmann/json.hpp>
 
 #include "arch_golden.h"
-#include "engine/loader/gguf/gguf_file_writer.h"
 #include "engine/loader/gguf/gguf_model.h"
-#include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/model_loader.h"
 #include "kernels/cpu/cpu_backend.h"
+#include "qwen35moe_tiny.h"
 
 using namespace pagedchat;
-
-namespace {
-
-constexpr int kExperts = 8, kTopK = 2, kExpertWidth = 32, kSharedWidth = 48;
-
-// Writes the qwen35moe model to `dst` (see the header); deterministic.
-void writeModel(const QString& src, const QString& dst, std::vector<std::vector<float>>& keep) {
-  GgufFile f = GgufFile::open(src.toStdString());
-  GgufMetaWriter meta;
-  for (const auto& [k, v] : f.metadata()) {
-    if (k == "general.alignment") continue;
-    if (k == "general.architecture") {
-      meta.kv_str(k, "qwen35moe");
-    } else if (k.rfind("qwen35.", 0) == 0) {
-      if (k == "qwen35.feed_forward_length") continue;
-      meta.kv_value("qwen35moe." + k.substr(7), v);
-    } else {
-      meta.kv_value(k, v);
-    }
-  }
-  meta.kv_u32("qwen35moe.expert_count", kExperts);
-  meta.kv_u32("qwen35moe.expert_used_count", kTopK);
-  meta.kv_u32("qwen35moe.expert_feed_forward_length", kExpertWidth);
-  meta.kv_u32("qwen35moe.expert_shared_feed_forward_length", kSharedWidth);
-  std::mt19937 rng(20261205);
-  auto values = [&](std::size_t n, double stddev) {
-    std::vector<float> v(n);
-    // uniform on [-a, a] with a = sqrt(3) * stddev, from 24 random bits (no library distribution)
-    for (float& x : v) x = float((double(rng() >> 8) / double(1 << 24) - 0.5) * 2.0 * std::sqrt(3.0) * stddev);
-    keep.push_back(std::move(v));
-    return keep.back().data();
-  };
-  std::vector<GgufTensorOut> out;
-  const uint64_t dim = uint64_t(*f.get_int("qwen35.embedding_length"));
-  for (const GgufTensorInfo& t : f.tensors()) {
-    const bool dense_ffn = t.name.find(".ffn_gate.") != std::string::npos ||
-                           t.name.find(".ffn_up.") != std::string::npos ||
-                           t.name.find(".ffn_down.") != std::string::npos;
-    if (dense_ffn) continue;
-    out.push_back(gguf_tensor_copy(f, t));
-    // After each layer's last original tensor (ssm_out or attn_v sort after the ffn names), add
-    // its FFN: appended after post_attention_norm, which every layer has.
-    if (t.name.find(".post_attention_norm.") != std::string::npos) {
-      const std::string p = t.name.substr(0, t.name.find("post_attention_norm"));
-      auto add = [&](const std::string& name, uint64_t experts, uint64_t rows, uint64_t cols, double sd) {
-        GgufTensorOut e;
-        e.name = p + name;
-        e.cols = cols;
-        e.rows = rows;
-        e.experts = experts;
-        e.type = GgmlType::F32;
-        e.src = values(std::max<uint64_t>(experts, 1) * std::max<uint64_t>(rows, 1) * cols, sd);
-        out.push_back(e);
-      };
-      add("ffn_gate_inp.weight", 0, kExperts, dim, 0.3);
-      add("ffn_gate_exps.weight", kExperts, kExpertWidth, dim, 0.02);
-      add("ffn_up_exps.weight", kExperts, kExpertWidth, dim, 0.02);
-      add("ffn_down_exps.weight", kExperts, dim, kExpertWidth, 0.02);
-      add("ffn_gate_inp_shexp.weight", 0, 0, dim, 0.3);
-      add("ffn_gate_shexp.weight", 0, kSharedWidth, dim, 0.02);
-      add("ffn_up_shexp.weight", 0, kSharedWidth, dim, 0.02);
-      add("ffn_down_shexp.weight", 0, dim, kSharedWidth, 0.02);
-    }
-  }
-  write_gguf_file(dst.toStdString(), meta, out);
-}
-
-}  // namespace
+using namespace qwen35moe_tiny;
 
 class TestArchQwen35Moe : public QObject {
   Q_OBJECT
@@ -124,24 +55,10 @@ class TestArchQwen35Moe : public QObject {
     QCOMPARE(c.num_recurrent_layers(), 3);
     auto backend = kernels::make_cpu_backend(2);
     DecoderModel m(c, b.model.weights, *backend);
-    double worst = 0;
-    int checked = 0;
-    for (const auto& gp : golden["prompts"]) {
-      archtest::GoldenPrompt p;
-      p.prompt_ids = gp["prompt_ids"].get<std::vector<int>>();
-      p.generated_ids = gp["generated_ids"].get<std::vector<int>>();
-      const auto steps = archtest::teacherForced(m, p);
-      for (std::size_t s = 0; s < steps.size(); ++s) {
-        const auto& top = gp["top20_per_step"][s];
-        for (const auto& e : top)
-          worst = std::max(worst, std::fabs(double(steps[s][e[0].get<std::size_t>()]) - e[1].get<double>()));
-        const double gap = top[0][1].get<double>() - top[1][1].get<double>();
-        if (gap > 1e-2) {
-          ++checked;
-          QCOMPARE(archtest::argmax(steps[s]), p.generated_ids[s]);
-        }
-      }
-    }
+    const IkComparison r = compareWithIk(m, golden);
+    QVERIFY2(r.mismatch.empty(), r.mismatch.c_str());
+    const double worst = r.worst;
+    const int checked = r.checked;
     qInfo(
         "qwen35moe-tiny vs ik_llama.cpp: max |dlogit| %.3g over every step's top-20; argmax equal at %d steps with "
         "gap > 1e-2",
