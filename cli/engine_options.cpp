@@ -11,7 +11,8 @@ void add_engine_options(CLI::App* cmd, EngineConfig& e, bool prefix_caching_flag
          "--mmproj", e.mmproj,
          "the model's image projector (an mmproj-*.gguf beside it; Gemma 3, Gemma 4, Qwen3-VL, Qwen3.5 / 3.6): "
          "prompts may then hold images. A Hugging Face folder (Gemma3ForConditionalGeneration, "
-         "Gemma4ForConditionalGeneration, Qwen3VLForConditionalGeneration) brings its own vision tower")
+         "Gemma4ForConditionalGeneration, Qwen3VLForConditionalGeneration, Qwen3_5(Moe)ForConditionalGeneration) "
+         "brings its own vision tower")
       ->check(CLI::ExistingPath);
   cmd->add_option("--image-min-tokens", e.image_min_tokens,
                   "Qwen3-VL, Qwen3.5: the fewest tokens an image becomes (smaller ones are scaled up; default 64)")

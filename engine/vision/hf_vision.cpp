@@ -45,14 +45,17 @@ std::string vision_class(const json& config, std::string* name = nullptr) {
     a = config["architectures"][0].get<std::string>();
   } else if (config.contains("model_type") && config["model_type"].is_string()) {
     const std::string t = config["model_type"].get<std::string>();
-    a = t == "gemma3"     ? "Gemma3ForConditionalGeneration"
-        : t == "gemma4"   ? "Gemma4ForConditionalGeneration"
-        : t == "qwen3_vl" ? "Qwen3VLForConditionalGeneration"
-                          : t;
+    a = t == "gemma3"        ? "Gemma3ForConditionalGeneration"
+        : t == "gemma4"      ? "Gemma4ForConditionalGeneration"
+        : t == "qwen3_vl"    ? "Qwen3VLForConditionalGeneration"
+        : t == "qwen3_5"     ? "Qwen3_5ForConditionalGeneration"
+        : t == "qwen3_5_moe" ? "Qwen3_5MoeForConditionalGeneration"
+                             : t;
   }
   if (name) *name = a;
   const bool known = a == "Gemma3ForConditionalGeneration" || a == "Gemma4ForConditionalGeneration" ||
-                     a == "Qwen3VLForConditionalGeneration";
+                     a == "Qwen3VLForConditionalGeneration" || a == "Qwen3_5ForConditionalGeneration" ||
+                     a == "Qwen3_5MoeForConditionalGeneration";
   return known && config.contains("vision_config") && !config["vision_config"].is_null() ? a : std::string();
 }
 
@@ -429,9 +432,10 @@ void convert_gemma4(ProjectorBuilder& b, const json& vc, int text_hidden, const 
 }
 
 // Qwen3-VL: transformers' Qwen3VLVisionModel (patch_embed Conv3d over 2 frames, learned
-// positions, blocks, deepstack mergers, merger).
+// positions, blocks, deepstack mergers, merger). Qwen3.5's Qwen3_5VisionModel is the same tower
+// without deepstack mergers (`deepstack` false: its config has no deepstack_visual_indexes).
 void convert_qwen3vl(ProjectorBuilder& b, const json& vc, int text_hidden, const std::string& dir,
-                     const std::string& cfg_name) {
+                     const std::string& cfg_name, bool deepstack) {
   const std::string where = cfg_name + " vision_config";
   // Qwen3VLVisionConfig's defaults.
   const int depth = int_key(vc, "depth", 27, 1, 1024, where);
@@ -446,7 +450,9 @@ void convert_qwen3vl(ProjectorBuilder& b, const json& vc, int text_hidden, const
   const int positions = int_key(vc, "num_position_embeddings", 2304, 1, 1 << 20, where);
   const std::string act = str_key(vc, "hidden_act", "gelu_pytorch_tanh", where);
   // Qwen3VLVisionConfig's default [8, 16, 24] when absent; every entry a block of this tower.
-  const json deep_json = vc.contains("deepstack_visual_indexes") ? vc["deepstack_visual_indexes"] : json{8, 16, 24};
+  const json deep_json = !deepstack                                ? json::array()
+                         : vc.contains("deepstack_visual_indexes") ? vc["deepstack_visual_indexes"]
+                                                                   : json{8, 16, 24};
   if (!deep_json.is_array()) b.fail(where + ": deepstack_visual_indexes must be a list of block numbers");
   std::vector<int> deep;
   for (const json& v : deep_json) {
@@ -565,9 +571,9 @@ std::vector<uint8_t> hf_vision_projector(const std::string& dir) {
     throw std::runtime_error(
         "'" + cfg_name + "' describes no image side this engine runs" +
         (cls.empty() ? std::string() : " (" + cls + ")") +
-        ": Gemma3ForConditionalGeneration, Gemma4ForConditionalGeneration and "
-        "Qwen3VLForConditionalGeneration folders with a vision_config do; others need their mmproj "
-        "GGUF");
+        ": Gemma3ForConditionalGeneration, Gemma4ForConditionalGeneration, Qwen3VLForConditionalGeneration "
+        "and Qwen3_5(Moe)ForConditionalGeneration folders with a vision_config do; others need their "
+        "mmproj GGUF");
   const json& vc = top["vision_config"];
   if (!vc.is_object()) throw std::runtime_error("'" + cfg_name + "': vision_config is not an object");
   try {
@@ -591,7 +597,7 @@ std::vector<uint8_t> convert(const std::string& dir, const std::string& cfg_name
   else if (cls == "Gemma4ForConditionalGeneration")
     convert_gemma4(b, vc, text_hidden, cfg_name);
   else
-    convert_qwen3vl(b, vc, text_hidden, dir, cfg_name);
+    convert_qwen3vl(b, vc, text_hidden, dir, cfg_name, cls == "Qwen3VLForConditionalGeneration");
   return b.bytes();
 }
 

@@ -1,5 +1,6 @@
 // The image side of a Hugging Face folder (Gemma3ForConditionalGeneration,
-// Gemma4ForConditionalGeneration, Qwen3VLForConditionalGeneration: config.json with a
+// Gemma4ForConditionalGeneration, Qwen3VLForConditionalGeneration,
+// Qwen3_5ForConditionalGeneration and its MoE class: config.json with a
 // vision_config, the vision tower and projector in the folder's safetensors beside the text
 // model), turned into the clip-format projector that VisionEncoder reads: the GGUF image
 // llama.cpp's converter (convert_hf_to_gguf.py, its Gemma3VisionModel, Gemma 4 vision and
@@ -9,7 +10,8 @@
 // Gemma 3's projector norm gets its "1 +" folded in, Gemma 4's patch projection is reordered from
 // (ky, kx, channel) inputs to the convolution's (channel, ky, kx), Qwen3-VL's Conv3d becomes one
 // kernel per frame (v.patch_embd.weight, v.patch_embd.weight.1) and its deepstack mergers are
-// named by the vision block they follow (vision_config.deepstack_visual_indexes).
+// named by the vision block they follow (vision_config.deepstack_visual_indexes; Qwen3.5's tower
+// is Qwen3-VL's without them).
 #pragma once
 
 #include <cstdint>
@@ -19,8 +21,9 @@
 namespace pagedchat {
 
 /// Whether `dir` (a Hugging Face folder) describes an image side this engine runs: config.json's
-/// "architectures" names Gemma3ForConditionalGeneration, Gemma4ForConditionalGeneration or
-/// Qwen3VLForConditionalGeneration and it has a "vision_config" object. False for anything else, an unreadable or
+/// "architectures" names Gemma3ForConditionalGeneration, Gemma4ForConditionalGeneration,
+/// Qwen3VLForConditionalGeneration, Qwen3_5ForConditionalGeneration or
+/// Qwen3_5MoeForConditionalGeneration and it has a "vision_config" object. False for anything else, an unreadable or
 /// malformed config included (loading the model reports those).
 bool hf_folder_has_vision(const std::string& dir);
 

@@ -209,9 +209,10 @@ inline json gemma4Config() {
 /// frames), pos_embed [positions, hidden], blocks.N.{norm1, norm2, attn.qkv, attn.proj,
 /// mlp.linear_fc1, mlp.linear_fc2}, deepstack_merger_list.K.{norm, linear_fc1, linear_fc2} for
 /// the K-th entry of deepstack_visual_indexes (blocks 0 and 1 here), merger.{norm, linear_fc1,
-/// linear_fc2}.
-inline std::vector<HfTensor> qwen3vlTower() {
-  const GgufFile f = GgufFile::open(kVision + "/qwen3vl/qwen3vl-tiny-mmproj.gguf");
+/// linear_fc2}. `mmproj`: another projector of the kind (Qwen3.5's, whose Qwen3_5VisionModel is
+/// this tower without deepstack mergers).
+inline std::vector<HfTensor> qwen3vlTower(const std::string& mmproj = kVision + "/qwen3vl/qwen3vl-tiny-mmproj.gguf") {
+  const GgufFile f = GgufFile::open(mmproj);
   const std::string tower = "model.visual.";
   static const std::map<std::string, std::string> kBlock = {{"ln1", "norm1"},
                                                             {"ln2", "norm2"},
@@ -266,6 +267,15 @@ inline json qwen3vlConfig() {
                       "num_heads": 2, "in_channels": 3, "patch_size": 4, "spatial_merge_size": 2,
                       "temporal_patch_size": 2, "out_hidden_size": 64, "num_position_embeddings": 36,
                       "deepstack_visual_indexes": [0, 1], "hidden_act": "gelu_pytorch_tanh"}})");
+}
+
+/// Qwen3.5's tiny tower (tests/data/vision/qwen35, README there) as a Qwen3_5ForConditionalGeneration
+/// config.json's vision_config (Qwen3_5VisionConfig: no deepstack_visual_indexes).
+inline json qwen35VisionConfig() {
+  return json::parse(R"({"model_type": "qwen3_5", "depth": 2, "hidden_size": 48, "intermediate_size": 64,
+                         "num_heads": 2, "in_channels": 3, "patch_size": 4, "spatial_merge_size": 2,
+                         "temporal_patch_size": 2, "out_hidden_size": 64, "num_position_embeddings": 25,
+                         "hidden_act": "gelu_pytorch_tanh"})");
 }
 
 }  // namespace hftowers

@@ -1,14 +1,13 @@
 // Images from Hugging Face folders (engine/vision/hf_vision.h): a Gemma3ForConditionalGeneration,
-// Gemma4ForConditionalGeneration or Qwen3VLForConditionalGeneration folder reads pictures with
-// the vision tower it holds, no mmproj beside it. The folders here are the tiny projectors of
-// tests/data/vision (gemma3, gemma4, qwen3vl) laid out as transformers saves them (hf_towers.h,
-// written independently of the loader's table), so the outside goldens of those projectors hold
-// for the folders: the encoders' embeddings (ik_llama.cpp's clip for Gemma 3, float64 numpy
-// forwards of transformers for Gemma 4 and Qwen3-VL), and the greedy ids of ik_llama.cpp for
-// Gemma 3 and Qwen3-VL prompts through the whole engine loaded from one folder (Qwen3-VL's text
-// model from its text_config: M-RoPE sections, deepstack layers). Misshaped, missing and unknown
-// tensors and unsupported configs are refused by name; an engine whose folder's tower cannot be
-// read still loads the text model, with a warning.
+// Gemma4ForConditionalGeneration, Qwen3VLForConditionalGeneration or Qwen3_5ForConditionalGeneration
+// folder reads pictures with the vision tower it holds, no mmproj beside it. The folders here are
+// the tiny projectors of tests/data/vision (gemma3, gemma4, qwen3vl, qwen35) laid out as transformers saves them
+// (hf_towers.h, written independently of the loader's table), so the outside goldens of those projectors hold for the
+// folders: the encoders' embeddings (ik_llama.cpp's clip for Gemma 3, float64 numpy forwards of transformers for Gemma
+// 4 and Qwen3-VL), and the greedy ids of ik_llama.cpp for Gemma 3, Qwen3-VL and Qwen3.5 prompts through the whole
+// engine loaded from one folder (Qwen3-VL's text model from its text_config: M-RoPE sections, deepstack layers;
+// Qwen3.5's hybrid one). Misshaped, missing and unknown tensors and unsupported configs are refused by name; an engine
+// whose folder's tower cannot be read still loads the text model, with a warning.
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -32,6 +31,7 @@
 #include "engine/vision/vision_encoder.h"
 #include "engine_test_utils.h"
 #include "hf_towers.h"
+#include "qwen35_hf_folder.h"
 #include "vision_test_util.h"
 
 using namespace pagedchat;
@@ -341,6 +341,66 @@ class TestVisionHf : public QObject {
     c.image_min_tokens = 0;
     c.image_max_tokens = 4;  // below the default minimum of 64
     expectError([&] { LLMEngine e(c); }, {"--image-min-tokens", "--image-max-tokens"});
+  }
+
+  // A whole Qwen3_5ForConditionalGeneration folder (the text model: qwen35-tiny as transformers
+  // lays it out, qwen35_hf_folder.h; the tower: tests/data/vision/qwen35's under Qwen3_5VisionModel's
+  // names, no deepstack): the encoder equals the mmproj file's bit for bit, and the golden prompts
+  // give ik_llama.cpp's qwen35 ids (test_vision_qwen35's goldens) to the first near-tie.
+  void qwen35EngineFromFolder() {
+    const QString gguf = testpaths::modelFile("arch/qwen35-tiny.gguf");
+    REQUIRE_MODEL_FILE(gguf);
+    const std::string data = kVision + "/qwen35";
+    qwen35hf::Layout layout;
+    layout.conditional = true;
+    layout.visual_placeholder = false;
+    const qwen35hf::FolderWriter w(gguf.toStdString(), layout);
+    json config = w.config();
+    config["vision_config"] = qwen35VisionConfig();
+    const std::vector<HfTensor> tower = qwen3vlTower(data + "/qwen35-tiny-mmproj.gguf");
+    std::vector<StTensorOut> more;
+    for (const HfTensor& t : tower) more.push_back({t.name, t.dtype, t.shape, t.bytes.data()});
+    const QString dir = tmp_.filePath("q35-full");
+    w.write(dir, config, w.tensors(), more);
+
+    VisionOptions o;
+    o.min_tokens = 8;  // the goldens' limits
+    o.max_tokens = 64;
+    auto hf = VisionEncoder::open(dir.toStdString(), 2, o),
+         mm = VisionEncoder::open(data + "/qwen35-tiny-mmproj.gguf", 2, o);
+    QCOMPARE(hf->config().deepstack, 0);
+    const Golden eg = loadGolden(data + "/golden_hf");
+    for (const auto& im : eg.j["images"]) {
+      const RgbImage img = decode_image_file(kVision + "/qwen3vl/" + im["image"].get<std::string>());
+      QVERIFY(hf->encode(img).data == mm->encode(img).data);
+    }
+
+    EngineConfig c;
+    c.model = dir.toStdString();
+    c.tokenizer = gguf.toStdString();
+    c.image_min_tokens = 8;
+    c.image_max_tokens = 64;
+    c.num_threads = 2;
+    c.max_model_len = 256;
+    c.kv_cache_dtype = KvCacheDType::kFloat32;  // the reference's K cache
+    LLMEngine engine(c);
+    QVERIFY(engine.vision_encoder() != nullptr);
+    QCOMPARE(engine.model_config().architecture, std::string("qwen35"));
+    const Golden g = loadGolden(data + "/golden_hf_llm");
+    int n = 0;
+    for (const auto& p : g.j["prompts"]) {
+      const GoldenPromptRun r = runGoldenPrompt(engine, qwenImagePrompt(engine, p, kVision + "/qwen3vl"), p,
+                                                "q35-" + std::to_string(n++));
+      QVERIFY2(r.layout_error.empty(), r.layout_error.c_str());
+      qInfo("%s: %d logit differences within %.2e; %d greedy steps checked", std::string(p["name"]).c_str(), r.compared,
+            r.logit_error, r.near.checked);
+      // The folder's classifier is the GGUF's Q8_0 one dequantized: float activations against
+      // ik's int8-rounded ones (the goldens' README: 1e-2).
+      QVERIFY2(r.logit_error >= 0 && r.logit_error <= 1e-2, std::to_string(r.logit_error).c_str());
+      QVERIFY2(r.near.mismatch < 0, r.near.why().c_str());
+      QVERIFY(r.near.checked >= 6);
+    }
+    QVERIFY(n >= 2);
   }
 
   // What the converter refuses, by name; and the engine keeps the text model when the folder's
