@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/core/kv_cache_groups.h"
+#include "engine/loader/hf/hf_loader.h"
 
 namespace pagedchat {
 
@@ -35,8 +36,15 @@ ModelConfig mtp_head_config(const ModelConfig& target, const MtpWeights& block) 
 MtpProposer::MtpProposer(const EngineConfig& config, const LoadedModel& target, ModelRunner& target_runner,
                          int num_blocks, kernels::KvDType kv_dtype) {
   const ModelConfig& tc = target.config;
-  if (tc.nextn_predict_layers < 1 || target.weights.mtp.empty())
-    mtp_error("'" + config.model + "' has no MTP layers (nextn_predict_layers is 0); use ngram or draft_model");
+  if (tc.nextn_predict_layers < 1 || target.weights.mtp.empty()) {
+    // A Hugging Face folder's mtp.* block is not loaded (transformers does not run it either).
+    const bool folder = !hf_folder_of(config.model).empty();
+    mtp_error("'" + config.model + "' has no MTP layers " +
+              (folder ? std::string("loaded (a Hugging Face folder's mtp.* block is not read: its GGUF file keeps "
+                                    "it)")
+                      : std::string("(nextn_predict_layers is 0)")) +
+              "; use ngram or draft_model");
+  }
   block_ = target.weights.mtp.front();
   head_config_ = mtp_head_config(tc, block_);
   // Some checkpoints leave out the block's attn_q: it is the main stack's last attention layer's

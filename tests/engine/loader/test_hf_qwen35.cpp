@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "arch_golden.h"
+#include "engine/llm_engine.h"
 #include "engine/loader/gguf/dequant.h"
 #include "engine/loader/gguf/gguf_reader.h"
 #include "engine/loader/hf/hf_writer.h"
@@ -115,6 +116,20 @@ class TestHfQwen35 : public QObject {
     QVERIFY2(r.mismatches == 0, r.first_mismatch.c_str());
     QVERIFY2(r.max_abs() <= 1e-2, qPrintable(QString::number(r.max_abs())));
     QVERIFY(r.checked >= 40);
+  }
+
+  // The folder's mtp.* block is not loaded: asking for MTP drafts says so.
+  void mtpNeedsTheGguf() {
+    REQUIRE_MODEL_FILE(archtest::archPath("qwen35-tiny.gguf"));
+    QTemporaryDir tmp;
+    EngineConfig c;
+    c.model = writeDense(tmp, Layout{}).toStdString();
+    c.num_threads = 2;
+    c.max_model_len = 256;
+    c.speculative_config.method = SpeculativeConfig::Method::kMtp;
+    c.speculative_config.num_speculative_tokens = 2;
+    const QString err = hftest::expectError([&] { LLMEngine e(c); }, {"no MTP layers", "mtp.*", "GGUF"});
+    QVERIFY2(err.isEmpty(), qPrintable(err));
   }
 
   // The same folder with its value heads left in the GGUF's order computes another model: the
