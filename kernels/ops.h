@@ -395,6 +395,8 @@ class Backend {
   ///   S = exp(g) S;  S += beta (v - S k) k^T;  o = S q / sqrt(head_k_dim)
   ///   out = rms_norm(o) * norm * silu(z_j)
   /// The sequences' tokens are processed in order; S and the conv state persist in seq.state.
+  /// Subnormal values of S are flushed to zero (a strongly decaying head would otherwise crawl
+  /// through microcode assists; every level flushes alike).
   /// Default: throws std::logic_error (supports(kGatedDeltaNet) is false for such a backend).
   virtual void gated_delta_net(float* out, const float* proj, const GatedDeltaNetSpec& spec,
                                const DeltaNetSequence* seqs, int num_seqs);

@@ -32,9 +32,14 @@ double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock:
 
 // $PAGEDCHAT_BENCH_QUANT_MOE: a mixture-of-experts step at the Qwen3-30B-A3B shape instead (128
 // experts of [1536, 2048], 16 tokens routed to 8 random experts each, a fresh routing per call):
-// the touched experts' GB/s, by one grouped_linear and by one linear() per expert.
+// the touched experts' GB/s, by one grouped_linear and by one linear() per expert. Set to
+// "E,n,k,top_k" for another shape (gpt-oss-20b: 32,2880,2880,4; the rows of one expert must fit the
+// random 2048 x 5632 source).
 void bench_experts(kernels::Backend& be, const std::vector<uint8_t>& w, DType src, DType t, std::mt19937& rng) {
-  const int E = 128, n = 1536, k = 2048, tokens = 16, top_k = 8;
+  int E = 128, n = 1536, k = 2048, top_k = 8;
+  const int tokens = 16;
+  if (const char* shape = std::getenv("PAGEDCHAT_BENCH_QUANT_MOE"); shape && std::strchr(shape, ','))
+    std::sscanf(shape, "%d,%d,%d,%d", &E, &n, &k, &top_k);
   const std::size_t row_bytes = kernels::dtype_row_bytes(src, 5632);
   std::vector<std::unique_ptr<kernels::PackedWeights>> experts;
   for (int e = 0; e < E; ++e) {

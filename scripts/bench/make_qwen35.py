@@ -2,7 +2,8 @@
 # 8 gated attention: layer l is attention iff (l + 1) % 4 == 0), FFN 9216, 16 heads / 4 KV heads of
 # 256, partial rotary 64 dims with sections [11, 11, 10, 0], rope base 1e7; DeltaNet 16 key / 32
 # value heads of 128, conv 4; tied embeddings. Matrices Q4_K (random blocks with sane scales; the
-# token table too), ssm_alpha / ssm_beta, conv taps, norms and the decay parameters F32; the Qwen
+# token table too; spread ~0.02), ssm_alpha / ssm_beta, conv taps, norms and the decay parameters
+# (Mamba's initialisation) F32; the Qwen
 # vocabulary (151936) and template of the shared qwen35-tiny.gguf.
 # Usage: IK_GGUF_PY=<ik_llama.cpp>/gguf-py QWEN35_TINY=<shared>/models/arch/qwen35-tiny.gguf \
 #          /usr/bin/python3 scripts/bench/make_qwen35.py OUT.gguf [layers]
@@ -43,8 +44,10 @@ V = len(f['tokenizer.ggml.tokens'].data)
 def q4k(rows, cols):
     nb = rows * cols // 256
     b = rng.integers(0, 256, size=(nb, 144), dtype=np.uint8)
-    b[:, 0:2] = np.frombuffer(np.float16(0.0015).tobytes(), dtype=np.uint8)
-    b[:, 2:4] = np.frombuffer(np.float16(0.0008).tobytes(), dtype=np.uint8)
+    # d and dmin such that the weights' spread is ~0.02, as N(0, 0.02) weights quantized (larger
+    # weights blow the DeltaNet's decay into denormal range, where every engine crawls).
+    b[:, 0:2] = np.frombuffer(np.float16(0.0001).tobytes(), dtype=np.uint8)
+    b[:, 2:4] = np.frombuffer(np.float16(0.00005).tobytes(), dtype=np.uint8)
     return b.reshape(rows, cols // 256 * 144)
 
 
@@ -74,8 +77,11 @@ for l in range(L):
         T(p + 'attn_qkv.weight', CD, H); T(p + 'attn_gate.weight', NV * DV, H)
         w.add_tensor(p + 'ssm_beta.weight', f32(NV, H)); w.add_tensor(p + 'ssm_alpha.weight', f32(NV, H))
         w.add_tensor(p + 'ssm_conv1d.weight', f32(CD, CONV, sd=0.3))
-        w.add_tensor(p + 'ssm_dt.bias', f32(NV, sd=0.5))
-        w.add_tensor(p + 'ssm_a', -np.exp(rng.uniform(-2, 1, NV)).astype(np.float32))
+        # Mamba's initialisation, as transformers' Qwen3.5 uses: A ~ U(1, 16), dt ~ logU(1e-3, 0.1)
+        # with dt_bias its inverse softplus.
+        dt = np.exp(rng.uniform(np.log(1e-3), np.log(0.1), NV))
+        w.add_tensor(p + 'ssm_dt.bias', (dt + np.log(-np.expm1(-dt))).astype(np.float32))
+        w.add_tensor(p + 'ssm_a', -rng.uniform(1, 16, NV).astype(np.float32))
         w.add_tensor(p + 'ssm_norm.weight', norm(DV))
         T(p + 'ssm_out.weight', H, NV * DV)
     w.add_tensor(p + 'post_attention_norm.weight', norm(H))

@@ -4,7 +4,8 @@
 // arithmetic), for head sizes that are and are not multiples of 16, two sequences with a
 // checkpoint; and all are within float32 rounding of a double-precision reference written from
 // the formulas of Backend::gated_delta_net's comment (conv, SiLU, L2 norms, the delta rule, the
-// gated RMSNorm, the state clamped to +-1e6), also with a state whose elements reach the clamp.
+// gated RMSNorm, the state clamped to +-1e6), also with a state whose elements reach the clamp and
+// with the value heads in either order; a state driven below float's normal range is flushed to zero.
 #include <QTest>
 
 #include <algorithm>
@@ -49,13 +50,15 @@ class TestIsaDeltaNet : public QObject {
     QTest::addColumn<int>("headK");
     QTest::addColumn<int>("headV");
     QTest::addColumn<float>("stateScale");  // of the initial state; 9e5: with decay ~1, the clamp acts
-    QTest::newRow("dk 32 dv 32") << 32 << 32 << 0.1f;
-    QTest::newRow("dk 128 dv 128") << 128 << 128 << 0.1f;
-    QTest::newRow("dk 64 dv 48") << 64 << 48 << 0.1f;
-    QTest::newRow("dk 40 dv 24") << 40 << 24 << 0.1f;  // rows past the last 16, chunks past the last 16
-    QTest::newRow("dk 16 dv 50") << 16 << 50 << 0.1f;
-    QTest::newRow("dk 128 dv 128 clamped") << 128 << 128 << 9e5f;
-    QTest::newRow("dk 40 dv 24 clamped") << 40 << 24 << 9e5f;
+    QTest::addColumn<bool>("grouped");      // value heads grouped by key head (Hugging Face order)
+    QTest::newRow("dk 32 dv 32") << 32 << 32 << 0.1f << false;
+    QTest::newRow("dk 128 dv 128") << 128 << 128 << 0.1f << false;
+    QTest::newRow("dk 64 dv 48") << 64 << 48 << 0.1f << false;
+    QTest::newRow("dk 40 dv 24") << 40 << 24 << 0.1f << false;  // rows past the last 16, chunks past the last 16
+    QTest::newRow("dk 16 dv 50") << 16 << 50 << 0.1f << false;
+    QTest::newRow("dk 128 dv 128 clamped") << 128 << 128 << 9e5f << false;
+    QTest::newRow("dk 40 dv 24 clamped") << 40 << 24 << 9e5f << false;
+    QTest::newRow("dk 64 dv 48 grouped") << 64 << 48 << 0.1f << true;
   }
   // Two sequences (9 and 21 tokens, the second with a checkpoint after 13), 2 key heads and 4
   // value heads, a state that starts non-zero.
@@ -63,9 +66,11 @@ class TestIsaDeltaNet : public QObject {
     QFETCH(int, headK);
     QFETCH(int, headV);
     QFETCH(float, stateScale);
+    QFETCH(bool, grouped);
     kernels::GatedDeltaNetSpec spec;
     spec.num_k_heads = 2;
     spec.num_v_heads = 4;
+    spec.v_heads_grouped = grouped;
     spec.head_k_dim = headK;
     spec.head_v_dim = headV;
     spec.conv_kernel = 4;
@@ -109,8 +114,9 @@ class TestIsaDeltaNet : public QObject {
           for (int i = 0; i < dk; ++i) x[size_t(h * dk + i)] *= inv;
         }
         for (int j = 0; j < nv; ++j) {
-          const double* qh = &x[size_t(j % nk) * dk];
-          const double* kh = &x[size_t(nk + j % nk) * dk];
+          const int kj = grouped ? j / (nv / nk) : j % nk;  // the key head value head j reads
+          const double* qh = &x[size_t(kj) * dk];
+          const double* kh = &x[size_t(nk + kj) * dk];
           const double* vh = &x[size_t(2 * nk) * dk + size_t(j) * dv];
           const double beta = 1 / (1 + std::exp(-double(pr[C + Vd + j])));
           const double sp = std::log1p(std::exp(double(pr[C + Vd + nv + j]) + dt_bias[size_t(j)]));
@@ -180,6 +186,43 @@ class TestIsaDeltaNet : public QObject {
                qPrintable(name + ": state"));
       QVERIFY2(std::memcmp(save.data(), wantSave.data(), sizeof(float) * save.size()) == 0,
                qPrintable(name + ": checkpoint"));
+    }
+  }
+
+  // A strong decay and no new values drive the state below float's normal range: it is flushed to
+  // zero (no subnormal is left, which every later multiply would take a microcode assist for), on
+  // every level alike.
+  void subnormalStateFlushed() {
+    kernels::GatedDeltaNetSpec spec;
+    spec.num_k_heads = spec.num_v_heads = 1;
+    spec.head_k_dim = spec.head_v_dim = 32;
+    spec.conv_kernel = 4;
+    const int C = spec.conv_dim(), W = spec.proj_width(), T = 1;
+    const std::vector<float> conv = randomVec(size_t(C) * 4, rng_, 0.5f), norm(32, 1.0f);
+    const std::vector<float> dt_bias(1, 0.0f), a(1, -60.0f);  // decay exp(-60 * softplus(0)) = 8.6e-19
+    spec.conv1d = conv.data();
+    spec.dt_bias = dt_bias.data();
+    spec.a = a.data();
+    spec.norm = norm.data();
+    std::vector<float> proj = randomVec(size_t(T) * W, rng_);
+    std::fill_n(proj.begin() + 2 * 32, 32, 0.0f);  // v = silu(conv(0)) = 0: nothing new is written
+    proj[size_t(W - 1)] = 0.0f;                    // the decay's input: softplus(0)
+    for (cpu::Isa isa : supportedIsas()) {
+      auto be = cpu::make_cpu_backend(2, isa);
+      std::vector<float> state(size_t(spec.state_floats()), 1e-20f), out(size_t(T) * 32);
+      std::fill_n(state.begin(), 3 * C, 0.0f);  // the conv's inputs
+      kernels::DeltaNetSequence seq;
+      seq.len = T;
+      seq.state = state.data();
+      be->gated_delta_net(out.data(), proj.data(), spec, &seq, 1);
+      int subnormal = 0, zero = 0;
+      for (float x : std::vector<float>(state.begin() + 3 * C, state.end())) {
+        subnormal += std::fpclassify(x) == FP_SUBNORMAL;
+        zero += x == 0.0f;
+      }
+      QVERIFY2(subnormal == 0,
+               qPrintable(QString("%1: %2 subnormal state elements").arg(cpu::isa_name(isa)).arg(subnormal)));
+      QCOMPARE(zero, 32 * 32);  // 1e-20 * 8.6e-19 = 8.6e-39, below FLT_MIN: flushed, every element
     }
   }
 };
