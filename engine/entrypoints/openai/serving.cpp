@@ -353,7 +353,9 @@ std::vector<MultiModalPlaceholder> OpenAIServing::place_images(const ChatComplet
   const LLMEngine& engine = llm_.engine();
   const VisionEncoder* vision = engine.vision_encoder();
   if (!vision)
-    throw ApiError(400, "this model reads no images: the server was started without its image projector (--mmproj)",
+    throw ApiError(400,
+                   "this model reads no images: the server was started without its image projector (--mmproj), "
+                   "or its Hugging Face folder's vision tower could not be read (the server's log says why)",
                    r.image_params.front());
   std::vector<std::shared_ptr<const RgbImage>> pictures;
   for (std::size_t k = 0; k < r.images.size(); ++k) {
