@@ -111,6 +111,15 @@ std::optional<std::vector<bool>> hf_sliding_layers(const HfKeys& k, int n_layers
   return sliding;
 }
 
+void hf_partial_rotary(const HfKeys& k, ModelConfig& c, double default_factor) {
+  const double prf = k.get_number("partial_rotary_factor").value_or(default_factor);
+  const int rot = int(double(c.head_dim) * prf);
+  if (!(prf > 0 && prf <= 1) || rot < 2 || rot % 2 != 0)
+    k.fail("'partial_rotary_factor' " + std::to_string(prf) + " rotates " + std::to_string(rot) + " of head_dim " +
+           std::to_string(c.head_dim) + " dims (must be an even number, at least 2)");
+  if (rot != c.head_dim) c.rotary_dim = rot;
+}
+
 std::string read_text_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open '" + path + "'");

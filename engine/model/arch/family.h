@@ -155,6 +155,12 @@ void gguf_expert_hparams(const GgufKeys& keys, ModelConfig& c);
 /// layer is refused by name. Defined in engine/loader/hf/hf_config.cpp (Gemma 3, Gemma 4, gpt-oss).
 std::optional<std::vector<bool>> hf_sliding_layers(const HfKeys& keys, int n_layers);
 
+/// The leading int(head_dim * partial_rotary_factor) dims of each head rotate (config.json's
+/// partial_rotary_factor, else `default_factor`) into c.rotary_dim (0 when the whole head
+/// rotates); a factor outside (0, 1] or an odd or < 2 count is refused by name. Defined in
+/// engine/loader/hf/hf_config.cpp (Phi-3, Qwen3.5).
+void hf_partial_rotary(const HfKeys& keys, ModelConfig& c, double default_factor);
+
 /// M-RoPE pairs per component (text, height, width) from config.json's rope_scaling or
 /// rope_parameters .mrope_section (a fourth entry must be 0), else `sections`, into
 /// c.mrope_sections; refuses a RoPE type other than default / mrope and sections that rotate more

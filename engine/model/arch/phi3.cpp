@@ -72,12 +72,7 @@ void phi3_hf_longrope(const HfKeys& k, const nlohmann::json& rs, ModelConfig& c)
 // original_max_position_embeddings) and scales cos/sin by the attention factor, which the engine
 // applies to the scores (squared); a sliding_window below max_position_embeddings on every layer.
 void phi3_hf_hparams(const HfKeys& k, ModelConfig& c) {
-  const double prf = k.get_number("partial_rotary_factor").value_or(1.0);
-  const int rot = int(double(c.head_dim) * prf);
-  if (!(prf > 0 && prf <= 1) || rot < 2 || rot % 2 != 0)
-    k.fail("'partial_rotary_factor' " + std::to_string(prf) + " rotates " + std::to_string(rot) + " of " +
-           std::to_string(c.head_dim) + " dims (must be an even number, at least 2)");
-  if (rot != c.head_dim) c.rotary_dim = rot;
+  hf_partial_rotary(k, c, 1.0);
   if (k.has("rope_scaling")) {
     const nlohmann::json& rs = k.values["rope_scaling"];
     if (!rs.is_object()) k.fail("'rope_scaling' is " + load::brief(rs) + ", not an object or null");

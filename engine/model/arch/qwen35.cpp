@@ -110,12 +110,7 @@ void qwen35moe_hparams(const GgufKeys& k, ModelConfig& c) {
 // full_attention_interval-th layer, 4, is full attention). The mtp.* block is not loaded from a
 // folder (transformers ignores it too): its GGUF file keeps it for speculative decoding.
 void qwen35_hf_hparams(const HfKeys& k, ModelConfig& c) {
-  const double prf = k.get_number("partial_rotary_factor").value_or(0.25);
-  const int rot = int(double(c.head_dim) * prf);
-  if (!(prf > 0 && prf <= 1) || rot < 2 || rot % 2 != 0)
-    k.fail("'partial_rotary_factor' " + std::to_string(prf) + " rotates " + std::to_string(rot) + " of head_dim " +
-           std::to_string(c.head_dim) + " dims (must be an even number, at least 2)");
-  if (rot != c.head_dim) c.rotary_dim = rot;
+  hf_partial_rotary(k, c, 0.25);
   hf_mrope_sections(k, c, {11, 11, 10});
   c.attn_output_gate = true;
   c.qk_norm = true;
