@@ -12,7 +12,8 @@ std::string LLMEngine::Impl::load_vision(const std::string& hf_folder) {
   if (!config.mmproj.empty()) return open_vision();
   // A Hugging Face folder with a vision tower reads images without an mmproj beside it; a tower
   // that cannot be read leaves the text model as it was (a warning says why).
-  if (hf_folder.empty() || !hf_folder_has_vision(hf_folder)) return {};
+  if (hf_folder.empty()) return {};
+  if (!hf_folder_has_vision(hf_folder)) return hf_folder_vision_gap(hf_folder);
   config.mmproj = hf_folder;
   try {
     return open_vision();

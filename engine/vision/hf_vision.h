@@ -27,6 +27,12 @@ namespace pagedchat {
 /// malformed config included (loading the model reports those).
 bool hf_folder_has_vision(const std::string& dir);
 
+/// Why a folder whose config.json names one of those classes reads no images: "" when it has a
+/// vision_config object (hf_folder_has_vision), names another class or cannot be read; else a
+/// sentence for the load's warnings (its vision_config is null or absent, so only the text model
+/// is loaded — transformers would build a default tower the folder may not hold).
+std::string hf_folder_vision_gap(const std::string& dir);
+
 /// The folder's vision tower and projector as the bytes of a clip-format projector GGUF
 /// (GgufFile::parse reads them; VisionEncoder::open does, given the folder). Reads config.json
 /// (vision_config, the text model's hidden_size, Gemma 3's mm_tokens_per_image),

@@ -534,6 +534,33 @@ class TestVisionHf : public QObject {
     QVERIFY(!greedyIds(engine, "t", ImagePrompt{{2, 651, 6037, 576}, {}}, 4).empty());
     c.model = text.toStdString();  // no tower
     expectError([&] { LLMEngine e(c); }, {"--image-max-tokens", "--mmproj"});
+
+    // The conditional class with its vision_config null (or gone) but the tower's tensors still
+    // there: the text model loads and a warning says that no images are read.
+    for (const bool gone : {false, true}) {
+      json nulled = gemma3Config();
+      if (gone)
+        nulled.erase("vision_config");
+      else
+        nulled["vision_config"] = nullptr;
+      const QString nd = tmp_.filePath(gone ? "g3-no-vision" : "g3-null-vision");
+      writeConditionalFolder(text, nd, nulled, gemma3Tower("model."));
+      QVERIFY(!hf_folder_has_vision(nd.toStdString()));
+      QVERIFY(hf_folder_vision_gap(nd.toStdString()).find(gone ? "absent" : "null") != std::string::npos);
+      warnings.clear();
+      c.model = nd.toStdString();
+      c.image_max_tokens = 0;
+      LLMEngine e(c);
+      QVERIFY(e.vision_encoder() == nullptr);
+      said = false;
+      for (const std::string& w : warnings)
+        said |= w.find("Gemma3ForConditionalGeneration") != std::string::npos &&
+                w.find("reads no images") != std::string::npos;
+      QVERIFY2(said, nd.toUtf8().constData());
+      QVERIFY(!greedyIds(e, "t", ImagePrompt{{2, 651, 6037, 576}, {}}, 4).empty());
+    }
+    QVERIFY(hf_folder_vision_gap(dir.toStdString()).empty());   // a tower (a broken one) is there
+    QVERIFY(hf_folder_vision_gap(text.toStdString()).empty());  // a causal class: nothing to say
   }
 };
 
