@@ -28,25 +28,43 @@ using kernels::DType;
 
 namespace {
 
+// $PAGEDCHAT_BENCH_QUANT_MB: the working set cycled through (default 1024 MB: beyond the last-level
+// cache, which holds 480 MB on some Xeons of the pool — the earlier 256 MB default measured the
+// L3 there); a small one such as 1 keeps a single copy cache-resident, to see the kernels'
+// compute ceiling.
+std::size_t working_set_bytes() {
+  const char* mb = std::getenv("PAGEDCHAT_BENCH_QUANT_MB");
+  return (mb ? std::size_t(std::max(1, std::atoi(mb))) : std::size_t(1024)) << 20;
+}
+
 double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // $PAGEDCHAT_BENCH_QUANT_MOE: a mixture-of-experts step at the Qwen3-30B-A3B shape instead (128
 // experts of [1536, 2048], 16 tokens routed to 8 random experts each, a fresh routing per call):
 // the touched experts' GB/s, by one grouped_linear and by one linear() per expert. Set to
 // "E,n,k,top_k" for another shape (gpt-oss-20b: 32,2880,2880,4; the rows of one expert must fit the
-// random 2048 x 5632 source).
+// random 2048 x 5632 source). $PAGEDCHAT_BENCH_QUANT_MB sizes the layers cycled through.
 void bench_experts(kernels::Backend& be, const std::vector<uint8_t>& w, DType src, DType t, std::mt19937& rng) {
   int E = 128, n = 1536, k = 2048, top_k = 8;
   const int tokens = 16;
   if (const char* shape = std::getenv("PAGEDCHAT_BENCH_QUANT_MOE"); shape && std::strchr(shape, ','))
     std::sscanf(shape, "%d,%d,%d,%d", &E, &n, &k, &top_k);
   const std::size_t row_bytes = kernels::dtype_row_bytes(src, 5632);
+  // Layers of E experts, each step routed in the next layer, until the layers pass
+  // working_set_bytes() (a model's experts never stay in the last-level cache).
+  const std::size_t budget = working_set_bytes();
   std::vector<std::unique_ptr<kernels::PackedWeights>> experts;
-  for (int e = 0; e < E; ++e) {
-    // Rows of the random 5632-wide source, reinterpreted as [n, k] rows (same bytes per block).
-    const kernels::WeightPart part{w.data() + (std::size_t(e) % 8) * row_bytes * 64, n, src, t};
-    experts.push_back(be.pack_weights({&part, 1}, k));
+  std::size_t total = 0;
+  while (experts.empty() || (total < budget && experts.size() < std::size_t(E) * 64)) {
+    for (int e = 0; e < E; ++e) {
+      // Rows of the random 5632-wide source, reinterpreted as [n, k] rows (same bytes per block).
+      const kernels::WeightPart part{w.data() + (std::size_t(e) % 8) * row_bytes * 64, n, src, t};
+      experts.push_back(be.pack_weights({&part, 1}, k));
+      total += experts.back()->bytes;
+    }
   }
+  const int layers = int(experts.size()) / E;
+  std::printf("  %d layers of %d experts (%.0f MB)", layers, E, total / 1e6);
   std::vector<float> x(std::size_t(tokens) * top_k * k, 0.5f), out(std::size_t(tokens) * top_k * n);
   for (int mode = 0; mode < 2; ++mode) {
     double sec = 0, touched = 0;
@@ -61,11 +79,12 @@ void bench_experts(kernels::Backend& be, const std::vector<uint8_t>& w, DType sr
       }
       std::vector<const kernels::PackedWeights*> group;
       std::vector<int> offsets{0};
+      const std::size_t layer = std::size_t(calls % layers) * E;
       for (int e = 0; e < E; ++e)
         if (count[e] > 0) {
-          group.push_back(experts[e].get());
+          group.push_back(experts[layer + e].get());
           offsets.push_back(offsets.back() + count[e]);
-          touched += double(experts[e]->bytes);
+          touched += double(experts[layer + e]->bytes);
         }
       const double t0 = now_s();
       if (mode == 0) {
@@ -136,11 +155,8 @@ int main(int argc, char** argv) {
     }
     std::vector<std::unique_ptr<kernels::PackedWeights>> mats;
     std::size_t total = 0;
-    // $PAGEDCHAT_BENCH_QUANT_MB: the working set (default 256 MB, beyond the caches; a small one
-    // such as 1 keeps a single copy cache-resident, to see the kernels' compute ceiling).
-    const char* mb = std::getenv("PAGEDCHAT_BENCH_QUANT_MB");
-    const std::size_t budget = (mb ? std::size_t(std::atoi(mb)) : std::size_t(256)) << 20;
-    while ((mats.empty() || total < budget) && mats.size() < 64) {
+    const std::size_t budget = working_set_bytes();
+    while ((mats.empty() || total < budget) && mats.size() < 512) {
       mats.push_back(be->pack_weights({&part, 1}, k));
       total += mats.back()->bytes;
     }
