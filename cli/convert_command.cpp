@@ -35,7 +35,8 @@ int run_convert(const ConvertOptions& opt) {
       throw std::runtime_error(
           "a Hugging Face folder needs a sentencepiece tokenizer.model or a tokenizer.json; this "
           "model's tokenizer comes from '" +
-          tok + "': pass one with --tokenizer");
+          tok + "'" + (ext == ".gguf" ? " (a GGUF's vocabulary is not written as one)" : "") +
+          ": pass the model's tokenizer.json or tokenizer.model with --tokenizer");
     write_hf_folder(b.model, tok, opt.out, type);
     std::cerr << "wrote " << opt.out << "/ (Hugging Face folder, " << type << ")\n";
   }
@@ -54,7 +55,7 @@ Command add_convert_command(CLI::App& app) {
   cmd->add_option("--tokenizer", opt->engine.tokenizer,
                   "tokenizer: sentencepiece .model, tokenizer.json, or a GGUF file");
   cmd->add_option("--to", opt->to, "output format: gguf or hf")->required()->check(CLI::IsMember({"gguf", "hf"}));
-  cmd->add_option("--out", opt->out, "output file (gguf) or folder (hf)")->required();
+  cmd->add_option("--out", opt->out, "output file (gguf) or folder (hf: a new or empty one)")->required();
   cmd->add_option("--type", opt->type,
                   "gguf: f32 (default), f16, q8_0, q4_k_m (llama.cpp's Q4_K/Q6_K mix); hf: f32 (default), bf16")
       ->check(CLI::IsMember({"f32", "f16", "q8_0", "q4_k_m", "bf16"}, CLI::ignore_case));

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include <sentencepiece_processor.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "engine/loader/hf/hf_config.h"
@@ -282,16 +283,44 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
     refuse(std::string("its config.json would not load: ") + e.what());
   }
 
+  // A new (or empty) folder only: files already there would be read beside the new ones (a stale
+  // model.safetensors.index.json wins over model.safetensors), and the source may be among them
+  // (a folder converted onto itself was truncated while it was read).
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (!fs::is_directory(dir, ec)) throw std::runtime_error("cannot create folder '" + dir + "'");
-  const fs::path d(dir);
+  fs::path final_dir = fs::path(dir).lexically_normal();
+  if (!final_dir.has_filename() && final_dir.has_parent_path()) final_dir = final_dir.parent_path();
+  if (fs::exists(final_dir, ec) && !(fs::is_directory(final_dir, ec) && fs::is_empty(final_dir, ec)))
+    refuse(
+        "it exists and is not an empty folder (convert writes a new folder: choose another --out, or remove "
+        "it first)");
   // The tokenizer first, so a bad path fails before anything is written.
   sentencepiece::SentencePieceProcessor sp;
   if (!tokenizer_path.empty() && !tok_json && !sp.Load(tokenizer_path).ok())
     throw std::runtime_error("cannot load sentencepiece tokenizer '" + tokenizer_path + "'");
   if (tok_json && !fs::is_regular_file(tokenizer_path, ec))
     throw std::runtime_error("cannot read tokenizer '" + tokenizer_path + "'");
+  // Everything is written into a staging folder beside it, renamed into place at the end: an
+  // interrupted or failed write leaves no half folder under the name asked for.
+  if (final_dir.has_parent_path()) fs::create_directories(final_dir.parent_path(), ec);
+  const fs::path d = final_dir.string() + ".partial-" + std::to_string(::getpid());
+  fs::remove_all(d, ec);
+  fs::create_directories(d, ec);
+  if (!fs::is_directory(d, ec)) throw std::runtime_error("cannot create folder '" + d.string() + "'");
+  struct Staging {
+    fs::path path;
+    bool published = false;
+    ~Staging() {
+      std::error_code e;
+      if (!published) fs::remove_all(path, e);
+    }
+  } staging{d};
+  auto publish = [&] {
+    std::error_code e;
+    if (fs::is_directory(final_dir, e)) fs::remove(final_dir, e);  // the empty folder it replaces
+    fs::rename(d, final_dir, e);
+    if (e) throw std::runtime_error("cannot rename '" + d.string() + "' to '" + dir + "': " + e.message());
+    staging.published = true;
+  };
 
   // Rows of an [heads * head_dim, in] projection (or of its bias), permuted per head from
   // interleaved pairs (2i, 2i+1) to halves (i, i + head_dim/2): new row j*half + i = old row 2i + j.
@@ -414,7 +443,7 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   write_json(d / "generation_config.json",
              {{"_from_model_config", true}, {"bos_token_id", bos}, {"eos_token_id", eos}});
 
-  if (tokenizer_path.empty()) return;  // no tokenizer: no tokenizer files (the folder is loaded with one named)
+  if (tokenizer_path.empty()) return publish();  // no tokenizer files (the folder is loaded with one named)
   if (tok_json) {
     // A byte-level BPE tokenizer.json (Llama 3, Qwen): copied with the tokenizer_config.json
     // (special tokens, chat template) beside it, when there is one.
@@ -425,7 +454,7 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
       if (!fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec))
         throw std::runtime_error("cannot copy '" + from.string() + "' to '" + to.string() + "': " + ec.message());
     }
-    return;
+    return publish();
   }
   json tc = {{"tokenizer_class", "LlamaTokenizer"},
              {"add_bos_token", true},
@@ -445,6 +474,7 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
       throw std::runtime_error("cannot copy '" + tokenizer_path + "' to '" + dst.string() + "': " + ec.message());
   }
   write_json(d / "tokenizer_config.json", tc);
+  publish();
 }
 
 }  // namespace pagedchat

@@ -228,11 +228,12 @@ class TestHf : public QObject {
 
     // Zero lm_head + tie_word_embeddings true -> the embedding is used, golden still holds.
     std::fill_n(cls, n, 0.0f);
-    write_hf_folder(m, storiesTokenizer().toStdString(), dir.toStdString(), "f32");
-    nlohmann::json cfg = nlohmann::json::parse(readAll(dir + "/config.json").toStdString());
+    const QString tied_dir = tmp_.filePath("untied-zero");
+    write_hf_folder(m, storiesTokenizer().toStdString(), tied_dir.toStdString(), "f32");
+    nlohmann::json cfg = nlohmann::json::parse(readAll(tied_dir + "/config.json").toStdString());
     cfg["tie_word_embeddings"] = true;
-    QVERIFY(writeAll(dir + "/config.json", QByteArray::fromStdString(cfg.dump())));
-    b = load_model(folderConfig(dir));
+    QVERIFY(writeAll(tied_dir + "/config.json", QByteArray::fromStdString(cfg.dump())));
+    b = load_model(folderConfig(tied_dir));
     QVERIFY(b.model.config.shared_classifier);
     const std::vector<float> tied = computeLogits(b.model, onceUponSequence(), 128);
     QVERIFY(maxAbsDiff(tied.data(), golden_.data(), tied.size()) < 1e-4);
@@ -375,6 +376,54 @@ class TestHf : public QObject {
     HF_EXPECT_ERROR(write_hf_folder(m, storiesTokenizer().toStdString(), tmp_.filePath("x").toStdString(), "f16"),
                     "f16");
     HF_EXPECT_ERROR(write_hf_folder(m, "/no/such.model", tmp_.filePath("y").toStdString(), "f32"), "/no/such.model");
+    QVERIFY(!QDir(tmp_.filePath("y")).exists());  // nothing left behind by a failed write
+  }
+
+  // The output is a new or empty folder: a folder with files in it is refused before anything is
+  // written (a stale model.safetensors.index.json would win over the new weights; converting a
+  // folder onto itself truncated the weights it was reading), and the files appear under their
+  // name only once all are written.
+  void writerOutputFolder() {
+    const QString tok = storiesTokenizer();
+    // Onto itself: the folder is refused and still loads as before.
+    const QString self = tmp_.filePath("self");
+    copyFolder(f32_, self);
+    const qint64 size = QFileInfo(self + "/model.safetensors").size();
+    {
+      ModelBundle b = load_model(folderConfig(self));
+      HF_EXPECT_ERROR(write_hf_folder(b.model, tok.toStdString(), self.toStdString(), "f32"), self,
+                      "not an empty folder");
+      HF_EXPECT_ERROR(write_hf_folder(b.model, tok.toStdString(), (self + "/").toStdString(), "f32"),
+                      "not an empty folder");
+    }
+    QCOMPARE(QFileInfo(self + "/model.safetensors").size(), size);
+    const std::vector<float> again = computeLogits(load_model(folderConfig(self)).model, onceUponSequence(), 128);
+    QVERIFY(maxAbsDiff(again.data(), golden_.data(), again.size()) < 1e-4);
+
+    // A folder holding someone else's index: refused, left as it was.
+    const LoadedModel m = load_llama2c(storiesBin().toStdString());
+    const QString stale = tmp_.filePath("stale");
+    QVERIFY(QDir().mkpath(stale));
+    QVERIFY(writeAll(stale + "/model.safetensors.index.json",
+                     R"({"weight_map":{"x":"model-00001-of-00002.safetensors"}})"));
+    HF_EXPECT_ERROR(write_hf_folder(m, tok.toStdString(), stale.toStdString(), "f32"), stale, "not an empty folder");
+    QCOMPARE(QDir(stale).entryList(QDir::Files | QDir::NoDotAndDotDot).size(), 1);
+    // A file where the folder should be: refused too.
+    HF_EXPECT_ERROR(
+        write_hf_folder(m, tok.toStdString(), (stale + "/model.safetensors.index.json").toStdString(), "f32"),
+        "not an empty folder");
+
+    // An empty folder (named with a trailing slash) is filled; no staging folder is left beside it.
+    const QString empty = tmp_.filePath("empty");
+    QVERIFY(QDir().mkpath(empty));
+    write_hf_folder(m, tok.toStdString(), (empty + "/").toStdString(), "f32");
+    const std::vector<float> got = computeLogits(load_model(folderConfig(empty)).model, onceUponSequence(), 128);
+    QVERIFY(maxAbsDiff(got.data(), golden_.data(), got.size()) < 1e-4);
+    QVERIFY(QDir(tmp_.path()).entryList({"*.partial-*"}, QDir::AllEntries).isEmpty());
+    // A new folder under folders that do not exist yet.
+    const QString deep = tmp_.filePath("a/b/c");
+    write_hf_folder(m, tok.toStdString(), deep.toStdString(), "f32");
+    QVERIFY(QFileInfo(deep + "/model.safetensors").isFile());
   }
 };
 
