@@ -105,6 +105,14 @@ SampleResult Sampler::sample(const float* logits, int vocab, const SamplingParam
   if (allowed)
     for (int id = 0; id < vocab; ++id)
       if (!((allowed[id >> 6] >> (id & 63)) & 1)) w[id] = kNegInf;
+  if (!p.allowed_token_ids.empty()) {  // keep these ids' values, -inf elsewhere
+    for (int id : p.allowed_token_ids)
+      if (valid_id(id, vocab)) seen_[id] = 1;
+    for (int id = 0; id < vocab; ++id)
+      if (!seen_[id]) w[id] = kNegInf;
+    for (int id : p.allowed_token_ids)
+      if (valid_id(id, vocab)) seen_[id] = 0;
+  }
 
   // 4. Penalties. seen_ / counts_ are left all-zero again afterwards (touching only these ids).
   if (p.repetition_penalty != 1.0f) {

@@ -46,6 +46,9 @@ void SamplingParams::validate() const {
   for (size_t i = 0; i < stop_token_ids.size(); ++i)
     if (stop_token_ids[i] < 0) fail("stop_token_ids[" + str(i) + "]", "a token id >= 0", str(stop_token_ids[i]));
   if (logprobs && (*logprobs < 0 || *logprobs > 20)) fail("logprobs", "in [0, 20]", str(*logprobs));
+  for (size_t i = 0; i < allowed_token_ids.size(); ++i)
+    if (allowed_token_ids[i] < 0)
+      fail("allowed_token_ids[" + str(i) + "]", "a token id >= 0", str(allowed_token_ids[i]));
   for (const auto& [id, bias] : logit_bias) {
     if (id < 0) fail("logit_bias", "keyed by token ids >= 0", "id " + str(id));
     if (std::isnan(bias)) fail("logit_bias[" + str(id) + "]", "a number (clamped to [-100, 100])", "NaN");
@@ -57,6 +60,9 @@ void SamplingParams::validate_for_vocab(int vocab) const {
   const std::string range = "in [0, " + str(vocab - 1) + "] (vocab size " + str(vocab) + ")";
   for (const auto& [id, bias] : logit_bias)
     if (id < 0 || id >= vocab) fail("logit_bias", "keyed by token ids " + range, "id " + str(id));
+  for (size_t i = 0; i < allowed_token_ids.size(); ++i)
+    if (allowed_token_ids[i] < 0 || allowed_token_ids[i] >= vocab)
+      fail("allowed_token_ids[" + str(i) + "]", "a token id " + range, str(allowed_token_ids[i]));
   for (size_t i = 0; i < stop_token_ids.size(); ++i)
     if (stop_token_ids[i] < 0 || stop_token_ids[i] >= vocab)
       fail("stop_token_ids[" + str(i) + "]", "a token id " + range, str(stop_token_ids[i]));

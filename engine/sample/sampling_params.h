@@ -98,6 +98,9 @@ struct SamplingParams {
   /// validate_for_vocab). Values are clamped to [-100, 100] when applied (as vLLM's OpenAI server
   /// and the OpenAI API do); NaN is rejected.
   std::map<int, float> logit_bias{};
+  /// When not empty, only these token ids may be sampled (every other logit is -inf before the
+  /// penalties, as vLLM's allowed_token_ids); ids in [0, vocab) (validate_for_vocab).
+  std::vector<int> allowed_token_ids{};
   /// Constrains the output to a grammar (see StructuredOutputsParams); none when unset.
   std::optional<StructuredOutputsParams> structured_outputs{};
 
@@ -107,7 +110,7 @@ struct SamplingParams {
   /// Throws std::invalid_argument naming the bad field, its value and the allowed range.
   void validate() const;
 
-  /// Checks the token ids in logit_bias and stop_token_ids against a vocabulary of `vocab`
+  /// Checks the token ids in logit_bias, allowed_token_ids and stop_token_ids against a vocabulary of `vocab`
   /// tokens; throws std::invalid_argument naming the field, the id and the allowed range.
   void validate_for_vocab(int vocab) const;
 };

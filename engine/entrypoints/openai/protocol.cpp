@@ -174,9 +174,11 @@ std::vector<int> token_ids(const json& v, const std::string& name) {
   return ids;
 }
 
+// The model asked for; "" when the request names none (null or left out: the served model, as
+// vLLM and llama.cpp's server take it).
 std::string model_name(const json& body) {
   const json* m = field(body, "model");
-  if (!m) bad("model", "is required");
+  if (!m || m->is_null()) return {};
   return string(*m, "model");
 }
 
@@ -258,6 +260,19 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
                                 std::to_string(limits.max_stop_token_ids));
     p.stop_token_ids = token_ids(*v, "stop_token_ids");
   }
+  // vLLM's allowed_token_ids: only these may be sampled (an empty list would allow nothing).
+  if (const json* v = field(body, "allowed_token_ids"); v && !v->is_null()) {
+    if (!v->is_array() || v->empty())
+      bad("allowed_token_ids", std::string("must be a non-empty array of token ids, got ") +
+                                   (v->is_array() ? "an empty array" : type_name(*v)));
+    p.allowed_token_ids = token_ids(*v, "allowed_token_ids");
+  }
+  // vLLM's other sampling extras this server does not run: refused by name rather than ignored
+  // (a request that asks for them would silently get something else).
+  for (const char* extra : {"bad_words", "use_beam_search", "prompt_logprobs", "truncate_prompt_tokens"})
+    if (const json* v = field(body, extra);
+        v && !v->is_null() && !(v->is_boolean() && !v->get<bool>()) && !(v->is_array() && v->empty()))
+      bad(extra, "is not supported by this server");
   if (const json* v = field(body, "logit_bias")) {
     if (!v->is_object()) bad("logit_bias", std::string("must be an object of token id -> bias, got ") + type_name(*v));
     for (auto it = v->begin(); it != v->end(); ++it) {
@@ -498,6 +513,13 @@ ChatCompletionRequest parse_chat_completion_request(const json& body, const Requ
     const json* role = field(m, "role");
     if (!role) bad(name + ".role", "is required");
     if (!role->is_string()) bad(name + ".role", std::string("must be a string, got ") + type_name(*role));
+    // The OpenAI API's roles (and Llama 3's ipython): a template would skip another one's text
+    // without a word. The role as a JSON string, so a NUL in it reads whole.
+    if (const std::string rs = role->get<std::string>(); rs != "system" && rs != "developer" && rs != "user" &&
+                                                         rs != "assistant" && rs != "tool" && rs != "function" &&
+                                                         rs != "ipython")
+      bad(name + ".role", "is " + json(rs).dump(-1, ' ', false, json::error_handler_t::replace) +
+                              "; roles are system, developer, user, assistant, tool, function and ipython");
     if (const json* calls = field(m, "tool_calls"); calls && !calls->is_null()) {
       if (!calls->is_array()) bad(name + ".tool_calls", "must be an array of calls");
       for (std::size_t k = 0; k < calls->size(); ++k) {

@@ -73,7 +73,7 @@ struct SamplingRequest {
 /// POST /v1/completions. `prompt`: a string, an array of strings, an array of token ids, or an
 /// array of arrays of token ids; each prompt is one engine request with `n` completions.
 struct CompletionRequest {
-  std::string model;
+  std::string model;  ///< "" when the request names none (the served model)
   std::vector<std::variant<std::string, std::vector<int>>> prompts;
   SamplingRequest sampling;
   bool stream = false;
@@ -84,7 +84,7 @@ struct CompletionRequest {
 
 /// POST /v1/chat/completions.
 struct ChatCompletionRequest {
-  std::string model;
+  std::string model;                ///< "" when the request names none (the served model)
   nlohmann::ordered_json messages;  ///< content parts joined into one string (images: kImageMarker)
   /// The bytes of each "image_url" part's data: URL, in the order of their markers in `messages`
   /// (engine/multimodal/mm_prompt.h), and each part's name for errors ("messages[1].content[0]").

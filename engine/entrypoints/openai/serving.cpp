@@ -290,7 +290,7 @@ std::vector<int> OpenAIServing::encode_bounded(const TemplatedText& text, const 
 
 Generation OpenAIServing::new_generation(Generation::Kind kind, const std::string& model, const SamplingRequest& s,
                                          bool stream, bool include_usage) {
-  if (model != model_name_ && model != model_path_) {
+  if (!model.empty() && model != model_name_ && model != model_path_) {
     // The name as JSON escapes it (a NUL, a newline, bad UTF-8), so the message shows it whole.
     const std::string quoted = nlohmann::json(model).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     throw ApiError(404, "The model `" + quoted.substr(1, quoted.size() - 2) + "` does not exist.", "model");

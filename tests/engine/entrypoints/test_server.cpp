@@ -161,6 +161,54 @@ class TestServer : public QObject {
     QVERIFY2(json(numberRole.body)["error"].toObject()["message"].toString().contains("must be a string, got a number"),
              numberRole.body.constData());
 
+    // A role outside the API's (a template would drop its text without a word): 400 naming it.
+    const Http wizard = curl("POST", stories_->v1() + "/chat/completions",
+                             R"({"model": "stories260K", "messages": [{"role": "wizard", "content": "hi"}]})");
+    QCOMPARE(wizard.status, 400);
+    QCOMPARE(json(wizard.body)["error"].toObject()["param"].toString(), QString("messages[0].role"));
+    QVERIFY2(json(wizard.body)["error"].toObject()["message"].toString().contains("\"wizard\""),
+             wizard.body.constData());
+
+    // No model named (or null): the served one, as vLLM and llama.cpp's server take it.
+    for (const char* body :
+         {R"({"prompt": "a", "max_tokens": 2})", R"({"model": null, "prompt": "a", "max_tokens": 2})"}) {
+      const Http unnamed = curl("POST", stories_->v1() + "/completions", body);
+      QVERIFY2(unnamed.status == 200, unnamed.body.constData());
+      QCOMPARE(json(unnamed.body)["model"].toString(), QString("stories260K"));
+    }
+
+    // allowed_token_ids: every generated token is one of them (two different single ids give two
+    // different runs of one repeated token); empty or out of the vocabulary: 400 naming it.
+    QStringList runs;
+    for (int id : {100, 200}) {
+      const Http only = curl(
+          "POST", stories_->v1() + "/completions",
+          QByteArray(R"({"prompt": [1, 300], "max_tokens": 4, "logprobs": 0, "allowed_token_ids": [)") +
+              QByteArray::number(id) + "]}");
+      QVERIFY2(only.status == 200, only.body.constData());
+      const QJsonArray tokens =
+          json(only.body)["choices"].toArray()[0].toObject()["logprobs"].toObject()["tokens"].toArray();
+      QCOMPARE(tokens.size(), 4);
+      for (const auto t : tokens) QCOMPARE(t.toString(), tokens[0].toString());
+      runs << tokens[0].toString();
+    }
+    QVERIFY2(runs[0] != runs[1], qPrintable(runs.join(", ")));
+    for (const char* bad : {"[]", "[99999999]", "\"x\""}) {
+      const Http refused = curl("POST", stories_->v1() + "/completions",
+                                QByteArray(R"({"prompt": "a", "allowed_token_ids": )") + bad + "}");
+      QCOMPARE(refused.status, 400);
+      QVERIFY2(json(refused.body)["error"].toObject()["message"].toString().contains("allowed_token_ids"),
+               refused.body.constData());
+    }
+    // vLLM's other sampling extras are refused by name, not ignored; their "off" values pass.
+    const Http badWords = curl("POST", stories_->v1() + "/completions", R"({"prompt": "a", "bad_words": ["the"]})");
+    QCOMPARE(badWords.status, 400);
+    QCOMPARE(json(badWords.body)["error"].toObject()["param"].toString(), QString("bad_words"));
+    QCOMPARE(curl("POST", stories_->v1() + "/completions",
+                  R"({"prompt": "a", "max_tokens": 1, "bad_words": [], "use_beam_search": false})")
+                 .status,
+             200);
+
     // An earlier answer without text (null or left out) is an empty one; a question is not.
     const Http nullAnswer = curl("POST", stories_->v1() + "/chat/completions",
                                  R"({"model": "stories260K", "max_tokens": 2, "messages": [{"role": "user",

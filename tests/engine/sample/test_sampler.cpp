@@ -200,6 +200,35 @@ class TestSampler : public QObject {
                              s.sample(logits.data(), 4, greedy(), {}, {}, std::vector<int>{0, 1, 2, 3}, rng));
   }
 
+  // allowed_token_ids (vLLM): every other token is -inf before the penalties; with the engine's
+  // masks the two restrict together; a sampled draw only ever lands on an allowed id.
+  void allowedTokenIds() {
+    Sampler s;
+    const std::vector<float> logits{5.0f, 1.0f, 0.0f, 4.5f, 3.0f};
+    SamplingParams p = greedy();
+    p.allowed_token_ids = {2, 4, 1};
+    QCOMPARE(greedy_token(s, logits, p), 4);
+    QVERIFY(std::isinf(s.processed_logits()[0]) && s.processed_logits()[0] < 0);
+    QCOMPARE(s.processed_logits()[4], 3.0f);
+    p.logit_bias = {{2, 10.0f}, {0, 100.0f}};  // a bias does not lift a token that is not allowed
+    QCOMPARE(greedy_token(s, logits, p), 2);
+    QCOMPARE(greedy_token(s, logits, p, {}, {}, {2}), 4);  // with a mask: what both allow
+    p.logit_bias.clear();
+    p.repetition_penalty = 0.5f;  // penalties after it cannot lift -inf
+    QCOMPARE(greedy_token(s, logits, p, {0, 3}), 4);
+    SamplingParams t;  // temperature 1
+    t.allowed_token_ids = {1, 2};
+    const auto h = histogram(s, logits, t, 300);
+    QVERIFY(!h.empty());
+    QCOMPARE(h[1] + h[2], 300);
+    QVERIFY(h[1] > h[2]);  // e^1 : e^0
+    // The next call without the list samples everything again (no state left behind).
+    QCOMPARE(greedy_token(s, logits, greedy()), 0);
+    // Allowed ids all masked: an error, not a silent pick.
+    std::mt19937_64 rng(1);
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, s.sample(logits.data(), 5, t, {}, {}, std::vector<int>{1, 2}, rng));
+  }
+
   void truncationKeepsOnlyTheTop() {
     Sampler s;
     const std::vector<float> logits{0.0f, 0.5f, 1.0f, 0.2f};  // top is id 2; id 1 has e^-0.5 = 0.607 of it
@@ -489,6 +518,10 @@ class TestSampler : public QObject {
          [](SamplingParams& p) {
            p.logit_bias = {{4, NAN}};
          }},
+        {"allowed_token_ids[1]",
+         [](SamplingParams& p) {
+           p.allowed_token_ids = {3, -2};
+         }},
     };
     for (const Case& c : cases) {
       SamplingParams p;
@@ -533,6 +566,14 @@ class TestSampler : public QObject {
       QFAIL("accepted an out-of-vocab stop token id");
     } catch (const std::invalid_argument& e) {
       QVERIFY2(std::string(e.what()).find("stop_token_ids[2]") != std::string::npos, e.what());
+    }
+    p.stop_token_ids.pop_back();
+    p.allowed_token_ids = {5, 100};
+    try {
+      p.validate_for_vocab(100);
+      QFAIL("accepted an out-of-vocab allowed token id");
+    } catch (const std::invalid_argument& e) {
+      QVERIFY2(std::string(e.what()).find("allowed_token_ids[1]") != std::string::npos, e.what());
     }
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, SamplingParams{}.validate_for_vocab(0));
   }
