@@ -20,6 +20,18 @@ bool valid_id(int id, int vocab) { return id >= 0 && id < vocab; }
 // Sort key of a raw logit for the top-N logprobs: NaN sorts last (a strict weak order).
 float key(float x) { return std::isnan(x) ? kNegInf : x; }
 
+// No token can be drawn: the model's own logits were NaN (a broken or overflowing model), or the
+// request's restrictions (masks, allowed ids, biases) left none.
+[[noreturn]] void no_token(const float* logits, int vocab) {
+  int nan = 0;
+  for (int i = 0; i < vocab; ++i) nan += std::isnan(logits[i]) ? 1 : 0;
+  if (nan > 0)
+    throw std::runtime_error("Sampler::sample: the model produced NaN logits (" + std::to_string(nan) + " of " +
+                             std::to_string(vocab) +
+                             "): its weights or activations are not finite; no token can be sampled");
+  throw std::runtime_error("Sampler::sample: every token is masked (all logits -inf)");
+}
+
 }  // namespace
 
 // Weighted quickselect: rearranges ord[0, m) so that ord[0, n) holds the n most likely candidates
@@ -148,7 +160,7 @@ SampleResult Sampler::sample(const float* logits, int vocab, const SamplingParam
     float best = kNegInf;
     for (int i = 0; i < vocab; ++i)
       if (w[i] > best) best = w[i], token = i;
-    if (token < 0) throw std::runtime_error("Sampler::sample: every token is masked (all logits -inf or NaN)");
+    if (token < 0) no_token(logits, vocab);
   } else {
     // 5b. Random sampling. Candidates: finite logits that pass min_p. With the softmax of
     // logits / T left unnormalised, the most likely token has probability 1, so min_p's threshold
@@ -156,7 +168,7 @@ SampleResult Sampler::sample(const float* logits, int vocab, const SamplingParam
     float maxv = kNegInf;
     for (int i = 0; i < vocab; ++i)
       if (w[i] > maxv) maxv = w[i];
-    if (maxv == kNegInf) throw std::runtime_error("Sampler::sample: every token is masked (all logits -inf or NaN)");
+    if (maxv == kNegInf) no_token(logits, vocab);
     const double t = p.temperature;
     const double thr = p.min_p > 0.0f ? double(maxv) + t * std::log(double(p.min_p)) : -HUGE_VAL;
     int* ord = order_.data();

@@ -133,6 +133,15 @@ double number(const json& v, const std::string& name) {
   return d;
 }
 
+// A sampling number as the engine holds it (float): one beyond float's range is refused by name,
+// not turned into inf (1e308 is a finite JSON number).
+float number_f(const json& v, const std::string& name) {
+  const double d = number(v, name);
+  if (std::fabs(d) > double(std::numeric_limits<float>::max()))
+    bad(name, "is out of range (a 32-bit float), got " + v.dump());
+  return static_cast<float>(d);
+}
+
 long long integer(const json& v, const std::string& name) {
   const std::string range = "is out of range (a 64-bit integer), got ";
   if (v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(LLONG_MAX))
@@ -198,11 +207,11 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
   p.temperature = 1.0f;
   if (const json* v = field(body, "n")) p.n = int_in(*v, "n", 1, 64);
   if (const json* v = field(body, "temperature")) {
-    p.temperature = static_cast<float>(number(*v, "temperature"));
+    p.temperature = number_f(*v, "temperature");
     s.set.temperature = true;
   }
   if (const json* v = field(body, "top_p")) {
-    p.top_p = static_cast<float>(number(*v, "top_p"));
+    p.top_p = number_f(*v, "top_p");
     s.set.top_p = true;
   }
   if (const json* v = field(body, "top_k")) {
@@ -210,17 +219,15 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
     s.set.top_k = true;
   }
   if (const json* v = field(body, "min_p")) {
-    p.min_p = static_cast<float>(number(*v, "min_p"));
+    p.min_p = number_f(*v, "min_p");
     s.set.min_p = true;
   }
   if (const json* v = field(body, "repetition_penalty")) {
-    p.repetition_penalty = static_cast<float>(number(*v, "repetition_penalty"));
+    p.repetition_penalty = number_f(*v, "repetition_penalty");
     s.set.repetition_penalty = true;
   }
-  if (const json* v = field(body, "presence_penalty"))
-    p.presence_penalty = static_cast<float>(number(*v, "presence_penalty"));
-  if (const json* v = field(body, "frequency_penalty"))
-    p.frequency_penalty = static_cast<float>(number(*v, "frequency_penalty"));
+  if (const json* v = field(body, "presence_penalty")) p.presence_penalty = number_f(*v, "presence_penalty");
+  if (const json* v = field(body, "frequency_penalty")) p.frequency_penalty = number_f(*v, "frequency_penalty");
   if (const json* v = field(body, "seed")) {
     const long long seed = integer(*v, "seed");
     p.seed = static_cast<uint64_t>(seed);

@@ -138,6 +138,12 @@ class TestServer : public QObject {
     const Http hugeNumber = curl("POST", stories_->v1() + "/completions",
                                  R"({"model": "stories260K", "prompt": "a", "temperature": 1e400})");
     QCOMPARE(hugeNumber.status, 400);
+    // Finite in JSON, beyond a float: named as out of range, not reported as "inf".
+    const Http beyondFloat = curl("POST", stories_->v1() + "/completions",
+                                  R"({"model": "stories260K", "prompt": "a", "temperature": 1e308})");
+    QCOMPARE(beyondFloat.status, 400);
+    QVERIFY2(json(beyondFloat.body)["error"].toObject()["message"].toString().contains("out of range"),
+             beyondFloat.body.constData());
 
     const Http noPrompt = curl("POST", stories_->v1() + "/completions", R"({"model": "stories260K"})");
     QCOMPARE(noPrompt.status, 400);

@@ -198,6 +198,16 @@ class TestSampler : public QObject {
                              s.sample(logits.data(), 4, t, {}, {}, std::vector<int>{0, 1, 2, 3}, rng));
     QVERIFY_THROWS_EXCEPTION(std::runtime_error,
                              s.sample(logits.data(), 4, greedy(), {}, {}, std::vector<int>{0, 1, 2, 3}, rng));
+    // A model whose logits are NaN is named as such (not as a request that masked everything).
+    const std::vector<float> nans(4, NAN);
+    for (const SamplingParams& q : {greedy(), t}) {
+      try {
+        s.sample(nans.data(), 4, q, {}, {}, {}, rng);
+        QFAIL("sampled from NaN logits");
+      } catch (const std::runtime_error& e) {
+        QVERIFY2(std::string(e.what()).find("NaN logits (4 of 4)") != std::string::npos, e.what());
+      }
+    }
   }
 
   // allowed_token_ids (vLLM): every other token is -inf before the penalties; with the engine's
