@@ -493,8 +493,16 @@ SampleResult LLMEngine::Impl::sample(Request& r, const float* row) {
     // the matcher refuses this token and the request ends "abort" (OutputProcessor).
     if (std::all_of(mask.begin(), mask.end(), [](uint64_t w) { return w == 0; })) return SampleResult{0, 0, 0, {}};
   }
-  return sampler.sample(row, vocab, r.params, all.first(r.num_prompt_tokens()), all.subspan(r.num_prompt_tokens()),
-                        output->masked_ids(r), r.rng, allowed);
+  try {
+    return sampler.sample(row, vocab, r.params, all.first(r.num_prompt_tokens()), all.subspan(r.num_prompt_tokens()),
+                          output->masked_ids(r), r.rng, allowed);
+  } catch (const NoTokenError& e) {
+    // This request's restrictions (allowed_token_ids against a grammar, min_tokens against the
+    // only allowed ids, ...) or its NaN logits leave nothing to draw: it alone ends ("abort",
+    // on_token), the step's other requests go on.
+    std::fprintf(stderr, "pagedchat: request %s ends: %s\n", r.request_id.c_str(), e.what());
+    return SampleResult{-1, 0, 0, {}};
+  }
 }
 
 std::shared_ptr<const structured::Grammar> LLMEngine::Impl::grammar_for(const StructuredOutputsParams& so) {
@@ -570,6 +578,11 @@ void LLMEngine::Impl::fork(RequestGroup& g) {
 }
 
 void LLMEngine::Impl::on_token(RequestGroup& g, Request& r, const SampleResult& s, double t, bool defer_finish) {
+  if (s.token < 0) {  // no token could be drawn (sample()): the request ends with what it has
+    output->abort(r);
+    if (!defer_finish) finish_if_done(r);
+    return;
+  }
   output->append_token(r, s);
   ++stats.num_generation_tokens;
   if (r.index == 0) {
@@ -675,7 +688,7 @@ std::vector<RequestOutput> LLMEngine::step() {
     m.on_token(g, r, first, t, s.num_spec_tokens > 0);
     if (s.num_spec_tokens > 0)
       m.verify_drafts(g, r, s, first.token, logits, t);
-    else if (r.spec_token_ids.empty())
+    else if (r.spec_token_ids.empty() && first.token >= 0)
       r.observe_cut_draft(first.token);  // drafts the batch cut entirely: the first judged anyway
     m.observe_hidden(s, first_pos[si], offset);
     if (r.num_spec_budget > 0 && !r.finish_reason) m.propose(r);

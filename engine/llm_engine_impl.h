@@ -69,6 +69,9 @@ struct LLMEngine::Impl {
 
   void add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
            const RequestOptions& options);
+  /// The request's next token from its row of logits; token -1 when none can be drawn
+  /// (NoTokenError: its restrictions leave none, or NaN logits), which on_token turns into the
+  /// end of that request alone.
   SampleResult sample(Request& r, const float* row);
   /// params.structured_outputs compiled (cached); throws std::invalid_argument naming what the
   /// grammar cannot express, or when there is no tokenizer.
@@ -95,7 +98,8 @@ struct LLMEngine::Impl {
   /// True when every request of `so` was asked to abort (the check between the forward's layers).
   bool step_abandoned(const SchedulerOutput& so);
   /// Appends a sampled token; a request it finishes is freed unless `defer_finish` (a step with
-  /// drafts: verify_drafts settles the drafts' state first, then calls finish_if_done).
+  /// drafts: verify_drafts settles the drafts' state first, then calls finish_if_done). Token -1
+  /// (sample() found none) ends the request "abort" with its text so far.
   void on_token(RequestGroup& g, Request& r, const SampleResult& s, double t, bool defer_finish = false);
   void finish_if_done(Request& r);
   /// Speculative decoding: after the first row's token (already appended), accepts r's drafts

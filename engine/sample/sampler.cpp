@@ -26,10 +26,9 @@ float key(float x) { return std::isnan(x) ? kNegInf : x; }
   int nan = 0;
   for (int i = 0; i < vocab; ++i) nan += std::isnan(logits[i]) ? 1 : 0;
   if (nan > 0)
-    throw std::runtime_error("Sampler::sample: the model produced NaN logits (" + std::to_string(nan) + " of " +
-                             std::to_string(vocab) +
-                             "): its weights or activations are not finite; no token can be sampled");
-  throw std::runtime_error("Sampler::sample: every token is masked (all logits -inf)");
+    throw NoTokenError("Sampler::sample: the model produced NaN logits (" + std::to_string(nan) + " of " +
+                       std::to_string(vocab) + "): its weights or activations are not finite; no token can be sampled");
+  throw NoTokenError("Sampler::sample: every token is masked (all logits -inf)");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,13 @@ struct SampleResult {
   std::vector<std::pair<int, float>> top_logprobs;  ///< the params.logprobs most likely (token id,
                                                     ///< raw logprob), descending, ties by lower id;
                                                     ///< empty if params.logprobs is unset or 0
+};
+
+/// No token can be drawn for one request: its restrictions (masks, allowed_token_ids, a grammar)
+/// leave none, or its logits are NaN. LLMEngine ends that request ("abort"), not the step.
+class NoTokenError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 class Sampler {

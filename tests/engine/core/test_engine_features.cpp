@@ -101,6 +101,49 @@ class TestEngineFeatures : public QObject {
     QVERIFY(out.token_ids.size() >= 5);
   }
 
+  // A request whose restrictions leave no token ends "abort" alone, its text so far kept; the
+  // requests batched with it run on and give what they give alone (before, the sampler's throw
+  // failed the whole step: every running request ended in an error). Two ways to ask the
+  // impossible: only a stop id allowed while min_tokens masks it; a grammar that cannot take the
+  // one allowed id. And n = 3 of such a request: all three end, nothing leaks.
+  void unsatisfiableRequestEndsAlone() {
+    const int stop_id = reference_ids_[3];
+    SamplingParams only_stop = testutil::greedy(20);
+    only_stop.allowed_token_ids = {stop_id};
+    only_stop.stop_token_ids = {stop_id};
+    only_stop.min_tokens = 3;
+    SamplingParams grammar = testutil::greedy(20);
+    grammar.allowed_token_ids = {reference_ids_[0]};  // "," cannot begin "yes" or "no"
+    grammar.structured_outputs = StructuredOutputsParams{};
+    grammar.structured_outputs->choice = std::vector<std::string>{"yes", "no"};
+    SamplingParams three = only_stop;
+    three.n = 3;
+    three.temperature = 1.0f;
+    three.seed = 5;
+    LLMEngine engine(testutil::storiesConfig());
+    engine.add_request("ok", kPrompt, testutil::greedy(80));
+    engine.add_request("only-stop", kPrompt, only_stop);
+    engine.add_request("grammar", kPrompt, grammar);
+    engine.add_request("three", kPrompt, three);
+    const auto done = testutil::runToCompletion(engine);
+    QCOMPARE(done.at("ok").outputs.at(0).token_ids, reference_ids_);
+    for (const char* id : {"only-stop", "grammar", "three"}) {
+      for (const CompletionOutput& o : done.at(id).outputs) {
+        QCOMPARE(o.finish_reason, std::optional(FinishReason::kAbort));
+        QVERIFY2(o.token_ids.empty(), id);
+      }
+    }
+    QCOMPARE(done.at("three").outputs.size(), size_t(3));
+    QCOMPARE(engine.stats().num_free_blocks, engine.stats().num_total_blocks);
+    // After min_tokens the same restriction is satisfiable: the stop id ends it at once.
+    SamplingParams later = only_stop;
+    later.min_tokens = 0;
+    LLM llm(testutil::storiesConfig());
+    const auto out = llm.generate({kPrompt}, later)[0].outputs[0];
+    QCOMPARE(out.finish_reason, std::optional(FinishReason::kStop));
+    QCOMPARE(out.token_ids, std::vector<int>{stop_id});
+  }
+
   // n = 3: the completions share the prompt blocks (fewer blocks in use than three separate
   // requests) and completion i equals a solo request seeded seed + i (the copy-on-write kept each
   // one's cache intact), for every KV cache element type.
