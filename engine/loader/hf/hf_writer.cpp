@@ -287,25 +287,30 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   // model.safetensors.index.json wins over model.safetensors), and the source may be among them
   // (a folder converted onto itself was truncated while it was read).
   std::error_code ec;
-  fs::path final_dir = fs::path(dir).lexically_normal();
+  if (dir.empty()) throw std::runtime_error("cannot write a Hugging Face folder: no output folder was named");
+  // Through symlinks to where the folder is (or will be): a link to a folder is written into.
+  fs::path final_dir = fs::weakly_canonical(fs::path(dir), ec);
+  if (ec) final_dir = fs::path(dir).lexically_normal();
   if (!final_dir.has_filename() && final_dir.has_parent_path()) final_dir = final_dir.parent_path();
-  if (fs::exists(final_dir, ec) && !(fs::is_directory(final_dir, ec) && fs::is_empty(final_dir, ec)))
-    refuse(
-        "it exists and is not an empty folder (convert writes a new folder: choose another --out, or remove "
-        "it first)");
+  const bool exists = fs::exists(final_dir, ec);
+  if (exists && !(fs::is_directory(final_dir, ec) && fs::is_empty(final_dir, ec)))
+    refuse(std::string(fs::is_directory(final_dir, ec) ? "it is a folder with files in it" : "it is a file") +
+           " (convert writes a new or empty folder: choose another --out, or remove it first)");
   // The tokenizer first, so a bad path fails before anything is written.
   sentencepiece::SentencePieceProcessor sp;
   if (!tokenizer_path.empty() && !tok_json && !sp.Load(tokenizer_path).ok())
     throw std::runtime_error("cannot load sentencepiece tokenizer '" + tokenizer_path + "'");
   if (tok_json && !fs::is_regular_file(tokenizer_path, ec))
     throw std::runtime_error("cannot read tokenizer '" + tokenizer_path + "'");
-  // Everything is written into a staging folder beside it, renamed into place at the end: an
-  // interrupted or failed write leaves no half folder under the name asked for.
+  // Everything is written into a staging folder beside it, moved into place at the end: a failed
+  // write leaves no half folder under the name asked for.
   if (final_dir.has_parent_path()) fs::create_directories(final_dir.parent_path(), ec);
   const fs::path d = final_dir.string() + ".partial-" + std::to_string(::getpid());
   fs::remove_all(d, ec);
   fs::create_directories(d, ec);
-  if (!fs::is_directory(d, ec)) throw std::runtime_error("cannot create folder '" + d.string() + "'");
+  if (!fs::is_directory(d, ec))
+    throw std::runtime_error("cannot create folder '" + d.string() + "' beside '" + dir + "'" +
+                             (ec ? ": " + ec.message() : std::string()));
   struct Staging {
     fs::path path;
     bool published = false;
@@ -316,9 +321,16 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   } staging{d};
   auto publish = [&] {
     std::error_code e;
-    if (fs::is_directory(final_dir, e)) fs::remove(final_dir, e);  // the empty folder it replaces
-    fs::rename(d, final_dir, e);
-    if (e) throw std::runtime_error("cannot rename '" + d.string() + "' to '" + dir + "': " + e.message());
+    if (!exists) {
+      fs::rename(d, final_dir, e);
+    } else {  // an empty folder asked for: its files moved in (its owner and mode stay)
+      for (const fs::directory_entry& f : fs::directory_iterator(d, e)) {
+        fs::rename(f.path(), final_dir / f.path().filename(), e);
+        if (e) break;
+      }
+      if (!e) fs::remove(d, e);
+    }
+    if (e) throw std::runtime_error("cannot move '" + d.string() + "' to '" + dir + "': " + e.message());
     staging.published = true;
   };
 

@@ -50,7 +50,8 @@ void write_safetensors(const std::string& path, const std::vector<StTensorOut>& 
 /// with rotate-half RoPE; a model already in rotate-half layout is written as it is.
 /// `dir` must not exist or be an empty folder (refused by name otherwise: files already there would
 /// be read with the new ones, and the source may be among them); the files are written into a
-/// staging folder beside it (`dir`.partial-PID) and renamed into place once all are written.
+/// staging folder beside it (`dir`.partial-PID) and moved into place once all are written (a
+/// symlink is followed; an empty folder keeps its owner and mode).
 /// config.json is read back (parse_hf_config) before anything is written: what it would not give
 /// back (a per-layer arrangement, scale or RoPE parameter no key holds) is refused by name.
 /// Throws std::invalid_argument for another dtype, std::runtime_error naming the folder for what

@@ -392,9 +392,15 @@ class TestHf : public QObject {
     {
       ModelBundle b = load_model(folderConfig(self));
       HF_EXPECT_ERROR(write_hf_folder(b.model, tok.toStdString(), self.toStdString(), "f32"), self,
-                      "not an empty folder");
+                      "folder with files in it");
       HF_EXPECT_ERROR(write_hf_folder(b.model, tok.toStdString(), (self + "/").toStdString(), "f32"),
-                      "not an empty folder");
+                      "folder with files in it");
+      // Through a symlink to it, or a path that comes back to it: the same folder.
+      QVERIFY(QFile::link(self, tmp_.filePath("self-link")));
+      HF_EXPECT_ERROR(write_hf_folder(b.model, tok.toStdString(), tmp_.filePath("self-link").toStdString(), "f32"),
+                      "folder with files in it");
+      HF_EXPECT_ERROR(write_hf_folder(b.model, tok.toStdString(), (self + "/../self").toStdString(), "f32"),
+                      "folder with files in it");
     }
     QCOMPARE(QFileInfo(self + "/model.safetensors").size(), size);
     const std::vector<float> again = computeLogits(load_model(folderConfig(self)).model, onceUponSequence(), 128);
@@ -406,17 +412,33 @@ class TestHf : public QObject {
     QVERIFY(QDir().mkpath(stale));
     QVERIFY(writeAll(stale + "/model.safetensors.index.json",
                      R"({"weight_map":{"x":"model-00001-of-00002.safetensors"}})"));
-    HF_EXPECT_ERROR(write_hf_folder(m, tok.toStdString(), stale.toStdString(), "f32"), stale, "not an empty folder");
+    HF_EXPECT_ERROR(write_hf_folder(m, tok.toStdString(), stale.toStdString(), "f32"), stale,
+                    "folder with files in it");
     QCOMPARE(QDir(stale).entryList(QDir::Files | QDir::NoDotAndDotDot).size(), 1);
     // A file where the folder should be: refused too.
     HF_EXPECT_ERROR(
         write_hf_folder(m, tok.toStdString(), (stale + "/model.safetensors.index.json").toStdString(), "f32"),
-        "not an empty folder");
+        "it is a file");
+    HF_EXPECT_ERROR(write_hf_folder(m, tok.toStdString(), "", "f32"), "no output folder");
 
-    // An empty folder (named with a trailing slash) is filled; no staging folder is left beside it.
+    // An empty folder (named with a trailing slash) is filled, keeping its mode; no staging folder
+    // is left beside it.
     const QString empty = tmp_.filePath("empty");
     QVERIFY(QDir().mkpath(empty));
+    const auto mode = QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                      QFileDevice::ReadGroup | QFileDevice::ExeGroup;
+    QVERIFY(QFile::setPermissions(empty, mode));
     write_hf_folder(m, tok.toStdString(), (empty + "/").toStdString(), "f32");
+    const auto others = QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup |
+                        QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther;
+    QCOMPARE(QFileInfo(empty).permissions() & others, mode & others);  // not a new folder (umask: o+rx)
+    // A symlink to an empty folder is written through: the files land in its target.
+    const QString target = tmp_.filePath("link-target");
+    QVERIFY(QDir().mkpath(target));
+    QVERIFY(QFile::link(target, tmp_.filePath("link-out")));
+    write_hf_folder(m, tok.toStdString(), tmp_.filePath("link-out").toStdString(), "f32");
+    QVERIFY(QFileInfo(target + "/model.safetensors").isFile());
+    QVERIFY(QFileInfo(tmp_.filePath("link-out")).isSymLink());
     const std::vector<float> got = computeLogits(load_model(folderConfig(empty)).model, onceUponSequence(), 128);
     QVERIFY(maxAbsDiff(got.data(), golden_.data(), got.size()) < 1e-4);
     QVERIFY(QDir(tmp_.path()).entryList({"*.partial-*"}, QDir::AllEntries).isEmpty());
