@@ -498,8 +498,8 @@ SampleResult LLMEngine::Impl::sample(Request& r, const float* row) {
                           output->masked_ids(r), r.rng, allowed);
   } catch (const NoTokenError& e) {
     // This request's restrictions (allowed_token_ids against a grammar, min_tokens against the
-    // only allowed ids, ...) or its NaN logits leave nothing to draw: it alone ends ("abort",
-    // on_token), the step's other requests go on.
+    // only allowed ids, ...) leave nothing to draw: it alone ends ("abort", on_token), the
+    // step's other requests go on.
     std::fprintf(stderr, "pagedchat: request %s ends: %s\n", r.request_id.c_str(), e.what());
     return SampleResult{-1, 0, 0, {}};
   }

@@ -70,7 +70,7 @@ struct LLMEngine::Impl {
   void add(const std::string& id, std::string prompt, std::vector<int> ids, const SamplingParams& params,
            const RequestOptions& options);
   /// The request's next token from its row of logits; token -1 when none can be drawn
-  /// (NoTokenError: its restrictions leave none, or NaN logits), which on_token turns into the
+  /// (NoTokenError: its restrictions leave none), which on_token turns into the
   /// end of that request alone.
   SampleResult sample(Request& r, const float* row);
   /// params.structured_outputs compiled (cached); throws std::invalid_argument naming what the

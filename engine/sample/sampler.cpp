@@ -20,14 +20,16 @@ bool valid_id(int id, int vocab) { return id >= 0 && id < vocab; }
 // Sort key of a raw logit for the top-N logprobs: NaN sorts last (a strict weak order).
 float key(float x) { return std::isnan(x) ? kNegInf : x; }
 
-// No token can be drawn: the model's own logits were NaN (a broken or overflowing model), or the
-// request's restrictions (masks, allowed ids, biases) left none.
+// No token can be drawn: the model's own logits were NaN (a broken or overflowing model: the
+// step's failure, std::runtime_error), or the request's restrictions (masks, allowed ids, a
+// grammar) left none (NoTokenError: that request's end only).
 [[noreturn]] void no_token(const float* logits, int vocab) {
   int nan = 0;
   for (int i = 0; i < vocab; ++i) nan += std::isnan(logits[i]) ? 1 : 0;
   if (nan > 0)
-    throw NoTokenError("Sampler::sample: the model produced NaN logits (" + std::to_string(nan) + " of " +
-                       std::to_string(vocab) + "): its weights or activations are not finite; no token can be sampled");
+    throw std::runtime_error("Sampler::sample: the model produced NaN logits (" + std::to_string(nan) + " of " +
+                             std::to_string(vocab) +
+                             "): its weights or activations are not finite; no token can be sampled");
   throw NoTokenError("Sampler::sample: every token is masked (all logits -inf)");
 }
 

@@ -42,7 +42,8 @@ struct SampleResult {
 };
 
 /// No token can be drawn for one request: its restrictions (masks, allowed_token_ids, a grammar)
-/// leave none, or its logits are NaN. LLMEngine ends that request ("abort"), not the step.
+/// leave none. LLMEngine ends that request ("abort"), not the step. (NaN logits are the model's
+/// failure: a std::runtime_error that fails the step, so the error is shown.)
 class NoTokenError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
