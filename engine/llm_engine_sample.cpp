@@ -30,13 +30,14 @@ SampleResult LLMEngine::Impl::sample(Request& r, const float* row) {
     // only allowed ids, ...) leave nothing to draw: it alone ends ("abort", on_token), the
     // step's other requests go on.
     std::fprintf(stderr, "pagedchat: request %s ends: %s\n", r.request_id.c_str(), e.what());
+    r.error = e.what();
     return SampleResult{-1, 0, 0, {}};
   }
 }
 
 void LLMEngine::Impl::on_token(RequestGroup& g, Request& r, const SampleResult& s, double t, bool defer_finish) {
   if (s.token < 0) {  // no token could be drawn (sample()): the request ends with what it has
-    output->abort(r);
+    output->abort(r, r.error);
     if (!defer_finish) finish_if_done(r);
     return;
   }

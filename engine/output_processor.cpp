@@ -48,6 +48,7 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
   if (r.matcher && !r.matcher->accept_token(token)) {
     // Ends the request, its text as it was: "abort", not "stop", so that nobody takes the text
     // for a complete structured output.
+    r.error = "the structured output's grammar allows no next token here";
     finish(r, FinishReason::kAbort);
     r.num_releasable_chars = r.text.size();
     return;
@@ -91,8 +92,9 @@ void OutputProcessor::append_token(Request& r, const SampleResult& s) {
   r.num_releasable_chars = std::max(r.num_releasable_chars, r.text.size() - hold);
 }
 
-void OutputProcessor::abort(Request& r) {
+void OutputProcessor::abort(Request& r, std::string why) {
   if (r.finish_reason) return;
+  r.error = std::move(why);
   finish(r, FinishReason::kAbort);
   r.num_releasable_chars = r.text.size();
 }
@@ -136,6 +138,7 @@ RequestOutput OutputProcessor::make_output(RequestGroup& g) {
     c.index = s.index;
     c.finish_reason = s.finish_reason;
     c.stop_reason = s.stop_reason;
+    if (s.finish_reason) c.error = s.error;
     const size_t from_char = delta ? s.num_reported_chars : 0;
     const size_t from_tok = delta ? s.num_reported_tokens : 0;
     c.text = s.text.substr(from_char, s.num_releasable_chars - std::min(from_char, s.num_releasable_chars));

@@ -20,8 +20,9 @@ class OutputProcessor {
   std::span<const int> masked_ids(const Request& r);
   /// Appends a sampled token to the sequence; sets finish_reason/stop_reason when it ends.
   void append_token(Request& r, const SampleResult& s);
-  /// Marks an unfinished sequence aborted.
-  void abort(Request& r);
+  /// Marks an unfinished sequence aborted; `why` (non-empty when the engine ends it because it
+  /// cannot go on) becomes its CompletionOutput::error.
+  void abort(Request& r, std::string why = {});
   /// The output of a group; advances what was reported (kDelta).
   RequestOutput make_output(RequestGroup& g);
   /// True when the group has something to report.

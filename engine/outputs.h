@@ -54,6 +54,10 @@ struct CompletionOutput {
   std::optional<std::vector<std::map<int, Logprob>>> logprobs;  ///< per token: top-N and the sampled one
   std::optional<FinishReason> finish_reason;                    ///< set once finished
   StopReason stop_reason;
+  /// With finish_reason "abort": why the engine ended this completion itself (its sampling
+  /// restrictions leave no token: allowed_token_ids against a grammar or min_tokens, a grammar
+  /// that allows nothing next); empty for any other end. The server answers it as a 400.
+  std::string error;
   /// Byte ranges [first, second) of `text` whose tokens were speculative drafts the target model
   /// accepted (proposed by the drafter, verified by the target), in order; with kDelta, offsets
   /// into this delta's `text`. A token's range is the text that appeared when it was appended

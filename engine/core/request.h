@@ -111,6 +111,9 @@ struct Request {
   /// (LLMEngine's verification adds them; CompletionOutput::draft_spans reports them).
   std::vector<std::pair<size_t, size_t>> draft_text_spans;
   std::optional<FinishReason> finish_reason;
+  /// Why the engine itself ended this sequence "abort" (no token satisfies its restrictions, its
+  /// grammar allows nothing next); empty otherwise (a user's abort, or not an error).
+  std::string error;
   bool reported_finish = false;  ///< the finish reason was returned once
   StopReason stop_reason;
   std::shared_ptr<const StopAutomaton> stop_automaton;  ///< params.stop, built at the first text (shared by the group)

@@ -30,7 +30,9 @@ float key(float x) { return std::isnan(x) ? kNegInf : x; }
     throw std::runtime_error("Sampler::sample: the model produced NaN logits (" + std::to_string(nan) + " of " +
                              std::to_string(vocab) +
                              "): its weights or activations are not finite; no token can be sampled");
-  throw NoTokenError("Sampler::sample: every token is masked (all logits -inf)");
+  throw NoTokenError(
+      "no token satisfies this request's restrictions (allowed_token_ids, min_tokens before a stop, "
+      "the structured output's grammar): every token is masked");
 }
 
 }  // namespace

@@ -510,6 +510,7 @@ void OpenAIServing::abort(const Generation& g) {
 json OpenAIServing::collect(Generation& g, const std::function<bool()>& gone) {
   std::vector<ChoiceState> choices(g.request_ids.size() * g.n);
   int cached = 0;
+  std::string request_error;
   while (!g.outputs->done()) {
     if (gone && gone()) {
       abort(g);
@@ -530,9 +531,13 @@ json OpenAIServing::collect(Generation& g, const std::function<bool()>& gone) {
         s.finish_reason = c.finish_reason;
         s.stop_reason = c.stop_reason;
       }
+      if (!c.error.empty() && request_error.empty()) request_error = c.error;
     }
   }
   if (const std::string err = g.outputs->error(); !err.empty()) throw ApiError(500, err);
+  // A completion the engine ended because its parameters leave no token to draw: the request's
+  // fault, answered as vLLM answers a request it cannot serve.
+  if (!request_error.empty()) throw ApiError(400, request_error);
   json arr = json::array();
   for (std::size_t i = 0; i < choices.size(); ++i) {
     ChoiceState& s = choices[i];
@@ -566,6 +571,7 @@ json OpenAIServing::collect(Generation& g, const std::function<bool()>& gone) {
 struct EventSource::State {
   std::vector<ChoiceState> choices;
   int cached = 0;
+  std::string request_error;  // the first completion the engine ended itself (CompletionOutput::error)
   json head;
 };
 
@@ -610,6 +616,8 @@ std::optional<std::string> EventSource::next(std::chrono::milliseconds timeout) 
       engine_done_ = true;
       if (const std::string err = g_.outputs->error(); !err.empty()) {
         ready_.push_back(ApiError(500, err).to_json().dump());
+      } else if (!st.request_error.empty()) {
+        ready_.push_back(ApiError(400, st.request_error).to_json().dump());
       } else if (g_.include_usage) {
         json chunk = st.head;
         chunk["choices"] = json::array();
@@ -633,6 +641,7 @@ std::optional<std::string> EventSource::next(std::chrono::milliseconds timeout) 
       const int index = pi * g_.n + c.index;
       ChoiceState& s = st.choices[index];
       s.num_tokens += static_cast<int>(c.token_ids.size());
+      if (!c.error.empty() && st.request_error.empty()) st.request_error = c.error;
       const json lp = logprobs_json(g_, c, s.text_offset);
       ChatReplyDelta delta;
       if (chat) {

@@ -52,8 +52,9 @@ class OpenAIServing;
 
 /// The server-sent events of a streamed call, taken one at a time as they are ready (the HTTP
 /// layer pulls them as it writes): the role chunks (chat), echoed prompts, a chunk per engine
-/// output, the usage chunk when asked for, then "[DONE]". An engine failure is reported as an
-/// error object before "[DONE]".
+/// output, the usage chunk when asked for, then "[DONE]". An engine failure (500) or a completion
+/// the engine ended because no token satisfies its parameters (400, CompletionOutput::error) is
+/// reported as an error object before "[DONE]", in place of the usage chunk.
 class EventSource {
  public:
   EventSource(OpenAIServing& serving, Generation& g);
@@ -95,7 +96,8 @@ class OpenAIServing {
   Generation start_completion(const CompletionRequest& request);
   Generation start_chat(const ChatCompletionRequest& request);
 
-  /// Waits for every output and returns the response object. ApiError 500 when the engine failed.
+  /// Waits for every output and returns the response object. ApiError 500 when the engine failed,
+  /// 400 when it ended a completion because no token satisfies the request's parameters.
   /// `gone` (checked about every 100 ms): the client is gone; the call's requests are aborted and
   /// ApiError 499 is thrown.
   nlohmann::json collect(Generation& g, const std::function<bool()>& gone = {});

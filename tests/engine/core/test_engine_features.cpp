@@ -127,10 +127,12 @@ class TestEngineFeatures : public QObject {
     engine.add_request("three", kPrompt, three);
     const auto done = testutil::runToCompletion(engine);
     QCOMPARE(done.at("ok").outputs.at(0).token_ids, reference_ids_);
+    QVERIFY(done.at("ok").outputs.at(0).error.empty());
     for (const char* id : {"only-stop", "grammar", "three"}) {
       for (const CompletionOutput& o : done.at(id).outputs) {
         QCOMPARE(o.finish_reason, std::optional(FinishReason::kAbort));
         QVERIFY2(o.token_ids.empty(), id);
+        QVERIFY2(o.error.find("no token satisfies") != std::string::npos, o.error.c_str());
       }
     }
     QCOMPARE(done.at("three").outputs.size(), size_t(3));

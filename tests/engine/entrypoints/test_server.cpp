@@ -206,6 +206,20 @@ class TestServer : public QObject {
       QVERIFY2(json(refused.body)["error"].toObject()["message"].toString().contains("allowed_token_ids"),
                refused.body.constData());
     }
+    // Restrictions no token satisfies (only EOS allowed while min_tokens masks it): the engine
+    // ends that request alone, and the server says why: a 400, or in a stream an error object
+    // before [DONE].
+    const QByteArray impossible = R"("prompt": "a", "max_tokens": 5, "allowed_token_ids": [2], "min_tokens": 3)";
+    const Http whole = curl("POST", stories_->v1() + "/completions", "{" + impossible + "}");
+    QCOMPARE(whole.status, 400);
+    QVERIFY2(json(whole.body)["error"].toObject()["message"].toString().contains("no token satisfies"),
+             whole.body.constData());
+    const Http streamed = curl("POST", stories_->v1() + "/completions", "{" + impossible + R"(, "stream": true})");
+    QCOMPARE(streamed.status, 200);
+    const qsizetype errorAt = streamed.body.indexOf("no token satisfies");
+    QVERIFY2(errorAt > 0 && streamed.body.indexOf("data: [DONE]") > errorAt, streamed.body.constData());
+    QVERIFY2(streamed.body.contains(R"("code":400)") || streamed.body.contains(R"("code": 400)"),
+             streamed.body.constData());
     // vLLM's other sampling extras are refused by name, not ignored; their "off" values pass.
     const Http badWords = curl("POST", stories_->v1() + "/completions", R"({"prompt": "a", "bad_words": ["the"]})");
     QCOMPARE(badWords.status, 400);
@@ -366,10 +380,11 @@ class TestServer : public QObject {
     // stories260K makes the aborted stream's 400 tokens in ~40 ms: on a loaded machine they can all
     // be made before the client's close arrives, so the request ends "abort" or "length" (a
     // deterministic abort of a stream: test_security_server's goneClientAborts, on a slow model).
+    // (Two more ended "abort" earlier: the requests no token satisfies.)
     const bool aborted = m.contains(
-        "vllm:request_success_total{model_name=\"stories260K\",finished_reason=\"abort\"} 1\n");
+        "vllm:request_success_total{model_name=\"stories260K\",finished_reason=\"abort\"} 3\n");
     QVERIFY2(
-        aborted || m.contains("vllm:request_success_total{model_name=\"stories260K\",finished_reason=\"abort\"} 0\n"),
+        aborted || m.contains("vllm:request_success_total{model_name=\"stories260K\",finished_reason=\"abort\"} 2\n"),
         m.constData());
   }
 
