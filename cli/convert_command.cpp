@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "engine/loader/gguf/gguf_writer.h"
 #include "engine/loader/hf/hf_writer.h"
 #include "engine/loader/model_loader.h"
@@ -19,12 +21,13 @@ struct ConvertOptions {
   std::string to, out, type;
 };
 
-int run_convert(const ConvertOptions& opt) {
+int run_convert(const ConvertOptions& opt, std::stop_token stop) {
   ModelBundle b = load_model(opt.engine);
+  if (stop.stop_requested()) throw std::runtime_error("stopped while the model was read");
   if (!b.tokenizer) throw std::runtime_error("'" + opt.engine.model + "' has no tokenizer; pass --tokenizer");
   if (opt.to == "gguf") {
     const std::string type = opt.type.empty() ? "f32" : opt.type;
-    write_gguf(b.model, *b.tokenizer, opt.out, type, b.chat_template);
+    write_gguf(b.model, *b.tokenizer, opt.out, type, b.chat_template, stop);
     std::cerr << "wrote " << opt.out << " (GGUF, " << type << ", " << std::filesystem::file_size(opt.out)
               << " bytes)\n";
   } else {
@@ -37,7 +40,7 @@ int run_convert(const ConvertOptions& opt) {
           "model's tokenizer comes from '" +
           tok + "'" + (ext == ".gguf" ? " (a GGUF's vocabulary is not written as one)" : "") +
           ": pass the model's tokenizer.json or tokenizer.model with --tokenizer");
-    write_hf_folder(b.model, tok, opt.out, type);
+    write_hf_folder(b.model, tok, opt.out, type, stop);
     std::cerr << "wrote " << opt.out << "/ (Hugging Face folder, " << type << ")\n";
   }
   return 0;
@@ -67,7 +70,17 @@ Command add_convert_command(CLI::App& app) {
       throw std::invalid_argument("--to gguf takes --type f32, f16, q8_0 or q4_k_m");
     if (opt->to == "hf" && (opt->type == "f16" || opt->type == "q8_0" || opt->type == "q4_k_m"))
       throw std::invalid_argument("--to hf takes --type f32 or bf16");
-    return run_convert(*opt);
+    // Ctrl+C (or SIGTERM, SIGHUP) while the weights are written: the writer stops between rows
+    // and removes its partial output (OUT.tmp, OUT.partial-PID), instead of leaving it behind.
+    static StopOnSignal signals;  // before load_model starts any thread
+    try {
+      return run_convert(*opt, signals.token());
+    } catch (const std::exception& e) {
+      if (!signals.signal()) throw;
+      std::cerr << "pagedchat-cli: convert stopped by SIG" << sigabbrev_np(signals.signal()) << "; '" << opt->out
+                << "' was not written\n";
+      return 128 + signals.signal();
+    }
   };
 }
 

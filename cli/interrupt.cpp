@@ -46,6 +46,25 @@ void InterruptWatch::begin_reply(LLMEngine& engine, const std::string& request_i
   interrupted_ = false;
 }
 
+StopOnSignal::StopOnSignal() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, s);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Detached, as InterruptWatch's: it lives as long as the process.
+  std::thread([this, signals] {
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&signals, &sig) != 0) continue;
+      int none = 0;
+      if (!signal_.compare_exchange_strong(none, sig)) std::_Exit(128 + sig);  // a second one: now
+      static const char note[] = "\nstopping (the partial output is removed; again to quit at once)\n";
+      [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, note, sizeof note - 1);
+      source_.request_stop();
+    }
+  }).detach();
+}
+
 bool InterruptWatch::end_reply() {
   std::lock_guard<std::mutex> lock(mutex_);
   engine_ = nullptr;

@@ -2,7 +2,9 @@
 // that reply and the session goes on; at the prompt (or while the model loads) it ends the program.
 #pragma once
 
+#include <atomic>
 #include <mutex>
+#include <stop_token>
 #include <string>
 
 namespace pagedchat {
@@ -36,6 +38,26 @@ class InterruptWatch {
   LLMEngine* engine_ = nullptr;
   std::string request_id_;
   bool interrupted_ = false;
+};
+
+/// For a long job that must not leave half a result (convert): takes SIGINT, SIGTERM and SIGHUP
+/// for the whole process as InterruptWatch does (blocked in every thread, one watcher thread in
+/// sigwait). The first asks the job to stop through token(), which it checks as it goes (and
+/// cleans up); a second one exits at once with 128 + its number. Construct it before any other
+/// thread starts. One per process, not together with InterruptWatch.
+class StopOnSignal {
+ public:
+  StopOnSignal();
+  StopOnSignal(const StopOnSignal&) = delete;
+  StopOnSignal& operator=(const StopOnSignal&) = delete;
+
+  std::stop_token token() const { return source_.get_token(); }
+  /// The first signal taken (SIGINT, SIGTERM, SIGHUP), or 0 for none yet.
+  int signal() const { return signal_.load(); }
+
+ private:
+  std::stop_source source_;
+  std::atomic<int> signal_{0};
 };
 
 }  // namespace pagedchat::cli

@@ -549,36 +549,40 @@ std::vector<uint8_t> convert(const std::string& dir, const std::string& cfg_name
 
 using namespace hf_vision_impl;
 
-bool hf_folder_has_vision(const std::string& dir) {
+namespace {
+
+// The folder's config.json parsed, or nothing when there is none or it cannot be read or parsed:
+// the quiet probes below answer "no" then; loading the folder reports the error itself.
+std::optional<json> probe_config(const std::string& dir) {
   std::error_code ec;
   const fs::path config = fs::path(dir) / "config.json";
-  if (dir.empty() || !fs::is_regular_file(config, ec)) return false;
+  if (dir.empty() || !fs::is_regular_file(config, ec)) return std::nullopt;
   try {
-    return !vision_class(json::parse(read_text_file(config.string()))).empty();
+    return json::parse(read_text_file(config.string()));
   } catch (const std::exception&) {
-    return false;
+    return std::nullopt;
   }
 }
 
+}  // namespace
+
+bool hf_folder_has_vision(const std::string& dir) {
+  const std::optional<json> top = probe_config(dir);
+  return top && !vision_class(*top).empty();
+}
+
 std::string hf_folder_vision_gap(const std::string& dir) {
-  std::error_code ec;
-  const fs::path config = fs::path(dir) / "config.json";
-  if (dir.empty() || !fs::is_regular_file(config, ec)) return {};
-  try {
-    const json top = json::parse(read_text_file(config.string()));
-    // A vision_config that is there (even a malformed one: loading the tower reports it).
-    if (!top.is_object() || (top.contains("vision_config") && !top["vision_config"].is_null())) return {};
-    // Only a class that has an image side (vision_class with an empty vision_config in its place).
-    json probe = top;
-    probe["vision_config"] = json::object();
-    std::string cls;
-    if (vision_class(probe, &cls).empty()) return {};
-    return "'" + config.string() + "' names " + cls + " but its vision_config is " +
-           (top.contains("vision_config") ? "null" : "absent") +
-           ": the folder is loaded as a text model and reads no images";
-  } catch (const std::exception&) {
-    return {};
-  }
+  const std::optional<json> top = probe_config(dir);
+  // A vision_config that is there (even a malformed one: loading the tower reports it).
+  if (!top || !top->is_object() || (top->contains("vision_config") && !(*top)["vision_config"].is_null())) return {};
+  // Only a class that has an image side (vision_class with an empty vision_config in its place).
+  json probe = *top;
+  probe["vision_config"] = json::object();
+  std::string cls;
+  if (vision_class(probe, &cls).empty()) return {};
+  return "'" + (fs::path(dir) / "config.json").string() + "' names " + cls + " but its vision_config is " +
+         (top->contains("vision_config") ? "null" : "absent") +
+         ": the folder is loaded as a text model and reads no images";
 }
 
 std::vector<uint8_t> hf_vision_projector(const std::string& dir) {

@@ -131,7 +131,8 @@ void GgufMetaWriter::kv_value(const std::string& k, const GgufValue& v) {
   for (std::size_t i = 0; i < v.size(); ++i) value(v, v.elem_type, i);
 }
 
-void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const std::vector<GgufTensorOut>& tensors) {
+void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const std::vector<GgufTensorOut>& tensors,
+                     std::stop_token stop) {
   std::string head = "GGUF";
   auto put64 = [&](uint64_t v) { head.append(reinterpret_cast<const char*>(&v), 8); };
   auto put32 = [&](uint32_t v) { head.append(reinterpret_cast<const char*>(&v), 4); };
@@ -160,11 +161,18 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
   const std::string tmp = path + ".tmp";
   std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
   if (!f) throw std::runtime_error("cannot create '" + tmp + "': " + std::strerror(errno));
-  auto fail = [&](const std::string& why) {
-    f.close();
-    std::remove(tmp.c_str());
-    throw std::runtime_error(why);
-  };
+  // Whatever ends the write early (an error, a stop asked for) takes the partial file with it.
+  struct PartialFile {
+    std::ofstream& f;
+    const std::string& tmp;
+    bool done = false;
+    ~PartialFile() {
+      if (done) return;
+      f.close();
+      std::remove(tmp.c_str());
+    }
+  } partial{f, tmp};
+  auto fail = [&](const std::string& why) { throw std::runtime_error(why); };
   f.write(head.data(), std::streamsize(head.size()));
   uint64_t written = 0;
   std::vector<uint8_t> row;
@@ -178,6 +186,7 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
     std::size_t part = 0;
     uint64_t part_first = 0;  // the tensor row where parts[part] begins
     for (uint64_t r = 0; r < n_rows; ++r) {
+      if (stop.stop_requested()) fail("'" + path + "': stopped before it was complete; nothing was written");
       const uint64_t sr = t.row_order.empty() ? r : t.row_order[r];
       const float* src = t.src ? t.src + sr * t.cols : nullptr;
       if (!t.parts.empty()) {
@@ -223,15 +232,12 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
     written = offsets[i] + sizes[i];
   }
   f.close();
-  if (!f) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write '" + tmp + "' (disk full?)");
-  }
+  if (!f) throw std::runtime_error("cannot write '" + tmp + "' (disk full?)");
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
-    std::remove(tmp.c_str());
     throw std::runtime_error("cannot rename '" + tmp + "' to '" + path + "': " + std::strerror(err));
   }
+  partial.done = true;
 }
 
 GgufTensorOut gguf_tensor_copy(const GgufFile& f, const GgufTensorInfo& t) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stop_token>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -76,8 +77,10 @@ struct GgufTensorOut {
 /// Writes a GGUF v3 file: `meta`, then `tensors` in order, each at a 32-byte aligned offset. The
 /// file appears at `path` only when complete (written to path + ".tmp", then renamed). Throws
 /// std::runtime_error naming the path (cannot create, write or rename; a value Q8_0 cannot hold,
-/// naming the tensor and row).
-void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const std::vector<GgufTensorOut>& tensors);
+/// naming the tensor and row; `stop` requested, checked between rows). Whatever it throws, the
+/// ".tmp" file is removed.
+void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const std::vector<GgufTensorOut>& tensors,
+                     std::stop_token stop = {});
 
 /// Tensor `t` of the open file `f`, to be written again as it is: its name, shape (experts
 /// included) and type, the data read in place from `f` (which must outlive the write). Throws

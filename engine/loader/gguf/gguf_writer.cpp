@@ -113,12 +113,12 @@ std::string family_rule_mismatch(const ModelConfig& c, const ModelFamily& fam, c
 }  // namespace
 
 void write_gguf(const LoadedModel& model, const Tokenizer& tokenizer, const std::string& path, const std::string& type,
-                const std::string& chat_template) {
-  write_gguf(model, gguf_vocab_of(tokenizer, model.config.vocab_size), path, type, chat_template);
+                const std::string& chat_template, std::stop_token stop) {
+  write_gguf(model, gguf_vocab_of(tokenizer, model.config.vocab_size), path, type, chat_template, std::move(stop));
 }
 
 void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::string& path, const std::string& type,
-                const std::string& chat_template) {
+                const std::string& chat_template, std::stop_token stop) {
   if (type != "f32" && type != "f16" && type != "q8_0" && type != "q4_k_m")
     throw std::invalid_argument("GGUF output type '" + type + "' is not one of f32, f16, q8_0, q4_k_m");
   const ModelConfig& c = model.config;
@@ -408,7 +408,7 @@ void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::str
     }
     if (c.post_norm) vec(p + "post_ffw_norm.weight", lw.post_ffw_norm, dim);
   }
-  write_gguf_file(path, meta, ts);
+  write_gguf_file(path, meta, ts, std::move(stop));
 }
 
 void write_gguf_vocab(const GgufVocab& vocab, const std::string& path) {

@@ -38,6 +38,7 @@
 // multiple of 32 values, else F16.
 #pragma once
 
+#include <stop_token>
 #include <string>
 
 #include "engine/loader/gguf/gguf_vocab_writer.h"
@@ -54,12 +55,13 @@ namespace pagedchat {
 /// expressed, an architecture or option llama.cpp's graph for it cannot run (another architecture, q/k norms outside
 /// their families, Llama 3 rope scaling outside llama/exaone4, a NEOX-family model in interleaved RoPE layout, what the
 /// family's keys cannot describe, see above), non-finite weights for the quantized types.
+/// `stop`: a request to stop (the CLI's Ctrl+C), checked between rows: std::runtime_error, no file.
 void write_gguf(const LoadedModel& model, const Tokenizer& tokenizer, const std::string& path, const std::string& type,
-                const std::string& chat_template = "");
+                const std::string& chat_template = "", std::stop_token stop = {});
 
 /// As above with the vocabulary given.
 void write_gguf(const LoadedModel& model, const GgufVocab& vocab, const std::string& path, const std::string& type,
-                const std::string& chat_template = "");
+                const std::string& chat_template = "", std::stop_token stop = {});
 
 /// A vocabulary-only GGUF (tokenizer.ggml.* metadata, no tensors), as llama.cpp's ggml-vocab-*.gguf
 /// test files; read it back with GgufFile + read_gguf_vocab. Throws std::runtime_error naming the path.

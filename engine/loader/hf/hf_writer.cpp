@@ -40,7 +40,7 @@ uint64_t numel(const std::vector<uint64_t>& shape) {
   return n;
 }
 
-void write_entries(const std::string& path, const std::vector<Entry>& entries) {
+void write_entries(const std::string& path, const std::vector<Entry>& entries, std::stop_token stop = {}) {
   json header = json::object();
   header["__metadata__"] = {{"format", "pt"}};
   uint64_t offset = 0;
@@ -62,6 +62,7 @@ void write_entries(const std::string& path, const std::vector<Entry>& entries) {
   out.write(text.data(), std::streamsize(text.size()));
   std::vector<uint8_t> bytes;
   for (const Entry& e : entries) {
+    if (stop.stop_requested()) throw std::runtime_error("'" + path + "': stopped before it was complete");
     bytes.clear();
     e.fill(bytes);
     if (bytes.size() != numel(e.shape) * dtype_size(e.dtype))
@@ -189,7 +190,7 @@ void write_safetensors(const std::string& path, const std::vector<StTensorOut>& 
 }
 
 void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path, const std::string& dir,
-                     const std::string& dtype) {
+                     const std::string& dtype, std::stop_token stop) {
   if (dtype != "f32" && dtype != "bf16")
     throw std::invalid_argument("dtype '" + dtype + "' is not supported for a Hugging Face folder (f32 or bf16)");
   const StDtype out_type = dtype == "f32" ? StDtype::kF32 : StDtype::kBF16;
@@ -449,7 +450,7 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   }
   entries.push_back(norm("model.norm.weight", w.final_norm, dim));
   if (!tied) entries.push_back(matrix("lm_head.weight", w.lm_head, vocab, dim));
-  write_entries((d / "model.safetensors").string(), entries);
+  write_entries((d / "model.safetensors").string(), entries, std::move(stop));
 
   write_json(d / "config.json", config);
   write_json(d / "generation_config.json",

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,9 @@ void write_safetensors(const std::string& path, const std::vector<StTensorOut>& 
 /// Throws std::invalid_argument for another dtype, std::runtime_error naming the folder for what
 /// config.json cannot express (GGUF rope_freqs without scaling parameters, an o_proj bias on
 /// Qwen2, ...), and naming the file that cannot be read or written.
+/// `stop`: a request to stop (the CLI's Ctrl+C), checked between tensors: std::runtime_error, and
+/// the staging folder is removed.
 void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path, const std::string& dir,
-                     const std::string& dtype);
+                     const std::string& dtype, std::stop_token stop = {});
 
 }  // namespace pagedchat

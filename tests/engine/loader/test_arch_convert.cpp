@@ -160,6 +160,18 @@ class TestArchConvert : public QObject {
     const GgufTensorInfo* rf = got.find_tensor("rope_freqs.weight");
     QVERIFY(rf);
     QCOMPARE(values(got, *rf), values(ref, *ref.find_tensor("rope_freqs.weight")));
+    // A stop asked for (the CLI's Ctrl+C) before it is complete: no file, no ".tmp" left.
+    std::stop_source stop;
+    stop.request_stop();
+    const QString stopped = tmp_.filePath("stopped.gguf");
+    try {
+      write_gguf(b.model, *b.tokenizer, stopped.toStdString(), "q8_0", b.chat_template, stop.get_token());
+      QFAIL("no exception");
+    } catch (const std::runtime_error& e) {
+      QVERIFY2(QString(e.what()).contains("stopped"), e.what());
+    }
+    QVERIFY(!QFile::exists(stopped));
+    QVERIFY(!QFile::exists(stopped + ".tmp"));
   }
 
   // What llama.cpp's graphs cannot run is refused by name, and nothing is left behind.

@@ -442,6 +442,13 @@ class TestHf : public QObject {
     const std::vector<float> got = computeLogits(load_model(folderConfig(empty)).model, onceUponSequence(), 128);
     QVERIFY(maxAbsDiff(got.data(), golden_.data(), got.size()) < 1e-4);
     QVERIFY(QDir(tmp_.path()).entryList({"*.partial-*"}, QDir::AllEntries).isEmpty());
+    // A stop asked for (the CLI's Ctrl+C): refused by the writer, no folder and no staging left.
+    std::stop_source stop;
+    stop.request_stop();
+    const QString stopped = tmp_.filePath("stopped");
+    HF_EXPECT_ERROR(write_hf_folder(m, tok.toStdString(), stopped.toStdString(), "f32", stop.get_token()), "stopped");
+    QVERIFY(!QFileInfo::exists(stopped));
+    QVERIFY(QDir(tmp_.path()).entryList({"*.partial-*"}, QDir::AllEntries).isEmpty());
     // A new folder under folders that do not exist yet.
     const QString deep = tmp_.filePath("a/b/c");
     write_hf_folder(m, tok.toStdString(), deep.toStdString(), "f32");
