@@ -73,6 +73,15 @@ void write_entries(const std::string& path, const std::vector<Entry>& entries, s
   if (!out) throw std::runtime_error("cannot write '" + path + "' (disk full?)");
 }
 
+// A tokenizer file copied into the new folder, writable by its owner like the files written
+// beside it (a read-only source, say from a package or a hub cache, stays read-only otherwise).
+void copy_tokenizer_file(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  if (!fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec))
+    throw std::runtime_error("cannot copy '" + from.string() + "' to '" + to.string() + "': " + ec.message());
+  fs::permissions(to, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::add, ec);
+}
+
 void write_json(const fs::path& path, const json& j) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << j.dump(2) << "\n";
@@ -464,8 +473,7 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
     for (const auto& [from, to] : {std::pair{fs::path(tokenizer_path), d / "tokenizer.json"},
                                    std::pair{src_config, d / "tokenizer_config.json"}}) {
       if (!fs::is_regular_file(from, ec) || fs::equivalent(from, to, ec)) continue;
-      if (!fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec))
-        throw std::runtime_error("cannot copy '" + from.string() + "' to '" + to.string() + "': " + ec.message());
+      copy_tokenizer_file(from, to);
     }
     return publish();
   }
@@ -482,9 +490,7 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
     tc["unk_token"] = piece(sp.unk_id());
     tc["pad_token"] = nullptr;
     const fs::path dst = d / "tokenizer.model";
-    if (!fs::equivalent(tokenizer_path, dst, ec) &&
-        !fs::copy_file(tokenizer_path, dst, fs::copy_options::overwrite_existing, ec))
-      throw std::runtime_error("cannot copy '" + tokenizer_path + "' to '" + dst.string() + "': " + ec.message());
+    if (!fs::equivalent(tokenizer_path, dst, ec)) copy_tokenizer_file(tokenizer_path, dst);
   }
   write_json(d / "tokenizer_config.json", tc);
   publish();

@@ -449,6 +449,14 @@ class TestHf : public QObject {
     HF_EXPECT_ERROR(write_hf_folder(m, tok.toStdString(), stopped.toStdString(), "f32", stop.get_token()), "stopped");
     QVERIFY(!QFileInfo::exists(stopped));
     QVERIFY(QDir(tmp_.path()).entryList({"*.partial-*"}, QDir::AllEntries).isEmpty());
+    // A read-only tokenizer (a package's, a hub cache's) is copied owner-writable, as the files
+    // written beside it are.
+    const QString readOnlyTok = tmp_.filePath("ro-tokenizer.model");
+    QVERIFY(QFile::copy(tok, readOnlyTok));
+    QVERIFY(QFile::setPermissions(readOnlyTok, QFileDevice::ReadOwner | QFileDevice::ReadGroup));
+    const QString fromReadOnly = tmp_.filePath("from-ro");
+    write_hf_folder(m, readOnlyTok.toStdString(), fromReadOnly.toStdString(), "f32");
+    QVERIFY(QFileInfo(fromReadOnly + "/tokenizer.model").permissions() & QFileDevice::WriteOwner);
     // A new folder under folders that do not exist yet.
     const QString deep = tmp_.filePath("a/b/c");
     write_hf_folder(m, tok.toStdString(), deep.toStdString(), "f32");
