@@ -160,6 +160,20 @@ class TestCliChat : public QObject {
     QVERIFY(r.exitCode != 0);
   }
 
+  // A reply of special tokens only (gptoss-tiny's random weights never open a Harmony channel)
+  // is said on stderr, not left as an empty line; a reply with text says nothing of the kind.
+  void onlySpecialTokensAreSaid() {
+    const QString gptoss = testpaths::modelFile("arch/gptoss-tiny.gguf");
+    REQUIRE_MODEL_FILE(gptoss);
+    Run r = cli({"chat", "--model", gptoss, "--temperature", "0", "--threads", "1", "--max-tokens", "8"}, "Hi\n");
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.trimmed().isEmpty(), r.out.constData());
+    QVERIFY2(r.err.contains("[8 tokens generated and no text"), r.err.constData());
+    r = cli(chatArgs(8), "Hi\n");
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(!r.out.trimmed().isEmpty());
+    QVERIFY2(!r.err.contains("no text"), r.err.constData());
+  }
   void ctrlCStopsTheReplyThenExits();
   void versionAndTimings();
   void engineOptionsEverywhere();
