@@ -290,9 +290,18 @@ void convert_gemma3(ProjectorBuilder& b, const json& top, const json& vc, int te
   const int side = image / patch;
   const int tokens = int_key(top, "mm_tokens_per_image", 256, 1, 1 << 20, cfg_name);
   const int per_side = int(std::lround(std::sqrt(double(tokens))));
-  if (per_side * per_side != tokens || side % per_side != 0)
-    b.fail(cfg_name + ": mm_tokens_per_image " + std::to_string(tokens) + " is not a square grid that the " +
-           std::to_string(side) + "x" + std::to_string(side) + " patches pool to");
+  if (per_side * per_side != tokens)
+    b.fail(cfg_name + ": mm_tokens_per_image " + std::to_string(tokens) + " is not a square grid");
+  if (side % per_side != 0) {
+    // Say where the patch grid comes from: a vision_config that leaves the keys out gets
+    // SigLIP's defaults (224 / 16), which no real Gemma 3 tower has.
+    auto from = [&](const char* key, int v) {
+      return std::string(key) + " " + std::to_string(v) + (vc.contains(key) ? "" : " (absent: SigLIP's default)");
+    };
+    b.fail(cfg_name + ": mm_tokens_per_image " + std::to_string(tokens) + " (a " + std::to_string(per_side) + "x" +
+           std::to_string(per_side) + " grid) cannot be pooled from the tower's " + std::to_string(side) + "x" +
+           std::to_string(side) + " patches (" + from("image_size", image) + ", " + from("patch_size", patch) + ")");
+  }
   write_common(b, "gemma3", text_hidden, image, patch, hidden, ffn, layers, heads, eps);
   b.meta.kv_bool("clip.use_gelu", true);
   b.meta.kv_u32("clip.vision.projector.scale_factor", uint32_t(side / per_side));

@@ -439,6 +439,15 @@ class TestVisionHf : public QObject {
       c["mm_tokens_per_image"] = 15;
       const std::string dir = variant("tokens", c, g3);
       expectError([&] { hf_vision_projector(dir); }, {"mm_tokens_per_image 15"});
+      // An empty vision_config: SigLIP's defaults (224 / 16: 14x14 patches) cannot pool to the
+      // 16x16 tokens; the message says where the grid came from.
+      c = gemma3Config();
+      c["vision_config"] = json::object();
+      c["mm_tokens_per_image"] = 256;
+      const std::string empty = variant("vc-empty", c, g3);
+      expectError([&] { hf_vision_projector(empty); },
+                  {"mm_tokens_per_image 256 (a 16x16 grid)", "14x14 patches",
+                   "image_size 224 (absent: SigLIP's default)", "patch_size 16 (absent"});
       c = gemma3Config();
       c["vision_config"]["hidden_act"] = "relu";
       const std::string act = variant("act", c, g3);
