@@ -275,11 +275,18 @@ SamplingRequest read_sampling(const json& body, std::initializer_list<const char
     p.allowed_token_ids = token_ids(*v, "allowed_token_ids");
   }
   // vLLM's other sampling extras this server does not run: refused by name rather than ignored
-  // (a request that asks for them would silently get something else).
+  // (a request that asks for them would silently get something else). All of them are named, the
+  // first as the error's param.
+  std::vector<std::string> unsupported;
   for (const char* extra : {"bad_words", "use_beam_search", "prompt_logprobs", "truncate_prompt_tokens"})
     if (const json* v = field(body, extra);
         v && !v->is_null() && !(v->is_boolean() && !v->get<bool>()) && !(v->is_array() && v->empty()))
-      bad(extra, "is not supported by this server");
+      unsupported.emplace_back(extra);
+  if (!unsupported.empty()) {
+    std::string others;
+    for (std::size_t i = 1; i < unsupported.size(); ++i) others += (i > 1 ? ", " : "") + unsupported[i];
+    bad(unsupported[0], "is not supported by this server" + (others.empty() ? "" : " (nor is " + others + ")"));
+  }
   if (const json* v = field(body, "logit_bias")) {
     if (!v->is_object()) bad("logit_bias", std::string("must be an object of token id -> bias, got ") + type_name(*v));
     for (auto it = v->begin(); it != v->end(); ++it) {

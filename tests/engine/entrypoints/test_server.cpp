@@ -224,6 +224,14 @@ class TestServer : public QObject {
     const Http badWords = curl("POST", stories_->v1() + "/completions", R"({"prompt": "a", "bad_words": ["the"]})");
     QCOMPARE(badWords.status, 400);
     QCOMPARE(json(badWords.body)["error"].toObject()["param"].toString(), QString("bad_words"));
+    // Several at once: all named, the first as the param.
+    const Http several = curl("POST", stories_->v1() + "/completions",
+                              R"({"prompt": "a", "use_beam_search": true, "prompt_logprobs": 1, "bad_words": ["x"]})");
+    QCOMPARE(several.status, 400);
+    QCOMPARE(json(several.body)["error"].toObject()["param"].toString(), QString("bad_words"));
+    const QString severalText = json(several.body)["error"].toObject()["message"].toString();
+    QVERIFY2(severalText.contains("use_beam_search") && severalText.contains("prompt_logprobs"),
+             qPrintable(severalText));
     QCOMPARE(curl("POST", stories_->v1() + "/completions",
                   R"({"prompt": "a", "max_tokens": 1, "bad_words": [], "use_beam_search": false})")
                  .status,
