@@ -1,9 +1,11 @@
 #include "engine/sample/sampling_params.h"
 
+#include <charconv>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace pagedchat {
 
@@ -15,9 +17,17 @@ namespace {
 
 template <typename T>
 std::string str(T v) {
-  std::ostringstream os;
-  os << v;  // shortest readable form: 0.5, not 0.500000
-  return os.str();
+  if constexpr (std::is_floating_point_v<T>) {
+    // The shortest form that reads back as this value (0.5, not 0.500000; a top_p of 1.0000001
+    // that rounded to the float above 1 is shown as 1.0000001, not as "1").
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+  } else {
+    std::ostringstream os;
+    os << v;
+    return os.str();
+  }
 }
 
 }  // namespace

@@ -554,6 +554,15 @@ class TestSampler : public QObject {
     } catch (const std::invalid_argument& e) {
       QCOMPARE(QString(e.what()), QString("invalid sampling params: presence_penalty must be in [-2, 2], got 2.5"));
     }
+    // A value just past the range is shown as itself, not rounded onto the bound ("got 1").
+    p = SamplingParams{};
+    p.top_p = 1.0000001f;
+    try {
+      p.validate();
+      QFAIL("accepted");
+    } catch (const std::invalid_argument& e) {
+      QVERIFY2(QString(e.what()).endsWith("got 1.0000001"), e.what());
+    }
   }
 
   void validateForVocab() {
