@@ -201,7 +201,9 @@ void pack_quant_row(DType t, int k, const uint8_t* src, int lane, uint8_t* panel
       if (is_k_quant(t)) {
         uint8_t* s = sc + int64_t(b) * SB;
         put_u16(s + 2 * lane, blk.d);
-        if (t == DType::kQ6_K) {
+        if (t == DType::kIQ4_XS) {
+          s[32 + 16 * jj + lane] = uint8_t(int8_t(int(blk.sc[jj]) - 32));
+        } else if (t == DType::kQ6_K) {
           s[32 + 32 * jj + lane] = uint8_t(blk.sc6[2 * jj]);
           s[48 + 32 * jj + lane] = uint8_t(blk.sc6[2 * jj + 1]);
         } else {

@@ -10,6 +10,7 @@
 // low nibble and value 16+4j+b in the high nibble (the low 4 bits of q):
 //   Q4_0, Q4_1, Q4_K  N4[0..3]                                  256 bytes
 //   MXFP4             N4[0..3] (FP4 codes, indices into kMxfp4Values) 256
+//   IQ4_NL, IQ4_XS    N4[0..3] (codes, indices into kIq4nlValues)  256
 //   Q5_0, Q5_1, Q5_K  N4[0..3], H5                              320
 //   Q6_K              N4[0..3], H6A, H6B                        384
 //   Q8_0              S8[0..7] (byte b of lane r: int8 value 4j+b) 512
@@ -19,16 +20,19 @@
 // and similarly for H6 (bits 2j..2j+1 onto 4..5): shifts of 32-bit lanes, masked per byte.
 //
 // SCALE REGION (after G = k/32 quant groups), per group or per 256-value super-block:
-//   Q4_0, Q5_0, Q8_0  per group: d[16] f16                       32 bytes
+//   Q4_0, Q5_0, Q8_0, IQ4_NL  per group: d[16] f16               32 bytes
 //   MXFP4             per group: e[16] u8 (E8M0 exponent bytes)  16
 //   Q4_1, Q5_1        per group: d[16] f16, m[16] f16            64
 //   Q4_K, Q5_K        per super-block: d[16] f16, dmin[16] f16, then per group sc[16] u8,
 //                     m[16] u8                                   64 + 8 * 32 = 320
 //   Q6_K              per super-block: d[16] f16, then per group sc_a[16] i8 (values 0..15),
 //                     sc_b[16] i8 (16..31)                       32 + 8 * 32 = 288
+//   IQ4_XS            per super-block: d[16] f16, then per group sc[16] i8 (ls - 32)
+//                                                                32 + 8 * 16 = 160
 // Bytes per 16 x 256 weights against the file's: Q4_0 2304 (=), Q4_1 2560 (=), Q5_0 2816 (=),
 // Q5_1 3072 (=), Q8_0 4352 (=), Q4_K 2368 (+2.8%: scales unpacked from 6 to 8 bits), Q5_K 2880
-// (+2.3%), Q6_K 3360 (=), MXFP4 2176 (=: 8 groups x (256 + 16)).
+// (+2.3%), Q6_K 3360 (=), MXFP4 2176 (=: 8 groups x (256 + 16)), IQ4_NL 2304 (=), IQ4_XS 2208
+// (+1.5%: sub-scales unpacked from 6 to 8 bits).
 #pragma once
 
 #include <cstdint>
@@ -37,9 +41,14 @@
 
 namespace pagedchat::cpu {
 
+/// The types with 256-value super-blocks (a d per super-block, sub-scales per 32-group).
 constexpr bool is_k_quant(kernels::DType t) {
-  return t == kernels::DType::kQ4_K || t == kernels::DType::kQ5_K || t == kernels::DType::kQ6_K;
+  return t == kernels::DType::kQ4_K || t == kernels::DType::kQ5_K || t == kernels::DType::kQ6_K ||
+         t == kernels::DType::kIQ4_XS;
 }
+
+/// The types whose codes index kIq4nlValues (signed weights up to 127 in magnitude).
+constexpr bool is_iq4(kernels::DType t) { return t == kernels::DType::kIQ4_NL || t == kernels::DType::kIQ4_XS; }
 
 /// The 5-bit types (N4 plus H5 in a panel).
 constexpr bool is_5bit(kernels::DType t) {
@@ -54,6 +63,8 @@ constexpr int quant_group_bytes(kernels::DType t) {
     case DType::kQ4_1:
     case DType::kQ4_K:
     case DType::kMXFP4:
+    case DType::kIQ4_NL:
+    case DType::kIQ4_XS:
       return 256;
     case DType::kQ5_0:
     case DType::kQ5_1:
@@ -75,6 +86,7 @@ constexpr int quant_scale_bytes(kernels::DType t) {
     case DType::kQ4_0:
     case DType::kQ5_0:
     case DType::kQ8_0:
+    case DType::kIQ4_NL:
       return 32;
     case DType::kQ4_1:
     case DType::kQ5_1:
@@ -84,6 +96,8 @@ constexpr int quant_scale_bytes(kernels::DType t) {
       return 320;
     case DType::kQ6_K:
       return 288;
+    case DType::kIQ4_XS:
+      return 160;
     case DType::kMXFP4:
       return 16;
     default:

@@ -36,6 +36,10 @@ Layout layout_of(DType t) {
       return {208, -1, 192, 128, 0, 64};
     case DType::kMXFP4:  // no f16 d: decode_block reads the exponent byte 0 instead
       return {-1, -1, -1, -1, 1, 16};
+    case DType::kIQ4_NL:
+      return {0, -1, -1, -1, 2, 16};
+    case DType::kIQ4_XS:  // scales: scales_h (u16) at 2, scales_l at 4
+      return {0, -1, 2, -1, 8, 16};
     default:
       break;
   }
@@ -99,6 +103,11 @@ void decode_block(DType t, const uint8_t* b, DecodedBlock& o) {
   if (t == DType::kQ4_K || t == DType::kQ5_K) unpack_k_scales(b + at.scales, o.sc, o.mn);
   if (t == DType::kQ6_K)
     for (int s = 0; s < 16; ++s) o.sc6[s] = int8_t(b[at.scales + s]);
+  if (t == DType::kIQ4_XS) {
+    const unsigned high = load_le16(b + at.scales);
+    for (int j = 0; j < 8; ++j)
+      o.sc[j] = uint8_t(((b[at.scales + 2 + j / 2] >> (4 * (j % 2))) & 0x0F) | ((high >> (2 * j)) & 3) << 4);
+  }
 }
 
 }  // namespace pagedchat::kernels

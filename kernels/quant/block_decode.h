@@ -15,6 +15,10 @@
 //    FP4 E2M1 codes, which are indices into kMxfp4Values (dtype.h), not integers with a zero point.
 //  - Q4_K / Q5_K pack eight 6-bit (scale, min) pairs into 12 bytes (unpack_k_scales below);
 //    Q6_K has sixteen signed 8-bit scales, one per 16 values.
+//  - IQ4_NL (18 bytes: f16 d, one nibble run of 16) is Q4_0's layout, its codes indices into
+//    kIq4nlValues. IQ4_XS (136 bytes: f16 d, u16 scales_h, 4 bytes scales_l, eight nibble runs
+//    of 16) has a 6-bit sub-scale per 32 values: the low four bits from scales_l (nibble j % 2 of
+//    byte j / 2), the top two from bits 2j, 2j+1 of scales_h; the value is that minus 32.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +31,13 @@ namespace pagedchat::kernels {
 struct DecodedBlock {
   int groups = 0;       ///< 32-value groups in the block: 1 or 8
   int16_t q[256];       ///< the codes: unsigned, as stored (Q8_0: signed), before any zero point
-                        ///< (MXFP4: the FP4 codes 0..15, indices into kMxfp4Values)
+                        ///< (MXFP4: the FP4 codes 0..15, indices into kMxfp4Values; IQ4_NL,
+                        ///< IQ4_XS: indices into kIq4nlValues)
   uint16_t d = 0;       ///< f16 bits: d (every type but MXFP4, which has e instead)
   uint8_t e = 0;        ///< MXFP4: the E8M0 scale exponent byte (scale 2^(e - 127)); 0 otherwise
   uint16_t m = 0;       ///< f16 bits: m (Q4_1, Q5_1) or dmin (Q4_K, Q5_K); 0 otherwise
-  uint8_t sc[8] = {};   ///< Q4_K / Q5_K: 6-bit scale of each 32-value group
+  uint8_t sc[8] = {};   ///< Q4_K / Q5_K: 6-bit scale of each 32-value group (IQ4_XS: its 6-bit
+                        ///< sub-scale, 0..63, before the - 32)
   uint8_t mn[8] = {};   ///< Q4_K / Q5_K: 6-bit min of each 32-value group
   int8_t sc6[16] = {};  ///< Q6_K: scale of each 16 values
 };

@@ -17,8 +17,9 @@ struct Info {
 };
 // Sizes from ggml-common.h's static_asserts on each block struct.
 constexpr Info kInfo[] = {
-    {"f32", 1, 4},    {"f16", 1, 2},    {"bf16", 1, 2},     {"q4_0", 32, 18},   {"q4_1", 32, 20},   {"q5_0", 32, 22},
-    {"q5_1", 32, 24}, {"q8_0", 32, 34}, {"q4_K", 256, 144}, {"q5_K", 256, 176}, {"q6_K", 256, 210}, {"mxfp4", 32, 17},
+    {"f32", 1, 4},      {"f16", 1, 2},     {"bf16", 1, 2},     {"q4_0", 32, 18},     {"q4_1", 32, 20},
+    {"q5_0", 32, 22},   {"q5_1", 32, 24},  {"q8_0", 32, 34},   {"q4_K", 256, 144},   {"q5_K", 256, 176},
+    {"q6_K", 256, 210}, {"mxfp4", 32, 17}, {"iq4_nl", 32, 18}, {"iq4_xs", 256, 136},
 };
 static_assert(sizeof(kInfo) / sizeof(kInfo[0]) == sizeof(kAllDTypes) / sizeof(kAllDTypes[0]));
 
@@ -81,6 +82,16 @@ void dequantize_block(DType t, const uint8_t* src, float* y) {
   if (t == DType::kMXFP4) {  // ggml's dequantize_row_mxfp4: kvalues_mxfp4[q] * E8M0_HALF(e), one product
     const float d = e8m0_half_to_fp32(b.e);
     for (int v = 0; v < 32; ++v) y[v] = float(kMxfp4Values[b.q[v]]) * d;
+    return;
+  }
+  if (t == DType::kIQ4_NL || t == DType::kIQ4_XS) {
+    // ggml's dequantize_row_iq4_nl / _iq4_xs: the group's scale (d, or d * (ls - 32) as one
+    // float product) times the table value.
+    const float d = fp16_to_fp32(b.d);
+    for (int g = 0; g < b.groups; ++g) {
+      const float dl = t == DType::kIQ4_XS ? d * float(int(b.sc[g]) - 32) : d;
+      for (int v = 32 * g; v < 32 * g + 32; ++v) y[v] = dl * float(kIq4nlValues[b.q[v]]);
+    }
     return;
   }
   const Affine a = affine_of(t, b);

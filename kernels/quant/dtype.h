@@ -14,18 +14,36 @@ namespace pagedchat::kernels {
 /// ggml's block quantizations.
 /// kMXFP4 (ggml type 39, gpt-oss's expert matrices): OCP MX v1.0 FP4 (E2M1) values with one E8M0
 /// scale per 32 (ggml-common.h block_mxfp4, kvalues_mxfp4).
-enum class DType : uint8_t { kF32, kF16, kBF16, kQ4_0, kQ4_1, kQ5_0, kQ5_1, kQ8_0, kQ4_K, kQ5_K, kQ6_K, kMXFP4 };
+/// kIQ4_NL (ggml type 20) and kIQ4_XS (23): 4-bit codes that index a fixed non-uniform table
+/// (kIq4nlValues) under an f16 scale per 32 values (IQ4_NL), or per 256 values with a 6-bit
+/// signed sub-scale per 32 (IQ4_XS) (ggml-common.h block_iq4_nl, block_iq4_xs, kvalues_iq4nl).
+enum class DType : uint8_t {
+  kF32,
+  kF16,
+  kBF16,
+  kQ4_0,
+  kQ4_1,
+  kQ5_0,
+  kQ5_1,
+  kQ8_0,
+  kQ4_K,
+  kQ5_K,
+  kQ6_K,
+  kMXFP4,
+  kIQ4_NL,
+  kIQ4_XS
+};
 
 /// Every DType, in enum order.
-inline constexpr DType kAllDTypes[] = {DType::kF32,  DType::kF16,  DType::kBF16, DType::kQ4_0,
-                                       DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0,
-                                       DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4};
+inline constexpr DType kAllDTypes[] = {DType::kF32,  DType::kF16,   DType::kBF16,   DType::kQ4_0,  DType::kQ4_1,
+                                       DType::kQ5_0, DType::kQ5_1,  DType::kQ8_0,   DType::kQ4_K,  DType::kQ5_K,
+                                       DType::kQ6_K, DType::kMXFP4, DType::kIQ4_NL, DType::kIQ4_XS};
 
 /// ggml's name: "f32", "f16", "bf16", "q4_0", ..., "q4_K", "q5_K", "q6_K", "mxfp4".
 const char* dtype_name(DType t);
-/// Values per block: 1 (F32/F16/BF16), 32 (Q*_0, Q*_1, MXFP4), 256 (K-quants).
+/// Values per block: 1 (F32/F16/BF16), 32 (Q*_0, Q*_1, MXFP4, IQ4_NL), 256 (K-quants, IQ4_XS).
 int dtype_block_elems(DType t);
-/// Bytes per block: 4, 2, 2, 18, 20, 22, 24, 34, 144, 176, 210, 17.
+/// Bytes per block: 4, 2, 2, 18, 20, 22, 24, 34, 144, 176, 210, 17, 18, 136.
 int dtype_block_bytes(DType t);
 /// True for the block quantizations (not F32/F16/BF16).
 bool dtype_is_quantized(DType t);
@@ -45,6 +63,10 @@ float bf16_to_float(uint16_t b);
 /// MXFP4's values, doubled: FP4 E2M1 code c (sign bit 3, exponent bits 2..1, mantissa bit 0)
 /// holds kMxfp4Values[c] / 2 (ggml-common.h kvalues_mxfp4, OCP MX v1.0's E2M1 table).
 inline constexpr int8_t kMxfp4Values[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+/// IQ4_NL's and IQ4_XS's values: code c holds kIq4nlValues[c] times the scale (ggml-common.h
+/// kvalues_iq4nl: a non-uniform grid fitted to the weights' bell-shaped distribution).
+inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
 
 /// Half the E8M0 scale of exponent byte e, 2^(e - 128), as float32 bits: (e - 1) << 23 for e >= 2,
 /// the subnormals 0x00200000 (e = 0) and 0x00400000 (e = 1). It multiplies the doubled values of

@@ -29,7 +29,7 @@ void quantize_activation_row(const float* x, int k, int8_t* q, QuantActGroup* g)
 
 float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantActGroup* xg, int k) {
   const int be = dtype_block_bytes(t), ne = dtype_block_elems(t);
-  const bool kquant = t == DType::kQ4_K || t == DType::kQ5_K || t == DType::kQ6_K;
+  const bool kquant = t == DType::kQ4_K || t == DType::kQ5_K || t == DType::kQ6_K || t == DType::kIQ4_XS;
   const uint8_t* p = static_cast<const uint8_t*>(w);
   DecodedBlock blk;
   float acc = 0.0f;
@@ -41,10 +41,11 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
       const int8_t* x = xq + 32 * g;
       const QuantActGroup& a = xg[g];
       const int16_t* q = blk.q + 32 * j;
-      const bool fp4 = t == DType::kMXFP4;  // the code indexes the (doubled) FP4 values
+      const bool fp4 = t == DType::kMXFP4;                          // the code indexes the (doubled) FP4 values
+      const bool iq4 = t == DType::kIQ4_NL || t == DType::kIQ4_XS;  // ... or IQ4's table
       int64_t dot = 0, dot_lo = 0;
       for (int i = 0; i < 32; ++i) {
-        dot += int64_t(fp4 ? kMxfp4Values[q[i]] : q[i]) * x[i];
+        dot += int64_t(fp4 ? kMxfp4Values[q[i]] : iq4 ? kIq4nlValues[q[i]] : q[i]) * x[i];
         if (i == 15) dot_lo = dot;
       }
       int64_t s = 0;
@@ -59,7 +60,11 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
         case DType::kQ5_1:
         case DType::kQ8_0:
         case DType::kMXFP4:
+        case DType::kIQ4_NL:
           s = dot;
+          break;
+        case DType::kIQ4_XS:
+          s = (int64_t(blk.sc[j]) - 32) * dot;
           break;
         case DType::kQ4_K:
         case DType::kQ5_K:
@@ -75,7 +80,7 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
       if (std::llabs(s) >= (int64_t(1) << 24)) std::abort();  // see the bounds
       if (kquant) {
         sb = std::fma(float(s), a.d, sb);
-        if (t != DType::kQ6_K) mb = std::fma(float(blk.mn[j]), a.ds, mb);
+        if (t == DType::kQ4_K || t == DType::kQ5_K) mb = std::fma(float(blk.mn[j]), a.ds, mb);
         continue;
       }
       const float dw = fp4 ? e8m0_half_to_fp32(blk.e) : fp16_to_fp32(blk.d);
@@ -84,7 +89,7 @@ float quant_dot_reference(DType t, const void* w, const int8_t* xq, const QuantA
     }
     if (kquant) {
       acc = std::fma(sb, fp16_to_fp32(blk.d), acc);
-      if (t != DType::kQ6_K) acc = std::fma(-mb, fp16_to_fp32(blk.m), acc);
+      if (t == DType::kQ4_K || t == DType::kQ5_K) acc = std::fma(-mb, fp16_to_fp32(blk.m), acc);
     }
   }
   return acc;

@@ -19,19 +19,23 @@
 //   Q6_K q in [0,63]: w = d sc (q - 32), sc int8 per 16 values (a 32-group = sub-blocks a, b)
 //   MXFP4 q in [0,15]: w = kv[q] dw, kv = kMxfp4Values (the FP4 values doubled, -12..12) and
 //        dw = E8M0_HALF(e) = 2^(e-128) (e8m0_half_to_fp32: ggml-common.h kvalues_mxfp4, OCP MX v1.0)
+//   IQ4_NL q in [0,15]: w = d kv[q], kv = kIq4nlValues (-127..113)
+//   IQ4_XS q in [0,15]: w = d (ls_j - 32) kv[q] (ls_j 6-bit, per 32-group j; d per 256)
 //
 // ARITHMETIC (the order every kernel follows). out = 0.0f; for every 32-group g in increasing
 // order, with the activation group (dx, sum, sum_lo, ds) and x = its q:
 //   an exact integer s:
 //     Q4_0  s = sum_i (q_i - 8) x_i            Q5_0  s = sum_i (q_i - 16) x_i
-//     Q4_1, Q5_1, Q8_0  s = sum_i q_i x_i      MXFP4  s = sum_i kv[q_i] x_i
+//     Q4_1, Q5_1, Q8_0  s = sum_i q_i x_i      MXFP4, IQ4_NL  s = sum_i kv[q_i] x_i
+//     IQ4_XS  s = (ls_j - 32) * sum_i kv[q_i] x_i
 //     Q4_K, Q5_K  s = sc_j * sum_i q_i x_i
 //     Q6_K  s = sc_a * sum_{i<16} (q_i - 32) x_i + sc_b * sum_{i>=16} (q_i - 32) x_i
 //   then in float32, each step one IEEE operation (fma: one rounding):
 //     Q4_0, Q4_1, Q5_0, Q5_1, Q8_0:  out = fma(float(s), dw * dx, out)   (dw: the group's d)
 //     MXFP4:                         out = fma(float(s), dw * dx, out)   (dw = E8M0_HALF(e))
+//     IQ4_NL:                        out = fma(float(s), dw * dx, out)   (dw: the block's d)
 //     Q4_1, Q5_1:                    out = fma(m_w, ds, out)             (m_w: the group's f16 min)
-//   K-quants: two sums per 256-value super-block, sb = mb = 0, over its 8 groups in order
+//   K-quants and IQ4_XS: two sums per 256-value super-block, sb = mb = 0, over its 8 groups in order
 //     sb = fma(float(s), dx, sb);  Q4_K, Q5_K also  mb = fma(float(m_j), ds, mb)
 //   then, after the super-block's last group (d, dmin: its f16 scales)
 //     out = fma(sb, d, out);  Q4_K, Q5_K also  out = fma(-mb, dmin, out)
@@ -41,6 +45,7 @@
 //   Q4_0 32*8*127 = 32512; MXFP4 32*12*127 = 48768; Q5_0 32*16*127 = 65024; Q4_1 32*15*127 = 60960;
 //   Q5_1 125984;
 //   Q8_0 32*128*127 = 520192; Q4_K 63*32*15*127 = 3840480; Q5_K 63*32*31*127 = 7936992;
+//   IQ4_NL 32*127*127 = 516128; IQ4_XS 32 * 516128 = 16516096 < 2^24;
 //   Q6_K 2 * 128 * (16*32*127) = 16646144 < 16777216 = 2^24 — tight: only 131072 to spare, and
 //   only because |x_i| <= 127 (x = -128 could overflow the bound) and the offset 32 is applied
 //   before the scale (the unsigned dot sc * sum q_i x_i alone can reach 2 * 128 * 16*63*127 =

@@ -1,5 +1,6 @@
 // Dequantization against llama.cpp's own (tests/data/dequant, made by make_reference.sh with
-// llama.cpp b4747): for every block type this engine reads, the blocks llama-quantize wrote for a
+// llama.cpp b4747; IQ4_NL and IQ4_XS by make_reference_ik.sh with ik_llama.cpp 8337e4cd3): for
+// every block type this engine reads, the blocks llama-quantize wrote for a
 // random model (tiny, huge, zero, one-signed, offset and outlier rows) and blocks of random bytes
 // (any scale, sub-scale and code, subnormal, infinite and NaN scales included) must give exactly
 // the floats ggml's to_float gives, bit for bit (a NaN only has to stay a NaN).
@@ -30,8 +31,9 @@ class TestDequantLlamaCpp : public QObject {
   void sameBitsAsLlamaCpp_data() {
     QTest::addColumn<int>("type");
     QTest::addColumn<QString>("kind");
+    // (IQ4_NL and IQ4_XS: ik_llama.cpp's quantizer and to_float, make_reference_ik.sh.)
     for (DType t : {DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1, DType::kQ8_0, DType::kQ4_K, DType::kQ5_K,
-                    DType::kQ6_K})
+                    DType::kQ6_K, DType::kIQ4_NL, DType::kIQ4_XS})
       for (const char* kind : {"quantized", "random"})
         QTest::addRow("%s %s", pagedchat::kernels::dtype_name(t), kind) << int(t) << QString::fromLatin1(kind);
   }

@@ -27,8 +27,8 @@ using kernels::WeightPart;
 
 namespace {
 
-const DType kQuantTypes[] = {DType::kQ8_0, DType::kQ4_0, DType::kQ4_1, DType::kQ5_0, DType::kQ5_1,
-                             DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kMXFP4};
+const DType kQuantTypes[] = {DType::kQ8_0, DType::kQ4_0, DType::kQ4_1,  DType::kQ5_0,   DType::kQ5_1,  DType::kQ4_K,
+                             DType::kQ5_K, DType::kQ6_K, DType::kMXFP4, DType::kIQ4_NL, DType::kIQ4_XS};
 
 std::vector<cpu::Isa> supportedIsas() {
   std::vector<cpu::Isa> v;
@@ -71,6 +71,12 @@ std::vector<uint8_t> randomRows(DType t, int n, int k, std::mt19937& rng, int fi
         break;
       case DType::kQ6_K:
         putHalf(b + 208, scale(rng) * 0.1f);
+        break;
+      case DType::kIQ4_NL:
+        putHalf(b, scale(rng) * 0.1f);
+        break;
+      case DType::kIQ4_XS:  // the 6-bit sub-scales stay random (ls - 32: -32..31)
+        putHalf(b, scale(rng) * 0.01f);
         break;
       case DType::kMXFP4: {
         const int r = tiny(rng);
@@ -229,6 +235,12 @@ class TestQuantGemm : public QObject {
             case DType::kMXFP4:
               v = std::ldexp(double(kernels::kMxfp4Values[blk.q[i]]), int(blk.e) - 128);
               break;
+            case DType::kIQ4_NL:
+              v = d * kernels::kIq4nlValues[blk.q[i]];
+              break;
+            case DType::kIQ4_XS:
+              v = d * (int(blk.sc[j]) - 32) * kernels::kIq4nlValues[blk.q[i]];
+              break;
             default:
               break;
           }
@@ -328,7 +340,7 @@ class TestQuantGemm : public QObject {
     for (int r : rows) offsets.push_back(offsets.back() + r);
     const int T = offsets.back();
     const auto x = randomX(T, k, rng_);
-    for (DType t : {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0, DType::kMXFP4}) {
+    for (DType t : {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0, DType::kMXFP4, DType::kIQ4_XS}) {
       std::vector<std::vector<uint8_t>> mats;
       for (std::size_t g = 0; g < rows.size(); ++g) mats.push_back(randomRows(t, n, k, rng_));
       for (cpu::Isa isa : supportedIsas()) {
@@ -380,9 +392,12 @@ class TestQuantGemm : public QObject {
     QCOMPARE(int(qx.q[0]), 127);
     QCOMPARE(int(qx.q[k]), -127);
     for (DType t : kQuantTypes)
-      for (int fill : {0xFF, 0x80, 0x7F, 0x77}) {
+      for (int fill : {0xFF, 0x80, 0x7F, 0x77, 0x00}) {
         const bool q8 = t == DType::kQ8_0 && (fill == 0x80 || fill == 0x7F), fp4 = t == DType::kMXFP4 && fill == 0x77;
-        if (fill != 0xFF && !q8 && !fp4) continue;
+        // IQ4: 0x00 holds the table's -127 everywhere and IQ4_XS's sub-scale -32 (the largest
+        // integer sums); 0xFF its 113 and sub-scale 31.
+        const bool iq4 = (t == DType::kIQ4_NL || t == DType::kIQ4_XS) && fill == 0x00;
+        if (fill != 0xFF && !q8 && !fp4 && !iq4) continue;
         const auto w = randomRows(t, n, k, rng_, fill);
         const auto ref = reference(t, w, n, k, qx, T);
         const WeightPart part{w.data(), n, t, t};
@@ -432,7 +447,7 @@ class TestQuantGemm : public QObject {
 
   // 1 and 3 threads give the 2-thread bits (a matrix big enough to be split).
   void threadCountInvariant() {
-    for (DType t : {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0, DType::kMXFP4}) {
+    for (DType t : {DType::kQ4_K, DType::kQ6_K, DType::kQ8_0, DType::kMXFP4, DType::kIQ4_XS}) {
       const int n = 300, k = 512, T = 20;
       const auto w = randomRows(t, n, k, rng_);
       const auto x = randomX(T, k, rng_);

@@ -72,6 +72,10 @@ std::optional<kernels::DType> dtype_of(GgmlType type) {
       return DType::kQ6_K;
     case GgmlType::MXFP4:
       return DType::kMXFP4;
+    case GgmlType::IQ4_NL:
+      return DType::kIQ4_NL;
+    case GgmlType::IQ4_XS:
+      return DType::kIQ4_XS;
     default:
       return std::nullopt;
   }

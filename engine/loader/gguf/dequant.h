@@ -65,10 +65,10 @@ GgmlTypeInfo ggml_type_info(uint32_t type);
 /// "q8_0", or "type 99" for an unknown id.
 std::string ggml_type_name(uint32_t type);
 /// The kernels' type for a ggml type id, or nullopt for the ones this engine cannot compute with
-/// (Q2_K, Q3_K, the IQ types, ...).
+/// (Q2_K, Q3_K, the IQ types but IQ4_NL and IQ4_XS, ...).
 std::optional<kernels::DType> dtype_of(GgmlType type);
 /// True for the types dequantize() accepts (those dtype_of() knows): F32, F16, BF16, Q4_0, Q4_1,
-/// Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4.
+/// Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, MXFP4, IQ4_NL, IQ4_XS.
 bool can_dequantize(GgmlType type);
 
 /// IEEE half (binary16) bits -> float32, exact (subnormals, inf, NaN included).

@@ -1,0 +1,8 @@
+9f48a49ee41d8a9445e095a6014e55bb9bb9259ef72efb57d9506d76e0334f62  /work/main/tests/data/dequant/quantized.iq4_nl.blocks
+e44aa86c5ddaf44998bded91db39ea7d42c299a72563e92f1a8ac8baeae778eb  /work/main/tests/data/dequant/quantized.iq4_xs.blocks
+382955c94c4486fc9afc8c0a7eec4fb349f371f6f4186958b5dfa2f65f4d6165  /work/main/tests/data/dequant/random.iq4_nl.blocks
+03a83619e99875a222c12713be08e9c454f79095e8ce9dbb2e97524ea7417025  /work/main/tests/data/dequant/random.iq4_xs.blocks
+713a1b24af4766c1574033587298239f3d1c34038885b247ac015c56a33f6292  /work/main/tests/data/dequant/quantized.iq4_nl.f32
+c00a23ef4a90a5e46c91431eb9043c49f20d71ab0c5d04348ef6a28f83301693  /work/main/tests/data/dequant/quantized.iq4_xs.f32
+a927cc8ca71f2155af5d042d8049bd56eb325225c10c2305d9429a76bde8b89a  /work/main/tests/data/dequant/random.iq4_nl.f32
+314aa27b90b702b2812580ae17908c6a498e107cd3b39addf24544f1a21c3306  /work/main/tests/data/dequant/random.iq4_xs.f32
