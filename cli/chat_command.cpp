@@ -297,7 +297,7 @@ int run_chat(ChatOptions& opt) {
       if (stopped) std::cerr << "[stopped: Ctrl+C again at the prompt exits]\n";
       // Tokens but no text: only special tokens (a Harmony reply that never opened a channel, a
       // model that answers in control tokens): say so instead of an empty line.
-      if (reply.empty() && !stopped && final_output.metrics.num_generation_tokens > 0)
+      if (reply.empty() && !stopped && !tools && final_output.metrics.num_generation_tokens > 0)
         std::cerr << "[" << final_output.metrics.num_generation_tokens
                   << " tokens generated and no text: the model wrote only special tokens]\n";
       if (opt.verbose)

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/interrupt.h"
+#include "engine/loader/gguf/gguf_file_writer.h"
 #include "engine/loader/gguf/gguf_writer.h"
 #include "engine/loader/hf/hf_writer.h"
 #include "engine/loader/model_loader.h"
@@ -73,6 +74,14 @@ Command add_convert_command(CLI::App& app) {
     // Ctrl+C (or SIGTERM, SIGHUP) while the weights are written: the writer stops between rows
     // and removes its partial output (OUT.tmp, OUT.partial-PID), instead of leaving it behind.
     static StopOnSignal signals;  // before load_model starts any thread
+    // A second signal quits before the writer gets to clean up: its staging output goes first.
+    const std::string staging = opt->to == "gguf" ? gguf_staging_file(opt->out) : hf_staging_folder(opt->out);
+    signals.on_quit(
+        [staging] {
+          std::error_code ec;
+          std::filesystem::remove_all(staging, ec);
+        },
+        "pagedchat-cli: convert quit; '" + opt->out + "' was not written\n");
     try {
       return run_convert(*opt, signals.token());
     } catch (const std::exception& e) {

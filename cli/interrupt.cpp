@@ -49,7 +49,11 @@ void InterruptWatch::begin_reply(LLMEngine& engine, const std::string& request_i
 StopOnSignal::StopOnSignal() {
   sigset_t signals;
   sigemptyset(&signals);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&signals, s);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction now {};
+    if (sigaction(s, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) continue;  // nohup's: kept
+    sigaddset(&signals, s);
+  }
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   // Detached, as InterruptWatch's: it lives as long as the process.
   std::thread([this, signals] {
@@ -57,12 +61,27 @@ StopOnSignal::StopOnSignal() {
       int sig = 0;
       if (sigwait(&signals, &sig) != 0) continue;
       int none = 0;
-      if (!signal_.compare_exchange_strong(none, sig)) std::_Exit(128 + sig);  // a second one: now
-      static const char note[] = "\nstopping (the partial output is removed; again to quit at once)\n";
+      if (!signal_.compare_exchange_strong(none, sig)) quit(sig);  // a second one: now
+      static const char note[] = "\npagedchat-cli: stopping (the partial output is removed; again to quit at once)\n";
       [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, note, sizeof note - 1);
       source_.request_stop();
     }
   }).detach();
+}
+
+void StopOnSignal::on_quit(std::function<void()> cleanup, std::string note) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  cleanup_ = std::move(cleanup);
+  note_ = std::move(note);
+}
+
+void StopOnSignal::quit(int sig) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (cleanup_) cleanup_();
+  if (!note_.empty()) {
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, note_.data(), note_.size());
+  }
+  std::_Exit(128 + sig);
 }
 
 bool InterruptWatch::end_reply() {

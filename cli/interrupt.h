@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <stop_token>
 #include <string>
@@ -42,9 +43,11 @@ class InterruptWatch {
 
 /// For a long job that must not leave half a result (convert): takes SIGINT, SIGTERM and SIGHUP
 /// for the whole process as InterruptWatch does (blocked in every thread, one watcher thread in
-/// sigwait). The first asks the job to stop through token(), which it checks as it goes (and
-/// cleans up); a second one exits at once with 128 + its number. Construct it before any other
-/// thread starts. One per process, not together with InterruptWatch.
+/// sigwait); a signal the process was started with ignored (nohup's SIGHUP, SIGINT in a
+/// script's background job) stays ignored. The first asks the job to stop through token(),
+/// which it checks as it goes (and cleans up); a second one runs the cleanup given to
+/// on_quit() and exits at once with 128 + its number. Construct it before any other thread
+/// starts. One per process, not together with InterruptWatch.
 class StopOnSignal {
  public:
   StopOnSignal();
@@ -54,10 +57,18 @@ class StopOnSignal {
   std::stop_token token() const { return source_.get_token(); }
   /// The first signal taken (SIGINT, SIGTERM, SIGHUP), or 0 for none yet.
   int signal() const { return signal_.load(); }
+  /// What a second signal runs (on the watcher thread) before the process exits: removing the
+  /// job's partial output. `note` is printed after it.
+  void on_quit(std::function<void()> cleanup, std::string note);
 
  private:
+  void quit(int sig);
+
   std::stop_source source_;
   std::atomic<int> signal_{0};
+  std::mutex mutex_;
+  std::function<void()> cleanup_;
+  std::string note_;
 };
 
 }  // namespace pagedchat::cli

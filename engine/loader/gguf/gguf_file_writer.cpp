@@ -158,7 +158,7 @@ void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const 
   }
   head.resize((head.size() + kAlignment - 1) / kAlignment * kAlignment, '\0');
 
-  const std::string tmp = path + ".tmp";
+  const std::string tmp = gguf_staging_file(path);
   std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
   if (!f) throw std::runtime_error("cannot create '" + tmp + "': " + std::strerror(errno));
   // Whatever ends the write early (an error, a stop asked for) takes the partial file with it.

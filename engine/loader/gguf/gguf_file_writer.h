@@ -82,6 +82,9 @@ struct GgufTensorOut {
 void write_gguf_file(const std::string& path, const GgufMetaWriter& meta, const std::vector<GgufTensorOut>& tensors,
                      std::stop_token stop = {});
 
+/// The file write_gguf_file(path, …) writes before renaming it to `path`: path + ".tmp".
+inline std::string gguf_staging_file(const std::string& path) { return path + ".tmp"; }
+
 /// Tensor `t` of the open file `f`, to be written again as it is: its name, shape (experts
 /// included) and type, the data read in place from `f` (which must outlive the write). Throws
 /// std::runtime_error for a type dtype_of does not know.

@@ -6,9 +6,9 @@
 // gguf-py/gguf/constants.py.
 //
 // Weights: matrices stay in the file's type (F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K,
-// Q5_K, Q6_K) and point into the memory-mapped file; the model packs them for the kernels and
+// Q5_K, Q6_K, MXFP4, IQ4_NL, IQ4_XS) and point into the memory-mapped file; the model packs them for the kernels and
 // drops the file's pages (engine/model/decoder_model.h). Norms and biases are float32 (used in
-// place when the file stores them so, else converted). Other types (Q2_K, Q3_K, the IQ types) are
+// place when the file stores them so, else converted). Other types (Q2_K, Q3_K, the other IQ types) are
 // refused naming the tensor and its type.
 // RoPE: GGUF llama files rotate interleaved pairs (llama.cpp's converters permute Hugging Face's
 // Q/K rows into that layout: rope type NORM); qwen2 / qwen3 files keep Hugging Face's row order and

@@ -198,6 +198,21 @@ void write_safetensors(const std::string& path, const std::vector<StTensorOut>& 
   write_entries(path, entries);
 }
 
+namespace {
+// Through symlinks to where the folder is (or will be): a link to a folder is written into.
+fs::path resolved_output_folder(const std::string& dir) {
+  std::error_code ec;
+  fs::path final_dir = fs::weakly_canonical(fs::path(dir), ec);
+  if (ec) final_dir = fs::path(dir).lexically_normal();
+  if (!final_dir.has_filename() && final_dir.has_parent_path()) final_dir = final_dir.parent_path();
+  return final_dir;
+}
+}  // namespace
+
+std::string hf_staging_folder(const std::string& dir) {
+  return resolved_output_folder(dir).string() + ".partial-" + std::to_string(::getpid());
+}
+
 void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path, const std::string& dir,
                      const std::string& dtype, std::stop_token stop) {
   if (dtype != "f32" && dtype != "bf16")
@@ -298,10 +313,7 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   // (a folder converted onto itself was truncated while it was read).
   std::error_code ec;
   if (dir.empty()) throw std::runtime_error("cannot write a Hugging Face folder: no output folder was named");
-  // Through symlinks to where the folder is (or will be): a link to a folder is written into.
-  fs::path final_dir = fs::weakly_canonical(fs::path(dir), ec);
-  if (ec) final_dir = fs::path(dir).lexically_normal();
-  if (!final_dir.has_filename() && final_dir.has_parent_path()) final_dir = final_dir.parent_path();
+  const fs::path final_dir = resolved_output_folder(dir);
   const bool exists = fs::exists(final_dir, ec);
   if (exists && !(fs::is_directory(final_dir, ec) && fs::is_empty(final_dir, ec)))
     refuse(std::string(fs::is_directory(final_dir, ec) ? "it is a folder with files in it" : "it is a file") +
@@ -315,7 +327,7 @@ void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path
   // Everything is written into a staging folder beside it, moved into place at the end: a failed
   // write leaves no half folder under the name asked for.
   if (final_dir.has_parent_path()) fs::create_directories(final_dir.parent_path(), ec);
-  const fs::path d = final_dir.string() + ".partial-" + std::to_string(::getpid());
+  const fs::path d = hf_staging_folder(dir);
   fs::remove_all(d, ec);
   fs::create_directories(d, ec);
   if (!fs::is_directory(d, ec))

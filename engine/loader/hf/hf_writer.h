@@ -63,4 +63,9 @@ void write_safetensors(const std::string& path, const std::vector<StTensorOut>& 
 void write_hf_folder(const LoadedModel& model, const std::string& tokenizer_path, const std::string& dir,
                      const std::string& dtype, std::stop_token stop = {});
 
+/// The staging folder write_hf_folder(…, dir, …) writes into in this process (`dir` resolved
+/// through symlinks, + ".partial-PID"), for a caller that must remove it when the process is
+/// ended before the writer can (a second Ctrl+C).
+std::string hf_staging_folder(const std::string& dir);
+
 }  // namespace pagedchat
