@@ -357,14 +357,14 @@ class TestGgufParser : public QObject {
           g.tensor("blk.0.attn_q.weight")->bytes = 2048;
         },
         {"blk.0.attn_q.weight", "shape"});
-    // IQ4_NL (type 20): a real ggml type without kernels here; 32 values per 18-byte block.
+    // IQ3_S (type 21): a real ggml type without kernels here; 256 values per 110-byte block.
     row("unsupported type",
         [](Gguf& g) {
           Tensor* t = g.tensor("blk.0.attn_q.weight");
-          t->type = 20;
-          t->bytes = 32 * 18;
+          t->type = 21;
+          t->bytes = 4 * 110;
         },
-        {"blk.0.attn_q.weight", "iq4_nl"});
+        {"blk.0.attn_q.weight", "iq3_s"});
     row("ffn bias tensor",
         [](Gguf& g) {
           g.tensors.push_back({"blk.0.ffn_up.bias", {64}, 0, -1, 256});
