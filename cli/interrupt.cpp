@@ -54,6 +54,7 @@ StopOnSignal::StopOnSignal() {
     if (sigaction(s, nullptr, &now) == 0 && now.sa_handler == SIG_IGN) continue;  // nohup's: kept
     sigaddset(&signals, s);
   }
+  if (sigisemptyset(&signals)) return;  // all three ignored: nothing to watch
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   // Detached, as InterruptWatch's: it lives as long as the process.
   std::thread([this, signals] {

@@ -3,15 +3,18 @@
 // f32; the number of matching tokens is reported for the others). Llama 3 / Qwen3 folders of
 // ../shared/models/arch to GGUF and Qwen3's GGUF (with the Qwen tokenizer.json) back to a folder:
 // greedy generation from the result gives the arch golden's ids; EXAONE 4 (tests/data/exaone4) both
-// ways.
+// ways. A signal during the write stops it and leaves nothing behind.
 #include <QTest>
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+
+#include <signal.h>
 
 #include "test_paths.h"
 
@@ -145,6 +148,42 @@ class TestCliConvert : public QObject {
     QVERIFY(err.contains("f32"));
     QVERIFY(runCli({"convert", "--model", "/no/such", "--to", "hf", "--out", tmp_.filePath("y")}, nullptr, &err) != 0);
     QVERIFY(err.contains("/no/such"));
+  }
+
+  // A signal while the weights are written (once the staging output exists) stops the write:
+  // exit 128 + the signal, "was not written" said, and neither the output nor its staging file
+  // or folder is left. A random model large enough that the write takes seconds.
+  void signalStopsAndCleansUp_data() {
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<int>("sig");
+    QTest::newRow("gguf SIGINT") << "gguf" << int(SIGINT);
+    QTest::newRow("hf SIGTERM") << "hf" << int(SIGTERM);
+  }
+  void signalStopsAndCleansUp() {
+    QFETCH(QString, to);
+    QFETCH(int, sig);
+    const QString tok = testpaths::stories260K() + "/tok512.model";
+    const QDir dir(tmp_.filePath("signal-" + to));
+    QVERIFY(QDir().mkpath(dir.path()));
+    const QString out = dir.filePath(to == "gguf" ? "big.gguf" : "big");
+    QProcess p;
+    p.start(QStringLiteral(PAGEDCHAT_CLI),
+            {"convert", "--model", "random:dim=1024,hidden_dim=2048,n_layers=16,n_heads=8,n_kv_heads=8,vocab_size=512",
+             "--tokenizer", tok, "--to", to, "--type", to == "gguf" ? "q8_0" : "f32", "--out", out});
+    QVERIFY(p.waitForStarted(30000));
+    // The staging output appears once the weights are being written.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !dir.entryList({"big*"}, QDir::AllEntries | QDir::Hidden).isEmpty() || p.state() == QProcess::NotRunning,
+        120000);
+    QVERIFY2(p.state() == QProcess::Running, p.readAllStandardError().constData());
+    ::kill(pid_t(p.processId()), sig);
+    QVERIFY(p.waitForFinished(120000));
+    const QByteArray err = p.readAllStandardError();
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 128 + sig);
+    QVERIFY2(err.contains("was not written"), err.constData());
+    QVERIFY2(dir.entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).isEmpty(),
+             qPrintable(dir.entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot).join(", ")));
   }
 
   // Qwen3.5's Gated DeltaNet layers have no writer yet: said so, nothing written.
